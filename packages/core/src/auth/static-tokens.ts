@@ -1,0 +1,64 @@
+import * as v from 'valibot';
+import { ALL_SCOPES, type Principal, type Scope } from '../domain/principal.js';
+import { validate } from '../domain/validate.js';
+import { ValidationError } from '../errors.js';
+import type { Authenticator } from '../ports/authenticator.js';
+import { tokenDigest } from './token-digest.js';
+
+const SCOPE_MESSAGE = `scopes must be a list of ${ALL_SCOPES.join(', ')}`;
+
+/**
+ * One configured token: the token itself or its SHA-256 digest (hex), its
+ * tenant, an optional subject (defaults to `token:<first 8 digest chars>`)
+ * and scopes (default: all).
+ */
+export const StaticTokenEntrySchema = v.pipe(
+  v.strictObject(
+    {
+      token: v.exactOptional(v.pipe(v.string('token must be a non-empty string'), v.minLength(1, 'token must be a non-empty string'))),
+      sha256: v.exactOptional(
+        v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex digits'), v.toLowerCase()),
+      ),
+      tenant: v.pipe(v.string('tenant must be a non-empty string'), v.minLength(1, 'tenant must be a non-empty string')),
+      subject: v.exactOptional(v.pipe(v.string('subject must be a non-empty string'), v.minLength(1, 'subject must be a non-empty string'))),
+      scopes: v.exactOptional(v.array(v.picklist(ALL_SCOPES, SCOPE_MESSAGE), SCOPE_MESSAGE)),
+    },
+    (issue) => {
+      const key = String(issue.path?.at(-1)?.key ?? '');
+      if (issue.expected === 'never') return `unknown property '${key}'`;
+      if (issue.kind === 'schema' && issue.path) return `${key} is required`;
+      return 'a token entry must be an object {token | sha256, tenant, subject?, scopes?}';
+    },
+  ),
+  v.check((entry) => (entry.token === undefined) !== (entry.sha256 === undefined), 'give exactly one of token or sha256'),
+);
+
+export type StaticTokenEntry = v.InferInput<typeof StaticTokenEntrySchema>;
+
+/**
+ * An `Authenticator` over a fixed set of tokens. Tokens are hashed once at
+ * start and looked up by the SHA-256 of the presented token, so no plaintext
+ * is kept or compared (and lookup time does not depend on how much of a
+ * token matches). Throws a `ValidationError` naming the entry on bad input;
+ * a digest listed twice is an error.
+ */
+export function staticTokens(entries: readonly StaticTokenEntry[]): Authenticator {
+  const principals = new Map<string, Principal>();
+  entries.forEach((input, index) => {
+    const entry = validate(StaticTokenEntrySchema, input, `tokens[${index}]`);
+    const digest = entry.sha256 ?? tokenDigest(entry.token!);
+    if (principals.has(digest)) {
+      throw ValidationError.of(`tokens[${index}]`, `tokens[${index}]: the same token is configured twice`);
+    }
+    principals.set(digest, {
+      subject: entry.subject ?? `token:${digest.slice(0, 8)}`,
+      tenant: entry.tenant,
+      scopes: Object.freeze([...new Set<Scope>(entry.scopes ?? ALL_SCOPES)]),
+    });
+  });
+  return {
+    async authenticate(token) {
+      return principals.get(tokenDigest(token));
+    },
+  };
+}

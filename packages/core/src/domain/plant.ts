@@ -1,0 +1,90 @@
+import * as v from 'valibot';
+import { INT64_MAX, INT64_MIN, int64FromDecimal } from './int64.js';
+import { isInexactNumber } from '../json/json-codec.js';
+
+
+/** Counts code points, so an emoji is one character, as users count them. */
+const codePoints = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+};
+
+// A surrogate half without its partner cannot be stored or sent as UTF-8.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+const text = (field: string, max: number) =>
+  v.pipe(
+    v.string(`${field} must be a string of 1 to ${max} characters`),
+    v.check(
+      (value) => value.length > 0 && codePoints(value) <= max,
+      `${field} must be a string of 1 to ${max} characters`,
+    ),
+    v.check((value) => !LONE_SURROGATE.test(value), `${field} must be valid Unicode text`),
+  );
+
+/**
+ * A plant id: a `bigint` in int64, a safe-integer `number`, or a number the
+ * JSON codec kept exact. Strings are rejected; so are numbers that would
+ * need rounding (use `bigint` beyond 2^53).
+ */
+export function int64Schema(field: string) {
+  const message = `${field} must be an integer between ${INT64_MIN} and ${INT64_MAX}`;
+  return v.pipe(
+    v.custom<bigint | number | object>(
+      (value) => typeof value === 'bigint' || typeof value === 'number' || isInexactNumber(value),
+      message,
+    ),
+    v.transform((value): bigint | undefined => {
+      if (typeof value === 'bigint') return value >= INT64_MIN && value <= INT64_MAX ? value : undefined;
+      if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : undefined;
+      return int64FromDecimal(String(value));
+    }),
+    v.custom<bigint>((value) => value !== undefined, message),
+  );
+}
+
+export const PlantIdSchema = int64Schema('id');
+
+export const PlantNameSchema = text('name', 256);
+export const PlantTagSchema = text('tag', 64);
+
+/** Body of a create: `{ id, name, tag? }`; any other property is an error. */
+export const NewPlantSchema = v.pipe(
+  v.custom<Record<string, unknown>>(isJsonObject, 'plant must be a JSON object'),
+  v.strictObject(
+  {
+    id: PlantIdSchema,
+    name: PlantNameSchema,
+    // Absent is fine; null is not (tag is omitted, never null, in outputs).
+    tag: v.exactOptional(PlantTagSchema),
+  },
+  (issue) => {
+    const key = String(issue.path?.at(-1)?.key ?? '');
+    if (issue.expected === 'never') return `unknown property '${key}'`;
+    if (issue.kind === 'schema' && issue.path) return `${key} is required`;
+    return 'plant must be a JSON object';
+  },
+  ),
+);
+
+/** A plain object, as opposed to an array, null or a primitive. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export type NewPlant = v.InferOutput<typeof NewPlantSchema>;
+
+/** A stored plant. Same shape as {@link NewPlant}; `tag` is absent, never null. */
+export type Plant = NewPlant;
+
+/** True when two plants carry the same content (used for retry-safe create). */
+export function samePlant(a: Plant, b: Plant): boolean {
+  return a.id === b.id && a.name === b.name && a.tag === b.tag;
+}
+
+/** The wire form of a plant: tag omitted when absent, id exact digits. */
+export function plantToJson(plant: Plant): string {
+  const tag = plant.tag === undefined ? '' : `,"tag":${JSON.stringify(plant.tag)}`;
+  return `{"id":${plant.id},"name":${JSON.stringify(plant.name)}${tag}}`;
+}

@@ -1,0 +1,103 @@
+import type { Scope } from './domain/principal.js';
+
+/** Stable, machine-readable kinds of failure. Adapters map them (HTTP: statuses). */
+export type PlantStoreErrorCode =
+  | 'validation'
+  | 'conflict'
+  | 'not_found'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'storage'
+  | 'configuration';
+
+/** Base of every error core raises on purpose. Messages are safe to show to callers. */
+export abstract class PlantStoreError extends Error {
+  abstract readonly code: PlantStoreErrorCode;
+}
+
+/** One problem with an input, located by its path (`id`, `name`, `limit`, …). */
+export interface ValidationIssue {
+  readonly field: string;
+  readonly message: string;
+}
+
+/** Input broke a rule. `field` names the first offending field (empty for the whole input). */
+export class ValidationError extends PlantStoreError {
+  readonly code = 'validation';
+  readonly field: string;
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(issues: readonly [ValidationIssue, ...ValidationIssue[]]) {
+    super(issues[0].message);
+    this.name = 'ValidationError';
+    this.field = issues[0].field;
+    this.issues = issues;
+  }
+
+  static of(field: string, message: string): ValidationError {
+    return new ValidationError([{ field, message }]);
+  }
+}
+
+/** A plant with that id exists in the tenant with other content. */
+export class ConflictError extends PlantStoreError {
+  readonly code = 'conflict';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConflictError';
+  }
+}
+
+/** Nothing with that identity exists for the caller. */
+export class NotFoundError extends PlantStoreError {
+  readonly code = 'not_found';
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** Why a caller is not authenticated: no usable credentials, or a token nobody knows. */
+export type UnauthenticatedReason = 'missing_credentials' | 'invalid_token';
+
+/** The caller could not be authenticated. */
+export class UnauthenticatedError extends PlantStoreError {
+  readonly code = 'unauthenticated';
+  readonly reason: UnauthenticatedReason;
+  constructor(reason: UnauthenticatedReason, message = reason === 'invalid_token' ? 'invalid bearer token' : 'missing bearer token') {
+    super(message);
+    this.name = 'UnauthenticatedError';
+    this.reason = reason;
+  }
+}
+
+/** The caller is authenticated but lacks `requiredScope`. */
+export class ForbiddenError extends PlantStoreError {
+  readonly code = 'forbidden';
+  readonly requiredScope: Scope;
+  constructor(requiredScope: Scope) {
+    super(`this operation requires the ${requiredScope} scope`);
+    this.name = 'ForbiddenError';
+    this.requiredScope = requiredScope;
+  }
+}
+
+/** A storage adapter failed; `cause` holds the driver error (never shown to callers). */
+export class StorageError extends PlantStoreError {
+  readonly code = 'storage';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageError';
+  }
+}
+
+/** A setting is invalid; `setting` names it (an option, a variable or a flag). */
+export class ConfigurationError extends PlantStoreError {
+  readonly code = 'configuration';
+  readonly setting: string;
+  constructor(setting: string, message: string) {
+    super(`${setting}: ${message}`);
+    this.name = 'ConfigurationError';
+    this.setting = setting;
+  }
+}

@@ -1,0 +1,22 @@
+import mittImport, { type Emitter } from 'mitt';
+import type { Plant } from '../domain/plant.js';
+
+// mitt ships CommonJS typings beside an ESM build: under NodeNext TypeScript
+// sees the default import as the module object, while Node hands us the
+// function itself. Re-type it once here.
+const mitt = mittImport as unknown as typeof mittImport.default;
+
+/** In-process events, emitted after the storage commit only. */
+export type PlantEvents = {
+  /** A plant was created (never emitted for a replayed create). */
+  'plant.created': { readonly tenant: string; readonly plant: Plant };
+  /** A plant was deleted. */
+  'plant.deleted': { readonly tenant: string; readonly id: bigint };
+};
+
+export type PlantEventBus = Emitter<PlantEvents>;
+
+/** A new, private event bus (one per store). */
+export function createPlantEventBus(): PlantEventBus {
+  return mitt<PlantEvents>();
+}

@@ -1,0 +1,97 @@
+/** Life cycle of a delivery: pending until delivered, or failed when retries are exhausted (or the receiver said 410). */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** A webhook message to one subscriber, written in the same transaction as the plant. */
+export interface NewDelivery {
+  /** Unique id; sent as `webhook-id` on every attempt (receivers dedupe on it). */
+  readonly id: string;
+  /** Tenant of the plant that caused it. */
+  readonly tenant: string;
+  /** Subscription URL the message goes to. */
+  readonly endpoint: string;
+  /** Event name, e.g. `plant.created`. */
+  readonly eventType: string;
+  /** Exact request body (JSON text); signed and sent byte for byte on every attempt. */
+  readonly payload: string;
+  /** When it was queued, epoch milliseconds. Also its first due time. */
+  readonly createdAt: number;
+}
+
+/** One try at sending a delivery. */
+export interface DeliveryAttempt {
+  /** When the attempt started, epoch milliseconds. */
+  readonly at: number;
+  readonly durationMs: number;
+  /** HTTP status when the receiver answered. */
+  readonly statusCode?: number;
+  /** Why it failed when there was no usable answer (timeout, refused, …) or why a status counted as failure. */
+  readonly error?: string;
+}
+
+/** A delivery with its state and full attempt log, for operators. */
+export interface Delivery extends NewDelivery {
+  readonly status: DeliveryStatus;
+  /** Number of attempts made so far (= `attempts.length`). */
+  readonly attemptCount: number;
+  /** When the next attempt is due, epoch ms; only while pending. */
+  readonly nextAttemptAt?: number;
+  /** Oldest first. */
+  readonly attempts: readonly DeliveryAttempt[];
+}
+
+/** A pending delivery leased to one dispatcher. */
+export interface ClaimedDelivery extends NewDelivery {
+  /** Attempts made before this one. */
+  readonly attemptCount: number;
+  /** The lease ends at this time (epoch ms); after it, others may claim the delivery. */
+  readonly leaseExpiresAt: number;
+}
+
+export interface ClaimDueOptions {
+  /** Identity of the claiming dispatcher (unique per process and store). */
+  readonly owner: string;
+  /** Current time, epoch ms. */
+  readonly now: number;
+  /** Lease length in ms. */
+  readonly leaseMs: number;
+  /** Maximum number of deliveries to claim; at least 1. */
+  readonly limit: number;
+  /** Endpoints not to claim for (they are at their concurrency cap). @default none */
+  readonly skipEndpoints?: readonly string[];
+}
+
+/** What an attempt led to. */
+export type AttemptOutcome =
+  | { readonly status: 'delivered' }
+  | { readonly status: 'pending'; readonly nextAttemptAt: number }
+  | { readonly status: 'failed' };
+
+export interface ListDeliveriesQuery {
+  /** Only deliveries in this state. @default all */
+  readonly status?: DeliveryStatus;
+  /** Maximum number returned. @default 100 */
+  readonly limit?: number;
+}
+
+/**
+ * The transactional outbox of webhook deliveries (rows are added by
+ * `PlantRepository.create`). Claims are leases: a delivery held by one owner
+ * is invisible to other claimers until recorded, released or expired, also
+ * across processes sharing the storage.
+ */
+export interface WebhookOutbox {
+  /** Leases up to `limit` pending deliveries due at `now` (next attempt ≤ now, no live lease), earliest due first; atomic, so concurrent claimers never get the same delivery. `[]` when none. */
+  claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]>;
+  /** Appends the attempt to the log, applies the outcome and clears the lease, atomically and only while `owner` holds the lease; returns `false` (writing nothing) otherwise. */
+  recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean>;
+  /** Ends `owner`'s leases on these deliveries without recording an attempt; others are left alone. */
+  release(ids: readonly string[], owner: string): Promise<void>;
+  /** Earliest time a pending delivery becomes claimable (its due time, or its lease end if later), or `undefined` when none is pending. */
+  nextDueAt(): Promise<number | undefined>;
+  /** One delivery with its attempts, or `undefined`. */
+  get(id: string): Promise<Delivery | undefined>;
+  /** Deliveries with their attempts, newest first. */
+  list(query?: ListDeliveriesQuery): Promise<Delivery[]>;
+  /** Puts a failed delivery back to pending, due at `now`, keeping its attempt log; `false` when it does not exist or is not failed. */
+  requeue(id: string, now: number): Promise<boolean>;
+}

@@ -1,0 +1,19 @@
+import type { Plant } from '../domain/plant.js';
+
+/**
+ * The result of a listing: the plants, delivered in batches so a caller can
+ * stream millions without holding them, and the keyset cursor of the next page.
+ */
+export interface PlantListing {
+  /** Set only when a `limit` was given and more plants remain: pass it as `after` for the next page. */
+  readonly nextAfter?: bigint;
+  /** The plants in ascending id order, batch by batch. Can be iterated once. */
+  readonly batches: AsyncIterable<Plant[]>;
+}
+
+/** Collects a listing into one array (for host apps and tests; HTTP streams instead). */
+export async function collectListing(listing: PlantListing): Promise<Plant[]> {
+  const plants: Plant[] = [];
+  for await (const batch of listing.batches) plants.push(...batch);
+  return plants;
+}

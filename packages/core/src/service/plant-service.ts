@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { NewPlantSchema, PlantIdSchema, plantToJson, samePlant, type Plant } from '../domain/plant.js';
+import { ListPlantsOptionsSchema, type ListPlantsInput } from '../domain/list-options.js';
+import type { Principal, Scope } from '../domain/principal.js';
+import { validate } from '../domain/validate.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { PlantEventBus, PlantEvents } from '../events/plant-events.js';
+import type { Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { ListPlantsQuery, PlantRepository } from '../ports/plant-repository.js';
+import type { NewDelivery } from '../ports/webhook-outbox.js';
+import { subscriptionMatches, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
+import type { PlantListing } from './plant-listing.js';
+
+export interface PlantServiceOptions {
+  /** Plants read from storage per batch when streaming. @default 500 */
+  readonly batchSize?: number;
+}
+
+/** Result of a create: the stored plant, and whether this call created it (false for a replay). */
+export interface CreatePlantOutcome {
+  readonly plant: Plant;
+  readonly created: boolean;
+}
+
+/**
+ * The plant use cases. Every call takes the caller's principal, checks its
+ * scope, validates its input with the same schemas for every adapter, and
+ * touches only the principal's tenant.
+ */
+export class PlantService {
+  readonly #plants: PlantRepository;
+  readonly #events: PlantEventBus;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #subscriptions: readonly WebhookSubscription[];
+  readonly #batchSize: number;
+
+  constructor(
+    plants: PlantRepository,
+    events: PlantEventBus,
+    clock: Clock,
+    logger: Logger,
+    subscriptions: readonly WebhookSubscription[],
+    options: PlantServiceOptions = {},
+  ) {
+    this.#plants = plants;
+    this.#events = events;
+    this.#clock = clock;
+    this.#logger = logger;
+    this.#subscriptions = subscriptions;
+    this.#batchSize = options.batchSize ?? 500;
+  }
+
+  /**
+   * Creates a plant and queues its "New Plant" webhooks in the same
+   * transaction. Retry-safe: the same id with the same content returns the
+   * stored plant (`created: false`, no event, no webhook); the same id with
+   * other content is a `ConflictError`.
+   */
+  async create(principal: Principal, input: unknown): Promise<CreatePlantOutcome> {
+    requireScope(principal, 'plants:write');
+    const plant = validate(NewPlantSchema, input);
+    const result = await this.#plants.create(principal.tenant, plant, this.#deliveriesFor(principal.tenant, plant));
+    if (!result.created) {
+      if (!samePlant(result.plant, plant)) {
+        throw new ConflictError(`a plant with id ${plant.id} already exists with a different name or tag`);
+      }
+      return { plant: result.plant, created: false };
+    }
+    this.#emit('plant.created', { tenant: principal.tenant, plant: result.plant });
+    return { plant: result.plant, created: true };
+  }
+
+  /** The plant with that id; `NotFoundError` when the caller's tenant has none. */
+  async get(principal: Principal, id: unknown): Promise<Plant> {
+    requireScope(principal, 'plants:read');
+    const plantId = validate(PlantIdSchema, id);
+    const plant = await this.#plants.get(principal.tenant, plantId);
+    if (!plant) throw new NotFoundError(`plant ${plantId} not found`);
+    return plant;
+  }
+
+  /**
+   * Lists the caller's plants in ascending id order. Without `limit`, every
+   * plant (streamed in batches); with it, one page and, when more remain,
+   * `nextAfter` for the next one.
+   */
+  async list(principal: Principal, options: ListPlantsInput = {}): Promise<PlantListing> {
+    requireScope(principal, 'plants:read');
+    const { limit, after, tags } = validate(ListPlantsOptionsSchema, options);
+    const tenant = principal.tenant;
+    const filter = { after, tags: tags?.length ? tags : undefined };
+    if (limit === undefined) return { batches: this.#stream(tenant, filter) };
+    if (limit === 0) return { batches: once([]) };
+    if (limit <= this.#batchSize) {
+      // Small page: read one extra row to learn whether more remain.
+      const plants = await this.#plants.list(tenant, { ...filter, limit: limit + 1 });
+      const hasMore = plants.length > limit;
+      if (hasMore) plants.length = limit;
+      return { nextAfter: hasMore ? plants.at(-1)?.id : undefined, batches: once(plants) };
+    }
+    // Large page: find its last id first, then stream up to it, so the page
+    // never sits in memory and the Link cursor matches the body exactly.
+    const last = await this.#plants.idAtOffset(tenant, { ...filter, offset: limit - 1 });
+    if (last === undefined) return { batches: this.#stream(tenant, filter) };
+    const more = await this.#plants.list(tenant, { ...filter, after: last, limit: 1 });
+    return {
+      nextAfter: more.length > 0 ? last : undefined,
+      batches: this.#stream(tenant, { ...filter, until: last }),
+    };
+  }
+
+  /** Deletes the plant; `NotFoundError` when the caller's tenant has none. */
+  async delete(principal: Principal, id: unknown): Promise<void> {
+    requireScope(principal, 'plants:write');
+    const plantId = validate(PlantIdSchema, id);
+    if (!(await this.#plants.delete(principal.tenant, plantId))) {
+      throw new NotFoundError(`plant ${plantId} not found`);
+    }
+    this.#emit('plant.deleted', { tenant: principal.tenant, id: plantId });
+  }
+
+  async *#stream(tenant: string, query: Omit<ListPlantsQuery, 'limit'>): AsyncGenerator<Plant[]> {
+    let after = query.after;
+    for (;;) {
+      const batch = await this.#plants.list(tenant, { ...query, after, limit: this.#batchSize });
+      if (batch.length > 0) yield batch;
+      if (batch.length < this.#batchSize) return;
+      after = batch[batch.length - 1]!.id;
+    }
+  }
+
+  #deliveriesFor(tenant: string, plant: Plant): NewDelivery[] {
+    if (this.#subscriptions.length === 0) return [];
+    const payload = plantToJson(plant);
+    const createdAt = this.#clock.now();
+    return this.#subscriptions
+      .filter((subscription) => subscriptionMatches(subscription, tenant))
+      .map((subscription) => ({
+        id: `msg_${randomUUID().replaceAll('-', '')}`,
+        tenant,
+        endpoint: subscription.url,
+        eventType: 'plant.created',
+        payload,
+        createdAt,
+      }));
+  }
+
+  // The commit already happened: a failing host listener must not turn a
+  // successful create into an error for the caller.
+  #emit<K extends keyof PlantEvents>(type: K, event: PlantEvents[K]): void {
+    try {
+      this.#events.emit(type, event);
+    } catch (error) {
+      this.#logger.error('event listener failed', { event: type, error: String(error) });
+    }
+  }
+}
+
+/** Throws `ForbiddenError` unless the principal holds the scope. */
+export function requireScope(principal: Principal, scope: Scope): void {
+  if (!principal.scopes.includes(scope)) throw new ForbiddenError(scope);
+}
+
+async function* once(plants: Plant[]): AsyncGenerator<Plant[]> {
+  if (plants.length > 0) yield plants;
+}
