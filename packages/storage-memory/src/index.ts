@@ -1,1 +1,3 @@
-export {};
+// Public API of @plant-store/storage-memory.
+
+export { memoryStorage, type MemoryStorageOptions } from './memory-storage.js';

@@ -1,0 +1,87 @@
+import type {
+  CreatePlantResult,
+  ListPlantsQuery,
+  NewDelivery,
+  Plant,
+  PlantOffsetQuery,
+  PlantRepository,
+} from '@plant-store/core';
+import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
+import type { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
+import { SortedPlants } from './sorted-plants.js';
+
+/** Stored plants are private copies and callers get fresh ones, so nobody can change stored state by mutating an object. */
+function copyPlant(plant: Plant): Plant {
+  return plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
+}
+
+/** Plants per tenant in process memory. */
+export class MemoryPlantRepository implements PlantRepository {
+  readonly #tenants = new Map<string, SortedPlants>();
+  readonly #outbox: MemoryWebhookOutbox;
+  readonly #lifecycle: MemoryLifecycle;
+
+  constructor(outbox: MemoryWebhookOutbox, lifecycle: MemoryLifecycle) {
+    this.#outbox = outbox;
+    this.#lifecycle = lifecycle;
+  }
+
+  async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[]): Promise<CreatePlantResult> {
+    assertOpen(this.#lifecycle);
+    const existing = this.#tenants.get(tenant)?.get(plant.id);
+    if (existing) return { created: false, plant: copyPlant(existing) };
+    // Check every delivery before writing anything: all or nothing, like a transaction.
+    this.#outbox.assertInsertable(deliveries);
+    let plants = this.#tenants.get(tenant);
+    if (!plants) this.#tenants.set(tenant, (plants = new SortedPlants()));
+    const stored = copyPlant(plant);
+    plants.insert(stored);
+    this.#outbox.insert(deliveries);
+    return { created: true, plant: copyPlant(stored) };
+  }
+
+  async get(tenant: string, id: bigint): Promise<Plant | undefined> {
+    assertOpen(this.#lifecycle);
+    const plant = this.#tenants.get(tenant)?.get(id);
+    return plant && copyPlant(plant);
+  }
+
+  async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {
+    assertOpen(this.#lifecycle);
+    const plants = this.#tenants.get(tenant);
+    if (!plants) return [];
+    const start = query.after === undefined ? 0 : plants.upperBound(query.after);
+    const end = query.until === undefined ? plants.size : plants.upperBound(query.until);
+    const tags = query.tags?.length ? new Set(query.tags) : undefined;
+    const result: Plant[] = [];
+    for (let index = start; index < end && result.length < query.limit; index++) {
+      const plant = plants.at(index)!;
+      if (!tags || (plant.tag !== undefined && tags.has(plant.tag))) result.push(copyPlant(plant));
+    }
+    return result;
+  }
+
+  async idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined> {
+    assertOpen(this.#lifecycle);
+    const plants = this.#tenants.get(tenant);
+    if (!plants || query.offset < 0) return undefined;
+    const start = query.after === undefined ? 0 : plants.upperBound(query.after);
+    if (!query.tags?.length) return plants.at(start + query.offset)?.id;
+    // A tag filter has no positional shortcut: count matches from the cursor.
+    const tags = new Set(query.tags);
+    let remaining = query.offset;
+    for (let index = start; index < plants.size; index++) {
+      const tag = plants.at(index)!.tag;
+      if (tag !== undefined && tags.has(tag) && remaining-- === 0) return plants.at(index)!.id;
+    }
+    return undefined;
+  }
+
+  async delete(tenant: string, id: bigint): Promise<boolean> {
+    assertOpen(this.#lifecycle);
+    const plants = this.#tenants.get(tenant);
+    if (!plants?.remove(id)) return false;
+    if (plants.size === 0) this.#tenants.delete(tenant);
+    return true;
+  }
+}

@@ -1,0 +1,33 @@
+import type { Storage } from '@plant-store/core';
+import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
+import { MemoryPlantRepository } from './memory-plant-repository.js';
+import { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
+
+/**
+ * Options of {@link memoryStorage}. It has none yet; the interface exists so
+ * every storage factory takes options the same way and new ones stay
+ * backwards compatible.
+ */
+export interface MemoryStorageOptions {}
+
+/**
+ * Storage in process memory, for tests, testers and embedding. Same
+ * semantics as the durable adapters (it passes the same conformance suite),
+ * but everything, the webhook outbox included, is lost with the process.
+ * Each call returns a new, empty, isolated store.
+ */
+export function memoryStorage(_options: MemoryStorageOptions = {}): Storage {
+  const lifecycle: MemoryLifecycle = { closed: false };
+  const outbox = new MemoryWebhookOutbox(lifecycle);
+  const plants = new MemoryPlantRepository(outbox, lifecycle);
+  return {
+    plants,
+    outbox,
+    async ping() {
+      assertOpen(lifecycle);
+    },
+    async close() {
+      lifecycle.closed = true;
+    },
+  };
+}

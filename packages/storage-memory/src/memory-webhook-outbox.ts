@@ -1,0 +1,171 @@
+import {
+  StorageError,
+  type AttemptOutcome,
+  type ClaimDueOptions,
+  type ClaimedDelivery,
+  type Delivery,
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  type ListDeliveriesQuery,
+  type NewDelivery,
+  type WebhookOutbox,
+} from '@plant-store/core';
+import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
+
+/** Mutable state of one delivery; never handed out (callers get copies). */
+interface DeliveryRecord {
+  readonly message: NewDelivery;
+  /** Insertion order: breaks ties between equal times, as a row id would. */
+  readonly sequence: number;
+  status: DeliveryStatus;
+  nextAttemptAt: number | undefined;
+  leaseOwner: string | undefined;
+  leaseExpiresAt: number | undefined;
+  readonly attempts: DeliveryAttempt[];
+}
+
+const DEFAULT_LIST_LIMIT = 100;
+
+function copyMessage(message: NewDelivery): NewDelivery {
+  const { id, tenant, endpoint, eventType, payload, createdAt } = message;
+  return { id, tenant, endpoint, eventType, payload, createdAt };
+}
+
+function copyAttempt(attempt: DeliveryAttempt): DeliveryAttempt {
+  const copy: { -readonly [K in keyof DeliveryAttempt]: DeliveryAttempt[K] } = { at: attempt.at, durationMs: attempt.durationMs };
+  if (attempt.statusCode !== undefined) copy.statusCode = attempt.statusCode;
+  if (attempt.error !== undefined) copy.error = attempt.error;
+  return copy;
+}
+
+function toDelivery(record: DeliveryRecord): Delivery {
+  return {
+    ...copyMessage(record.message),
+    status: record.status,
+    attemptCount: record.attempts.length,
+    ...(record.status === 'pending' ? { nextAttemptAt: record.nextAttemptAt } : {}),
+    attempts: record.attempts.map(copyAttempt),
+  };
+}
+
+/** The webhook outbox in process memory: deliveries survive only as long as the process. */
+export class MemoryWebhookOutbox implements WebhookOutbox {
+  readonly #records = new Map<string, DeliveryRecord>();
+  // Claims and nextDueAt look only at pending deliveries, not at the delivered history.
+  readonly #pending = new Set<DeliveryRecord>();
+  readonly #lifecycle: MemoryLifecycle;
+  #sequence = 0;
+
+  constructor(lifecycle: MemoryLifecycle) {
+    this.#lifecycle = lifecycle;
+  }
+
+  /** Throws (writing nothing) when a delivery id is already stored or repeated: the memory twin of a primary-key violation. */
+  assertInsertable(deliveries: readonly NewDelivery[]): void {
+    const seen = new Set<string>();
+    for (const delivery of deliveries) {
+      if (this.#records.has(delivery.id) || seen.has(delivery.id)) {
+        throw new StorageError(`cannot queue delivery ${delivery.id}: a delivery with that id exists`);
+      }
+      seen.add(delivery.id);
+    }
+  }
+
+  /** Queues deliveries, each due at its `createdAt`. Call {@link assertInsertable} first. */
+  insert(deliveries: readonly NewDelivery[]): void {
+    for (const delivery of deliveries) {
+      const record: DeliveryRecord = {
+        message: copyMessage(delivery),
+        sequence: this.#sequence++,
+        status: 'pending',
+        nextAttemptAt: delivery.createdAt,
+        leaseOwner: undefined,
+        leaseExpiresAt: undefined,
+        attempts: [],
+      };
+      this.#records.set(delivery.id, record);
+      this.#pending.add(record);
+    }
+  }
+
+  async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
+    assertOpen(this.#lifecycle);
+    const { owner, now, leaseMs, limit } = options;
+    const skip = new Set(options.skipEndpoints ?? []);
+    const due: DeliveryRecord[] = [];
+    for (const record of this.#pending) {
+      if (record.nextAttemptAt! > now) continue;
+      if (record.leaseExpiresAt !== undefined && record.leaseExpiresAt > now) continue;
+      if (skip.has(record.message.endpoint)) continue;
+      due.push(record);
+    }
+    due.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || a.sequence - b.sequence);
+    if (due.length > limit) due.length = Math.max(0, limit);
+    const leaseExpiresAt = now + leaseMs;
+    return due.map((record) => {
+      record.leaseOwner = owner;
+      record.leaseExpiresAt = leaseExpiresAt;
+      return { ...copyMessage(record.message), attemptCount: record.attempts.length, leaseExpiresAt };
+    });
+  }
+
+  async recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
+    assertOpen(this.#lifecycle);
+    const record = this.#records.get(id);
+    if (!record || record.status !== 'pending' || record.leaseOwner !== owner) return false;
+    record.attempts.push(copyAttempt(attempt));
+    record.status = outcome.status;
+    record.nextAttemptAt = outcome.status === 'pending' ? outcome.nextAttemptAt : undefined;
+    record.leaseOwner = undefined;
+    record.leaseExpiresAt = undefined;
+    if (outcome.status !== 'pending') this.#pending.delete(record);
+    return true;
+  }
+
+  async release(ids: readonly string[], owner: string): Promise<void> {
+    assertOpen(this.#lifecycle);
+    for (const id of ids) {
+      const record = this.#records.get(id);
+      if (record?.leaseOwner !== owner) continue;
+      record.leaseOwner = undefined;
+      record.leaseExpiresAt = undefined;
+    }
+  }
+
+  async nextDueAt(): Promise<number | undefined> {
+    assertOpen(this.#lifecycle);
+    let earliest: number | undefined;
+    for (const record of this.#pending) {
+      const at = Math.max(record.nextAttemptAt!, record.leaseExpiresAt ?? -Infinity);
+      if (earliest === undefined || at < earliest) earliest = at;
+    }
+    return earliest;
+  }
+
+  async get(id: string): Promise<Delivery | undefined> {
+    assertOpen(this.#lifecycle);
+    const record = this.#records.get(id);
+    return record && toDelivery(record);
+  }
+
+  async list(query: ListDeliveriesQuery = {}): Promise<Delivery[]> {
+    assertOpen(this.#lifecycle);
+    const limit = query.limit ?? DEFAULT_LIST_LIMIT;
+    const matching: DeliveryRecord[] = [];
+    for (const record of this.#records.values()) {
+      if (query.status === undefined || record.status === query.status) matching.push(record);
+    }
+    matching.sort((a, b) => b.message.createdAt - a.message.createdAt || b.sequence - a.sequence);
+    return matching.slice(0, Math.max(0, limit)).map(toDelivery);
+  }
+
+  async requeue(id: string, now: number): Promise<boolean> {
+    assertOpen(this.#lifecycle);
+    const record = this.#records.get(id);
+    if (record?.status !== 'failed') return false;
+    record.status = 'pending';
+    record.nextAttemptAt = now;
+    this.#pending.add(record);
+    return true;
+  }
+}
