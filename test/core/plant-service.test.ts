@@ -1,0 +1,163 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  collectListing,
+  ConflictError,
+  createPlantStore,
+  ForbiddenError,
+  NotFoundError,
+  UnauthenticatedError,
+  ValidationError,
+  type Plant,
+  type PlantEvents,
+  type PlantStore,
+  type Principal,
+} from '@plant-store/core';
+import { memoryStorage } from '@plant-store/storage-memory';
+
+const writer: Principal = { subject: 'w', tenant: 'acme', scopes: ['plants:read', 'plants:write'] };
+const reader: Principal = { subject: 'r', tenant: 'acme', scopes: ['plants:read'] };
+const other: Principal = { subject: 'o', tenant: 'globex', scopes: ['plants:read', 'plants:write'] };
+
+let store: PlantStore;
+let events: Array<[keyof PlantEvents, unknown]>;
+
+beforeEach(() => {
+  // A small batch size makes streaming and large pages cross batch borders.
+  store = createPlantStore({
+    storage: memoryStorage(),
+    batchSize: 3,
+    webhooks: { subscriptions: [{ url: 'http://127.0.0.1:9/hook', secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` }] },
+  });
+  events = [];
+  store.events.on('*', (type, event) => events.push([type, event]));
+});
+afterEach(() => store.close());
+
+const create = (plant: { id: bigint | number; name: string; tag?: string }, principal = writer) =>
+  store.plants.create(principal, plant);
+const all = async (principal: Principal, options = {}) => collectListing(await store.plants.list(principal, options));
+
+describe('create', () => {
+  it('stores the plant, queues one delivery per matching subscription and emits plant.created after commit', async () => {
+    const outcome = await create({ id: 9223372036854775807n, name: 'Fern', tag: 'green' });
+    expect(outcome).toEqual({ created: true, plant: { id: 9223372036854775807n, name: 'Fern', tag: 'green' } });
+    expect(events).toEqual([['plant.created', { tenant: 'acme', plant: outcome.plant }]]);
+    const [delivery] = await store.webhooks.list();
+    expect(delivery).toMatchObject({
+      tenant: 'acme',
+      endpoint: 'http://127.0.0.1:9/hook',
+      status: 'pending',
+      payload: '{"id":9223372036854775807,"name":"Fern","tag":"green"}',
+    });
+  });
+
+  it('is retry-safe: the same content returns the stored plant without a new event or delivery', async () => {
+    await create({ id: 1, name: 'Fern' });
+    const replay = await create({ id: 1n, name: 'Fern' });
+    expect(replay).toEqual({ created: false, plant: { id: 1n, name: 'Fern' } });
+    expect(events).toHaveLength(1);
+    expect(await store.webhooks.list()).toHaveLength(1);
+  });
+
+  it('rejects the same id with other content as a conflict, keeping the stored plant', async () => {
+    await create({ id: 1, name: 'Fern' });
+    await expect(create({ id: 1, name: 'Fern', tag: 'x' })).rejects.toBeInstanceOf(ConflictError);
+    await expect(create({ id: 1, name: 'Palm' })).rejects.toBeInstanceOf(ConflictError);
+    expect(await store.plants.get(writer, 1n)).toEqual({ id: 1n, name: 'Fern' });
+  });
+
+  it('validates input itself, naming the field', async () => {
+    await expect(store.plants.create(writer, { id: '1', name: 'a' })).rejects.toMatchObject({ field: 'id' });
+    await expect(store.plants.create(writer, { id: 2 ** 53, name: 'a' })).rejects.toMatchObject({ field: 'id' });
+    await expect(store.plants.create(writer, { id: 1, name: 'a', tag: null })).rejects.toMatchObject({ field: 'tag' });
+    await expect(store.plants.create(writer, { id: 1, name: 'a', tags: 'x' })).rejects.toBeInstanceOf(ValidationError);
+    expect(await all(writer)).toEqual([]);
+  });
+
+  it('requires the write scope', async () => {
+    await expect(create({ id: 1, name: 'a' }, reader)).rejects.toEqual(new ForbiddenError('plants:write'));
+    await expect(store.plants.delete(reader, 1)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(store.plants.list({ ...reader, scopes: [] })).rejects.toBeInstanceOf(ForbiddenError);
+  });
+});
+
+describe('get and delete', () => {
+  it('are scoped to the tenant', async () => {
+    await create({ id: 5, name: 'acme plant' });
+    await create({ id: 5, name: 'globex plant' }, other);
+    expect(await store.plants.get(writer, 5)).toEqual({ id: 5n, name: 'acme plant' });
+    await store.plants.delete(other, 5n);
+    await expect(store.plants.get(other, 5)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await store.plants.get(reader, 5)).toEqual({ id: 5n, name: 'acme plant' });
+    expect(events.at(-1)).toEqual(['plant.deleted', { tenant: 'globex', id: 5n }]);
+  });
+
+  it('delete of a missing plant is not found and emits nothing', async () => {
+    await expect(store.plants.delete(writer, 404)).rejects.toBeInstanceOf(NotFoundError);
+    expect(events).toEqual([]);
+  });
+});
+
+describe('list', () => {
+  const ids = [-9223372036854775808n, -10n, -2n, 0n, 2n, 10n, 9223372036854775807n];
+  beforeEach(async () => {
+    for (const [index, id] of [...ids].reverse().entries()) {
+      await create({ id, name: `p${id}`, ...(index % 2 ? { tag: 'odd' } : {}) });
+    }
+    await create({ id: 3, name: 'other tenant' }, other);
+  });
+
+  it('returns every plant of the tenant in numeric order, streamed in batches', async () => {
+    const listing = await store.plants.list(reader);
+    const batches: Plant[][] = [];
+    for await (const batch of listing.batches) batches.push(batch);
+    expect(batches.map((batch) => batch.length)).toEqual([3, 3, 1]);
+    expect(batches.flat().map((plant) => plant.id)).toEqual(ids);
+    expect(listing.nextAfter).toBeUndefined();
+  });
+
+  it('pages with limit and after, giving nextAfter only while more remain', async () => {
+    const seen: bigint[] = [];
+    let after: bigint | undefined;
+    for (let page = 0; page < 10; page++) {
+      const listing = await store.plants.list(reader, { limit: 2, ...(after === undefined ? {} : { after }) });
+      seen.push(...(await collectListing(listing)).map((plant) => plant.id));
+      if (listing.nextAfter === undefined) break;
+      after = listing.nextAfter;
+    }
+    expect(seen).toEqual(ids);
+  });
+
+  it('handles pages larger than a batch without loading them at once', async () => {
+    const page = await store.plants.list(reader, { limit: 5 });
+    expect((await collectListing(page)).map((plant) => plant.id)).toEqual(ids.slice(0, 5));
+    expect(page.nextAfter).toBe(2n);
+    const exact = await store.plants.list(reader, { limit: 7 });
+    expect(await collectListing(exact)).toHaveLength(7);
+    expect(exact.nextAfter).toBeUndefined();
+    const beyond = await store.plants.list(reader, { limit: 2147483647, after: -3n });
+    expect((await collectListing(beyond)).map((plant) => plant.id)).toEqual(ids.slice(2));
+    expect(beyond.nextAfter).toBeUndefined();
+  });
+
+  it('filters by any of several tags and returns nothing for limit 0', async () => {
+    expect((await all(reader, { tags: ['odd'] })).map((plant) => plant.id)).toEqual([-10n, 0n, 10n]);
+    expect(await all(reader, { tags: ['odd', 'none'], after: 0n })).toHaveLength(1);
+    expect(await all(reader, { limit: 0 })).toEqual([]);
+    expect((await store.plants.list(reader, { limit: 0 })).nextAfter).toBeUndefined();
+  });
+
+  it('rejects bad options naming them', async () => {
+    await expect(store.plants.list(reader, { limit: -1 })).rejects.toMatchObject({ field: 'limit' });
+    await expect(store.plants.list(reader, { limit: 2 ** 31 })).rejects.toMatchObject({ field: 'limit' });
+    await expect(store.plants.list(reader, { after: 1.5 })).rejects.toMatchObject({ field: 'after' });
+    await expect(store.plants.list(reader, { tags: [''] })).rejects.toMatchObject({ field: 'tags.0' });
+  });
+});
+
+describe('authenticate', () => {
+  it('rejects missing credentials and unknown tokens with distinct reasons', async () => {
+    await expect(store.authenticate(undefined)).rejects.toEqual(new UnauthenticatedError('missing_credentials'));
+    await expect(store.authenticate('nope')).rejects.toMatchObject({ reason: 'invalid_token' });
+  });
+});
