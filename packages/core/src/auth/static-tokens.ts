@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ALL_SCOPES, type Principal, type Scope } from '../domain/principal.js';
-import { validate } from '../domain/validate.js';
+import { objectMessage, validate } from '../domain/validate.js';
 import { ValidationError } from '../errors.js';
 import type { Authenticator } from '../ports/authenticator.js';
 import { tokenDigest } from './token-digest.js';
@@ -23,12 +23,7 @@ export const StaticTokenEntrySchema = v.pipe(
       subject: v.exactOptional(v.pipe(v.string('subject must be a non-empty string'), v.minLength(1, 'subject must be a non-empty string'))),
       scopes: v.exactOptional(v.array(v.picklist(ALL_SCOPES, SCOPE_MESSAGE), SCOPE_MESSAGE)),
     },
-    (issue) => {
-      const key = String(issue.path?.at(-1)?.key ?? '');
-      if (issue.expected === 'never') return `unknown property '${key}'`;
-      if (issue.kind === 'schema' && issue.path) return `${key} is required`;
-      return 'a token entry must be an object {token | sha256, tenant, subject?, scopes?}';
-    },
+    objectMessage('a token entry must be an object {token | sha256, tenant, subject?, scopes?}'),
   ),
   v.check((entry) => (entry.token === undefined) !== (entry.sha256 === undefined), 'give exactly one of token or sha256'),
 );

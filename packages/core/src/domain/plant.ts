@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { objectMessage } from './validate.js';
 import { INT64_MAX, INT64_MIN, int64FromDecimal } from './int64.js';
 import { isInexactNumber } from '../json/json-codec.js';
 
@@ -59,12 +60,7 @@ export const NewPlantSchema = v.pipe(
     // Absent is fine; null is not (tag is omitted, never null, in outputs).
     tag: v.exactOptional(PlantTagSchema),
   },
-  (issue) => {
-    const key = String(issue.path?.at(-1)?.key ?? '');
-    if (issue.expected === 'never') return `unknown property '${key}'`;
-    if (issue.kind === 'schema' && issue.path) return `${key} is required`;
-    return 'plant must be a JSON object';
-  },
+  objectMessage('plant must be a JSON object'),
   ),
 );
 

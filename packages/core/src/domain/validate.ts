@@ -20,3 +20,17 @@ export function validate<const TSchema extends v.GenericSchema>(
   );
   throw new ValidationError(issues as [ValidationIssue, ...ValidationIssue[]]);
 }
+
+/**
+ * The message function for `v.strictObject`: it reports three different
+ * problems (unknown key, missing key, not an object) and each deserves its
+ * own words, naming the key.
+ */
+export function objectMessage(notAnObject: string) {
+  return (issue: v.BaseIssue<unknown>): string => {
+    const key = String(issue.path?.at(-1)?.key ?? '');
+    if (issue.expected === 'never') return `unknown property '${key}'`;
+    if (issue.kind === 'schema' && issue.path) return `${key} is required`;
+    return notAnObject;
+  };
+}

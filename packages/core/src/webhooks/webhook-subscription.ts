@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { objectMessage } from '../domain/validate.js';
 
 /** Smallest accepted signing key, in bytes (Standard Webhooks recommends 24–64). */
 export const MIN_SECRET_BYTES = 24;
@@ -35,12 +36,7 @@ export const WebhookSubscriptionSchema = v.strictObject(
     ),
     tenant: v.exactOptional(v.pipe(v.string('tenant must be a non-empty string'), v.minLength(1, 'tenant must be a non-empty string'))),
   },
-  (issue) => {
-    const key = String(issue.path?.at(-1)?.key ?? '');
-    if (issue.expected === 'never') return `unknown property '${key}'`;
-    if (issue.kind === 'schema' && issue.path) return `${key} is required`;
-    return 'a subscription must be an object {url, secret, tenant?}';
-  },
+  objectMessage('a subscription must be an object {url, secret, tenant?}'),
 );
 
 export type WebhookSubscription = v.InferOutput<typeof WebhookSubscriptionSchema>;
