@@ -31,8 +31,12 @@ function copyMessage(message: NewDelivery): NewDelivery {
   return { id, tenant, endpoint, eventType, payload, createdAt };
 }
 
+/** Durations are kept in whole milliseconds, as durable adapters store them (sub-ms clocks are rounded). */
 function copyAttempt(attempt: DeliveryAttempt): DeliveryAttempt {
-  const copy: { -readonly [K in keyof DeliveryAttempt]: DeliveryAttempt[K] } = { at: attempt.at, durationMs: attempt.durationMs };
+  const copy: { -readonly [K in keyof DeliveryAttempt]: DeliveryAttempt[K] } = {
+    at: attempt.at,
+    durationMs: Math.round(attempt.durationMs),
+  };
   if (attempt.statusCode !== undefined) copy.statusCode = attempt.statusCode;
   if (attempt.error !== undefined) copy.error = attempt.error;
   return copy;

@@ -21,6 +21,7 @@ export interface NewDelivery {
 export interface DeliveryAttempt {
   /** When the attempt started, epoch milliseconds. */
   readonly at: number;
+  /** Whole milliseconds; adapters round sub-millisecond timings. */
   readonly durationMs: number;
   /** HTTP status when the receiver answered. */
   readonly statusCode?: number;

@@ -1,0 +1,53 @@
+import type { ColumnType } from 'kysely';
+import type { DeliveryStatus } from '@plant-store/core';
+
+/*
+ * Row types of the SQLite schema (see migrations/). The connection reads
+ * every INTEGER as a bigint (safe integers), so plant ids stay exact; other
+ * integer columns are written as numbers and converted back on read.
+ */
+
+/** An INTEGER column other than a plant id: read as bigint, written as number. */
+type IntegerColumn = ColumnType<bigint, number | bigint, number | bigint>;
+type NullableIntegerColumn = ColumnType<bigint | null, number | bigint | null, number | bigint | null>;
+
+export interface PlantsTable {
+  tenant: string;
+  /** The plant id, the whole int64 range. */
+  id: bigint;
+  name: string;
+  /** NULL when the plant has no tag. */
+  tag: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  tenant: string;
+  endpoint: string;
+  event_type: string;
+  payload: string;
+  status: DeliveryStatus;
+  attempt_count: IntegerColumn;
+  /** Due time while pending; NULL once delivered or failed. */
+  next_attempt_at: NullableIntegerColumn;
+  lease_owner: string | null;
+  lease_expires_at: NullableIntegerColumn;
+  created_at: IntegerColumn;
+  updated_at: IntegerColumn;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  /** 1 for the first attempt. */
+  attempt: IntegerColumn;
+  at: IntegerColumn;
+  duration_ms: IntegerColumn;
+  status_code: NullableIntegerColumn;
+  error: string | null;
+}
+
+export interface Database {
+  plants: PlantsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}

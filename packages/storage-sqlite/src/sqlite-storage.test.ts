@@ -1,0 +1,276 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { StorageError, type NewDelivery, type Storage } from '@plant-store/core';
+import { sqliteStorage } from './sqlite-storage.js';
+
+const folder = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+let files = 0;
+const freshPath = () => join(folder, `test-${files++}.db`);
+
+const opened: Storage[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((storage) => storage.close()));
+});
+const open = async (path: string) => {
+  const storage = await sqliteStorage({ path });
+  opened.push(storage);
+  return storage;
+};
+
+const T0 = 1_700_000_000_000;
+const delivery = (id: string, createdAt = T0): NewDelivery => ({
+  id,
+  tenant: 't',
+  endpoint: 'https://receiver.example/',
+  eventType: 'plant.created',
+  payload: `{"id":9223372036854775807,"name":"${id}"}`,
+  createdAt,
+});
+
+/** Reads the file behind the storage's back, as another process would. */
+const inspect = <T>(path: string, read: (db: BetterSqlite3.Database) => T): T => {
+  const db = new BetterSqlite3(path, { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+};
+
+describe('sqliteStorage', () => {
+  it('stores ids as exact 64-bit integers and finds everything again after reopening the file', async () => {
+    const path = freshPath();
+    const first = await open(path);
+    await first.plants.create('t', { id: 9223372036854775807n, name: 'max' }, [delivery('d1')]);
+    await first.plants.create('t', { id: -9223372036854775808n, name: 'min', tag: 'x' }, []);
+    await first.plants.create('t', { id: 9007199254740993n, name: '2^53+1' }, []);
+    await first.close();
+
+    // INTEGER storage (not text or a double), digit for digit.
+    const rows = inspect(path, (db) =>
+      db.prepare("SELECT typeof(id) AS type, CAST(id AS TEXT) AS digits FROM plants ORDER BY id").all(),
+    );
+    expect(rows).toEqual([
+      { type: 'integer', digits: '-9223372036854775808' },
+      { type: 'integer', digits: '9007199254740993' },
+      { type: 'integer', digits: '9223372036854775807' },
+    ]);
+
+    const second = await open(path);
+    expect(await second.plants.get('t', 9223372036854775807n)).toEqual({ id: 9223372036854775807n, name: 'max' });
+    expect(await second.plants.get('t', 9007199254740993n)).toEqual({ id: 9007199254740993n, name: '2^53+1' });
+    expect((await second.plants.list('t', { limit: 10 })).map((p) => p.id)).toEqual([
+      -9223372036854775808n,
+      9007199254740993n,
+      9223372036854775807n,
+    ]);
+    expect(await second.outbox.get('d1')).toMatchObject({ status: 'pending', nextAttemptAt: T0, payload: delivery('d1').payload });
+    expect((await second.outbox.claimDue({ owner: 'o', now: T0, leaseMs: 1000, limit: 5 })).map((d) => d.id)).toEqual(['d1']);
+  });
+
+  it('applies migrations once: opening the same file again changes nothing', async () => {
+    const path = freshPath();
+    await (await open(path)).plants.create('t', { id: 1n, name: 'kept' }, []);
+    for (const storage of opened.splice(0)) await storage.close();
+    const schema = () =>
+      inspect(path, (db) => db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all() as { type: string; name: string }[]);
+    const before = schema();
+    const again = await open(path);
+    expect(await again.plants.get('t', 1n)).toEqual({ id: 1n, name: 'kept' });
+    await again.close();
+    expect(schema()).toEqual(before);
+    expect(inspect(path, (db) => db.prepare('SELECT name FROM kysely_migration').pluck().all())).toEqual(['001-initial']);
+    expect(before.filter((entry) => entry.type === 'table').map((entry) => entry.name)).toEqual(
+      expect.arrayContaining(['plants', 'webhook_attempts', 'webhook_deliveries']),
+    );
+  });
+
+  it('uses write-ahead logging and STRICT tables', async () => {
+    const path = freshPath();
+    const storage = await open(path);
+    await storage.plants.create('t', { id: 1n, name: 'a' }, []);
+    expect(inspect(path, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    const strict = inspect(path, (db) =>
+      db.prepare("SELECT name FROM pragma_table_list WHERE strict = 1 AND schema = 'main' ORDER BY name").pluck().all(),
+    );
+    expect(strict).toEqual(['plants', 'webhook_attempts', 'webhook_deliveries']);
+  });
+
+  it('creates the folder of a path that does not exist yet', async () => {
+    const path = join(folder, 'deep', 'er', 'plant-store.db');
+    const storage = await open(path);
+    await storage.plants.create('t', { id: 1n, name: 'a' }, []);
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it('supports :memory: (nothing on disk, nothing shared between storages)', async () => {
+    const a = await open(':memory:');
+    const b = await open(':memory:');
+    await a.plants.create('t', { id: 1n, name: 'a' }, [delivery('d1')]);
+    expect(await a.plants.get('t', 1n)).toEqual({ id: 1n, name: 'a' });
+    expect(await b.plants.get('t', 1n)).toBeUndefined();
+    await expect(a.ping()).resolves.toBeUndefined();
+  });
+
+  it('two storages on one file (as two processes would) never claim the same delivery while its lease holds', async () => {
+    const path = freshPath();
+    const a = await open(path);
+    const b = await open(path);
+    const ids = Array.from({ length: 30 }, (_, i) => `d${String(i).padStart(2, '0')}`);
+    for (let i = 0; i < ids.length; i += 3) {
+      await (i % 2 ? a : b).plants.create('t', { id: BigInt(i), name: 'p' }, ids.slice(i, i + 3).map((id) => delivery(id, T0 + i)));
+    }
+    const claimedBy = new Map<string, string>();
+    for (let round = 0; round < 20; round++) {
+      const [fromA, fromB] = await Promise.all([
+        a.outbox.claimDue({ owner: 'a', now: T0 + 100, leaseMs: 60_000, limit: 2 }),
+        b.outbox.claimDue({ owner: 'b', now: T0 + 100, leaseMs: 60_000, limit: 2 }),
+      ]);
+      for (const [owner, claimed] of [['a', fromA], ['b', fromB]] as const) {
+        for (const { id } of claimed) {
+          expect(claimedBy.get(id), `${id} claimed twice`).toBeUndefined();
+          claimedBy.set(id, owner);
+        }
+      }
+    }
+    expect([...claimedBy.keys()].sort()).toEqual(ids);
+    // Each side sees the other's lease: b cannot record a's delivery.
+    const ofA = [...claimedBy].find(([, owner]) => owner === 'a')![0];
+    expect(await b.outbox.recordAttempt(ofA, 'b', { at: T0, durationMs: 1, statusCode: 200 }, { status: 'delivered' })).toBe(false);
+    expect(await a.outbox.recordAttempt(ofA, 'a', { at: T0, durationMs: 1, statusCode: 200 }, { status: 'delivered' })).toBe(true);
+    expect((await b.outbox.get(ofA))?.status).toBe('delivered');
+  });
+
+  it('two processes opening a new file at once migrate it once, write concurrently, and never claim the same delivery', async () => {
+    const path = freshPath();
+    const workers = [startWorker(path, 'alpha', 0), startWorker(path, 'beta', 1000)];
+    // A real barrier: both processes have loaded the code before either opens the file.
+    await Promise.all(workers.map((worker) => worker.ready));
+    for (const worker of workers) worker.go();
+    const [alpha, beta] = await Promise.all(workers.map((worker) => worker.claimed));
+    expect(alpha!.filter((id) => beta!.includes(id))).toEqual([]);
+    const all = [...alpha!, ...beta!].sort();
+    expect(all).toHaveLength(2 * WORKER_PLANTS * 2);
+    expect(new Set(all).size).toBe(all.length);
+
+    const storage = await open(path);
+    expect(await storage.plants.list('t', { limit: 1000 })).toHaveLength(2 * WORKER_PLANTS);
+    const delivered = await storage.outbox.list({ status: 'delivered', limit: 1000 });
+    expect(delivered).toHaveLength(all.length);
+    expect(delivered.every((d) => d.attemptCount === 1)).toBe(true);
+    expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(1);
+  });
+
+  describe('errors', () => {
+    it('wraps driver errors in StorageError with the driver error as cause once closed', async () => {
+      const storage = await open(freshPath());
+      await storage.close();
+      const failure = await storage.plants.get('t', 1n).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(StorageError);
+      expect((failure as StorageError).message).toMatch(/sqlite storage could not read the plant/);
+      expect((failure as StorageError).cause).toBeInstanceOf(Error);
+      const viaKysely = await storage.outbox.list().catch((error: unknown) => error);
+      expect(viaKysely).toBeInstanceOf(StorageError);
+      expect((viaKysely as StorageError).cause).toBeInstanceOf(Error);
+      await expect(storage.ping()).rejects.toBeInstanceOf(StorageError);
+    });
+
+    it('rejects with a StorageError when the file is not a database', async () => {
+      const path = freshPath();
+      writeFileSync(path, 'this is not an SQLite database, just some text long enough to have a header....');
+      const failure = await sqliteStorage({ path }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(StorageError);
+      expect((failure as StorageError).message).toContain(path);
+      expect((failure as StorageError).cause).toBeInstanceOf(Error);
+    });
+
+    it('rejects with a StorageError when the path is a folder', async () => {
+      const failure = await sqliteStorage({ path: folder }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(StorageError);
+      expect((failure as StorageError).cause).toBeDefined();
+    });
+
+    it('rolls back a create whose delivery violates a constraint, leaving the storage usable', async () => {
+      const storage = await open(freshPath());
+      const failure = await storage.plants.create('t', { id: 1n, name: 'a' }, [delivery('x'), delivery('x')]).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(StorageError);
+      expect(String((failure as StorageError).cause)).toMatch(/UNIQUE/);
+      expect(await storage.plants.get('t', 1n)).toBeUndefined();
+      expect((await storage.plants.create('t', { id: 1n, name: 'a' }, [delivery('x')])).created).toBe(true);
+    });
+  });
+});
+
+const WORKER_PLANTS = 40;
+const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const storageModule = pathToFileURL(fileURLToPath(new URL('./sqlite-storage.ts', import.meta.url))).href;
+
+/**
+ * A separate Node process that opens the file, creates plants with two
+ * deliveries each, then claims and delivers until nothing is left, and
+ * prints the delivery ids it claimed. It says "ready" once loaded and waits
+ * for "go" on stdin, so two workers open (and migrate) a new file at once.
+ */
+function startWorker(path: string, owner: string, firstId: number) {
+  const script = `
+    import { sqliteStorage } from ${JSON.stringify(storageModule)};
+    process.stdout.write('ready\\n');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    const storage = await sqliteStorage({ path: ${JSON.stringify(path)} });
+    for (let i = 0; i < ${WORKER_PLANTS}; i++) {
+      const id = ${firstId} + i;
+      const deliveries = ['a', 'b'].map((suffix) => ({
+        id: 'd' + id + suffix, tenant: 't', endpoint: 'https://' + suffix + '.example/',
+        eventType: 'plant.created', payload: '{}', createdAt: 1,
+      }));
+      await storage.plants.create('t', { id: BigInt(id), name: 'p' }, deliveries);
+    }
+    const claimed = [];
+    for (;;) {
+      const batch = await storage.outbox.claimDue({ owner: ${JSON.stringify(owner)}, now: 2, leaseMs: 600000, limit: 3 });
+      if (batch.length === 0) break;
+      for (const delivery of batch) {
+        claimed.push(delivery.id);
+        const attempt = { at: 2, durationMs: 1, statusCode: 200 };
+        if (!(await storage.outbox.recordAttempt(delivery.id, ${JSON.stringify(owner)}, attempt, { status: 'delivered' }))) {
+          throw new Error('lost the lease on ' + delivery.id);
+        }
+      }
+    }
+    await storage.close();
+    process.stdout.write(JSON.stringify(claimed));
+  `;
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: repositoryRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', resolve);
+  });
+  const failure = (code: number | null) => new Error(`worker ${owner} exited with ${code}: ${stderr}`);
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (stdout.startsWith('ready\n')) resolve();
+    });
+    exited.then((code) => reject(failure(code)), reject);
+  });
+  const claimed = exited.then((code) => {
+    if (code !== 0) throw failure(code);
+    return JSON.parse(stdout.slice('ready\n'.length)) as string[];
+  });
+  // Awaited only after `ready`: keep an early failure from also surfacing as unhandled.
+  claimed.catch(() => {});
+  return { ready, claimed, go: () => child.stdin.end('go\n') };
+}

@@ -1,0 +1,4 @@
+import { memoryStorage } from '@plant-store/storage-memory';
+import { describeStorageConformance } from './storage-conformance.js';
+
+describeStorageConformance('memory', { create: async () => memoryStorage() });

@@ -1,0 +1,114 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StorageError, type Storage } from '@plant-store/core';
+import { describePlantRepositoryConformance } from './plant-repository-conformance.js';
+import { describeWebhookOutboxConformance } from './webhook-outbox-conformance.js';
+import { delivery, plant } from './storage-fixtures.js';
+
+/** What an adapter can do beyond the port's contract; the suite skips (with a reason) what is missing. */
+export interface StorageCapabilities {
+  /** Data survives `close()`: `reopen()` opens again the storage most recently returned by `create()`. */
+  readonly persistent?: { reopen(): Promise<Storage> };
+}
+
+export interface StorageConformanceOptions {
+  /** A new, empty storage. Called before every test; the suite closes it after. */
+  create(): Promise<Storage>;
+  readonly capabilities?: StorageCapabilities;
+}
+
+/**
+ * The storage conformance suite: every storage adapter runs it, so they all
+ * honour the `PlantRepository` and `WebhookOutbox` contracts the same way.
+ * The suite owns setup and teardown: a fresh storage per test, closed after.
+ */
+export function describeStorageConformance(name: string, options: StorageConformanceOptions): void {
+  describe(`${name} storage conformance`, () => {
+    let current: Storage | undefined;
+    const opened: Storage[] = [];
+    const open = async (make: () => Promise<Storage>): Promise<Storage> => {
+      const storage = await make();
+      opened.push(storage);
+      return storage;
+    };
+    const storage = (): Storage => {
+      if (!current) throw new Error('no storage: the suite creates one before each test');
+      return current;
+    };
+
+    beforeEach(async () => {
+      current = await open(() => options.create());
+    });
+    afterEach(async () => {
+      // close() is idempotent, so storages a test already closed are fine here.
+      await Promise.all(opened.splice(0).map((opened) => opened.close()));
+      current = undefined;
+    });
+
+    describePlantRepositoryConformance(storage);
+    describeWebhookOutboxConformance(storage);
+
+    describe('life cycle', () => {
+      it('ping resolves while open', async () => {
+        await expect(storage().ping()).resolves.toBeUndefined();
+      });
+
+      it('close is idempotent and every member rejects with a StorageError after it', async () => {
+        const closed = storage();
+        await closed.close();
+        await closed.close();
+        const calls: Array<() => Promise<unknown>> = [
+          () => closed.ping(),
+          () => closed.plants.create('t', plant(1n, 'a'), []),
+          () => closed.plants.get('t', 1n),
+          () => closed.plants.list('t', { limit: 10 }),
+          () => closed.plants.idAtOffset('t', { offset: 0 }),
+          () => closed.plants.delete('t', 1n),
+          () => closed.outbox.claimDue({ owner: 'o', now: 0, leaseMs: 1, limit: 1 }),
+          () => closed.outbox.recordAttempt('d', 'o', { at: 0, durationMs: 1 }, { status: 'delivered' }),
+          () => closed.outbox.release(['d'], 'o'),
+          () => closed.outbox.nextDueAt(),
+          () => closed.outbox.get('d'),
+          () => closed.outbox.list(),
+          () => closed.outbox.requeue('d', 0),
+        ];
+        for (const call of calls) await expect(call()).rejects.toBeInstanceOf(StorageError);
+      });
+
+      const persistent = options.capabilities?.persistent;
+      describe.skipIf(!persistent)('persistence (skipped: the adapter keeps data only in process memory)', () => {
+        it('finds plants, pending deliveries and attempt logs again after close and reopen', async () => {
+          const before = storage();
+          await before.plants.create('t', plant(9223372036854775807n, 'max', 'x'), [
+            delivery('d1', { createdAt: 1_700_000_000_000 }),
+            delivery('d2', { createdAt: 1_700_000_000_001 }),
+          ]);
+          await before.plants.create('t', plant(-9223372036854775808n, 'min'), []);
+          await before.outbox.claimDue({ owner: 'a', now: 1_700_000_000_000, leaseMs: 1000, limit: 1 });
+          await before.outbox.recordAttempt(
+            'd1',
+            'a',
+            { at: 1_700_000_000_000, durationMs: 12, statusCode: 500 },
+            { status: 'pending', nextAttemptAt: 1_700_000_005_000 },
+          );
+          await before.close();
+
+          const after = await open(() => persistent!.reopen());
+          expect(await after.plants.list('t', { limit: 10 })).toEqual([
+            { id: -9223372036854775808n, name: 'min' },
+            { id: 9223372036854775807n, name: 'max', tag: 'x' },
+          ]);
+          expect((await after.plants.get('t', 9223372036854775807n))?.id).toBe(9223372036854775807n);
+          expect(await after.outbox.get('d1')).toMatchObject({
+            status: 'pending',
+            attemptCount: 1,
+            nextAttemptAt: 1_700_000_005_000,
+            attempts: [{ at: 1_700_000_000_000, durationMs: 12, statusCode: 500 }],
+          });
+          expect(await after.outbox.nextDueAt()).toBe(1_700_000_000_001);
+          const claimed = await after.outbox.claimDue({ owner: 'b', now: 1_700_000_010_000, leaseMs: 1000, limit: 10 });
+          expect(claimed.map((d) => d.id)).toEqual(['d2', 'd1']);
+        });
+      });
+    });
+  });
+}

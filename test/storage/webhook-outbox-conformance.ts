@@ -1,0 +1,236 @@
+import { describe, expect, it } from 'vitest';
+import type { ClaimDueOptions, NewDelivery, Storage } from '@plant-store/core';
+import { delivery, plant } from './storage-fixtures.js';
+
+const T0 = 1_700_000_000_000;
+
+/** `WebhookOutbox` contract; `storage()` is the fresh storage of the running test. */
+export function describeWebhookOutboxConformance(storage: () => Storage): void {
+  const outbox = () => storage().outbox;
+  let nextPlantId = 0n;
+  /** Deliveries enter the outbox only with a plant, so queue them under a fresh one. */
+  const queue = async (...deliveries: NewDelivery[]) => {
+    await storage().plants.create('t', plant(nextPlantId++, 'p'), deliveries);
+  };
+  const claim = (owner: string, now: number, extra: Partial<ClaimDueOptions> = {}) =>
+    outbox().claimDue({ owner, now, leaseMs: 30_000, limit: 10, ...extra });
+  const claimIds = async (owner: string, now: number, extra: Partial<ClaimDueOptions> = {}) =>
+    (await claim(owner, now, extra)).map((d) => d.id);
+
+  describe('webhook outbox', () => {
+    it('queues a delivery as pending, due at its creation time, with no attempts', async () => {
+      const queued = delivery('d1', { tenant: 'acme', createdAt: T0 + 1 });
+      await queue(queued);
+      expect(await outbox().get('d1')).toEqual({ ...queued, status: 'pending', attemptCount: 0, nextAttemptAt: T0 + 1, attempts: [] });
+      expect(await outbox().get('unknown')).toBeUndefined();
+    });
+
+    it('claims due pending deliveries earliest due first, up to the limit, with their message and lease', async () => {
+      await queue(delivery('late', { createdAt: T0 + 30 }), delivery('early', { createdAt: T0 + 10 }));
+      await queue(delivery('middle', { createdAt: T0 + 20 }), delivery('future', { createdAt: T0 + 1000 }));
+      const claimed = await claim('a', T0 + 100, { limit: 2, leaseMs: 5000 });
+      expect(claimed).toEqual([
+        { ...delivery('early', { createdAt: T0 + 10 }), attemptCount: 0, leaseExpiresAt: T0 + 5100 },
+        { ...delivery('middle', { createdAt: T0 + 20 }), attemptCount: 0, leaseExpiresAt: T0 + 5100 },
+      ]);
+      expect(await claimIds('a', T0 + 100)).toEqual(['late']);
+      // Not yet due, then due exactly at its time.
+      expect(await claimIds('a', T0 + 999)).toEqual([]);
+      expect(await claimIds('a', T0 + 1000)).toEqual(['future']);
+      expect(await claimIds('a', T0 + 1000)).toEqual([]);
+    });
+
+    it('returns [] when nothing is pending', async () => {
+      expect(await claim('a', T0)).toEqual([]);
+    });
+
+    it('skips endpoints the caller asks to skip', async () => {
+      await queue(
+        delivery('slow1', { endpoint: 'https://slow.example/', createdAt: T0 }),
+        delivery('fast1', { endpoint: 'https://fast.example/', createdAt: T0 + 1 }),
+        delivery('other', { endpoint: 'https://other.example/', createdAt: T0 + 2 }),
+      );
+      expect(await claimIds('a', T0 + 10, { skipEndpoints: ['https://slow.example/', 'https://other.example/'] })).toEqual(['fast1']);
+      expect(await claimIds('a', T0 + 10, { skipEndpoints: [] })).toEqual(['slow1', 'other']);
+    });
+
+    it('never hands one delivery to two concurrent claimers', async () => {
+      const all = Array.from({ length: 20 }, (_, i) => delivery(`d${String(i).padStart(2, '0')}`, { createdAt: T0 + i }));
+      await queue(...all.slice(0, 10));
+      await queue(...all.slice(10));
+      const [a, b] = await Promise.all([claimIds('a', T0 + 100, { limit: 12 }), claimIds('b', T0 + 100, { limit: 12 })]);
+      expect(a.filter((id) => b.includes(id))).toEqual([]);
+      expect([...a, ...b].sort()).toEqual(all.map((d) => d.id));
+      expect(await claimIds('c', T0 + 100)).toEqual([]);
+    });
+
+    it('hides a leased delivery until the lease expires, then lets another owner claim it', async () => {
+      await queue(delivery('d1', { createdAt: T0 }));
+      expect(await claimIds('a', T0, { leaseMs: 1000 })).toEqual(['d1']);
+      expect(await claimIds('b', T0 + 999)).toEqual([]);
+      const reclaimed = await claim('b', T0 + 1000, { leaseMs: 1000 });
+      expect(reclaimed.map((d) => [d.id, d.leaseExpiresAt])).toEqual([['d1', T0 + 2000]]);
+      // The first owner lost the lease: its late result is refused.
+      expect(await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 5, statusCode: 200 }, { status: 'delivered' })).toBe(false);
+      expect(await outbox().recordAttempt('d1', 'b', { at: T0 + 1000, durationMs: 5, statusCode: 200 }, { status: 'delivered' })).toBe(true);
+      expect(await outbox().get('d1')).toMatchObject({ status: 'delivered', attempts: [{ at: T0 + 1000, durationMs: 5, statusCode: 200 }] });
+    });
+
+    it('refuses an attempt from a non-owner (or for no lease, or an unknown id) and changes nothing', async () => {
+      await queue(delivery('d1', { createdAt: T0 }), delivery('d2', { createdAt: T0 }));
+      const attempt = { at: T0, durationMs: 3, statusCode: 200 };
+      expect(await outbox().recordAttempt('d2', 'a', attempt, { status: 'delivered' })).toBe(false);
+      await claim('a', T0, { limit: 1 });
+      expect(await outbox().recordAttempt('d1', 'b', attempt, { status: 'delivered' })).toBe(false);
+      expect(await outbox().recordAttempt('nope', 'a', attempt, { status: 'delivered' })).toBe(false);
+      expect(await outbox().get('d1')).toMatchObject({ status: 'pending', attemptCount: 0, attempts: [] });
+      expect(await outbox().get('d2')).toMatchObject({ status: 'pending', attemptCount: 0, attempts: [] });
+      // a still holds d1: b only gets d2.
+      expect(await claimIds('b', T0 + 1)).toEqual(['d2']);
+    });
+
+    it('records attempts and outcomes: retry later, then delivered', async () => {
+      await queue(delivery('d1', { createdAt: T0 }));
+      await claim('a', T0);
+      expect(
+        await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 15_000, error: 'timeout after 15000 ms' }, { status: 'pending', nextAttemptAt: T0 + 5000 }),
+      ).toBe(true);
+      expect(await outbox().get('d1')).toEqual({
+        ...delivery('d1', { createdAt: T0 }),
+        status: 'pending',
+        attemptCount: 1,
+        nextAttemptAt: T0 + 5000,
+        attempts: [{ at: T0, durationMs: 15_000, error: 'timeout after 15000 ms' }],
+      });
+      // The lease was cleared, and the retry is not due before its time.
+      expect(await claimIds('b', T0 + 4999)).toEqual([]);
+      const [retry] = await claim('b', T0 + 5000);
+      expect(retry).toMatchObject({ id: 'd1', attemptCount: 1 });
+      expect(
+        await outbox().recordAttempt('d1', 'b', { at: T0 + 5000, durationMs: 503, statusCode: 503, error: 'status 503' }, { status: 'pending', nextAttemptAt: T0 + 9000 }),
+      ).toBe(true);
+      await claim('b', T0 + 9000);
+      expect(await outbox().recordAttempt('d1', 'b', { at: T0 + 9000, durationMs: 7, statusCode: 204 }, { status: 'delivered' })).toBe(true);
+      const done = await outbox().get('d1');
+      expect(done).toEqual({
+        ...delivery('d1', { createdAt: T0 }),
+        status: 'delivered',
+        attemptCount: 3,
+        attempts: [
+          { at: T0, durationMs: 15_000, error: 'timeout after 15000 ms' },
+          { at: T0 + 5000, durationMs: 503, statusCode: 503, error: 'status 503' },
+          { at: T0 + 9000, durationMs: 7, statusCode: 204 },
+        ],
+      });
+      expect(done).not.toHaveProperty('nextAttemptAt');
+      expect(Object.keys(done!.attempts[2]!).sort()).toEqual(['at', 'durationMs', 'statusCode']);
+      expect(await claimIds('c', T0 + 100_000)).toEqual([]);
+      // Delivered is final: no more attempts are accepted.
+      expect(await outbox().recordAttempt('d1', 'b', { at: T0 + 9001, durationMs: 1 }, { status: 'failed' })).toBe(false);
+    });
+
+    it('keeps attempt durations in whole milliseconds (sub-millisecond timings are rounded)', async () => {
+      await queue(delivery('d1', { createdAt: T0 }));
+      await claim('a', T0);
+      expect(await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 12.6, statusCode: 200 }, { status: 'delivered' })).toBe(true);
+      expect((await outbox().get('d1'))?.attempts).toEqual([{ at: T0, durationMs: 13, statusCode: 200 }]);
+    });
+
+    it('marks a delivery failed, keeps it, and never claims it again', async () => {
+      await queue(delivery('d1', { createdAt: T0 }));
+      await claim('a', T0);
+      expect(await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 2, statusCode: 410 }, { status: 'failed' })).toBe(true);
+      const failed = await outbox().get('d1');
+      expect(failed).toMatchObject({ status: 'failed', attemptCount: 1, attempts: [{ at: T0, durationMs: 2, statusCode: 410 }] });
+      expect(failed).not.toHaveProperty('nextAttemptAt');
+      expect(await claimIds('a', T0 + 1_000_000_000)).toEqual([]);
+      expect(await outbox().nextDueAt()).toBeUndefined();
+    });
+
+    it('releases only the given owner\'s leases, without recording an attempt', async () => {
+      await queue(delivery('d1', { createdAt: T0 }), delivery('d2', { createdAt: T0 + 1 }), delivery('d3', { createdAt: T0 + 2 }));
+      await claim('a', T0 + 10, { limit: 2 });
+      await claim('b', T0 + 10);
+      await outbox().release(['d1', 'd2', 'd3', 'unknown'], 'a');
+      expect(await outbox().get('d1')).toMatchObject({ status: 'pending', attemptCount: 0, nextAttemptAt: T0 });
+      // d1 and d2 are claimable at once; b's lease on d3 still holds.
+      expect(await claimIds('c', T0 + 10)).toEqual(['d1', 'd2']);
+      await outbox().release([], 'c');
+    });
+
+    it('knows when the next delivery becomes claimable, counting live leases', async () => {
+      expect(await outbox().nextDueAt()).toBeUndefined();
+      await queue(delivery('d1', { createdAt: T0 + 50 }), delivery('d2', { createdAt: T0 + 80 }));
+      expect(await outbox().nextDueAt()).toBe(T0 + 50);
+      await claim('a', T0 + 60, { leaseMs: 1000, limit: 1 });
+      // d1 is leased until T0 + 1060, so d2 (T0 + 80) is next.
+      expect(await outbox().nextDueAt()).toBe(T0 + 80);
+      await claim('a', T0 + 90, { leaseMs: 1000 });
+      expect(await outbox().nextDueAt()).toBe(T0 + 1060);
+      await outbox().recordAttempt('d1', 'a', { at: T0 + 60, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
+      expect(await outbox().nextDueAt()).toBe(T0 + 1090);
+      await outbox().recordAttempt('d2', 'a', { at: T0 + 90, durationMs: 1, statusCode: 500 }, { status: 'pending', nextAttemptAt: T0 + 500 });
+      expect(await outbox().nextDueAt()).toBe(T0 + 500);
+      await claim('a', T0 + 500);
+      await outbox().recordAttempt('d2', 'a', { at: T0 + 500, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
+      expect(await outbox().nextDueAt()).toBeUndefined();
+    });
+
+    it('lists deliveries newest first, by status, up to a limit (100 by default)', async () => {
+      await queue(delivery('old', { createdAt: T0 }), delivery('mid', { createdAt: T0 + 1 }));
+      await queue(delivery('new', { createdAt: T0 + 2 }));
+      await claim('a', T0 + 10, { limit: 1 });
+      await outbox().recordAttempt('old', 'a', { at: T0 + 10, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
+      const listed = await outbox().list();
+      expect(listed.map((d) => [d.id, d.status])).toEqual([
+        ['new', 'pending'],
+        ['mid', 'pending'],
+        ['old', 'delivered'],
+      ]);
+      expect(listed[2]!.attempts).toEqual([{ at: T0 + 10, durationMs: 1, statusCode: 200 }]);
+      expect((await outbox().list({ status: 'pending' })).map((d) => d.id)).toEqual(['new', 'mid']);
+      expect((await outbox().list({ status: 'delivered' })).map((d) => d.id)).toEqual(['old']);
+      expect(await outbox().list({ status: 'failed' })).toEqual([]);
+      expect((await outbox().list({ limit: 2 })).map((d) => d.id)).toEqual(['new', 'mid']);
+
+      const many = Array.from({ length: 105 }, (_, i) => delivery(`m${i}`, { createdAt: T0 + 100 + i }));
+      await queue(...many);
+      const page = await outbox().list();
+      expect(page).toHaveLength(100);
+      expect(page[0]!.id).toBe('m104');
+    });
+
+    it('re-queues only failed deliveries, due now, keeping their attempts', async () => {
+      await queue(delivery('d1', { createdAt: T0 }), delivery('d2', { createdAt: T0 }));
+      await claim('a', T0, { limit: 1 });
+      await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 9, statusCode: 410 }, { status: 'failed' });
+      expect(await outbox().requeue('d2', T0 + 1)).toBe(false); // pending
+      expect(await outbox().requeue('nope', T0 + 1)).toBe(false);
+      expect(await outbox().requeue('d1', T0 + 7000)).toBe(true);
+      expect(await outbox().requeue('d1', T0 + 7000)).toBe(false); // already pending
+      expect(await outbox().get('d1')).toMatchObject({
+        status: 'pending',
+        attemptCount: 1,
+        nextAttemptAt: T0 + 7000,
+        attempts: [{ at: T0, durationMs: 9, statusCode: 410 }],
+      });
+      expect(await claimIds('b', T0 + 6999)).toEqual(['d2']);
+      const [again] = await claim('b', T0 + 7000);
+      expect(again).toMatchObject({ id: 'd1', attemptCount: 1 });
+      await outbox().recordAttempt('d1', 'b', { at: T0 + 7000, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
+      expect(await outbox().requeue('d1', T0 + 8000)).toBe(false); // delivered
+      expect((await outbox().get('d1'))?.attempts).toHaveLength(2);
+    });
+
+    it('returns copies: mutating a result does not change what is stored', async () => {
+      await queue(delivery('d1', { createdAt: T0 }));
+      await claim('a', T0);
+      await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 1, statusCode: 500 }, { status: 'pending', nextAttemptAt: T0 + 1 });
+      const got = (await outbox().get('d1')) as unknown as { payload: string; attempts: Array<{ statusCode: number }> };
+      got.payload = 'changed';
+      got.attempts[0]!.statusCode = 999;
+      got.attempts.push({ statusCode: 1 });
+      expect(await outbox().get('d1')).toMatchObject({ payload: delivery('d1').payload, attempts: [{ statusCode: 500 }] });
+    });
+  });
+}
