@@ -88,3 +88,8 @@ export {
   type PlantStoreOptions,
   type PlantStoreWebhookOptions,
 } from './composition/create-plant-store.js';
+
+export { DEFAULT_USER_AGENT } from './webhooks/webhook-dispatcher.js';
+export { signWebhook, type SignWebhookInput } from './webhooks/webhook-signature.js';
+export { RetryPolicy, type AttemptDecision, type RetryPolicyOptions } from './webhooks/retry-policy.js';
+export { parseRetryAfter } from './webhooks/retry-after.js';

@@ -1,0 +1,303 @@
+import { randomBytes } from 'node:crypto';
+import { memoryStorage } from '@plant-store/storage-memory';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPlantStore, type PlantStore, type PlantStoreWebhookOptions } from '../composition/create-plant-store.js';
+import { ALL_SCOPES, type Principal } from '../domain/principal.js';
+import type { LogFields, Logger } from '../ports/logger.js';
+import type { Storage } from '../ports/storage.js';
+import type { WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { WebhookRequest, WebhookResponse, WebhookTransport } from '../ports/webhook-transport.js';
+import { systemClock } from '../ports/clock.js';
+import { DEFAULT_USER_AGENT, WebhookDispatcher } from './webhook-dispatcher.js';
+
+const acme: Principal = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
+const globex: Principal = { subject: 'tester', tenant: 'globex', scopes: ALL_SCOPES };
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+interface Sent extends WebhookRequest {
+  readonly sentAt: number;
+}
+
+/** An in-memory transport: records every request and answers with `respond`. */
+function fakeTransport(respond: (request: WebhookRequest, sent: Sent[]) => WebhookResponse | Promise<WebhookResponse> = () => ({ statusCode: 204 })) {
+  const sent: Sent[] = [];
+  const transport: WebhookTransport = {
+    async send(request) {
+      sent.push({ ...request, sentAt: Date.now() });
+      return respond(request, sent);
+    },
+  };
+  return { transport, sent };
+}
+
+function recordingLogger() {
+  const lines: { level: string; message: string; fields?: LogFields }[] = [];
+  const at = (level: string) => (message: string, fields?: LogFields) => void lines.push({ level, message, fields });
+  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { logger, lines };
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const stores: PlantStore[] = [];
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+});
+
+function storeWith(webhooks: PlantStoreWebhookOptions, storage: Storage = memoryStorage(), logger?: Logger): PlantStore {
+  const store = createPlantStore({
+    storage,
+    logger,
+    webhooks: { retrySchedule: [20, 40, 80], timeoutMs: 500, jitter: 0, pollIntervalMs: 60_000, ...webhooks },
+  });
+  stores.push(store);
+  return store;
+}
+
+describe('WebhookDispatcher', () => {
+  it('sends the first attempt on wake, not on the poll, with exact body and verifiable Standard Webhooks headers', async () => {
+    const secret = newSecret();
+    const { transport, sent } = fakeTransport();
+    const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret }] });
+    await store.plants.create(acme, { id: 9223372036854775807n, name: 'Fern' });
+    // pollIntervalMs is a minute: only the wake on commit can get it out this fast.
+    await waitFor(() => sent.length === 1, 'the first attempt');
+    const [request] = sent;
+    expect(request!.url).toBe('http://hooks.test/a');
+    expect(request!.body).toBe('{"id":9223372036854775807,"name":"Fern"}');
+    expect(request!.timeoutMs).toBe(500);
+    expect(Object.keys(request!.headers).sort()).toEqual(
+      ['content-type', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp'].sort(),
+    );
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.headers['user-agent']).toBe(DEFAULT_USER_AGENT);
+    expect(DEFAULT_USER_AGENT).toMatch(/^plant-store\/\d+\.\d+\.\d+/);
+    expect(request!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect(Math.abs(Number(request!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5);
+    expect(new Webhook(secret).verify(request!.body, request!.headers)).toEqual({ id: 9223372036854775807, name: 'Fern' });
+    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'delivered', 'delivered status');
+    const [delivery] = await store.webhooks.list();
+    expect(delivery).toMatchObject({ id: request!.headers['webhook-id'], attemptCount: 1, status: 'delivered' });
+    expect(delivery!.attempts[0]).toMatchObject({ statusCode: 204 });
+    expect(delivery!.attempts[0]!.error).toBeUndefined();
+  });
+
+  it('retries on the schedule with the same webhook-id and a fresh signature until a 2xx', async () => {
+    const secret = newSecret();
+    const { transport, sent } = fakeTransport((_, all) => (all.length <= 2 ? { statusCode: 500 } : { statusCode: 200 }));
+    const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret }] });
+    await store.plants.create(acme, { id: 1, name: 'Fern', tag: 'green' });
+    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'delivered', 'delivery after retries');
+    expect(sent).toHaveLength(3);
+    expect(new Set(sent.map((request) => request.headers['webhook-id'])).size).toBe(1);
+    for (const request of sent) expect(() => new Webhook(secret).verify(request.body, request.headers)).not.toThrow();
+    expect(sent[1]!.sentAt - sent[0]!.sentAt).toBeGreaterThanOrEqual(19);
+    expect(sent[2]!.sentAt - sent[1]!.sentAt).toBeGreaterThanOrEqual(39);
+    const [delivery] = await store.webhooks.list();
+    expect(delivery!.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 200]);
+    expect(delivery!.attempts[0]!.error).toBe('receiver answered 500');
+  });
+
+  it('fails after the last scheduled retry, keeps the attempts, and delivers after a requeue', async () => {
+    let healthy = false;
+    const { transport, sent } = fakeTransport(() => (healthy ? { statusCode: 200 } : { error: 'connect ECONNREFUSED' }));
+    const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] });
+    await store.plants.create(acme, { id: 1, name: 'Fern' });
+    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'failed', 'failed status');
+    const [failed] = await store.webhooks.list({ status: 'failed' });
+    expect(failed!.attemptCount).toBe(4);
+    expect(failed!.attempts.every((attempt) => attempt.error === 'connect ECONNREFUSED')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(sent).toHaveLength(4);
+
+    healthy = true;
+    await store.webhooks.requeue(failed!.id);
+    await waitFor(async () => (await store.webhooks.get(failed!.id)).status === 'delivered', 'delivery after requeue');
+    expect((await store.webhooks.get(failed!.id)).attemptCount).toBe(5);
+    await expect(store.webhooks.requeue(failed!.id)).rejects.toThrow(/no failed delivery/);
+  });
+
+  it('stops retrying on 410 Gone', async () => {
+    const { transport, sent } = fakeTransport(() => ({ statusCode: 410 }));
+    const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] });
+    await store.plants.create(acme, { id: 1, name: 'Fern' });
+    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'failed', 'failed status');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(sent).toHaveLength(1);
+  });
+
+  it('sends each subscription its tenant only, and nothing for a replayed create', async () => {
+    const all = { url: 'http://hooks.test/all', secret: newSecret() };
+    const onlyAcme = { url: 'http://hooks.test/acme', secret: newSecret(), tenant: 'acme' };
+    const { transport, sent } = fakeTransport();
+    const store = storeWith({ transport, subscriptions: [all, onlyAcme] });
+    await store.plants.create(acme, { id: 1, name: 'A' });
+    await store.plants.create(globex, { id: 2, name: 'G' });
+    await store.plants.create(acme, { id: 1, name: 'A' }); // replay
+    await waitFor(() => sent.length >= 3, 'three deliveries');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const to = (url: string) => sent.filter((request) => request.url === url).map((request) => request.body).sort();
+    expect(to(all.url)).toEqual(['{"id":1,"name":"A"}', '{"id":2,"name":"G"}']);
+    expect(to(onlyAcme.url)).toEqual(['{"id":1,"name":"A"}']);
+    for (const request of sent) {
+      const secret = request.url === all.url ? all.secret : onlyAcme.secret;
+      expect(() => new Webhook(secret).verify(request.body, request.headers)).not.toThrow();
+    }
+  });
+
+  it('fails a delivery whose endpoint no longer has a subscription', async () => {
+    const storage = memoryStorage();
+    const producer = createPlantStore({ storage, webhooks: { subscriptions: [{ url: 'http://hooks.test/old', secret: newSecret() }] } });
+    await producer.plants.create(acme, { id: 1, name: 'Fern' });
+    const { transport, sent } = fakeTransport();
+    const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/new', secret: newSecret() }] }, storage);
+    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'failed', 'failed status');
+    expect((await store.webhooks.list())[0]!.attempts).toEqual([expect.objectContaining({ error: 'no subscription for this endpoint' })]);
+    expect(sent).toHaveLength(0);
+  });
+
+  it('does not let a hanging endpoint hold up a healthy one', async () => {
+    const never = new Promise<WebhookResponse>(() => {});
+    const { transport, sent } = fakeTransport((request) => (request.url.endsWith('/slow') ? never : { statusCode: 200 }));
+    const store = storeWith({
+      transport,
+      concurrency: 8,
+      perEndpointConcurrency: 2,
+      stopTimeoutMs: 10,
+      subscriptions: [
+        { url: 'http://hooks.test/slow', secret: newSecret() },
+        { url: 'http://hooks.test/fast', secret: newSecret() },
+      ],
+    });
+    for (let id = 1; id <= 30; id++) await store.plants.create(acme, { id, name: `P${id}` });
+    await waitFor(() => sent.filter((request) => request.url.endsWith('/fast')).length === 30, 'all fast deliveries');
+    // The slow endpoint never has more than its cap in flight.
+    expect(sent.filter((request) => request.url.endsWith('/slow'))).toHaveLength(2);
+  });
+
+  it('keeps at most `concurrency` attempts in flight and claims more as they finish', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const { transport, sent } = fakeTransport(async () => {
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      inFlight--;
+      return { statusCode: 200 };
+    });
+    const subscriptions = Array.from({ length: 4 }, (_, i) => ({ url: `http://hooks.test/${i}`, secret: newSecret() }));
+    const store = storeWith({ transport, subscriptions, concurrency: 5, perEndpointConcurrency: 5 });
+    for (let id = 1; id <= 50; id++) await store.plants.create(acme, { id, name: `P${id}` });
+    await waitFor(async () => (await store.webhooks.list({ status: 'delivered', limit: 1000 })).length === 200, 'all deliveries');
+    expect(sent).toHaveLength(200);
+    expect(peak).toBeLessThanOrEqual(5);
+    expect(peak).toBeGreaterThan(1);
+  });
+
+  it('never sends the same attempt twice from two dispatchers on one outbox', async () => {
+    const storage = memoryStorage();
+    const subscription = { url: 'http://hooks.test/a', secret: newSecret() };
+    const producer = createPlantStore({ storage, webhooks: { subscriptions: [subscription] } });
+    for (let id = 1; id <= 200; id++) await producer.plants.create(acme, { id, name: `P${id}` });
+    const { transport, sent } = fakeTransport(async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return { statusCode: 200 };
+    });
+    const options = { outbox: storage.outbox, transport, clock: systemClock, logger: recordingLogger().logger, subscriptions: [subscription], jitter: 0, concurrency: 7, perEndpointConcurrency: 7 };
+    const dispatchers = [new WebhookDispatcher(options), new WebhookDispatcher(options)];
+    expect(dispatchers[0]!.owner).not.toBe(dispatchers[1]!.owner);
+    for (const dispatcher of dispatchers) dispatcher.start();
+    await waitFor(async () => (await storage.outbox.list({ status: 'delivered', limit: 1000 })).length === 200, 'all deliveries');
+    await Promise.all(dispatchers.map((dispatcher) => dispatcher.stop()));
+    const ids = sent.map((request) => request.headers['webhook-id']);
+    expect(ids).toHaveLength(200);
+    expect(new Set(ids).size).toBe(200);
+  });
+
+  it('logs storage failures and carries on', async () => {
+    const storage = memoryStorage();
+    let failures = 3;
+    const outbox = storage.outbox;
+    const flaky: WebhookOutbox = {
+      claimDue: async (options) => {
+        if (failures-- > 0) throw new Error('disk on fire');
+        return outbox.claimDue(options);
+      },
+      recordAttempt: (...args) => outbox.recordAttempt(...args),
+      release: (...args) => outbox.release(...args),
+      nextDueAt: () => outbox.nextDueAt(),
+      get: (id) => outbox.get(id),
+      list: (query) => outbox.list(query),
+      requeue: (id, now) => outbox.requeue(id, now),
+    };
+    const subscription = { url: 'http://hooks.test/a', secret: newSecret() };
+    const producer = createPlantStore({ storage, webhooks: { subscriptions: [subscription] } });
+    await producer.plants.create(acme, { id: 1, name: 'Fern' });
+    const { logger, lines } = recordingLogger();
+    const { transport, sent } = fakeTransport();
+    const dispatcher = new WebhookDispatcher({ outbox: flaky, transport, clock: systemClock, logger, subscriptions: [subscription], pollIntervalMs: 10 });
+    dispatcher.start();
+    await waitFor(() => sent.length === 1, 'delivery after storage recovered');
+    await dispatcher.stop();
+    expect(lines.filter((line) => line.level === 'error' && /storage failed/.test(line.message))).toHaveLength(3);
+    expect(JSON.stringify(lines)).not.toContain(subscription.secret);
+  });
+
+  it('counts a transport that throws as a failed attempt', async () => {
+    const transport: WebhookTransport = {
+      send: async () => {
+        throw new Error('boom');
+      },
+    };
+    const store = storeWith({ transport, retrySchedule: [], subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] });
+    await store.plants.create(acme, { id: 1, name: 'Fern' });
+    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'failed', 'failed status');
+    expect((await store.webhooks.list())[0]!.attempts[0]!.error).toBe('transport failed: boom');
+  });
+
+  it('stop() waits for in-flight attempts, sends nothing afterwards, and is idempotent', async () => {
+    let finish!: () => void;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    const { transport, sent } = fakeTransport(async () => {
+      await gate;
+      return { statusCode: 200 };
+    });
+    const storage = memoryStorage();
+    const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] }, storage);
+    await store.plants.create(acme, { id: 1, name: 'Fern' });
+    await waitFor(() => sent.length === 1, 'first attempt');
+    let closed = false;
+    const closing = store.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(closed).toBe(false); // still waiting for the attempt in flight
+    finish();
+    await closing;
+    expect(sent).toHaveLength(1);
+    await store.close();
+  });
+
+  it('releases what stop() leaves unfinished to the next dispatcher after the lease', async () => {
+    const storage = memoryStorage();
+    const subscription = { url: 'http://hooks.test/a', secret: newSecret() };
+    const producer = createPlantStore({ storage, webhooks: { subscriptions: [subscription] } });
+    await producer.plants.create(acme, { id: 1, name: 'Fern' });
+    const hanging = fakeTransport(() => new Promise<WebhookResponse>(() => {}));
+    const base = { outbox: storage.outbox, clock: systemClock, logger: recordingLogger().logger, subscriptions: [subscription], jitter: 0 };
+    const first = new WebhookDispatcher({ ...base, transport: hanging.transport, leaseMs: 100, stopTimeoutMs: 10 });
+    first.start();
+    await waitFor(() => hanging.sent.length === 1, 'hanging attempt');
+    await first.stop();
+    const healthy = fakeTransport();
+    const second = new WebhookDispatcher({ ...base, transport: healthy.transport, pollIntervalMs: 20 });
+    second.start();
+    await waitFor(() => healthy.sent.length === 1, 'takeover after the lease');
+    await second.stop();
+    expect(healthy.sent[0]!.headers['webhook-id']).toBe(hanging.sent[0]!.headers['webhook-id']);
+  });
+});

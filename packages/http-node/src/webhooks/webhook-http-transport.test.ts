@@ -1,0 +1,166 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { webhookHttpTransport } from './webhook-http-transport.js';
+
+interface Received {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+  readonly socket: Socket;
+}
+
+const servers: http.Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A receiver on 127.0.0.1:0 that records raw requests and answers with `handle`. */
+async function receiver(handle: (req: http.IncomingMessage, res: http.ServerResponse, received: Received[]) => void) {
+  const received: Received[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), socket: req.socket });
+      handle(req, res, received);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { received, port, url: `http://127.0.0.1:${port}` };
+}
+
+const request = (url: string, overrides: Partial<{ body: string; timeoutMs: number; headers: Record<string, string> }> = {}) => ({
+  url,
+  headers: { 'content-type': 'application/json', 'user-agent': 'plant-store/test', 'webhook-id': 'msg_1', ...overrides.headers },
+  body: overrides.body ?? '{"id":9223372036854775807,"name":"Fern 🌿"}',
+  timeoutMs: overrides.timeoutMs ?? 2_000,
+});
+
+describe('webhookHttpTransport', () => {
+  it('POSTs the exact body with the given headers and resolves with the status', async () => {
+    const { received, url } = await receiver((_, res) => res.writeHead(204).end());
+    const response = await webhookHttpTransport().send(request(`${url}/hook?x=1`));
+    expect(response).toEqual({ statusCode: 204 });
+    expect(received).toHaveLength(1);
+    const [hit] = received;
+    expect(hit!.method).toBe('POST');
+    expect(hit!.url).toBe('/hook?x=1');
+    expect(hit!.body).toBe('{"id":9223372036854775807,"name":"Fern 🌿"}');
+    expect(hit!.headers['content-type']).toBe('application/json');
+    expect(hit!.headers['user-agent']).toBe('plant-store/test');
+    expect(hit!.headers['webhook-id']).toBe('msg_1');
+    expect(hit!.headers['content-length']).toBe(String(Buffer.byteLength(hit!.body)));
+  });
+
+  it('adds its default user agent only when the request has none', async () => {
+    const { received, url } = await receiver((_, res) => res.end());
+    const transport = webhookHttpTransport({ userAgent: 'plant-store/9.9.9' });
+    await transport.send(request(url));
+    const bare = request(url);
+    const { 'user-agent': _, ...headers } = bare.headers;
+    await transport.send({ ...bare, headers });
+    expect(received.map((hit) => hit.headers['user-agent'])).toEqual(['plant-store/test', 'plant-store/9.9.9']);
+  });
+
+  it('reuses kept-alive connections', async () => {
+    const { received, url } = await receiver((_, res) => res.end('ok'));
+    const transport = webhookHttpTransport();
+    for (let i = 0; i < 3; i++) expect(await transport.send(request(url))).toEqual({ statusCode: 200 });
+    expect(new Set(received.map((hit) => hit.socket)).size).toBe(1);
+  });
+
+  it('returns any status and the raw Retry-After header', async () => {
+    const { url } = await receiver((req, res) => {
+      if (req.url === '/busy') res.writeHead(429, { 'retry-after': '7' }).end('slow down');
+      else res.writeHead(503, { 'retry-after': 'Wed, 21 Oct 2099 07:28:00 GMT' }).end();
+    });
+    const transport = webhookHttpTransport();
+    expect(await transport.send(request(`${url}/busy`))).toEqual({ statusCode: 429, retryAfter: '7' });
+    expect(await transport.send(request(`${url}/down`))).toEqual({ statusCode: 503, retryAfter: 'Wed, 21 Oct 2099 07:28:00 GMT' });
+  });
+
+  it('does not follow redirects', async () => {
+    const { received, url } = await receiver((req, res) => {
+      if (req.url === '/old') res.writeHead(307, { location: '/new' }).end();
+      else res.writeHead(200).end();
+    });
+    expect(await webhookHttpTransport().send(request(`${url}/old`))).toEqual({ statusCode: 307 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(received.map((hit) => hit.url)).toEqual(['/old']);
+  });
+
+  it('times out on a receiver that never answers', async () => {
+    const { received, url } = await receiver(() => {});
+    const started = Date.now();
+    const response = await webhookHttpTransport().send(request(url, { timeoutMs: 150 }));
+    expect(response).toEqual({ error: 'timeout after 150 ms' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(received).toHaveLength(1);
+  });
+
+  it('times out on a receiver that accepts the connection but never reads', async () => {
+    const { createServer } = await import('node:net');
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      expect(await webhookHttpTransport().send(request(`http://127.0.0.1:${port}/`, { timeoutMs: 100 }))).toEqual({ error: 'timeout after 100 ms' });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('reports a refused connection', async () => {
+    const { url } = await receiver(() => {});
+    const port = new URL(url).port;
+    for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+    const response = await webhookHttpTransport().send(request(`http://127.0.0.1:${port}/`));
+    expect(response.statusCode).toBeUndefined();
+    expect(response.error).toMatch(/ECONNREFUSED/);
+  });
+
+  it('resolves with the status without waiting for a huge or endless body', async () => {
+    const { url } = await receiver((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      if (req.url === '/huge') res.end(Buffer.alloc(4 * 1024 * 1024, 'x'));
+      else res.write('x'.repeat(1000)); // and never ends
+    });
+    const transport = webhookHttpTransport();
+    expect(await transport.send(request(`${url}/huge`))).toEqual({ statusCode: 200 });
+    expect(await transport.send(request(`${url}/endless`, { timeoutMs: 100 }))).toEqual({ statusCode: 200 });
+  });
+
+  it('never rejects on a bad url', async () => {
+    const transport = webhookHttpTransport();
+    expect(await transport.send(request('not a url'))).toEqual({ error: 'invalid url' });
+    expect(await transport.send(request('ftp://127.0.0.1/x'))).toEqual({ error: 'unsupported protocol ftp:' });
+  });
+
+  it('retries once on a fresh socket when a reused keep-alive socket is reset', async () => {
+    const perSocket = new WeakMap<Socket, number>();
+    const { received, url } = await receiver((req, res) => {
+      const count = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, count);
+      // The second request on a connection is cut off, as by a receiver closing an idle socket just then.
+      if (count === 2) req.socket.destroy();
+      else res.end();
+    });
+    const transport = webhookHttpTransport();
+    expect(await transport.send(request(url))).toEqual({ statusCode: 200 });
+    expect(await transport.send(request(url))).toEqual({ statusCode: 200 });
+    expect(received).toHaveLength(3);
+    expect(received[2]!.socket).not.toBe(received[0]!.socket);
+    // A fresh socket is not retried: the reset is reported.
+    const { url: alwaysReset } = await receiver((req) => req.socket.destroy());
+    expect((await webhookHttpTransport().send(request(alwaysReset))).error).toMatch(/socket hang up|ECONNRESET/);
+  });
+});

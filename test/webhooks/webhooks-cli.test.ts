@@ -1,0 +1,192 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES, createPlantStore, type Delivery, type WebhookTransport } from '@plant-store/core';
+import { runWebhooksCommand } from '@plant-store/http-node';
+import { sqliteStorage } from '@plant-store/storage-sqlite';
+import { eventually } from './webhook-service.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
+const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
+const subscriptions = [
+  { url: 'http://127.0.0.1:9/ok', secret: secret() },
+  { url: 'http://127.0.0.1:9/gone', secret: secret() },
+];
+
+/** Answers like the receivers of the fixture: /ok takes it, /gone says 410. */
+const fixtureTransport: WebhookTransport = {
+  send: async (request) => ({ statusCode: request.url.endsWith('/gone') ? 410 : 204 }),
+};
+
+function capture() {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString('utf8');
+      done();
+    },
+  });
+  return { stream, text: () => text };
+}
+
+async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const stdout = capture();
+  const stderr = capture();
+  const status = await runWebhooksCommand(args, env, { stdout: stdout.stream, stderr: stderr.stream });
+  return { status, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+let dir: string;
+let db: string;
+let failedId: string;
+let deliveredId: string;
+let pendingIds: string[];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'plant-store-webhooks-cli-'));
+  db = join(dir, 'plant-store.db');
+  // Plant 1: its /ok delivery is delivered, its /gone one failed (410).
+  const sending = createPlantStore({ storage: await sqliteStorage({ path: db }), webhooks: { subscriptions, transport: fixtureTransport, jitter: 0 } });
+  await sending.plants.create(acme, { id: 1, name: 'Fern' });
+  await eventually(async () => (await sending.webhooks.list({ status: 'pending' })).length === 0, 'both outcomes');
+  await sending.close();
+  // Plant 2: queued, nobody sends (no transport): both pending.
+  const queueing = createPlantStore({ storage: await sqliteStorage({ path: db }), webhooks: { subscriptions } });
+  await queueing.plants.create(acme, { id: 2, name: 'Ivy' });
+  const all = await queueing.webhooks.list();
+  await queueing.close();
+  failedId = all.find((delivery) => delivery.status === 'failed')!.id;
+  deliveredId = all.find((delivery) => delivery.status === 'delivered')!.id;
+  pendingIds = all.filter((delivery) => delivery.status === 'pending').map((delivery) => delivery.id);
+  expect(pendingIds).toHaveLength(2);
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('plant-store webhooks (in process)', () => {
+  it('lists deliveries newest first with status, attempts and last result', async () => {
+    const { status, stdout, stderr } = await run(['list', '--db', db]);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+ATTEMPTS\s+CREATED\s+NEXT ATTEMPT\s+LAST RESULT\s+ENDPOINT$/);
+    expect(lines).toHaveLength(5);
+    expect(lines.slice(1, 3).every((line) => line.includes('pending'))).toBe(true);
+    const failedLine = lines.find((line) => line.startsWith(failedId))!;
+    expect(failedLine).toMatch(/\bfailed\s+1\b.*410 Gone.*http:\/\/127\.0\.0\.1:9\/gone$/);
+    expect(lines.find((line) => line.startsWith(deliveredId))).toMatch(/\bdelivered\s+1\b.*\s204\s+http:\/\/127\.0\.0\.1:9\/ok$/);
+  });
+
+  it('filters by status, limits, and prints JSON with every attempt', async () => {
+    const failed = await run(['list', '--status', 'failed', '--json', '--db', db]);
+    expect(failed.status).toBe(0);
+    const deliveries = JSON.parse(failed.stdout) as Delivery[];
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ id: failedId, status: 'failed', attemptCount: 1, endpoint: subscriptions[1]!.url, payload: '{"id":1,"name":"Fern"}' });
+    expect(deliveries[0]!.attempts).toEqual([expect.objectContaining({ statusCode: 410 })]);
+
+    const limited = await run(['list', '--limit=1', '--json', '--db', db]);
+    expect((JSON.parse(limited.stdout) as Delivery[]).map((delivery) => delivery.status)).toEqual(['pending']);
+
+    const viaEnv = await run(['list', '--status', 'delivered'], { PLANT_STORE_DB: db });
+    expect(viaEnv.status).toBe(0);
+    expect(viaEnv.stdout).toContain(deliveredId);
+    expect(viaEnv.stdout).not.toContain(failedId);
+  });
+
+  it('rejects bad arguments with exit 2 and one line', async () => {
+    for (const args of [
+      [],
+      ['frob'],
+      ['list', '--status', 'bogus'],
+      ['list', '--limit', '0'],
+      ['list', '--limit', 'ten'],
+      ['list', '--nope'],
+      ['list', 'extra'],
+      ['retry'],
+      ['retry', 'a', 'b'],
+      ['retry', 'a', '--json'],
+      ['list', '--db'],
+    ]) {
+      const { status, stdout, stderr } = await run([...args], { PLANT_STORE_DB: db });
+      expect({ args, status }).toEqual({ args, status: 2 });
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(/^error: [^\n]+\n$/);
+    }
+    expect((await run(['list', '--status', 'bogus'])).stderr).toContain('--status must be one of pending, delivered, failed');
+  });
+
+  it('prints help', async () => {
+    const { status, stdout } = await run(['--help']);
+    expect(status).toBe(0);
+    expect(stdout).toContain('plant-store webhooks retry <delivery-id>');
+  });
+
+  it('fails with exit 1 for a missing database or an unknown or non-failed delivery', async () => {
+    const missing = await run(['list', '--db', join(dir, 'nope.db')]);
+    expect(missing).toEqual({ status: 1, stdout: '', stderr: `error: database ${join(dir, 'nope.db')} does not exist (set PLANT_STORE_DB or --db)\n` });
+    const unknown = await run(['retry', 'msg_nope', '--db', db]);
+    expect(unknown).toEqual({ status: 1, stdout: '', stderr: 'error: no delivery with id msg_nope\n' });
+    const delivered = await run(['retry', deliveredId, '--db', db]);
+    expect(delivered.status).toBe(1);
+    expect(delivered.stderr).toBe(`error: delivery ${deliveredId} is delivered; only failed deliveries can be re-queued\n`);
+  });
+
+  it('re-queues a failed delivery, which a running service then sends', async () => {
+    const { status, stdout } = await run(['retry', failedId, '--db', db]);
+    expect(status).toBe(0);
+    expect(stdout).toBe(`re-queued ${failedId} (1 attempt so far)\n`);
+    const again = await run(['retry', failedId, '--db', db]);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('is pending');
+
+    const sent: string[] = [];
+    const service = createPlantStore({
+      storage: await sqliteStorage({ path: db }),
+      webhooks: {
+        subscriptions,
+        jitter: 0,
+        transport: { send: async (request) => (sent.push(request.headers['webhook-id']!), { statusCode: 200 }) },
+      },
+    });
+    try {
+      await eventually(async () => (await service.webhooks.get(failedId)).status === 'delivered', 're-queued delivery sent');
+      expect((await service.webhooks.get(failedId)).attempts.map((attempt) => attempt.statusCode)).toEqual([410, 200]);
+      expect(sent).toContain(failedId);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('plant-store webhooks (spawned CLI)', () => {
+  const cli = (args: string[]) =>
+    promisify(execFile)(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/http-node/src/cli.ts', 'webhooks', ...args], {
+      cwd: root,
+      env: { ...process.env, PLANT_STORE_DB: '' },
+      timeout: 20_000,
+    }).then(
+      ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({ status: error.code, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
+    );
+
+  it('lists the deliveries of a database file', async () => {
+    const listed = await cli(['list', '--db', db]);
+    expect(listed.stderr).toBe('');
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toContain(deliveredId);
+    for (const id of pendingIds) expect(listed.stdout).toContain(id);
+
+    const unknown = await cli(['retry', 'msg_nope', '--db', db]);
+    expect(unknown).toEqual({ status: 1, stdout: '', stderr: 'error: no delivery with id msg_nope\n' });
+  });
+});
