@@ -1,0 +1,343 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigurationError, tokenDigest } from '@plant-store/core';
+import { loadConfig, parseServeArgs } from './load-config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'plant-store-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let fileCount = 0;
+function tempFile(content: string): string {
+  const path = join(dir, `file-${fileCount++}.json`);
+  writeFileSync(path, content);
+  return path;
+}
+
+const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+const DIGEST = 'AB'.repeat(32);
+
+/** The ConfigurationError thrown by `run`, or a failure when none is. */
+function configError(run: () => unknown): ConfigurationError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError);
+    return error as ConfigurationError;
+  }
+  throw new Error('expected a ConfigurationError');
+}
+
+describe('loadConfig defaults', () => {
+  it('matches the contract when nothing is set', () => {
+    expect(loadConfig([], {})).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      storage: 'sqlite',
+      db: './data/plant-store.db',
+      tokens: [],
+      webhooks: [],
+      webhookRetryMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      webhookTimeoutMs: 15_000,
+      maxBodyBytes: 65_536,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      shutdownTimeoutMs: 7_000,
+      logLevel: 'info',
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig([], { PORT: '', PLANT_STORE_TOKENS: '  ', PLANT_STORE_LOG_LEVEL: '' })).toMatchObject({
+      port: 8080,
+      tokens: [],
+      logLevel: 'info',
+    });
+  });
+});
+
+describe('loadConfig reads every variable, and every flag wins over it', () => {
+  const tokensFile = tempFile(JSON.stringify([{ token: 'file-token', tenant: 'f' }]));
+  const otherTokensFile = tempFile(JSON.stringify([{ token: 'flag-file-token', tenant: 'g' }]));
+  const webhooksFile = tempFile(JSON.stringify([{ url: 'http://127.0.0.1:9/env-file', secret: SECRET }]));
+  const otherWebhooksFile = tempFile(JSON.stringify([{ url: 'http://127.0.0.1:9/flag-file', secret: SECRET }]));
+
+  const env = {
+    PORT: '9000',
+    HOST: '0.0.0.0',
+    PLANT_STORE_STORAGE: 'memory',
+    PLANT_STORE_DB: '/tmp/env.db',
+    PLANT_STORE_TOKENS: 'env-token=e',
+    PLANT_STORE_TOKENS_FILE: tokensFile,
+    PLANT_STORE_WEBHOOKS: JSON.stringify([{ url: 'http://127.0.0.1:9/env', secret: SECRET, tenant: 'e' }]),
+    PLANT_STORE_WEBHOOKS_FILE: webhooksFile,
+    PLANT_STORE_WEBHOOK_RETRY: '1s,2s',
+    PLANT_STORE_WEBHOOK_TIMEOUT: '3s',
+    PLANT_STORE_MAX_BODY: '1000',
+    PLANT_STORE_HEADERS_TIMEOUT: '4s',
+    PLANT_STORE_REQUEST_TIMEOUT: '20s',
+    PLANT_STORE_KEEP_ALIVE_TIMEOUT: '6s',
+    PLANT_STORE_SHUTDOWN_TIMEOUT: '7s',
+    PLANT_STORE_LOG_LEVEL: 'warn',
+  };
+  const flags = [
+    '--port=0',
+    '--host',
+    '::1',
+    '--storage=sqlite',
+    '--db=/tmp/flag.db',
+    '--tokens=flag-token=t',
+    `--tokens-file=${otherTokensFile}`,
+    `--webhooks=${JSON.stringify([{ url: 'http://127.0.0.1:9/flag', secret: SECRET }])}`,
+    `--webhooks-file=${otherWebhooksFile}`,
+    '--webhook-retry=10ms,20ms,30ms',
+    '--webhook-timeout=500ms',
+    '--max-body=2048',
+    '--headers-timeout=1s',
+    '--request-timeout=2s',
+    '--keep-alive-timeout=3s',
+    '--shutdown-timeout=0ms',
+    '--log-level=debug',
+  ];
+
+  it('from the environment', () => {
+    const config = loadConfig([], env);
+    expect(config).toEqual({
+      port: 9000,
+      host: '0.0.0.0',
+      storage: 'memory',
+      db: '/tmp/env.db',
+      tokens: [
+        { token: 'env-token', tenant: 'e' },
+        { token: 'file-token', tenant: 'f' },
+      ],
+      webhooks: [
+        { url: 'http://127.0.0.1:9/env', secret: SECRET, tenant: 'e' },
+        { url: 'http://127.0.0.1:9/env-file', secret: SECRET },
+      ],
+      webhookRetryMs: [1_000, 2_000],
+      webhookTimeoutMs: 3_000,
+      maxBodyBytes: 1_000,
+      headersTimeoutMs: 4_000,
+      requestTimeoutMs: 20_000,
+      keepAliveTimeoutMs: 6_000,
+      shutdownTimeoutMs: 7_000,
+      logLevel: 'warn',
+    });
+  });
+
+  it('from flags, over the environment', () => {
+    const config = loadConfig(flags, env);
+    expect(config).toEqual({
+      port: 0,
+      host: '::1',
+      storage: 'sqlite',
+      db: '/tmp/flag.db',
+      tokens: [
+        { token: 'flag-token', tenant: 't' },
+        { token: 'flag-file-token', tenant: 'g' },
+      ],
+      webhooks: [
+        { url: 'http://127.0.0.1:9/flag', secret: SECRET },
+        { url: 'http://127.0.0.1:9/flag-file', secret: SECRET },
+      ],
+      webhookRetryMs: [10, 20, 30],
+      webhookTimeoutMs: 500,
+      maxBodyBytes: 2_048,
+      headersTimeoutMs: 1_000,
+      requestTimeoutMs: 2_000,
+      keepAliveTimeoutMs: 3_000,
+      shutdownTimeoutMs: 0,
+      logLevel: 'debug',
+    });
+  });
+
+  it('from flags alone', () => {
+    expect(loadConfig(flags, {})).toEqual(loadConfig(flags, env));
+  });
+
+  it('lets the last of a repeated flag win', () => {
+    expect(loadConfig(['--port=1', '--port=2'], {}).port).toBe(2);
+  });
+
+  it('accepts choices in any case', () => {
+    expect(loadConfig(['--storage=MEMORY', '--log-level=Error'], {})).toMatchObject({ storage: 'memory', logLevel: 'error' });
+  });
+});
+
+describe('loadConfig tokens', () => {
+  it('parses token=tenant and sha256:<hex>=tenant entries, each with both scopes by default', () => {
+    const config = loadConfig([], { PLANT_STORE_TOKENS: `alpha=t1, beta==t2 ,sha256:${DIGEST}=t3,` });
+    expect(config.tokens).toEqual([
+      { token: 'alpha', tenant: 't1' },
+      // The tenant follows the last '=', so base64 padding stays in the token.
+      { token: 'beta=', tenant: 't2' },
+      { sha256: DIGEST.toLowerCase(), tenant: 't3' },
+    ]);
+  });
+
+  it('merges the variable with the file, whose entries may carry digests, subjects and scopes', () => {
+    const file = tempFile(
+      JSON.stringify([
+        { sha256: DIGEST, tenant: 'acme', subject: 'ci', scopes: ['plants:read'] },
+        { token: 'writer', tenant: 'acme', scopes: ['plants:write'] },
+      ]),
+    );
+    const config = loadConfig([`--tokens-file=${file}`], { PLANT_STORE_TOKENS: 'alpha=t1' });
+    expect(config.tokens).toEqual([
+      { token: 'alpha', tenant: 't1' },
+      { sha256: DIGEST.toLowerCase(), tenant: 'acme', subject: 'ci', scopes: ['plants:read'] },
+      { token: 'writer', tenant: 'acme', scopes: ['plants:write'] },
+    ]);
+  });
+
+  it('rejects a token configured twice, even once as a digest', () => {
+    const file = tempFile(JSON.stringify([{ sha256: tokenDigest('alpha'), tenant: 'other' }]));
+    const error = configError(() => loadConfig([`--tokens-file=${file}`], { PLANT_STORE_TOKENS: 'alpha=t1' }));
+    expect(error.message).toBe('PLANT_STORE_TOKENS_FILE (--tokens-file): the same token is configured twice');
+    expect(configError(() => loadConfig(['--tokens=a=x,a=y'], {})).setting).toBe('PLANT_STORE_TOKENS (--tokens)');
+  });
+
+  it.each([
+    ['justatoken', 'entry 1: must be token=tenant or sha256:<64 hex digits>=tenant'],
+    ['=tenant', 'entry 1: must be token=tenant or sha256:<64 hex digits>=tenant'],
+    ['ok=t,secret-token=', 'entry 2: tenant must be a non-empty string'],
+    ['sha256:abc=t', 'entry 1: sha256 must be 64 hex digits'],
+    ['two words=t', 'entry 1: token must be printable ASCII without spaces'],
+  ])('rejects %j naming the variable, the flag and the entry, never the token', (value, message) => {
+    const error = configError(() => loadConfig([], { PLANT_STORE_TOKENS: value }));
+    expect(error.message).toBe(`PLANT_STORE_TOKENS (--tokens): ${message}`);
+    expect(error.message).not.toContain('secret-token');
+    expect(error.message).not.toContain('justatoken');
+  });
+
+  it.each([
+    ['not json {"token":"leaky"', 'not valid JSON (expected a JSON array)'],
+    ['{"token":"leaky","tenant":"t"}', 'must be a JSON array'],
+    ['[{"token":"leaky"}]', 'entry [0]: tenant is required'],
+    ['[{"token":"ok","tenant":"t"},{"tenant":"t"}]', 'entry [1]: give exactly one of token or sha256'],
+    ['[{"token":"leaky","sha256":"' + DIGEST + '","tenant":"t"}]', 'entry [0]: give exactly one of token or sha256'],
+    ['[{"token":"leaky","tenant":"t","scopes":["plants:admin"]}]', 'entry [0]: scopes must be a list of plants:read, plants:write'],
+    ['[{"token":"leaky","tenant":"t","tenat":"x"}]', "entry [0]: unknown property 'tenat'"],
+  ])('rejects the tokens file %j naming the variable, the flag and the file', (content, message) => {
+    const file = tempFile(content);
+    const error = configError(() => loadConfig([], { PLANT_STORE_TOKENS_FILE: file }));
+    expect(error.message).toBe(`PLANT_STORE_TOKENS_FILE (--tokens-file): ${file}: ${message}`);
+    expect(error.message).not.toContain('leaky');
+  });
+
+  it('names a tokens file that cannot be read', () => {
+    const missing = join(dir, 'missing.json');
+    expect(configError(() => loadConfig([`--tokens-file=${missing}`], {})).message).toBe(
+      `PLANT_STORE_TOKENS_FILE (--tokens-file): cannot read ${missing}: no such file`,
+    );
+    expect(configError(() => loadConfig([], { PLANT_STORE_TOKENS_FILE: dir })).message).toBe(
+      `PLANT_STORE_TOKENS_FILE (--tokens-file): cannot read ${dir}: is a directory`,
+    );
+  });
+});
+
+describe('loadConfig webhooks', () => {
+  it('merges the variable and the file', () => {
+    const file = tempFile(JSON.stringify([{ url: 'https://example.test/b', secret: SECRET, tenant: 'acme' }]));
+    const config = loadConfig([], {
+      PLANT_STORE_WEBHOOKS: JSON.stringify([{ url: 'http://127.0.0.1:1/a', secret: SECRET }]),
+      PLANT_STORE_WEBHOOKS_FILE: file,
+    });
+    expect(config.webhooks).toEqual([
+      { url: 'http://127.0.0.1:1/a', secret: SECRET },
+      { url: 'https://example.test/b', secret: SECRET, tenant: 'acme' },
+    ]);
+  });
+
+  it.each([
+    ['[{"url":"http://x', 'not valid JSON (expected a JSON array)'],
+    [JSON.stringify({ url: 'http://127.0.0.1/a', secret: SECRET }), 'must be a JSON array'],
+    [JSON.stringify([{ url: 'ftp://127.0.0.1/a', secret: SECRET }]), 'entry [0]: url must be an absolute http or https URL'],
+    [JSON.stringify([{ url: 'http://127.0.0.1/a' }]), 'entry [0]: secret is required'],
+    [
+      JSON.stringify([{ url: 'http://127.0.0.1/a', secret: 'whsec_c2hvcnQ=' }]),
+      'entry [0]: secret must be "whsec_" followed by base64 of at least 24 random bytes',
+    ],
+    [JSON.stringify([{ url: 'http://127.0.0.1/a', secret: SECRET, tenant: '' }]), 'entry [0]: tenant must be a non-empty string'],
+    [JSON.stringify([{ url: 'http://127.0.0.1/a', secret: SECRET, events: [] }]), "entry [0]: unknown property 'events'"],
+    [
+      JSON.stringify([
+        { url: 'http://127.0.0.1/a', secret: SECRET },
+        { url: 'http://127.0.0.1/a', secret: SECRET },
+      ]),
+      'http://127.0.0.1/a is subscribed twice',
+    ],
+  ])('rejects PLANT_STORE_WEBHOOKS=%s naming the variable and never the secret', (value, message) => {
+    const error = configError(() => loadConfig([], { PLANT_STORE_WEBHOOKS: value }));
+    expect(error.message).toBe(`PLANT_STORE_WEBHOOKS (--webhooks): ${message}`);
+    expect(error.message).not.toContain(SECRET);
+  });
+
+  it('names the file and the entry for a bad webhooks file', () => {
+    const file = tempFile(JSON.stringify([{ url: 'http://127.0.0.1/a', secret: SECRET }, { url: 'nope', secret: SECRET }]));
+    expect(configError(() => loadConfig([`--webhooks-file=${file}`], {})).message).toBe(
+      `PLANT_STORE_WEBHOOKS_FILE (--webhooks-file): ${file}: entry [1]: url must be an absolute http or https URL`,
+    );
+  });
+});
+
+describe('loadConfig rejects bad values, naming the variable and its flag', () => {
+  it.each([
+    [{ PORT: 'http' }, 'PORT (--port): must be an integer from 0 to 65535 (got "http")'],
+    [{ PORT: '65536' }, 'PORT (--port): must be an integer from 0 to 65535 (got "65536")'],
+    [{ PORT: '-1' }, 'PORT (--port): must be an integer from 0 to 65535 (got "-1")'],
+    [{ PORT: '80.5' }, 'PORT (--port): must be an integer from 0 to 65535 (got "80.5")'],
+    [{ HOST: 'two words' }, 'HOST (--host): must be a host name or IP address (got "two words")'],
+    [{ PLANT_STORE_STORAGE: 'postgres' }, 'PLANT_STORE_STORAGE (--storage): must be one of sqlite, memory (got "postgres")'],
+    [{ PLANT_STORE_MAX_BODY: 'abc' }, 'PLANT_STORE_MAX_BODY (--max-body): must be a positive integer (bytes) (got "abc")'],
+    [{ PLANT_STORE_MAX_BODY: '0' }, 'PLANT_STORE_MAX_BODY (--max-body): must be a positive integer (bytes) (got "0")'],
+    [{ PLANT_STORE_MAX_BODY: '64k' }, 'PLANT_STORE_MAX_BODY (--max-body): must be a positive integer (bytes) (got "64k")'],
+    [
+      { PLANT_STORE_WEBHOOK_RETRY: '5s,5x' },
+      'PLANT_STORE_WEBHOOK_RETRY (--webhook-retry): must be a comma-separated list of durations such as 5s,5m,2h, or none (got "5s,5x")',
+    ],
+    [
+      { PLANT_STORE_WEBHOOK_TIMEOUT: '15' },
+      'PLANT_STORE_WEBHOOK_TIMEOUT (--webhook-timeout): must be a positive duration such as 500ms, 5s, 5m or 2h (got "15")',
+    ],
+    [
+      { PLANT_STORE_WEBHOOK_TIMEOUT: '0s' },
+      'PLANT_STORE_WEBHOOK_TIMEOUT (--webhook-timeout): must be a positive duration such as 500ms, 5s, 5m or 2h (got "0s")',
+    ],
+    [
+      { PLANT_STORE_HEADERS_TIMEOUT: '1m' },
+      'PLANT_STORE_HEADERS_TIMEOUT (--headers-timeout): must not be longer than PLANT_STORE_REQUEST_TIMEOUT (--request-timeout) (30s)',
+    ],
+    [
+      { PLANT_STORE_SHUTDOWN_TIMEOUT: 'soon' },
+      'PLANT_STORE_SHUTDOWN_TIMEOUT (--shutdown-timeout): must be a duration such as 500ms, 5s, 5m or 2h (got "soon")',
+    ],
+    [{ PLANT_STORE_LOG_LEVEL: 'verbose' }, 'PLANT_STORE_LOG_LEVEL (--log-level): must be one of debug, info, warn, error (got "verbose")'],
+  ])('%j', (env, message) => {
+    expect(configError(() => loadConfig([], env)).message).toBe(message);
+  });
+
+  it('names the same setting when the bad value comes from the flag', () => {
+    expect(configError(() => loadConfig(['--max-body=-5'], { PLANT_STORE_MAX_BODY: '100' })).setting).toBe(
+      'PLANT_STORE_MAX_BODY (--max-body)',
+    );
+    expect(configError(() => loadConfig(['--db='], {})).message).toBe('PLANT_STORE_DB (--db): must be a file path');
+  });
+});
+
+describe('parseServeArgs', () => {
+  it('rejects unknown flags, missing values and positional arguments', () => {
+    expect(configError(() => parseServeArgs(['--prot=8080'])).message).toBe('--prot: unknown option (see plant-store serve --help)');
+    expect(configError(() => parseServeArgs(['--port'])).message).toBe('--port: requires a value');
+    expect(configError(() => parseServeArgs(['now'])).message).toBe('now: unexpected argument (see plant-store serve --help)');
+  });
+
+  it('recognises --help and -h', () => {
+    expect(parseServeArgs(['--help']).help).toBe(true);
+    expect(parseServeArgs(['-h']).help).toBe(true);
+    expect(parseServeArgs(['--port=1'])).toEqual({ help: false, values: { port: '1' } });
+  });
+});

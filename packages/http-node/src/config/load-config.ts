@@ -1,0 +1,216 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigurationError, tokenDigest, type WebhookSubscription } from '@plant-store/core';
+import { LOG_LEVELS, type LogLevel } from '../logging/json-logger.js';
+import { describeFsError } from './describe-fs-error.js';
+import { parseDuration, parseDurationList } from './parse-duration.js';
+import { parseTokenFile, parseTokenList, type TokenEntry } from './parse-tokens.js';
+import { parseWebhooks } from './parse-webhooks.js';
+import { SETTINGS, settingName, type SettingKey } from './settings.js';
+
+/** Everything `serve` needs, parsed and validated. Durations are in milliseconds. */
+export interface ServeConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly storage: 'sqlite' | 'memory';
+  /** SQLite file, as given (relative paths are relative to the working directory). */
+  readonly db: string;
+  /** From the tokens variable and the tokens file, merged; empty when none is configured. */
+  readonly tokens: readonly TokenEntry[];
+  /** From the webhooks variable and the webhooks file, merged. */
+  readonly webhooks: readonly WebhookSubscription[];
+  readonly webhookRetryMs: readonly number[];
+  readonly webhookTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly shutdownTimeoutMs: number;
+  readonly logLevel: LogLevel;
+}
+
+export interface LoadConfigOptions {
+  /** Reads the tokens and webhooks files. @default fs.readFileSync as UTF-8 */
+  readonly readFile?: (path: string) => string;
+}
+
+/** The flags of `plant-store serve`, in the shape `node:util` parseArgs wants. */
+export const SERVE_FLAGS: NonNullable<ParseArgsConfig['options']> = {
+  ...Object.fromEntries(Object.values(SETTINGS).map((setting) => [setting.flag, { type: 'string' as const }])),
+  help: { type: 'boolean', short: 'h' },
+};
+
+/** Parsed `serve` flags: `help`, plus the raw text of each setting given on the command line. */
+export interface ServeArgs {
+  readonly help: boolean;
+  readonly values: Partial<Record<SettingKey, string>>;
+}
+
+/**
+ * Parses `serve` flags strictly: an unknown flag, a missing value or a
+ * positional argument is a `ConfigurationError` naming it.
+ */
+export function parseServeArgs(args: readonly string[]): ServeArgs {
+  let parsed: { values: Record<string, unknown> };
+  try {
+    parsed = parseArgs({ args: [...args], options: SERVE_FLAGS, strict: true, allowPositionals: false });
+  } catch (error) {
+    throw usageError(error);
+  }
+  const values: Partial<Record<SettingKey, string>> = {};
+  for (const key of Object.keys(SETTINGS) as SettingKey[]) {
+    const value = parsed.values[SETTINGS[key].flag];
+    if (typeof value === 'string') values[key] = value;
+  }
+  return { help: parsed.values['help'] === true, values };
+}
+
+/**
+ * Reads the configuration of `plant-store serve` from flags and environment
+ * (a flag wins over its variable; an empty variable counts as unset) and
+ * validates all of it. Throws a `ConfigurationError` whose message names the
+ * variable and its flag, e.g. `PLANT_STORE_MAX_BODY (--max-body): must be …`,
+ * and never contains a token or secret.
+ */
+export function loadConfig(
+  args: readonly string[] | ServeArgs,
+  env: NodeJS.ProcessEnv,
+  options: LoadConfigOptions = {},
+): ServeConfig {
+  const flags = isServeArgs(args) ? args.values : parseServeArgs(args).values;
+  const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
+
+  const raw = (key: SettingKey): string | undefined => {
+    if (flags[key] !== undefined) return flags[key];
+    const fromEnv = env[SETTINGS[key].env];
+    return fromEnv === undefined || fromEnv.trim() === '' ? undefined : fromEnv;
+  };
+  const text = (key: SettingKey): string => raw(key) ?? SETTINGS[key].default ?? '';
+  const fail = (key: SettingKey, message: string) => new ConfigurationError(settingName(key), message);
+  // Shown in errors for settings that cannot hold secrets, to make typos obvious.
+  const got = (key: SettingKey) => ` (got ${JSON.stringify(truncate(text(key)))})`;
+
+  const integer = (key: SettingKey, min: number, max: number, rule: string): number => {
+    const value = text(key).trim();
+    const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (!(number >= min && number <= max)) throw fail(key, `${rule}${got(key)}`);
+    return number;
+  };
+  const duration = (key: SettingKey, min: number): number => {
+    const ms = parseDuration(text(key));
+    if (ms === undefined || ms < min) {
+      const rule = min > 0 ? 'must be a positive duration' : 'must be a duration';
+      throw fail(key, `${rule} such as 500ms, 5s, 5m or 2h${got(key)}`);
+    }
+    return ms;
+  };
+  const choice = <T extends string>(key: SettingKey, choices: readonly T[]): T => {
+    const value = text(key).trim().toLowerCase();
+    if (!(choices as readonly string[]).includes(value)) throw fail(key, `must be one of ${choices.join(', ')}${got(key)}`);
+    return value as T;
+  };
+  const file = (key: SettingKey): { path: string; content: string } | undefined => {
+    const path = raw(key)?.trim();
+    if (path === undefined) return undefined;
+    if (path === '') throw fail(key, 'must be a file path');
+    try {
+      return { path, content: readFile(path) };
+    } catch (error) {
+      throw fail(key, `cannot read ${path}: ${describeFsError(error)}`);
+    }
+  };
+
+  const port = integer('port', 0, 65_535, 'must be an integer from 0 to 65535');
+  const host = text('host').trim();
+  if (host === '' || /\s/.test(host)) throw fail('host', `must be a host name or IP address${got('host')}`);
+  const storage = choice('storage', ['sqlite', 'memory'] as const);
+  const db = text('db').trim();
+  if (db === '') throw fail('db', 'must be a file path');
+
+  const webhookRetryMs = parseDurationList(text('webhookRetry'));
+  if (webhookRetryMs === undefined) {
+    throw fail('webhookRetry', `must be a comma-separated list of durations such as 5s,5m,2h, or none${got('webhookRetry')}`);
+  }
+
+  const headersTimeoutMs = duration('headersTimeout', 1);
+  const requestTimeoutMs = duration('requestTimeout', 1);
+  // node:http refuses a headers timeout longer than the request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw fail('headersTimeout', `must not be longer than ${settingName('requestTimeout')} (${text('requestTimeout')})`);
+  }
+
+  return {
+    port,
+    host,
+    storage,
+    db,
+    tokens: loadTokens(raw('tokens'), file('tokensFile')),
+    webhooks: loadWebhooks(raw('webhooks'), file('webhooksFile')),
+    webhookRetryMs,
+    webhookTimeoutMs: duration('webhookTimeout', 1),
+    maxBodyBytes: integer('maxBody', 1, 2 ** 31 - 1, 'must be a positive integer (bytes)'),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: duration('keepAliveTimeout', 1),
+    shutdownTimeoutMs: duration('shutdownTimeout', 0),
+    logLevel: choice('logLevel', LOG_LEVELS),
+  };
+}
+
+/** Tokens from the variable and the file, merged; a token configured twice is an error (its tenant would be ambiguous). */
+function loadTokens(list: string | undefined, file: { path: string; content: string } | undefined): TokenEntry[] {
+  const sources = [
+    { key: 'tokens' as const, entries: list === undefined ? [] : parseTokenList(list, settingName('tokens')) },
+    { key: 'tokensFile' as const, entries: file ? parseTokenFile(file.content, settingName('tokensFile'), file.path) : [] },
+  ];
+  const seen = new Set<string>();
+  const merged: TokenEntry[] = [];
+  for (const { key, entries } of sources) {
+    for (const entry of entries) {
+      const digest = entry.sha256 ?? tokenDigest(entry.token!);
+      if (seen.has(digest)) throw new ConfigurationError(settingName(key), 'the same token is configured twice');
+      seen.add(digest);
+      merged.push(entry);
+    }
+  }
+  return merged;
+}
+
+/** Subscriptions from the variable and the file, merged; deliveries are matched to subscriptions by url, so a url may appear once. */
+function loadWebhooks(list: string | undefined, file: { path: string; content: string } | undefined): WebhookSubscription[] {
+  const sources = [
+    { key: 'webhooks' as const, entries: list === undefined ? [] : parseWebhooks(list, settingName('webhooks')) },
+    { key: 'webhooksFile' as const, entries: file ? parseWebhooks(file.content, settingName('webhooksFile'), file.path) : [] },
+  ];
+  const seen = new Set<string>();
+  const merged: WebhookSubscription[] = [];
+  for (const { key, entries } of sources) {
+    for (const entry of entries) {
+      if (seen.has(entry.url)) throw new ConfigurationError(settingName(key), `${entry.url} is subscribed twice`);
+      seen.add(entry.url);
+      merged.push(entry);
+    }
+  }
+  return merged;
+}
+
+function isServeArgs(args: readonly string[] | ServeArgs): args is ServeArgs {
+  return !Array.isArray(args);
+}
+
+function usageError(error: unknown): ConfigurationError {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const option = /'(-{1,2}[^'\s]*)/.exec(message)?.[1] ?? 'arguments';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new ConfigurationError(option, 'unknown option (see plant-store serve --help)');
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return new ConfigurationError(option, 'requires a value');
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const argument = /'([^']*)'/.exec(message)?.[1] ?? '';
+    return new ConfigurationError(argument, 'unexpected argument (see plant-store serve --help)');
+  }
+  return new ConfigurationError('arguments', message);
+}
+
+function truncate(value: string): string {
+  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
+}

@@ -1,0 +1,51 @@
+import { ConfigurationError, StaticTokenEntrySchema, ValidationError, validate, type StaticTokenEntry } from '@plant-store/core';
+import { parseJsonArraySetting } from './json-setting.js';
+
+/** A validated token entry (digest lower-cased, scopes checked). */
+export type TokenEntry = StaticTokenEntry;
+
+// A token must fit in `Authorization: Bearer <token>`; one with spaces or
+// control characters could never be presented, so it is a configuration error.
+const PRESENTABLE = /^[\x21-\x7e]+$/;
+const PRESENTABLE_MESSAGE = 'token must be printable ASCII without spaces';
+
+/**
+ * Parses `PLANT_STORE_TOKENS`: comma-separated `token=tenant` or
+ * `sha256:<64 hex>=tenant` entries, each with both scopes. The tenant follows
+ * the last `=`, so tokens may end in base64 padding. Empty entries (a trailing
+ * comma) are skipped. Errors name the entry by position, never by value.
+ */
+export function parseTokenList(text: string, name: string): TokenEntry[] {
+  const entries: TokenEntry[] = [];
+  text.split(',').forEach((raw, index) => {
+    const item = raw.trim();
+    if (item === '') return;
+    const fail = (message: string) => new ConfigurationError(name, `entry ${index + 1}: ${message}`);
+    const separator = item.lastIndexOf('=');
+    if (separator <= 0) throw fail('must be token=tenant or sha256:<64 hex digits>=tenant');
+    const credential = item.slice(0, separator).trim();
+    const tenant = item.slice(separator + 1).trim();
+    const input = credential.toLowerCase().startsWith('sha256:')
+      ? { sha256: credential.slice('sha256:'.length), tenant }
+      : { token: credential, tenant };
+    if (input.token !== undefined && !PRESENTABLE.test(input.token)) throw fail(PRESENTABLE_MESSAGE);
+    try {
+      entries.push(validate(StaticTokenEntrySchema, input));
+    } catch (error) {
+      if (error instanceof ValidationError) throw fail(error.message);
+      throw error;
+    }
+  });
+  return entries;
+}
+
+/** Parses the tokens file: a JSON array of `{token | sha256, tenant, subject?, scopes?}`. */
+export function parseTokenFile(text: string, name: string, path: string): TokenEntry[] {
+  const entries = parseJsonArraySetting(text, (item) => validate(StaticTokenEntrySchema, item), name, path);
+  entries.forEach((entry, index) => {
+    if (entry.token !== undefined && !PRESENTABLE.test(entry.token)) {
+      throw new ConfigurationError(name, `${path}: entry [${index}]: ${PRESENTABLE_MESSAGE}`);
+    }
+  });
+  return entries;
+}

@@ -1,0 +1,7 @@
+import { WebhookSubscriptionSchema, validate, type WebhookSubscription } from '@plant-store/core';
+import { parseJsonArraySetting } from './json-setting.js';
+
+/** Parses `PLANT_STORE_WEBHOOKS` or the webhooks file: a JSON array of `{url, secret, tenant?}`. */
+export function parseWebhooks(text: string, name: string, path?: string): WebhookSubscription[] {
+  return parseJsonArraySetting(text, (item) => validate(WebhookSubscriptionSchema, item), name, path);
+}

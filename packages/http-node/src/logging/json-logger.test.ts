@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { jsonLogger } from './json-logger.js';
+
+function capture() {
+  const chunks: string[] = [];
+  return {
+    sink: { write: (chunk: string) => chunks.push(chunk) },
+    lines: () => chunks.join('').split('\n').filter(Boolean),
+    entries: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+}
+
+const fixedNow = () => Date.UTC(2024, 0, 2, 3, 4, 5, 678);
+
+describe('jsonLogger', () => {
+  it('writes one JSON line per entry with time, level, msg first and the fields after', () => {
+    const out = capture();
+    const logger = jsonLogger(out.sink, { now: fixedNow });
+    logger.info('request', { method: 'GET', path: '/plants', status: 200, durationMs: 1.5 });
+    logger.warn('slow');
+    expect(out.lines()).toEqual([
+      '{"time":"2024-01-02T03:04:05.678Z","level":"info","msg":"request","method":"GET","path":"/plants","status":200,"durationMs":1.5}',
+      '{"time":"2024-01-02T03:04:05.678Z","level":"warn","msg":"slow"}',
+    ]);
+  });
+
+  it('drops entries below the level', () => {
+    const out = capture();
+    const logger = jsonLogger(out.sink, { level: 'warn' });
+    logger.debug('d');
+    logger.info('i');
+    logger.warn('w');
+    logger.error('e');
+    expect(out.entries().map((entry) => entry['level'])).toEqual(['warn', 'error']);
+
+    const all = capture();
+    const verbose = jsonLogger(all.sink, { level: 'debug' });
+    verbose.debug('d');
+    verbose.info('i');
+    expect(all.entries().map((entry) => entry['msg'])).toEqual(['d', 'i']);
+  });
+
+  it('defaults to info', () => {
+    const out = capture();
+    const logger = jsonLogger(out.sink);
+    logger.debug('hidden');
+    logger.info('shown');
+    expect(out.entries().map((entry) => entry['msg'])).toEqual(['shown']);
+  });
+
+  it('writes bigints exactly, as decimal strings', () => {
+    const out = capture();
+    jsonLogger(out.sink).info('created', { id: 9223372036854775807n, nested: { min: -9223372036854775808n } });
+    const line = out.lines()[0]!;
+    expect(line).toContain('"id":"9223372036854775807"');
+    expect(line).toContain('"min":"-9223372036854775808"');
+  });
+
+  it('redacts fields named like credentials, at any depth', () => {
+    const out = capture();
+    jsonLogger(out.sink).info('oops', {
+      token: 'tok-123',
+      headers: { Authorization: 'Bearer tok-123', 'x-request-id': 'r1' },
+      webhook: { url: 'http://127.0.0.1/hook', secret: 'whsec_abc' },
+      apiKey: 'k',
+      password: 'p',
+    });
+    const line = out.lines()[0]!;
+    expect(line).not.toContain('tok-123');
+    expect(line).not.toContain('whsec_abc');
+    const entry = out.entries()[0]!;
+    expect(entry['token']).toBe('[redacted]');
+    expect(entry['headers']).toEqual({ Authorization: '[redacted]', 'x-request-id': 'r1' });
+    expect(entry['webhook']).toEqual({ url: 'http://127.0.0.1/hook', secret: '[redacted]' });
+    expect(entry['apiKey']).toBe('[redacted]');
+    expect(entry['password']).toBe('[redacted]');
+  });
+
+  it('serializes errors with name, message and stack, and survives cycles', () => {
+    const out = capture();
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic['self'] = cyclic;
+    jsonLogger(out.sink).error('failed', { error: new TypeError('bad thing'), cyclic });
+    const entry = out.entries()[0]!;
+    expect(entry['error']).toMatchObject({ name: 'TypeError', message: 'bad thing' });
+    expect(String((entry['error'] as { stack: string }).stack)).toContain('TypeError: bad thing');
+    expect(entry['cyclic']).toEqual({ name: 'loop', self: '[Circular]' });
+  });
+
+  it('keeps the envelope when a field uses a reserved name', () => {
+    const out = capture();
+    jsonLogger(out.sink, { now: fixedNow }).info('real', { msg: 'fake', level: 'error' });
+    expect(out.entries()[0]).toEqual({
+      time: '2024-01-02T03:04:05.678Z',
+      level: 'info',
+      msg: 'real',
+      'field.msg': 'fake',
+      'field.level': 'error',
+    });
+  });
+
+  it('never throws on fields that cannot be serialized', () => {
+    const out = capture();
+    const hostile = {
+      get boom(): never {
+        throw new Error('getter');
+      },
+    };
+    expect(() => jsonLogger(out.sink).info('still here', { hostile })).not.toThrow();
+    expect(out.entries()[0]).toMatchObject({ level: 'info', msg: 'still here', logError: 'fields could not be serialized' });
+  });
+});

@@ -1,0 +1,78 @@
+import type { LogFields, Logger } from '@plant-store/core';
+
+/** Severity of a log entry, least to most severe. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** Where log lines go: anything with a `write(string)` (process.stdout, a file stream, a test buffer). */
+export interface LogSink {
+  write(chunk: string): unknown;
+}
+
+export interface JsonLoggerOptions {
+  /** Entries below this level are dropped. @default 'info' */
+  readonly level?: LogLevel;
+  /** Current time in epoch milliseconds. @default Date.now */
+  readonly now?: () => number;
+}
+
+// Defence in depth: callers must never log credentials, but if one slips into
+// a field (a header object, a config dump) it is masked rather than shipped.
+const SENSITIVE_KEY = /token|secret|authorization|password|passwd|cookie|api[-_]?key|credential/i;
+const REDACTED = '[redacted]';
+const RESERVED = new Set(['time', 'level', 'msg']);
+
+/**
+ * A core `Logger` writing one JSON object per line:
+ * `{"time":"<ISO 8601>","level":"info","msg":"request",…fields}`.
+ * bigints are written as decimal strings (exact int64 ids), errors as
+ * `{name, message, stack}`, cycles as `"[Circular]"`; fields whose name looks
+ * like a credential are redacted. Never throws.
+ */
+export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logger {
+  const threshold = LOG_LEVELS.indexOf(options.level ?? 'info');
+  const now = options.now ?? Date.now;
+
+  const write = (level: LogLevel, message: string, fields: LogFields | undefined): void => {
+    if (LOG_LEVELS.indexOf(level) < threshold) return;
+    const entry: Record<string, unknown> = { time: new Date(now()).toISOString(), level, msg: message };
+    if (fields) {
+      for (const key of Object.keys(fields)) {
+        // A field cannot overwrite the envelope; keep it under another name.
+        entry[RESERVED.has(key) ? `field.${key}` : key] = fields[key];
+      }
+    }
+    let line: string;
+    try {
+      line = JSON.stringify(entry, safeReplacer());
+    } catch {
+      // A getter that throws or a toJSON that fails must not take the service down.
+      line = JSON.stringify({ time: entry['time'], level, msg: message, logError: 'fields could not be serialized' });
+    }
+    sink.write(`${line}\n`);
+  };
+
+  return {
+    debug: (message, fields) => write('debug', message, fields),
+    info: (message, fields) => write('info', message, fields),
+    warn: (message, fields) => write('warn', message, fields),
+    error: (message, fields) => write('error', message, fields),
+  };
+}
+
+function safeReplacer(): (this: unknown, key: string, value: unknown) => unknown {
+  const seen = new WeakSet<object>();
+  return function replacer(key, value) {
+    if (key !== '' && SENSITIVE_KEY.test(key) && value !== undefined && value !== null) return REDACTED;
+    if (typeof value === 'bigint') return value.toString();
+    if (value instanceof Error) {
+      return { name: value.name, message: value.message, stack: value.stack, cause: value.cause };
+    }
+    if (typeof value === 'object' && value !== null) {
+      if (seen.has(value)) return '[Circular]';
+      seen.add(value);
+    }
+    return value;
+  };
+}

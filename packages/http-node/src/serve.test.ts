@@ -1,0 +1,75 @@
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigurationError } from '@plant-store/core';
+import { loadConfig } from './config/load-config.js';
+import { ListenError, serve, type ServeHandle } from './serve.js';
+
+function buffer() {
+  let text = '';
+  return { sink: { write: (chunk: string) => (text += chunk) }, text: () => text };
+}
+
+const handles: ServeHandle[] = [];
+afterEach(async () => {
+  await Promise.all(handles.splice(0).map((handle) => handle.close()));
+});
+
+describe('serve (in-process)', () => {
+  it('listens, answers, and closes idempotently', async () => {
+    const stdout = buffer();
+    const stderr = buffer();
+    const config = loadConfig(['--port=0', '--storage=memory', '--tokens=in-process=t1'], {});
+    const handle = await serve(config, { stdout: stdout.sink, stderr: stderr.sink, env: {} });
+    handles.push(handle);
+
+    expect(stdout.text()).toBe(`plant-store listening on ${handle.url} (storage: memory)\n`);
+    expect(stderr.text()).toBe('');
+    const response = await fetch(`${handle.url}/plants`, { headers: { authorization: 'Bearer in-process' } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('[]');
+
+    await Promise.all([handle.close(), handle.close()]);
+    await expect(fetch(`${handle.url}/healthz`)).rejects.toThrow();
+    expect(stdout.text()).toContain('"msg":"stopped"');
+  });
+
+  it('creates a development token for tenant "default" outside production', async () => {
+    const stderr = buffer();
+    const handle = await serve(loadConfig(['--port=0', '--storage=memory'], {}), {
+      stdout: buffer().sink,
+      stderr: stderr.sink,
+      env: { NODE_ENV: 'development' },
+    });
+    handles.push(handle);
+    const token = /development token for tenant "default": (\S+)\n$/.exec(stderr.text())?.[1];
+    expect(token).toBeDefined();
+    expect(await handle.store.authenticate(token)).toMatchObject({ tenant: 'default', scopes: ['plants:read', 'plants:write'] });
+  });
+
+  it('refuses to start without tokens in production', async () => {
+    const attempt = serve(loadConfig(['--port=0', '--storage=memory'], {}), {
+      stdout: buffer().sink,
+      stderr: buffer().sink,
+      env: { NODE_ENV: 'production' },
+    });
+    await expect(attempt).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(attempt).rejects.toThrow(/^PLANT_STORE_TOKENS \(--tokens\): no tokens configured/);
+  });
+
+  it('fails with a ListenError when the port is taken', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      const attempt = serve(loadConfig([`--port=${port}`, '--storage=memory', '--tokens=a=b'], {}), {
+        stdout: buffer().sink,
+        stderr: buffer().sink,
+        env: {},
+      });
+      await expect(attempt).rejects.toBeInstanceOf(ListenError);
+      await expect(attempt).rejects.toThrow(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+});

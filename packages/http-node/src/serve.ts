@@ -1,0 +1,226 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import {
+  ALL_SCOPES,
+  ConfigurationError,
+  createPlantStore,
+  staticTokens,
+  type Logger,
+  type PlantStore,
+  type Storage,
+} from '@plant-store/core';
+import { memoryStorage } from '@plant-store/storage-memory';
+import { sqliteStorage } from '@plant-store/storage-sqlite';
+import { describeFsError } from './config/describe-fs-error.js';
+import type { ServeConfig } from './config/load-config.js';
+import { settingName } from './config/settings.js';
+import { createPlantServer } from './create-plant-server.js';
+import { jsonLogger, type LogSink } from './logging/json-logger.js';
+import { version } from './version.js';
+import { webhookHttpTransport } from './webhooks/webhook-http-transport.js';
+
+export interface ServeIo {
+  /** Receives the ready line and the JSON log lines. */
+  readonly stdout: LogSink;
+  /** Receives warnings meant for the operator (the development token). */
+  readonly stderr: LogSink;
+  /** Consulted for NODE_ENV. @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** A running service. */
+export interface ServeHandle {
+  /** Base URL with the real port, e.g. `http://127.0.0.1:8080`. */
+  readonly url: string;
+  readonly store: PlantStore;
+  /**
+   * Graceful stop: stops accepting connections, lets in-flight requests
+   * finish (cutting connections still open after `shutdownTimeoutMs`), then
+   * stops the webhook dispatcher and closes storage. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/** The service could not listen (port in use, permission denied, …); the message is one line for the operator. */
+export class ListenError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ListenError';
+  }
+}
+
+// Sweep interval for keep-alive connections that turn idle during shutdown.
+const IDLE_SWEEP_MS = 50;
+// How long shutdown waits for webhook attempts in flight. Kept short so the
+// process exits within 10 s: an attempt cut off stays queued and is retried
+// after a restart (at-least-once; receivers dedupe on webhook-id).
+const DISPATCHER_STOP_MS = 1_000;
+
+/**
+ * Runs the reference service: storage, authenticator, store (with the webhook
+ * dispatcher), HTTP server listening on `host:port`; prints the ready line to
+ * stdout. Throws a `ConfigurationError` for settings that turn out unusable
+ * (no tokens in production, a database that cannot be opened, an address that
+ * does not exist) and a `ListenError` when the port cannot be taken.
+ * Installs no signal handlers: the CLI does (see `runServeCommand`).
+ */
+export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHandle> {
+  const env = io.env ?? process.env;
+  const logger = jsonLogger(io.stdout, { level: config.logLevel });
+  const { tokens, developmentToken } = resolveTokens(config, env);
+  const { storage, description } = await openStorage(config);
+
+  let store: PlantStore | undefined;
+  let server: Server;
+  try {
+    store = createPlantStore({
+      storage,
+      authenticator: staticTokens(tokens),
+      logger,
+      webhooks: {
+        subscriptions: config.webhooks,
+        transport: webhookHttpTransport({ userAgent: `plant-store/${version}` }),
+        userAgent: `plant-store/${version}`,
+        retrySchedule: config.webhookRetryMs,
+        timeoutMs: config.webhookTimeoutMs,
+        stopTimeoutMs: DISPATCHER_STOP_MS,
+      },
+    });
+    server = createPlantServer(store, {
+      maxBodyBytes: config.maxBodyBytes,
+      headersTimeoutMs: config.headersTimeoutMs,
+      requestTimeoutMs: config.requestTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      logger,
+    });
+  } catch (error) {
+    // Options the factories reject (they validate again) must not leave the database open.
+    await (store ? store.close() : storage.close());
+    throw error;
+  }
+  const running = store;
+
+  try {
+    await new Promise<void>((resolveListen, rejectListen) => {
+      server.once('error', rejectListen);
+      server.listen(config.port, config.host, () => {
+        server.off('error', rejectListen);
+        resolveListen();
+      });
+    });
+  } catch (error) {
+    await running.close();
+    throw listenError(error, config);
+  }
+  server.on('error', (error) => logger.error('server error', { error }));
+
+  const url = formatUrl(server.address() as AddressInfo);
+  if (developmentToken !== undefined) {
+    // Printed once, on purpose: this is how the operator learns the token. It never reaches the logs.
+    io.stderr.write(
+      `warning: no tokens configured (set ${settingName('tokens')} or ${settingName('tokensFile')}); ` +
+        `created a development token for tenant "default": ${developmentToken}\n`,
+    );
+  }
+  io.stdout.write(`plant-store listening on ${url} (storage: ${description})\n`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    store: running,
+    close() {
+      closing ??= shutdown(server, running, logger, config.shutdownTimeoutMs);
+      return closing;
+    },
+  };
+}
+
+async function shutdown(
+  server: Server,
+  store: PlantStore,
+  logger: Logger,
+  graceMs: number,
+): Promise<void> {
+  logger.info('shutting down', { graceMs });
+  const drained = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+  // close() stops accepting and drops idle keep-alive connections; a busy one
+  // turns idle once its response is written, so keep sweeping until all are gone.
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+  const cut = setTimeout(() => {
+    logger.warn('shutdown grace period over; closing remaining connections', { graceMs });
+    server.closeAllConnections();
+  }, graceMs);
+  try {
+    await drained;
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(cut);
+  }
+  // Stops the dispatcher (letting in-flight attempts finish; unsent deliveries
+  // stay queued in the outbox) and then closes storage.
+  await store.close();
+  logger.info('stopped');
+}
+
+/** Configured tokens, or, outside production, one fresh development token for tenant `default`. */
+function resolveTokens(
+  config: ServeConfig,
+  env: NodeJS.ProcessEnv,
+): { tokens: ServeConfig['tokens']; developmentToken?: string } {
+  if (config.tokens.length > 0) return { tokens: config.tokens };
+  if (env['NODE_ENV'] === 'production') {
+    throw new ConfigurationError(
+      settingName('tokens'),
+      `no tokens configured; NODE_ENV=production requires ${settingName('tokens')} or ${settingName('tokensFile')}`,
+    );
+  }
+  const token = `dev_${randomBytes(24).toString('base64url')}`;
+  return { tokens: [{ token, tenant: 'default', subject: 'development', scopes: [...ALL_SCOPES] }], developmentToken: token };
+}
+
+async function openStorage(config: ServeConfig): Promise<{ storage: Storage; description: string }> {
+  if (config.storage === 'memory') return { storage: memoryStorage(), description: 'memory' };
+  const path = resolve(config.db);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    throw new ConfigurationError(settingName('db'), `cannot create the folder of ${config.db}: ${describeFsError(error)}`);
+  }
+  try {
+    return { storage: await sqliteStorage({ path }), description: `sqlite ${config.db}` };
+  } catch (error) {
+    throw new ConfigurationError(settingName('db'), `cannot open ${config.db}: ${errorText(error)}`);
+  }
+}
+
+function listenError(error: unknown, config: ServeConfig): Error {
+  const code = (error as { code?: string }).code;
+  const address = `${config.host}:${config.port}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new ListenError(`cannot listen on ${address}: the port is already in use (set ${settingName('port')})`, { cause: error });
+    case 'EACCES':
+      return new ListenError(`cannot listen on ${address}: permission denied (ports below 1024 need privileges)`, { cause: error });
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigurationError(settingName('host'), `cannot listen on ${config.host}: no such local address`);
+    default:
+      return new ListenError(`cannot listen on ${address}: ${errorText(error)}`, { cause: error });
+  }
+}
+
+function formatUrl(address: AddressInfo): string {
+  const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+function errorText(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return (code && !message.includes(code) ? `${code}: ${message}` : message).replace(/\s+/g, ' ');
+}

@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ROOT, runCli } from './cli-process.js';
+
+const packageVersion = (JSON.parse(readFileSync(`${ROOT}packages/http-node/package.json`, 'utf8')) as { version: string }).version;
+
+describe.concurrent('plant-store commands', () => {
+  it('--version prints the package version', async () => {
+    const result = await runCli(['--version']);
+    expect(result).toMatchObject({ code: 0, stdout: `${packageVersion}\n`, stderr: '' });
+  });
+
+  it('--help lists the commands on stdout', async () => {
+    const result = await runCli(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: plant-store <command>/);
+    expect(result.stdout).toContain('serve');
+    expect(result.stdout).toContain('webhooks');
+  });
+
+  it('serve --help documents every variable with its flag and default', async () => {
+    const result = await runCli(['serve', '--help']);
+    expect(result.code).toBe(0);
+    for (const [flag, variable] of [
+      ['--port', 'PORT'],
+      ['--host', 'HOST'],
+      ['--storage', 'PLANT_STORE_STORAGE'],
+      ['--db', 'PLANT_STORE_DB'],
+      ['--tokens', 'PLANT_STORE_TOKENS'],
+      ['--tokens-file', 'PLANT_STORE_TOKENS_FILE'],
+      ['--webhooks', 'PLANT_STORE_WEBHOOKS'],
+      ['--webhooks-file', 'PLANT_STORE_WEBHOOKS_FILE'],
+      ['--webhook-retry', 'PLANT_STORE_WEBHOOK_RETRY'],
+      ['--webhook-timeout', 'PLANT_STORE_WEBHOOK_TIMEOUT'],
+      ['--max-body', 'PLANT_STORE_MAX_BODY'],
+      ['--log-level', 'PLANT_STORE_LOG_LEVEL'],
+    ]) {
+      expect(result.stdout).toMatch(new RegExp(`${flag} <value>\\n\\s+${variable}: `));
+    }
+    expect(result.stdout).toContain('(default: 5s,5m,30m,2h,5h,10h,10h)');
+  });
+
+  it('without a command prints the usage on stderr and exits 2', async () => {
+    const result = await runCli([]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^Usage: plant-store <command>/);
+  });
+
+  it('rejects an unknown command with one line and status 2', async () => {
+    const result = await runCli(['server']);
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: "error: unknown command 'server' (see plant-store --help)\n" });
+  });
+});
