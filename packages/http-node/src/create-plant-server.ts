@@ -1,0 +1,52 @@
+import { createServer, type Server } from 'node:http';
+import type { PlantStore } from '@plant-store/core';
+import { handleClientError } from './http/handle-client-error.js';
+import { createRequestListener, type RequestListenerOptions } from './request-listener.js';
+
+export interface PlantServerOptions extends RequestListenerOptions {
+  /** Time a client gets to send the complete request headers; slower connections are closed (408). @default 10000 */
+  readonly headersTimeoutMs?: number;
+  /** Time a client gets to send the complete request, body included (408 after it). Also the longest a connection may stay completely silent in either direction, so a client that stops reading a streamed list is dropped. @default 30000 */
+  readonly requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection stays open between requests. @default 5000 */
+  readonly keepAliveTimeoutMs?: number;
+}
+
+/**
+ * A node:http server running the Plant Store API with timeouts that keep
+ * slow or stalled clients from tying it up. It does not listen: call
+ * `server.listen(...)` (port 0 in tests), or use `serve`.
+ */
+export function createPlantServer(store: PlantStore, options: PlantServerOptions = {}): Server {
+  const headersTimeout = positive('headersTimeoutMs', options.headersTimeoutMs ?? 10_000);
+  const requestTimeout = positive('requestTimeoutMs', options.requestTimeoutMs ?? 30_000);
+  const keepAliveTimeout = positive('keepAliveTimeoutMs', options.keepAliveTimeoutMs ?? 5_000);
+  const server = createServer(
+    {
+      // node:http enforces both timeouts by sweeping its connection list every
+      // `connectionsCheckingInterval` (30 s by default, longer than the
+      // timeouts themselves): sweep often enough that a slow client is cut off
+      // close to its deadline. A sweep only walks in-flight requests.
+      // Headers are part of the request, so their deadline cannot be later
+      // than the whole request's (node:http refuses that combination).
+      headersTimeout: Math.min(headersTimeout, requestTimeout),
+      requestTimeout,
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
+      // TCP keep-alive probes: connections to vanished peers get reaped.
+      keepAlive: true,
+    },
+    createRequestListener(store, options),
+  );
+  server.keepAliveTimeout = keepAliveTimeout;
+  // Socket inactivity limit: nothing received or sent for this long. Request
+  // and headers timeouts only cover receiving the request; this also covers a
+  // client that stops reading its response.
+  server.timeout = requestTimeout;
+  server.on('clientError', handleClientError);
+  return server;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number of milliseconds, got ${value}`);
+  return value;
+}

@@ -1,0 +1,55 @@
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  StorageError,
+  UnauthenticatedError,
+  ValidationError,
+} from '@plant-store/core';
+import { HttpError } from './http-error.js';
+import {
+  INVALID_TOKEN_CHALLENGE,
+  MISSING_CREDENTIALS_CHALLENGE,
+  insufficientScopeChallenge,
+} from './www-authenticate.js';
+
+/** What to answer for a failure: status, a message safe for callers, extra headers (flat list). */
+export interface ErrorResponse {
+  readonly status: number;
+  readonly message: string;
+  readonly headers: readonly string[];
+}
+
+const NO_HEADERS: readonly string[] = [];
+const STORAGE_UNAVAILABLE: ErrorResponse = { status: 503, message: 'storage unavailable', headers: NO_HEADERS };
+const INTERNAL_ERROR: ErrorResponse = { status: 500, message: 'internal server error', headers: NO_HEADERS };
+
+/**
+ * Maps any thrown value to its HTTP answer. Typed errors keep their (safe)
+ * message; storage failures and anything unexpected get a generic one, so
+ * driver details and stack traces never reach a caller.
+ */
+export function errorResponse(error: unknown): ErrorResponse {
+  if (error instanceof ValidationError) return { status: 400, message: error.message, headers: NO_HEADERS };
+  if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers };
+  if (error instanceof UnauthenticatedError) {
+    const challenge = error.reason === 'invalid_token' ? INVALID_TOKEN_CHALLENGE : MISSING_CREDENTIALS_CHALLENGE;
+    return { status: 401, message: error.message, headers: ['www-authenticate', challenge] };
+  }
+  if (error instanceof ForbiddenError) {
+    return {
+      status: 403,
+      message: error.message,
+      headers: ['www-authenticate', insufficientScopeChallenge(error.requiredScope)],
+    };
+  }
+  if (error instanceof NotFoundError) return { status: 404, message: error.message, headers: NO_HEADERS };
+  if (error instanceof ConflictError) return { status: 409, message: error.message, headers: NO_HEADERS };
+  if (error instanceof StorageError) return STORAGE_UNAVAILABLE;
+  return INTERNAL_ERROR;
+}
+
+/** The error body: `{"error": <status>, "message": "..."}`. */
+export function errorBody(status: number, message: string): string {
+  return `{"error":${status},"message":${JSON.stringify(message)}}`;
+}

@@ -1,0 +1,40 @@
+import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { errorBody } from './error-response.js';
+
+interface ClientError extends Error {
+  readonly code?: string;
+}
+
+// Failures node:http detects before a request exists (malformed request
+// line or headers, headers too large, headers or request timeout).
+const STATUS_BY_CODE: Readonly<Record<string, readonly [number, string]>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+};
+
+/**
+ * Replaces node:http's default 'clientError' handling so that even requests
+ * the parser rejects get the error shape and an `x-request-id`, instead of a
+ * bare text response. The connection is always closed: after a parse error
+ * the byte stream cannot be trusted to continue.
+ */
+export function handleClientError(error: ClientError, socket: Duplex): void {
+  const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  // ECONNRESET: the client is gone. Headers already sent: a response is under
+  // way and another status line would corrupt it. Either way, just close.
+  if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason] = STATUS_BY_CODE[error.code ?? ''] ?? [400, 'Bad Request'];
+  const body = errorBody(status, status === 400 ? 'malformed HTTP request' : reason.toLowerCase());
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\n` +
+      'content-type: application/json\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${randomUUID()}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  );
+}

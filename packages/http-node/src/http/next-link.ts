@@ -1,0 +1,10 @@
+/**
+ * The RFC 8288 `Link` header value pointing at the next page: same limit and
+ * tag filters, `after` set to the last id of this page. The target is a
+ * relative reference, resolved against the request URL.
+ */
+export function nextLink(limit: number, after: bigint, tags: readonly string[] | undefined): string {
+  let target = `/plants?limit=${limit}&after=${after}`;
+  if (tags !== undefined) for (const tag of tags) target += `&tag=${encodeURIComponent(tag)}`;
+  return `<${target}>; rel="next"`;
+}

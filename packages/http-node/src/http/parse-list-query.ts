@@ -1,0 +1,63 @@
+import { INT32_MAX, INT64_MAX, INT64_MIN, ValidationError, int64FromInteger, type ListPlantsInput } from '@plant-store/core';
+
+const LIMIT_MESSAGE = `limit must be an integer between 0 and ${INT32_MAX}`;
+const AFTER_MESSAGE = `after must be an integer between ${INT64_MIN} and ${INT64_MAX}`;
+const DIGITS = /^\d{1,10}$/;
+
+/**
+ * Turns the query string of `GET /plants` (without the `?`) into list
+ * options: `limit` (digits, int32), `after` (int64), `tag` (repeatable).
+ * Empty, malformed or repeated `limit`/`after` are a `ValidationError`
+ * naming the parameter; unknown parameters are ignored. Tag values are
+ * checked by the core's list schema (which names `tag`).
+ */
+export function parseListQuery(query: string): ListPlantsInput {
+  if (query === '') return {};
+  let limit: number | undefined;
+  let after: bigint | undefined;
+  let tags: string[] | undefined;
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = eq === -1 ? pair : pair.slice(0, eq);
+    const raw = eq === -1 ? '' : pair.slice(eq + 1);
+    switch (name) {
+      case 'limit':
+        if (limit !== undefined) throw ValidationError.of('limit', 'limit must be given at most once');
+        limit = parseLimit(decodeComponent('limit', raw));
+        break;
+      case 'after':
+        if (after !== undefined) throw ValidationError.of('after', 'after must be given at most once');
+        after = int64FromInteger(decodeComponent('after', raw));
+        if (after === undefined) throw ValidationError.of('after', AFTER_MESSAGE);
+        break;
+      case 'tag':
+        (tags ??= []).push(decodeComponent('tag', raw));
+        break;
+      default:
+      // Unknown parameters are ignored (cache busters, tracing, …).
+    }
+  }
+  const options: { limit?: number; after?: bigint; tags?: string[] } = {};
+  if (limit !== undefined) options.limit = limit;
+  if (after !== undefined) options.after = after;
+  if (tags !== undefined) options.tags = tags;
+  return options;
+}
+
+function parseLimit(text: string): number {
+  if (!DIGITS.test(text)) throw ValidationError.of('limit', LIMIT_MESSAGE);
+  const limit = Number(text);
+  if (limit > INT32_MAX) throw ValidationError.of('limit', LIMIT_MESSAGE);
+  return limit;
+}
+
+/** Form-style decoding (`+` is a space), as browsers and URLSearchParams encode queries. */
+function decodeComponent(parameter: string, raw: string): string {
+  if (raw.indexOf('%') === -1 && raw.indexOf('+') === -1) return raw;
+  try {
+    return decodeURIComponent(raw.replaceAll('+', ' '));
+  } catch {
+    throw ValidationError.of(parameter, `${parameter} is not valid percent-encoded UTF-8`);
+  }
+}

@@ -1,0 +1,84 @@
+import type { IncomingMessage } from 'node:http';
+import { HttpError } from './http-error.js';
+
+/** Default body limit of the service: 64 KiB. */
+export const DEFAULT_MAX_BODY_BYTES = 65_536;
+
+// Stateless when used without `stream: true`, so one decoder serves every request.
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads the request body as UTF-8 text, refusing more than `maxBytes`.
+ *
+ * A declared `content-length` over the limit is refused before reading a
+ * byte; otherwise bytes are counted as chunks arrive (chunked uploads have no
+ * length) and the read stops at the first chunk that crosses the limit, so
+ * the server never buffers more than `maxBytes` plus one chunk. The caller
+ * answers 413 with `connection: close` and node:http drops the rest.
+ *
+ * Rejects with `HttpError` 413 (too large) or 400 (invalid UTF-8, or the
+ * client went away before the end).
+ */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge(maxBytes));
+  // The client may have gone while the request was being authenticated:
+  // 'close' has then already fired and would never reach the listener below.
+  if (req.destroyed) return Promise.reject(endedEarly());
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        cleanup();
+        reject(tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      try {
+        resolve(UTF8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+      } catch {
+        reject(new HttpError(400, 'body is not valid UTF-8'));
+      }
+    };
+    const onClose = (): void => {
+      cleanup();
+      reject(endedEarly());
+    };
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    // 'close' without 'end' means the client aborted mid-body ('error' is
+    // followed by 'close', so this one listener covers both).
+    req.on('close', onClose);
+  });
+}
+
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, `body must not exceed ${maxBytes} bytes`);
+}
+
+function endedEarly(): HttpError {
+  return new HttpError(400, 'the request body ended early');
+}
+
+/**
+ * True when answering now would leave a request body unread that may be
+ * large: one of unknown length (chunked) or declared over `maxBodyBytes`.
+ * Such an answer should close the connection; node:http would otherwise read
+ * (and discard) the whole upload to keep the connection alive. A small
+ * declared body is cheap to discard and keeps the connection.
+ */
+export function leavesLargeBodyUnread(req: IncomingMessage, maxBodyBytes: number): boolean {
+  if (req.complete) return false;
+  const declared = req.headers['content-length'];
+  return declared === undefined ? req.headers['transfer-encoding'] !== undefined : Number(declared) > maxBodyBytes;
+}

@@ -1,0 +1,83 @@
+import type { ServerResponse } from 'node:http';
+import { plantToJson, type Plant } from '@plant-store/core';
+import { sendJson } from './send-json.js';
+
+/**
+ * Writes a listing as one JSON array without ever holding all of it.
+ *
+ * The first two batches are read before the status line, so a storage
+ * failure at the start still becomes a proper error response, and a list
+ * that fits in one batch (every small page) goes out in one piece with a
+ * `content-length`. Longer lists are streamed with chunked encoding, one
+ * write per batch, waiting for 'drain' when the socket pushes back and
+ * yielding to the event loop between batches so other requests are served
+ * while a long list streams. A client that disconnects stops the reading.
+ *
+ * Rejects when storage fails after the headers went out; the caller can
+ * then only abort the connection (see `sendError`).
+ * `extraHeaders` is a flat `[name, value, …]` list (e.g. `link`).
+ */
+export async function writePlantList(
+  res: ServerResponse,
+  requestId: string,
+  batches: AsyncIterable<Plant[]>,
+  extraHeaders: readonly string[] | undefined,
+): Promise<void> {
+  const iterator = batches[Symbol.asyncIterator]();
+  try {
+    let step = await iterator.next();
+    const first = step.done ? '' : serializeBatch(step.value);
+    if (!step.done) step = await iterator.next();
+    if (step.done) {
+      sendJson(res, requestId, 200, `[${first}]`, extraHeaders);
+      return;
+    }
+    const headers = ['content-type', 'application/json', 'x-request-id', requestId];
+    if (extraHeaders !== undefined) for (const item of extraHeaders) headers.push(item);
+    res.writeHead(200, headers);
+    let writable = res.write(`[${first}`);
+    let separator = first === '' ? '' : ',';
+    while (!step.done) {
+      if (!writable) await drained(res);
+      else await nextTurn();
+      if (res.destroyed) return;
+      const text = serializeBatch(step.value);
+      if (text !== '') {
+        writable = res.write(separator + text);
+        separator = ',';
+      }
+      step = await iterator.next();
+    }
+    if (!res.destroyed) res.end(']');
+  } finally {
+    // Ends the storage read early when the client went away or a write failed.
+    await iterator.return?.();
+  }
+}
+
+function serializeBatch(plants: readonly Plant[]): string {
+  if (plants.length === 0) return '';
+  let text = plantToJson(plants[0]!);
+  for (let index = 1; index < plants.length; index++) text += `,${plantToJson(plants[index]!)}`;
+  return text;
+}
+
+// setImmediate runs after pending I/O callbacks, so requests that arrived
+// meanwhile get their turn before the next batch.
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Resolves on 'drain', or on 'close' when the client went away (at once if it already has: 'close' will not fire again). */
+function drained(res: ServerResponse): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

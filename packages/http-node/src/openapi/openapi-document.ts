@@ -1,0 +1,392 @@
+import { INT32_MAX, MAX_TAG_FILTERS } from '@plant-store/core';
+import { DEFAULT_MAX_BODY_BYTES } from '../http/read-body.js';
+
+/** An OpenAPI 3.1 document (only the top level is typed; the rest is plain JSON). */
+export interface OpenApiDocument {
+  readonly openapi: '3.1.0';
+  readonly info: { readonly title: string; readonly version: string; readonly [key: string]: unknown };
+  readonly paths: Record<string, Record<string, unknown>>;
+  readonly webhooks: Record<string, Record<string, unknown>>;
+  readonly components: Record<string, Record<string, unknown>>;
+  readonly [key: string]: unknown;
+}
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const requestIdHeader = { 'x-request-id': ref('headers', 'RequestId') };
+
+/** A response in the error shape, with `x-request-id` and any extra headers. */
+const errorResponse = (description: string, headers: Record<string, unknown> = {}) => ({
+  description,
+  headers: { ...requestIdHeader, ...headers },
+  content: json(ref('schemas', 'Error')),
+});
+
+/** The error responses every authenticated operation can give. */
+const authErrors = {
+  '401': ref('responses', 'Unauthorized'),
+  '403': ref('responses', 'Forbidden'),
+  '500': ref('responses', 'InternalError'),
+  '503': ref('responses', 'StorageUnavailable'),
+};
+
+/**
+ * The OpenAPI 3.1 description of the service as it behaves, webhook
+ * included. Kept in step with the routes by the end-to-end suite, which
+ * checks every status it observes against this document.
+ *
+ * Ids are int64 JSON numbers (`type: integer, format: int64`), exact to the
+ * last digit; clients in languages whose JSON numbers are doubles need a
+ * lossless parser. No `minimum`/`maximum` is given for them because the
+ * bounds themselves are not representable as doubles.
+ */
+export function openapiDocument(version: string): OpenApiDocument {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Plant Store',
+      version,
+      summary: 'Store plants per tenant and get a signed webhook for every new one.',
+      description: [
+        'Every request and response body is JSON. Every response carries `x-request-id` (the client\'s, when it sent a',
+        'sane one: 1 to 128 printable ASCII characters; generated otherwise). Every error has the shape',
+        '`{"error": <status>, "message": <text naming the offending field or parameter>}`.',
+        '',
+        'Beyond the responses listed per operation: an unknown path is a 404; a known path with another method is a',
+        '405 with `Allow`; HEAD is accepted wherever GET is (same headers, no body); a malformed HTTP request is a 400,',
+        'request headers not received within the headers timeout (default 10 s) or a request not received within the',
+        'request timeout (default 30 s) a 408, oversized request headers a 431, each closing the connection.',
+        '',
+        'Authentication comes first: a request to an authenticated operation without valid credentials gets the 401,',
+        'whatever its body or parameters; one without the required scope gets the 403.',
+      ].join('\n'),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    tags: [
+      { name: 'plants', description: 'The plants of the caller\'s tenant.' },
+      { name: 'system', description: 'Probes and the API description; no authentication.' },
+    ],
+    security: [{ bearerAuth: [] }],
+    paths: {
+      '/plants': {
+        get: {
+          operationId: 'listPlants',
+          tags: ['plants'],
+          summary: 'List plants',
+          description: [
+            'The caller\'s plants in ascending id order. Without `limit`, all of them, streamed (chunked transfer',
+            'encoding). With `limit`, one page; when more plants remain (and only then) the response has a',
+            '`Link: </plants?limit=N&after=LAST…>; rel="next"` header. The body is always a plain array.',
+            'Unknown query parameters are ignored. Requires the `plants:read` scope.',
+          ].join(' '),
+          security: [{ bearerAuth: ['plants:read'] }],
+          parameters: [
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              description: 'Maximum number of plants to return (digits only). Absent: all plants.',
+              schema: { type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX },
+            },
+            {
+              name: 'after',
+              in: 'query',
+              required: false,
+              description: 'Keyset cursor: only plants with an id greater than this (a decimal int64).',
+              schema: { type: 'integer', format: 'int64' },
+            },
+            {
+              name: 'tag',
+              in: 'query',
+              required: false,
+              description: `Only plants with exactly this tag; repeat it for any of several tags (at most ${MAX_TAG_FILTERS}).`,
+              style: 'form',
+              explode: true,
+              schema: {
+                type: 'array',
+                maxItems: MAX_TAG_FILTERS,
+                items: ref('schemas', 'Tag'),
+              },
+            },
+          ],
+          responses: {
+            '200': {
+              description: 'The plants, ordered by id ascending.',
+              headers: {
+                ...requestIdHeader,
+                link: {
+                  description: 'RFC 8288 link to the next page, present only when `limit` was given and more plants remain.',
+                  schema: { type: 'string', examples: ['</plants?limit=10&after=42>; rel="next"'] },
+                },
+              },
+              content: json({ type: 'array', items: ref('schemas', 'Plant') }),
+            },
+            '400': ref('responses', 'BadRequest'),
+            ...authErrors,
+          },
+        },
+        post: {
+          operationId: 'addPlant',
+          tags: ['plants'],
+          summary: 'Create a plant',
+          description: [
+            'Creates a plant in the caller\'s tenant and durably queues its "New Plant" webhooks in the same',
+            'transaction. Retry-safe: repeating a create with the same id, name and tag returns 200 with the stored',
+            'plant and no second webhook; the same id with another name or tag is a 409. Any property other than',
+            '`id`, `name` and `tag` is a 400 naming it. Requires the `plants:write` scope.',
+          ].join(' '),
+          security: [{ bearerAuth: ['plants:write'] }],
+          requestBody: {
+            required: true,
+            description: `The new plant, as JSON (\`content-type: application/json\`), at most ${DEFAULT_MAX_BODY_BYTES} bytes by default.`,
+            content: json(ref('schemas', 'NewPlant')),
+          },
+          responses: {
+            '200': {
+              description: 'The stored plant (newly created or, for a repeated create, the existing one).',
+              headers: requestIdHeader,
+              content: json(ref('schemas', 'Plant')),
+            },
+            '400': ref('responses', 'BadRequest'),
+            ...authErrors,
+            '409': errorResponse('A plant with this id exists in the tenant with another name or tag.'),
+            '413': errorResponse('The body is larger than the limit (64 KiB by default). The connection is closed.', {
+              connection: { description: 'Always `close`.', schema: { type: 'string', const: 'close' } },
+            }),
+            '415': errorResponse('The content type is missing or not `application/json`.'),
+          },
+        },
+      },
+      '/plants/{id}': {
+        parameters: [
+          {
+            name: 'id',
+            in: 'path',
+            required: true,
+            description: 'Plant id: a decimal int64 (`-?[0-9]+`).',
+            schema: { type: 'integer', format: 'int64' },
+          },
+        ],
+        get: {
+          operationId: 'getPlant',
+          tags: ['plants'],
+          summary: 'Get a plant',
+          description: 'Requires the `plants:read` scope.',
+          security: [{ bearerAuth: ['plants:read'] }],
+          responses: {
+            '200': {
+              description: 'The plant.',
+              headers: requestIdHeader,
+              content: json(ref('schemas', 'Plant')),
+            },
+            '400': ref('responses', 'BadId'),
+            ...authErrors,
+            '404': ref('responses', 'NotFound'),
+          },
+        },
+        delete: {
+          operationId: 'deletePlant',
+          tags: ['plants'],
+          summary: 'Delete a plant',
+          description: 'Webhooks already queued for the plant are still delivered. Requires the `plants:write` scope.',
+          security: [{ bearerAuth: ['plants:write'] }],
+          responses: {
+            '204': { description: 'Deleted; no body.', headers: requestIdHeader },
+            '400': ref('responses', 'BadId'),
+            ...authErrors,
+            '404': ref('responses', 'NotFound'),
+          },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'getOpenApiDocument',
+          tags: ['system'],
+          summary: 'This document',
+          security: [],
+          responses: {
+            '200': {
+              description: 'The OpenAPI 3.1 document of the service.',
+              headers: requestIdHeader,
+              content: json({ type: 'object' }),
+            },
+          },
+        },
+      },
+      '/healthz': {
+        get: {
+          operationId: 'getHealth',
+          tags: ['system'],
+          summary: 'Liveness probe',
+          security: [],
+          responses: {
+            '200': { description: 'The process serves requests.', headers: requestIdHeader, content: json(ref('schemas', 'Status')) },
+          },
+        },
+      },
+      '/readyz': {
+        get: {
+          operationId: 'getReadiness',
+          tags: ['system'],
+          summary: 'Readiness probe',
+          security: [],
+          responses: {
+            '200': { description: 'Storage answers queries.', headers: requestIdHeader, content: json(ref('schemas', 'Status')) },
+            '503': ref('responses', 'StorageUnavailable'),
+          },
+        },
+      },
+    },
+    webhooks: {
+      '/plant/webhook': {
+        post: {
+          operationId: 'newPlantWebhook',
+          summary: 'New Plant',
+          description: [
+            'Sent to every subscription matching the plant\'s tenant once a plant is created (not for a repeated',
+            'create). Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>`',
+            'with the subscription secret. Delivery is at-least-once: deduplicate on `webhook-id`. Redirects are not',
+            'followed.',
+          ].join(' '),
+          parameters: [
+            {
+              name: 'webhook-id',
+              in: 'header',
+              required: true,
+              description: 'Message id, the same on every retry of this message.',
+              schema: { type: 'string', examples: ['msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'] },
+            },
+            {
+              name: 'webhook-timestamp',
+              in: 'header',
+              required: true,
+              description: 'Unix time in seconds of this attempt.',
+              schema: { type: 'string', pattern: '^[0-9]+$' },
+            },
+            {
+              name: 'webhook-signature',
+              in: 'header',
+              required: true,
+              description:
+                '`v1,<base64 HMAC-SHA256>` keyed with the base64-decoded part of the `whsec_` secret, over `<webhook-id>.<webhook-timestamp>.<body>`.',
+              schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
+            },
+            {
+              name: 'user-agent',
+              in: 'header',
+              required: true,
+              description: '`plant-store/<version>`.',
+              schema: { type: 'string', pattern: '^plant-store/' },
+            },
+          ],
+          requestBody: {
+            required: true,
+            description: 'The new plant, exactly as stored (tag omitted when absent, id exact).',
+            content: json(ref('schemas', 'NewPlant')),
+          },
+          responses: {
+            '2XX': { description: 'Delivered: no further attempts.' },
+            '410': { description: 'Gone: this delivery stops retrying (marked failed).' },
+            '429': { description: 'Retried later, honouring `Retry-After` (capped).' },
+            '503': { description: 'Retried later, honouring `Retry-After` (capped).' },
+            default: {
+              description:
+                'Any other status, a timeout (15 s by default) or a connection failure: retried with exponential backoff and jitter (by default after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), then marked failed and kept.',
+            },
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An opaque token configured by the operator; it determines the tenant and the scopes (`plants:read`, `plants:write`). The scheme name is case-insensitive.',
+        },
+      },
+      schemas: {
+        PlantId: {
+          type: 'integer',
+          format: 'int64',
+          description:
+            'Client-supplied id, unique per tenant, anywhere in the signed 64-bit range and exact to the last digit. Any JSON spelling of an integer is accepted (`20`, `20.0`, `2e1`; `-0` is 0); strings and non-integers are not.',
+          examples: [42],
+        },
+        Name: { type: 'string', minLength: 1, maxLength: 256, description: '1 to 256 characters (code points).' },
+        Tag: { type: 'string', minLength: 1, maxLength: 64, description: '1 to 64 characters (code points).' },
+        NewPlant: {
+          type: 'object',
+          required: ['id', 'name'],
+          additionalProperties: false,
+          properties: {
+            id: ref('schemas', 'PlantId'),
+            name: ref('schemas', 'Name'),
+            tag: { ...ref('schemas', 'Tag'), description: 'Optional; omit it rather than sending null (null is a 400).' },
+          },
+        },
+        Plant: {
+          type: 'object',
+          required: ['id', 'name'],
+          additionalProperties: false,
+          properties: {
+            id: ref('schemas', 'PlantId'),
+            name: ref('schemas', 'Name'),
+            tag: { ...ref('schemas', 'Tag'), description: 'Omitted when the plant has none (never null).' },
+          },
+        },
+        Error: {
+          type: 'object',
+          required: ['error', 'message'],
+          additionalProperties: false,
+          properties: {
+            error: { type: 'integer', format: 'int32', description: 'The HTTP status.' },
+            message: { type: 'string', description: 'For humans; names the offending field or parameter.' },
+          },
+        },
+        Status: {
+          type: 'object',
+          required: ['status'],
+          additionalProperties: false,
+          properties: { status: { type: 'string', const: 'ok' } },
+        },
+      },
+      headers: {
+        RequestId: {
+          description: 'The client\'s `x-request-id` when it sent a sane one (1 to 128 printable ASCII characters), otherwise a generated UUID.',
+          required: true,
+          schema: { type: 'string', minLength: 1, maxLength: 128 },
+        },
+        WwwAuthenticate: {
+          description: 'RFC 6750 bearer challenge.',
+          required: true,
+          schema: { type: 'string' },
+        },
+        Allow: {
+          description: 'The methods the path supports.',
+          required: true,
+          schema: { type: 'string', examples: ['GET, HEAD, POST'] },
+        },
+      },
+      responses: {
+        BadRequest: errorResponse(
+          'Invalid input: malformed JSON, invalid UTF-8, a body that breaks a rule, or a bad query parameter. The message names the field or parameter.',
+        ),
+        BadId: errorResponse('The id is not a decimal int64.'),
+        Unauthorized: errorResponse(
+          'Missing, malformed or unknown credentials. `WWW-Authenticate: Bearer realm="plant-store"` when the header is missing or malformed; `…, error="invalid_token"` for an unknown token.',
+          { 'www-authenticate': ref('headers', 'WwwAuthenticate') },
+        ),
+        Forbidden: errorResponse(
+          'The token lacks the scope. `WWW-Authenticate: Bearer realm="plant-store", error="insufficient_scope", scope="<scope>"`.',
+          { 'www-authenticate': ref('headers', 'WwwAuthenticate') },
+        ),
+        NotFound: errorResponse('The caller\'s tenant has no plant with this id.'),
+        MethodNotAllowed: errorResponse('The path exists but not with this method.', { allow: ref('headers', 'Allow') }),
+        InternalError: errorResponse('An unexpected server failure (logged with the request id; no details are returned).'),
+        StorageUnavailable: errorResponse('Storage is unavailable; retry later.'),
+      },
+    },
+  };
+}

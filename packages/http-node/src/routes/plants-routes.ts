@@ -1,0 +1,75 @@
+import { plantToJson, requireScope, parseJson } from '@plant-store/core';
+import { authenticateRequest } from '../http/authenticate-request.js';
+import { HttpError } from '../http/http-error.js';
+import { isJsonContentType } from '../http/json-content-type.js';
+import { nextLink } from '../http/next-link.js';
+import { parseListQuery } from '../http/parse-list-query.js';
+import { parsePlantId } from '../http/parse-plant-id.js';
+import { readBody } from '../http/read-body.js';
+import { sendJson, sendNoContent } from '../http/send-json.js';
+import { writePlantList } from '../http/write-plant-list.js';
+import type { Exchange, RouteContext } from './route-context.js';
+
+// Every handler authenticates and checks the scope before looking at the
+// body, the id or the query: a caller without valid credentials learns
+// nothing about its input (SPEC §3), and a read-only caller gets its 403
+// instead of a validation error. The core checks the scope again.
+
+/** `POST /plants`: create (or replay) a plant. */
+export async function createPlant(context: RouteContext, exchange: Exchange): Promise<void> {
+  const { req } = exchange;
+  const principal = await authenticateRequest(context.store, req);
+  requireScope(principal, 'plants:write');
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw new HttpError(415, 'content-type must be application/json');
+  }
+  const text = await readBody(req, context.maxBodyBytes);
+  let body: unknown;
+  try {
+    body = parseJson(text);
+  } catch {
+    // SyntaxError, but also a RangeError from absurdly deep nesting.
+    throw new HttpError(400, 'body is not valid JSON');
+  }
+  const { plant } = await context.store.plants.create(principal, body);
+  // 200 for both a new plant and a replay: the contract has one success status.
+  sendJson(exchange.res, exchange.requestId, 200, plantToJson(plant));
+}
+
+/** `GET /plants`: the caller's plants, filtered and paginated, streamed. */
+export async function listPlants(context: RouteContext, exchange: Exchange): Promise<void> {
+  const principal = await authenticateRequest(context.store, exchange.req);
+  requireScope(principal, 'plants:read');
+  const options = parseListQuery(exchange.query);
+  const listing = await context.store.plants.list(principal, options);
+  const extraHeaders =
+    listing.nextAfter === undefined ? undefined : ['link', nextLink(options.limit ?? 0, listing.nextAfter, options.tags)];
+  if (exchange.head) {
+    exchange.res.writeHead(200, withIds(['content-type', 'application/json'], exchange.requestId, extraHeaders));
+    exchange.res.end();
+    return;
+  }
+  await writePlantList(exchange.res, exchange.requestId, listing.batches, extraHeaders);
+}
+
+/** `GET /plants/{id}`. */
+export async function getPlant(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
+  const principal = await authenticateRequest(context.store, exchange.req);
+  requireScope(principal, 'plants:read');
+  const plant = await context.store.plants.get(principal, parsePlantId(idSegment));
+  sendJson(exchange.res, exchange.requestId, 200, plantToJson(plant));
+}
+
+/** `DELETE /plants/{id}`: 204, or 404 when the caller's tenant has no such plant. */
+export async function deletePlant(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
+  const principal = await authenticateRequest(context.store, exchange.req);
+  requireScope(principal, 'plants:write');
+  await context.store.plants.delete(principal, parsePlantId(idSegment));
+  sendNoContent(exchange.res, exchange.requestId);
+}
+
+function withIds(headers: string[], requestId: string, extraHeaders: readonly string[] | undefined): string[] {
+  headers.push('x-request-id', requestId);
+  if (extraHeaders !== undefined) headers.push(...extraHeaders);
+  return headers;
+}

@@ -1,0 +1,22 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger, PlantStore } from '@plant-store/core';
+
+/** What every route handler shares for the lifetime of a listener (built once, not per request). */
+export interface RouteContext {
+  readonly store: PlantStore;
+  readonly logger: Logger;
+  readonly maxBodyBytes: number;
+  /** The OpenAPI document, serialized once. */
+  readonly openapiJson: string;
+}
+
+/** One request being answered. */
+export interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly requestId: string;
+  /** Raw query string without the `?` (empty when none). */
+  readonly query: string;
+  /** True for HEAD: answer as for GET, without a body. */
+  readonly head: boolean;
+}

@@ -1,0 +1,57 @@
+import { HttpError } from '../http/http-error.js';
+import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.js';
+import type { Exchange, RouteContext } from './route-context.js';
+import { healthz, openapi, readyz } from './system-routes.js';
+
+/** `Allow` of each path; HEAD is GET without a body wherever GET is allowed. */
+export const ALLOWED_METHODS = {
+  '/plants': 'GET, HEAD, POST',
+  '/plants/{id}': 'GET, HEAD, DELETE',
+  '/healthz': 'GET, HEAD',
+  '/readyz': 'GET, HEAD',
+  '/openapi.json': 'GET, HEAD',
+} as const;
+
+const PLANTS_PREFIX = '/plants/';
+
+/**
+ * Dispatches on path and method. Unknown paths (404) and wrong methods (405
+ * with `Allow`) are answered before authentication: the route table is
+ * public (it is the OpenAPI document), so this tells a caller nothing it
+ * could not read there, and spares a token lookup.
+ *
+ * Paths are matched literally: no trailing-slash or double-slash
+ * normalization, so `/plants/` and `//plants` are 404. Only the id segment
+ * is percent-decoded.
+ */
+export function routeRequest(context: RouteContext, exchange: Exchange, path: string): void | Promise<void> {
+  const method = exchange.req.method;
+  const get = method === 'GET' || method === 'HEAD';
+  switch (path) {
+    case '/plants':
+      if (get) return listPlants(context, exchange);
+      if (method === 'POST') return createPlant(context, exchange);
+      throw methodNotAllowed(method, ALLOWED_METHODS['/plants']);
+    case '/healthz':
+      if (get) return healthz(context, exchange);
+      throw methodNotAllowed(method, ALLOWED_METHODS['/healthz']);
+    case '/readyz':
+      if (get) return readyz(context, exchange);
+      throw methodNotAllowed(method, ALLOWED_METHODS['/readyz']);
+    case '/openapi.json':
+      if (get) return openapi(context, exchange);
+      throw methodNotAllowed(method, ALLOWED_METHODS['/openapi.json']);
+    default:
+  }
+  if (path.startsWith(PLANTS_PREFIX) && path.length > PLANTS_PREFIX.length && path.indexOf('/', PLANTS_PREFIX.length) === -1) {
+    const idSegment = path.slice(PLANTS_PREFIX.length);
+    if (get) return getPlant(context, exchange, idSegment);
+    if (method === 'DELETE') return deletePlant(context, exchange, idSegment);
+    throw methodNotAllowed(method, ALLOWED_METHODS['/plants/{id}']);
+  }
+  throw new HttpError(404, 'no resource at this path (see /openapi.json)');
+}
+
+function methodNotAllowed(method: string | undefined, allow: string): HttpError {
+  return new HttpError(405, `method ${method} is not allowed here; allowed: ${allow}`, ['allow', allow]);
+}

@@ -1,0 +1,43 @@
+import { errorBody } from '../http/error-response.js';
+import { sendJson } from '../http/send-json.js';
+import type { Exchange, RouteContext } from './route-context.js';
+
+// Probes and the API description need no credentials: orchestrators and
+// client generators call them without any.
+
+const OK_BODY = '{"status":"ok"}';
+const UNAVAILABLE_BODY = errorBody(503, 'storage unavailable');
+
+/** A storage ping that has not answered by then counts as unavailable (a probe must not hang). */
+export const READY_TIMEOUT_MS = 2000;
+
+/** `GET /healthz`: the process is up and serving. */
+export function healthz(_context: RouteContext, exchange: Exchange): void {
+  sendJson(exchange.res, exchange.requestId, 200, OK_BODY);
+}
+
+/** `GET /readyz`: storage answers; 503 (error shape) when it does not. */
+export async function readyz(context: RouteContext, exchange: Exchange): Promise<void> {
+  try {
+    await pingWithTimeout(context);
+  } catch (error) {
+    // Expected while storage is down: a warning, not a request failure.
+    context.logger.warn('storage is not ready', { requestId: exchange.requestId, error: String(error) });
+    sendJson(exchange.res, exchange.requestId, 503, UNAVAILABLE_BODY);
+    return;
+  }
+  sendJson(exchange.res, exchange.requestId, 200, OK_BODY);
+}
+
+/** `GET /openapi.json`: the OpenAPI 3.1 document of this service. */
+export function openapi(context: RouteContext, exchange: Exchange): void {
+  sendJson(exchange.res, exchange.requestId, 200, context.openapiJson);
+}
+
+function pingWithTimeout(context: RouteContext): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`storage did not answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+  });
+  return Promise.race([context.store.storage.ping(), timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,155 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageError, type PlantRepository, type Storage } from '@plant-store/core';
+import { openapiDocument } from '@plant-store/http-node';
+import { api, observationCount, routeTemplate, undocumentedObservations, type ApiRequest } from './support/api-client.js';
+import { TOKENS, startTestServer, type TestServer } from './support/test-server.js';
+
+// The OpenAPI document must describe the service as it behaves: this suite
+// provokes every status of every operation, checks each against the
+// document, and checks that the document lists no status the service never
+// gives.
+
+type Fault = 'none' | 'storage' | 'bug';
+
+/** Storage whose plant operations and ping can be made to fail: a storage outage (StorageError) or a bug (anything else). */
+function faultyStorage(storage: Storage, fault: { current: Fault }): Storage {
+  const fail = (): void => {
+    if (fault.current === 'storage') throw new StorageError('database is locked', { cause: new Error('SQLITE_BUSY') });
+    if (fault.current === 'bug') throw new TypeError("Cannot read properties of undefined (reading 'id')");
+  };
+  const plants = storage.plants;
+  const wrapped: PlantRepository = {
+    create: async (...args) => (fail(), plants.create(...args)),
+    get: async (...args) => (fail(), plants.get(...args)),
+    list: async (...args) => (fail(), plants.list(...args)),
+    idAtOffset: async (...args) => (fail(), plants.idAtOffset(...args)),
+    delete: async (...args) => (fail(), plants.delete(...args)),
+  };
+  return {
+    plants: wrapped,
+    outbox: storage.outbox,
+    ping: async () => (fail(), storage.ping()),
+    close: () => storage.close(),
+  };
+}
+
+interface Scenario {
+  readonly method: string;
+  readonly path: string;
+  readonly request?: ApiRequest;
+  readonly fault?: Fault;
+  readonly status: number;
+}
+
+const owner = { token: TOKENS.owner };
+const plantBody = (id: number, name = 'doc') => ({ ...owner, body: `{"id":${id},"name":"${name}"}` });
+
+const scenarios: Scenario[] = [
+  { method: 'GET', path: '/plants', request: owner, status: 200 },
+  { method: 'GET', path: '/plants?limit=x', request: owner, status: 400 },
+  { method: 'GET', path: '/plants', status: 401 },
+  { method: 'GET', path: '/plants', request: { token: TOKENS.writer }, status: 403 },
+  { method: 'GET', path: '/plants', request: owner, fault: 'bug', status: 500 },
+  { method: 'GET', path: '/plants', request: owner, fault: 'storage', status: 503 },
+
+  { method: 'POST', path: '/plants', request: plantBody(1), status: 200 },
+  { method: 'POST', path: '/plants', request: { ...owner, body: '{"id":1}' }, status: 400 },
+  { method: 'POST', path: '/plants', request: { body: '{}' }, status: 401 },
+  { method: 'POST', path: '/plants', request: { token: TOKENS.reader, body: '{}' }, status: 403 },
+  { method: 'POST', path: '/plants', request: plantBody(1, 'other'), status: 409 },
+  { method: 'POST', path: '/plants', request: { ...owner, body: 'x'.repeat(70_000) }, status: 413 },
+  { method: 'POST', path: '/plants', request: { ...owner, body: '{}', headers: { 'content-type': 'text/json' } }, status: 415 },
+  { method: 'POST', path: '/plants', request: plantBody(2), fault: 'bug', status: 500 },
+  { method: 'POST', path: '/plants', request: plantBody(2), fault: 'storage', status: 503 },
+
+  { method: 'GET', path: '/plants/1', request: owner, status: 200 },
+  { method: 'GET', path: '/plants/one', request: owner, status: 400 },
+  { method: 'GET', path: '/plants/1', status: 401 },
+  { method: 'GET', path: '/plants/1', request: { token: TOKENS.writer }, status: 403 },
+  { method: 'GET', path: '/plants/404', request: owner, status: 404 },
+  { method: 'GET', path: '/plants/1', request: owner, fault: 'bug', status: 500 },
+  { method: 'GET', path: '/plants/1', request: owner, fault: 'storage', status: 503 },
+
+  { method: 'DELETE', path: '/plants/1', request: { token: TOKENS.reader }, status: 403 },
+  { method: 'DELETE', path: '/plants/1', request: owner, status: 204 },
+  { method: 'DELETE', path: '/plants/1.0', request: owner, status: 400 },
+  { method: 'DELETE', path: '/plants/1', status: 401 },
+  { method: 'DELETE', path: '/plants/1', request: owner, status: 404 },
+  { method: 'DELETE', path: '/plants/1', request: owner, fault: 'bug', status: 500 },
+  { method: 'DELETE', path: '/plants/1', request: owner, fault: 'storage', status: 503 },
+
+  { method: 'GET', path: '/openapi.json', status: 200 },
+  { method: 'GET', path: '/healthz', status: 200 },
+  { method: 'GET', path: '/readyz', status: 200 },
+  { method: 'GET', path: '/readyz', fault: 'storage', status: 503 },
+];
+
+describe('the OpenAPI document', () => {
+  const document = openapiDocument('1.2.3');
+  const fault = { current: 'none' as Fault };
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('memory', { wrapStorage: (storage) => faultyStorage(storage, fault) });
+  });
+  afterAll(() => server.close());
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await new Validator().validate(structuredClone(document) as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(document.info.version).toBe('1.2.3');
+  });
+
+  it('documents the webhook with its body and Standard Webhooks headers', () => {
+    const webhook = document.webhooks['/plant/webhook']?.post as {
+      parameters: { name: string; in: string; required: boolean }[];
+      requestBody: { content: Record<string, { schema: unknown }> };
+    };
+    expect(webhook.parameters.filter((parameter) => parameter.in === 'header' && parameter.required).map((parameter) => parameter.name)).toEqual(
+      expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'webhook-signature']),
+    );
+    expect(webhook.requestBody.content['application/json']?.schema).toEqual({ $ref: '#/components/schemas/NewPlant' });
+  });
+
+  it('describes ids as int64 JSON integers and bodies as closed objects', () => {
+    const schemas = document.components.schemas as Record<string, { type?: string; format?: string; additionalProperties?: boolean }>;
+    expect(schemas.PlantId).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(schemas.NewPlant?.additionalProperties).toBe(false);
+    expect(schemas.Error?.additionalProperties).toBe(false);
+  });
+
+  it.each(scenarios.map((scenario) => [`${scenario.method} ${scenario.path}${scenario.fault && scenario.fault !== 'none' ? ` (${scenario.fault})` : ''}`, scenario] as const))(
+    '%s answers as documented',
+    async (_, scenario) => {
+      fault.current = scenario.fault ?? 'none';
+      try {
+        const response = await api(server.url, scenario.method, scenario.path, scenario.request);
+        expect(response.status).toBe(scenario.status);
+        if (response.status === 500) {
+          // A bug never leaks: generic message, detail in the log only.
+          expect(response.json).toEqual({ error: 500, message: 'internal server error' });
+          expect(server.logs.at(-2)?.fields?.error).toMatch(/TypeError: Cannot read properties/);
+        }
+      } finally {
+        fault.current = 'none';
+      }
+    },
+  );
+
+  it('lists every status the service gave, and gives every status it lists', () => {
+    expect(observationCount()).toBeGreaterThanOrEqual(scenarios.length - 2);
+    expect(undocumentedObservations()).toEqual([]);
+    const observed = new Set(scenarios.map((scenario) => `${scenario.method} ${routeTemplate(scenario.path)} ${scenario.status}`));
+    const documented: string[] = [];
+    for (const [route, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === 'parameters') continue;
+        for (const status of Object.keys((operation as { responses: object }).responses)) {
+          documented.push(`${method.toUpperCase()} ${route} ${status}`);
+        }
+      }
+    }
+    expect(documented.filter((entry) => !observed.has(entry))).toEqual([]);
+  });
+});

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createPlantStore,
+  staticTokens,
+  type LogFields,
+  type Logger,
+  type PlantStore,
+  type Storage,
+} from '@plant-store/core';
+import { createPlantServer, type PlantServerOptions } from '@plant-store/http-node';
+import { memoryStorage } from '@plant-store/storage-memory';
+import { sqliteStorage } from '@plant-store/storage-sqlite';
+
+export type StorageKind = 'memory' | 'sqlite';
+
+/** Both storages, for `describe.each(STORAGE_KINDS)`. */
+export const STORAGE_KINDS: readonly StorageKind[] = ['memory', 'sqlite'];
+
+/** Bearer tokens every test server knows. */
+export const TOKENS = {
+  /** Tenant `a`, both scopes. */
+  owner: 'owner-token-a',
+  /** Tenant `b`, both scopes. */
+  otherTenant: 'owner-token-b',
+  /** Tenant `a`, `plants:read` only. */
+  reader: 'reader-token-a',
+  /** Tenant `a`, `plants:write` only. */
+  writer: 'writer-token-a',
+} as const;
+
+export interface LogEntry {
+  readonly level: keyof Logger;
+  readonly message: string;
+  readonly fields: LogFields | undefined;
+}
+
+export interface TestServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly port: number;
+  readonly store: PlantStore;
+  readonly storage: Storage;
+  /** Everything the server logged, in order. */
+  readonly logs: LogEntry[];
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions extends PlantServerOptions {
+  /** Plants per storage batch when streaming (small values make streaming observable with few plants). */
+  readonly batchSize?: number;
+  /** Lets a test put a spy or a fault in front of the storage. */
+  readonly wrapStorage?: (storage: Storage) => Storage;
+}
+
+/** A real Plant Store server on 127.0.0.1, port 0, over a fresh storage of the given kind. */
+export async function startTestServer(kind: StorageKind, options: TestServerOptions = {}): Promise<TestServer> {
+  const folder = kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'plant-store-http-')) : undefined;
+  const raw = folder ? await sqliteStorage({ path: join(folder, 'plants.db') }) : memoryStorage();
+  const storage = options.wrapStorage ? options.wrapStorage(raw) : raw;
+  const logs: LogEntry[] = [];
+  const record =
+    (level: keyof Logger) =>
+    (message: string, fields?: LogFields): void => {
+      logs.push({ level, message, fields });
+    };
+  const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+  const store = createPlantStore({
+    storage,
+    logger,
+    batchSize: options.batchSize,
+    authenticator: staticTokens([
+      { token: TOKENS.owner, tenant: 'a' },
+      { token: TOKENS.otherTenant, tenant: 'b' },
+      { token: TOKENS.reader, tenant: 'a', scopes: ['plants:read'] },
+      { token: TOKENS.writer, tenant: 'a', scopes: ['plants:write'] },
+    ]),
+  });
+  const { batchSize: _batchSize, wrapStorage: _wrapStorage, ...serverOptions } = options;
+  const server = createPlantServer(store, { logger, ...serverOptions });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    store,
+    storage,
+    logs,
+    close() {
+      closed ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await store.close();
+        if (folder) rmSync(folder, { recursive: true, force: true });
+      })();
+      return closed;
+    },
+  };
+}
