@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = fileURLToPath(new URL('../../packages/http-node/src/cli.ts', import.meta.url));
 // An absolute loader URL, so the CLI can run from any working directory (a bare `tsx` resolves from the cwd).
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+export const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** `plant-store listening on http://127.0.0.1:PORT (storage: …)` */
 export const READY_LINE = /^plant-store listening on (http:\/\/\S+) \(storage: (.+)\)$/m;

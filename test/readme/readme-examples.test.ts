@@ -2,16 +2,16 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { startServe, TSX } from '../cli/cli-process.js';
 
 const root = join(import.meta.dirname, '..', '..');
-// Absolute, because the example runs from a scratch working directory.
-const tsx = pathToFileURL(createRequire(join(root, 'package.json')).resolve('tsx')).href;
 
 /** The fenced code blocks of one README section, in order. */
+const run = promisify(execFile);
+const hasCurl = await run('curl', ['--version']).then(() => true, () => false);
+
 async function codeBlocks(heading: string, language: string): Promise<string[]> {
   const readme = await readFile(join(root, 'README.md'), 'utf8');
   const start = readme.indexOf(`\n## ${heading}\n`);
@@ -32,9 +32,9 @@ describe('README', () => {
     try {
       const file = join(scratch, 'embedding.ts');
       await writeFile(file, example!);
-      const { stdout } = await promisify(execFile)(
+      const { stdout } = await run(
         process.execPath,
-        ['--conditions=source', '--import', tsx, file],
+        ['--conditions=source', '--import', TSX, file],
         { cwd, env: { ...process.env, NODE_OPTIONS: '' } },
       );
       const expected = (output ?? '').split('\n').filter((line) => line.startsWith('// ')).map((line) => line.slice(3));
@@ -42,6 +42,30 @@ describe('README', () => {
     } finally {
       await rm(scratch, { recursive: true, force: true });
       await rm(cwd, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('README walk-through', () => {
+  // The walk-through is written for curl; on a machine without it there is nothing to check.
+  it.skipIf(!hasCurl)('prints exactly what the README shows, line by line', async () => {
+    const [session] = await codeBlocks('HTTP API', 'console');
+    const steps = session!.split(/^\$ /m).filter(Boolean).map((step) => {
+      const [command, ...output] = step.trimEnd().split('\n');
+      return { command: command!, output: output.join('\n') };
+    });
+    expect(steps.length).toBeGreaterThan(10);
+    const service = await startServe(['--storage', 'memory', '--port', '0', '--tokens', 's3cret=acme']);
+    try {
+      const address = new URL(service.url).host;
+      for (const { command, output } of steps) {
+        const { stdout } = await run('bash', ['-c', command.replaceAll('127.0.0.1:8080', address)], {
+          env: { ...process.env, TOKEN: 's3cret' },
+        });
+        expect({ command, output: stdout.trimEnd() }).toEqual({ command, output });
+      }
+    } finally {
+      await service.stop();
     }
   });
 });
