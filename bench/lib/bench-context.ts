@@ -1,0 +1,16 @@
+import type { BenchOptions } from './bench-options.js';
+import type { ServerConfig, ServerLauncher } from './server-launcher.js';
+
+/** What every scenario gets from the runner. */
+export interface BenchContext {
+  readonly options: BenchOptions;
+  readonly launcher: ServerLauncher;
+  /** Temporary folder for databases; removed after the run. */
+  readonly workDir: string;
+  /** Resolved path of better-sqlite3 (seeding and reading SQLite files from the harness). */
+  readonly betterSqlite3: string;
+  /** Progress line on stderr. */
+  log(message: string): void;
+  /** Node flags that make a server write a CPU profile into its own folder `name` (none without `--cpu-prof`). */
+  profile(name: string): Pick<ServerConfig, 'nodeFlags'>;
+}

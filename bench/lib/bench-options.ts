@@ -1,0 +1,115 @@
+import { parseArgs } from 'node:util';
+import type { ServiceFrom, StorageKind } from './server-launcher.js';
+
+/** Every scenario, in the order a run executes them. */
+export const SCENARIOS = [
+  'startup',
+  'create',
+  'create-webhooks',
+  'list-20',
+  'list-100',
+  'get',
+  'delete',
+  'webhooks',
+  'big-list',
+] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  readonly scenarios: ReadonlySet<ScenarioName>;
+  readonly storages: readonly StorageKind[];
+  readonly serviceFrom: ServiceFrom;
+  /** Concurrent keep-alive connections of the HTTP scenarios. */
+  readonly connections: number;
+  readonly warmupS: number;
+  readonly roundS: number;
+  /** Measured rounds per server and scenario (interleaved service, baseline, service, …). */
+  readonly rounds: number;
+  /** Deletes per round (delete runs a fixed amount over pre-created ids). */
+  readonly deleteAmount: number;
+  /** Plants seeded for the list and get scenarios. */
+  readonly seedPlants: number;
+  readonly bigListPlants: number;
+  /** Plants created in the webhook throughput burst. */
+  readonly webhookPlants: number;
+  /** Seconds of paced creates for commit → first attempt latency. */
+  readonly webhookLatencyS: number;
+  readonly startupRuns: number;
+  /** Write the markdown report (off for `--no-write` smoke runs). */
+  readonly write: boolean;
+  readonly outDir: string;
+  /** When set, the service and the baselines run with `--cpu-prof` and write profiles here (one folder per server). */
+  readonly cpuProfDir: string | undefined;
+  /** Keep the temporary folder (databases, transpiled baselines). */
+  readonly keep: boolean;
+}
+
+const USAGE = `usage: pnpm bench [--quick] [--scenario name[,name…]] [--storage sqlite|memory]
+  [--service dist|source|baseline] [--rounds N] [--round-seconds S] [--warmup-seconds S]
+  [--connections N] [--big-list N] [--no-write] [--out DIR] [--cpu-prof DIR] [--keep]
+scenarios: ${SCENARIOS.join(', ')}
+--service baseline: a baseline plays the service (self-test of the harness; HTTP scenarios only)`;
+
+function positive(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!(value > 0)) throw new Error(`--${name} must be a positive number\n${USAGE}`);
+  return value;
+}
+
+/** Parses the command line; quick mode shortens every phase so a whole run stays under about three minutes. */
+export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: 'boolean', default: false },
+      scenario: { type: 'string', multiple: true },
+      storage: { type: 'string' },
+      service: { type: 'string', default: 'dist' },
+      rounds: { type: 'string' },
+      'round-seconds': { type: 'string' },
+      'warmup-seconds': { type: 'string' },
+      connections: { type: 'string' },
+      'big-list': { type: 'string' },
+      'no-write': { type: 'boolean', default: false },
+      out: { type: 'string', default: 'bench/reports' },
+      'cpu-prof': { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const requested = (values.scenario ?? []).flatMap((entry) => entry.split(',')).filter(Boolean);
+  for (const name of requested) {
+    if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`unknown scenario '${name}'\n${USAGE}`);
+  }
+  if (values.storage !== undefined && values.storage !== 'sqlite' && values.storage !== 'memory') {
+    throw new Error(`--storage must be sqlite or memory\n${USAGE}`);
+  }
+  if (!['dist', 'source', 'baseline'].includes(values.service)) throw new Error(`--service must be dist, source or baseline\n${USAGE}`);
+  const quick = values.quick;
+  return {
+    quick,
+    scenarios: new Set((requested.length ? requested : SCENARIOS) as ScenarioName[]),
+    storages: values.storage ? [values.storage as StorageKind] : ['sqlite', 'memory'],
+    serviceFrom: values.service as ServiceFrom,
+    connections: positive('connections', values.connections, 32),
+    warmupS: positive('warmup-seconds', values['warmup-seconds'], quick ? 1 : 3),
+    roundS: positive('round-seconds', values['round-seconds'], quick ? 1.5 : 6),
+    rounds: Math.round(positive('rounds', values.rounds, quick ? 2 : 5)),
+    deleteAmount: quick ? 3_000 : 15_000,
+    seedPlants: 10_000,
+    bigListPlants: Math.round(positive('big-list', values['big-list'], 1_000_000)),
+    webhookPlants: quick ? 3_000 : 20_000,
+    webhookLatencyS: quick ? 3 : 10,
+    startupRuns: quick ? 3 : 7,
+    write: !values['no-write'],
+    outDir: values.out,
+    cpuProfDir: values['cpu-prof'],
+    keep: values.keep,
+  };
+}

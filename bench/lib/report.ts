@@ -1,0 +1,233 @@
+import type { BenchOptions } from './bench-options.js';
+import type { MachineInfo } from './machine-info.js';
+import type { PairedResult, RoundFigures } from './paired-rounds.js';
+import { median } from './stats.js';
+import { checkTargets, medianRatio, RATIO_TARGET_SCENARIOS, MAX_P99_RATIO, MIN_THROUGHPUT_RATIO, type BenchResults } from './targets.js';
+
+export interface ReportInput {
+  readonly startedAt: Date;
+  readonly seconds: number;
+  readonly command: string;
+  readonly options: BenchOptions;
+  readonly machine: MachineInfo;
+  readonly results: BenchResults;
+  /** Scenarios that failed to run, with the reason. */
+  readonly errors: readonly string[];
+}
+
+const MiB = 2 ** 20;
+const int = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–');
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '–');
+const mib = (bytes: number) => (Number.isFinite(bytes) ? (bytes / MiB).toFixed(1) : '–');
+const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : '–');
+const pct = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '–');
+const mark = (pass: boolean) => (pass ? '✅ pass' : '❌ miss');
+
+function medianOf(rounds: readonly RoundFigures[], figure: keyof RoundFigures): number {
+  return median(rounds.map((round) => round[figure] as number));
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function serverRow(storage: string, who: string, rounds: readonly RoundFigures[]): string[] {
+  const failures = rounds.reduce((sum, round) => sum + round.failures, 0);
+  return [
+    storage,
+    who + (failures ? ` ⚠ ${failures} failed requests` : ''),
+    int(medianOf(rounds, 'rps')),
+    ms(medianOf(rounds, 'p50Ms')),
+    ms(medianOf(rounds, 'p99Ms')),
+    pct(medianOf(rounds, 'cpuPercent')),
+    int(medianOf(rounds, 'cpuUsPerRequest')),
+    mib(Math.max(...rounds.map((round) => round.rssBytes))),
+  ];
+}
+
+function pairedSection(results: readonly PairedResult[]): string {
+  const byScenario = new Map<string, PairedResult[]>();
+  for (const result of results) byScenario.set(result.scenario, [...(byScenario.get(result.scenario) ?? []), result]);
+  const parts: string[] = [];
+  for (const [scenario, group] of byScenario) {
+    const targeted = RATIO_TARGET_SCENARIOS.includes(scenario);
+    parts.push(`### ${scenario}\n\n${group[0]!.description}.${targeted ? '' : ' No target: for information.'}`);
+    const rows: string[][] = [];
+    for (const result of group) {
+      rows.push(serverRow(result.storage, 'service', result.service));
+      rows.push(serverRow(result.storage, 'raw baseline', result.baseline));
+      const rps = medianRatio(result, 'rps');
+      const p99 = medianRatio(result, 'p99Ms');
+      const verdict = targeted ? ` ${rps >= MIN_THROUGHPUT_RATIO ? '✅' : '❌'} / ${p99 <= MAX_P99_RATIO ? '✅' : '❌'}` : '';
+      rows.push([
+        result.storage,
+        `**ratio** (median of rounds)${verdict}`,
+        `**${ratio(rps)}**`,
+        ratio(medianRatio(result, 'p50Ms')),
+        `**${ratio(p99)}**`,
+        '',
+        ratio(medianRatio(result, 'cpuUsPerRequest')),
+        '',
+      ]);
+    }
+    parts.push(table(['storage', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU µs/req', 'RSS MiB'], rows));
+  }
+  return parts.join('\n\n');
+}
+
+function roundsSection(results: readonly PairedResult[]): string {
+  const rows: string[][] = [];
+  for (const result of results) {
+    const phases = [
+      { label: 'warm-up', service: result.warmup.service, baseline: result.warmup.baseline },
+      ...result.service.map((service, index) => ({ label: `round ${index + 1}`, service, baseline: result.baseline[index]! })),
+    ];
+    for (const { label, service, baseline } of phases) {
+      rows.push([
+        result.scenario,
+        result.storage,
+        label,
+        `${int(service.rps)} / ${int(baseline.rps)}`,
+        ratio(service.rps / baseline.rps),
+        `${ms(service.p99Ms)} / ${ms(baseline.p99Ms)}`,
+        `${pct(service.cpuPercent)} / ${pct(baseline.cpuPercent)}`,
+        `${int(service.requests)} / ${int(baseline.requests)}`,
+        service.failures || baseline.failures ? `${service.failures} / ${baseline.failures}` : '0',
+      ]);
+    }
+  }
+  return table(
+    ['scenario', 'storage', 'phase', 'req/s service / baseline', 'ratio', 'p99 ms', 'CPU %', 'requests', 'failed'],
+    rows,
+  );
+}
+
+function webhookSection(results: BenchResults): string {
+  const hooks = results.webhooks;
+  if (!hooks) return '';
+  const { backlog, latency, burst } = hooks;
+  return `## Webhook dispatch (service on SQLite, one subscription, loopback receiver answering 200)
+
+${table(
+  ['measure', 'value'],
+  [
+    [`backlog: ${int(backlog.deliveries)} deliveries queued before start, ready line → last received`, `**${int(backlog.perSecond)} deliveries/s** (${backlog.seconds.toFixed(2)} s, service CPU ${pct(backlog.cpuPercent)} %)`],
+    [`commit → first attempt, ${int(latency.creates)} creates paced at ${latency.ratePerSecond}/s (POST written → webhook received)`, `**p50 ${ms(latency.clientP50Ms)} ms**, p99 ${ms(latency.clientP99Ms)} ms, max ${ms(latency.clientMaxMs)} ms`],
+    ['  the create requests themselves (included above)', `p50 ${ms(latency.createP50Ms)} ms`],
+    ['  as recorded by the service (attempt start − outbox created_at, whole ms)', latency.recordedP50Ms === undefined ? 'not available' : `p50 ${latency.recordedP50Ms} ms, p99 ${latency.recordedP99Ms} ms`],
+    [`burst: ${int(burst.plants)} creates on 32 connections while dispatching`, `creates ${int(burst.createPerSecond)}/s; first POST → last delivery ${burst.endToEndSeconds.toFixed(2)} s = ${int(burst.endToEndPerSecond)} deliveries/s`],
+    ['duplicate deliveries (same webhook-id twice)', int(hooks.duplicates)],
+    ['signatures checked with `standardwebhooks` verify()', `${hooks.signatures.valid} of ${hooks.signatures.checked} valid`],
+  ],
+)}`;
+}
+
+function bigListSection(results: BenchResults): string {
+  const big = results.bigList;
+  if (!big) return '';
+  return `## Unlimited \`GET /plants\` over ${int(big.plants)} plants (service on SQLite)
+
+${table(
+  ['measure', 'value'],
+  [
+    ['plants received / bytes', `${int(big.received)} / ${mib(big.bytes)} MiB`],
+    ['duration', `${big.seconds.toFixed(2)} s (${int(big.received / big.seconds)} plants/s)`],
+    ['RSS before → peak (sampled every 50 ms)', `${mib(big.rssBeforeBytes)} → ${mib(big.peakRssBytes)} MiB (${big.rssSamples} samples)`],
+    ['**peak RSS growth**', `**${mib(big.peakGrowthBytes)} MiB**`],
+    [`small requests meanwhile (GET /plants/{id}, 4 connections, 200/s)`, `${int(big.small.requests)} requests, p50 ${ms(big.small.p50Ms)} ms, **p99 ${ms(big.small.p99Ms)} ms**, max ${ms(big.small.maxMs)} ms, ${big.small.failures} failed`],
+    ['seeding (bulk INSERT, not measured)', `${big.seedSeconds.toFixed(1)} s`],
+  ],
+)}`;
+}
+
+function startupSection(results: BenchResults): string {
+  if (!results.startup?.length) return '';
+  const rows = results.startup.map((start) => [
+    start.contestant === 'service' ? 'service' : 'raw baseline',
+    start.storage,
+    `**${int(start.medianReadyMs)}**`,
+    start.readyMs.map(int).join(', '),
+    `**${mib(start.medianIdleRssBytes)}**`,
+  ]);
+  return `## Start-up and idle memory
+
+Spawn of \`node\` → ready line on stdout (includes Node's own boot; SQLite on a fresh file, so migrations run), and RSS one second after ready with nothing sent. Medians of ${results.startup[0]!.readyMs.length} runs.
+
+${table(['server', 'storage', 'start → ready ms', 'runs ms', 'idle RSS MiB'], rows)}`;
+}
+
+function summaryLines(results: BenchResults): string[] {
+  const lines: string[] = [];
+  for (const result of results.paired) {
+    lines.push(
+      `${result.scenario} (${result.storage}): ${int(medianOf(result.service, 'rps'))} req/s, p99 ${ms(medianOf(result.service, 'p99Ms'))} ms — ` +
+        `${ratio(medianRatio(result, 'rps'))} the raw baseline's req/s, ${ratio(medianRatio(result, 'p99Ms'))} its p99, ` +
+        `${ratio(medianRatio(result, 'cpuUsPerRequest'))} its CPU time per request`,
+    );
+  }
+  if (results.webhooks) {
+    lines.push(
+      `webhooks: ${int(results.webhooks.backlog.perSecond)} deliveries/s; commit → first attempt p50 ${ms(results.webhooks.latency.clientP50Ms)} ms, p99 ${ms(results.webhooks.latency.clientP99Ms)} ms`,
+    );
+  }
+  if (results.bigList) {
+    lines.push(
+      `unlimited list of ${int(results.bigList.plants)} plants: ${results.bigList.seconds.toFixed(1)} s, peak RSS growth ${mib(results.bigList.peakGrowthBytes)} MiB, small requests p99 ${ms(results.bigList.small.p99Ms)} ms meanwhile`,
+    );
+  }
+  for (const start of results.startup ?? []) {
+    if (start.contestant === 'service') {
+      lines.push(`start to ready (${start.storage}): ${int(start.medianReadyMs)} ms; idle RSS ${mib(start.medianIdleRssBytes)} MiB`);
+    }
+  }
+  return lines;
+}
+
+/** The markdown report: header, targets, every figure, method and fairness notes. */
+export function renderReport(input: ReportInput): string {
+  const { machine, options, results } = input;
+  const checks = checkTargets(results);
+  const passed = checks.filter((check) => check.pass).length;
+  const date = input.startedAt.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  const sections = [
+    `# Plant Store benchmark — ${date}`,
+    `${options.quick ? '**Quick run** (short rounds: a smoke test, noisy; not for comparison). ' : ''}Command: \`${input.command}\`. Took ${Math.round(input.seconds)} s. Targets met: **${passed} of ${checks.length}**.`,
+    `## Summary\n\n${summaryLines(results).map((line) => `- ${line}`).join('\n')}`,
+    input.errors.length ? `## Scenarios that failed to run\n\n${input.errors.map((error) => `- ${error}`).join('\n')}` : '',
+    `## Targets (issue #5)\n\n${table(['target', 'measured', 'result'], checks.map((check) => [check.target, check.measured, mark(check.pass)]))}`,
+    `## Machine and versions\n\n${table(
+      ['', ''],
+      [
+        ['CPU', `${machine.cpuModel} × ${machine.cpuCount}`],
+        ['memory', `${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB`],
+        ['OS', machine.os],
+        ['load average at start (1, 5, 15 min)', machine.loadAverage.map((value) => value.toFixed(2)).join(', ')],
+        ['Node.js', machine.node],
+        ...Object.entries(machine.versions),
+        ['commit', machine.commit],
+        ['service started from', options.serviceFrom === 'dist' ? 'built CLI (`packages/http-node/dist/cli.js serve`)' : options.serviceFrom === 'source' ? 'TypeScript source through tsx' : 'a baseline (harness self-test!)'],
+      ],
+    )}`,
+    `## Method\n\n${methodNotes(options)}`,
+    results.paired.length ? `## HTTP scenarios\n\nMedians over the measured rounds. CPU % is the server process's user + system time over the round (100 = one core), from /proc/<pid>/stat; CPU µs/req is that time per answered request; RSS is VmRSS at the end of the rounds. On a machine shared with other work the req/s ratio moves from round to round (see Every round); CPU µs/req is the steadier measure of the service's own overhead.\n\n${pairedSection(results.paired)}` : '',
+    webhookSection(results),
+    bigListSection(results),
+    startupSection(results),
+    results.paired.length ? `## Every round\n\nService / baseline. The warm-up is not used for ratios.\n\n${roundsSection(results.paired)}` : '',
+  ];
+  return `${sections.filter(Boolean).join('\n\n')}\n`;
+}
+
+function methodNotes(options: BenchOptions): string {
+  return [
+    `- Load: autocannon ${'(programmatic API, one client thread)'} over 127.0.0.1, ${options.connections} keep-alive connections, no pipelining. Each scenario: a ${options.warmupS} s warm-up of each server, then ${options.rounds} measured rounds of ${options.roundS} s, interleaved service, baseline, service, baseline… so drift on the machine hits both alike. Delete runs a fixed ${int(options.deleteAmount)} requests per round instead (its ids must exist). Ratios are the median of the per-round ratios service / baseline. Latencies are every response's exact time (autocannon's own histogram rounds to 1 ms).`,
+    '- Baselines (`bench/baselines/`): raw `node:http` + better-sqlite3, and the same raw layer over in-memory sorted arrays. Per request they do the service\'s essential work: SHA-256 digest of the bearer token looked up in a map, content type, body size limit and UTF-8 checks, `JSON.parse` behind the same fast-path test as the service\'s codec and hand-written id/name/tag checks, tenant-scoped prepared statements (create: plant + outbox row in one IMMEDIATE transaction), JSON response with exact ids, `LIMIT n+1` and a Link header for pages, an `x-request-id`, and one JSON log line per request to stdout. The SQLite baseline uses the service\'s schema (same tables, keys, STRICT/WITHOUT ROWID and indexes) and pragmas (WAL, synchronous=NORMAL, foreign keys, busy timeout, bigint integers).',
+    '- Both run on bare `node` (the baselines transpiled to JavaScript first), `NODE_ENV=production`, the same flags, normal `info` logging with stdout piped to the harness, which drains and discards it. Tokens: three tenants; reads, creates and deletes each use their own tenant, so they never see each other\'s rows.',
+    '- Data: list and get run over 10,000 seeded plants (ids 1…10,000, half with a tag) with random cursors/ids from a seeded generator, the same sequence for both servers in a round. Create uses unique increasing ids per round. Delete removes ids created before the rounds.',
+    '- Fairness of create: both servers have one subscription that matches, so both write the plant and one outbox row in the same transaction. In `create` the receiver accepts connections but never answers (timeout 1 h), which keeps webhook sending out of the measurement: the dispatcher has at most its per-endpoint cap of attempts in flight and then only reacts to each commit with an (empty) claim; that reaction is part of the service\'s create path and stays measured. Delivery is measured on its own (webhooks section). `create-webhooks` lets the service deliver every webhook to a receiver answering 200 during the rounds, which the baseline does not do: the full cost, for information, without a target.',
+    '- Webhooks: the receiver runs in the harness process; arrival time is when the request head arrives. Throughput: deliveries queued through the storage API before the service starts; the rate is their count over ready line → last arrival. Latency: creates paced at 200/s; "commit → first attempt" is measured from the moment the client writes the POST, an upper bound (it includes the create request itself, whose p50 is shown) — the service\'s own record (attempt start − outbox created_at) is shown too.',
+    '- Unlimited list: plants bulk-inserted with one prepared statement into a database migrated by the storage adapter, then `GET /plants` streamed and counted by the harness while GET /plants/{id} runs at 200 requests/s on 4 connections. RSS growth is the peak of 50 ms samples minus the RSS before the list.',
+    '- Process figures come from /proc/<pid>/status (VmRSS) and /proc/<pid>/stat (utime + stime) of the spawned server processes; the harness, autocannon and the receiver are not counted.',
+  ].join('\n');
+}

@@ -1,0 +1,68 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServerSpec } from './server-process.js';
+
+export type StorageKind = 'sqlite' | 'memory';
+export type Contestant = 'service' | 'baseline';
+/** How the service is started: the built CLI, the TypeScript source through tsx, or (self-test of the harness) a baseline. */
+export type ServiceFrom = 'dist' | 'source' | 'baseline';
+
+/** What a benchmarked server is configured with; both contestants get the same flags. */
+export interface ServerConfig {
+  readonly storage: StorageKind;
+  /** SQLite file (sqlite only). */
+  readonly dbFile?: string;
+  /** token → tenant. */
+  readonly tokens: Readonly<Record<string, string>>;
+  readonly webhooks?: readonly { readonly url: string; readonly secret: string }[];
+  readonly webhookRetry?: string;
+  readonly webhookTimeout?: string;
+  /** Extra node flags (e.g. `--cpu-prof`). */
+  readonly nodeFlags?: readonly string[];
+}
+
+export interface LauncherOptions {
+  readonly repoRoot: string;
+  readonly serviceFrom: ServiceFrom;
+  /** Folder holding the transpiled baselines (raw-sqlite-server.js, raw-memory-server.js). */
+  readonly baselineDir: string;
+}
+
+/** Builds the command lines of the service and the baselines. */
+export interface ServerLauncher {
+  spec(contestant: Contestant, config: ServerConfig): ServerSpec;
+}
+
+function serveFlags(config: ServerConfig): string[] {
+  const flags = ['serve', '--port', '0', '--host', '127.0.0.1', '--storage', config.storage, '--log-level', 'info'];
+  if (config.storage === 'sqlite') flags.push('--db', config.dbFile ?? 'bench.db');
+  flags.push('--tokens', Object.entries(config.tokens).map(([token, tenant]) => `${token}=${tenant}`).join(','));
+  if (config.webhooks?.length) flags.push('--webhooks', JSON.stringify(config.webhooks));
+  if (config.webhookRetry) flags.push('--webhook-retry', config.webhookRetry);
+  if (config.webhookTimeout) flags.push('--webhook-timeout', config.webhookTimeout);
+  return flags;
+}
+
+export function createServerLauncher(options: LauncherOptions): ServerLauncher {
+  const dist = join(options.repoRoot, 'packages/http-node/dist/cli.js');
+  const source = join(options.repoRoot, 'packages/http-node/src/cli.ts');
+  if (options.serviceFrom === 'dist' && !existsSync(dist)) {
+    throw new Error(`${dist} is missing: run \`pnpm -r build\` first (or pass --service source)`);
+  }
+  const baseline = (config: ServerConfig) =>
+    join(options.baselineDir, config.storage === 'sqlite' ? 'raw-sqlite-server.js' : 'raw-memory-server.js');
+  // Production mode for both: the service must then refuse to start without tokens, which we give.
+  const env = { NODE_ENV: 'production' };
+  return {
+    spec(contestant, config) {
+      const label = `${contestant} (${config.storage})`;
+      const nodeFlags = config.nodeFlags ?? [];
+      if (contestant === 'baseline' || options.serviceFrom === 'baseline') {
+        return { label, env, args: [...nodeFlags, baseline(config), ...serveFlags(config)] };
+      }
+      const entry =
+        options.serviceFrom === 'dist' ? [dist] : ['--conditions=source', '--import', 'tsx', source];
+      return { label, env, args: [...nodeFlags, ...entry, ...serveFlags(config)] };
+    },
+  };
+}

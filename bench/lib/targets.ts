@@ -1,0 +1,97 @@
+import type { BigListResult } from '../scenarios/big-list-scenario.js';
+import type { StartupResult } from '../scenarios/startup-scenario.js';
+import type { WebhookResult } from '../scenarios/webhook-scenario.js';
+import type { PairedResult } from './paired-rounds.js';
+import { median } from './stats.js';
+
+/** Everything one run measured. */
+export interface BenchResults {
+  readonly paired: readonly PairedResult[];
+  readonly startup?: readonly StartupResult[];
+  readonly webhooks?: WebhookResult;
+  readonly bigList?: BigListResult;
+}
+
+/** One target of issue #5 against what was measured. */
+export interface TargetCheck {
+  readonly target: string;
+  readonly measured: string;
+  readonly pass: boolean;
+}
+
+/** Scenarios with throughput and p99 targets against the baseline. */
+export const RATIO_TARGET_SCENARIOS: readonly string[] = ['create', 'list-20', 'list-100'];
+export const MIN_THROUGHPUT_RATIO = 0.9;
+export const MAX_P99_RATIO = 1.5;
+
+/** Median of the per-round ratios service / baseline of one figure. */
+export function medianRatio(result: PairedResult, figure: 'rps' | 'p99Ms' | 'p50Ms' | 'cpuUsPerRequest'): number {
+  return median(result.service.map((round, index) => round[figure] / result.baseline[index]![figure]));
+}
+
+const MiB = 2 ** 20;
+
+export function checkTargets(results: BenchResults): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const result of results.paired) {
+    if (!RATIO_TARGET_SCENARIOS.includes(result.scenario)) continue;
+    const rps = medianRatio(result, 'rps');
+    const p99 = medianRatio(result, 'p99Ms');
+    const clean = [...result.service, ...result.baseline].every((round) => round.failures === 0);
+    checks.push({
+      target: `${result.scenario} (${result.storage}): req/s ≥ ${MIN_THROUGHPUT_RATIO}x baseline`,
+      measured: `${rps.toFixed(2)}x${clean ? '' : ' (with failed requests)'}`,
+      pass: rps >= MIN_THROUGHPUT_RATIO && clean,
+    });
+    checks.push({
+      target: `${result.scenario} (${result.storage}): p99 ≤ ${MAX_P99_RATIO}x baseline`,
+      measured: `${p99.toFixed(2)}x`,
+      pass: p99 <= MAX_P99_RATIO,
+    });
+  }
+  const hooks = results.webhooks;
+  if (hooks) {
+    checks.push({
+      target: 'webhooks: ≥ 2,000 deliveries/s',
+      measured: `${hooks.backlog.perSecond.toFixed(0)}/s`,
+      pass: hooks.backlog.perSecond >= 2000,
+    });
+    checks.push({
+      target: 'webhooks: commit → first attempt p50 < 10 ms',
+      measured: `${hooks.latency.clientP50Ms.toFixed(2)} ms (p99 ${hooks.latency.clientP99Ms.toFixed(2)} ms)`,
+      pass: hooks.latency.clientP50Ms < 10,
+    });
+    checks.push({
+      target: 'webhooks: every delivery signed validly, none lost',
+      measured: `${hooks.signatures.valid}/${hooks.signatures.checked} signatures valid`,
+      pass: hooks.signatures.valid === hooks.signatures.checked,
+    });
+  }
+  const big = results.bigList;
+  if (big) {
+    checks.push({
+      target: `unlimited list of ${big.plants.toLocaleString('en-US')}: peak RSS growth < 64 MiB`,
+      measured: `${(big.peakGrowthBytes / MiB).toFixed(1)} MiB`,
+      pass: big.peakGrowthBytes < 64 * MiB && big.received === big.plants,
+    });
+    checks.push({
+      target: 'unlimited list: small requests meanwhile p99 < 50 ms',
+      measured: `${big.small.p99Ms.toFixed(1)} ms`,
+      pass: big.small.p99Ms < 50 && big.small.failures === 0,
+    });
+  }
+  for (const start of results.startup ?? []) {
+    if (start.contestant !== 'service') continue;
+    checks.push({
+      target: `start to ready (${start.storage}) < 300 ms`,
+      measured: `${start.medianReadyMs.toFixed(0)} ms`,
+      pass: start.medianReadyMs < 300,
+    });
+    checks.push({
+      target: `idle RSS (${start.storage}) < 80 MiB`,
+      measured: `${(start.medianIdleRssBytes / MiB).toFixed(1)} MiB`,
+      pass: start.medianIdleRssBytes < 80 * MiB,
+    });
+  }
+  return checks;
+}

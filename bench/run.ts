@@ -1,0 +1,104 @@
+// `pnpm bench`: the service against raw node:http baselines, in one run.
+// See bench/lib/report.ts (method notes) for what is measured and how.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BenchContext } from './lib/bench-context.js';
+import { parseBenchOptions, type BenchOptions } from './lib/bench-options.js';
+import { compileBaselines } from './lib/compile-baselines.js';
+import { machineInfo } from './lib/machine-info.js';
+import { renderReport } from './lib/report.js';
+import { createServerLauncher } from './lib/server-launcher.js';
+import type { BenchResults } from './lib/targets.js';
+import { checkTargets } from './lib/targets.js';
+import { runBigListScenario } from './scenarios/big-list-scenario.js';
+import { runHttpSuite } from './scenarios/http-suite.js';
+import { runStartupScenario } from './scenarios/startup-scenario.js';
+import { runWebhookScenario } from './scenarios/webhook-scenario.js';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(repoRoot);
+
+let options: BenchOptions;
+try {
+  options = parseBenchOptions(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(2);
+}
+const startedAt = new Date();
+const started = performance.now();
+const workDir = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
+const betterSqlite3 = createRequire(join(repoRoot, 'packages/storage-sqlite/package.json')).resolve('better-sqlite3');
+const baselineDir = join(workDir, 'baselines');
+compileBaselines(join(repoRoot, 'bench/baselines'), baselineDir);
+// The SQLite baseline loads the same better-sqlite3 the storage adapter uses.
+process.env.BENCH_BETTER_SQLITE3 = betterSqlite3;
+
+const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+const context: BenchContext = {
+  options,
+  launcher: createServerLauncher({ repoRoot, serviceFrom: options.serviceFrom, baselineDir }),
+  workDir,
+  betterSqlite3,
+  log,
+  profile: (name) => (options.cpuProfDir ? { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', join(options.cpuProfDir, name)] } : {}),
+};
+const machine = machineInfo(repoRoot, betterSqlite3);
+if (options.cpuProfDir) mkdirSync(options.cpuProfDir, { recursive: true });
+
+const errors: string[] = [];
+function failed(name: string, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  log(`${name} FAILED: ${message}`);
+  errors.push(`${name}: ${message.split('\n')[0]}`);
+}
+async function attempt<T>(name: string, run: () => Promise<T>): Promise<T | undefined> {
+  log(name);
+  try {
+    return await run();
+  } catch (error) {
+    failed(name, error);
+    return undefined;
+  }
+}
+
+const selected = options.scenarios;
+let results: BenchResults = { paired: [] };
+try {
+  const startup = selected.has('startup') ? await attempt('startup', () => runStartupScenario(context)) : undefined;
+  const http = ['create', 'create-webhooks', 'list-20', 'list-100', 'get', 'delete'] as const;
+  const paired = http.some((name) => selected.has(name)) ? await runHttpSuite(context, failed) : [];
+  const webhooks = selected.has('webhooks') ? await attempt('webhooks', () => runWebhookScenario(context)) : undefined;
+  const bigList = selected.has('big-list') ? await attempt('big-list', () => runBigListScenario(context)) : undefined;
+  results = { paired, startup, webhooks, bigList };
+} finally {
+  if (!options.keep) rmSync(workDir, { recursive: true, force: true });
+  else log(`kept ${workDir}`);
+}
+
+const command = `pnpm bench${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}`;
+const report = renderReport({
+  startedAt,
+  seconds: (performance.now() - started) / 1000,
+  command,
+  options,
+  machine,
+  results,
+  errors,
+});
+for (const check of checkTargets(results)) log(`${check.pass ? 'pass' : 'MISS'}  ${check.target}: ${check.measured}`);
+if (options.write) {
+  mkdirSync(options.outDir, { recursive: true });
+  const stamp = startedAt.toISOString().slice(0, 16).replace('T', '-').replace(':', '');
+  const dated = join(options.outDir, `${stamp}${options.quick ? '-quick' : ''}.md`);
+  writeFileSync(join(options.outDir, 'latest.md'), report);
+  writeFileSync(dated, report);
+  log(`report: ${join(options.outDir, 'latest.md')} and ${dated}`);
+} else {
+  process.stdout.write(report);
+}
+// Failing to run a scenario is an error; missing a target is a finding, reported above.
+process.exitCode = errors.length ? 1 : 0;

@@ -1,0 +1,157 @@
+import { request } from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sqliteStorage } from '@plant-store/storage-sqlite';
+import type { BenchContext } from '../lib/bench-context.js';
+import { startLoad } from '../lib/load.js';
+import { seededRandom } from '../lib/prng.js';
+import { startServer, type RunningServer } from '../lib/server-process.js';
+import { BENCH_TOKENS } from './http-scenarios.js';
+
+const TENANT = 'bench';
+const TOKEN = 'bench-read-token-0123456789abcdef';
+const SMALL_RATE = 200;
+const SAMPLE_MS = 50;
+
+export interface BigListResult {
+  readonly plants: number;
+  readonly seedSeconds: number;
+  /** Plants counted in the streamed body. */
+  readonly received: number;
+  readonly bytes: number;
+  readonly seconds: number;
+  readonly rssBeforeBytes: number;
+  readonly peakRssBytes: number;
+  readonly peakGrowthBytes: number;
+  readonly rssSamples: number;
+  /** GET /plants/{id} at a steady rate on 4 connections while the list streams. */
+  readonly small: { readonly requests: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number; readonly failures: number };
+}
+
+// The slice of better-sqlite3 used to bulk-load plants.
+interface BulkDatabase {
+  pragma(source: string): unknown;
+  prepare(source: string): { run(...params: unknown[]): unknown };
+  transaction(fn: () => void): () => void;
+  close(): void;
+}
+
+/**
+ * Creates the schema through the storage adapter (its migrations), then
+ * bulk-loads the plants with one prepared INSERT in one transaction: the
+ * same rows the service would have written, a thousand times faster than
+ * a million POSTs.
+ */
+async function seed(context: BenchContext, dbFile: string, count: number): Promise<void> {
+  await (await sqliteStorage({ path: dbFile })).close();
+  const Database = createRequire(import.meta.url)(context.betterSqlite3) as new (file: string) => BulkDatabase;
+  const db = new Database(dbFile);
+  try {
+    db.pragma('journal_mode = WAL');
+    const insert = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?)');
+    db.transaction(() => {
+      for (let id = 1; id <= count; id++) insert.run(TENANT, id, `Seeded plant number ${id}`, id % 2 === 0 ? `tag-${id % 8}` : null);
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+/** Streams GET /plants (no limit) and counts plants and bytes without keeping the body. */
+function streamAll(server: RunningServer): Promise<{ received: number; bytes: number; seconds: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(`${server.url}/plants`, { headers: { authorization: `Bearer ${TOKEN}` } }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new Error(`GET /plants answered ${res.statusCode}`));
+        return;
+      }
+      let received = 0;
+      let bytes = 0;
+      let carry = '';
+      res.setEncoding('latin1');
+      res.on('data', (text: string) => {
+        bytes += text.length;
+        // Count `{"id":` occurrences, keeping a tail so a marker split across chunks counts once.
+        const window = carry + text;
+        for (let at = window.indexOf('{"id":'); at >= 0; at = window.indexOf('{"id":', at + 6)) received++;
+        carry = window.slice(-5);
+      });
+      res.on('end', () => resolve({ received, bytes, seconds: (performance.now() - started) / 1000 }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * The unlimited `GET /plants` over a large tenant on SQLite: how long it
+ * takes, how much the server's RSS grows at peak (sampled every 50 ms from
+ * /proc), and the latency of small requests served meanwhile.
+ */
+export async function runBigListScenario(context: BenchContext): Promise<BigListResult> {
+  const count = context.options.bigListPlants;
+  const dbFile = join(context.workDir, 'big-list.db');
+  const seedStart = performance.now();
+  await seed(context, dbFile, count);
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+  context.log(`  seeded ${count} plants in ${seedSeconds.toFixed(1)} s`);
+
+  const server = await startServer(
+    context.launcher.spec('service', { storage: 'sqlite', dbFile, tokens: BENCH_TOKENS, ...context.profile('big-list-sqlite-service') }),
+  );
+  try {
+    await sleep(1000);
+    const rssBeforeBytes = server.stats().rssBytes;
+    let peakRssBytes = rssBeforeBytes;
+    let samples = 0;
+    const sampler = setInterval(() => {
+      const rss = server.stats().rssBytes;
+      samples++;
+      if (rss > peakRssBytes) peakRssBytes = rss;
+    }, SAMPLE_MS);
+    const random = seededRandom(7);
+    const small = startLoad({
+      url: server.url,
+      connections: 4,
+      overallRate: SMALL_RATE,
+      headers: { authorization: `Bearer ${TOKEN}` },
+      next: () => ({ method: 'GET', path: `/plants/${random(count) + 1}` }),
+    });
+    let streamed: Awaited<ReturnType<typeof streamAll>>;
+    try {
+      streamed = await streamAll(server);
+    } finally {
+      small.stop();
+      clearInterval(sampler);
+    }
+    const smallResult = await small.done;
+    peakRssBytes = Math.max(peakRssBytes, server.stats().rssBytes);
+    const result: BigListResult = {
+      plants: count,
+      seedSeconds,
+      ...streamed,
+      rssBeforeBytes,
+      peakRssBytes,
+      peakGrowthBytes: peakRssBytes - rssBeforeBytes,
+      rssSamples: samples,
+      small: {
+        requests: smallResult.requests,
+        p50Ms: smallResult.p50Ms,
+        p99Ms: smallResult.p99Ms,
+        maxMs: smallResult.maxMs,
+        failures: smallResult.failures,
+      },
+    };
+    context.log(
+      `  streamed ${result.received} plants (${(result.bytes / 2 ** 20).toFixed(1)} MiB) in ${result.seconds.toFixed(2)} s; ` +
+        `RSS +${(result.peakGrowthBytes / 2 ** 20).toFixed(1)} MiB at peak; small requests p99 ${result.small.p99Ms.toFixed(1)} ms`,
+    );
+    return result;
+  } finally {
+    await server.stop();
+  }
+}

@@ -1,0 +1,59 @@
+import { rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
+import type { BenchContext } from '../lib/bench-context.js';
+import type { Contestant, StorageKind } from '../lib/server-launcher.js';
+import { startServer } from '../lib/server-process.js';
+import { median } from '../lib/stats.js';
+import { BENCH_TOKENS } from './http-scenarios.js';
+
+export interface StartupResult {
+  readonly contestant: Contestant;
+  readonly storage: StorageKind;
+  /** Spawn → ready line, each run (ms). */
+  readonly readyMs: readonly number[];
+  /** RSS one second after ready, each run (bytes). */
+  readonly idleRssBytes: readonly number[];
+  readonly medianReadyMs: number;
+  readonly medianIdleRssBytes: number;
+}
+
+/**
+ * Start to ready (spawn of `node` → the ready line on stdout, so it includes
+ * Node's own boot) and idle RSS (one second after ready, nothing sent). For
+ * SQLite every run starts on a fresh database file, so the migrations run.
+ */
+export async function runStartupScenario(context: BenchContext): Promise<StartupResult[]> {
+  const results: StartupResult[] = [];
+  for (const storage of context.options.storages) {
+    for (const contestant of ['service', 'baseline'] as const) {
+      const readyMs: number[] = [];
+      const idleRssBytes: number[] = [];
+      for (let run = 0; run < context.options.startupRuns; run++) {
+        const dbFile = join(context.workDir, `startup-${storage}-${contestant}-${run}.db`);
+        const server = await startServer(context.launcher.spec(contestant, { storage, dbFile, tokens: BENCH_TOKENS }));
+        try {
+          readyMs.push(server.readyMs);
+          await sleep(1000);
+          idleRssBytes.push(server.stats().rssBytes);
+        } finally {
+          await server.stop();
+          rmSync(dbFile, { force: true });
+        }
+      }
+      const result = {
+        contestant,
+        storage,
+        readyMs,
+        idleRssBytes,
+        medianReadyMs: median(readyMs),
+        medianIdleRssBytes: median(idleRssBytes),
+      };
+      context.log(
+        `  ${contestant} (${storage}): ready in ${result.medianReadyMs.toFixed(0)} ms, idle RSS ${(result.medianIdleRssBytes / 2 ** 20).toFixed(1)} MiB`,
+      );
+      results.push(result);
+    }
+  }
+  return results;
+}
