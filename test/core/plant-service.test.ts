@@ -128,6 +128,21 @@ describe('list', () => {
     expect(seen).toEqual(ids);
   });
 
+  it('gives a small page as `page` too, the same plants its batches yield', async () => {
+    const listing = await store.plants.list(reader, { limit: 2, after: -10n });
+    const batches: Plant[][] = [];
+    for await (const batch of listing.batches) batches.push(batch);
+    expect(batches).toEqual([listing.page]);
+    expect(listing.page!.map((plant) => plant.id)).toEqual([-2n, 0n]);
+    expect(listing.nextAfter).toBe(0n);
+    const empty = await store.plants.list(reader, { limit: 0 });
+    expect(empty.page).toEqual([]);
+    for await (const batch of empty.batches) expect.unreachable(`no batch expected, got ${batch.length}`);
+    // Streamed listings have no page.
+    expect((await store.plants.list(reader)).page).toBeUndefined();
+    expect((await store.plants.list(reader, { limit: 5 })).page).toBeUndefined();
+  });
+
   it('handles pages larger than a batch without loading them at once', async () => {
     const page = await store.plants.list(reader, { limit: 5 });
     expect((await collectListing(page)).map((plant) => plant.id)).toEqual(ids.slice(0, 5));

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError, plantToJson, type Plant, type Storage } from '@plant-store/core';
 import { api, undocumentedObservations } from './support/api-client.js';
@@ -18,10 +19,11 @@ async function seed(storage: Storage, tenant: string, count: number): Promise<vo
   await Promise.all(writes);
 }
 
-/** Counts `plants.list` calls and can make the n-th one fail. */
+/** Counts `plants.list` calls, can make the n-th one fail, and can run a hook on each call (inside the server). */
 function spyOnList(failOnCall?: number) {
   const spy = {
     calls: 0,
+    onCall: undefined as ((call: number) => void) | undefined,
     wrap(storage: Storage): Storage {
       const plants = storage.plants;
       return {
@@ -36,6 +38,7 @@ function spyOnList(failOnCall?: number) {
           idAtOffset: (...args) => plants.idAtOffset(...args),
           list: async (...args) => {
             spy.calls++;
+            spy.onCall?.(spy.calls);
             if (spy.calls === failOnCall) throw new StorageError('disk on fire', { cause: new Error('SQLITE_IOERR at /secret/path') });
             return plants.list(...args);
           },
@@ -50,8 +53,9 @@ describe.each(STORAGE_KINDS)('streamed listing of 100,000 plants (%s storage)', 
   const COUNT = 100_000;
   let server: TestServer;
   let expectedList = '';
+  const spy = spyOnList();
   beforeAll(async () => {
-    server = await startTestServer(kind);
+    server = await startTestServer(kind, { wrapStorage: (storage) => spy.wrap(storage) });
     await seed(server.storage, 'a', COUNT);
     expectedList = `[${Array.from({ length: COUNT }, (_, index) => plantToJson(plant(index))).join(',')}]`;
   }, 60_000);
@@ -89,6 +93,48 @@ describe.each(STORAGE_KINDS)('streamed listing of 100,000 plants (%s storage)', 
     // One comparison of the raw text: exact digits, order, and no plant missing or doubled.
     expect(text.length).toBe(expectedList.length);
     expect(text === expectedList).toBe(true);
+  });
+
+  it('keeps answering other requests while a fast client in another process reads the whole list', async () => {
+    // A client in its own process drains the socket as fast as the server
+    // writes: every write completes at once and 'drain' arrives on
+    // process.nextTick. Only a real event-loop turn per batch lets the
+    // requests below (sent from inside the server's third storage read, so
+    // they arrive mid-stream) be answered before the list ends.
+    const firstLog = server.logs.length;
+    const firstCall = spy.calls;
+    let others: Promise<unknown> | undefined;
+    spy.onCall = (call) => {
+      if (call !== firstCall + 3) return;
+      others = Promise.all([
+        rawRequest(server.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        rawRequest(
+          server.port,
+          `GET /plants/${plant(123).id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.owner}\r\nConnection: close\r\n\r\n`,
+        ),
+      ]);
+    };
+    const reader = `
+      require('node:http').get(process.argv[1], { headers: { authorization: process.argv[2], 'x-request-id': 'fast-list' } }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk) => { bytes += chunk.length; });
+        res.on('end', () => process.stdout.write(res.statusCode + ' ' + bytes));
+      });`;
+    const received = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['-e', reader, `${server.url}/plants`, `Bearer ${TOKENS.owner}`], (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      );
+    }).finally(() => {
+      spy.onCall = undefined;
+    });
+    expect(received).toBe(`200 ${expectedList.length}`);
+    await others;
+    const finished = server.logs
+      .slice(firstLog)
+      .filter((entry) => entry.message === 'request')
+      .map((entry) => (entry.fields?.requestId === 'fast-list' ? 'list' : String(entry.fields?.path)));
+    expect(finished).toEqual([expect.any(String), expect.any(String), 'list']);
+    expect(finished.slice(0, 2).sort()).toEqual(['/healthz', `/plants/${plant(123).id}`]);
   });
 
   it('pages through the same plants with a large limit (Link across storage batches)', async () => {

@@ -40,6 +40,21 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await claimIds('a', T0 + 1000)).toEqual([]);
     });
 
+    it('keeps claiming earliest due first, then oldest, after retries are rescheduled and failures re-queued', async () => {
+      await queue(...['d1', 'd2', 'd3', 'd4'].map((id, index) => delivery(id, { createdAt: T0 + index })));
+      expect(await claimIds('a', T0 + 10)).toEqual(['d1', 'd2', 'd3', 'd4']);
+      const attempt = { at: T0 + 10, durationMs: 1, statusCode: 500 };
+      await outbox().recordAttempt('d1', 'a', attempt, { status: 'pending', nextAttemptAt: T0 + 25 });
+      await outbox().recordAttempt('d2', 'a', attempt, { status: 'failed' });
+      await outbox().recordAttempt('d4', 'a', attempt, { status: 'pending', nextAttemptAt: T0 + 20 });
+      await outbox().recordAttempt('d3', 'a', attempt, { status: 'pending', nextAttemptAt: T0 + 20 });
+      expect(await outbox().requeue('d2', T0 + 20)).toBe(true);
+      expect(await outbox().nextDueAt()).toBe(T0 + 20);
+      expect(await claimIds('b', T0 + 19)).toEqual([]);
+      expect(await claimIds('b', T0 + 24, { limit: 2 })).toEqual(['d2', 'd3']);
+      expect(await claimIds('b', T0 + 30)).toEqual(['d4', 'd1']);
+    });
+
     it('returns [] when nothing is pending', async () => {
       expect(await claim('a', T0)).toEqual([]);
     });

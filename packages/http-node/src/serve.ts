@@ -12,8 +12,6 @@ import {
   type PlantStore,
   type Storage,
 } from '@plant-store/core';
-import { memoryStorage } from '@plant-store/storage-memory';
-import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { describeFsError } from './config/describe-fs-error.js';
 import type { ServeConfig } from './config/load-config.js';
 import { settingName } from './config/settings.js';
@@ -182,8 +180,14 @@ function resolveTokens(
   return { tokens: [{ token, tenant: 'default', subject: 'development', scopes: [...ALL_SCOPES] }], developmentToken: token };
 }
 
+// Each adapter is loaded only when chosen: the SQLite one brings its native
+// driver, a memory service has no use for it (and the reverse).
 async function openStorage(config: ServeConfig): Promise<{ storage: Storage; description: string }> {
-  if (config.storage === 'memory') return { storage: memoryStorage(), description: 'memory' };
+  if (config.storage === 'memory') {
+    const { memoryStorage } = await import('@plant-store/storage-memory');
+    return { storage: memoryStorage(), description: 'memory' };
+  }
+  const { sqliteStorage } = await import('@plant-store/storage-sqlite');
   const path = resolve(config.db);
   try {
     mkdirSync(dirname(path), { recursive: true });

@@ -42,6 +42,11 @@ function copyAttempt(attempt: DeliveryAttempt): DeliveryAttempt {
   return copy;
 }
 
+/** Earliest due first, then oldest: the order claims take deliveries in. */
+function claimOrder(a: DeliveryRecord, b: DeliveryRecord): number {
+  return a.nextAttemptAt! - b.nextAttemptAt! || a.sequence - b.sequence;
+}
+
 function toDelivery(record: DeliveryRecord): Delivery {
   return {
     ...copyMessage(record.message),
@@ -55,8 +60,10 @@ function toDelivery(record: DeliveryRecord): Delivery {
 /** The webhook outbox in process memory: deliveries survive only as long as the process. */
 export class MemoryWebhookOutbox implements WebhookOutbox {
   readonly #records = new Map<string, DeliveryRecord>();
-  // Claims and nextDueAt look only at pending deliveries, not at the delivered history.
-  readonly #pending = new Set<DeliveryRecord>();
+  // Pending deliveries only (never the delivered history), kept in claim
+  // order: due time, then insertion. A claim stops at the first delivery not
+  // yet due or once it has `limit`, instead of sorting the backlog each time.
+  readonly #pending: DeliveryRecord[] = [];
   readonly #lifecycle: MemoryLifecycle;
   #sequence = 0;
 
@@ -88,23 +95,21 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
         attempts: [],
       };
       this.#records.set(delivery.id, record);
-      this.#pending.add(record);
+      this.#addPending(record);
     }
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
     assertOpen(this.#lifecycle);
     const { owner, now, leaseMs, limit } = options;
-    const skip = new Set(options.skipEndpoints ?? []);
+    const skip = options.skipEndpoints?.length ? new Set(options.skipEndpoints) : undefined;
     const due: DeliveryRecord[] = [];
     for (const record of this.#pending) {
-      if (record.nextAttemptAt! > now) continue;
+      if (due.length >= limit || record.nextAttemptAt! > now) break;
       if (record.leaseExpiresAt !== undefined && record.leaseExpiresAt > now) continue;
-      if (skip.has(record.message.endpoint)) continue;
+      if (skip?.has(record.message.endpoint)) continue;
       due.push(record);
     }
-    due.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || a.sequence - b.sequence);
-    if (due.length > limit) due.length = Math.max(0, limit);
     const leaseExpiresAt = now + leaseMs;
     return due.map((record) => {
       record.leaseOwner = owner;
@@ -117,12 +122,13 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     assertOpen(this.#lifecycle);
     const record = this.#records.get(id);
     if (!record || record.status !== 'pending' || record.leaseOwner !== owner) return false;
+    this.#removePending(record);
     record.attempts.push(copyAttempt(attempt));
     record.status = outcome.status;
     record.nextAttemptAt = outcome.status === 'pending' ? outcome.nextAttemptAt : undefined;
     record.leaseOwner = undefined;
     record.leaseExpiresAt = undefined;
-    if (outcome.status !== 'pending') this.#pending.delete(record);
+    if (outcome.status === 'pending') this.#addPending(record);
     return true;
   }
 
@@ -140,6 +146,8 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     assertOpen(this.#lifecycle);
     let earliest: number | undefined;
     for (const record of this.#pending) {
+      // In due order: every later delivery is claimable at its due time or later.
+      if (earliest !== undefined && record.nextAttemptAt! >= earliest) break;
       const at = Math.max(record.nextAttemptAt!, record.leaseExpiresAt ?? -Infinity);
       if (earliest === undefined || at < earliest) earliest = at;
     }
@@ -169,7 +177,31 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     if (record?.status !== 'failed') return false;
     record.status = 'pending';
     record.nextAttemptAt = now;
-    this.#pending.add(record);
+    this.#addPending(record);
     return true;
+  }
+
+  /** Inserts a pending record at its place in claim order (new deliveries usually go last). */
+  #addPending(record: DeliveryRecord): void {
+    const index = this.#pendingIndex(record);
+    if (index === this.#pending.length) this.#pending.push(record);
+    else this.#pending.splice(index, 0, record);
+  }
+
+  #removePending(record: DeliveryRecord): void {
+    const index = this.#pendingIndex(record);
+    if (this.#pending[index] === record) this.#pending.splice(index, 1);
+  }
+
+  /** First position in claim order not before `record` (its own position when it is there). */
+  #pendingIndex(record: DeliveryRecord): number {
+    let low = 0;
+    let high = this.#pending.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (claimOrder(this.#pending[middle]!, record) < 0) low = middle + 1;
+      else high = middle;
+    }
+    return low;
   }
 }

@@ -9,7 +9,7 @@ import {
   type PlantOffsetQuery,
   type PlantRepository,
 } from '@plant-store/core';
-import { idAtOffsetSql, listPlantsSql, queryParameters } from './plant-queries.js';
+import { idAtOffsetSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
 import { withSqliteErrors } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
@@ -21,10 +21,9 @@ function toPlant(row: PlantRow): Plant {
   return tag === null ? { id, name } : { id, name, tag };
 }
 
-/** The id range [low, high] of a query, or undefined when it is empty (`after` is the largest id). */
-function idRange(after: bigint | undefined, until: bigint | undefined): [bigint, bigint] | undefined {
-  if (after === INT64_MAX) return undefined;
-  return [after === undefined ? INT64_MIN : after + 1n, until ?? INT64_MAX];
+/** The lowest id a query can return: just above `after`. (`after` = INT64_MAX leaves nothing; callers check first.) */
+function lowestId(after: bigint | undefined): bigint {
+  return after === undefined ? INT64_MIN : after + 1n;
 }
 
 /**
@@ -73,24 +72,23 @@ export class SqlitePlantRepository implements PlantRepository {
 
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {
     return withSqliteErrors('list plants', () => {
-      const range = idRange(query.after, query.until);
-      if (!range || query.limit < 1) return [];
+      if (query.after === INT64_MAX || query.limit < 1) return [];
       const tags = distinct(query.tags);
-      const statement = cached(this.#lists, tags.length, () => this.#db.prepare(listPlantsSql(tags.length)).raw(true));
-      const rows = statement.all(...queryParameters(tenant, tags, range[0], range[1], query.limit, query.limit)) as PlantRow[];
-      return rows.map(toPlant);
+      const shape = { tagCount: tags.length, bounded: query.until !== undefined };
+      const statement = cached(this.#lists, shape, () => this.#db.prepare(listPlantsSql(shape)).raw(true));
+      const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
+      return (statement.all(...parameters) as PlantRow[]).map(toPlant);
     });
   }
 
   async idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined> {
     return withSqliteErrors('locate a plant listing offset', () => {
-      const range = idRange(query.after, undefined);
-      if (!range || query.offset < 0) return undefined;
+      if (query.after === INT64_MAX || query.offset < 0) return undefined;
       const tags = distinct(query.tags);
-      const statement = cached(this.#offsets, tags.length, () => this.#db.prepare(idAtOffsetSql(tags.length)).pluck(true));
-      return statement.get(...queryParameters(tenant, tags, range[0], range[1], query.offset + 1, query.offset)) as
-        | bigint
-        | undefined;
+      const shape = { tagCount: tags.length, bounded: false };
+      const statement = cached(this.#offsets, shape, () => this.#db.prepare(idAtOffsetSql(shape)).pluck(true));
+      const parameters = queryParameters(tenant, tags, lowestId(query.after), undefined, query.offset + 1, query.offset);
+      return statement.get(...parameters) as bigint | undefined;
     });
   }
 
@@ -105,9 +103,10 @@ function distinct(tags: readonly string[] | undefined): readonly string[] {
   return tags.length === 1 ? tags : [...new Set(tags)];
 }
 
-/** The statement for one shape (number of tag filters), prepared on first use. */
-function cached(statements: Map<number, Statement>, shape: number, prepare: () => Statement): Statement {
-  let statement = statements.get(shape);
-  if (!statement) statements.set(shape, (statement = prepare()));
+/** The statement for one shape, prepared on first use. */
+function cached(statements: Map<number, Statement>, shape: QueryShape, prepare: () => Statement): Statement {
+  const key = shape.tagCount * 2 + (shape.bounded ? 1 : 0);
+  let statement = statements.get(key);
+  if (!statement) statements.set(key, (statement = prepare()));
   return statement;
 }

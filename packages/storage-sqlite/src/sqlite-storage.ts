@@ -1,10 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import type { Storage } from '@plant-store/core';
-import { migrationProvider } from './migrations/migration-provider.js';
-import type { Database } from './schema.js';
+import { migrate } from './migrations/migrate.js';
+import { MIGRATIONS } from './migrations/migrations.js';
 import { sqliteError, withSqliteErrors } from './sqlite-error.js';
 import { SqlitePlantRepository } from './sqlite-plant-repository.js';
 import { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
@@ -17,28 +16,27 @@ export interface SqliteStorageOptions {
 }
 
 /**
- * Storage in one SQLite file (better-sqlite3, kysely for schema and
- * migrations). Opens the file, sets WAL and the other pragmas, and applies
- * pending migrations before resolving, which is why it is async. Several
- * storages, also in several processes, may share a file: claims and
- * transactions stay atomic across them. Rejects with a `StorageError` when
- * the file cannot be opened or migrated.
+ * Storage in one SQLite file (better-sqlite3; kysely builds the operator
+ * queries). Opens the file, sets WAL and the other pragmas, and applies
+ * pending migrations (see migrations/) before resolving. Several storages,
+ * also in several processes, may share a file: claims and transactions stay
+ * atomic across them. Rejects with a `StorageError` when the file cannot be
+ * opened or migrated.
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   const db = open(options);
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) });
   try {
-    await migrate(db, kysely);
-    return assemble(db, kysely);
+    migrate(db, MIGRATIONS);
+    return assemble(db);
   } catch (error) {
-    await shutDown(db, kysely).catch(() => {});
+    if (db.open) db.close();
     throw sqliteError(`open ${options.path}`, error);
   }
 }
 
 /** The storage over an open, migrated database: statements are prepared here, once. */
-function assemble(db: BetterSqlite3.Database, kysely: Kysely<Database>): Storage {
-  const outbox = new SqliteWebhookOutbox(db, kysely);
+function assemble(db: BetterSqlite3.Database): Storage {
+  const outbox = new SqliteWebhookOutbox(db);
   const plants = new SqlitePlantRepository(db, outbox);
   const ping = db.prepare('SELECT 1').pluck(true);
   let closed: Promise<void> | undefined;
@@ -49,18 +47,16 @@ function assemble(db: BetterSqlite3.Database, kysely: Kysely<Database>): Storage
       withSqliteErrors('answer a ping', () => ping.get());
     },
     close() {
-      closed ??= shutDown(db, kysely).catch((error: unknown) => {
-        throw sqliteError('close the database', error);
-      });
+      closed ??= (async () => {
+        try {
+          db.close();
+        } catch (error) {
+          throw sqliteError('close the database', error);
+        }
+      })();
       return closed;
     },
   };
-}
-
-/** Destroying kysely closes the handle; it skips that when kysely never ran a query, so close it then. */
-async function shutDown(db: BetterSqlite3.Database, kysely: Kysely<Database>): Promise<void> {
-  await kysely.destroy();
-  if (db.open) db.close();
 }
 
 function open(options: SqliteStorageOptions): BetterSqlite3.Database {
@@ -84,22 +80,4 @@ function open(options: SqliteStorageOptions): BetterSqlite3.Database {
       throw error;
     }
   });
-}
-
-/**
- * Applies pending migrations inside one IMMEDIATE transaction: kysely's
- * SQLite migration lock is per connection only, so the write lock is what
- * keeps two processes opening a new file at once from migrating twice.
- */
-async function migrate(db: BetterSqlite3.Database, kysely: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({ db: kysely, provider: migrationProvider, disableTransactions: true });
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const { error } = await migrator.migrateToLatest();
-    if (error) throw error;
-    db.exec('COMMIT');
-  } catch (error) {
-    if (db.inTransaction) db.exec('ROLLBACK');
-    throw error;
-  }
 }

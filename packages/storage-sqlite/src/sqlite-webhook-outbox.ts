@@ -1,5 +1,5 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
-import { sql, type Compilable, type Kysely, type Selectable } from 'kysely';
+import type { Compilable, Selectable } from 'kysely';
 import type {
   AttemptOutcome,
   ClaimDueOptions,
@@ -10,8 +10,9 @@ import type {
   NewDelivery,
   WebhookOutbox,
 } from '@plant-store/core';
-import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from './schema.js';
-import { withSqliteErrors } from './sqlite-error.js';
+import { loadQueryBuilder, type QueryBuilder } from './query-builder.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './schema.js';
+import { sqliteError, withSqliteErrors } from './sqlite-error.js';
 
 const DEFAULT_LIST_LIMIT = 100;
 
@@ -72,24 +73,24 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>, attempts: DeliveryA
 }
 
 /**
- * The webhook outbox in SQLite. Claims, attempts and queueing (the dispatcher's
- * and the create path's hot statements) are prepared once on better-sqlite3;
- * the operator queries (get, list, requeue, release) are built with kysely.
+ * The webhook outbox in SQLite. Claims, attempts, releases and queueing (the
+ * dispatcher's and the create path's statements) are prepared once on
+ * better-sqlite3; the operator queries (get, list, requeue) are built with
+ * kysely, loaded on their first use.
  */
 export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #db: BetterSqlite3;
-  readonly #kysely: Kysely<Database>;
   /** Runs reads in one transaction, so a delivery and its attempts come from one snapshot even with other processes writing. */
   readonly #snapshot: <T>(read: () => T) => T;
   readonly #insert: Statement;
   readonly #claim: Statement;
   readonly #claimSkipping: Statement;
   readonly #nextDueAt: Statement;
+  readonly #release: Statement;
   readonly #recordAttempt: (id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => boolean;
 
-  constructor(db: BetterSqlite3, kysely: Kysely<Database>) {
+  constructor(db: BetterSqlite3) {
     this.#db = db;
-    this.#kysely = kysely;
     this.#snapshot = (read) => db.transaction(read)();
     this.#insert = db.prepare(
       `INSERT INTO webhook_deliveries
@@ -104,6 +105,11 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
          FROM webhook_deliveries WHERE status = 'pending'`,
       )
       .pluck(true);
+    // One JSON parameter however many ids (no bound-variable limit).
+    this.#release = db.prepare(
+      `UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL
+       WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ?`,
+    );
     const applyOutcome = db
       .prepare(
         `UPDATE webhook_deliveries
@@ -173,24 +179,17 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
-    withSqliteErrors('release delivery leases', () => {
-      const query = this.#kysely
-        .updateTable('webhook_deliveries')
-        .set({ lease_owner: null, lease_expires_at: null })
-        // One JSON parameter however many ids (no bound-variable limit).
-        .where('id', 'in', sql<string>`(SELECT value FROM json_each(${JSON.stringify(ids)}))`)
-        .where('lease_owner', '=', owner);
-      this.#run(query);
-    });
+    withSqliteErrors('release delivery leases', () => this.#release.run(JSON.stringify(ids), owner));
   }
 
   async get(id: string): Promise<Delivery | undefined> {
+    const { kysely } = await queryBuilder('read the delivery');
     return withSqliteErrors('read the delivery', () =>
       this.#snapshot(() => {
-        const [row] = this.#all(this.#kysely.selectFrom('webhook_deliveries').selectAll().where('id', '=', id));
+        const [row] = this.#all(kysely.selectFrom('webhook_deliveries').selectAll().where('id', '=', id));
         if (!row) return undefined;
         const attempts = this.#all(
-          this.#kysely.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt'),
+          kysely.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt'),
         );
         return toDelivery(row, attempts.map(toAttempt));
       }),
@@ -198,10 +197,11 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async list(query: ListDeliveriesQuery = {}): Promise<Delivery[]> {
+    const { kysely, sql } = await queryBuilder('list deliveries');
     return withSqliteErrors('list deliveries', () => {
       const limit = query.limit ?? DEFAULT_LIST_LIMIT;
       if (limit < 1) return [];
-      let page = this.#kysely
+      let page = kysely
         .selectFrom('webhook_deliveries')
         .orderBy('created_at', 'desc')
         .orderBy(sql`rowid`, 'desc')
@@ -212,7 +212,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
         if (rows.length === 0) return [];
         // All attempts of the page in one query (no query per delivery).
         const attempts = this.#all(
-          this.#kysely
+          kysely
             .selectFrom('webhook_attempts')
             .selectAll()
             .where('delivery_id', 'in', page.select('id'))
@@ -231,8 +231,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async requeue(id: string, now: number): Promise<boolean> {
+    const { kysely } = await queryBuilder('requeue the delivery');
     return withSqliteErrors('requeue the delivery', () => {
-      const query = this.#kysely
+      const query = kysely
         .updateTable('webhook_deliveries')
         .set({ status: 'pending', next_attempt_at: wholeMs(now), lease_owner: null, lease_expires_at: null, updated_at: wholeMs(now) })
         .where('id', '=', id)
@@ -252,5 +253,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   #run(query: Compilable<unknown>): number {
     const { sql: text, parameters } = query.compile();
     return this.#db.prepare(text).run(...parameters).changes;
+  }
+}
+
+/** The query builder, its loading failure (a broken install) reported as a `StorageError` of the action. */
+async function queryBuilder(action: string): Promise<QueryBuilder> {
+  try {
+    return await loadQueryBuilder();
+  } catch (error) {
+    throw sqliteError(action, error);
   }
 }

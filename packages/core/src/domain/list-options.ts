@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { int64Schema, PlantTagSchema } from './plant.js';
+import { int64Schema, isPlainText, plainInt64, PlantTagSchema } from './plant.js';
+import { validate } from './validate.js';
 
 export const INT32_MAX = 2 ** 31 - 1;
 
@@ -33,3 +34,39 @@ export const ListPlantsOptionsSchema = v.strictObject(
 
 export type ListPlantsOptions = v.InferOutput<typeof ListPlantsOptionsSchema>;
 export type ListPlantsInput = v.InferInput<typeof ListPlantsOptionsSchema>;
+
+/**
+ * Validates list options against {@link ListPlantsOptionsSchema}. Plain,
+ * valid options (what the HTTP adapter passes) are checked directly; anything
+ * else, and every error, goes through the schema, which stays the one source
+ * of the rules and messages. The direct check accepts nothing the schema
+ * rejects and returns what it would (see plain-input.test.ts).
+ */
+export function parseListPlantsOptions(input: unknown): ListPlantsOptions {
+  return plainListPlantsOptions(input) ?? validate(ListPlantsOptionsSchema, input);
+}
+
+/** The options plain, valid input describes, or `undefined` to leave the decision to the schema. */
+export function plainListPlantsOptions(input: unknown): ListPlantsOptions | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const record = input as Record<string, unknown>;
+  for (const key in record) if (key !== 'limit' && key !== 'after' && key !== 'tags') return undefined;
+  const options: { limit?: number; after?: bigint; tags?: string[] } = {};
+  if ('limit' in record) {
+    const limit = record['limit'];
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0 || limit > INT32_MAX) return undefined;
+    options.limit = limit;
+  }
+  if ('after' in record) {
+    const after = plainInt64(record['after']);
+    if (after === undefined) return undefined;
+    options.after = after;
+  }
+  if ('tags' in record) {
+    const tags = record['tags'];
+    if (!Array.isArray(tags) || tags.length > MAX_TAG_FILTERS) return undefined;
+    for (const tag of tags) if (!isPlainText(tag, 64)) return undefined;
+    options.tags = [...tags];
+  }
+  return options;
+}

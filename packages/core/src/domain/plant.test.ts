@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../json/json-codec.js';
 import { validate } from './validate.js';
@@ -56,6 +57,21 @@ describe('NewPlantSchema over the JSON codec', () => {
     expect(failure('{"id":1,"name":"a","tags":"x"}')).toEqual({ field: 'tags', message: "unknown property 'tags'" });
     expect(failure('[1]')).toMatchObject({ field: '', message: 'plant must be a JSON object' });
     expect(failure('"x"').field).toBe('');
+  });
+
+  it('writes every string exactly as JSON.stringify does', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udfff', 'a', 'é') }),
+      fc.string({ unit: 'grapheme' }),
+    );
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), text, fc.option(text, { nil: undefined }), (id, name, tag) => {
+        const expected = `{"id":${id},"name":${JSON.stringify(name)}${tag === undefined ? '' : `,"tag":${JSON.stringify(tag)}`}}`;
+        expect(plantToJson(tag === undefined ? { id, name } : { id, name, tag })).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('writes the wire form with tag omitted when absent', () => {

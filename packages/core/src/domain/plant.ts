@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { objectMessage } from './validate.js';
+import { objectMessage, validate } from './validate.js';
 import { INT64_MAX, INT64_MIN, int64FromDecimal } from './int64.js';
 import { isInexactNumber } from '../json/json-codec.js';
 
@@ -71,6 +71,51 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 
 export type NewPlant = v.InferOutput<typeof NewPlantSchema>;
 
+/**
+ * Validates a create body against {@link NewPlantSchema}. Plain,
+ * well-formed input (every request body in practice) is checked directly;
+ * anything else, and every error, goes through the schema, which stays the
+ * one source of the rules and messages. The direct check accepts nothing
+ * the schema rejects and returns what it would (see plain-input.test.ts).
+ */
+export function parseNewPlant(input: unknown): NewPlant {
+  return plainNewPlant(input) ?? validate(NewPlantSchema, input);
+}
+
+/** Validates a plant id against {@link PlantIdSchema}; an int64 `bigint` (what adapters pass) needs no schema run. */
+export function parsePlantId(input: unknown): bigint {
+  return typeof input === 'bigint' && input >= INT64_MIN && input <= INT64_MAX ? input : validate(PlantIdSchema, input);
+}
+
+/** The plant a plain, valid create body describes, or `undefined` to leave the decision to the schema. */
+export function plainNewPlant(input: unknown): NewPlant | undefined {
+  if (!isJsonObject(input)) return undefined;
+  for (const key in input) if (key !== 'id' && key !== 'name' && key !== 'tag') return undefined;
+  if (!('id' in input) || !('name' in input)) return undefined;
+  const id = plainInt64(input['id']);
+  const name = input['name'];
+  if (id === undefined || !isPlainText(name, 256)) return undefined;
+  if (!('tag' in input)) return { id, name };
+  const tag = input['tag'];
+  return isPlainText(tag, 64) ? { id, name, tag } : undefined;
+}
+
+/** An int64 `bigint` or safe-integer `number` as a `bigint`; `undefined` for anything the schema has to look at. */
+export function plainInt64(value: unknown): bigint | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : undefined;
+  if (typeof value === 'bigint') return value >= INT64_MIN && value <= INT64_MAX ? value : undefined;
+  return undefined;
+}
+
+/** A string of 1 to `max` UTF-16 units (so at most `max` characters) with no lone surrogate. */
+export function isPlainText(value: unknown, max: number): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= max && isWellFormed(value);
+}
+
+// ES2024 (Node 20 has it; the ES2022 lib does not declare it). Same verdict as
+// LONE_SURROGATE, without running a regular expression.
+const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
 /** A stored plant. Same shape as {@link NewPlant}; `tag` is absent, never null. */
 export type Plant = NewPlant;
 
@@ -81,6 +126,15 @@ export function samePlant(a: Plant, b: Plant): boolean {
 
 /** The wire form of a plant: tag omitted when absent, id exact digits. */
 export function plantToJson(plant: Plant): string {
-  const tag = plant.tag === undefined ? '' : `,"tag":${JSON.stringify(plant.tag)}`;
-  return `{"id":${plant.id},"name":${JSON.stringify(plant.name)}${tag}}`;
+  const tag = plant.tag === undefined ? '' : `,"tag":${jsonString(plant.tag)}`;
+  return `{"id":${plant.id},"name":${jsonString(plant.name)}${tag}}`;
+}
+
+// The only characters JSON.stringify escapes in a string: quote, backslash,
+// control characters and (unpaired) surrogates.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(text)`, skipping the serializer for text that needs no escape (most names; lists write one per plant). */
+function jsonString(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }

@@ -9,10 +9,17 @@ export interface PlantListing {
   readonly nextAfter?: bigint;
   /** The plants in ascending id order, batch by batch. Can be iterated once. */
   readonly batches: AsyncIterable<Plant[]>;
+  /**
+   * Set when the listing is one page already read (a `limit` up to the batch
+   * size): the plants `batches` would yield, for callers that can use them at
+   * once (the HTTP adapter answers from it without iterating).
+   */
+  readonly page?: readonly Plant[];
 }
 
 /** Collects a listing into one array (for host apps and tests; HTTP streams instead). */
 export async function collectListing(listing: PlantListing): Promise<Plant[]> {
+  if (listing.page !== undefined) return [...listing.page];
   const plants: Plant[] = [];
   for await (const batch of listing.batches) plants.push(...batch);
   return plants;

@@ -182,6 +182,77 @@ describe('WebhookDispatcher', () => {
     expect(sent.filter((request) => request.url.endsWith('/slow'))).toHaveLength(2);
   });
 
+  it('does not go to storage on every commit while every endpoint is at its cap', async () => {
+    const never = new Promise<WebhookResponse>(() => {});
+    const { transport, sent } = fakeTransport(() => never);
+    const storage = memoryStorage();
+    const outbox = storage.outbox;
+    let claims = 0;
+    const counting: Storage = {
+      ...storage,
+      ping: () => storage.ping(),
+      close: () => storage.close(),
+      outbox: {
+        claimDue: (options) => {
+          claims++;
+          return outbox.claimDue(options);
+        },
+        recordAttempt: (...args) => outbox.recordAttempt(...args),
+        release: (...args) => outbox.release(...args),
+        nextDueAt: () => outbox.nextDueAt(),
+        get: (id) => outbox.get(id),
+        list: (query) => outbox.list(query),
+        requeue: (id, now) => outbox.requeue(id, now),
+      },
+    };
+    const store = storeWith(
+      { transport, perEndpointConcurrency: 2, stopTimeoutMs: 10, subscriptions: [{ url: 'http://hooks.test/hangs', secret: newSecret() }] },
+      counting,
+    );
+    for (let id = 1; id <= 3; id++) await store.plants.create(acme, { id, name: `P${id}` });
+    await waitFor(() => sent.length === 2, 'the endpoint at its cap');
+    for (let turn = 0; turn < 5; turn++) await new Promise(setImmediate);
+    const claimsAtCap = claims;
+    for (let id = 4; id <= 23; id++) {
+      await store.plants.create(acme, { id, name: `P${id}` });
+      // Let each commit's wake run on its own.
+      await new Promise(setImmediate);
+      await new Promise(setImmediate);
+    }
+    expect(claims).toBe(claimsAtCap);
+    expect(sent).toHaveLength(2);
+  });
+
+  it('still fails deliveries to endpoints without a subscription while every subscribed one is at its cap', async () => {
+    const storage = memoryStorage();
+    // Queued by an earlier configuration, due only once the subscribed endpoint is at its cap.
+    const producer = createPlantStore({
+      storage,
+      clock: { now: () => Date.now() + 150 },
+      webhooks: { subscriptions: [{ url: 'http://hooks.test/old', secret: newSecret() }] },
+    });
+    await producer.plants.create(acme, { id: 1, name: 'Fern' });
+    const never = new Promise<WebhookResponse>(() => {});
+    const { transport, sent } = fakeTransport(() => never);
+    const store = storeWith(
+      {
+        transport,
+        perEndpointConcurrency: 1,
+        pollIntervalMs: 20,
+        stopTimeoutMs: 10,
+        subscriptions: [{ url: 'http://hooks.test/hangs', secret: newSecret() }],
+      },
+      storage,
+    );
+    await store.plants.create(acme, { id: 2, name: 'Moss' });
+    await store.plants.create(acme, { id: 3, name: 'Ivy' });
+    await waitFor(() => sent.length === 1, 'the subscribed endpoint at its cap');
+    expect(await store.webhooks.list({ status: 'failed' })).toEqual([]);
+    await waitFor(async () => (await store.webhooks.list({ status: 'failed' })).length === 1, 'the old delivery failed');
+    expect((await store.webhooks.list({ status: 'failed' }))[0]!.endpoint).toBe('http://hooks.test/old');
+    expect(sent).toHaveLength(1);
+  });
+
   it('keeps at most `concurrency` attempts in flight and claims more as they finish', async () => {
     let inFlight = 0;
     let peak = 0;

@@ -224,13 +224,24 @@ export class WebhookDispatcher {
         this.#capped = true;
         return;
       }
+      let knownRoom = 0;
+      for (const url of this.#targets.keys()) knownRoom += Math.max(0, this.#perEndpoint - (this.#perEndpointCount.get(url) ?? 0));
+      // Every subscribed endpoint is at its cap (a receiver that is slow or
+      // hangs): a claim could only find deliveries to endpoints no
+      // subscription knows any more, and would scan the whole backlog to skip
+      // the rest, on every commit's wake. A finishing attempt wakes us when a
+      // slot frees; the poll and the due-time timer (checkDue) still claim
+      // for unknown endpoints.
+      if (knownRoom === 0 && !this.#checkDue) {
+        this.#capped = true;
+        return;
+      }
       const skipEndpoints: string[] = [];
       for (const [endpoint, count] of this.#perEndpointCount) if (count >= this.#perEndpoint) skipEndpoints.push(endpoint);
       // Claim no more than the endpoints can take, so a busy single endpoint
       // does not make us claim (and then release) a whole batch every time.
-      let useful = this.#perEndpoint; // room for deliveries to endpoints no subscription knows (they fail at once)
-      for (const url of this.#targets.keys()) useful += Math.max(0, this.#perEndpoint - (this.#perEndpointCount.get(url) ?? 0));
-      const limit = Math.min(free, this.#batchSize, useful);
+      // The extra cap is room for deliveries to endpoints no subscription knows (they fail at once).
+      const limit = Math.min(free, this.#batchSize, knownRoom + this.#perEndpoint);
       const claimed = await this.#outbox.claimDue({
         owner: this.#owner,
         now: this.#clock.now(),

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { Plant } from '@plant-store/core';
-import { writePlantList } from './write-plant-list.js';
+import { writePlantList, writePlantPage } from './write-plant-list.js';
 
 /** Just the part of ServerResponse the writer uses, recording what it is given. */
 class FakeResponse extends EventEmitter {
@@ -112,6 +112,26 @@ describe('writePlantList', () => {
     expect(order.indexOf('other work')).toBeLessThan(order.lastIndexOf('write'));
   });
 
+  it('yields a macrotask turn between batches when a fast socket drains on process.nextTick', async () => {
+    // A fast client: every write completes at once, yet write() reports a full
+    // buffer (a batch is bigger than the high-water mark) and 'drain' follows
+    // on process.nextTick, before any I/O or timer callback could run.
+    class FastSocketResponse extends FakeResponse {
+      override write(chunk: string): boolean {
+        super.write(chunk);
+        process.nextTick(() => this.emit('drain'));
+        return false;
+      }
+    }
+    const order: string[] = [];
+    const res = new FastSocketResponse(order);
+    setImmediate(() => order.push('other work'));
+    await write(res, batchesOf([plants(1, 1), plants(2, 1), plants(3, 1), plants(4, 1)]));
+    expect(JSON.parse(res.body)).toHaveLength(4);
+    expect(order.indexOf('other work')).toBeGreaterThan(-1);
+    expect(order.indexOf('other work')).toBeLessThan(order.lastIndexOf('write'));
+  });
+
   it('waits for drain when the socket pushes back', async () => {
     const res = new FakeResponse();
     res.writable = false;
@@ -182,5 +202,22 @@ describe('writePlantList', () => {
     expect(late.status).toBe(200);
     expect(late.ended).toBe(false);
     expect(batches.state.closed).toBe(true);
+  });
+});
+
+describe('writePlantPage', () => {
+  it('sends a page in one piece with a content-length and extra headers', () => {
+    const res = new FakeResponse();
+    writePlantPage(res as unknown as ServerResponse, 'rid', [...plants(1, 2), { id: -9223372036854775808n, name: 'é', tag: 't' }], ['link', 'l']);
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('[{"id":1,"name":"p1"},{"id":2,"name":"p2"},{"id":-9223372036854775808,"name":"é","tag":"t"}]');
+    expect(res.header('content-length')).toBe(String(Buffer.byteLength(res.body)));
+    expect(res.header('x-request-id')).toBe('rid');
+    expect(res.header('link')).toBe('l');
+    expect(res.ended).toBe(true);
+
+    const empty = new FakeResponse();
+    writePlantPage(empty as unknown as ServerResponse, 'rid', [], undefined);
+    expect(empty.body).toBe('[]');
   });
 });

@@ -10,8 +10,8 @@ import { sendJson } from './send-json.js';
  * that fits in one batch (every small page) goes out in one piece with a
  * `content-length`. Longer lists are streamed with chunked encoding, one
  * write per batch, waiting for 'drain' when the socket pushes back and
- * yielding to the event loop between batches so other requests are served
- * while a long list streams. A client that disconnects stops the reading.
+ * always yielding a macrotask turn between batches, so other requests are
+ * served while a long list streams. A client that disconnects stops the reading.
  *
  * Rejects when storage fails after the headers went out; the caller can
  * then only abort the connection (see `sendError`).
@@ -38,8 +38,11 @@ export async function writePlantList(
     let writable = res.write(`[${first}`);
     let separator = first === '' ? '' : ',';
     while (!step.done) {
+      // Always a macrotask turn, also after a 'drain': on a fast socket every
+      // write completes at once and 'drain' comes on process.nextTick, so
+      // waiting for it alone would never let other requests in.
       if (!writable) await drained(res);
-      else await nextTurn();
+      await nextTurn();
       if (res.destroyed) return;
       const text = serializeBatch(step.value);
       if (text !== '') {
@@ -53,6 +56,16 @@ export async function writePlantList(
     // Ends the storage read early when the client went away or a write failed.
     await iterator.return?.();
   }
+}
+
+/** Answers with a listing already in memory (a page): one piece, with a `content-length`. */
+export function writePlantPage(
+  res: ServerResponse,
+  requestId: string,
+  plants: readonly Plant[],
+  extraHeaders: readonly string[] | undefined,
+): void {
+  sendJson(res, requestId, 200, `[${serializeBatch(plants)}]`, extraHeaders);
 }
 
 function serializeBatch(plants: readonly Plant[]): string {

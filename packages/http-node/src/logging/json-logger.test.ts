@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonLogger } from './json-logger.js';
 
@@ -102,6 +103,44 @@ describe('jsonLogger', () => {
       'field.msg': 'fake',
       'field.level': 'error',
     });
+  });
+
+  it('writes flat entries exactly as the full serializer does (redaction and reserved names included)', () => {
+    const key = fc.oneof(
+      fc.constantFrom('token', 'apiKey', 'Authorization', 'secretName', 'msg', 'time', 'level', 'path', 'status', '0', '__proto__'),
+      fc.string({ maxLength: 8 }),
+    );
+    const value = fc.oneof(
+      fc.string(),
+      fc.double(),
+      fc.constantFrom(0, -0, NaN, Infinity, -Infinity, true, false, null, undefined),
+    );
+    fc.assert(
+      fc.property(fc.dictionary(key.filter((name) => name !== 'zz'), value, { maxKeys: 8 }), (fields) => {
+        const out = capture();
+        const logger = jsonLogger(out.sink, { now: fixedNow });
+        logger.info('m', fields);
+        // An object field takes the entry off the fast path; it is written last.
+        logger.info('m', { ...fields, zz: {} });
+        const [fast, full] = out.lines();
+        expect(full).toBe(`${fast!.slice(0, -1)},"zz":{}}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('writes the time of each entry, also when entries share a millisecond', () => {
+    const times = [0, 0, 1, 1, 0];
+    const out = capture();
+    const logger = jsonLogger(out.sink, { now: () => times.shift()! });
+    for (let index = 0; index < 5; index++) logger.info('tick');
+    expect(out.entries().map((entry) => entry['time'])).toEqual([
+      '1970-01-01T00:00:00.000Z',
+      '1970-01-01T00:00:00.000Z',
+      '1970-01-01T00:00:00.001Z',
+      '1970-01-01T00:00:00.001Z',
+      '1970-01-01T00:00:00.000Z',
+    ]);
   });
 
   it('never throws on fields that cannot be serialized', () => {

@@ -7,7 +7,7 @@ import { parseListQuery } from '../http/parse-list-query.js';
 import { parsePlantId } from '../http/parse-plant-id.js';
 import { readBody } from '../http/read-body.js';
 import { sendJson, sendNoContent } from '../http/send-json.js';
-import { writePlantList } from '../http/write-plant-list.js';
+import { writePlantList, writePlantPage } from '../http/write-plant-list.js';
 import type { Exchange, RouteContext } from './route-context.js';
 
 // Every handler authenticates and checks the scope before looking at the
@@ -49,7 +49,8 @@ export async function listPlants(context: RouteContext, exchange: Exchange): Pro
     exchange.res.end();
     return;
   }
-  await writePlantList(exchange.res, exchange.requestId, listing.batches, extraHeaders);
+  if (listing.page !== undefined) writePlantPage(exchange.res, exchange.requestId, listing.page, extraHeaders);
+  else await writePlantList(exchange.res, exchange.requestId, listing.batches, extraHeaders);
 }
 
 /** `GET /plants/{id}`. */
