@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql, type Migration } from 'kysely';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { StorageError, type NewDelivery, type Storage } from '@plant-store/core';
 import { sqliteStorage } from './sqlite-storage.js';
@@ -169,8 +168,12 @@ describe('sqliteStorage', () => {
     expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(1);
   });
 
-  it('creates and migrates a new file, reopens it, and serves plants and webhook claims without loading kysely', async () => {
+  it('reopens an up-to-date file and serves plants and webhook claims without loading kysely', async () => {
     const path = freshPath();
+    // The first open migrates the file with kysely's Migrator.
+    const first = await open(path);
+    await first.plants.create('t', { id: 1n, name: 'kept' }, []);
+    for (const storage of opened.splice(0)) await storage.close();
     // A resolve hook in a fresh process fails any import of kysely.
     const script = `
       import { register } from 'node:module';
@@ -180,9 +183,6 @@ describe('sqliteStorage', () => {
         '  return next(specifier, context);' +
         '}'));
       const { sqliteStorage } = await import(${JSON.stringify(storageModule)});
-      const first = await sqliteStorage({ path: ${JSON.stringify(path)} });
-      await first.plants.create('t', { id: 1n, name: 'kept' }, []);
-      await first.close();
       const storage = await sqliteStorage({ path: ${JSON.stringify(path)} });
       const delivery = { id: 'd1', tenant: 't', endpoint: 'https://a.example/', eventType: 'plant.created', payload: '{}', createdAt: 1 };
       await storage.plants.create('t', { id: 2n, name: 'new' }, [delivery]);
@@ -200,37 +200,6 @@ describe('sqliteStorage', () => {
     // Operator queries do load it, on demand.
     const reopened = await open(path);
     expect(await reopened.outbox.get('d1')).toMatchObject({ status: 'delivered', attemptCount: 1 });
-  });
-
-  it('has exactly the schema and bookkeeping that kysely\'s migrator wrote up to 0.1.0, and opens files it migrated', async () => {
-    const viaKysely = freshPath();
-    const db = new BetterSqlite3(viaKysely);
-    const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) });
-    const provider = { getMigrations: async () => ({ '001-initial': kyselyInitialMigration }) };
-    expect((await new Migrator({ db: kysely, provider }).migrateToLatest()).error).toBeUndefined();
-    await kysely.destroy();
-
-    const ours = freshPath();
-    await open(ours);
-    for (const storage of opened.splice(0)) await storage.close();
-    const schema = (path: string) => inspect(path, (read) => read.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name').all());
-    expect(schema(ours)).toEqual(schema(viaKysely));
-    const bookkeeping = (path: string) =>
-      inspect(path, (read) => ({
-        migrations: read.prepare('SELECT name FROM kysely_migration').pluck().all(),
-        locks: read.prepare('SELECT id, is_locked FROM kysely_migration_lock').raw().all(),
-      }));
-    expect(bookkeeping(ours)).toEqual(bookkeeping(viaKysely));
-
-    // Each opens the other's file without migrating again.
-    const reopened = await open(viaKysely);
-    await reopened.plants.create('t', { id: 1n, name: 'a' }, [delivery('d1')]);
-    expect(await reopened.outbox.get('d1')).toMatchObject({ status: 'pending' });
-    for (const storage of opened.splice(0)) await storage.close();
-    expect(bookkeeping(viaKysely).migrations).toEqual(['001-initial']);
-    const again = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new BetterSqlite3(ours) }) });
-    expect(await new Migrator({ db: again, provider }).migrateToLatest()).toEqual({ results: [] });
-    await again.destroy();
   });
 
   it('refuses a file migrated by a newer version (a migration it does not know)', async () => {
@@ -367,62 +336,3 @@ function startWorker(path: string, owner: string, firstId: number) {
   claimed.catch(() => {});
   return { ready, claimed, go: () => child.stdin.end('go\n') };
 }
-
-/**
- * Migration 001 as version 0.1.0 wrote it, with kysely's schema builder and
- * migrator: the reference the hand-written SQL of migrations/001-initial.ts
- * must match.
- */
-const kyselyInitialMigration: Migration = {
-  async up(db: Kysely<unknown>) {
-    await db.schema
-      .createTable('plants')
-      .addColumn('tenant', 'text', (column) => column.notNull())
-      .addColumn('id', 'integer', (column) => column.notNull())
-      .addColumn('name', 'text', (column) => column.notNull())
-      .addColumn('tag', 'text')
-      .addPrimaryKeyConstraint('plants_pk', ['tenant', 'id'])
-      .modifyEnd(sql`strict, without rowid`)
-      .execute();
-    await db.schema
-      .createIndex('plants_tenant_tag_id')
-      .on('plants')
-      .columns(['tenant', 'tag', 'id'])
-      .where(sql.ref('tag'), 'is not', null)
-      .execute();
-    await db.schema
-      .createTable('webhook_deliveries')
-      .addColumn('id', 'text', (column) => column.primaryKey())
-      .addColumn('tenant', 'text', (column) => column.notNull())
-      .addColumn('endpoint', 'text', (column) => column.notNull())
-      .addColumn('event_type', 'text', (column) => column.notNull())
-      .addColumn('payload', 'text', (column) => column.notNull())
-      .addColumn('status', 'text', (column) => column.notNull().check(sql`status in ('pending', 'delivered', 'failed')`))
-      .addColumn('attempt_count', 'integer', (column) => column.notNull().defaultTo(0))
-      .addColumn('next_attempt_at', 'integer')
-      .addColumn('lease_owner', 'text')
-      .addColumn('lease_expires_at', 'integer')
-      .addColumn('created_at', 'integer', (column) => column.notNull())
-      .addColumn('updated_at', 'integer', (column) => column.notNull())
-      .modifyEnd(sql`strict`)
-      .execute();
-    await db.schema
-      .createIndex('webhook_deliveries_due')
-      .on('webhook_deliveries')
-      .columns(['next_attempt_at'])
-      .where(sql.ref('status'), '=', sql.lit('pending'))
-      .execute();
-    await db.schema.createIndex('webhook_deliveries_created_at').on('webhook_deliveries').columns(['created_at']).execute();
-    await db.schema
-      .createTable('webhook_attempts')
-      .addColumn('delivery_id', 'text', (column) => column.notNull().references('webhook_deliveries.id').onDelete('cascade'))
-      .addColumn('attempt', 'integer', (column) => column.notNull())
-      .addColumn('at', 'integer', (column) => column.notNull())
-      .addColumn('duration_ms', 'integer', (column) => column.notNull())
-      .addColumn('status_code', 'integer')
-      .addColumn('error', 'text')
-      .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
-      .modifyEnd(sql`strict, without rowid`)
-      .execute();
-  },
-};

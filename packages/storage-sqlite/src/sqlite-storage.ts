@@ -16,9 +16,10 @@ export interface SqliteStorageOptions {
 }
 
 /**
- * Storage in one SQLite file (better-sqlite3; kysely builds the operator
- * queries). Opens the file, sets WAL and the other pragmas, and applies
- * pending migrations (see migrations/) before resolving. Several storages,
+ * Storage in one SQLite file (better-sqlite3; kysely's Migrator applies the
+ * schema, kysely builds the operator queries). Opens the file, sets WAL and
+ * the other pragmas, and applies pending migrations (see migrations/) before
+ * resolving, which is why it is async. Several storages,
  * also in several processes, may share a file: claims and transactions stay
  * atomic across them. Rejects with a `StorageError` when the file cannot be
  * opened or migrated.
@@ -26,7 +27,7 @@ export interface SqliteStorageOptions {
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   const db = open(options);
   try {
-    migrate(db, MIGRATIONS);
+    await migrate(db, MIGRATIONS);
     return assemble(db);
   } catch (error) {
     if (db.open) db.close();

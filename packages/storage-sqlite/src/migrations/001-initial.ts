@@ -1,32 +1,77 @@
-import type { Migration } from './migrate.js';
+import { sql, type Kysely, type Migration } from 'kysely';
 
-/**
- * Plants, the webhook outbox and its attempt log. The statements are the ones
- * kysely's schema builder generated for this migration up to version 0.1.0,
- * character for character, so every file has the same schema whichever
- * version created it (sqlite-storage.test.ts checks this against kysely).
- */
+/** Plants, the webhook outbox and its attempt log. */
 export const initial: Migration = {
-  up: [
+  async up(db: Kysely<unknown>) {
     // Plants are always reached through (tenant, id): the primary key is the
     // clustered index, so keyset listing per tenant reads rows in order.
-    'create table "plants" ("tenant" text not null, "id" integer not null, "name" text not null, "tag" text, ' +
-      'constraint "plants_pk" primary key ("tenant", "id")) strict, without rowid',
+    await db.schema
+      .createTable('plants')
+      .addColumn('tenant', 'text', (column) => column.notNull())
+      .addColumn('id', 'integer', (column) => column.notNull())
+      .addColumn('name', 'text', (column) => column.notNull())
+      .addColumn('tag', 'text')
+      .addPrimaryKeyConstraint('plants_pk', ['tenant', 'id'])
+      .modifyEnd(sql`strict, without rowid`)
+      .execute();
     // Tag-filtered listings: one tag reads its plants already in id order.
-    'create index "plants_tenant_tag_id" on "plants" ("tenant", "tag", "id") where "tag" is not null',
+    await db.schema
+      .createIndex('plants_tenant_tag_id')
+      .on('plants')
+      .columns(['tenant', 'tag', 'id'])
+      .where(sql.ref('tag'), 'is not', null)
+      .execute();
 
-    'create table "webhook_deliveries" ("id" text primary key, "tenant" text not null, "endpoint" text not null, ' +
-      '"event_type" text not null, "payload" text not null, ' +
-      `"status" text not null check (status in ('pending', 'delivered', 'failed')), ` +
-      '"attempt_count" integer default 0 not null, "next_attempt_at" integer, "lease_owner" text, "lease_expires_at" integer, ' +
-      '"created_at" integer not null, "updated_at" integer not null) strict',
+    await db.schema
+      .createTable('webhook_deliveries')
+      .addColumn('id', 'text', (column) => column.primaryKey())
+      .addColumn('tenant', 'text', (column) => column.notNull())
+      .addColumn('endpoint', 'text', (column) => column.notNull())
+      .addColumn('event_type', 'text', (column) => column.notNull())
+      .addColumn('payload', 'text', (column) => column.notNull())
+      .addColumn('status', 'text', (column) =>
+        column.notNull().check(sql`status in ('pending', 'delivered', 'failed')`),
+      )
+      .addColumn('attempt_count', 'integer', (column) => column.notNull().defaultTo(0))
+      .addColumn('next_attempt_at', 'integer')
+      .addColumn('lease_owner', 'text')
+      .addColumn('lease_expires_at', 'integer')
+      .addColumn('created_at', 'integer', (column) => column.notNull())
+      .addColumn('updated_at', 'integer', (column) => column.notNull())
+      .modifyEnd(sql`strict`)
+      .execute();
     // Claiming scans only pending rows, earliest due first; delivered history costs nothing.
-    `create index "webhook_deliveries_due" on "webhook_deliveries" ("next_attempt_at") where "status" = 'pending'`,
+    await db.schema
+      .createIndex('webhook_deliveries_due')
+      .on('webhook_deliveries')
+      .columns(['next_attempt_at'])
+      .where(sql.ref('status'), '=', sql.lit('pending'))
+      .execute();
     // Operators list newest first.
-    'create index "webhook_deliveries_created_at" on "webhook_deliveries" ("created_at")',
+    await db.schema
+      .createIndex('webhook_deliveries_created_at')
+      .on('webhook_deliveries')
+      .columns(['created_at'])
+      .execute();
 
-    'create table "webhook_attempts" ("delivery_id" text not null references "webhook_deliveries" ("id") on delete cascade, ' +
-      '"attempt" integer not null, "at" integer not null, "duration_ms" integer not null, "status_code" integer, "error" text, ' +
-      'constraint "webhook_attempts_pk" primary key ("delivery_id", "attempt")) strict, without rowid',
-  ],
+    await db.schema
+      .createTable('webhook_attempts')
+      .addColumn('delivery_id', 'text', (column) =>
+        column.notNull().references('webhook_deliveries.id').onDelete('cascade'),
+      )
+      .addColumn('attempt', 'integer', (column) => column.notNull())
+      .addColumn('at', 'integer', (column) => column.notNull())
+      .addColumn('duration_ms', 'integer', (column) => column.notNull())
+      .addColumn('status_code', 'integer')
+      .addColumn('error', 'text')
+      .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
+      .modifyEnd(sql`strict, without rowid`)
+      .execute();
+  },
+
+  async down(db: Kysely<unknown>) {
+    await db.schema.dropTable('webhook_attempts').execute();
+    await db.schema.dropTable('webhook_deliveries').execute();
+    await db.schema.dropTable('plants').execute();
+  },
 };

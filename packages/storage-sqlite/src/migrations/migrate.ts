@@ -1,55 +1,40 @@
-import type { Database } from 'better-sqlite3';
-
-/** One schema version: SQL statements applied in order, in one transaction with the others pending. */
-export interface Migration {
-  readonly up: readonly string[];
-}
-
-// The bookkeeping of kysely's Migrator, which applied the migrations up to
-// version 0.1.0: the same tables and rows, so a file migrated by either is
-// recognised by the other. Statements as kysely wrote them.
-const BOOKKEEPING = [
-  'create table if not exists "kysely_migration" ("name" varchar(255) not null primary key, "timestamp" varchar(255) not null)',
-  'create table if not exists "kysely_migration_lock" ("id" varchar(255) not null primary key, "is_locked" integer default 0 not null)',
-  `insert into "kysely_migration_lock" ("id", "is_locked")
-   select 'migration_lock', 0 where not exists (select 1 from "kysely_migration_lock" where "id" = 'migration_lock')`,
-];
-
-interface AppliedRow {
-  readonly name: string;
-  readonly timestamp: string;
-}
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Migration } from 'kysely';
 
 /**
- * Applies the pending migrations (in name order) inside one IMMEDIATE
- * transaction: the write lock is what keeps two processes opening a new file
- * at once from migrating twice. Like kysely's migrator, it refuses a file
- * with an applied migration it does not know (a newer version wrote it) or
- * one applied out of order. Throws the SQLite error otherwise; nothing is
- * applied then.
+ * Brings the database to the latest schema with kysely's Migrator.
  *
- * Runs on better-sqlite3 directly rather than through kysely: loading
- * kysely's modules would add about 90 ms to every start on a new file.
+ * A file that already has every migration (every start but the first) is
+ * recognised from kysely's own bookkeeping table with one query, and kysely
+ * is not loaded at all: its few hundred modules cost about 90 ms of start-up.
+ *
+ * Otherwise the Migrator runs inside one IMMEDIATE transaction on the same
+ * connection, with its own transactions off: kysely's SQLite migration lock
+ * only guards one connection, and the write lock is what keeps two processes
+ * opening a new file at once from migrating it twice. Like the Migrator, it
+ * refuses a file with a migration it does not know (a newer version wrote
+ * it). Throws the error otherwise; nothing is applied then.
  */
-export function migrate(db: Database, migrations: Readonly<Record<string, Migration>>): void {
-  const names = Object.keys(migrations).sort();
+export async function migrate(
+  db: BetterSqlite3.Database,
+  migrations: Readonly<Record<string, () => Promise<Migration>>>,
+): Promise<void> {
+  if (isUpToDate(db, Object.keys(migrations))) return;
+  const { Kysely, Migrator, SqliteDialect } = await import('kysely');
+  const loaded = Object.fromEntries(
+    await Promise.all(Object.entries(migrations).map(async ([name, load]) => [name, await load()] as const)),
+  );
+  // Not destroyed afterwards: that would close the connection the storage goes on using.
+  const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) });
+  const migrator = new Migrator({
+    db: kysely,
+    provider: { getMigrations: async () => loaded },
+    disableTransactions: true,
+  });
   db.exec('BEGIN IMMEDIATE');
   try {
-    for (const statement of BOOKKEEPING) db.exec(statement);
-    const applied = appliedMigrations(db);
-    for (const name of applied) {
-      if (!names.includes(name)) throw new Error(`corrupted migrations: previously executed migration ${name} is missing`);
-    }
-    applied.forEach((name, index) => {
-      if (names[index] !== name) {
-        throw new Error(`corrupted migrations: expected previously executed migration ${name} to be at index ${index} but ${names[index]} was found in its place`);
-      }
-    });
-    const record = db.prepare('insert into "kysely_migration" ("name", "timestamp") values (?, ?)');
-    for (const name of names.slice(applied.length)) {
-      for (const statement of migrations[name]!.up) db.exec(statement);
-      record.run(name, new Date().toISOString());
-    }
+    const { error } = await migrator.migrateToLatest();
+    if (error) throw error;
     db.exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
@@ -57,10 +42,10 @@ export function migrate(db: Database, migrations: Readonly<Record<string, Migrat
   }
 }
 
-/** Applied migration names, oldest first (by time applied, then name, as kysely orders them). */
-function appliedMigrations(db: Database): string[] {
-  const rows = db.prepare('select "name", "timestamp" from "kysely_migration"').all() as AppliedRow[];
-  return rows
-    .sort((a, b) => (a.timestamp === b.timestamp ? a.name.localeCompare(b.name) : Date.parse(a.timestamp) - Date.parse(b.timestamp)))
-    .map((row) => row.name);
+/** True when kysely's bookkeeping lists exactly these migrations as applied. */
+function isUpToDate(db: BetterSqlite3.Database, names: readonly string[]): boolean {
+  const bookkeeping = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'").get();
+  if (bookkeeping === undefined) return false;
+  const applied = db.prepare('SELECT name FROM kysely_migration').pluck().all() as string[];
+  return applied.length === names.length && names.every((name) => applied.includes(name));
 }

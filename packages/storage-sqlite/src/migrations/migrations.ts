@@ -1,11 +1,11 @@
-import { initial } from './001-initial.js';
-import type { Migration } from './migrate.js';
+import type { Migration } from 'kysely';
 
 /**
- * Every schema version, applied in name order. Listed in code rather than
- * read from a folder, so bundling or building never loses one. Never edit or
+ * Every schema version, applied in name order by kysely's Migrator. Listed in
+ * code rather than read from a folder, so bundling or building never loses
+ * one; each is loaded only when it has to run (see migrate.ts). Never edit or
  * rename an applied migration: add the next number.
  */
-export const MIGRATIONS: Readonly<Record<string, Migration>> = {
-  '001-initial': initial,
+export const MIGRATIONS: Readonly<Record<string, () => Promise<Migration>>> = {
+  '001-initial': async () => (await import('./001-initial.js')).initial,
 };
