@@ -57,7 +57,10 @@ function toAttempt(row: Selectable<WebhookAttemptsTable>): DeliveryAttempt {
   return attempt;
 }
 
-function toDelivery(row: Selectable<WebhookDeliveriesTable>, attempts: DeliveryAttempt[]): Delivery {
+/** The columns every delivery row has, as the port's fields. */
+type DeliveryRowCore = Pick<ClaimRow, 'id' | 'tenant' | 'endpoint' | 'event_type' | 'payload' | 'created_at'>;
+
+function toNewDelivery(row: DeliveryRowCore): NewDelivery {
   return {
     id: row.id,
     tenant: row.tenant,
@@ -65,6 +68,12 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>, attempts: DeliveryA
     eventType: row.event_type,
     payload: row.payload,
     createdAt: Number(row.created_at),
+  };
+}
+
+function toDelivery(row: Selectable<WebhookDeliveriesTable>, attempts: DeliveryAttempt[]): Delivery {
+  return {
+    ...toNewDelivery(row),
     status: row.status,
     attemptCount: Number(row.attempt_count),
     ...(row.status === 'pending' && row.next_attempt_at !== null ? { nextAttemptAt: Number(row.next_attempt_at) } : {}),
@@ -155,12 +164,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
           : this.#claimSkipping.all(owner, leaseExpiresAt, now, now, now, JSON.stringify(skip), limit)
       ) as ClaimRow[];
       return rows.sort(claimOrder).map((row) => ({
-        id: row.id,
-        tenant: row.tenant,
-        endpoint: row.endpoint,
-        eventType: row.event_type,
-        payload: row.payload,
-        createdAt: Number(row.created_at),
+        ...toNewDelivery(row),
         attemptCount: Number(row.attempt_count),
         leaseExpiresAt,
       }));
