@@ -158,6 +158,7 @@ describe('list', () => {
   it('filters by any of several tags and returns nothing for limit 0', async () => {
     expect((await all(reader, { tags: ['odd'] })).map((plant) => plant.id)).toEqual([-10n, 0n, 10n]);
     expect(await all(reader, { tags: ['odd', 'none'], after: 0n })).toHaveLength(1);
+    expect(await all(reader, { tags: [] })).toHaveLength(ids.length);
     expect(await all(reader, { limit: 0 })).toEqual([]);
     expect((await store.plants.list(reader, { limit: 0 })).nextAfter).toBeUndefined();
   });
@@ -167,6 +168,7 @@ describe('list', () => {
     await expect(store.plants.list(reader, { limit: 2 ** 31 })).rejects.toMatchObject({ field: 'limit' });
     await expect(store.plants.list(reader, { after: 1.5 })).rejects.toMatchObject({ field: 'after' });
     await expect(store.plants.list(reader, { tags: [''] })).rejects.toMatchObject({ field: 'tags.0' });
+    await expect(store.plants.list(reader, { limt: 5 } as never)).rejects.toMatchObject({ field: 'limt', message: "unknown property 'limt'" });
   });
 });
 

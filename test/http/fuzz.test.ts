@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, undocumentedObservations, type ApiResponse } from './support/api-client.js';
+import { api, expectObservationsDocumented, type ApiResponse } from './support/api-client.js';
 import { openRaw, statusOf } from './support/raw-http.js';
 import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
 
@@ -9,9 +9,7 @@ import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './suppo
 // every error in the error shape, no hang (each request must finish within
 // the test timeout), and a healthy server afterwards.
 
-afterAll(() => {
-  expect(undocumentedObservations()).toEqual([]);
-});
+expectObservationsDocumented();
 
 const RUNS = { numRuns: 60 };
 

@@ -1,12 +1,10 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, undocumentedObservations } from './support/api-client.js';
+import { api, expectObservationsDocumented } from './support/api-client.js';
 import { bodyOf, headerOf, openRaw, sleep, statusOf } from './support/raw-http.js';
 import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
 
-afterAll(() => {
-  expect(undocumentedObservations()).toEqual([]);
-});
+expectObservationsDocumented();
 
 interface StreamedUpload {
   readonly status: number;

@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { api, undocumentedObservations, type ApiRequest } from './support/api-client.js';
+import { api, expectObservationsDocumented, type ApiRequest } from './support/api-client.js';
 import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
 
 const MAX = '9223372036854775807';
 const MIN = '-9223372036854775808';
 
-afterAll(() => {
-  expect(undocumentedObservations()).toEqual([]);
-});
+expectObservationsDocumented();
 
 describe.each(STORAGE_KINDS)('plants API over HTTP (%s storage)', (kind) => {
   let server: TestServer;

@@ -1,13 +1,11 @@
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError, plantToJson, type Plant, type Storage } from '@plant-store/core';
-import { api, undocumentedObservations } from './support/api-client.js';
+import { api, expectObservationsDocumented } from './support/api-client.js';
 import { rawRequest, sleep, statusOf } from './support/raw-http.js';
 import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
 
-afterAll(() => {
-  expect(undocumentedObservations()).toEqual([]);
-});
+expectObservationsDocumented();
 
 const plant = (index: number): Plant =>
   index % 2 === 0 ? { id: BigInt(index * 3 - 50_000), name: `plant ${index}` } : { id: BigInt(index * 3 - 50_000), name: `plant ${index}`, tag: 'odd' };

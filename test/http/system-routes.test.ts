@@ -1,12 +1,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { version } from '@plant-store/http-node';
-import { api, undocumentedObservations } from './support/api-client.js';
+import { api, expectObservationsDocumented } from './support/api-client.js';
 import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
 
-afterAll(() => {
-  expect(undocumentedObservations()).toEqual([]);
-});
+expectObservationsDocumented();
 
 describe.each(STORAGE_KINDS)('system routes and protocol details (%s storage)', (kind) => {
   let server: TestServer;

@@ -69,3 +69,24 @@ describe('README walk-through', () => {
     }
   });
 });
+
+describe('README tokens file', () => {
+  it('works as written: a named token with both scopes and a read-only one given by its digest', async () => {
+    const [file] = await codeBlocks('Running the service', 'json');
+    const folder = await mkdtemp(join(tmpdir(), 'plant-store-tokens-'));
+    const path = join(folder, 'tokens.json');
+    await writeFile(path, file!);
+    const service = await startServe(['--storage', 'memory', '--port', '0', '--tokens-file', path]);
+    try {
+      const call = (token: string, init: RequestInit = {}) =>
+        fetch(`${service.url}/plants`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+      const body = JSON.stringify({ id: 1, name: 'Fern' });
+      expect((await call('s3cret', { method: 'POST', body })).status).toBe(200);
+      expect((await call('read-only-s3cret')).status).toBe(200);
+      expect((await call('read-only-s3cret', { method: 'POST', body })).status).toBe(403);
+    } finally {
+      await service.stop();
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PlantStoreWebhookOptions } from '@plant-store/core';
+import type { DeliveryStatus, PlantStoreWebhookOptions } from '@plant-store/core';
 import { reservePort, startReceiver, type ReceivedWebhook, type WebhookReceiver } from './webhook-receiver.js';
 import { eventually, openStorage, sleep, startService, type StorageKind, type TestService } from './webhook-service.js';
 
@@ -23,6 +23,11 @@ async function receiver(port?: number): Promise<WebhookReceiver> {
   const started = await startReceiver(port);
   receivers.push(started);
   return started;
+}
+
+/** Waits until the newest delivery of the service has `status`. */
+function newestIs(api: TestService, status: DeliveryStatus): Promise<void> {
+  return eventually(async () => (await api.store.webhooks.list())[0]?.status === status, `${status} status`);
 }
 
 function verify(secret: string, request: ReceivedWebhook): void {
@@ -85,7 +90,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     for (const request of got) expect(() => verify(secret, request)).not.toThrow();
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(15);
     expect(got[2]!.at - got[1]!.at).toBeGreaterThanOrEqual(35);
-    await eventually(async () => (await api.store.webhooks.list())[0]?.status === 'delivered', 'delivered status');
+    await newestIs(api, 'delivered');
     const [delivery] = await api.store.webhooks.list();
     expect(delivery!.id).toBe(got[0]!.headers['webhook-id']);
     expect(delivery!.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 200]);
@@ -117,7 +122,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     const got = await hooks.waitFor(2);
     expect(got[1]!.headers['webhook-id']).toBe(got[0]!.headers['webhook-id']);
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(190);
-    await eventually(async () => (await api.store.webhooks.list())[0]?.status === 'delivered', 'delivered status');
+    await newestIs(api, 'delivered');
     const [delivery] = await api.store.webhooks.list();
     expect(delivery!.attempts[0]).toMatchObject({ error: 'timeout after 200 ms' });
     expect(delivery!.attempts[0]!.statusCode).toBeUndefined();
@@ -129,7 +134,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     hooks.reply(() => ({ status: 410 }));
     const api = await service({ subscriptions: [{ url: hooks.url(), secret: newSecret() }] });
     expect(await api.create('{"id":1,"name":"Fern"}')).toBe(200);
-    await eventually(async () => (await api.store.webhooks.list())[0]?.status === 'failed', 'failed status');
+    await newestIs(api, 'failed');
     await sleep(250); // longer than the whole retry schedule
     expect(hooks.received).toHaveLength(1);
     expect((await api.store.webhooks.list())[0]!.attempts).toEqual([expect.objectContaining({ statusCode: 410 })]);
@@ -152,7 +157,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     expect(await api.create('{"id":1,"name":"Fern"}')).toBe(200);
     const got = await hooks.waitFor(2, { timeoutMs: 10_000 });
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(280);
-    await eventually(async () => (await api.store.webhooks.list())[0]?.status === 'delivered', 'delivered status');
+    await newestIs(api, 'delivered');
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
@@ -161,7 +166,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     const api = await service({ subscriptions: [{ url: hooks.url('/hook'), secret: newSecret() }] });
     expect(await api.create('{"id":1,"name":"Fern"}')).toBe(200);
     await hooks.waitFor(2);
-    await eventually(async () => (await api.store.webhooks.list())[0]?.status === 'delivered', 'delivered status');
+    await newestIs(api, 'delivered');
     expect(hooks.at('/moved')).toHaveLength(0);
     expect(hooks.at('/hook')).toHaveLength(2);
     const [delivery] = await api.store.webhooks.list();
@@ -212,7 +217,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     hooks.reply(() => ({ status: 500 }));
     const api = await service({ subscriptions: [{ url: hooks.url(), secret: newSecret() }] });
     expect(await api.create('{"id":1,"name":"Fern"}')).toBe(200);
-    await eventually(async () => (await api.store.webhooks.list())[0]?.status === 'failed', 'failed status');
+    await newestIs(api, 'failed');
     const [failed] = await api.store.webhooks.list({ status: 'failed' });
     expect(failed!.attemptCount).toBe(4);
     expect(failed!.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 500, 500]);

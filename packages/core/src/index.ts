@@ -1,6 +1,6 @@
 // Public API of @plant-store/core. Everything a host app or an adapter needs is listed here.
 
-export { INT64_MAX, INT64_MIN, int64FromDecimal, int64FromInteger } from './domain/int64.js';
+export { INT64_MAX, INT64_MIN, int64FromInteger } from './domain/int64.js';
 export {
   NewPlantSchema,
   PlantIdSchema,
@@ -71,6 +71,7 @@ export { tokenDigest } from './auth/token-digest.js';
 export { WebhookAdmin } from './webhooks/webhook-admin.js';
 export {
   DEFAULT_RETRY_SCHEDULE,
+  DEFAULT_USER_AGENT,
   WebhookDispatcher,
   type WebhookDispatcherOptions,
 } from './webhooks/webhook-dispatcher.js';
@@ -81,6 +82,7 @@ export {
   subscriptionMatches,
   type WebhookSubscription,
 } from './webhooks/webhook-subscription.js';
+export { signWebhook, type SignWebhookInput } from './webhooks/webhook-signature.js';
 
 export {
   createPlantStore,
@@ -88,8 +90,3 @@ export {
   type PlantStoreOptions,
   type PlantStoreWebhookOptions,
 } from './composition/create-plant-store.js';
-
-export { DEFAULT_USER_AGENT } from './webhooks/webhook-dispatcher.js';
-export { signWebhook, type SignWebhookInput } from './webhooks/webhook-signature.js';
-export { RetryPolicy, type AttemptDecision, type RetryPolicyOptions } from './webhooks/retry-policy.js';
-export { parseRetryAfter } from './webhooks/retry-after.js';

@@ -1,4 +1,3 @@
-export {};
 export { serve, ListenError, type ServeHandle, type ServeIo } from './serve.js';
 export { loadConfig, parseServeArgs, type LoadConfigOptions, type ServeArgs, type ServeConfig } from './config/load-config.js';
 export { parseDuration, parseDurationList } from './config/parse-duration.js';

@@ -80,7 +80,8 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
       logger,
       webhooks: {
         subscriptions: config.webhooks,
-        transport: webhookHttpTransport({ userAgent: `plant-store/${version}` }),
+        // The dispatcher sets user-agent on every request, so the transport needs no default of its own.
+        transport: webhookHttpTransport(),
         userAgent: `plant-store/${version}`,
         retrySchedule: config.webhookRetryMs,
         timeoutMs: config.webhookTimeoutMs,

@@ -258,12 +258,18 @@ const WORKER_PLANTS = 40;
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const storageModule = pathToFileURL(fileURLToPath(new URL('./sqlite-storage.ts', import.meta.url))).href;
 
-/** Runs an ES module script in a fresh Node process that loads the TypeScript sources. */
-function runNode(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
+/** Starts an ES module script in a fresh Node process that loads the TypeScript sources. */
+function spawnNode(script: string) {
+  return spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: repositoryRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+}
+
+/** Runs an ES module script in a fresh Node process (stdin at its end) and resolves with its output. */
+function runNode(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnNode(script);
+  child.stdin.end();
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -309,10 +315,7 @@ function startWorker(path: string, owner: string, firstId: number) {
     await storage.close();
     process.stdout.write(JSON.stringify(claimed));
   `;
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: repositoryRoot,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawnNode(script);
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));

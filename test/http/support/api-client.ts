@@ -1,3 +1,4 @@
+import { afterAll, expect } from 'vitest';
 import { openapiDocument } from '@plant-store/http-node';
 
 export interface ApiRequest {
@@ -64,6 +65,13 @@ export function undocumentedObservations(): Observation[] {
       | { responses: Record<string, unknown> }
       | undefined;
     return operation?.responses[String(status)] === undefined;
+  });
+}
+
+/** Fails the calling test file, after all its tests, when any status it observed is undocumented (see `undocumentedObservations`). */
+export function expectObservationsDocumented(): void {
+  afterAll(() => {
+    expect(undocumentedObservations()).toEqual([]);
   });
 }
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { int64Schema, isPlainText, plainInt64, PlantTagSchema } from './plant.js';
-import { validate } from './validate.js';
+import { objectMessage, validate } from './validate.js';
 
 export const INT32_MAX = 2 ** 31 - 1;
 
@@ -26,10 +26,7 @@ export const ListPlantsOptionsSchema = v.strictObject(
       ),
     ),
   },
-  (issue) =>
-    issue.expected === 'never'
-      ? `unknown list option '${String(issue.path?.at(-1)?.key ?? '')}'`
-      : 'list options must be an object',
+  objectMessage('list options must be an object'),
 );
 
 export type ListPlantsOptions = v.InferOutput<typeof ListPlantsOptionsSchema>;

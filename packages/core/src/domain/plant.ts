@@ -3,7 +3,6 @@ import { objectMessage, validate } from './validate.js';
 import { INT64_MAX, INT64_MIN, int64FromDecimal } from './int64.js';
 import { isInexactNumber } from '../json/json-codec.js';
 
-
 /** Counts code points, so an emoji is one character, as users count them. */
 const codePoints = (text: string): number => {
   let count = 0;
@@ -36,11 +35,9 @@ export function int64Schema(field: string) {
       (value) => typeof value === 'bigint' || typeof value === 'number' || isInexactNumber(value),
       message,
     ),
-    v.transform((value): bigint | undefined => {
-      if (typeof value === 'bigint') return value >= INT64_MIN && value <= INT64_MAX ? value : undefined;
-      if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : undefined;
-      return int64FromDecimal(String(value));
-    }),
+    v.transform((value): bigint | undefined =>
+      typeof value === 'object' ? int64FromDecimal(String(value)) : plainInt64(value),
+    ),
     v.custom<bigint>((value) => value !== undefined, message),
   );
 }
@@ -54,13 +51,13 @@ export const PlantTagSchema = text('tag', 64);
 export const NewPlantSchema = v.pipe(
   v.custom<Record<string, unknown>>(isJsonObject, 'plant must be a JSON object'),
   v.strictObject(
-  {
-    id: PlantIdSchema,
-    name: PlantNameSchema,
-    // Absent is fine; null is not (tag is omitted, never null, in outputs).
-    tag: v.exactOptional(PlantTagSchema),
-  },
-  objectMessage('plant must be a JSON object'),
+    {
+      id: PlantIdSchema,
+      name: PlantNameSchema,
+      // Absent is fine; null is not (tag is omitted, never null, in outputs).
+      tag: v.exactOptional(PlantTagSchema),
+    },
+    objectMessage('plant must be a JSON object'),
   ),
 );
 

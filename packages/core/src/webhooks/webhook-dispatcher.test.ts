@@ -46,6 +46,19 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ti
   }
 }
 
+/** `outbox` with its `claimDue` replaced; every other method goes to `outbox`. */
+function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']): WebhookOutbox {
+  return {
+    claimDue,
+    recordAttempt: (...args) => outbox.recordAttempt(...args),
+    release: (...args) => outbox.release(...args),
+    nextDueAt: () => outbox.nextDueAt(),
+    get: (id) => outbox.get(id),
+    list: (query) => outbox.list(query),
+    requeue: (id, now) => outbox.requeue(id, now),
+  };
+}
+
 const stores: PlantStore[] = [];
 afterEach(async () => {
   await Promise.all(stores.splice(0).map((store) => store.close()));
@@ -192,18 +205,10 @@ describe('WebhookDispatcher', () => {
       ...storage,
       ping: () => storage.ping(),
       close: () => storage.close(),
-      outbox: {
-        claimDue: (options) => {
-          claims++;
-          return outbox.claimDue(options);
-        },
-        recordAttempt: (...args) => outbox.recordAttempt(...args),
-        release: (...args) => outbox.release(...args),
-        nextDueAt: () => outbox.nextDueAt(),
-        get: (id) => outbox.get(id),
-        list: (query) => outbox.list(query),
-        requeue: (id, now) => outbox.requeue(id, now),
-      },
+      outbox: withClaimDue(outbox, (options) => {
+        claims++;
+        return outbox.claimDue(options);
+      }),
     };
     const store = storeWith(
       { transport, perEndpointConcurrency: 2, stopTimeoutMs: 10, subscriptions: [{ url: 'http://hooks.test/hangs', secret: newSecret() }] },
@@ -295,18 +300,10 @@ describe('WebhookDispatcher', () => {
     const storage = memoryStorage();
     let failures = 3;
     const outbox = storage.outbox;
-    const flaky: WebhookOutbox = {
-      claimDue: async (options) => {
-        if (failures-- > 0) throw new Error('disk on fire');
-        return outbox.claimDue(options);
-      },
-      recordAttempt: (...args) => outbox.recordAttempt(...args),
-      release: (...args) => outbox.release(...args),
-      nextDueAt: () => outbox.nextDueAt(),
-      get: (id) => outbox.get(id),
-      list: (query) => outbox.list(query),
-      requeue: (id, now) => outbox.requeue(id, now),
-    };
+    const flaky = withClaimDue(outbox, async (options) => {
+      if (failures-- > 0) throw new Error('disk on fire');
+      return outbox.claimDue(options);
+    });
     const subscription = { url: 'http://hooks.test/a', secret: newSecret() };
     const producer = createPlantStore({ storage, webhooks: { subscriptions: [subscription] } });
     await producer.plants.create(acme, { id: 1, name: 'Fern' });

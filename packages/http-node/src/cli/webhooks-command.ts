@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { NotFoundError, createPlantStore, type Delivery, type DeliveryStatus, type PlantStore } from '@plant-store/core';
-import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { SETTINGS } from '../config/settings.js';
 import type { CliIo } from './cli-io.js';
 import { errorLine } from './error-line.js';
@@ -52,6 +51,8 @@ export async function runWebhooksCommand(args: readonly string[], env: NodeJS.Pr
     return 1;
   }
   try {
+    // Loaded here so --help and argument mistakes do not load the SQLite driver.
+    const { sqliteStorage } = await import('@plant-store/storage-sqlite');
     // No transport: this store only reads and re-queues, the running service sends.
     const store = createPlantStore({ storage: await sqliteStorage({ path }) });
     try {

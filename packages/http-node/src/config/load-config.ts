@@ -159,35 +159,41 @@ export function loadConfig(
 
 /** Tokens from the variable and the file, merged; a token configured twice is an error (its tenant would be ambiguous). */
 function loadTokens(list: string | undefined, file: { path: string; content: string } | undefined): TokenEntry[] {
-  const sources = [
-    { key: 'tokens' as const, entries: list === undefined ? [] : parseTokenList(list, settingName('tokens')) },
-    { key: 'tokensFile' as const, entries: file ? parseTokenFile(file.content, settingName('tokensFile'), file.path) : [] },
-  ];
-  const seen = new Set<string>();
-  const merged: TokenEntry[] = [];
-  for (const { key, entries } of sources) {
-    for (const entry of entries) {
-      const digest = entry.sha256 ?? tokenDigest(entry.token!);
-      if (seen.has(digest)) throw new ConfigurationError(settingName(key), 'the same token is configured twice');
-      seen.add(digest);
-      merged.push(entry);
-    }
-  }
-  return merged;
+  return mergeUnique(
+    [
+      { key: 'tokens', entries: list === undefined ? [] : parseTokenList(list, settingName('tokens')) },
+      { key: 'tokensFile', entries: file ? parseTokenFile(file.content, settingName('tokensFile'), file.path) : [] },
+    ],
+    (entry) => entry.sha256 ?? tokenDigest(entry.token!),
+    () => 'the same token is configured twice',
+  );
 }
 
 /** Subscriptions from the variable and the file, merged; deliveries are matched to subscriptions by url, so a url may appear once. */
 function loadWebhooks(list: string | undefined, file: { path: string; content: string } | undefined): WebhookSubscription[] {
-  const sources = [
-    { key: 'webhooks' as const, entries: list === undefined ? [] : parseWebhooks(list, settingName('webhooks')) },
-    { key: 'webhooksFile' as const, entries: file ? parseWebhooks(file.content, settingName('webhooksFile'), file.path) : [] },
-  ];
+  return mergeUnique(
+    [
+      { key: 'webhooks', entries: list === undefined ? [] : parseWebhooks(list, settingName('webhooks')) },
+      { key: 'webhooksFile', entries: file ? parseWebhooks(file.content, settingName('webhooksFile'), file.path) : [] },
+    ],
+    (entry) => entry.url,
+    (entry) => `${entry.url} is subscribed twice`,
+  );
+}
+
+/** The entries of all sources in order; an entry whose identity was seen before is a `ConfigurationError` naming its source's setting. */
+function mergeUnique<T>(
+  sources: readonly { readonly key: SettingKey; readonly entries: readonly T[] }[],
+  identity: (entry: T) => string,
+  duplicateMessage: (entry: T) => string,
+): T[] {
   const seen = new Set<string>();
-  const merged: WebhookSubscription[] = [];
+  const merged: T[] = [];
   for (const { key, entries } of sources) {
     for (const entry of entries) {
-      if (seen.has(entry.url)) throw new ConfigurationError(settingName(key), `${entry.url} is subscribed twice`);
-      seen.add(entry.url);
+      const id = identity(entry);
+      if (seen.has(id)) throw new ConfigurationError(settingName(key), duplicateMessage(entry));
+      seen.add(id);
       merged.push(entry);
     }
   }

@@ -46,7 +46,6 @@ export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logg
   };
 
   const write = (level: LogLevel, message: string, fields: LogFields | undefined): void => {
-    if (LOG_LEVELS.indexOf(level) < threshold) return;
     const entry: Record<string, unknown> = { time: timestamp(now()), level, msg: message };
     let plain = true;
     if (fields) {
@@ -73,12 +72,10 @@ export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logg
     sink.write(`${line}\n`);
   };
 
-  return {
-    debug: (message, fields) => write('debug', message, fields),
-    info: (message, fields) => write('info', message, fields),
-    warn: (message, fields) => write('warn', message, fields),
-    error: (message, fields) => write('error', message, fields),
-  };
+  // Decided once per level: an entry below the threshold costs one empty call.
+  const method = (level: LogLevel): Logger['info'] =>
+    LOG_LEVELS.indexOf(level) < threshold ? () => {} : (message, fields) => write(level, message, fields);
+  return { debug: method('debug'), info: method('info'), warn: method('warn'), error: method('error') };
 }
 
 const sensitiveKeys = new Map<string, boolean>();

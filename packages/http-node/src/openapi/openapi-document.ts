@@ -22,6 +22,18 @@ const errorResponse = (description: string, headers: Record<string, unknown> = {
   content: json(ref('schemas', 'Error')),
 });
 
+/** A plant object (request or response); they differ only in what the tag's description says. */
+const plantSchema = (tagDescription: string) => ({
+  type: 'object',
+  required: ['id', 'name'],
+  additionalProperties: false,
+  properties: {
+    id: ref('schemas', 'PlantId'),
+    name: ref('schemas', 'Name'),
+    tag: { ...ref('schemas', 'Tag'), description: tagDescription },
+  },
+});
+
 /** The error responses every authenticated operation can give. */
 const authErrors = {
   '401': ref('responses', 'Unauthorized'),
@@ -316,26 +328,8 @@ export function openapiDocument(version: string): OpenApiDocument {
         },
         Name: { type: 'string', minLength: 1, maxLength: 256, description: '1 to 256 characters (code points).' },
         Tag: { type: 'string', minLength: 1, maxLength: 64, description: '1 to 64 characters (code points).' },
-        NewPlant: {
-          type: 'object',
-          required: ['id', 'name'],
-          additionalProperties: false,
-          properties: {
-            id: ref('schemas', 'PlantId'),
-            name: ref('schemas', 'Name'),
-            tag: { ...ref('schemas', 'Tag'), description: 'Optional; omit it rather than sending null (null is a 400).' },
-          },
-        },
-        Plant: {
-          type: 'object',
-          required: ['id', 'name'],
-          additionalProperties: false,
-          properties: {
-            id: ref('schemas', 'PlantId'),
-            name: ref('schemas', 'Name'),
-            tag: { ...ref('schemas', 'Tag'), description: 'Omitted when the plant has none (never null).' },
-          },
-        },
+        NewPlant: plantSchema('Optional; omit it rather than sending null (null is a 400).'),
+        Plant: plantSchema('Omitted when the plant has none (never null).'),
         Error: {
           type: 'object',
           required: ['error', 'message'],
