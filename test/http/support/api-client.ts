@@ -37,9 +37,12 @@ export async function api(baseUrl: string, method: string, path: string, request
   if (request.body !== undefined) headers['content-type'] = 'application/json';
   if (request.token !== undefined) headers.authorization = `Bearer ${request.token}`;
   Object.assign(headers, request.headers);
-  const response = await fetch(baseUrl + path, { method, headers, body: request.body });
+  const url = new URL(baseUrl + path);
+  const response = await fetch(url, { method, headers, body: request.body });
   const text = await response.text();
-  const route = routeTemplate(path);
+  // Classify the path the server receives: URL parsing resolves dot segments
+  // (`/plants/%2e%2e` is `/`), so the raw text can name the wrong route.
+  const route = routeTemplate(url.pathname);
   if (route) observations.set(`${method} ${route} ${response.status}`, { method, route, status: response.status });
   return { status: response.status, headers: response.headers, text, json: text === '' ? undefined : JSON.parse(text) };
 }
