@@ -2,6 +2,7 @@
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
+const ZERO = 0x30;
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
 /**
@@ -15,13 +16,17 @@ export function int64FromDecimal(text: string): bigint | undefined {
   const match = DECIMAL.exec(text);
   if (!match) return undefined;
   const [, sign, whole = '', fraction = '', exponentText = '0'] = match;
-  let digits = (whole + fraction).replace(/^0+/, '');
-  if (digits === '') return 0n;
+  const all = whole + fraction;
+  // Significant digits by index scans, not regexes: an unanchored `/0+$/`
+  // retries at every zero of `1000…0001` and made one 64 KB body cost seconds.
+  let first = 0;
+  while (first < all.length && all.charCodeAt(first) === ZERO) first++;
+  if (first === all.length) return 0n;
+  let end = all.length;
+  while (all.charCodeAt(end - 1) === ZERO) end--;
   if (exponentText.length > 6) return undefined; // |exponent| ≥ 10^6 can never land in int64
-  let exponent = Number(exponentText) - fraction.length;
-  const trailingZeros = digits.length - digits.replace(/0+$/, '').length;
-  digits = digits.slice(0, digits.length - trailingZeros);
-  exponent += trailingZeros;
+  const exponent = Number(exponentText) - fraction.length + (all.length - end);
+  const digits = all.slice(first, end);
   if (exponent < 0) return undefined; // a fractional part remains
   if (digits.length + exponent > 19) return undefined; // ≥ 10^19 > INT64_MAX
   const value = BigInt(digits) * 10n ** BigInt(exponent) * (sign === '-' ? -1n : 1n);
