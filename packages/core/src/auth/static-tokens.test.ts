@@ -9,7 +9,7 @@ describe('staticTokens', () => {
     expect(await auth.authenticate('secret-a')).toEqual({
       subject: 'alice',
       tenant: 'acme',
-      scopes: ['plants:read', 'plants:write'],
+      scopes: ['plants:read', 'plants:write', 'webhooks:read', 'webhooks:write'],
     });
     expect(await auth.authenticate('secret-b')).toBeUndefined();
     expect(await auth.authenticate('')).toBeUndefined();

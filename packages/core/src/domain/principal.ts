@@ -1,7 +1,10 @@
-/** What a principal may do: read (list, get) and write (create, delete). */
-export type Scope = 'plants:read' | 'plants:write';
+/**
+ * What a principal may do: read plants (list, get), write plants (create,
+ * delete), and read or manage its tenant's webhook endpoints and deliveries.
+ */
+export type Scope = 'plants:read' | 'plants:write' | 'webhooks:read' | 'webhooks:write';
 
-export const ALL_SCOPES: readonly Scope[] = ['plants:read', 'plants:write'];
+export const ALL_SCOPES: readonly Scope[] = ['plants:read', 'plants:write', 'webhooks:read', 'webhooks:write'];
 
 /** An authenticated caller. Every operation sees only its tenant's plants. */
 export interface Principal {

@@ -219,7 +219,7 @@ describe('loadConfig tokens', () => {
     ['[{"token":"leaky"}]', 'entry [0]: tenant is required'],
     ['[{"token":"ok","tenant":"t"},{"tenant":"t"}]', 'entry [1]: give exactly one of token or sha256'],
     ['[{"token":"leaky","sha256":"' + DIGEST + '","tenant":"t"}]', 'entry [0]: give exactly one of token or sha256'],
-    ['[{"token":"leaky","tenant":"t","scopes":["plants:admin"]}]', 'entry [0]: scopes must be a list of plants:read, plants:write'],
+    ['[{"token":"leaky","tenant":"t","scopes":["plants:admin"]}]', 'entry [0]: scopes must be a list of plants:read, plants:write, webhooks:read, webhooks:write'],
     ['[{"token":"leaky","tenant":"t","tenat":"x"}]', "entry [0]: unknown property 'tenat'"],
   ])('rejects the tokens file %j naming the variable, the flag and the file', (content, message) => {
     const file = tempFile(content);
