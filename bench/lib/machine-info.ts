@@ -58,7 +58,7 @@ export function machineInfo(repoRoot: string, betterSqlite3: string): MachineInf
     loadAverage: loadavg(),
     node: process.version,
     versions: {
-      'plant-store (http-node)': packageVersion(join(repoRoot, 'packages/http-node/package.json')),
+      'plant-store (server)': packageVersion(join(repoRoot, 'packages/server/package.json')),
       autocannon: packageVersion(join(repoRoot, 'node_modules/autocannon/package.json')),
       'better-sqlite3': packageVersion(join(sqliteDriverRoot, 'package.json')),
       SQLite: sqliteVersion(betterSqlite3),

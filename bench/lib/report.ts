@@ -206,7 +206,7 @@ export function renderReport(input: ReportInput): string {
         ['Node.js', machine.node],
         ...Object.entries(machine.versions),
         ['commit', machine.commit],
-        ['service started from', options.serviceFrom === 'dist' ? 'built CLI (`packages/http-node/dist/cli.js serve`)' : options.serviceFrom === 'source' ? 'TypeScript source through tsx' : 'a baseline (harness self-test!)'],
+        ['service started from', options.serviceFrom === 'dist' ? 'built CLI (`packages/server/dist/cli.js serve`)' : options.serviceFrom === 'source' ? 'TypeScript source through tsx' : 'a baseline (harness self-test!)'],
       ],
     )}`,
     `## Method\n\n${methodNotes(options)}`,

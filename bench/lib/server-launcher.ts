@@ -44,8 +44,8 @@ function serveFlags(config: ServerConfig): string[] {
 }
 
 export function createServerLauncher(options: LauncherOptions): ServerLauncher {
-  const dist = join(options.repoRoot, 'packages/http-node/dist/cli.js');
-  const source = join(options.repoRoot, 'packages/http-node/src/cli.ts');
+  const dist = join(options.repoRoot, 'packages/server/dist/cli.js');
+  const source = join(options.repoRoot, 'packages/server/src/cli.ts');
   if (options.serviceFrom === 'dist' && !existsSync(dist)) {
     throw new Error(`${dist} is missing: run \`pnpm -r build\` first (or pass --service source)`);
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli } from './cli-process.js';
 
-const packageVersion = (JSON.parse(readFileSync(`${ROOT}packages/http-node/package.json`, 'utf8')) as { version: string }).version;
+const packageVersion = (JSON.parse(readFileSync(`${ROOT}packages/server/package.json`, 'utf8')) as { version: string }).version;
 
 describe.concurrent('plant-store commands', () => {
   it('--version prints the package version', async () => {

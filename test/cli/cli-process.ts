@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The repository root: the working directory `pnpm start` and the tests use by default. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = fileURLToPath(new URL('../../packages/http-node/src/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../packages/server/src/cli.ts', import.meta.url));
 // An absolute loader URL, so the CLI can run from any working directory (a bare `tsx` resolves from the cwd).
 export const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
@@ -41,7 +41,7 @@ export interface CliProcess {
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<CliExit>;
 }
 
-/** Spawns `node --conditions=source --import tsx packages/http-node/src/cli.ts …args`. */
+/** Spawns `node --conditions=source --import tsx packages/server/src/cli.ts …args`. */
 export function spawnCli(args: readonly string[], options: CliOptions = {}): CliProcess {
   const child = spawn(process.execPath, ['--conditions=source', '--import', TSX, CLI, ...args], {
     cwd: options.cwd ?? ROOT,

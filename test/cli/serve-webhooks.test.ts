@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { version } from '@plant-store/http-node';
+import { version } from '@plant-store/server';
 import { startServe } from './cli-process.js';
 
 interface Received {

@@ -22,7 +22,7 @@ afterAll(async () => {
 
 /** Starts the real CLI service and resolves with its base URL once it prints its ready line. */
 function startCli(args: string[]): Promise<{ child: ChildProcess; base: string; exited: Promise<unknown> }> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/http-node/src/cli.ts', 'serve', ...args], {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', ...args], {
     cwd: root,
     env: { ...process.env, NODE_ENV: 'test' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, createPlantStore, type Delivery, type WebhookTransport } from '@plant-store/core';
-import { runWebhooksCommand } from '@plant-store/http-node';
+import { runWebhooksCommand } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { eventually } from './webhook-service.js';
 
@@ -170,7 +170,7 @@ describe('plant-store webhooks (in process)', () => {
 
 describe('plant-store webhooks (spawned CLI)', () => {
   const cli = (args: string[]) =>
-    promisify(execFile)(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/http-node/src/cli.ts', 'webhooks', ...args], {
+    promisify(execFile)(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/server/src/cli.ts', 'webhooks', ...args], {
       cwd: root,
       env: { ...process.env, PLANT_STORE_DB: '' },
       timeout: 20_000,

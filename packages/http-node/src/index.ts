@@ -1,13 +1,8 @@
-export { serve, ListenError, type ServeHandle, type ServeIo } from './serve.js';
-export { loadConfig, parseServeArgs, type LoadConfigOptions, type ServeArgs, type ServeConfig } from './config/load-config.js';
-export { parseDuration, parseDurationList } from './config/parse-duration.js';
-export { SETTINGS, settingName, type SettingKey } from './config/settings.js';
-export { jsonLogger, LOG_LEVELS, type JsonLoggerOptions, type LogLevel, type LogSink } from './logging/json-logger.js';
-export { runCli } from './cli/run-cli.js';
-export { version } from './version.js';
-export { webhookHttpTransport, type WebhookHttpTransportOptions } from './webhooks/webhook-http-transport.js';
-export { runWebhooksCommand } from './cli/webhooks-command.js';
+// Public API of @plant-store/http-node: the HTTP adapter only. The runnable
+// service (settings, CLI, logging, storage choice) is @plant-store/server.
 export { createRequestListener, type RequestListener, type RequestListenerOptions } from './request-listener.js';
 export { createPlantServer, type PlantServerOptions } from './create-plant-server.js';
 export { openapiDocument, type OpenApiDocument } from './openapi/openapi-document.js';
 export { DEFAULT_MAX_BODY_BYTES } from './http/read-body.js';
+export { webhookHttpTransport, type WebhookHttpTransportOptions } from './webhooks/webhook-http-transport.js';
+export { version } from './version.js';

@@ -15,10 +15,9 @@ import {
 import { describeFsError } from './config/describe-fs-error.js';
 import type { ServeConfig } from './config/load-config.js';
 import { settingName } from './config/settings.js';
-import { createPlantServer } from './create-plant-server.js';
+import { createPlantServer, webhookHttpTransport } from '@plant-store/http-node';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
 import { version } from './version.js';
-import { webhookHttpTransport } from './webhooks/webhook-http-transport.js';
 
 export interface ServeIo {
   /** Receives the ready line and the JSON log lines. */
