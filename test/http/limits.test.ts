@@ -198,7 +198,24 @@ describe('timeouts and malformed requests', () => {
     const raw = await slow.closed;
     expect(trickled).toBeGreaterThan(5);
     expect(statusOf(raw)).toBe(408);
+    expect(JSON.parse(bodyOf(raw))).toEqual({ error: 408, message: 'the request body did not arrive in time' });
     expect((await api(server.url, 'GET', '/plants/1', { token: TOKENS.owner })).status).toBe(404);
+  });
+
+  it('answers a stalled upload with a 408 in the error shape, and logs the 408 it sent', async () => {
+    const stalled = await openRaw(server.port);
+    await stalled.write(
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.owner}\r\nX-Request-Id: stalled-upload\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":2,"n',
+    );
+    const raw = await stalled.closed;
+    expect(statusOf(raw)).toBe(408);
+    expect(headerOf(raw, 'connection')).toBe('close');
+    expect(headerOf(raw, 'x-request-id')).toBe('stalled-upload');
+    expect(JSON.parse(bodyOf(raw))).toEqual({ error: 408, message: 'the request body did not arrive in time' });
+    const logged = server.logs.find((entry) => entry.message === 'request' && entry.fields?.['requestId'] === 'stalled-upload');
+    expect(logged?.fields).toMatchObject({ method: 'POST', path: '/plants', status: 408 });
+    expect(logged?.fields?.['aborted']).toBeUndefined();
   });
 
   it('closes idle keep-alive connections after the keep-alive timeout', async () => {

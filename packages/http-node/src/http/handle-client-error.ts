@@ -1,6 +1,8 @@
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { errorBody } from './error-response.js';
+import { bodyTimedOut } from './read-body.js';
 
 interface ClientError extends Error {
   readonly code?: string;
@@ -20,7 +22,9 @@ const STATUS_BY_CODE: Readonly<Record<string, readonly [number, string]>> = {
  * the byte stream cannot be trusted to continue.
  */
 export function handleClientError(error: ClientError, socket: Duplex): void {
-  const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean; req?: IncomingMessage } })._httpMessage;
+  // A request whose body is still being read answers its own 408.
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && response?.req && !response.headersSent && bodyTimedOut(response.req)) return;
   // ECONNRESET: the client is gone. Headers already sent: a response is under
   // way and another status line would corrupt it. Either way, just close.
   if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {

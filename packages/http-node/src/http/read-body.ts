@@ -16,8 +16,10 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  * the server never buffers more than `maxBytes` plus one chunk. The caller
  * answers 413 with `connection: close` and node:http drops the rest.
  *
- * Rejects with `HttpError` 413 (too large) or 400 (invalid UTF-8, or the
- * client went away before the end).
+ * Rejects with `HttpError` 413 (too large), 408 (the body stopped arriving:
+ * the connection went silent, or the request timeout passed; see
+ * `bodyTimedOut`) or 400 (invalid UTF-8, or the client went away before the
+ * end).
  */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   const declared = req.headers['content-length'];
@@ -49,17 +51,35 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
       cleanup();
       reject(endedEarly());
     };
+    // node:http emits 'timeout' on an incomplete request when its socket goes
+    // silent (server.timeout); with a listener here it leaves the socket open
+    // so the 408 can still be written, logged as what was really sent.
+    const onTimeout = (): void => {
+      cleanup();
+      reject(new HttpError(408, 'the request body did not arrive in time', ['connection', 'close']));
+    };
     const cleanup = (): void => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('close', onClose);
+      req.off('timeout', onTimeout);
     };
     req.on('data', onData);
     req.on('end', onEnd);
+    req.on('timeout', onTimeout);
     // 'close' without 'end' means the client aborted mid-body ('error' is
     // followed by 'close', so this one listener covers both).
     req.on('close', onClose);
   });
+}
+
+/**
+ * Hands a request timeout that node:http detected mid-body (a client
+ * trickling its upload) to the `readBody` waiting for it, so the 408 goes
+ * through the normal error path; `false` when no body read is waiting.
+ */
+export function bodyTimedOut(req: IncomingMessage): boolean {
+  return req.listenerCount('timeout') > 0 && req.emit('timeout');
 }
 
 function tooLarge(maxBytes: number): HttpError {
