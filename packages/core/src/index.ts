@@ -3,6 +3,8 @@
 export { INT64_MAX, INT64_MIN, int64FromInteger } from './domain/int64.js';
 export {
   NewPlantSchema,
+  PLANT_NAME_MAX_LENGTH,
+  PLANT_TAG_MAX_LENGTH,
   PlantIdSchema,
   PlantNameSchema,
   PlantTagSchema,

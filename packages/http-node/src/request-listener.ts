@@ -16,10 +16,20 @@ export interface RequestListenerOptions {
   readonly logger?: Logger;
   /** Version shown in the OpenAPI document. @default the package version */
   readonly version?: string;
+  /**
+   * Path prefix the API is mounted under in a host's server, e.g. `/api`:
+   * routes, `Link` headers, 404 texts and the OpenAPI `servers` all carry it.
+   * Requests outside it go to the `next` the host passes, else get a 404.
+   * @default '' (the API at the root)
+   */
+  readonly basePath?: string;
 }
 
-/** A node:http request listener. */
-export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+/**
+ * A node:http request listener. A host mounting it in its own server may pass
+ * `next`: requests outside the base path are handed to it untouched.
+ */
+export type RequestListener = (req: IncomingMessage, res: ServerResponse, next?: () => void) => void;
 
 /**
  * The Plant Store HTTP API as a plain node:http listener: request in,
@@ -31,15 +41,38 @@ export function createRequestListener(store: PlantStore, options: RequestListene
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
     throw new RangeError(`maxBodyBytes must be a non-negative integer, got ${maxBodyBytes}`);
   }
+  const basePath = normalizeBasePath(options.basePath ?? '');
   const context: RouteContext = {
     store,
     logger: options.logger ?? silentLogger,
     maxBodyBytes,
-    openapiJson: JSON.stringify(openapiDocument(options.version ?? packageVersion)),
+    basePath,
+    openapiJson: JSON.stringify(openapiDocument(options.version ?? packageVersion, { basePath })),
   };
-  return (req, res) => {
+  return (req, res, next) => {
+    if (next !== undefined && !isUnder(req.url ?? '/', basePath)) {
+      next();
+      return;
+    }
     void handleRequest(context, req, res);
   };
+}
+
+/** `/api/` becomes `/api`, `/` becomes `` (the root); anything not starting with `/` is refused. */
+function normalizeBasePath(basePath: string): string {
+  const trimmed = basePath.replace(/\/+$/, '');
+  if (trimmed === '') return '';
+  if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(trimmed) || trimmed.includes('//')) {
+    throw new RangeError(`basePath must be a URL path such as /api, got ${JSON.stringify(basePath)}`);
+  }
+  return trimmed;
+}
+
+/** True when the request URL is the base path itself or below it (`/api`, `/api/…`, `/api?…`). */
+function isUnder(url: string, basePath: string): boolean {
+  if (!url.startsWith(basePath)) return false;
+  const next = url.charCodeAt(basePath.length);
+  return Number.isNaN(next) || next === 0x2f /* / */ || next === 0x3f /* ? */;
 }
 
 async function handleRequest(context: RouteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -57,7 +90,7 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
   };
   try {
     try {
-      await routeRequest(context, exchange, path);
+      await routeRequest(context, exchange, isUnder(path, context.basePath) ? path.slice(context.basePath.length) : undefined);
     } catch (error) {
       sendError(res, exchange.requestId, error, context.logger, leavesLargeBodyUnread(req, context.maxBodyBytes));
     }

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { int64Schema, isPlainText, plainInt64, PlantTagSchema } from './plant.js';
+import { int64Schema, isPlainText, plainInt64, PLANT_TAG_MAX_LENGTH, PlantTagSchema } from './plant.js';
 import { objectMessage, validate } from './validate.js';
 
 export const INT32_MAX = 2 ** 31 - 1;
@@ -62,7 +62,7 @@ export function plainListPlantsOptions(input: unknown): ListPlantsOptions | unde
   if ('tags' in record) {
     const tags = record['tags'];
     if (!Array.isArray(tags) || tags.length > MAX_TAG_FILTERS) return undefined;
-    for (const tag of tags) if (!isPlainText(tag, 64)) return undefined;
+    for (const tag of tags) if (!isPlainText(tag, PLANT_TAG_MAX_LENGTH)) return undefined;
     options.tags = [...tags];
   }
   return options;

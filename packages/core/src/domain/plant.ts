@@ -44,8 +44,13 @@ export function int64Schema(field: string) {
 
 export const PlantIdSchema = int64Schema('id');
 
-export const PlantNameSchema = text('name', 256);
-export const PlantTagSchema = text('tag', 64);
+/** Longest plant name, in characters (code points). The schemas, the fast paths and the OpenAPI document all read it. */
+export const PLANT_NAME_MAX_LENGTH = 256;
+/** Longest plant tag, in characters (code points). */
+export const PLANT_TAG_MAX_LENGTH = 64;
+
+export const PlantNameSchema = text('name', PLANT_NAME_MAX_LENGTH);
+export const PlantTagSchema = text('tag', PLANT_TAG_MAX_LENGTH);
 
 /** Body of a create: `{ id, name, tag? }`; any other property is an error. */
 export const NewPlantSchema = v.pipe(
@@ -91,10 +96,10 @@ export function plainNewPlant(input: unknown): NewPlant | undefined {
   if (!('id' in input) || !('name' in input)) return undefined;
   const id = plainInt64(input['id']);
   const name = input['name'];
-  if (id === undefined || !isPlainText(name, 256)) return undefined;
+  if (id === undefined || !isPlainText(name, PLANT_NAME_MAX_LENGTH)) return undefined;
   if (!('tag' in input)) return { id, name };
   const tag = input['tag'];
-  return isPlainText(tag, 64) ? { id, name, tag } : undefined;
+  return isPlainText(tag, PLANT_TAG_MAX_LENGTH) ? { id, name, tag } : undefined;
 }
 
 /** An int64 `bigint` or safe-integer `number` as a `bigint`; `undefined` for anything the schema has to look at. */

@@ -1,4 +1,4 @@
-import { INT32_MAX, MAX_TAG_FILTERS } from '@plant-store/core';
+import { INT32_MAX, MAX_TAG_FILTERS, PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '@plant-store/core';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/read-body.js';
 
 /** An OpenAPI 3.1 document (only the top level is typed; the rest is plain JSON). */
@@ -34,6 +34,14 @@ const plantSchema = (tagDescription: string) => ({
   },
 });
 
+/** A name or tag: JSON Schema's lengths count code points, as the core does. */
+const textSchema = (maxLength: number) => ({
+  type: 'string',
+  minLength: 1,
+  maxLength,
+  description: `1 to ${maxLength} characters (code points).`,
+});
+
 /** The error responses every authenticated operation can give. */
 const authErrors = {
   '401': ref('responses', 'Unauthorized'),
@@ -52,7 +60,13 @@ const authErrors = {
  * lossless parser. No `minimum`/`maximum` is given for them because the
  * bounds themselves are not representable as doubles.
  */
-export function openapiDocument(version: string): OpenApiDocument {
+export interface OpenApiDocumentOptions {
+  /** Where the API is mounted; the document's `servers` and link examples carry it. @default '' (the root) */
+  readonly basePath?: string;
+}
+
+export function openapiDocument(version: string, options: OpenApiDocumentOptions = {}): OpenApiDocument {
+  const basePath = options.basePath ?? '';
   return {
     openapi: '3.1.0',
     info: {
@@ -74,6 +88,7 @@ export function openapiDocument(version: string): OpenApiDocument {
       ].join('\n'),
       license: { name: 'MIT', identifier: 'MIT' },
     },
+    servers: [{ url: basePath === '' ? '/' : basePath, description: 'This service (relative to the URL the document was fetched from).' }],
     tags: [
       { name: 'plants', description: 'The plants of the caller\'s tenant.' },
       { name: 'system', description: 'Probes and the API description; no authentication.' },
@@ -128,7 +143,7 @@ export function openapiDocument(version: string): OpenApiDocument {
                 ...requestIdHeader,
                 link: {
                   description: 'RFC 8288 link to the next page, present only when `limit` was given and more plants remain.',
-                  schema: { type: 'string', examples: ['</plants?limit=10&after=42>; rel="next"'] },
+                  schema: { type: 'string', examples: [`<${basePath}/plants?limit=10&after=42>; rel="next"`] },
                 },
               },
               content: json({ type: 'array', items: ref('schemas', 'Plant') }),
@@ -326,8 +341,8 @@ export function openapiDocument(version: string): OpenApiDocument {
             'Client-supplied id, unique per tenant, anywhere in the signed 64-bit range and exact to the last digit. Any JSON spelling of an integer is accepted (`20`, `20.0`, `2e1`; `-0` is 0); strings and non-integers are not.',
           examples: [42],
         },
-        Name: { type: 'string', minLength: 1, maxLength: 256, description: '1 to 256 characters (code points).' },
-        Tag: { type: 'string', minLength: 1, maxLength: 64, description: '1 to 64 characters (code points).' },
+        Name: textSchema(PLANT_NAME_MAX_LENGTH),
+        Tag: textSchema(PLANT_TAG_MAX_LENGTH),
         NewPlant: plantSchema('Optional; omit it rather than sending null (null is a 400).'),
         Plant: plantSchema('Omitted when the plant has none (never null).'),
         Error: {

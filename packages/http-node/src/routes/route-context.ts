@@ -6,6 +6,8 @@ export interface RouteContext {
   readonly store: PlantStore;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
+  /** Where the API is mounted (`''` at the root, else e.g. `/api`); prefixes every link the API writes. */
+  readonly basePath: string;
   /** The OpenAPI document, serialized once. */
   readonly openapiJson: string;
 }

@@ -22,9 +22,11 @@ const PLANTS_PREFIX = '/plants/';
  *
  * Paths are matched literally: no trailing-slash or double-slash
  * normalization, so `/plants/` and `//plants` are 404. Only the id segment
- * is percent-decoded.
+ * is percent-decoded. `path` is relative to the base path; `undefined` for
+ * a request outside it.
  */
-export function routeRequest(context: RouteContext, exchange: Exchange, path: string): void | Promise<void> {
+export function routeRequest(context: RouteContext, exchange: Exchange, path: string | undefined): void | Promise<void> {
+  if (path === undefined) throw notFound(context);
   const method = exchange.req.method;
   const get = method === 'GET' || method === 'HEAD';
   switch (path) {
@@ -49,7 +51,11 @@ export function routeRequest(context: RouteContext, exchange: Exchange, path: st
     if (method === 'DELETE') return deletePlant(context, exchange, idSegment);
     throw methodNotAllowed(method, ALLOWED_METHODS['/plants/{id}']);
   }
-  throw new HttpError(404, 'no resource at this path (see /openapi.json)');
+  throw notFound(context);
+}
+
+function notFound(context: RouteContext): HttpError {
+  return new HttpError(404, `no resource at this path (see ${context.basePath}/openapi.json)`);
 }
 
 function methodNotAllowed(method: string | undefined, allow: string): HttpError {
