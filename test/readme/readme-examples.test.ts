@@ -22,8 +22,8 @@ async function codeBlocks(heading: string, language: string): Promise<string[]> 
 }
 
 describe('README', () => {
-  it('embedding example runs as written and prints what the README says', async () => {
-    const [example, output] = await codeBlocks('Embedding the core', 'ts');
+  it.each(['Embedding the core', 'Mounting the HTTP API in your own server'])('%s: the example runs as written and prints what the README says', async (heading) => {
+    const [example, output] = await codeBlocks(heading, 'ts');
     expect(example).toBeDefined();
     // Run it from a scratch folder inside the repo (so @plant-store/* resolve)
     // and a scratch working directory (it writes ./data/example.db).
