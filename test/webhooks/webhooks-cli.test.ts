@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, createPlantStore, type Delivery, type WebhookTransport } from '@plant-store/core';
-import { runWebhooksCommand } from '@plant-store/server';
+import { runCli } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { eventually } from './webhook-service.js';
 
@@ -39,7 +39,7 @@ function capture() {
 async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   const stdout = capture();
   const stderr = capture();
-  const status = await runWebhooksCommand(args, env, { stdout: stdout.stream, stderr: stderr.stream });
+  const status = await runCli(['webhooks', ...args], env, { stdout: stdout.stream, stderr: stderr.stream });
   return { status, stdout: stdout.text(), stderr: stderr.text() };
 }
 
