@@ -57,8 +57,11 @@ export function remoteJwks(options: RemoteJwksOptions): JWTVerifyGetKey {
     try {
       return await current(header, token);
     } catch (error) {
-      if (!(error instanceof errors.JWKSNoMatchingKey) || coolingDown()) throw error;
-      return (await load())(header, token);
+      if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
+      // A fetch in flight (a background refresh, say) is as fresh as one we would start.
+      const refreshed = pending ?? (coolingDown() ? undefined : load());
+      if (refreshed === undefined) throw error;
+      return (await refreshed)(header, token);
     }
   };
 }
