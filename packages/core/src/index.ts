@@ -67,6 +67,7 @@ export { PlantService, requireScope, type CreatePlantOutcome, type PlantServiceO
 export { collectListing, type PlantListing } from './service/plant-listing.js';
 export { createPlantEventBus, type PlantEventBus, type PlantEvents } from './events/plant-events.js';
 
+export { firstAuthenticator } from './auth/first-authenticator.js';
 export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';
 

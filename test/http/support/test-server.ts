@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import {
   createPlantStore,
   staticTokens,
+  type Authenticator,
   type LogFields,
   type Logger,
   type PlantStore,
@@ -53,6 +54,8 @@ export interface TestServerOptions extends PlantServerOptions {
   readonly batchSize?: number;
   /** Lets a test put a spy or a fault in front of the storage. */
   readonly wrapStorage?: (storage: Storage) => Storage;
+  /** Lets a test put another authenticator beside (or instead of) the `TOKENS` ones. */
+  readonly wrapAuthenticator?: (tokens: Authenticator) => Authenticator;
 }
 
 /** A real Plant Store server on 127.0.0.1, port 0, over a fresh storage of the given kind. */
@@ -67,18 +70,19 @@ export async function startTestServer(kind: StorageKind, options: TestServerOpti
       logs.push({ level, message, fields });
     };
   const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+  const tokens = staticTokens([
+    { token: TOKENS.owner, tenant: 'a' },
+    { token: TOKENS.otherTenant, tenant: 'b' },
+    { token: TOKENS.reader, tenant: 'a', scopes: ['plants:read'] },
+    { token: TOKENS.writer, tenant: 'a', scopes: ['plants:write'] },
+  ]);
   const store = createPlantStore({
     storage,
     logger,
     batchSize: options.batchSize,
-    authenticator: staticTokens([
-      { token: TOKENS.owner, tenant: 'a' },
-      { token: TOKENS.otherTenant, tenant: 'b' },
-      { token: TOKENS.reader, tenant: 'a', scopes: ['plants:read'] },
-      { token: TOKENS.writer, tenant: 'a', scopes: ['plants:write'] },
-    ]),
+    authenticator: options.wrapAuthenticator ? options.wrapAuthenticator(tokens) : tokens,
   });
-  const { batchSize: _batchSize, wrapStorage: _wrapStorage, ...serverOptions } = options;
+  const { batchSize: _batchSize, wrapStorage: _wrapStorage, wrapAuthenticator: _wrapAuthenticator, ...serverOptions } = options;
   const server = createPlantServer(store, { logger, ...serverOptions });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

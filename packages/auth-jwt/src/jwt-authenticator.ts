@@ -1,0 +1,189 @@
+import { readFileSync } from 'node:fs';
+import {
+  ConfigurationError,
+  systemClock,
+  tokenDigest,
+  ValidationError,
+  type Authenticator,
+  type Clock,
+  type Principal,
+} from '@plant-store/core';
+import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import { jwtPrincipal } from './jwt-principal.js';
+import { parseJwks } from './parse-jwks.js';
+import { remoteJwks } from './remote-jwks.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
+
+/** Asymmetric only: with HMAC, whoever can verify can also sign; `none` signs nothing. */
+export const JWT_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
+
+/** Longer bearer tokens are refused unread (no hashing, no decoding). */
+const MAX_TOKEN_LENGTH = 16 * 1024;
+
+/** Where the verification keys come from: give exactly one of `jwksUrl`, `jwksFile` or `jwks`. */
+export interface JwtAuthenticatorOptions {
+  /** A remote JWKS (http or https), fetched on first use, cached, refetched for an unknown `kid` and when old. */
+  readonly jwksUrl?: string | URL;
+  /** A JWKS JSON file, read once when the authenticator is created. */
+  readonly jwksFile?: string;
+  /** A JWKS object (for host apps that hold the keys). */
+  readonly jwks?: JSONWebKeySet;
+  /** Accepted `iss` value(s). Required: a token is only as good as its issuer. */
+  readonly issuer: string | readonly string[];
+  /** Accepted `aud` value(s). Required: without it, a token minted for another service of the same issuer would pass. */
+  readonly audience: string | readonly string[];
+  /** Claim holding the tenant. @default 'tenant' */
+  readonly tenantClaim?: string;
+  /** Allowed clock skew for `exp` and `nbf`, in milliseconds. @default 30000 */
+  readonly clockToleranceMs?: number;
+  /** Verified tokens kept (by SHA-256 digest, until they expire); 0 turns the cache off. @default 10000 */
+  readonly cacheSize?: number;
+  /** Longest wait for one JWKS fetch (`jwksUrl` only). @default 5000 */
+  readonly jwksTimeoutMs?: number;
+  /** Least time between two JWKS fetches for unknown `kid`s (`jwksUrl` only). @default 30000 */
+  readonly jwksCooldownMs?: number;
+  /** Age after which the JWKS is refreshed in the background (`jwksUrl` only). @default 600000 (10 minutes) */
+  readonly jwksMaxAgeMs?: number;
+  /** @default the system clock */
+  readonly clock?: Clock;
+}
+
+/**
+ * An `Authenticator` for JWT bearer tokens signed with RS256, PS256, ES256 or
+ * EdDSA. `authenticate` resolves `undefined` for every token it cannot accept:
+ * malformed, another algorithm (`none`, HS256, …), bad signature, unknown
+ * `kid`, expired or not yet valid, wrong issuer or audience, no `exp`, no
+ * `sub` or no tenant. It rejects, with `JwksUnavailableError`, only when the
+ * remote JWKS is needed and cannot be fetched (network, timeout, non-200
+ * answer, not a key set): then the token could not be judged at all.
+ *
+ * Verified principals are cached by token digest until the token's `exp`, so
+ * a repeat token costs one SHA-256. A consequence: a token stays accepted
+ * until it expires even if its key leaves the JWKS. Throws a
+ * `ConfigurationError` naming the option for unusable options, including an
+ * unreadable or invalid `jwksFile`.
+ */
+export function jwtAuthenticator(options: JwtAuthenticatorOptions): Authenticator {
+  const clock = options.clock ?? systemClock;
+  const tenantClaim = options.tenantClaim ?? 'tenant';
+  const cache = new VerifiedTokenCache(count('cacheSize', options.cacheSize, 10_000));
+  const verifyOptions: JWTVerifyOptions = {
+    algorithms: [...JWT_ALGORITHMS],
+    issuer: nonEmptyList('issuer', options.issuer),
+    audience: nonEmptyList('audience', options.audience),
+    clockTolerance: duration('clockToleranceMs', options.clockToleranceMs, 30_000, 0) / 1000,
+    requiredClaims: ['exp', 'sub'],
+  };
+  if (tenantClaim === '') throw new ConfigurationError('tenantClaim', 'must be a non-empty claim name');
+  const getKey = keySource(options, clock);
+
+  return {
+    async authenticate(token) {
+      if (token.length > MAX_TOKEN_LENGTH) return undefined;
+      const digest = tokenDigest(token);
+      const now = clock.now();
+      const cached = cache.get(digest, now);
+      if (cached) return cached;
+      const verified = await verifyToken(token, getKey, { ...verifyOptions, currentDate: new Date(now) }, tenantClaim);
+      if (!verified?.principal) return undefined;
+      cache.set(digest, verified.principal, verified.expiresAt);
+      return verified.principal;
+    },
+  };
+}
+
+/**
+ * The token's principal (`undefined` when its claims name none) and expiry,
+ * or `undefined` for a token that does not verify.
+ */
+async function verifyToken(
+  token: string,
+  getKey: JWTVerifyGetKey,
+  options: JWTVerifyOptions,
+  tenantClaim: string,
+): Promise<{ principal: Principal | undefined; expiresAt: number } | undefined> {
+  try {
+    const { payload } = await jwtVerify(token, getKey, options);
+    return { principal: jwtPrincipal(payload, tenantClaim), expiresAt: payload.exp! * 1000 };
+  } catch (error) {
+    // Every verdict on the token is a JOSEError; anything else (the JWKS
+    // source failing, a key in the set that cannot be imported) is not the
+    // caller's fault and must not pass for "invalid token".
+    if (error instanceof errors.JOSEError) return undefined;
+    throw error;
+  }
+}
+
+/** The key resolver for the one configured source. */
+function keySource(options: JwtAuthenticatorOptions, clock: Clock): JWTVerifyGetKey {
+  const sources = (['jwksUrl', 'jwksFile', 'jwks'] as const).filter((key) => options[key] !== undefined);
+  if (sources.length !== 1) {
+    const got = sources.length === 0 ? 'none was given' : `got ${sources.join(' and ')}`;
+    throw new ConfigurationError('jwksUrl', `give exactly one of jwksUrl, jwksFile or jwks (${got})`);
+  }
+  if (options.jwksUrl !== undefined) {
+    return remoteJwks({
+      url: jwksUrl(options.jwksUrl),
+      timeoutMs: duration('jwksTimeoutMs', options.jwksTimeoutMs, 5_000, 1),
+      cooldownMs: duration('jwksCooldownMs', options.jwksCooldownMs, 30_000, 0),
+      maxAgeMs: duration('jwksMaxAgeMs', options.jwksMaxAgeMs, 600_000, 0),
+      clock,
+    });
+  }
+  const jwks = options.jwks !== undefined ? checkedJwks('jwks', options.jwks) : readJwksFile(options.jwksFile!);
+  return createLocalJWKSet(jwks);
+}
+
+function readJwksFile(path: string): JSONWebKeySet {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new ConfigurationError('jwksFile', `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ConfigurationError('jwksFile', `${path}: not valid JSON (expected a JWKS {"keys": [...]})`);
+  }
+  return checkedJwks('jwksFile', parsed, `${path}: `);
+}
+
+function checkedJwks(setting: string, value: unknown, where = ''): JSONWebKeySet {
+  try {
+    return parseJwks(value);
+  } catch (error) {
+    if (error instanceof ValidationError) throw new ConfigurationError(setting, `${where}${error.message}`);
+    throw error;
+  }
+}
+
+function jwksUrl(value: string | URL): URL {
+  const url = URL.canParse(String(value)) ? new URL(String(value)) : undefined;
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') {
+    throw new ConfigurationError('jwksUrl', 'must be an http or https URL');
+  }
+  return url;
+}
+
+function nonEmptyList(setting: string, value: string | readonly string[] | undefined): string[] {
+  const list = typeof value === 'string' ? [value] : [...(value ?? [])];
+  if (list.length === 0 || list.some((item) => typeof item !== 'string' || item === '')) {
+    throw new ConfigurationError(setting, 'must be a non-empty string (or a list of them)');
+  }
+  return list;
+}
+
+function duration(setting: string, value: number | undefined, fallback: number, min: number): number {
+  const ms = value ?? fallback;
+  if (!Number.isFinite(ms) || ms < min) throw new ConfigurationError(setting, `must be a number of milliseconds ≥ ${min}`);
+  return ms;
+}
+
+function count(setting: string, value: number | undefined, fallback: number): number {
+  const n = value ?? fallback;
+  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigurationError(setting, 'must be a whole number ≥ 0');
+  return n;
+}

@@ -1,0 +1,103 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JSONWebKeySet, type JWK, type JWTPayload } from 'jose';
+
+/** One signing key of a test issuer. */
+export interface TestKey {
+  readonly kid: string;
+  readonly alg: string;
+  readonly privateKey: CryptoKey;
+  readonly publicKey: CryptoKey;
+  /** The public key as published in the JWKS (`kid`, `alg`, `use: sig`). */
+  readonly jwk: JWK;
+}
+
+/** How the JWKS endpoint answers: the key set, an HTTP 503, or never (the request hangs until the issuer closes). */
+export type JwksBehaviour = 'serve' | 'fail' | 'hang';
+
+/** Claims to sign; a claim set to `undefined` is left out of the token. */
+export type TestClaims = { readonly [claim: string]: unknown };
+
+export interface TestIssuer {
+  /** `http://127.0.0.1:<port>/jwks.json` */
+  readonly jwksUrl: string;
+  /** The `iss` of tokens signed here (unless overridden). */
+  readonly issuer: string;
+  /** The `aud` of tokens signed here (unless overridden). */
+  readonly audience: string;
+  /** How the JWKS endpoint answers from now on. */
+  behaviour: JwksBehaviour;
+  /** JWKS requests received so far. */
+  readonly jwksRequests: number;
+  /** A new key pair (extractable, so tests can misuse it); not published until `publish`. */
+  createKey(alg: string, kid?: string): Promise<TestKey>;
+  /** Replaces the published key set. */
+  publish(...keys: readonly TestKey[]): void;
+  /** The published key set. */
+  jwks(): JSONWebKeySet;
+  /**
+   * A token signed with `key` (header `alg` and `kid` from the key). Default
+   * claims: `iss`, `aud`, `sub: "user-1"`, `tenant: "a"`, `scope` with both
+   * plant scopes, `iat` now, `exp` in 5 minutes (times in epoch seconds,
+   * from `nowMs`); `claims` override them.
+   */
+  sign(key: TestKey, claims?: TestClaims, nowMs?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * A JWT issuer for tests: key pairs made on the spot, a JWKS served over
+ * real HTTP on 127.0.0.1 (port 0) whose answer a test can break, and a
+ * signer. Exported as `@plant-store/auth-jwt/testing` so a host app can test
+ * its own JWT setup the same way.
+ */
+export async function createTestIssuer(options: { readonly audience?: string } = {}): Promise<TestIssuer> {
+  let published: JWK[] = [];
+  let requests = 0;
+  let counter = 0;
+  const state = { behaviour: 'serve' as JwksBehaviour };
+  const server: Server = createServer((req, res) => {
+    requests += 1;
+    if (state.behaviour === 'hang') return;
+    if (state.behaviour === 'fail') return void res.writeHead(503).end('down');
+    if (req.url !== '/jwks.json') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: published }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const audience = options.audience ?? 'plant-store';
+
+  return {
+    jwksUrl: `${base}/jwks.json`,
+    issuer: base,
+    audience,
+    get behaviour() {
+      return state.behaviour;
+    },
+    set behaviour(value) {
+      state.behaviour = value;
+    },
+    get jwksRequests() {
+      return requests;
+    },
+    async createKey(alg, kid = `key-${(counter += 1)}`) {
+      const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+      return { kid, alg, privateKey, publicKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
+    },
+    publish(...keys) {
+      published = keys.map((key) => key.jwk);
+    },
+    jwks: () => ({ keys: structuredClone(published) }),
+    async sign(key, claims = {}, nowMs = Date.now()) {
+      const now = Math.floor(nowMs / 1000);
+      const defaults = { iss: base, aud: audience, sub: 'user-1', tenant: 'a', scope: 'plants:read plants:write', iat: now, exp: now + 300 };
+      const payload = Object.fromEntries(Object.entries({ ...defaults, ...claims }).filter(([, value]) => value !== undefined));
+      return new SignJWT(payload as JWTPayload).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,30 @@
+import type { Principal } from '../domain/principal.js';
+import type { Authenticator } from '../ports/authenticator.js';
+
+/**
+ * One `Authenticator` over several (static tokens and JWT, say): asks them in
+ * order and the first principal wins, so put the cheapest first. When none
+ * knows the token but one rejected (its backing service failed), rejects
+ * with the first such error: "unknown" cannot be concluded from a source
+ * that could not answer. A later principal still wins over an earlier
+ * rejection.
+ */
+export function firstAuthenticator(...authenticators: readonly Authenticator[]): Authenticator {
+  return {
+    async authenticate(token) {
+      let failure: { error: unknown } | undefined;
+      for (const authenticator of authenticators) {
+        let principal: Principal | undefined;
+        try {
+          principal = await authenticator.authenticate(token);
+        } catch (error) {
+          failure ??= { error };
+          continue;
+        }
+        if (principal) return principal;
+      }
+      if (failure) throw failure.error;
+      return undefined;
+    },
+  };
+}
