@@ -25,7 +25,7 @@ describe.concurrent('bad configuration exits with status 2 and one line naming t
   it.each([
     [['--port=http'], {}, 'error: PORT (--port): must be an integer from 0 to 65535 (got "http")'],
     [[], { PORT: '70000' }, 'error: PORT (--port): must be an integer from 0 to 65535 (got "70000")'],
-    [['--storage=postgres'], { PLANT_STORE_STORAGE: 'memory' }, 'error: PLANT_STORE_STORAGE (--storage): must be one of sqlite, memory (got "postgres")'],
+    [['--storage=oracle'], { PLANT_STORE_STORAGE: 'memory' }, 'error: PLANT_STORE_STORAGE (--storage): must be one of sqlite, postgres, memory (got "oracle")'],
     [['--max-body=0'], {}, 'error: PLANT_STORE_MAX_BODY (--max-body): must be a positive integer (bytes) (got "0")'],
     [
       [],
@@ -60,7 +60,7 @@ describe.concurrent('bad configuration exits with status 2 and one line naming t
     const result = await runCli(['serve', '--storage=memory', '--port=0'], { env: { NODE_ENV: 'production' } });
     expect(result.code).toBe(2);
     expect(expectOneLine(result)).toBe(
-      'error: PLANT_STORE_TOKENS (--tokens): no tokens configured; NODE_ENV=production requires PLANT_STORE_TOKENS (--tokens) or PLANT_STORE_TOKENS_FILE (--tokens-file)',
+      'error: PLANT_STORE_TOKENS (--tokens): no tokens configured; NODE_ENV=production requires PLANT_STORE_TOKENS (--tokens), PLANT_STORE_TOKENS_FILE (--tokens-file) or PLANT_STORE_JWT_JWKS_URL (--jwt-jwks-url)',
     );
   });
 

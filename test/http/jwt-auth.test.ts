@@ -125,16 +125,16 @@ describe('JWT bearer tokens when the JWKS is unavailable', () => {
         ),
     });
 
-  // Server errors are the contract ("the backing service fails"), not a 401:
-  // the token was not judged. Today the HTTP layer answers 500 for an
-  // authenticator failure; 503 is the goal (see the auth-jwt README notes).
-  it.each(['fail', 'hang'] as const)('answers a server error, not a hang, when the JWKS endpoint does %s', async (behaviour) => {
+  // A 503, not a 401: the token was not judged ("the backing service fails").
+  it.each(['fail', 'hang'] as const)('answers 503 with Retry-After, not a hang, when the JWKS endpoint does %s', async (behaviour) => {
     issuer.behaviour = behaviour;
     const server = await start();
     try {
       const token = await issuer.sign(key);
       const response = await api(server.url, 'GET', '/plants', { token });
-      expect([500, 503]).toContain(response.status);
+      expect(response.status).toBe(503);
+      expect(response.json).toEqual({ error: 503, message: 'authentication unavailable' });
+      expect(response.headers.get('retry-after')).toBe('5');
       expect(JSON.stringify(server.logs)).not.toContain(token);
       // Static tokens do not depend on the JWKS and keep working.
       expect((await api(server.url, 'GET', '/plants', { token: TOKENS.owner })).status).toBe(200);

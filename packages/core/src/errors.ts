@@ -8,6 +8,7 @@ export type PlantStoreErrorCode =
   | 'unauthenticated'
   | 'forbidden'
   | 'storage'
+  | 'unavailable'
   | 'configuration';
 
 /** Base of every error core raises on purpose. Messages are safe to show to callers. */
@@ -88,6 +89,15 @@ export class StorageError extends PlantStoreError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StorageError';
+  }
+}
+
+/** The authenticator's backing service (e.g. a JWKS endpoint) failed, so the caller could be neither accepted nor refused; `cause` holds why. */
+export class AuthenticationUnavailableError extends PlantStoreError {
+  readonly code = 'unavailable';
+  constructor(options?: { cause?: unknown }) {
+    super('authentication is temporarily unavailable', options);
+    this.name = 'AuthenticationUnavailableError';
   }
 }
 

@@ -25,6 +25,7 @@ export { ALL_SCOPES, type Principal, type Scope } from './domain/principal.js';
 export { validate } from './domain/validate.js';
 
 export {
+  AuthenticationUnavailableError,
   ConfigurationError,
   ConflictError,
   ForbiddenError,

@@ -7,7 +7,9 @@ import {
   ALL_SCOPES,
   ConfigurationError,
   createPlantStore,
+  firstAuthenticator,
   staticTokens,
+  type Authenticator,
   type Logger,
   type PlantStore,
   type Storage,
@@ -68,6 +70,7 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   const env = io.env ?? process.env;
   const logger = jsonLogger(io.stdout, { level: config.logLevel });
   const { tokens, developmentToken } = resolveTokens(config, env);
+  const authenticator = await createAuthenticator(config, tokens);
   const { storage, description } = await openStorage(config);
 
   let store: PlantStore | undefined;
@@ -75,7 +78,7 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   try {
     store = createPlantStore({
       storage,
-      authenticator: staticTokens(tokens),
+      authenticator,
       logger,
       webhooks: {
         subscriptions: config.webhooks,
@@ -164,16 +167,25 @@ async function shutdown(
   logger.info('stopped');
 }
 
-/** Configured tokens, or, outside production, one fresh development token for tenant `default`. */
+/** Static tokens first (a digest lookup), then JWTs; the JWT adapter (jose) is loaded only when configured. */
+async function createAuthenticator(config: ServeConfig, tokens: ServeConfig['tokens']): Promise<Authenticator> {
+  const statics = staticTokens(tokens);
+  if (config.jwt === undefined) return statics;
+  const { jwtAuthenticator } = await import('@plant-store/auth-jwt');
+  const jwt = jwtAuthenticator(config.jwt);
+  return tokens.length > 0 ? firstAuthenticator(statics, jwt) : jwt;
+}
+
+/** Configured tokens, or, when neither tokens nor JWT are configured and outside production, one fresh development token for tenant `default`. */
 function resolveTokens(
   config: ServeConfig,
   env: NodeJS.ProcessEnv,
 ): { tokens: ServeConfig['tokens']; developmentToken?: string } {
-  if (config.tokens.length > 0) return { tokens: config.tokens };
+  if (config.tokens.length > 0 || config.jwt !== undefined) return { tokens: config.tokens };
   if (env['NODE_ENV'] === 'production') {
     throw new ConfigurationError(
       settingName('tokens'),
-      `no tokens configured; NODE_ENV=production requires ${settingName('tokens')} or ${settingName('tokensFile')}`,
+      `no tokens configured; NODE_ENV=production requires ${settingName('tokens')}, ${settingName('tokensFile')} or ${settingName('jwtJwksUrl')}`,
     );
   }
   const token = `dev_${randomBytes(24).toString('base64url')}`;

@@ -4,7 +4,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Principal } from '../domain/principal.js';
 import { validate } from '../domain/validate.js';
 import * as v from 'valibot';
-import { UnauthenticatedError } from '../errors.js';
+import { AuthenticationUnavailableError, UnauthenticatedError } from '../errors.js';
 import { createPlantEventBus, type PlantEventBus } from '../events/plant-events.js';
 import type { Authenticator } from '../ports/authenticator.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -123,6 +123,11 @@ export function createPlantStore(options: PlantStoreOptions): PlantStore {
   return compose(container, options.authenticator, dispatcher);
 }
 
+/** Per the port contract an authenticator rejects only when its backing service fails: neither yes nor no. */
+function unavailable(cause: unknown): never {
+  throw new AuthenticationUnavailableError({ cause });
+}
+
 function compose(
   container: DependencyContainer,
   authenticator: Authenticator | undefined,
@@ -137,7 +142,7 @@ function compose(
     storage,
     async authenticate(token) {
       if (token === undefined || token === '') throw new UnauthenticatedError('missing_credentials');
-      const principal = authenticator ? await authenticator.authenticate(token) : undefined;
+      const principal = authenticator ? await authenticator.authenticate(token).catch(unavailable) : undefined;
       if (!principal) throw new UnauthenticatedError('invalid_token');
       return principal;
     },

@@ -1,4 +1,5 @@
 import {
+  AuthenticationUnavailableError,
   ConflictError,
   ForbiddenError,
   NotFoundError,
@@ -22,6 +23,8 @@ export interface ErrorResponse {
 
 const NO_HEADERS: readonly string[] = [];
 const STORAGE_UNAVAILABLE: ErrorResponse = { status: 503, message: 'storage unavailable', headers: NO_HEADERS };
+// Retry-After: an identity provider's outage is usually short; clients should come back soon, not hammer.
+const AUTHENTICATION_UNAVAILABLE: ErrorResponse = { status: 503, message: 'authentication unavailable', headers: ['retry-after', '5'] };
 const INTERNAL_ERROR: ErrorResponse = { status: 500, message: 'internal server error', headers: NO_HEADERS };
 
 /**
@@ -46,6 +49,7 @@ export function errorResponse(error: unknown): ErrorResponse {
   if (error instanceof NotFoundError) return { status: 404, message: error.message, headers: NO_HEADERS };
   if (error instanceof ConflictError) return { status: 409, message: error.message, headers: NO_HEADERS };
   if (error instanceof StorageError) return STORAGE_UNAVAILABLE;
+  if (error instanceof AuthenticationUnavailableError) return AUTHENTICATION_UNAVAILABLE;
   return INTERNAL_ERROR;
 }
 

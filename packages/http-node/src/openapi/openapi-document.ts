@@ -394,7 +394,9 @@ export function openapiDocument(version: string, options: OpenApiDocumentOptions
         NotFound: errorResponse('The caller\'s tenant has no plant with this id.'),
         MethodNotAllowed: errorResponse('The path exists but not with this method.', { allow: ref('headers', 'Allow') }),
         InternalError: errorResponse('An unexpected server failure (logged with the request id; no details are returned).'),
-        StorageUnavailable: errorResponse('Storage is unavailable; retry later.'),
+        StorageUnavailable: errorResponse(
+          'Storage, or the service that checks tokens (a JWKS endpoint), is unavailable; retry later (`Retry-After` when known).',
+        ),
       },
     },
   };

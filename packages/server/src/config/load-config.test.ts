@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { exportJWK, generateKeyPair } from 'jose';
 import { ConfigurationError, tokenDigest } from '@plant-store/core';
 import { loadConfig, parseServeArgs } from './load-config.js';
 
@@ -36,6 +37,7 @@ describe('loadConfig defaults', () => {
       host: '127.0.0.1',
       storage: 'sqlite',
       db: './data/plant-store.db',
+      dbPool: 10,
       tokens: [],
       webhooks: [],
       webhookRetryMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
@@ -69,6 +71,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
     HOST: '0.0.0.0',
     PLANT_STORE_STORAGE: 'memory',
     PLANT_STORE_DB: '/tmp/env.db',
+    PLANT_STORE_DB_POOL: '5',
     PLANT_STORE_TOKENS: 'env-token=e',
     PLANT_STORE_TOKENS_FILE: tokensFile,
     PLANT_STORE_WEBHOOKS: JSON.stringify([{ url: 'http://127.0.0.1:9/env', secret: SECRET, tenant: 'e' }]),
@@ -88,6 +91,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
     '::1',
     '--storage=sqlite',
     '--db=/tmp/flag.db',
+    '--db-pool=7',
     '--tokens=flag-token=t',
     `--tokens-file=${otherTokensFile}`,
     `--webhooks=${JSON.stringify([{ url: 'http://127.0.0.1:9/flag', secret: SECRET }])}`,
@@ -109,6 +113,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       host: '0.0.0.0',
       storage: 'memory',
       db: '/tmp/env.db',
+      dbPool: 5,
       tokens: [
         { token: 'env-token', tenant: 'e' },
         { token: 'file-token', tenant: 'f' },
@@ -135,6 +140,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       host: '::1',
       storage: 'sqlite',
       db: '/tmp/flag.db',
+      dbPool: 7,
       tokens: [
         { token: 'flag-token', tenant: 't' },
         { token: 'flag-file-token', tenant: 'g' },
@@ -291,7 +297,30 @@ describe('loadConfig rejects bad values, naming the variable and its flag', () =
     [{ PORT: '-1' }, 'PORT (--port): must be an integer from 0 to 65535 (got "-1")'],
     [{ PORT: '80.5' }, 'PORT (--port): must be an integer from 0 to 65535 (got "80.5")'],
     [{ HOST: 'two words' }, 'HOST (--host): must be a host name or IP address (got "two words")'],
-    [{ PLANT_STORE_STORAGE: 'postgres' }, 'PLANT_STORE_STORAGE (--storage): must be one of sqlite, memory (got "postgres")'],
+    [{ PLANT_STORE_STORAGE: 'oracle' }, 'PLANT_STORE_STORAGE (--storage): must be one of sqlite, postgres, memory (got "oracle")'],
+    [{ PLANT_STORE_STORAGE: 'postgres' }, 'PLANT_STORE_DATABASE_URL (--database-url): is required when PLANT_STORE_STORAGE (--storage) is postgres'],
+    [
+      { PLANT_STORE_STORAGE: 'postgres', PLANT_STORE_DATABASE_URL: 'mysql://root:hunter2@db/x' },
+      'PLANT_STORE_DATABASE_URL (--database-url): must start with postgres:// or postgresql:// (got mysql://)',
+    ],
+    [
+      { PLANT_STORE_STORAGE: 'postgres', PLANT_STORE_DATABASE_URL: 'hunter2 no url' },
+      'PLANT_STORE_DATABASE_URL (--database-url): must be a URL such as postgres://user:password@host:5432/database',
+    ],
+    [{ PLANT_STORE_DB_POOL: '0' }, 'PLANT_STORE_DB_POOL (--db-pool): must be an integer from 1 to 1000 (got "0")'],
+    [
+      { PLANT_STORE_JWT_JWKS_URL: 'https://idp.example/jwks' },
+      'PLANT_STORE_JWT_ISSUER (--jwt-issuer): is required when PLANT_STORE_JWT_JWKS_URL (--jwt-jwks-url) is set (comma-separated for several)',
+    ],
+    [
+      { PLANT_STORE_JWT_JWKS_URL: 'https://idp.example/jwks', PLANT_STORE_JWT_ISSUER: 'https://idp.example' },
+      'PLANT_STORE_JWT_AUDIENCE (--jwt-audience): is required when PLANT_STORE_JWT_JWKS_URL (--jwt-jwks-url) is set (comma-separated for several)',
+    ],
+    [
+      { PLANT_STORE_JWT_ISSUER: 'https://idp.example' },
+      'PLANT_STORE_JWT_ISSUER (--jwt-issuer): needs PLANT_STORE_JWT_JWKS_URL (--jwt-jwks-url) or PLANT_STORE_JWT_JWKS_FILE (--jwt-jwks-file)',
+    ],
+    [{ PLANT_STORE_JWT_JWKS_URL: 'ftp://idp.example/jwks' }, 'PLANT_STORE_JWT_JWKS_URL (--jwt-jwks-url): must be an http or https URL'],
     [{ PLANT_STORE_MAX_BODY: 'abc' }, 'PLANT_STORE_MAX_BODY (--max-body): must be a positive integer (bytes) (got "abc")'],
     [{ PLANT_STORE_MAX_BODY: '0' }, 'PLANT_STORE_MAX_BODY (--max-body): must be a positive integer (bytes) (got "0")'],
     [{ PLANT_STORE_MAX_BODY: '64k' }, 'PLANT_STORE_MAX_BODY (--max-body): must be a positive integer (bytes) (got "64k")'],
@@ -325,6 +354,54 @@ describe('loadConfig rejects bad values, naming the variable and its flag', () =
       'PLANT_STORE_MAX_BODY (--max-body)',
     );
     expect(configError(() => loadConfig(['--db='], {})).message).toBe('PLANT_STORE_DB (--db): must be a file path');
+  });
+});
+
+describe('loadConfig PostgreSQL and JWT', () => {
+  it('takes the database URL and pool size for postgres storage, and never echoes the URL in errors', () => {
+    const url = 'postgres://app:hunter2@db.internal:5432/plants';
+    expect(loadConfig(['--storage=postgres', `--database-url=${url}`, '--db-pool=20'], {})).toMatchObject({
+      storage: 'postgres',
+      databaseUrl: url,
+      dbPool: 20,
+    });
+    expect(loadConfig([], { PLANT_STORE_STORAGE: 'postgres', PLANT_STORE_DATABASE_URL: url }).databaseUrl).toBe(url);
+    expect(loadConfig([], { PLANT_STORE_DATABASE_URL: url })).not.toHaveProperty('databaseUrl');
+    const error = configError(() => loadConfig(['--storage=postgres', '--database-url=http://app:hunter2@db/x'], {}));
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  it('configures JWT from a JWKS URL or file, with issuers, audiences and the tenant claim', async () => {
+    const common = { PLANT_STORE_JWT_ISSUER: 'https://idp.example', PLANT_STORE_JWT_AUDIENCE: 'plant-store, admin' };
+    expect(loadConfig([], { ...common, PLANT_STORE_JWT_JWKS_URL: 'https://idp.example/jwks' }).jwt).toEqual({
+      jwksUrl: new URL('https://idp.example/jwks'),
+      issuer: ['https://idp.example'],
+      audience: ['plant-store', 'admin'],
+      tenantClaim: 'tenant',
+    });
+    const { publicKey } = await generateKeyPair('ES256');
+    const key = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' };
+    const keysFile = tempFile(JSON.stringify({ keys: [key] }));
+    expect(loadConfig([`--jwt-jwks-file=${keysFile}`, '--jwt-tenant-claim=org'], common).jwt).toMatchObject({
+      jwks: { keys: [expect.objectContaining({ kid: 'k1' })] },
+      issuer: ['https://idp.example'],
+      tenantClaim: 'org',
+    });
+    expect(loadConfig([], {})).not.toHaveProperty('jwt');
+  });
+
+  it('names a JWKS file that is missing, not JSON or not a key set', () => {
+    const common = { PLANT_STORE_JWT_ISSUER: 'i', PLANT_STORE_JWT_AUDIENCE: 'a' };
+    const notJson = tempFile('{');
+    expect(configError(() => loadConfig([`--jwt-jwks-file=${notJson}`], common)).message).toBe(
+      `PLANT_STORE_JWT_JWKS_FILE (--jwt-jwks-file): ${notJson}: not valid JSON (expected a JWKS {"keys": [...]})`,
+    );
+    expect(configError(() => loadConfig([`--jwt-jwks-file=${join(dir, 'absent.json')}`], common)).setting).toBe(
+      'PLANT_STORE_JWT_JWKS_FILE (--jwt-jwks-file)',
+    );
+    expect(configError(() => loadConfig([`--jwt-jwks-file=${tempFile('{"keys":[]}')}`], common)).setting).toBe(
+      'PLANT_STORE_JWT_JWKS_FILE (--jwt-jwks-file)',
+    );
   });
 });
 

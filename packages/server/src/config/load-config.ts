@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigurationError, tokenDigest, type WebhookSubscription } from '@plant-store/core';
 import { LOG_LEVELS, type LogLevel } from '../logging/json-logger.js';
 import { describeFsError } from './describe-fs-error.js';
+import { loadJwt, type JwtConfig } from './load-jwt.js';
 import { parseDuration, parseDurationList } from './parse-duration.js';
 import { parseTokenFile, parseTokenList, type TokenEntry } from './parse-tokens.js';
 import { parseWebhooks } from './parse-webhooks.js';
@@ -12,9 +13,15 @@ import { SETTINGS, settingName, type SettingKey } from './settings.js';
 export interface ServeConfig {
   readonly port: number;
   readonly host: string;
-  readonly storage: 'sqlite' | 'memory';
+  readonly storage: 'sqlite' | 'postgres' | 'memory';
   /** SQLite file, as given (relative paths are relative to the working directory). */
   readonly db: string;
+  /** PostgreSQL connection URL; set exactly when `storage` is `postgres`. May hold a password: never log it. */
+  readonly databaseUrl?: string;
+  /** PostgreSQL pool size per instance. */
+  readonly dbPool: number;
+  /** JWT bearer tokens, when a key source is configured. */
+  readonly jwt?: JwtConfig;
   /** From the tokens variable and the tokens file, merged; empty when none is configured. */
   readonly tokens: readonly TokenEntry[];
   /** From the webhooks variable and the webhooks file, merged. */
@@ -28,6 +35,8 @@ export interface ServeConfig {
   readonly shutdownTimeoutMs: number;
   readonly logLevel: LogLevel;
 }
+
+export type { JwtConfig };
 
 export interface LoadConfigOptions {
   /** Reads the tokens and webhooks files. @default fs.readFileSync as UTF-8 */
@@ -123,9 +132,10 @@ export function loadConfig(
   const port = integer('port', 0, 65_535, 'must be an integer from 0 to 65535');
   const host = text('host').trim();
   if (host === '' || /\s/.test(host)) throw fail('host', `must be a host name or IP address${got('host')}`);
-  const storage = choice('storage', ['sqlite', 'memory'] as const);
+  const storage = choice('storage', ['sqlite', 'postgres', 'memory'] as const);
   const db = text('db').trim();
   if (db === '') throw fail('db', 'must be a file path');
+  const databaseUrl = storage === 'postgres' ? postgresUrl(raw('databaseUrl'), fail) : undefined;
 
   const webhookRetryMs = parseDurationList(text('webhookRetry'));
   if (webhookRetryMs === undefined) {
@@ -144,6 +154,9 @@ export function loadConfig(
     host,
     storage,
     db,
+    ...optional('databaseUrl', databaseUrl),
+    dbPool: integer('dbPool', 1, 1000, 'must be an integer from 1 to 1000'),
+    ...optional('jwt', loadJwt(raw, file)),
     tokens: loadTokens(raw('tokens'), file('tokensFile')),
     webhooks: loadWebhooks(raw('webhooks'), file('webhooksFile')),
     webhookRetryMs,
@@ -155,6 +168,28 @@ export function loadConfig(
     shutdownTimeoutMs: duration('shutdownTimeout', 0),
     logLevel: choice('logLevel', LOG_LEVELS),
   };
+}
+
+/** `{ [key]: value }`, or nothing when the value is undefined (the config object has no undefined members). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+type Fail = (key: SettingKey, message: string) => ConfigurationError;
+
+/** The PostgreSQL URL: required with `--storage postgres`; errors never echo it (it may hold a password). */
+function postgresUrl(value: string | undefined, fail: Fail): string {
+  if (value === undefined) throw fail('databaseUrl', `is required when ${settingName('storage')} is postgres`);
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw fail('databaseUrl', 'must be a URL such as postgres://user:password@host:5432/database');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw fail('databaseUrl', `must start with postgres:// or postgresql:// (got ${url.protocol}//)`);
+  }
+  return value.trim();
 }
 
 /** Tokens from the variable and the file, merged; a token configured twice is an error (its tenant would be ambiguous). */

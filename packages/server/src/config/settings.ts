@@ -7,8 +7,15 @@
 export const SETTINGS = {
   port: { env: 'PORT', flag: 'port', default: '8080', help: 'TCP port to listen on (0 = any free port)' },
   host: { env: 'HOST', flag: 'host', default: '127.0.0.1', help: 'address to listen on' },
-  storage: { env: 'PLANT_STORE_STORAGE', flag: 'storage', default: 'sqlite', help: 'sqlite or memory' },
+  storage: { env: 'PLANT_STORE_STORAGE', flag: 'storage', default: 'sqlite', help: 'sqlite, postgres or memory' },
   db: { env: 'PLANT_STORE_DB', flag: 'db', default: './data/plant-store.db', help: 'SQLite file (its folder is created)' },
+  databaseUrl: {
+    env: 'PLANT_STORE_DATABASE_URL',
+    flag: 'database-url',
+    default: undefined,
+    help: 'PostgreSQL connection URL (postgres://user:password@host:5432/db), for --storage postgres',
+  },
+  dbPool: { env: 'PLANT_STORE_DB_POOL', flag: 'db-pool', default: '10', help: 'PostgreSQL connections per instance' },
   tokens: {
     env: 'PLANT_STORE_TOKENS',
     flag: 'tokens',
@@ -21,6 +28,16 @@ export const SETTINGS = {
     default: undefined,
     help: 'JSON array of {token | sha256, tenant, subject?, scopes?}',
   },
+  jwtJwksUrl: {
+    env: 'PLANT_STORE_JWT_JWKS_URL',
+    flag: 'jwt-jwks-url',
+    default: undefined,
+    help: 'accept JWT bearer tokens signed by the keys at this JWKS URL',
+  },
+  jwtJwksFile: { env: 'PLANT_STORE_JWT_JWKS_FILE', flag: 'jwt-jwks-file', default: undefined, help: 'the same, keys from a JWKS file' },
+  jwtIssuer: { env: 'PLANT_STORE_JWT_ISSUER', flag: 'jwt-issuer', default: undefined, help: 'required iss of JWTs (needed with JWT)' },
+  jwtAudience: { env: 'PLANT_STORE_JWT_AUDIENCE', flag: 'jwt-audience', default: undefined, help: 'required aud of JWTs (needed with JWT)' },
+  jwtTenantClaim: { env: 'PLANT_STORE_JWT_TENANT_CLAIM', flag: 'jwt-tenant-claim', default: 'tenant', help: 'JWT claim that names the tenant' },
   webhooks: { env: 'PLANT_STORE_WEBHOOKS', flag: 'webhooks', default: undefined, help: 'JSON array of {url, secret, tenant?}' },
   webhooksFile: { env: 'PLANT_STORE_WEBHOOKS_FILE', flag: 'webhooks-file', default: undefined, help: 'the same, from a file' },
   webhookRetry: {

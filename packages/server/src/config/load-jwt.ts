@@ -1,0 +1,60 @@
+import { parseJwks, type JwtAuthenticatorOptions } from '@plant-store/auth-jwt';
+import { ConfigurationError, ValidationError } from '@plant-store/core';
+import { SETTINGS, settingName, type SettingKey } from './settings.js';
+
+/** What `serve` passes to `jwtAuthenticator`: one key source, issuer(s), audience(s), tenant claim. */
+export type JwtConfig = Pick<JwtAuthenticatorOptions, 'jwksUrl' | 'jwks' | 'issuer' | 'audience' | 'tenantClaim'>;
+
+/**
+ * The JWT settings (SPEC §12), or `undefined` when neither JWKS setting is
+ * given. A key source needs an issuer and an audience, so a token minted for
+ * another service is never accepted; the JWKS file is read and checked here,
+ * so a bad one stops start-up with one line naming the variable.
+ */
+export function loadJwt(
+  raw: (key: SettingKey) => string | undefined,
+  file: (key: SettingKey) => { path: string; content: string } | undefined,
+): JwtConfig | undefined {
+  const fail = (key: SettingKey, message: string) => new ConfigurationError(settingName(key), message);
+  const url = raw('jwtJwksUrl')?.trim();
+  const jwksFile = file('jwtJwksFile');
+  if (url === undefined && jwksFile === undefined) {
+    const stray = (['jwtIssuer', 'jwtAudience'] as const).find((key) => raw(key) !== undefined);
+    if (stray) throw fail(stray, `needs ${settingName('jwtJwksUrl')} or ${settingName('jwtJwksFile')}`);
+    return undefined;
+  }
+  if (url !== undefined && jwksFile !== undefined) throw fail('jwtJwksFile', `give this or ${settingName('jwtJwksUrl')}, not both`);
+  const jwksUrl = url === undefined ? undefined : URL.canParse(url) ? new URL(url) : undefined;
+  if (url !== undefined && jwksUrl?.protocol !== 'https:' && jwksUrl?.protocol !== 'http:') {
+    throw fail('jwtJwksUrl', 'must be an http or https URL');
+  }
+  const source = settingName(url !== undefined ? 'jwtJwksUrl' : 'jwtJwksFile');
+  const list = (key: 'jwtIssuer' | 'jwtAudience') => {
+    const values = (raw(key) ?? '').split(',').map((value) => value.trim()).filter((value) => value !== '');
+    if (values.length === 0) throw fail(key, `is required when ${source} is set (comma-separated for several)`);
+    return values;
+  };
+  const tenantClaim = (raw('jwtTenantClaim') ?? SETTINGS.jwtTenantClaim.default).trim();
+  if (tenantClaim === '') throw fail('jwtTenantClaim', 'must be a claim name');
+  const common = { issuer: list('jwtIssuer'), audience: list('jwtAudience'), tenantClaim };
+  if (jwksUrl !== undefined) return { jwksUrl, ...common };
+  return { jwks: jwksFromFile(jwksFile!, fail), ...common };
+}
+
+function jwksFromFile(
+  { path, content }: { path: string; content: string },
+  fail: (key: SettingKey, message: string) => ConfigurationError,
+): ReturnType<typeof parseJwks> {
+  let json: unknown;
+  try {
+    json = JSON.parse(content);
+  } catch {
+    throw fail('jwtJwksFile', `${path}: not valid JSON (expected a JWKS {"keys": [...]})`);
+  }
+  try {
+    return parseJwks(json);
+  } catch (error) {
+    if (error instanceof ValidationError) throw fail('jwtJwksFile', `${path}: ${error.message}`);
+    throw error;
+  }
+}
