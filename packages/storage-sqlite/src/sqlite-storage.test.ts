@@ -27,7 +27,7 @@ const T0 = 1_700_000_000_000;
 const delivery = (id: string, createdAt = T0): NewDelivery => ({
   id,
   tenant: 't',
-  endpoint: 'https://receiver.example/',
+  endpointId: 'sub_receiver',
   eventType: 'plant.created',
   payload: `{"id":9223372036854775807,"name":"${id}"}`,
   createdAt,
@@ -184,7 +184,7 @@ describe('sqliteStorage', () => {
         '}'));
       const { sqliteStorage } = await import(${JSON.stringify(storageModule)});
       const storage = await sqliteStorage({ path: ${JSON.stringify(path)} });
-      const delivery = { id: 'd1', tenant: 't', endpoint: 'https://a.example/', eventType: 'plant.created', payload: '{}', createdAt: 1 };
+      const delivery = { id: 'd1', tenant: 't', endpointId: 'sub_a', eventType: 'plant.created', payload: '{}', createdAt: 1 };
       await storage.plants.create('t', { id: 2n, name: 'new' }, [delivery]);
       const listed = await storage.plants.list('t', { limit: 10 });
       const [claimed] = await storage.outbox.claimDue({ owner: 'o', now: 2, leaseMs: 1000, limit: 5 });
@@ -295,7 +295,7 @@ function startWorker(path: string, owner: string, firstId: number) {
     for (let i = 0; i < ${WORKER_PLANTS}; i++) {
       const id = ${firstId} + i;
       const deliveries = ['a', 'b'].map((suffix) => ({
-        id: 'd' + id + suffix, tenant: 't', endpoint: 'https://' + suffix + '.example/',
+        id: 'd' + id + suffix, tenant: 't', endpointId: 'sub_' + suffix,
         eventType: 'plant.created', payload: '{}', createdAt: 1,
       }));
       await storage.plants.create('t', { id: BigInt(id), name: 'p' }, deliveries);
