@@ -59,13 +59,13 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await claim('a', T0)).toEqual([]);
     });
 
-    it('skips endpoints the caller asks to skip', async () => {
+    it('skips endpoint ids the caller asks to skip', async () => {
       await queue(
-        delivery('slow1', { endpoint: 'https://slow.example/', createdAt: T0 }),
-        delivery('fast1', { endpoint: 'https://fast.example/', createdAt: T0 + 1 }),
-        delivery('other', { endpoint: 'https://other.example/', createdAt: T0 + 2 }),
+        delivery('slow1', { endpointId: 'sub_slow', createdAt: T0 }),
+        delivery('fast1', { endpointId: 'sub_fast', createdAt: T0 + 1 }),
+        delivery('other', { endpointId: 'ep_other', createdAt: T0 + 2 }),
       );
-      expect(await claimIds('a', T0 + 10, { skipEndpoints: ['https://slow.example/', 'https://other.example/'] })).toEqual(['fast1']);
+      expect(await claimIds('a', T0 + 10, { skipEndpoints: ['sub_slow', 'ep_other'] })).toEqual(['fast1']);
       expect(await claimIds('a', T0 + 10, { skipEndpoints: [] })).toEqual(['slow1', 'other']);
     });
 
