@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { StorageError, type NewDelivery, type Storage } from '@plant-store/core';
+import { MIGRATIONS } from './migrations/migrations.js';
 import { sqliteStorage } from './sqlite-storage.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-'));
@@ -85,7 +86,7 @@ describe('sqliteStorage', () => {
     expect(await again.plants.get('t', 1n)).toEqual({ id: 1n, name: 'kept' });
     await again.close();
     expect(schema()).toEqual(before);
-    expect(inspect(path, (db) => db.prepare('SELECT name FROM kysely_migration').pluck().all())).toEqual(['001-initial']);
+    expect(inspect(path, (db) => db.prepare('SELECT name FROM kysely_migration').pluck().all())).toEqual(Object.keys(MIGRATIONS));
     expect(before.filter((entry) => entry.type === 'table').map((entry) => entry.name)).toEqual(
       expect.arrayContaining(['plants', 'webhook_attempts', 'webhook_deliveries']),
     );
@@ -165,7 +166,7 @@ describe('sqliteStorage', () => {
     const delivered = await storage.outbox.list({ status: 'delivered', limit: 1000 });
     expect(delivered).toHaveLength(all.length);
     expect(delivered.every((d) => d.attemptCount === 1)).toBe(true);
-    expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(1);
+    expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(Object.keys(MIGRATIONS).length);
   });
 
   it('reopens an up-to-date file and serves plants and webhook claims without loading kysely', async () => {
