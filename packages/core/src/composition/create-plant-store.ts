@@ -82,6 +82,7 @@ export function createPlantStore(options: PlantStoreOptions): PlantStore {
   const container = rootContainer.createChildContainer();
   registerPorts(container, options);
   registerServices(container, options);
+  registerWebhooks(container, options);
   const dispatcher = startDispatcher(container, options.webhooks);
   return compose(container, dispatcher);
 }
@@ -112,11 +113,15 @@ function registerServices(container: DependencyContainer, options: PlantStoreOpt
         }),
     ),
   });
+}
+
+function registerWebhooks(container: DependencyContainer, options: PlantStoreOptions): void {
+  const { subscriptions: _subscriptions, transport: _transport, ...settings } = options.webhooks ?? {};
   container.register(TOKENS.webhookDispatcher, {
     useFactory: instanceCachingFactory(
       (c) =>
         new WebhookDispatcher({
-          ...options.webhooks,
+          ...settings,
           outbox: c.resolve<Storage>(TOKENS.storage).outbox,
           transport: c.resolve(TOKENS.webhookTransport),
           clock: c.resolve(TOKENS.clock),
