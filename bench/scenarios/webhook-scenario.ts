@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { plantToJson } from '@plant-store/core';
+import { plantToJson, subscriptionId } from '@plant-store/core';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import type { BenchContext } from '../lib/bench-context.js';
 import { runLoad } from '../lib/load.js';
@@ -78,7 +78,7 @@ async function queueBacklog(dbFile: string, url: string, count: number): Promise
       const delivery = {
         id: `msg_${randomUUID().replaceAll('-', '')}`,
         tenant: TENANT,
-        endpoint: url,
+        endpointId: subscriptionId(url),
         eventType: 'plant.created',
         payload: plantToJson(plant),
         createdAt: Date.now(),

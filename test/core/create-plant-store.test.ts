@@ -1,6 +1,29 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createPlantStore, staticTokens, ValidationError, type Principal } from '@plant-store/core';
+import {
+  createPlantStore,
+  staticTokens,
+  StorageError,
+  subscriptionId,
+  ValidationError,
+  type Authenticator,
+  type Clock,
+  type Logger,
+  type Principal,
+  type WebhookRequest,
+  type WebhookTransport,
+} from '@plant-store/core';
 import { memoryStorage } from '@plant-store/storage-memory';
+
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 const admin: Principal = { subject: 'a', tenant: 'acme', scopes: ['plants:read', 'plants:write'] };
 
@@ -42,6 +65,68 @@ describe('createPlantStore', () => {
     expect(() => create({ url: 'ftp://x', secret: `whsec_${Buffer.alloc(24).toString('base64')}` })).toThrow(/webhooks\[0\]|url/);
     expect(() => create({ url: 'http://x', secret: `whsec_${Buffer.alloc(16).toString('base64')}` })).toThrow(ValidationError);
     expect(() => create({ url: 'http://x', secret: 'plain' })).toThrow(/whsec_/);
+  });
+
+  it('lets a host replace every port through its options: storage, clock, logger, authenticator, webhook transport', async () => {
+    const at = Date.UTC(2030, 0, 1);
+    const clock: Clock = { now: () => at };
+    const logged: string[] = [];
+    const logger: Logger = { debug: (m) => void logged.push(m), info: (m) => void logged.push(m), warn: (m) => void logged.push(m), error: (m) => void logged.push(m) };
+    const authenticator: Authenticator = { authenticate: async (token) => (token === 'host-session' ? admin : undefined) };
+    const sent: WebhookRequest[] = [];
+    const transport: WebhookTransport = { send: async (request) => (sent.push(request), { kind: 'delivered', statusCode: 202 }) };
+    const secret = newSecret();
+    const storage = memoryStorage();
+    const store = createPlantStore({ storage, clock, logger, authenticator, webhooks: { transport, subscriptions: [{ url: 'https://hooks.example/x', secret }] } });
+    try {
+      expect(await store.authenticate('host-session')).toBe(admin);
+      await expect(store.authenticate('other')).rejects.toMatchObject({ reason: 'invalid_token' });
+      await store.plants.create(await store.authenticate('host-session'), { id: 1, name: 'Fern' });
+      await eventually(async () => (await store.webhooks.list())[0]?.status === 'delivered', 'delivery through the host transport');
+      // The host's storage holds it, dated by the host's clock, and the host's transport sent it, signed at that time.
+      const [delivery] = await storage.outbox.list();
+      expect(delivery).toMatchObject({ createdAt: at, endpointId: subscriptionId('https://hooks.example/x'), attempts: [{ at, statusCode: 202 }] });
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.headers['webhook-timestamp']).toBe(String(at / 1000));
+      expect(sent[0]!.signal).toBeInstanceOf(AbortSignal);
+      // The host's logger hears about it.
+      expect(logged).toContain('webhook delivered');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('answers ready() while storage works, and a StorageError once it is closed', async () => {
+    const store = createPlantStore({ storage: memoryStorage() });
+    await expect(store.ready()).resolves.toBeUndefined();
+    expect(store).not.toHaveProperty('storage');
+    await store.close();
+    await expect(store.ready()).rejects.toBeInstanceOf(StorageError);
+  });
+
+  it('wraps a storage that fails readiness with something other than a StorageError', async () => {
+    const storage = memoryStorage();
+    const store = createPlantStore({ storage: { ...storage, plants: storage.plants, outbox: storage.outbox, ping: async () => Promise.reject(new Error('socket closed')), close: () => storage.close() } });
+    const error = await store.ready().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).cause).toEqual(new Error('socket closed'));
+    await store.close();
+  });
+
+  it('gives subscriptions ids (derived from the url unless given) and refuses two with one id', () => {
+    const create = (subscriptions: object[]) => createPlantStore({ storage: memoryStorage(), webhooks: { subscriptions: subscriptions as never } });
+    const url = 'https://hooks.example/x';
+    expect(subscriptionId(url)).toMatch(/^sub_[0-9a-f]{24}$/);
+    expect(subscriptionId(url)).toBe(subscriptionId(url));
+    expect(subscriptionId(url)).not.toBe(subscriptionId(`${url}/`));
+    expect(() => create([{ url, secret: newSecret() }, { url, secret: newSecret(), tenant: 'acme' }])).toThrow(
+      expect.objectContaining({ field: 'webhooks[1].id', message: expect.stringMatching(/already used by webhooks\[0\]/) }),
+    );
+    expect(() => create([{ id: 'a', url: 'https://one.example/', secret: newSecret() }, { id: 'a', url: 'https://two.example/', secret: newSecret() }])).toThrow(ValidationError);
+    // The same url twice is fine with distinct ids (e.g. one secret per tenant).
+    void create([{ id: 'acme', url, secret: newSecret(), tenant: 'acme' }, { id: 'globex', url, secret: newSecret(), tenant: 'globex' }]).close();
+    expect(() => create([{ id: 'has space', url, secret: newSecret() }])).toThrow(expect.objectContaining({ field: 'webhooks[0].id' }));
+    expect(() => create([{ id: '', url, secret: newSecret() }])).toThrow(ValidationError);
   });
 
   it('close is idempotent', async () => {

@@ -11,6 +11,7 @@ import {
   type PlantEvents,
   type PlantStore,
   type Principal,
+  subscriptionId,
 } from '@plant-store/core';
 import { memoryStorage } from '@plant-store/storage-memory';
 
@@ -45,7 +46,7 @@ describe('create', () => {
     const [delivery] = await store.webhooks.list();
     expect(delivery).toMatchObject({
       tenant: 'acme',
-      endpoint: 'http://127.0.0.1:9/hook',
+      endpointId: subscriptionId('http://127.0.0.1:9/hook'),
       status: 'pending',
       payload: '{"id":9223372036854775807,"name":"Fern","tag":"green"}',
     });

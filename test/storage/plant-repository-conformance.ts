@@ -168,9 +168,9 @@ export function describePlantRepositoryConformance(storage: () => Storage): void
     });
 
     it('writes a plant and all its deliveries in one go', async () => {
-      await plants().create('t', plant(1n, 'a'), [delivery('d1'), delivery('d2', { endpoint: 'https://other.example/' })]);
-      expect((await storage().outbox.get('d1'))?.endpoint).toBe('https://receiver.example/hooks');
-      expect((await storage().outbox.get('d2'))?.endpoint).toBe('https://other.example/');
+      await plants().create('t', plant(1n, 'a'), [delivery('d1'), delivery('d2', { endpointId: 'ep_other' })]);
+      expect((await storage().outbox.get('d1'))?.endpointId).toBe('sub_receiver');
+      expect((await storage().outbox.get('d2'))?.endpointId).toBe('ep_other');
     });
 
     it('is atomic: a create whose deliveries cannot be written leaves neither plant nor delivery', async () => {

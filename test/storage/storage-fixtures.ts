@@ -10,7 +10,7 @@ export function delivery(id: string, overrides: Partial<Omit<NewDelivery, 'id'>>
   return {
     id,
     tenant: 't',
-    endpoint: 'https://receiver.example/hooks',
+    endpointId: 'sub_receiver',
     eventType: 'plant.created',
     payload: '{"id":9223372036854775807,"name":"Ficus ü 🌿"}',
     createdAt: 1_700_000_000_000,

@@ -59,13 +59,13 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await claim('a', T0)).toEqual([]);
     });
 
-    it('skips endpoints the caller asks to skip', async () => {
+    it('skips endpoint ids the caller asks to skip', async () => {
       await queue(
-        delivery('slow1', { endpoint: 'https://slow.example/', createdAt: T0 }),
-        delivery('fast1', { endpoint: 'https://fast.example/', createdAt: T0 + 1 }),
-        delivery('other', { endpoint: 'https://other.example/', createdAt: T0 + 2 }),
+        delivery('slow1', { endpointId: 'sub_slow', createdAt: T0 }),
+        delivery('fast1', { endpointId: 'sub_fast', createdAt: T0 + 1 }),
+        delivery('other', { endpointId: 'ep_other', createdAt: T0 + 2 }),
       );
-      expect(await claimIds('a', T0 + 10, { skipEndpoints: ['https://slow.example/', 'https://other.example/'] })).toEqual(['fast1']);
+      expect(await claimIds('a', T0 + 10, { skipEndpoints: ['sub_slow', 'ep_other'] })).toEqual(['fast1']);
       expect(await claimIds('a', T0 + 10, { skipEndpoints: [] })).toEqual(['slow1', 'other']);
     });
 
@@ -142,6 +142,33 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await claimIds('c', T0 + 100_000)).toEqual([]);
       // Delivered is final: no more attempts are accepted.
       expect(await outbox().recordAttempt('d1', 'b', { at: T0 + 9001, durationMs: 1 }, { status: 'failed' })).toBe(false);
+    });
+
+    it('records an interrupted attempt without using up a retry: still pending, due as before, lease ended', async () => {
+      await queue(delivery('d1', { createdAt: T0 }), delivery('d2', { createdAt: T0 + 5 }));
+      await claim('a', T0 + 10, { limit: 1 });
+      const cut = { at: T0 + 10, durationMs: 40, error: 'interrupted: the dispatcher stopped' };
+      expect(await outbox().recordAttempt('d1', 'b', cut, { status: 'interrupted' })).toBe(false); // not b's lease
+      expect(await outbox().recordAttempt('d1', 'a', cut, { status: 'interrupted' })).toBe(true);
+      expect(await outbox().get('d1')).toEqual({
+        ...delivery('d1', { createdAt: T0 }),
+        status: 'pending',
+        attemptCount: 1,
+        nextAttemptAt: T0,
+        attempts: [{ ...cut, interrupted: true }],
+      });
+      expect(await outbox().nextDueAt()).toBe(T0);
+      // Claimable at once, ahead of later deliveries, and its retry count is untouched.
+      const [again, next] = await claim('b', T0 + 60);
+      expect(again).toMatchObject({ id: 'd1', attemptCount: 0 });
+      expect(next).toMatchObject({ id: 'd2', attemptCount: 0 });
+      // `interrupted` comes from the outcome: a caller's flag on another outcome is not stored.
+      const flagged = { at: T0 + 60, durationMs: 2, statusCode: 500, interrupted: true as const };
+      await outbox().recordAttempt('d1', 'b', flagged, { status: 'pending', nextAttemptAt: T0 + 100 });
+      const [, counted] = (await outbox().get('d1'))!.attempts;
+      expect(counted).toEqual({ at: T0 + 60, durationMs: 2, statusCode: 500 });
+      expect(await claim('c', T0 + 100)).toMatchObject([{ id: 'd1', attemptCount: 1 }]);
+      expect((await outbox().get('d1'))!.attemptCount).toBe(2);
     });
 
     it('keeps attempt durations in whole milliseconds (sub-millisecond timings are rounded)', async () => {

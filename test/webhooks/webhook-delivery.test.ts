@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DeliveryStatus, PlantStoreWebhookOptions } from '@plant-store/core';
+import { subscriptionId, type DeliveryStatus, type PlantStoreWebhookOptions } from '@plant-store/core';
 import { reservePort, startReceiver, type ReceivedWebhook, type WebhookReceiver } from './webhook-receiver.js';
 import { eventually, openStorage, sleep, startService, type StorageKind, type TestService } from './webhook-service.js';
 
@@ -206,7 +206,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     for (let id = 1; id <= 20; id++) expect(await api.create(`{"id":${id},"name":"P${id}"}`)).toBe(200);
     await fast.waitFor(20);
     // Every fast delivery arrived while no slow attempt has even finished.
-    const slowDeliveries = (await api.store.webhooks.list({ limit: 100 })).filter((delivery) => delivery.endpoint === slow.url());
+    const slowDeliveries = (await api.store.webhooks.list({ limit: 100 })).filter((delivery) => delivery.endpointId === subscriptionId(slow.url()));
     expect(slowDeliveries).toHaveLength(20);
     expect(slowDeliveries.every((delivery) => delivery.attemptCount === 0)).toBe(true);
     expect(slow.received.length).toBeLessThanOrEqual(3);

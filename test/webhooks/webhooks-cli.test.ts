@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SCOPES, createPlantStore, type Delivery, type WebhookTransport } from '@plant-store/core';
+import { ALL_SCOPES, createPlantStore, subscriptionId, type Delivery, type WebhookTransport } from '@plant-store/core';
 import { runCli } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { eventually } from './webhook-service.js';
@@ -22,7 +22,8 @@ const subscriptions = [
 
 /** Answers like the receivers of the fixture: /ok takes it, /gone says 410. */
 const fixtureTransport: WebhookTransport = {
-  send: async (request) => ({ statusCode: request.url.endsWith('/gone') ? 410 : 204 }),
+  send: async (request) =>
+    request.url.endsWith('/gone') ? { kind: 'gone', statusCode: 410, reason: 'receiver answered 410 Gone' } : { kind: 'delivered', statusCode: 204 },
 };
 
 function capture() {
@@ -82,8 +83,9 @@ describe('plant-store webhooks (in process)', () => {
     expect(lines).toHaveLength(5);
     expect(lines.slice(1, 3).every((line) => line.includes('pending'))).toBe(true);
     const failedLine = lines.find((line) => line.startsWith(failedId))!;
-    expect(failedLine).toMatch(/\bfailed\s+1\b.*410 Gone.*http:\/\/127\.0\.0\.1:9\/gone$/);
-    expect(lines.find((line) => line.startsWith(deliveredId))).toMatch(/\bdelivered\s+1\b.*\s204\s+http:\/\/127\.0\.0\.1:9\/ok$/);
+    expect(failedLine).toMatch(/\bfailed\s+1\b.*410 Gone/);
+    expect(failedLine.endsWith(` ${subscriptionId(subscriptions[1]!.url)}`)).toBe(true);
+    expect(lines.find((line) => line.startsWith(deliveredId))).toMatch(/\bdelivered\s+1\b.*\s204\s+sub_[0-9a-f]{24}$/);
   });
 
   it('filters by status, limits, and prints JSON with every attempt', async () => {
@@ -91,7 +93,7 @@ describe('plant-store webhooks (in process)', () => {
     expect(failed.status).toBe(0);
     const deliveries = JSON.parse(failed.stdout) as Delivery[];
     expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]).toMatchObject({ id: failedId, status: 'failed', attemptCount: 1, endpoint: subscriptions[1]!.url, payload: '{"id":1,"name":"Fern"}' });
+    expect(deliveries[0]).toMatchObject({ id: failedId, status: 'failed', attemptCount: 1, endpointId: subscriptionId(subscriptions[1]!.url), payload: '{"id":1,"name":"Fern"}' });
     expect(deliveries[0]!.attempts).toEqual([expect.objectContaining({ statusCode: 410 })]);
 
     const limited = await run(['list', '--limit=1', '--json', '--db', db]);
@@ -155,7 +157,7 @@ describe('plant-store webhooks (in process)', () => {
       webhooks: {
         subscriptions,
         jitter: 0,
-        transport: { send: async (request) => (sent.push(request.headers['webhook-id']!), { statusCode: 200 }) },
+        transport: { send: async (request) => (sent.push(request.headers['webhook-id']!), { kind: 'delivered', statusCode: 200 }) },
       },
     });
     try {

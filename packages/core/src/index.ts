@@ -62,7 +62,7 @@ export type {
   NewDelivery,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
-export type { WebhookRequest, WebhookResponse, WebhookTransport } from './ports/webhook-transport.js';
+export type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from './ports/webhook-transport.js';
 
 export { PlantService, requireScope, type CreatePlantOutcome, type PlantServiceOptions } from './service/plant-service.js';
 export { collectListing, type PlantListing } from './service/plant-listing.js';
@@ -72,18 +72,13 @@ export { firstAuthenticator } from './auth/first-authenticator.js';
 export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';
 
-export { WebhookAdmin } from './webhooks/webhook-admin.js';
-export {
-  DEFAULT_RETRY_SCHEDULE,
-  DEFAULT_USER_AGENT,
-  WebhookDispatcher,
-  type WebhookDispatcherOptions,
-} from './webhooks/webhook-dispatcher.js';
+export { WebhookAdmin, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
+export { DEFAULT_RETRY_SCHEDULE } from './webhooks/webhook-defaults.js';
+export type { WebhookDispatchSettings } from './webhooks/webhook-dispatcher.js';
 export {
   MIN_SECRET_BYTES,
   WebhookSubscriptionSchema,
-  secretKey,
-  subscriptionMatches,
+  subscriptionId,
   type WebhookSubscription,
 } from './webhooks/webhook-subscription.js';
 export { signWebhook, type SignWebhookInput } from './webhooks/webhook-signature.js';

@@ -53,9 +53,11 @@ export class ListenError extends Error {
 
 // Sweep interval for keep-alive connections that turn idle during shutdown.
 const IDLE_SWEEP_MS = 50;
-// How long shutdown waits for webhook attempts in flight. Kept short so the
-// process exits within 10 s: an attempt cut off stays queued and is retried
-// after a restart (at-least-once; receivers dedupe on webhook-id).
+// How long shutdown lets webhook attempts in flight run before interrupting
+// them (and then at most as long again to record that). Kept short so the
+// process exits within 10 s: an interrupted attempt stays due, so the next
+// process (or another instance) sends it again at once (at-least-once;
+// receivers dedupe on webhook-id).
 const DISPATCHER_STOP_MS = 1_000;
 
 /**
@@ -161,8 +163,8 @@ async function shutdown(
     clearInterval(sweep);
     clearTimeout(cut);
   }
-  // Stops the dispatcher (letting in-flight attempts finish; unsent deliveries
-  // stay queued in the outbox) and then closes storage.
+  // Stops the dispatcher (attempts in flight get a moment, then are
+  // interrupted; unsent deliveries stay queued in the outbox) and then closes storage.
   await store.close();
   logger.info('stopped');
 }

@@ -22,13 +22,15 @@ interface DeliveryRecord {
   leaseOwner: string | undefined;
   leaseExpiresAt: number | undefined;
   readonly attempts: DeliveryAttempt[];
+  /** Attempts that count toward the retry schedule (interrupted ones do not). */
+  countedAttempts: number;
 }
 
 const DEFAULT_LIST_LIMIT = 100;
 
 function copyMessage(message: NewDelivery): NewDelivery {
-  const { id, tenant, endpoint, eventType, payload, createdAt } = message;
-  return { id, tenant, endpoint, eventType, payload, createdAt };
+  const { id, tenant, endpointId, eventType, payload, createdAt } = message;
+  return { id, tenant, endpointId, eventType, payload, createdAt };
 }
 
 /** Durations are kept in whole milliseconds, as durable adapters store them (sub-ms clocks are rounded). */
@@ -39,7 +41,14 @@ function copyAttempt(attempt: DeliveryAttempt): DeliveryAttempt {
   };
   if (attempt.statusCode !== undefined) copy.statusCode = attempt.statusCode;
   if (attempt.error !== undefined) copy.error = attempt.error;
+  if (attempt.interrupted) copy.interrupted = true;
   return copy;
+}
+
+/** The attempt as the log keeps it: `interrupted` comes from the outcome, not from the caller. */
+function storedAttempt(attempt: DeliveryAttempt, interrupted: boolean): DeliveryAttempt {
+  const { interrupted: _ignored, ...fields } = copyAttempt(attempt);
+  return interrupted ? { ...fields, interrupted: true } : fields;
 }
 
 /** Earliest due first, then oldest: the order claims take deliveries in. */
@@ -93,6 +102,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
         leaseOwner: undefined,
         leaseExpiresAt: undefined,
         attempts: [],
+        countedAttempts: 0,
       };
       this.#records.set(delivery.id, record);
       this.#addPending(record);
@@ -107,14 +117,14 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     for (const record of this.#pending) {
       if (due.length >= limit || record.nextAttemptAt! > now) break;
       if (record.leaseExpiresAt !== undefined && record.leaseExpiresAt > now) continue;
-      if (skip?.has(record.message.endpoint)) continue;
+      if (skip?.has(record.message.endpointId)) continue;
       due.push(record);
     }
     const leaseExpiresAt = now + leaseMs;
     return due.map((record) => {
       record.leaseOwner = owner;
       record.leaseExpiresAt = leaseExpiresAt;
-      return { ...copyMessage(record.message), attemptCount: record.attempts.length, leaseExpiresAt };
+      return { ...copyMessage(record.message), attemptCount: record.countedAttempts, leaseExpiresAt };
     });
   }
 
@@ -122,12 +132,18 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     assertOpen(this.#lifecycle);
     const record = this.#records.get(id);
     if (!record || record.status !== 'pending' || record.leaseOwner !== owner) return false;
-    this.#removePending(record);
-    record.attempts.push(copyAttempt(attempt));
-    record.status = outcome.status;
-    record.nextAttemptAt = outcome.status === 'pending' ? outcome.nextAttemptAt : undefined;
     record.leaseOwner = undefined;
     record.leaseExpiresAt = undefined;
+    if (outcome.status === 'interrupted') {
+      // Still pending and due as before: its place in claim order does not change.
+      record.attempts.push(storedAttempt(attempt, true));
+      return true;
+    }
+    this.#removePending(record);
+    record.attempts.push(storedAttempt(attempt, false));
+    record.countedAttempts++;
+    record.status = outcome.status;
+    record.nextAttemptAt = outcome.status === 'pending' ? outcome.nextAttemptAt : undefined;
     if (outcome.status === 'pending') this.#addPending(record);
     return true;
   }

@@ -23,10 +23,12 @@ export interface PlantsTable {
 export interface WebhookDeliveriesTable {
   id: string;
   tenant: string;
-  endpoint: string;
+  /** Id of the subscription (endpoint) the delivery goes to; a URL before migration 002. */
+  endpoint_id: string;
   event_type: string;
   payload: string;
   status: DeliveryStatus;
+  /** Attempts that count toward the retry schedule (interrupted ones do not). */
   attempt_count: IntegerColumn;
   /** Due time while pending; NULL once delivered or failed. */
   next_attempt_at: NullableIntegerColumn;
@@ -38,12 +40,14 @@ export interface WebhookDeliveriesTable {
 
 export interface WebhookAttemptsTable {
   delivery_id: string;
-  /** 1 for the first attempt. */
+  /** 1 for the first attempt; interrupted attempts are numbered too. */
   attempt: IntegerColumn;
   at: IntegerColumn;
   duration_ms: IntegerColumn;
   status_code: NullableIntegerColumn;
   error: string | null;
+  /** 1 when a shutdown cut the attempt short (it does not count toward the retry schedule), else 0. */
+  interrupted: IntegerColumn;
 }
 
 export interface Database {

@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { StorageError, type NewDelivery, type Storage } from '@plant-store/core';
+import { MIGRATIONS } from './migrations/migrations.js';
 import { sqliteStorage } from './sqlite-storage.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-'));
@@ -27,7 +28,7 @@ const T0 = 1_700_000_000_000;
 const delivery = (id: string, createdAt = T0): NewDelivery => ({
   id,
   tenant: 't',
-  endpoint: 'https://receiver.example/',
+  endpointId: 'sub_receiver',
   eventType: 'plant.created',
   payload: `{"id":9223372036854775807,"name":"${id}"}`,
   createdAt,
@@ -85,7 +86,7 @@ describe('sqliteStorage', () => {
     expect(await again.plants.get('t', 1n)).toEqual({ id: 1n, name: 'kept' });
     await again.close();
     expect(schema()).toEqual(before);
-    expect(inspect(path, (db) => db.prepare('SELECT name FROM kysely_migration').pluck().all())).toEqual(['001-initial']);
+    expect(inspect(path, (db) => db.prepare('SELECT name FROM kysely_migration').pluck().all())).toEqual(Object.keys(MIGRATIONS));
     expect(before.filter((entry) => entry.type === 'table').map((entry) => entry.name)).toEqual(
       expect.arrayContaining(['plants', 'webhook_attempts', 'webhook_deliveries']),
     );
@@ -165,7 +166,7 @@ describe('sqliteStorage', () => {
     const delivered = await storage.outbox.list({ status: 'delivered', limit: 1000 });
     expect(delivered).toHaveLength(all.length);
     expect(delivered.every((d) => d.attemptCount === 1)).toBe(true);
-    expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(1);
+    expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(Object.keys(MIGRATIONS).length);
   });
 
   it('reopens an up-to-date file and serves plants and webhook claims without loading kysely', async () => {
@@ -184,7 +185,7 @@ describe('sqliteStorage', () => {
         '}'));
       const { sqliteStorage } = await import(${JSON.stringify(storageModule)});
       const storage = await sqliteStorage({ path: ${JSON.stringify(path)} });
-      const delivery = { id: 'd1', tenant: 't', endpoint: 'https://a.example/', eventType: 'plant.created', payload: '{}', createdAt: 1 };
+      const delivery = { id: 'd1', tenant: 't', endpointId: 'sub_a', eventType: 'plant.created', payload: '{}', createdAt: 1 };
       await storage.plants.create('t', { id: 2n, name: 'new' }, [delivery]);
       const listed = await storage.plants.list('t', { limit: 10 });
       const [claimed] = await storage.outbox.claimDue({ owner: 'o', now: 2, leaseMs: 1000, limit: 5 });
@@ -295,7 +296,7 @@ function startWorker(path: string, owner: string, firstId: number) {
     for (let i = 0; i < ${WORKER_PLANTS}; i++) {
       const id = ${firstId} + i;
       const deliveries = ['a', 'b'].map((suffix) => ({
-        id: 'd' + id + suffix, tenant: 't', endpoint: 'https://' + suffix + '.example/',
+        id: 'd' + id + suffix, tenant: 't', endpointId: 'sub_' + suffix,
         eventType: 'plant.created', payload: '{}', createdAt: 1,
       }));
       await storage.plants.create('t', { id: BigInt(id), name: 'p' }, deliveries);

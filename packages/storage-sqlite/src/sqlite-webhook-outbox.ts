@@ -26,15 +26,15 @@ const CLAIM = (skipping: boolean) => `
     SELECT id FROM webhook_deliveries
     WHERE status = 'pending' AND next_attempt_at <= ?
       AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
-      ${skipping ? 'AND endpoint NOT IN (SELECT value FROM json_each(?))' : ''}
+      ${skipping ? 'AND endpoint_id NOT IN (SELECT value FROM json_each(?))' : ''}
     ORDER BY next_attempt_at, rowid
     LIMIT ?)
-  RETURNING id, tenant, endpoint, event_type, payload, created_at, attempt_count, next_attempt_at, rowid`;
+  RETURNING id, tenant, endpoint_id, event_type, payload, created_at, attempt_count, next_attempt_at, rowid`;
 
 interface ClaimRow {
   id: string;
   tenant: string;
-  endpoint: string;
+  endpoint_id: string;
   event_type: string;
   payload: string;
   created_at: bigint;
@@ -47,6 +47,8 @@ interface ClaimRow {
 const claimOrder = (a: ClaimRow, b: ClaimRow) =>
   a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.rowid < b.rowid ? -1 : a.rowid > b.rowid ? 1 : 0;
 
+type RecordAttempt = (id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => boolean;
+
 /** Timestamps and durations are whole milliseconds (INTEGER columns); durations measured with sub-ms clocks are rounded. */
 const wholeMs = (value: number) => Math.round(value);
 
@@ -54,17 +56,18 @@ function toAttempt(row: Selectable<WebhookAttemptsTable>): DeliveryAttempt {
   const attempt: { -readonly [K in keyof DeliveryAttempt]: DeliveryAttempt[K] } = { at: Number(row.at), durationMs: Number(row.duration_ms) };
   if (row.status_code !== null) attempt.statusCode = Number(row.status_code);
   if (row.error !== null) attempt.error = row.error;
+  if (row.interrupted !== 0n) attempt.interrupted = true;
   return attempt;
 }
 
 /** The columns every delivery row has, as the port's fields. */
-type DeliveryRowCore = Pick<ClaimRow, 'id' | 'tenant' | 'endpoint' | 'event_type' | 'payload' | 'created_at'>;
+type DeliveryRowCore = Pick<ClaimRow, 'id' | 'tenant' | 'endpoint_id' | 'event_type' | 'payload' | 'created_at'>;
 
 function toNewDelivery(row: DeliveryRowCore): NewDelivery {
   return {
     id: row.id,
     tenant: row.tenant,
-    endpoint: row.endpoint,
+    endpointId: row.endpoint_id,
     eventType: row.event_type,
     payload: row.payload,
     createdAt: Number(row.created_at),
@@ -75,7 +78,8 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>, attempts: DeliveryA
   return {
     ...toNewDelivery(row),
     status: row.status,
-    attemptCount: Number(row.attempt_count),
+    // Every attempt, interrupted ones included (attempt_count leaves those out: it drives the retry schedule).
+    attemptCount: attempts.length,
     ...(row.status === 'pending' && row.next_attempt_at !== null ? { nextAttemptAt: Number(row.next_attempt_at) } : {}),
     attempts,
   };
@@ -96,14 +100,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #claimSkipping: Statement;
   readonly #nextDueAt: Statement;
   readonly #release: Statement;
-  readonly #recordAttempt: (id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => boolean;
+  readonly #recordAttempt: RecordAttempt;
 
   constructor(db: BetterSqlite3) {
     this.#db = db;
     this.#snapshot = (read) => db.transaction(read)();
     this.#insert = db.prepare(
       `INSERT INTO webhook_deliveries
-         (id, tenant, endpoint, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
+         (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
     );
     this.#claim = db.prepare(CLAIM(false));
@@ -119,35 +123,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       `UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL
        WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ?`,
     );
-    const applyOutcome = db
-      .prepare(
-        `UPDATE webhook_deliveries
-         SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?,
-             lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
-         WHERE id = ? AND lease_owner = ? AND status = 'pending'
-         RETURNING attempt_count`,
-      )
-      .pluck(true);
-    const insertAttempt = db.prepare(
-      'INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    const record = db.transaction((id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => {
-      const at = wholeMs(attempt.at);
-      const durationMs = wholeMs(attempt.durationMs);
-      const nextAttemptAt = outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null;
-      const number = applyOutcome.get(outcome.status, nextAttemptAt, at + durationMs, id, owner) as bigint | undefined;
-      if (number === undefined) return false;
-      insertAttempt.run(id, number, at, durationMs, attempt.statusCode ?? null, attempt.error ?? null);
-      return true;
-    });
-    this.#recordAttempt = record.immediate;
+    this.#recordAttempt = prepareRecordAttempt(db);
   }
 
   /** Queues deliveries, each due at its `createdAt`. Runs inside the caller's transaction (the plant's create). */
   queue(deliveries: readonly NewDelivery[]): void {
     for (const delivery of deliveries) {
       const createdAt = wholeMs(delivery.createdAt);
-      this.#insert.run(delivery.id, delivery.tenant, delivery.endpoint, delivery.eventType, delivery.payload, createdAt, createdAt, createdAt);
+      this.#insert.run(delivery.id, delivery.tenant, delivery.endpointId, delivery.eventType, delivery.payload, createdAt, createdAt, createdAt);
     }
   }
 
@@ -258,6 +241,37 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     const { sql: text, parameters } = query.compile();
     return this.#db.prepare(text).run(...parameters).changes;
   }
+}
+
+/** The statements of `recordAttempt`, as one IMMEDIATE transaction: the outcome under the lease, then the attempt row. */
+function prepareRecordAttempt(db: BetterSqlite3): RecordAttempt {
+  const applyOutcome = db.prepare(
+    `UPDATE webhook_deliveries
+     SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?,
+         lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+     WHERE id = ? AND lease_owner = ? AND status = 'pending'`,
+  );
+  // Interrupted: the lease ends, and status, due time and counted attempts stay as they are.
+  const applyInterrupted = db.prepare(
+    `UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+     WHERE id = ? AND lease_owner = ? AND status = 'pending'`,
+  );
+  const insertAttempt = db.prepare(
+    `INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
+     VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?)`,
+  );
+  const record = db.transaction((id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => {
+    const at = wholeMs(attempt.at);
+    const durationMs = wholeMs(attempt.durationMs);
+    const interrupted = outcome.status === 'interrupted';
+    const changes = interrupted
+      ? applyInterrupted.run(at + durationMs, id, owner).changes
+      : applyOutcome.run(outcome.status, outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null, at + durationMs, id, owner).changes;
+    if (changes === 0) return false;
+    insertAttempt.run(id, id, at, durationMs, attempt.statusCode ?? null, attempt.error ?? null, interrupted ? 1 : 0);
+    return true;
+  });
+  return record.immediate;
 }
 
 /** The query builder, its loading failure (a broken install) reported as a `StorageError` of the action. */

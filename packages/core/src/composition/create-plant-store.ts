@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
 import type * as Tsyringe from 'tsyringe';
 import type { DependencyContainer } from 'tsyringe';
+import * as v from 'valibot';
 import type { Principal } from '../domain/principal.js';
 import { validate } from '../domain/validate.js';
-import * as v from 'valibot';
-import { AuthenticationUnavailableError, UnauthenticatedError } from '../errors.js';
+import { AuthenticationUnavailableError, StorageError, UnauthenticatedError, ValidationError } from '../errors.js';
 import { createPlantEventBus, type PlantEventBus } from '../events/plant-events.js';
 import type { Authenticator } from '../ports/authenticator.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -12,8 +12,9 @@ import { silentLogger, type Logger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { PlantService } from '../service/plant-service.js';
+import { subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
-import { WebhookDispatcher, type WebhookDispatcherOptions } from '../webhooks/webhook-dispatcher.js';
+import { WebhookDispatcher, type WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
 import { WebhookSubscriptionSchema, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
 import { TOKENS } from './tokens.js';
 
@@ -25,37 +26,50 @@ const require = createRequire(import.meta.url);
 require('reflect-metadata');
 const { container: rootContainer, instanceCachingFactory } = require('tsyringe') as typeof Tsyringe;
 
-export interface PlantStoreWebhookOptions
-  extends Partial<Omit<WebhookDispatcherOptions, 'outbox' | 'transport' | 'clock' | 'logger' | 'subscriptions'>> {
-  /** Who receives "New Plant". Validated: a bad url or secret is a `ValidationError` naming the entry. @default [] */
+export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
+  /**
+   * Who receives "New Plant". Validated: a bad url or secret, or two
+   * subscriptions with the same id (by default the same url), is a
+   * `ValidationError` naming the entry. @default []
+   */
   readonly subscriptions?: readonly v.InferInput<typeof WebhookSubscriptionSchema>[];
-  /** How deliveries are sent. Without one, deliveries are queued (durably) but this store sends nothing. */
+  /** How deliveries are sent (the HTTP one is `webhookHttpTransport()` from `@plant-store/http-node`). Without one, deliveries are queued (durably) but this store sends nothing. */
   readonly transport?: WebhookTransport;
 }
 
+/**
+ * What a store is made of. Every port is an option: a host replaces the
+ * clock, logger, authenticator or webhook transport by passing its own; the
+ * store composes them on a container of its own.
+ */
 export interface PlantStoreOptions {
   /** Where plants and the webhook outbox live. Closed by `PlantStore.close()`. */
   readonly storage: Storage;
-  /** Checks bearer tokens for `authenticate`. @default none: every token is rejected */
+  /** Checks bearer tokens for `authenticate`, e.g. `staticTokens([...])`. @default none: every token is rejected */
   readonly authenticator?: Authenticator;
-  /** @default the system clock */
+  /** Time for delivery dates, retries and signatures. @default the system clock */
   readonly clock?: Clock;
-  /** @default a logger that drops everything */
+  /** Where the store reports (webhook outcomes, failing listeners, storage trouble). Never given tokens or secrets. @default a logger that drops everything */
   readonly logger?: Logger;
+  /** Subscriptions, transport and delivery settings of the "New Plant" webhook. */
   readonly webhooks?: PlantStoreWebhookOptions;
   /** Plants read per storage round trip when streaming a listing. @default 500 */
   readonly batchSize?: number;
 }
 
-/** A composed store: the service, its events, webhook operator tools, and the means to authenticate callers. */
+/** A composed store: the service, its events, webhook operator tools, readiness, and the means to authenticate callers. */
 export interface PlantStore {
   readonly plants: PlantService;
   readonly events: PlantEventBus;
   readonly webhooks: WebhookAdmin;
-  readonly storage: Storage;
   /** The principal for a bearer token; `UnauthenticatedError` when it is missing or unknown. */
   authenticate(token: string | undefined): Promise<Principal>;
-  /** Stops the webhook dispatcher (letting in-flight attempts finish), then closes storage. Idempotent. */
+  /** Resolves when storage answers (readiness); rejects with a `StorageError` when it does not, also after `close()`. */
+  ready(): Promise<void>;
+  /**
+   * Stops the webhook dispatcher (attempts in flight get its `stopTimeoutMs`,
+   * then are interrupted and stay due), then closes storage. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -66,61 +80,66 @@ export interface PlantStore {
  */
 export function createPlantStore(options: PlantStoreOptions): PlantStore {
   const container = rootContainer.createChildContainer();
-  const subscriptions: readonly WebhookSubscription[] = Object.freeze(
-    (options.webhooks?.subscriptions ?? []).map((subscription, index) =>
-      validate(WebhookSubscriptionSchema, subscription, `webhooks[${index}]`),
-    ),
-  );
+  registerPorts(container, options);
+  registerServices(container, options);
+  registerWebhooks(container, options);
+  const dispatcher = startDispatcher(container, options.webhooks);
+  return compose(container, dispatcher);
+}
 
+function registerPorts(container: DependencyContainer, options: PlantStoreOptions): void {
+  const subscriptions = validateSubscriptions(options.webhooks?.subscriptions ?? []);
   container.register(TOKENS.storage, { useValue: options.storage });
   container.register(TOKENS.clock, { useValue: options.clock ?? systemClock });
   container.register(TOKENS.logger, { useValue: options.logger ?? silentLogger });
+  container.register(TOKENS.authenticator, { useValue: options.authenticator ?? rejectEveryToken });
   container.register(TOKENS.subscriptions, { useValue: subscriptions });
+  container.register(TOKENS.deliveryTargets, { useValue: subscriptionTargets(subscriptions) });
+  if (options.webhooks?.transport) container.register(TOKENS.webhookTransport, { useValue: options.webhooks.transport });
+}
+
+function registerServices(container: DependencyContainer, options: PlantStoreOptions): void {
   container.register(TOKENS.events, { useFactory: instanceCachingFactory(() => createPlantEventBus()) });
   container.register(TOKENS.plantService, {
     useFactory: instanceCachingFactory(
       (c) =>
-        new PlantService(
-          c.resolve<Storage>(TOKENS.storage).plants,
-          c.resolve(TOKENS.events),
-          c.resolve(TOKENS.clock),
-          c.resolve(TOKENS.logger),
-          c.resolve(TOKENS.subscriptions),
-          { batchSize: options.batchSize },
-        ),
+        new PlantService({
+          plants: c.resolve<Storage>(TOKENS.storage).plants,
+          events: c.resolve(TOKENS.events),
+          clock: c.resolve(TOKENS.clock),
+          logger: c.resolve(TOKENS.logger),
+          subscriptions: c.resolve(TOKENS.subscriptions),
+          batchSize: options.batchSize,
+        }),
     ),
   });
-  const transport = options.webhooks?.transport;
-  if (transport) {
-    container.register(TOKENS.webhookDispatcher, {
-      useFactory: instanceCachingFactory(
-        (c) =>
-          new WebhookDispatcher({
-            ...options.webhooks,
-            outbox: c.resolve<Storage>(TOKENS.storage).outbox,
-            transport,
-            clock: c.resolve(TOKENS.clock),
-            logger: c.resolve(TOKENS.logger),
-            subscriptions: c.resolve(TOKENS.subscriptions),
-          }),
-      ),
-    });
-  }
+}
+
+function registerWebhooks(container: DependencyContainer, options: PlantStoreOptions): void {
+  const { subscriptions: _subscriptions, transport: _transport, ...settings } = options.webhooks ?? {};
+  container.register(TOKENS.webhookDispatcher, {
+    useFactory: instanceCachingFactory(
+      (c) =>
+        new WebhookDispatcher({
+          ...settings,
+          outbox: c.resolve<Storage>(TOKENS.storage).outbox,
+          transport: c.resolve(TOKENS.webhookTransport),
+          clock: c.resolve(TOKENS.clock),
+          logger: c.resolve(TOKENS.logger),
+          targets: c.resolve<DeliveryTargets>(TOKENS.deliveryTargets),
+        }),
+    ),
+  });
   container.register(TOKENS.webhookAdmin, {
     useFactory: instanceCachingFactory(
       (c) =>
-        new WebhookAdmin(c.resolve<Storage>(TOKENS.storage).outbox, c.resolve(TOKENS.clock), () => dispatcher?.wake()),
+        new WebhookAdmin({
+          outbox: c.resolve<Storage>(TOKENS.storage).outbox,
+          clock: c.resolve(TOKENS.clock),
+          onRequeue: () => dispatcherOf(c)?.wake(),
+        }),
     ),
   });
-
-  const dispatcher = transport ? container.resolve<WebhookDispatcher>(TOKENS.webhookDispatcher) : undefined;
-  const events = container.resolve<PlantEventBus>(TOKENS.events);
-  if (dispatcher) {
-    // Event-driven first attempt: wake the dispatcher as soon as a create commits.
-    events.on('plant.created', () => dispatcher.wake());
-    dispatcher.start();
-  }
-  return compose(container, options.authenticator, dispatcher);
 }
 
 /** Per the port contract an authenticator rejects only when its backing service fails: neither yes nor no. */
@@ -128,23 +147,40 @@ function unavailable(cause: unknown): never {
   throw new AuthenticationUnavailableError({ cause });
 }
 
-function compose(
-  container: DependencyContainer,
-  authenticator: Authenticator | undefined,
-  dispatcher: WebhookDispatcher | undefined,
-): PlantStore {
+/** The dispatcher, when the store has a transport (resolved only then: it is what sends). */
+function dispatcherOf(container: DependencyContainer): WebhookDispatcher | undefined {
+  return container.isRegistered(TOKENS.webhookTransport) ? container.resolve<WebhookDispatcher>(TOKENS.webhookDispatcher) : undefined;
+}
+
+function startDispatcher(container: DependencyContainer, webhooks: PlantStoreWebhookOptions | undefined): WebhookDispatcher | undefined {
+  if (!webhooks?.transport) return undefined;
+  const dispatcher = container.resolve<WebhookDispatcher>(TOKENS.webhookDispatcher);
+  // Event-driven first attempt: wake the dispatcher as soon as a create commits.
+  container.resolve<PlantEventBus>(TOKENS.events).on('plant.created', () => dispatcher.wake());
+  dispatcher.start();
+  return dispatcher;
+}
+
+function compose(container: DependencyContainer, dispatcher: WebhookDispatcher | undefined): PlantStore {
   const storage = container.resolve<Storage>(TOKENS.storage);
+  const authenticator = container.resolve<Authenticator>(TOKENS.authenticator);
   let closing: Promise<void> | undefined;
   return {
     plants: container.resolve<PlantService>(TOKENS.plantService),
     events: container.resolve<PlantEventBus>(TOKENS.events),
     webhooks: container.resolve<WebhookAdmin>(TOKENS.webhookAdmin),
-    storage,
     async authenticate(token) {
       if (token === undefined || token === '') throw new UnauthenticatedError('missing_credentials');
-      const principal = authenticator ? await authenticator.authenticate(token).catch(unavailable) : undefined;
+      const principal = await authenticator.authenticate(token).catch(unavailable);
       if (!principal) throw new UnauthenticatedError('invalid_token');
       return principal;
+    },
+    async ready() {
+      try {
+        await storage.ping();
+      } catch (error) {
+        throw error instanceof StorageError ? error : new StorageError('storage is not ready', { cause: error });
+      }
     },
     close() {
       closing ??= (async () => {
@@ -156,3 +192,23 @@ function compose(
     },
   };
 }
+
+/** Validates each subscription (naming its index) and refuses two with one id: deliveries find their subscription by id. */
+function validateSubscriptions(input: readonly unknown[]): readonly WebhookSubscription[] {
+  const seen = new Map<string, number>();
+  const subscriptions = input.map((entry, index) => {
+    const subscription = validate(WebhookSubscriptionSchema, entry, `webhooks[${index}]`);
+    const first = seen.get(subscription.id);
+    if (first !== undefined) {
+      throw ValidationError.of(
+        `webhooks[${index}].id`,
+        `subscription id ${subscription.id} is already used by webhooks[${first}] (without an id, the same url means the same id)`,
+      );
+    }
+    seen.set(subscription.id, index);
+    return subscription;
+  });
+  return Object.freeze(subscriptions);
+}
+
+const rejectEveryToken: Authenticator = { authenticate: async () => undefined };

@@ -7,8 +7,12 @@ export interface NewDelivery {
   readonly id: string;
   /** Tenant of the plant that caused it. */
   readonly tenant: string;
-  /** Subscription URL the message goes to. */
-  readonly endpoint: string;
+  /**
+   * Id of the endpoint (subscription) the message goes to; its URL and
+   * signing secret are looked up by this id at each attempt, so a changed
+   * URL or a rotated secret applies to queued messages too.
+   */
+  readonly endpointId: string;
   /** Event name, e.g. `plant.created`. */
   readonly eventType: string;
   /** Exact request body (JSON text); signed and sent byte for byte on every attempt. */
@@ -27,12 +31,14 @@ export interface DeliveryAttempt {
   readonly statusCode?: number;
   /** Why it failed when there was no usable answer (timeout, refused, …) or why a status counted as failure. */
   readonly error?: string;
+  /** Cut short by a shutdown; it did not count toward the retry schedule. Absent otherwise. */
+  readonly interrupted?: true;
 }
 
 /** A delivery with its state and full attempt log, for operators. */
 export interface Delivery extends NewDelivery {
   readonly status: DeliveryStatus;
-  /** Number of attempts made so far (= `attempts.length`). */
+  /** Number of attempts made so far, interrupted ones included (= `attempts.length`). */
   readonly attemptCount: number;
   /** When the next attempt is due, epoch ms; only while pending. */
   readonly nextAttemptAt?: number;
@@ -42,7 +48,7 @@ export interface Delivery extends NewDelivery {
 
 /** A pending delivery leased to one dispatcher. */
 export interface ClaimedDelivery extends NewDelivery {
-  /** Attempts made before this one. */
+  /** Attempts made before this one that count toward the retry schedule: interrupted ones do not. */
   readonly attemptCount: number;
   /** The lease ends at this time (epoch ms); after it, others may claim the delivery. */
   readonly leaseExpiresAt: number;
@@ -57,7 +63,7 @@ export interface ClaimDueOptions {
   readonly leaseMs: number;
   /** Maximum number of deliveries to claim; at least 1. */
   readonly limit: number;
-  /** Endpoints not to claim for (they are at their concurrency cap). @default none */
+  /** Endpoint ids not to claim for (they are at their concurrency cap). @default none */
   readonly skipEndpoints?: readonly string[];
 }
 
@@ -65,7 +71,9 @@ export interface ClaimDueOptions {
 export type AttemptOutcome =
   | { readonly status: 'delivered' }
   | { readonly status: 'pending'; readonly nextAttemptAt: number }
-  | { readonly status: 'failed' };
+  | { readonly status: 'failed' }
+  /** Cut short by a shutdown: stays pending and due as before (so at once), and does not count toward the retry schedule. */
+  | { readonly status: 'interrupted' };
 
 export interface ListDeliveriesQuery {
   /** Only deliveries in this state. @default all */
@@ -83,7 +91,7 @@ export interface ListDeliveriesQuery {
 export interface WebhookOutbox {
   /** Leases up to `limit` pending deliveries due at `now` (next attempt ≤ now, no live lease), earliest due first; atomic, so concurrent claimers never get the same delivery. `[]` when none. */
   claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]>;
-  /** Appends the attempt to the log, applies the outcome and clears the lease, atomically and only while `owner` holds the lease; returns `false` (writing nothing) otherwise. */
+  /** Appends the attempt to the log (marked `interrupted` for that outcome), applies the outcome and clears the lease, atomically and only while `owner` holds the lease; returns `false` (writing nothing) otherwise. */
   recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean>;
   /** Ends `owner`'s leases on these deliveries without recording an attempt; others are left alone. */
   release(ids: readonly string[], owner: string): Promise<void>;

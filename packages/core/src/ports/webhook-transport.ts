@@ -1,4 +1,4 @@
-/** One signed webhook POST, ready to send. */
+/** One signed webhook request, ready to send. */
 export interface WebhookRequest {
   readonly url: string;
   /** Complete header set (content type, user agent, Standard Webhooks headers). */
@@ -7,20 +7,27 @@ export interface WebhookRequest {
   readonly body: string;
   /** Give up after this many milliseconds. */
   readonly timeoutMs: number;
+  /** Aborted when the dispatcher shuts down: stop the attempt and resolve promptly (core records it as interrupted unless the outcome is `delivered`). */
+  readonly signal: AbortSignal;
 }
 
-/** What happened to one POST. Exactly one of `statusCode` or `error` is set. */
-export interface WebhookResponse {
-  /** Status of the receiver's answer (any status; 3xx is not followed). */
-  readonly statusCode?: number;
-  /** Raw `Retry-After` header of the answer, if any. */
-  readonly retryAfter?: string;
-  /** Why there was no answer: timeout, connection refused, … (no secrets). */
-  readonly error?: string;
-}
+/**
+ * What one attempt came to, in core's terms; the transport maps its protocol
+ * onto these (the HTTP one: 2xx, 410, 429/503 with `Retry-After`, …). Core
+ * decides what happens next: the retry schedule is its own.
+ */
+export type WebhookSendOutcome =
+  /** The receiver took the message. */
+  | { readonly kind: 'delivered'; readonly statusCode?: number }
+  /** Not taken this time, may work later: retried on core's schedule, and not before `notBefore` (epoch ms) when the receiver asked for a later time (core caps how long it waits). */
+  | { readonly kind: 'retry'; readonly reason: string; readonly statusCode?: number; readonly notBefore?: number }
+  /** The receiver says the endpoint is gone for good: no more attempts for this delivery. */
+  | { readonly kind: 'gone'; readonly reason: string; readonly statusCode?: number }
+  /** Can never work however often it is tried (e.g. a URL the transport cannot send to): no more attempts. */
+  | { readonly kind: 'failed'; readonly reason: string; readonly statusCode?: number };
 
 /** Sends webhook requests over some wire (the reference one is HTTP, in http-node). */
 export interface WebhookTransport {
-  /** Sends the request once; never follows redirects; resolves (never rejects) with the status or an error. */
-  send(request: WebhookRequest): Promise<WebhookResponse>;
+  /** Sends the request once; resolves (never rejects) with the outcome. `reason` and `statusCode` go to the attempt log as they are: no secrets in them. */
+  send(request: WebhookRequest): Promise<WebhookSendOutcome>;
 }

@@ -3,8 +3,8 @@ import { parseListPlantsOptions, type ListPlantsInput } from '../domain/list-opt
 import type { Principal, Scope } from '../domain/principal.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { PlantEventBus, PlantEvents } from '../events/plant-events.js';
-import type { Clock } from '../ports/clock.js';
-import type { Logger } from '../ports/logger.js';
+import { systemClock, type Clock } from '../ports/clock.js';
+import { silentLogger, type Logger } from '../ports/logger.js';
 import type { PlantRepository } from '../ports/plant-repository.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
 import { newMessageId } from '../webhooks/message-id.js';
@@ -12,6 +12,16 @@ import { subscriptionMatches, type WebhookSubscription } from '../webhooks/webho
 import type { PlantListing } from './plant-listing.js';
 
 export interface PlantServiceOptions {
+  /** Where the plants (and, in the same transaction, their deliveries) are written. */
+  readonly plants: PlantRepository;
+  /** Receives `plant.created` and `plant.deleted` after each commit. */
+  readonly events: PlantEventBus;
+  /** Stamps queued deliveries. @default the system clock */
+  readonly clock?: Clock;
+  /** Reports failing event listeners. @default a logger that drops everything */
+  readonly logger?: Logger;
+  /** Who gets a "New Plant" delivery; validated (`WebhookSubscriptionSchema`). @default [] */
+  readonly subscriptions?: readonly WebhookSubscription[];
   /** Plants read from storage per batch when streaming. @default 500 */
   readonly batchSize?: number;
 }
@@ -35,19 +45,12 @@ export class PlantService {
   readonly #subscriptions: readonly WebhookSubscription[];
   readonly #batchSize: number;
 
-  constructor(
-    plants: PlantRepository,
-    events: PlantEventBus,
-    clock: Clock,
-    logger: Logger,
-    subscriptions: readonly WebhookSubscription[],
-    options: PlantServiceOptions = {},
-  ) {
-    this.#plants = plants;
-    this.#events = events;
-    this.#clock = clock;
-    this.#logger = logger;
-    this.#subscriptions = subscriptions;
+  constructor(options: PlantServiceOptions) {
+    this.#plants = options.plants;
+    this.#events = options.events;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+    this.#subscriptions = options.subscriptions ?? [];
     this.#batchSize = options.batchSize ?? 500;
   }
 
@@ -142,7 +145,7 @@ export class PlantService {
     const createdAt = this.#clock.now();
     for (const subscription of this.#subscriptions) {
       if (!subscriptionMatches(subscription, tenant)) continue;
-      deliveries.push({ id: newMessageId(), tenant, endpoint: subscription.url, eventType: 'plant.created', payload, createdAt });
+      deliveries.push({ id: newMessageId(), tenant, endpointId: subscription.id, eventType: 'plant.created', payload, createdAt });
     }
     return deliveries;
   }

@@ -2,16 +2,24 @@ import { NotFoundError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { Delivery, ListDeliveriesQuery, WebhookOutbox } from '../ports/webhook-outbox.js';
 
+export interface WebhookAdminOptions {
+  readonly outbox: WebhookOutbox;
+  /** Dates re-queued deliveries. */
+  readonly clock: Clock;
+  /** Called after a delivery is re-queued (the store wakes its dispatcher). @default nothing */
+  readonly onRequeue?: () => void;
+}
+
 /** Operator tools over the outbox: inspect deliveries and re-queue failed ones. */
 export class WebhookAdmin {
   readonly #outbox: WebhookOutbox;
   readonly #clock: Clock;
   readonly #onRequeue: () => void;
 
-  constructor(outbox: WebhookOutbox, clock: Clock, onRequeue: () => void = () => {}) {
-    this.#outbox = outbox;
-    this.#clock = clock;
-    this.#onRequeue = onRequeue;
+  constructor(options: WebhookAdminOptions) {
+    this.#outbox = options.outbox;
+    this.#clock = options.clock;
+    this.#onRequeue = options.onRequeue ?? (() => {});
   }
 
   /** Deliveries (newest first) with status and attempt log. */

@@ -7,9 +7,13 @@ import { ALL_SCOPES, type Principal } from '../domain/principal.js';
 import type { LogFields, Logger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookOutbox } from '../ports/webhook-outbox.js';
-import type { WebhookRequest, WebhookResponse, WebhookTransport } from '../ports/webhook-transport.js';
+import type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from '../ports/webhook-transport.js';
 import { systemClock } from '../ports/clock.js';
-import { DEFAULT_USER_AGENT, WebhookDispatcher } from './webhook-dispatcher.js';
+import { validate } from '../domain/validate.js';
+import { subscriptionTargets } from './delivery-targets.js';
+import { DEFAULT_USER_AGENT } from './webhook-defaults.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookSubscriptionSchema, subscriptionId } from './webhook-subscription.js';
 
 const acme: Principal = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
 const globex: Principal = { subject: 'tester', tenant: 'globex', scopes: ALL_SCOPES };
@@ -19,8 +23,27 @@ interface Sent extends WebhookRequest {
   readonly sentAt: number;
 }
 
+const answered = (statusCode: number): WebhookSendOutcome =>
+  statusCode >= 200 && statusCode < 300
+    ? { kind: 'delivered', statusCode }
+    : statusCode === 410
+      ? { kind: 'gone', statusCode, reason: 'receiver answered 410 Gone' }
+      : { kind: 'retry', statusCode, reason: `receiver answered ${statusCode}` };
+
+/** A receiver that never answers; the attempt ends only when the dispatcher aborts it (as the port asks of transports). */
+const hang = (request: WebhookRequest) =>
+  new Promise<WebhookSendOutcome>((resolve) =>
+    request.signal.addEventListener('abort', () => resolve({ kind: 'retry', reason: 'aborted' }), { once: true }),
+  );
+
+/** A transport that ignores the abort (against the port's contract): its attempts never end. */
+const ignoreAbort = () => new Promise<WebhookSendOutcome>(() => {});
+
+/** The dispatcher's view of subscriptions, validated as `createPlantStore` does. */
+const targetsOf = (...subscriptions: object[]) => subscriptionTargets(subscriptions.map((entry) => validate(WebhookSubscriptionSchema, entry)));
+
 /** An in-memory transport: records every request and answers with `respond`. */
-function fakeTransport(respond: (request: WebhookRequest, sent: Sent[]) => WebhookResponse | Promise<WebhookResponse> = () => ({ statusCode: 204 })) {
+function fakeTransport(respond: (request: WebhookRequest, sent: Sent[]) => WebhookSendOutcome | Promise<WebhookSendOutcome> = () => answered(204)) {
   const sent: Sent[] = [];
   const transport: WebhookTransport = {
     async send(request) {
@@ -104,7 +127,7 @@ describe('WebhookDispatcher', () => {
 
   it('retries on the schedule with the same webhook-id and a fresh signature until a 2xx', async () => {
     const secret = newSecret();
-    const { transport, sent } = fakeTransport((_, all) => (all.length <= 2 ? { statusCode: 500 } : { statusCode: 200 }));
+    const { transport, sent } = fakeTransport((_, all) => (all.length <= 2 ? answered(500) : answered(200)));
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret }] });
     await store.plants.create(acme, { id: 1, name: 'Fern', tag: 'green' });
     await waitFor(async () => (await store.webhooks.list())[0]?.status === 'delivered', 'delivery after retries');
@@ -120,7 +143,7 @@ describe('WebhookDispatcher', () => {
 
   it('fails after the last scheduled retry, keeps the attempts, and delivers after a requeue', async () => {
     let healthy = false;
-    const { transport, sent } = fakeTransport(() => (healthy ? { statusCode: 200 } : { error: 'connect ECONNREFUSED' }));
+    const { transport, sent } = fakeTransport(() => (healthy ? answered(200) : { kind: 'retry', reason: 'connect ECONNREFUSED' }));
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] });
     await store.plants.create(acme, { id: 1, name: 'Fern' });
     await waitFor(async () => (await store.webhooks.list())[0]?.status === 'failed', 'failed status');
@@ -138,7 +161,7 @@ describe('WebhookDispatcher', () => {
   });
 
   it('stops retrying on 410 Gone', async () => {
-    const { transport, sent } = fakeTransport(() => ({ statusCode: 410 }));
+    const { transport, sent } = fakeTransport(() => answered(410));
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] });
     await store.plants.create(acme, { id: 1, name: 'Fern' });
     await waitFor(async () => (await store.webhooks.list())[0]?.status === 'failed', 'failed status');
@@ -177,8 +200,7 @@ describe('WebhookDispatcher', () => {
   });
 
   it('does not let a hanging endpoint hold up a healthy one', async () => {
-    const never = new Promise<WebhookResponse>(() => {});
-    const { transport, sent } = fakeTransport((request) => (request.url.endsWith('/slow') ? never : { statusCode: 200 }));
+    const { transport, sent } = fakeTransport((request) => (request.url.endsWith('/slow') ? hang(request) : answered(200)));
     const store = storeWith({
       transport,
       concurrency: 8,
@@ -196,8 +218,7 @@ describe('WebhookDispatcher', () => {
   });
 
   it('does not go to storage on every commit while every endpoint is at its cap', async () => {
-    const never = new Promise<WebhookResponse>(() => {});
-    const { transport, sent } = fakeTransport(() => never);
+    const { transport, sent } = fakeTransport(hang);
     const storage = memoryStorage();
     const outbox = storage.outbox;
     let claims = 0;
@@ -237,8 +258,7 @@ describe('WebhookDispatcher', () => {
       webhooks: { subscriptions: [{ url: 'http://hooks.test/old', secret: newSecret() }] },
     });
     await producer.plants.create(acme, { id: 1, name: 'Fern' });
-    const never = new Promise<WebhookResponse>(() => {});
-    const { transport, sent } = fakeTransport(() => never);
+    const { transport, sent } = fakeTransport(hang);
     const store = storeWith(
       {
         transport,
@@ -254,7 +274,7 @@ describe('WebhookDispatcher', () => {
     await waitFor(() => sent.length === 1, 'the subscribed endpoint at its cap');
     expect(await store.webhooks.list({ status: 'failed' })).toEqual([]);
     await waitFor(async () => (await store.webhooks.list({ status: 'failed' })).length === 1, 'the old delivery failed');
-    expect((await store.webhooks.list({ status: 'failed' }))[0]!.endpoint).toBe('http://hooks.test/old');
+    expect((await store.webhooks.list({ status: 'failed' }))[0]!.endpointId).toBe(subscriptionId('http://hooks.test/old'));
     expect(sent).toHaveLength(1);
   });
 
@@ -265,7 +285,7 @@ describe('WebhookDispatcher', () => {
       peak = Math.max(peak, ++inFlight);
       await new Promise((resolve) => setTimeout(resolve, 2));
       inFlight--;
-      return { statusCode: 200 };
+      return answered(200);
     });
     const subscriptions = Array.from({ length: 4 }, (_, i) => ({ url: `http://hooks.test/${i}`, secret: newSecret() }));
     const store = storeWith({ transport, subscriptions, concurrency: 5, perEndpointConcurrency: 5 });
@@ -283,9 +303,9 @@ describe('WebhookDispatcher', () => {
     for (let id = 1; id <= 200; id++) await producer.plants.create(acme, { id, name: `P${id}` });
     const { transport, sent } = fakeTransport(async () => {
       await new Promise((resolve) => setImmediate(resolve));
-      return { statusCode: 200 };
+      return answered(200);
     });
-    const options = { outbox: storage.outbox, transport, clock: systemClock, logger: recordingLogger().logger, subscriptions: [subscription], jitter: 0, concurrency: 7, perEndpointConcurrency: 7 };
+    const options = { outbox: storage.outbox, transport, clock: systemClock, logger: recordingLogger().logger, targets: targetsOf(subscription), jitter: 0, concurrency: 7, perEndpointConcurrency: 7 };
     const dispatchers = [new WebhookDispatcher(options), new WebhookDispatcher(options)];
     expect(dispatchers[0]!.owner).not.toBe(dispatchers[1]!.owner);
     for (const dispatcher of dispatchers) dispatcher.start();
@@ -309,7 +329,7 @@ describe('WebhookDispatcher', () => {
     await producer.plants.create(acme, { id: 1, name: 'Fern' });
     const { logger, lines } = recordingLogger();
     const { transport, sent } = fakeTransport();
-    const dispatcher = new WebhookDispatcher({ outbox: flaky, transport, clock: systemClock, logger, subscriptions: [subscription], pollIntervalMs: 10 });
+    const dispatcher = new WebhookDispatcher({ outbox: flaky, transport, clock: systemClock, logger, targets: targetsOf(subscription), pollIntervalMs: 10 });
     dispatcher.start();
     await waitFor(() => sent.length === 1, 'delivery after storage recovered');
     await dispatcher.stop();
@@ -334,7 +354,7 @@ describe('WebhookDispatcher', () => {
     const gate = new Promise<void>((resolve) => (finish = resolve));
     const { transport, sent } = fakeTransport(async () => {
       await gate;
-      return { statusCode: 200 };
+      return answered(200);
     });
     const storage = memoryStorage();
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] }, storage);
@@ -350,22 +370,82 @@ describe('WebhookDispatcher', () => {
     await store.close();
   });
 
-  it('releases what stop() leaves unfinished to the next dispatcher after the lease', async () => {
+  it('stop() interrupts attempts still running after its grace: logged as interrupted, due at once, no retry used up', async () => {
     const storage = memoryStorage();
     const subscription = { url: 'http://hooks.test/a', secret: newSecret() };
     const producer = createPlantStore({ storage, webhooks: { subscriptions: [subscription] } });
     await producer.plants.create(acme, { id: 1, name: 'Fern' });
-    const hanging = fakeTransport(() => new Promise<WebhookResponse>(() => {}));
-    const base = { outbox: storage.outbox, clock: systemClock, logger: recordingLogger().logger, subscriptions: [subscription], jitter: 0 };
-    const first = new WebhookDispatcher({ ...base, transport: hanging.transport, leaseMs: 100, stopTimeoutMs: 10 });
+    // No retries at all: an interrupted attempt that counted would fail the delivery.
+    const base = { outbox: storage.outbox, clock: systemClock, logger: recordingLogger().logger, targets: targetsOf(subscription), jitter: 0, retrySchedule: [] };
+    const hanging = fakeTransport(hang);
+    const first = new WebhookDispatcher({ ...base, transport: hanging.transport, leaseMs: 600_000, stopTimeoutMs: 10 });
     first.start();
     await waitFor(() => hanging.sent.length === 1, 'hanging attempt');
     await first.stop();
+    const [interrupted] = await storage.outbox.list();
+    expect(interrupted).toMatchObject({ status: 'pending', attemptCount: 1, nextAttemptAt: interrupted!.createdAt });
+    expect(interrupted!.attempts).toEqual([
+      { at: expect.any(Number), durationMs: expect.any(Number), error: 'interrupted: the dispatcher stopped', interrupted: true },
+    ]);
+    // The lease is gone: another dispatcher sends it at once, not after the 10-minute lease.
     const healthy = fakeTransport();
-    const second = new WebhookDispatcher({ ...base, transport: healthy.transport, pollIntervalMs: 20 });
+    const second = new WebhookDispatcher({ ...base, transport: healthy.transport, pollIntervalMs: 60_000 });
     second.start();
-    await waitFor(() => healthy.sent.length === 1, 'takeover after the lease');
+    await waitFor(async () => (await storage.outbox.get(interrupted!.id))?.status === 'delivered', 'delivery by the next dispatcher');
     await second.stop();
-    expect(healthy.sent[0]!.headers['webhook-id']).toBe(hanging.sent[0]!.headers['webhook-id']);
+    expect(healthy.sent[0]!.headers['webhook-id']).toBe(interrupted!.id);
+    expect((await storage.outbox.get(interrupted!.id))!.attempts.map((attempt) => attempt.interrupted ?? false)).toEqual([true, false]);
+  });
+
+  it('releases the leases of attempts whose transport ignores the abort, so the next dispatcher takes over at once', async () => {
+    const storage = memoryStorage();
+    const subscription = { url: 'http://hooks.test/a', secret: newSecret() };
+    const producer = createPlantStore({ storage, webhooks: { subscriptions: [subscription] } });
+    await producer.plants.create(acme, { id: 1, name: 'Fern' });
+    const { logger, lines } = recordingLogger();
+    const stuck = fakeTransport(ignoreAbort);
+    const base = { outbox: storage.outbox, clock: systemClock, logger, targets: targetsOf(subscription), jitter: 0 };
+    const first = new WebhookDispatcher({ ...base, transport: stuck.transport, leaseMs: 600_000, stopTimeoutMs: 10 });
+    first.start();
+    await waitFor(() => stuck.sent.length === 1, 'stuck attempt');
+    await first.stop();
+    expect(lines.some((line) => line.level === 'warn' && /ignored the abort/.test(line.message))).toBe(true);
+    const healthy = fakeTransport();
+    const second = new WebhookDispatcher({ ...base, transport: healthy.transport, pollIntervalMs: 60_000 });
+    second.start();
+    await waitFor(() => healthy.sent.length === 1, 'takeover without waiting for the lease');
+    await second.stop();
+    expect(healthy.sent[0]!.headers['webhook-id']).toBe(stuck.sent[0]!.headers['webhook-id']);
+  });
+
+  it('finds queued deliveries by subscription id, so a subscription keeps its queue when its url changes', async () => {
+    const storage = memoryStorage();
+    const producer = createPlantStore({ storage, webhooks: { subscriptions: [{ id: 'orders', url: 'http://old.test/hook', secret: newSecret() }] } });
+    await producer.plants.create(acme, { id: 1, name: 'Fern' });
+    expect((await storage.outbox.list())[0]!.endpointId).toBe('orders');
+    const secret = newSecret();
+    const { transport, sent } = fakeTransport();
+    storeWith({ transport, subscriptions: [{ id: 'orders', url: 'http://new.test/hook', secret }] }, storage);
+    await waitFor(() => sent.length === 1, 'delivery to the new url');
+    expect(sent[0]!.url).toBe('http://new.test/hook');
+    expect(() => new Webhook(secret).verify(sent[0]!.body, sent[0]!.headers)).not.toThrow();
+  });
+
+  it('signs with every key of the target (a secret rotation), each signature verifiable', async () => {
+    const current = newSecret();
+    const previous = newSecret();
+    const keyOf = (secret: string) => Buffer.from(secret.slice('whsec_'.length), 'base64');
+    const storage = memoryStorage();
+    const producer = createPlantStore({ storage, webhooks: { subscriptions: [{ id: 'ep_1', url: 'http://hooks.test/a', secret: current }] } });
+    await producer.plants.create(acme, { id: 1, name: 'Fern' });
+    const { transport, sent } = fakeTransport();
+    const targets = { resolve: () => ({ url: 'http://hooks.test/a', keys: [keyOf(current), keyOf(previous)] }) };
+    const dispatcher = new WebhookDispatcher({ outbox: storage.outbox, transport, clock: systemClock, logger: recordingLogger().logger, targets });
+    dispatcher.start();
+    await waitFor(() => sent.length === 1, 'the attempt');
+    await dispatcher.stop();
+    const [request] = sent;
+    expect(request!.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
+    for (const secret of [current, previous]) expect(() => new Webhook(secret).verify(request!.body, request!.headers)).not.toThrow();
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { objectMessage } from '../domain/validate.js';
 
@@ -16,27 +17,48 @@ export function secretKey(secret: string): Buffer | undefined {
   return key;
 }
 
-/** A subscriber to "New Plant": where to POST, how to sign, and which tenant (absent = all). */
-export const WebhookSubscriptionSchema = v.strictObject(
-  {
-    url: v.pipe(
-      v.string('url must be an http or https URL'),
-      v.check((url) => {
-        try {
-          const parsed = new URL(url);
-          return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
-        } catch {
-          return false;
-        }
-      }, 'url must be an absolute http or https URL'),
-    ),
-    secret: v.pipe(
-      v.string(SECRET_MESSAGE),
-      v.check((secret) => (secretKey(secret)?.length ?? 0) >= MIN_SECRET_BYTES, SECRET_MESSAGE),
-    ),
-    tenant: v.exactOptional(v.pipe(v.string('tenant must be a non-empty string'), v.minLength(1, 'tenant must be a non-empty string'))),
-  },
-  objectMessage('a subscription must be an object {url, secret, tenant?}'),
+const ID_MESSAGE = 'id must be 1 to 64 letters, digits, "_", "-", "." or ":"';
+
+/**
+ * The id a subscription gets when its configuration names none: `sub_` and
+ * 24 hex digits of the SHA-256 of its url, exactly as written. Stable across
+ * restarts and instances, so queued deliveries find their subscription again;
+ * it changes with the url, so a subscription whose url changes while
+ * deliveries are queued should be given an explicit `id`.
+ */
+export function subscriptionId(url: string): string {
+  return `sub_${createHash('sha256').update(url, 'utf8').digest('hex').slice(0, 24)}`;
+}
+
+/**
+ * A subscriber to "New Plant": where to POST, how to sign, which tenant
+ * (absent = all), and its id (deliveries refer to it by id; derived from the
+ * url unless given, see {@link subscriptionId}).
+ */
+export const WebhookSubscriptionSchema = v.pipe(
+  v.strictObject(
+    {
+      id: v.exactOptional(v.pipe(v.string(ID_MESSAGE), v.regex(/^[A-Za-z0-9_.:-]{1,64}$/, ID_MESSAGE))),
+      url: v.pipe(
+        v.string('url must be an http or https URL'),
+        v.check((url) => {
+          try {
+            const parsed = new URL(url);
+            return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
+          } catch {
+            return false;
+          }
+        }, 'url must be an absolute http or https URL'),
+      ),
+      secret: v.pipe(
+        v.string(SECRET_MESSAGE),
+        v.check((secret) => (secretKey(secret)?.length ?? 0) >= MIN_SECRET_BYTES, SECRET_MESSAGE),
+      ),
+      tenant: v.exactOptional(v.pipe(v.string('tenant must be a non-empty string'), v.minLength(1, 'tenant must be a non-empty string'))),
+    },
+    objectMessage('a subscription must be an object {url, secret, tenant?, id?}'),
+  ),
+  v.transform(({ id, ...rest }) => ({ ...rest, id: id ?? subscriptionId(rest.url) })),
 );
 
 export type WebhookSubscription = v.InferOutput<typeof WebhookSubscriptionSchema>;

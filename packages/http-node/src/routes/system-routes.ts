@@ -39,5 +39,5 @@ function pingWithTimeout(context: RouteContext): Promise<void> {
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`storage did not answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
   });
-  return Promise.race([context.store.storage.ping(), timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([context.store.ready(), timeout]).finally(() => clearTimeout(timer));
 }

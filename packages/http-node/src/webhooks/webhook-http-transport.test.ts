@@ -36,18 +36,20 @@ async function receiver(handle: (req: http.IncomingMessage, res: http.ServerResp
   return { received, port, url: `http://127.0.0.1:${port}` };
 }
 
-const request = (url: string, overrides: Partial<{ body: string; timeoutMs: number; headers: Record<string, string> }> = {}) => ({
+const request = (url: string, overrides: Partial<{ body: string; timeoutMs: number; headers: Record<string, string>; signal: AbortSignal }> = {}) => ({
   url,
   headers: { 'content-type': 'application/json', 'user-agent': 'plant-store/test', 'webhook-id': 'msg_1', ...overrides.headers },
   body: overrides.body ?? '{"id":9223372036854775807,"name":"Fern 🌿"}',
   timeoutMs: overrides.timeoutMs ?? 2_000,
+  signal: overrides.signal ?? new AbortController().signal,
 });
+const delivered = (statusCode: number) => ({ kind: 'delivered', statusCode });
 
 describe('webhookHttpTransport', () => {
-  it('POSTs the exact body with the given headers and resolves with the status', async () => {
+  it('POSTs the exact body with the given headers and resolves with delivered on a 2xx', async () => {
     const { received, url } = await receiver((_, res) => res.writeHead(204).end());
     const response = await webhookHttpTransport().send(request(`${url}/hook?x=1`));
-    expect(response).toEqual({ statusCode: 204 });
+    expect(response).toEqual(delivered(204));
     expect(received).toHaveLength(1);
     const [hit] = received;
     expect(hit!.method).toBe('POST');
@@ -72,18 +74,32 @@ describe('webhookHttpTransport', () => {
   it('reuses kept-alive connections', async () => {
     const { received, url } = await receiver((_, res) => res.end('ok'));
     const transport = webhookHttpTransport();
-    for (let i = 0; i < 3; i++) expect(await transport.send(request(url))).toEqual({ statusCode: 200 });
+    for (let i = 0; i < 3; i++) expect(await transport.send(request(url))).toEqual(delivered(200));
     expect(new Set(received.map((hit) => hit.socket)).size).toBe(1);
   });
 
-  it('returns any status and the raw Retry-After header', async () => {
+  it('maps 429 and 503 with Retry-After to a retry not before that time, 410 to gone, other statuses to a retry', async () => {
     const { url } = await receiver((req, res) => {
       if (req.url === '/busy') res.writeHead(429, { 'retry-after': '7' }).end('slow down');
-      else res.writeHead(503, { 'retry-after': 'Wed, 21 Oct 2099 07:28:00 GMT' }).end();
+      else if (req.url === '/down') res.writeHead(503, { 'retry-after': 'Wed, 21 Oct 2099 07:28:00 GMT' }).end();
+      else if (req.url === '/gone') res.writeHead(410).end();
+      else res.writeHead(500, { 'retry-after': '7' }).end();
     });
     const transport = webhookHttpTransport();
-    expect(await transport.send(request(`${url}/busy`))).toEqual({ statusCode: 429, retryAfter: '7' });
-    expect(await transport.send(request(`${url}/down`))).toEqual({ statusCode: 503, retryAfter: 'Wed, 21 Oct 2099 07:28:00 GMT' });
+    const before = Date.now();
+    const busy = await transport.send(request(`${url}/busy`));
+    expect(busy).toMatchObject({ kind: 'retry', statusCode: 429, reason: 'receiver answered 429' });
+    const notBefore = (busy as { notBefore?: number }).notBefore!;
+    expect(notBefore).toBeGreaterThanOrEqual(before + 7_000);
+    expect(notBefore).toBeLessThanOrEqual(Date.now() + 7_000);
+    expect(await transport.send(request(`${url}/down`))).toEqual({
+      kind: 'retry',
+      statusCode: 503,
+      reason: 'receiver answered 503',
+      notBefore: Date.parse('Wed, 21 Oct 2099 07:28:00 GMT'),
+    });
+    expect(await transport.send(request(`${url}/gone`))).toEqual({ kind: 'gone', statusCode: 410, reason: 'receiver answered 410 Gone: no more attempts' });
+    expect(await transport.send(request(`${url}/error`))).toEqual({ kind: 'retry', statusCode: 500, reason: 'receiver answered 500' });
   });
 
   it('does not follow redirects', async () => {
@@ -91,7 +107,11 @@ describe('webhookHttpTransport', () => {
       if (req.url === '/old') res.writeHead(307, { location: '/new' }).end();
       else res.writeHead(200).end();
     });
-    expect(await webhookHttpTransport().send(request(`${url}/old`))).toEqual({ statusCode: 307 });
+    expect(await webhookHttpTransport().send(request(`${url}/old`))).toEqual({
+      kind: 'retry',
+      statusCode: 307,
+      reason: 'receiver answered 307 (redirects are not followed)',
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(received.map((hit) => hit.url)).toEqual(['/old']);
   });
@@ -100,7 +120,7 @@ describe('webhookHttpTransport', () => {
     const { received, url } = await receiver(() => {});
     const started = Date.now();
     const response = await webhookHttpTransport().send(request(url, { timeoutMs: 150 }));
-    expect(response).toEqual({ error: 'timeout after 150 ms' });
+    expect(response).toEqual({ kind: 'retry', reason: 'timeout after 150 ms' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     expect(received).toHaveLength(1);
   });
@@ -112,7 +132,7 @@ describe('webhookHttpTransport', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
     try {
-      expect(await webhookHttpTransport().send(request(`http://127.0.0.1:${port}/`, { timeoutMs: 100 }))).toEqual({ error: 'timeout after 100 ms' });
+      expect(await webhookHttpTransport().send(request(`http://127.0.0.1:${port}/`, { timeoutMs: 100 }))).toEqual({ kind: 'retry', reason: 'timeout after 100 ms' });
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
@@ -124,8 +144,7 @@ describe('webhookHttpTransport', () => {
     const port = new URL(url).port;
     for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
     const response = await webhookHttpTransport().send(request(`http://127.0.0.1:${port}/`));
-    expect(response.statusCode).toBeUndefined();
-    expect(response.error).toMatch(/ECONNREFUSED/);
+    expect(response).toEqual({ kind: 'retry', reason: expect.stringMatching(/ECONNREFUSED/) });
   });
 
   it('resolves with the status without waiting for a huge or endless body', async () => {
@@ -135,14 +154,29 @@ describe('webhookHttpTransport', () => {
       else res.write('x'.repeat(1000)); // and never ends
     });
     const transport = webhookHttpTransport();
-    expect(await transport.send(request(`${url}/huge`))).toEqual({ statusCode: 200 });
-    expect(await transport.send(request(`${url}/endless`, { timeoutMs: 100 }))).toEqual({ statusCode: 200 });
+    expect(await transport.send(request(`${url}/huge`))).toEqual(delivered(200));
+    expect(await transport.send(request(`${url}/endless`, { timeoutMs: 100 }))).toEqual(delivered(200));
   });
 
-  it('never rejects on a bad url', async () => {
+  it('never rejects on a bad url: it can never work, so it is failed', async () => {
     const transport = webhookHttpTransport();
-    expect(await transport.send(request('not a url'))).toEqual({ error: 'invalid url' });
-    expect(await transport.send(request('ftp://127.0.0.1/x'))).toEqual({ error: 'unsupported protocol ftp:' });
+    expect(await transport.send(request('not a url'))).toEqual({ kind: 'failed', reason: 'invalid url' });
+    expect(await transport.send(request('ftp://127.0.0.1/x'))).toEqual({ kind: 'failed', reason: 'unsupported protocol ftp:' });
+  });
+
+  it('ends a hanging attempt at once when its signal aborts, closing the connection', async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const { received, url } = await receiver((req) => req.socket.once('close', () => closed()));
+    const controller = new AbortController();
+    const sending = webhookHttpTransport().send(request(url, { timeoutMs: 600_000, signal: controller.signal }));
+    while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    expect(await sending).toEqual({ kind: 'retry', reason: 'aborted: the dispatcher stopped' });
+    await connectionClosed;
+    // Already aborted: nothing is sent.
+    expect(await webhookHttpTransport().send(request(url, { signal: controller.signal }))).toEqual({ kind: 'retry', reason: 'aborted before sending' });
+    expect(received).toHaveLength(1);
   });
 
   it('retries once on a fresh socket when a reused keep-alive socket is reset', async () => {
@@ -155,12 +189,12 @@ describe('webhookHttpTransport', () => {
       else res.end();
     });
     const transport = webhookHttpTransport();
-    expect(await transport.send(request(url))).toEqual({ statusCode: 200 });
-    expect(await transport.send(request(url))).toEqual({ statusCode: 200 });
+    expect(await transport.send(request(url))).toEqual(delivered(200));
+    expect(await transport.send(request(url))).toEqual(delivered(200));
     expect(received).toHaveLength(3);
     expect(received[2]!.socket).not.toBe(received[0]!.socket);
     // A fresh socket is not retried: the reset is reported.
     const { url: alwaysReset } = await receiver((req) => req.socket.destroy());
-    expect((await webhookHttpTransport().send(request(alwaysReset))).error).toMatch(/socket hang up|ECONNRESET/);
+    expect(await webhookHttpTransport().send(request(alwaysReset))).toEqual({ kind: 'retry', reason: expect.stringMatching(/socket hang up|ECONNRESET/) });
   });
 });

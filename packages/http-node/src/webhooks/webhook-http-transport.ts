@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { WebhookRequest, WebhookResponse, WebhookTransport } from '@plant-store/core';
+import type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from '@plant-store/core';
+import { httpStatusOutcome } from './http-status-outcome.js';
 
 export interface WebhookHttpTransportOptions {
   /** Most sockets open to one receiver (host and port) at once; more requests queue. @default 64 */
@@ -15,86 +16,130 @@ export interface WebhookHttpTransportOptions {
 
 const USER_AGENT = /^user-agent$/i;
 
+/** What one send needs from the transport it belongs to. */
+interface SendContext {
+  readonly agents: Readonly<Record<'http:' | 'https:', http.Agent>>;
+  readonly maxResponseBytes: number;
+  readonly userAgent: string | undefined;
+}
+
 /**
  * The reference `WebhookTransport`: one POST per attempt with node:http or
- * node:https over keep-alive agents. The timeout covers connecting, sending
- * and the response headers; a response body is drained up to
- * `maxResponseBytes` within the same deadline. Redirects are never followed
- * (node:http does not). Resolves with the status, or with an error text;
- * never rejects.
+ * node:https over keep-alive agents, the answer mapped to core's outcomes by
+ * `httpStatusOutcome`. The timeout covers connecting, sending and the
+ * response headers; a response body is drained up to `maxResponseBytes`
+ * within the same deadline. Redirects are never followed (node:http does
+ * not). An abort of the request's signal ends the attempt at once. Never
+ * rejects.
  */
 export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}): WebhookTransport {
-  const maxResponseBytes = options.maxResponseBytes ?? 65_536;
   const agentOptions = {
     keepAlive: true,
     maxSockets: options.maxSockets ?? 64,
     timeout: options.idleSocketTimeoutMs ?? 4_000,
     scheduling: 'lifo' as const,
   };
-  const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) };
-
-  return {
-    send(request: WebhookRequest): Promise<WebhookResponse> {
-      return new Promise<WebhookResponse>((resolve) => {
-        let url: URL;
-        try {
-          url = new URL(request.url);
-        } catch {
-          resolve({ error: 'invalid url' });
-          return;
-        }
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-          resolve({ error: `unsupported protocol ${url.protocol}` });
-          return;
-        }
-        const client = url.protocol === 'https:' ? https : http;
-        const agent = agents[url.protocol];
-        const body = Buffer.from(request.body, 'utf8');
-        const headers: Record<string, string> = { ...request.headers, 'content-length': String(body.length) };
-        if (options.userAgent !== undefined && !Object.keys(headers).some((name) => USER_AGENT.test(name))) {
-          headers['user-agent'] = options.userAgent;
-        }
-
-        const controller = new AbortController();
-        const deadline = setTimeout(() => controller.abort(), request.timeoutMs);
-        let settled = false;
-        const settle = (response: WebhookResponse) => {
-          if (settled) return;
-          settled = true;
-          resolve(response);
-        };
-
-        const post = (mayRetry: boolean) => {
-          const req = client.request(url, { method: 'POST', headers, agent, signal: controller.signal });
-          req.on('response', (res) => {
-            const retryAfter = res.headers['retry-after'];
-            settle({ statusCode: res.statusCode ?? 0, ...(retryAfter !== undefined ? { retryAfter } : {}) });
-            // Drain (so the socket can be reused) but never buffer: the body means nothing to us.
-            let received = 0;
-            res.on('data', (chunk: Buffer) => {
-              received += chunk.length;
-              if (received > maxResponseBytes) res.destroy();
-            });
-            res.on('error', () => {}); // aborted or cut off on purpose; the status is already known
-            res.on('close', () => clearTimeout(deadline));
-          });
-          req.on('error', (error: NodeJS.ErrnoException) => {
-            if (settled) return;
-            // A kept-alive socket the receiver closed just as we reused it: the
-            // request never reached it, so try once more on a fresh socket (the Node docs' advice).
-            if (mayRetry && req.reusedSocket && error.code === 'ECONNRESET' && !controller.signal.aborted) {
-              post(false);
-              return;
-            }
-            clearTimeout(deadline);
-            settle({ error: controller.signal.aborted ? `timeout after ${request.timeoutMs} ms` : describe(error) });
-          });
-          req.end(body);
-        };
-        post(true);
-      });
-    },
+  const context: SendContext = {
+    agents: { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) },
+    maxResponseBytes: options.maxResponseBytes ?? 65_536,
+    userAgent: options.userAgent,
   };
+  return { send: (request) => send(request, context) };
+}
+
+function send(request: WebhookRequest, context: SendContext): Promise<WebhookSendOutcome> {
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return Promise.resolve({ kind: 'failed', reason: 'invalid url' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return Promise.resolve({ kind: 'failed', reason: `unsupported protocol ${url.protocol}` });
+  }
+  if (request.signal.aborted) return Promise.resolve({ kind: 'retry', reason: 'aborted before sending' });
+  return new Promise((resolve) => new Attempt(url, request, context, resolve).start());
+}
+
+/** One POST in flight: its deadline, its abort, and the one outcome it settles with. */
+class Attempt {
+  readonly #url: URL;
+  readonly #request: WebhookRequest;
+  readonly #context: SendContext;
+  readonly #resolve: (outcome: WebhookSendOutcome) => void;
+  readonly #body: Buffer;
+  readonly #headers: Record<string, string>;
+  readonly #controller = new AbortController();
+  #abortReason: string | undefined;
+  #deadline: NodeJS.Timeout | undefined;
+  #settled = false;
+  readonly #onShutdown = () => this.#abort('aborted: the dispatcher stopped');
+
+  constructor(url: URL, request: WebhookRequest, context: SendContext, resolve: (outcome: WebhookSendOutcome) => void) {
+    this.#url = url;
+    this.#request = request;
+    this.#context = context;
+    this.#resolve = resolve;
+    this.#body = Buffer.from(request.body, 'utf8');
+    this.#headers = { ...request.headers, 'content-length': String(this.#body.length) };
+    if (context.userAgent !== undefined && !Object.keys(this.#headers).some((name) => USER_AGENT.test(name))) {
+      this.#headers['user-agent'] = context.userAgent;
+    }
+  }
+
+  start(): void {
+    this.#deadline = setTimeout(() => this.#abort(`timeout after ${this.#request.timeoutMs} ms`), this.#request.timeoutMs);
+    this.#request.signal.addEventListener('abort', this.#onShutdown, { once: true });
+    this.#post(true);
+  }
+
+  #post(mayRetry: boolean): void {
+    const client = this.#url.protocol === 'https:' ? https : http;
+    const agent = this.#context.agents[this.#url.protocol as 'http:' | 'https:'];
+    const req = client.request(this.#url, { method: 'POST', headers: this.#headers, agent, signal: this.#controller.signal });
+    req.on('response', (res) => this.#onResponse(res));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (this.#settled) return;
+      // A kept-alive socket the receiver closed just as we reused it: the
+      // request never reached it, so try once more on a fresh socket (the Node docs' advice).
+      if (mayRetry && req.reusedSocket && error.code === 'ECONNRESET' && this.#abortReason === undefined) {
+        this.#post(false);
+        return;
+      }
+      this.#settle({ kind: 'retry', reason: this.#abortReason ?? describe(error) });
+    });
+    req.end(this.#body);
+  }
+
+  #onResponse(res: http.IncomingMessage): void {
+    const retryAfter = res.headers['retry-after'];
+    this.#settle(httpStatusOutcome(res.statusCode ?? 0, retryAfter, Date.now()), false);
+    // Drain (so the socket can be reused) but never buffer: the body means nothing to us.
+    let received = 0;
+    res.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > this.#context.maxResponseBytes) res.destroy();
+    });
+    res.on('error', () => {}); // aborted or cut off on purpose; the status is already known
+    res.on('close', () => this.#cleanUp());
+  }
+
+  #abort(reason: string): void {
+    this.#abortReason ??= reason;
+    this.#controller.abort();
+  }
+
+  #settle(outcome: WebhookSendOutcome, done = true): void {
+    if (done) this.#cleanUp();
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#resolve(outcome);
+  }
+
+  #cleanUp(): void {
+    clearTimeout(this.#deadline);
+    this.#request.signal.removeEventListener('abort', this.#onShutdown);
+  }
 }
 
 function describe(error: NodeJS.ErrnoException): string {

@@ -160,7 +160,7 @@ function formatTable(deliveries: readonly Delivery[]): string {
       new Date(delivery.createdAt).toISOString(),
       delivery.nextAttemptAt === undefined ? '-' : new Date(delivery.nextAttemptAt).toISOString(),
       result,
-      delivery.endpoint,
+      delivery.endpointId,
     ];
   });
   const header = ['ID', 'STATUS', 'ATTEMPTS', 'CREATED', 'NEXT ATTEMPT', 'LAST RESULT', 'ENDPOINT'];

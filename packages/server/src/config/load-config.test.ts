@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exportJWK, generateKeyPair } from 'jose';
-import { ConfigurationError, tokenDigest } from '@plant-store/core';
+import { ConfigurationError, subscriptionId, tokenDigest } from '@plant-store/core';
 import { loadConfig, parseServeArgs } from './load-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-config-'));
@@ -119,8 +119,8 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
         { token: 'file-token', tenant: 'f' },
       ],
       webhooks: [
-        { url: 'http://127.0.0.1:9/env', secret: SECRET, tenant: 'e' },
-        { url: 'http://127.0.0.1:9/env-file', secret: SECRET },
+        { id: subscriptionId('http://127.0.0.1:9/env'), url: 'http://127.0.0.1:9/env', secret: SECRET, tenant: 'e' },
+        { id: subscriptionId('http://127.0.0.1:9/env-file'), url: 'http://127.0.0.1:9/env-file', secret: SECRET },
       ],
       webhookRetryMs: [1_000, 2_000],
       webhookTimeoutMs: 3_000,
@@ -146,8 +146,8 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
         { token: 'flag-file-token', tenant: 'g' },
       ],
       webhooks: [
-        { url: 'http://127.0.0.1:9/flag', secret: SECRET },
-        { url: 'http://127.0.0.1:9/flag-file', secret: SECRET },
+        { id: subscriptionId('http://127.0.0.1:9/flag'), url: 'http://127.0.0.1:9/flag', secret: SECRET },
+        { id: subscriptionId('http://127.0.0.1:9/flag-file'), url: 'http://127.0.0.1:9/flag-file', secret: SECRET },
       ],
       webhookRetryMs: [10, 20, 30],
       webhookTimeoutMs: 500,
@@ -253,8 +253,8 @@ describe('loadConfig webhooks', () => {
       PLANT_STORE_WEBHOOKS_FILE: file,
     });
     expect(config.webhooks).toEqual([
-      { url: 'http://127.0.0.1:1/a', secret: SECRET },
-      { url: 'https://example.test/b', secret: SECRET, tenant: 'acme' },
+      { id: subscriptionId('http://127.0.0.1:1/a'), url: 'http://127.0.0.1:1/a', secret: SECRET },
+      { id: subscriptionId('https://example.test/b'), url: 'https://example.test/b', secret: SECRET, tenant: 'acme' },
     ]);
   });
 
@@ -276,6 +276,14 @@ describe('loadConfig webhooks', () => {
       ]),
       'http://127.0.0.1/a is subscribed twice',
     ],
+    [
+      JSON.stringify([
+        { id: 'hooks', url: 'http://127.0.0.1/a', secret: SECRET },
+        { id: 'hooks', url: 'http://127.0.0.1/b', secret: SECRET },
+      ]),
+      'subscription id hooks is configured twice',
+    ],
+    [JSON.stringify([{ id: 'no spaces', url: 'http://127.0.0.1/a', secret: SECRET }]), 'entry [0]: id must be 1 to 64 letters, digits, "_", "-", "." or ":"'],
   ])('rejects PLANT_STORE_WEBHOOKS=%s naming the variable and never the secret', (value, message) => {
     const error = configError(() => loadConfig([], { PLANT_STORE_WEBHOOKS: value }));
     expect(error.message).toBe(`PLANT_STORE_WEBHOOKS (--webhooks): ${message}`);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigurationError, tokenDigest, type WebhookSubscription } from '@plant-store/core';
+import { ConfigurationError, subscriptionId, tokenDigest, type WebhookSubscription } from '@plant-store/core';
 import { LOG_LEVELS, type LogLevel } from '../logging/json-logger.js';
 import { describeFsError } from './describe-fs-error.js';
 import { loadJwt, type JwtConfig } from './load-jwt.js';
@@ -204,15 +204,15 @@ function loadTokens(list: string | undefined, file: { path: string; content: str
   );
 }
 
-/** Subscriptions from the variable and the file, merged; deliveries are matched to subscriptions by url, so a url may appear once. */
+/** Subscriptions from the variable and the file, merged; deliveries find their subscription by id (derived from the url unless given), so an id may appear once. */
 function loadWebhooks(list: string | undefined, file: { path: string; content: string } | undefined): WebhookSubscription[] {
   return mergeUnique(
     [
       { key: 'webhooks', entries: list === undefined ? [] : parseWebhooks(list, settingName('webhooks')) },
       { key: 'webhooksFile', entries: file ? parseWebhooks(file.content, settingName('webhooksFile'), file.path) : [] },
     ],
-    (entry) => entry.url,
-    (entry) => `${entry.url} is subscribed twice`,
+    (entry) => entry.id,
+    (entry) => (entry.id === subscriptionId(entry.url) ? `${entry.url} is subscribed twice` : `subscription id ${entry.id} is configured twice`),
   );
 }
 

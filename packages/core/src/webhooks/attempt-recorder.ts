@@ -1,0 +1,66 @@
+import type { Logger } from '../ports/logger.js';
+import type { AttemptOutcome, ClaimedDelivery, DeliveryAttempt, WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { AttemptResult } from './delivery-attempt.js';
+import type { RetryPolicy } from './retry-policy.js';
+
+export interface AttemptRecorderOptions {
+  readonly outbox: WebhookOutbox;
+  /** Lease owner the attempts are recorded as. */
+  readonly owner: string;
+  readonly policy: RetryPolicy;
+  readonly logger: Logger;
+}
+
+/** Why an interrupted attempt is in the log. */
+export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped';
+
+/**
+ * Turns an attempt's result into the outbox's next state (through the retry
+ * policy), writes both under the lease, and logs what it means.
+ */
+export class AttemptRecorder {
+  readonly #options: AttemptRecorderOptions;
+
+  constructor(options: AttemptRecorderOptions) {
+    this.#options = options;
+  }
+
+  /** Records the attempt; resolves with the outcome applied, or `undefined` when the lease was lost (another dispatcher's attempt counts). Rejects when storage fails. */
+  async record(delivery: ClaimedDelivery, result: AttemptResult): Promise<AttemptOutcome | undefined> {
+    const { outcome, error } = this.#decide(delivery, result);
+    const statusCode = result.outcome.statusCode;
+    const attempt: DeliveryAttempt = {
+      at: result.startedAt,
+      durationMs: Math.max(0, result.finishedAt - result.startedAt),
+      ...(statusCode !== undefined ? { statusCode } : {}),
+      ...(error !== undefined ? { error } : {}),
+    };
+    const { outbox, owner, logger } = this.#options;
+    if (!(await outbox.recordAttempt(delivery.id, owner, attempt, outcome))) {
+      logger.warn('webhook attempt not recorded: lease lost', { deliveryId: delivery.id });
+      return undefined;
+    }
+    this.#log(delivery, outcome, error);
+    return outcome;
+  }
+
+  #decide(delivery: ClaimedDelivery, result: AttemptResult): { outcome: AttemptOutcome; error?: string } {
+    if (!result.interrupted) return this.#options.policy.decide(delivery.attemptCount + 1, result.outcome, result.finishedAt);
+    // Not the receiver's fault: due again at once, and no retry is used up.
+    return { outcome: { status: 'interrupted' }, error: INTERRUPTED_ERROR };
+  }
+
+  #log(delivery: ClaimedDelivery, outcome: AttemptOutcome, error: string | undefined): void {
+    const { logger } = this.#options;
+    const attempt = delivery.attemptCount + 1;
+    if (outcome.status === 'delivered') {
+      logger.debug('webhook delivered', { deliveryId: delivery.id, attempt });
+      return;
+    }
+    // The endpoint id, never its URL: URLs may carry credentials in their path or query.
+    const fields = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt, error };
+    if (outcome.status === 'interrupted') logger.info('webhook attempt interrupted by shutdown; due again at once', fields);
+    else if (outcome.status === 'pending') logger.info('webhook attempt failed, will retry', fields);
+    else logger.warn('webhook delivery failed, no more attempts', fields);
+  }
+}

@@ -1,0 +1,92 @@
+/** One attempt in flight. */
+interface Running {
+  readonly deliveryId: string;
+  readonly endpointId: string;
+  readonly controller: AbortController;
+}
+
+/**
+ * The attempts in flight, under a global and a per-endpoint cap, each with
+ * the controller that aborts it at shutdown.
+ */
+export class AttemptSlots {
+  readonly #concurrency: number;
+  readonly #perEndpoint: number;
+  readonly #running = new Map<Promise<void>, Running>();
+  readonly #perEndpointCount = new Map<string, number>();
+
+  constructor(concurrency: number, perEndpoint: number) {
+    this.#concurrency = Math.max(1, concurrency);
+    this.#perEndpoint = Math.max(1, perEndpoint);
+  }
+
+  /** Attempts in flight. */
+  get size(): number {
+    return this.#running.size;
+  }
+
+  /** Slots left under the global cap. */
+  get free(): number {
+    return this.#concurrency - this.#running.size;
+  }
+
+  /** The per-endpoint cap. */
+  get perEndpoint(): number {
+    return this.#perEndpoint;
+  }
+
+  /** Whether one more attempt to this endpoint fits its cap. */
+  hasRoomFor(endpointId: string): boolean {
+    return (this.#perEndpointCount.get(endpointId) ?? 0) < this.#perEndpoint;
+  }
+
+  /** Attempts that would still fit, summed over these endpoints. */
+  roomFor(endpointIds: readonly string[]): number {
+    let room = 0;
+    for (const id of endpointIds) room += Math.max(0, this.#perEndpoint - (this.#perEndpointCount.get(id) ?? 0));
+    return room;
+  }
+
+  /** Endpoints at their cap. */
+  fullEndpoints(): string[] {
+    const full: string[] = [];
+    for (const [endpointId, count] of this.#perEndpointCount) if (count >= this.#perEndpoint) full.push(endpointId);
+    return full;
+  }
+
+  /** Runs `attempt` in a slot until it settles; the slot is freed before `onSettled` runs. */
+  run(deliveryId: string, endpointId: string, attempt: (signal: AbortSignal) => Promise<void>, onSettled: () => void): void {
+    const controller = new AbortController();
+    this.#perEndpointCount.set(endpointId, (this.#perEndpointCount.get(endpointId) ?? 0) + 1);
+    const running: Promise<void> = attempt(controller.signal).finally(() => {
+      this.#running.delete(running);
+      const count = (this.#perEndpointCount.get(endpointId) ?? 1) - 1;
+      if (count > 0) this.#perEndpointCount.set(endpointId, count);
+      else this.#perEndpointCount.delete(endpointId);
+      onSettled();
+    });
+    this.#running.set(running, { deliveryId, endpointId, controller });
+  }
+
+  /** Resolves once every attempt in flight has settled, or after `timeoutMs`, whichever is first; `true` when none is left. */
+  async settled(timeoutMs: number): Promise<boolean> {
+    if (this.#running.size === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([Promise.allSettled([...this.#running.keys()]), timedOut]);
+    clearTimeout(timer);
+    return this.#running.size === 0;
+  }
+
+  /** Aborts every attempt in flight (their transports stop and they are recorded as interrupted). */
+  abortAll(): void {
+    for (const { controller } of this.#running.values()) controller.abort();
+  }
+
+  /** Ids of the deliveries still in flight. */
+  deliveryIds(): string[] {
+    return [...this.#running.values()].map((running) => running.deliveryId);
+  }
+}

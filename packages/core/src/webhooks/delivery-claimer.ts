@@ -1,0 +1,83 @@
+import type { Clock } from '../ports/clock.js';
+import type { ClaimedDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { AttemptSlots } from './attempt-slots.js';
+
+export interface DeliveryClaimerOptions {
+  readonly outbox: WebhookOutbox;
+  readonly clock: Clock;
+  /** Lease owner id. */
+  readonly owner: string;
+  readonly leaseMs: number;
+  /** Most deliveries claimed per storage round trip. */
+  readonly batchSize: number;
+  readonly slots: AttemptSlots;
+  /** Every endpoint id there is, when the set is fixed (see `DeliveryTargets.ids`). */
+  readonly knownEndpointIds?: readonly string[];
+}
+
+/** One claiming pass: whether to keep going, and what to do with each delivery. */
+export interface ClaimPass {
+  /** Still taking work? Checked before each claim and for each delivery claimed. */
+  readonly running: () => boolean;
+  /** Claim even when every known endpoint is at its cap (a timer or the poll asked: there may be deliveries for unknown endpoints). */
+  readonly checkDue: boolean;
+  /** Starts the attempt of a claimed delivery (a slot is known to be free). */
+  readonly launch: (delivery: ClaimedDelivery) => void;
+}
+
+/**
+ * Claims due deliveries as leases while there are free slots and work,
+ * never more than the caps can take: claimed deliveries that do not fit
+ * (or arrive after a stop) are released at once.
+ */
+export class DeliveryClaimer {
+  readonly #options: DeliveryClaimerOptions;
+
+  constructor(options: DeliveryClaimerOptions) {
+    this.#options = options;
+  }
+
+  /** Claims until the caps are reached or nothing more is due; resolves `true` when it stopped because of the caps (a finishing attempt will wake the dispatcher). Rejects when storage fails. */
+  async claim(pass: ClaimPass): Promise<boolean> {
+    let capped = false;
+    while (pass.running()) {
+      const limit = this.#limit(pass.checkDue);
+      if (limit === 0) return true;
+      const { claimed, skipped } = await this.#claimOnce(limit, pass);
+      capped ||= skipped;
+      if (claimed < limit) return capped;
+    }
+    return capped;
+  }
+
+  /** How many to claim now; 0 when the caps leave no room worth a storage round trip. */
+  #limit(checkDue: boolean): number {
+    const { slots, batchSize, knownEndpointIds } = this.#options;
+    const free = slots.free;
+    if (free <= 0) return 0;
+    const knownRoom = knownEndpointIds ? slots.roomFor(knownEndpointIds) : Infinity;
+    // Every endpoint is at its cap (a receiver that is slow or hangs): a
+    // claim could only find deliveries to endpoints no subscription knows any
+    // more, and would scan the whole backlog to skip the rest, on every
+    // commit's wake. A finishing attempt wakes us when a slot frees; the poll
+    // and the due-time timer (checkDue) still claim for unknown endpoints.
+    if (knownRoom === 0 && !checkDue) return 0;
+    // No more than the endpoints can take, so a busy single endpoint does not
+    // make us claim (and then release) a whole batch every time. The extra
+    // cap is room for deliveries to unknown endpoints (they fail at once).
+    return Math.min(free, batchSize, knownRoom + slots.perEndpoint);
+  }
+
+  async #claimOnce(limit: number, pass: ClaimPass): Promise<{ claimed: number; skipped: boolean }> {
+    const { outbox, clock, owner, leaseMs, slots } = this.#options;
+    const skipEndpoints = slots.fullEndpoints();
+    const claimed = await outbox.claimDue({ owner, now: clock.now(), leaseMs, limit, skipEndpoints });
+    const surplus: string[] = [];
+    for (const delivery of claimed) {
+      if (pass.running() && slots.hasRoomFor(delivery.endpointId)) pass.launch(delivery);
+      else surplus.push(delivery.id);
+    }
+    if (surplus.length > 0) await outbox.release(surplus, owner);
+    return { claimed: claimed.length, skipped: skipEndpoints.length > 0 || surplus.length > 0 };
+  }
+}

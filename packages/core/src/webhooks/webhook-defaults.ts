@@ -1,0 +1,19 @@
+import { createRequire } from 'node:module';
+
+/** Default delays between attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [
+  5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+];
+
+/** `plant-store/<version of @plant-store/core>`, the default `user-agent`. */
+export const DEFAULT_USER_AGENT = `plant-store/${packageVersion()}`;
+
+// Read at run time so src/ and dist/ (both two levels below the package) report the published version.
+function packageVersion(): string {
+  try {
+    const manifest = createRequire(import.meta.url)('../../package.json') as { version?: unknown };
+    return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
