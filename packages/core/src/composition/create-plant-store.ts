@@ -129,6 +129,8 @@ function compose(
   dispatcher: WebhookDispatcher | undefined,
 ): PlantStore {
   const storage = container.resolve<Storage>(TOKENS.storage);
+  // Deliveries queued by other instances on a shared database wake this dispatcher too.
+  const unwatch = dispatcher && storage.outbox.watch?.(() => dispatcher.wake());
   let closing: Promise<void> | undefined;
   return {
     plants: container.resolve<PlantService>(TOKENS.plantService),
@@ -143,6 +145,7 @@ function compose(
     },
     close() {
       closing ??= (async () => {
+        unwatch?.();
         await dispatcher?.stop();
         await storage.close();
         container.dispose();
