@@ -1,50 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
+import { TEST_DATABASE_URL } from './postgres-global-setup.js';
 
-/**
- * Where the PostgreSQL suites find their database, and what they do without
- * one. One place decides for every suite: with `CI=true` an unreachable
- * PostgreSQL fails the run (importing this module throws); elsewhere the
- * suites skip, and this module prints one line naming the variable.
+/*
+ * Shared by every PostgreSQL suite: the database (PLANT_STORE_TEST_DATABASE_URL),
+ * whether it answered, schemas of their own per run, and a plain client.
+ * Whether PostgreSQL answers is decided once per run, in
+ * postgres-global-setup.ts: with CI=true an unreachable PostgreSQL fails the
+ * run there; elsewhere the suites skip, after one line naming the variable.
  */
 
-const VARIABLE = 'PLANT_STORE_TEST_DATABASE_URL';
-
-/** The test database's connection string. */
-export const TEST_DATABASE_URL = process.env[VARIABLE] || 'postgres://postgres@127.0.0.1:5432/test';
+export { TEST_DATABASE_URL };
 
 /** Whether PostgreSQL answered; suites use `describe.skipIf(!postgresAvailable)`. */
-export const postgresAvailable = await answers(TEST_DATABASE_URL);
-
-if (!postgresAvailable) {
-  const where = `${redacted(TEST_DATABASE_URL)} (set ${VARIABLE} to point elsewhere)`;
-  if (process.env.CI === 'true') throw new Error(`PostgreSQL is unreachable at ${where}; with CI=true the PostgreSQL suites must run`);
-  console.warn(`PostgreSQL suites skipped: nothing answers at ${where}`);
-}
-
-async function answers(connectionString: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 3000 });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-function redacted(connectionString: string): string {
-  try {
-    const url = new URL(connectionString);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return `the ${VARIABLE} value`;
-  }
-}
+export const postgresAvailable = inject('postgresAvailable');
 
 /**
  * Schemas for one test run: each name is new (random run prefix, counter),
