@@ -40,8 +40,9 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       return storage;
     };
     afterEach(async () => {
-      await Promise.all(opened.splice(0).map((storage) => storage.close()));
+      // Proxies first: closing a storage waits for its connections to end, which a stalled one never does.
       await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+      await Promise.all(opened.splice(0).map((storage) => storage.close()));
     });
     const fresh = () => (schema = schemas.next());
     const T0 = 1_700_000_000_000;
@@ -183,6 +184,24 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
         await direct.plants.create('t', plant(4n, 'after'), [delivery('d4', { createdAt: T0 })]);
         await vi.waitFor(() => expect(woken).toHaveBeenCalledTimes(3), { timeout: 10_000 });
         expect((await storage.outbox.claimDue({ owner: 'o', now: T0, leaseMs: 1000, limit: 10 })).map((d) => d.id).sort()).toEqual(['d1', 'd3', 'd4']);
+      });
+
+      it('times out when the network silently drops everything, and never lends out a connection left waiting', async () => {
+        fresh();
+        const { proxy, connectionString } = await proxied();
+        const storage = await open({ connectionString, connectTimeoutMs: 500, queryTimeoutMs: 500, poolSize: 1 });
+        await storage.plants.create('t', plant(1n, 'kept'), []);
+
+        proxy.stall();
+        // The one pooled connection waits for an answer that never comes: the client-side timeout ends the call.
+        await expect(storage.plants.get('t', 1n)).rejects.toBeInstanceOf(StorageError);
+        // A new connection gets no answer either: the connect timeout ends the call.
+        await expect(storage.ping()).rejects.toBeInstanceOf(StorageError);
+
+        proxy.restore();
+        // The stalled connection is still stalled; had the pool kept it, this would time out too.
+        await expect(storage.ping()).resolves.toBeUndefined();
+        expect(await storage.plants.get('t', 1n)).toEqual({ id: 1n, name: 'kept' });
       });
 
       it('fails to open with a StorageError naming the database (never its password) when it is unreachable', async () => {
