@@ -40,9 +40,9 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       return storage;
     };
     afterEach(async () => {
-      // Proxies first: closing a storage waits for its connections to end, which a stalled one never does.
-      await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+      // Storages first: closing one must not wait on a connection the proxy left stalled.
       await Promise.all(opened.splice(0).map((storage) => storage.close()));
+      await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
     });
     const fresh = () => (schema = schemas.next());
     const T0 = 1_700_000_000_000;
