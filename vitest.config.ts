@@ -7,6 +7,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Finds PostgreSQL once per run for the PostgreSQL suites (skip, or fail with CI=true).
+    globalSetup: ['test/support/postgres-global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

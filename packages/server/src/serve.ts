@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, resolve } from 'node:path';
 import {
   ALL_SCOPES,
   ConfigurationError,
@@ -14,9 +12,10 @@ import {
   type PlantStore,
   type Storage,
 } from '@plant-store/core';
-import { describeFsError } from './config/describe-fs-error.js';
 import type { ServeConfig } from './config/load-config.js';
 import { settingName } from './config/settings.js';
+import { errorText } from './storage/error-text.js';
+import { openStorage } from './storage/open-storage.js';
 import { createPlantServer, webhookHttpTransport } from '@plant-store/http-node';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
 import { version } from './version.js';
@@ -194,27 +193,6 @@ function resolveTokens(
   return { tokens: [{ token, tenant: 'default', subject: 'development', scopes: [...ALL_SCOPES] }], developmentToken: token };
 }
 
-// Each adapter is loaded only when chosen: the SQLite one brings its native
-// driver, a memory service has no use for it (and the reverse).
-async function openStorage(config: ServeConfig): Promise<{ storage: Storage; description: string }> {
-  if (config.storage === 'memory') {
-    const { memoryStorage } = await import('@plant-store/storage-memory');
-    return { storage: memoryStorage(), description: 'memory' };
-  }
-  const { sqliteStorage } = await import('@plant-store/storage-sqlite');
-  const path = resolve(config.db);
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-  } catch (error) {
-    throw new ConfigurationError(settingName('db'), `cannot create the folder of ${config.db}: ${describeFsError(error)}`);
-  }
-  try {
-    return { storage: await sqliteStorage({ path }), description: `sqlite ${config.db}` };
-  } catch (error) {
-    throw new ConfigurationError(settingName('db'), `cannot open ${config.db}: ${errorText(error)}`);
-  }
-}
-
 function listenError(error: unknown, config: ServeConfig): Error {
   const code = (error as { code?: string }).code;
   const address = `${config.host}:${config.port}`;
@@ -235,10 +213,4 @@ function listenError(error: unknown, config: ServeConfig): Error {
 function formatUrl(address: AddressInfo): string {
   const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
   return `http://${host}:${address.port}`;
-}
-
-function errorText(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  return (code && !message.includes(code) ? `${code}: ${message}` : message).replace(/\s+/g, ' ');
 }

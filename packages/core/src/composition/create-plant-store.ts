@@ -164,6 +164,8 @@ function startDispatcher(container: DependencyContainer, webhooks: PlantStoreWeb
 function compose(container: DependencyContainer, dispatcher: WebhookDispatcher | undefined): PlantStore {
   const storage = container.resolve<Storage>(TOKENS.storage);
   const authenticator = container.resolve<Authenticator>(TOKENS.authenticator);
+  // Deliveries queued by other instances on a shared database wake this dispatcher too.
+  const unwatch = dispatcher && storage.outbox.watch?.(() => dispatcher.wake());
   let closing: Promise<void> | undefined;
   return {
     plants: container.resolve<PlantService>(TOKENS.plantService),
@@ -184,6 +186,7 @@ function compose(container: DependencyContainer, dispatcher: WebhookDispatcher |
     },
     close() {
       closing ??= (async () => {
+        unwatch?.();
         await dispatcher?.stop();
         await storage.close();
         container.dispose();

@@ -103,4 +103,12 @@ export interface WebhookOutbox {
   list(query?: ListDeliveriesQuery): Promise<Delivery[]>;
   /** Puts a failed delivery back to pending, due at `now`, keeping its attempt log; `false` when it does not exist or is not failed. */
   requeue(id: string, now: number): Promise<boolean>;
+  /**
+   * Optional: calls `listener` soon after another process (or store) sharing this storage may have queued
+   * deliveries, so a dispatcher need not wait for its fallback poll. It may also call it spuriously (e.g. once
+   * its link to the database is restored, since signals may have been missed meanwhile), so the listener must be
+   * cheap and idempotent; it is never called with arguments and what it throws is ignored. Returns an unsubscribe
+   * function (idempotent). Adapters without a cross-process signal leave this member out.
+   */
+  watch?(listener: () => void): () => void;
 }

@@ -38,6 +38,7 @@ describe('loadConfig defaults', () => {
       storage: 'sqlite',
       db: './data/plant-store.db',
       dbPool: 10,
+      dbSchema: 'public',
       tokens: [],
       webhooks: [],
       webhookRetryMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
@@ -114,6 +115,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       storage: 'memory',
       db: '/tmp/env.db',
       dbPool: 5,
+      dbSchema: 'public',
       tokens: [
         { token: 'env-token', tenant: 'e' },
         { token: 'file-token', tenant: 'f' },
@@ -141,6 +143,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       storage: 'sqlite',
       db: '/tmp/flag.db',
       dbPool: 7,
+      dbSchema: 'public',
       tokens: [
         { token: 'flag-token', tenant: 't' },
         { token: 'flag-file-token', tenant: 'g' },

@@ -20,6 +20,8 @@ export interface ServeConfig {
   readonly databaseUrl?: string;
   /** PostgreSQL pool size per instance. */
   readonly dbPool: number;
+  /** PostgreSQL schema holding the tables. */
+  readonly dbSchema: string;
   /** JWT bearer tokens, when a key source is configured. */
   readonly jwt?: JwtConfig;
   /** From the tokens variable and the tokens file, merged; empty when none is configured. */
@@ -129,6 +131,12 @@ export function loadConfig(
     }
   };
 
+  const identifier = (key: SettingKey): string => {
+    const value = text(key).trim();
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(value)) throw fail(key, `must be a name of letters, digits and _ (got ${JSON.stringify(truncate(value))})`);
+    return value;
+  };
+
   const port = integer('port', 0, 65_535, 'must be an integer from 0 to 65535');
   const host = text('host').trim();
   if (host === '' || /\s/.test(host)) throw fail('host', `must be a host name or IP address${got('host')}`);
@@ -156,6 +164,7 @@ export function loadConfig(
     db,
     ...optional('databaseUrl', databaseUrl),
     dbPool: integer('dbPool', 1, 1000, 'must be an integer from 1 to 1000'),
+    dbSchema: identifier('dbSchema'),
     ...optional('jwt', loadJwt(raw, file)),
     tokens: loadTokens(raw('tokens'), file('tokensFile')),
     webhooks: loadWebhooks(raw('webhooks'), file('webhooksFile')),

@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ConfigurationError, type Storage } from '@plant-store/core';
+import { describeFsError } from '../config/describe-fs-error.js';
+import type { ServeConfig } from '../config/load-config.js';
+import { settingName } from '../config/settings.js';
+import { errorText } from './error-text.js';
+
+/** What opening storage needs: the storage settings of the service. */
+export type StorageSettings = Pick<ServeConfig, 'storage' | 'db' | 'databaseUrl' | 'dbPool' | 'dbSchema'>;
+
+// Each adapter is loaded only when chosen: the SQLite one brings its native
+// driver, a memory service has no use for it (and the reverse).
+export async function openStorage(config: StorageSettings): Promise<{ storage: Storage; description: string }> {
+  if (config.storage === 'memory') {
+    const { memoryStorage } = await import('@plant-store/storage-memory');
+    return { storage: memoryStorage(), description: 'memory' };
+  }
+  if (config.storage === 'postgres') return openPostgres(config);
+  const { sqliteStorage } = await import('@plant-store/storage-sqlite');
+  const path = resolve(config.db);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    throw new ConfigurationError(settingName('db'), `cannot create the folder of ${config.db}: ${describeFsError(error)}`);
+  }
+  try {
+    return { storage: await sqliteStorage({ path }), description: `sqlite ${config.db}` };
+  } catch (error) {
+    throw new ConfigurationError(settingName('db'), `cannot open ${config.db}: ${errorText(error)}`);
+  }
+}
+
+/** PostgreSQL: unreachable or unusable at start is a configuration error (exit 2); the URL is shown without its password. */
+async function openPostgres(config: StorageSettings): Promise<{ storage: Storage; description: string }> {
+  const { postgresStorage } = await import('@plant-store/storage-postgres');
+  const where = redactedUrl(config.databaseUrl!);
+  try {
+    const storage = await postgresStorage({ connectionString: config.databaseUrl!, poolSize: config.dbPool, schema: config.dbSchema });
+    return { storage, description: `postgres ${where}${config.dbSchema === 'public' ? '' : ` schema ${config.dbSchema}`}` };
+  } catch (error) {
+    throw new ConfigurationError(settingName('databaseUrl'), `cannot use the database at ${where}: ${errorText(error)}`);
+  }
+}
+
+/** `postgres://user@host:5432/db`: what an operator needs to recognise the database, never the password. */
+function redactedUrl(text: string): string {
+  const url = new URL(text);
+  url.password = '';
+  url.search = '';
+  return url.toString();
+}
+

@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import { Kysely, Migrator, PostgresDialect, sql, type Migration } from 'kysely';
+import pg from 'pg';
+
+/**
+ * Brings `schema` to the latest version with kysely's Migrator, creating the
+ * schema first when it is missing.
+ *
+ * Everything runs on one dedicated connection holding a session advisory
+ * lock keyed by the schema, so instances starting together on an empty
+ * database wait for each other and migrate once: `CREATE SCHEMA IF NOT
+ * EXISTS` itself races (two sessions can both find it missing, and one fails
+ * on the catalog's unique index), which kysely's own lock, taken after it,
+ * does not cover. The connection is closed afterwards, which releases the
+ * lock whatever happened. Like the Migrator, it refuses a schema with a
+ * migration it does not know (a newer version wrote it). Throws the error
+ * otherwise; a failed migration is rolled back (transactional DDL).
+ */
+export async function migrate(
+  config: pg.ClientConfig,
+  schema: string,
+  migrations: Readonly<Record<string, Migration>>,
+): Promise<void> {
+  const pool = new pg.Pool({ ...config, max: 1 });
+  pool.on('error', () => {}); // the migration's own query rejects; see createPool
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await db.connection().execute(async (connection) => {
+      await sql`SELECT pg_advisory_lock(${migrationLockKey(schema)})`.execute(connection);
+      await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(connection);
+      const migrator = new Migrator({
+        db: connection.withSchema(schema),
+        provider: { getMigrations: async () => ({ ...migrations }) },
+        migrationTableSchema: schema,
+      });
+      const { error } = await migrator.migrateToLatest();
+      if (error) throw error;
+    });
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** A 64-bit advisory lock key of its own per schema, so different schemas migrate independently. */
+function migrationLockKey(schema: string): bigint {
+  return createHash('sha256').update(`plant-store migrations of schema ${schema}`).digest().readBigInt64BE(0);
+}

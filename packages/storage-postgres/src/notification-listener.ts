@@ -1,0 +1,111 @@
+import pg from 'pg';
+
+export interface NotificationListenerOptions {
+  /** A new, unconnected client; the listener connects it, and makes a new one after a loss. */
+  readonly client: () => pg.Client;
+  readonly channel: string;
+  /** Only notifications with exactly this payload count. */
+  readonly payload: string;
+  /** First delay before reconnecting, in ms; doubled after each failure. @default 100 */
+  readonly minBackoffMs?: number;
+  /** Longest delay before reconnecting, in ms. @default 5000 */
+  readonly maxBackoffMs?: number;
+  /** How often the idle connection is checked with a query, in ms, so a silently dropped one is noticed. @default 15000 */
+  readonly heartbeatMs?: number;
+}
+
+const ignore = () => {};
+
+/**
+ * LISTENs on a dedicated connection (not one of the pool's, which are lent
+ * out per query) while anybody is subscribed. When the connection is lost
+ * (an error, its end, or a heartbeat query that fails or times out) it
+ * reconnects with exponential backoff. After each (re)connection it calls
+ * every subscriber once: notifications sent while it was not listening are
+ * lost, and that call lets them look for the work they announced.
+ */
+export class NotificationListener {
+  readonly #options: Required<NotificationListenerOptions>;
+  readonly #subscribers = new Set<() => void>();
+  #client: pg.Client | undefined;
+  #retry: NodeJS.Timeout | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #failures = 0;
+  #closed = false;
+
+  constructor(options: NotificationListenerOptions) {
+    this.#options = { minBackoffMs: 100, maxBackoffMs: 5000, heartbeatMs: 15_000, ...options };
+  }
+
+  /** Calls `listener` on each matching notification and after each (re)connection; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void {
+    if (this.#closed) return ignore;
+    const subscription = () => listener();
+    this.#subscribers.add(subscription);
+    if (!this.#client && !this.#retry) this.#connect();
+    return () => {
+      this.#subscribers.delete(subscription);
+      if (this.#subscribers.size === 0) this.#disconnect();
+    };
+  }
+
+  /** Drops every subscriber and the connection. Idempotent. */
+  close(): void {
+    this.#closed = true;
+    this.#subscribers.clear();
+    this.#disconnect();
+  }
+
+  #connect(): void {
+    this.#retry = undefined;
+    const client = this.#options.client();
+    this.#client = client;
+    client.on('error', () => this.#lost(client));
+    client.on('end', () => this.#lost(client));
+    client.on('notification', (message) => {
+      if (message.channel === this.#options.channel && message.payload === this.#options.payload) this.#notify();
+    });
+    client
+      .connect()
+      .then(() => client.query(`LISTEN ${pg.escapeIdentifier(this.#options.channel)}`))
+      .then(() => {
+        if (this.#client !== client) return;
+        this.#failures = 0;
+        this.#heartbeat = setInterval(() => client.query('SELECT 1').catch(() => this.#lost(client)), this.#options.heartbeatMs);
+        this.#heartbeat.unref();
+        this.#notify();
+      })
+      .catch(() => this.#lost(client));
+  }
+
+  /** The connection failed or was lost: close what is left of it and try again later, while anybody listens. */
+  #lost(client: pg.Client): void {
+    if (this.#client !== client) return;
+    this.#disconnect();
+    if (this.#closed || this.#subscribers.size === 0) return;
+    const { minBackoffMs, maxBackoffMs } = this.#options;
+    const delay = Math.min(maxBackoffMs, minBackoffMs * 2 ** Math.min(this.#failures++, 30));
+    this.#retry = setTimeout(() => this.#connect(), delay);
+    this.#retry.unref();
+  }
+
+  #disconnect(): void {
+    clearTimeout(this.#retry);
+    clearInterval(this.#heartbeat);
+    this.#retry = undefined;
+    this.#heartbeat = undefined;
+    const client = this.#client;
+    this.#client = undefined;
+    client?.end().catch(ignore);
+  }
+
+  #notify(): void {
+    for (const subscriber of this.#subscribers) {
+      try {
+        subscriber();
+      } catch {
+        // A subscriber's failure is its own; the others still hear about the work.
+      }
+    }
+  }
+}

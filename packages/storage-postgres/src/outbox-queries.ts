@@ -1,0 +1,91 @@
+import type { Tables } from './tables.js';
+
+/*
+ * SQL of the webhook outbox, built once per storage. Every statement is
+ * atomic on its own, so no call holds a connection between round trips.
+ * `status = 'pending'` stays a literal where the partial index on due
+ * deliveries should apply.
+ */
+
+/**
+ * Parameters: owner, lease end, now, limit, endpoints to skip (text[]).
+ * `FOR UPDATE SKIP LOCKED` makes concurrent claimers (on any instance) pass
+ * over rows another one is claiming instead of waiting for it; a row whose
+ * lease was taken meanwhile is re-checked against the WHERE on its newest
+ * version and dropped, so one delivery never goes to two claimers.
+ * RETURNING does not keep the ORDER BY: callers sort by (next_attempt_at, seq).
+ */
+export const claimDueSql = (t: Tables) => `
+  WITH due AS (
+    SELECT id FROM ${t.deliveries}
+    WHERE status = 'pending' AND next_attempt_at <= $3
+      AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
+      AND endpoint_id <> ALL ($5::text[])
+    ORDER BY next_attempt_at, seq
+    LIMIT $4
+    FOR UPDATE SKIP LOCKED
+  )
+  UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2, updated_at = $3
+  FROM due WHERE d.id = due.id
+  RETURNING d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.attempt_count, d.next_attempt_at, d.seq`;
+
+/**
+ * Parameters: id, owner, new status, next attempt (NULL unless pending), updated at, attempt start, duration,
+ * status code, error, interrupted. Applies the outcome and appends the attempt only while `owner` holds the
+ * lease; returns a row only then. An interrupted attempt (a shutdown cut it short) only ends the lease: status,
+ * due time and the counted attempts stay. Attempt rows are numbered after the last one, interrupted included.
+ */
+export const recordAttemptSql = (t: Tables) => `
+  WITH applied AS (
+    UPDATE ${t.deliveries}
+    SET status = CASE WHEN $10 THEN status ELSE $3 END,
+        attempt_count = attempt_count + CASE WHEN $10 THEN 0 ELSE 1 END,
+        next_attempt_at = CASE WHEN $10 THEN next_attempt_at ELSE $4 END,
+        lease_owner = NULL, lease_expires_at = NULL, updated_at = $5
+    WHERE id = $1 AND lease_owner = $2 AND status = 'pending'
+    RETURNING id
+  )
+  INSERT INTO ${t.attempts} (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
+  SELECT id, (SELECT coalesce(max(attempt), 0) + 1 FROM ${t.attempts} WHERE delivery_id = $1), $6, $7, $8, $9, $10
+  FROM applied
+  RETURNING attempt`;
+
+/** Parameters: ids (text[]), owner. */
+export const releaseSql = (t: Tables) => `
+  UPDATE ${t.deliveries} SET lease_owner = NULL, lease_expires_at = NULL
+  WHERE id = ANY ($1::text[]) AND lease_owner = $2`;
+
+/** No parameters. */
+export const nextDueAtSql = (t: Tables) => `
+  SELECT min(greatest(next_attempt_at, lease_expires_at)) AS at
+  FROM ${t.deliveries} WHERE status = 'pending'`;
+
+/** A delivery's columns and its attempts, oldest first, as a JSON array (one statement: one snapshot). */
+const deliveryColumns = (t: Tables) => `
+  d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.status, d.attempt_count, d.next_attempt_at,
+  coalesce((
+    SELECT json_agg(json_strip_nulls(json_build_object(
+      'at', a.at, 'durationMs', a.duration_ms, 'statusCode', a.status_code, 'error', a.error,
+      'interrupted', CASE WHEN a.interrupted THEN true END)) ORDER BY a.attempt)
+    FROM ${t.attempts} AS a WHERE a.delivery_id = d.id
+  ), '[]'::json) AS attempts`;
+
+/** Parameters: id. */
+export const getDeliverySql = (t: Tables) => `SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d WHERE d.id = $1`;
+
+/** Parameters: limit. Newest first (creation time, then insertion order). */
+export const listDeliveriesSql = (t: Tables) => `
+  SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d
+  ORDER BY d.created_at DESC, d.seq DESC LIMIT $1`;
+
+/** Parameters: status, limit. */
+export const listDeliveriesByStatusSql = (t: Tables) => `
+  SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d
+  WHERE d.status = $1
+  ORDER BY d.created_at DESC, d.seq DESC LIMIT $2`;
+
+/** Parameters: id, now. */
+export const requeueSql = (t: Tables) => `
+  UPDATE ${t.deliveries}
+  SET status = 'pending', next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
+  WHERE id = $1 AND status = 'failed'`;

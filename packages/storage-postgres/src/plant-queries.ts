@@ -1,0 +1,68 @@
+import type { Tables } from './tables.js';
+
+/*
+ * SQL of the plant repository, built once per storage (table names are
+ * spliced in; every value is a parameter).
+ *
+ * Untagged listings read the primary key (tenant, id) from `after` onwards
+ * and stop at the limit. Tag filters are one index range per tag on the
+ * partial index (tenant, tag, id), each capped at what the page can use and
+ * merged by id: a page costs O(tags × limit) however many plants carry those
+ * tags, where `tag = ANY(…)` would read and sort them all.
+ */
+
+/** Parameters: tenant, id, name, tag, then the deliveries column by column (ids, tenants, endpoints, event types, payloads, created-at times), then the notification channel and payload. */
+export const createPlantSql = (t: Tables) => `
+  WITH inserted AS (
+    INSERT INTO ${t.plants} (tenant, id, name, tag) VALUES ($1, $2, $3, $4)
+    ON CONFLICT DO NOTHING
+    RETURNING id
+  ), queued AS (
+    INSERT INTO ${t.deliveries}
+      (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
+    SELECT d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, 'pending', 0, d.created_at, d.created_at, d.created_at
+    FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[])
+      WITH ORDINALITY AS d (id, tenant, endpoint_id, event_type, payload, created_at, ord)
+    WHERE EXISTS (SELECT FROM inserted)
+    ORDER BY d.ord
+    RETURNING 1
+  )
+  SELECT EXISTS (SELECT FROM inserted) AS created,
+    CASE WHEN EXISTS (SELECT FROM queued) THEN pg_notify($11, $12) END AS notified`;
+
+/** Parameters: tenant, id. */
+export const selectPlantSql = (t: Tables) => `SELECT id, name, tag FROM ${t.plants} WHERE tenant = $1 AND id = $2`;
+
+/** Parameters: tenant, id. */
+export const deletePlantSql = (t: Tables) => `DELETE FROM ${t.plants} WHERE tenant = $1 AND id = $2`;
+
+/** Parameters: tenant, lowest id, highest id, limit. */
+export const listPlantsSql = (t: Tables) => `
+  SELECT id, name, tag FROM ${t.plants}
+  WHERE tenant = $1 AND id >= $2 AND id <= $3
+  ORDER BY id LIMIT $4`;
+
+/** The plants of each wanted tag (parameter $2, a text[]), at most $cap each, in id order. */
+const taggedBranches = (t: Tables, cap: string) => `
+  unnest($2::text[]) AS wanted (tag)
+  CROSS JOIN LATERAL (
+    SELECT id, name, tag FROM ${t.plants}
+    WHERE tenant = $1 AND tag = wanted.tag AND id >= $3 AND id <= $4
+    ORDER BY id LIMIT ${cap}
+  ) AS p`;
+
+/** Parameters: tenant, distinct tags, lowest id, highest id, limit. */
+export const listTaggedPlantsSql = (t: Tables) => `
+  SELECT p.id, p.name, p.tag FROM ${taggedBranches(t, '$5')}
+  ORDER BY p.id LIMIT $5`;
+
+/** Parameters: tenant, lowest id, offset. */
+export const idAtOffsetSql = (t: Tables) => `
+  SELECT id FROM ${t.plants}
+  WHERE tenant = $1 AND id >= $2
+  ORDER BY id OFFSET $3 LIMIT 1`;
+
+/** Parameters: tenant, distinct tags, lowest id, highest id, offset (each tag reads offset + 1 plants). */
+export const idAtTaggedOffsetSql = (t: Tables) => `
+  SELECT p.id FROM ${taggedBranches(t, '($5::bigint + 1)')}
+  ORDER BY p.id OFFSET $5 LIMIT 1`;

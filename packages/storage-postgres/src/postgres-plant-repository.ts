@@ -1,0 +1,141 @@
+import {
+  INT64_MAX,
+  INT64_MIN,
+  StorageError,
+  type CreatePlantResult,
+  type ListPlantsQuery,
+  type NewDelivery,
+  type Plant,
+  type PlantOffsetQuery,
+  type PlantRepository,
+} from '@plant-store/core';
+import { OUTBOX_CHANNEL } from './outbox-channel.js';
+import {
+  createPlantSql,
+  deletePlantSql,
+  idAtOffsetSql,
+  idAtTaggedOffsetSql,
+  listPlantsSql,
+  listTaggedPlantsSql,
+  selectPlantSql,
+} from './plant-queries.js';
+import type { QueryRunner } from './query-runner.js';
+import type { PlantRow } from './schema.js';
+import type { Tables } from './tables.js';
+
+function toPlant(row: PlantRow): Plant {
+  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
+}
+
+/** The lowest id a query can return: just above `after`. (`after` = INT64_MAX leaves nothing; callers check first.) */
+function lowestId(after: bigint | undefined): bigint {
+  return after === undefined ? INT64_MIN : after + 1n;
+}
+
+/**
+ * Tags to filter on, without repeats (a repeated tag would list its plants
+ * twice). PostgreSQL text cannot hold U+0000, so no stored tag contains it:
+ * such a tag matches nothing and is dropped rather than sent (the server
+ * would reject the whole query). `undefined` when a filter was asked for
+ * and nothing can match.
+ */
+function wantedTags(tags: readonly string[] | undefined): readonly string[] | undefined {
+  if (!tags || tags.length === 0) return [];
+  const storable = [...new Set(tags)].filter((tag) => !tag.includes('\u0000'));
+  return storable.length === 0 ? undefined : storable;
+}
+
+/**
+ * Plants in PostgreSQL. A create is one statement that writes the plant, its
+ * deliveries and the NOTIFY that wakes dispatchers on every instance, so
+ * all of it commits together or not at all.
+ */
+export class PostgresPlantRepository implements PlantRepository {
+  readonly #runner: QueryRunner;
+  readonly #schema: string;
+  readonly #sql: { readonly [K in 'create' | 'select' | 'delete' | 'list' | 'listTagged' | 'idAtOffset' | 'idAtTaggedOffset']: string };
+
+  constructor(runner: QueryRunner, tables: Tables, schema: string) {
+    this.#runner = runner;
+    this.#schema = schema;
+    this.#sql = {
+      create: createPlantSql(tables),
+      select: selectPlantSql(tables),
+      delete: deletePlantSql(tables),
+      list: listPlantsSql(tables),
+      listTagged: listTaggedPlantsSql(tables),
+      idAtOffset: idAtOffsetSql(tables),
+      idAtTaggedOffset: idAtTaggedOffsetSql(tables),
+    };
+  }
+
+  async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[]): Promise<CreatePlantResult> {
+    // The stored plant is re-read when the id exists. Should it be deleted in
+    // between (a concurrent delete), the id is free again: try once more.
+    for (let tries = 0; ; tries++) {
+      const [row] = await this.#runner.rows<{ created: boolean }>('create the plant', this.#sql.create, [
+        tenant,
+        plant.id,
+        plant.name,
+        plant.tag ?? null,
+        ...deliveryColumns(deliveries),
+        OUTBOX_CHANNEL,
+        this.#schema,
+      ]);
+      if (row?.created) {
+        return { created: true, plant: plant.tag === undefined ? { id: plant.id, name: plant.name } : { ...plant } };
+      }
+      const stored = await this.get(tenant, plant.id);
+      if (stored || tries >= 2) return stored ? { created: false, plant: stored } : this.#vanished(plant.id);
+    }
+  }
+
+  async get(tenant: string, id: bigint): Promise<Plant | undefined> {
+    const [row] = await this.#runner.rows<PlantRow>('read the plant', this.#sql.select, [tenant, id]);
+    return row && toPlant(row);
+  }
+
+  async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {
+    const tags = wantedTags(query.tags);
+    if (query.after === INT64_MAX || query.limit < 1 || !tags) return [];
+    const low = lowestId(query.after);
+    const high = query.until ?? INT64_MAX;
+    const rows =
+      tags.length === 0
+        ? await this.#runner.rows<PlantRow>('list plants', this.#sql.list, [tenant, low, high, query.limit])
+        : await this.#runner.rows<PlantRow>('list plants', this.#sql.listTagged, [tenant, tags, low, high, query.limit]);
+    return rows.map(toPlant);
+  }
+
+  async idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined> {
+    const tags = wantedTags(query.tags);
+    if (query.after === INT64_MAX || query.offset < 0 || !tags) return undefined;
+    const low = lowestId(query.after);
+    const action = 'locate a plant listing offset';
+    const [row] =
+      tags.length === 0
+        ? await this.#runner.rows<{ id: bigint }>(action, this.#sql.idAtOffset, [tenant, low, query.offset])
+        : await this.#runner.rows<{ id: bigint }>(action, this.#sql.idAtTaggedOffset, [tenant, tags, low, INT64_MAX, query.offset]);
+    return row?.id;
+  }
+
+  async delete(tenant: string, id: bigint): Promise<boolean> {
+    return (await this.#runner.changes('delete the plant', this.#sql.delete, [tenant, id])) > 0;
+  }
+
+  #vanished(id: bigint): never {
+    throw new StorageError(`postgres storage could not create the plant: plant ${id} kept being created and deleted concurrently`);
+  }
+}
+
+/** The deliveries as six parallel arrays, the parameters `unnest` turns back into rows. */
+function deliveryColumns(deliveries: readonly NewDelivery[]): unknown[][] {
+  return [
+    deliveries.map((d) => d.id),
+    deliveries.map((d) => d.tenant),
+    deliveries.map((d) => d.endpointId),
+    deliveries.map((d) => d.eventType),
+    deliveries.map((d) => d.payload),
+    deliveries.map((d) => Math.round(d.createdAt)),
+  ];
+}

@@ -1,0 +1,92 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { ConfigurationError, type Storage } from '@plant-store/core';
+import { migrate } from './migrations/migrate.js';
+import { MIGRATIONS } from './migrations/migrations.js';
+import { NotificationListener } from './notification-listener.js';
+import { OUTBOX_CHANNEL } from './outbox-channel.js';
+import { connectionConfig, createPool, kyselyPool } from './postgres-connection.js';
+import { postgresError } from './postgres-error.js';
+import { PostgresPlantRepository } from './postgres-plant-repository.js';
+import { PostgresWebhookOutbox } from './postgres-webhook-outbox.js';
+import { QueryRunner } from './query-runner.js';
+import { tablesIn } from './tables.js';
+
+export interface PostgresStorageOptions {
+  /** Where the database is: `postgres://user:password@host:port/database` (pg's connection string, `?sslmode=…` included). */
+  readonly connectionString: string;
+  /** Most connections open for queries at once; one more is opened while a dispatcher watches for new deliveries. @default 10 */
+  readonly poolSize?: number;
+  /** Schema holding the tables, created when missing: several deployments or test runs can share one database. @default 'public' */
+  readonly schema?: string;
+  /** How long to wait for a connection (a new one, or a free one from the pool) before failing, in ms. @default 5000 */
+  readonly connectTimeoutMs?: number;
+  /**
+   * Longest a statement may run, in ms: the server cancels it then, and the
+   * client gives up a second later when the server does not answer at all (a
+   * lost network), so no call hangs. @default 10000
+   */
+  readonly queryTimeoutMs?: number;
+}
+
+/**
+ * Storage in PostgreSQL (kysely's PostgresDialect over a pg pool), for
+ * running several service instances on one database. Applies pending
+ * migrations (see migrations/) under an advisory lock before resolving, so
+ * instances starting together migrate once. int8 columns are read as bigint
+ * on this storage's connections only (pg's global parsers are untouched).
+ * A lost database makes calls reject with a `StorageError` promptly; the
+ * pool reconnects by itself when it is back. Rejects with a `StorageError`
+ * when the database cannot be reached or migrated, and with a
+ * `ConfigurationError` for invalid options.
+ */
+export async function postgresStorage(options: PostgresStorageOptions): Promise<Storage> {
+  const schema = options.schema ?? 'public';
+  const poolSize = positiveInteger('poolSize', options.poolSize ?? 10);
+  const config = connectionConfig({
+    connectionString: options.connectionString,
+    connectTimeoutMs: positiveInteger('connectTimeoutMs', options.connectTimeoutMs ?? 5000),
+    queryTimeoutMs: positiveInteger('queryTimeoutMs', options.queryTimeoutMs ?? 10_000),
+  });
+  if (schema === '') throw new ConfigurationError('schema', 'must not be empty');
+  try {
+    await migrate(config, schema, MIGRATIONS);
+  } catch (error) {
+    throw postgresError(`open the database at ${redacted(options.connectionString)} (schema ${schema})`, error);
+  }
+  return assemble(config, poolSize, schema);
+}
+
+/** The storage over a migrated schema. */
+function assemble(config: pg.ClientConfig, poolSize: number, schema: string): Storage {
+  const runner = new QueryRunner(new Kysely<unknown>({ dialect: new PostgresDialect({ pool: kyselyPool(createPool(config, poolSize)) }) }));
+  const tables = tablesIn(schema);
+  const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL, payload: schema });
+  return {
+    plants: new PostgresPlantRepository(runner, tables, schema),
+    outbox: new PostgresWebhookOutbox(runner, tables, listener),
+    async ping() {
+      await runner.rows('answer a ping', 'SELECT 1', []);
+    },
+    async close() {
+      listener.close();
+      await runner.close();
+    },
+  };
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(name, `must be a positive integer, got ${value}`);
+  return value;
+}
+
+/** The connection string without its password, for messages. */
+function redacted(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'the configured connection string';
+  }
+}

@@ -1,0 +1,114 @@
+import type {
+  AttemptOutcome,
+  ClaimDueOptions,
+  ClaimedDelivery,
+  Delivery,
+  DeliveryAttempt,
+  ListDeliveriesQuery,
+  WebhookOutbox,
+} from '@plant-store/core';
+import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
+import type { NotificationListener } from './notification-listener.js';
+import {
+  claimDueSql,
+  getDeliverySql,
+  listDeliveriesByStatusSql,
+  listDeliveriesSql,
+  nextDueAtSql,
+  recordAttemptSql,
+  releaseSql,
+  requeueSql,
+} from './outbox-queries.js';
+import type { QueryRunner } from './query-runner.js';
+import type { ClaimRow, DeliveryRow } from './schema.js';
+import type { Tables } from './tables.js';
+
+const DEFAULT_LIST_LIMIT = 100;
+
+type Statement = 'claim' | 'record' | 'release' | 'nextDueAt' | 'get' | 'list' | 'listByStatus' | 'requeue';
+
+/**
+ * The webhook outbox in PostgreSQL, shared by every instance on the
+ * database: claims are leases taken with `FOR UPDATE SKIP LOCKED`, and
+ * `watch` hears the NOTIFY that every create with deliveries sends.
+ */
+export class PostgresWebhookOutbox implements WebhookOutbox {
+  readonly #runner: QueryRunner;
+  readonly #listener: NotificationListener;
+  readonly #sql: { readonly [K in Statement]: string };
+
+  constructor(runner: QueryRunner, tables: Tables, listener: NotificationListener) {
+    this.#runner = runner;
+    this.#listener = listener;
+    this.#sql = {
+      claim: claimDueSql(tables),
+      record: recordAttemptSql(tables),
+      release: releaseSql(tables),
+      nextDueAt: nextDueAtSql(tables),
+      get: getDeliverySql(tables),
+      list: listDeliveriesSql(tables),
+      listByStatus: listDeliveriesByStatusSql(tables),
+      requeue: requeueSql(tables),
+    };
+  }
+
+  async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
+    if (options.limit < 1) return [];
+    const now = wholeMs(options.now);
+    const leaseExpiresAt = wholeMs(options.now + options.leaseMs);
+    const parameters = [options.owner, leaseExpiresAt, now, options.limit, options.skipEndpoints ?? []];
+    const rows = await this.#runner.rows<ClaimRow>('claim due deliveries', this.#sql.claim, parameters);
+    return rows.sort(claimOrder).map((row) => toClaimedDelivery(row, leaseExpiresAt));
+  }
+
+  async recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
+    const at = wholeMs(attempt.at);
+    const durationMs = wholeMs(attempt.durationMs);
+    const interrupted = outcome.status === 'interrupted';
+    const nextAttemptAt = outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null;
+    const rows = await this.#runner.rows('record the delivery attempt', this.#sql.record, [
+      id,
+      owner,
+      interrupted ? 'pending' : outcome.status,
+      nextAttemptAt,
+      at + durationMs,
+      at,
+      durationMs,
+      attempt.statusCode ?? null,
+      attempt.error ?? null,
+      interrupted,
+    ]);
+    return rows.length > 0;
+  }
+
+  async release(ids: readonly string[], owner: string): Promise<void> {
+    await this.#runner.changes('release delivery leases', this.#sql.release, [ids, owner]);
+  }
+
+  async nextDueAt(): Promise<number | undefined> {
+    const [row] = await this.#runner.rows<{ at: bigint | null }>('find the next due delivery', this.#sql.nextDueAt, []);
+    return row?.at == null ? undefined : Number(row.at);
+  }
+
+  async get(id: string): Promise<Delivery | undefined> {
+    const [row] = await this.#runner.rows<DeliveryRow>('read the delivery', this.#sql.get, [id]);
+    return row && toDelivery(row);
+  }
+
+  async list(query: ListDeliveriesQuery = {}): Promise<Delivery[]> {
+    const limit = Math.max(0, query.limit ?? DEFAULT_LIST_LIMIT);
+    const rows =
+      query.status === undefined
+        ? await this.#runner.rows<DeliveryRow>('list deliveries', this.#sql.list, [limit])
+        : await this.#runner.rows<DeliveryRow>('list deliveries', this.#sql.listByStatus, [query.status, limit]);
+    return rows.map(toDelivery);
+  }
+
+  async requeue(id: string, now: number): Promise<boolean> {
+    return (await this.#runner.changes('requeue the delivery', this.#sql.requeue, [id, wholeMs(now)])) > 0;
+  }
+
+  watch(listener: () => void): () => void {
+    return this.#listener.subscribe(listener);
+  }
+}

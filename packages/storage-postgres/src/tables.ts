@@ -1,0 +1,17 @@
+import { escapeIdentifier } from 'pg';
+
+/** Schema-qualified, quoted table names, spliced into SQL text once per storage (identifiers cannot be bound). */
+export interface Tables {
+  readonly plants: string;
+  readonly deliveries: string;
+  readonly attempts: string;
+}
+
+export function tablesIn(schema: string): Tables {
+  const qualified = (table: string) => `${escapeIdentifier(schema)}.${escapeIdentifier(table)}`;
+  return {
+    plants: qualified('plants'),
+    deliveries: qualified('webhook_deliveries'),
+    attempts: qualified('webhook_attempts'),
+  };
+}

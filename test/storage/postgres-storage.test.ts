@@ -1,0 +1,243 @@
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import pg from 'pg';
+import {
+  ConfigurationError,
+  StorageError,
+  createPlantStore,
+  type NewDelivery,
+  type Principal,
+  type Storage,
+  type WebhookRequest,
+} from '@plant-store/core';
+import { postgresStorage, type PostgresStorageOptions } from '@plant-store/storage-postgres';
+import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../support/postgres.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { describeStorageConformance } from './storage-conformance.js';
+import { delivery, plant } from './storage-fixtures.js';
+
+const schemas = testSchemas();
+afterAll(() => schemas.dropAll());
+
+let schema = '';
+const options = (extra: Partial<PostgresStorageOptions> = {}): PostgresStorageOptions => ({
+  connectionString: TEST_DATABASE_URL,
+  schema,
+  ...extra,
+});
+
+describe.skipIf(!postgresAvailable)('postgres', () => {
+  describeStorageConformance('postgres', {
+    create: () => postgresStorage(options({ schema: (schema = schemas.next()) })),
+    capabilities: { persistent: { reopen: () => postgresStorage(options()) } },
+  });
+
+  describe('postgresStorage', () => {
+    const opened: Storage[] = [];
+    const proxies: TcpProxy[] = [];
+    const open = async (extra: Partial<PostgresStorageOptions> = {}) => {
+      const storage = await postgresStorage(options(extra));
+      opened.push(storage);
+      return storage;
+    };
+    afterEach(async () => {
+      // Storages first: closing one must not wait on a connection the proxy left stalled.
+      await Promise.all(opened.splice(0).map((storage) => storage.close()));
+      await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+    });
+    const fresh = () => (schema = schemas.next());
+    const T0 = 1_700_000_000_000;
+
+    it('starts 3 instances together on an empty schema: all start, the schema is migrated once', async () => {
+      const name = fresh();
+      const [a, b, c] = await Promise.all([open(), open(), open()]);
+      const applied = await withClient(async (client) => {
+        const { rows } = await client.query(`SELECT name FROM ${pg.escapeIdentifier(name)}.kysely_migration ORDER BY name`);
+        return rows.map((row: { name: string }) => row.name);
+      });
+      expect(applied).toEqual(['001-initial']);
+      await a!.plants.create('t', plant(1n, 'from a'), []);
+      expect(await b!.plants.get('t', 1n)).toEqual({ id: 1n, name: 'from a' });
+      expect(await c!.plants.list('t', { limit: 10 })).toEqual([{ id: 1n, name: 'from a' }]);
+    });
+
+    it('stores ids and times in bigint columns, exact at the int64 edges, without changing pg globally', async () => {
+      const name = fresh();
+      const storage = await open();
+      const edges = [-9223372036854775808n, -9007199254740993n, 9007199254740993n, 9223372036854775807n];
+      for (const id of edges) await storage.plants.create('t', plant(id, `p${id}`, 'edge'), []);
+      expect((await storage.plants.list('t', { tags: ['edge'], limit: 10 })).map((p) => p.id)).toEqual(edges);
+      expect(await storage.plants.idAtOffset('t', { offset: 3 })).toBe(9223372036854775807n);
+      expect(await storage.plants.delete('t', -9223372036854775808n)).toBe(true);
+      await withClient(async (client) => {
+        const { rows: types } = await client.query(
+          `SELECT table_name, column_name FROM information_schema.columns
+           WHERE table_schema = $1 AND data_type = 'bigint' ORDER BY table_name, column_name`,
+          [name],
+        );
+        expect(types.map((row: { table_name: string; column_name: string }) => `${row.table_name}.${row.column_name}`)).toEqual(
+          expect.arrayContaining(['plants.id', 'webhook_deliveries.created_at', 'webhook_deliveries.next_attempt_at']),
+        );
+        // A plain pg client still reads int8 as a string: the storage set no global parser.
+        const { rows } = await client.query(`SELECT id FROM ${pg.escapeIdentifier(name)}.plants ORDER BY id`);
+        expect(rows.map((row: { id: unknown }) => row.id)).toEqual(['-9007199254740993', '9007199254740993', '9223372036854775807']);
+      });
+      expect(pg.types.getTypeParser(20)('9007199254740993')).toBe('9007199254740993');
+    });
+
+    it('never hands one delivery to two storages claiming at once', async () => {
+      fresh();
+      const [a, b] = await Promise.all([open(), open()]);
+      const all: NewDelivery[] = Array.from({ length: 60 }, (_, i) => delivery(`d${String(i).padStart(2, '0')}`, { createdAt: T0 + i }));
+      for (let i = 0; i < all.length; i += 10) await a.plants.create('t', plant(BigInt(i), 'p'), all.slice(i, i + 10));
+      const drain = async (storage: Storage, owner: string) => {
+        const ids: string[] = [];
+        for (;;) {
+          const claimed = await storage.outbox.claimDue({ owner, now: T0 + 100, leaseMs: 60_000, limit: 7 });
+          if (claimed.length === 0) return ids;
+          ids.push(...claimed.map((d) => d.id));
+        }
+      };
+      const [fromA, fromB] = await Promise.all([drain(a, 'a'), drain(b, 'b')]);
+      expect(fromA.filter((id) => fromB.includes(id))).toEqual([]);
+      expect([...fromA, ...fromB].sort()).toEqual(all.map((d) => d.id));
+      // Each holds its leases: the other cannot record its attempts.
+      const attempt = { at: T0 + 100, durationMs: 1, statusCode: 200 };
+      if (fromA[0]) expect(await b.outbox.recordAttempt(fromA[0], 'b', attempt, { status: 'delivered' })).toBe(false);
+      if (fromB[0]) expect(await b.outbox.recordAttempt(fromB[0], 'b', attempt, { status: 'delivered' })).toBe(true);
+    });
+
+    it('wakes watchers on another storage when a create queues deliveries (NOTIFY in the create)', async () => {
+      fresh();
+      const [listening, writing] = await Promise.all([open(), open()]);
+      const calls = vi.fn();
+      const unwatch = listening.outbox.watch!(calls);
+      // The first call says the listener is connected (and asks to look for work missed before).
+      await vi.waitFor(() => expect(calls).toHaveBeenCalledTimes(1), { timeout: 10_000 });
+      await writing.plants.create('t', plant(1n, 'a'), [delivery('d1')]);
+      await vi.waitFor(() => expect(calls).toHaveBeenCalledTimes(2), { timeout: 10_000 });
+      unwatch();
+      unwatch();
+    });
+
+    it('wires watch into createPlantStore: a dispatcher that never polls still sends what another instance queued', async () => {
+      fresh();
+      const subscriptions = [{ url: 'https://receiver.example/hooks', secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` }];
+      const sent: WebhookRequest[] = [];
+      const storage = await postgresStorage(options());
+      // Subscribed first, the probe shares the listener's connection with the dispatcher and hears when it is up.
+      const probe = vi.fn();
+      storage.outbox.watch!(probe);
+      const sender = createPlantStore({
+        storage,
+        webhooks: { subscriptions, pollIntervalMs: 3_600_000, transport: { send: async (request) => (sent.push(request), { kind: 'delivered' as const, statusCode: 204 }) } },
+      });
+      const writer = createPlantStore({ storage: await postgresStorage(options()), webhooks: { subscriptions } });
+      try {
+        const gardener: Principal = { subject: 's', tenant: 't', scopes: ['plants:write'] };
+        await vi.waitFor(() => expect(probe).toHaveBeenCalled(), { timeout: 10_000 });
+        await writer.plants.create(gardener, { id: 9223372036854775807n, name: 'Ficus' });
+        await vi.waitFor(() => expect(sent).toHaveLength(1), { timeout: 10_000 });
+        expect(sent[0]!.body).toBe('{"id":9223372036854775807,"name":"Ficus"}');
+      } finally {
+        await Promise.all([sender.close(), writer.close()]);
+      }
+    });
+
+    describe('when the database is lost and comes back', () => {
+      const target = new URL(TEST_DATABASE_URL);
+      const proxied = async () => {
+        const proxy = await startTcpProxy({ host: target.hostname || '127.0.0.1', port: Number(target.port || 5432) });
+        proxies.push(proxy);
+        const url = new URL(TEST_DATABASE_URL);
+        url.hostname = '127.0.0.1';
+        url.port = String(proxy.port);
+        return { proxy, connectionString: url.toString() };
+      };
+
+      it('rejects calls with a StorageError while it is gone, recovers by itself, and loses nothing', async () => {
+        fresh();
+        const { proxy, connectionString } = await proxied();
+        const storage = await open({ connectionString, connectTimeoutMs: 1000, queryTimeoutMs: 2000 });
+        const direct = await open();
+        await storage.plants.create('t', plant(1n, 'before'), [delivery('d1', { createdAt: T0 })]);
+        // Several connections in the pool, idle when the cut comes: their death must not crash the process.
+        await Promise.all(Array.from({ length: 5 }, () => storage.plants.get('t', 1n)));
+        const woken = vi.fn();
+        storage.outbox.watch!(woken);
+        await vi.waitFor(() => expect(woken).toHaveBeenCalledTimes(1), { timeout: 10_000 });
+
+        proxy.cut();
+        await expect(storage.ping()).rejects.toBeInstanceOf(StorageError);
+        await expect(storage.plants.get('t', 1n)).rejects.toBeInstanceOf(StorageError);
+        await expect(storage.plants.create('t', plant(2n, 'lost'), [])).rejects.toBeInstanceOf(StorageError);
+        await expect(storage.outbox.claimDue({ owner: 'o', now: T0, leaseMs: 1000, limit: 1 })).rejects.toBeInstanceOf(StorageError);
+        await direct.plants.create('t', plant(3n, 'while cut'), [delivery('d3', { createdAt: T0 })]);
+
+        proxy.restore();
+        await expect(storage.ping()).resolves.toBeUndefined();
+        expect(await storage.plants.list('t', { limit: 10 })).toEqual([
+          { id: 1n, name: 'before' },
+          { id: 3n, name: 'while cut' },
+        ]);
+        // The listener reconnects (and says so), then hears new deliveries again.
+        await vi.waitFor(() => expect(woken).toHaveBeenCalledTimes(2), { timeout: 20_000 });
+        await direct.plants.create('t', plant(4n, 'after'), [delivery('d4', { createdAt: T0 })]);
+        await vi.waitFor(() => expect(woken).toHaveBeenCalledTimes(3), { timeout: 10_000 });
+        expect((await storage.outbox.claimDue({ owner: 'o', now: T0, leaseMs: 1000, limit: 10 })).map((d) => d.id).sort()).toEqual(['d1', 'd3', 'd4']);
+      });
+
+      it('times out when the network silently drops everything, and never lends out a connection left waiting', async () => {
+        fresh();
+        const { proxy, connectionString } = await proxied();
+        const storage = await open({ connectionString, connectTimeoutMs: 500, queryTimeoutMs: 500, poolSize: 1 });
+        await storage.plants.create('t', plant(1n, 'kept'), []);
+
+        proxy.stall();
+        // The one pooled connection waits for an answer that never comes: the client-side timeout ends the call.
+        await expect(storage.plants.get('t', 1n)).rejects.toBeInstanceOf(StorageError);
+        // A new connection gets no answer either: the connect timeout ends the call.
+        await expect(storage.ping()).rejects.toBeInstanceOf(StorageError);
+
+        proxy.restore();
+        // The stalled connection is still stalled; had the pool kept it, this would time out too.
+        await expect(storage.ping()).resolves.toBeUndefined();
+        expect(await storage.plants.get('t', 1n)).toEqual({ id: 1n, name: 'kept' });
+      });
+
+      it('fails to open with a StorageError naming the database (never its password) when it is unreachable', async () => {
+        fresh();
+        const { proxy, connectionString } = await proxied();
+        proxy.cut();
+        const url = new URL(connectionString);
+        url.password = 'hunter2';
+        const opening = postgresStorage(options({ connectionString: url.toString(), connectTimeoutMs: 1000 }));
+        await expect(opening).rejects.toBeInstanceOf(StorageError);
+        const error = (await opening.catch((caught: unknown) => caught)) as StorageError;
+        expect(error.message).toContain(`127.0.0.1:${proxy.port}`);
+        expect(error.message).not.toContain('hunter2');
+      });
+    });
+
+    it('rejects invalid options with a ConfigurationError naming the option', async () => {
+      for (const [name, extra] of [
+        ['poolSize', { poolSize: 0 }],
+        ['connectTimeoutMs', { connectTimeoutMs: 1.5 }],
+        ['queryTimeoutMs', { queryTimeoutMs: -1 }],
+        ['schema', { schema: '' }],
+      ] as const) {
+        const error = await postgresStorage(options(extra)).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ConfigurationError);
+        expect((error as ConfigurationError).setting).toBe(name);
+      }
+    });
+
+    it('treats a tag filter PostgreSQL cannot store (U+0000) as matching nothing, not as a storage failure', async () => {
+      fresh();
+      const storage = await open();
+      await storage.plants.create('t', plant(1n, 'a', 'x'), []);
+      expect(await storage.plants.list('t', { tags: ['\u0000'], limit: 10 })).toEqual([]);
+      expect((await storage.plants.list('t', { tags: ['x', 'a\u0000'], limit: 10 })).map((p) => p.id)).toEqual([1n]);
+      expect(await storage.plants.idAtOffset('t', { tags: ['\u0000'], offset: 0 })).toBeUndefined();
+    });
+  });
+});
