@@ -10,7 +10,6 @@ import {
   type Authenticator,
   type Logger,
   type PlantStore,
-  type Storage,
 } from '@plant-store/core';
 import type { ServeConfig } from './config/load-config.js';
 import { settingName } from './config/settings.js';
