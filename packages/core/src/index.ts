@@ -71,6 +71,13 @@ export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './a
 export { tokenDigest } from './auth/token-digest.js';
 
 export { WebhookAdmin } from './webhooks/webhook-admin.js';
+export { hasNonPublicLiteralHost, isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';
+export {
+  ENDPOINT_URL_MAX_LENGTH,
+  endpointUrlProblem,
+  endpointUrlSchema,
+  type EndpointUrlOptions,
+} from './webhooks/endpoint-url.js';
 export {
   DEFAULT_RETRY_SCHEDULE,
   DEFAULT_USER_AGENT,
