@@ -75,6 +75,13 @@ export { tokenDigest } from './auth/token-digest.js';
 export { WebhookAdmin, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
 export { DEFAULT_RETRY_SCHEDULE } from './webhooks/webhook-defaults.js';
 export type { WebhookDispatchSettings } from './webhooks/webhook-dispatcher.js';
+export { hasNonPublicLiteralHost, isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';
+export {
+  ENDPOINT_URL_MAX_LENGTH,
+  endpointUrlProblem,
+  endpointUrlSchema,
+  type EndpointUrlOptions,
+} from './webhooks/endpoint-url.js';
 export {
   MIN_SECRET_BYTES,
   WebhookSubscriptionSchema,

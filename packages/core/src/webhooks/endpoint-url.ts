@@ -1,0 +1,67 @@
+import * as v from 'valibot';
+import { hasNonPublicLiteralHost } from './destination-policy.js';
+
+/** Longest endpoint URL, in characters (code points). The schema and the OpenAPI document read it. */
+export const ENDPOINT_URL_MAX_LENGTH = 2048;
+
+export interface EndpointUrlOptions {
+  /**
+   * Accept IP literals that are not public (loopback, private, …); set from
+   * `PLANT_STORE_WEBHOOK_ALLOW_PRIVATE`. @default false
+   */
+  readonly allowPrivate?: boolean;
+}
+
+// Whitespace and control characters: the URL parser would silently trim or
+// drop them, so the URL stored would not be the one the tenant typed.
+const UNSAFE_CHARACTER = /[\u0000-\u0020\u007f]/;
+
+const codePoints = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+};
+
+/**
+ * What is wrong with an endpoint URL (SPEC §9), as a message naming
+ * `field`, or `undefined` when it is acceptable: an absolute `http` or
+ * `https` URL of at most {@link ENDPOINT_URL_MAX_LENGTH} characters, without
+ * credentials, whose host is not a non-public IP literal (unless
+ * `allowPrivate`). Host names are not resolved here; the transport checks
+ * the address it connects to.
+ */
+export function endpointUrlProblem(url: string, options: EndpointUrlOptions = {}, field = 'url'): string | undefined {
+  if (codePoints(url) > ENDPOINT_URL_MAX_LENGTH) return `${field} must be at most ${ENDPOINT_URL_MAX_LENGTH} characters`;
+  const parsed = UNSAFE_CHARACTER.test(url) ? undefined : parseUrl(url);
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    return `${field} must be an absolute http or https URL`;
+  }
+  if (parsed.username !== '' || parsed.password !== '') return `${field} must not contain credentials`;
+  if (!options.allowPrivate && hasNonPublicLiteralHost(parsed)) {
+    return `${field} must not point to a private, loopback, link-local or multicast address`;
+  }
+  return undefined;
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The valibot schema for an endpoint's `url` (create and update): a string
+ * that passes {@link endpointUrlProblem}. The output is the string as given.
+ */
+export function endpointUrlSchema(options: EndpointUrlOptions = {}, field = 'url') {
+  return v.pipe(
+    v.string(`${field} must be an absolute http or https URL`),
+    v.rawCheck<string>(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const problem = endpointUrlProblem(dataset.value, options, field);
+      if (problem !== undefined) addIssue({ message: problem });
+    }),
+  );
+}
