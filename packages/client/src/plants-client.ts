@@ -64,14 +64,21 @@ export function plantsClient(transport: HttpTransport): PlantsClient {
     });
 
   return {
-    create: (plant, options) =>
-      transport.sendForJson('POST', transport.url('/plants'), plantFromJson, { ...options, body: { ...plant, id: plantId(plant.id) } }),
-    get: (id, options) => transport.sendForJson('GET', transport.url(plantPath(id)), plantFromJson, options),
+    // async throughout: an id refused before sending rejects like every other failure, never throws synchronously.
+    async create(plant, options) {
+      const body = { ...plant, id: plantId(plant.id) };
+      return transport.sendForJson('POST', transport.url('/plants'), plantFromJson, { ...options, body });
+    },
+    async get(id, options) {
+      return transport.sendForJson('GET', transport.url(plantPath(id)), plantFromJson, options);
+    },
     async delete(id, options) {
       const response = await transport.send('DELETE', transport.url(plantPath(id)), options);
       await response.body?.cancel();
     },
-    list: (options = {}) => followPages(transport, listUrl(options), plantFromJson, options.signal),
+    async *list(options = {}) {
+      yield* followPages(transport, listUrl(options), plantFromJson, options.signal);
+    },
     async listPage(options = {}) {
       const { items, next } = await fetchPage(transport, listUrl(options), plantFromJson, nextPlantsQuery, options.signal);
       return next === undefined ? { plants: items } : { plants: items, next };
