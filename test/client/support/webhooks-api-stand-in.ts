@@ -98,7 +98,7 @@ function route(state: { endpoints: Endpoint[]; deliveries: StandInDelivery[] }, 
       return page(state.endpoints, searchParams, pathname, (item) => JSON.stringify(withoutSecret(item)));
     case 'GET deliveries': {
       const matching = state.deliveries.filter(
-        (item) => [null, item.endpointId].includes(searchParams.get('endpoint')) && [null, item.status].includes(searchParams.get('status')),
+        (item) => [null, item.endpointId].includes(searchParams.get('endpoint')) && [null, item.status as string].includes(searchParams.get('status')),
       );
       return page([...matching].reverse(), searchParams, pathname, deliveryJson);
     }
