@@ -73,9 +73,39 @@ export function bodyFailure(response: Response, error: unknown, signal: AbortSig
   });
 }
 
+/** `path` under the base URL's path, with `query` (an array repeats the parameter). */
+function apiUrl(base: URL, path: string, query: Readonly<Record<string, QueryValue>>): URL {
+  const url = new URL(base);
+  url.pathname = base.pathname.replace(/\/+$/, '') + path;
+  url.search = '';
+  url.hash = '';
+  for (const [name, value] of Object.entries(query)) {
+    for (const item of typeof value === 'string' ? [value] : (value ?? [])) url.searchParams.append(name, item);
+  }
+  return url;
+}
+
+/** The body of a success, parsed exactly and read by `read`. */
+async function readJsonBody<T>(response: Response, what: string, read: (value: unknown) => T | undefined, signal?: AbortSignal): Promise<T> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw bodyFailure(response, error, signal);
+  }
+  let value: unknown;
+  try {
+    value = parseJson(text);
+  } catch (error) {
+    throw invalidResponse(response, `${what}: the response is not valid JSON`, error);
+  }
+  const result = read(value);
+  if (result === undefined) throw invalidResponse(response, `${what}: the response does not have the documented shape`);
+  return result;
+}
+
 export function createHttpTransport(options: PlantStoreClientOptions): HttpTransport {
   const base = new URL(options.baseUrl);
-  const prefix = base.pathname.replace(/\/+$/, '');
   // Bound: a browser's fetch throws "Illegal invocation" when called as a method of another object.
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const extraHeaders = options.headers ?? {};
@@ -100,34 +130,11 @@ export function createHttpTransport(options: PlantStoreClientOptions): HttpTrans
   }
 
   return {
-    url(path, query = {}) {
-      const url = new URL(base);
-      url.pathname = prefix + path;
-      url.search = '';
-      url.hash = '';
-      for (const [name, value] of Object.entries(query)) {
-        for (const item of typeof value === 'string' ? [value] : (value ?? [])) url.searchParams.append(name, item);
-      }
-      return url;
-    },
+    url: (path, query = {}) => apiUrl(base, path, query),
     send,
     async sendForJson(method, url, read, sendOptions) {
       const response = await send(method, url, sendOptions);
-      let text: string;
-      try {
-        text = await response.text();
-      } catch (error) {
-        throw bodyFailure(response, error, sendOptions?.signal);
-      }
-      let value: unknown;
-      try {
-        value = parseJson(text);
-      } catch (error) {
-        throw invalidResponse(response, `${method} ${url.pathname}: the response is not valid JSON`, error);
-      }
-      const result = read(value);
-      if (result === undefined) throw invalidResponse(response, `${method} ${url.pathname}: the response does not have the documented shape`);
-      return result;
+      return readJsonBody(response, `${method} ${url.pathname}`, read, sendOptions?.signal);
     },
   };
 }

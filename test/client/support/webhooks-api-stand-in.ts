@@ -80,36 +80,10 @@ function page<T extends { id: string }>(items: T[], query: URLSearchParams, path
   return { status: 200, body: `[${slice.map(write).join(',')}]`, headers };
 }
 
-function route(state: { endpoints: Endpoint[]; deliveries: StandInDelivery[] }, request: RecordedRequest, now: () => string): Reply {
-  const { pathname, searchParams } = new URL(request.url, 'http://stand-in');
-  const body = request.body === '' ? {} : (JSON.parse(request.body) as Record<string, unknown>);
-  const parts = pathname.split('/').slice(1).map(decodeURIComponent);
-  const endpoint = state.endpoints.find((item) => item.id === parts[2]);
-  const delivery = state.deliveries.find((item) => item.id === parts[2]);
-  const key = `${request.method} ${parts[1]}${parts.length > 2 ? '/{id}' : ''}${parts[3] ? `/${parts[3]}` : ''}`;
-  switch (key) {
-    case 'POST endpoints': {
-      const at = now();
-      const created: Endpoint = { id: `ep_${state.endpoints.length + 1}`, eventTypes: ['plant.created'], status: 'enabled', secret: newSecret(), ...body, createdAt: at, updatedAt: at } as Endpoint;
-      state.endpoints.push(created);
-      return json(201, created);
-    }
-    case 'GET endpoints':
-      return page(state.endpoints, searchParams, pathname, (item) => JSON.stringify(withoutSecret(item)));
-    case 'GET deliveries': {
-      const matching = state.deliveries.filter(
-        (item) => [null, item.endpointId].includes(searchParams.get('endpoint')) && [null, item.status as string].includes(searchParams.get('status')),
-      );
-      return page([...matching].reverse(), searchParams, pathname, deliveryJson);
-    }
-    case 'GET deliveries/{id}':
-      return delivery ? { status: 200, body: deliveryJson(delivery) } : error(404, `delivery ${parts[2]} not found`);
-    case 'POST deliveries/{id}/resend':
-      if (!delivery) return error(404, `delivery ${parts[2]} not found`);
-      delivery.status = 'pending';
-      return { status: 202 };
-  }
-  if (!endpoint) return error(404, `webhook endpoint ${parts[2]} not found`);
+type State = { endpoints: Endpoint[]; deliveries: StandInDelivery[] };
+
+/** Routes on one endpoint (`/webhooks/endpoints/{id}…`). */
+function routeEndpoint(state: State, endpoint: Endpoint, key: string, body: Record<string, unknown>, now: () => string): Reply {
   switch (key) {
     case 'GET endpoints/{id}':
       return json(200, withoutSecret(endpoint));
@@ -134,9 +108,58 @@ function route(state: { endpoints: Endpoint[]; deliveries: StandInDelivery[] }, 
   return error(404, 'not found');
 }
 
+/** Routes on the deliveries (`/webhooks/deliveries…`). */
+function routeDeliveries(state: State, key: string, id: string | undefined, query: URLSearchParams, pathname: string): Reply {
+  const delivery = state.deliveries.find((item) => item.id === id);
+  switch (key) {
+    case 'GET deliveries': {
+      const matching = state.deliveries.filter(
+        (item) => [null, item.endpointId].includes(query.get('endpoint')) && [null, item.status as string].includes(query.get('status')),
+      );
+      return page([...matching].reverse(), query, pathname, deliveryJson);
+    }
+    case 'GET deliveries/{id}':
+      return delivery ? { status: 200, body: deliveryJson(delivery) } : error(404, `delivery ${id} not found`);
+    case 'POST deliveries/{id}/resend':
+      if (!delivery) return error(404, `delivery ${id} not found`);
+      delivery.status = 'pending';
+      return { status: 202 };
+  }
+  return error(404, 'not found');
+}
+
+function route(state: State, request: RecordedRequest, now: () => string): Reply {
+  const { pathname, searchParams } = new URL(request.url, 'http://stand-in');
+  const body = request.body === '' ? {} : (JSON.parse(request.body) as Record<string, unknown>);
+  const parts = pathname.split('/').slice(1).map(decodeURIComponent);
+  const key = `${request.method} ${parts[1]}${parts.length > 2 ? '/{id}' : ''}${parts[3] ? `/${parts[3]}` : ''}`;
+  if (parts[1] === 'deliveries') return routeDeliveries(state, key, parts[2], searchParams, pathname);
+  if (key === 'GET endpoints') return page(state.endpoints, searchParams, pathname, (item) => JSON.stringify(withoutSecret(item)));
+  if (key === 'POST endpoints') {
+    const at = now();
+    const defaults = { id: `ep_${state.endpoints.length + 1}`, eventTypes: ['plant.created'], status: 'enabled', secret: newSecret() };
+    const created = { ...defaults, ...body, createdAt: at, updatedAt: at } as Endpoint;
+    state.endpoints.push(created);
+    return json(201, created);
+  }
+  const endpoint = state.endpoints.find((item) => item.id === parts[2]);
+  return endpoint ? routeEndpoint(state, endpoint, key, body, now) : error(404, `webhook endpoint ${parts[2]} not found`);
+}
+
+/** The 401 or 403 the real service would give, or undefined when the token may do this. */
+function refusal(request: RecordedRequest): Reply | undefined {
+  const auth = request.headers.authorization;
+  if (auth !== `Bearer ${TOKEN}` && auth !== `Bearer ${READ_ONLY_TOKEN}`) return error(401, 'invalid bearer token');
+  if (auth === `Bearer ${READ_ONLY_TOKEN}` && request.method !== 'GET') {
+    const challenge = 'Bearer realm="plant-store", error="insufficient_scope", scope="webhooks:write"';
+    return { ...error(403, 'this operation requires the webhooks:write scope'), headers: { 'www-authenticate': challenge } };
+  }
+  return undefined;
+}
+
 /** Starts the stand-in on 127.0.0.1:0. Times it hands out advance by one second per write, from a fixed start. */
 export async function startWebhooksApiStandIn(): Promise<WebhooksApiStandIn> {
-  const state = { endpoints: [] as Endpoint[], deliveries: [] as StandInDelivery[] };
+  const state: State = { endpoints: [], deliveries: [] };
   const requests: RecordedRequest[] = [];
   let clock = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
   const now = () => new Date((clock += 1000)).toISOString();
@@ -147,13 +170,9 @@ export async function startWebhooksApiStandIn(): Promise<WebhooksApiStandIn> {
     req.on('end', () => {
       const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       requests.push(request);
-      const auth = req.headers.authorization;
       let reply: Reply;
       if (override) [reply, override] = [override, undefined];
-      else if (auth !== `Bearer ${TOKEN}` && auth !== `Bearer ${READ_ONLY_TOKEN}`) reply = error(401, 'invalid bearer token');
-      else if (auth === `Bearer ${READ_ONLY_TOKEN}` && req.method !== 'GET') {
-        reply = { ...error(403, 'this operation requires the webhooks:write scope'), headers: { 'www-authenticate': 'Bearer realm="plant-store", error="insufficient_scope", scope="webhooks:write"' } };
-      } else reply = route(state, request, now);
+      else reply = refusal(request) ?? route(state, request, now);
       const headers = { 'x-request-id': `stand-in-${requests.length}`, ...(reply.body === undefined ? {} : { 'content-type': 'application/json' }), ...reply.headers };
       res.writeHead(reply.status, headers).end(reply.body);
     });
