@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { NotFoundError, createPlantStoreClient, type Plant } from '@plant-store/client';
 import { api, expectObservationsDocumented, type ApiRequest } from './support/api-client.js';
 import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
 
@@ -198,16 +199,16 @@ describe.each(STORAGE_KINDS)('plants API over HTTP (%s storage)', (kind) => {
   });
 
   describe('tenants and scopes', () => {
-    it('isolates tenants completely', async () => {
-      await create(`{"id":${base},"name":"mine"}`);
-      expectError(await call('GET', `/plants/${base}`, { token: TOKENS.otherTenant }), 404);
-      expectError(await call('DELETE', `/plants/${base}`, { token: TOKENS.otherTenant }), 404);
-      const theirs = await create(`{"id":${base},"name":"theirs"}`, TOKENS.otherTenant);
-      expect(theirs.status).toBe(200);
-      const list = await call('GET', `/plants?after=${base - 1}&limit=10`, { token: TOKENS.otherTenant });
-      expect(list.json).toEqual([{ id: base, name: 'theirs' }]);
-      expect((await call('GET', `/plants/${base}`, { token: TOKENS.owner })).json).toEqual({ id: base, name: 'mine' });
-      await call('DELETE', `/plants/${base}`, { token: TOKENS.otherTenant });
+    it('isolates tenants completely (through the typed client)', async () => {
+      const mine = createPlantStoreClient({ baseUrl: server.url, token: TOKENS.owner });
+      const theirs = createPlantStoreClient({ baseUrl: server.url, token: TOKENS.otherTenant });
+      await mine.plants.create({ id: base, name: 'mine' });
+      await expect(theirs.plants.get(base)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(theirs.plants.delete(base)).rejects.toBeInstanceOf(NotFoundError);
+      expect(await theirs.plants.create({ id: base, name: 'theirs' })).toEqual({ id: BigInt(base), name: 'theirs' });
+      expect((await theirs.plants.listPage({ after: base - 1, limit: 10 })).plants).toEqual([{ id: BigInt(base), name: 'theirs' }]);
+      expect(await mine.plants.get(base)).toEqual({ id: BigInt(base), name: 'mine' });
+      await theirs.plants.delete(base);
     });
 
     it('answers 403 with an insufficient_scope challenge naming the scope', async () => {
@@ -335,22 +336,31 @@ describe.each(STORAGE_KINDS)('plants API over HTTP (%s storage)', (kind) => {
       expect(response.headers.get('link')).toBeNull();
     });
 
-    it('follows Link headers to the end and gets exactly the full list', async () => {
+    it('follows Link headers to the end and gets exactly the full list (through the typed client)', async () => {
+      const client = createPlantStoreClient({ baseUrl: server.url, token: TOKENS.otherTenant });
+      const expected = ids.map((id, index) => {
+        const tag = tagOf(index);
+        return tag === undefined ? { id: BigInt(id), name: `p${index}` } : { id: BigInt(id), name: `p${index}`, tag };
+      });
       for (const limit of [1, 3, 4, 7, 8, 9, 100]) {
-        const pages: string[] = [];
-        let next: string | undefined = `/plants?limit=${limit}`;
-        while (next) {
-          const response = await call('GET', next, { token: TOKENS.otherTenant });
-          expect(response.status).toBe(200);
-          const page = response.json as unknown[];
-          expect(page.length).toBeLessThanOrEqual(limit);
-          if (response.text !== '[]') pages.push(response.text.slice(1, -1));
-          const link = response.headers.get('link');
-          next = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : undefined;
+        const listed: Plant[] = [];
+        let pages = 1;
+        let page = await client.plants.listPage({ limit });
+        for (;;) {
+          expect(page.plants.length).toBeLessThanOrEqual(limit);
+          listed.push(...page.plants);
+          if (!page.next) break;
           // A Link only when more plants remain: a page that ends the list has none.
-          if (next) expect(page).toHaveLength(limit);
+          expect(page.plants).toHaveLength(limit);
+          expect(page.next).toEqual({ limit, after: page.plants.at(-1)!.id });
+          page = await client.plants.listPage(page.next);
+          pages++;
         }
-        expect(`[${pages.join(',')}]`).toBe(`[${ids.map(plantText).join(',')}]`);
+        expect(listed).toEqual(expected);
+        expect(pages).toBe(Math.ceil(ids.length / limit));
+        const streamed: Plant[] = [];
+        for await (const plant of client.plants.list({ limit })) streamed.push(plant);
+        expect(streamed).toEqual(expected);
       }
     });
 

@@ -1,10 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { startServe, TSX } from '../cli/cli-process.js';
+import { reservePort } from '../webhooks/webhook-receiver.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -88,5 +90,70 @@ describe('README tokens file', () => {
       await service.stop();
       await rm(folder, { recursive: true, force: true });
     }
+  });
+});
+
+describe('README typed client', () => {
+  /** Writes `code` into a scratch folder inside the repo (so @plant-store/* resolve) and calls `use` with its path. */
+  async function withScratchFile<T>(code: string, use: (file: string) => Promise<T>): Promise<T> {
+    const scratch = await mkdtemp(join(root, 'test', 'readme', '.run-'));
+    try {
+      const file = join(scratch, 'example.ts');
+      await writeFile(file, code);
+      return await use(file);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  it('client example runs as written against the service and prints what the README says', async () => {
+    const [example, output] = await codeBlocks('Typed client', 'ts');
+    const service = await startServe(['--storage', 'memory', '--port', '0', '--tokens', 's3cret=acme']);
+    try {
+      const code = example!.replaceAll('http://127.0.0.1:8080', service.url);
+      const { stdout } = await withScratchFile(code, (file) =>
+        run(process.execPath, ['--conditions=source', '--import', TSX, file], { env: { ...process.env, NODE_OPTIONS: '' } }),
+      );
+      const expected = output!.split('\n').filter((line) => line.startsWith('// ')).map((line) => line.slice(3));
+      expect(stdout.trim().split('\n')).toEqual(expected);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('receiver example accepts a signed webhook and refuses a tampered one', async () => {
+    const [, , receiver] = await codeBlocks('Typed client', 'ts');
+    const secret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+    const port = await reservePort();
+    const code = receiver!.replace('.listen(3000)', `.listen(${port}, '127.0.0.1')`);
+    await withScratchFile(code, async (file) => {
+      const child = spawn(process.execPath, ['--conditions=source', '--import', TSX, file], {
+        env: { ...process.env, NODE_OPTIONS: '', PLANT_STORE_WEBHOOK_SECRET: secret },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let stdout = '';
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      try {
+        const body = '{"id":9223372036854775807,"name":"Fern"}';
+        const timestamp = new Date();
+        const headers = {
+          'webhook-id': 'msg_readme',
+          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+          'webhook-signature': new Webhook(secret).sign('msg_readme', timestamp, body),
+        };
+        const post = (text: string) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers, body: text }).then((response) => response.status);
+        const deadline = Date.now() + 20_000;
+        let status = await post(body).catch(() => 0);
+        while (status === 0 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          status = await post(body).catch(() => 0);
+        }
+        expect(status).toBe(204);
+        expect(await post(body.replace('Fern', 'Fern!'))).toBe(400);
+        expect(stdout).toBe('new plant 9223372036854775807n webhook-id msg_readme\n');
+      } finally {
+        child.kill();
+      }
+    });
   });
 });

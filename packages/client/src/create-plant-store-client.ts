@@ -1,0 +1,20 @@
+import { createHttpTransport, type PlantStoreClientOptions } from './http-transport.js';
+import { plantsClient, type PlantsClient } from './plants-client.js';
+import { webhooksClient, type WebhooksClient } from './webhooks-client.js';
+
+/** A typed client of one Plant Store service, acting as the tenant of its token. */
+export interface PlantStoreClient {
+  readonly plants: PlantsClient;
+  readonly webhooks: WebhooksClient;
+}
+
+/**
+ * A client for the Plant Store HTTP API over fetch, for Node and browsers.
+ * Ids are exact `bigint`s; failures are typed errors (`NotFoundError`,
+ * `ConflictError`, …, all `PlantStoreClientError`). Nothing is sent until
+ * an operation is called.
+ */
+export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
+  const transport = createHttpTransport(options);
+  return { plants: plantsClient(transport), webhooks: webhooksClient(transport) };
+}

@@ -1,0 +1,140 @@
+import { errorFromResponse } from './error-from-response.js';
+import { RequestFailedError } from './errors.js';
+import { parseJson, stringifyJson } from './json-codec.js';
+
+/** How the client reaches the service. */
+export interface PlantStoreClientOptions {
+  /**
+   * Where the service is, e.g. `http://127.0.0.1:8080`. A path is kept as a
+   * prefix (`https://example.com/plant-store` → `…/plant-store/plants`).
+   */
+  readonly baseUrl: string | URL;
+  /**
+   * Bearer token sent on every request. A function is called before each
+   * request, for tokens that expire (JWT): return the current one.
+   */
+  readonly token: string | (() => string | Promise<string>);
+  /**
+   * The fetch to use (a test double, a fetch with a proxy agent, …).
+   * @default globalThis.fetch
+   */
+  readonly fetch?: typeof fetch;
+  /**
+   * Extra headers sent on every request (e.g. `user-agent`). `authorization`
+   * and `content-type` are the client's own and cannot be overridden here.
+   * @default {}
+   */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Per-call options every operation accepts. */
+export interface CallOptions {
+  /** Aborts the request (and a streamed list) when signalled; the abort reason is thrown as is. */
+  readonly signal?: AbortSignal;
+}
+
+export type QueryValue = string | readonly string[] | undefined;
+
+export interface SendOptions extends CallOptions {
+  /** Serialized with exact bigints and sent as `application/json`. */
+  readonly body?: unknown;
+}
+
+/** The one place that talks HTTP: URLs, auth header, JSON, and turning failures into typed errors. */
+export interface HttpTransport {
+  /** The URL of an API path (`/plants`) with query parameters (an array repeats the parameter). */
+  url(path: string, query?: Readonly<Record<string, QueryValue>>): URL;
+  /** Resolves with a 2xx response; rejects with the typed error for anything else. */
+  send(method: string, url: URL, options?: SendOptions): Promise<Response>;
+  /**
+   * `send`, then the body parsed exactly (ids never pass through a lossy
+   * `JSON.parse`) and read by `read`; an `invalid_response` error when the
+   * body is not JSON or `read` returns undefined.
+   */
+  sendForJson<T>(method: string, url: URL, read: (value: unknown) => T | undefined, options?: SendOptions): Promise<T>;
+}
+
+/** The error for a response that does not have the documented shape. */
+export function invalidResponse(response: Response, message: string, cause?: unknown): RequestFailedError {
+  return new RequestFailedError('invalid_response', message, {
+    status: response.status,
+    requestId: response.headers.get('x-request-id') ?? undefined,
+    cause,
+  });
+}
+
+/** The error for a body that stopped arriving (connection cut, reset), unless the caller aborted: then its reason. */
+export function bodyFailure(response: Response, error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return signal.reason;
+  return new RequestFailedError('network', `the response body was cut off: ${(error as Error)?.message ?? error}`, {
+    status: response.status,
+    requestId: response.headers.get('x-request-id') ?? undefined,
+    cause: error,
+  });
+}
+
+/** `path` under the base URL's path, with `query` (an array repeats the parameter). */
+function apiUrl(base: URL, path: string, query: Readonly<Record<string, QueryValue>>): URL {
+  const url = new URL(base);
+  url.pathname = base.pathname.replace(/\/+$/, '') + path;
+  url.search = '';
+  url.hash = '';
+  for (const [name, value] of Object.entries(query)) {
+    for (const item of typeof value === 'string' ? [value] : (value ?? [])) url.searchParams.append(name, item);
+  }
+  return url;
+}
+
+/** The body of a success, parsed exactly and read by `read`. */
+async function readJsonBody<T>(response: Response, what: string, read: (value: unknown) => T | undefined, signal?: AbortSignal): Promise<T> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw bodyFailure(response, error, signal);
+  }
+  let value: unknown;
+  try {
+    value = parseJson(text);
+  } catch (error) {
+    throw invalidResponse(response, `${what}: the response is not valid JSON`, error);
+  }
+  const result = read(value);
+  if (result === undefined) throw invalidResponse(response, `${what}: the response does not have the documented shape`);
+  return result;
+}
+
+export function createHttpTransport(options: PlantStoreClientOptions): HttpTransport {
+  const base = new URL(options.baseUrl);
+  // Bound: a browser's fetch throws "Illegal invocation" when called as a method of another object.
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const extraHeaders = options.headers ?? {};
+  const token = options.token;
+
+  async function send(method: string, url: URL, { body, signal }: SendOptions = {}): Promise<Response> {
+    const headers = new Headers(extraHeaders);
+    headers.set('authorization', `Bearer ${typeof token === 'function' ? await token() : token}`);
+    if (body !== undefined) headers.set('content-type', 'application/json');
+    let response: Response;
+    try {
+      response = await fetchImpl(url, { method, headers, body: body === undefined ? undefined : stringifyJson(body), signal });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw new RequestFailedError('network', `${method} ${url.pathname} failed: ${(error as Error)?.message ?? error}`, {
+        status: 0,
+        cause: error,
+      });
+    }
+    if (!response.ok) throw await errorFromResponse(response);
+    return response;
+  }
+
+  return {
+    url: (path, query = {}) => apiUrl(base, path, query),
+    send,
+    async sendForJson(method, url, read, sendOptions) {
+      const response = await send(method, url, sendOptions);
+      return readJsonBody(response, `${method} ${url.pathname}`, read, sendOptions?.signal);
+    },
+  };
+}

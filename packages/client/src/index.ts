@@ -1,0 +1,51 @@
+// Public API of @plant-store/client. No Node built-ins: it runs wherever fetch and WebCrypto do.
+
+export { createPlantStoreClient, type PlantStoreClient } from './create-plant-store-client.js';
+export type { CallOptions, PlantStoreClientOptions } from './http-transport.js';
+export type { NewPlant, Plant } from './plant.js';
+export type { PlantIdInput } from './plant-id.js';
+export type { ListPlantsOptions, ListPlantsQuery, PlantPage, PlantsClient } from './plants-client.js';
+
+export {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  PlantStoreClientError,
+  RequestFailedError,
+  UnauthenticatedError,
+  UnavailableError,
+  ValidationError,
+  type PlantStoreClientErrorCode,
+  type PlantStoreClientErrorInit,
+  type UnauthenticatedReason,
+} from './errors.js';
+
+export type {
+  WebhookDeliveriesClient,
+  WebhookDeliveryPage,
+  WebhookEndpointPage,
+  WebhookEndpointsClient,
+  WebhooksClient,
+} from './webhooks-client.js';
+export type {
+  ListWebhookDeliveriesQuery,
+  ListWebhookEndpointsQuery,
+  NewWebhookEndpoint,
+  PlantDeletedPayload,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  WebhookEndpoint,
+  WebhookEndpointStatus,
+  WebhookEndpointUpdate,
+  WebhookEndpointWithSecret,
+  WebhookEventType,
+  WebhookPayload,
+} from './webhook-types.js';
+
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyWebhookOptions,
+  type WebhookHeaders,
+} from './verify-webhook.js';

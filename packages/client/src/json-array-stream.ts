@@ -1,0 +1,100 @@
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const WHITESPACE = /^[ \t\n\r]*$/;
+
+/** Where the splitter is inside the text; kept across chunks. */
+interface SplitState {
+  depth: number;
+  inString: boolean;
+  escaped: boolean;
+  /** Offset in `buffer` where the current element starts. */
+  start: number;
+  /** Elements cut so far (tells `[]` from `[,]`). */
+  count: number;
+  ended: boolean;
+}
+
+/**
+ * Cuts the complete elements off the front of `buffer`, scanning from `from`.
+ * Only strings and nesting are tracked: each element is parsed (and so
+ * checked) by the caller, which keeps this loop small and fast.
+ */
+function splitElements(buffer: string, from: number, state: SplitState, out: string[]): void {
+  for (let position = from; position < buffer.length; position++) {
+    const char = buffer.charCodeAt(position);
+    if (state.inString) {
+      if (state.escaped) state.escaped = false;
+      else if (char === BACKSLASH) state.escaped = true;
+      else if (char === QUOTE) state.inString = false;
+    } else if (char === QUOTE) {
+      state.inString = true;
+    } else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
+      if (++state.depth === 1) {
+        if (char !== OPEN_BRACKET || !WHITESPACE.test(buffer.slice(0, position))) throw new SyntaxError('expected a JSON array');
+        state.start = position + 1;
+      }
+    } else if (state.depth === 1 && (char === COMMA || char === CLOSE_BRACKET)) {
+      const element = buffer.slice(state.start, position).trim();
+      // An empty element is pushed too (`[1,]`), so that parsing it fails; only `[]` has none.
+      if (char === COMMA || element !== '' || state.count > 0) {
+        out.push(element);
+        state.count++;
+      }
+      state.start = position + 1;
+      if (char === CLOSE_BRACKET) {
+        state.depth = 0;
+        state.ended = true;
+        if (!WHITESPACE.test(buffer.slice(position + 1))) throw new SyntaxError('unexpected text after the JSON array');
+        return;
+      }
+    } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
+      if (--state.depth < 1) throw new SyntaxError('unbalanced brackets in the JSON array');
+    }
+  }
+}
+
+/**
+ * The element texts of a JSON array arriving as a byte stream, each yielded
+ * as soon as it is complete: an unlimited list of a million plants is read in
+ * constant memory. Throws `SyntaxError` when the text is not an array or ends
+ * before its `]` (the service cuts a list short that way when storage fails
+ * mid-stream); the stream's own errors pass through. Stopping early cancels
+ * the stream, which frees the connection.
+ */
+export async function* jsonArrayElements(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const reader = body.getReader();
+  // Not fatal: like response.text(), invalid bytes become U+FFFD.
+  const decoder = new TextDecoder();
+  const state: SplitState = { depth: 0, inString: false, escaped: false, start: 0, count: 0, ended: false };
+  let buffer = '';
+  let done = false;
+  try {
+    while (!done) {
+      const chunk = await reader.read();
+      done = chunk.done;
+      const scanned = buffer.length;
+      buffer += done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+      if (state.ended) {
+        if (!WHITESPACE.test(buffer.slice(scanned))) throw new SyntaxError('unexpected text after the JSON array');
+        continue;
+      }
+      const elements: string[] = [];
+      splitElements(buffer, scanned, state, elements);
+      yield* elements;
+      // Keep only the unfinished element; offsets move with it.
+      if (state.start > 0 && !state.ended) {
+        buffer = buffer.slice(state.start);
+        state.start = 0;
+      }
+    }
+    if (!state.ended) throw new SyntaxError('the JSON array ended before its closing bracket');
+  } finally {
+    if (!done) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}

@@ -1,0 +1,33 @@
+import { parse, stringify } from 'lossless-json';
+
+const INTEGER = /^-?\d+$/;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+
+// Without a run of 16 digits every number in the text is below 10^15 or has
+// few significant digits, which JSON.parse reads exactly; most responses take
+// this path. A name with many digits merely takes the slower exact one.
+const MAY_LOSE_PRECISION = /\d{16}/;
+
+function parseNumber(text: string): number | bigint {
+  if (!INTEGER.test(text)) return Number(text);
+  const integer = BigInt(text);
+  return integer >= MIN_SAFE && integer <= MAX_SAFE ? Number(integer) : integer;
+}
+
+/**
+ * Parses a response body without losing digits: an integer beyond 2^53
+ * becomes a `bigint`, every other number a `number` (the shape readers then
+ * turn ids into `bigint` throughout). Throws `SyntaxError` on malformed JSON.
+ */
+export function parseJson(text: string): unknown {
+  if (!MAY_LOSE_PRECISION.test(text)) return JSON.parse(text);
+  return parse(text, null, parseNumber);
+}
+
+/** Writes JSON with a `bigint` as its exact digits; `undefined` properties are left out, as by JSON.stringify. */
+export function stringifyJson(value: unknown): string {
+  const text = stringify(value);
+  if (text === undefined) throw new TypeError('value cannot be represented as JSON');
+  return text;
+}

@@ -1,0 +1,118 @@
+import { parseJson } from './json-codec.js';
+import { payloadFromJson } from './webhook-shapes.js';
+import type { WebhookPayload } from './webhook-types.js';
+
+/** The request is not an authentic, fresh Plant Store webhook. Answer it with a 4xx and do not act on it. */
+export class WebhookVerificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+  }
+}
+
+/** Request headers as a `Headers` (fetch, Request) or a plain object (Node's `req.headers`); names in any case. */
+export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+export interface VerifyWebhookOptions {
+  /**
+   * How far `webhook-timestamp` may be from now, either way, in seconds:
+   * older messages are replays, newer ones come from a wrong clock.
+   * @default 300
+   */
+  readonly toleranceSeconds?: number;
+  /** The time to check the timestamp against. @default new Date() */
+  readonly now?: Date;
+}
+
+const encoder = new TextEncoder();
+
+function header(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  for (const [key, value] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
+    if (key.toLowerCase() === name) return typeof value === 'string' ? value : value?.join(', ');
+  }
+  return undefined;
+}
+
+/** The HMAC key of a `whsec_<base64>` secret (the prefix is optional, as in the standardwebhooks package). */
+function secretKey(secret: string): Uint8Array<ArrayBuffer> {
+  const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  let binary: string;
+  try {
+    binary = atob(encoded);
+  } catch {
+    binary = '';
+  }
+  if (binary === '') throw new TypeError('webhook secret must be "whsec_" followed by base64');
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+}
+
+async function expectedSignature(key: Uint8Array<ArrayBuffer>, signedPrefix: string, body: string | Uint8Array): Promise<string> {
+  const subtle = globalThis.crypto?.subtle;
+  if (subtle === undefined) throw new TypeError('verifyWebhook needs WebCrypto (crypto.subtle; browsers offer it on https only)');
+  const prefix = encoder.encode(signedPrefix);
+  const bodyBytes = typeof body === 'string' ? encoder.encode(body) : body;
+  const content = new Uint8Array(prefix.length + bodyBytes.length);
+  content.set(prefix);
+  content.set(bodyBytes, prefix.length);
+  const hmacKey = await subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = new Uint8Array(await subtle.sign('HMAC', hmacKey, content));
+  return btoa(String.fromCharCode(...mac));
+}
+
+/** Compares without an early exit, so the time taken does not tell how much of a forged signature was right. */
+function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let index = 0; index < a.length; index++) difference |= a.charCodeAt(index) ^ b.charCodeAt(index);
+  return difference === 0;
+}
+
+function checkTimestamp(timestamp: string, options: VerifyWebhookOptions): void {
+  if (!/^\d{1,15}$/.test(timestamp)) throw new WebhookVerificationError('invalid webhook-timestamp');
+  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  const tolerance = options.toleranceSeconds ?? 300;
+  const seconds = Number(timestamp);
+  if (now - seconds > tolerance) throw new WebhookVerificationError('message timestamp too old');
+  if (seconds > now + tolerance) throw new WebhookVerificationError('message timestamp too new');
+}
+
+/**
+ * Verifies a webhook the Standard Webhooks way and returns its payload
+ * (plant ids as exact `bigint`). `body` must be the raw request body, not
+ * re-serialized JSON. The signature is HMAC-SHA256 over
+ * `<webhook-id>.<webhook-timestamp>.<body>` with the secret's key; any one
+ * of the space-separated `v1,` signatures may match (during a secret
+ * rotation the service sends one per secret). Throws
+ * `WebhookVerificationError` for missing headers, a timestamp outside the
+ * tolerance, no matching signature or a body that is not an event payload;
+ * `TypeError` for a malformed secret (a configuration mistake).
+ */
+export async function verifyWebhook(
+  body: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): Promise<WebhookPayload> {
+  const key = secretKey(secret);
+  const id = header(headers, 'webhook-id');
+  const timestamp = header(headers, 'webhook-timestamp');
+  const signatures = header(headers, 'webhook-signature');
+  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
+  checkTimestamp(timestamp, options);
+  const expected = await expectedSignature(key, `${id}.${timestamp}.`, body);
+  const matches = signatures.split(' ').some((versioned) => {
+    const [version, signature] = versioned.split(',');
+    return version === 'v1' && signature !== undefined && constantTimeEqual(signature, expected);
+  });
+  if (!matches) throw new WebhookVerificationError('no matching signature');
+  let parsed: unknown;
+  try {
+    parsed = parseJson(typeof body === 'string' ? body : new TextDecoder().decode(body));
+  } catch {
+    throw new WebhookVerificationError('the signed body is not valid JSON');
+  }
+  const payload = payloadFromJson(parsed);
+  if (payload === undefined) throw new WebhookVerificationError('the signed body is not a Plant Store event payload');
+  return payload;
+}

@@ -1,0 +1,79 @@
+import { plantFromJson } from './plant.js';
+import { idFromJson } from './plant-id.js';
+import type {
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookPayload,
+} from './webhook-types.js';
+
+// Readers from parsed JSON to the types of webhook-types.ts. Each returns
+// undefined when a field the types promise is missing or of the wrong kind;
+// fields it does not know are passed through untouched, so a service that
+// adds one does not break older clients.
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** An RFC 3339 time (or epoch milliseconds) as a Date; undefined when it is neither. */
+export function dateFromJson(value: unknown): Date | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** A webhook body: the plant of `plant.created`, or `{ id }` of `plant.deleted`. */
+export function payloadFromJson(value: unknown): WebhookPayload | undefined {
+  if (!isObject(value)) return undefined;
+  if ('name' in value) return plantFromJson(value);
+  const id = idFromJson(value['id']);
+  return id === undefined ? undefined : { ...value, id };
+}
+
+export function endpointFromJson(value: unknown): WebhookEndpoint | undefined {
+  if (!isObject(value)) return undefined;
+  const { id, url, eventTypes, status } = value;
+  const createdAt = dateFromJson(value['createdAt']);
+  const updatedAt = dateFromJson(value['updatedAt']);
+  if (typeof id !== 'string' || typeof url !== 'string' || typeof status !== 'string' || !Array.isArray(eventTypes)) return undefined;
+  if (createdAt === undefined || updatedAt === undefined) return undefined;
+  return { ...value, createdAt, updatedAt } as unknown as WebhookEndpoint;
+}
+
+export function endpointWithSecretFromJson(value: unknown): WebhookEndpointWithSecret | undefined {
+  const endpoint = endpointFromJson(value);
+  return endpoint && typeof (value as Json)['secret'] === 'string' ? (endpoint as WebhookEndpointWithSecret) : undefined;
+}
+
+function attemptFromJson(value: unknown): WebhookAttempt | undefined {
+  if (!isObject(value) || typeof value['durationMs'] !== 'number') return undefined;
+  const at = dateFromJson(value['at']);
+  return at === undefined ? undefined : ({ ...value, at } as unknown as WebhookAttempt);
+}
+
+export function deliveryFromJson(value: unknown): WebhookDelivery | undefined {
+  if (!isObject(value)) return undefined;
+  const { id, endpointId, eventType, status, nextAttemptAt: rawNext, ...rest } = value;
+  if (typeof id !== 'string' || typeof endpointId !== 'string' || typeof eventType !== 'string' || typeof status !== 'string') return undefined;
+  const payload = payloadFromJson(value['payload']);
+  const createdAt = dateFromJson(value['createdAt']);
+  const attempts = Array.isArray(value['attempts']) ? value['attempts'].map(attemptFromJson) : undefined;
+  // null and absent both mean "no attempt scheduled".
+  const nextAttemptAt = rawNext == null ? undefined : dateFromJson(rawNext);
+  if (payload === undefined || createdAt === undefined || attempts === undefined || attempts.includes(undefined)) return undefined;
+  if (rawNext != null && nextAttemptAt === undefined) return undefined;
+  const delivery = { ...rest, id, endpointId, eventType, status, payload, attempts, createdAt };
+  return (nextAttemptAt === undefined ? delivery : { ...delivery, nextAttemptAt }) as unknown as WebhookDelivery;
+}
+
+/** `{ "secret": "whsec_…" }` → the secret. */
+export function secretFromJson(value: unknown): string | undefined {
+  return isObject(value) && typeof value['secret'] === 'string' ? value['secret'] : undefined;
+}
+
+/** `{ "requeued": n }` → n. */
+export function requeuedFromJson(value: unknown): number | undefined {
+  return isObject(value) && typeof value['requeued'] === 'number' ? value['requeued'] : undefined;
+}

@@ -1,0 +1,106 @@
+// The shapes of the webhook endpoints API (SPEC §9), as the client returns
+// them. Times are `Date` objects (the wire carries RFC 3339 strings); ids of
+// plants inside payloads are `bigint`. Kept in one file so they are easy to
+// adjust as the service side settles.
+
+import type { Plant } from './plant.js';
+
+/** Events an endpoint can subscribe to. */
+export type WebhookEventType = 'plant.created' | 'plant.deleted';
+
+/** Body of a `plant.deleted` event. */
+export interface PlantDeletedPayload {
+  readonly id: bigint;
+}
+
+/** What a webhook carries: the plant for `plant.created`, `{ id }` for `plant.deleted`. */
+export type WebhookPayload = Plant | PlantDeletedPayload;
+
+export type WebhookEndpointStatus = 'enabled' | 'disabled';
+
+/** A tenant's webhook endpoint. */
+export interface WebhookEndpoint {
+  /** `ep_…` */
+  readonly id: string;
+  readonly url: string;
+  readonly eventTypes: WebhookEventType[];
+  readonly description?: string;
+  /** Deliveries per second to this endpoint (throttled, never dropped). */
+  readonly rateLimit?: number;
+  readonly status: WebhookEndpointStatus;
+  /** Why the service disabled it (e.g. every attempt failed for days). */
+  readonly disabledReason?: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** An endpoint as returned by create: with its signing secret. */
+export interface WebhookEndpointWithSecret extends WebhookEndpoint {
+  /** `whsec_…`: give it to `verifyWebhook` in the receiver. */
+  readonly secret: string;
+}
+
+export interface NewWebhookEndpoint {
+  /** Absolute http(s) URL, at most 2048 characters, without credentials. */
+  readonly url: string;
+  /** @default ['plant.created'] */
+  readonly eventTypes?: readonly WebhookEventType[];
+  readonly description?: string;
+  /** `whsec_<base64>`. @default a new secret of 32 random bytes */
+  readonly secret?: string;
+  /** Deliveries per second. @default no limit */
+  readonly rateLimit?: number;
+}
+
+export interface WebhookEndpointUpdate {
+  readonly url?: string;
+  readonly eventTypes?: readonly WebhookEventType[];
+  readonly description?: string;
+  readonly rateLimit?: number;
+  /** `'enabled'` turns a disabled endpoint back on (then `recover` resends what failed). */
+  readonly status?: WebhookEndpointStatus;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One attempt to deliver a message. */
+export interface WebhookAttempt {
+  readonly at: Date;
+  readonly durationMs: number;
+  /** The receiver's status, when it answered. */
+  readonly statusCode?: number;
+  /** What went wrong without a status (timeout, connection refused, `destination not allowed`, …). */
+  readonly error?: string;
+}
+
+/** A message to one endpoint, with its attempts. */
+export interface WebhookDelivery {
+  /** `msg_…`: also the `webhook-id` the receiver sees. */
+  readonly id: string;
+  readonly endpointId: string;
+  readonly eventType: WebhookEventType;
+  readonly payload: WebhookPayload;
+  readonly status: WebhookDeliveryStatus;
+  readonly attempts: WebhookAttempt[];
+  readonly nextAttemptAt?: Date;
+  readonly createdAt: Date;
+}
+
+/** Which endpoints to list (newest ids are not implied: the service's keyset order). */
+export interface ListWebhookEndpointsQuery {
+  /** Page size; `list()` follows the pages. */
+  readonly limit?: number;
+  /** Only endpoints after this id (keyset pagination). */
+  readonly after?: string;
+}
+
+/** Which deliveries to list, newest first. */
+export interface ListWebhookDeliveriesQuery {
+  /** Only deliveries to this endpoint (`ep_…`). */
+  readonly endpoint?: string;
+  readonly status?: WebhookDeliveryStatus;
+  /** Page size; `list()` follows the pages. */
+  readonly limit?: number;
+  /** Only deliveries after this one in the listing order (keyset pagination). */
+  readonly after?: string;
+}

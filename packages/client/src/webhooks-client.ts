@@ -1,0 +1,130 @@
+import type { CallOptions, HttpTransport } from './http-transport.js';
+import { fetchPage, followPages } from './paged-list.js';
+import {
+  deliveryFromJson,
+  endpointFromJson,
+  endpointWithSecretFromJson,
+  requeuedFromJson,
+  secretFromJson,
+} from './webhook-shapes.js';
+import type {
+  ListWebhookDeliveriesQuery,
+  ListWebhookEndpointsQuery,
+  NewWebhookEndpoint,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointUpdate,
+  WebhookEndpointWithSecret,
+} from './webhook-types.js';
+
+/** One page of endpoints; `next` is the query of the following page, absent on the last one. */
+export interface WebhookEndpointPage {
+  readonly endpoints: WebhookEndpoint[];
+  readonly next?: ListWebhookEndpointsQuery;
+}
+
+/** One page of deliveries; `next` is the query of the following page, absent on the last one. */
+export interface WebhookDeliveryPage {
+  readonly deliveries: WebhookDelivery[];
+  readonly next?: ListWebhookDeliveriesQuery;
+}
+
+/** `client.webhooks.endpoints`: the tenant's own webhook endpoints (scopes `webhooks:read`, `webhooks:write`). */
+export interface WebhookEndpointsClient {
+  /** Creates an endpoint; the result holds its `secret` (the only read that does besides `getSecret`). */
+  create(endpoint: NewWebhookEndpoint, options?: CallOptions): Promise<WebhookEndpointWithSecret>;
+  /** Every endpoint, following `Link` pages of `limit`. */
+  list(query?: ListWebhookEndpointsQuery & CallOptions): AsyncGenerator<WebhookEndpoint, void, undefined>;
+  listPage(query?: ListWebhookEndpointsQuery & CallOptions): Promise<WebhookEndpointPage>;
+  /** The endpoint (without its secret); `NotFoundError` for an id of another tenant too. */
+  get(id: string, options?: CallOptions): Promise<WebhookEndpoint>;
+  update(id: string, changes: WebhookEndpointUpdate, options?: CallOptions): Promise<WebhookEndpoint>;
+  /** Deletes it; its pending deliveries end as failed (`endpoint deleted`). */
+  delete(id: string, options?: CallOptions): Promise<void>;
+  getSecret(id: string, options?: CallOptions): Promise<string>;
+  /** Replaces the secret (with `secret` when given) and returns the new one; the old one still signs for the overlap period. */
+  rotateSecret(id: string, body?: { readonly secret?: string }, options?: CallOptions): Promise<string>;
+  /** Queues again every failed delivery to it created at or after `since`; returns how many. */
+  recover(id: string, since: Date | string, options?: CallOptions): Promise<number>;
+}
+
+/** `client.webhooks.deliveries`: messages to the tenant's endpoints, newest first. */
+export interface WebhookDeliveriesClient {
+  list(query?: ListWebhookDeliveriesQuery & CallOptions): AsyncGenerator<WebhookDelivery, void, undefined>;
+  listPage(query?: ListWebhookDeliveriesQuery & CallOptions): Promise<WebhookDeliveryPage>;
+  get(id: string, options?: CallOptions): Promise<WebhookDelivery>;
+  /** Queues it again whatever its state, with the same `webhook-id`. */
+  resend(id: string, options?: CallOptions): Promise<void>;
+}
+
+export interface WebhooksClient {
+  readonly endpoints: WebhookEndpointsClient;
+  readonly deliveries: WebhookDeliveriesClient;
+}
+
+const ENDPOINTS = '/webhooks/endpoints';
+const DELIVERIES = '/webhooks/deliveries';
+const segment = (id: string) => `/${encodeURIComponent(id)}`;
+const optional = (value: number | string | undefined) => (value === undefined ? undefined : String(value));
+
+/** The listed query parameters of a next-page Link that are present, as a query object. */
+function queryOf<Q>(names: readonly (keyof Q & string)[], numeric: readonly string[]) {
+  return (params: URLSearchParams): Q | undefined => {
+    if (params.get('after') === null) return undefined;
+    const entries = names.flatMap((name) => {
+      const value = params.get(name);
+      return value === null ? [] : [[name, numeric.includes(name) ? Number(value) : value]];
+    });
+    return Object.fromEntries(entries) as Q;
+  };
+}
+
+const nextEndpoints = queryOf<ListWebhookEndpointsQuery>(['limit', 'after'], ['limit']);
+const nextDeliveries = queryOf<ListWebhookDeliveriesQuery>(['endpoint', 'status', 'limit', 'after'], ['limit']);
+
+async function sendAndDiscard(transport: HttpTransport, method: string, url: URL, options: CallOptions & { body?: unknown } = {}) {
+  const response = await transport.send(method, url, options);
+  await response.body?.cancel();
+}
+
+function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
+  const url = (id?: string, action = '') => transport.url(ENDPOINTS + (id === undefined ? '' : segment(id)) + action);
+  const listUrl = ({ limit, after }: ListWebhookEndpointsQuery) => transport.url(ENDPOINTS, { limit: optional(limit), after });
+  return {
+    create: (endpoint, options) => transport.sendForJson('POST', url(), endpointWithSecretFromJson, { ...options, body: endpoint }),
+    list: (query = {}) => followPages(transport, listUrl(query), endpointFromJson, query.signal),
+    async listPage(query = {}) {
+      const { items, next } = await fetchPage(transport, listUrl(query), endpointFromJson, nextEndpoints, query.signal);
+      return next === undefined ? { endpoints: items } : { endpoints: items, next };
+    },
+    get: (id, options) => transport.sendForJson('GET', url(id), endpointFromJson, options),
+    update: (id, changes, options) => transport.sendForJson('PATCH', url(id), endpointFromJson, { ...options, body: changes }),
+    delete: (id, options) => sendAndDiscard(transport, 'DELETE', url(id), options),
+    getSecret: (id, options) => transport.sendForJson('GET', url(id, '/secret'), secretFromJson, options),
+    rotateSecret: (id, body = {}, options) =>
+      transport.sendForJson('POST', url(id, '/rotate-secret'), secretFromJson, { ...options, body }),
+    recover: (id, since, options) =>
+      transport.sendForJson('POST', url(id, '/recover'), requeuedFromJson, {
+        ...options,
+        body: { since: since instanceof Date ? since.toISOString() : since },
+      }),
+  };
+}
+
+function deliveriesClient(transport: HttpTransport): WebhookDeliveriesClient {
+  const listUrl = ({ endpoint, status, limit, after }: ListWebhookDeliveriesQuery) =>
+    transport.url(DELIVERIES, { endpoint, status, limit: optional(limit), after });
+  return {
+    list: (query = {}) => followPages(transport, listUrl(query), deliveryFromJson, query.signal),
+    async listPage(query = {}) {
+      const { items, next } = await fetchPage(transport, listUrl(query), deliveryFromJson, nextDeliveries, query.signal);
+      return next === undefined ? { deliveries: items } : { deliveries: items, next };
+    },
+    get: (id, options) => transport.sendForJson('GET', transport.url(DELIVERIES + segment(id)), deliveryFromJson, options),
+    resend: (id, options) => sendAndDiscard(transport, 'POST', transport.url(`${DELIVERIES}${segment(id)}/resend`), options),
+  };
+}
+
+export function webhooksClient(transport: HttpTransport): WebhooksClient {
+  return { endpoints: endpointsClient(transport), deliveries: deliveriesClient(transport) };
+}
