@@ -44,6 +44,8 @@ window.addEventListener('load', function () {
     // The bearer token stays in the page's memory, never in localStorage.
     persistAuthorization: false,
     displayRequestDuration: true,
+    // Operation ids are the names generated clients use.
+    displayOperationId: true,
   });
 });
 `;
