@@ -146,6 +146,15 @@ describe('serve in memory with configured tokens in production', () => {
     expect(service.stdout()).not.toContain('reader-token');
   });
 
+  it('serves the API reference page, listed in its OpenAPI document', async () => {
+    const page = await fetch(`${service.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await page.text()).toContain('docs/swagger-ui-bundle.js');
+    const document = (await (await fetch(`${service.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(document.paths['/docs']).toBeDefined();
+  });
+
   it('stops on SIGINT with status 0', async () => {
     const exit = await service.stop('SIGINT');
     expect(exit.code).toBe(0);

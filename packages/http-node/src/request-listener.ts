@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { silentLogger, type Logger, type PlantStore } from '@plant-store/core';
+import { docsFiles } from './docs/docs-files.js';
 import { DEFAULT_MAX_BODY_BYTES, leavesLargeBodyUnread } from './http/read-body.js';
 import { requestId } from './http/request-id.js';
 import { describeError, sendError } from './http/send-error.js';
@@ -23,6 +24,16 @@ export interface RequestListenerOptions {
    * @default '' (the API at the root)
    */
   readonly basePath?: string;
+  /**
+   * Serve the API reference page at `<basePath>/docs`: swagger-ui rendering
+   * the OpenAPI document, with a "try it" that takes a bearer token. Its files
+   * come from the swagger-ui-dist package and are served by the listener
+   * itself (no CDN). Off by default for embedders: a host usually has its own
+   * pages, and this one runs scripts on the host's origin. The reference
+   * service (`@plant-store/server`) turns it on.
+   * @default false
+   */
+  readonly docs?: boolean;
 }
 
 /**
@@ -47,7 +58,8 @@ export function createRequestListener(store: PlantStore, options: RequestListene
     logger: options.logger ?? silentLogger,
     maxBodyBytes,
     basePath,
-    openapiJson: JSON.stringify(openapiDocument(options.version ?? packageVersion, { basePath })),
+    openapiJson: JSON.stringify(openapiDocument(options.version ?? packageVersion, { basePath, docs: options.docs === true })),
+    docs: options.docs === true ? docsFiles() : undefined,
   };
   return (req, res, next) => {
     if (next !== undefined && !isUnder(req.url ?? '/', basePath)) {

@@ -96,6 +96,8 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
       requestTimeoutMs: config.requestTimeoutMs,
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,
       logger,
+      // The service serves its API reference page (GET /docs).
+      docs: true,
     });
   } catch (error) {
     // Options the factories reject (they validate again) must not leave the database open.

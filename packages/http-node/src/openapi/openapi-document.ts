@@ -42,6 +42,32 @@ const textSchema = (maxLength: number) => ({
   description: `1 to ${maxLength} characters (code points).`,
 });
 
+/** `GET /docs`, listed only when the listener serves the page. */
+const docsPath = {
+  get: {
+    operationId: 'getDocsPage',
+    tags: ['system'],
+    summary: 'API reference page',
+    description: [
+      'An HTML page rendering this document (swagger-ui), with a "try it" that takes a bearer token through its',
+      '"Authorize" dialog. Its scripts, styles and icons are served by the service below `/docs/`; it loads nothing',
+      'from elsewhere.',
+    ].join(' '),
+    security: [],
+    responses: {
+      '200': {
+        description: 'The page.',
+        headers: {
+          ...requestIdHeader,
+          etag: { description: 'Validator for `If-None-Match`.', schema: { type: 'string' } },
+        },
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      '304': { description: 'Not modified: `If-None-Match` holds the current ETag.', headers: requestIdHeader },
+    },
+  },
+};
+
 /** The error responses every authenticated operation can give. */
 const authErrors = {
   '401': ref('responses', 'Unauthorized'),
@@ -63,6 +89,8 @@ const authErrors = {
 export interface OpenApiDocumentOptions {
   /** Where the API is mounted; the document's `servers` and link examples carry it. @default '' (the root) */
   readonly basePath?: string;
+  /** List `GET /docs`, the API reference page (when the listener serves it). @default false */
+  readonly docs?: boolean;
 }
 
 export function openapiDocument(version: string, options: OpenApiDocumentOptions = {}): OpenApiDocument {
@@ -240,6 +268,7 @@ export function openapiDocument(version: string, options: OpenApiDocumentOptions
           },
         },
       },
+      ...(options.docs === true ? { '/docs': docsPath } : {}),
       '/healthz': {
         get: {
           operationId: 'getHealth',

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger, PlantStore } from '@plant-store/core';
+import type { DocsFiles } from '../docs/docs-files.js';
 
 /** What every route handler shares for the lifetime of a listener (built once, not per request). */
 export interface RouteContext {
@@ -10,6 +11,8 @@ export interface RouteContext {
   readonly basePath: string;
   /** The OpenAPI document, serialized once. */
   readonly openapiJson: string;
+  /** The API reference page's files; `undefined` when the page is off (its paths are then 404). */
+  readonly docs: DocsFiles | undefined;
 }
 
 /** One request being answered. */

@@ -1,4 +1,5 @@
 import { HttpError } from '../http/http-error.js';
+import { docsFile } from './docs-routes.js';
 import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.js';
 import type { Exchange, RouteContext } from './route-context.js';
 import { healthz, openapi, readyz } from './system-routes.js';
@@ -10,6 +11,8 @@ export const ALLOWED_METHODS = {
   '/healthz': 'GET, HEAD',
   '/readyz': 'GET, HEAD',
   '/openapi.json': 'GET, HEAD',
+  /** The API reference page and each of its files, when it is on. */
+  '/docs': 'GET, HEAD',
 } as const;
 
 const PLANTS_PREFIX = '/plants/';
@@ -44,6 +47,10 @@ export function routeRequest(context: RouteContext, exchange: Exchange, path: st
       if (get) return openapi(context, exchange);
       throw methodNotAllowed(method, ALLOWED_METHODS['/openapi.json']);
     default:
+  }
+  if (context.docs?.has(path)) {
+    if (get) return docsFile(context.docs, exchange, path);
+    throw methodNotAllowed(method, ALLOWED_METHODS['/docs']);
   }
   if (path.startsWith(PLANTS_PREFIX) && path.length > PLANTS_PREFIX.length && path.indexOf('/', PLANTS_PREFIX.length) === -1) {
     const idSegment = path.slice(PLANTS_PREFIX.length);

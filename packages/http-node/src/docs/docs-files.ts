@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { DOCS_INIT_SCRIPT, DOCS_PAGE_HTML } from './docs-page.js';
+
+/** One representation of a file: its bytes and their ETag. */
+export interface DocsRepresentation {
+  readonly body: Buffer;
+  /** A strong ETag (quoted) of exactly these bytes. */
+  readonly etag: string;
+}
+
+/** A file of the API reference page, ready to send. */
+export interface DocsFile {
+  readonly contentType: string;
+  readonly cacheControl: string;
+  /** Extra response headers as a flat `[name, value, …]` list (the page's Content-Security-Policy, …). */
+  readonly headers: readonly string[];
+  readonly identity: DocsRepresentation;
+  /** The gzip-compressed bytes, for text files (a client that accepts gzip gets these). */
+  readonly gzip: DocsRepresentation | undefined;
+}
+
+/** The files of the API reference page, by request path relative to the base path (`/docs`, `/docs/swagger-ui.css`, …). */
+export interface DocsFiles {
+  /** True for exactly the paths on the allow-list; any other path (`/docs/`, `/docs/../x`, …) is false. */
+  has(path: string): boolean;
+  /** The file at a path `has` accepts. Read and compressed on first use, then served from memory; rejects when the file cannot be read (a broken install). */
+  load(path: string): Promise<DocsFile>;
+}
+
+const JS = 'text/javascript; charset=utf-8';
+// swagger-ui's files change only with the package, so browsers may keep them
+// a day; the page and its start script are ours and are revalidated on every
+// load (a cheap 304 by ETag), so an upgrade shows at once.
+const REVALIDATE = 'no-cache';
+const ONE_DAY = 'public, max-age=86400';
+
+// Everything but this origin's scripts, styles and API calls is refused, inline
+// scripts and styles included (swagger-ui styles through the DOM, which CSP
+// allows; the browser test fails on any violation). It draws some icons from
+// data: URLs.
+const PAGE_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+const PAGE_HEADERS = ['content-security-policy', PAGE_POLICY, 'referrer-policy', 'no-referrer', 'x-frame-options', 'DENY'];
+
+type Source = { readonly text: string } | { readonly swaggerUi: string };
+
+interface Entry {
+  readonly source: Source;
+  readonly contentType: string;
+  readonly cacheControl: string;
+  readonly headers?: readonly string[];
+}
+
+/**
+ * The allow-list: a request path is served only when it is one of these keys,
+ * matched literally. Files are read from the swagger-ui-dist folder by these
+ * fixed names, never by anything taken from the request, so no path can
+ * reach another file.
+ */
+const FILES: ReadonlyMap<string, Entry> = new Map<string, Entry>([
+  ['/docs', { source: { text: DOCS_PAGE_HTML }, contentType: 'text/html; charset=utf-8', cacheControl: REVALIDATE, headers: PAGE_HEADERS }],
+  ['/docs/docs-init.js', { source: { text: DOCS_INIT_SCRIPT }, contentType: JS, cacheControl: REVALIDATE }],
+  ['/docs/swagger-ui-bundle.js', { source: { swaggerUi: 'swagger-ui-bundle.js' }, contentType: JS, cacheControl: ONE_DAY }],
+  ['/docs/swagger-ui.css', { source: { swaggerUi: 'swagger-ui.css' }, contentType: 'text/css; charset=utf-8', cacheControl: ONE_DAY }],
+  ['/docs/favicon-32x32.png', { source: { swaggerUi: 'favicon-32x32.png' }, contentType: 'image/png', cacheControl: ONE_DAY }],
+  ['/docs/favicon-16x16.png', { source: { swaggerUi: 'favicon-16x16.png' }, contentType: 'image/png', cacheControl: ONE_DAY }],
+]);
+
+const gzipAsync = promisify(gzip);
+
+/**
+ * The API reference page's files: the page, its start script and the
+ * swagger-ui files it needs from the swagger-ui-dist package. The package is
+ * located now, so a missing one fails when the listener is created, not on
+ * the first visit.
+ */
+export function docsFiles(): DocsFiles {
+  const swaggerUiFolder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  const cache = new Map<string, Promise<DocsFile>>();
+  return {
+    has: (path) => FILES.has(path),
+    load(path) {
+      const entry = FILES.get(path);
+      if (entry === undefined) return Promise.reject(new Error(`not a docs file: ${path}`));
+      let file = cache.get(path);
+      if (file === undefined) {
+        file = prepare(entry, swaggerUiFolder);
+        cache.set(path, file);
+        // A failed read is not kept: the next request tries again.
+        file.catch(() => cache.delete(path));
+      }
+      return file;
+    },
+  };
+}
+
+async function prepare(entry: Entry, swaggerUiFolder: string): Promise<DocsFile> {
+  const body = 'text' in entry.source ? Buffer.from(entry.source.text) : await readFile(join(swaggerUiFolder, entry.source.swaggerUi));
+  const identity = { body, etag: etagOf(body, '') };
+  const text = entry.contentType.startsWith('text/');
+  const compressed = text ? await gzipAsync(body, { level: 9 }) : undefined;
+  return {
+    contentType: entry.contentType,
+    cacheControl: entry.cacheControl,
+    headers: entry.headers ?? [],
+    identity,
+    // Each representation has its own ETag, as the response varies on accept-encoding.
+    gzip: compressed !== undefined && compressed.length < body.length ? { body: compressed, etag: etagOf(body, '-gzip') } : undefined,
+  };
+}
+
+function etagOf(body: Buffer, suffix: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}${suffix}"`;
+}

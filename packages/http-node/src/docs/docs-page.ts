@@ -1,0 +1,51 @@
+// The API reference page and the script that starts swagger-ui on it. Both
+// are served by the service itself, next to swagger-ui's own files (see
+// docs-files.ts), so the page works offline and under a strict
+// Content-Security-Policy: no inline script, nothing from another origin.
+//
+// Every URL is relative to the page (`<base>/docs`), so the page works at the
+// root and under any base path a host mounts the API at: `docs/…` is
+// `<base>/docs/…`, `openapi.json` is `<base>/openapi.json`.
+
+/** The HTML of `GET <base>/docs`. */
+export const DOCS_PAGE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Plant Store API reference</title>
+<link rel="stylesheet" href="docs/swagger-ui.css">
+<link rel="icon" type="image/png" href="docs/favicon-32x32.png" sizes="32x32">
+<link rel="icon" type="image/png" href="docs/favicon-16x16.png" sizes="16x16">
+</head>
+<body>
+<noscript>This page needs JavaScript. The API description it renders is <a href="openapi.json">openapi.json</a>.</noscript>
+<div id="swagger-ui"></div>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script src="docs/docs-init.js"></script>
+</body>
+</html>
+`;
+
+/** `GET <base>/docs/docs-init.js`: starts swagger-ui on the service's own OpenAPI document. */
+export const DOCS_INIT_SCRIPT = `'use strict';
+window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({
+    // Relative to the page, so a base path is followed.
+    url: new URL('openapi.json', document.baseURI).href,
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
+    // The default sends the document to an online validator and shows its badge.
+    validatorUrl: null,
+    // A ?url= or ?configUrl= must not point the page at another document.
+    queryConfigEnabled: false,
+    // The bearer token stays in the page's memory, never in localStorage.
+    persistAuthorization: false,
+    displayRequestDuration: true,
+    // Operation ids are the names generated clients use.
+    displayOperationId: true,
+  });
+});
+`;
