@@ -4,7 +4,7 @@ const FIRST_PAUSE_MS = 2;
 const LONGEST_PAUSE_MS = 100;
 
 /** True for `SQLITE_BUSY` and its extended codes (`SQLITE_BUSY_RECOVERY`, `SQLITE_BUSY_SNAPSHOT`, …). */
-export function isBusy(error: unknown): boolean {
+function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
