@@ -9,8 +9,9 @@ import {
   type PlantOffsetQuery,
   type PlantRepository,
 } from '@plant-store/core';
+import type { DatabaseFileGuard } from './database-file-guard.js';
 import { idAtOffsetSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
-import { withSqliteErrors } from './sqlite-error.js';
+import { withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
 /** A plants row as the raw statements return it: [id, name, tag]. */
@@ -33,6 +34,7 @@ function lowestId(after: bigint | undefined): bigint {
  */
 export class SqlitePlantRepository implements PlantRepository {
   readonly #db: BetterSqlite3;
+  readonly #file: DatabaseFileGuard;
   readonly #insert: Statement;
   readonly #select: Statement;
   readonly #delete: Statement;
@@ -40,8 +42,9 @@ export class SqlitePlantRepository implements PlantRepository {
   readonly #offsets = new Map<number, Statement>();
   readonly #create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[]) => CreatePlantResult;
 
-  constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox) {
+  constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, file: DatabaseFileGuard) {
     this.#db = db;
+    this.#file = file;
     this.#insert = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
     this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? AND id = ?').raw(true);
     this.#delete = db.prepare('DELETE FROM plants WHERE tenant = ? AND id = ?');
@@ -60,7 +63,7 @@ export class SqlitePlantRepository implements PlantRepository {
   }
 
   async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[]): Promise<CreatePlantResult> {
-    return withSqliteErrors('create the plant', () => this.#create(tenant, plant, deliveries));
+    return withSqliteWrite(this.#file, 'create the plant', () => this.#create(tenant, plant, deliveries));
   }
 
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
@@ -93,7 +96,7 @@ export class SqlitePlantRepository implements PlantRepository {
   }
 
   async delete(tenant: string, id: bigint): Promise<boolean> {
-    return withSqliteErrors('delete the plant', () => this.#delete.run(tenant, id).changes > 0);
+    return withSqliteWrite(this.#file, 'delete the plant', () => this.#delete.run(tenant, id).changes > 0);
   }
 }
 

@@ -10,9 +10,10 @@ import type {
   NewDelivery,
   WebhookOutbox,
 } from '@plant-store/core';
+import type { DatabaseFileGuard } from './database-file-guard.js';
 import { loadQueryBuilder, type QueryBuilder } from './query-builder.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './schema.js';
-import { sqliteError, withSqliteErrors } from './sqlite-error.js';
+import { sqliteError, withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
 
 const DEFAULT_LIST_LIMIT = 100;
 
@@ -93,6 +94,7 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>, attempts: DeliveryA
  */
 export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #db: BetterSqlite3;
+  readonly #file: DatabaseFileGuard;
   /** Runs reads in one transaction, so a delivery and its attempts come from one snapshot even with other processes writing. */
   readonly #snapshot: <T>(read: () => T) => T;
   readonly #insert: Statement;
@@ -102,8 +104,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #release: Statement;
   readonly #recordAttempt: RecordAttempt;
 
-  constructor(db: BetterSqlite3) {
+  constructor(db: BetterSqlite3, file: DatabaseFileGuard) {
     this.#db = db;
+    this.#file = file;
     this.#snapshot = (read) => db.transaction(read)();
     this.#insert = db.prepare(
       `INSERT INTO webhook_deliveries
@@ -135,7 +138,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
-    return withSqliteErrors('claim due deliveries', () => {
+    return withSqliteWrite(this.#file, 'claim due deliveries', () => {
       const { owner, limit } = options;
       if (limit < 1) return [];
       const now = wholeMs(options.now);
@@ -155,7 +158,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
-    return withSqliteErrors('record the delivery attempt', () => this.#recordAttempt(id, owner, attempt, outcome));
+    return withSqliteWrite(this.#file, 'record the delivery attempt', () => this.#recordAttempt(id, owner, attempt, outcome));
   }
 
   async nextDueAt(): Promise<number | undefined> {
@@ -166,7 +169,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
-    withSqliteErrors('release delivery leases', () => this.#release.run(JSON.stringify(ids), owner));
+    withSqliteWrite(this.#file, 'release delivery leases', () => this.#release.run(JSON.stringify(ids), owner));
   }
 
   async get(id: string): Promise<Delivery | undefined> {
@@ -219,7 +222,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async requeue(id: string, now: number): Promise<boolean> {
     const { kysely } = await queryBuilder('requeue the delivery');
-    return withSqliteErrors('requeue the delivery', () => {
+    return withSqliteWrite(this.#file, 'requeue the delivery', () => {
       const query = kysely
         .updateTable('webhook_deliveries')
         .set({ status: 'pending', next_attempt_at: wholeMs(now), lease_owner: null, lease_expires_at: null, updated_at: wholeMs(now) })
