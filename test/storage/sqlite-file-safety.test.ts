@@ -31,7 +31,7 @@ const removeFiles = (path: string) => {
 const delivery = (id: string): NewDelivery => ({
   id,
   tenant: 't',
-  endpoint: 'https://receiver.example/',
+  endpointId: 'sub_receiver',
   eventType: 'plant.created',
   payload: '{}',
   createdAt: 1,
