@@ -73,7 +73,7 @@ export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './a
 export { tokenDigest } from './auth/token-digest.js';
 
 export { WebhookAdmin, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
-export { DEFAULT_RETRY_SCHEDULE } from './webhooks/webhook-defaults.js';
+export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE } from './webhooks/webhook-defaults.js';
 export type { WebhookDispatchSettings } from './webhooks/webhook-dispatcher.js';
 export { hasNonPublicLiteralHost, isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';
 export {

@@ -5,6 +5,9 @@ export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [
   5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
 ];
 
+/** Default time one attempt may take, in ms (SPEC §5). */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 15_000;
+
 /** `plant-store/<version of @plant-store/core>`, the default `user-agent`. */
 export const DEFAULT_USER_AGENT = `plant-store/${packageVersion()}`;
 

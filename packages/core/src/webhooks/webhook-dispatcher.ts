@@ -11,7 +11,7 @@ import { DeliveryClaimer } from './delivery-claimer.js';
 import type { DeliveryTargets } from './delivery-targets.js';
 import { DispatchTimer } from './dispatch-timer.js';
 import { RetryPolicy } from './retry-policy.js';
-import { DEFAULT_RETRY_SCHEDULE, DEFAULT_USER_AGENT } from './webhook-defaults.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_USER_AGENT } from './webhook-defaults.js';
 
 /** How the dispatcher sends: the tunable part of its options (what `createPlantStore`'s `webhooks` option passes through). */
 export interface WebhookDispatchSettings {
@@ -92,7 +92,7 @@ export class WebhookDispatcher {
   #stopping: Promise<void> | undefined;
 
   constructor(options: WebhookDispatcherOptions) {
-    const timeoutMs = options.timeoutMs ?? 15_000;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
     const concurrency = Math.max(1, options.concurrency ?? 64);
     this.#logger = options.logger;
     this.#clock = options.clock;

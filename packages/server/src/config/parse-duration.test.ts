@@ -44,3 +44,16 @@ describe('parseDurationList', () => {
     expect(parseDurationList('')).toBeUndefined();
   });
 });
+
+describe('formatDuration', () => {
+  it.each([
+    [300_000, '5m'],
+    [36_000_000, '10h'],
+    [15_000, '15s'],
+    [1_500, '1500ms'],
+    [0, '0ms'],
+  ])('%i ms is %s, and parses back', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+    expect(parseDuration(text)).toBe(ms);
+  });
+});
