@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DURATION_MS, parseDuration, parseDurationList } from './parse-duration.js';
+import { formatDuration, MAX_DURATION_MS, parseDuration, parseDurationList } from './parse-duration.js';
 
 describe('parseDuration', () => {
   it.each([
