@@ -48,6 +48,24 @@ export const SETTINGS = {
     help: 'delays between webhook attempts (ms, s, m, h; "none" = no retry)',
   },
   webhookTimeout: { env: 'PLANT_STORE_WEBHOOK_TIMEOUT', flag: 'webhook-timeout', default: '15s', help: 'per webhook attempt' },
+  webhookSecretOverlap: {
+    env: 'PLANT_STORE_WEBHOOK_SECRET_OVERLAP',
+    flag: 'webhook-secret-overlap',
+    default: '24h',
+    help: "after a tenant rotates an endpoint's secret, how long the previous one still signs",
+  },
+  webhookDisableAfter: {
+    env: 'PLANT_STORE_WEBHOOK_DISABLE_AFTER',
+    flag: 'webhook-disable-after',
+    default: '5d',
+    help: 'disable a tenant endpoint whose attempts have all failed this long (with a message exhausted)',
+  },
+  webhookAllowPrivate: {
+    env: 'PLANT_STORE_WEBHOOK_ALLOW_PRIVATE',
+    flag: 'webhook-allow-private',
+    default: 'false',
+    help: 'true lets tenant endpoints reach loopback, private and link-local addresses (tests, internal deployments)',
+  },
   maxBody: { env: 'PLANT_STORE_MAX_BODY', flag: 'max-body', default: '65536', help: 'largest accepted request body, in bytes' },
   headersTimeout: {
     env: 'PLANT_STORE_HEADERS_TIMEOUT',
