@@ -91,6 +91,10 @@ export class TenantWebhookEndpoints {
   async update(principal: Principal, id: string, patch: unknown): Promise<WebhookEndpoint> {
     requireScope(principal, 'webhooks:write');
     const { status, ...fields } = validate(this.#patchSchema, patch);
+    // Nothing to change: the endpoint as it is (its updatedAt stays).
+    if (status === undefined && Object.keys(fields).length === 0) {
+      return found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+    }
     const changes: WebhookEndpointChanges = {
       ...fields,
       ...(status !== undefined ? { status, disabledReason: status === 'disabled' ? DISABLED_BY_TENANT : null } : {}),
