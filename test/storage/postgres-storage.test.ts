@@ -180,9 +180,11 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
           { id: 3n, name: 'while cut' },
         ]);
         // The listener reconnects (and says so), then hears new deliveries again.
-        await vi.waitFor(() => expect(woken).toHaveBeenCalledTimes(2), { timeout: 20_000 });
+        // (Counted loosely: on a loaded machine a reconnect may take more than one try, each announcing itself.)
+        await vi.waitFor(() => expect(woken.mock.calls.length).toBeGreaterThanOrEqual(2), { timeout: 20_000 });
+        const heard = woken.mock.calls.length;
         await direct.plants.create('t', plant(4n, 'after'), [delivery('d4', { createdAt: T0 })]);
-        await vi.waitFor(() => expect(woken).toHaveBeenCalledTimes(3), { timeout: 10_000 });
+        await vi.waitFor(() => expect(woken.mock.calls.length).toBeGreaterThan(heard), { timeout: 10_000 });
         expect((await storage.outbox.claimDue({ owner: 'o', now: T0, leaseMs: 1000, limit: 10 })).map((d) => d.id).sort()).toEqual(['d1', 'd3', 'd4']);
       });
 

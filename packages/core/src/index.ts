@@ -85,7 +85,12 @@ export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './a
 export { tokenDigest } from './auth/token-digest.js';
 
 export { WebhookAdmin, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
-export { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SECRET_OVERLAP_MS } from './webhooks/webhook-defaults.js';
+export {
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_DISABLE_AFTER_MS,
+  DEFAULT_RETRY_SCHEDULE,
+  DEFAULT_SECRET_OVERLAP_MS,
+} from './webhooks/webhook-defaults.js';
 export { TenantWebhookEndpoints, type TenantWebhookEndpointsOptions } from './webhooks/endpoints/tenant-webhook-endpoints.js';
 export { TenantWebhookDeliveries, type TenantWebhookDeliveriesOptions } from './webhooks/endpoints/tenant-webhook-deliveries.js';
 export {

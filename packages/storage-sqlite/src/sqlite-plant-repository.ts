@@ -11,8 +11,9 @@ import {
   type PlantOffsetQuery,
   type PlantRepository,
 } from '@plant-store/core';
+import type { DatabaseFileGuard } from './database-file-guard.js';
 import { idAtOffsetSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
-import { withSqliteErrors } from './sqlite-error.js';
+import { withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
 import type { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
@@ -36,6 +37,7 @@ function lowestId(after: bigint | undefined): bigint {
  */
 export class SqlitePlantRepository implements PlantRepository {
   readonly #db: BetterSqlite3;
+  readonly #file: DatabaseFileGuard;
   readonly #insert: Statement;
   readonly #select: Statement;
   readonly #delete: Statement;
@@ -44,8 +46,9 @@ export class SqlitePlantRepository implements PlantRepository {
   readonly #create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) => CreatePlantResult;
   readonly #deleteWithEvent: (tenant: string, id: bigint, event: EndpointEvent) => boolean;
 
-  constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, endpoints: SqliteWebhookEndpoints) {
+  constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, endpoints: SqliteWebhookEndpoints, file: DatabaseFileGuard) {
     this.#db = db;
+    this.#file = file;
     this.#insert = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
     this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? AND id = ?').raw(true);
     this.#delete = db.prepare('DELETE FROM plants WHERE tenant = ? AND id = ?');
@@ -78,7 +81,7 @@ export class SqlitePlantRepository implements PlantRepository {
   }
 
   async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
-    return withSqliteErrors('create the plant', () => this.#create(tenant, plant, deliveries, event));
+    return withSqliteWrite(this.#file, 'create the plant', () => this.#create(tenant, plant, deliveries, event));
   }
 
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
@@ -111,7 +114,7 @@ export class SqlitePlantRepository implements PlantRepository {
   }
 
   async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
-    return withSqliteErrors('delete the plant', () =>
+    return withSqliteWrite(this.#file, 'delete the plant', () =>
       event ? this.#deleteWithEvent(tenant, id, event) : this.#delete.run(tenant, id).changes > 0,
     );
   }

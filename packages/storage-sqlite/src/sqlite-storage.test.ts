@@ -169,6 +169,26 @@ describe('sqliteStorage', () => {
     expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(Object.keys(MIGRATIONS).length);
   });
 
+  it('sixteen processes opening one new file at once all start (busy start-up statements are retried), round after round', async () => {
+    const openers = Array.from({ length: OPENERS }, () => startOpener());
+    try {
+      expect(await Promise.all(openers.map((opener) => opener.next()))).toEqual(openers.map(() => 'ready'));
+      for (let round = 0; round < OPENER_ROUNDS; round++) {
+        const path = freshPath();
+        // Every process has loaded the code and waits on stdin: the writes below start them together.
+        openers.forEach((opener, index) => opener.send({ path, id: index }));
+        const answers = await Promise.all(openers.map((opener) => opener.next()));
+        expect(answers.filter((answer) => answer !== 'ok'), `round ${round}`).toEqual([]);
+        expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM plants').pluck().get())).toBe(OPENERS);
+        expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(Object.keys(MIGRATIONS).length);
+        expect(inspect(path, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
+      }
+    } finally {
+      for (const opener of openers) opener.stop();
+    }
+    // Sixteen processes loading the TypeScript sources take a while on two busy cores.
+  }, 90_000);
+
   it('reopens an up-to-date file and serves plants and webhook claims without loading kysely', async () => {
     const path = freshPath();
     // The first open migrates the file with kysely's Migrator.
@@ -279,6 +299,63 @@ function runNode(script: string): Promise<{ code: number | null; stdout: string;
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+const OPENERS = 16;
+// Without the retry, a round failed with SQLITE_BUSY about once in six on 2 cores.
+const OPENER_ROUNDS = 16;
+
+/**
+ * A Node process that, for every line `{ path, id }` on stdin, opens the
+ * storage at `path`, creates plant `id`, closes it and answers `ok` (or the
+ * error) on a line of its own. It says `ready` once loaded, so the parent can
+ * start several of them on one new file at the same moment.
+ */
+function startOpener() {
+  const script = `
+    import { createInterface } from 'node:readline';
+    import { sqliteStorage } from ${JSON.stringify(storageModule)};
+    // kysely migrates a new file: loaded up front (by migrating an in-memory
+    // database), so the processes reach the file together in every round.
+    await (await sqliteStorage({ path: ':memory:' })).close();
+    process.stdout.write('ready\\n');
+    for await (const line of createInterface({ input: process.stdin })) {
+      const { path, id } = JSON.parse(line);
+      try {
+        const storage = await sqliteStorage({ path });
+        await storage.plants.create('t', { id: BigInt(id), name: 'p' }, []);
+        await storage.close();
+        process.stdout.write('ok\\n');
+      } catch (error) {
+        process.stdout.write(JSON.stringify(error.message + ' / ' + error.cause) + '\\n');
+      }
+    }
+  `;
+  const child = spawnNode(script);
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let stderr = '';
+  let buffered = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      const waiter = waiting.shift();
+      if (waiter) waiter(line);
+      else lines.push(line);
+    }
+  });
+  child.on('exit', (code) => {
+    for (const waiter of waiting.splice(0)) waiter(`exited with ${code}: ${stderr}`);
+  });
+  return {
+    /** The next line the process writes (`ready`, `ok` or an error). */
+    next: () => new Promise<string>((resolve) => (lines.length > 0 ? resolve(lines.shift()!) : waiting.push(resolve))),
+    send: (task: { path: string; id: number }) => child.stdin.write(`${JSON.stringify(task)}\n`),
+    stop: () => child.stdin.end(),
+  };
 }
 
 /**

@@ -1,9 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import type { Storage } from '@plant-store/core';
+import { StorageError, type Storage } from '@plant-store/core';
+import { databaseFileGuard, type DatabaseFileGuard } from './database-file-guard.js';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
+import { openError } from './open-error.js';
+import { retryWhileBusy } from './retry-while-busy.js';
 import { sqliteError, withSqliteErrors } from './sqlite-error.js';
 import { SqlitePlantRepository } from './sqlite-plant-repository.js';
 import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
@@ -19,28 +22,40 @@ export interface SqliteStorageOptions {
 /**
  * Storage in one SQLite file (better-sqlite3; kysely's Migrator applies the
  * schema, kysely builds the operator queries). Opens the file, sets WAL and
- * the other pragmas, and applies pending migrations (see migrations/) before
- * resolving, which is why it is async. Several storages,
- * also in several processes, may share a file: claims and transactions stay
- * atomic across them. Rejects with a `StorageError` when the file cannot be
- * opened or migrated.
+ * the other pragmas, applies pending migrations (see migrations/) and checks
+ * that the database can be written before resolving, which is why it is
+ * async. Several storages, also in several processes, may share a file:
+ * claims and transactions stay atomic across them. Rejects with a
+ * `StorageError` that names the cause (read-only, not a database, …) when
+ * the file cannot be opened, migrated or written.
+ *
+ * While it runs, writes and `ping()` reject with a `StorageError` once the
+ * file at the path is no longer the open one (deleted or replaced: what is
+ * written would be lost at the next start); `ping()` also when it is no
+ * longer writable.
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
-  const db = open(options);
+  const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
+  let db: BetterSqlite3.Database;
   try {
-    await migrate(db, MIGRATIONS);
-    return assemble(db);
+    db = open(options.path, busyTimeoutMs);
+  } catch (error) {
+    throw openError(options.path, error);
+  }
+  try {
+    await retryWhileBusy(busyTimeoutMs, () => prepare(db));
+    return assemble(db, databaseFileGuard(options.path));
   } catch (error) {
     if (db.open) db.close();
-    throw sqliteError(`open ${options.path}`, error);
+    throw openError(options.path, error);
   }
 }
 
 /** The storage over an open, migrated database: statements are prepared here, once. */
-function assemble(db: BetterSqlite3.Database): Storage {
-  const outbox = new SqliteWebhookOutbox(db);
-  const endpoints = new SqliteWebhookEndpoints(db);
-  const plants = new SqlitePlantRepository(db, outbox, endpoints);
+function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage {
+  const outbox = new SqliteWebhookOutbox(db, file);
+  const endpoints = new SqliteWebhookEndpoints(db, file);
+  const plants = new SqlitePlantRepository(db, outbox, endpoints, file);
   const ping = db.prepare('SELECT 1').pluck(true);
   let closed: Promise<void> | undefined;
   return {
@@ -49,6 +64,8 @@ function assemble(db: BetterSqlite3.Database): Storage {
     endpoints,
     async ping() {
       withSqliteErrors('answer a ping', () => ping.get());
+      const problem = file.problem();
+      if (problem !== undefined) throw new StorageError(`sqlite storage is not ready: ${problem}`);
     },
     close() {
       closed ??= (async () => {
@@ -63,25 +80,35 @@ function assemble(db: BetterSqlite3.Database): Storage {
   };
 }
 
-function open(options: SqliteStorageOptions): BetterSqlite3.Database {
-  const inMemory = options.path === ':memory:' || options.path === '';
-  return withSqliteErrors(`open ${options.path}`, () => {
-    if (!inMemory && !options.path.startsWith('file:')) mkdirSync(dirname(resolve(options.path)), { recursive: true });
-    const db = new BetterSqlite3(options.path);
-    try {
-      // Every INTEGER is read as a bigint: plant ids are int64 and must never
-      // pass through a double. Other integer columns are converted explicitly.
-      db.defaultSafeIntegers(true);
-      // busy_timeout first: switching to WAL may wait for another process.
-      db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
-      db.pragma('journal_mode = WAL');
-      // With WAL, NORMAL is durable against process crashes and loses at most the last commits on power loss.
-      db.pragma('synchronous = NORMAL');
-      db.pragma('foreign_keys = ON');
-      return db;
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-  });
+function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
+  const inMemory = path === ':memory:' || path === '';
+  if (!inMemory && !path.startsWith('file:')) mkdirSync(dirname(resolve(path)), { recursive: true });
+  const db = new BetterSqlite3(path);
+  try {
+    // Every INTEGER is read as a bigint: plant ids are int64 and must never
+    // pass through a double. Other integer columns are converted explicitly.
+    db.defaultSafeIntegers(true);
+    // busy_timeout first: switching to WAL may wait for another process.
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * The start-up statements, all safe to repeat (see `retryWhileBusy`): WAL and
+ * the other pragmas, pending migrations, and a write that changes nothing,
+ * which fails on a database SQLite could open for reading only (a read-only
+ * or immutable file, a read-only file system) instead of starting a service
+ * that can answer reads and readiness but no write.
+ */
+async function prepare(db: BetterSqlite3.Database): Promise<void> {
+  db.pragma('journal_mode = WAL');
+  // With WAL, NORMAL is durable against process crashes and loses at most the last commits on power loss.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  await migrate(db, MIGRATIONS);
+  db.prepare('DELETE FROM plants WHERE 0').run();
 }

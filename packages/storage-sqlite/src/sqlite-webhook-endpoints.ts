@@ -14,7 +14,8 @@ import {
   type WebhookEndpointStatus,
   type WebhookEventType,
 } from '@plant-store/core';
-import { withSqliteErrors } from './sqlite-error.js';
+import type { DatabaseFileGuard } from './database-file-guard.js';
+import { withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
 
 /** A webhook_endpoints row (integers read as bigint: the connection uses safe integers). */
 interface EndpointRow {
@@ -74,8 +75,10 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   readonly #statements: Record<string, Statement>;
   readonly #update: (tenant: string | undefined, id: string, changes: WebhookEndpointChanges) => WebhookEndpoint | undefined;
   readonly #delete: (tenant: string, id: string, at: number) => boolean;
+  readonly #file: DatabaseFileGuard;
 
-  constructor(db: BetterSqlite3) {
+  constructor(db: BetterSqlite3, file: DatabaseFileGuard) {
+    this.#file = file;
     this.#statements = prepareStatements(db);
     const failPending = prepareFailPending(db);
     const s = this.#statements;
@@ -102,7 +105,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async create(endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint> {
-    return withSqliteErrors('create the endpoint', () => {
+    return withSqliteWrite(this.#file, 'create the endpoint', () => {
       const { id, tenant, url, eventTypes, description, rateLimit, secret, createdAt } = endpoint;
       const at = Math.round(createdAt);
       this.#statements['insert']!.run(id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, secret, at, at);
@@ -124,11 +127,11 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async update(tenant: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {
-    return withSqliteErrors('update the endpoint', () => this.#update(tenant, id, changes));
+    return withSqliteWrite(this.#file, 'update the endpoint', () => this.#update(tenant, id, changes));
   }
 
   async delete(tenant: string, id: string, at: number): Promise<boolean> {
-    return withSqliteErrors('delete the endpoint', () => this.#delete(tenant, id, Math.round(at)));
+    return withSqliteWrite(this.#file, 'delete the endpoint', () => this.#delete(tenant, id, Math.round(at)));
   }
 
   async secrets(tenant: string, id: string): Promise<EndpointSecrets | undefined> {
@@ -139,7 +142,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async rotateSecret(tenant: string, id: string, secret: string, previousExpiresAt: number, at: number): Promise<boolean> {
-    return withSqliteErrors('rotate the endpoint secret', () => {
+    return withSqliteWrite(this.#file, 'rotate the endpoint secret', () => {
       const parameters = [secret, Math.round(previousExpiresAt), Math.round(at), id, tenant];
       return this.#statements['rotate']!.run(...parameters).changes > 0;
     });
@@ -159,13 +162,13 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined> {
-    return withSqliteErrors('update the endpoint', () =>
+    return withSqliteWrite(this.#file, 'update the endpoint', () =>
       this.#update(undefined, id, { status, disabledReason: reason ?? null, updatedAt: Math.round(at) }),
     );
   }
 
   async noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined> {
-    return withSqliteErrors('note an endpoint attempt', () => {
+    return withSqliteWrite(this.#file, 'note an endpoint attempt', () => {
       const at = Math.round(note.at);
       const row = note.succeeded
         ? this.#statements['noteSuccess']!.get(id)

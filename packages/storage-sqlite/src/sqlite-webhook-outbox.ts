@@ -11,9 +11,10 @@ import type {
   TenantDeliveriesQuery,
   WebhookOutbox,
 } from '@plant-store/core';
+import type { DatabaseFileGuard } from './database-file-guard.js';
 import { loadQueryBuilder, type QueryBuilder } from './query-builder.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './schema.js';
-import { sqliteError, withSqliteErrors } from './sqlite-error.js';
+import { sqliteError, withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
 
 const DEFAULT_LIST_LIMIT = 100;
 
@@ -104,6 +105,7 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>, attempts: DeliveryA
  */
 export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #db: BetterSqlite3;
+  readonly #file: DatabaseFileGuard;
   /** Runs reads in one transaction, so a delivery and its attempts come from one snapshot even with other processes writing. */
   readonly #snapshot: <T>(read: () => T) => T;
   readonly #insert: Statement;
@@ -113,8 +115,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #release: Statement;
   readonly #recordAttempt: RecordAttempt;
 
-  constructor(db: BetterSqlite3) {
+  constructor(db: BetterSqlite3, file: DatabaseFileGuard) {
     this.#db = db;
+    this.#file = file;
     this.#snapshot = (read) => db.transaction(read)();
     this.#insert = db.prepare(
       `INSERT INTO webhook_deliveries
@@ -146,7 +149,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
-    return withSqliteErrors('claim due deliveries', () => {
+    return withSqliteWrite(this.#file, 'claim due deliveries', () => {
       const { owner, limit } = options;
       if (limit < 1) return [];
       const now = wholeMs(options.now);
@@ -166,7 +169,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
-    return withSqliteErrors('record the delivery attempt', () => this.#recordAttempt(id, owner, attempt, outcome));
+    return withSqliteWrite(this.#file, 'record the delivery attempt', () => this.#recordAttempt(id, owner, attempt, outcome));
   }
 
   async nextDueAt(): Promise<number | undefined> {
@@ -177,7 +180,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
-    withSqliteErrors('release delivery leases', () => this.#release.run(JSON.stringify(ids), owner));
+    withSqliteWrite(this.#file, 'release delivery leases', () => this.#release.run(JSON.stringify(ids), owner));
   }
 
   async get(id: string): Promise<Delivery | undefined> {
@@ -250,11 +253,11 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async resend(id: string, now: number): Promise<boolean> {
-    return withSqliteErrors('resend the delivery', () => this.#db.prepare(RESEND).run(wholeMs(now), wholeMs(now), id).changes > 0);
+    return withSqliteWrite(this.#file, 'resend the delivery', () => this.#db.prepare(RESEND).run(wholeMs(now), wholeMs(now), id).changes > 0);
   }
 
   async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
-    return withSqliteErrors('recover the endpoint\'s deliveries', () =>
+    return withSqliteWrite(this.#file, 'recover the endpoint\'s deliveries', () =>
       this.#db.prepare(REQUEUE_FAILED_SINCE).run(wholeMs(now), wholeMs(now), endpointId, Math.ceil(since)).changes,
     );
   }
@@ -276,7 +279,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async requeue(id: string, now: number): Promise<boolean> {
     const { kysely } = await queryBuilder('requeue the delivery');
-    return withSqliteErrors('requeue the delivery', () => {
+    return withSqliteWrite(this.#file, 'requeue the delivery', () => {
       const query = kysely
         .updateTable('webhook_deliveries')
         .set({ status: 'pending', next_attempt_at: wholeMs(now), lease_owner: null, lease_expires_at: null, updated_at: wholeMs(now) })

@@ -52,52 +52,61 @@ export interface TestIssuer {
  * its own JWT setup the same way.
  */
 export async function createTestIssuer(options: { readonly audience?: string } = {}): Promise<TestIssuer> {
-  let published: JWK[] = [];
-  let requests = 0;
-  let counter = 0;
-  const state = { behaviour: 'serve' as JwksBehaviour };
-  const server: Server = createServer((req, res) => {
-    requests += 1;
-    if (state.behaviour === 'hang') return;
-    if (state.behaviour === 'fail') return void res.writeHead(503).end('down');
-    if (req.url !== '/jwks.json') return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: published }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const jwks = await serveJwks();
   const audience = options.audience ?? 'plant-store';
-
+  let counter = 0;
   return {
-    jwksUrl: `${base}/jwks.json`,
-    issuer: base,
+    jwksUrl: `${jwks.base}/jwks.json`,
+    issuer: jwks.base,
     audience,
     get behaviour() {
-      return state.behaviour;
+      return jwks.state.behaviour;
     },
     set behaviour(value) {
-      state.behaviour = value;
+      jwks.state.behaviour = value;
     },
     get jwksRequests() {
-      return requests;
+      return jwks.state.requests;
     },
     async createKey(alg, kid = `key-${(counter += 1)}`) {
       const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
       return { kid, alg, privateKey, publicKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
     },
     publish(...keys) {
-      published = keys.map((key) => key.jwk);
+      jwks.state.published = keys.map((key) => key.jwk);
     },
-    jwks: () => ({ keys: structuredClone(published) }),
-    async sign(key, claims = {}, nowMs = Date.now()) {
-      const now = Math.floor(nowMs / 1000);
-      const defaults = { iss: base, aud: audience, sub: 'user-1', tenant: 'a', scope: 'plants:read plants:write', iat: now, exp: now + 300 };
-      const payload = Object.fromEntries(Object.entries({ ...defaults, ...claims }).filter(([, value]) => value !== undefined));
-      return new SignJWT(payload as JWTPayload).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey);
-    },
+    jwks: () => ({ keys: structuredClone(jwks.state.published) }),
+    sign: (key, claims = {}, nowMs = Date.now()) => signToken(key, { iss: jwks.base, aud: audience }, claims, nowMs),
+    close: jwks.close,
+  };
+}
+
+/** The JWKS endpoint on 127.0.0.1, port 0: serves `state.published`, or fails or hangs as `state.behaviour` says. */
+async function serveJwks() {
+  const state = { behaviour: 'serve' as JwksBehaviour, published: [] as JWK[], requests: 0 };
+  const server: Server = createServer((req, res) => {
+    state.requests += 1;
+    if (state.behaviour === 'hang') return;
+    if (state.behaviour === 'fail') return void res.writeHead(503).end('down');
+    if (req.url !== '/jwks.json') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: state.published }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    state,
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
+}
+
+/** A token with the default claims (issuer, audience, subject, tenant `a`, both plant scopes, 5 minutes), overridden by `claims`. */
+function signToken(key: TestKey, issuedBy: { iss: string; aud: string }, claims: TestClaims, nowMs: number): Promise<string> {
+  const now = Math.floor(nowMs / 1000);
+  const defaults = { ...issuedBy, sub: 'user-1', tenant: 'a', scope: 'plants:read plants:write', iat: now, exp: now + 300 };
+  const payload = Object.fromEntries(Object.entries({ ...defaults, ...claims }).filter(([, value]) => value !== undefined));
+  return new SignJWT(payload as JWTPayload).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey);
 }

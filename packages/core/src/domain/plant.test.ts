@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../json/json-codec.js';
 import { validate } from './validate.js';
-import { NewPlantSchema, plantToJson } from './plant.js';
+import { NewPlantSchema, parseNewPlant, plantToJson } from './plant.js';
 import { ValidationError } from '../errors.js';
 
 const parsePlant = (json: string) => validate(NewPlantSchema, parseJson(json));
@@ -77,5 +77,12 @@ describe('NewPlantSchema over the JSON codec', () => {
   it('writes the wire form with tag omitted when absent', () => {
     expect(plantToJson({ id: 9223372036854775807n, name: 'a"b' })).toBe('{"id":9223372036854775807,"name":"a\\"b"}');
     expect(plantToJson({ id: -1n, name: 'x', tag: 't' })).toBe('{"id":-1,"name":"x","tag":"t"}');
+  });
+});
+
+describe('NUL characters', () => {
+  it.each(['name', 'tag'])('a %s holding U+0000 is a validation error naming it (PostgreSQL text cannot store it)', (field) => {
+    const input = { id: 1, name: 'Fern', [field]: 'a\u0000b' };
+    expect(() => parseNewPlant(input)).toThrow(`${field} must not contain the NUL character`);
   });
 });

@@ -21,6 +21,8 @@ const text = (field: string, max: number) =>
       `${field} must be a string of 1 to ${max} characters`,
     ),
     v.check((value) => !LONE_SURROGATE.test(value), `${field} must be valid Unicode text`),
+    // PostgreSQL text cannot hold U+0000: refused here for every storage, so all agree.
+    v.check((value) => !value.includes('\0'), `${field} must not contain the NUL character`),
   );
 
 /**
@@ -109,9 +111,9 @@ export function plainInt64(value: unknown): bigint | undefined {
   return undefined;
 }
 
-/** A string of 1 to `max` UTF-16 units (so at most `max` characters) with no lone surrogate. */
+/** A string of 1 to `max` UTF-16 units (so at most `max` characters) with no lone surrogate and no NUL. */
 export function isPlainText(value: unknown, max: number): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= max && isWellFormed(value);
+  return typeof value === 'string' && value.length > 0 && value.length <= max && isWellFormed(value) && !value.includes('\0');
 }
 
 // ES2024 (Node 20 has it; the ES2022 lib does not declare it). Same verdict as

@@ -14,7 +14,7 @@ import { DispatchTimer } from './dispatch-timer.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { EndpointThrottle } from './endpoint-throttle.js';
 import { RetryPolicy } from './retry-policy.js';
-import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_USER_AGENT } from './webhook-defaults.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_USER_AGENT } from './webhook-defaults.js';
 
 /** How the dispatcher sends: the tunable part of its options (what `createPlantStore`'s `webhooks` option passes through). */
 export interface WebhookDispatchSettings {
@@ -104,7 +104,7 @@ export class WebhookDispatcher {
   #stopping: Promise<void> | undefined;
 
   constructor(options: WebhookDispatcherOptions) {
-    const timeoutMs = options.timeoutMs ?? 15_000;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
     const concurrency = Math.max(1, options.concurrency ?? 64);
     this.#logger = options.logger;
     this.#clock = options.clock;

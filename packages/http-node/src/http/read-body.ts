@@ -30,47 +30,48 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        cleanup();
-        reject(tooLarge(maxBytes));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      cleanup();
+    const settle = (outcome: () => string): void => {
+      unlisten();
       try {
-        resolve(UTF8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
-      } catch {
-        reject(new HttpError(400, 'body is not valid UTF-8'));
+        resolve(outcome());
+      } catch (error) {
+        reject(error);
       }
     };
-    const onClose = (): void => {
-      cleanup();
-      reject(endedEarly());
-    };
-    // node:http emits 'timeout' on an incomplete request when its socket goes
-    // silent (server.timeout); with a listener here it leaves the socket open
-    // so the 408 can still be written, logged as what was really sent.
-    const onTimeout = (): void => {
-      cleanup();
-      reject(new HttpError(408, 'the request body did not arrive in time', ['connection', 'close']));
-    };
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
-      req.off('timeout', onTimeout);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('timeout', onTimeout);
-    // 'close' without 'end' means the client aborted mid-body ('error' is
-    // followed by 'close', so this one listener covers both).
-    req.on('close', onClose);
+    const fail = (error: HttpError) => settle(() => { throw error; });
+    const unlisten = listen(req, {
+      data: (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) fail(tooLarge(maxBytes));
+        else chunks.push(chunk);
+      },
+      end: () => settle(() => decodeUtf8(chunks, size)),
+      // 'close' without 'end' means the client aborted mid-body ('error' is
+      // followed by 'close', so this one listener covers both).
+      close: () => fail(endedEarly()),
+      // node:http emits 'timeout' on an incomplete request when its socket goes
+      // silent (server.timeout); with a listener here it leaves the socket open
+      // so the 408 can still be written, logged as what was really sent.
+      timeout: () => fail(new HttpError(408, 'the request body did not arrive in time', ['connection', 'close'])),
+    });
   });
+}
+
+/** Adds the handlers to the request; returns the function that removes them all. */
+function listen(req: IncomingMessage, handlers: Record<string, (chunk: Buffer) => void>): () => void {
+  const entries = Object.entries(handlers);
+  for (const [event, handler] of entries) req.on(event, handler);
+  return () => {
+    for (const [event, handler] of entries) req.off(event, handler);
+  };
+}
+
+function decodeUtf8(chunks: readonly Buffer[], size: number): string {
+  try {
+    return UTF8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+  } catch {
+    throw new HttpError(400, 'body is not valid UTF-8');
+  }
 }
 
 /**

@@ -16,16 +16,24 @@ export function healthz(_context: RouteContext, exchange: Exchange): void {
   sendJson(exchange.res, exchange.requestId, 200, OK_BODY);
 }
 
+/** Per listener, why storage was last not ready: probes come every few seconds, the log says it once per change. */
+const notReadyReasons = new WeakMap<RouteContext, string>();
+
 /** `GET /readyz`: storage answers; 503 (error shape) when it does not. */
 export async function readyz(context: RouteContext, exchange: Exchange): Promise<void> {
   try {
     await pingWithTimeout(context);
   } catch (error) {
     // Expected while storage is down: a warning, not a request failure.
-    context.logger.warn('storage is not ready', { requestId: exchange.requestId, error: String(error) });
+    const reason = error instanceof Error ? error.message : String(error);
+    if (notReadyReasons.get(context) !== reason) {
+      notReadyReasons.set(context, reason);
+      context.logger.warn('storage is not ready', { requestId: exchange.requestId, error: reason });
+    }
     sendJson(exchange.res, exchange.requestId, 503, UNAVAILABLE_BODY);
     return;
   }
+  if (notReadyReasons.delete(context)) context.logger.info('storage is ready again', { requestId: exchange.requestId });
   sendJson(exchange.res, exchange.requestId, 200, OK_BODY);
 }
 

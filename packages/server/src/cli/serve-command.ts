@@ -37,38 +37,40 @@ export async function runServeCommand(args: readonly string[], env: NodeJS.Proce
     return error instanceof ConfigurationError ? 2 : 1;
   }
 
-  const running = handle;
+  return untilStopped(handle, shutdownTimeoutMs, io);
+}
+
+/**
+ * Resolves with the exit status once the service has stopped: 0 after a
+ * graceful stop on the first SIGTERM/SIGINT, 1 when stopping fails, does not
+ * finish in time, or a second signal arrives.
+ */
+function untilStopped(running: ServeHandle, shutdownTimeoutMs: number, io: CliIo): Promise<number> {
   return new Promise<number>((resolveExit) => {
     let finished = false;
     const finish = (status: number) => {
       finished = true;
       resolveExit(status);
     };
+    const stop = () => {
+      const watchdog = setTimeout(() => {
+        io.stderr.write('error: shutdown did not finish in time; exiting\n');
+        finish(1);
+      }, shutdownTimeoutMs + STOP_MARGIN_MS);
+      running.close().then(
+        () => finish(0),
+        (error: unknown) => {
+          io.stderr.write(errorLine(error));
+          finish(1);
+        },
+      ).finally(() => clearTimeout(watchdog));
+    };
     // The handlers stay installed until the process exits, so a late second
     // signal cannot kill a process that is already on its way out.
-    onShutdownSignal(
-      () => {
-        const watchdog = setTimeout(() => {
-          io.stderr.write('error: shutdown did not finish in time; exiting\n');
-          finish(1);
-        }, shutdownTimeoutMs + STOP_MARGIN_MS);
-        running.close().then(
-          () => {
-            clearTimeout(watchdog);
-            finish(0);
-          },
-          (error: unknown) => {
-            clearTimeout(watchdog);
-            io.stderr.write(errorLine(error));
-            finish(1);
-          },
-        );
-      },
-      () => {
-        if (finished) return;
-        io.stderr.write('error: second signal; exiting without waiting for in-flight work\n');
-        finish(1);
-      },
-    );
+    onShutdownSignal(stop, () => {
+      if (finished) return;
+      io.stderr.write('error: second signal; exiting without waiting for in-flight work\n');
+      finish(1);
+    });
   });
 }

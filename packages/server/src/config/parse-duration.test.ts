@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DURATION_MS, parseDuration, parseDurationList } from './parse-duration.js';
+import { formatDuration, MAX_DURATION_MS, parseDuration, parseDurationList } from './parse-duration.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -42,6 +42,19 @@ describe('parseDurationList', () => {
     expect(parseDurationList('5s,,5m')).toBeUndefined();
     expect(parseDurationList('5s,5')).toBeUndefined();
     expect(parseDurationList('')).toBeUndefined();
+  });
+});
+
+describe('formatDuration', () => {
+  it.each([
+    [300_000, '5m'],
+    [36_000_000, '10h'],
+    [15_000, '15s'],
+    [1_500, '1500ms'],
+    [0, '0ms'],
+  ])('%i ms is %s, and parses back', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+    expect(parseDuration(text)).toBe(ms);
   });
 });
 

@@ -28,3 +28,9 @@ export function parseDurationList(text: string): number[] | undefined {
   const items = text.split(',').map((item) => parseDuration(item));
   return items.every((item) => item !== undefined) ? (items as number[]) : undefined;
 }
+
+/** The shortest exact spelling of a duration: `300000` → `5m`, `1500` → `1500ms`. Inverse of {@link parseDuration}. */
+export function formatDuration(ms: number): string {
+  for (const unit of ['h', 'm', 's'] as const) if (ms > 0 && ms % UNIT_MS[unit] === 0) return `${ms / UNIT_MS[unit]}${unit}`;
+  return `${ms}ms`;
+}

@@ -1,3 +1,7 @@
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SECRET_OVERLAP_MS } from '@plant-store/core';
+import { DEFAULT_MAX_BODY_BYTES } from '@plant-store/http-node';
+import { formatDuration } from './parse-duration.js';
+
 /**
  * Every setting of `plant-store serve`: its environment variable, its flag
  * (flags win), its default as the user would type it, and one line of help.
@@ -44,14 +48,20 @@ export const SETTINGS = {
   webhookRetry: {
     env: 'PLANT_STORE_WEBHOOK_RETRY',
     flag: 'webhook-retry',
-    default: '5s,5m,30m,2h,5h,10h,10h',
+    // Core's defaults, spelled as a user would type them: the rules are written once.
+    default: DEFAULT_RETRY_SCHEDULE.map(formatDuration).join(','),
     help: 'delays between webhook attempts (ms, s, m, h; "none" = no retry)',
   },
-  webhookTimeout: { env: 'PLANT_STORE_WEBHOOK_TIMEOUT', flag: 'webhook-timeout', default: '15s', help: 'per webhook attempt' },
+  webhookTimeout: {
+    env: 'PLANT_STORE_WEBHOOK_TIMEOUT',
+    flag: 'webhook-timeout',
+    default: formatDuration(DEFAULT_ATTEMPT_TIMEOUT_MS),
+    help: 'per webhook attempt',
+  },
   webhookSecretOverlap: {
     env: 'PLANT_STORE_WEBHOOK_SECRET_OVERLAP',
     flag: 'webhook-secret-overlap',
-    default: '24h',
+    default: formatDuration(DEFAULT_SECRET_OVERLAP_MS),
     help: "after a tenant rotates an endpoint's secret, how long the previous one still signs",
   },
   webhookDisableAfter: {
@@ -66,7 +76,7 @@ export const SETTINGS = {
     default: 'false',
     help: 'true lets tenant endpoints reach loopback, private and link-local addresses (tests, internal deployments)',
   },
-  maxBody: { env: 'PLANT_STORE_MAX_BODY', flag: 'max-body', default: '65536', help: 'largest accepted request body, in bytes' },
+  maxBody: { env: 'PLANT_STORE_MAX_BODY', flag: 'max-body', default: String(DEFAULT_MAX_BODY_BYTES), help: 'largest accepted request body, in bytes' },
   headersTimeout: {
     env: 'PLANT_STORE_HEADERS_TIMEOUT',
     flag: 'headers-timeout',

@@ -46,36 +46,37 @@ export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logg
   };
 
   const write = (level: LogLevel, message: string, fields: LogFields | undefined): void => {
-    const entry: Record<string, unknown> = { time: timestamp(now()), level, msg: message };
-    let plain = true;
-    if (fields) {
-      for (const key of Object.keys(fields)) {
-        const value = fields[key];
-        // A field cannot overwrite the envelope; keep it under another name.
-        entry[RESERVED.has(key) ? `field.${key}` : key] = value;
-        if (plain) plain = isPlainField(key, value);
-      }
-    }
-    let line: string;
-    if (plain) {
-      // Fast path (the request line): a replacer would make V8 leave its
-      // native serializer, at several times the cost, for nothing to do.
-      line = JSON.stringify(entry);
-    } else {
-      try {
-        line = JSON.stringify(entry, safeReplacer());
-      } catch {
-        // A getter that throws or a toJSON that fails must not take the service down.
-        line = JSON.stringify({ time: entry['time'], level, msg: message, logError: 'fields could not be serialized' });
-      }
-    }
-    sink.write(`${line}\n`);
+    sink.write(`${serializeEntry({ time: timestamp(now()), level, msg: message }, fields)}\n`);
   };
 
   // Decided once per level: an entry below the threshold costs one empty call.
   const method = (level: LogLevel): Logger['info'] =>
     LOG_LEVELS.indexOf(level) < threshold ? () => {} : (message, fields) => write(level, message, fields);
   return { debug: method('debug'), info: method('info'), warn: method('warn'), error: method('error') };
+}
+
+/** The entry as one JSON line: the envelope plus the fields, serialized as cheaply as they allow. */
+function serializeEntry(envelope: { time: string; level: LogLevel; msg: string }, fields: LogFields | undefined): string {
+  // The envelope object itself gets the fields: one object per entry, no copy.
+  const entry: Record<string, unknown> = envelope;
+  let plain = true;
+  if (fields) {
+    for (const key of Object.keys(fields)) {
+      const value = fields[key];
+      // A field cannot overwrite the envelope; keep it under another name.
+      entry[RESERVED.has(key) ? `field.${key}` : key] = value;
+      if (plain) plain = isPlainField(key, value);
+    }
+  }
+  // Fast path (the request line): a replacer would make V8 leave its
+  // native serializer, at several times the cost, for nothing to do.
+  if (plain) return JSON.stringify(entry);
+  try {
+    return JSON.stringify(entry, safeReplacer());
+  } catch {
+    // A getter that throws or a toJSON that fails must not take the service down.
+    return JSON.stringify({ time: envelope.time, level: envelope.level, msg: envelope.msg, logError: 'fields could not be serialized' });
+  }
 }
 
 const sensitiveKeys = new Map<string, boolean>();

@@ -1,0 +1,33 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const FIRST_PAUSE_MS = 2;
+const LONGEST_PAUSE_MS = 100;
+
+/** True for `SQLITE_BUSY` and its extended codes (`SQLITE_BUSY_RECOVERY`, `SQLITE_BUSY_SNAPSHOT`, …). */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/**
+ * Runs `attempt` again while it fails with `SQLITE_BUSY`, pausing with
+ * jittered exponential backoff, until `timeoutMs` has passed; then the last
+ * error is thrown. SQLite does not call the busy handler everywhere: changing
+ * the journal mode of a new file while another process does the same, or
+ * reading a WAL file another connection is recovering, fail at once. So
+ * start-up, which two processes may run on one new file at once, retries on
+ * its own. `attempt` must be safe to repeat (idempotent, or rolled back).
+ */
+export async function retryWhileBusy<T>(timeoutMs: number, attempt: () => T | Promise<T>): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS)) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const left = deadline - performance.now();
+      if (!isBusy(error) || left <= 0) throw error;
+      // Jitter: processes that collided once should not wake in step and collide again.
+      await sleep(Math.min(left, pause * (0.5 + Math.random())));
+    }
+  }
+}

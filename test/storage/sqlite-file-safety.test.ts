@@ -1,0 +1,151 @@
+// What the SQLite storage does when its files are taken away, replaced or
+// made read-only (issue 8): it never acknowledges a write the next start
+// would not see, readiness says why, and a read-only database fails at start.
+import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { StorageError, type NewDelivery, type Storage } from '@plant-store/core';
+import { sqliteStorage } from '@plant-store/storage-sqlite';
+import { makeReadOnly, type ReadOnlyPath } from './read-only-path.js';
+
+const folder = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-files-'));
+const readOnly: ReadOnlyPath[] = [];
+const opened: Storage[] = [];
+afterEach(async () => {
+  for (const path of readOnly.splice(0)) path.restore();
+  await Promise.all(opened.splice(0).map((storage) => storage.close()));
+});
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+let files = 0;
+const freshPath = () => join(folder, `store-${files++}.db`);
+const open = async (path: string) => {
+  const storage = await sqliteStorage({ path });
+  opened.push(storage);
+  return storage;
+};
+const removeFiles = (path: string) => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+};
+const delivery = (id: string): NewDelivery => ({
+  id,
+  tenant: 't',
+  endpointId: 'sub_receiver',
+  eventType: 'plant.created',
+  payload: '{}',
+  createdAt: 1,
+});
+
+/** The rejection of `promise` (failing the test if it resolves). */
+async function failure(promise: Promise<unknown>): Promise<StorageError> {
+  const outcome = await promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  if (!('error' in outcome)) throw new Error(`expected a rejection, got ${String(outcome.value)}`);
+  expect(outcome.error).toBeInstanceOf(StorageError);
+  return outcome.error as StorageError;
+}
+
+describe('sqlite storage whose files change under it', () => {
+  it('refuses writes and readiness once the files are deleted, and nothing it acknowledged is lost', async () => {
+    const path = freshPath();
+    const storage = await open(path);
+    await storage.plants.create('t', { id: 1n, name: 'before' }, [delivery('d1')]);
+    await expect(storage.ping()).resolves.toBeUndefined();
+
+    removeFiles(path);
+    const notReady = await failure(storage.ping());
+    expect(notReady.message).toBe(
+      `sqlite storage is not ready: the database file ${path} was deleted while open; ` +
+        'what is written now would be lost at the next start (restart the service)',
+    );
+    const create = await failure(storage.plants.create('t', { id: 2n, name: 'after' }, []));
+    expect(create.message).toMatch(new RegExp(`^sqlite storage could not create the plant: the database file ${path} was deleted while open`));
+    expect((await failure(storage.plants.delete('t', 1n))).message).toMatch(/^sqlite storage could not delete the plant: .* was deleted/);
+    const claim = storage.outbox.claimDue({ owner: 'o', now: 2, leaseMs: 1000, limit: 5 });
+    expect((await failure(claim)).message).toMatch(/^sqlite storage could not claim due deliveries: .* was deleted/);
+    await expect(storage.ping()).rejects.toThrow(/was deleted/);
+
+    // After a restart on the same path, every write that was acknowledged is there (none was, after the deletion).
+    await storage.close();
+    const restarted = await open(path);
+    expect(await restarted.plants.list('t', { limit: 10 })).toEqual([]);
+    await expect(restarted.ping()).resolves.toBeUndefined();
+  });
+
+  it('refuses writes once the file is replaced by another one (a restored copy)', async () => {
+    const path = freshPath();
+    const storage = await open(path);
+    await storage.plants.create('t', { id: 1n, name: 'kept' }, []);
+    await storage.close();
+    const reopened = await open(path);
+    copyFileSync(path, `${path}.copy`);
+    renameSync(`${path}.copy`, path);
+
+    const notReady = await failure(reopened.ping());
+    expect(notReady.message).toMatch(new RegExp(`^sqlite storage is not ready: the database file ${path} was replaced by another file while open`));
+    await failure(reopened.plants.create('t', { id: 2n, name: 'lost' }, []));
+    // Reads still answer (from the file it has open).
+    expect(await reopened.plants.get('t', 1n)).toEqual({ id: 1n, name: 'kept' });
+  });
+
+  it('reports a deleted write-ahead log in readiness', async () => {
+    const path = freshPath();
+    const storage = await open(path);
+    rmSync(`${path}-wal`);
+    const notReady = await failure(storage.ping());
+    expect(notReady.message).toMatch(new RegExp(`^sqlite storage is not ready: the write-ahead log ${path}-wal was deleted while open`));
+  });
+
+  it('reports a database file that is no longer writable in readiness', async (context) => {
+    const path = freshPath();
+    const storage = await open(path);
+    const locked = makeReadOnly(path);
+    if (typeof locked === 'string') return context.skip(locked);
+    readOnly.push(locked);
+    const notReady = await failure(storage.ping());
+    expect(notReady.message).toMatch(new RegExp(`^sqlite storage is not ready: ${path} is not writable \\((EPERM|EACCES): `));
+    locked.restore();
+    await expect(storage.ping()).resolves.toBeUndefined();
+  });
+
+  it('notices a database whose folder was renamed (nothing is at its path any more)', async () => {
+    const dir = join(folder, `moved-${files++}`);
+    mkdirSync(dir);
+    const path = join(dir, 'plants.db');
+    const storage = await open(path);
+    renameSync(dir, `${dir}-elsewhere`);
+    expect((await failure(storage.ping())).message).toMatch(/was deleted while open/);
+    await failure(storage.plants.create('t', { id: 1n, name: 'x' }, []));
+  });
+});
+
+describe('sqlite storage on a read-only database', () => {
+  it('rejects at start with a StorageError naming the read-only file and why', async (context) => {
+    const path = freshPath();
+    await (await open(path)).plants.create('t', { id: 1n, name: 'a' }, []);
+    for (const storage of opened.splice(0)) await storage.close();
+    const locked = makeReadOnly(path);
+    if (typeof locked === 'string') return context.skip(locked);
+    readOnly.push(locked);
+
+    const error = await failure(sqliteStorage({ path }));
+    expect(error.message).toMatch(
+      new RegExp(`^sqlite storage could not open ${path}: the database is read-only: ${path} is not writable \\((EPERM|EACCES): `),
+    );
+    expect(error.cause).toMatchObject({ code: expect.stringMatching(/^SQLITE_READONLY/) });
+  });
+
+  it('rejects at start when a new database cannot be created in a read-only folder', async (context) => {
+    const dir = join(folder, `locked-${files++}`);
+    mkdirSync(dir);
+    const locked = makeReadOnly(dir);
+    if (typeof locked === 'string') return context.skip(locked);
+    readOnly.push(locked);
+    const path = join(dir, 'plants.db');
+    const error = await failure(sqliteStorage({ path }));
+    expect(error.message).toMatch(new RegExp(`^sqlite storage could not open ${path}: the database is read-only: ${dir} is not writable`));
+  });
+});
