@@ -202,7 +202,7 @@ export class WebhookDispatcher {
     try {
       do {
         this.#pumpAgain = false;
-        if (this.#checkDue) await this.#checkTenantEndpoints();
+        if (this.#checkDue && this.#state === 'running') await this.#checkTenantEndpoints();
         const capped = await this.#claimer.claim({
           running: () => this.#state === 'running',
           checkDue: this.#checkDue,
