@@ -46,6 +46,7 @@ export { systemClock, type Clock } from './ports/clock.js';
 export { silentLogger, type LogFields, type Logger } from './ports/logger.js';
 export type {
   CreatePlantResult,
+  EndpointEvent,
   ListPlantsQuery,
   PlantOffsetQuery,
   PlantRepository,
@@ -60,8 +61,19 @@ export type {
   DeliveryStatus,
   ListDeliveriesQuery,
   NewDelivery,
+  TenantDeliveriesQuery,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
+export type {
+  EndpointAttemptNote,
+  EndpointHealth,
+  EndpointSecrets,
+  EndpointWithSecrets,
+  ListEndpointsQuery,
+  NewWebhookEndpoint,
+  WebhookEndpointChanges,
+  WebhookEndpointRepository,
+} from './ports/webhook-endpoint-repository.js';
 export type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from './ports/webhook-transport.js';
 
 export { PlantService, requireScope, type CreatePlantOutcome, type PlantServiceOptions } from './service/plant-service.js';
@@ -73,7 +85,25 @@ export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './a
 export { tokenDigest } from './auth/token-digest.js';
 
 export { WebhookAdmin, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
-export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE } from './webhooks/webhook-defaults.js';
+export {
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_DISABLE_AFTER_MS,
+  DEFAULT_RETRY_SCHEDULE,
+  DEFAULT_SECRET_OVERLAP_MS,
+} from './webhooks/webhook-defaults.js';
+export { TenantWebhookEndpoints, type TenantWebhookEndpointsOptions } from './webhooks/endpoints/tenant-webhook-endpoints.js';
+export { TenantWebhookDeliveries, type TenantWebhookDeliveriesOptions } from './webhooks/endpoints/tenant-webhook-deliveries.js';
+export {
+  ENDPOINT_DESCRIPTION_MAX_LENGTH,
+  ENDPOINT_RATE_LIMIT_MAX,
+  ListDeliveriesOptionsSchema,
+  ListEndpointsOptionsSchema,
+  RecoverSchema,
+  RotateSecretSchema,
+  WEBHOOK_LIST_LIMIT_MAX,
+  endpointPatchSchema,
+  newEndpointSchema,
+} from './webhooks/endpoints/endpoint-schemas.js';
 export type { WebhookDispatchSettings } from './webhooks/webhook-dispatcher.js';
 export { hasNonPublicLiteralHost, isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';
 export {
@@ -86,9 +116,26 @@ export {
   MIN_SECRET_BYTES,
   WebhookSubscriptionSchema,
   subscriptionId,
+  webhookSecretSchema,
   type WebhookSubscription,
 } from './webhooks/webhook-subscription.js';
 export { signWebhook, type SignWebhookInput } from './webhooks/webhook-signature.js';
+export { newMessageId } from './webhooks/message-id.js';
+export {
+  DISABLED_BY_TENANT,
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
+  ENDPOINT_ID_PREFIX,
+  WEBHOOK_EVENT_TYPES,
+  isTenantEndpointId,
+  newEndpointId,
+  newEndpointSecret,
+  type DeliveryPage,
+  type EndpointPage,
+  type WebhookEndpoint,
+  type WebhookEndpointStatus,
+  type WebhookEventType,
+} from './webhooks/endpoints/webhook-endpoint.js';
 
 export {
   createPlantStore,

@@ -83,11 +83,14 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
       webhooks: {
         subscriptions: config.webhooks,
         // The dispatcher sets user-agent on every request, so the transport needs no default of its own.
-        transport: webhookHttpTransport(),
+        transport: webhookHttpTransport({ allowPrivateDestinations: config.webhookAllowPrivate }),
         userAgent: `plant-store/${version}`,
         retrySchedule: config.webhookRetryMs,
         timeoutMs: config.webhookTimeoutMs,
         stopTimeoutMs: DISPATCHER_STOP_MS,
+        secretOverlapMs: config.webhookSecretOverlapMs,
+        disableAfterMs: config.webhookDisableAfterMs,
+        allowPrivateDestinations: config.webhookAllowPrivate,
       },
     });
     server = createPlantServer(store, {

@@ -9,6 +9,7 @@ import { openError } from './open-error.js';
 import { retryWhileBusy } from './retry-while-busy.js';
 import { sqliteError, withSqliteErrors } from './sqlite-error.js';
 import { SqlitePlantRepository } from './sqlite-plant-repository.js';
+import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
 export interface SqliteStorageOptions {
@@ -53,12 +54,14 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
 /** The storage over an open, migrated database: statements are prepared here, once. */
 function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage {
   const outbox = new SqliteWebhookOutbox(db, file);
-  const plants = new SqlitePlantRepository(db, outbox, file);
+  const endpoints = new SqliteWebhookEndpoints(db, file);
+  const plants = new SqlitePlantRepository(db, outbox, endpoints, file);
   const ping = db.prepare('SELECT 1').pluck(true);
   let closed: Promise<void> | undefined;
   return {
     plants,
     outbox,
+    endpoints,
     async ping() {
       withSqliteErrors('answer a ping', () => ping.get());
       const problem = file.problem();

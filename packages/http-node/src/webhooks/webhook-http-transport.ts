@@ -1,6 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from '@plant-store/core';
+import { DESTINATION_NOT_ALLOWED, guardedLookup } from './guarded-lookup.js';
+import { guardedRequestOptions } from './guarded-request-options.js';
 import { httpStatusOutcome } from './http-status-outcome.js';
 
 export interface WebhookHttpTransportOptions {
@@ -12,13 +14,26 @@ export interface WebhookHttpTransportOptions {
   readonly idleSocketTimeoutMs?: number;
   /** `user-agent` sent when a request has none (the dispatcher always sets one). @default none */
   readonly userAgent?: string;
+  /**
+   * Let requests marked `restrictDestination` (tenant endpoints) reach any address, loopback and private ones
+   * included (`PLANT_STORE_WEBHOOK_ALLOW_PRIVATE=true`: tests, internal deployments). @default false
+   */
+  readonly allowPrivateDestinations?: boolean;
 }
+
+/** The attempt-log reason of a refused destination (SPEC §9). */
+export const DESTINATION_NOT_ALLOWED_REASON = 'destination not allowed';
 
 const USER_AGENT = /^user-agent$/i;
 
 /** What one send needs from the transport it belongs to. */
+type Agents = Readonly<Record<'http:' | 'https:', http.Agent>>;
+
 interface SendContext {
-  readonly agents: Readonly<Record<'http:' | 'https:', http.Agent>>;
+  readonly agents: Agents;
+  /** For `restrictDestination` requests: their own pools, whose every new socket goes through the guarded lookup (a pooled socket skips the lookup, so it must never be shared with trusted requests). */
+  readonly restrictedAgents: Agents;
+  readonly allowPrivate: boolean;
   readonly maxResponseBytes: number;
   readonly userAgent: string | undefined;
 }
@@ -39,8 +54,12 @@ export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}):
     timeout: options.idleSocketTimeoutMs ?? 4_000,
     scheduling: 'lifo' as const,
   };
+  const allowPrivate = options.allowPrivateDestinations ?? false;
+  const restrictedOptions = allowPrivate ? agentOptions : { ...agentOptions, lookup: guardedLookup() };
   const context: SendContext = {
     agents: { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) },
+    restrictedAgents: { 'http:': new http.Agent(restrictedOptions), 'https:': new https.Agent(restrictedOptions) },
+    allowPrivate,
     maxResponseBytes: options.maxResponseBytes ?? 65_536,
     userAgent: options.userAgent,
   };
@@ -58,6 +77,9 @@ function send(request: WebhookRequest, context: SendContext): Promise<WebhookSen
     return Promise.resolve({ kind: 'failed', reason: `unsupported protocol ${url.protocol}` });
   }
   if (request.signal.aborted) return Promise.resolve({ kind: 'retry', reason: 'aborted before sending' });
+  if (request.restrictDestination && !context.allowPrivate && refusesLiteral(url)) {
+    return Promise.resolve({ kind: 'failed', reason: DESTINATION_NOT_ALLOWED_REASON });
+  }
   return new Promise((resolve) => new Attempt(url, request, context, resolve).start());
 }
 
@@ -95,7 +117,8 @@ class Attempt {
 
   #post(mayRetry: boolean): void {
     const client = this.#url.protocol === 'https:' ? https : http;
-    const agent = this.#context.agents[this.#url.protocol as 'http:' | 'https:'];
+    const agents = this.#request.restrictDestination ? this.#context.restrictedAgents : this.#context.agents;
+    const agent = agents[this.#url.protocol as 'http:' | 'https:'];
     const req = client.request(this.#url, { method: 'POST', headers: this.#headers, agent, signal: this.#controller.signal });
     req.on('response', (res) => this.#onResponse(res));
     req.on('error', (error: NodeJS.ErrnoException) => {
@@ -142,7 +165,18 @@ class Attempt {
   }
 }
 
+/** Whether the URL's host is an IP literal that is not public: node:net connects to a literal without any lookup, so it is refused before connecting. */
+function refusesLiteral(url: URL): boolean {
+  try {
+    guardedRequestOptions(url);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 function describe(error: NodeJS.ErrnoException): string {
+  if (error.code === DESTINATION_NOT_ALLOWED) return DESTINATION_NOT_ALLOWED_REASON;
   const message = error.message || error.code || 'request failed';
   return error.code && !message.includes(error.code) ? `${message} (${error.code})` : message;
 }

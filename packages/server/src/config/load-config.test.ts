@@ -43,6 +43,9 @@ describe('loadConfig defaults', () => {
       webhooks: [],
       webhookRetryMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       webhookTimeoutMs: 15_000,
+      webhookSecretOverlapMs: 86_400_000,
+      webhookDisableAfterMs: 432_000_000,
+      webhookAllowPrivate: false,
       maxBodyBytes: 65_536,
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
@@ -79,6 +82,9 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
     PLANT_STORE_WEBHOOKS_FILE: webhooksFile,
     PLANT_STORE_WEBHOOK_RETRY: '1s,2s',
     PLANT_STORE_WEBHOOK_TIMEOUT: '3s',
+    PLANT_STORE_WEBHOOK_SECRET_OVERLAP: '1h',
+    PLANT_STORE_WEBHOOK_DISABLE_AFTER: '30d',
+    PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true',
     PLANT_STORE_MAX_BODY: '1000',
     PLANT_STORE_HEADERS_TIMEOUT: '4s',
     PLANT_STORE_REQUEST_TIMEOUT: '20s',
@@ -99,6 +105,9 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
     `--webhooks-file=${otherWebhooksFile}`,
     '--webhook-retry=10ms,20ms,30ms',
     '--webhook-timeout=500ms',
+    '--webhook-secret-overlap=0s',
+    '--webhook-disable-after=90m',
+    '--webhook-allow-private=FALSE',
     '--max-body=2048',
     '--headers-timeout=1s',
     '--request-timeout=2s',
@@ -126,6 +135,9 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       ],
       webhookRetryMs: [1_000, 2_000],
       webhookTimeoutMs: 3_000,
+      webhookSecretOverlapMs: 3_600_000,
+      webhookDisableAfterMs: 30 * 86_400_000,
+      webhookAllowPrivate: true,
       maxBodyBytes: 1_000,
       headersTimeoutMs: 4_000,
       requestTimeoutMs: 20_000,
@@ -154,6 +166,9 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       ],
       webhookRetryMs: [10, 20, 30],
       webhookTimeoutMs: 500,
+      webhookSecretOverlapMs: 0,
+      webhookDisableAfterMs: 5_400_000,
+      webhookAllowPrivate: false,
       maxBodyBytes: 2_048,
       headersTimeoutMs: 1_000,
       requestTimeoutMs: 2_000,
@@ -286,7 +301,7 @@ describe('loadConfig webhooks', () => {
       ]),
       'subscription id hooks is configured twice',
     ],
-    [JSON.stringify([{ id: 'no spaces', url: 'http://127.0.0.1/a', secret: SECRET }]), 'entry [0]: id must be 1 to 64 letters, digits, "_", "-", "." or ":"'],
+    [JSON.stringify([{ id: 'no spaces', url: 'http://127.0.0.1/a', secret: SECRET }]), 'entry [0]: id must be 1 to 64 letters, digits, "_", "-", "." or ":", not starting with "ep_" (tenant endpoint ids)'],
   ])('rejects PLANT_STORE_WEBHOOKS=%s naming the variable and never the secret', (value, message) => {
     const error = configError(() => loadConfig([], { PLANT_STORE_WEBHOOKS: value }));
     expect(error.message).toBe(`PLANT_STORE_WEBHOOKS (--webhooks): ${message}`);
@@ -354,6 +369,18 @@ describe('loadConfig rejects bad values, naming the variable and its flag', () =
     [
       { PLANT_STORE_SHUTDOWN_TIMEOUT: 'soon' },
       'PLANT_STORE_SHUTDOWN_TIMEOUT (--shutdown-timeout): must be a duration such as 500ms, 5s, 5m or 2h (got "soon")',
+    ],
+    [
+      { PLANT_STORE_WEBHOOK_SECRET_OVERLAP: '1 day' },
+      'PLANT_STORE_WEBHOOK_SECRET_OVERLAP (--webhook-secret-overlap): must be a duration such as 500ms, 5s, 5m or 2h (got "1 day")',
+    ],
+    [
+      { PLANT_STORE_WEBHOOK_DISABLE_AFTER: '0d' },
+      'PLANT_STORE_WEBHOOK_DISABLE_AFTER (--webhook-disable-after): must be a positive duration such as 500ms, 5s, 5m or 2h (got "0d")',
+    ],
+    [
+      { PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'yes' },
+      'PLANT_STORE_WEBHOOK_ALLOW_PRIVATE (--webhook-allow-private): must be one of true, false (got "yes")',
     ],
     [{ PLANT_STORE_LOG_LEVEL: 'verbose' }, 'PLANT_STORE_LOG_LEVEL (--log-level): must be one of debug, info, warn, error (got "verbose")'],
   ])('%j', (env, message) => {

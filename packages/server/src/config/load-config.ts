@@ -30,6 +30,12 @@ export interface ServeConfig {
   readonly webhooks: readonly WebhookSubscription[];
   readonly webhookRetryMs: readonly number[];
   readonly webhookTimeoutMs: number;
+  /** After a rotation, how long the previous endpoint secret still signs. */
+  readonly webhookSecretOverlapMs: number;
+  /** Tenant endpoints failing every attempt this long (with a message exhausted) are disabled. */
+  readonly webhookDisableAfterMs: number;
+  /** Tenant endpoints may reach non-public addresses. */
+  readonly webhookAllowPrivate: boolean;
   readonly maxBodyBytes: number;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -107,8 +113,8 @@ export function loadConfig(
     if (!(number >= min && number <= max)) throw fail(key, `${rule}${got(key)}`);
     return number;
   };
-  const duration = (key: SettingKey, min: number): number => {
-    const ms = parseDuration(text(key));
+  const duration = (key: SettingKey, min: number, max?: number): number => {
+    const ms = parseDuration(text(key), max);
     if (ms === undefined || ms < min) {
       const rule = min > 0 ? 'must be a positive duration' : 'must be a duration';
       throw fail(key, `${rule} such as 500ms, 5s, 5m or 2h${got(key)}`);
@@ -120,6 +126,7 @@ export function loadConfig(
     if (!(choices as readonly string[]).includes(value)) throw fail(key, `must be one of ${choices.join(', ')}${got(key)}`);
     return value as T;
   };
+  const bool = (key: SettingKey): boolean => choice(key, ['true', 'false'] as const) === 'true';
   const file = (key: SettingKey): { path: string; content: string } | undefined => {
     const path = raw(key)?.trim();
     if (path === undefined) return undefined;
@@ -170,6 +177,10 @@ export function loadConfig(
     webhooks: loadWebhooks(raw('webhooks'), file('webhooksFile')),
     webhookRetryMs,
     webhookTimeoutMs: duration('webhookTimeout', 1),
+    // Not timers: these only compare times, so they may exceed what a Node timer holds.
+    webhookSecretOverlapMs: duration('webhookSecretOverlap', 0, Number.MAX_SAFE_INTEGER),
+    webhookDisableAfterMs: duration('webhookDisableAfter', 1, Number.MAX_SAFE_INTEGER),
+    webhookAllowPrivate: bool('webhookAllowPrivate'),
     maxBodyBytes: integer('maxBody', 1, 2 ** 31 - 1, 'must be a positive integer (bytes)'),
     headersTimeoutMs,
     requestTimeoutMs,

@@ -57,3 +57,12 @@ describe('formatDuration', () => {
     expect(parseDuration(text)).toBe(ms);
   });
 });
+
+describe('parseDuration: days and longer limits', () => {
+  it('reads days, and accepts durations above a timer only under a larger max', () => {
+    expect(parseDuration('5d')).toBe(432_000_000);
+    expect(parseDuration('1.5d')).toBe(129_600_000);
+    expect(parseDuration('30d')).toBeUndefined();
+    expect(parseDuration('30d', Number.MAX_SAFE_INTEGER)).toBe(2_592_000_000);
+  });
+});

@@ -1,21 +1,22 @@
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 // Node timers overflow above this (they then fire after 1 ms), so longer
 // delays would silently become immediate retries.
 export const MAX_DURATION_MS = 2 ** 31 - 1;
 
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 
 /**
- * Milliseconds of a duration such as `500ms`, `5s`, `1.5m` or `2h` (a unit
- * is required: a bare `5` could mean anything). `undefined` when the text is
- * not a duration or is above {@link MAX_DURATION_MS}.
+ * Milliseconds of a duration such as `500ms`, `5s`, `1.5m`, `2h` or `5d` (a
+ * unit is required: a bare `5` could mean anything). `undefined` when the
+ * text is not a duration or is above `max` (by default
+ * {@link MAX_DURATION_MS}, for durations that become timers).
  */
-export function parseDuration(text: string): number | undefined {
+export function parseDuration(text: string, max = MAX_DURATION_MS): number | undefined {
   const match = DURATION.exec(text.trim());
   if (!match) return undefined;
   const ms = Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
-  return ms <= MAX_DURATION_MS ? ms : undefined;
+  return ms <= max ? ms : undefined;
 }
 
 /**
@@ -24,7 +25,7 @@ export function parseDuration(text: string): number | undefined {
  */
 export function parseDurationList(text: string): number[] | undefined {
   if (text.trim() === 'none') return [];
-  const items = text.split(',').map(parseDuration);
+  const items = text.split(',').map((item) => parseDuration(item));
   return items.every((item) => item !== undefined) ? (items as number[]) : undefined;
 }
 

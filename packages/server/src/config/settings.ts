@@ -1,4 +1,4 @@
-import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE } from '@plant-store/core';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SECRET_OVERLAP_MS } from '@plant-store/core';
 import { DEFAULT_MAX_BODY_BYTES } from '@plant-store/http-node';
 import { formatDuration } from './parse-duration.js';
 
@@ -57,6 +57,24 @@ export const SETTINGS = {
     flag: 'webhook-timeout',
     default: formatDuration(DEFAULT_ATTEMPT_TIMEOUT_MS),
     help: 'per webhook attempt',
+  },
+  webhookSecretOverlap: {
+    env: 'PLANT_STORE_WEBHOOK_SECRET_OVERLAP',
+    flag: 'webhook-secret-overlap',
+    default: formatDuration(DEFAULT_SECRET_OVERLAP_MS),
+    help: "after a tenant rotates an endpoint's secret, how long the previous one still signs",
+  },
+  webhookDisableAfter: {
+    env: 'PLANT_STORE_WEBHOOK_DISABLE_AFTER',
+    flag: 'webhook-disable-after',
+    default: '5d',
+    help: 'disable a tenant endpoint whose attempts have all failed this long (with a message exhausted)',
+  },
+  webhookAllowPrivate: {
+    env: 'PLANT_STORE_WEBHOOK_ALLOW_PRIVATE',
+    flag: 'webhook-allow-private',
+    default: 'false',
+    help: 'true lets tenant endpoints reach loopback, private and link-local addresses (tests, internal deployments)',
   },
   maxBody: { env: 'PLANT_STORE_MAX_BODY', flag: 'max-body', default: String(DEFAULT_MAX_BODY_BYTES), help: 'largest accepted request body, in bytes' },
   headersTimeout: {
