@@ -29,6 +29,7 @@ function faultyStorage(storage: Storage, fault: { current: Fault }): Storage {
   return {
     plants: wrapped,
     outbox: storage.outbox,
+    endpoints: storage.endpoints,
     ping: async () => (fail(), storage.ping()),
     close: () => storage.close(),
   };

@@ -33,6 +33,7 @@ export async function openStorage(kind: StorageKind, path?: string): Promise<Sto
   return {
     plants: storage.plants,
     outbox: storage.outbox,
+    endpoints: storage.endpoints,
     ping: () => storage.ping(),
     async close() {
       await storage.close();

@@ -46,6 +46,7 @@ export { systemClock, type Clock } from './ports/clock.js';
 export { silentLogger, type LogFields, type Logger } from './ports/logger.js';
 export type {
   CreatePlantResult,
+  EndpointEvent,
   ListPlantsQuery,
   PlantOffsetQuery,
   PlantRepository,
@@ -60,8 +61,19 @@ export type {
   DeliveryStatus,
   ListDeliveriesQuery,
   NewDelivery,
+  TenantDeliveriesQuery,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
+export type {
+  EndpointAttemptNote,
+  EndpointHealth,
+  EndpointSecrets,
+  EndpointWithSecrets,
+  ListEndpointsQuery,
+  NewWebhookEndpoint,
+  WebhookEndpointChanges,
+  WebhookEndpointRepository,
+} from './ports/webhook-endpoint-repository.js';
 export type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from './ports/webhook-transport.js';
 
 export { PlantService, requireScope, type CreatePlantOutcome, type PlantServiceOptions } from './service/plant-service.js';
@@ -89,6 +101,22 @@ export {
   type WebhookSubscription,
 } from './webhooks/webhook-subscription.js';
 export { signWebhook, type SignWebhookInput } from './webhooks/webhook-signature.js';
+export { newMessageId } from './webhooks/message-id.js';
+export {
+  DISABLED_BY_TENANT,
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
+  ENDPOINT_ID_PREFIX,
+  WEBHOOK_EVENT_TYPES,
+  isTenantEndpointId,
+  newEndpointId,
+  newEndpointSecret,
+  type DeliveryPage,
+  type EndpointPage,
+  type WebhookEndpoint,
+  type WebhookEndpointStatus,
+  type WebhookEventType,
+} from './webhooks/endpoints/webhook-endpoint.js';
 
 export {
   createPlantStore,

@@ -1,12 +1,15 @@
-import type {
-  CreatePlantResult,
-  ListPlantsQuery,
-  NewDelivery,
-  Plant,
-  PlantOffsetQuery,
-  PlantRepository,
+import {
+  newMessageId,
+  type CreatePlantResult,
+  type EndpointEvent,
+  type ListPlantsQuery,
+  type NewDelivery,
+  type Plant,
+  type PlantOffsetQuery,
+  type PlantRepository,
 } from '@plant-store/core';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
+import type { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import type { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 import { SortedPlants } from './sorted-plants.js';
 
@@ -19,17 +22,20 @@ function copyPlant(plant: Plant): Plant {
 export class MemoryPlantRepository implements PlantRepository {
   readonly #tenants = new Map<string, SortedPlants>();
   readonly #outbox: MemoryWebhookOutbox;
+  readonly #endpoints: MemoryWebhookEndpoints;
   readonly #lifecycle: MemoryLifecycle;
 
-  constructor(outbox: MemoryWebhookOutbox, lifecycle: MemoryLifecycle) {
+  constructor(outbox: MemoryWebhookOutbox, endpoints: MemoryWebhookEndpoints, lifecycle: MemoryLifecycle) {
     this.#outbox = outbox;
+    this.#endpoints = endpoints;
     this.#lifecycle = lifecycle;
   }
 
-  async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[]): Promise<CreatePlantResult> {
+  async create(tenant: string, plant: Plant, given: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
     assertOpen(this.#lifecycle);
     const existing = this.#tenants.get(tenant)?.get(plant.id);
     if (existing) return { created: false, plant: copyPlant(existing) };
+    const deliveries = [...given, ...this.#eventDeliveries(tenant, event)];
     // Check every delivery before writing anything: all or nothing, like a transaction.
     this.#outbox.assertInsertable(deliveries);
     let plants = this.#tenants.get(tenant);
@@ -77,11 +83,22 @@ export class MemoryPlantRepository implements PlantRepository {
     return undefined;
   }
 
-  async delete(tenant: string, id: bigint): Promise<boolean> {
+  async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
     assertOpen(this.#lifecycle);
     const plants = this.#tenants.get(tenant);
-    if (!plants?.remove(id)) return false;
+    if (!plants?.get(id)) return false;
+    const deliveries = this.#eventDeliveries(tenant, event);
+    this.#outbox.assertInsertable(deliveries);
+    plants.remove(id);
     if (plants.size === 0) this.#tenants.delete(tenant);
+    this.#outbox.insert(deliveries);
     return true;
+  }
+
+  /** One delivery of the event per matching endpoint of the tenant. */
+  #eventDeliveries(tenant: string, event: EndpointEvent | undefined): NewDelivery[] {
+    if (!event) return [];
+    const { eventType, payload, createdAt } = event;
+    return this.#endpoints.matching(tenant, eventType).map((endpointId) => ({ id: newMessageId(), tenant, endpointId, eventType, payload, createdAt }));
   }
 }

@@ -1,6 +1,7 @@
 import type { Storage } from '@plant-store/core';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import { MemoryPlantRepository } from './memory-plant-repository.js';
+import { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 
 /**
@@ -19,10 +20,12 @@ export interface MemoryStorageOptions {}
 export function memoryStorage(_options: MemoryStorageOptions = {}): Storage {
   const lifecycle: MemoryLifecycle = { closed: false };
   const outbox = new MemoryWebhookOutbox(lifecycle);
-  const plants = new MemoryPlantRepository(outbox, lifecycle);
+  const endpoints = new MemoryWebhookEndpoints(outbox, lifecycle);
+  const plants = new MemoryPlantRepository(outbox, endpoints, lifecycle);
   return {
     plants,
     outbox,
+    endpoints,
     async ping() {
       assertOpen(lifecycle);
     },

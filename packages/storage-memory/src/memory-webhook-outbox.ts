@@ -8,7 +8,9 @@ import {
   type DeliveryStatus,
   type ListDeliveriesQuery,
   type NewDelivery,
+  type TenantDeliveriesQuery,
   type WebhookOutbox,
+  isTenantEndpointId,
 } from '@plant-store/core';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 
@@ -49,6 +51,11 @@ function copyAttempt(attempt: DeliveryAttempt): DeliveryAttempt {
 function storedAttempt(attempt: DeliveryAttempt, interrupted: boolean): DeliveryAttempt {
   const { interrupted: _ignored, ...fields } = copyAttempt(attempt);
   return interrupted ? { ...fields, interrupted: true } : fields;
+}
+
+/** Newest first (creation time, then insertion): the order listings show. */
+function listOrder(a: DeliveryRecord, b: DeliveryRecord): number {
+  return b.message.createdAt - a.message.createdAt || b.sequence - a.sequence;
 }
 
 /** Earliest due first, then oldest: the order claims take deliveries in. */
@@ -183,8 +190,65 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     for (const record of this.#records.values()) {
       if (query.status === undefined || record.status === query.status) matching.push(record);
     }
-    matching.sort((a, b) => b.message.createdAt - a.message.createdAt || b.sequence - a.sequence);
+    matching.sort(listOrder);
     return matching.slice(0, Math.max(0, limit)).map(toDelivery);
+  }
+
+  async listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined> {
+    assertOpen(this.#lifecycle);
+    const { tenant, endpointId, status } = query;
+    const mine = (record: DeliveryRecord) => record.message.tenant === tenant && isTenantEndpointId(record.message.endpointId);
+    const cursor = query.after === undefined ? undefined : this.#records.get(query.after);
+    if (query.after !== undefined && (!cursor || !mine(cursor))) return undefined;
+    const matching: DeliveryRecord[] = [];
+    for (const record of this.#records.values()) {
+      if (!mine(record) || (endpointId !== undefined && record.message.endpointId !== endpointId)) continue;
+      if (status !== undefined && record.status !== status) continue;
+      if (cursor && listOrder(cursor, record) >= 0) continue;
+      matching.push(record);
+    }
+    matching.sort(listOrder);
+    return matching.slice(0, Math.max(0, query.limit)).map(toDelivery);
+  }
+
+  async resend(id: string, now: number): Promise<boolean> {
+    assertOpen(this.#lifecycle);
+    const record = this.#records.get(id);
+    if (!record) return false;
+    if (record.status === 'pending') this.#removePending(record);
+    record.status = 'pending';
+    record.nextAttemptAt = now;
+    this.#addPending(record);
+    return true;
+  }
+
+  async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
+    assertOpen(this.#lifecycle);
+    let count = 0;
+    for (const record of this.#records.values()) {
+      if (record.message.endpointId !== endpointId || record.status !== 'failed' || record.message.createdAt < since) continue;
+      record.status = 'pending';
+      record.nextAttemptAt = now;
+      record.leaseOwner = undefined;
+      record.leaseExpiresAt = undefined;
+      this.#addPending(record);
+      count++;
+    }
+    return count;
+  }
+
+  /** Ends every pending delivery to the endpoint as failed, with a last attempt saying why (the endpoint was deleted or disabled). */
+  failPendingOf(endpointId: string, at: number, error: string): void {
+    for (const record of [...this.#pending]) {
+      if (record.message.endpointId !== endpointId) continue;
+      this.#removePending(record);
+      record.attempts.push({ at, durationMs: 0, error });
+      record.countedAttempts++;
+      record.status = 'failed';
+      record.nextAttemptAt = undefined;
+      record.leaseOwner = undefined;
+      record.leaseExpiresAt = undefined;
+    }
   }
 
   async requeue(id: string, now: number): Promise<boolean> {

@@ -1,5 +1,21 @@
 import type { Plant } from '../domain/plant.js';
+import type { WebhookEventType } from '../webhooks/endpoints/webhook-endpoint.js';
 import type { NewDelivery } from './webhook-outbox.js';
+
+/**
+ * An event for the tenant's own endpoints (SPEC §9). The repository queues
+ * one delivery (new `msg_` id, this payload and time) for each of the
+ * tenant's enabled endpoints whose `eventTypes` include `eventType`, chosen
+ * and written in the same transaction as the plant write, so an endpoint
+ * created or disabled concurrently is either wholly in or wholly out.
+ */
+export interface EndpointEvent {
+  readonly eventType: WebhookEventType;
+  /** Exact request body (JSON text). */
+  readonly payload: string;
+  /** Epoch ms: the deliveries' `createdAt` and first due time. */
+  readonly createdAt: number;
+}
 
 /** One batch of a tenant's plants in ascending id order (keyset pagination). */
 export interface ListPlantsQuery {
@@ -36,14 +52,14 @@ export type CreatePlantResult =
  * a `StorageError` (driver error as `cause`) only when storage itself fails.
  */
 export interface PlantRepository {
-  /** Atomically writes the plant and all `deliveries` unless the tenant already has that id; then writes nothing and returns the stored plant. Either everything is written or nothing is. */
-  create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[]): Promise<CreatePlantResult>;
+  /** Atomically writes the plant, all `deliveries` and those of `event` to the tenant's matching endpoints, unless the tenant already has that id; then writes nothing and returns the stored plant. Either everything is written or nothing is. */
+  create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult>;
   /** The plant with that id, or `undefined` when the tenant has none. */
   get(tenant: string, id: bigint): Promise<Plant | undefined>;
   /** Up to `limit` plants matching the query in ascending id order (signed numeric order); `[]` when none. */
   list(tenant: string, query: ListPlantsQuery): Promise<Plant[]>;
   /** The id at `offset` in the listing the query describes, or `undefined` when fewer plants match. */
   idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined>;
-  /** Deletes the plant; `true` when it existed, `false` otherwise. Idempotent. Its queued deliveries are kept. */
-  delete(tenant: string, id: bigint): Promise<boolean>;
+  /** Deletes the plant and, in the same transaction, queues the deliveries of `event` to the tenant's matching endpoints; `true` when it existed, `false` otherwise (nothing queued). Idempotent. Its queued deliveries are kept. */
+  delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean>;
 }

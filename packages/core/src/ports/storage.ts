@@ -1,10 +1,12 @@
 import type { PlantRepository } from './plant-repository.js';
+import type { WebhookEndpointRepository } from './webhook-endpoint-repository.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 
-/** A storage adapter: plants and their webhook outbox in one store, so both are written in one transaction. */
+/** A storage adapter: plants, tenants' webhook endpoints and the webhook outbox in one store, so they are written in one transaction. */
 export interface Storage {
   readonly plants: PlantRepository;
   readonly outbox: WebhookOutbox;
+  readonly endpoints: WebhookEndpointRepository;
   /** Resolves when storage answers queries; rejects with a `StorageError` when it does not (readiness). */
   ping(): Promise<void>;
   /** Releases connections and files. Idempotent; members reject after it. */

@@ -82,6 +82,19 @@ export interface ListDeliveriesQuery {
   readonly limit?: number;
 }
 
+/** A tenant's deliveries to its own endpoints (`ep_…` ids; never those of operator subscriptions), newest first. */
+export interface TenantDeliveriesQuery {
+  readonly tenant: string;
+  /** Only deliveries to this endpoint. @default all of the tenant's endpoints */
+  readonly endpointId?: string;
+  /** Only deliveries in this state. @default all */
+  readonly status?: DeliveryStatus;
+  /** Keyset cursor: only deliveries listed after this one (a message id of the same listing order). @default from the newest */
+  readonly after?: string;
+  /** At least 1. */
+  readonly limit: number;
+}
+
 /**
  * The transactional outbox of webhook deliveries (rows are added by
  * `PlantRepository.create`). Claims are leases: a delivery held by one owner
@@ -103,6 +116,12 @@ export interface WebhookOutbox {
   list(query?: ListDeliveriesQuery): Promise<Delivery[]>;
   /** Puts a failed delivery back to pending, due at `now`, keeping its attempt log; `false` when it does not exist or is not failed. */
   requeue(id: string, now: number): Promise<boolean>;
+  /** Tenant view: up to `limit` deliveries of the query (newest first: creation time, then insertion order), with attempts; `undefined` when `after` is not one of the tenant's endpoint deliveries. */
+  listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined>;
+  /** Puts a delivery in any state back to pending, due at `now`, same id, keeping its attempt log (a lease in flight is left alone); `false` when it does not exist. */
+  resend(id: string, now: number): Promise<boolean>;
+  /** Puts every failed delivery to `endpointId` created at or after `since` back to pending, due at `now`; resolves with how many. Atomic. */
+  requeueFailedSince(endpointId: string, since: number, now: number): Promise<number>;
   /**
    * Optional: calls `listener` soon after another process (or store) sharing this storage may have queued
    * deliveries, so a dispatcher need not wait for its fallback poll. It may also call it spuriously (e.g. once

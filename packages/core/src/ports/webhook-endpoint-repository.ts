@@ -1,0 +1,106 @@
+import type { WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '../webhooks/endpoints/webhook-endpoint.js';
+
+/** A new endpoint, with its first signing secret. */
+export interface NewWebhookEndpoint {
+  readonly id: string;
+  readonly tenant: string;
+  readonly url: string;
+  readonly eventTypes: readonly WebhookEventType[];
+  readonly description?: string;
+  readonly rateLimit?: number;
+  /** `whsec_` secret. */
+  readonly secret: string;
+  /** Epoch ms; also its first `updatedAt`. New endpoints are enabled. */
+  readonly createdAt: number;
+}
+
+/** What an update changes; absent fields stay, `null` removes an optional one. */
+export interface WebhookEndpointChanges {
+  readonly url?: string;
+  readonly eventTypes?: readonly WebhookEventType[];
+  readonly description?: string | null;
+  readonly rateLimit?: number | null;
+  readonly status?: WebhookEndpointStatus;
+  /** Kept only while disabled: enabling clears it whatever is given. */
+  readonly disabledReason?: string | null;
+  /** Epoch ms. */
+  readonly updatedAt: number;
+}
+
+/** An endpoint's signing secrets: the current one, and the previous one while a rotation's overlap lasts. */
+export interface EndpointSecrets {
+  readonly current: string;
+  readonly previous?: string;
+  /** When `previous` stops being used (epoch ms); set together with `previous`. */
+  readonly previousExpiresAt?: number;
+}
+
+/** An endpoint with its secrets, as the dispatcher needs it at each attempt. */
+export interface EndpointWithSecrets {
+  readonly endpoint: WebhookEndpoint;
+  readonly secrets: EndpointSecrets;
+}
+
+/** One keyset page query over endpoints, ascending id. */
+export interface ListEndpointsQuery {
+  /** Only ids greater than this (binary string order). @default no lower bound */
+  readonly after?: string;
+  /** At least 1. */
+  readonly limit: number;
+}
+
+/** What one attempt to an endpoint came to, for its health. */
+export interface EndpointAttemptNote {
+  /** Epoch ms of the attempt. */
+  readonly at: number;
+  /** The receiver took the message. */
+  readonly succeeded: boolean;
+  /** The attempt failed and its message gets no more attempts (retries exhausted, or gone). */
+  readonly exhausted: boolean;
+}
+
+/** How an endpoint has been doing since its last successful attempt (what auto-disable decides on). */
+export interface EndpointHealth {
+  /** First failed attempt since the last success; absent when the last attempt succeeded (or none was made). */
+  readonly failingSince?: number;
+  /** First message exhausted since `failingSince`; absent when none. */
+  readonly exhaustedAt?: number;
+}
+
+/**
+ * Tenants' webhook endpoints (SPEC §9), stored beside the outbox so that the
+ * deliveries of a plant write are selected from them in its transaction.
+ * Tenant members see only that tenant's endpoints (another tenant's id is
+ * `undefined`/`false`, exactly like a missing one); operator members reach
+ * any endpoint. Members reject with a `StorageError` only when storage
+ * itself fails.
+ */
+export interface WebhookEndpointRepository {
+  /** Stores a new, enabled endpoint with its secret and returns it; rejects with a `StorageError` when the id exists. */
+  create(endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint>;
+  /** The tenant's endpoint with that id, or `undefined`. */
+  get(tenant: string, id: string): Promise<WebhookEndpoint | undefined>;
+  /** Up to `limit` of the tenant's endpoints after the cursor, ascending id; `[]` when none. */
+  list(tenant: string, query: ListEndpointsQuery): Promise<WebhookEndpoint[]>;
+  /** Applies the changes and returns the endpoint, or `undefined` when the tenant has none with that id. When it leaves the endpoint disabled, its pending deliveries end failed in the same transaction (see `setStatus`). */
+  update(tenant: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined>;
+  /** Deletes the endpoint and, atomically, ends its pending deliveries as failed with a last attempt `{at, durationMs: 0, error: 'endpoint deleted'}`; `false` when the tenant has none. */
+  delete(tenant: string, id: string, at: number): Promise<boolean>;
+  /** The endpoint's secrets, or `undefined` when the tenant has none with that id. */
+  secrets(tenant: string, id: string): Promise<EndpointSecrets | undefined>;
+  /** Makes `secret` current and keeps the old current one as previous until `previousExpiresAt` (an older previous is dropped); `false` when the tenant has none. Atomic. */
+  rotateSecret(tenant: string, id: string, secret: string, previousExpiresAt: number, at: number): Promise<boolean>;
+
+  /** Operator: any tenant's endpoint with its secrets (the dispatcher resolves deliveries with it), or `undefined`. */
+  find(id: string): Promise<EndpointWithSecrets | undefined>;
+  /** Operator: up to `limit` endpoints of every tenant after the cursor, ascending id. */
+  listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]>;
+  /**
+   * Operator: sets any tenant's endpoint's status (`reason` kept while disabled, cleared when enabled) and
+   * returns it, or `undefined` when there is none. Disabling ends its pending deliveries as failed in the same
+   * transaction, each with a last attempt `{at, durationMs: 0, error: 'endpoint disabled'}`.
+   */
+  setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined>;
+  /** Operator: records what an attempt to the endpoint came to (a success clears its failing streak) and returns its health after it, or `undefined` when the endpoint is gone. Atomic. */
+  noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined>;
+}

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import type { Delivery } from '../../ports/webhook-outbox.js';
+
+/** The events a tenant endpoint can subscribe to. */
+export type WebhookEventType = 'plant.created' | 'plant.deleted';
+
+/** Every known event type, in documentation order. */
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = Object.freeze(['plant.created', 'plant.deleted']);
+
+/** Whether an endpoint gets deliveries (`disabled`: by the tenant, an operator, or automatically after failing). */
+export type WebhookEndpointStatus = 'enabled' | 'disabled';
+
+/** A tenant's webhook endpoint as stored and returned; never holds secrets. Times are epoch ms. */
+export interface WebhookEndpoint {
+  /** `ep_` and 27 url-safe random characters. */
+  readonly id: string;
+  readonly tenant: string;
+  readonly url: string;
+  /** At least one, no repeats. */
+  readonly eventTypes: readonly WebhookEventType[];
+  readonly description?: string;
+  /** Deliveries per second to this endpoint (throttled, never dropped). */
+  readonly rateLimit?: number;
+  readonly status: WebhookEndpointStatus;
+  /** Why it is disabled; only while disabled. */
+  readonly disabledReason?: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** One page of endpoints in ascending id order; `nextAfter` (the last id) when more remain. */
+export interface EndpointPage {
+  readonly endpoints: WebhookEndpoint[];
+  readonly nextAfter?: string;
+}
+
+/** One page of deliveries, newest first; `nextAfter` (the last message id) when more remain. */
+export interface DeliveryPage {
+  readonly deliveries: Delivery[];
+  readonly nextAfter?: string;
+}
+
+/** Prefix of tenant endpoint ids; operator subscription ids never start with it. */
+export const ENDPOINT_ID_PREFIX = 'ep_';
+
+/** A new endpoint id: `ep_` and 160 random bits in base64url (27 characters). */
+export function newEndpointId(): string {
+  return `${ENDPOINT_ID_PREFIX}${randomBytes(20).toString('base64url')}`;
+}
+
+/** Whether a delivery's endpoint id names a tenant endpoint (as opposed to an operator subscription). */
+export function isTenantEndpointId(endpointId: string): boolean {
+  return endpointId.startsWith(ENDPOINT_ID_PREFIX);
+}
+
+/** A new signing secret: `whsec_` and base64 of 32 random bytes. */
+export function newEndpointSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** Attempt-log error of the deliveries a delete ended. */
+export const ENDPOINT_DELETED_ERROR = 'endpoint deleted';
+/** Attempt-log error of the deliveries a disable (by hand or automatic) ended. */
+export const ENDPOINT_DISABLED_ERROR = 'endpoint disabled';
+/** `disabledReason` when the tenant disables its endpoint. */
+export const DISABLED_BY_TENANT = 'disabled by the tenant';

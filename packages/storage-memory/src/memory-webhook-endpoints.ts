@@ -1,0 +1,162 @@
+import {
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
+  StorageError,
+  type EndpointAttemptNote,
+  type EndpointHealth,
+  type EndpointSecrets,
+  type EndpointWithSecrets,
+  type ListEndpointsQuery,
+  type NewWebhookEndpoint,
+  type WebhookEndpoint,
+  type WebhookEndpointChanges,
+  type WebhookEndpointRepository,
+  type WebhookEndpointStatus,
+  type WebhookEventType,
+} from '@plant-store/core';
+import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
+import type { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
+
+/** Mutable state of one endpoint; never handed out (callers get copies). */
+interface EndpointRecord {
+  endpoint: WebhookEndpoint;
+  secrets: EndpointSecrets;
+  health: EndpointHealth;
+}
+
+/** A fresh copy without absent optional fields, as durable adapters return endpoints. */
+function copyEndpoint(endpoint: WebhookEndpoint): WebhookEndpoint {
+  const { description, rateLimit, disabledReason, eventTypes, ...rest } = endpoint;
+  return {
+    ...rest,
+    eventTypes: [...eventTypes],
+    ...(description !== undefined ? { description } : {}),
+    ...(rateLimit !== undefined ? { rateLimit } : {}),
+    ...(disabledReason !== undefined && rest.status === 'disabled' ? { disabledReason } : {}),
+  };
+}
+
+/** The endpoint after `changes` (null removes; enabling clears the reason). */
+function applyChanges(endpoint: WebhookEndpoint, changes: WebhookEndpointChanges): WebhookEndpoint {
+  const next: Record<string, unknown> = { ...endpoint, updatedAt: changes.updatedAt };
+  for (const key of ['url', 'eventTypes', 'description', 'rateLimit', 'status', 'disabledReason'] as const) {
+    const value = changes[key];
+    if (value === null) delete next[key];
+    else if (value !== undefined) next[key] = value;
+  }
+  if (next['status'] === 'enabled') delete next['disabledReason'];
+  return copyEndpoint(next as unknown as WebhookEndpoint);
+}
+
+/** Tenants' webhook endpoints in process memory. */
+export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
+  readonly #records = new Map<string, EndpointRecord>();
+  readonly #outbox: MemoryWebhookOutbox;
+  readonly #lifecycle: MemoryLifecycle;
+
+  constructor(outbox: MemoryWebhookOutbox, lifecycle: MemoryLifecycle) {
+    this.#outbox = outbox;
+    this.#lifecycle = lifecycle;
+  }
+
+  /** Ids of the tenant's enabled endpoints subscribed to `eventType` (the plant write queues one delivery each). */
+  matching(tenant: string, eventType: WebhookEventType): string[] {
+    const ids: string[] = [];
+    for (const { endpoint } of this.#records.values()) {
+      if (endpoint.tenant === tenant && endpoint.status === 'enabled' && endpoint.eventTypes.includes(eventType)) ids.push(endpoint.id);
+    }
+    return ids;
+  }
+
+  async create(input: NewWebhookEndpoint): Promise<WebhookEndpoint> {
+    assertOpen(this.#lifecycle);
+    if (this.#records.has(input.id)) throw new StorageError(`cannot create endpoint ${input.id}: an endpoint with that id exists`);
+    const { secret, createdAt, ...fields } = input;
+    const endpoint = copyEndpoint({ ...fields, status: 'enabled', createdAt, updatedAt: createdAt });
+    this.#records.set(input.id, { endpoint, secrets: { current: secret }, health: {} });
+    return copyEndpoint(endpoint);
+  }
+
+  async get(tenant: string, id: string): Promise<WebhookEndpoint | undefined> {
+    const record = this.#owned(tenant, id);
+    return record && copyEndpoint(record.endpoint);
+  }
+
+  async list(tenant: string, query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
+    return this.#page(query, (endpoint) => endpoint.tenant === tenant);
+  }
+
+  async update(tenant: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {
+    const record = this.#owned(tenant, id);
+    if (!record) return undefined;
+    record.endpoint = applyChanges(record.endpoint, changes);
+    if (record.endpoint.status === 'disabled') this.#outbox.failPendingOf(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
+    return copyEndpoint(record.endpoint);
+  }
+
+  async delete(tenant: string, id: string, at: number): Promise<boolean> {
+    if (!this.#owned(tenant, id)) return false;
+    this.#records.delete(id);
+    this.#outbox.failPendingOf(id, at, ENDPOINT_DELETED_ERROR);
+    return true;
+  }
+
+  async secrets(tenant: string, id: string): Promise<EndpointSecrets | undefined> {
+    const record = this.#owned(tenant, id);
+    return record && { ...record.secrets };
+  }
+
+  async rotateSecret(tenant: string, id: string, secret: string, previousExpiresAt: number, at: number): Promise<boolean> {
+    const record = this.#owned(tenant, id);
+    if (!record) return false;
+    record.secrets = { current: secret, previous: record.secrets.current, previousExpiresAt };
+    record.endpoint = { ...record.endpoint, updatedAt: at };
+    return true;
+  }
+
+  async find(id: string): Promise<EndpointWithSecrets | undefined> {
+    assertOpen(this.#lifecycle);
+    const record = this.#records.get(id);
+    return record && { endpoint: copyEndpoint(record.endpoint), secrets: { ...record.secrets } };
+  }
+
+  async listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
+    return this.#page(query, () => true);
+  }
+
+  async setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined> {
+    assertOpen(this.#lifecycle);
+    const record = this.#records.get(id);
+    if (!record) return undefined;
+    return this.update(record.endpoint.tenant, id, { status, disabledReason: reason ?? null, updatedAt: at });
+  }
+
+  async noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined> {
+    assertOpen(this.#lifecycle);
+    const record = this.#records.get(id);
+    if (!record) return undefined;
+    if (note.succeeded) record.health = {};
+    else {
+      const failingSince = record.health.failingSince ?? note.at;
+      const exhaustedAt = record.health.exhaustedAt ?? (note.exhausted ? note.at : undefined);
+      record.health = exhaustedAt === undefined ? { failingSince } : { failingSince, exhaustedAt };
+    }
+    return { ...record.health };
+  }
+
+  #owned(tenant: string, id: string): EndpointRecord | undefined {
+    assertOpen(this.#lifecycle);
+    const record = this.#records.get(id);
+    return record?.endpoint.tenant === tenant ? record : undefined;
+  }
+
+  #page(query: ListEndpointsQuery, wanted: (endpoint: WebhookEndpoint) => boolean): WebhookEndpoint[] {
+    assertOpen(this.#lifecycle);
+    const after = query.after;
+    const matching = [...this.#records.values()]
+      .map((record) => record.endpoint)
+      .filter((endpoint) => wanted(endpoint) && (after === undefined || endpoint.id > after));
+    matching.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return matching.slice(0, Math.max(0, query.limit)).map(copyEndpoint);
+  }
+}
