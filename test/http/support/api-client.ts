@@ -52,6 +52,9 @@ export function routeTemplate(path: string): string | undefined {
   const pathOnly = path.split('?', 1)[0]!;
   if (['/plants', '/healthz', '/readyz', '/openapi.json'].includes(pathOnly)) return pathOnly;
   if (/^\/plants\/[^/]+$/.test(pathOnly)) return '/plants/{id}';
+  if (['/webhooks/endpoints', '/webhooks/deliveries'].includes(pathOnly)) return pathOnly;
+  const item = /^\/webhooks\/(endpoints|deliveries)\/[^/]+(\/(secret|rotate-secret|recover|resend))?$/.exec(pathOnly);
+  if (item) return `/webhooks/${item[1]}/{id}${item[2] ?? ''}`;
   return undefined;
 }
 

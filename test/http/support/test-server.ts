@@ -6,9 +6,11 @@ import {
   createPlantStore,
   staticTokens,
   type Authenticator,
+  type Clock,
   type LogFields,
   type Logger,
   type PlantStore,
+  type PlantStoreWebhookOptions,
   type Storage,
 } from '@plant-store/core';
 import { createPlantServer, type PlantServerOptions } from '@plant-store/http-node';
@@ -30,6 +32,8 @@ export const TOKENS = {
   reader: 'reader-token-a',
   /** Tenant `a`, `plants:write` only. */
   writer: 'writer-token-a',
+  /** Tenant `a`, `webhooks:read` only. */
+  webhookReader: 'webhook-reader-token-a',
 } as const;
 
 export interface LogEntry {
@@ -56,6 +60,12 @@ export interface TestServerOptions extends PlantServerOptions {
   readonly wrapStorage?: (storage: Storage) => Storage;
   /** Lets a test put another authenticator beside (or instead of) the `TOKENS` ones. */
   readonly wrapAuthenticator?: (tokens: Authenticator) => Authenticator;
+  /** Webhook settings of the store (transport, retry schedule, overlap, …). @default none: deliveries are queued, not sent */
+  readonly webhooks?: PlantStoreWebhookOptions;
+  /** Lets tenant endpoints point at 127.0.0.1 (the test receivers): `webhooks.allowPrivateDestinations`. @default false */
+  readonly allowPrivateDestinations?: boolean;
+  /** The store's clock (a compressed one for auto-disable). @default the system clock */
+  readonly clock?: Clock;
 }
 
 /** A real Plant Store server on 127.0.0.1, port 0, over a fresh storage of the given kind. */
@@ -75,14 +85,25 @@ export async function startTestServer(kind: StorageKind, options: TestServerOpti
     { token: TOKENS.otherTenant, tenant: 'b' },
     { token: TOKENS.reader, tenant: 'a', scopes: ['plants:read'] },
     { token: TOKENS.writer, tenant: 'a', scopes: ['plants:write'] },
+    { token: TOKENS.webhookReader, tenant: 'a', scopes: ['webhooks:read'] },
   ]);
   const store = createPlantStore({
     storage,
     logger,
     batchSize: options.batchSize,
+    clock: options.clock,
+    webhooks: { ...options.webhooks, allowPrivateDestinations: options.allowPrivateDestinations ?? false },
     authenticator: options.wrapAuthenticator ? options.wrapAuthenticator(tokens) : tokens,
   });
-  const { batchSize: _batchSize, wrapStorage: _wrapStorage, wrapAuthenticator: _wrapAuthenticator, ...serverOptions } = options;
+  const {
+    batchSize: _batchSize,
+    wrapStorage: _wrapStorage,
+    wrapAuthenticator: _wrapAuthenticator,
+    webhooks: _webhooks,
+    allowPrivateDestinations: _allowPrivateDestinations,
+    clock: _clock,
+    ...serverOptions
+  } = options;
   const server = createPlantServer(store, { logger, ...serverOptions });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
