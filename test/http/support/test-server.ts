@@ -13,7 +13,7 @@ import {
   type PlantStoreWebhookOptions,
   type Storage,
 } from '@plant-store/core';
-import { createPlantServer, type PlantServerOptions } from '@plant-store/http-node';
+import { createPlantServer, webhookHttpTransport, type PlantServerOptions } from '@plant-store/http-node';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 
@@ -62,8 +62,14 @@ export interface TestServerOptions extends PlantServerOptions {
   readonly wrapAuthenticator?: (tokens: Authenticator) => Authenticator;
   /** Webhook settings of the store (transport, retry schedule, overlap, …). @default none: deliveries are queued, not sent */
   readonly webhooks?: PlantStoreWebhookOptions;
-  /** Lets tenant endpoints point at 127.0.0.1 (the test receivers): `webhooks.allowPrivateDestinations`. @default false */
+  /** Lets tenant endpoints point at 127.0.0.1 (the test receivers): `webhooks.allowPrivateDestinations`, and the same for the transport of `deliver`. @default false */
   readonly allowPrivateDestinations?: boolean;
+  /**
+   * Send webhooks with the real HTTP transport, on a fast test schedule
+   * (retries after 20 and 40 ms, 2 s timeout, no jitter, 20 ms poll) unless
+   * `webhooks` says otherwise. @default false: deliveries are queued, not sent
+   */
+  readonly deliver?: boolean;
   /** The store's clock (a compressed one for auto-disable). @default the system clock */
   readonly clock?: Clock;
 }
@@ -92,7 +98,7 @@ export async function startTestServer(kind: StorageKind, options: TestServerOpti
     logger,
     batchSize: options.batchSize,
     clock: options.clock,
-    webhooks: { ...options.webhooks, allowPrivateDestinations: options.allowPrivateDestinations ?? false },
+    webhooks: webhookOptions(options),
     authenticator: options.wrapAuthenticator ? options.wrapAuthenticator(tokens) : tokens,
   });
   const {
@@ -101,6 +107,7 @@ export async function startTestServer(kind: StorageKind, options: TestServerOpti
     wrapAuthenticator: _wrapAuthenticator,
     webhooks: _webhooks,
     allowPrivateDestinations: _allowPrivateDestinations,
+    deliver: _deliver,
     clock: _clock,
     ...serverOptions
   } = options;
@@ -128,5 +135,19 @@ export async function startTestServer(kind: StorageKind, options: TestServerOpti
       })();
       return closed;
     },
+  };
+}
+
+function webhookOptions(options: TestServerOptions): PlantStoreWebhookOptions {
+  const allowPrivateDestinations = options.allowPrivateDestinations ?? false;
+  if (options.deliver !== true) return { ...options.webhooks, allowPrivateDestinations };
+  return {
+    transport: webhookHttpTransport({ allowPrivateDestinations }),
+    retrySchedule: [20, 40],
+    timeoutMs: 2_000,
+    jitter: 0,
+    pollIntervalMs: 20,
+    ...options.webhooks,
+    allowPrivateDestinations,
   };
 }
