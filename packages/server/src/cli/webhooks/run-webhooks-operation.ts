@@ -55,7 +55,7 @@ async function retry(store: PlantStore, id: string, io: CliIo): Promise<number> 
     return 1;
   }
   if (delivery.status !== 'failed') {
-    io.stderr.write(`error: delivery ${id} is ${delivery.status}; only failed deliveries can be re-queued (resend sends any)\n`);
+    io.stderr.write(`error: delivery ${id} is ${delivery.status}; only failed deliveries can be re-queued\n`);
     return 1;
   }
   await store.webhooks.requeue(id);
