@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StorageError, type Storage } from '@plant-store/core';
 import { describePlantRepositoryConformance } from './plant-repository-conformance.js';
+import { describeWebhookEndpointConformance, newEndpoint } from './webhook-endpoint-conformance.js';
 import { describeWebhookOutboxConformance } from './webhook-outbox-conformance.js';
 import { delivery, plant } from './storage-fixtures.js';
 
@@ -46,6 +47,7 @@ export function describeStorageConformance(name: string, options: StorageConform
 
     describePlantRepositoryConformance(storage);
     describeWebhookOutboxConformance(storage);
+    describeWebhookEndpointConformance(storage);
 
     describe('life cycle', () => {
       it('ping resolves while open', async () => {
@@ -70,6 +72,20 @@ export function describeStorageConformance(name: string, options: StorageConform
           () => closed.outbox.get('d'),
           () => closed.outbox.list(),
           () => closed.outbox.requeue('d', 0),
+          () => closed.outbox.listForTenant({ tenant: 't', limit: 1 }),
+          () => closed.outbox.resend('d', 0),
+          () => closed.outbox.requeueFailedSince('ep_a', 0, 0),
+          () => closed.endpoints.create(newEndpoint('ep_a')),
+          () => closed.endpoints.get('t', 'ep_a'),
+          () => closed.endpoints.list('t', { limit: 1 }),
+          () => closed.endpoints.update('t', 'ep_a', { updatedAt: 0 }),
+          () => closed.endpoints.delete('t', 'ep_a', 0),
+          () => closed.endpoints.secrets('t', 'ep_a'),
+          () => closed.endpoints.rotateSecret('t', 'ep_a', 's', 0, 0),
+          () => closed.endpoints.find('ep_a'),
+          () => closed.endpoints.listAll({ limit: 1 }),
+          () => closed.endpoints.setStatus('ep_a', 'enabled', undefined, 0),
+          () => closed.endpoints.noteAttempt('ep_a', { at: 0, succeeded: true, exhausted: false }),
         ];
         for (const call of calls) await expect(call()).rejects.toBeInstanceOf(StorageError);
       });

@@ -89,3 +89,28 @@ export const requeueSql = (t: Tables) => `
   UPDATE ${t.deliveries}
   SET status = 'pending', next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
   WHERE id = $1 AND status = 'failed'`;
+
+/** Parameters: id, tenant. The listing position of one of the tenant's endpoint deliveries (a keyset cursor). */
+export const tenantCursorSql = (t: Tables) => `
+  SELECT created_at, seq FROM ${t.deliveries} WHERE id = $1 AND tenant = $2 AND left(endpoint_id, 3) = 'ep_'`;
+
+/**
+ * Parameters: tenant, endpoint id (NULL: all), status (NULL: all), cursor created-at and seq (NULL: from the newest),
+ * limit. Only deliveries to tenant endpoints (`ep_…`), never those of operator subscriptions.
+ */
+export const listTenantDeliveriesSql = (t: Tables) => `
+  SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d
+  WHERE d.tenant = $1 AND left(d.endpoint_id, 3) = 'ep_'
+    AND ($2::text IS NULL OR d.endpoint_id = $2) AND ($3::text IS NULL OR d.status = $3)
+    AND ($4::bigint IS NULL OR (d.created_at, d.seq) < ($4::bigint, $5::bigint))
+  ORDER BY d.created_at DESC, d.seq DESC LIMIT $6`;
+
+/** Parameters: id, now. Back to pending whatever the state; a lease in flight is left to end by itself. */
+export const resendSql = (t: Tables) => `
+  UPDATE ${t.deliveries} SET status = 'pending', next_attempt_at = $2, updated_at = $2 WHERE id = $1`;
+
+/** Parameters: endpoint id, since, now. */
+export const requeueFailedSinceSql = (t: Tables) => `
+  UPDATE ${t.deliveries}
+  SET status = 'pending', next_attempt_at = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
+  WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2`;

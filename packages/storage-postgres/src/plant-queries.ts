@@ -11,7 +11,26 @@ import type { Tables } from './tables.js';
  * tags, where `tag = ANY(…)` would read and sort them all.
  */
 
-/** Parameters: tenant, id, name, tag, then the deliveries column by column (ids, tenants, endpoints, event types, payloads, created-at times), then the notification channel and payload. */
+/**
+ * One delivery of an endpoint event (parameters $ev type, $ev+1 payload, $ev+2 created-at; a NULL type means
+ * none) per enabled endpoint of tenant $1 subscribed to it, inserted only when `gate` (a CTE) has a row. Ids are
+ * `msg_` and a random UUID's 32 hex digits, as core's `newMessageId` makes them.
+ */
+const fanOut = (t: Tables, gate: string, ev: number) => `
+  INSERT INTO ${t.deliveries}
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
+  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.tenant, e.id, $${ev}, $${ev + 1}, 'pending', 0, $${ev + 2}, $${ev + 2}, $${ev + 2}
+  FROM ${t.endpoints} AS e
+  WHERE $${ev}::text IS NOT NULL AND EXISTS (SELECT FROM ${gate})
+    AND e.tenant = $1 AND e.status = 'enabled' AND $${ev}::text = ANY (e.event_types)
+  ORDER BY e.id
+  RETURNING 1`;
+
+/**
+ * Parameters: tenant, id, name, tag, then the deliveries column by column (ids, tenants, endpoints, event types,
+ * payloads, created-at times), then the notification channel and payload, then the endpoint event (type or NULL,
+ * payload, created-at).
+ */
 export const createPlantSql = (t: Tables) => `
   WITH inserted AS (
     INSERT INTO ${t.plants} (tenant, id, name, tag) VALUES ($1, $2, $3, $4)
@@ -26,15 +45,22 @@ export const createPlantSql = (t: Tables) => `
     WHERE EXISTS (SELECT FROM inserted)
     ORDER BY d.ord
     RETURNING 1
-  )
+  ), fanned AS (${fanOut(t, 'inserted', 13)})
   SELECT EXISTS (SELECT FROM inserted) AS created,
-    CASE WHEN EXISTS (SELECT FROM queued) THEN pg_notify($11, $12) END AS notified`;
+    CASE WHEN EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned) THEN pg_notify($11, $12) END AS notified`;
+
+/** Parameters: tenant, id, then the endpoint event (type or NULL, payload, created-at), then the notification channel and payload. */
+export const deletePlantSql = (t: Tables) => `
+  WITH deleted AS (
+    DELETE FROM ${t.plants} WHERE tenant = $1 AND id = $2
+    RETURNING id
+  ), fanned AS (${fanOut(t, 'deleted', 3)})
+  SELECT EXISTS (SELECT FROM deleted) AS deleted,
+    CASE WHEN EXISTS (SELECT FROM fanned) THEN pg_notify($6, $7) END AS notified`;
 
 /** Parameters: tenant, id. */
 export const selectPlantSql = (t: Tables) => `SELECT id, name, tag FROM ${t.plants} WHERE tenant = $1 AND id = $2`;
 
-/** Parameters: tenant, id. */
-export const deletePlantSql = (t: Tables) => `DELETE FROM ${t.plants} WHERE tenant = $1 AND id = $2`;
 
 /** Parameters: tenant, lowest id, highest id, limit. */
 export const listPlantsSql = (t: Tables) => `

@@ -3,6 +3,7 @@ import {
   INT64_MIN,
   StorageError,
   type CreatePlantResult,
+  type EndpointEvent,
   type ListPlantsQuery,
   type NewDelivery,
   type Plant,
@@ -69,7 +70,7 @@ export class PostgresPlantRepository implements PlantRepository {
     };
   }
 
-  async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[]): Promise<CreatePlantResult> {
+  async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
     // The stored plant is re-read when the id exists. Should it be deleted in
     // between (a concurrent delete), the id is free again: try once more.
     for (let tries = 0; ; tries++) {
@@ -81,6 +82,7 @@ export class PostgresPlantRepository implements PlantRepository {
         ...deliveryColumns(deliveries),
         OUTBOX_CHANNEL,
         this.#schema,
+        ...eventParameters(event),
       ]);
       if (row?.created) {
         return { created: true, plant: plant.tag === undefined ? { id: plant.id, name: plant.name } : { ...plant } };
@@ -119,13 +121,20 @@ export class PostgresPlantRepository implements PlantRepository {
     return row?.id;
   }
 
-  async delete(tenant: string, id: bigint): Promise<boolean> {
-    return (await this.#runner.changes('delete the plant', this.#sql.delete, [tenant, id])) > 0;
+  async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
+    const parameters = [tenant, id, ...eventParameters(event), OUTBOX_CHANNEL, this.#schema];
+    const [row] = await this.#runner.rows<{ deleted: boolean }>('delete the plant', this.#sql.delete, parameters);
+    return row?.deleted === true;
   }
 
   #vanished(id: bigint): never {
     throw new StorageError(`postgres storage could not create the plant: plant ${id} kept being created and deleted concurrently`);
   }
+}
+
+/** The endpoint event's three parameters (type, payload, created-at); a NULL type queues nothing. */
+function eventParameters(event: EndpointEvent | undefined): unknown[] {
+  return event ? [event.eventType, event.payload, Math.round(event.createdAt)] : [null, null, null];
 }
 
 /** The deliveries as six parallel arrays, the parameters `unnest` turns back into rows. */

@@ -8,6 +8,7 @@ import { OUTBOX_CHANNEL } from './outbox-channel.js';
 import { connectionConfig, createPool, kyselyPool } from './postgres-connection.js';
 import { postgresError } from './postgres-error.js';
 import { PostgresPlantRepository } from './postgres-plant-repository.js';
+import { PostgresWebhookEndpoints } from './postgres-webhook-endpoints.js';
 import { PostgresWebhookOutbox } from './postgres-webhook-outbox.js';
 import { QueryRunner } from './query-runner.js';
 import { tablesIn } from './tables.js';
@@ -65,6 +66,7 @@ function assemble(config: pg.ClientConfig, poolSize: number, schema: string): St
   return {
     plants: new PostgresPlantRepository(runner, tables, schema),
     outbox: new PostgresWebhookOutbox(runner, tables, listener),
+    endpoints: new PostgresWebhookEndpoints(runner, tables),
     async ping() {
       await runner.rows('answer a ping', 'SELECT 1', []);
     },

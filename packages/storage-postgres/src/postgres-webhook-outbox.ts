@@ -5,6 +5,7 @@ import type {
   Delivery,
   DeliveryAttempt,
   ListDeliveriesQuery,
+  TenantDeliveriesQuery,
   WebhookOutbox,
 } from '@plant-store/core';
 import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
@@ -15,9 +16,13 @@ import {
   listDeliveriesByStatusSql,
   listDeliveriesSql,
   nextDueAtSql,
+  listTenantDeliveriesSql,
   recordAttemptSql,
   releaseSql,
+  requeueFailedSinceSql,
   requeueSql,
+  resendSql,
+  tenantCursorSql,
 } from './outbox-queries.js';
 import type { QueryRunner } from './query-runner.js';
 import type { ClaimRow, DeliveryRow } from './schema.js';
@@ -25,7 +30,19 @@ import type { Tables } from './tables.js';
 
 const DEFAULT_LIST_LIMIT = 100;
 
-type Statement = 'claim' | 'record' | 'release' | 'nextDueAt' | 'get' | 'list' | 'listByStatus' | 'requeue';
+type Statement =
+  | 'claim'
+  | 'record'
+  | 'release'
+  | 'nextDueAt'
+  | 'get'
+  | 'list'
+  | 'listByStatus'
+  | 'requeue'
+  | 'tenantCursor'
+  | 'listForTenant'
+  | 'resend'
+  | 'requeueFailedSince';
 
 /**
  * The webhook outbox in PostgreSQL, shared by every instance on the
@@ -49,6 +66,10 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       list: listDeliveriesSql(tables),
       listByStatus: listDeliveriesByStatusSql(tables),
       requeue: requeueSql(tables),
+      tenantCursor: tenantCursorSql(tables),
+      listForTenant: listTenantDeliveriesSql(tables),
+      resend: resendSql(tables),
+      requeueFailedSince: requeueFailedSinceSql(tables),
     };
   }
 
@@ -106,6 +127,24 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async requeue(id: string, now: number): Promise<boolean> {
     return (await this.#runner.changes('requeue the delivery', this.#sql.requeue, [id, wholeMs(now)])) > 0;
+  }
+
+  async listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined> {
+    let cursor: { created_at: bigint; seq: bigint } | undefined;
+    if (query.after !== undefined) {
+      [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', this.#sql.tenantCursor, [query.after, query.tenant]);
+      if (!cursor) return undefined;
+    }
+    const parameters = [query.tenant, query.endpointId ?? null, query.status ?? null, cursor?.created_at ?? null, cursor?.seq ?? null, Math.max(0, query.limit)];
+    return (await this.#runner.rows<DeliveryRow>('list deliveries', this.#sql.listForTenant, parameters)).map(toDelivery);
+  }
+
+  async resend(id: string, now: number): Promise<boolean> {
+    return (await this.#runner.changes('resend the delivery', this.#sql.resend, [id, wholeMs(now)])) > 0;
+  }
+
+  async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
+    return this.#runner.changes("recover the endpoint's deliveries", this.#sql.requeueFailedSince, [endpointId, Math.ceil(since), wholeMs(now)]);
   }
 
   watch(listener: () => void): () => void {

@@ -5,6 +5,7 @@ export interface Tables {
   readonly plants: string;
   readonly deliveries: string;
   readonly attempts: string;
+  readonly endpoints: string;
 }
 
 export function tablesIn(schema: string): Tables {
@@ -13,5 +14,6 @@ export function tablesIn(schema: string): Tables {
     plants: qualified('plants'),
     deliveries: qualified('webhook_deliveries'),
     attempts: qualified('webhook_attempts'),
+    endpoints: qualified('webhook_endpoints'),
   };
 }

@@ -2,7 +2,9 @@ import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
 import {
   INT64_MAX,
   INT64_MIN,
+  newMessageId,
   type CreatePlantResult,
+  type EndpointEvent,
   type ListPlantsQuery,
   type NewDelivery,
   type Plant,
@@ -11,6 +13,7 @@ import {
 } from '@plant-store/core';
 import { idAtOffsetSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
 import { withSqliteErrors } from './sqlite-error.js';
+import type { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
 /** A plants row as the raw statements return it: [id, name, tag]. */
@@ -38,9 +41,10 @@ export class SqlitePlantRepository implements PlantRepository {
   readonly #delete: Statement;
   readonly #lists = new Map<number, Statement>();
   readonly #offsets = new Map<number, Statement>();
-  readonly #create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[]) => CreatePlantResult;
+  readonly #create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) => CreatePlantResult;
+  readonly #deleteWithEvent: (tenant: string, id: bigint, event: EndpointEvent) => boolean;
 
-  constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox) {
+  constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, endpoints: SqliteWebhookEndpoints) {
     this.#db = db;
     this.#insert = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
     this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? AND id = ?').raw(true);
@@ -48,19 +52,33 @@ export class SqlitePlantRepository implements PlantRepository {
     // One transaction for the plant and its deliveries: a failing delivery
     // insert rolls the plant back. IMMEDIATE takes the write lock up front,
     // so a concurrent writer makes us wait (busy_timeout) instead of failing.
-    const create = db.transaction((tenant: string, plant: Plant, deliveries: readonly NewDelivery[]): CreatePlantResult => {
+    // The tenant's endpoints are selected inside the same transaction, so an
+    // endpoint created or disabled concurrently is wholly in or wholly out.
+    const queueEvent = (tenant: string, event: EndpointEvent | undefined) => {
+      if (!event) return;
+      const { eventType, payload, createdAt } = event;
+      const endpointIds = endpoints.matching(tenant, eventType);
+      outbox.queue(endpointIds.map((endpointId) => ({ id: newMessageId(), tenant, endpointId, eventType, payload, createdAt })));
+    };
+    const create = db.transaction((tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): CreatePlantResult => {
       const stored: Plant = plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
       if (this.#insert.run(tenant, plant.id, plant.name, plant.tag ?? null).changes === 0) {
         return { created: false, plant: toPlant(this.#select.get(tenant, plant.id) as PlantRow) };
       }
       outbox.queue(deliveries);
+      queueEvent(tenant, event);
       return { created: true, plant: stored };
     });
     this.#create = create.immediate;
+    this.#deleteWithEvent = db.transaction((tenant: string, id: bigint, event: EndpointEvent): boolean => {
+      if (this.#delete.run(tenant, id).changes === 0) return false;
+      queueEvent(tenant, event);
+      return true;
+    }).immediate;
   }
 
-  async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[]): Promise<CreatePlantResult> {
-    return withSqliteErrors('create the plant', () => this.#create(tenant, plant, deliveries));
+  async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
+    return withSqliteErrors('create the plant', () => this.#create(tenant, plant, deliveries, event));
   }
 
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
@@ -92,8 +110,10 @@ export class SqlitePlantRepository implements PlantRepository {
     });
   }
 
-  async delete(tenant: string, id: bigint): Promise<boolean> {
-    return withSqliteErrors('delete the plant', () => this.#delete.run(tenant, id).changes > 0);
+  async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
+    return withSqliteErrors('delete the plant', () =>
+      event ? this.#deleteWithEvent(tenant, id, event) : this.#delete.run(tenant, id).changes > 0,
+    );
   }
 }
 

@@ -6,6 +6,7 @@ import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { sqliteError, withSqliteErrors } from './sqlite-error.js';
 import { SqlitePlantRepository } from './sqlite-plant-repository.js';
+import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
 export interface SqliteStorageOptions {
@@ -38,12 +39,14 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
 /** The storage over an open, migrated database: statements are prepared here, once. */
 function assemble(db: BetterSqlite3.Database): Storage {
   const outbox = new SqliteWebhookOutbox(db);
-  const plants = new SqlitePlantRepository(db, outbox);
+  const endpoints = new SqliteWebhookEndpoints(db);
+  const plants = new SqlitePlantRepository(db, outbox, endpoints);
   const ping = db.prepare('SELECT 1').pluck(true);
   let closed: Promise<void> | undefined;
   return {
     plants,
     outbox,
+    endpoints,
     async ping() {
       withSqliteErrors('answer a ping', () => ping.get());
     },

@@ -8,6 +8,7 @@ import type {
   DeliveryAttempt,
   ListDeliveriesQuery,
   NewDelivery,
+  TenantDeliveriesQuery,
   WebhookOutbox,
 } from '@plant-store/core';
 import { loadQueryBuilder, type QueryBuilder } from './query-builder.js';
@@ -30,6 +31,16 @@ const CLAIM = (skipping: boolean) => `
     ORDER BY next_attempt_at, rowid
     LIMIT ?)
   RETURNING id, tenant, endpoint_id, event_type, payload, created_at, attempt_count, next_attempt_at, rowid`;
+
+/** The listing position of a tenant's endpoint delivery (a keyset cursor). */
+const TENANT_CURSOR = `SELECT created_at, rowid FROM webhook_deliveries WHERE id = ? AND tenant = ? AND substr(endpoint_id, 1, 3) = 'ep_'`;
+
+/** Back to pending whatever the state, due now; a lease in flight is left to end by itself. */
+const RESEND = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`;
+
+const REQUEUE_FAILED_SINCE = `
+  UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+  WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ?`;
 
 interface ClaimRow {
   id: string;
@@ -215,6 +226,52 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
         return rows.map((row) => toDelivery(row, byDelivery.get(row.id) ?? []));
       });
     });
+  }
+
+  async listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined> {
+    return withSqliteErrors('list deliveries', () =>
+      this.#snapshot(() => {
+        const { tenant, endpointId, status, after } = query;
+        const cursor = after === undefined ? undefined : (this.#db.prepare(TENANT_CURSOR).get(after, tenant) as { created_at: bigint; rowid: bigint } | undefined);
+        if (after !== undefined && !cursor) return undefined;
+        const conditions = [
+          `tenant = ? AND substr(endpoint_id, 1, 3) = 'ep_'`,
+          ...(endpointId !== undefined ? ['endpoint_id = ?'] : []),
+          ...(status !== undefined ? ['status = ?'] : []),
+          ...(cursor ? ['(created_at, rowid) < (?, ?)'] : []),
+        ];
+        const parameters = [tenant, ...(endpointId !== undefined ? [endpointId] : []), ...(status !== undefined ? [status] : [])];
+        if (cursor) parameters.push(cursor.created_at as unknown as string, cursor.rowid as unknown as string);
+        const text = `SELECT * FROM webhook_deliveries WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+        const rows = this.#db.prepare(text).all(...parameters, Math.max(0, query.limit)) as Selectable<WebhookDeliveriesTable>[];
+        return this.#withAttempts(rows);
+      }),
+    );
+  }
+
+  async resend(id: string, now: number): Promise<boolean> {
+    return withSqliteErrors('resend the delivery', () => this.#db.prepare(RESEND).run(wholeMs(now), wholeMs(now), id).changes > 0);
+  }
+
+  async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
+    return withSqliteErrors('recover the endpoint\'s deliveries', () =>
+      this.#db.prepare(REQUEUE_FAILED_SINCE).run(wholeMs(now), wholeMs(now), endpointId, Math.ceil(since)).changes,
+    );
+  }
+
+  /** The rows as deliveries, with the attempts of all of them read in one query. */
+  #withAttempts(rows: Selectable<WebhookDeliveriesTable>[]): Delivery[] {
+    if (rows.length === 0) return [];
+    const attempts = this.#db
+      .prepare('SELECT * FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, attempt')
+      .all(JSON.stringify(rows.map((row) => row.id))) as Selectable<WebhookAttemptsTable>[];
+    const byDelivery = new Map<string, DeliveryAttempt[]>();
+    for (const attempt of attempts) {
+      let list = byDelivery.get(attempt.delivery_id);
+      if (!list) byDelivery.set(attempt.delivery_id, (list = []));
+      list.push(toAttempt(attempt));
+    }
+    return rows.map((row) => toDelivery(row, byDelivery.get(row.id) ?? []));
   }
 
   async requeue(id: string, now: number): Promise<boolean> {

@@ -79,6 +79,9 @@ function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']
     get: (id) => outbox.get(id),
     list: (query) => outbox.list(query),
     requeue: (id, now) => outbox.requeue(id, now),
+    listForTenant: (query) => outbox.listForTenant(query),
+    resend: (...args) => outbox.resend(...args),
+    requeueFailedSince: (...args) => outbox.requeueFailedSince(...args),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { initial } from './001-initial.js';
+import { webhookEndpoints } from './002-webhook-endpoints.js';
 
 /**
  * Every schema version, applied in name order by kysely's Migrator. Listed in
@@ -8,4 +9,5 @@ import { initial } from './001-initial.js';
  */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
+  '002-webhook-endpoints': webhookEndpoints,
 };

@@ -1,0 +1,84 @@
+import type { Tables } from './tables.js';
+
+/*
+ * SQL of the endpoint repository, built once per storage. Each statement is
+ * atomic: those that end an endpoint's pending deliveries do it in the same
+ * statement (data-modifying CTEs), so nothing is half done.
+ */
+
+export const ENDPOINT_COLUMNS = `id, tenant, url, event_types, description, rate_limit, status, disabled_reason,
+  secret, previous_secret, previous_secret_expires_at, created_at, updated_at`;
+
+/**
+ * CTEs `failed` and `logged`: the pending deliveries of the endpoints `source` (a CTE of `id`s) names end failed,
+ * each with a last attempt at $at saying $error.
+ */
+const failPending = (t: Tables, source: string, at: string, error: string) => `
+  failed AS (
+    UPDATE ${t.deliveries} AS d
+    SET status = 'failed', attempt_count = d.attempt_count + 1, next_attempt_at = NULL,
+        lease_owner = NULL, lease_expires_at = NULL, updated_at = ${at}
+    WHERE d.endpoint_id IN (SELECT id FROM ${source}) AND d.status = 'pending'
+    RETURNING d.id
+  ), logged AS (
+    INSERT INTO ${t.attempts} (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
+    SELECT f.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM ${t.attempts} AS a WHERE a.delivery_id = f.id), ${at}, 0, NULL, ${error}, false
+    FROM failed AS f
+    RETURNING 1
+  )`;
+
+/** Parameters: id, tenant, url, event types (text[]), description, rate limit, secret, created at. */
+export const insertEndpointSql = (t: Tables) => `
+  INSERT INTO ${t.endpoints} (id, tenant, url, event_types, description, rate_limit, status, secret, created_at, updated_at)
+  VALUES ($1, $2, $3, $4::text[], $5, $6::integer, 'enabled', $7, $8, $8)
+  RETURNING ${ENDPOINT_COLUMNS}`;
+
+/** Parameters: id, tenant (NULL: any tenant). */
+export const selectEndpointSql = (t: Tables) => `
+  SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE id = $1 AND ($2::text IS NULL OR tenant = $2)`;
+
+/** Parameters: tenant (NULL: every tenant), after ('' for none), limit. */
+export const listEndpointsSql = (t: Tables) => `
+  SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints}
+  WHERE ($1::text IS NULL OR tenant = $1) AND id > $2
+  ORDER BY id LIMIT $3`;
+
+const set = (column: string, flag: number, cast = '') => `${column} = CASE WHEN $${flag}::boolean THEN $${flag + 1}${cast} ELSE ${column} END`;
+
+/**
+ * Parameters: id, tenant (NULL: any), then a keep/set flag and a value for url, event types, description, rate
+ * limit, status, disabled reason ($3 … $14), updated at ($15), the error of ended deliveries ($16). Enabling clears
+ * the reason; leaving the endpoint disabled ends its pending deliveries.
+ */
+export const updateEndpointSql = (t: Tables) => `
+  WITH changed AS (
+    UPDATE ${t.endpoints} SET
+      ${set('url', 3, '::text')}, ${set('event_types', 5, '::text[]')}, ${set('description', 7, '::text')},
+      ${set('rate_limit', 9, '::integer')}, ${set('status', 11, '::text')},
+      disabled_reason = CASE WHEN (CASE WHEN $11::boolean THEN $12::text ELSE status END) = 'enabled' THEN NULL
+                             WHEN $13::boolean THEN $14::text ELSE disabled_reason END,
+      updated_at = $15::bigint
+    WHERE id = $1 AND ($2::text IS NULL OR tenant = $2)
+    RETURNING ${ENDPOINT_COLUMNS}
+  ), disabled AS (SELECT id FROM changed WHERE status = 'disabled'),
+  ${failPending(t, 'disabled', '$15::bigint', '$16::text')}
+  SELECT ${ENDPOINT_COLUMNS} FROM changed`;
+
+/** Parameters: id, tenant, at, error of ended deliveries. */
+export const deleteEndpointSql = (t: Tables) => `
+  WITH gone AS (DELETE FROM ${t.endpoints} WHERE id = $1 AND tenant = $2 RETURNING id),
+  ${failPending(t, 'gone', '$3::bigint', '$4::text')}
+  SELECT count(*)::integer AS deleted FROM gone`;
+
+/** Parameters: id, tenant, new secret, previous expires at, updated at. */
+export const rotateSecretSql = (t: Tables) => `
+  UPDATE ${t.endpoints} SET previous_secret = secret, secret = $3, previous_secret_expires_at = $4, updated_at = $5
+  WHERE id = $1 AND tenant = $2`;
+
+/** Parameters: id, succeeded, at, exhausted at (NULL unless exhausted). */
+export const noteAttemptSql = (t: Tables) => `
+  UPDATE ${t.endpoints} SET
+    failing_since = CASE WHEN $2::boolean THEN NULL ELSE coalesce(failing_since, $3::bigint) END,
+    exhausted_at = CASE WHEN $2::boolean THEN NULL ELSE coalesce(exhausted_at, $4::bigint) END
+  WHERE id = $1
+  RETURNING failing_since, exhausted_at`;

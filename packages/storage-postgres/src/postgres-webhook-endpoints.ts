@@ -1,0 +1,180 @@
+import {
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
+  type EndpointAttemptNote,
+  type EndpointHealth,
+  type EndpointSecrets,
+  type EndpointWithSecrets,
+  type ListEndpointsQuery,
+  type NewWebhookEndpoint,
+  type WebhookEndpoint,
+  type WebhookEndpointChanges,
+  type WebhookEndpointRepository,
+  type WebhookEndpointStatus,
+  type WebhookEventType,
+} from '@plant-store/core';
+import {
+  deleteEndpointSql,
+  insertEndpointSql,
+  listEndpointsSql,
+  noteAttemptSql,
+  rotateSecretSql,
+  selectEndpointSql,
+  updateEndpointSql,
+} from './endpoint-queries.js';
+import type { QueryRunner } from './query-runner.js';
+import type { Tables } from './tables.js';
+
+/** A webhook_endpoints row (int8 as bigint, integer as number, text[] as an array). */
+interface EndpointRow {
+  readonly id: string;
+  readonly tenant: string;
+  readonly url: string;
+  readonly event_types: WebhookEventType[];
+  readonly description: string | null;
+  readonly rate_limit: number | null;
+  readonly status: WebhookEndpointStatus;
+  readonly disabled_reason: string | null;
+  readonly secret: string;
+  readonly previous_secret: string | null;
+  readonly previous_secret_expires_at: bigint | null;
+  readonly created_at: bigint;
+  readonly updated_at: bigint;
+}
+
+interface HealthRow {
+  readonly failing_since: bigint | null;
+  readonly exhausted_at: bigint | null;
+}
+
+function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    url: row.url,
+    eventTypes: [...row.event_types],
+    ...(row.description !== null ? { description: row.description } : {}),
+    ...(row.rate_limit !== null ? { rateLimit: row.rate_limit } : {}),
+    status: row.status,
+    ...(row.disabled_reason !== null && row.status === 'disabled' ? { disabledReason: row.disabled_reason } : {}),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function toSecrets(row: EndpointRow): EndpointSecrets {
+  if (row.previous_secret === null || row.previous_secret_expires_at === null) return { current: row.secret };
+  return { current: row.secret, previous: row.previous_secret, previousExpiresAt: Number(row.previous_secret_expires_at) };
+}
+
+/** `undefined` → keep the column; `null` → clear it; a value → set it: a flag and a value per column. */
+const change = (value: unknown): [boolean, unknown] => (value === undefined ? [false, null] : [true, value]);
+
+type Statement = 'insert' | 'select' | 'list' | 'update' | 'delete' | 'rotate' | 'note';
+
+/** Tenants' webhook endpoints in PostgreSQL; every member is one statement. */
+export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
+  readonly #runner: QueryRunner;
+  readonly #sql: { readonly [K in Statement]: string };
+
+  constructor(runner: QueryRunner, tables: Tables) {
+    this.#runner = runner;
+    this.#sql = {
+      insert: insertEndpointSql(tables),
+      select: selectEndpointSql(tables),
+      list: listEndpointsSql(tables),
+      update: updateEndpointSql(tables),
+      delete: deleteEndpointSql(tables),
+      rotate: rotateSecretSql(tables),
+      note: noteAttemptSql(tables),
+    };
+  }
+
+  async create(endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint> {
+    const { id, tenant, url, eventTypes, description, rateLimit, secret, createdAt } = endpoint;
+    const parameters = [id, tenant, url, [...eventTypes], description ?? null, rateLimit ?? null, secret, Math.round(createdAt)];
+    const [row] = await this.#runner.rows<EndpointRow>('create the endpoint', this.#sql.insert, parameters);
+    return toEndpoint(row!);
+  }
+
+  async get(tenant: string, id: string): Promise<WebhookEndpoint | undefined> {
+    const row = await this.#select(id, tenant);
+    return row && toEndpoint(row);
+  }
+
+  async list(tenant: string, query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
+    return this.#list(tenant, query);
+  }
+
+  async update(tenant: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {
+    return this.#update(tenant, id, changes);
+  }
+
+  async delete(tenant: string, id: string, at: number): Promise<boolean> {
+    const parameters = [id, tenant, Math.round(at), ENDPOINT_DELETED_ERROR];
+    const [row] = await this.#runner.rows<{ deleted: number }>('delete the endpoint', this.#sql.delete, parameters);
+    return (row?.deleted ?? 0) > 0;
+  }
+
+  async secrets(tenant: string, id: string): Promise<EndpointSecrets | undefined> {
+    const row = await this.#select(id, tenant);
+    return row && toSecrets(row);
+  }
+
+  async rotateSecret(tenant: string, id: string, secret: string, previousExpiresAt: number, at: number): Promise<boolean> {
+    const parameters = [id, tenant, secret, Math.round(previousExpiresAt), Math.round(at)];
+    return (await this.#runner.changes('rotate the endpoint secret', this.#sql.rotate, parameters)) > 0;
+  }
+
+  async find(id: string): Promise<EndpointWithSecrets | undefined> {
+    const row = await this.#select(id, null);
+    return row && { endpoint: toEndpoint(row), secrets: toSecrets(row) };
+  }
+
+  async listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
+    return this.#list(null, query);
+  }
+
+  async setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined> {
+    return this.#update(null, id, { status, disabledReason: reason ?? null, updatedAt: at });
+  }
+
+  async noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined> {
+    const at = Math.round(note.at);
+    const parameters = [id, note.succeeded, at, note.exhausted ? at : null];
+    const [row] = await this.#runner.rows<HealthRow>('note an endpoint attempt', this.#sql.note, parameters);
+    if (!row) return undefined;
+    return {
+      ...(row.failing_since !== null ? { failingSince: Number(row.failing_since) } : {}),
+      ...(row.exhausted_at !== null ? { exhaustedAt: Number(row.exhausted_at) } : {}),
+    };
+  }
+
+  async #select(id: string, tenant: string | null): Promise<EndpointRow | undefined> {
+    const [row] = await this.#runner.rows<EndpointRow>('read the endpoint', this.#sql.select, [id, tenant]);
+    return row;
+  }
+
+  async #list(tenant: string | null, query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
+    const parameters = [tenant, query.after ?? '', Math.max(0, query.limit)];
+    return (await this.#runner.rows<EndpointRow>('list endpoints', this.#sql.list, parameters)).map(toEndpoint);
+  }
+
+  async #update(tenant: string | null, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {
+    const rateLimit = changes.rateLimit === undefined || changes.rateLimit === null ? changes.rateLimit : Math.round(changes.rateLimit);
+    const parameters = [
+      id,
+      tenant,
+      ...change(changes.url),
+      ...change(changes.eventTypes && [...changes.eventTypes]),
+      ...change(changes.description),
+      ...change(rateLimit),
+      ...change(changes.status),
+      ...change(changes.disabledReason),
+      Math.round(changes.updatedAt),
+      ENDPOINT_DISABLED_ERROR,
+    ];
+    const [row] = await this.#runner.rows<EndpointRow>('update the endpoint', this.#sql.update, parameters);
+    return row && toEndpoint(row);
+  }
+}

@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest';
+import type { NewWebhookEndpoint, Storage, WebhookEndpoint } from '@plant-store/core';
+import { delivery, plant } from './storage-fixtures.js';
+
+const T0 = 1_700_000_000_000;
+const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+const NEXT_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+
+/** A new endpoint with sensible defaults (enabled, plant.created). */
+export function newEndpoint(id: string, overrides: Partial<NewWebhookEndpoint> = {}): NewWebhookEndpoint {
+  return { id, tenant: 'acme', url: 'https://receiver.example/hook', eventTypes: ['plant.created'], secret: SECRET, createdAt: T0, ...overrides };
+}
+
+/** The endpoint `newEndpoint` describes, as storage returns it. */
+function stored(input: NewWebhookEndpoint): WebhookEndpoint {
+  const { secret: _secret, createdAt, ...fields } = input;
+  return { ...fields, status: 'enabled', createdAt, updatedAt: createdAt };
+}
+
+/** `WebhookEndpointRepository` contract, and the endpoint parts of `PlantRepository` and `WebhookOutbox`. */
+export function describeWebhookEndpointConformance(storage: () => Storage): void {
+  const endpoints = () => storage().endpoints;
+  const outbox = () => storage().outbox;
+  const create = (id: string, overrides: Partial<NewWebhookEndpoint> = {}) => endpoints().create(newEndpoint(id, overrides));
+  const created = (id: bigint, tenant = 'acme', at = T0) =>
+    storage().plants.create(tenant, plant(id, `p${id}`), [], { eventType: 'plant.created', payload: `{"id":${id}}`, createdAt: at });
+  const deliveriesOf = async (tenant = 'acme') => (await outbox().listForTenant({ tenant, limit: 100 }))!;
+
+  describe('webhook endpoints', () => {
+    it('creates an enabled endpoint and returns it, with optional fields only when given', async () => {
+      const full = newEndpoint('ep_a', { description: 'orders ü 🌿', rateLimit: 5, eventTypes: ['plant.created', 'plant.deleted'] });
+      expect(await endpoints().create(full)).toEqual(stored(full));
+      expect(await create('ep_b')).toEqual(stored(newEndpoint('ep_b')));
+      expect(await endpoints().get('acme', 'ep_a')).toEqual(stored(full));
+      expect(await endpoints().get('acme', 'ep_b')).not.toHaveProperty('description');
+    });
+
+    it('rejects a second endpoint with the same id', async () => {
+      await create('ep_a');
+      await expect(create('ep_a', { tenant: 'globex' })).rejects.toThrow();
+    });
+
+    it('keeps tenants apart: another tenant\'s id is undefined or false for every tenant member', async () => {
+      await create('ep_a');
+      expect(await endpoints().get('globex', 'ep_a')).toBeUndefined();
+      expect(await endpoints().list('globex', { limit: 10 })).toEqual([]);
+      expect(await endpoints().update('globex', 'ep_a', { url: 'https://x.example/', updatedAt: T0 + 1 })).toBeUndefined();
+      expect(await endpoints().secrets('globex', 'ep_a')).toBeUndefined();
+      expect(await endpoints().rotateSecret('globex', 'ep_a', NEXT_SECRET, T0 + 10, T0 + 1)).toBe(false);
+      expect(await endpoints().delete('globex', 'ep_a', T0 + 1)).toBe(false);
+      expect(await endpoints().get('acme', 'ep_a')).toEqual(stored(newEndpoint('ep_a')));
+      expect(await endpoints().get('acme', 'ep_missing')).toBeUndefined();
+    });
+
+    it('lists a tenant\'s endpoints in ascending (bytewise) id order with keyset pages; listAll spans tenants', async () => {
+      for (const id of ['ep_b', 'ep_A', 'ep_-', 'ep__', 'ep_a']) await create(id);
+      await create('ep_c', { tenant: 'globex' });
+      const ids = async (page: Promise<WebhookEndpoint[]>) => (await page).map((endpoint) => endpoint.id);
+      expect(await ids(endpoints().list('acme', { limit: 10 }))).toEqual(['ep_-', 'ep_A', 'ep__', 'ep_a', 'ep_b']);
+      expect(await ids(endpoints().list('acme', { limit: 2, after: 'ep_A' }))).toEqual(['ep__', 'ep_a']);
+      expect(await ids(endpoints().list('acme', { limit: 2, after: 'ep_b' }))).toEqual([]);
+      expect(await ids(endpoints().listAll({ limit: 10, after: 'ep_a' }))).toEqual(['ep_b', 'ep_c']);
+    });
+
+    it('updates given fields only, removes optional ones given null, and clears the reason when enabled', async () => {
+      await create('ep_a', { description: 'd', rateLimit: 3 });
+      const changed = await endpoints().update('acme', 'ep_a', {
+        url: 'https://other.example/h',
+        eventTypes: ['plant.deleted'],
+        description: null,
+        status: 'disabled',
+        disabledReason: 'disabled by the tenant',
+        updatedAt: T0 + 5,
+      });
+      const expected = { ...stored(newEndpoint('ep_a')), url: 'https://other.example/h', eventTypes: ['plant.deleted'], rateLimit: 3 };
+      expect(changed).toEqual({ ...expected, status: 'disabled', disabledReason: 'disabled by the tenant', updatedAt: T0 + 5 });
+      const enabled = await endpoints().update('acme', 'ep_a', { status: 'enabled', rateLimit: null, updatedAt: T0 + 6 });
+      const { rateLimit: _removed, ...withoutRate } = expected;
+      expect(enabled).toEqual({ ...withoutRate, updatedAt: T0 + 6 });
+      expect(await endpoints().get('acme', 'ep_a')).toEqual(enabled);
+    });
+
+    it('rotates secrets: the new one current, the old one previous until the given time', async () => {
+      await create('ep_a');
+      expect(await endpoints().secrets('acme', 'ep_a')).toEqual({ current: SECRET });
+      expect(await endpoints().rotateSecret('acme', 'ep_a', NEXT_SECRET, T0 + 86_400_000, T0 + 1)).toBe(true);
+      expect(await endpoints().secrets('acme', 'ep_a')).toEqual({ current: NEXT_SECRET, previous: SECRET, previousExpiresAt: T0 + 86_400_000 });
+      expect((await endpoints().get('acme', 'ep_a'))!.updatedAt).toBe(T0 + 1);
+      expect(await endpoints().find('ep_a')).toEqual({
+        endpoint: { ...stored(newEndpoint('ep_a')), updatedAt: T0 + 1 },
+        secrets: { current: NEXT_SECRET, previous: SECRET, previousExpiresAt: T0 + 86_400_000 },
+      });
+      expect(await endpoints().find('ep_missing')).toBeUndefined();
+    });
+
+    it('queues one delivery per enabled, subscribed endpoint of the tenant with the plant, in its transaction', async () => {
+      await create('ep_created');
+      await create('ep_both', { eventTypes: ['plant.deleted', 'plant.created'] });
+      await create('ep_deleted', { eventTypes: ['plant.deleted'] });
+      await create('ep_off');
+      await endpoints().setStatus('ep_off', 'disabled', 'by hand', T0);
+      await create('ep_globex', { tenant: 'globex' });
+      const result = await storage().plants.create('acme', plant(1n, 'Fern'), [delivery('msg_sub', { tenant: 'acme', endpointId: 'sub_x' })], {
+        eventType: 'plant.created',
+        payload: '{"id":1,"name":"Fern"}',
+        createdAt: T0 + 7,
+      });
+      expect(result.created).toBe(true);
+      const queued = await deliveriesOf();
+      expect(queued.map((d) => d.endpointId).sort()).toEqual(['ep_both', 'ep_created']);
+      for (const d of queued) {
+        expect(d).toMatchObject({ tenant: 'acme', eventType: 'plant.created', payload: '{"id":1,"name":"Fern"}', createdAt: T0 + 7, status: 'pending' });
+        expect(d.id).toMatch(/^msg_[0-9a-f]{32}$/);
+      }
+      expect(new Set(queued.map((d) => d.id)).size).toBe(2);
+      // A replay writes nothing.
+      expect((await created(1n)).created).toBe(false);
+      expect(await deliveriesOf()).toHaveLength(2);
+      expect(await outbox().get('msg_sub')).toMatchObject({ endpointId: 'sub_x' });
+    });
+
+    it('queues plant.deleted deliveries with the delete, and nothing when there was no plant', async () => {
+      await create('ep_deleted', { eventTypes: ['plant.deleted'] });
+      await created(5n);
+      const event = { eventType: 'plant.deleted', payload: '{"id":5}', createdAt: T0 + 9 } as const;
+      expect(await storage().plants.delete('acme', 5n, event)).toBe(true);
+      expect(await storage().plants.get('acme', 5n)).toBeUndefined();
+      expect(await deliveriesOf()).toEqual([
+        expect.objectContaining({ endpointId: 'ep_deleted', eventType: 'plant.deleted', payload: '{"id":5}', createdAt: T0 + 9 }),
+      ]);
+      expect(await storage().plants.delete('acme', 5n, event)).toBe(false);
+      expect(await storage().plants.delete('globex', 6n, event)).toBe(false);
+      expect(await deliveriesOf()).toHaveLength(1);
+    });
+
+    it('ends pending deliveries as failed when the endpoint is disabled or deleted, leaving others alone', async () => {
+      await create('ep_a');
+      await create('ep_b');
+      await created(1n);
+      await created(2n, 'acme', T0 + 1);
+      // One delivery to ep_a is delivered; the others are still pending, one of them leased.
+      const claimed = await outbox().claimDue({ owner: 'o', now: T0 + 5, leaseMs: 1000, limit: 10 });
+      const toA = claimed.find((d) => d.endpointId === 'ep_a')!;
+      expect(await outbox().recordAttempt(toA.id, 'o', { at: T0 + 5, durationMs: 3, statusCode: 204 }, { status: 'delivered' })).toBe(true);
+      await outbox().release(claimed.filter((d) => d.endpointId === 'ep_b').map((d) => d.id), 'o');
+
+      const disabled = await endpoints().setStatus('ep_a', 'disabled', 'all attempts failed', T0 + 20);
+      expect(disabled).toMatchObject({ status: 'disabled', disabledReason: 'all attempts failed', updatedAt: T0 + 20 });
+      const byEndpoint = (id: string) => deliveriesOf().then((all) => all.filter((d) => d.endpointId === id));
+      const a = await byEndpoint('ep_a');
+      expect(a.map((d) => d.status).sort()).toEqual(['delivered', 'failed']);
+      const failedA = a.find((d) => d.status === 'failed')!;
+      expect(failedA.attempts).toEqual([{ at: T0 + 20, durationMs: 0, error: 'endpoint disabled' }]);
+      expect(failedA).not.toHaveProperty('nextAttemptAt');
+      expect((await byEndpoint('ep_b')).map((d) => d.status)).toEqual(['pending', 'pending']);
+
+      expect(await endpoints().delete('acme', 'ep_b', T0 + 30)).toBe(true);
+      expect(await endpoints().get('acme', 'ep_b')).toBeUndefined();
+      for (const d of await byEndpoint('ep_b')) {
+        expect(d).toMatchObject({ status: 'failed', attemptCount: 1, attempts: [{ at: T0 + 30, durationMs: 0, error: 'endpoint deleted' }] });
+      }
+      expect(await outbox().claimDue({ owner: 'o', now: T0 + 100, leaseMs: 1000, limit: 10 })).toEqual([]);
+      expect(await endpoints().setStatus('ep_b', 'enabled', undefined, T0)).toBeUndefined();
+    });
+
+    it('keeps a failing streak per endpoint: its start, the first exhausted message, cleared by a success', async () => {
+      await create('ep_a');
+      expect(await endpoints().noteAttempt('ep_a', { at: T0 + 1, succeeded: false, exhausted: false })).toEqual({ failingSince: T0 + 1 });
+      expect(await endpoints().noteAttempt('ep_a', { at: T0 + 2, succeeded: false, exhausted: true })).toEqual({ failingSince: T0 + 1, exhaustedAt: T0 + 2 });
+      expect(await endpoints().noteAttempt('ep_a', { at: T0 + 3, succeeded: false, exhausted: true })).toEqual({ failingSince: T0 + 1, exhaustedAt: T0 + 2 });
+      expect(await endpoints().noteAttempt('ep_a', { at: T0 + 4, succeeded: true, exhausted: false })).toEqual({});
+      expect(await endpoints().noteAttempt('ep_a', { at: T0 + 5, succeeded: false, exhausted: false })).toEqual({ failingSince: T0 + 5 });
+      expect(await endpoints().noteAttempt('ep_missing', { at: T0, succeeded: true, exhausted: false })).toBeUndefined();
+    });
+  });
+
+  describe('webhook outbox: tenant view, resend, recover', () => {
+    it('lists only the tenant\'s endpoint deliveries, newest first, filtered, with keyset pages', async () => {
+      await create('ep_a');
+      await create('ep_b');
+      await create('ep_g', { tenant: 'globex' });
+      for (let id = 1n; id <= 3n; id++) await created(id, 'acme', T0 + Number(id));
+      await created(9n, 'globex', T0 + 50);
+      await storage().plants.create('acme', plant(10n, 'x'), [delivery('msg_sub', { tenant: 'acme', endpointId: 'sub_x', createdAt: T0 + 60 })]);
+      const all = await deliveriesOf();
+      expect(all).toHaveLength(6);
+      expect(all.map((d) => d.createdAt)).toEqual([T0 + 3, T0 + 3, T0 + 2, T0 + 2, T0 + 1, T0 + 1]);
+      const pageOne = (await outbox().listForTenant({ tenant: 'acme', limit: 4 }))!;
+      const pageTwo = (await outbox().listForTenant({ tenant: 'acme', limit: 4, after: pageOne[3]!.id }))!;
+      expect([...pageOne, ...pageTwo].map((d) => d.id)).toEqual(all.map((d) => d.id));
+      const onlyB = (await outbox().listForTenant({ tenant: 'acme', endpointId: 'ep_b', limit: 10 }))!;
+      expect(onlyB.map((d) => d.endpointId)).toEqual(['ep_b', 'ep_b', 'ep_b']);
+      expect(await outbox().listForTenant({ tenant: 'acme', status: 'failed', limit: 10 })).toEqual([]);
+      expect(await outbox().listForTenant({ tenant: 'acme', endpointId: 'ep_g', limit: 10 })).toEqual([]);
+      // A cursor that is not one of the tenant's endpoint deliveries.
+      const globexId = (await deliveriesOf('globex'))[0]!.id;
+      expect(await outbox().listForTenant({ tenant: 'acme', limit: 10, after: globexId })).toBeUndefined();
+      expect(await outbox().listForTenant({ tenant: 'acme', limit: 10, after: 'msg_sub' })).toBeUndefined();
+      expect(await outbox().listForTenant({ tenant: 'acme', limit: 10, after: 'msg_unknown' })).toBeUndefined();
+    });
+
+    it('resends a delivery in any state, due now, keeping its id and attempts', async () => {
+      await create('ep_a');
+      await created(1n);
+      const [queued] = await deliveriesOf();
+      await outbox().claimDue({ owner: 'o', now: T0 + 1, leaseMs: 1000, limit: 1 });
+      await outbox().recordAttempt(queued!.id, 'o', { at: T0 + 1, durationMs: 2, statusCode: 204 }, { status: 'delivered' });
+      expect(await outbox().resend(queued!.id, T0 + 100)).toBe(true);
+      expect(await outbox().get(queued!.id)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 100, attemptCount: 1 });
+      expect(await outbox().resend(queued!.id, T0 + 200)).toBe(true);
+      expect(await outbox().get(queued!.id)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 200 });
+      expect((await outbox().claimDue({ owner: 'o', now: T0 + 200, leaseMs: 1000, limit: 5 })).map((d) => d.id)).toEqual([queued!.id]);
+      expect(await outbox().resend('msg_unknown', T0)).toBe(false);
+    });
+
+    it('recovers the failed deliveries of one endpoint created at or after a time', async () => {
+      await create('ep_a');
+      await create('ep_b');
+      for (let id = 1n; id <= 3n; id++) await created(id, 'acme', T0 + Number(id) * 10);
+      await endpoints().setStatus('ep_a', 'disabled', 'x', T0 + 100);
+      await endpoints().setStatus('ep_b', 'disabled', 'x', T0 + 100);
+      await endpoints().setStatus('ep_a', 'enabled', undefined, T0 + 200);
+      expect(await outbox().requeueFailedSince('ep_a', T0 + 20, T0 + 300)).toBe(2);
+      const statuses = (await deliveriesOf()).map((d) => `${d.endpointId}@${d.createdAt - T0}:${d.status}`).sort();
+      expect(statuses).toEqual(['ep_a@10:failed', 'ep_a@20:pending', 'ep_a@30:pending', 'ep_b@10:failed', 'ep_b@20:failed', 'ep_b@30:failed']);
+      expect(await outbox().requeueFailedSince('ep_a', T0 + 20, T0 + 300)).toBe(0);
+      expect(await outbox().nextDueAt()).toBe(T0 + 300);
+    });
+  });
+}
