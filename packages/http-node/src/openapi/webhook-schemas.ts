@@ -42,7 +42,7 @@ const secretValue = {
   type: 'string',
   pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
   description: `\`whsec_\` and the base64 of at least ${MIN_SECRET_BYTES} random bytes (Standard Webhooks).`,
-  examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+  examples: ['whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD64zdyT2vgT0='],
 };
 
 /** The component schemas of the webhook endpoints API (SPEC §9), a fresh copy each time. */
