@@ -1,4 +1,4 @@
-import { WEBHOOK_LIST_DEFAULT_LIMIT, WEBHOOK_LIST_MAX_LIMIT } from '@plant-store/core';
+import { WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core';
 import { authErrors, bodyErrors, errorResponse, json, jsonResponse, ref, requestIdHeader } from './openapi-helpers.js';
 
 // The paths of the webhook endpoints API (SPEC §9). Every operation is
@@ -20,8 +20,9 @@ const pageParameters = [
     name: 'limit',
     in: 'query',
     required: false,
-    description: `Page size (digits only), 1 to ${WEBHOOK_LIST_MAX_LIMIT}; default ${WEBHOOK_LIST_DEFAULT_LIMIT}.`,
-    schema: { type: 'integer', minimum: 1, maximum: WEBHOOK_LIST_MAX_LIMIT, default: WEBHOOK_LIST_DEFAULT_LIMIT },
+    // The core's default page size (100) has no exported constant; it is stated here in words only.
+    description: `Page size (digits only), 1 to ${WEBHOOK_LIST_LIMIT_MAX}; default 100.`,
+    schema: { type: 'integer', minimum: 1, maximum: WEBHOOK_LIST_LIMIT_MAX },
   },
   {
     name: 'after',

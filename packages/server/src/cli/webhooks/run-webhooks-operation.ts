@@ -11,7 +11,7 @@ const DISABLED_BY_OPERATOR = 'disabled by an operator';
 export async function runWebhooksOperation(store: PlantStore, command: Exclude<WebhooksCommand, { kind: 'help' }>, io: CliIo): Promise<number> {
   switch (command.kind) {
     case 'list': {
-      const deliveries = await store.webhooks.list({ status: command.status, limit: command.limit });
+      const deliveries = await store.webhooks.list(definedOnly({ status: command.status, limit: command.limit }));
       io.stdout.write(command.json ? json(deliveries) : deliveryTable(deliveries));
       return 0;
     }
@@ -24,13 +24,13 @@ export async function runWebhooksOperation(store: PlantStore, command: Exclude<W
       return 0;
     }
     case 'recover': {
-      const requeued = await store.webhooks.recover(command.endpoint, command.since);
+      const { requeued } = await store.webhooks.recover(command.endpoint, command.since);
       const since = new Date(command.since).toISOString();
       io.stdout.write(`queued again ${requeued} failed ${requeued === 1 ? 'delivery' : 'deliveries'} to ${command.endpoint} created since ${since}\n`);
       return 0;
     }
     case 'endpoints list': {
-      const page = await store.webhooks.endpoints.listAll({ limit: command.limit, after: command.after });
+      const page = await store.webhooks.endpoints.listAll(definedOnly({ limit: command.limit, after: command.after }));
       io.stdout.write(command.json ? json(page.endpoints) : endpointTable(page.endpoints));
       if (page.nextAfter !== undefined && !command.json) io.stdout.write(`more: --after ${page.nextAfter}\n`);
       return 0;
@@ -74,3 +74,8 @@ async function findDelivery(store: PlantStore, id: string): Promise<Delivery | u
 
 const attempts = (count: number): string => `${count} ${count === 1 ? 'attempt' : 'attempts'}`;
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/** Options without their undefined members (the core's option schemas refuse `undefined`). */
+function definedOnly<T extends object>(options: T): T {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as T;
+}
