@@ -61,13 +61,14 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
       expect(request.method).toBe('POST');
       expect(request.path).toBe('/hook?source=plant-store');
       expect(request.headers['content-type']).toBe('application/json');
+      expect(request.headers['plant-store-event']).toBe('plant.created');
       expect(request.headers['user-agent']).toBe(`plant-store/${coreVersion}`);
       expect(request.headers['content-length']).toBe(String(Buffer.byteLength(request.body)));
       expect(request.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
       expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
       expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
       expect(Object.keys(request.headers).sort()).toEqual(
-        ['connection', 'content-length', 'content-type', 'host', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp'],
+        ['connection', 'content-length', 'content-type', 'host', 'plant-store-event', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp'],
       );
       expect(() => verify(secret, request)).not.toThrow();
       expect(() => verify(newSecret(), request)).toThrow();

@@ -85,7 +85,20 @@ export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './a
 export { tokenDigest } from './auth/token-digest.js';
 
 export { WebhookAdmin, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
-export { DEFAULT_RETRY_SCHEDULE } from './webhooks/webhook-defaults.js';
+export { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SECRET_OVERLAP_MS } from './webhooks/webhook-defaults.js';
+export { TenantWebhookEndpoints, type TenantWebhookEndpointsOptions } from './webhooks/endpoints/tenant-webhook-endpoints.js';
+export { TenantWebhookDeliveries, type TenantWebhookDeliveriesOptions } from './webhooks/endpoints/tenant-webhook-deliveries.js';
+export {
+  ENDPOINT_DESCRIPTION_MAX_LENGTH,
+  ENDPOINT_RATE_LIMIT_MAX,
+  ListDeliveriesOptionsSchema,
+  ListEndpointsOptionsSchema,
+  RecoverSchema,
+  RotateSecretSchema,
+  WEBHOOK_LIST_LIMIT_MAX,
+  endpointPatchSchema,
+  newEndpointSchema,
+} from './webhooks/endpoints/endpoint-schemas.js';
 export type { WebhookDispatchSettings } from './webhooks/webhook-dispatcher.js';
 export { hasNonPublicLiteralHost, isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';
 export {
@@ -98,6 +111,7 @@ export {
   MIN_SECRET_BYTES,
   WebhookSubscriptionSchema,
   subscriptionId,
+  webhookSecretSchema,
   type WebhookSubscription,
 } from './webhooks/webhook-subscription.js';
 export { signWebhook, type SignWebhookInput } from './webhooks/webhook-signature.js';

@@ -12,7 +12,10 @@ import { silentLogger, type Logger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { PlantService } from '../service/plant-service.js';
-import { subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
+import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
+import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
+import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
+import { DEFAULT_SECRET_OVERLAP_MS } from '../webhooks/webhook-defaults.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import { WebhookDispatcher, type WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
 import { WebhookSubscriptionSchema, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
@@ -35,6 +38,13 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
   readonly subscriptions?: readonly v.InferInput<typeof WebhookSubscriptionSchema>[];
   /** How deliveries are sent (the HTTP one is `webhookHttpTransport()` from `@plant-store/http-node`). Without one, deliveries are queued (durably) but this store sends nothing. */
   readonly transport?: WebhookTransport;
+  /** After a tenant rotates an endpoint's secret, the previous one still signs this long, in ms (`PLANT_STORE_WEBHOOK_SECRET_OVERLAP`). @default 86400000 (24 h) */
+  readonly secretOverlapMs?: number;
+  /**
+   * Accept tenant endpoint URLs whose host is a non-public IP literal (`PLANT_STORE_WEBHOOK_ALLOW_PRIVATE`).
+   * The transport checks resolved addresses itself: give `webhookHttpTransport` the same setting. @default false
+   */
+  readonly allowPrivateDestinations?: boolean;
 }
 
 /**
@@ -94,7 +104,9 @@ function registerPorts(container: DependencyContainer, options: PlantStoreOption
   container.register(TOKENS.logger, { useValue: options.logger ?? silentLogger });
   container.register(TOKENS.authenticator, { useValue: options.authenticator ?? rejectEveryToken });
   container.register(TOKENS.subscriptions, { useValue: subscriptions });
-  container.register(TOKENS.deliveryTargets, { useValue: subscriptionTargets(subscriptions) });
+  const clock = options.clock ?? systemClock;
+  const targets = combinedTargets(subscriptionTargets(subscriptions), endpointTargets(options.storage.endpoints, clock));
+  container.register(TOKENS.deliveryTargets, { useValue: targets });
   if (options.webhooks?.transport) container.register(TOKENS.webhookTransport, { useValue: options.webhooks.transport });
 }
 
@@ -116,13 +128,14 @@ function registerServices(container: DependencyContainer, options: PlantStoreOpt
 }
 
 function registerWebhooks(container: DependencyContainer, options: PlantStoreOptions): void {
-  const { subscriptions: _subscriptions, transport: _transport, ...settings } = options.webhooks ?? {};
+  const { subscriptions: _s, transport: _t, secretOverlapMs, allowPrivateDestinations, ...settings } = options.webhooks ?? {};
   container.register(TOKENS.webhookDispatcher, {
     useFactory: instanceCachingFactory(
       (c) =>
         new WebhookDispatcher({
           ...settings,
           outbox: c.resolve<Storage>(TOKENS.storage).outbox,
+          endpoints: c.resolve<Storage>(TOKENS.storage).endpoints,
           transport: c.resolve(TOKENS.webhookTransport),
           clock: c.resolve(TOKENS.clock),
           logger: c.resolve(TOKENS.logger),
@@ -131,14 +144,26 @@ function registerWebhooks(container: DependencyContainer, options: PlantStoreOpt
     ),
   });
   container.register(TOKENS.webhookAdmin, {
-    useFactory: instanceCachingFactory(
-      (c) =>
-        new WebhookAdmin({
-          outbox: c.resolve<Storage>(TOKENS.storage).outbox,
-          clock: c.resolve(TOKENS.clock),
-          onRequeue: () => dispatcherOf(c)?.wake(),
+    useFactory: instanceCachingFactory((c) => {
+      const { outbox, endpoints } = c.resolve<Storage>(TOKENS.storage);
+      const clock = c.resolve<Clock>(TOKENS.clock);
+      const onRequeue = () => dispatcherOf(c)?.wake();
+      return new WebhookAdmin({
+        outbox,
+        clock,
+        onRequeue,
+        endpoints: new TenantWebhookEndpoints({
+          endpoints,
+          outbox,
+          clock,
+          onRequeue,
+          onCreate: () => dispatcherOf(c)?.noteEndpointCreated(),
+          secretOverlapMs: secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
+          allowPrivateDestinations,
         }),
-    ),
+        deliveries: new TenantWebhookDeliveries({ outbox, clock, onRequeue }),
+      });
+    }),
   });
 }
 
@@ -156,7 +181,9 @@ function startDispatcher(container: DependencyContainer, webhooks: PlantStoreWeb
   if (!webhooks?.transport) return undefined;
   const dispatcher = container.resolve<WebhookDispatcher>(TOKENS.webhookDispatcher);
   // Event-driven first attempt: wake the dispatcher as soon as a create commits.
-  container.resolve<PlantEventBus>(TOKENS.events).on('plant.created', () => dispatcher.wake());
+  const events = container.resolve<PlantEventBus>(TOKENS.events);
+  events.on('plant.created', () => dispatcher.wake());
+  events.on('plant.deleted', () => dispatcher.wake());
   dispatcher.start();
   return dispatcher;
 }

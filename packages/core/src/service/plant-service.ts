@@ -55,15 +55,20 @@ export class PlantService {
   }
 
   /**
-   * Creates a plant and queues its "New Plant" webhooks in the same
-   * transaction. Retry-safe: the same id with the same content returns the
+   * Creates a plant and queues its "New Plant" webhooks (operator
+   * subscriptions, and the tenant's endpoints subscribed to
+   * `plant.created`) in the same transaction. Retry-safe: the same id with the same content returns the
    * stored plant (`created: false`, no event, no webhook); the same id with
    * other content is a `ConflictError`.
    */
   async create(principal: Principal, input: unknown): Promise<CreatePlantOutcome> {
     requireScope(principal, 'plants:write');
     const plant = parseNewPlant(input);
-    const result = await this.#plants.create(principal.tenant, plant, this.#deliveriesFor(principal.tenant, plant));
+    const payload = plantToJson(plant);
+    const createdAt = this.#clock.now();
+    const deliveries = this.#deliveriesFor(principal.tenant, payload, createdAt);
+    const event = { eventType: 'plant.created', payload, createdAt } as const;
+    const result = await this.#plants.create(principal.tenant, plant, deliveries, event);
     if (!result.created) {
       if (!samePlant(result.plant, plant)) {
         throw new ConflictError(`a plant with id ${plant.id} already exists with a different name or tag`);
@@ -113,11 +118,12 @@ export class PlantService {
     };
   }
 
-  /** Deletes the plant; `NotFoundError` when the caller's tenant has none. */
+  /** Deletes the plant and queues `plant.deleted` (`{"id":…}`) to the tenant's endpoints subscribed to it, in the same transaction; `NotFoundError` when the caller's tenant has none. */
   async delete(principal: Principal, id: unknown): Promise<void> {
     requireScope(principal, 'plants:write');
     const plantId = parsePlantId(id);
-    if (!(await this.#plants.delete(principal.tenant, plantId))) {
+    const event = { eventType: 'plant.deleted', payload: `{"id":${plantId}}`, createdAt: this.#clock.now() } as const;
+    if (!(await this.#plants.delete(principal.tenant, plantId, event))) {
       throw new NotFoundError(`plant ${plantId} not found`);
     }
     this.#emit('plant.deleted', { tenant: principal.tenant, id: plantId });
@@ -138,11 +144,10 @@ export class PlantService {
     }
   }
 
-  #deliveriesFor(tenant: string, plant: Plant): NewDelivery[] {
+  /** The operator subscriptions' deliveries (they get `plant.created` only); tenants' endpoints are chosen by storage, in the write. */
+  #deliveriesFor(tenant: string, payload: string, createdAt: number): NewDelivery[] {
     const deliveries: NewDelivery[] = [];
     if (this.#subscriptions.length === 0) return deliveries;
-    const payload = plantToJson(plant);
-    const createdAt = this.#clock.now();
     for (const subscription of this.#subscriptions) {
       if (!subscriptionMatches(subscription, tenant)) continue;
       deliveries.push({ id: newMessageId(), tenant, endpointId: subscription.id, eventType: 'plant.created', payload, createdAt });

@@ -2,12 +2,15 @@ import type { Clock } from '../ports/clock.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
 import type { WebhookSendOutcome, WebhookTransport } from '../ports/webhook-transport.js';
 import type { DeliveryTarget, DeliveryTargets } from './delivery-targets.js';
+import type { EndpointThrottle } from './endpoint-throttle.js';
+import { ENDPOINT_DELETED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
 import { signWebhook } from './webhook-signature.js';
 
 /** What an attempt needs besides the delivery. */
 export interface AttemptContext {
   readonly transport: WebhookTransport;
   readonly targets: DeliveryTargets;
+  readonly throttle: EndpointThrottle;
   readonly clock: Clock;
   readonly timeoutMs: number;
   readonly userAgent: string;
@@ -22,26 +25,39 @@ export interface AttemptResult {
   readonly interrupted: boolean;
 }
 
-/**
- * Makes one attempt: resolves the delivery's endpoint, signs, and sends
- * through the transport. Never rejects: a missing endpoint is a `failed`
- * outcome, a transport that throws (against its contract) a `retry`.
- */
-export async function attemptDelivery(delivery: NewDelivery, context: AttemptContext, signal: AbortSignal): Promise<AttemptResult> {
-  const startedAt = context.clock.now();
-  const outcome = await send(delivery, context, signal, startedAt);
-  const interrupted = signal.aborted && outcome.kind !== 'delivered';
-  return { startedAt, finishedAt: context.clock.now(), outcome, interrupted };
-}
+/** No attempt was made: the endpoint's rate limit is reached for now (the delivery is released, not dropped). */
+export const THROTTLED = 'throttled';
 
-async function send(delivery: NewDelivery, context: AttemptContext, signal: AbortSignal, now: number): Promise<WebhookSendOutcome> {
+/**
+ * Makes one attempt: resolves the delivery's endpoint, checks its rate
+ * limit, signs, and sends through the transport. Never rejects: a missing
+ * or disabled endpoint is a `failed` outcome, a transport that throws
+ * (against its contract) a `retry`.
+ */
+export async function attemptDelivery(
+  delivery: NewDelivery,
+  context: AttemptContext,
+  signal: AbortSignal,
+): Promise<AttemptResult | typeof THROTTLED> {
+  const startedAt = context.clock.now();
   let target: DeliveryTarget | undefined;
   try {
     target = await context.targets.resolve(delivery);
   } catch (error) {
-    return { kind: 'retry', reason: `endpoint lookup failed: ${describe(error)}` };
+    return finish({ kind: 'retry', reason: `endpoint lookup failed: ${describe(error)}` }, startedAt, context, signal);
   }
-  if (!target) return { kind: 'failed', reason: 'no subscription for this endpoint' };
+  if (target && !target.unavailable && !context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now())) return THROTTLED;
+  return finish(await send(delivery, target, context, signal, startedAt), startedAt, context, signal);
+}
+
+function finish(outcome: WebhookSendOutcome, startedAt: number, context: AttemptContext, signal: AbortSignal): AttemptResult {
+  const interrupted = signal.aborted && outcome.kind !== 'delivered';
+  return { startedAt, finishedAt: context.clock.now(), outcome, interrupted };
+}
+
+async function send(delivery: NewDelivery, target: DeliveryTarget | undefined, context: AttemptContext, signal: AbortSignal, now: number): Promise<WebhookSendOutcome> {
+  if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
+  if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
   try {
     return await context.transport.send({
       url: target.url,
@@ -49,13 +65,14 @@ async function send(delivery: NewDelivery, context: AttemptContext, signal: Abor
       body: delivery.payload,
       timeoutMs: context.timeoutMs,
       signal,
+      ...(target.restrictDestination ? { restrictDestination: true } : {}),
     });
   } catch (error) {
     return { kind: 'retry', reason: `transport failed: ${describe(error)}` };
   }
 }
 
-/** The Standard Webhooks request headers of one attempt (a fresh timestamp and signature each time, the same id). */
+/** The request headers of one attempt: Standard Webhooks (a fresh timestamp and signature each time, the same id) and the event type. */
 export function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: number, userAgent: string): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   const signatures = target.keys.map((secret) => signWebhook({ secret, id: delivery.id, timestamp, body: delivery.payload }));
@@ -65,6 +82,7 @@ export function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, no
     'webhook-id': delivery.id,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': signatures.join(' '),
+    'plant-store-event': delivery.eventType,
   };
 }
 

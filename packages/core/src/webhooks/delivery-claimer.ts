@@ -1,6 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { ClaimedDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { AttemptSlots } from './attempt-slots.js';
+import type { EndpointThrottle } from './endpoint-throttle.js';
 
 export interface DeliveryClaimerOptions {
   readonly outbox: WebhookOutbox;
@@ -11,8 +12,10 @@ export interface DeliveryClaimerOptions {
   /** Most deliveries claimed per storage round trip. */
   readonly batchSize: number;
   readonly slots: AttemptSlots;
+  /** Endpoints at their rate limit are not claimed for until their window ends. */
+  readonly throttle: EndpointThrottle;
   /** Every endpoint id there is, when the set is fixed (see `DeliveryTargets.ids`). */
-  readonly knownEndpointIds?: readonly string[];
+  readonly knownEndpointIds?: () => readonly string[] | undefined;
 }
 
 /** One claiming pass: whether to keep going, and what to do with each delivery. */
@@ -52,7 +55,8 @@ export class DeliveryClaimer {
 
   /** How many to claim now; 0 when the caps leave no room worth a storage round trip. */
   #limit(checkDue: boolean): number {
-    const { slots, batchSize, knownEndpointIds } = this.#options;
+    const { slots, batchSize } = this.#options;
+    const knownEndpointIds = this.#options.knownEndpointIds?.();
     const free = slots.free;
     if (free <= 0) return 0;
     const knownRoom = knownEndpointIds ? slots.roomFor(knownEndpointIds) : Infinity;
@@ -69,9 +73,10 @@ export class DeliveryClaimer {
   }
 
   async #claimOnce(limit: number, pass: ClaimPass): Promise<{ claimed: number; skipped: boolean }> {
-    const { outbox, clock, owner, leaseMs, slots } = this.#options;
-    const skipEndpoints = slots.fullEndpoints();
-    const claimed = await outbox.claimDue({ owner, now: clock.now(), leaseMs, limit, skipEndpoints });
+    const { outbox, clock, owner, leaseMs, slots, throttle } = this.#options;
+    const now = clock.now();
+    const skipEndpoints = [...slots.fullEndpoints(), ...throttle.blocked(now)];
+    const claimed = await outbox.claimDue({ owner, now, leaseMs, limit, skipEndpoints });
     const surplus: string[] = [];
     for (const delivery of claimed) {
       if (pass.running() && slots.hasRoomFor(delivery.endpointId)) pass.launch(delivery);

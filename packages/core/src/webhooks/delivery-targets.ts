@@ -1,4 +1,7 @@
+import type { Clock } from '../ports/clock.js';
+import type { EndpointSecrets, WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
+import { ENDPOINT_DISABLED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
 import { secretKey, type WebhookSubscription } from './webhook-subscription.js';
 
 /** Where one delivery goes and how it is signed, as resolved at the time of an attempt. */
@@ -6,12 +9,19 @@ export interface DeliveryTarget {
   readonly url: string;
   /** Signing keys, current first; each adds one `v1,` signature (Standard Webhooks allows several, e.g. while a secret is rotated). At least one. */
   readonly keys: readonly Uint8Array[];
+  /** The destination is not trusted (a tenant's endpoint): the transport refuses non-public addresses. @default false */
+  readonly restrictDestination?: boolean;
+  /** Attempts per second to this endpoint. @default unlimited */
+  readonly rateLimit?: number;
+  /** Set when no attempt may be made (e.g. the endpoint is disabled): the delivery fails with this reason. */
+  readonly unavailable?: string;
 }
 
 /**
- * Resolves the endpoint id a delivery refers to. Today the operator's static
- * subscriptions; tenant-managed endpoints (with rotated secrets) plug in
- * here without the dispatcher changing.
+ * Resolves the endpoint id a delivery refers to: the operator's static
+ * subscriptions (`sub_…` and explicit ids) and tenants' endpoints (`ep_…`,
+ * read from storage at each attempt, so URL changes and rotations apply to
+ * queued messages).
  */
 export interface DeliveryTargets {
   /** The target of the delivery's endpoint, or `undefined` when there is none any more (the delivery then fails). */
@@ -30,4 +40,44 @@ export function subscriptionTargets(subscriptions: readonly WebhookSubscription[
   }
   const ids = Object.freeze([...byId.keys()]);
   return { resolve: (delivery) => byId.get(delivery.endpointId), ids };
+}
+
+/** The targets of tenants' endpoints: restricted destinations, their rate limit, every live secret (the previous one until its overlap ends). */
+export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clock): DeliveryTargets {
+  return {
+    async resolve(delivery) {
+      const found = await endpoints.find(delivery.endpointId);
+      if (!found) return undefined;
+      const { endpoint, secrets } = found;
+      return {
+        url: endpoint.url,
+        keys: liveKeys(secrets, clock.now()),
+        restrictDestination: true,
+        ...(endpoint.rateLimit !== undefined ? { rateLimit: endpoint.rateLimit } : {}),
+        ...(endpoint.status === 'disabled' ? { unavailable: ENDPOINT_DISABLED_ERROR } : {}),
+      };
+    },
+  };
+}
+
+/**
+ * Subscriptions and tenant endpoints together, told apart by the `ep_` prefix (subscription ids never have it).
+ * `ids` are the subscriptions': the dispatcher relies on them only while no tenant endpoint exists.
+ */
+export function combinedTargets(subscriptions: DeliveryTargets, endpoints: DeliveryTargets): DeliveryTargets {
+  return {
+    resolve: (delivery) => (isTenantEndpointId(delivery.endpointId) ? endpoints : subscriptions).resolve(delivery),
+    ...(subscriptions.ids ? { ids: subscriptions.ids } : {}),
+  };
+}
+
+function liveKeys(secrets: EndpointSecrets, now: number): Uint8Array[] {
+  const keys: Uint8Array[] = [];
+  const current = secretKey(secrets.current);
+  if (current) keys.push(current);
+  if (secrets.previous !== undefined && secrets.previousExpiresAt !== undefined && now < secrets.previousExpiresAt) {
+    const previous = secretKey(secrets.previous);
+    if (previous) keys.push(previous);
+  }
+  return keys;
 }

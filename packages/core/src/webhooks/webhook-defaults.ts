@@ -5,6 +5,12 @@ export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [
   5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
 ];
 
+/** A tenant endpoint failing every attempt this long (with a message exhausted) is disabled: 5 days. */
+export const DEFAULT_DISABLE_AFTER_MS = 5 * 86_400_000;
+
+/** After a rotation, the previous secret still signs this long: 24 hours. */
+export const DEFAULT_SECRET_OVERLAP_MS = 86_400_000;
+
 /** `plant-store/<version of @plant-store/core>`, the default `user-agent`. */
 export const DEFAULT_USER_AGENT = `plant-store/${packageVersion()}`;
 

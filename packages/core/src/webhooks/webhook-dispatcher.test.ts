@@ -113,9 +113,10 @@ describe('WebhookDispatcher', () => {
     expect(request!.body).toBe('{"id":9223372036854775807,"name":"Fern"}');
     expect(request!.timeoutMs).toBe(500);
     expect(Object.keys(request!.headers).sort()).toEqual(
-      ['content-type', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp'].sort(),
+      ['content-type', 'plant-store-event', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp'].sort(),
     );
     expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.headers['plant-store-event']).toBe('plant.created');
     expect(request!.headers['user-agent']).toBe(DEFAULT_USER_AGENT);
     expect(DEFAULT_USER_AGENT).toMatch(/^plant-store\/\d+\.\d+\.\d+/);
     expect(request!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
@@ -439,7 +440,7 @@ describe('WebhookDispatcher', () => {
     const previous = newSecret();
     const keyOf = (secret: string) => Buffer.from(secret.slice('whsec_'.length), 'base64');
     const storage = memoryStorage();
-    const producer = createPlantStore({ storage, webhooks: { subscriptions: [{ id: 'ep_1', url: 'http://hooks.test/a', secret: current }] } });
+    const producer = createPlantStore({ storage, webhooks: { subscriptions: [{ id: 'sub_1', url: 'http://hooks.test/a', secret: current }] } });
     await producer.plants.create(acme, { id: 1, name: 'Fern' });
     const { transport, sent } = fakeTransport();
     const targets = { resolve: () => ({ url: 'http://hooks.test/a', keys: [keyOf(current), keyOf(previous)] }) };

@@ -2,16 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
+import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { ClaimedDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { AttemptSlots } from './attempt-slots.js';
-import { attemptDelivery, type AttemptContext } from './delivery-attempt.js';
+import { attemptDelivery, THROTTLED, type AttemptContext } from './delivery-attempt.js';
 import { DeliveryClaimer } from './delivery-claimer.js';
 import type { DeliveryTargets } from './delivery-targets.js';
 import { DispatchTimer } from './dispatch-timer.js';
+import { EndpointHealth } from './endpoint-health.js';
+import { EndpointThrottle } from './endpoint-throttle.js';
 import { RetryPolicy } from './retry-policy.js';
-import { DEFAULT_RETRY_SCHEDULE, DEFAULT_USER_AGENT } from './webhook-defaults.js';
+import { DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_USER_AGENT } from './webhook-defaults.js';
 
 /** How the dispatcher sends: the tunable part of its options (what `createPlantStore`'s `webhooks` option passes through). */
 export interface WebhookDispatchSettings {
@@ -49,6 +52,8 @@ export interface WebhookDispatchSettings {
   readonly stopTimeoutMs?: number;
   /** Lease owner id, unique per dispatcher. @default `<host>:<pid>:<random>` */
   readonly owner?: string;
+  /** A tenant endpoint whose attempts have all failed this long, with a message exhausted meanwhile, is disabled (ms). @default 432000000 (5 days) */
+  readonly disableAfterMs?: number;
 }
 
 export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
@@ -58,6 +63,8 @@ export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
   readonly logger: Logger;
   /** Resolves each delivery's endpoint id to its URL and signing keys. */
   readonly targets: DeliveryTargets;
+  /** Tenants' endpoints, for auto-disable. @default none: nothing is disabled */
+  readonly endpoints?: WebhookEndpointRepository;
 }
 
 /**
@@ -82,6 +89,11 @@ export class WebhookDispatcher {
   readonly #recorder: AttemptRecorder;
   readonly #context: AttemptContext;
   readonly #timer: DispatchTimer;
+  readonly #throttle = new EndpointThrottle();
+  readonly #health: EndpointHealth | undefined;
+  readonly #endpoints: WebhookEndpointRepository | undefined;
+  /** Whether any tenant endpoint existed at the last look (refreshed with each timer or poll pass); until then, assume so. */
+  #tenantEndpoints = true;
 
   #state: 'idle' | 'running' | 'stopped' = 'idle';
   #pumpScheduled = false;
@@ -108,12 +120,17 @@ export class WebhookDispatcher {
       leaseMs: options.leaseMs ?? timeoutMs + 10_000,
       batchSize: Math.max(1, options.batchSize ?? concurrency),
       slots: this.#slots,
-      knownEndpointIds: options.targets.ids,
+      throttle: this.#throttle,
+      // Fixed only while no tenant has an endpoint: theirs come and go (see #checkTenantEndpoints).
+      knownEndpointIds: () => (this.#tenantEndpoints ? undefined : options.targets.ids),
     });
     const policy = new RetryPolicy({ schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, jitter: options.jitter, maxRetryAfterMs: options.maxRetryAfterMs });
     this.#recorder = new AttemptRecorder({ outbox: options.outbox, owner: this.#owner, policy, logger: options.logger });
     const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
-    this.#context = { transport: options.transport, targets: options.targets, clock: options.clock, timeoutMs, userAgent };
+    this.#context = { transport: options.transport, targets: options.targets, throttle: this.#throttle, clock: options.clock, timeoutMs, userAgent };
+    const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
+    this.#endpoints = options.endpoints;
+    this.#health = options.endpoints && new EndpointHealth({ endpoints: options.endpoints, disableAfterMs, clock: options.clock, logger: options.logger });
     this.#timer = new DispatchTimer(options.clock, () => {
       this.#checkDue = true;
       this.wake();
@@ -185,11 +202,15 @@ export class WebhookDispatcher {
     try {
       do {
         this.#pumpAgain = false;
+        if (this.#checkDue) await this.#checkTenantEndpoints();
         const capped = await this.#claimer.claim({
           running: () => this.#state === 'running',
           checkDue: this.#checkDue,
           launch: (delivery) => this.#launch(delivery),
         });
+        // Deliveries held back by a rate limit are due again when its window ends; no attempt finishing need wake us.
+        const opening = this.#throttle.nextOpening();
+        if (opening !== undefined) this.#timer.scheduleAt(opening);
         if (this.#checkDue && this.#state === 'running') {
           this.#checkDue = false;
           await this.#armForNextDue(capped);
@@ -200,6 +221,16 @@ export class WebhookDispatcher {
       this.#checkDue = true;
       this.#timer.scheduleAt(this.#clock.now() + Math.min(this.#pollIntervalMs, 1_000));
     }
+  }
+
+  /** Looks whether any tenant endpoint exists (one row at most), so the claimer knows whether the endpoint set is fixed. */
+  async #checkTenantEndpoints(): Promise<void> {
+    this.#tenantEndpoints = this.#endpoints !== undefined && (await this.#endpoints.listAll({ limit: 1 })).length > 0;
+  }
+
+  /** A tenant endpoint was created in this process: its deliveries must be claimed on the next wake. */
+  noteEndpointCreated(): void {
+    this.#tenantEndpoints = true;
   }
 
   /** Arms the timer for the earliest due time storage knows (retries, expired leases, work from elsewhere). */
@@ -216,16 +247,24 @@ export class WebhookDispatcher {
     this.#slots.run(delivery.id, delivery.endpointId, (signal) => this.#attempt(delivery, signal), () => this.wake());
   }
 
-  /** One attempt, recorded; never rejects. */
+  /** One attempt, recorded (or, over the endpoint's rate limit, released for later); never rejects. */
   async #attempt(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
     try {
       const result = await attemptDelivery(delivery, this.#context, signal);
+      if (result === THROTTLED) return await this.#throttled(delivery);
       const outcome = await this.#recorder.record(delivery, result);
       if (outcome?.status === 'pending') this.#timer.scheduleAt(outcome.nextAttemptAt);
+      if (outcome) await this.#health?.observe(delivery, outcome, result.startedAt);
     } catch (error) {
       // The lease runs out and the delivery is tried again: at-least-once.
       this.#logger.error('webhook dispatcher: could not record an attempt, will retry', { deliveryId: delivery.id, error: describe(error) });
     }
+  }
+
+  /** Gives the delivery back (due as before) and looks again when the endpoint's rate window ends. */
+  async #throttled(delivery: ClaimedDelivery): Promise<void> {
+    await this.#outbox.release([delivery.id], this.#owner);
+    this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#clock.now());
   }
 }
 

@@ -5,8 +5,6 @@ import { objectMessage } from '../domain/validate.js';
 /** Smallest accepted signing key, in bytes (Standard Webhooks recommends 24–64). */
 export const MIN_SECRET_BYTES = 24;
 
-const SECRET_MESSAGE = `secret must be "whsec_" followed by base64 of at least ${MIN_SECRET_BYTES} random bytes`;
-
 /** Decodes the key of a `whsec_<base64>` secret, or undefined when malformed. */
 export function secretKey(secret: string): Buffer | undefined {
   const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
@@ -17,7 +15,16 @@ export function secretKey(secret: string): Buffer | undefined {
   return key;
 }
 
-const ID_MESSAGE = 'id must be 1 to 64 letters, digits, "_", "-", "." or ":"';
+/** A `whsec_<base64>` secret of at least {@link MIN_SECRET_BYTES} bytes, the message naming `field`. */
+export function webhookSecretSchema(field = 'secret') {
+  const message = `${field} must be "whsec_" followed by base64 of at least ${MIN_SECRET_BYTES} random bytes`;
+  return v.pipe(
+    v.string(message),
+    v.check((secret) => (secretKey(secret)?.length ?? 0) >= MIN_SECRET_BYTES, message),
+  );
+}
+
+const ID_MESSAGE = 'id must be 1 to 64 letters, digits, "_", "-", "." or ":", not starting with "ep_" (tenant endpoint ids)';
 
 /**
  * The id a subscription gets when its configuration names none: `sub_` and
@@ -38,7 +45,8 @@ export function subscriptionId(url: string): string {
 export const WebhookSubscriptionSchema = v.pipe(
   v.strictObject(
     {
-      id: v.exactOptional(v.pipe(v.string(ID_MESSAGE), v.regex(/^[A-Za-z0-9_.:-]{1,64}$/, ID_MESSAGE))),
+      // `ep_` ids are tenant endpoints': deliveries are routed, and shown to tenants, by that prefix.
+      id: v.exactOptional(v.pipe(v.string(ID_MESSAGE), v.regex(/^(?!ep_)[A-Za-z0-9_.:-]{1,64}$/, ID_MESSAGE))),
       url: v.pipe(
         v.string('url must be an http or https URL'),
         v.check((url) => {
@@ -50,10 +58,7 @@ export const WebhookSubscriptionSchema = v.pipe(
           }
         }, 'url must be an absolute http or https URL'),
       ),
-      secret: v.pipe(
-        v.string(SECRET_MESSAGE),
-        v.check((secret) => (secretKey(secret)?.length ?? 0) >= MIN_SECRET_BYTES, SECRET_MESSAGE),
-      ),
+      secret: webhookSecretSchema(),
       tenant: v.exactOptional(v.pipe(v.string('tenant must be a non-empty string'), v.minLength(1, 'tenant must be a non-empty string'))),
     },
     objectMessage('a subscription must be an object {url, secret, tenant?, id?}'),

@@ -1,0 +1,61 @@
+import type { Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
+import type { AttemptOutcome, NewDelivery } from '../ports/webhook-outbox.js';
+import { isTenantEndpointId } from './endpoints/webhook-endpoint.js';
+
+export interface EndpointHealthOptions {
+  readonly endpoints: WebhookEndpointRepository;
+  /** Disable an endpoint whose attempts have all failed for this long (with a message exhausted meanwhile), in ms. */
+  readonly disableAfterMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * Auto-disable (SPEC §9): after each recorded attempt to a tenant endpoint,
+ * notes its outcome on the endpoint's failing streak, and disables the
+ * endpoint once every attempt has failed for `disableAfterMs` with at least
+ * one message exhausted (storage then ends its pending deliveries as failed).
+ */
+export class EndpointHealth {
+  readonly #options: EndpointHealthOptions;
+
+  constructor(options: EndpointHealthOptions) {
+    this.#options = options;
+  }
+
+  /** Notes the outcome of an attempt that started at `at`; rejects when storage fails. */
+  async observe(delivery: NewDelivery, outcome: AttemptOutcome, at: number): Promise<void> {
+    if (!isTenantEndpointId(delivery.endpointId) || outcome.status === 'interrupted') return;
+    const { endpoints, disableAfterMs } = this.#options;
+    const note = { at, succeeded: outcome.status === 'delivered', exhausted: outcome.status === 'failed' };
+    const health = await endpoints.noteAttempt(delivery.endpointId, note);
+    if (health?.failingSince === undefined || health.exhaustedAt === undefined) return;
+    if (at - health.failingSince < disableAfterMs) return;
+    await this.#disable(delivery.endpointId, health.failingSince);
+  }
+
+  async #disable(endpointId: string, failingSince: number): Promise<void> {
+    const { endpoints, disableAfterMs, clock, logger } = this.#options;
+    // Attempts still in flight when it was disabled end here too: disable (and log) once.
+    if ((await endpoints.find(endpointId))?.endpoint.status !== 'enabled') return;
+    const reason = `every attempt failed for ${describeDuration(disableAfterMs)} or more (since ${new Date(failingSince).toISOString()})`;
+    const disabled = await endpoints.setStatus(endpointId, 'disabled', reason, clock.now());
+    if (!disabled) return;
+    logger.warn('webhook endpoint disabled: every attempt failed', { endpointId, tenant: disabled.tenant, failingSince, disableAfterMs });
+  }
+}
+
+const UNITS: readonly [string, number][] = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1_000],
+];
+
+/** `5d`, `36h`, `90s`, `250ms`: the largest unit that divides the duration. */
+export function describeDuration(ms: number): string {
+  for (const [unit, size] of UNITS) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}

@@ -1,0 +1,166 @@
+import type { Principal } from '../../domain/principal.js';
+import { validate } from '../../domain/validate.js';
+import { NotFoundError } from '../../errors.js';
+import type { Clock } from '../../ports/clock.js';
+import type { WebhookEndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.js';
+import type { WebhookOutbox } from '../../ports/webhook-outbox.js';
+import { requireScope } from '../../service/plant-service.js';
+import {
+  endpointPatchSchema,
+  ListEndpointsOptionsSchema,
+  newEndpointSchema,
+  RecoverSchema,
+  RotateSecretSchema,
+} from './endpoint-schemas.js';
+import {
+  DISABLED_BY_TENANT,
+  isTenantEndpointId,
+  newEndpointId,
+  newEndpointSecret,
+  type EndpointPage,
+  type WebhookEndpoint,
+  type WebhookEndpointStatus,
+} from './webhook-endpoint.js';
+
+export interface TenantWebhookEndpointsOptions {
+  readonly endpoints: WebhookEndpointRepository;
+  readonly outbox: WebhookOutbox;
+  readonly clock: Clock;
+  /** How long the previous secret still signs after a rotation, in ms. */
+  readonly secretOverlapMs: number;
+  /** Accept endpoint URLs whose host is a non-public IP literal. @default false */
+  readonly allowPrivateDestinations?: boolean;
+  /** Called after deliveries were queued again (the store wakes its dispatcher). @default nothing */
+  readonly onRequeue?: () => void;
+  /** Called after an endpoint was created (the store's dispatcher then claims for tenant endpoints on every wake). @default nothing */
+  readonly onCreate?: () => void;
+}
+
+const DEFAULT_PAGE = 100;
+
+/**
+ * Tenants' self-service on their webhook endpoints (SPEC §9): each call
+ * takes the caller's principal, checks its scope first, validates its input,
+ * and sees only the principal's tenant (another tenant's id is a
+ * `NotFoundError`, as a missing one). `listAll` and `setStatus` are the
+ * operator's (no principal, any tenant).
+ */
+export class TenantWebhookEndpoints {
+  readonly #options: TenantWebhookEndpointsOptions;
+  readonly #newSchema: ReturnType<typeof newEndpointSchema>;
+  readonly #patchSchema: ReturnType<typeof endpointPatchSchema>;
+
+  constructor(options: TenantWebhookEndpointsOptions) {
+    this.#options = options;
+    const urlOptions = { allowPrivate: options.allowPrivateDestinations ?? false };
+    this.#newSchema = newEndpointSchema(urlOptions);
+    this.#patchSchema = endpointPatchSchema(urlOptions);
+  }
+
+  /** Creates an enabled endpoint; returns it with its signing secret (the given one, or a new `whsec_` of 32 random bytes). */
+  async create(principal: Principal, input: unknown): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    requireScope(principal, 'webhooks:write');
+    const { eventTypes, secret, ...fields } = validate(this.#newSchema, input);
+    const chosen = secret ?? newEndpointSecret();
+    const endpoint = await this.#options.endpoints.create({
+      ...fields,
+      id: newEndpointId(),
+      tenant: principal.tenant,
+      eventTypes: eventTypes ?? ['plant.created'],
+      secret: chosen,
+      createdAt: this.#options.clock.now(),
+    });
+    this.#options.onCreate?.();
+    return { endpoint, secret: chosen };
+  }
+
+  /** One page of the caller's endpoints in ascending id order (`limit` 1…1000, default 100; `after` an endpoint id). */
+  async list(principal: Principal, options: unknown = {}): Promise<EndpointPage> {
+    requireScope(principal, 'webhooks:read');
+    const { limit = DEFAULT_PAGE, after } = validate(ListEndpointsOptionsSchema, options);
+    return endpointPage(await this.#options.endpoints.list(principal.tenant, { after, limit: limit + 1 }), limit);
+  }
+
+  /** The caller's endpoint; `NotFoundError` otherwise. */
+  async get(principal: Principal, id: string): Promise<WebhookEndpoint> {
+    requireScope(principal, 'webhooks:read');
+    return found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+  }
+
+  /** Applies the patch (`status: 'disabled'` ends its pending deliveries as failed); an empty patch returns the endpoint. */
+  async update(principal: Principal, id: string, patch: unknown): Promise<WebhookEndpoint> {
+    requireScope(principal, 'webhooks:write');
+    const { status, ...fields } = validate(this.#patchSchema, patch);
+    const changes: WebhookEndpointChanges = {
+      ...fields,
+      ...(status !== undefined ? { status, disabledReason: status === 'disabled' ? DISABLED_BY_TENANT : null } : {}),
+      updatedAt: this.#options.clock.now(),
+    };
+    return found(id, await this.#options.endpoints.update(principal.tenant, endpointId(id), changes));
+  }
+
+  /** Deletes the endpoint; its pending deliveries end as failed (`endpoint deleted`). */
+  async delete(principal: Principal, id: string): Promise<void> {
+    requireScope(principal, 'webhooks:write');
+    if (!(await this.#options.endpoints.delete(principal.tenant, endpointId(id), this.#options.clock.now()))) notFound(id);
+  }
+
+  /** The endpoint's current signing secret. */
+  async getSecret(principal: Principal, id: string): Promise<string> {
+    requireScope(principal, 'webhooks:write');
+    return found(id, await this.#options.endpoints.secrets(principal.tenant, endpointId(id))).current;
+  }
+
+  /** Makes a new current secret (`{secret?}`, generated when absent) and returns it; the old one still signs for the overlap. */
+  async rotateSecret(principal: Principal, id: string, input: unknown = {}): Promise<string> {
+    requireScope(principal, 'webhooks:write');
+    const secret = validate(RotateSecretSchema, input).secret ?? newEndpointSecret();
+    const now = this.#options.clock.now();
+    const rotated = await this.#options.endpoints.rotateSecret(principal.tenant, endpointId(id), secret, now + this.#options.secretOverlapMs, now);
+    if (!rotated) notFound(id);
+    return secret;
+  }
+
+  /** Queues again every failed delivery to the endpoint created at or after `since` (RFC 3339). */
+  async recover(principal: Principal, id: string, input: unknown): Promise<{ requeued: number }> {
+    requireScope(principal, 'webhooks:write');
+    const { since } = validate(RecoverSchema, input);
+    found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+    const requeued = await this.#options.outbox.requeueFailedSince(id, since, this.#options.clock.now());
+    if (requeued > 0) this.#options.onRequeue?.();
+    return { requeued };
+  }
+
+  /** Operator: one page of every tenant's endpoints, ascending id. */
+  async listAll(options: unknown = {}): Promise<EndpointPage> {
+    const { limit = DEFAULT_PAGE, after } = validate(ListEndpointsOptionsSchema, options);
+    return endpointPage(await this.#options.endpoints.listAll({ after, limit: limit + 1 }), limit);
+  }
+
+  /** Operator: enables or disables any tenant's endpoint (disabling ends its pending deliveries as failed). */
+  async setStatus(id: string, status: WebhookEndpointStatus, reason?: string): Promise<WebhookEndpoint> {
+    const stored = await this.#options.endpoints.setStatus(endpointId(id), status, status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined, this.#options.clock.now());
+    return found(id, stored);
+  }
+}
+
+/** The id to look up: anything that cannot be an endpoint id finds nothing (a `NotFoundError`, as for a missing one). */
+function endpointId(id: unknown): string {
+  return typeof id === 'string' && isTenantEndpointId(id) ? id : '';
+}
+
+function found<T>(id: unknown, value: T | undefined): T {
+  if (value === undefined) notFound(id);
+  return value;
+}
+
+function notFound(id: unknown): never {
+  throw new NotFoundError(`endpoint ${String(id).slice(0, 100)} not found`);
+}
+
+/** A page from `limit + 1` rows: the extra row only says that more remain. */
+function endpointPage(rows: WebhookEndpoint[], limit: number): EndpointPage {
+  if (rows.length <= limit) return { endpoints: rows };
+  rows.length = limit;
+  return { endpoints: rows, nextAfter: rows[limit - 1]!.id };
+}
