@@ -135,9 +135,12 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
   });
 
   it.skipIf(skip)('resends a delivery in any state, keeping its id', async () => {
+    // Disabling its endpoint logged one attempt ("endpoint disabled"); recover made it pending again.
+    const before = await store.webhooks.deliveries.get(acme, firstDelivery);
+    expect(before.attempts.map((attempt) => attempt.error)).toEqual(['endpoint disabled']);
     const resent = await run(['resend', firstDelivery, ...target.flags]);
     expect(resent.status).toBe(0);
-    expect(resent.stdout).toBe(`queued ${firstDelivery} again (was pending, 0 attempts so far)\n`);
+    expect(resent.stdout).toBe(`queued ${firstDelivery} again (was ${before.status}, 1 attempt so far)\n`);
     expect((await store.webhooks.deliveries.get(acme, firstDelivery)).status).toBe('pending');
   });
 

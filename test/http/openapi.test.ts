@@ -147,11 +147,11 @@ describe('the OpenAPI document', () => {
   );
 
   it('lists every status the service gave, and gives every status it lists', () => {
-    expect(observationCount()).toBeGreaterThanOrEqual(scenarios.length - 2);
-    expect(undocumentedObservations()).toEqual([]);
     const observed = new Set(
       scenarios.map((scenario) => `${scenario.method} ${routeTemplate(typeof scenario.path === 'string' ? scenario.path : scenario.path())} ${scenario.status}`),
     );
+    expect(observationCount()).toBeGreaterThanOrEqual(observed.size - 2);
+    expect(undocumentedObservations()).toEqual([]);
     const documented: string[] = [];
     for (const [route, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {

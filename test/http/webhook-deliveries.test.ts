@@ -199,8 +199,11 @@ describe.each(STORAGE_KINDS)('failing receivers: recover and the end of the over
     const last = receiver.at('/recover').at(-1)!;
     expect(last.headers['webhook-id']).toBe(failed[0]!.id);
     expect(verifies(secret, last)).toBe(true);
+    // The older one is still failed (unless both were created in the same millisecond): recovering from long ago queues it.
+    const stillFailed = (await t.deliveries(`?endpoint=${id}&status=failed`)).length;
     const again = await t.call('POST', `/webhooks/endpoints/${id}/recover`, t.owner({ since: '2000-01-01T00:00:00Z' }));
-    expect(again.json).toEqual({ requeued: (await t.deliveries(`?endpoint=${id}&status=failed`)).length });
+    expect(again.json).toEqual({ requeued: stillFailed });
+    await eventually(async () => (await t.deliveries(`?endpoint=${id}&status=delivered`)).length === 2, 'both delivered');
   });
 
   it('after the overlap, only the new secret signs', async () => {

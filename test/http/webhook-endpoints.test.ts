@@ -279,7 +279,7 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
         const missing = await call(method, `${path}?limit=bad`, { body: body ?? undefined });
         expectError(missing, 401);
         expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="plant-store"');
-        expectError(await call(method, path, { token: 'nope', body: '{"bad json' }), 401);
+        expectError(await call(method, path, { token: 'nope', body: method === 'GET' ? undefined : '{"bad json' }), 401);
       }
     });
 
@@ -288,7 +288,8 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
         // webhooks:read only: refused on writes; plants scopes only: refused on everything.
         const tokens = scope === 'write' ? [TOKENS.webhookReader, TOKENS.reader] : [TOKENS.reader, TOKENS.writer];
         for (const token of tokens) {
-          const response = await call(method, `${path}?limit=bad`, { token, body: '{"bad json', headers: { 'content-type': 'text/plain' } });
+          const body = method === 'GET' ? undefined : '{"bad json';
+          const response = await call(method, `${path}?limit=bad`, { token, body, headers: { 'content-type': 'text/plain' } });
           expectError(response, 403);
           expect(response.headers.get('www-authenticate')).toBe(`Bearer realm="plant-store", error="insufficient_scope", scope="webhooks:${scope}"`);
         }

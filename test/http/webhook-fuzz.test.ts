@@ -46,7 +46,19 @@ const fields = {
   since: fc.oneof(fc.date({ noInvalidDate: true }).map((date) => date.toISOString()), fc.string({ maxLength: 40 }), value),
   extra: value,
 };
+/** Mostly valid endpoints, so the success path is reached too. */
+const plausible = fc.record(
+  {
+    url: fc.webUrl({ validSchemes: ['http', 'https'] }),
+    eventTypes: fc.subarray(['plant.created', 'plant.deleted'], { minLength: 1 }),
+    description: fc.string({ maxLength: 100 }),
+    secret: fc.uint8Array({ minLength: 24, maxLength: 64 }).map((bytes) => `whsec_${Buffer.from(bytes).toString('base64')}`),
+    rateLimit: fc.integer({ min: 1, max: 10_000 }),
+  },
+  { requiredKeys: ['url'] },
+);
 const body = fc.oneof(
+  { arbitrary: plausible.map((record) => JSON.stringify(record)), weight: 3 },
   { arbitrary: fc.record(fields, { requiredKeys: [] }).map((record) => JSON.stringify(record)), weight: 5 },
   fc.json(),
   fc.string({ maxLength: 200 }),

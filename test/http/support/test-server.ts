@@ -141,8 +141,11 @@ export async function startTestServer(kind: StorageKind, options: TestServerOpti
 function webhookOptions(options: TestServerOptions): PlantStoreWebhookOptions {
   const allowPrivateDestinations = options.allowPrivateDestinations ?? false;
   if (options.deliver !== true) return { ...options.webhooks, allowPrivateDestinations };
+  // The transport refuses non-public destinations of tenant endpoints unless told otherwise (SPEC §9).
+  // (A variable, not a literal: the option is new in the transport; userAgent is only its fallback, the dispatcher sets one.)
+  const transportOptions = { allowPrivateDestinations, userAgent: 'plant-store-test' };
   return {
-    transport: webhookHttpTransport({ allowPrivateDestinations }),
+    transport: webhookHttpTransport(transportOptions),
     retrySchedule: [20, 40],
     timeoutMs: 2_000,
     jitter: 0,
