@@ -53,8 +53,10 @@ export function routeTemplate(path: string): string | undefined {
   if (['/plants', '/healthz', '/readyz', '/openapi.json'].includes(pathOnly)) return pathOnly;
   if (/^\/plants\/[^/]+$/.test(pathOnly)) return '/plants/{id}';
   if (['/webhooks/endpoints', '/webhooks/deliveries'].includes(pathOnly)) return pathOnly;
-  const item = /^\/webhooks\/(endpoints|deliveries)\/[^/]+(\/(secret|rotate-secret|recover|resend))?$/.exec(pathOnly);
-  if (item) return `/webhooks/${item[1]}/{id}${item[2] ?? ''}`;
+  const endpoint = /^\/webhooks\/endpoints\/[^/]+(\/(secret|rotate-secret|recover))?$/.exec(pathOnly);
+  if (endpoint) return `/webhooks/endpoints/{id}${endpoint[1] ?? ''}`;
+  const delivery = /^\/webhooks\/deliveries\/[^/]+(\/resend)?$/.exec(pathOnly);
+  if (delivery) return `/webhooks/deliveries/{id}${delivery[1] ?? ''}`;
   return undefined;
 }
 
