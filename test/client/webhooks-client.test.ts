@@ -3,14 +3,34 @@ import {
   ForbiddenError,
   NotFoundError,
   RequestFailedError,
+  ValidationError,
   createPlantStoreClient,
+  verifyWebhook,
   type PlantStoreClient,
   type WebhookEndpoint,
 } from '@plant-store/client';
-import { READ_ONLY_TOKEN, startWebhooksApiStandIn, type WebhooksApiStandIn } from './support/webhooks-api-stand-in.js';
+import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../http/support/test-server.js';
+import { eventually } from '../webhooks/webhook-service.js';
+import { startReceiver, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
 
-// Runs against a STAND-IN of the §9 routes (see the support file), not the
-// real service: it checks what the client sends and how it reads the answers.
+// client.webhooks against the REAL service (SPEC §9): what the client sends
+// (recorded by a fetch wrapper) and how it reads what the service answers.
+// Deliveries go to a real receiver; /fail answers 500, and with no retries a
+// delivery there fails after one attempt.
+
+interface Recorded {
+  readonly method: string;
+  readonly url: string;
+  readonly body: string;
+  readonly contentType: string | null;
+  readonly authorization: string | null;
+}
+
+interface Canned {
+  readonly status: number;
+  readonly body: string;
+  readonly headers?: Record<string, string>;
+}
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];
@@ -18,18 +38,48 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-describe('client.webhooks against a stand-in of the §9 routes', () => {
-  let standIn: WebhooksApiStandIn;
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(() => undefined, (caught: unknown) => caught);
+}
+
+describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s storage)', (kind) => {
+  let server: TestServer;
+  let receiver: WebhookReceiver;
   let client: PlantStoreClient;
-  const lastRequest = () => {
-    const { method, url, headers, body } = standIn.requests.at(-1)!;
-    return { method, url, body, contentType: headers['content-type'], authorization: headers.authorization };
-  };
+  const requests: Recorded[] = [];
+  let canned: Canned | undefined;
+  const lastRequest = () => requests.at(-1)!;
+
   beforeAll(async () => {
-    standIn = await startWebhooksApiStandIn();
-    client = createPlantStoreClient({ baseUrl: standIn.url, token: standIn.token });
+    receiver = await startReceiver();
+    receiver.reply((request) => ({ status: request.path === '/fail' ? 500 : 204 }));
+    server = await startTestServer(kind, { deliver: true, allowPrivateDestinations: true, webhooks: { retrySchedule: [] } });
+    client = createPlantStoreClient({
+      baseUrl: server.url,
+      token: TOKENS.owner,
+      fetch: async (input, init) => {
+        const headers = new Headers(init?.headers);
+        requests.push({
+          method: init?.method ?? 'GET',
+          url: String(input).slice(server.url.length),
+          body: typeof init?.body === 'string' ? init.body : '',
+          contentType: headers.get('content-type'),
+          authorization: headers.get('authorization'),
+        });
+        const answer = canned;
+        canned = undefined;
+        if (answer !== undefined) {
+          const statusText = answer.status === 500 ? 'Internal Server Error' : 'OK';
+          return new Response(answer.body, { status: answer.status, statusText, headers: { 'content-type': 'application/json', ...answer.headers } });
+        }
+        return fetch(input, init);
+      },
+    });
   });
-  afterAll(() => standIn.close());
+  afterAll(async () => {
+    await server.close();
+    await receiver.close();
+  });
 
   it('creates an endpoint: the body as given, the result with its secret and Date times', async () => {
     const created = await client.webhooks.endpoints.create({
@@ -43,19 +93,20 @@ describe('client.webhooks against a stand-in of the §9 routes', () => {
       url: '/webhooks/endpoints',
       body: '{"url":"https://example.com/hooks","eventTypes":["plant.created","plant.deleted"],"description":"mine","rateLimit":5}',
       contentType: 'application/json',
-      authorization: `Bearer ${standIn.token}`,
+      authorization: `Bearer ${TOKENS.owner}`,
     });
     expect(created).toEqual({
-      id: 'ep_1',
+      id: expect.stringMatching(/^ep_/),
       url: 'https://example.com/hooks',
       eventTypes: ['plant.created', 'plant.deleted'],
       description: 'mine',
       rateLimit: 5,
       status: 'enabled',
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
-      createdAt: new Date('2026-01-02T03:04:06.678Z'),
-      updatedAt: new Date('2026-01-02T03:04:06.678Z'),
+      createdAt: expect.any(Date),
+      updatedAt: created.createdAt,
     });
+    expect(Math.abs(created.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
   });
 
   it('gets, updates, reads and rotates the secret, recovers and deletes', async () => {
@@ -67,42 +118,48 @@ describe('client.webhooks against a stand-in of the §9 routes', () => {
 
     const updated = await client.webhooks.endpoints.update(id, { status: 'disabled', description: 'paused' });
     expect(lastRequest()).toMatchObject({ method: 'PATCH', body: '{"status":"disabled","description":"paused"}', contentType: 'application/json' });
-    expect(updated).toMatchObject({ id, status: 'disabled', description: 'paused' });
-    expect(updated.updatedAt.getTime()).toBeGreaterThan(updated.createdAt.getTime());
+    expect(updated).toMatchObject({ id, status: 'disabled', description: 'paused', disabledReason: 'disabled by the tenant' });
+    expect(updated.updatedAt.getTime()).toBeGreaterThanOrEqual(updated.createdAt.getTime());
+    expect((await client.webhooks.endpoints.update(id, { status: 'enabled' })).status).toBe('enabled');
 
     expect(await client.webhooks.endpoints.getSecret(id)).toBe(secret);
     expect(lastRequest()).toMatchObject({ method: 'GET', url: `/webhooks/endpoints/${id}/secret` });
     const rotated = await client.webhooks.endpoints.rotateSecret(id);
     expect(lastRequest()).toMatchObject({ method: 'POST', url: `/webhooks/endpoints/${id}/rotate-secret`, body: '{}' });
+    expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
     const chosen = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
     expect(await client.webhooks.endpoints.rotateSecret(id, { secret: chosen })).toBe(chosen);
     expect(lastRequest().body).toBe(JSON.stringify({ secret: chosen }));
+    expect(await client.webhooks.endpoints.getSecret(id)).toBe(chosen);
 
-    standIn.deliveries.push(
-      { id: 'msg_old', endpointId: id, eventType: 'plant.created', payload: '{"id":1,"name":"a"}', status: 'failed', attempts: [], createdAt: '2026-01-01T00:00:00.000Z' },
-      { id: 'msg_new', endpointId: id, eventType: 'plant.created', payload: '{"id":2,"name":"b"}', status: 'failed', attempts: [], createdAt: '2026-01-03T00:00:00.000Z' },
-    );
-    expect(await client.webhooks.endpoints.recover(id, new Date('2026-01-02T00:00:00Z'))).toBe(1);
+    expect(await client.webhooks.endpoints.recover(id, new Date('2026-01-02T00:00:00Z'))).toBe(0);
     expect(lastRequest()).toMatchObject({ method: 'POST', url: `/webhooks/endpoints/${id}/recover`, body: '{"since":"2026-01-02T00:00:00.000Z"}' });
-    expect(await client.webhooks.endpoints.recover(id, '2025-12-31T00:00:00Z')).toBe(1);
+    expect(await client.webhooks.endpoints.recover(id, '2025-12-31T00:00:00Z')).toBe(0);
     expect(lastRequest().body).toBe('{"since":"2025-12-31T00:00:00Z"}');
 
     await client.webhooks.endpoints.delete(id);
     expect(lastRequest()).toMatchObject({ method: 'DELETE', url: `/webhooks/endpoints/${id}` });
-    const gone = await client.webhooks.endpoints.get(id).catch((error: unknown) => error);
+    const gone = await rejection(client.webhooks.endpoints.get(id));
     expect(gone).toBeInstanceOf(NotFoundError);
-    expect(gone).toMatchObject({ status: 404, message: `webhook endpoint ${id} not found`, requestId: `stand-in-${standIn.requests.length}` });
+    expect(gone).toMatchObject({ status: 404, message: expect.stringContaining(id), requestId: expect.any(String) });
+  });
+
+  it('maps a 400 to ValidationError', async () => {
+    const invalid = await rejection(client.webhooks.endpoints.create({ url: 'ftp://example.com/hook' }));
+    expect(invalid).toBeInstanceOf(ValidationError);
+    expect(invalid).toMatchObject({ status: 400, message: expect.stringMatching(/^url /) });
   });
 
   it('lists endpoints across Link pages, and page by page', async () => {
     for (let index = 0; index < 4; index++) await client.webhooks.endpoints.create({ url: `https://example.com/list/${index}` });
     const everything = await collect(client.webhooks.endpoints.list());
-    const before = standIn.requests.length;
+    expect(everything.length).toBeGreaterThanOrEqual(5);
+    const before = requests.length;
     const paged = await collect(client.webhooks.endpoints.list({ limit: 2 }));
     expect(paged).toEqual(everything);
     expect(paged.every((endpoint: WebhookEndpoint) => endpoint.createdAt instanceof Date && !('secret' in endpoint))).toBe(true);
-    expect(standIn.requests.slice(before).map((request) => request.url)).toEqual(
+    expect(requests.slice(before).map((request) => request.url)).toEqual(
       Array.from({ length: Math.ceil(everything.length / 2) }, (_, index) =>
         index === 0 ? '/webhooks/endpoints?limit=2' : `/webhooks/endpoints?limit=2&after=${everything[index * 2 - 1]!.id}`,
       ),
@@ -115,82 +172,64 @@ describe('client.webhooks against a stand-in of the §9 routes', () => {
   });
 
   it('lists and gets deliveries with exact payload ids, Date times and filters, and resends', async () => {
-    standIn.deliveries.push(
-      {
-        id: 'msg_big',
-        endpointId: 'ep_1',
-        eventType: 'plant.created',
-        payload: '{"id":9223372036854775807,"name":"Big","tag":"t"}',
-        status: 'failed',
-        attempts: [
-          { at: '2026-01-05T00:00:00.000Z', durationMs: 12, statusCode: 500 },
-          { at: '2026-01-05T00:00:05.250Z', durationMs: 3, error: 'connection refused' },
-        ],
-        createdAt: '2026-01-05T00:00:00.000Z',
-      },
-      {
-        id: 'msg_deleted',
-        endpointId: 'ep_1',
-        eventType: 'plant.deleted',
-        payload: '{"id":-9223372036854775808}',
-        status: 'pending',
-        attempts: [],
-        nextAttemptAt: '2026-01-06T00:00:00.000Z',
-        createdAt: '2026-01-06T00:00:00.000Z',
-      },
-    );
-    const failed = await collect(client.webhooks.deliveries.list({ endpoint: 'ep_1', status: 'failed', limit: 1 }));
-    // The only failed one to ep_1: a single page, no Link.
-    expect(standIn.requests.at(-1)!.url).toBe('/webhooks/deliveries?endpoint=ep_1&status=failed&limit=1');
-    expect(failed).toEqual([
-      {
-        id: 'msg_big',
-        endpointId: 'ep_1',
-        eventType: 'plant.created',
-        payload: { id: 9223372036854775807n, name: 'Big', tag: 't' },
-        status: 'failed',
-        attempts: [
-          { at: new Date('2026-01-05T00:00:00.000Z'), durationMs: 12, statusCode: 500 },
-          { at: new Date('2026-01-05T00:00:05.250Z'), durationMs: 3, error: 'connection refused' },
-        ],
-        createdAt: new Date('2026-01-05T00:00:00.000Z'),
-      },
-    ]);
-    const page = await client.webhooks.deliveries.listPage({ endpoint: 'ep_1', limit: 1 });
-    expect(page.deliveries.map((delivery) => delivery.id)).toEqual(['msg_deleted']);
-    expect(page.next).toEqual({ endpoint: 'ep_1', limit: 1, after: 'msg_deleted' });
-    const newestFirst = await collect(client.webhooks.deliveries.list({ endpoint: 'ep_1', limit: 1 }));
-    expect(newestFirst.map((delivery) => delivery.id)).toEqual(['msg_deleted', 'msg_big']);
-    expect(standIn.requests.at(-1)!.url).toBe('/webhooks/deliveries?endpoint=ep_1&limit=1&after=msg_deleted');
-    const deleted = await client.webhooks.deliveries.get('msg_deleted');
-    expect(deleted).toMatchObject({ payload: { id: -9223372036854775808n }, nextAttemptAt: new Date('2026-01-06T00:00:00.000Z') });
+    const failing = await client.webhooks.endpoints.create({ url: receiver.url('/fail'), eventTypes: ['plant.created', 'plant.deleted'] });
+    await client.plants.create({ id: 9223372036854775807n, name: 'Big', tag: 't' });
+    await client.plants.create({ id: -9223372036854775808n, name: 'Small' });
+    await client.plants.delete(-9223372036854775808n);
+    await eventually(async () => (await collect(client.webhooks.deliveries.list({ endpoint: failing.id, status: 'failed' }))).length === 3, 'three failed');
 
-    await client.webhooks.deliveries.resend('msg_big');
-    expect(lastRequest()).toMatchObject({ method: 'POST', url: '/webhooks/deliveries/msg_big/resend', body: '' });
-    expect((await client.webhooks.deliveries.get('msg_big')).status).toBe('pending');
+    const failed = await collect(client.webhooks.deliveries.list({ endpoint: failing.id, status: 'failed', limit: 1 }));
+    expect(failed.map((delivery) => delivery.eventType)).toEqual(['plant.deleted', 'plant.created', 'plant.created']);
+    const big = failed[2]!;
+    expect(big).toEqual({
+      id: expect.stringMatching(/^msg_/),
+      endpointId: failing.id,
+      eventType: 'plant.created',
+      payload: { id: 9223372036854775807n, name: 'Big', tag: 't' },
+      status: 'failed',
+      attempts: [{ at: expect.any(Date), durationMs: expect.any(Number), statusCode: 500, error: 'receiver answered 500' }],
+      createdAt: expect.any(Date),
+    });
+    expect(requests.at(-1)!.url).toBe(`/webhooks/deliveries?endpoint=${failing.id}&status=failed&limit=1&after=${failed[1]!.id}`);
+    expect(failed[0]!.payload).toEqual({ id: -9223372036854775808n });
+
+    const page = await client.webhooks.deliveries.listPage({ endpoint: failing.id, limit: 1 });
+    expect(page.deliveries.map((delivery) => delivery.id)).toEqual([failed[0]!.id]);
+    expect(page.next).toEqual({ endpoint: failing.id, limit: 1, after: failed[0]!.id });
+
+    await client.webhooks.endpoints.update(failing.id, { url: receiver.url('/ok') });
+    await client.webhooks.deliveries.resend(big.id);
+    expect(lastRequest()).toMatchObject({ method: 'POST', url: `/webhooks/deliveries/${big.id}/resend`, body: '' });
+    await eventually(async () => (await client.webhooks.deliveries.get(big.id)).status === 'delivered', 'resent delivery delivered');
+    const resent = await client.webhooks.deliveries.get(big.id);
+    expect(resent.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 204]);
+    const received = receiver.at('/ok').find((request) => request.headers['webhook-id'] === big.id)!;
+    // The client's own verifier accepts what the service sent (with the failing endpoint's secret).
+    const secret = await client.webhooks.endpoints.getSecret(failing.id);
+    await expect(verifyWebhook(received.body, received.headers, secret)).resolves.toEqual({ id: 9223372036854775807n, name: 'Big', tag: 't' });
   });
 
   it('maps 403 to ForbiddenError naming the webhooks scope', async () => {
-    const reader = createPlantStoreClient({ baseUrl: standIn.url, token: READ_ONLY_TOKEN });
-    const denied = await reader.webhooks.endpoints.create({ url: 'https://example.com/no' }).catch((error: unknown) => error);
+    const reader = createPlantStoreClient({ baseUrl: server.url, token: TOKENS.webhookReader });
+    const denied = await rejection(reader.webhooks.endpoints.create({ url: 'https://example.com/no' }));
     expect(denied).toBeInstanceOf(ForbiddenError);
     expect(denied).toMatchObject({ status: 403, requiredScope: 'webhooks:write' });
   });
 
   it('refuses responses that are not what the API documents', async () => {
     const invalid = async (promise: Promise<unknown>) => {
-      const error = await promise.then(() => undefined, (caught: unknown) => caught);
+      const error = await rejection(promise);
       expect(error).toBeInstanceOf(RequestFailedError);
       return error as RequestFailedError;
     };
-    standIn.answerNextWith(200, '{"id":"ep_1","url":"x"}');
+    canned = { status: 200, body: '{"id":"ep_1","url":"x"}' };
     expect(await invalid(client.webhooks.endpoints.get('ep_1'))).toMatchObject({ code: 'invalid_response', status: 200 });
-    standIn.answerNextWith(200, '{"id":"ep_1",');
+    canned = { status: 200, body: '{"id":"ep_1",' };
     expect(await invalid(client.webhooks.endpoints.get('ep_1'))).toMatchObject({ code: 'invalid_response', message: expect.stringMatching(/not valid JSON/) });
-    standIn.answerNextWith(200, '[]', { link: '<https://elsewhere.example/webhooks/endpoints?after=ep_9>; rel="next"' });
+    canned = { status: 200, body: '[]', headers: { link: '<https://elsewhere.example/webhooks/endpoints?after=ep_9>; rel="next"' } };
     const elsewhere = await invalid(collect(client.webhooks.endpoints.list({ limit: 1 })));
     expect(elsewhere).toMatchObject({ code: 'invalid_response', message: expect.stringContaining('another origin') });
-    standIn.answerNextWith(500, '<html>oops</html>');
+    canned = { status: 500, body: '<html>oops</html>', headers: { 'content-type': 'text/html' } };
     expect(await invalid(client.webhooks.deliveries.get('msg_big'))).toMatchObject({ code: 'http', status: 500, message: 'HTTP 500 Internal Server Error' });
   });
 });

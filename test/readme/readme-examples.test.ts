@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { startServe, TSX } from '../cli/cli-process.js';
-import { reservePort } from '../webhooks/webhook-receiver.js';
+import { reservePort, startReceiver } from '../webhooks/webhook-receiver.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -68,6 +68,46 @@ describe('README walk-through', () => {
       }
     } finally {
       await service.stop();
+    }
+  });
+});
+
+describe('README webhook endpoints walk-through', () => {
+  /** What differs on every run: ids, times and durations (the same on both sides of the comparison). */
+  const normalise = (text: string) =>
+    text
+      .replace(/ep_[A-Za-z0-9_-]{20,}/g, 'ep_<id>')
+      .replace(/msg_[0-9a-f]{32}/g, 'msg_<id>')
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>')
+      .replace(/"durationMs":\d+/g, '"durationMs":<n>');
+
+  it.skipIf(!hasCurl)('prints what the README shows, line by line, in one shell, to a real receiver', async () => {
+    const [session] = await codeBlocks('Managing webhook endpoints', 'console');
+    const steps = session!.split(/^\$ /m).filter(Boolean).map((step) => {
+      const [command, ...output] = step.trimEnd().split('\n');
+      return { command: command!, output: output.join('\n') };
+    });
+    expect(steps.length).toBeGreaterThan(10);
+    const receiver = await startReceiver();
+    const service = await startServe(['--storage', 'memory', '--port', '0', '--tokens', 's3cret=acme'], {
+      env: { PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true' },
+    });
+    try {
+      const address = new URL(service.url).host;
+      const receiverAddress = `127.0.0.1:${receiver.port}`;
+      // One shell for the whole session (EP and MSG carry over); a marker line before each step splits the output.
+      const script = steps.map(({ command }, index) => `echo '@@step ${index}'\n${command.replaceAll('127.0.0.1:8080', address).replaceAll('127.0.0.1:3000', receiverAddress)}`).join('\n');
+      const { stdout } = await run('bash', ['-c', script], { env: { ...process.env, TOKEN: 's3cret' } });
+      const outputs = stdout.split(/^@@step \d+\n/m).slice(1);
+      expect(outputs).toHaveLength(steps.length);
+      steps.forEach(({ command, output }, index) => {
+        const actual = normalise(outputs[index]!.trimEnd()).replaceAll(receiverAddress, '127.0.0.1:3000');
+        expect({ command, output: actual }).toEqual({ command, output: normalise(output) });
+      });
+      expect(receiver.at('/hooks').length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await service.stop();
+      await receiver.close();
     }
   });
 });

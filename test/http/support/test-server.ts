@@ -6,12 +6,14 @@ import {
   createPlantStore,
   staticTokens,
   type Authenticator,
+  type Clock,
   type LogFields,
   type Logger,
   type PlantStore,
+  type PlantStoreWebhookOptions,
   type Storage,
 } from '@plant-store/core';
-import { createPlantServer, type PlantServerOptions } from '@plant-store/http-node';
+import { createPlantServer, webhookHttpTransport, type PlantServerOptions } from '@plant-store/http-node';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 
@@ -30,6 +32,8 @@ export const TOKENS = {
   reader: 'reader-token-a',
   /** Tenant `a`, `plants:write` only. */
   writer: 'writer-token-a',
+  /** Tenant `a`, `webhooks:read` only. */
+  webhookReader: 'webhook-reader-token-a',
 } as const;
 
 export interface LogEntry {
@@ -56,6 +60,18 @@ export interface TestServerOptions extends PlantServerOptions {
   readonly wrapStorage?: (storage: Storage) => Storage;
   /** Lets a test put another authenticator beside (or instead of) the `TOKENS` ones. */
   readonly wrapAuthenticator?: (tokens: Authenticator) => Authenticator;
+  /** Webhook settings of the store (transport, retry schedule, overlap, …). @default none: deliveries are queued, not sent */
+  readonly webhooks?: PlantStoreWebhookOptions;
+  /** Lets tenant endpoints point at 127.0.0.1 (the test receivers): `webhooks.allowPrivateDestinations`, and the same for the transport of `deliver`. @default false */
+  readonly allowPrivateDestinations?: boolean;
+  /**
+   * Send webhooks with the real HTTP transport, on a fast test schedule
+   * (retries after 20 and 40 ms, 2 s timeout, no jitter, 20 ms poll) unless
+   * `webhooks` says otherwise. @default false: deliveries are queued, not sent
+   */
+  readonly deliver?: boolean;
+  /** The store's clock (a compressed one for auto-disable). @default the system clock */
+  readonly clock?: Clock;
 }
 
 /** A real Plant Store server on 127.0.0.1, port 0, over a fresh storage of the given kind. */
@@ -75,14 +91,26 @@ export async function startTestServer(kind: StorageKind, options: TestServerOpti
     { token: TOKENS.otherTenant, tenant: 'b' },
     { token: TOKENS.reader, tenant: 'a', scopes: ['plants:read'] },
     { token: TOKENS.writer, tenant: 'a', scopes: ['plants:write'] },
+    { token: TOKENS.webhookReader, tenant: 'a', scopes: ['webhooks:read'] },
   ]);
   const store = createPlantStore({
     storage,
     logger,
     batchSize: options.batchSize,
+    clock: options.clock,
+    webhooks: webhookOptions(options),
     authenticator: options.wrapAuthenticator ? options.wrapAuthenticator(tokens) : tokens,
   });
-  const { batchSize: _batchSize, wrapStorage: _wrapStorage, wrapAuthenticator: _wrapAuthenticator, ...serverOptions } = options;
+  const {
+    batchSize: _batchSize,
+    wrapStorage: _wrapStorage,
+    wrapAuthenticator: _wrapAuthenticator,
+    webhooks: _webhooks,
+    allowPrivateDestinations: _allowPrivateDestinations,
+    deliver: _deliver,
+    clock: _clock,
+    ...serverOptions
+  } = options;
   const server = createPlantServer(store, { logger, ...serverOptions });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -107,5 +135,22 @@ export async function startTestServer(kind: StorageKind, options: TestServerOpti
       })();
       return closed;
     },
+  };
+}
+
+function webhookOptions(options: TestServerOptions): PlantStoreWebhookOptions {
+  const allowPrivateDestinations = options.allowPrivateDestinations ?? false;
+  if (options.deliver !== true) return { ...options.webhooks, allowPrivateDestinations };
+  // The transport refuses non-public destinations of tenant endpoints unless told otherwise (SPEC §9).
+  // (A variable, not a literal: the option is new in the transport; userAgent is only its fallback, the dispatcher sets one.)
+  const transportOptions = { allowPrivateDestinations, userAgent: 'plant-store-test' };
+  return {
+    transport: webhookHttpTransport(transportOptions),
+    retrySchedule: [20, 40],
+    timeoutMs: 2_000,
+    jitter: 0,
+    pollIntervalMs: 20,
+    ...options.webhooks,
+    allowPrivateDestinations,
   };
 }

@@ -1,4 +1,5 @@
 import { INT32_MAX, INT64_MAX, INT64_MIN, ValidationError, int64FromInteger, type ListPlantsInput } from '@plant-store/core';
+import { decodeQueryComponent } from './decode-query-component.js';
 
 const LIMIT_MESSAGE = `limit must be an integer between 0 and ${INT32_MAX}`;
 const AFTER_MESSAGE = `after must be an integer between ${INT64_MIN} and ${INT64_MAX}`;
@@ -24,15 +25,15 @@ export function parseListQuery(query: string): ListPlantsInput {
     switch (name) {
       case 'limit':
         if (limit !== undefined) throw ValidationError.of('limit', 'limit must be given at most once');
-        limit = parseLimit(decodeComponent('limit', raw));
+        limit = parseLimit(decodeQueryComponent('limit', raw));
         break;
       case 'after':
         if (after !== undefined) throw ValidationError.of('after', 'after must be given at most once');
-        after = int64FromInteger(decodeComponent('after', raw));
+        after = int64FromInteger(decodeQueryComponent('after', raw));
         if (after === undefined) throw ValidationError.of('after', AFTER_MESSAGE);
         break;
       case 'tag':
-        (tags ??= []).push(decodeComponent('tag', raw));
+        (tags ??= []).push(decodeQueryComponent('tag', raw));
         break;
       default:
       // Unknown parameters are ignored (cache busters, tracing, …).
@@ -50,14 +51,4 @@ function parseLimit(text: string): number {
   const limit = Number(text);
   if (limit > INT32_MAX) throw ValidationError.of('limit', LIMIT_MESSAGE);
   return limit;
-}
-
-/** Form-style decoding (`+` is a space), as browsers and URLSearchParams encode queries. */
-function decodeComponent(parameter: string, raw: string): string {
-  if (raw.indexOf('%') === -1 && raw.indexOf('+') === -1) return raw;
-  try {
-    return decodeURIComponent(raw.replaceAll('+', ' '));
-  } catch {
-    throw ValidationError.of(parameter, `${parameter} is not valid percent-encoded UTF-8`);
-  }
 }

@@ -1,5 +1,9 @@
 import { INT32_MAX, MAX_TAG_FILTERS, PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '@plant-store/core';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/read-body.js';
+import { authErrors, errorResponse, json, ref, requestIdHeader } from './openapi-helpers.js';
+import { webhookEvents } from './webhook-events.js';
+import { webhookPaths } from './webhook-paths.js';
+import { webhookSchemas } from './webhook-schemas.js';
 
 /** An OpenAPI 3.1 document (only the top level is typed; the rest is plain JSON). */
 export interface OpenApiDocument {
@@ -10,17 +14,6 @@ export interface OpenApiDocument {
   readonly components: Record<string, Record<string, unknown>>;
   readonly [key: string]: unknown;
 }
-
-const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
-const json = (schema: unknown) => ({ 'application/json': { schema } });
-const requestIdHeader = { 'x-request-id': ref('headers', 'RequestId') };
-
-/** A response in the error shape, with `x-request-id` and any extra headers. */
-const errorResponse = (description: string, headers: Record<string, unknown> = {}) => ({
-  description,
-  headers: { ...requestIdHeader, ...headers },
-  content: json(ref('schemas', 'Error')),
-});
 
 /** A plant object (request or response); they differ only in what the tag's description says. */
 const plantSchema = (tagDescription: string) => ({
@@ -68,14 +61,6 @@ const docsPath = {
   },
 };
 
-/** The error responses every authenticated operation can give. */
-const authErrors = {
-  '401': ref('responses', 'Unauthorized'),
-  '403': ref('responses', 'Forbidden'),
-  '500': ref('responses', 'InternalError'),
-  '503': ref('responses', 'StorageUnavailable'),
-};
-
 /**
  * The OpenAPI 3.1 description of the service as it behaves, webhook
  * included. Kept in step with the routes by the end-to-end suite, which
@@ -119,6 +104,7 @@ export function openapiDocument(version: string, options: OpenApiDocumentOptions
     servers: [{ url: basePath === '' ? '/' : basePath, description: 'This service (relative to the URL the document was fetched from).' }],
     tags: [
       { name: 'plants', description: 'The plants of the caller\'s tenant.' },
+      { name: 'webhooks', description: 'The caller\'s own webhook endpoints and the deliveries to them.' },
       { name: 'system', description: 'Probes and the API description; no authentication.' },
     ],
     security: [{ bearerAuth: [] }],
@@ -243,7 +229,7 @@ export function openapiDocument(version: string, options: OpenApiDocumentOptions
           operationId: 'deletePlant',
           tags: ['plants'],
           summary: 'Delete a plant',
-          description: 'Webhooks already queued for the plant are still delivered. Requires the `plants:write` scope.',
+          description: 'Webhooks already queued for the plant are still delivered; `plant.deleted` is queued for the tenant\'s endpoints that subscribe to it, in the same transaction. Requires the `plants:write` scope.',
           security: [{ bearerAuth: ['plants:write'] }],
           responses: {
             '204': { description: 'Deleted; no body.', headers: requestIdHeader },
@@ -268,6 +254,7 @@ export function openapiDocument(version: string, options: OpenApiDocumentOptions
           },
         },
       },
+      ...webhookPaths(basePath),
       ...(options.docs === true ? { '/docs': docsPath } : {}),
       '/healthz': {
         get: {
@@ -293,73 +280,14 @@ export function openapiDocument(version: string, options: OpenApiDocumentOptions
         },
       },
     },
-    webhooks: {
-      '/plant/webhook': {
-        post: {
-          operationId: 'newPlantWebhook',
-          summary: 'New Plant',
-          description: [
-            'Sent to every subscription matching the plant\'s tenant once a plant is created (not for a repeated',
-            'create). Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>`',
-            'with the subscription secret. Delivery is at-least-once: deduplicate on `webhook-id`. Redirects are not',
-            'followed.',
-          ].join(' '),
-          parameters: [
-            {
-              name: 'webhook-id',
-              in: 'header',
-              required: true,
-              description: 'Message id, the same on every retry of this message.',
-              schema: { type: 'string', examples: ['msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'] },
-            },
-            {
-              name: 'webhook-timestamp',
-              in: 'header',
-              required: true,
-              description: 'Unix time in seconds of this attempt.',
-              schema: { type: 'string', pattern: '^[0-9]+$' },
-            },
-            {
-              name: 'webhook-signature',
-              in: 'header',
-              required: true,
-              description:
-                '`v1,<base64 HMAC-SHA256>` keyed with the base64-decoded part of the `whsec_` secret, over `<webhook-id>.<webhook-timestamp>.<body>`.',
-              schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
-            },
-            {
-              name: 'user-agent',
-              in: 'header',
-              required: true,
-              description: '`plant-store/<version>`.',
-              schema: { type: 'string', pattern: '^plant-store/' },
-            },
-          ],
-          requestBody: {
-            required: true,
-            description: 'The new plant, exactly as stored (tag omitted when absent, id exact).',
-            content: json(ref('schemas', 'NewPlant')),
-          },
-          responses: {
-            '2XX': { description: 'Delivered: no further attempts.' },
-            '410': { description: 'Gone: this delivery stops retrying (marked failed).' },
-            '429': { description: 'Retried later, honouring `Retry-After` (capped).' },
-            '503': { description: 'Retried later, honouring `Retry-After` (capped).' },
-            default: {
-              description:
-                'Any other status, a timeout (15 s by default) or a connection failure: retried with exponential backoff and jitter (by default after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), then marked failed and kept.',
-            },
-          },
-        },
-      },
-    },
+    webhooks: webhookEvents(),
     components: {
       securitySchemes: {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
           description:
-            'An opaque token configured by the operator; it determines the tenant and the scopes (`plants:read`, `plants:write`). The scheme name is case-insensitive.',
+            'An opaque token configured by the operator; it determines the tenant and the scopes (`plants:read`, `plants:write`, `webhooks:read`, `webhooks:write`). The scheme name is case-insensitive.',
         },
       },
       schemas: {
@@ -383,6 +311,7 @@ export function openapiDocument(version: string, options: OpenApiDocumentOptions
             message: { type: 'string', description: 'For humans; names the offending field or parameter.' },
           },
         },
+        ...webhookSchemas(),
         Status: {
           type: 'object',
           required: ['status'],

@@ -1,11 +1,9 @@
-import { plantToJson, requireScope, parseJson } from '@plant-store/core';
+import { plantToJson, requireScope } from '@plant-store/core';
 import { authenticateRequest } from '../http/authenticate-request.js';
-import { HttpError } from '../http/http-error.js';
-import { isJsonContentType } from '../http/json-content-type.js';
 import { nextLink } from '../http/next-link.js';
 import { parseListQuery } from '../http/parse-list-query.js';
 import { parsePlantId } from '../http/parse-plant-id.js';
-import { readBody } from '../http/read-body.js';
+import { readJsonBody } from '../http/read-json-body.js';
 import { sendJson, sendNoContent } from '../http/send-json.js';
 import { writePlantList, writePlantPage } from '../http/write-plant-list.js';
 import type { Exchange, RouteContext } from './route-context.js';
@@ -20,17 +18,7 @@ export async function createPlant(context: RouteContext, exchange: Exchange): Pr
   const { req } = exchange;
   const principal = await authenticateRequest(context.store, req);
   requireScope(principal, 'plants:write');
-  if (!isJsonContentType(req.headers['content-type'])) {
-    throw new HttpError(415, 'content-type must be application/json');
-  }
-  const text = await readBody(req, context.maxBodyBytes);
-  let body: unknown;
-  try {
-    body = parseJson(text);
-  } catch {
-    // SyntaxError, but also a RangeError from absurdly deep nesting.
-    throw new HttpError(400, 'body is not valid JSON');
-  }
+  const body = await readJsonBody(req, context.maxBodyBytes);
   const { plant } = await context.store.plants.create(principal, body);
   // 200 for both a new plant and a replay: the contract has one success status.
   sendJson(exchange.res, exchange.requestId, 200, plantToJson(plant));
@@ -43,7 +31,7 @@ export async function listPlants(context: RouteContext, exchange: Exchange): Pro
   const options = parseListQuery(exchange.query);
   const listing = await context.store.plants.list(principal, options);
   const extraHeaders =
-    listing.nextAfter === undefined ? undefined : ['link', nextLink(context.basePath, options.limit ?? 0, listing.nextAfter, options.tags)];
+    listing.nextAfter === undefined ? undefined : ['link', nextLink(context.basePath, '/plants', pageParams(options.limit ?? 0, listing.nextAfter, options.tags))];
   if (exchange.head) {
     exchange.res.writeHead(200, withIds(['content-type', 'application/json'], exchange.requestId, extraHeaders));
     exchange.res.end();
@@ -67,6 +55,16 @@ export async function deletePlant(context: RouteContext, exchange: Exchange, idS
   requireScope(principal, 'plants:write');
   await context.store.plants.delete(principal, parsePlantId(idSegment));
   sendNoContent(exchange.res, exchange.requestId);
+}
+
+/** The query of the next page: same limit and tag filters, after the last id of this one. */
+function pageParams(limit: number, after: bigint, tags: readonly string[] | undefined): [string, number | bigint | string][] {
+  const params: [string, number | bigint | string][] = [
+    ['limit', limit],
+    ['after', after],
+  ];
+  if (tags !== undefined) for (const tag of tags) params.push(['tag', tag]);
+  return params;
 }
 
 function withIds(headers: string[], requestId: string, extraHeaders: readonly string[] | undefined): string[] {

@@ -3,6 +3,7 @@ import { docsFile } from './docs-routes.js';
 import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.js';
 import type { Exchange, RouteContext } from './route-context.js';
 import { healthz, openapi, readyz } from './system-routes.js';
+import { WEBHOOK_ALLOWED_METHODS, routeWebhooks } from './webhook-routes.js';
 
 /** `Allow` of each path; HEAD is GET without a body wherever GET is allowed. */
 export const ALLOWED_METHODS = {
@@ -13,9 +14,11 @@ export const ALLOWED_METHODS = {
   '/openapi.json': 'GET, HEAD',
   /** The API reference page and each of its files, when it is on. */
   '/docs': 'GET, HEAD',
+  ...WEBHOOK_ALLOWED_METHODS,
 } as const;
 
 const PLANTS_PREFIX = '/plants/';
+const WEBHOOKS_PREFIX = '/webhooks/';
 
 /**
  * Dispatches on path and method. Unknown paths (404) and wrong methods (405
@@ -25,7 +28,7 @@ const PLANTS_PREFIX = '/plants/';
  *
  * Paths are matched literally: no trailing-slash or double-slash
  * normalization, so `/plants/` and `//plants` are 404. Only the id segment
- * is percent-decoded. `path` is relative to the base path; `undefined` for
+ * is percent-decoded. The webhooks paths are matched in webhook-routes.ts. `path` is relative to the base path; `undefined` for
  * a request outside it.
  */
 export function routeRequest(context: RouteContext, exchange: Exchange, path: string | undefined): void | Promise<void> {
@@ -58,6 +61,8 @@ export function routeRequest(context: RouteContext, exchange: Exchange, path: st
     if (method === 'DELETE') return deletePlant(context, exchange, idSegment);
     throw methodNotAllowed(method, ALLOWED_METHODS['/plants/{id}']);
   }
+  const webhooks = path.startsWith(WEBHOOKS_PREFIX) ? routeWebhooks(context, exchange, path) : undefined;
+  if (webhooks !== undefined) return webhooks;
   throw notFound(context);
 }
 

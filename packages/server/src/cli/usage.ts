@@ -5,7 +5,8 @@ export const mainUsage = `Usage: plant-store <command> [options]
 
 Commands:
   serve       run the Plant Store HTTP service (plant-store serve --help)
-  webhooks    list and re-queue webhook deliveries (plant-store webhooks --help)
+  webhooks    inspect and re-queue webhook deliveries, manage tenants' endpoints
+              (plant-store webhooks --help)
 
 Options:
   -h, --help     show this help

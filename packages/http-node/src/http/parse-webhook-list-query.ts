@@ -1,0 +1,44 @@
+import { ValidationError, WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core';
+import { singleQueryParams } from './single-query-params.js';
+
+const DIGITS = /^\d{1,10}$/;
+
+/** Query of `GET /webhooks/endpoints`, as the core's list options. */
+export interface EndpointListQuery {
+  readonly limit?: number;
+  readonly after?: string;
+}
+
+/** Query of `GET /webhooks/deliveries`, as the core's list options. */
+export interface DeliveryListQuery extends EndpointListQuery {
+  readonly endpoint?: string;
+  readonly status?: string;
+}
+
+/**
+ * `limit` and `after` of a webhooks listing. Each at most once and not
+ * empty; `limit` must be digits here (`limit=abc` is a 400 naming it). The
+ * range of `limit` and what `after` may be are the core's to check (it
+ * names the parameter too).
+ */
+export function parseEndpointListQuery(query: string): EndpointListQuery {
+  const { limit, after } = singleQueryParams(query, ['limit', 'after']);
+  return withDefined({ limit: limit === undefined ? undefined : parseLimit(limit), after });
+}
+
+/** `endpoint`, `status`, `limit` and `after` of `GET /webhooks/deliveries`; values are checked by the core. */
+export function parseDeliveryListQuery(query: string): DeliveryListQuery {
+  const { endpoint, status, limit, after } = singleQueryParams(query, ['endpoint', 'status', 'limit', 'after']);
+  return withDefined({ endpoint, status, limit: limit === undefined ? undefined : parseLimit(limit), after });
+}
+
+function parseLimit(text: string): number {
+  // The core's own message for a limit out of range, so both read the same.
+  if (!DIGITS.test(text)) throw ValidationError.of('limit', `limit must be an integer between 1 and ${WEBHOOK_LIST_LIMIT_MAX}`);
+  return Number(text);
+}
+
+/** The object without its undefined members (the core's schemas refuse `undefined` for optional keys). */
+function withDefined<T extends object>(object: T): T {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T;
+}

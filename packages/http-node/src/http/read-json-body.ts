@@ -1,0 +1,35 @@
+import type { IncomingMessage } from 'node:http';
+import { parseJson } from '@plant-store/core';
+import { HttpError } from './http-error.js';
+import { isJsonContentType } from './json-content-type.js';
+import { readBody } from './read-body.js';
+
+/**
+ * Reads and parses a JSON request body: 415 unless the content type is
+ * `application/json`, then 413/408/400 as `readBody` says, and 400 when the
+ * text is not JSON. Numbers stay exact (the core's lossless parser).
+ */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw new HttpError(415, 'content-type must be application/json');
+  }
+  const text = await readBody(req, maxBytes);
+  try {
+    return parseJson(text);
+  } catch {
+    // SyntaxError, but also a RangeError from absurdly deep nesting.
+    throw new HttpError(400, 'body is not valid JSON');
+  }
+}
+
+/**
+ * Like `readJsonBody` for a request whose body is optional: a request with
+ * no body at all (no content type, no length or length 0, not chunked)
+ * yields `undefined`.
+ */
+export function readOptionalJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const { headers } = req;
+  const empty = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0');
+  if (empty && headers['content-type'] === undefined) return Promise.resolve(undefined);
+  return readJsonBody(req, maxBytes);
+}

@@ -1,0 +1,49 @@
+import type { Delivery, DeliveryAttempt, WebhookEndpoint } from '@plant-store/core';
+
+// JSON writers of the webhook endpoints API (SPEC §9). Times go out as
+// RFC 3339 (core keeps epoch milliseconds); a delivery's payload is embedded
+// as the exact JSON text that is signed and sent, so int64 ids stay exact.
+
+const time = (ms: number): string => new Date(ms).toISOString();
+
+/** An endpoint as the API shows it: never with its secret (see `endpointWithSecretJson`). */
+export function endpointJson(endpoint: WebhookEndpoint): string {
+  return JSON.stringify(endpointObject(endpoint));
+}
+
+/** What `POST /webhooks/endpoints` answers: the endpoint and its signing secret. */
+export function endpointWithSecretJson(endpoint: WebhookEndpoint, secret: string): string {
+  return JSON.stringify({ ...endpointObject(endpoint), secret });
+}
+
+function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {
+  const json: Record<string, unknown> = { id: endpoint.id, url: endpoint.url, eventTypes: endpoint.eventTypes };
+  if (endpoint.description !== undefined) json.description = endpoint.description;
+  if (endpoint.rateLimit !== undefined) json.rateLimit = endpoint.rateLimit;
+  json.status = endpoint.status;
+  if (endpoint.disabledReason !== undefined) json.disabledReason = endpoint.disabledReason;
+  json.createdAt = time(endpoint.createdAt);
+  json.updatedAt = time(endpoint.updatedAt);
+  return json;
+}
+
+/** A delivery with its attempts, `payload` embedded as raw JSON. */
+export function deliveryJson(delivery: Delivery): string {
+  const head = JSON.stringify({ id: delivery.id, endpointId: delivery.endpointId, eventType: delivery.eventType });
+  const tail: Record<string, unknown> = { status: delivery.status, attempts: delivery.attempts.map(attemptObject) };
+  if (delivery.nextAttemptAt !== undefined) tail.nextAttemptAt = time(delivery.nextAttemptAt);
+  tail.createdAt = time(delivery.createdAt);
+  return `${head.slice(0, -1)},"payload":${delivery.payload},${JSON.stringify(tail).slice(1)}`;
+}
+
+function attemptObject(attempt: DeliveryAttempt): Record<string, unknown> {
+  const json: Record<string, unknown> = { at: time(attempt.at), durationMs: attempt.durationMs };
+  if (attempt.statusCode !== undefined) json.statusCode = attempt.statusCode;
+  if (attempt.error !== undefined) json.error = attempt.error;
+  return json;
+}
+
+/** A JSON array of already serialized items. */
+export function jsonArray(items: readonly string[]): string {
+  return `[${items.join(',')}]`;
+}

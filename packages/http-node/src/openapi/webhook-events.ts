@@ -1,0 +1,104 @@
+import { json, ref } from './openapi-helpers.js';
+
+// The webhooks the service sends (OpenAPI `webhooks`): "New Plant" to
+// operator subscriptions and tenant endpoints, and `plant.deleted` to tenant
+// endpoints that subscribe to it. Both are signed the same way.
+
+const headers = (eventType: string) => [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: 'Message id, the same on every retry and resend of this message.',
+    schema: { type: 'string', examples: ['msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'] },
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'Unix time in seconds of this attempt.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description: [
+      '`v1,<base64 HMAC-SHA256>` keyed with the base64-decoded part of the `whsec_` secret, over',
+      '`<webhook-id>.<webhook-timestamp>.<body>`. After a rotation of a tenant endpoint\'s secret, two space-separated',
+      'signatures (`v1,<new> v1,<old>`) for the overlap period (24 h by default): a receiver holding either secret verifies.',
+    ].join(' '),
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
+  },
+  {
+    name: 'plant-store-event',
+    in: 'header',
+    required: true,
+    description: 'The event type of the message.',
+    schema: { type: 'string', const: eventType },
+  },
+  {
+    name: 'user-agent',
+    in: 'header',
+    required: true,
+    description: '`plant-store/<version>`.',
+    schema: { type: 'string', pattern: '^plant-store/' },
+  },
+];
+
+const responses = {
+  '2XX': { description: 'Delivered: no further attempts.' },
+  '410': { description: 'Gone: this delivery stops retrying (marked failed).' },
+  '429': { description: 'Retried later, honouring `Retry-After` (capped).' },
+  '503': { description: 'Retried later, honouring `Retry-After` (capped).' },
+  default: {
+    description: [
+      'Any other status, a timeout (15 s by default) or a connection failure: retried with exponential backoff and jitter',
+      '(by default after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), then marked failed and kept. A tenant endpoint whose',
+      'attempts all fail for 5 days (with at least one message exhausted) is disabled.',
+    ].join(' '),
+  },
+};
+
+const delivery = [
+  'Signed per Standard Webhooks: verify `webhook-signature` over `<webhook-id>.<webhook-timestamp>.<body>` with the',
+  'secret. Delivery is at-least-once: deduplicate on `webhook-id`. Redirects are not followed.',
+].join(' ');
+
+/** The `webhooks` section of the document, a fresh object each time. */
+export function webhookEvents(): Record<string, Record<string, unknown>> {
+  return {
+    '/plant/webhook': {
+      post: {
+        operationId: 'newPlantWebhook',
+        summary: 'New Plant (`plant.created`)',
+        description: [
+          'Sent to every operator subscription matching the plant\'s tenant, and to each of the tenant\'s enabled endpoints',
+          'subscribed to `plant.created`, once a plant is created (not for a repeated create).',
+          delivery,
+        ].join(' '),
+        parameters: headers('plant.created'),
+        requestBody: {
+          required: true,
+          description: 'The new plant, exactly as stored (tag omitted when absent, id exact).',
+          content: json(ref('schemas', 'NewPlant')),
+        },
+        responses: structuredClone(responses),
+      },
+    },
+    'plant.deleted': {
+      post: {
+        operationId: 'plantDeletedWebhook',
+        summary: 'Plant deleted (`plant.deleted`)',
+        description: ['Sent to each of the tenant\'s enabled endpoints subscribed to `plant.deleted` once a plant is deleted.', delivery].join(' '),
+        parameters: headers('plant.deleted'),
+        requestBody: {
+          required: true,
+          description: 'The id of the deleted plant, exact: `{"id": <int64>}`.',
+          content: json(ref('schemas', 'PlantDeleted')),
+        },
+        responses: structuredClone(responses),
+      },
+    },
+  };
+}

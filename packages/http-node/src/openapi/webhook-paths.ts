@@ -1,0 +1,225 @@
+import { WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core';
+import { authErrors, bodyErrors, errorResponse, json, jsonResponse, ref, requestIdHeader } from './openapi-helpers.js';
+
+// The paths of the webhook endpoints API (SPEC §9). Every operation is
+// tenant-scoped: an id of another tenant is a 404, as is one that never
+// existed.
+
+const read = [{ bearerAuth: ['webhooks:read'] }];
+const write = [{ bearerAuth: ['webhooks:write'] }];
+const tags = ['webhooks'];
+const notFound = errorResponse('The caller\'s tenant has no endpoint or delivery with this id.');
+const badId = errorResponse('The id segment is not valid percent-encoded UTF-8, empty, too long or holds control characters.');
+
+const idParameter = (what: string) => [
+  { name: 'id', in: 'path', required: true, description: `${what} id (percent-encoded as needed).`, schema: { type: 'string' } },
+];
+
+const pageParameters = [
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    // The core's default page size (100) has no exported constant; it is stated here in words only.
+    description: `Page size (digits only), 1 to ${WEBHOOK_LIST_LIMIT_MAX}; default 100.`,
+    schema: { type: 'integer', minimum: 1, maximum: WEBHOOK_LIST_LIMIT_MAX },
+  },
+  {
+    name: 'after',
+    in: 'query',
+    required: false,
+    description: 'Keyset cursor: the last id of the previous page (as in the `Link` header).',
+    schema: { type: 'string', minLength: 1 },
+  },
+];
+
+const linkHeader = (basePath: string, path: string, example: string) => ({
+  link: {
+    description: 'RFC 8288 link to the next page (same filters and limit), present only when more remain.',
+    schema: { type: 'string', examples: [`<${basePath}${path}?${example}>; rel="next"`] },
+  },
+});
+
+const jsonBody = (schema: string, description: string) => ({ required: true, description, content: json(ref('schemas', schema)) });
+
+const endpointsCollection = (basePath: string) => ({
+  get: {
+    operationId: 'listWebhookEndpoints',
+    tags,
+    summary: 'List webhook endpoints',
+    description: 'The tenant\'s endpoints in ascending id order, one page at a time. Unknown query parameters are ignored; a repeated or empty one is a 400. Requires `webhooks:read`.',
+    security: read,
+    parameters: pageParameters,
+    responses: {
+      '200': jsonResponse('The endpoints (never their secrets).', { type: 'array', items: ref('schemas', 'Endpoint') }, linkHeader(basePath, '/webhooks/endpoints', 'limit=10&after=ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8')),
+      '400': ref('responses', 'BadRequest'),
+      ...authErrors,
+    },
+  },
+  post: {
+    operationId: 'createWebhookEndpoint',
+    tags,
+    summary: 'Create a webhook endpoint',
+    description: 'Creates an endpoint for the tenant; from then on every matching event is queued for it in the same transaction as the plant change. The answer is the only read of the endpoint that includes its secret besides `GET …/secret`. Requires `webhooks:write`.',
+    security: write,
+    requestBody: jsonBody('NewEndpoint', 'The new endpoint (`content-type: application/json`).'),
+    responses: {
+      '201': jsonResponse('Created: the endpoint with its signing secret.', ref('schemas', 'EndpointWithSecret')),
+      '400': ref('responses', 'BadRequest'),
+      ...authErrors,
+      ...bodyErrors,
+    },
+  },
+});
+
+const endpointItem = {
+  parameters: idParameter('Endpoint'),
+  get: {
+    operationId: 'getWebhookEndpoint',
+    tags,
+    summary: 'Get a webhook endpoint',
+    description: 'Requires `webhooks:read`.',
+    security: read,
+    responses: { '200': jsonResponse('The endpoint (without its secret).', ref('schemas', 'Endpoint')), '400': badId, ...authErrors, '404': notFound },
+  },
+  patch: {
+    operationId: 'updateWebhookEndpoint',
+    tags,
+    summary: 'Update a webhook endpoint',
+    description: 'Changes the given properties. `status: "enabled"` turns a disabled endpoint back on (then `recover` resends what failed). Requires `webhooks:write`.',
+    security: write,
+    requestBody: jsonBody('EndpointPatch', 'The changes (`content-type: application/json`).'),
+    responses: {
+      '200': jsonResponse('The endpoint as updated.', ref('schemas', 'Endpoint')),
+      '400': ref('responses', 'BadRequest'),
+      ...authErrors,
+      '404': notFound,
+      ...bodyErrors,
+    },
+  },
+  delete: {
+    operationId: 'deleteWebhookEndpoint',
+    tags,
+    summary: 'Delete a webhook endpoint',
+    description: 'Its pending deliveries end as failed (`endpoint deleted`). Requires `webhooks:write`.',
+    security: write,
+    responses: { '204': { description: 'Deleted; no body.', headers: requestIdHeader }, '400': badId, ...authErrors, '404': notFound },
+  },
+};
+
+const secretItem = {
+  parameters: idParameter('Endpoint'),
+  get: {
+    operationId: 'getWebhookEndpointSecret',
+    tags,
+    summary: 'Get the signing secret',
+    description: 'The current secret. Requires `webhooks:write` (the secret lets one forge webhooks).',
+    security: write,
+    responses: { '200': jsonResponse('The current secret.', ref('schemas', 'Secret')), '400': badId, ...authErrors, '404': notFound },
+  },
+};
+
+const rotateItem = {
+  parameters: idParameter('Endpoint'),
+  post: {
+    operationId: 'rotateWebhookEndpointSecret',
+    tags,
+    summary: 'Rotate the signing secret',
+    description: [
+      'Replaces the secret (with `secret` when given, else a new one; the body may be left out). For the overlap period',
+      '(24 h by default) every delivery is signed with the new and the previous secret (`webhook-signature: v1,<new> v1,<old>`),',
+      'so receivers holding either verify. Requires `webhooks:write`.',
+    ].join(' '),
+    security: write,
+    requestBody: {
+      required: false,
+      description: 'Optional: `{"secret": "whsec_…"}` to choose the new secret.',
+      content: json({ type: 'object', additionalProperties: false, properties: { secret: ref('schemas', 'WebhookSecret') } }),
+    },
+    responses: {
+      '200': jsonResponse('The new secret.', ref('schemas', 'Secret')),
+      '400': ref('responses', 'BadRequest'),
+      ...authErrors,
+      '404': notFound,
+      ...bodyErrors,
+    },
+  },
+};
+
+const recoverItem = {
+  parameters: idParameter('Endpoint'),
+  post: {
+    operationId: 'recoverWebhookEndpoint',
+    tags,
+    summary: 'Resend failed deliveries',
+    description: 'Queues again every failed delivery to the endpoint created at or after `since`. Requires `webhooks:write`.',
+    security: write,
+    requestBody: jsonBody('Recover', '`{"since": "<RFC 3339 time>"}`.'),
+    responses: {
+      '202': jsonResponse('Queued.', ref('schemas', 'Requeued')),
+      '400': ref('responses', 'BadRequest'),
+      ...authErrors,
+      '404': notFound,
+      ...bodyErrors,
+    },
+  },
+};
+
+const deliveriesCollection = (basePath: string) => ({
+  get: {
+    operationId: 'listWebhookDeliveries',
+    tags,
+    summary: 'List webhook deliveries',
+    description: 'Messages to the tenant\'s endpoints with their attempts, newest first, one page at a time. Requires `webhooks:read`.',
+    security: read,
+    parameters: [
+      { name: 'endpoint', in: 'query', required: false, description: 'Only deliveries to this endpoint.', schema: { type: 'string', minLength: 1 } },
+      { name: 'status', in: 'query', required: false, description: 'Only deliveries in this state.', schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] } },
+      ...pageParameters,
+    ],
+    responses: {
+      '200': jsonResponse('The deliveries.', { type: 'array', items: ref('schemas', 'Delivery') }, linkHeader(basePath, '/webhooks/deliveries', 'status=failed&limit=10&after=msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b')),
+      '400': ref('responses', 'BadRequest'),
+      ...authErrors,
+    },
+  },
+});
+
+const deliveryItem = {
+  parameters: idParameter('Delivery'),
+  get: {
+    operationId: 'getWebhookDelivery',
+    tags,
+    summary: 'Get a webhook delivery',
+    description: 'Requires `webhooks:read`.',
+    security: read,
+    responses: { '200': jsonResponse('The delivery with its attempts.', ref('schemas', 'Delivery')), '400': badId, ...authErrors, '404': notFound },
+  },
+};
+
+const resendItem = {
+  parameters: idParameter('Delivery'),
+  post: {
+    operationId: 'resendWebhookDelivery',
+    tags,
+    summary: 'Resend a delivery',
+    description: 'Queues the delivery again whatever its state, with the same `webhook-id` (receivers deduplicate on it). No body is needed. Requires `webhooks:write`.',
+    security: write,
+    responses: { '202': jsonResponse('Queued.', ref('schemas', 'Empty')), '400': badId, ...authErrors, '404': notFound },
+  },
+};
+
+/** Every path of the webhook endpoints API; `basePath` goes into the `Link` examples. */
+export function webhookPaths(basePath: string): Record<string, Record<string, unknown>> {
+  // A deep copy: every document is the caller's to change.
+  return structuredClone({
+    '/webhooks/endpoints': endpointsCollection(basePath),
+    '/webhooks/endpoints/{id}': endpointItem,
+    '/webhooks/endpoints/{id}/secret': secretItem,
+    '/webhooks/endpoints/{id}/rotate-secret': rotateItem,
+    '/webhooks/endpoints/{id}/recover': recoverItem,
+    '/webhooks/deliveries': deliveriesCollection(basePath),
+    '/webhooks/deliveries/{id}': deliveryItem,
+    '/webhooks/deliveries/{id}/resend': resendItem,
+  });
+}

@@ -1,0 +1,151 @@
+import {
+  ENDPOINT_DESCRIPTION_MAX_LENGTH,
+  ENDPOINT_RATE_LIMIT_MAX,
+  ENDPOINT_URL_MAX_LENGTH,
+  MIN_SECRET_BYTES,
+  WEBHOOK_EVENT_TYPES,
+} from '@plant-store/core';
+import { ref } from './openapi-helpers.js';
+
+const time = (description: string) => ({ type: 'string', format: 'date-time', description: `${description} (RFC 3339, UTC).` });
+
+const url = {
+  type: 'string',
+  format: 'uri',
+  maxLength: ENDPOINT_URL_MAX_LENGTH,
+  description: [
+    `An absolute \`http\` or \`https\` URL of at most ${ENDPOINT_URL_MAX_LENGTH} characters, without credentials. A host that`,
+    'is a loopback, private, link-local, unspecified or multicast IP literal is a 400 unless the operator allows private',
+    'destinations; host names are checked on the address actually connected at delivery.',
+  ].join(' '),
+  examples: ['https://example.com/hooks/plants'],
+};
+const eventTypes = {
+  type: 'array',
+  minItems: 1,
+  uniqueItems: true,
+  items: ref('schemas', 'WebhookEventType'),
+  description: 'The events sent to the endpoint; at least one, no repeats.',
+};
+const description = { type: 'string', maxLength: ENDPOINT_DESCRIPTION_MAX_LENGTH, description: `At most ${ENDPOINT_DESCRIPTION_MAX_LENGTH} characters.` };
+const rateLimit = {
+  type: 'integer',
+  minimum: 1,
+  maximum: ENDPOINT_RATE_LIMIT_MAX,
+  description: 'Deliveries per second to this endpoint; more are throttled (delayed), never dropped.',
+};
+const status = { type: 'string', enum: ['enabled', 'disabled'] };
+const secret = ref('schemas', 'WebhookSecret');
+
+/** `whsec_` and the base64 of the key. */
+const secretValue = {
+  type: 'string',
+  pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+  description: `\`whsec_\` and the base64 of at least ${MIN_SECRET_BYTES} random bytes (Standard Webhooks).`,
+  examples: ['whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD64zdyT2vgT0='],
+};
+
+/** The component schemas of the webhook endpoints API (SPEC §9), a fresh copy each time. */
+export const webhookSchemas = () => structuredClone({
+  WebhookEventType: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+  WebhookSecret: secretValue,
+  Secret: { type: 'object', required: ['secret'], additionalProperties: false, properties: { secret } },
+  NewEndpoint: {
+    type: 'object',
+    required: ['url'],
+    additionalProperties: false,
+    properties: {
+      url,
+      eventTypes: { ...eventTypes, default: ['plant.created'] },
+      description,
+      secret: { ...secret, description: 'Default: a new secret of 32 random bytes.' },
+      rateLimit,
+    },
+  },
+  EndpointPatch: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'Only the properties given change; `{}` changes nothing.',
+    properties: {
+      url,
+      eventTypes,
+      description,
+      rateLimit,
+      status: { ...status, description: '`disabled` stops deliveries (reason "disabled by the tenant"); `enabled` resumes them.' },
+    },
+  },
+  Endpoint: {
+    type: 'object',
+    required: ['id', 'url', 'eventTypes', 'status', 'createdAt', 'updatedAt'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', pattern: '^ep_[A-Za-z0-9_-]+$', examples: ['ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'] },
+      url,
+      eventTypes,
+      description,
+      rateLimit,
+      status,
+      disabledReason: { type: 'string', description: 'Why it is disabled; only while disabled.' },
+      createdAt: time('When it was created'),
+      updatedAt: time('When it last changed'),
+    },
+  },
+  EndpointWithSecret: {
+    allOf: [ref('schemas', 'Endpoint')],
+    type: 'object',
+    required: ['secret'],
+    properties: { secret },
+    description: 'The endpoint and its signing secret (only on create).',
+  },
+  Attempt: {
+    type: 'object',
+    required: ['at', 'durationMs'],
+    additionalProperties: false,
+    properties: {
+      at: time('When the attempt started'),
+      durationMs: { type: 'integer', minimum: 0 },
+      statusCode: { type: 'integer', description: 'The receiver\'s status, when it answered.' },
+      error: {
+        type: 'string',
+        description: 'Why it failed without a usable answer (timeout, connection refused, `destination not allowed`, `endpoint deleted`, …).',
+      },
+    },
+  },
+  Delivery: {
+    type: 'object',
+    required: ['id', 'endpointId', 'eventType', 'payload', 'status', 'attempts', 'createdAt'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', description: 'Also the `webhook-id` the receiver sees.', examples: ['msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'] },
+      endpointId: { type: 'string' },
+      eventType: ref('schemas', 'WebhookEventType'),
+      payload: {
+        description: 'The exact body sent: the plant for `plant.created`, `{"id": <int64>}` for `plant.deleted`.',
+        oneOf: [ref('schemas', 'Plant'), ref('schemas', 'PlantDeleted')],
+      },
+      status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+      attempts: { type: 'array', items: ref('schemas', 'Attempt'), description: 'Oldest first.' },
+      nextAttemptAt: time('When the next attempt is due; only while pending'),
+      createdAt: time('When it was queued'),
+    },
+  },
+  PlantDeleted: {
+    type: 'object',
+    required: ['id'],
+    additionalProperties: false,
+    properties: { id: ref('schemas', 'PlantId') },
+  },
+  Recover: {
+    type: 'object',
+    required: ['since'],
+    additionalProperties: false,
+    properties: { since: time('Failed deliveries created at or after this time are queued again') },
+  },
+  Requeued: {
+    type: 'object',
+    required: ['requeued'],
+    additionalProperties: false,
+    properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } },
+  },
+  Empty: { type: 'object', additionalProperties: false, maxProperties: 0 },
+});

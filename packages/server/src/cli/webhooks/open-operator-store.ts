@@ -1,0 +1,36 @@
+import { existsSync } from 'node:fs';
+import { createPlantStore, type PlantStore } from '@plant-store/core';
+import { loadConfig } from '../../config/load-config.js';
+import { SETTINGS } from '../../config/settings.js';
+import { openStorage, type StorageSettings } from '../../storage/open-storage.js';
+import { STORAGE_FLAGS, type StorageFlags } from './webhooks-args.js';
+
+/**
+ * The storage settings exactly as `serve` reads them (same flags, variables,
+ * defaults and errors), from the storage flags and the storage variables
+ * only: the other settings of the service do not concern these commands, so
+ * a problem in one of them (an unreadable tokens file, …) does not stop them.
+ */
+export function storageSettings(flags: StorageFlags, env: NodeJS.ProcessEnv): StorageSettings {
+  const storageEnv: NodeJS.ProcessEnv = {};
+  for (const key of Object.keys(STORAGE_FLAGS) as (keyof typeof STORAGE_FLAGS)[]) {
+    const name = SETTINGS[key].env;
+    if (env[name] !== undefined) storageEnv[name] = env[name];
+  }
+  const { storage, db, databaseUrl, dbPool, dbSchema } = loadConfig({ help: false, values: flags }, storageEnv);
+  return databaseUrl === undefined ? { storage, db, dbPool, dbSchema } : { storage, db, databaseUrl, dbPool, dbSchema };
+}
+
+/**
+ * A store over the service's storage, for operator commands: no transport
+ * (a running service sends what these commands queue) and no tokens. A
+ * SQLite file that does not exist is an error rather than a new empty
+ * database.
+ */
+export async function openOperatorStore(settings: StorageSettings): Promise<PlantStore> {
+  if (settings.storage === 'sqlite' && !existsSync(settings.db)) {
+    throw new Error(`database ${settings.db} does not exist (set ${SETTINGS.db.env} or --db)`);
+  }
+  const { storage } = await openStorage(settings);
+  return createPlantStore({ storage });
+}

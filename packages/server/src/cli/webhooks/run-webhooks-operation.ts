@@ -1,0 +1,81 @@
+import { NotFoundError, type Delivery, type PlantStore } from '@plant-store/core';
+import type { CliIo } from '../cli-io.js';
+import { deliveryTable } from './delivery-table.js';
+import { endpointTable } from './endpoint-table.js';
+import type { WebhooksCommand } from './webhooks-args.js';
+
+/** Operators' disable reason when none is given. */
+const DISABLED_BY_OPERATOR = 'disabled by an operator';
+
+/** Runs one parsed `webhooks` command on an operator store; resolves with the exit status (1: unknown id or wrong state). */
+export async function runWebhooksOperation(store: PlantStore, command: Exclude<WebhooksCommand, { kind: 'help' }>, io: CliIo): Promise<number> {
+  switch (command.kind) {
+    case 'list': {
+      const deliveries = await store.webhooks.list(definedOnly({ status: command.status, limit: command.limit }));
+      io.stdout.write(command.json ? json(deliveries) : deliveryTable(deliveries));
+      return 0;
+    }
+    case 'retry':
+      return retry(store, command.id, io);
+    case 'resend': {
+      const delivery = await store.webhooks.get(command.id);
+      await store.webhooks.resend(command.id);
+      io.stdout.write(`queued ${command.id} again (was ${delivery.status}, ${attempts(delivery.attemptCount)} so far)\n`);
+      return 0;
+    }
+    case 'recover': {
+      const { requeued } = await store.webhooks.recover(command.endpoint, command.since);
+      const since = new Date(command.since).toISOString();
+      io.stdout.write(`queued again ${requeued} failed ${requeued === 1 ? 'delivery' : 'deliveries'} to ${command.endpoint} created since ${since}\n`);
+      return 0;
+    }
+    case 'endpoints list': {
+      const page = await store.webhooks.endpoints.listAll(definedOnly({ limit: command.limit, after: command.after }));
+      io.stdout.write(command.json ? json(page.endpoints) : endpointTable(page.endpoints));
+      if (page.nextAfter !== undefined && !command.json) io.stdout.write(`more: --after ${page.nextAfter}\n`);
+      return 0;
+    }
+    case 'endpoints disable': {
+      const endpoint = await store.webhooks.endpoints.setStatus(command.id, 'disabled', command.reason ?? DISABLED_BY_OPERATOR);
+      io.stdout.write(`disabled ${endpoint.id} (${endpoint.disabledReason ?? DISABLED_BY_OPERATOR})\n`);
+      return 0;
+    }
+    case 'endpoints enable': {
+      const endpoint = await store.webhooks.endpoints.setStatus(command.id, 'enabled');
+      io.stdout.write(`enabled ${endpoint.id}\n`);
+      return 0;
+    }
+  }
+}
+
+async function retry(store: PlantStore, id: string, io: CliIo): Promise<number> {
+  const delivery = await findDelivery(store, id);
+  if (!delivery) {
+    io.stderr.write(`error: no delivery with id ${id}\n`);
+    return 1;
+  }
+  if (delivery.status !== 'failed') {
+    io.stderr.write(`error: delivery ${id} is ${delivery.status}; only failed deliveries can be re-queued\n`);
+    return 1;
+  }
+  await store.webhooks.requeue(id);
+  io.stdout.write(`re-queued ${id} (${attempts(delivery.attemptCount)} so far)\n`);
+  return 0;
+}
+
+async function findDelivery(store: PlantStore, id: string): Promise<Delivery | undefined> {
+  try {
+    return await store.webhooks.get(id);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+const attempts = (count: number): string => `${count} ${count === 1 ? 'attempt' : 'attempts'}`;
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/** Options without their undefined members (the core's option schemas refuse `undefined`). */
+function definedOnly<T extends object>(options: T): T {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as T;
+}

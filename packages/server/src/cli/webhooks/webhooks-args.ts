@@ -1,0 +1,141 @@
+import { parseArgs } from 'node:util';
+import type { DeliveryStatus } from '@plant-store/core';
+import { parseDuration } from '../../config/parse-duration.js';
+import type { SettingKey } from '../../config/settings.js';
+
+/** A command-line mistake: exit status 2 with one line. */
+export class UsageError extends Error {}
+
+/** The storage settings a `webhooks` command may be given as flags (the rest of `serve`'s do not apply). */
+export const STORAGE_FLAGS = { storage: 'storage', db: 'db', databaseUrl: 'database-url', dbSchema: 'db-schema', dbPool: 'db-pool' } as const satisfies Partial<
+  Record<SettingKey, string>
+>;
+export type StorageFlags = Partial<Record<keyof typeof STORAGE_FLAGS, string>>;
+
+export type WebhooksCommand =
+  | { readonly kind: 'help' }
+  | { readonly kind: 'list'; readonly status?: DeliveryStatus; readonly limit?: number; readonly json: boolean }
+  | { readonly kind: 'retry' | 'resend'; readonly id: string }
+  | { readonly kind: 'recover'; readonly endpoint: string; readonly since: number }
+  | { readonly kind: 'endpoints list'; readonly limit?: number; readonly after?: string; readonly json: boolean }
+  | { readonly kind: 'endpoints disable'; readonly id: string; readonly reason?: string }
+  | { readonly kind: 'endpoints enable'; readonly id: string };
+
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+const OPTIONS = {
+  ...Object.fromEntries(Object.values(STORAGE_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
+  status: { type: 'string' },
+  limit: { type: 'string' },
+  after: { type: 'string' },
+  endpoint: { type: 'string' },
+  since: { type: 'string' },
+  reason: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+
+/** Which command-specific options each command takes (storage flags go with all). */
+const ALLOWED: Record<Exclude<WebhooksCommand['kind'], 'help'>, readonly (keyof Values)[]> = {
+  list: ['status', 'limit', 'json'],
+  retry: [],
+  resend: [],
+  recover: ['endpoint', 'since'],
+  'endpoints list': ['limit', 'after', 'json'],
+  'endpoints disable': ['reason'],
+  'endpoints enable': [],
+};
+
+/** Parses `plant-store webhooks …` strictly; mistakes are a `UsageError` with one line. `now` dates `--since 24h`. */
+export function parseWebhooksArgs(args: readonly string[], now: number): { command: WebhooksCommand; storage: StorageFlags } {
+  const { values, positionals } = parseStrict(args);
+  const storage: StorageFlags = {};
+  for (const [key, flag] of Object.entries(STORAGE_FLAGS) as [keyof typeof STORAGE_FLAGS, string][]) {
+    const value = values[flag as keyof Values];
+    if (value === '') throw new UsageError(`--${flag} must not be empty`);
+    if (typeof value === 'string') storage[key] = value;
+  }
+  if (values.help) return { command: { kind: 'help' }, storage };
+  const [first, ...rest] = positionals;
+  const kind = first === 'endpoints' ? endpointsKind(rest.shift()) : commandKind(first);
+  const extra = (Object.keys(values) as (keyof Values)[]).find(
+    (name) => !ALLOWED[kind].includes(name) && !(Object.values(STORAGE_FLAGS) as string[]).includes(name),
+  );
+  if (extra !== undefined) throw new UsageError(`${kind} does not take --${extra}`);
+  return { command: build(kind, values, rest, now), storage };
+}
+
+function parseStrict(args: readonly string[]): { values: Values; positionals: string[] } {
+  try {
+    const parsed = parseArgs({ args: [...args], allowPositionals: true, strict: true, options: OPTIONS });
+    return { values: parsed.values as Values, positionals: parsed.positionals };
+  } catch (error) {
+    // node:util's messages are long and mention "parseArgs"; keep the useful first sentence.
+    throw new UsageError(String((error as Error).message).split('. ')[0]!.replace(/^Unknown option/, 'unknown option'));
+  }
+}
+
+function commandKind(word: string | undefined): 'list' | 'retry' | 'resend' | 'recover' {
+  if (word === 'list' || word === 'retry' || word === 'resend' || word === 'recover') return word;
+  if (word === undefined) throw new UsageError('missing subcommand: list, retry, resend, recover or endpoints');
+  throw new UsageError(`unknown subcommand '${word}': use list, retry, resend, recover or endpoints`);
+}
+
+function endpointsKind(word: string | undefined): 'endpoints list' | 'endpoints disable' | 'endpoints enable' {
+  if (word === 'list' || word === 'disable' || word === 'enable') return `endpoints ${word}`;
+  if (word === undefined) throw new UsageError('missing endpoints subcommand: list, disable or enable');
+  throw new UsageError(`unknown endpoints subcommand '${word}': use list, disable or enable`);
+}
+
+function build(kind: Exclude<WebhooksCommand['kind'], 'help'>, values: Values, rest: string[], now: number): WebhooksCommand {
+  switch (kind) {
+    case 'list':
+      noArguments(rest);
+      return { kind, status: status(values.status), limit: limit(values.limit), json: values.json ?? false };
+    case 'endpoints list':
+      noArguments(rest);
+      if (values.after === '') throw new UsageError('--after must not be empty');
+      return { kind, limit: limit(values.limit), after: values.after, json: values.json ?? false };
+    case 'recover':
+      noArguments(rest);
+      if (values.endpoint === undefined || values.endpoint === '') throw new UsageError('recover needs --endpoint <endpoint-id>');
+      if (values.since === undefined) throw new UsageError('recover needs --since <time>');
+      return { kind, endpoint: values.endpoint, since: since(values.since, now) };
+    case 'endpoints disable':
+      return { kind, id: oneId(kind, rest), reason: values.reason === '' ? undefined : values.reason };
+    default:
+      return { kind, id: oneId(kind, rest) };
+  }
+}
+
+function noArguments(rest: readonly string[]): void {
+  if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
+}
+
+function oneId(kind: string, rest: readonly string[]): string {
+  if (rest.length === 0 || rest[0] === '') throw new UsageError(`${kind} needs an id`);
+  if (rest.length > 1) throw new UsageError(`unexpected argument '${rest[1]}'`);
+  return rest[0]!;
+}
+
+function status(value: string | undefined): DeliveryStatus | undefined {
+  if (value !== undefined && !STATUSES.includes(value as DeliveryStatus)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
+  return value as DeliveryStatus | undefined;
+}
+
+function limit(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new UsageError('--limit must be an integer from 1 to 999999999');
+  return Number(value);
+}
+
+const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/;
+
+/** `--since`: an RFC 3339 time, or a duration before `now`. */
+function since(value: string, now: number): number {
+  const ago = parseDuration(value);
+  if (ago !== undefined) return now - ago;
+  const at = RFC3339.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(at)) throw new UsageError('--since must be an RFC 3339 time such as 2026-01-02T03:04:05Z or a duration such as 24h');
+  return at;
+}

@@ -1,0 +1,34 @@
+import { SETTINGS } from '../../config/settings.js';
+
+/** `plant-store webhooks --help`. */
+export const webhooksUsage = `Usage:
+  plant-store webhooks list [--status pending|delivered|failed] [--limit N] [--json]
+  plant-store webhooks retry <delivery-id>
+  plant-store webhooks resend <delivery-id>
+  plant-store webhooks recover --endpoint <endpoint-id> --since <time>
+  plant-store webhooks endpoints list [--limit N] [--after <endpoint-id>] [--json]
+  plant-store webhooks endpoints disable <endpoint-id> [--reason TEXT]
+  plant-store webhooks endpoints enable <endpoint-id>
+
+Operator tools over the storage of the service (every tenant). A running
+service sends what they queue within about a second.
+
+list       deliveries, newest first, with status, attempts and last result
+           (--limit defaults to 100; --json prints them with every attempt)
+retry      puts a failed delivery back in the queue
+resend     queues a delivery again whatever its state, with the same webhook-id
+recover    queues again every failed delivery to a tenant endpoint created at
+           or after --since: an RFC 3339 time (2026-01-02T03:04:05Z) or a
+           duration ago (24h, 90m)
+endpoints  tenants' webhook endpoints: list them (ascending id, --limit
+           defaults to 100), disable one (its pending deliveries end as
+           failed) or enable it again (then recover resends what failed)
+
+Storage (as for plant-store serve; a flag wins over its variable):
+  --storage sqlite|postgres|memory  ${SETTINGS.storage.env} (default: ${SETTINGS.storage.default})
+  --db FILE                         ${SETTINGS.db.env} (default: ${SETTINGS.db.default})
+  --database-url URL                ${SETTINGS.databaseUrl.env}, for postgres
+  --db-schema NAME                  ${SETTINGS.dbSchema.env} (default: ${SETTINGS.dbSchema.default})
+  --db-pool N                       ${SETTINGS.dbPool.env} (default: ${SETTINGS.dbPool.default})
+  -h, --help                        show this help
+`;

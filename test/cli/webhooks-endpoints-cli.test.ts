@@ -1,0 +1,220 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES, createPlantStore, type PlantStore, type Storage } from '@plant-store/core';
+import { runCli } from '@plant-store/server';
+import { postgresStorage } from '@plant-store/storage-postgres';
+import { sqliteStorage } from '@plant-store/storage-sqlite';
+import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
+import { runCli as spawnCliToExit } from './cli-process.js';
+
+// The operators' webhook commands on the storages a service really runs on:
+// tenants' endpoints (list, disable, enable), resend and recover, on SQLite
+// and on PostgreSQL, with the storage chosen by the same flags and variables
+// as `serve`. Stores made here queue deliveries and send nothing.
+
+const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
+const globex = { subject: 'tester', tenant: 'globex', scopes: ALL_SCOPES };
+
+function capture() {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString('utf8');
+      done();
+    },
+  });
+  return { stream, text: () => text };
+}
+
+interface Target {
+  /** Flags that select the storage. */
+  readonly flags: string[];
+  /** The same storage through variables instead. */
+  readonly env: Record<string, string>;
+  open(): Promise<Storage>;
+  cleanup(): Promise<void>;
+}
+
+async function sqliteTarget(): Promise<Target> {
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-endpoints-cli-'));
+  const db = join(dir, 'plant-store.db');
+  return {
+    flags: ['--db', db],
+    env: { PLANT_STORE_DB: db },
+    open: () => sqliteStorage({ path: db }),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+async function postgresTarget(): Promise<Target> {
+  const schemas = testSchemas();
+  const schema = schemas.next();
+  return {
+    flags: ['--storage', 'postgres', '--database-url', TEST_DATABASE_URL, '--db-schema', schema],
+    env: { PLANT_STORE_STORAGE: 'postgres', PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL, PLANT_STORE_DB_SCHEMA: schema },
+    open: () => postgresStorage({ connectionString: TEST_DATABASE_URL, schema }),
+    cleanup: () => schemas.dropAll(),
+  };
+}
+
+const targets = [
+  { name: 'SQLite', make: sqliteTarget, skip: false },
+  { name: 'PostgreSQL', make: postgresTarget, skip: !postgresAvailable },
+];
+
+describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name', ({ make, skip }) => {
+  let target: Target;
+  let store: PlantStore;
+  let acmeEndpoint: string;
+  let globexEndpoint: string;
+  let firstDelivery: string;
+
+  async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+    const stdout = capture();
+    const stderr = capture();
+    const status = await runCli(['webhooks', ...args], env, { stdout: stdout.stream, stderr: stderr.stream });
+    return { status, stdout: stdout.text(), stderr: stderr.text() };
+  }
+
+  beforeAll(async () => {
+    if (skip) return;
+    target = await make();
+    store = createPlantStore({ storage: await target.open() });
+    acmeEndpoint = (await store.webhooks.endpoints.create(acme, { url: 'https://example.com/acme', eventTypes: ['plant.created', 'plant.deleted'] })).endpoint.id;
+    globexEndpoint = (await store.webhooks.endpoints.create(globex, { url: 'https://example.com/globex' })).endpoint.id;
+    await store.plants.create(acme, { id: 1, name: 'Fern' });
+    await store.plants.create(acme, { id: 2, name: 'Ivy' });
+    await store.plants.create(globex, { id: 1, name: 'Palm' });
+    firstDelivery = (await store.webhooks.deliveries.list(acme, { endpoint: acmeEndpoint })).deliveries.at(-1)!.id;
+  });
+  afterAll(async () => {
+    if (skip) return;
+    await store.close();
+    await target.cleanup();
+  });
+
+  it.skipIf(skip)('lists every tenant\'s endpoints, in pages', async () => {
+    const listed = await run(['endpoints', 'list', ...target.flags]);
+    expect(listed.stderr).toBe('');
+    expect(listed.status).toBe(0);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+EVENTS\s+URL\s+DISABLED REASON$/);
+    expect(lines.find((line) => line.startsWith(acmeEndpoint))).toMatch(/\sacme\s+enabled\s+plant\.created,plant\.deleted\s+https:\/\/example\.com\/acme\s+-$/);
+    expect(lines.find((line) => line.startsWith(globexEndpoint))).toMatch(/\sglobex\s+enabled\s+plant\.created\s+https:\/\/example\.com\/globex\s+-$/);
+    const [firstId, secondId] = [acmeEndpoint, globexEndpoint].sort();
+    const page = await run(['endpoints', 'list', '--limit', '1', ...target.flags]);
+    expect(page.stdout).toContain(firstId);
+    expect(page.stdout).not.toContain(secondId);
+    expect(page.stdout.trimEnd().split('\n').at(-1)).toBe(`more: --after ${firstId}`);
+    const json = await run(['endpoints', 'list', '--json', '--after', firstId!], target.env);
+    expect((JSON.parse(json.stdout) as { id: string; tenant: string }[]).map((endpoint) => endpoint.id)).toEqual([secondId]);
+  });
+
+  it.skipIf(skip)('disables an endpoint (its pending deliveries end as failed) and enables it again; recover queues them again', async () => {
+    const disabled = await run(['endpoints', 'disable', acmeEndpoint, '--reason', 'receiver migrating', ...target.flags]);
+    expect(disabled).toEqual({ status: 0, stdout: `disabled ${acmeEndpoint} (receiver migrating)\n`, stderr: '' });
+    expect(await store.webhooks.endpoints.get(acme, acmeEndpoint)).toMatchObject({ status: 'disabled', disabledReason: 'receiver migrating' });
+    const failed = (await store.webhooks.deliveries.list(acme, { endpoint: acmeEndpoint, status: 'failed' })).deliveries;
+    expect(failed).toHaveLength(2);
+
+    const enabled = await run(['endpoints', 'enable', acmeEndpoint], target.env);
+    expect(enabled).toEqual({ status: 0, stdout: `enabled ${acmeEndpoint}\n`, stderr: '' });
+    const endpoint = await store.webhooks.endpoints.get(acme, acmeEndpoint);
+    expect(endpoint.status).toBe('enabled');
+    expect(endpoint.disabledReason).toBeUndefined();
+
+    const recovered = await run(['recover', '--endpoint', acmeEndpoint, '--since', '1h', ...target.flags]);
+    expect(recovered.status).toBe(0);
+    expect(recovered.stdout).toMatch(new RegExp(`^queued again 2 failed deliveries to ${acmeEndpoint} created since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\n$`));
+    expect((await store.webhooks.deliveries.list(acme, { endpoint: acmeEndpoint, status: 'pending' })).deliveries).toHaveLength(2);
+    const none = await run(['recover', '--endpoint', acmeEndpoint, '--since', '2000-01-01T00:00:00Z', ...target.flags]);
+    expect(none.stdout).toBe(`queued again 0 failed deliveries to ${acmeEndpoint} created since 2000-01-01T00:00:00.000Z\n`);
+  });
+
+  it.skipIf(skip)('resends a delivery in any state, keeping its id', async () => {
+    // Disabling its endpoint logged one attempt ("endpoint disabled"); recover made it pending again.
+    const before = await store.webhooks.deliveries.get(acme, firstDelivery);
+    expect(before.attempts.map((attempt) => attempt.error)).toEqual(['endpoint disabled']);
+    const resent = await run(['resend', firstDelivery, ...target.flags]);
+    expect(resent.status).toBe(0);
+    expect(resent.stdout).toBe(`queued ${firstDelivery} again (was ${before.status}, 1 attempt so far)\n`);
+    expect((await store.webhooks.deliveries.get(acme, firstDelivery)).status).toBe('pending');
+  });
+
+  it.skipIf(skip)('fails with exit 1 and one line for unknown ids (recover of an unknown id finds nothing to queue)', async () => {
+    for (const args of [
+      ['endpoints', 'disable', 'ep_nope'],
+      ['endpoints', 'enable', 'ep_nope'],
+      ['resend', 'msg_nope'],
+    ]) {
+      const result = await run([...args, ...target.flags]);
+      expect({ args, status: result.status, stdout: result.stdout }).toEqual({ args, status: 1, stdout: '' });
+      expect(result.stderr).toMatch(/^error: [^\n]*nope[^\n]*\n$/);
+    }
+    const recovered = await run(['recover', '--endpoint', 'ep_nope', '--since', '2000-01-01T00:00:00Z', ...target.flags]);
+    expect(recovered).toEqual({ status: 0, stdout: 'queued again 0 failed deliveries to ep_nope created since 2000-01-01T00:00:00.000Z\n', stderr: '' });
+  });
+
+  it.skipIf(skip)('works as a spawned process too', async () => {
+    const exit = await spawnCliToExit(['webhooks', 'endpoints', 'list', ...target.flags]);
+    expect(exit.stderr).toBe('');
+    expect(exit.code).toBe(0);
+    expect(exit.stdout).toContain(acmeEndpoint);
+  });
+});
+
+describe('plant-store webhooks: arguments and settings', () => {
+  async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+    const stdout = capture();
+    const stderr = capture();
+    const status = await runCli(['webhooks', ...args], env, { stdout: stdout.stream, stderr: stderr.stream });
+    return { status, stdout: stdout.text(), stderr: stderr.text() };
+  }
+
+  it('rejects bad arguments with exit 2 and one line', async () => {
+    for (const args of [
+      ['endpoints'],
+      ['endpoints', 'frob'],
+      ['endpoints', 'disable'],
+      ['endpoints', 'enable', 'a', 'b'],
+      ['endpoints', 'list', '--limit', '0'],
+      ['endpoints', 'list', '--status', 'failed'],
+      ['endpoints', 'enable', 'ep_x', '--reason', 'x'],
+      ['resend'],
+      ['resend', 'msg_x', '--json'],
+      ['recover', '--since', '1h'],
+      ['recover', '--endpoint', 'ep_x'],
+      ['recover', '--endpoint', 'ep_x', '--since', 'yesterday'],
+      ['recover', '--endpoint', 'ep_x', '--since', '2026-13-45'],
+      ['list', '--storage', 'mysql'],
+      ['list', '--storage', 'postgres'],
+      ['list', '--db', ''],
+    ]) {
+      const { status, stdout, stderr } = await run(args);
+      expect({ args, status }).toEqual({ args, status: 2 });
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(/^error: [^\n]+\(see plant-store webhooks --help\)\n$/);
+    }
+    expect((await run(['list', '--storage', 'postgres'])).stderr).toContain('PLANT_STORE_DATABASE_URL (--database-url): is required');
+  });
+
+  it('documents every command and the storage settings in --help', async () => {
+    const { status, stdout } = await run(['--help']);
+    expect(status).toBe(0);
+    for (const text of [
+      'plant-store webhooks endpoints list',
+      'plant-store webhooks endpoints disable <endpoint-id>',
+      'plant-store webhooks endpoints enable <endpoint-id>',
+      'plant-store webhooks resend <delivery-id>',
+      'plant-store webhooks recover --endpoint <endpoint-id> --since <time>',
+      'plant-store webhooks retry <delivery-id>',
+      '--database-url URL',
+      'PLANT_STORE_DB_SCHEMA',
+    ]) {
+      expect(stdout).toContain(text);
+    }
+  });
+});

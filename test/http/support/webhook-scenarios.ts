@@ -1,0 +1,113 @@
+import type { ApiRequest, ApiResponse } from './api-client.js';
+import { TOKENS } from './test-server.js';
+
+/** One request of the OpenAPI suite and the status it must get. A path may be computed when the request is made (ids created by earlier scenarios). */
+export interface Scenario {
+  readonly method: string;
+  readonly path: string | (() => string);
+  readonly request?: ApiRequest;
+  readonly fault?: 'none' | 'storage' | 'bug';
+  readonly status: number;
+  /** Reads what later scenarios need (e.g. a created id) from the response. */
+  readonly after?: (response: ApiResponse) => void;
+}
+
+const state = { endpoint: 'ep_unset', delivery: 'msg_unset' };
+const owner = { token: TOKENS.owner };
+const json = (value: unknown): ApiRequest => ({ ...owner, body: JSON.stringify(value) });
+const huge = { ...owner, body: JSON.stringify({ description: 'x'.repeat(70_000) }) };
+const textJson = { ...owner, body: '{}', headers: { 'content-type': 'text/json' } };
+
+/**
+ * The statuses a route with an id gives beyond success and its input
+ * errors: a malformed id (400), no token (401), a token without the scope
+ * (403), an unknown id (404), a bug (500) and a storage outage (503).
+ */
+function itemErrors(method: string, path: (id: string) => string, scope: 'read' | 'write', body?: string): Scenario[] {
+  const request = (token?: string): ApiRequest => ({ token, body });
+  const known = () => path(path('').startsWith('/webhooks/deliveries') ? state.delivery : state.endpoint);
+  return [
+    { method, path: () => path('%E2%82'), request: request(TOKENS.owner), status: 400 },
+    { method, path: known, request: request(), status: 401 },
+    { method, path: known, request: request(scope === 'write' ? TOKENS.webhookReader : TOKENS.reader), status: 403 },
+    { method, path: () => path('id_nope'), request: request(TOKENS.owner), status: 404 },
+    { method, path: known, request: request(TOKENS.owner), fault: 'bug', status: 500 },
+    { method, path: known, request: request(TOKENS.owner), fault: 'storage', status: 503 },
+  ];
+}
+
+/** The body errors of a JSON body: 413 and 415. */
+function bodyErrors(method: string, path: () => string): Scenario[] {
+  return [
+    { method, path, request: huge, status: 413 },
+    { method, path, request: textJson, status: 415 },
+  ];
+}
+
+const endpoint = (id: string) => `/webhooks/endpoints/${id}`;
+const delivery = (id: string) => `/webhooks/deliveries/${id}`;
+const currentEndpoint = () => endpoint(state.endpoint);
+const currentDelivery = () => delivery(state.delivery);
+
+/** Every status of every webhooks operation (SPEC §9), in an order where each finds what it needs. */
+export const webhookScenarios: Scenario[] = [
+  {
+    method: 'POST',
+    path: '/webhooks/endpoints',
+    request: json({ url: 'https://example.com/doc', eventTypes: ['plant.created', 'plant.deleted'] }),
+    status: 201,
+    after: (response) => (state.endpoint = (response.json as { id: string }).id),
+  },
+  { method: 'POST', path: '/webhooks/endpoints', request: json({}), status: 400 },
+  { method: 'POST', path: '/webhooks/endpoints', request: { body: '{}' }, status: 401 },
+  { method: 'POST', path: '/webhooks/endpoints', request: { token: TOKENS.webhookReader, body: '{}' }, status: 403 },
+  ...bodyErrors('POST', () => '/webhooks/endpoints'),
+  { method: 'POST', path: '/webhooks/endpoints', request: json({ url: 'https://example.com/x' }), fault: 'bug', status: 500 },
+  { method: 'POST', path: '/webhooks/endpoints', request: json({ url: 'https://example.com/x' }), fault: 'storage', status: 503 },
+
+  { method: 'GET', path: '/webhooks/endpoints', request: owner, status: 200 },
+  { method: 'GET', path: '/webhooks/endpoints?limit=x', request: owner, status: 400 },
+  { method: 'GET', path: '/webhooks/endpoints', status: 401 },
+  { method: 'GET', path: '/webhooks/endpoints', request: { token: TOKENS.reader }, status: 403 },
+  { method: 'GET', path: '/webhooks/endpoints', request: owner, fault: 'bug', status: 500 },
+  { method: 'GET', path: '/webhooks/endpoints', request: owner, fault: 'storage', status: 503 },
+
+  { method: 'GET', path: currentEndpoint, request: owner, status: 200 },
+  ...itemErrors('GET', endpoint, 'read'),
+  { method: 'PATCH', path: currentEndpoint, request: json({}), status: 200 },
+  { method: 'PATCH', path: currentEndpoint, request: json({ status: 'paused' }), status: 400 },
+  ...itemErrors('PATCH', endpoint, 'write', '{}'),
+  ...bodyErrors('PATCH', currentEndpoint),
+  { method: 'GET', path: () => `${currentEndpoint()}/secret`, request: owner, status: 200 },
+  ...itemErrors('GET', (id) => `${endpoint(id)}/secret`, 'write'),
+  { method: 'POST', path: () => `${currentEndpoint()}/rotate-secret`, request: owner, status: 200 },
+  { method: 'POST', path: () => `${currentEndpoint()}/rotate-secret`, request: json({ secret: 'x' }), status: 400 },
+  ...itemErrors('POST', (id) => `${endpoint(id)}/rotate-secret`, 'write', '{}'),
+  ...bodyErrors('POST', () => `${currentEndpoint()}/rotate-secret`),
+  { method: 'POST', path: () => `${currentEndpoint()}/recover`, request: json({ since: '2020-01-01T00:00:00Z' }), status: 202 },
+  { method: 'POST', path: () => `${currentEndpoint()}/recover`, request: json({}), status: 400 },
+  ...itemErrors('POST', (id) => `${endpoint(id)}/recover`, 'write', '{"since":"2020-01-01T00:00:00Z"}'),
+  ...bodyErrors('POST', () => `${currentEndpoint()}/recover`),
+
+  // A plant, so that the endpoint has a delivery.
+  { method: 'POST', path: '/plants', request: { ...owner, body: '{"id":5000,"name":"hook"}' }, status: 200 },
+  {
+    method: 'GET',
+    path: '/webhooks/deliveries',
+    request: owner,
+    status: 200,
+    after: (response) => (state.delivery = (response.json as { id: string }[])[0]!.id),
+  },
+  { method: 'GET', path: '/webhooks/deliveries?status=lost', request: owner, status: 400 },
+  { method: 'GET', path: '/webhooks/deliveries', status: 401 },
+  { method: 'GET', path: '/webhooks/deliveries', request: { token: TOKENS.writer }, status: 403 },
+  { method: 'GET', path: '/webhooks/deliveries', request: owner, fault: 'bug', status: 500 },
+  { method: 'GET', path: '/webhooks/deliveries', request: owner, fault: 'storage', status: 503 },
+  { method: 'GET', path: currentDelivery, request: owner, status: 200 },
+  ...itemErrors('GET', delivery, 'read'),
+  { method: 'POST', path: () => `${currentDelivery()}/resend`, request: owner, status: 202 },
+  ...itemErrors('POST', (id) => `${delivery(id)}/resend`, 'write'),
+
+  { method: 'DELETE', path: currentEndpoint, request: owner, status: 204 },
+  ...itemErrors('DELETE', endpoint, 'write'),
+];

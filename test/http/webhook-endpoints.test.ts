@@ -1,0 +1,338 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from './support/api-client.js';
+import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
+
+// The tenant's webhook endpoints over real HTTP (SPEC §9): shapes, keyset
+// pages, validation, SSRF literals, the auth order, scopes and tenant
+// isolation on every route. Deliveries are in webhook-deliveries.test.ts.
+
+expectObservationsDocumented();
+
+const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+const OTHER_SECRET = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+interface EndpointJson {
+  id: string;
+  url: string;
+  eventTypes: string[];
+  description?: string;
+  rateLimit?: number;
+  status: string;
+  disabledReason?: string;
+  createdAt: string;
+  updatedAt: string;
+  secret?: string;
+}
+
+function expectError(response: ApiResponse, status: number, message?: RegExp): void {
+  expect({ status: response.status, body: response.json }).toEqual({ status, body: { error: status, message: expect.any(String) } });
+  expect(response.headers.get('content-type')).toBe('application/json');
+  if (message) expect((response.json as { message: string }).message).toMatch(message);
+}
+
+describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (kind) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+  });
+  afterAll(() => server.close());
+
+  const call = (method: string, path: string, request: ApiRequest = {}) => api(server.url, method, path, request);
+  const owner = (body?: unknown): ApiRequest => ({ token: TOKENS.owner, body: body === undefined ? undefined : JSON.stringify(body) });
+  const create = async (body: Record<string, unknown>, token: string = TOKENS.owner): Promise<EndpointJson> => {
+    const response = await call('POST', '/webhooks/endpoints', { token, body: JSON.stringify(body) });
+    expect(response.status, response.text).toBe(201);
+    return response.json as EndpointJson;
+  };
+
+  it('creates an endpoint (201, with its secret and the defaults) and reads it back without the secret', async () => {
+    const response = await call('POST', '/webhooks/endpoints', owner({ url: 'https://example.com/hooks' }));
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const created = response.json as EndpointJson;
+    expect(created).toEqual({
+      id: expect.stringMatching(/^ep_[A-Za-z0-9_-]{26,}$/),
+      url: 'https://example.com/hooks',
+      eventTypes: ['plant.created'],
+      status: 'enabled',
+      createdAt: expect.stringMatching(RFC3339),
+      updatedAt: created.createdAt,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    });
+    expect(Object.keys(created)).toEqual(['id', 'url', 'eventTypes', 'status', 'createdAt', 'updatedAt', 'secret']);
+    const fetched = await call('GET', `/webhooks/endpoints/${created.id}`, owner());
+    expect(fetched.status).toBe(200);
+    const { secret, ...withoutSecret } = created;
+    expect(fetched.json).toEqual(withoutSecret);
+    const read = await call('GET', `/webhooks/endpoints/${created.id}/secret`, owner());
+    expect(read.json).toEqual({ secret });
+  });
+
+  it('keeps every supplied field, in the documented order', async () => {
+    const created = await create({ url: 'https://example.com/all', eventTypes: ['plant.deleted', 'plant.created'], description: 'all of it', secret: SECRET, rateLimit: 5 });
+    expect(Object.keys(created)).toEqual(['id', 'url', 'eventTypes', 'description', 'rateLimit', 'status', 'createdAt', 'updatedAt', 'secret']);
+    expect(created).toMatchObject({ eventTypes: ['plant.deleted', 'plant.created'], description: 'all of it', rateLimit: 5, secret: SECRET });
+  });
+
+  it('updates with PATCH: changes only what is given; status disabled carries a reason, enabled clears it', async () => {
+    const { id, createdAt } = await create({ url: 'https://example.com/patch', description: 'before' });
+    const empty = await call('PATCH', `/webhooks/endpoints/${id}`, owner({}));
+    expect(empty.status).toBe(200);
+    expect(empty.json).toMatchObject({ id, url: 'https://example.com/patch', description: 'before', status: 'enabled' });
+    const disabled = await call('PATCH', `/webhooks/endpoints/${id}`, owner({ status: 'disabled', url: 'https://example.com/moved', eventTypes: ['plant.deleted'], rateLimit: 3 }));
+    expect(disabled.status).toBe(200);
+    expect(disabled.json).toMatchObject({
+      id,
+      url: 'https://example.com/moved',
+      eventTypes: ['plant.deleted'],
+      description: 'before',
+      rateLimit: 3,
+      status: 'disabled',
+      disabledReason: 'disabled by the tenant',
+      createdAt,
+    });
+    expect(Date.parse((disabled.json as EndpointJson).updatedAt)).toBeGreaterThanOrEqual(Date.parse(createdAt));
+    const enabled = await call('PATCH', `/webhooks/endpoints/${id}`, owner({ status: 'enabled' }));
+    expect(enabled.json).toMatchObject({ status: 'enabled' });
+    expect(enabled.json).not.toHaveProperty('disabledReason');
+    expect((await call('GET', `/webhooks/endpoints/${id}`, owner())).json).toEqual(enabled.json);
+  });
+
+  it('rotates the secret: a new one by default, a supplied one, an empty body or none at all', async () => {
+    const { id, secret } = await create({ url: 'https://example.com/rotate', secret: SECRET });
+    const rotated = await call('POST', `/webhooks/endpoints/${id}/rotate-secret`, { token: TOKENS.owner });
+    expect(rotated.status).toBe(200);
+    const fresh = (rotated.json as { secret: string }).secret;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(secret);
+    expect((await call('GET', `/webhooks/endpoints/${id}/secret`, owner())).json).toEqual({ secret: fresh });
+    const chosen = await call('POST', `/webhooks/endpoints/${id}/rotate-secret`, owner({ secret: OTHER_SECRET }));
+    expect(chosen.json).toEqual({ secret: OTHER_SECRET });
+    const emptyObject = await call('POST', `/webhooks/endpoints/${id}/rotate-secret`, owner({}));
+    expect(emptyObject.status).toBe(200);
+    expectError(await call('POST', `/webhooks/endpoints/${id}/rotate-secret`, owner({ secret: 'not-a-secret' })), 400, /secret/);
+    expectError(await call('POST', `/webhooks/endpoints/${id}/rotate-secret`, owner({ secrets: OTHER_SECRET })), 400, /secrets/);
+  });
+
+  it('recovers: 202 with how many were queued again (none yet)', async () => {
+    const { id } = await create({ url: 'https://example.com/recover' });
+    const recovered = await call('POST', `/webhooks/endpoints/${id}/recover`, owner({ since: '2020-01-01T00:00:00Z' }));
+    expect(recovered.status).toBe(202);
+    expect(recovered.json).toEqual({ requeued: 0 });
+    expectError(await call('POST', `/webhooks/endpoints/${id}/recover`, owner({ since: 'yesterday' })), 400, /since/);
+    expectError(await call('POST', `/webhooks/endpoints/${id}/recover`, owner({})), 400, /since/);
+  });
+
+  it('deletes: 204, then 404 on every route of it', async () => {
+    const { id } = await create({ url: 'https://example.com/delete' });
+    const deleted = await call('DELETE', `/webhooks/endpoints/${id}`, owner());
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe('');
+    expectError(await call('GET', `/webhooks/endpoints/${id}`, owner()), 404, new RegExp(id));
+    expectError(await call('DELETE', `/webhooks/endpoints/${id}`, owner()), 404);
+    expectError(await call('GET', `/webhooks/endpoints/${id}/secret`, owner()), 404);
+  });
+
+  it('lists in keyset pages of ascending ids with a Link to the next page, and all at once', async () => {
+    const token = TOKENS.otherTenant;
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) ids.push((await create({ url: `https://example.com/page/${index}` }, token)).id);
+    ids.sort();
+    const all = await call('GET', '/webhooks/endpoints', { token });
+    expect(all.status).toBe(200);
+    expect(all.headers.get('link')).toBeNull();
+    expect((all.json as EndpointJson[]).map((endpoint) => endpoint.id)).toEqual(ids);
+    expect((all.json as EndpointJson[]).every((endpoint) => !('secret' in endpoint))).toBe(true);
+
+    const seen: string[] = [];
+    let path: string | undefined = '/webhooks/endpoints?limit=2';
+    while (path !== undefined) {
+      const page = await call('GET', path, { token });
+      expect(page.status).toBe(200);
+      const items = page.json as EndpointJson[];
+      seen.push(...items.map((endpoint) => endpoint.id));
+      const link = page.headers.get('link');
+      path = link === null ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)![1];
+      if (path !== undefined) expect(path).toBe(`/webhooks/endpoints?limit=2&after=${items.at(-1)!.id}`);
+    }
+    expect(seen).toEqual(ids);
+    const exact = await call('GET', `/webhooks/endpoints?limit=5`, { token });
+    expect(exact.headers.get('link')).toBeNull();
+    const tail = await call('GET', `/webhooks/endpoints?after=${ids[3]}&cachebuster=1`, { token });
+    expect((tail.json as EndpointJson[]).map((endpoint) => endpoint.id)).toEqual([ids[4]]);
+  });
+
+  it('refuses bad list parameters with a 400 naming them; ignores unknown ones', async () => {
+    for (const [query, name] of [
+      ['limit=', 'limit'],
+      ['limit=abc', 'limit'],
+      ['limit=1.5', 'limit'],
+      ['limit=-1', 'limit'],
+      ['limit=0', 'limit'],
+      ['limit=1&limit=2', 'limit'],
+      ['after=', 'after'],
+      ['after=a&after=b', 'after'],
+      ['after=%E2%82', 'after'],
+    ] as const) {
+      expectError(await call('GET', `/webhooks/endpoints?${query}`, owner()), 400, new RegExp(`^${name}\\b`));
+    }
+    expect((await call('GET', '/webhooks/endpoints?foo=1&foo=2&bar', owner())).status).toBe(200);
+  });
+
+  it('validates bodies: unknown properties, bad values, JSON, media type and size', async () => {
+    const post = (body: string, headers?: Record<string, string>) => call('POST', '/webhooks/endpoints', { token: TOKENS.owner, body, headers });
+    expectError(await post('{"url":"https://example.com/x","urls":1}'), 400, /urls/);
+    expectError(await post('{}'), 400, /url/);
+    expectError(await post('{"url":"ftp://example.com/x"}'), 400, /^url must be an absolute http or https URL/);
+    expectError(await post('{"url":"https://user:pw@example.com/x"}'), 400, /credentials/);
+    expectError(await post(JSON.stringify({ url: `https://example.com/${'x'.repeat(2048)}` })), 400, /url must be at most 2048/);
+    expectError(await post('{"url":"https://example.com/x","eventTypes":[]}'), 400, /eventTypes/);
+    expectError(await post('{"url":"https://example.com/x","eventTypes":["plant.eaten"]}'), 400, /eventTypes/);
+    expectError(await post('{"url":"https://example.com/x","eventTypes":["plant.created","plant.created"]}'), 400, /eventTypes/);
+    expectError(await post(JSON.stringify({ url: 'https://example.com/x', description: 'd'.repeat(513) })), 400, /description/);
+    expectError(await post('{"url":"https://example.com/x","secret":"whsec_c2hvcnQ="}'), 400, /secret/);
+    expectError(await post('{"url":"https://example.com/x","rateLimit":0}'), 400, /rateLimit/);
+    expectError(await post('{"url":"https://example.com/x","rateLimit":1.5}'), 400, /rateLimit/);
+    expectError(await post('{"url":"https://example.com/x","status":"disabled"}'), 400, /status/);
+    expectError(await post('{"url":'), 400, /not valid JSON/);
+    expectError(await post('[]'), 400);
+    expectError(await post('{"url":"https://example.com/x"}', { 'content-type': 'text/plain' }), 415);
+    expectError(await post(JSON.stringify({ url: 'https://example.com/x', description: 'x'.repeat(70_000) })), 413);
+    const { id } = await create({ url: 'https://example.com/patch-validation' });
+    expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ status: 'paused' })), 400, /status/);
+    expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ secret: SECRET })), 400, /secret/);
+    expectError(await call('PATCH', `/webhooks/endpoints/${id}`, { token: TOKENS.owner, body: '{}', headers: { 'content-type': 'application/merge-patch+json' } }), 415);
+  });
+
+  it.each(['127.1', '[::1]', '[::ffff:127.0.0.1]', '0x7f.1', '2130706433', '169.254.169.254', '10.0.0.1', '0.0.0.0', '[fd00::1]', '224.0.0.1'])(
+    'refuses a non-public literal host %s at create and at update (400)',
+    async (host) => {
+      const url = `http://${host}:8080/hook`;
+      expectError(await call('POST', '/webhooks/endpoints', owner({ url })), 400, /^url must not point to a private/);
+      const { id } = await create({ url: 'https://example.com/ssrf' });
+      expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ url })), 400, /^url must not point to a private/);
+      expect((await call('GET', `/webhooks/endpoints/${id}`, owner())).json).toMatchObject({ url: 'https://example.com/ssrf' });
+    },
+  );
+
+  it('decodes percent-encoded ids and refuses malformed ones (400 naming id)', async () => {
+    const { id } = await create({ url: 'https://example.com/encoded' });
+    const encoded = [...id].map((char) => `%${char.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    expect((await call('GET', `/webhooks/endpoints/${encoded}`, owner())).json).toMatchObject({ id });
+    expectError(await call('GET', '/webhooks/endpoints/%E2%82', owner()), 400, /^id\b/);
+    expectError(await call('GET', '/webhooks/endpoints/%00', owner()), 400, /^id\b/);
+    expectError(await call('GET', `/webhooks/endpoints/${'x'.repeat(300)}`, owner()), 400, /^id\b/);
+    expectError(await call('GET', '/webhooks/endpoints/ep_nope', owner()), 404, /ep_nope/);
+    expectError(await call('GET', '/webhooks/deliveries/%FF', owner()), 400, /^id\b/);
+  });
+
+  it('answers unknown paths 404 and other methods 405 with Allow, before authentication', async () => {
+    for (const path of ['/webhooks', '/webhooks/', '/webhooks/endpoints/', '/webhooks/endpoints/x/y', '/webhooks/endpoints/x/resend', '/webhooks/deliveries/x/secret', '/webhooks/deliveries//resend', '/webhooks/subscriptions']) {
+      expectError(await call('GET', path), 404);
+    }
+    for (const [method, path, allow] of [
+      ['PUT', '/webhooks/endpoints', 'GET, HEAD, POST'],
+      ['POST', '/webhooks/endpoints/ep_x', 'GET, HEAD, PATCH, DELETE'],
+      ['PUT', '/webhooks/endpoints/ep_x/secret', 'GET, HEAD'],
+      ['GET', '/webhooks/endpoints/ep_x/rotate-secret', 'POST'],
+      ['GET', '/webhooks/endpoints/ep_x/recover', 'POST'],
+      ['POST', '/webhooks/deliveries', 'GET, HEAD'],
+      ['DELETE', '/webhooks/deliveries/msg_x', 'GET, HEAD'],
+      ['GET', '/webhooks/deliveries/msg_x/resend', 'POST'],
+    ] as const) {
+      const response = await call(method, path);
+      expectError(response, 405);
+      expect(response.headers.get('allow')).toBe(allow);
+    }
+  });
+
+  it('HEAD is GET without a body', async () => {
+    const { id } = await create({ url: 'https://example.com/head' });
+    const head = await call('HEAD', `/webhooks/endpoints/${id}`, owner());
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(Number(head.headers.get('content-length'))).toBe((await call('GET', `/webhooks/endpoints/${id}`, owner())).text.length);
+  });
+
+  describe('auth order and scopes', () => {
+    let id: string;
+    beforeAll(async () => {
+      id = (await create({ url: 'https://example.com/scopes' })).id;
+    });
+    const routes = (): [method: string, path: string, scope: 'read' | 'write', body?: string][] => [
+      ['GET', '/webhooks/endpoints', 'read'],
+      ['POST', '/webhooks/endpoints', 'write', '{"url":"https://example.com/x"}'],
+      ['GET', `/webhooks/endpoints/${id}`, 'read'],
+      ['PATCH', `/webhooks/endpoints/${id}`, 'write', '{"description":"x"}'],
+      ['DELETE', `/webhooks/endpoints/${id}`, 'write'],
+      ['GET', `/webhooks/endpoints/${id}/secret`, 'write'],
+      ['POST', `/webhooks/endpoints/${id}/rotate-secret`, 'write', '{}'],
+      ['POST', `/webhooks/endpoints/${id}/recover`, 'write', '{"since":"2020-01-01T00:00:00Z"}'],
+      ['GET', '/webhooks/deliveries', 'read'],
+      ['GET', '/webhooks/deliveries/msg_nope', 'read'],
+      ['POST', '/webhooks/deliveries/msg_nope/resend', 'write'],
+    ];
+
+    it('401 without or with an unknown token, whatever the input', async () => {
+      for (const [method, path, , body] of routes()) {
+        const missing = await call(method, `${path}?limit=bad`, { body: body ?? undefined });
+        expectError(missing, 401);
+        expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="plant-store"');
+        expectError(await call(method, path, { token: 'nope', body: method === 'GET' ? undefined : '{"bad json' }), 401);
+      }
+    });
+
+    it('403 naming the scope for a token without it, before the input is looked at', async () => {
+      for (const [method, path, scope] of routes()) {
+        // webhooks:read only: refused on writes; plants scopes only: refused on everything.
+        const tokens = scope === 'write' ? [TOKENS.webhookReader, TOKENS.reader] : [TOKENS.reader, TOKENS.writer];
+        for (const token of tokens) {
+          const body = method === 'GET' ? undefined : '{"bad json';
+          const response = await call(method, `${path}?limit=bad`, { token, body, headers: { 'content-type': 'text/plain' } });
+          expectError(response, 403);
+          expect(response.headers.get('www-authenticate')).toBe(`Bearer realm="plant-store", error="insufficient_scope", scope="webhooks:${scope}"`);
+        }
+      }
+      expect((await call('GET', '/webhooks/endpoints', { token: TOKENS.webhookReader })).status).toBe(200);
+      expect((await call('GET', `/webhooks/endpoints/${id}`, { token: TOKENS.webhookReader })).status).toBe(200);
+    });
+
+    it('another tenant\'s endpoint is a 404 on every route, and is left unchanged', async () => {
+      const before = (await call('GET', `/webhooks/endpoints/${id}`, owner())).json;
+      const secret = (await call('GET', `/webhooks/endpoints/${id}/secret`, owner())).json;
+      for (const [method, path, , body] of routes()) {
+        if (!path.includes(id)) continue;
+        expectError(await call(method, path, { token: TOKENS.otherTenant, body }), 404, new RegExp(id));
+      }
+      const listed = (await call('GET', '/webhooks/endpoints', { token: TOKENS.otherTenant })).json as EndpointJson[];
+      expect(listed.map((endpoint) => endpoint.id)).not.toContain(id);
+      expect((await call('GET', `/webhooks/endpoints/${id}`, owner())).json).toEqual(before);
+      expect((await call('GET', `/webhooks/endpoints/${id}/secret`, owner())).json).toEqual(secret);
+    });
+  });
+});
+
+describe('webhook endpoints under a base path', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('memory', { basePath: '/api/v1' });
+  });
+  afterAll(() => server.close());
+
+  it('routes below the base path and writes Links that carry it', async () => {
+    for (let index = 0; index < 3; index++) {
+      const created = await fetch(`${server.url}/api/v1/webhooks/endpoints`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKENS.owner}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `https://example.com/base/${index}` }),
+      });
+      expect(created.status).toBe(201);
+    }
+    const page = await fetch(`${server.url}/api/v1/webhooks/endpoints?limit=1`, { headers: { authorization: `Bearer ${TOKENS.owner}` } });
+    const [first] = (await page.json()) as EndpointJson[];
+    expect(page.headers.get('link')).toBe(`</api/v1/webhooks/endpoints?limit=1&after=${first!.id}>; rel="next"`);
+    const deliveries = await fetch(`${server.url}/api/v1/webhooks/deliveries`, { headers: { authorization: `Bearer ${TOKENS.owner}` } });
+    expect(deliveries.status).toBe(200);
+  });
+});
