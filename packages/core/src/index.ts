@@ -59,13 +59,19 @@ export type {
   DeliveryStatus,
   ListDeliveriesQuery,
   NewDelivery,
+  PendingStats,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
 export type { WebhookRequest, WebhookResponse, WebhookTransport } from './ports/webhook-transport.js';
 
 export { PlantService, requireScope, type CreatePlantOutcome, type PlantServiceOptions } from './service/plant-service.js';
 export { collectListing, type PlantListing } from './service/plant-listing.js';
-export { createPlantEventBus, type PlantEventBus, type PlantEvents } from './events/plant-events.js';
+export {
+  createPlantEventBus,
+  type PlantEventBus,
+  type PlantEvents,
+  type WebhookAttemptOutcome,
+} from './events/plant-events.js';
 
 export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';

@@ -8,6 +8,7 @@ import type {
   DeliveryAttempt,
   ListDeliveriesQuery,
   NewDelivery,
+  PendingStats,
   WebhookOutbox,
 } from '@plant-store/core';
 import { loadQueryBuilder, type QueryBuilder } from './query-builder.js';
@@ -95,6 +96,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #claim: Statement;
   readonly #claimSkipping: Statement;
   readonly #nextDueAt: Statement;
+  readonly #pendingStats: Statement;
   readonly #release: Statement;
   readonly #recordAttempt: (id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => boolean;
 
@@ -114,6 +116,11 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
          FROM webhook_deliveries WHERE status = 'pending'`,
       )
       .pluck(true);
+    // Walks the partial index of pending rows only, so the delivered history
+    // costs nothing; the creation times are read from those rows.
+    this.#pendingStats = db
+      .prepare(`SELECT count(*), min(created_at) FROM webhook_deliveries WHERE status = 'pending'`)
+      .raw(true);
     // One JSON parameter however many ids (no bound-variable limit).
     this.#release = db.prepare(
       `UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL
@@ -179,6 +186,13 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return withSqliteErrors('find the next due delivery', () => {
       const at = this.#nextDueAt.get() as bigint | null;
       return at === null ? undefined : Number(at);
+    });
+  }
+
+  async pendingStats(): Promise<PendingStats> {
+    return withSqliteErrors('count pending deliveries', () => {
+      const [count, oldest] = this.#pendingStats.get() as [bigint, bigint | null];
+      return oldest === null ? { count: 0 } : { count: Number(count), oldestCreatedAt: Number(oldest) };
     });
   }
 

@@ -26,7 +26,7 @@ require('reflect-metadata');
 const { container: rootContainer, instanceCachingFactory } = require('tsyringe') as typeof Tsyringe;
 
 export interface PlantStoreWebhookOptions
-  extends Partial<Omit<WebhookDispatcherOptions, 'outbox' | 'transport' | 'clock' | 'logger' | 'subscriptions'>> {
+  extends Partial<Omit<WebhookDispatcherOptions, 'outbox' | 'transport' | 'clock' | 'logger' | 'subscriptions' | 'events'>> {
   /** Who receives "New Plant". Validated: a bad url or secret is a `ValidationError` naming the entry. @default [] */
   readonly subscriptions?: readonly v.InferInput<typeof WebhookSubscriptionSchema>[];
   /** How deliveries are sent. Without one, deliveries are queued (durably) but this store sends nothing. */
@@ -102,6 +102,7 @@ export function createPlantStore(options: PlantStoreOptions): PlantStore {
             clock: c.resolve(TOKENS.clock),
             logger: c.resolve(TOKENS.logger),
             subscriptions: c.resolve(TOKENS.subscriptions),
+            events: c.resolve(TOKENS.events),
           }),
       ),
     });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
+import type { PlantEventBus, WebhookAttemptOutcome } from '../events/plant-events.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ClaimedDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
@@ -53,6 +54,8 @@ export interface WebhookDispatcherOptions {
   readonly stopTimeoutMs?: number;
   /** Lease owner id, unique per dispatcher. @default `<host>:<pid>:<random>` */
   readonly owner?: string;
+  /** Receives `webhook.attempted` after each recorded attempt (metrics). @default none */
+  readonly events?: PlantEventBus;
 }
 
 /** A subscription with its signing key decoded once. */
@@ -89,6 +92,7 @@ export class WebhookDispatcher {
   readonly #batchSize: number;
   readonly #stopTimeoutMs: number;
   readonly #owner: string;
+  readonly #events: PlantEventBus | undefined;
 
   #state: 'idle' | 'running' | 'stopped' = 'idle';
   readonly #inFlight = new Set<Promise<void>>();
@@ -131,6 +135,7 @@ export class WebhookDispatcher {
     this.#batchSize = Math.max(1, options.batchSize ?? this.#concurrency);
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 2_000;
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+    this.#events = options.events;
   }
 
   /** The lease owner id of this dispatcher. */
@@ -316,6 +321,7 @@ export class WebhookDispatcher {
     const target = this.#target(delivery);
     if (!target) {
       await this.#record(delivery, { at: startedAt, durationMs: 0, error: 'no subscription for this endpoint' }, { status: 'failed' });
+      this.#events?.emit('webhook.attempted', { outcome: 'failed', durationMs: 0 });
       return;
     }
     const timestamp = Math.floor(startedAt / 1000);
@@ -342,6 +348,7 @@ export class WebhookDispatcher {
       ...(decision.error !== undefined ? { error: decision.error } : {}),
     };
     await this.#record(delivery, attempt, decision.outcome);
+    this.#events?.emit('webhook.attempted', { outcome: attemptOutcome(decision.outcome.status, response), durationMs: attempt.durationMs });
     if (decision.outcome.status === 'pending') this.#scheduleAt(decision.outcome.nextAttemptAt);
     this.#logOutcome(delivery, decision.outcome.status, decision.error);
   }
@@ -373,6 +380,13 @@ export class WebhookDispatcher {
     if (status === 'pending') this.#logger.info('webhook attempt failed, will retry', fields);
     else this.#logger.warn('webhook delivery failed, no more attempts', fields);
   }
+}
+
+/** The outcome as metrics name it: a 410 is told apart from retries running out. */
+function attemptOutcome(status: 'delivered' | 'pending' | 'failed', response: WebhookResponse): WebhookAttemptOutcome {
+  if (status === 'pending') return 'retry';
+  if (status === 'failed' && response.statusCode === 410) return 'gone';
+  return status;
 }
 
 function describe(error: unknown): string {
