@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger, PlantStore } from '@plant-store/core';
+import type { HttpMetrics } from '../metrics/http-metrics.js';
 
 /** What every route handler shares for the lifetime of a listener (built once, not per request). */
 export interface RouteContext {
@@ -10,6 +11,8 @@ export interface RouteContext {
   readonly basePath: string;
   /** The OpenAPI document, serialized once. */
   readonly openapiJson: string;
+  /** Present when metrics are on: requests are recorded and `GET /metrics` exists. */
+  readonly metrics?: HttpMetrics;
 }
 
 /** One request being answered. */

@@ -1,4 +1,5 @@
 import { HttpError } from '../http/http-error.js';
+import { scrapeMetrics } from './metrics-route.js';
 import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.js';
 import type { Exchange, RouteContext } from './route-context.js';
 import { healthz, openapi, readyz } from './system-routes.js';
@@ -10,7 +11,11 @@ export const ALLOWED_METHODS = {
   '/healthz': 'GET, HEAD',
   '/readyz': 'GET, HEAD',
   '/openapi.json': 'GET, HEAD',
+  '/metrics': 'GET, HEAD',
 } as const;
+
+/** A path of the route table, as the OpenAPI document writes it. */
+export type RouteTemplate = keyof typeof ALLOWED_METHODS;
 
 const PLANTS_PREFIX = '/plants/';
 
@@ -43,15 +48,35 @@ export function routeRequest(context: RouteContext, exchange: Exchange, path: st
     case '/openapi.json':
       if (get) return openapi(context, exchange);
       throw methodNotAllowed(method, ALLOWED_METHODS['/openapi.json']);
+    case '/metrics':
+      if (context.metrics === undefined) break; // metrics off: no such route
+      if (get) return scrapeMetrics(context.metrics, exchange);
+      throw methodNotAllowed(method, ALLOWED_METHODS['/metrics']);
     default:
   }
-  if (path.startsWith(PLANTS_PREFIX) && path.length > PLANTS_PREFIX.length && path.indexOf('/', PLANTS_PREFIX.length) === -1) {
+  if (isPlantPath(path)) {
     const idSegment = path.slice(PLANTS_PREFIX.length);
     if (get) return getPlant(context, exchange, idSegment);
     if (method === 'DELETE') return deletePlant(context, exchange, idSegment);
     throw methodNotAllowed(method, ALLOWED_METHODS['/plants/{id}']);
   }
   throw notFound(context);
+}
+
+/**
+ * The route template a path (relative to the base path; `undefined` outside
+ * it) belongs to, or `undefined` for none: how metrics label a request,
+ * never by its raw path.
+ */
+export function routeTemplate(path: string | undefined): RouteTemplate | undefined {
+  if (path === undefined) return undefined;
+  if (Object.hasOwn(ALLOWED_METHODS, path)) return path as RouteTemplate;
+  return isPlantPath(path) ? '/plants/{id}' : undefined;
+}
+
+/** `/plants/<one non-empty segment>`. */
+function isPlantPath(path: string): boolean {
+  return path.startsWith(PLANTS_PREFIX) && path.length > PLANTS_PREFIX.length && path.indexOf('/', PLANTS_PREFIX.length) === -1;
 }
 
 function notFound(context: RouteContext): HttpError {
