@@ -92,6 +92,7 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
       headersTimeoutMs: config.headersTimeoutMs,
       requestTimeoutMs: config.requestTimeoutMs,
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      metrics: config.metrics,
       logger,
     });
   } catch (error) {

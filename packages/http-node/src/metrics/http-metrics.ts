@@ -70,6 +70,6 @@ function build(store: PlantStore): Instruments {
     register,
     requests: createRequestMetrics(client, register),
     attempted: createWebhookAttemptMetrics(client, register),
-    outbox: createOutboxMetrics(client, register, store),
+    outbox: createOutboxMetrics(client, register, store.webhooks),
   };
 }

@@ -1,4 +1,4 @@
-import type { PlantStore } from '@plant-store/core';
+import type { WebhookAdmin } from '@plant-store/core';
 import type { Gauge, Registry } from 'prom-client';
 import { withTimeout } from '../http/with-timeout.js';
 import type { PromClientModule } from './prom-client-module.js';
@@ -15,7 +15,8 @@ export interface OutboxMetrics {
   update(): Promise<void>;
 }
 
-export function createOutboxMetrics(client: PromClientModule, register: Registry, store: PlantStore): OutboxMetrics {
+/** `backlog` is the store's `webhooks` (only `pendingStats` is used). */
+export function createOutboxMetrics(client: PromClientModule, register: Registry, backlog: Pick<WebhookAdmin, 'pendingStats'>): OutboxMetrics {
   const up = new client.Gauge({
     name: 'plant_store_storage_up',
     help: '1 when storage answered the last scrape\'s backlog read, 0 when it failed or timed out.',
@@ -37,7 +38,7 @@ export function createOutboxMetrics(client: PromClientModule, register: Registry
     async update() {
       try {
         const stats = await withTimeout(
-          store.webhooks.pendingStats(),
+          backlog.pendingStats(),
           OUTBOX_READ_TIMEOUT_MS,
           `storage did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`,
         );
