@@ -51,7 +51,7 @@ export function createHttpMetrics(store: PlantStore): HttpMetrics {
   });
   return {
     observe(method, path, status, seconds) {
-      built().requests.observe(method, routeTemplate(path) ?? UNMATCHED_ROUTE, status, seconds);
+      built().requests.record(method, routeTemplate(path) ?? UNMATCHED_ROUTE, status, seconds);
     },
     async scrape() {
       const { register, outbox } = built();

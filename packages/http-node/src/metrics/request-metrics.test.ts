@@ -22,10 +22,10 @@ async function samples(register: ReturnType<typeof setup>['register'], name: str
 describe('createRequestMetrics', () => {
   it('counts requests by method, route and status, and times them in the same label sets', async () => {
     const { register, requests } = setup();
-    requests.observe('GET', '/plants', 200, 0.0004);
-    requests.observe('GET', '/plants', 200, 0.003);
-    requests.observe('POST', '/plants', 201, 0.02);
-    requests.observe('GET', '/plants/{id}', 404, 2);
+    requests.record('GET', '/plants', 200, 0.0004);
+    requests.record('GET', '/plants', 200, 0.003);
+    requests.record('POST', '/plants', 201, 0.02);
+    requests.record('GET', '/plants/{id}', 404, 2);
     expect(await samples(register, 'plant_store_http_requests_total')).toEqual({
       'plant_store_http_requests_total method=GET route=/plants status=200': 2,
       'plant_store_http_requests_total method=POST route=/plants status=201': 1,
@@ -42,9 +42,27 @@ describe('createRequestMetrics', () => {
     expect(histogram[`plant_store_http_request_duration_seconds_bucket le=2.5 method=GET route=/plants/{id} status=404`]).toBe(1);
   });
 
+  it('renders the text format through the registry: cumulative buckets, +Inf, sum and count per series', async () => {
+    const { register, requests } = setup();
+    requests.record('GET', '/plants', 200, 0.0004);
+    requests.record('GET', '/plants', 200, 30);
+    const text = await register.metrics();
+    const series = 'method="GET",route="/plants",status="200"';
+    expect(text).toContain('# TYPE plant_store_http_request_duration_seconds histogram');
+    expect(text).toContain(`plant_store_http_request_duration_seconds_bucket{le="0.0005",${series}} 1`);
+    expect(text).toContain(`plant_store_http_request_duration_seconds_bucket{le="10",${series}} 1`);
+    expect(text).toContain(`plant_store_http_request_duration_seconds_bucket{le="+Inf",${series}} 2`);
+    expect(text).toContain(`plant_store_http_request_duration_seconds_sum{${series}} 30.0004`);
+    expect(text).toContain(`plant_store_http_request_duration_seconds_count{${series}} 2`);
+    expect(text).toContain(`# TYPE plant_store_http_requests_total counter`);
+    expect(text).toContain(`plant_store_http_requests_total{${series}} 2`);
+    // Scraping twice does not double anything.
+    expect(await register.metrics()).toBe(text);
+  });
+
   it('folds unknown and missing methods into OTHER, so a client cannot add series by inventing methods', async () => {
     const { register, requests } = setup();
-    for (const method of ['PROPFIND', 'MKCOL', 'get', undefined]) requests.observe(method, 'unmatched', 404, 0.001);
+    for (const method of ['PROPFIND', 'MKCOL', 'get', undefined]) requests.record(method, 'unmatched', 404, 0.001);
     expect(await samples(register, 'plant_store_http_requests_total')).toEqual({
       'plant_store_http_requests_total method=OTHER route=unmatched status=404': 4,
     });
@@ -53,7 +71,7 @@ describe('createRequestMetrics', () => {
   it('keeps each registry to itself', async () => {
     const first = setup();
     const second = setup();
-    first.requests.observe('GET', '/healthz', 200, 0.001);
+    first.requests.record('GET', '/healthz', 200, 0.001);
     expect(await samples(first.register, 'plant_store_http_requests_total')).toEqual({
       'plant_store_http_requests_total method=GET route=/healthz status=200': 1,
     });
