@@ -15,6 +15,7 @@ import type { BenchResults } from './lib/targets.js';
 import { checkTargets } from './lib/targets.js';
 import { runBigListScenario } from './scenarios/big-list-scenario.js';
 import { runHttpSuite } from './scenarios/http-suite.js';
+import { runMetricsScenario } from './scenarios/metrics-scenario.js';
 import { runStartupScenario } from './scenarios/startup-scenario.js';
 import { runWebhookScenario } from './scenarios/webhook-scenario.js';
 
@@ -73,7 +74,8 @@ try {
   const paired = http.some((name) => selected.has(name)) ? await runHttpSuite(context, failed) : [];
   const webhooks = selected.has('webhooks') ? await attempt('webhooks', () => runWebhookScenario(context)) : undefined;
   const bigList = selected.has('big-list') ? await attempt('big-list', () => runBigListScenario(context)) : undefined;
-  results = { paired, startup, webhooks, bigList };
+  const metrics = selected.has('metrics') ? await runMetricsScenario(context, failed) : undefined;
+  results = { paired, startup, webhooks, bigList, metrics };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });
   else log(`kept ${workDir}`);

@@ -33,6 +33,7 @@ export function rawServe(name: string, openStore: (flags: RawServeFlags) => RawS
       storage: { type: 'string' },
       'webhook-retry': { type: 'string' },
       'webhook-timeout': { type: 'string' },
+      metrics: { type: 'string' },
     },
     allowPositionals: true,
   });

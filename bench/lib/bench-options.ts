@@ -12,6 +12,7 @@ export const SCENARIOS = [
   'delete',
   'webhooks',
   'big-list',
+  'metrics',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

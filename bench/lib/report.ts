@@ -2,7 +2,15 @@ import type { BenchOptions } from './bench-options.js';
 import type { MachineInfo } from './machine-info.js';
 import type { PairedResult, RoundFigures } from './paired-rounds.js';
 import { median } from './stats.js';
-import { checkTargets, medianRatio, RATIO_TARGET_SCENARIOS, MAX_P99_RATIO, MIN_THROUGHPUT_RATIO, type BenchResults } from './targets.js';
+import {
+  checkTargets,
+  medianRatio,
+  RATIO_TARGET_SCENARIOS,
+  MAX_P99_RATIO,
+  METRICS_MIN_THROUGHPUT_RATIO,
+  MIN_THROUGHPUT_RATIO,
+  type BenchResults,
+} from './targets.js';
 
 export interface ReportInput {
   readonly startedAt: Date;
@@ -103,6 +111,34 @@ function roundsSection(results: readonly PairedResult[]): string {
   );
 }
 
+/** Metrics on against off: the same columns as the HTTP scenarios, and the ratio with its target. */
+function metricsSection(results: BenchResults): string {
+  const metrics = results.metrics ?? [];
+  if (metrics.length === 0) return '';
+  const rows: string[][] = [];
+  for (const result of metrics) {
+    rows.push([result.scenario, ...serverRow(result.storage, 'metrics on', result.service)]);
+    rows.push([result.scenario, ...serverRow(result.storage, 'metrics off', result.baseline)]);
+    const rps = medianRatio(result, 'rps');
+    rows.push([
+      result.scenario,
+      result.storage,
+      `**ratio** (median of rounds) ${rps >= METRICS_MIN_THROUGHPUT_RATIO ? '✅' : '❌'}`,
+      `**${ratio(rps)}**`,
+      ratio(medianRatio(result, 'p50Ms')),
+      ratio(medianRatio(result, 'p99Ms')),
+      '',
+      ratio(medianRatio(result, 'cpuUsPerRequest')),
+      '',
+    ]);
+  }
+  return `## Metrics cost
+
+The service with metrics on (\`GET /metrics\` scraped every second during its rounds) against the same service with \`PLANT_STORE_METRICS=off\`, in interleaved rounds as above. Target: req/s with metrics ≥ ${METRICS_MIN_THROUGHPUT_RATIO}x without. On a shared machine the req/s ratio moves from round to round; CPU µs/req is the steadier measure of what metrics cost.
+
+${table(['scenario', 'storage', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU µs/req', 'RSS MiB'], rows)}`;
+}
+
 function webhookSection(results: BenchResults): string {
   const hooks = results.webhooks;
   if (!hooks) return '';
@@ -166,6 +202,12 @@ function summaryLines(results: BenchResults): string[] {
         `${ratio(medianRatio(result, 'cpuUsPerRequest'))} its CPU time per request`,
     );
   }
+  for (const result of results.metrics ?? []) {
+    lines.push(
+      `${result.scenario} (${result.storage}): metrics on ${int(medianOf(result.service, 'rps'))} req/s, off ${int(medianOf(result.baseline, 'rps'))} req/s — ` +
+        `${ratio(medianRatio(result, 'rps'))} req/s, ${ratio(medianRatio(result, 'cpuUsPerRequest'))} CPU time per request`,
+    );
+  }
   if (results.webhooks) {
     lines.push(
       `webhooks: ${int(results.webhooks.backlog.perSecond)} deliveries/s; commit → first attempt p50 ${ms(results.webhooks.latency.clientP50Ms)} ms, p99 ${ms(results.webhooks.latency.clientP99Ms)} ms`,
@@ -211,10 +253,13 @@ export function renderReport(input: ReportInput): string {
     )}`,
     `## Method\n\n${methodNotes(options)}`,
     results.paired.length ? `## HTTP scenarios\n\nMedians over the measured rounds. CPU % is the server process's user + system time over the round (100 = one core), from /proc/<pid>/stat; CPU µs/req is that time per answered request; RSS is VmRSS at the end of the rounds. On a machine shared with other work the req/s ratio moves from round to round (see Every round); CPU µs/req is the steadier measure of the service's own overhead.\n\n${pairedSection(results.paired)}` : '',
+    metricsSection(results),
     webhookSection(results),
     bigListSection(results),
     startupSection(results),
-    results.paired.length ? `## Every round\n\nService / baseline. The warm-up is not used for ratios.\n\n${roundsSection(results.paired)}` : '',
+    results.paired.length || results.metrics?.length
+      ? `## Every round\n\nService / baseline (for metrics-*: metrics on / off). The warm-up is not used for ratios.\n\n${roundsSection([...results.paired, ...(results.metrics ?? [])])}`
+      : '',
   ];
   return `${sections.filter(Boolean).join('\n\n')}\n`;
 }

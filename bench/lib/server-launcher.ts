@@ -17,6 +17,8 @@ export interface ServerConfig {
   readonly webhooks?: readonly { readonly url: string; readonly secret: string }[];
   readonly webhookRetry?: string;
   readonly webhookTimeout?: string;
+  /** `--metrics`; the service's default (on) when not given. */
+  readonly metrics?: 'on' | 'off';
   /** Extra node flags (e.g. `--cpu-prof`). */
   readonly nodeFlags?: readonly string[];
 }
@@ -40,6 +42,7 @@ function serveFlags(config: ServerConfig): string[] {
   if (config.webhooks?.length) flags.push('--webhooks', JSON.stringify(config.webhooks));
   if (config.webhookRetry) flags.push('--webhook-retry', config.webhookRetry);
   if (config.webhookTimeout) flags.push('--webhook-timeout', config.webhookTimeout);
+  if (config.metrics) flags.push('--metrics', config.metrics);
   return flags;
 }
 

@@ -10,6 +10,8 @@ export interface BenchResults {
   readonly startup?: readonly StartupResult[];
   readonly webhooks?: WebhookResult;
   readonly bigList?: BigListResult;
+  /** Metrics on (`service`) against metrics off (`baseline`), same service. */
+  readonly metrics?: readonly PairedResult[];
 }
 
 /** One target of issue #5 against what was measured. */
@@ -23,6 +25,8 @@ export interface TargetCheck {
 export const RATIO_TARGET_SCENARIOS: readonly string[] = ['create', 'list-20', 'list-100'];
 export const MIN_THROUGHPUT_RATIO = 0.9;
 export const MAX_P99_RATIO = 1.5;
+/** Metrics may cost at most 3 % of req/s (issue 12). */
+export const METRICS_MIN_THROUGHPUT_RATIO = 0.97;
 
 /** Median of the per-round ratios service / baseline of one figure. */
 export function medianRatio(result: PairedResult, figure: 'rps' | 'p99Ms' | 'p50Ms' | 'cpuUsPerRequest'): number {
@@ -47,6 +51,15 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       target: `${result.scenario} (${result.storage}): p99 ≤ ${MAX_P99_RATIO}x baseline`,
       measured: `${p99.toFixed(2)}x`,
       pass: p99 <= MAX_P99_RATIO,
+    });
+  }
+  for (const result of results.metrics ?? []) {
+    const rps = medianRatio(result, 'rps');
+    const clean = [...result.service, ...result.baseline].every((round) => round.failures === 0);
+    checks.push({
+      target: `${result.scenario} (${result.storage}): req/s with metrics ≥ ${METRICS_MIN_THROUGHPUT_RATIO}x without`,
+      measured: `${rps.toFixed(3)}x${clean ? '' : ' (with failed requests)'}`,
+      pass: rps >= METRICS_MIN_THROUGHPUT_RATIO && clean,
     });
   }
   const hooks = results.webhooks;

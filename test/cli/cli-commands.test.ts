@@ -34,6 +34,7 @@ describe.concurrent('plant-store commands', () => {
       ['--webhook-timeout', 'PLANT_STORE_WEBHOOK_TIMEOUT'],
       ['--max-body', 'PLANT_STORE_MAX_BODY'],
       ['--log-level', 'PLANT_STORE_LOG_LEVEL'],
+      ['--metrics', 'PLANT_STORE_METRICS'],
     ]) {
       expect(result.stdout).toMatch(new RegExp(`${flag} <value>\\n\\s+${variable}: `));
     }

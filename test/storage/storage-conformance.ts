@@ -69,6 +69,7 @@ export function describeStorageConformance(name: string, options: StorageConform
           () => closed.outbox.recordAttempt('d', 'o', { at: 0, durationMs: 1 }, { status: 'delivered' }),
           () => closed.outbox.release(['d'], 'o'),
           () => closed.outbox.nextDueAt(),
+          () => closed.outbox.pendingStats(),
           () => closed.outbox.get('d'),
           () => closed.outbox.list(),
           () => closed.outbox.requeue('d', 0),

@@ -218,6 +218,27 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await outbox().nextDueAt()).toBeUndefined();
     });
 
+    it('counts pending deliveries (leased ones too) and knows when the oldest was queued, whatever its due time', async () => {
+      expect(await outbox().pendingStats()).toEqual({ count: 0 });
+      await queue(delivery('d1', { createdAt: T0 + 10 }), delivery('d2', { createdAt: T0 + 20 }), delivery('d3', { createdAt: T0 + 30 }));
+      expect(await outbox().pendingStats()).toEqual({ count: 3, oldestCreatedAt: T0 + 10 });
+      // Leased: still pending.
+      await claim('a', T0 + 30);
+      expect(await outbox().pendingStats()).toEqual({ count: 3, oldestCreatedAt: T0 + 10 });
+      // d1 is retried much later than d2 and d3 are due: it stays the oldest.
+      await outbox().recordAttempt('d1', 'a', { at: T0 + 30, durationMs: 1, statusCode: 500 }, { status: 'pending', nextAttemptAt: T0 + 99_999 });
+      expect(await outbox().pendingStats()).toEqual({ count: 3, oldestCreatedAt: T0 + 10 });
+      await outbox().recordAttempt('d2', 'a', { at: T0 + 30, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
+      await outbox().recordAttempt('d3', 'a', { at: T0 + 30, durationMs: 1, statusCode: 410 }, { status: 'failed' });
+      expect(await outbox().pendingStats()).toEqual({ count: 1, oldestCreatedAt: T0 + 10 });
+      await claim('b', T0 + 99_999);
+      await outbox().recordAttempt('d1', 'b', { at: T0 + 99_999, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
+      expect(await outbox().pendingStats()).toEqual({ count: 0 });
+      // A re-queued failure counts again, with its original creation time.
+      await outbox().requeue('d3', T0 + 200_000);
+      expect(await outbox().pendingStats()).toEqual({ count: 1, oldestCreatedAt: T0 + 30 });
+    });
+
     it('lists deliveries newest first, by status, up to a limit (100 by default)', async () => {
       await queue(delivery('old', { createdAt: T0 }), delivery('mid', { createdAt: T0 + 1 }));
       await queue(delivery('new', { createdAt: T0 + 2 }));

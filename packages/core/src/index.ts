@@ -62,6 +62,7 @@ export type {
   ListDeliveriesQuery,
   NewDelivery,
   TenantDeliveriesQuery,
+  PendingStats,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
 export type {
@@ -78,7 +79,12 @@ export type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from './por
 
 export { PlantService, requireScope, type CreatePlantOutcome, type PlantServiceOptions } from './service/plant-service.js';
 export { collectListing, type PlantListing } from './service/plant-listing.js';
-export { createPlantEventBus, type PlantEventBus, type PlantEvents } from './events/plant-events.js';
+export {
+  createPlantEventBus,
+  type PlantEventBus,
+  type PlantEvents,
+  type WebhookAttemptOutcome,
+} from './events/plant-events.js';
 
 export { firstAuthenticator } from './auth/first-authenticator.js';
 export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './auth/static-tokens.js';

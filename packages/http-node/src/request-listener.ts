@@ -5,6 +5,7 @@ import { docsFiles } from './docs/docs-files.js';
 import { DEFAULT_MAX_BODY_BYTES, leavesLargeBodyUnread } from './http/read-body.js';
 import { requestId } from './http/request-id.js';
 import { describeError, sendError } from './http/send-error.js';
+import { createHttpMetrics } from './metrics/http-metrics.js';
 import { openapiDocument } from './openapi/openapi-document.js';
 import type { Exchange, RouteContext } from './routes/route-context.js';
 import { routeRequest } from './routes/route-request.js';
@@ -34,6 +35,18 @@ export interface RequestListenerOptions {
    * @default false
    */
   readonly docs?: boolean;
+  /**
+   * Prometheus metrics (prom-client, on a registry of this listener's own):
+   * every request is counted and timed by method, route template and
+   * status, and `GET /metrics` (no authentication) serves them with webhook
+   * attempts by outcome, the pending backlog and process metrics. Off unless
+   * asked: the route is public, so a host decides whether to expose it
+   * (`plant-store serve` turns it on unless `PLANT_STORE_METRICS=off`).
+   * The listener subscribes to the store's events for good: create one
+   * listener with metrics per store.
+   * @default false
+   */
+  readonly metrics?: boolean;
 }
 
 /**
@@ -53,13 +66,15 @@ export function createRequestListener(store: PlantStore, options: RequestListene
     throw new RangeError(`maxBodyBytes must be a non-negative integer, got ${maxBodyBytes}`);
   }
   const basePath = normalizeBasePath(options.basePath ?? '');
+  const metrics = options.metrics === true;
   const context: RouteContext = {
     store,
     logger: options.logger ?? silentLogger,
     maxBodyBytes,
     basePath,
-    openapiJson: JSON.stringify(openapiDocument(options.version ?? packageVersion, { basePath, docs: options.docs === true })),
+    openapiJson: JSON.stringify(openapiDocument(options.version ?? packageVersion, { basePath, docs: options.docs === true, metrics })),
     docs: options.docs === true ? docsFiles() : undefined,
+    ...(metrics ? { metrics: createHttpMetrics(store) } : {}),
   };
   return (req, res, next) => {
     if (next !== undefined && !isUnder(req.url ?? '/', basePath)) {
@@ -93,6 +108,7 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
   const queryStart = url.indexOf('?');
   // The query string is left out of the log: it is user data and unbounded.
   const path = queryStart === -1 ? url : url.slice(0, queryStart);
+  const routed = isUnder(path, context.basePath) ? path.slice(context.basePath.length) : undefined;
   const exchange: Exchange = {
     req,
     res,
@@ -102,15 +118,17 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
   };
   try {
     try {
-      await routeRequest(context, exchange, isUnder(path, context.basePath) ? path.slice(context.basePath.length) : undefined);
+      await routeRequest(context, exchange, routed);
     } catch (error) {
       sendError(res, exchange.requestId, error, context.logger, leavesLargeBodyUnread(req, context.maxBodyBytes));
     }
+    const durationMs = performance.now() - started;
+    context.metrics?.observe(req.method, routed, res.statusCode, durationMs / 1000);
     const fields: Record<string, unknown> = {
       method: req.method,
       path,
       status: res.statusCode,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      durationMs: Math.round(durationMs * 10) / 10,
       requestId: exchange.requestId,
     };
     // A response cut short: client gone, or storage failed mid-stream.

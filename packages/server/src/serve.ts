@@ -98,6 +98,7 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
       headersTimeoutMs: config.headersTimeoutMs,
       requestTimeoutMs: config.requestTimeoutMs,
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      metrics: config.metrics,
       logger,
       // The service serves its API reference page (GET /docs).
       docs: true,

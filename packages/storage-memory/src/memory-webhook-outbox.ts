@@ -9,6 +9,7 @@ import {
   type ListDeliveriesQuery,
   type NewDelivery,
   type TenantDeliveriesQuery,
+  type PendingStats,
   type WebhookOutbox,
   isTenantEndpointId,
 } from '@plant-store/core';
@@ -175,6 +176,14 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
       if (earliest === undefined || at < earliest) earliest = at;
     }
     return earliest;
+  }
+
+  async pendingStats(): Promise<PendingStats> {
+    assertOpen(this.#lifecycle);
+    // Kept in due order, not creation order (retries move back): one pass over the pending backlog only.
+    let oldest = Infinity;
+    for (const record of this.#pending) oldest = Math.min(oldest, record.message.createdAt);
+    return this.#pending.length === 0 ? { count: 0 } : { count: this.#pending.length, oldestCreatedAt: oldest };
   }
 
   async get(id: string): Promise<Delivery | undefined> {

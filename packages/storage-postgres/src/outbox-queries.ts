@@ -55,6 +55,10 @@ export const releaseSql = (t: Tables) => `
   UPDATE ${t.deliveries} SET lease_owner = NULL, lease_expires_at = NULL
   WHERE id = ANY ($1::text[]) AND lease_owner = $2`;
 
+/** No parameters. The backlog for metrics: read at scrape time, through the partial index of pending rows. */
+export const pendingStatsSql = (t: Tables) => `
+  SELECT count(*) AS count, min(created_at) AS oldest FROM ${t.deliveries} WHERE status = 'pending'`;
+
 /** No parameters. */
 export const nextDueAtSql = (t: Tables) => `
   SELECT min(greatest(next_attempt_at, lease_expires_at)) AS at

@@ -5,6 +5,7 @@ import type {
   Delivery,
   DeliveryAttempt,
   ListDeliveriesQuery,
+  PendingStats,
   TenantDeliveriesQuery,
   WebhookOutbox,
 } from '@plant-store/core';
@@ -16,6 +17,7 @@ import {
   listDeliveriesByStatusSql,
   listDeliveriesSql,
   nextDueAtSql,
+  pendingStatsSql,
   listTenantDeliveriesSql,
   recordAttemptSql,
   releaseSql,
@@ -35,6 +37,7 @@ type Statement =
   | 'record'
   | 'release'
   | 'nextDueAt'
+  | 'pendingStats'
   | 'get'
   | 'list'
   | 'listByStatus'
@@ -62,6 +65,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       record: recordAttemptSql(tables),
       release: releaseSql(tables),
       nextDueAt: nextDueAtSql(tables),
+      pendingStats: pendingStatsSql(tables),
       get: getDeliverySql(tables),
       list: listDeliveriesSql(tables),
       listByStatus: listDeliveriesByStatusSql(tables),
@@ -104,6 +108,12 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async release(ids: readonly string[], owner: string): Promise<void> {
     await this.#runner.changes('release delivery leases', this.#sql.release, [ids, owner]);
+  }
+
+  async pendingStats(): Promise<PendingStats> {
+    const [row] = await this.#runner.rows<{ count: bigint; oldest: bigint | null }>('count pending deliveries', this.#sql.pendingStats, []);
+    const count = Number(row?.count ?? 0n);
+    return row?.oldest == null ? { count } : { count, oldestCreatedAt: Number(row.oldest) };
   }
 
   async nextDueAt(): Promise<number | undefined> {

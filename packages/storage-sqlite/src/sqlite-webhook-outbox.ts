@@ -9,6 +9,7 @@ import type {
   ListDeliveriesQuery,
   NewDelivery,
   TenantDeliveriesQuery,
+  PendingStats,
   WebhookOutbox,
 } from '@plant-store/core';
 import type { DatabaseFileGuard } from './database-file-guard.js';
@@ -112,6 +113,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #claim: Statement;
   readonly #claimSkipping: Statement;
   readonly #nextDueAt: Statement;
+  readonly #pendingStats: Statement;
   readonly #release: Statement;
   readonly #recordAttempt: RecordAttempt;
 
@@ -132,6 +134,11 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
          FROM webhook_deliveries WHERE status = 'pending'`,
       )
       .pluck(true);
+    // Walks the partial index of pending rows only, so the delivered history
+    // costs nothing; the creation times are read from those rows.
+    this.#pendingStats = db
+      .prepare(`SELECT count(*), min(created_at) FROM webhook_deliveries WHERE status = 'pending'`)
+      .raw(true);
     // One JSON parameter however many ids (no bound-variable limit).
     this.#release = db.prepare(
       `UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL
@@ -176,6 +183,13 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return withSqliteErrors('find the next due delivery', () => {
       const at = this.#nextDueAt.get() as bigint | null;
       return at === null ? undefined : Number(at);
+    });
+  }
+
+  async pendingStats(): Promise<PendingStats> {
+    return withSqliteErrors('count pending deliveries', () => {
+      const [count, oldest] = this.#pendingStats.get() as [bigint, bigint | null];
+      return oldest === null ? { count: 0 } : { count: Number(count), oldestCreatedAt: Number(oldest) };
     });
   }
 

@@ -139,6 +139,7 @@ function registerWebhooks(container: DependencyContainer, options: PlantStoreOpt
           transport: c.resolve(TOKENS.webhookTransport),
           clock: c.resolve(TOKENS.clock),
           logger: c.resolve(TOKENS.logger),
+          events: c.resolve(TOKENS.events),
           targets: c.resolve<DeliveryTargets>(TOKENS.deliveryTargets),
         }),
     ),

@@ -6,12 +6,21 @@ import type { Plant } from '../domain/plant.js';
 // function itself. Re-type it once here.
 const mitt = mittImport as unknown as typeof mittImport.default;
 
+/**
+ * What one webhook attempt led to: `delivered`; `retry` (it failed and is
+ * tried again later); `gone` (the receiver answered 410, no more attempts);
+ * `failed` (it failed and no attempt is left, or no subscription has its url).
+ */
+export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'gone' | 'failed';
+
 /** In-process events, emitted after the storage commit only. */
 export type PlantEvents = {
   /** A plant was created (never emitted for a replayed create). */
   'plant.created': { readonly tenant: string; readonly plant: Plant };
   /** A plant was deleted. */
   'plant.deleted': { readonly tenant: string; readonly id: bigint };
+  /** The dispatcher made a webhook attempt and recorded it (no tenant or url: it feeds metrics). */
+  'webhook.attempted': { readonly outcome: WebhookAttemptOutcome; readonly durationMs: number };
 };
 
 export type PlantEventBus = Emitter<PlantEvents>;

@@ -75,6 +75,14 @@ export type AttemptOutcome =
   /** Cut short by a shutdown: stays pending and due as before (so at once), and does not count toward the retry schedule. */
   | { readonly status: 'interrupted' };
 
+/** The pending backlog at one moment, for monitoring. */
+export interface PendingStats {
+  /** Deliveries pending (leased or not). */
+  readonly count: number;
+  /** `createdAt` of the oldest pending delivery (a re-queued one keeps its original time); absent when none is pending. */
+  readonly oldestCreatedAt?: number;
+}
+
 export interface ListDeliveriesQuery {
   /** Only deliveries in this state. @default all */
   readonly status?: DeliveryStatus;
@@ -110,6 +118,8 @@ export interface WebhookOutbox {
   release(ids: readonly string[], owner: string): Promise<void>;
   /** Earliest time a pending delivery becomes claimable (its due time, or its lease end if later), or `undefined` when none is pending. */
   nextDueAt(): Promise<number | undefined>;
+  /** How many deliveries are pending and when the oldest was queued, from one consistent read; `{ count: 0 }` when none. Meant for each metrics scrape, so it must stay cheap with a large delivered history (an indexed read, no full scan). */
+  pendingStats(): Promise<PendingStats>;
   /** One delivery with its attempts, or `undefined`. */
   get(id: string): Promise<Delivery | undefined>;
   /** Deliveries with their attempts, newest first. */

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
-import type { Delivery, ListDeliveriesQuery, WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { Delivery, ListDeliveriesQuery, PendingStats, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { TenantWebhookDeliveries } from './endpoints/tenant-webhook-deliveries.js';
 import type { TenantWebhookEndpoints } from './endpoints/tenant-webhook-endpoints.js';
 
@@ -48,6 +48,11 @@ export class WebhookAdmin {
     const delivery = await this.#outbox.get(id);
     if (!delivery) throw new NotFoundError(`delivery ${id} not found`);
     return delivery;
+  }
+
+  /** How many deliveries are pending and when the oldest was queued (one cheap storage read; metrics call it per scrape). */
+  pendingStats(): Promise<PendingStats> {
+    return this.#outbox.pendingStats();
   }
 
   /** Puts a failed delivery back in the queue, due now; `NotFoundError` when there is no failed delivery with that id. */

@@ -76,6 +76,7 @@ function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']
     recordAttempt: (...args) => outbox.recordAttempt(...args),
     release: (...args) => outbox.release(...args),
     nextDueAt: () => outbox.nextDueAt(),
+    pendingStats: () => outbox.pendingStats(),
     get: (id) => outbox.get(id),
     list: (query) => outbox.list(query),
     requeue: (id, now) => outbox.requeue(id, now),
@@ -171,6 +172,28 @@ describe('WebhookDispatcher', () => {
     await waitFor(async () => (await store.webhooks.list())[0]?.status === 'failed', 'failed status');
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(sent).toHaveLength(1);
+  });
+
+  it('emits webhook.attempted after each recorded attempt, naming its outcome (no tenant, no url)', async () => {
+    const { transport } = fakeTransport((request) => {
+      if (request.url.endsWith('/ok')) return { kind: 'delivered', statusCode: 200 };
+      if (request.url.endsWith('/gone')) return { kind: 'gone', reason: 'receiver answered 410', statusCode: 410 };
+      return { kind: 'retry', reason: 'receiver answered 500', statusCode: 500 };
+    });
+    const urls = ['http://hooks.test/ok', 'http://hooks.test/gone', 'http://hooks.test/flaky'];
+    const store = storeWith({ transport, subscriptions: urls.map((url) => ({ url, secret: newSecret() })) });
+    const events: { outcome: string; durationMs: number }[] = [];
+    store.events.on('webhook.attempted', (event) => void events.push(event));
+    await store.plants.create(acme, { id: 1, name: 'Fern' });
+    await waitFor(async () => (await store.webhooks.list({ status: 'pending' })).length === 0, 'every delivery settled');
+    const counts: Record<string, number> = {};
+    for (const event of events) counts[event.outcome] = (counts[event.outcome] ?? 0) + 1;
+    // The flaky endpoint: 3 retries (schedule of 3), then failed.
+    expect(counts).toEqual({ delivered: 1, gone: 1, retry: 3, failed: 1 });
+    for (const event of events) {
+      expect(Object.keys(event).sort()).toEqual(['durationMs', 'outcome']);
+      expect(event.durationMs).toBeGreaterThanOrEqual(0);
+    }
   });
 
   it('sends each subscription its tenant only, and nothing for a replayed create', async () => {

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { PlantEventBus, WebhookAttemptOutcome } from '../events/plant-events.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
-import type { ClaimedDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { AttemptOutcome, ClaimedDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { AttemptSlots } from './attempt-slots.js';
-import { attemptDelivery, THROTTLED, type AttemptContext } from './delivery-attempt.js';
+import { attemptDelivery, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
 import { DeliveryClaimer } from './delivery-claimer.js';
 import type { DeliveryTargets } from './delivery-targets.js';
 import { DispatchTimer } from './dispatch-timer.js';
@@ -54,6 +55,8 @@ export interface WebhookDispatchSettings {
   readonly owner?: string;
   /** A tenant endpoint whose attempts have all failed this long, with a message exhausted meanwhile, is disabled (ms). @default 432000000 (5 days) */
   readonly disableAfterMs?: number;
+  /** Receives `webhook.attempted` after each recorded attempt (metrics). @default none */
+  readonly events?: PlantEventBus;
 }
 
 export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
@@ -94,6 +97,7 @@ export class WebhookDispatcher {
   readonly #endpoints: WebhookEndpointRepository | undefined;
   /** Whether any tenant endpoint existed at the last look (refreshed with each timer or poll pass); until then, assume so. */
   #tenantEndpoints = true;
+  readonly #events: PlantEventBus | undefined;
 
   #state: 'idle' | 'running' | 'stopped' = 'idle';
   #pumpScheduled = false;
@@ -135,6 +139,7 @@ export class WebhookDispatcher {
       this.#checkDue = true;
       this.wake();
     });
+    this.#events = options.events;
   }
 
   /** The lease owner id of this dispatcher. */
@@ -253,6 +258,8 @@ export class WebhookDispatcher {
       const result = await attemptDelivery(delivery, this.#context, signal);
       if (result === THROTTLED) return await this.#throttled(delivery);
       const outcome = await this.#recorder.record(delivery, result);
+      const metric = outcome && attemptOutcome(outcome, result);
+      if (metric) this.#events?.emit('webhook.attempted', { outcome: metric, durationMs: Math.max(0, result.finishedAt - result.startedAt) });
       if (outcome?.status === 'pending') this.#timer.scheduleAt(outcome.nextAttemptAt);
       if (outcome) await this.#health?.observe(delivery, outcome, result.startedAt);
     } catch (error) {
@@ -266,6 +273,14 @@ export class WebhookDispatcher {
     await this.#outbox.release([delivery.id], this.#owner);
     this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#clock.now());
   }
+}
+
+/** The outcome as metrics name it (a 410 told apart from retries running out); none for an interrupted attempt. */
+function attemptOutcome(outcome: AttemptOutcome, result: AttemptResult): WebhookAttemptOutcome | undefined {
+  if (outcome.status === 'interrupted') return undefined;
+  if (outcome.status === 'pending') return 'retry';
+  if (outcome.status === 'failed' && result.outcome.kind === 'gone') return 'gone';
+  return outcome.status;
 }
 
 function describe(error: unknown): string {

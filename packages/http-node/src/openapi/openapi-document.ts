@@ -76,7 +76,31 @@ export interface OpenApiDocumentOptions {
   readonly basePath?: string;
   /** List `GET /docs`, the API reference page (when the listener serves it). @default false */
   readonly docs?: boolean;
+  /** Whether the service has `GET /metrics` (the listener's `metrics` option). @default false */
+  readonly metrics?: boolean;
 }
+
+/** `GET /metrics`, listed only when metrics are on. */
+const metricsPath = {
+  get: {
+    operationId: 'getMetrics',
+    tags: ['system'],
+    summary: 'Prometheus metrics',
+    description: [
+      'Prometheus text format 0.0.4: requests by method, route template and status, request durations, webhook',
+      'attempts by outcome, pending webhook deliveries and the age of the oldest (read from storage at each scrape),',
+      'process metrics. No label holds a tenant, token, id or URL.',
+    ].join(' '),
+    security: [],
+    responses: {
+      '200': {
+        description: 'The metrics.',
+        headers: requestIdHeader,
+        content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } },
+      },
+    },
+  },
+};
 
 export function openapiDocument(version: string, options: OpenApiDocumentOptions = {}): OpenApiDocument {
   const basePath = options.basePath ?? '';
@@ -105,7 +129,7 @@ export function openapiDocument(version: string, options: OpenApiDocumentOptions
     tags: [
       { name: 'plants', description: 'The plants of the caller\'s tenant.' },
       { name: 'webhooks', description: 'The caller\'s own webhook endpoints and the deliveries to them.' },
-      { name: 'system', description: 'Probes and the API description; no authentication.' },
+      { name: 'system', description: 'Probes, the API description and metrics; no authentication.' },
     ],
     security: [{ bearerAuth: [] }],
     paths: {
@@ -279,6 +303,7 @@ export function openapiDocument(version: string, options: OpenApiDocumentOptions
           },
         },
       },
+      ...(options.metrics === true ? { '/metrics': structuredClone(metricsPath) } : {}),
     },
     webhooks: webhookEvents(),
     components: {

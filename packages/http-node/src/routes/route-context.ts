@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger, PlantStore } from '@plant-store/core';
 import type { DocsFiles } from '../docs/docs-files.js';
+import type { HttpMetrics } from '../metrics/http-metrics.js';
 
 /** What every route handler shares for the lifetime of a listener (built once, not per request). */
 export interface RouteContext {
@@ -13,6 +14,8 @@ export interface RouteContext {
   readonly openapiJson: string;
   /** The API reference page's files; `undefined` when the page is off (its paths are then 404). */
   readonly docs: DocsFiles | undefined;
+  /** Present when metrics are on: requests are recorded and `GET /metrics` exists. */
+  readonly metrics?: HttpMetrics;
 }
 
 /** One request being answered. */

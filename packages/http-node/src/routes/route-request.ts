@@ -1,5 +1,6 @@
 import { HttpError } from '../http/http-error.js';
 import { docsFile } from './docs-routes.js';
+import { scrapeMetrics } from './metrics-route.js';
 import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.js';
 import type { Exchange, RouteContext } from './route-context.js';
 import { healthz, openapi, readyz } from './system-routes.js';
@@ -15,7 +16,11 @@ export const ALLOWED_METHODS = {
   /** The API reference page and each of its files, when it is on. */
   '/docs': 'GET, HEAD',
   ...WEBHOOK_ALLOWED_METHODS,
+  '/metrics': 'GET, HEAD',
 } as const;
+
+/** A path of the route table, as the OpenAPI document writes it. */
+export type RouteTemplate = keyof typeof ALLOWED_METHODS;
 
 const PLANTS_PREFIX = '/plants/';
 const WEBHOOKS_PREFIX = '/webhooks/';
@@ -49,13 +54,17 @@ export function routeRequest(context: RouteContext, exchange: Exchange, path: st
     case '/openapi.json':
       if (get) return openapi(context, exchange);
       throw methodNotAllowed(method, ALLOWED_METHODS['/openapi.json']);
+    case '/metrics':
+      if (context.metrics === undefined) break; // metrics off: no such route
+      if (get) return scrapeMetrics(context.metrics, exchange);
+      throw methodNotAllowed(method, ALLOWED_METHODS['/metrics']);
     default:
   }
   if (context.docs?.has(path)) {
     if (get) return docsFile(context.docs, exchange, path);
     throw methodNotAllowed(method, ALLOWED_METHODS['/docs']);
   }
-  if (path.startsWith(PLANTS_PREFIX) && path.length > PLANTS_PREFIX.length && path.indexOf('/', PLANTS_PREFIX.length) === -1) {
+  if (isPlantPath(path)) {
     const idSegment = path.slice(PLANTS_PREFIX.length);
     if (get) return getPlant(context, exchange, idSegment);
     if (method === 'DELETE') return deletePlant(context, exchange, idSegment);
@@ -64,6 +73,22 @@ export function routeRequest(context: RouteContext, exchange: Exchange, path: st
   const webhooks = path.startsWith(WEBHOOKS_PREFIX) ? routeWebhooks(context, exchange, path) : undefined;
   if (webhooks !== undefined) return webhooks;
   throw notFound(context);
+}
+
+/**
+ * The route template a path (relative to the base path; `undefined` outside
+ * it) belongs to, or `undefined` for none: how metrics label a request,
+ * never by its raw path.
+ */
+export function routeTemplate(path: string | undefined): RouteTemplate | undefined {
+  if (path === undefined) return undefined;
+  if (Object.hasOwn(ALLOWED_METHODS, path)) return path as RouteTemplate;
+  return isPlantPath(path) ? '/plants/{id}' : undefined;
+}
+
+/** `/plants/<one non-empty segment>`. */
+function isPlantPath(path: string): boolean {
+  return path.startsWith(PLANTS_PREFIX) && path.length > PLANTS_PREFIX.length && path.indexOf('/', PLANTS_PREFIX.length) === -1;
 }
 
 function notFound(context: RouteContext): HttpError {

@@ -1,5 +1,6 @@
 import { errorBody } from '../http/error-response.js';
 import { sendJson } from '../http/send-json.js';
+import { withTimeout } from '../http/with-timeout.js';
 import type { Exchange, RouteContext } from './route-context.js';
 
 // Probes and the API description need no credentials: orchestrators and
@@ -43,9 +44,5 @@ export function openapi(context: RouteContext, exchange: Exchange): void {
 }
 
 function pingWithTimeout(context: RouteContext): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`storage did not answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
-  });
-  return Promise.race([context.store.ready(), timeout]).finally(() => clearTimeout(timer));
+  return withTimeout(context.store.ready(), READY_TIMEOUT_MS, `storage did not answer within ${READY_TIMEOUT_MS} ms`);
 }

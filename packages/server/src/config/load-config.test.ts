@@ -52,6 +52,7 @@ describe('loadConfig defaults', () => {
       keepAliveTimeoutMs: 5_000,
       shutdownTimeoutMs: 7_000,
       logLevel: 'info',
+      metrics: true,
     });
   });
 
@@ -91,6 +92,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
     PLANT_STORE_KEEP_ALIVE_TIMEOUT: '6s',
     PLANT_STORE_SHUTDOWN_TIMEOUT: '7s',
     PLANT_STORE_LOG_LEVEL: 'warn',
+    PLANT_STORE_METRICS: 'off',
   };
   const flags = [
     '--port=0',
@@ -114,6 +116,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
     '--keep-alive-timeout=3s',
     '--shutdown-timeout=0ms',
     '--log-level=debug',
+    '--metrics=on',
   ];
 
   it('from the environment', () => {
@@ -144,6 +147,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       keepAliveTimeoutMs: 6_000,
       shutdownTimeoutMs: 7_000,
       logLevel: 'warn',
+      metrics: false,
     });
   });
 
@@ -175,6 +179,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       keepAliveTimeoutMs: 3_000,
       shutdownTimeoutMs: 0,
       logLevel: 'debug',
+      metrics: true,
     });
   });
 
@@ -187,7 +192,11 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
   });
 
   it('accepts choices in any case', () => {
-    expect(loadConfig(['--storage=MEMORY', '--log-level=Error'], {})).toMatchObject({ storage: 'memory', logLevel: 'error' });
+    expect(loadConfig(['--storage=MEMORY', '--log-level=Error', '--metrics=OFF'], {})).toMatchObject({
+      storage: 'memory',
+      logLevel: 'error',
+      metrics: false,
+    });
   });
 });
 
@@ -383,6 +392,7 @@ describe('loadConfig rejects bad values, naming the variable and its flag', () =
       'PLANT_STORE_WEBHOOK_ALLOW_PRIVATE (--webhook-allow-private): must be one of true, false (got "yes")',
     ],
     [{ PLANT_STORE_LOG_LEVEL: 'verbose' }, 'PLANT_STORE_LOG_LEVEL (--log-level): must be one of debug, info, warn, error (got "verbose")'],
+    [{ PLANT_STORE_METRICS: 'yes' }, 'PLANT_STORE_METRICS (--metrics): must be one of on, off (got "yes")'],
   ])('%j', (env, message) => {
     expect(configError(() => loadConfig([], env)).message).toBe(message);
   });

@@ -42,6 +42,8 @@ export interface ServeConfig {
   readonly keepAliveTimeoutMs: number;
   readonly shutdownTimeoutMs: number;
   readonly logLevel: LogLevel;
+  /** `GET /metrics` and the counting behind it. */
+  readonly metrics: boolean;
 }
 
 export type { JwtConfig };
@@ -187,6 +189,7 @@ export function loadConfig(
     keepAliveTimeoutMs: duration('keepAliveTimeout', 1),
     shutdownTimeoutMs: duration('shutdownTimeout', 0),
     logLevel: choice('logLevel', LOG_LEVELS),
+    metrics: choice('metrics', ['on', 'off'] as const) === 'on',
   };
 }
 

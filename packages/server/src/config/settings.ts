@@ -102,6 +102,12 @@ export const SETTINGS = {
     help: 'on SIGTERM/SIGINT, how long in-flight requests may take before connections are cut',
   },
   logLevel: { env: 'PLANT_STORE_LOG_LEVEL', flag: 'log-level', default: 'info', help: 'debug, info, warn or error' },
+  metrics: {
+    env: 'PLANT_STORE_METRICS',
+    flag: 'metrics',
+    default: 'on',
+    help: 'on or off: GET /metrics (Prometheus, no authentication) and the request counting behind it',
+  },
 } as const satisfies Record<string, SettingDefinition>;
 
 export interface SettingDefinition {

@@ -1,0 +1,12 @@
+/**
+ * `promise`, or a rejection with `message` once `ms` have passed: a probe or
+ * a scrape must answer even when storage hangs. The timer never outlives
+ * the race.
+ */
+export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

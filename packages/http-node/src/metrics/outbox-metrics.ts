@@ -1,0 +1,62 @@
+import type { WebhookAdmin } from '@plant-store/core';
+import type { Gauge, Registry } from 'prom-client';
+import { withTimeout } from '../http/with-timeout.js';
+import type { PromClientModule } from './prom-client-module.js';
+
+/** A storage read that has not answered by then counts as failed (a scrape must not hang). */
+export const OUTBOX_READ_TIMEOUT_MS = 2000;
+
+const PENDING = 'plant_store_webhook_deliveries_pending';
+const OLDEST_AGE = 'plant_store_webhook_oldest_pending_age_seconds';
+
+/** The webhook backlog, read from storage when asked (once per scrape), never per request. */
+export interface OutboxMetrics {
+  /** Reads the backlog into the gauges. Never rejects: a failed read leaves the backlog gauges out and sets `plant_store_storage_up` to 0. */
+  update(): Promise<void>;
+}
+
+/** `backlog` is the store's `webhooks` (only `pendingStats` is used). */
+export function createOutboxMetrics(client: PromClientModule, register: Registry, backlog: Pick<WebhookAdmin, 'pendingStats'>): OutboxMetrics {
+  const up = new client.Gauge({
+    name: 'plant_store_storage_up',
+    help: '1 when storage answered the last scrape\'s backlog read, 0 when it failed or timed out.',
+    registers: [register],
+  });
+  // Registered only while storage answers: a backlog that could not be read
+  // is absent, not a misleading 0.
+  const pending = new client.Gauge({
+    name: PENDING,
+    help: 'Webhook deliveries waiting to be delivered (first attempt or retry), over every process sharing the storage.',
+    registers: [],
+  });
+  const oldestAge = new client.Gauge({
+    name: OLDEST_AGE,
+    help: 'Age of the oldest pending webhook delivery (since it was queued); 0 when none is pending.',
+    registers: [],
+  });
+  return {
+    async update() {
+      try {
+        const stats = await withTimeout(
+          backlog.pendingStats(),
+          OUTBOX_READ_TIMEOUT_MS,
+          `storage did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`,
+        );
+        pending.set(stats.count);
+        oldestAge.set(stats.oldestCreatedAt === undefined ? 0 : Math.max(0, Date.now() - stats.oldestCreatedAt) / 1000);
+        up.set(1);
+        show(register, PENDING, pending);
+        show(register, OLDEST_AGE, oldestAge);
+      } catch {
+        // Storage trouble is what /readyz and the request log report; here it is the 0.
+        up.set(0);
+        register.removeSingleMetric(PENDING);
+        register.removeSingleMetric(OLDEST_AGE);
+      }
+    },
+  };
+}
+
+function show(register: Registry, name: string, gauge: Gauge): void {
+  if (register.getSingleMetric(name) === undefined) register.registerMetric(gauge);
+}
