@@ -73,8 +73,9 @@ function positive(name: string, text: string | undefined, fallback: number): num
 
 /** Parses the command line; quick mode shortens every phase so a whole run stays under about three minutes. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  // `pnpm bench -- --quick` hands the script a leading `--`: not a positional argument here.
   const { values } = parseArgs({
-    args: [...argv],
+    args: argv[0] === '--' ? argv.slice(1) : [...argv],
     options: {
       quick: { type: 'boolean', default: false },
       scenario: { type: 'string', multiple: true },
