@@ -6,16 +6,19 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchContext } from './lib/bench-context.js';
-import { parseBenchOptions, type BenchOptions } from './lib/bench-options.js';
+import { parseBenchOptions, POSTGRES_SCENARIOS, type BenchOptions } from './lib/bench-options.js';
+import { openBenchPostgres } from './lib/bench-postgres.js';
 import { compileBaselines } from './lib/compile-baselines.js';
 import { machineInfo } from './lib/machine-info.js';
 import { renderReport } from './lib/report.js';
 import { createServerLauncher } from './lib/server-launcher.js';
 import type { BenchResults } from './lib/targets.js';
 import { checkTargets } from './lib/targets.js';
-import { runBigListScenario } from './scenarios/big-list-scenario.js';
+import { runBigListScenario, runPgBigListScenario } from './scenarios/big-list-scenario.js';
 import { runHttpSuite } from './scenarios/http-suite.js';
 import { runMetricsScenario } from './scenarios/metrics-scenario.js';
+import { runPostgresHttpSuite } from './scenarios/pg-http-suite.js';
+import { runPgWebhookScenario } from './scenarios/pg-webhook-scenario.js';
 import { runStartupScenario } from './scenarios/startup-scenario.js';
 import { runWebhookScenario } from './scenarios/webhook-scenario.js';
 
@@ -67,6 +70,30 @@ async function attempt<T>(name: string, run: () => Promise<T>): Promise<T | unde
 }
 
 const selected = options.scenarios;
+const skipped: string[] = [];
+
+/** The pg-… scenarios, each server in a schema of its own; skipped with one line when PostgreSQL is unreachable. */
+async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pgWebhooks' | 'pgBigList'>> {
+  const wanted = POSTGRES_SCENARIOS.filter((name) => selected.has(name));
+  if (wanted.length === 0) return { paired: [] };
+  const opened = await openBenchPostgres(options.dbPool);
+  if ('unreachable' in opened) {
+    const line = `${wanted.join(', ')}: PostgreSQL unreachable (${opened.unreachable}); set PLANT_STORE_BENCH_DATABASE_URL`;
+    log(`skipped ${line}`);
+    skipped.push(line);
+    return { paired: [] };
+  }
+  const { postgres } = opened;
+  try {
+    const paired = await runPostgresHttpSuite(context, postgres, failed);
+    const pgWebhooks = selected.has('pg-webhooks') ? await attempt('pg-webhooks', () => runPgWebhookScenario(context, postgres)) : undefined;
+    const pgBigList = selected.has('pg-big-list') ? await attempt('pg-big-list', () => runPgBigListScenario(context, postgres)) : undefined;
+    return { paired, pgWebhooks, pgBigList };
+  } finally {
+    await postgres.dropAll();
+  }
+}
+
 let results: BenchResults = { paired: [] };
 try {
   const startup = selected.has('startup') ? await attempt('startup', () => runStartupScenario(context)) : undefined;
@@ -75,7 +102,8 @@ try {
   const webhooks = selected.has('webhooks') ? await attempt('webhooks', () => runWebhookScenario(context)) : undefined;
   const bigList = selected.has('big-list') ? await attempt('big-list', () => runBigListScenario(context)) : undefined;
   const metrics = selected.has('metrics') ? await runMetricsScenario(context, failed) : undefined;
-  results = { paired, startup, webhooks, bigList, metrics };
+  const onPostgres = await runPostgresScenarios();
+  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, bigList, metrics };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });
   else log(`kept ${workDir}`);
@@ -90,6 +118,7 @@ const report = renderReport({
   machine,
   results,
   errors,
+  skipped,
 });
 for (const check of checkTargets(results)) log(`${check.pass ? 'pass' : 'MISS'}  ${check.target}: ${check.measured}`);
 if (options.write) {

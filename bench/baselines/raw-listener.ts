@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseInt64, parsePlantJson, plantJson } from './raw-plant-json.js';
-import type { RawDelivery, RawPlant, RawStore } from './raw-store.js';
+import type { MaybePromise, RawDelivery, RawPlant, RawStore } from './raw-store.js';
 
 export interface RawListenerOptions {
   readonly store: RawStore;
@@ -26,6 +26,24 @@ const SANE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 // can put it in the one flat header array given to writeHead (node:http's
 // cheapest way to send headers).
 type Res = ServerResponse & { requestId: string };
+
+/**
+ * Continues with a store result: at once when it is a value (SQLite and
+ * memory, no promise and no extra tick, exactly as before), after it
+ * settles when it is a promise (PostgreSQL). A failure, thrown or
+ * rejected, goes to `failed`.
+ */
+function settle<T>(run: () => MaybePromise<T>, next: (value: T) => void, failed: (error: unknown) => void): void {
+  let value: MaybePromise<T>;
+  try {
+    value = run();
+  } catch (error) {
+    failed(error);
+    return;
+  }
+  if (value instanceof Promise) value.then(next, failed);
+  else next(value);
+}
 
 function send(res: Res, status: number, body: string, extra?: readonly string[]): void {
   const headers = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'x-request-id', res.requestId];
@@ -100,16 +118,16 @@ export function createRawListener(options: RawListenerOptions): Handler {
           createdAt,
         }));
       }
-      let existing: RawPlant | undefined;
-      try {
-        existing = store.create(tenant, plant, deliveries);
-      } catch {
-        return fail(res, 503, 'storage unavailable');
-      }
-      if (existing && (existing.name !== plant.name || existing.tag !== plant.tag)) {
-        return fail(res, 409, `a plant with id ${plant.id} already exists with a different name or tag`);
-      }
-      send(res, 200, plantJson(existing ?? plant));
+      settle(
+        () => store.create(tenant, plant, deliveries),
+        (existing) => {
+          if (existing && (existing.name !== plant.name || existing.tag !== plant.tag)) {
+            return fail(res, 409, `a plant with id ${plant.id} already exists with a different name or tag`);
+          }
+          send(res, 200, plantJson(existing ?? plant));
+        },
+        () => fail(res, 503, 'storage unavailable'),
+      );
     });
   }
 
@@ -130,7 +148,15 @@ export function createRawListener(options: RawListenerOptions): Handler {
     const tagList = params.getAll('tag');
     const tags = tagList.length > 0 ? tagList : undefined;
     if (limit === undefined) return stream(res, tenant, after, tags);
-    const plants = limit === 0 ? [] : store.list(tenant, after, tags, limit + 1);
+    const pageSize = limit;
+    settle(
+      () => (pageSize === 0 ? [] : store.list(tenant, after, tags, pageSize + 1)),
+      (plants) => page(res, plants, pageSize, tags),
+      () => fail(res, 503, 'storage unavailable'),
+    );
+  }
+
+  function page(res: Res, plants: RawPlant[], limit: number, tags: readonly string[] | undefined): void {
     let link: string[] | undefined;
     if (plants.length > limit) {
       plants.length = limit;
@@ -150,7 +176,9 @@ export function createRawListener(options: RawListenerOptions): Handler {
     let cursor = after;
     const pump = (): void => {
       if (res.destroyed) return;
-      const batch = store.list(tenant, cursor, tags, DEFAULT_BATCH);
+      settle(() => store.list(tenant, cursor, tags, DEFAULT_BATCH), write, (error) => res.destroy(error as Error));
+    };
+    const write = (batch: RawPlant[]): void => {
       let chunk = first ? '[' : '';
       for (const plant of batch) {
         chunk += (first ? '' : ',') + plantJson(plant);
@@ -174,14 +202,23 @@ export function createRawListener(options: RawListenerOptions): Handler {
     if (tenant === undefined) return;
     const id = parseInt64(idText);
     if (id === undefined) return fail(res, 400, 'id must be an integer in the int64 range');
+    const unavailable = () => fail(res, 503, 'storage unavailable');
     if (method === 'GET') {
-      const plant = store.get(tenant, id);
-      if (!plant) return fail(res, 404, `plant ${id} not found`);
-      return send(res, 200, plantJson(plant));
+      return settle(
+        () => store.get(tenant, id),
+        (plant) => (plant ? send(res, 200, plantJson(plant)) : fail(res, 404, `plant ${id} not found`)),
+        unavailable,
+      );
     }
-    if (!store.delete(tenant, id)) return fail(res, 404, `plant ${id} not found`);
-    res.writeHead(204, ['x-request-id', res.requestId]);
-    res.end();
+    settle(
+      () => store.delete(tenant, id),
+      (deleted) => {
+        if (!deleted) return fail(res, 404, `plant ${id} not found`);
+        res.writeHead(204, ['x-request-id', res.requestId]);
+        res.end();
+      },
+      unavailable,
+    );
   }
 
   return (req, response) => {

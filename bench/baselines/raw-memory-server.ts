@@ -61,4 +61,4 @@ function rawMemoryStore(): RawStore & { close(): void } {
   };
 }
 
-rawServe('raw-memory baseline', () => rawMemoryStore());
+await rawServe('raw-memory baseline', () => rawMemoryStore());

@@ -9,22 +9,32 @@ export interface RawServeFlags {
   readonly port: number;
   readonly host: string;
   readonly db: string | undefined;
+  /** PostgreSQL baseline: `--database-url`, `--db-schema`, `--db-pool` (the service's flags and defaults). */
+  readonly databaseUrl: string | undefined;
+  readonly dbSchema: string;
+  readonly dbPool: number;
   readonly webhookUrls: readonly string[];
 }
 
 /**
  * Starts a baseline: parses the service's flags (`--port --host --db
- * --tokens token=tenant,… --webhooks JSON --max-body --log-level`,
- * others ignored), listens
+ * --database-url --db-schema --db-pool --tokens token=tenant,… --webhooks
+ * JSON --max-body --log-level`, others ignored), opens the store (a
+ * PostgreSQL one asynchronously; a failure exits with its message), listens
  * with the service's default timeouts and prints one ready line with the
  * URL, as the service does. SIGTERM/SIGINT close it.
  */
-export function rawServe(name: string, openStore: (flags: RawServeFlags) => RawStore & { close(): void }): void {
+export type ClosableStore = RawStore & { close(): void | Promise<void> };
+
+export async function rawServe(name: string, openStore: (flags: RawServeFlags) => ClosableStore | Promise<ClosableStore>): Promise<void> {
   const { values } = parseArgs({
     options: {
       port: { type: 'string', default: '8080' },
       host: { type: 'string', default: '127.0.0.1' },
       db: { type: 'string' },
+      'database-url': { type: 'string' },
+      'db-schema': { type: 'string', default: 'public' },
+      'db-pool': { type: 'string', default: '10' },
       tokens: { type: 'string', default: '' },
       webhooks: { type: 'string', default: '[]' },
       'max-body': { type: 'string', default: '65536' },
@@ -43,8 +53,22 @@ export function rawServe(name: string, openStore: (flags: RawServeFlags) => RawS
     tenantsByDigest.set(createHash('sha256').update(entry.slice(0, at), 'utf8').digest('hex'), entry.slice(at + 1));
   }
   const webhookUrls = (JSON.parse(values.webhooks) as { url: string }[]).map((subscription) => subscription.url);
-  const flags: RawServeFlags = { port: Number(values.port), host: values.host, db: values.db, webhookUrls };
-  const store = openStore(flags);
+  const flags: RawServeFlags = {
+    port: Number(values.port),
+    host: values.host,
+    db: values.db,
+    databaseUrl: values['database-url'],
+    dbSchema: values['db-schema'],
+    dbPool: Number(values['db-pool']),
+    webhookUrls,
+  };
+  let store: ClosableStore;
+  try {
+    store = await openStore(flags);
+  } catch (error) {
+    process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
   const server = createServer(
     createRawListener({
       store,
@@ -63,8 +87,7 @@ export function rawServe(name: string, openStore: (flags: RawServeFlags) => RawS
   });
   const stop = (): void => {
     server.close(() => {
-      store.close();
-      process.exit(0);
+      void Promise.resolve(store.close()).finally(() => process.exit(0));
     });
     server.closeIdleConnections();
   };

@@ -139,4 +139,4 @@ function rawSqliteStore(file: string): RawStore & { close(): void } {
   };
 }
 
-rawServe('raw-sqlite baseline', (flags) => rawSqliteStore(flags.db ?? 'raw-baseline.db'));
+await rawServe('raw-sqlite baseline', (flags) => rawSqliteStore(flags.db ?? 'raw-baseline.db'));

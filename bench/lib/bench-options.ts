@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { ServiceFrom, StorageKind } from './server-launcher.js';
+import type { ServiceFrom } from './server-launcher.js';
 
 /** Every scenario, in the order a run executes them. */
 export const SCENARIOS = [
@@ -13,13 +13,24 @@ export const SCENARIOS = [
   'webhooks',
   'big-list',
   'metrics',
+  'pg-create',
+  'pg-list-20',
+  'pg-list-100',
+  'pg-webhooks',
+  'pg-big-list',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** The scenarios on PostgreSQL (PLANT_STORE_BENCH_DATABASE_URL); skipped with one line when it is unreachable. */
+export const POSTGRES_SCENARIOS: readonly ScenarioName[] = ['pg-create', 'pg-list-20', 'pg-list-100', 'pg-webhooks', 'pg-big-list'];
 
 export interface BenchOptions {
   readonly quick: boolean;
   readonly scenarios: ReadonlySet<ScenarioName>;
-  readonly storages: readonly StorageKind[];
+  /** Storages of the non-PostgreSQL scenarios (those select PostgreSQL by name: pg-…). */
+  readonly storages: readonly ('sqlite' | 'memory')[];
+  /** Pool size of both contestants on PostgreSQL (`--db-pool`). */
+  readonly dbPool: number;
   readonly serviceFrom: ServiceFrom;
   /** Concurrent keep-alive connections of the HTTP scenarios. */
   readonly connections: number;
@@ -48,8 +59,10 @@ export interface BenchOptions {
 
 const USAGE = `usage: pnpm bench [--quick] [--scenario name[,name…]] [--storage sqlite|memory]
   [--service dist|source|baseline] [--rounds N] [--round-seconds S] [--warmup-seconds S]
-  [--connections N] [--big-list N] [--no-write] [--out DIR] [--cpu-prof DIR] [--keep]
+  [--connections N] [--big-list N] [--db-pool N] [--no-write] [--out DIR] [--cpu-prof DIR] [--keep]
 scenarios: ${SCENARIOS.join(', ')}
+pg-… scenarios run on PLANT_STORE_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
+  each server in a schema of its own, dropped afterwards; skipped when the database is unreachable
 --service baseline: a baseline plays the service (self-test of the harness; HTTP scenarios only)`;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
@@ -61,8 +74,9 @@ function positive(name: string, text: string | undefined, fallback: number): num
 
 /** Parses the command line; quick mode shortens every phase so a whole run stays under about three minutes. */
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  // `pnpm bench -- --quick` hands the script a leading `--`: not a positional argument here.
   const { values } = parseArgs({
-    args: [...argv],
+    args: argv[0] === '--' ? argv.slice(1) : [...argv],
     options: {
       quick: { type: 'boolean', default: false },
       scenario: { type: 'string', multiple: true },
@@ -73,6 +87,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       'warmup-seconds': { type: 'string' },
       connections: { type: 'string' },
       'big-list': { type: 'string' },
+      'db-pool': { type: 'string' },
       'no-write': { type: 'boolean', default: false },
       out: { type: 'string', default: 'bench/reports' },
       'cpu-prof': { type: 'string' },
@@ -96,7 +111,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   return {
     quick,
     scenarios: new Set((requested.length ? requested : SCENARIOS) as ScenarioName[]),
-    storages: values.storage ? [values.storage as StorageKind] : ['sqlite', 'memory'],
+    storages: values.storage ? [values.storage as 'sqlite' | 'memory'] : ['sqlite', 'memory'],
+    dbPool: Math.round(positive('db-pool', values['db-pool'], 10)),
     serviceFrom: values.service as ServiceFrom,
     connections: positive('connections', values.connections, 32),
     warmupS: positive('warmup-seconds', values['warmup-seconds'], quick ? 1 : 3),

@@ -1,6 +1,5 @@
 import { runLoad, type LoadRequest } from './load.js';
 import type { RunningServer } from './server-process.js';
-import type { StorageKind } from './server-launcher.js';
 
 /** A load shape run against both servers of a pair. */
 export interface PairedScenario {
@@ -38,7 +37,8 @@ export interface RoundFigures {
 export interface PairedResult {
   readonly scenario: string;
   readonly description: string;
-  readonly storage: StorageKind;
+  /** Where the servers keep their data, e.g. `sqlite` or `postgres, logging off`. */
+  readonly storage: string;
   readonly warmup: { readonly service: RoundFigures; readonly baseline: RoundFigures };
   /** Measured rounds, in order; index i of both arrays ran back to back. */
   readonly service: readonly RoundFigures[];
@@ -92,7 +92,7 @@ async function measure(
  */
 export async function runPairedRounds(
   scenario: PairedScenario,
-  storage: StorageKind,
+  storage: string,
   servers: { readonly service: RunningServer; readonly baseline: RunningServer },
   settings: PairedSettings,
   log: (message: string) => void,

@@ -1,3 +1,4 @@
+import type { BigListResult } from '../scenarios/big-list-scenario.js';
 import type { BenchOptions } from './bench-options.js';
 import type { MachineInfo } from './machine-info.js';
 import type { PairedResult, RoundFigures } from './paired-rounds.js';
@@ -21,6 +22,8 @@ export interface ReportInput {
   readonly results: BenchResults;
   /** Scenarios that failed to run, with the reason. */
   readonly errors: readonly string[];
+  /** Scenarios skipped on purpose (e.g. PostgreSQL unreachable), with the reason. */
+  readonly skipped?: readonly string[];
 }
 
 const MiB = 2 ** 20;
@@ -159,10 +162,29 @@ ${table(
 )}`;
 }
 
-function bigListSection(results: BenchResults): string {
-  const big = results.bigList;
+function pgWebhookSection(results: BenchResults): string {
+  const hooks = results.pgWebhooks;
+  if (!hooks) return '';
+  const { backlog, burst } = hooks;
+  return `## Webhook dispatch, ${hooks.instances} service instances on one PostgreSQL schema (one subscription, loopback receiver answering 200)
+
+${table(
+  ['measure', 'value'],
+  [
+    [`backlog: ${int(backlog.deliveries)} deliveries queued before start, first ready line → last received`, `**${int(backlog.perSecond)} deliveries/s** (${backlog.seconds.toFixed(2)} s; CPU per instance ${backlog.cpuPercent.map((cpu) => `${pct(cpu)} %`).join(', ')})`],
+    [`burst: ${int(burst.plants)} creates split over the instances while both dispatch`, `creates ${int(burst.createPerSecond)}/s; first POST → last delivery ${burst.endToEndSeconds.toFixed(2)} s = ${int(burst.endToEndPerSecond)} deliveries/s`],
+    ['distinct webhook-ids received / expected', `${int(hooks.received)} / ${int(hooks.expected)}`],
+    ['**concurrent duplicate attempts** (a second request for a webhook-id while one is in flight)', `**${int(hooks.concurrentDuplicates)}**`],
+    ['repeated webhook-ids in all (any second request)', int(hooks.duplicates)],
+    ['outbox afterwards: not delivered / attempt rows beyond one per delivery', `${int(hooks.outbox.notDelivered)} / ${int(hooks.outbox.extraAttempts)}`],
+    ['signatures checked with `standardwebhooks` verify()', `${hooks.signatures.valid} of ${hooks.signatures.checked} valid`],
+  ],
+)}`;
+}
+
+function bigListSection(big: BigListResult | undefined, storage: string): string {
   if (!big) return '';
-  return `## Unlimited \`GET /plants\` over ${int(big.plants)} plants (service on SQLite)
+  return `## Unlimited \`GET /plants\` over ${int(big.plants)} plants (service on ${storage})
 
 ${table(
   ['measure', 'value'],
@@ -213,9 +235,19 @@ function summaryLines(results: BenchResults): string[] {
       `webhooks: ${int(results.webhooks.backlog.perSecond)} deliveries/s; commit → first attempt p50 ${ms(results.webhooks.latency.clientP50Ms)} ms, p99 ${ms(results.webhooks.latency.clientP99Ms)} ms`,
     );
   }
-  if (results.bigList) {
+  if (results.pgWebhooks) {
+    const hooks = results.pgWebhooks;
     lines.push(
-      `unlimited list of ${int(results.bigList.plants)} plants: ${results.bigList.seconds.toFixed(1)} s, peak RSS growth ${mib(results.bigList.peakGrowthBytes)} MiB, small requests p99 ${ms(results.bigList.small.p99Ms)} ms meanwhile`,
+      `webhooks, ${hooks.instances} instances on PostgreSQL: ${int(hooks.backlog.perSecond)} deliveries/s; ${int(hooks.concurrentDuplicates)} concurrent duplicate attempts (${int(hooks.duplicates)} repeated ids in all)`,
+    );
+  }
+  for (const [big, where] of [
+    [results.bigList, ''],
+    [results.pgBigList, ' (postgres)'],
+  ] as const) {
+    if (!big) continue;
+    lines.push(
+      `unlimited list of ${int(big.plants)} plants${where}: ${big.seconds.toFixed(1)} s, peak RSS growth ${mib(big.peakGrowthBytes)} MiB, small requests p99 ${ms(big.small.p99Ms)} ms meanwhile`,
     );
   }
   for (const start of results.startup ?? []) {
@@ -236,8 +268,9 @@ export function renderReport(input: ReportInput): string {
     `# Plant Store benchmark — ${date}`,
     `${options.quick ? '**Quick run** (short rounds: a smoke test, noisy; not for comparison). ' : ''}Command: \`${input.command}\`. Took ${Math.round(input.seconds)} s. Targets met: **${passed} of ${checks.length}**.`,
     `## Summary\n\n${summaryLines(results).map((line) => `- ${line}`).join('\n')}`,
+    input.skipped?.length ? `## Scenarios skipped\n\n${input.skipped.map((line) => `- ${line}`).join('\n')}` : '',
     input.errors.length ? `## Scenarios that failed to run\n\n${input.errors.map((error) => `- ${error}`).join('\n')}` : '',
-    `## Targets (issue #5)\n\n${table(['target', 'measured', 'result'], checks.map((check) => [check.target, check.measured, mark(check.pass)]))}`,
+    `## Targets (issues #5 and #10)\n\n${table(['target', 'measured', 'result'], checks.map((check) => [check.target, check.measured, mark(check.pass)]))}`,
     `## Machine and versions\n\n${table(
       ['', ''],
       [
@@ -255,7 +288,9 @@ export function renderReport(input: ReportInput): string {
     results.paired.length ? `## HTTP scenarios\n\nMedians over the measured rounds. CPU % is the server process's user + system time over the round (100 = one core), from /proc/<pid>/stat; CPU µs/req is that time per answered request; RSS is VmRSS at the end of the rounds. On a machine shared with other work the req/s ratio moves from round to round (see Every round); CPU µs/req is the steadier measure of the service's own overhead.\n\n${pairedSection(results.paired)}` : '',
     metricsSection(results),
     webhookSection(results),
-    bigListSection(results),
+    pgWebhookSection(results),
+    bigListSection(results.bigList, 'SQLite'),
+    bigListSection(results.pgBigList, 'PostgreSQL'),
     startupSection(results),
     results.paired.length || results.metrics?.length
       ? `## Every round\n\nService / baseline (for metrics-*: metrics on / off). The warm-up is not used for ratios.\n\n${roundsSection([...results.paired, ...(results.metrics ?? [])])}`

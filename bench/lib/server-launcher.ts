@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerSpec } from './server-process.js';
 
-export type StorageKind = 'sqlite' | 'memory';
+export type StorageKind = 'sqlite' | 'memory' | 'postgres';
 export type Contestant = 'service' | 'baseline';
 /** How the service is started: the built CLI, the TypeScript source through tsx, or (self-test of the harness) a baseline. */
 export type ServiceFrom = 'dist' | 'source' | 'baseline';
@@ -12,6 +12,10 @@ export interface ServerConfig {
   readonly storage: StorageKind;
   /** SQLite file (sqlite only). */
   readonly dbFile?: string;
+  /** PostgreSQL only: `--database-url`, `--db-schema`, `--db-pool`. */
+  readonly postgres?: { readonly databaseUrl: string; readonly schema: string; readonly pool: number };
+  /** One log line per request (`--log-level info`, the default) or none (`--log-level warn`). */
+  readonly logging?: boolean;
   /** token → tenant. */
   readonly tokens: Readonly<Record<string, string>>;
   readonly webhooks?: readonly { readonly url: string; readonly secret: string }[];
@@ -26,7 +30,7 @@ export interface ServerConfig {
 export interface LauncherOptions {
   readonly repoRoot: string;
   readonly serviceFrom: ServiceFrom;
-  /** Folder holding the transpiled baselines (raw-sqlite-server.js, raw-memory-server.js). */
+  /** Folder holding the transpiled baselines (raw-sqlite-server.js, raw-memory-server.js, raw-postgres-server.js). */
   readonly baselineDir: string;
 }
 
@@ -36,8 +40,14 @@ export interface ServerLauncher {
 }
 
 function serveFlags(config: ServerConfig): string[] {
-  const flags = ['serve', '--port', '0', '--host', '127.0.0.1', '--storage', config.storage, '--log-level', 'info'];
+  const logLevel = config.logging === false ? 'warn' : 'info';
+  const flags = ['serve', '--port', '0', '--host', '127.0.0.1', '--storage', config.storage, '--log-level', logLevel];
   if (config.storage === 'sqlite') flags.push('--db', config.dbFile ?? 'bench.db');
+  if (config.storage === 'postgres') {
+    if (!config.postgres) throw new Error('a postgres server needs its database settings');
+    const { databaseUrl, schema, pool } = config.postgres;
+    flags.push('--database-url', databaseUrl, '--db-schema', schema, '--db-pool', String(pool));
+  }
   flags.push('--tokens', Object.entries(config.tokens).map(([token, tenant]) => `${token}=${tenant}`).join(','));
   if (config.webhooks?.length) flags.push('--webhooks', JSON.stringify(config.webhooks));
   if (config.webhookRetry) flags.push('--webhook-retry', config.webhookRetry);
@@ -52,13 +62,17 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
   if (options.serviceFrom === 'dist' && !existsSync(dist)) {
     throw new Error(`${dist} is missing: run \`pnpm -r build\` first (or pass --service source)`);
   }
-  const baseline = (config: ServerConfig) =>
-    join(options.baselineDir, config.storage === 'sqlite' ? 'raw-sqlite-server.js' : 'raw-memory-server.js');
+  const baselines: Record<StorageKind, string> = {
+    sqlite: 'raw-sqlite-server.js',
+    memory: 'raw-memory-server.js',
+    postgres: 'raw-postgres-server.js',
+  };
+  const baseline = (config: ServerConfig) => join(options.baselineDir, baselines[config.storage]);
   // Production mode for both: the service must then refuse to start without tokens, which we give.
   const env = { NODE_ENV: 'production' };
   return {
     spec(contestant, config) {
-      const label = `${contestant} (${config.storage})`;
+      const label = `${contestant} (${config.storage}${config.logging === false ? ', logging off' : ''})`;
       const nodeFlags = config.nodeFlags ?? [];
       if (contestant === 'baseline' || options.serviceFrom === 'baseline') {
         return { label, env, args: [...nodeFlags, baseline(config), ...serveFlags(config)] };

@@ -1,4 +1,5 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
+import type { PgWebhookResult } from '../scenarios/pg-webhook-scenario.js';
 import type { StartupResult } from '../scenarios/startup-scenario.js';
 import type { WebhookResult } from '../scenarios/webhook-scenario.js';
 import type { PairedResult } from './paired-rounds.js';
@@ -12,9 +13,13 @@ export interface BenchResults {
   readonly bigList?: BigListResult;
   /** Metrics on (`service`) against metrics off (`baseline`), same service. */
   readonly metrics?: readonly PairedResult[];
+  /** Two service instances dispatching from one PostgreSQL schema. */
+  readonly pgWebhooks?: PgWebhookResult;
+  /** The unlimited list on PostgreSQL. */
+  readonly pgBigList?: BigListResult;
 }
 
-/** One target of issue #5 against what was measured. */
+/** One target (issues #5 and #10) against what was measured. */
 export interface TargetCheck {
   readonly target: string;
   readonly measured: string;
@@ -80,15 +85,19 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       pass: hooks.signatures.valid === hooks.signatures.checked,
     });
   }
-  const big = results.bigList;
-  if (big) {
+  if (results.pgWebhooks) checks.push(...pgWebhookChecks(results.pgWebhooks));
+  for (const [big, where] of [
+    [results.bigList, ''],
+    [results.pgBigList, ' (postgres)'],
+  ] as const) {
+    if (!big) continue;
     checks.push({
-      target: `unlimited list of ${big.plants.toLocaleString('en-US')}: peak RSS growth < 64 MiB`,
+      target: `unlimited list of ${big.plants.toLocaleString('en-US')}${where}: peak RSS growth < 64 MiB`,
       measured: `${(big.peakGrowthBytes / MiB).toFixed(1)} MiB`,
       pass: big.peakGrowthBytes < 64 * MiB && big.received === big.plants,
     });
     checks.push({
-      target: 'unlimited list: small requests meanwhile p99 < 50 ms',
+      target: `unlimited list${where}: small requests meanwhile p99 < 50 ms`,
       measured: `${big.small.p99Ms.toFixed(1)} ms`,
       pass: big.small.p99Ms < 50 && big.small.failures === 0,
     });
@@ -107,4 +116,24 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
     });
   }
   return checks;
+}
+
+function pgWebhookChecks(hooks: PgWebhookResult): TargetCheck[] {
+  return [
+    {
+      target: `webhooks, ${hooks.instances} instances on one PostgreSQL database: ≥ 2,000 deliveries/s`,
+      measured: `${hooks.backlog.perSecond.toFixed(0)}/s`,
+      pass: hooks.backlog.perSecond >= 2000,
+    },
+    {
+      target: `webhooks, ${hooks.instances} instances: 0 concurrent duplicate attempts`,
+      measured: `${hooks.concurrentDuplicates} (repeated webhook-ids in all: ${hooks.duplicates})`,
+      pass: hooks.concurrentDuplicates === 0,
+    },
+    {
+      target: `webhooks, ${hooks.instances} instances: every delivery received and signed validly`,
+      measured: `${hooks.received} of ${hooks.expected} received, ${hooks.outbox.notDelivered} not delivered; ${hooks.signatures.valid}/${hooks.signatures.checked} signatures valid`,
+      pass: hooks.received === hooks.expected && hooks.outbox.notDelivered === 0 && hooks.signatures.valid === hooks.signatures.checked,
+    },
+  ];
 }

@@ -24,6 +24,14 @@ export interface WebhookReceiver {
   readonly arrivals: ReadonlyMap<string, Arrival>;
   /** Requests beyond the first for the same `webhook-id` (retries, duplicates). */
   duplicates(): number;
+  /**
+   * Requests that arrived while another request with the same `webhook-id`
+   * was still in flight (head received, answer not yet finished): two
+   * dispatchers working on one delivery at once, which a lease must prevent.
+   */
+  concurrentDuplicates(): number;
+  /** Most requests for one `webhook-id` seen in flight at the same time (1 when never overlapping). */
+  maxInFlightPerId(): number;
   /** Resolves when `count` distinct deliveries have arrived, or rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -34,13 +42,26 @@ export async function startWebhookReceiver(mode: ReceiverMode): Promise<WebhookR
   const arrivals = new Map<string, Arrival>();
   const sockets = new Set<Socket>();
   let duplicates = 0;
+  let concurrentDuplicates = 0;
+  let maxInFlightPerId = 0;
+  const inFlight = new Map<string, number>();
   let waiter: { count: number; resolve: () => void } | undefined;
   const server = createServer((req, res) => {
     const at = performance.now();
+    const id = String(req.headers['webhook-id'] ?? '');
+    // In flight from the request head until the answer is finished or the connection drops.
+    const inFlightNow = (inFlight.get(id) ?? 0) + 1;
+    if (inFlightNow > 1) concurrentDuplicates++;
+    maxInFlightPerId = Math.max(maxInFlightPerId, inFlightNow);
+    inFlight.set(id, inFlightNow);
+    res.once('close', () => {
+      const left = inFlight.get(id)! - 1;
+      if (left === 0) inFlight.delete(id);
+      else inFlight.set(id, left);
+    });
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const id = String(req.headers['webhook-id'] ?? '');
       if (arrivals.has(id)) duplicates++;
       else arrivals.set(id, { at, body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
       if (waiter && arrivals.size >= waiter.count) waiter.resolve();
@@ -59,6 +80,8 @@ export async function startWebhookReceiver(mode: ReceiverMode): Promise<WebhookR
     secret: `whsec_${randomBytes(32).toString('base64')}`,
     arrivals,
     duplicates: () => duplicates,
+    concurrentDuplicates: () => concurrentDuplicates,
+    maxInFlightPerId: () => maxInFlightPerId,
     waitFor(count, timeoutMs) {
       if (arrivals.size >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import type { BenchContext } from '../lib/bench-context.js';
+import type { BenchPostgres } from '../lib/bench-postgres.js';
+import type { ServerConfig } from '../lib/server-launcher.js';
 import { startLoad } from '../lib/load.js';
 import { seededRandom } from '../lib/prng.js';
 import { startServer, type RunningServer } from '../lib/server-process.js';
@@ -99,10 +101,43 @@ export async function runBigListScenario(context: BenchContext): Promise<BigList
   await seed(context, dbFile, count);
   const seedSeconds = (performance.now() - seedStart) / 1000;
   context.log(`  seeded ${count} plants in ${seedSeconds.toFixed(1)} s`);
+  const config: ServerConfig = { storage: 'sqlite', dbFile, tokens: BENCH_TOKENS, ...context.profile('big-list-sqlite-service') };
+  return measureBigList(context, config, count, seedSeconds);
+}
 
-  const server = await startServer(
-    context.launcher.spec('service', { storage: 'sqlite', dbFile, tokens: BENCH_TOKENS, ...context.profile('big-list-sqlite-service') }),
-  );
+/**
+ * The same on PostgreSQL: a schema migrated by the adapter, the plants
+ * inserted by one INSERT … SELECT over generate_series (the rows the
+ * service would have written), then ANALYZE; the schema is dropped after.
+ */
+export async function runPgBigListScenario(context: BenchContext, postgres: BenchPostgres): Promise<BigListResult> {
+  const count = context.options.bigListPlants;
+  const schema = await postgres.createSchema('big_list');
+  try {
+    const seedStart = performance.now();
+    await postgres.query(
+      `INSERT INTO "${schema}".plants (tenant, id, name, tag)
+       SELECT $1::text, g, 'Seeded plant number ' || g, CASE WHEN g % 2 = 0 THEN 'tag-' || (g % 8) END
+       FROM generate_series(1, $2::bigint) AS g`,
+      [TENANT, count],
+    );
+    await postgres.query(`ANALYZE "${schema}".plants`);
+    const seedSeconds = (performance.now() - seedStart) / 1000;
+    context.log(`  seeded ${count} plants in ${seedSeconds.toFixed(1)} s`);
+    const config: ServerConfig = {
+      storage: 'postgres',
+      postgres: { databaseUrl: postgres.databaseUrl, schema, pool: postgres.pool },
+      tokens: BENCH_TOKENS,
+      ...context.profile('big-list-postgres-service'),
+    };
+    return await measureBigList(context, config, count, seedSeconds);
+  } finally {
+    await postgres.dropSchema(schema);
+  }
+}
+
+async function measureBigList(context: BenchContext, config: ServerConfig, count: number, seedSeconds: number): Promise<BigListResult> {
+  const server = await startServer(context.launcher.spec('service', config));
   try {
     await sleep(1000);
     const rssBeforeBytes = server.stats().rssBytes;

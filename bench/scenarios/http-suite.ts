@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import type { BenchContext } from '../lib/bench-context.js';
-import type { ScenarioName } from '../lib/bench-options.js';
 import { runPairedRounds, type PairedResult, type PairedScenario } from '../lib/paired-rounds.js';
-import type { ServerConfig, StorageKind } from '../lib/server-launcher.js';
+import type { Contestant, ServerConfig } from '../lib/server-launcher.js';
 import { startServer, type RunningServer } from '../lib/server-process.js';
 import { startWebhookReceiver, type ReceiverMode } from '../lib/webhook-receiver.js';
 import {
@@ -19,17 +18,34 @@ interface Pair {
   readonly baseline: RunningServer;
 }
 
-async function startPair(context: BenchContext, storage: StorageKind, name: string, extra: Partial<ServerConfig> = {}): Promise<Pair> {
-  const config = (who: string): ServerConfig => ({
-    storage,
-    dbFile: join(context.workDir, `${name}-${storage}-${who}.db`),
-    tokens: BENCH_TOKENS,
-    ...extra,
-  });
-  const profile = (who: string) => context.profile(`${name}-${storage}-${who}`);
-  const service = await startServer(context.launcher.spec('service', { ...config('service'), ...profile('service') }));
+/**
+ * Where a pair keeps its data: SQLite files in the work folder, or a
+ * schema of its own per server on the bench PostgreSQL database.
+ */
+export interface PairHome {
+  /** Report label, e.g. `sqlite` or `postgres, logging off`. */
+  readonly label: string;
+  /** The storage flags of one server of the pair `name` (creates its file or schema). */
+  config(name: string, who: Contestant): Promise<ServerConfig>;
+  /** Removes what `config` created for the pair `name` (its servers have stopped). */
+  release(name: string): Promise<void>;
+}
+
+/** SQLite files or memory; files are removed with the work folder. */
+export function localHome(context: BenchContext, storage: 'sqlite' | 'memory'): PairHome {
+  return {
+    label: storage,
+    config: async (name, who) => ({ storage, dbFile: join(context.workDir, `${name}-${storage}-${who}.db`), tokens: BENCH_TOKENS }),
+    release: async () => {},
+  };
+}
+
+async function startPair(context: BenchContext, home: PairHome, name: string, extra: Partial<ServerConfig> = {}): Promise<Pair> {
+  const slug = `${name}-${home.label.replace(/\W+/g, '-')}`;
+  const profile = (who: string) => context.profile(`${slug}-${who}`);
+  const service = await startServer(context.launcher.spec('service', { ...(await home.config(name, 'service')), ...extra, ...profile('service') }));
   try {
-    const baseline = await startServer(context.launcher.spec('baseline', { ...config('baseline'), ...profile('baseline') }));
+    const baseline = await startServer(context.launcher.spec('baseline', { ...(await home.config(name, 'baseline')), ...extra, ...profile('baseline') }));
     return { service, baseline };
   } catch (error) {
     await service.stop();
@@ -37,8 +53,9 @@ async function startPair(context: BenchContext, storage: StorageKind, name: stri
   }
 }
 
-async function stopPair(pair: Pair): Promise<void> {
-  await Promise.all([pair.service.stop(), pair.baseline.stop()]);
+async function stopPair(home: PairHome, name: string, pair: Pair | undefined): Promise<void> {
+  if (pair) await Promise.all([pair.service.stop(), pair.baseline.stop()]);
+  await home.release(name);
 }
 
 /**
@@ -51,7 +68,7 @@ async function stopPair(pair: Pair): Promise<void> {
  * the service really delivers every webhook during the rounds, while the
  * baseline (which sends nothing) does not: the full cost, for information.
  */
-async function runCreate(context: BenchContext, storage: StorageKind, mode: ReceiverMode): Promise<PairedResult> {
+export async function runCreate(context: BenchContext, home: PairHome, mode: ReceiverMode): Promise<PairedResult> {
   const receiver = await startWebhookReceiver(mode);
   const name = mode === 'hold' ? 'create' : 'create-webhooks';
   const scenario: PairedScenario = createScenario(
@@ -60,25 +77,30 @@ async function runCreate(context: BenchContext, storage: StorageKind, mode: Rece
       ? 'POST /plants with unique ids; one subscription configured in both (plant + outbox row per create); receiver holds requests, so webhook sending is excluded'
       : 'POST /plants with unique ids; the service also delivers every webhook to a loopback receiver answering 200 (the baseline only queues)',
   );
-  const pair = await startPair(context, storage, name, {
-    webhooks: [{ url: receiver.url, secret: receiver.secret }],
-    webhookTimeout: mode === 'hold' ? '1h' : '15s',
-  });
+  let pair: Pair | undefined;
   try {
-    return await runPairedRounds(scenario, storage, pair, context.options, context.log);
+    pair = await startPair(context, home, name, {
+      webhooks: [{ url: receiver.url, secret: receiver.secret }],
+      webhookTimeout: mode === 'hold' ? '1h' : '15s',
+    });
+    return await runPairedRounds(scenario, home.label, pair, context.options, context.log);
   } finally {
     // Receiver first: its held requests then fail at once instead of making the service's shutdown wait for them.
     await receiver.close();
-    await stopPair(pair);
+    await stopPair(home, name, pair);
   }
 }
 
+export type PairedReadName = 'list-20' | 'list-100' | 'get' | 'delete';
+
 /** The read scenarios and delete share one pair per storage, seeded once (delete works in its own tenant). */
-async function runReads(context: BenchContext, storage: StorageKind, wanted: readonly ScenarioName[]): Promise<PairedResult[]> {
+export async function runReads(context: BenchContext, home: PairHome, wanted: readonly PairedReadName[]): Promise<PairedResult[]> {
   const { options } = context;
-  const pair = await startPair(context, storage, 'reads');
+  const storage = home.label;
   const results: PairedResult[] = [];
+  let pair: Pair | undefined;
   try {
+    pair = await startPair(context, home, 'reads');
     const deletes = wanted.includes('delete') ? options.deleteAmount : 0;
     context.log(`  seeding ${options.seedPlants} plants (+${deletes * (options.rounds + 1)} to delete) into each ${storage} server`);
     for (const server of [pair.service, pair.baseline]) {
@@ -95,7 +117,7 @@ async function runReads(context: BenchContext, storage: StorageKind, wanted: rea
       results.push(await runPairedRounds(scenarios[name]!, storage, pair, options, context.log));
     }
   } finally {
-    await stopPair(pair);
+    await stopPair(home, 'reads', pair);
   }
   return results;
 }
@@ -117,12 +139,13 @@ export async function runHttpSuite(context: BenchContext, onError: (name: string
     }
   };
   for (const storage of context.options.storages) {
-    if (selected.has('create')) await group(`create (${storage})`, async () => [await runCreate(context, storage, 'hold')]);
+    const home = localHome(context, storage);
+    if (selected.has('create')) await group(`create (${storage})`, async () => [await runCreate(context, home, 'hold')]);
     if (selected.has('create-webhooks')) {
-      await group(`create-webhooks (${storage})`, async () => [await runCreate(context, storage, 'ok')]);
+      await group(`create-webhooks (${storage})`, async () => [await runCreate(context, home, 'ok')]);
     }
     const reads = (['list-20', 'list-100', 'get', 'delete'] as const).filter((name) => selected.has(name));
-    if (reads.length) await group(`${reads.join(', ')} (${storage})`, () => runReads(context, storage, reads));
+    if (reads.length) await group(`${reads.join(', ')} (${storage})`, () => runReads(context, home, reads));
   }
   return results;
 }

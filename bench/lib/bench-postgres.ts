@@ -1,0 +1,80 @@
+import pg from 'pg';
+import { postgresStorage } from '@plant-store/storage-postgres';
+
+/** Where the PostgreSQL scenarios run; every server gets a schema of its own there. */
+export const DEFAULT_BENCH_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Schemas of one run on the bench database: created migrated, dropped at the end. */
+export interface BenchPostgres {
+  readonly databaseUrl: string;
+  /** Pool size of every server (`--db-pool`). */
+  readonly pool: number;
+  /**
+   * A new schema `bench_<pid>_<name>`, migrated by the storage adapter (its
+   * migrations, so service and baseline get exactly the same tables and
+   * indexes); dropped by `dropAll`.
+   */
+  createSchema(name: string): Promise<string>;
+  /** Runs one statement on the bench database (seeding, checks). */
+  query<Row extends pg.QueryResultRow>(text: string, parameters?: readonly unknown[]): Promise<Row[]>;
+  dropSchema(schema: string): Promise<void>;
+  /** Drops every schema this run created and closes the connection. */
+  dropAll(): Promise<void>;
+}
+
+/** The connection string without its password, for messages. */
+export function redactedUrl(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+/**
+ * Connects to `PLANT_STORE_BENCH_DATABASE_URL` (default
+ * postgres://postgres@127.0.0.1:5432/test). Resolves `{ unreachable }` with
+ * the reason when the database cannot be reached within 3 s, so the runner
+ * can skip the PostgreSQL scenarios instead of failing the run.
+ */
+export async function openBenchPostgres(pool: number): Promise<{ postgres: BenchPostgres } | { unreachable: string }> {
+  const databaseUrl = process.env.PLANT_STORE_BENCH_DATABASE_URL ?? DEFAULT_BENCH_DATABASE_URL;
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000, application_name: 'plant-store-bench' });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (error) {
+    await client.end().catch(() => {});
+    return { unreachable: `${redactedUrl(databaseUrl)}: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const created = new Set<string>();
+  const postgres: BenchPostgres = {
+    databaseUrl,
+    pool,
+    async createSchema(name) {
+      const schema = `bench_${process.pid}_${name}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+      created.add(schema);
+      await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+      await (await postgresStorage({ connectionString: databaseUrl, schema, poolSize: 1 })).close();
+      return schema;
+    },
+    async query(text, parameters = []) {
+      return (await client.query(text, [...parameters])).rows;
+    },
+    async dropSchema(schema) {
+      await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+      created.delete(schema);
+    },
+    async dropAll() {
+      try {
+        for (const schema of created) await postgres.dropSchema(schema);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+  return { postgres };
+}
