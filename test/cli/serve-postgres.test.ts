@@ -25,6 +25,16 @@ describe.skipIf(!postgresAvailable)('plant-store serve on PostgreSQL', () => {
       const created = await fetch(`${service.url}/plants`, { method: 'POST', headers: auth, body: '{"id":9223372036854775807,"name":"Fern"}' });
       expect(await created.text()).toBe('{"id":9223372036854775807,"name":"Fern"}');
       expect(await (await fetch(`${service.url}/plants`, { headers: auth })).text()).toBe('[{"id":9223372036854775807,"name":"Fern"}]');
+      // More than two storage batches (500 each), streamed from a storage that answers asynchronously.
+      for (let from = 1; from <= 1200; from += 50) {
+        await Promise.all(
+          Array.from({ length: 50 }, (_, k) =>
+            fetch(`${service.url}/plants`, { method: 'POST', headers: auth, body: JSON.stringify({ id: from + k, name: 'n' }) }).then((r) => r.text()),
+          ),
+        );
+      }
+      const all = (await (await fetch(`${service.url}/plants`, { headers: auth, signal: AbortSignal.timeout(10_000) })).json()) as unknown[];
+      expect(all).toHaveLength(1201);
     } finally {
       await service.stop();
     }

@@ -13,6 +13,8 @@ class FakeResponse extends EventEmitter {
   ended = false;
   /** What write() returns: false simulates a full socket buffer. */
   writable = true;
+  /** As on ServerResponse: a write returned false and 'drain' has not come yet. */
+  writableNeedDrain = false;
   readonly order: string[];
 
   constructor(order: string[] = []) {
@@ -27,6 +29,7 @@ class FakeResponse extends EventEmitter {
   write(chunk: string): boolean {
     this.writes.push(chunk);
     this.order.push('write');
+    if (!this.writable) this.writableNeedDrain = true;
     return this.writable;
   }
   end(chunk?: string): this {
@@ -139,9 +142,44 @@ describe('writePlantList', () => {
     for (let turn = 0; turn < 5; turn++) await new Promise(setImmediate);
     expect(res.writes).toHaveLength(1);
     res.writable = true;
+    res.writableNeedDrain = false;
     res.emit('drain');
     await done;
     expect(JSON.parse(res.body)).toHaveLength(3);
+  });
+
+  it('goes on when the socket drained while the next batch was still being read (slow storage)', async () => {
+    const res = new FakeResponse();
+    const pending: Array<() => void> = [];
+    const slow = {
+      async *[Symbol.asyncIterator]() {
+        for (let batch = 0; batch < 4; batch++) {
+          await new Promise<void>((resolve) => pending.push(resolve));
+          yield plants(batch * 10, 2);
+        }
+      },
+    };
+    const done = write(res, slow);
+    const release = async () => {
+      while (pending.length === 0) await new Promise(setImmediate);
+      pending.shift()!();
+    };
+    await release();
+    await release();
+    while (res.writes.length === 0) await new Promise(setImmediate);
+    // The second batch's write pushes back ...
+    res.writable = false;
+    while (pending.length === 0) await new Promise(setImmediate);
+    expect(res.writes).toHaveLength(2);
+    // ... and the socket drains while the third batch is still being read.
+    res.writable = true;
+    res.writableNeedDrain = false;
+    res.emit('drain');
+    await release();
+    await release();
+    const finished = await Promise.race([done.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000))]);
+    expect(finished, 'the list hung waiting for a drain that had already happened').toBe(true);
+    expect(JSON.parse(res.body)).toHaveLength(8);
   });
 
   it('stops reading storage when the client goes away', async () => {

@@ -83,7 +83,10 @@ function nextTurn(): Promise<void> {
 
 /** Resolves on 'drain', or on 'close' when the client went away (at once if it already has: 'close' will not fire again). */
 function drained(res: ServerResponse): Promise<void> {
-  if (res.destroyed) return Promise.resolve();
+  // The buffer may have drained while the next batch was being read (a
+  // storage that takes real time, such as PostgreSQL): 'drain' has then
+  // fired already, and waiting for another would hang the list.
+  if (res.destroyed || !res.writableNeedDrain) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
       res.off('drain', done);
