@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigurationError, subscriptionId, tokenDigest, type WebhookSubscription } from '@plant-store/core';
 import { LOG_LEVELS, type LogLevel } from '../logging/json-logger.js';
-import { describeFsError } from './describe-fs-error.js';
 import { loadJwt, type JwtConfig } from './load-jwt.js';
-import { parseDuration, parseDurationList } from './parse-duration.js';
+import { settingReader, type SettingReader } from './setting-reader.js';
+import { parseDurationList } from './parse-duration.js';
 import { parseTokenFile, parseTokenList, type TokenEntry } from './parse-tokens.js';
 import { parseWebhooks } from './parse-webhooks.js';
 import { SETTINGS, settingName, type SettingKey } from './settings.js';
@@ -97,99 +97,76 @@ export function loadConfig(
   options: LoadConfigOptions = {},
 ): ServeConfig {
   const flags = isServeArgs(args) ? args.values : parseServeArgs(args).values;
-  const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
-
-  const raw = (key: SettingKey): string | undefined => {
-    if (flags[key] !== undefined) return flags[key];
-    const fromEnv = env[SETTINGS[key].env];
-    return fromEnv === undefined || fromEnv.trim() === '' ? undefined : fromEnv;
-  };
-  const text = (key: SettingKey): string => raw(key) ?? SETTINGS[key].default ?? '';
-  const fail = (key: SettingKey, message: string) => new ConfigurationError(settingName(key), message);
-  // Shown in errors for settings that cannot hold secrets, to make typos obvious.
-  const got = (key: SettingKey) => ` (got ${JSON.stringify(truncate(text(key)))})`;
-
-  const integer = (key: SettingKey, min: number, max: number, rule: string): number => {
-    const value = text(key).trim();
-    const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-    if (!(number >= min && number <= max)) throw fail(key, `${rule}${got(key)}`);
-    return number;
-  };
-  const duration = (key: SettingKey, min: number, max?: number): number => {
-    const ms = parseDuration(text(key), max);
-    if (ms === undefined || ms < min) {
-      const rule = min > 0 ? 'must be a positive duration' : 'must be a duration';
-      throw fail(key, `${rule} such as 500ms, 5s, 5m or 2h${got(key)}`);
-    }
-    return ms;
-  };
-  const choice = <T extends string>(key: SettingKey, choices: readonly T[]): T => {
-    const value = text(key).trim().toLowerCase();
-    if (!(choices as readonly string[]).includes(value)) throw fail(key, `must be one of ${choices.join(', ')}${got(key)}`);
-    return value as T;
-  };
-  const bool = (key: SettingKey): boolean => choice(key, ['true', 'false'] as const) === 'true';
-  const file = (key: SettingKey): { path: string; content: string } | undefined => {
-    const path = raw(key)?.trim();
-    if (path === undefined) return undefined;
-    if (path === '') throw fail(key, 'must be a file path');
-    try {
-      return { path, content: readFile(path) };
-    } catch (error) {
-      throw fail(key, `cannot read ${path}: ${describeFsError(error)}`);
-    }
-  };
-
-  const identifier = (key: SettingKey): string => {
-    const value = text(key).trim();
-    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(value)) throw fail(key, `must be a name of letters, digits and _ (got ${JSON.stringify(truncate(value))})`);
-    return value;
-  };
-
-  const port = integer('port', 0, 65_535, 'must be an integer from 0 to 65535');
-  const host = text('host').trim();
-  if (host === '' || /\s/.test(host)) throw fail('host', `must be a host name or IP address${got('host')}`);
-  const storage = choice('storage', ['sqlite', 'postgres', 'memory'] as const);
-  const db = text('db').trim();
-  if (db === '') throw fail('db', 'must be a file path');
-  const databaseUrl = storage === 'postgres' ? postgresUrl(raw('databaseUrl'), fail) : undefined;
-
-  const webhookRetryMs = parseDurationList(text('webhookRetry'));
-  if (webhookRetryMs === undefined) {
-    throw fail('webhookRetry', `must be a comma-separated list of durations such as 5s,5m,2h, or none${got('webhookRetry')}`);
-  }
-
-  const headersTimeoutMs = duration('headersTimeout', 1);
-  const requestTimeoutMs = duration('requestTimeout', 1);
-  // node:http refuses a headers timeout longer than the request timeout.
-  if (headersTimeoutMs > requestTimeoutMs) {
-    throw fail('headersTimeout', `must not be longer than ${settingName('requestTimeout')} (${text('requestTimeout')})`);
-  }
-
+  const read = settingReader(flags, env, options.readFile ?? ((path: string) => readFileSync(path, 'utf8')));
   return {
-    port,
-    host,
+    ...listenSettings(read),
+    ...storageSettings(read),
+    ...optional('jwt', loadJwt(read.raw, read.file)),
+    tokens: loadTokens(read.raw('tokens'), read.file('tokensFile')),
+    ...webhookSettings(read),
+    ...httpSettings(read),
+    logLevel: read.choice('logLevel', LOG_LEVELS),
+    metrics: read.choice('metrics', ['on', 'off'] as const) === 'on',
+  };
+}
+
+function listenSettings(read: SettingReader): Pick<ServeConfig, 'port' | 'host'> {
+  const port = read.integer('port', 0, 65_535, 'must be an integer from 0 to 65535');
+  const host = read.text('host').trim();
+  if (host === '' || /\s/.test(host)) throw read.fail('host', `must be a host name or IP address${read.got('host')}`);
+  return { port, host };
+}
+
+function storageSettings(read: SettingReader): Pick<ServeConfig, 'storage' | 'db' | 'databaseUrl' | 'dbPool' | 'dbSchema'> {
+  const storage = read.choice('storage', ['sqlite', 'postgres', 'memory'] as const);
+  const db = read.text('db').trim();
+  if (db === '') throw read.fail('db', 'must be a file path');
+  const databaseUrl = storage === 'postgres' ? postgresUrl(read.raw('databaseUrl'), read.fail) : undefined;
+  return {
     storage,
     db,
     ...optional('databaseUrl', databaseUrl),
-    dbPool: integer('dbPool', 1, 1000, 'must be an integer from 1 to 1000'),
-    dbSchema: identifier('dbSchema'),
-    ...optional('jwt', loadJwt(raw, file)),
-    tokens: loadTokens(raw('tokens'), file('tokensFile')),
-    webhooks: loadWebhooks(raw('webhooks'), file('webhooksFile')),
+    dbPool: read.integer('dbPool', 1, 1000, 'must be an integer from 1 to 1000'),
+    dbSchema: read.identifier('dbSchema'),
+  };
+}
+
+type WebhookSettings = Pick<
+  ServeConfig,
+  'webhooks' | 'webhookRetryMs' | 'webhookTimeoutMs' | 'webhookSecretOverlapMs' | 'webhookDisableAfterMs' | 'webhookAllowPrivate'
+>;
+
+function webhookSettings(read: SettingReader): WebhookSettings {
+  const webhookRetryMs = parseDurationList(read.text('webhookRetry'));
+  if (webhookRetryMs === undefined) {
+    throw read.fail('webhookRetry', `must be a comma-separated list of durations such as 5s,5m,2h, or none${read.got('webhookRetry')}`);
+  }
+  return {
+    webhooks: loadWebhooks(read.raw('webhooks'), read.file('webhooksFile')),
     webhookRetryMs,
-    webhookTimeoutMs: duration('webhookTimeout', 1),
+    webhookTimeoutMs: read.duration('webhookTimeout', 1),
     // Not timers: these only compare times, so they may exceed what a Node timer holds.
-    webhookSecretOverlapMs: duration('webhookSecretOverlap', 0, Number.MAX_SAFE_INTEGER),
-    webhookDisableAfterMs: duration('webhookDisableAfter', 1, Number.MAX_SAFE_INTEGER),
-    webhookAllowPrivate: bool('webhookAllowPrivate'),
-    maxBodyBytes: integer('maxBody', 1, 2 ** 31 - 1, 'must be a positive integer (bytes)'),
+    webhookSecretOverlapMs: read.duration('webhookSecretOverlap', 0, Number.MAX_SAFE_INTEGER),
+    webhookDisableAfterMs: read.duration('webhookDisableAfter', 1, Number.MAX_SAFE_INTEGER),
+    webhookAllowPrivate: read.bool('webhookAllowPrivate'),
+  };
+}
+
+type HttpSettings = Pick<ServeConfig, 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'shutdownTimeoutMs'>;
+
+function httpSettings(read: SettingReader): HttpSettings {
+  const headersTimeoutMs = read.duration('headersTimeout', 1);
+  const requestTimeoutMs = read.duration('requestTimeout', 1);
+  // node:http refuses a headers timeout longer than the request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw read.fail('headersTimeout', `must not be longer than ${settingName('requestTimeout')} (${read.text('requestTimeout')})`);
+  }
+  return {
+    maxBodyBytes: read.integer('maxBody', 1, 2 ** 31 - 1, 'must be a positive integer (bytes)'),
     headersTimeoutMs,
     requestTimeoutMs,
-    keepAliveTimeoutMs: duration('keepAliveTimeout', 1),
-    shutdownTimeoutMs: duration('shutdownTimeout', 0),
-    logLevel: choice('logLevel', LOG_LEVELS),
-    metrics: choice('metrics', ['on', 'off'] as const) === 'on',
+    keepAliveTimeoutMs: read.duration('keepAliveTimeout', 1),
+    shutdownTimeoutMs: read.duration('shutdownTimeout', 0),
   };
 }
 
@@ -273,8 +250,4 @@ function usageError(error: unknown): ConfigurationError {
     return new ConfigurationError(argument, 'unexpected argument (see plant-store serve --help)');
   }
   return new ConfigurationError('arguments', message);
-}
-
-function truncate(value: string): string {
-  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
 }
