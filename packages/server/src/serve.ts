@@ -10,12 +10,13 @@ import {
   type Authenticator,
   type Logger,
   type PlantStore,
+  type PlantStoreWebhookOptions,
 } from '@plant-store/core';
 import type { ServeConfig } from './config/load-config.js';
 import { settingName } from './config/settings.js';
 import { errorText } from './storage/error-text.js';
 import { openStorage } from './storage/open-storage.js';
-import { createPlantServer, webhookHttpTransport } from '@plant-store/http-node';
+import { createPlantServer, webhookHttpTransport, type PlantServerOptions } from '@plant-store/http-node';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
 import { version } from './version.js';
 
@@ -67,64 +68,26 @@ const DISPATCHER_STOP_MS = 1_000;
  * Installs no signal handlers: the CLI does (see `runServeCommand`).
  */
 export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHandle> {
-  const env = io.env ?? process.env;
   const logger = jsonLogger(io.stdout, { level: config.logLevel });
-  const { tokens, developmentToken } = resolveTokens(config, env);
+  const { tokens, developmentToken } = resolveTokens(config, io.env ?? process.env);
   const authenticator = await createAuthenticator(config, tokens);
   const { storage, description } = await openStorage(config);
-
   let store: PlantStore | undefined;
   let server: Server;
   try {
-    store = createPlantStore({
-      storage,
-      authenticator,
-      logger,
-      webhooks: {
-        subscriptions: config.webhooks,
-        // The dispatcher sets user-agent on every request, so the transport needs no default of its own.
-        transport: webhookHttpTransport({ allowPrivateDestinations: config.webhookAllowPrivate }),
-        userAgent: `plant-store/${version}`,
-        retrySchedule: config.webhookRetryMs,
-        timeoutMs: config.webhookTimeoutMs,
-        stopTimeoutMs: DISPATCHER_STOP_MS,
-        secretOverlapMs: config.webhookSecretOverlapMs,
-        disableAfterMs: config.webhookDisableAfterMs,
-        allowPrivateDestinations: config.webhookAllowPrivate,
-      },
-    });
-    server = createPlantServer(store, {
-      maxBodyBytes: config.maxBodyBytes,
-      headersTimeoutMs: config.headersTimeoutMs,
-      requestTimeoutMs: config.requestTimeoutMs,
-      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-      metrics: config.metrics,
-      logger,
-      // The service serves its API reference page (GET /docs).
-      docs: true,
-    });
+    store = createPlantStore({ storage, authenticator, logger, webhooks: webhookOptions(config) });
+    server = createPlantServer(store, serverOptions(config, logger));
   } catch (error) {
     // Options the factories reject (they validate again) must not leave the database open.
     await (store ? store.close() : storage.close());
     throw error;
   }
   const running = store;
-
-  try {
-    await new Promise<void>((resolveListen, rejectListen) => {
-      server.once('error', rejectListen);
-      server.listen(config.port, config.host, () => {
-        server.off('error', rejectListen);
-        resolveListen();
-      });
-    });
-  } catch (error) {
+  const url = await listen(server, config).catch(async (error: unknown) => {
     await running.close();
-    throw listenError(error, config);
-  }
+    throw error;
+  });
   server.on('error', (error) => logger.error('server error', { error }));
-
-  const url = formatUrl(server.address() as AddressInfo);
   if (developmentToken !== undefined) {
     // Printed once, on purpose: this is how the operator learns the token. It never reaches the logs.
     io.stderr.write(
@@ -133,7 +96,6 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
     );
   }
   io.stdout.write(`plant-store listening on ${url} (storage: ${description})\n`);
-
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -143,6 +105,50 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
       return closing;
     },
   };
+}
+
+function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
+  return {
+    subscriptions: config.webhooks,
+    // The dispatcher sets user-agent on every request, so the transport needs no default of its own.
+    transport: webhookHttpTransport({ allowPrivateDestinations: config.webhookAllowPrivate }),
+    userAgent: `plant-store/${version}`,
+    retrySchedule: config.webhookRetryMs,
+    timeoutMs: config.webhookTimeoutMs,
+    stopTimeoutMs: DISPATCHER_STOP_MS,
+    secretOverlapMs: config.webhookSecretOverlapMs,
+    disableAfterMs: config.webhookDisableAfterMs,
+    allowPrivateDestinations: config.webhookAllowPrivate,
+  };
+}
+
+function serverOptions(config: ServeConfig, logger: Logger): PlantServerOptions {
+  return {
+    maxBodyBytes: config.maxBodyBytes,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    metrics: config.metrics,
+    logger,
+    // The service serves its API reference page (GET /docs).
+    docs: true,
+  };
+}
+
+/** Listens on the configured address; resolves with the base URL (real port), rejects with a one-line error. */
+async function listen(server: Server, config: ServeConfig): Promise<string> {
+  try {
+    await new Promise<void>((resolveListen, rejectListen) => {
+      server.once('error', rejectListen);
+      server.listen(config.port, config.host, () => {
+        server.off('error', rejectListen);
+        resolveListen();
+      });
+    });
+  } catch (error) {
+    throw listenError(error, config);
+  }
+  return formatUrl(server.address() as AddressInfo);
 }
 
 async function shutdown(
