@@ -25,7 +25,7 @@ export const SETTINGS = {
     env: 'PLANT_STORE_TOKENS',
     flag: 'tokens',
     default: undefined,
-    help: 'comma-separated token=tenant or sha256:<64 hex>=tenant entries (both scopes)',
+    help: 'comma-separated token=tenant or sha256:<64 hex>=tenant entries (all four scopes)',
   },
   tokensFile: {
     env: 'PLANT_STORE_TOKENS_FILE',
