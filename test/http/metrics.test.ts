@@ -124,6 +124,8 @@ describe.each(STORAGE_KINDS)('GET /metrics (%s)', (kind: StorageKind) => {
       ['GET', '/readyz', '/readyz'],
       ['GET', '/openapi.json', '/openapi.json'],
       ['GET', '/nowhere', 'unmatched'],
+      ['GET', '/webhooks/endpoints/ep_path-marker', '/webhooks/endpoints/{id}', { headers: owner }],
+      ['POST', '/webhooks/deliveries/msg_path-marker/resend', '/webhooks/deliveries/{id}/resend', { headers: owner }],
     ];
     const before = (await scrape(server.url)).exposition;
     const expected: Record<string, number> = {};
@@ -160,13 +162,14 @@ describe.each(STORAGE_KINDS)('GET /metrics (%s)', (kind: StorageKind) => {
       ['GET', '/http://evil.example/x'],
       ['PROPFIND', '/plants'],
       ['MKCOL', '/path-marker'],
+      ['GET', '/webhooks/endpoints/ep_id-marker'],
       ['GET', '/plants?after=8675309&limit=query-marker'],
     ];
     for (const [method, path] of odd) await rawStatus(server.port, method!, path!, owner);
     await rawStatus(server.port, 'GET', '/plants', { authorization: `Bearer ${TOKENS.otherTenant}` });
     const { text, exposition } = await scrape(server.url);
     for (const marker of markers) expect(text, marker).not.toContain(marker);
-    const routes = new Set(['/plants', '/plants/{id}', '/healthz', '/readyz', '/openapi.json', '/metrics', 'unmatched']);
+    const routes = new Set(['/plants', '/plants/{id}', '/healthz', '/readyz', '/openapi.json', '/metrics', 'unmatched', '/webhooks/endpoints/{id}', '/webhooks/deliveries/{id}/resend']);
     const allowed: Record<string, (value: string) => boolean> = {
       method: (value) => ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'OTHER'].includes(value),
       route: (value) => routes.has(value),

@@ -4,7 +4,7 @@ import { scrapeMetrics } from './metrics-route.js';
 import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.js';
 import type { Exchange, RouteContext } from './route-context.js';
 import { healthz, openapi, readyz } from './system-routes.js';
-import { WEBHOOK_ALLOWED_METHODS, routeWebhooks } from './webhook-routes.js';
+import { WEBHOOK_ALLOWED_METHODS, matchTemplate, routeWebhooks } from './webhook-routes.js';
 
 /** `Allow` of each path; HEAD is GET without a body wherever GET is allowed. */
 export const ALLOWED_METHODS = {
@@ -83,7 +83,8 @@ export function routeRequest(context: RouteContext, exchange: Exchange, path: st
 export function routeTemplate(path: string | undefined): RouteTemplate | undefined {
   if (path === undefined) return undefined;
   if (Object.hasOwn(ALLOWED_METHODS, path)) return path as RouteTemplate;
-  return isPlantPath(path) ? '/plants/{id}' : undefined;
+  if (isPlantPath(path)) return '/plants/{id}';
+  return matchTemplate(path)?.template;
 }
 
 /** `/plants/<one non-empty segment>`. */

@@ -25,7 +25,7 @@ export const WEBHOOK_ALLOWED_METHODS = {
 } as const;
 
 type Handler = (context: RouteContext, exchange: Exchange, idSegment: string) => Promise<void>;
-type Template = keyof typeof WEBHOOK_ALLOWED_METHODS;
+export type Template = keyof typeof WEBHOOK_ALLOWED_METHODS;
 
 /** Handlers per path template and method; HEAD is served by GET's handler. */
 const ROUTES: Record<Template, Partial<Record<string, Handler>>> = {
@@ -61,7 +61,7 @@ export function routeWebhooks(context: RouteContext, exchange: Exchange, path: s
 }
 
 /** `/webhooks/<collection>[/<id>[/<action>]]` → its template and raw id segment. */
-function matchTemplate(path: string): { template: Template; idSegment: string } | undefined {
+export function matchTemplate(path: string): { template: Template; idSegment: string } | undefined {
   // ['', 'webhooks', collection, id?, action?]
   const parts = path.split('/');
   if (parts.length < 3 || parts.length > 5 || parts[1] !== 'webhooks' || !COLLECTIONS.has(parts[2]!)) return undefined;
