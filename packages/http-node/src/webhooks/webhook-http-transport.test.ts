@@ -125,6 +125,12 @@ describe('webhookHttpTransport', () => {
     expect(received).toHaveLength(1);
   });
 
+  it('treats a timeout beyond what a Node timer holds as very long, not as immediate', async () => {
+    const { url } = await receiver((_, res) => setTimeout(() => res.writeHead(204).end(), 50));
+    const thirtyDays = 30 * 24 * 3_600_000;
+    expect(await webhookHttpTransport().send(request(url, { timeoutMs: thirtyDays }))).toEqual(delivered(204));
+  });
+
   it('times out on a receiver that accepts the connection but never reads', async () => {
     const { createServer } = await import('node:net');
     const sockets: Socket[] = [];

@@ -24,6 +24,9 @@ export interface WebhookHttpTransportOptions {
 /** The attempt-log reason of a refused destination (SPEC §9). */
 export const DESTINATION_NOT_ALLOWED_REASON = 'destination not allowed';
 
+/** The longest delay a Node timer holds. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const USER_AGENT = /^user-agent$/i;
 
 /** What one send needs from the transport it belongs to. */
@@ -110,7 +113,8 @@ class Attempt {
   }
 
   start(): void {
-    this.#deadline = setTimeout(() => this.#abort(`timeout after ${this.#request.timeoutMs} ms`), this.#request.timeoutMs);
+    // Node timers hold at most 2^31-1 ms (about 24.8 days) and fire at once beyond it: clamp, never overflow.
+    this.#deadline = setTimeout(() => this.#abort(`timeout after ${this.#request.timeoutMs} ms`), Math.min(this.#request.timeoutMs, MAX_TIMER_MS));
     this.#request.signal.addEventListener('abort', this.#onShutdown, { once: true });
     this.#post(true);
   }
