@@ -4,7 +4,8 @@ import { json, ref } from './openapi-helpers.js';
 // operator subscriptions and tenant endpoints, and `plant.deleted` to tenant
 // endpoints that subscribe to it. Both are signed the same way.
 
-const headers = (eventType: string) => [
+/** The headers of the Standard Webhooks signature. */
+const signatureHeaders = () => [
   {
     name: 'webhook-id',
     in: 'header',
@@ -30,6 +31,11 @@ const headers = (eventType: string) => [
     ].join(' '),
     schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
   },
+];
+
+/** Every header of a message of `eventType`. */
+const headers = (eventType: string) => [
+  ...signatureHeaders(),
   {
     name: 'plant-store-event',
     in: 'header',
@@ -65,40 +71,43 @@ const delivery = [
   'secret. Delivery is at-least-once: deduplicate on `webhook-id`. Redirects are not followed.',
 ].join(' ');
 
+/** "New Plant": the `plant.created` message. */
+const newPlant = () => ({
+  post: {
+    operationId: 'newPlantWebhook',
+    summary: 'New Plant (`plant.created`)',
+    description: [
+      'Sent to every operator subscription matching the plant\'s tenant, and to each of the tenant\'s enabled endpoints',
+      'subscribed to `plant.created`, once a plant is created (not for a repeated create).',
+      delivery,
+    ].join(' '),
+    parameters: headers('plant.created'),
+    requestBody: {
+      required: true,
+      description: 'The new plant, exactly as stored (tag omitted when absent, id exact).',
+      content: json(ref('schemas', 'NewPlant')),
+    },
+    responses: structuredClone(responses),
+  },
+});
+
+/** The `plant.deleted` message. */
+const plantDeleted = () => ({
+  post: {
+    operationId: 'plantDeletedWebhook',
+    summary: 'Plant deleted (`plant.deleted`)',
+    description: ['Sent to each of the tenant\'s enabled endpoints subscribed to `plant.deleted` once a plant is deleted.', delivery].join(' '),
+    parameters: headers('plant.deleted'),
+    requestBody: {
+      required: true,
+      description: 'The id of the deleted plant, exact: `{"id": <int64>}`.',
+      content: json(ref('schemas', 'PlantDeleted')),
+    },
+    responses: structuredClone(responses),
+  },
+});
+
 /** The `webhooks` section of the document, a fresh object each time. */
 export function webhookEvents(): Record<string, Record<string, unknown>> {
-  return {
-    '/plant/webhook': {
-      post: {
-        operationId: 'newPlantWebhook',
-        summary: 'New Plant (`plant.created`)',
-        description: [
-          'Sent to every operator subscription matching the plant\'s tenant, and to each of the tenant\'s enabled endpoints',
-          'subscribed to `plant.created`, once a plant is created (not for a repeated create).',
-          delivery,
-        ].join(' '),
-        parameters: headers('plant.created'),
-        requestBody: {
-          required: true,
-          description: 'The new plant, exactly as stored (tag omitted when absent, id exact).',
-          content: json(ref('schemas', 'NewPlant')),
-        },
-        responses: structuredClone(responses),
-      },
-    },
-    'plant.deleted': {
-      post: {
-        operationId: 'plantDeletedWebhook',
-        summary: 'Plant deleted (`plant.deleted`)',
-        description: ['Sent to each of the tenant\'s enabled endpoints subscribed to `plant.deleted` once a plant is deleted.', delivery].join(' '),
-        parameters: headers('plant.deleted'),
-        requestBody: {
-          required: true,
-          description: 'The id of the deleted plant, exact: `{"id": <int64>}`.',
-          content: json(ref('schemas', 'PlantDeleted')),
-        },
-        responses: structuredClone(responses),
-      },
-    },
-  };
+  return { '/plant/webhook': newPlant(), 'plant.deleted': plantDeleted() };
 }

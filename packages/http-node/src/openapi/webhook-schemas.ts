@@ -45,8 +45,8 @@ const secretValue = {
   examples: ['whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD64zdyT2vgT0='],
 };
 
-/** The component schemas of the webhook endpoints API (SPEC §9), a fresh copy each time. */
-export const webhookSchemas = () => structuredClone({
+/** The component schemas of the webhook endpoints API (SPEC §9). */
+const schemas = {
   WebhookEventType: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
   WebhookSecret: secretValue,
   Secret: { type: 'object', required: ['secret'], additionalProperties: false, properties: { secret } },
@@ -148,4 +148,7 @@ export const webhookSchemas = () => structuredClone({
     properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } },
   },
   Empty: { type: 'object', additionalProperties: false, maxProperties: 0 },
-});
+};
+
+/** The component schemas of the webhook endpoints API, a fresh copy each time. */
+export const webhookSchemas = () => structuredClone(schemas);

@@ -6,16 +6,8 @@ import { SETTINGS, settingName, type SettingKey } from './settings.js';
 /** Typed access to the settings of one invocation; every reader throws a `ConfigurationError` naming the setting. */
 export type SettingReader = ReturnType<typeof settingReader>;
 
-/**
- * Reads settings from flags and environment: a flag wins over its variable,
- * an empty variable counts as unset, and a missing one falls back to the
- * default of {@link SETTINGS}.
- */
-export function settingReader(
-  flags: Partial<Record<SettingKey, string>>,
-  env: NodeJS.ProcessEnv,
-  readFile: (path: string) => string,
-) {
+/** The untyped core of a reader: the raw value, its text with the default, and error helpers. */
+function basicReader(flags: Partial<Record<SettingKey, string>>, env: NodeJS.ProcessEnv) {
   const raw = (key: SettingKey): string | undefined => {
     if (flags[key] !== undefined) return flags[key];
     const fromEnv = env[SETTINGS[key].env];
@@ -30,13 +22,12 @@ export function settingReader(
     if (!(choices as readonly string[]).includes(value)) throw fail(key, `must be one of ${choices.join(', ')}${got(key)}`);
     return value as T;
   };
+  return { raw, text, fail, got, choice };
+}
+
+/** Numbers and durations, range-checked. */
+function numberReaders({ text, fail, got }: ReturnType<typeof basicReader>) {
   return {
-    raw,
-    text,
-    fail,
-    got,
-    choice,
-    bool: (key: SettingKey): boolean => choice(key, ['true', 'false'] as const) === 'true',
     integer(key: SettingKey, min: number, max: number, rule: string): number {
       const value = text(key).trim();
       const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
@@ -51,6 +42,12 @@ export function settingReader(
       }
       return ms;
     },
+  };
+}
+
+/** SQL identifiers and files named by a setting. */
+function nameReaders({ raw, text, fail }: ReturnType<typeof basicReader>, readFile: (path: string) => string) {
+  return {
     identifier(key: SettingKey): string {
       const value = text(key).trim();
       if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(value)) throw fail(key, `must be a name of letters, digits and _ (got ${JSON.stringify(truncate(value))})`);
@@ -66,6 +63,25 @@ export function settingReader(
         throw fail(key, `cannot read ${path}: ${describeFsError(error)}`);
       }
     },
+  };
+}
+
+/**
+ * Reads settings from flags and environment: a flag wins over its variable,
+ * an empty variable counts as unset, and a missing one falls back to the
+ * default of {@link SETTINGS}.
+ */
+export function settingReader(
+  flags: Partial<Record<SettingKey, string>>,
+  env: NodeJS.ProcessEnv,
+  readFile: (path: string) => string,
+) {
+  const basic = basicReader(flags, env);
+  return {
+    ...basic,
+    bool: (key: SettingKey): boolean => basic.choice(key, ['true', 'false'] as const) === 'true',
+    ...numberReaders(basic),
+    ...nameReaders(basic, readFile),
   };
 }
 

@@ -1,0 +1,108 @@
+import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '@plant-store/core';
+import { errorResponse, ref } from './openapi-helpers.js';
+import { webhookSchemas } from './webhook-schemas.js';
+
+// The `components` section of the document, built fresh for every document.
+
+/** A plant object (request or response); they differ only in what the tag's description says. */
+const plantSchema = (tagDescription: string) => ({
+  type: 'object',
+  required: ['id', 'name'],
+  additionalProperties: false,
+  properties: {
+    id: ref('schemas', 'PlantId'),
+    name: ref('schemas', 'Name'),
+    tag: { ...ref('schemas', 'Tag'), description: tagDescription },
+  },
+});
+
+/** A name or tag: JSON Schema's lengths count code points, as the core does. */
+const textSchema = (maxLength: number) => ({
+  type: 'string',
+  minLength: 1,
+  maxLength,
+  description: `1 to ${maxLength} characters (code points).`,
+});
+
+const securitySchemes = () => ({
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'An opaque token configured by the operator; it determines the tenant and the scopes (`plants:read`, `plants:write`, `webhooks:read`, `webhooks:write`). The scheme name is case-insensitive.',
+  },
+});
+
+const schemas = () => ({
+  PlantId: {
+    type: 'integer',
+    format: 'int64',
+    description:
+      'Client-supplied id, unique per tenant, anywhere in the signed 64-bit range and exact to the last digit. Any JSON spelling of an integer is accepted (`20`, `20.0`, `2e1`; `-0` is 0); strings and non-integers are not.',
+    examples: [42],
+  },
+  Name: textSchema(PLANT_NAME_MAX_LENGTH),
+  Tag: textSchema(PLANT_TAG_MAX_LENGTH),
+  NewPlant: plantSchema('Optional; omit it rather than sending null (null is a 400).'),
+  Plant: plantSchema('Omitted when the plant has none (never null).'),
+  Error: {
+    type: 'object',
+    required: ['error', 'message'],
+    additionalProperties: false,
+    properties: {
+      error: { type: 'integer', format: 'int32', description: 'The HTTP status.' },
+      message: { type: 'string', description: 'For humans; names the offending field or parameter.' },
+    },
+  },
+  ...webhookSchemas(),
+  Status: {
+    type: 'object',
+    required: ['status'],
+    additionalProperties: false,
+    properties: { status: { type: 'string', const: 'ok' } },
+  },
+});
+
+const headers = () => ({
+  RequestId: {
+    description: 'The client\'s `x-request-id` when it sent a sane one (1 to 128 printable ASCII characters), otherwise a generated UUID.',
+    required: true,
+    schema: { type: 'string', minLength: 1, maxLength: 128 },
+  },
+  WwwAuthenticate: {
+    description: 'RFC 6750 bearer challenge.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  Allow: {
+    description: 'The methods the path supports.',
+    required: true,
+    schema: { type: 'string', examples: ['GET, HEAD, POST'] },
+  },
+});
+
+const responses = () => ({
+  BadRequest: errorResponse(
+    'Invalid input: malformed JSON, invalid UTF-8, a body that breaks a rule, or a bad query parameter. The message names the field or parameter.',
+  ),
+  BadId: errorResponse('The id is not a decimal int64.'),
+  Unauthorized: errorResponse(
+    'Missing, malformed or unknown credentials. `WWW-Authenticate: Bearer realm="plant-store"` when the header is missing or malformed; `…, error="invalid_token"` for an unknown token.',
+    { 'www-authenticate': ref('headers', 'WwwAuthenticate') },
+  ),
+  Forbidden: errorResponse(
+    'The token lacks the scope. `WWW-Authenticate: Bearer realm="plant-store", error="insufficient_scope", scope="<scope>"`.',
+    { 'www-authenticate': ref('headers', 'WwwAuthenticate') },
+  ),
+  NotFound: errorResponse('The caller\'s tenant has no plant with this id.'),
+  MethodNotAllowed: errorResponse('The path exists but not with this method.', { allow: ref('headers', 'Allow') }),
+  InternalError: errorResponse('An unexpected server failure (logged with the request id; no details are returned).'),
+  StorageUnavailable: errorResponse(
+    'Storage, or the service that checks tokens (a JWKS endpoint), is unavailable; retry later (`Retry-After` when known).',
+  ),
+});
+
+/** The `components` section: security schemes, schemas, headers and shared responses. */
+export function components(): Record<string, Record<string, unknown>> {
+  return { securitySchemes: securitySchemes(), schemas: schemas(), headers: headers(), responses: responses() };
+}
