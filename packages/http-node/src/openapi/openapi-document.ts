@@ -14,16 +14,7 @@ export interface OpenApiDocument {
   readonly [key: string]: unknown;
 }
 
-/**
- * The OpenAPI 3.1 description of the service as it behaves, webhook
- * included. Kept in step with the routes by the end-to-end suite, which
- * checks every status it observes against this document.
- *
- * Ids are int64 JSON numbers (`type: integer, format: int64`), exact to the
- * last digit; clients in languages whose JSON numbers are doubles need a
- * lossless parser. No `minimum`/`maximum` is given for them because the
- * bounds themselves are not representable as doubles.
- */
+/** What the document describes beyond the plant API. */
 export interface OpenApiDocumentOptions {
   /** Where the API is mounted; the document's `servers` and link examples carry it. @default '' (the root) */
   readonly basePath?: string;
@@ -72,6 +63,16 @@ function paths(basePath: string, options: OpenApiDocumentOptions): Record<string
   };
 }
 
+/**
+ * The OpenAPI 3.1 description of the service as it behaves, webhook
+ * included. Kept in step with the routes by the end-to-end suite, which
+ * checks every status it observes against this document.
+ *
+ * Ids are int64 JSON numbers (`type: integer, format: int64`), exact to the
+ * last digit; clients in languages whose JSON numbers are doubles need a
+ * lossless parser. No `minimum`/`maximum` is given for them because the
+ * bounds themselves are not representable as doubles.
+ */
 export function openapiDocument(version: string, options: OpenApiDocumentOptions = {}): OpenApiDocument {
   const basePath = options.basePath ?? '';
   return {
