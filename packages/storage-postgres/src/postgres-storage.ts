@@ -60,21 +60,30 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
 
 /** The storage over a migrated schema. */
 function assemble(config: pg.ClientConfig, poolSize: number, schema: string): Storage {
-  const runner = new QueryRunner(new Kysely<unknown>({ dialect: new PostgresDialect({ pool: kyselyPool(createPool(config, poolSize)) }) }));
+  const runner = queryRunner(config, poolSize);
+  // The dispatcher's claims, attempt records and lease releases commit without
+  // waiting for the WAL flush: one lost in a database crash only means an
+  // expired lease or a message sent again, which at-least-once delivery
+  // allows. Plant writes (and the deliveries they queue) stay fully durable.
+  const dispatch = queryRunner({ ...config, options: '-c synchronous_commit=off' }, Math.max(2, Math.ceil(poolSize / 2)));
   const tables = tablesIn(schema);
   const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL, payload: schema });
   return {
     plants: new PostgresPlantRepository(runner, tables, schema),
-    outbox: new PostgresWebhookOutbox(runner, tables, listener),
+    outbox: new PostgresWebhookOutbox({ runner, dispatch }, tables, listener),
     endpoints: new PostgresWebhookEndpoints(runner, tables),
     async ping() {
       await runner.rows('answer a ping', 'SELECT 1', []);
     },
     async close() {
       listener.close();
-      await runner.close();
+      await Promise.all([runner.close(), dispatch.close()]);
     },
   };
+}
+
+function queryRunner(config: pg.ClientConfig, size: number): QueryRunner {
+  return new QueryRunner(new Kysely<unknown>({ dialect: new PostgresDialect({ pool: kyselyPool(createPool(config, size)) }) }));
 }
 
 function positiveInteger(name: string, value: number): number {

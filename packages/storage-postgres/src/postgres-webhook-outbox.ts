@@ -54,11 +54,14 @@ type Statement =
  */
 export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #runner: QueryRunner;
+  /** Claims, records and releases: the dispatcher's hot path, on connections that commit asynchronously. */
+  readonly #dispatch: QueryRunner;
   readonly #listener: NotificationListener;
   readonly #sql: { readonly [K in Statement]: string };
 
-  constructor(runner: QueryRunner, tables: Tables, listener: NotificationListener) {
-    this.#runner = runner;
+  constructor(runners: { readonly runner: QueryRunner; readonly dispatch: QueryRunner }, tables: Tables, listener: NotificationListener) {
+    this.#runner = runners.runner;
+    this.#dispatch = runners.dispatch;
     this.#listener = listener;
     this.#sql = {
       claim: claimDueSql(tables),
@@ -82,7 +85,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     const now = wholeMs(options.now);
     const leaseExpiresAt = wholeMs(options.now + options.leaseMs);
     const parameters = [options.owner, leaseExpiresAt, now, options.limit, options.skipEndpoints ?? []];
-    const rows = await this.#runner.rows<ClaimRow>('claim due deliveries', this.#sql.claim, parameters);
+    const rows = await this.#dispatch.rows<ClaimRow>('claim due deliveries', this.#sql.claim, parameters);
     return rows.sort(claimOrder).map((row) => toClaimedDelivery(row, leaseExpiresAt));
   }
 
@@ -91,7 +94,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     const durationMs = wholeMs(attempt.durationMs);
     const interrupted = outcome.status === 'interrupted';
     const nextAttemptAt = outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null;
-    const rows = await this.#runner.rows('record the delivery attempt', this.#sql.record, [
+    const rows = await this.#dispatch.rows('record the delivery attempt', this.#sql.record, [
       id,
       owner,
       interrupted ? 'pending' : outcome.status,
@@ -107,7 +110,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
-    await this.#runner.changes('release delivery leases', this.#sql.release, [ids, owner]);
+    await this.#dispatch.changes('release delivery leases', this.#sql.release, [ids, owner]);
   }
 
   async pendingStats(): Promise<PendingStats> {
