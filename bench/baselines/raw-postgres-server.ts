@@ -1,5 +1,6 @@
 // Raw PostgreSQL baseline: node:http + pg, one pool of --db-pool connections,
-// the storage adapter's own SQL (one statement per create: plant, outbox rows
+// the storage adapter's own SQL (one statement per create: plant, outbox rows,
+// the fan-out to tenant endpoints
 // and NOTIFY), int8 read as bigint.
 // Run: node raw-postgres-server.js serve --port 0 --database-url URL --db-schema S --db-pool N --tokens t=tenant
 import { createHash } from 'node:crypto';
@@ -7,6 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { rawServe, type ClosableStore, type RawServeFlags } from './raw-serve.js';
+import { plantJson } from './raw-plant-json.js';
 import type { RawDelivery, RawPlant } from './raw-store.js';
 
 // The slice of pg used here (resolved from the repository at run time:
@@ -128,7 +130,8 @@ async function rawPostgresStore(flags: RawServeFlags): Promise<ClosableStore> {
   };
   return {
     async create(tenant, plant, deliveries) {
-      const parameters = [tenant, plant.id, plant.name, plant.tag ?? null, ...deliveryColumns(deliveries, endpoints), OUTBOX_CHANNEL, schema];
+      const event = ['plant.created', plantJson(plant), Date.now()];
+      const parameters = [tenant, plant.id, plant.name, plant.tag ?? null, ...deliveryColumns(deliveries, endpoints), OUTBOX_CHANNEL, schema, ...event];
       const [row] = (await pool.query<{ created: boolean }>(text.create, parameters)).rows;
       return row?.created ? undefined : get(tenant, plant.id);
     },
@@ -142,7 +145,9 @@ async function rawPostgresStore(flags: RawServeFlags): Promise<ClosableStore> {
       return rows.map(toPlant);
     },
     async delete(tenant, id) {
-      return ((await pool.query(text.delete, [tenant, id])).rowCount ?? 0) > 0;
+      const event = ['plant.deleted', `{"id":${id}}`, Date.now()];
+      const [row] = (await pool.query<{ deleted: boolean }>(text.delete, [tenant, id, ...event, OUTBOX_CHANNEL, schema])).rows;
+      return row?.deleted === true;
     },
     close: () => pool.end(),
   };

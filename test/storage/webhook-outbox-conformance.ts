@@ -171,6 +171,28 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect((await outbox().get('d1'))!.attemptCount).toBe(2);
     });
 
+    it('records concurrent attempts on different deliveries each on its own terms', async () => {
+      const ids = ['c1', 'c2', 'c3', 'c4', 'c5'];
+      await queue(...ids.map((id, index) => delivery(id, { createdAt: T0 + index })));
+      await claim('a', T0 + 10, { limit: 4 });
+      const at = { at: T0 + 10, durationMs: 4 };
+      const results = await Promise.all([
+        outbox().recordAttempt('c1', 'a', { ...at, statusCode: 200 }, { status: 'delivered' }),
+        outbox().recordAttempt('c2', 'a', { ...at, statusCode: 500, error: 'status 500' }, { status: 'pending', nextAttemptAt: T0 + 70 }),
+        outbox().recordAttempt('c3', 'a', { ...at, statusCode: 410 }, { status: 'failed' }),
+        outbox().recordAttempt('c4', 'b', { ...at, statusCode: 200 }, { status: 'delivered' }), // a holds it
+        outbox().recordAttempt('c5', 'a', { ...at, statusCode: 200 }, { status: 'delivered' }), // never claimed
+        outbox().recordAttempt('c4', 'a', { ...at, error: 'interrupted: the dispatcher stopped' }, { status: 'interrupted' }),
+      ]);
+      expect(results).toEqual([true, true, true, false, false, true]);
+      expect(await outbox().get('c1')).toMatchObject({ status: 'delivered', attemptCount: 1, attempts: [{ ...at, statusCode: 200 }] });
+      expect(await outbox().get('c2')).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 70, attempts: [{ ...at, statusCode: 500, error: 'status 500' }] });
+      expect(await outbox().get('c3')).toMatchObject({ status: 'failed', attempts: [{ ...at, statusCode: 410 }] });
+      expect(await outbox().get('c4')).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 3, attempts: [{ ...at, interrupted: true }] });
+      expect(await outbox().get('c5')).toMatchObject({ status: 'pending', attemptCount: 0, attempts: [] });
+      expect(await claimIds('b', T0 + 20)).toEqual(['c4', 'c5']);
+    });
+
     it('keeps attempt durations in whole milliseconds (sub-millisecond timings are rounded)', async () => {
       await queue(delivery('d1', { createdAt: T0 }));
       await claim('a', T0);

@@ -30,25 +30,34 @@ export const claimDueSql = (t: Tables) => `
   RETURNING d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.attempt_count, d.next_attempt_at, d.seq`;
 
 /**
- * Parameters: id, owner, new status, next attempt (NULL unless pending), updated at, attempt start, duration,
- * status code, error, interrupted. Applies the outcome and appends the attempt only while `owner` holds the
- * lease; returns a row only then. An interrupted attempt (a shutdown cut it short) only ends the lease: status,
- * due time and the counted attempts stay. Attempt rows are numbered after the last one, interrupted included.
+ * Records a batch of attempts, one per delivery, all parameters arrays of
+ * equal length: ids, owners, new statuses, next attempts (NULL unless
+ * pending), updated at, attempt starts, durations, status codes, errors,
+ * interrupted. Each applies its outcome and appends its attempt only while
+ * its owner holds the lease; returns the ids recorded. An interrupted attempt
+ * (a shutdown cut it short) only ends the lease: status, due time and the
+ * counted attempts stay. Attempt rows are numbered after the last one,
+ * interrupted included. Ids must be distinct within a batch.
  */
-export const recordAttemptSql = (t: Tables) => `
-  WITH applied AS (
-    UPDATE ${t.deliveries}
-    SET status = CASE WHEN $10 THEN status ELSE $3 END,
-        attempt_count = attempt_count + CASE WHEN $10 THEN 0 ELSE 1 END,
-        next_attempt_at = CASE WHEN $10 THEN next_attempt_at ELSE $4 END,
-        lease_owner = NULL, lease_expires_at = NULL, updated_at = $5
-    WHERE id = $1 AND lease_owner = $2 AND status = 'pending'
-    RETURNING id
+export const recordAttemptsSql = (t: Tables) => `
+  WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::integer[], $9::text[], $10::boolean[])
+      AS i (id, owner, status, next_attempt_at, updated_at, at, duration_ms, status_code, error, interrupted)
+  ), applied AS (
+    UPDATE ${t.deliveries} AS d
+    SET status = CASE WHEN i.interrupted THEN d.status ELSE i.status END,
+        attempt_count = d.attempt_count + CASE WHEN i.interrupted THEN 0 ELSE 1 END,
+        next_attempt_at = CASE WHEN i.interrupted THEN d.next_attempt_at ELSE i.next_attempt_at END,
+        lease_owner = NULL, lease_expires_at = NULL, updated_at = i.updated_at
+    FROM input AS i
+    WHERE d.id = i.id AND d.lease_owner = i.owner AND d.status = 'pending'
+    RETURNING d.id
   )
   INSERT INTO ${t.attempts} (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
-  SELECT id, (SELECT coalesce(max(attempt), 0) + 1 FROM ${t.attempts} WHERE delivery_id = $1), $6, $7, $8, $9, $10
-  FROM applied
-  RETURNING attempt`;
+  SELECT i.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM ${t.attempts} AS a WHERE a.delivery_id = i.id),
+    i.at, i.duration_ms, i.status_code, i.error, i.interrupted
+  FROM applied JOIN input AS i ON i.id = applied.id
+  RETURNING delivery_id`;
 
 /** Parameters: ids (text[]), owner. */
 export const releaseSql = (t: Tables) => `

@@ -1,11 +1,10 @@
-import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { ConfigurationError, type Storage } from '@plant-store/core';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { NotificationListener } from './notification-listener.js';
 import { OUTBOX_CHANNEL } from './outbox-channel.js';
-import { connectionConfig, createPool, kyselyPool } from './postgres-connection.js';
+import { connectionConfig, createPool } from './postgres-connection.js';
 import { postgresError } from './postgres-error.js';
 import { PostgresPlantRepository } from './postgres-plant-repository.js';
 import { PostgresWebhookEndpoints } from './postgres-webhook-endpoints.js';
@@ -83,7 +82,7 @@ function assemble(config: pg.ClientConfig, poolSize: number, schema: string): St
 }
 
 function queryRunner(config: pg.ClientConfig, size: number): QueryRunner {
-  return new QueryRunner(new Kysely<unknown>({ dialect: new PostgresDialect({ pool: kyselyPool(createPool(config, size)) }) }));
+  return new QueryRunner(createPool(config, size));
 }
 
 function positiveInteger(name: string, value: number): number {

@@ -19,22 +19,37 @@ import {
   nextDueAtSql,
   pendingStatsSql,
   listTenantDeliveriesSql,
-  recordAttemptSql,
+  recordAttemptsSql,
   releaseSql,
   requeueFailedSinceSql,
   requeueSql,
   resendSql,
   tenantCursorSql,
 } from './outbox-queries.js';
-import type { QueryRunner } from './query-runner.js';
+import { CoalescingBatch } from './coalescing-batch.js';
+import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
 import type { ClaimRow, DeliveryRow } from './schema.js';
 import type { Tables } from './tables.js';
 
 const DEFAULT_LIST_LIMIT = 100;
+/** Most attempts recorded in one statement. */
+const RECORD_BATCH = 256;
+
+/** One attempt as the record statement takes it (a row of its parameter arrays). */
+interface AttemptRecord {
+  readonly id: string;
+  readonly owner: string;
+  readonly status: string;
+  readonly nextAttemptAt: number | null;
+  readonly updatedAt: number;
+  readonly at: number;
+  readonly durationMs: number;
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly interrupted: boolean;
+}
 
 type Statement =
-  | 'claim'
-  | 'record'
   | 'release'
   | 'nextDueAt'
   | 'pendingStats'
@@ -58,14 +73,20 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #dispatch: QueryRunner;
   readonly #listener: NotificationListener;
   readonly #sql: { readonly [K in Statement]: string };
+  /** The dispatcher's per-delivery statements, prepared on each connection. */
+  readonly #claim: PreparedStatement;
+  readonly #record: PreparedStatement;
+  /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
+  readonly #records: CoalescingBatch<AttemptRecord, boolean>;
 
   constructor(runners: { readonly runner: QueryRunner; readonly dispatch: QueryRunner }, tables: Tables, listener: NotificationListener) {
     this.#runner = runners.runner;
     this.#dispatch = runners.dispatch;
     this.#listener = listener;
+    this.#claim = prepared(claimDueSql(tables));
+    this.#record = prepared(recordAttemptsSql(tables));
+    this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: (record) => record.id, maxSize: RECORD_BATCH });
     this.#sql = {
-      claim: claimDueSql(tables),
-      record: recordAttemptSql(tables),
       release: releaseSql(tables),
       nextDueAt: nextDueAtSql(tables),
       pendingStats: pendingStatsSql(tables),
@@ -85,28 +106,35 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     const now = wholeMs(options.now);
     const leaseExpiresAt = wholeMs(options.now + options.leaseMs);
     const parameters = [options.owner, leaseExpiresAt, now, options.limit, options.skipEndpoints ?? []];
-    const rows = await this.#dispatch.rows<ClaimRow>('claim due deliveries', this.#sql.claim, parameters);
+    const rows = await this.#dispatch.rows<ClaimRow>('claim due deliveries', this.#claim, parameters);
     return rows.sort(claimOrder).map((row) => toClaimedDelivery(row, leaseExpiresAt));
   }
 
-  async recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
+  recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
     const at = wholeMs(attempt.at);
     const durationMs = wholeMs(attempt.durationMs);
     const interrupted = outcome.status === 'interrupted';
-    const nextAttemptAt = outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null;
-    const rows = await this.#dispatch.rows('record the delivery attempt', this.#sql.record, [
+    return this.#records.submit({
       id,
       owner,
-      interrupted ? 'pending' : outcome.status,
-      nextAttemptAt,
-      at + durationMs,
+      status: interrupted ? 'pending' : outcome.status,
+      nextAttemptAt: outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null,
+      updatedAt: at + durationMs,
       at,
       durationMs,
-      attempt.statusCode ?? null,
-      attempt.error ?? null,
+      statusCode: attempt.statusCode ?? null,
+      error: attempt.error ?? null,
       interrupted,
-    ]);
-    return rows.length > 0;
+    });
+  }
+
+  async #recordBatch(records: readonly AttemptRecord[]): Promise<boolean[]> {
+    const column = <K extends keyof AttemptRecord>(key: K) => records.map((record) => record[key]);
+    const columns = ['id', 'owner', 'status', 'nextAttemptAt', 'updatedAt', 'at', 'durationMs', 'statusCode', 'error', 'interrupted'] as const;
+    const parameters = columns.map(column);
+    const rows = await this.#dispatch.rows<{ delivery_id: string }>('record the delivery attempt', this.#record, parameters);
+    const recorded = new Set(rows.map((row) => row.delivery_id));
+    return records.map((record) => recorded.has(record.id));
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {

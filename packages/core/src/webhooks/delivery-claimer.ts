@@ -65,11 +65,15 @@ export class DeliveryClaimer {
     // more, and would scan the whole backlog to skip the rest, on every
     // commit's wake. A finishing attempt wakes us when a slot frees; the poll
     // and the due-time timer (checkDue) still claim for unknown endpoints.
-    if (knownRoom === 0 && !checkDue) return 0;
-    // No more than the endpoints can take, so a busy single endpoint does not
-    // make us claim (and then release) a whole batch every time. The extra
-    // cap is room for deliveries to unknown endpoints (they fail at once).
-    return Math.min(free, batchSize, knownRoom + slots.perEndpoint);
+    // Then deliveries to unknown endpoints (they fail at once) are all there is
+    // to claim: up to one endpoint's cap of them.
+    if (knownRoom === 0) return checkDue ? Math.min(free, batchSize, slots.perEndpoint) : 0;
+    // No more than the endpoints can take: with a busy single endpoint every
+    // finished attempt frees one slot, and claiming more than that would
+    // lease rows only to release them again, two wasted writes per delivery.
+    // A delivery to an unknown endpoint still comes up in due order and takes
+    // a slot of its own.
+    return Math.min(free, batchSize, knownRoom);
   }
 
   async #claimOnce(limit: number, pass: ClaimPass): Promise<{ claimed: number; skipped: boolean }> {

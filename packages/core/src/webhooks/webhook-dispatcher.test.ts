@@ -276,6 +276,37 @@ describe('WebhookDispatcher', () => {
     expect(sent).toHaveLength(2);
   });
 
+  it('claims no more than a busy endpoint has room for: nothing is leased only to be released', async () => {
+    // Each attempt takes a few ms, so slots free one by one while a backlog waits.
+    const { transport, sent } = fakeTransport(() => new Promise((resolve) => setTimeout(() => resolve(answered(200)), 2)));
+    const storage = memoryStorage();
+    const producer = createPlantStore({ storage, webhooks: { subscriptions: [{ url: 'http://hooks.test/busy', secret: newSecret() }] } });
+    for (let id = 1; id <= 60; id++) await producer.plants.create(acme, { id, name: `P${id}` });
+    let claimed = 0;
+    let released = 0;
+    const counting: Storage = {
+      ...storage,
+      ping: () => storage.ping(),
+      close: () => storage.close(),
+      outbox: {
+        ...withClaimDue(storage.outbox, async (options) => {
+          const deliveries = await storage.outbox.claimDue(options);
+          claimed += deliveries.length;
+          return deliveries;
+        }),
+        release: (ids, owner) => {
+          released += ids.length;
+          return storage.outbox.release(ids, owner);
+        },
+      },
+    };
+    const store = storeWith({ transport, perEndpointConcurrency: 4, subscriptions: [{ url: 'http://hooks.test/busy', secret: newSecret() }] }, counting);
+    await waitFor(async () => (await store.webhooks.list({ status: 'delivered', limit: 100 })).length === 60, 'all 60 delivered');
+    expect(sent).toHaveLength(60);
+    expect(released).toBe(0);
+    expect(claimed).toBe(60);
+  });
+
   it('still fails deliveries to endpoints without a subscription while every subscribed one is at its cap', async () => {
     const storage = memoryStorage();
     // Queued by an earlier configuration, due only once the subscribed endpoint is at its cap.
