@@ -7,7 +7,9 @@ interface Running {
 
 /**
  * The attempts in flight, under a global and a per-endpoint cap, each with
- * the controller that aborts it at shutdown.
+ * the controller that aborts it at shutdown. The per-endpoint cap counts
+ * requests the endpoint has not answered yet; the global one counts attempts
+ * until their outcome is recorded.
  */
 export class AttemptSlots {
   readonly #concurrency: number;
@@ -54,16 +56,34 @@ export class AttemptSlots {
     return full;
   }
 
-  /** Runs `attempt` in a slot until it settles; the slot is freed before `onSettled` runs. */
-  run(deliveryId: string, endpointId: string, attempt: (signal: AbortSignal) => Promise<void>, onSettled: () => void): void {
+  /**
+   * Runs `attempt` in a slot until it settles. The attempt calls `answered`
+   * once the endpoint is done with it (the request finished): its share of
+   * the endpoint's cap frees then, while the outcome is still being recorded,
+   * since the cap protects the receiver and recording does not load it. The
+   * global slot is held until `attempt` settles. `onFreed` runs after each
+   * freeing: when the endpoint's share frees and when the slot does.
+   */
+  run(deliveryId: string, endpointId: string, attempt: (signal: AbortSignal, answered: () => void) => Promise<void>, onFreed: () => void): void {
     const controller = new AbortController();
     this.#perEndpointCount.set(endpointId, (this.#perEndpointCount.get(endpointId) ?? 0) + 1);
-    const running: Promise<void> = attempt(controller.signal).finally(() => {
-      this.#running.delete(running);
+    let holdsEndpoint = true;
+    const leaveEndpoint = (): void => {
+      if (!holdsEndpoint) return;
+      holdsEndpoint = false;
       const count = (this.#perEndpointCount.get(endpointId) ?? 1) - 1;
       if (count > 0) this.#perEndpointCount.set(endpointId, count);
       else this.#perEndpointCount.delete(endpointId);
-      onSettled();
+    };
+    const answered = (): void => {
+      if (!holdsEndpoint) return;
+      leaveEndpoint();
+      onFreed();
+    };
+    const running: Promise<void> = attempt(controller.signal, answered).finally(() => {
+      this.#running.delete(running);
+      leaveEndpoint();
+      onFreed();
     });
     this.#running.set(running, { deliveryId, endpointId, controller });
   }

@@ -307,6 +307,39 @@ describe('WebhookDispatcher', () => {
     expect(claimed).toBe(60);
   });
 
+  it('caps requests the endpoint has not answered, not outcomes still being recorded', async () => {
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const { transport, sent } = fakeTransport(async () => {
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      inFlight--;
+      return answered(200);
+    });
+    const storage = memoryStorage();
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const slowRecords: Storage = {
+      ...storage,
+      ping: () => storage.ping(),
+      close: () => storage.close(),
+      outbox: {
+        ...withClaimDue(storage.outbox, (options) => storage.outbox.claimDue(options)),
+        recordAttempt: async (...args) => {
+          await gate;
+          return storage.outbox.recordAttempt(...args);
+        },
+      },
+    };
+    const store = storeWith({ transport, perEndpointConcurrency: 1, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] }, slowRecords);
+    for (let id = 1; id <= 3; id++) await store.plants.create(acme, { id, name: `P${id}` });
+    // No outcome is recorded yet, and still every request went out, one at a time.
+    await waitFor(() => sent.length === 3, 'all three sent while none is recorded');
+    expect(mostInFlight).toBe(1);
+    openGate();
+    await waitFor(async () => (await store.webhooks.list({ status: 'delivered' })).length === 3, 'all recorded');
+  });
+
   it('still fails deliveries to endpoints without a subscription while every subscribed one is at its cap', async () => {
     const storage = memoryStorage();
     // Queued by an earlier configuration, due only once the subscribed endpoint is at its cap.

@@ -249,14 +249,16 @@ export class WebhookDispatcher {
   }
 
   #launch(delivery: ClaimedDelivery): void {
-    this.#slots.run(delivery.id, delivery.endpointId, (signal) => this.#attempt(delivery, signal), () => this.wake());
+    this.#slots.run(delivery.id, delivery.endpointId, (signal, answered) => this.#attempt(delivery, signal, answered), () => this.wake());
   }
 
   /** One attempt, recorded (or, over the endpoint's rate limit, released for later); never rejects. */
-  async #attempt(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
+  async #attempt(delivery: ClaimedDelivery, signal: AbortSignal, answered: () => void): Promise<void> {
     try {
       const result = await attemptDelivery(delivery, this.#context, signal);
       if (result === THROTTLED) return await this.#throttled(delivery);
+      // The endpoint is done with this one: the next may go to it while this outcome is recorded.
+      answered();
       const outcome = await this.#recorder.record(delivery, result);
       const metric = outcome && attemptOutcome(outcome, result);
       if (metric) this.#events?.emit('webhook.attempted', { outcome: metric, durationMs: Math.max(0, result.finishedAt - result.startedAt) });
