@@ -29,6 +29,8 @@ export interface PairHome {
   config(name: string, who: Contestant): Promise<ServerConfig>;
   /** Removes what `config` created for the pair `name` (its servers have stopped). */
   release(name: string): Promise<void>;
+  /** Brings what seeding wrote to a steady state before any round, so no background work lands in one contestant's rounds. */
+  settle?(name: string): Promise<void>;
 }
 
 /** SQLite files or memory; files are removed with the work folder. */
@@ -106,6 +108,7 @@ export async function runReads(context: BenchContext, home: PairHome, wanted: re
     for (const server of [pair.service, pair.baseline]) {
       await seedReadServer(server, options.seedPlants, deletes, options.rounds + 1);
     }
+    await home.settle?.('reads');
     const scenarios: Record<string, PairedScenario> = {
       'list-20': listScenario(20, options.seedPlants),
       'list-100': listScenario(100, options.seedPlants),

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { BenchContext } from '../lib/bench-context.js';
 import type { BenchPostgres } from '../lib/bench-postgres.js';
 import type { PairedResult } from '../lib/paired-rounds.js';
@@ -24,6 +25,12 @@ export function postgresHome(postgres: BenchPostgres, logging: boolean): PairHom
         logging,
         tokens: BENCH_TOKENS,
       };
+    },
+    // Freshly inserted rows make their first readers set hint bits, and
+    // autovacuum would vacuum and analyze them at a moment of its choosing,
+    // during whichever contestant's round: do both now, for both schemas.
+    async settle(name) {
+      for (const schema of schemas.get(name) ?? []) await postgres.query(`VACUUM (ANALYZE) ${pg.escapeIdentifier(schema)}.plants`);
     },
     async release(name) {
       for (const schema of schemas.get(name) ?? []) await postgres.dropSchema(schema);
