@@ -86,6 +86,17 @@ function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']
   };
 }
 
+/** `storage` with some of its outbox's methods replaced; everything else goes to `storage`. */
+function withOutbox(storage: Storage, overrides: Partial<WebhookOutbox>): Storage {
+  const outbox = storage.outbox;
+  return {
+    ...storage,
+    ping: () => storage.ping(),
+    close: () => storage.close(),
+    outbox: { ...withClaimDue(outbox, (options) => outbox.claimDue(options)), ...overrides },
+  };
+}
+
 const stores: PlantStore[] = [];
 afterEach(async () => {
   await Promise.all(stores.splice(0).map((store) => store.close()));
@@ -249,15 +260,12 @@ describe('WebhookDispatcher', () => {
     const storage = memoryStorage();
     const outbox = storage.outbox;
     let claims = 0;
-    const counting: Storage = {
-      ...storage,
-      ping: () => storage.ping(),
-      close: () => storage.close(),
-      outbox: withClaimDue(outbox, (options) => {
+    const counting = withOutbox(storage, {
+      claimDue: (options) => {
         claims++;
         return outbox.claimDue(options);
-      }),
-    };
+      },
+    });
     const store = storeWith(
       { transport, perEndpointConcurrency: 2, stopTimeoutMs: 10, subscriptions: [{ url: 'http://hooks.test/hangs', secret: newSecret() }] },
       counting,
@@ -284,22 +292,17 @@ describe('WebhookDispatcher', () => {
     for (let id = 1; id <= 60; id++) await producer.plants.create(acme, { id, name: `P${id}` });
     let claimed = 0;
     let released = 0;
-    const counting: Storage = {
-      ...storage,
-      ping: () => storage.ping(),
-      close: () => storage.close(),
-      outbox: {
-        ...withClaimDue(storage.outbox, async (options) => {
-          const deliveries = await storage.outbox.claimDue(options);
-          claimed += deliveries.length;
-          return deliveries;
-        }),
-        release: (ids, owner) => {
-          released += ids.length;
-          return storage.outbox.release(ids, owner);
-        },
+    const counting = withOutbox(storage, {
+      claimDue: async (options) => {
+        const deliveries = await storage.outbox.claimDue(options);
+        claimed += deliveries.length;
+        return deliveries;
       },
-    };
+      release: (ids, owner) => {
+        released += ids.length;
+        return storage.outbox.release(ids, owner);
+      },
+    });
     const store = storeWith({ transport, perEndpointConcurrency: 4, subscriptions: [{ url: 'http://hooks.test/busy', secret: newSecret() }] }, counting);
     await waitFor(async () => (await store.webhooks.list({ status: 'delivered', limit: 100 })).length === 60, 'all 60 delivered');
     expect(sent).toHaveLength(60);
@@ -319,18 +322,12 @@ describe('WebhookDispatcher', () => {
     const storage = memoryStorage();
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
-    const slowRecords: Storage = {
-      ...storage,
-      ping: () => storage.ping(),
-      close: () => storage.close(),
-      outbox: {
-        ...withClaimDue(storage.outbox, (options) => storage.outbox.claimDue(options)),
-        recordAttempt: async (...args) => {
-          await gate;
-          return storage.outbox.recordAttempt(...args);
-        },
+    const slowRecords = withOutbox(storage, {
+      recordAttempt: async (...args) => {
+        await gate;
+        return storage.outbox.recordAttempt(...args);
       },
-    };
+    });
     const store = storeWith({ transport, perEndpointConcurrency: 1, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] }, slowRecords);
     for (let id = 1; id <= 3; id++) await store.plants.create(acme, { id, name: `P${id}` });
     // No outcome is recorded yet, and still every request went out, one at a time.
