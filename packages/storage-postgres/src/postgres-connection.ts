@@ -1,5 +1,4 @@
 import pg from 'pg';
-import type { PostgresPool, PostgresPoolClient } from 'kysely';
 
 /** What a connection needs, resolved from the storage options. */
 export interface ConnectionSettings {
@@ -55,30 +54,4 @@ export function createPool(config: pg.ClientConfig, size: number): pg.Pool {
   pool.on('error', ignore);
   pool.on('connect', (client) => client.on('error', ignore));
   return pool;
-}
-
-/**
- * The pool as kysely's PostgresDialect uses it, except that a client whose
- * query failed for any reason other than an answer from the server (a lost
- * connection, a client-side timeout) is released as broken, so the pool
- * closes it instead of lending it out again still waiting for a reply.
- */
-export function kyselyPool(pool: pg.Pool): PostgresPool {
-  return {
-    async connect(): Promise<PostgresPoolClient> {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      const query = async (text: string, parameters: readonly unknown[]) => {
-        try {
-          return await client.query(text, parameters as unknown[]);
-        } catch (error) {
-          if (!(error instanceof pg.DatabaseError)) broken = error instanceof Error ? error : new Error(String(error));
-          throw error;
-        }
-      };
-      // Only the (sql, parameters) overload: the dialect has no cursor configured, so kysely never passes one.
-      return { query, release: () => client.release(broken) } as unknown as PostgresPoolClient;
-    },
-    end: () => pool.end(),
-  };
 }

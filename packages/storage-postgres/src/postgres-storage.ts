@@ -30,9 +30,9 @@ export interface PostgresStorageOptions {
 }
 
 /**
- * Storage in PostgreSQL (kysely's PostgresDialect over a pg pool), for
- * running several service instances on one database. Applies pending
- * migrations (see migrations/) under an advisory lock before resolving, so
+ * Storage in PostgreSQL over pg pools, for running several service
+ * instances on one database. Applies pending migrations (see migrations/,
+ * run by kysely's Migrator) under an advisory lock before resolving, so
  * instances starting together migrate once. int8 columns are read as bigint
  * on this storage's connections only (pg's global parsers are untouched).
  * A lost database makes calls reject with a `StorageError` promptly; the
