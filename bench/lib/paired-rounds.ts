@@ -86,6 +86,18 @@ async function measure(
 }
 
 /**
+ * A baseline that fails is broken (it answers errors fast), and a ratio
+ * against it would look like a win: stop at the warm-up rather than report one.
+ */
+function refuseFailingBaseline(what: string, warmup: RoundFigures): void {
+  if (warmup.failures === 0) return;
+  throw new Error(
+    `${what}: the baseline failed ${warmup.failures} of ${warmup.requests} warm-up requests ` +
+      `(statuses ${JSON.stringify(warmup.statuses)}); no comparison with it is meaningful`,
+  );
+}
+
+/**
  * Warm-up of both servers, then measured rounds interleaved service,
  * baseline, service, baseline…, so drift on a shared machine (other load,
  * thermal, page cache) hits both alike and each round yields one ratio.
@@ -102,6 +114,7 @@ export async function runPairedRounds(
     service: await measure(servers.service, scenario, 0, settings.warmupS, connections),
     baseline: await measure(servers.baseline, scenario, 0, settings.warmupS, connections),
   };
+  refuseFailingBaseline(`${scenario.name} (${storage})`, warmup.baseline);
   const service: RoundFigures[] = [];
   const baseline: RoundFigures[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
