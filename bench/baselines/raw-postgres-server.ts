@@ -1,7 +1,6 @@
 // Raw PostgreSQL baseline: node:http + pg, one pool of --db-pool connections,
 // the storage adapter's own SQL (one statement per create: plant, outbox rows,
-// the fan-out to tenant endpoints
-// and NOTIFY), int8 read as bigint.
+// fan-out to tenant endpoints and NOTIFY), int8 read as bigint.
 // Run: node raw-postgres-server.js serve --port 0 --database-url URL --db-schema S --db-pool N --tokens t=tenant
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';

@@ -68,17 +68,17 @@ export class AttemptSlots {
     const controller = new AbortController();
     this.#perEndpointCount.set(endpointId, (this.#perEndpointCount.get(endpointId) ?? 0) + 1);
     let holdsEndpoint = true;
-    const leaveEndpoint = (): void => {
-      if (!holdsEndpoint) return;
+    /** Gives back the endpoint's share once; true when this call did. */
+    const leaveEndpoint = (): boolean => {
+      if (!holdsEndpoint) return false;
       holdsEndpoint = false;
       const count = (this.#perEndpointCount.get(endpointId) ?? 1) - 1;
       if (count > 0) this.#perEndpointCount.set(endpointId, count);
       else this.#perEndpointCount.delete(endpointId);
+      return true;
     };
     const answered = (): void => {
-      if (!holdsEndpoint) return;
-      leaveEndpoint();
-      onFreed();
+      if (leaveEndpoint()) onFreed();
     };
     const running: Promise<void> = attempt(controller.signal, answered).finally(() => {
       this.#running.delete(running);

@@ -64,9 +64,8 @@ export class DeliveryClaimer {
     // claim could only find deliveries to endpoints no subscription knows any
     // more, and would scan the whole backlog to skip the rest, on every
     // commit's wake. A finishing attempt wakes us when a slot frees; the poll
-    // and the due-time timer (checkDue) still claim for unknown endpoints.
-    // Then deliveries to unknown endpoints (they fail at once) are all there is
-    // to claim: up to one endpoint's cap of them.
+    // and the due-time timer (checkDue) still claim, up to one endpoint's cap,
+    // for unknown endpoints (those deliveries fail at once).
     if (knownRoom === 0) return checkDue ? Math.min(free, batchSize, slots.perEndpoint) : 0;
     // No more than the endpoints can take: with a busy single endpoint every
     // finished attempt frees one slot, and claiming more than that would
