@@ -39,6 +39,17 @@ export interface ServerLauncher {
   spec(contestant: Contestant, config: ServerConfig): ServerSpec;
 }
 
+/**
+ * The V8 setting the service's CLI gives its own process
+ * (packages/server/src/runtime/heap-tuning.ts), given to the baselines on
+ * their command line: without it a process falls, or not, into promoting
+ * the pg driver's rows to the old generation depending on how its first
+ * seconds went, so a baseline's CPU per list request came out 215 or 300 µs
+ * from one run to the next. Both sides alike, the ratio measures the layers
+ * above node and pg, not a GC heuristic.
+ */
+const BASELINE_HEAP_FLAGS = ['--no-allocation-site-pretenuring'];
+
 function serveFlags(config: ServerConfig): string[] {
   const logLevel = config.logging === false ? 'warn' : 'info';
   const flags = ['serve', '--port', '0', '--host', '127.0.0.1', '--storage', config.storage, '--log-level', logLevel];
@@ -75,7 +86,7 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
       const label = `${contestant} (${config.storage}${config.logging === false ? ', logging off' : ''})`;
       const nodeFlags = config.nodeFlags ?? [];
       if (contestant === 'baseline' || options.serviceFrom === 'baseline') {
-        return { label, env, args: [...nodeFlags, baseline(config), ...serveFlags(config)] };
+        return { label, env, args: [...nodeFlags, ...BASELINE_HEAP_FLAGS, baseline(config), ...serveFlags(config)] };
       }
       const entry =
         options.serviceFrom === 'dist' ? [dist] : ['--conditions=source', '--import', 'tsx', source];
