@@ -18,7 +18,9 @@ export interface CoalescingBatchOptions<In, Out> {
  * the end of the current turn; calls made while a batch is in flight wait
  * and go together as the next one. Under load a batch holds whatever arrived
  * during one round trip, so statements per call fall as load rises, with no
- * timer and no added wait when idle. A failed batch rejects every call in it.
+ * timer and no added wait when idle. A failed batch rejects every call in it
+ * (and so does one that gives back the wrong number of results); the calls
+ * waiting behind it still go as the next batch.
  */
 export class CoalescingBatch<In, Out> {
   readonly #options: CoalescingBatchOptions<In, Out>;
@@ -52,6 +54,7 @@ export class CoalescingBatch<In, Out> {
     const batch = this.#take();
     try {
       const outputs = await this.#options.run(batch.map((waiting) => waiting.input));
+      if (outputs.length !== batch.length) throw new Error(`a batch of ${batch.length} gave ${outputs.length} results`);
       batch.forEach((waiting, index) => waiting.resolve(outputs[index]!));
     } catch (error) {
       for (const waiting of batch) waiting.reject(error);
