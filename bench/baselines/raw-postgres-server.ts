@@ -2,10 +2,10 @@
 // the storage adapter's own SQL (one statement per create: plant, outbox rows,
 // fan-out to tenant endpoints and NOTIFY), int8 read as bigint.
 // Run: node raw-postgres-server.js serve --port 0 --database-url URL --db-schema S --db-pool N --tokens t=tenant
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { endpointId } from './raw-endpoint-id.js';
 import { rawServe, type ClosableStore, type RawServeFlags } from './raw-serve.js';
 import { plantJson } from './raw-plant-json.js';
 import type { RawDelivery, RawPlant } from './raw-store.js';
@@ -61,9 +61,6 @@ async function loadDependencies(): Promise<{ pg: PgModule; sql: AdapterSql }> {
 }
 
 const toPlant = (row: PlantRow): RawPlant => (row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag });
-
-/** The service's subscription id of a URL (core's subscriptionId): what the outbox stores as endpoint_id. */
-const endpointId = (url: string) => `sub_${createHash('sha256').update(url, 'utf8').digest('hex').slice(0, 24)}`;
 
 /**
  * The pool settings of the adapter (postgres-connection.ts): the same

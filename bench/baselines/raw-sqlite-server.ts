@@ -1,8 +1,12 @@
 // Raw SQLite baseline: node:http + better-sqlite3, prepared statements, one
-// transaction per create (plant + outbox rows), WAL + synchronous=NORMAL.
+// transaction per create (plant, outbox rows, fan-out to the tenant's
+// endpoints), WAL + synchronous=NORMAL.
 // Run: node raw-sqlite-server.js serve --port 0 --db FILE --tokens t=tenant
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { endpointId } from './raw-endpoint-id.js';
+import { plantJson } from './raw-plant-json.js';
 import { rawServe } from './raw-serve.js';
 import type { RawDelivery, RawPlant, RawStore } from './raw-store.js';
 
@@ -38,10 +42,11 @@ function loadDriver(): DatabaseConstructor {
 const toPlant = ([id, name, tag]: PlantRow): RawPlant => (tag === null ? { id, name } : { id, name, tag });
 
 /**
- * The service's schema (storage-sqlite migration 001) with the same indexes,
- * so both pay for the same B-tree writes per create and delete: plants keyed
- * (tenant, id) WITHOUT ROWID STRICT plus the partial tag index, and the
- * outbox with its due-time and created-at indexes and the attempt log.
+ * The service's schema as its migrations (storage-sqlite, 001 to 003) leave
+ * it, with the same indexes, so both pay for the same B-tree writes per
+ * create and delete: plants keyed (tenant, id) WITHOUT ROWID STRICT plus the
+ * partial tag index, the outbox with its due-time, created-at, tenant and
+ * endpoint indexes, the attempt log, and the tenants' webhook endpoints.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS plants (
@@ -55,7 +60,7 @@ CREATE INDEX IF NOT EXISTS plants_tenant_tag_id ON plants (tenant, tag, id) WHER
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
   id TEXT PRIMARY KEY,
   tenant TEXT NOT NULL,
-  endpoint TEXT NOT NULL,
+  endpoint_id TEXT NOT NULL,
   event_type TEXT NOT NULL,
   payload TEXT NOT NULL,
   status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
@@ -68,6 +73,8 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_created_at ON webhook_deliveries (created_at);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_tenant_created_at ON webhook_deliveries (tenant, created_at);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_status ON webhook_deliveries (endpoint_id, status);
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   delivery_id TEXT NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
   attempt INTEGER NOT NULL,
@@ -75,11 +82,30 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   duration_ms INTEGER NOT NULL,
   status_code INTEGER,
   error TEXT,
+  interrupted INTEGER NOT NULL DEFAULT 0 CHECK (interrupted IN (0, 1)),
   CONSTRAINT webhook_attempts_pk PRIMARY KEY (delivery_id, attempt)
 ) STRICT, WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS webhook_endpoints (
+  id TEXT PRIMARY KEY,
+  tenant TEXT NOT NULL,
+  url TEXT NOT NULL,
+  event_types TEXT NOT NULL,
+  description TEXT,
+  rate_limit INTEGER,
+  status TEXT NOT NULL CHECK (status IN ('enabled', 'disabled')),
+  disabled_reason TEXT,
+  secret TEXT NOT NULL,
+  previous_secret TEXT,
+  previous_secret_expires_at INTEGER,
+  failing_since INTEGER,
+  exhausted_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS webhook_endpoints_tenant_id ON webhook_endpoints (tenant, id);
 `;
 
-function rawSqliteStore(file: string): RawStore & { close(): void } {
+function rawSqliteStore(file: string, webhookUrls: readonly string[]): RawStore & { close(): void } {
   const Database = loadDriver();
   const db = new Database(file);
   // The service's pragmas: bigint integers, busy timeout, WAL, synchronous=NORMAL, foreign keys.
@@ -92,9 +118,24 @@ function rawSqliteStore(file: string): RawStore & { close(): void } {
   const insertPlant = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
   const insertDelivery = db.prepare(
     `INSERT INTO webhook_deliveries
-       (id, tenant, endpoint, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
+       (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
   );
+  // The service's fan-out to a tenant's endpoints (storage-sqlite's `matching`), run in every plant write.
+  const matchingEndpoints = db
+    .prepare(
+      `SELECT id FROM webhook_endpoints
+       WHERE tenant = ? AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?)
+       ORDER BY id`,
+    )
+    .raw(true);
+  const endpoints = new Map(webhookUrls.map((url) => [url, endpointId(url)]));
+  const queueEvent = (tenant: string, eventType: string, payload: string) => {
+    const createdAt = Date.now();
+    for (const [endpoint] of matchingEndpoints.all(tenant, eventType) as [string][]) {
+      insertDelivery.run(randomUUID(), tenant, endpoint, eventType, payload, createdAt, createdAt, createdAt);
+    }
+  };
   const selectOne = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? AND id = ?').raw(true);
   const selectAfter = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?').raw(true);
   const selectFirst = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? ORDER BY id LIMIT ?').raw(true);
@@ -106,9 +147,16 @@ function rawSqliteStore(file: string): RawStore & { close(): void } {
       return toPlant(selectOne.get(tenant, plant.id) as PlantRow);
     }
     for (const d of deliveries) {
-      insertDelivery.run(d.id, d.tenant, d.endpoint, d.eventType, d.payload, d.createdAt, d.createdAt, d.createdAt);
+      const endpoint = endpoints.get(d.endpoint) ?? endpointId(d.endpoint);
+      insertDelivery.run(d.id, d.tenant, endpoint, d.eventType, d.payload, d.createdAt, d.createdAt, d.createdAt);
     }
+    queueEvent(tenant, 'plant.created', deliveries[0]?.payload ?? plantJson(plant));
     return undefined;
+  }).immediate;
+  const deleteWithEvent = db.transaction((tenant: string, id: bigint) => {
+    if (deleteOne.run(tenant, id).changes === 0) return false;
+    queueEvent(tenant, 'plant.deleted', `{"id":${id}}`);
+    return true;
   }).immediate;
 
   return {
@@ -130,13 +178,11 @@ function rawSqliteStore(file: string): RawStore & { close(): void } {
       if (rows.length > limit) rows.length = limit;
       return rows.map(toPlant);
     },
-    delete(tenant, id) {
-      return deleteOne.run(tenant, id).changes > 0;
-    },
+    delete: deleteWithEvent,
     close() {
       db.close();
     },
   };
 }
 
-await rawServe('raw-sqlite baseline', (flags) => rawSqliteStore(flags.db ?? 'raw-baseline.db'));
+await rawServe('raw-sqlite baseline', (flags) => rawSqliteStore(flags.db ?? 'raw-baseline.db', flags.webhookUrls));
