@@ -81,8 +81,11 @@ function assemble(config: pg.ClientConfig, poolSize: number, schema: string): St
   };
 }
 
+/** A runner on a pool of its own. It keeps the client-side deadline itself (see AnswerDeadlines), so its clients get no `query_timeout`. */
 function queryRunner(config: pg.ClientConfig, size: number): QueryRunner {
-  return new QueryRunner(createPool(config, size));
+  const { query_timeout: deadlineMs, ...clientConfig } = config;
+  if (!deadlineMs) throw new Error('connectionConfig sets a query_timeout');
+  return new QueryRunner(createPool(clientConfig, size), deadlineMs);
 }
 
 function positiveInteger(name: string, value: number): number {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { StorageError } from '@plant-store/core';
+import { AnswerDeadlines, type Waiting } from './answer-deadlines.js';
 import { postgresError } from './postgres-error.js';
 
 /**
@@ -26,19 +27,26 @@ type Statement = string | PreparedStatement;
  * is atomic on its own; no call holds a connection between round trips.
  * After `close()` every call rejects.
  *
- * Statements go to `pool.query` directly: the SQL is hand-written (see
+ * Statements go to a pooled client directly: the SQL is hand-written (see
  * plant-queries.ts, outbox-queries.ts), so a query builder would only pass
  * it through, and on a list request its execution layer cost about a tenth
- * of the service's CPU (see README, Performance). `pool.query` releases a
- * client whose query failed as broken, so the pool replaces it instead of
- * lending out a connection still waiting for a reply.
+ * of the service's CPU (see README, Performance). A client whose statement
+ * failed, or got no answer within the deadline (see `AnswerDeadlines`), goes
+ * back to the pool as broken, so the pool closes it and opens a new one
+ * instead of lending out a connection still waiting for a reply (as
+ * `pool.query` does). Statements run through pg's callback form: its
+ * promise form, like its per-query timeout, made the rows of every result
+ * outlive young-generation GCs (see `AnswerDeadlines`).
  */
 export class QueryRunner {
   readonly #pool: pg.Pool;
+  readonly #deadlines: AnswerDeadlines;
   #closing: Promise<void> | undefined;
 
-  constructor(pool: pg.Pool) {
+  /** `deadlineMs`: the longest a statement may wait for its answer before the call fails and its connection is dropped. */
+  constructor(pool: pg.Pool, deadlineMs: number) {
     this.#pool = pool;
+    this.#deadlines = new AnswerDeadlines(deadlineMs);
   }
 
   /** The rows `text` returns for `parameters` ($1, $2, …). */
@@ -61,10 +69,27 @@ export class QueryRunner {
 
   async #execute(action: string, statement: Statement, parameters: readonly unknown[]): Promise<pg.QueryResult> {
     if (this.#closing) throw new StorageError(`postgres storage could not ${action}: the storage is closed`);
-    const values = parameters as unknown[];
+    let client: pg.PoolClient;
     try {
-      return await (typeof statement === 'string' ? this.#pool.query(statement, values) : this.#pool.query({ ...statement, values }));
+      client = await this.#pool.connect();
     } catch (error) {
+      throw postgresError(action, error);
+    }
+    const values = parameters as unknown[];
+    let waiting: Waiting | undefined;
+    try {
+      const result = await new Promise<pg.QueryResult>((resolve, reject) => {
+        waiting = this.#deadlines.watch(reject);
+        const answered = (error: Error | null, answer: pg.QueryResult) => (error ? reject(error) : resolve(answer));
+        if (typeof statement === 'string') client.query(statement, values, answered);
+        else client.query({ ...statement, values }, answered);
+      });
+      waiting?.done();
+      client.release();
+      return result;
+    } catch (error) {
+      waiting?.done();
+      client.release(error instanceof Error ? error : new Error(String(error)));
       throw postgresError(action, error);
     }
   }
