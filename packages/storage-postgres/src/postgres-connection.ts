@@ -24,8 +24,11 @@ const exactTypes: pg.CustomTypesConfig = {
  * Client settings shared by the pool, the migration connection and the
  * notification listener. The server cancels a statement after
  * `queryTimeoutMs` (statement_timeout, the connection stays usable); the
- * client gives up a second later when the server does not answer at all (a
- * lost network), so no call hangs.
+ * client gives up a second or two later when the server does not answer at
+ * all (a lost network), so no call hangs: pg's `query_timeout` here, which
+ * the migration and the notification listener use, while the query runners
+ * take it off their clients and keep that deadline themselves (see
+ * AnswerDeadlines).
  */
 export function connectionConfig(settings: ConnectionSettings): pg.ClientConfig {
   return {

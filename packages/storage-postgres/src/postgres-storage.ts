@@ -23,8 +23,8 @@ export interface PostgresStorageOptions {
   readonly connectTimeoutMs?: number;
   /**
    * Longest a statement may run, in ms: the server cancels it then, and the
-   * client gives up a second later when the server does not answer at all (a
-   * lost network), so no call hangs. @default 10000
+   * client gives up a second or two later when the server does not answer
+   * at all (a lost network), so no call hangs. @default 10000
    */
   readonly queryTimeoutMs?: number;
 }
