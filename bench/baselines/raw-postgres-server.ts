@@ -65,7 +65,12 @@ const toPlant = (row: PlantRow): RawPlant => (row.tag === null ? { id: row.id, n
 /**
  * The pool settings of the adapter (postgres-connection.ts): the same
  * timeouts, keep-alive and int8 parser, so both pay for the same driver
- * work per query; only the layers above the driver differ.
+ * work per query; only the layers above the driver differ. One difference
+ * is kept on purpose: this baseline uses pg's own `query_timeout` and
+ * `pool.query`, as a plain pg server would, where the adapter's query
+ * runner keeps the deadline itself and uses pg's callback form (see
+ * answer-deadlines.ts); on the bench's concurrent short reads and writes
+ * neither promotes rows, so neither side gains by it.
  */
 function openPool(pg: PgModule, flags: RawServeFlags): Pool {
   const types = {
