@@ -20,6 +20,11 @@ const exactTypes: pg.CustomTypesConfig = {
     oid === INT8_OID && format !== 'binary' ? BigInt : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
+/** How long a client waits for any answer to a statement: a second past the server's own statement timeout. */
+export function answerDeadlineMs(settings: ConnectionSettings): number {
+  return settings.queryTimeoutMs + 1000;
+}
+
 /**
  * Client settings shared by the pool, the migration connection and the
  * notification listener. The server cancels a statement after
@@ -35,7 +40,7 @@ export function connectionConfig(settings: ConnectionSettings): pg.ClientConfig 
     connectionString: settings.connectionString,
     connectionTimeoutMillis: settings.connectTimeoutMs,
     statement_timeout: settings.queryTimeoutMs,
-    query_timeout: settings.queryTimeoutMs + 1000,
+    query_timeout: answerDeadlineMs(settings),
     keepAlive: true,
     application_name: 'plant-store',
     types: exactTypes,

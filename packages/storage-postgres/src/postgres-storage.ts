@@ -4,7 +4,7 @@ import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { NotificationListener } from './notification-listener.js';
 import { OUTBOX_CHANNEL } from './outbox-channel.js';
-import { connectionConfig, createPool } from './postgres-connection.js';
+import { answerDeadlineMs, connectionConfig, createPool } from './postgres-connection.js';
 import { postgresError } from './postgres-error.js';
 import { PostgresPlantRepository } from './postgres-plant-repository.js';
 import { PostgresWebhookEndpoints } from './postgres-webhook-endpoints.js';
@@ -43,28 +43,29 @@ export interface PostgresStorageOptions {
 export async function postgresStorage(options: PostgresStorageOptions): Promise<Storage> {
   const schema = options.schema ?? 'public';
   const poolSize = positiveInteger('poolSize', options.poolSize ?? 10);
-  const config = connectionConfig({
+  const settings = {
     connectionString: options.connectionString,
     connectTimeoutMs: positiveInteger('connectTimeoutMs', options.connectTimeoutMs ?? 5000),
     queryTimeoutMs: positiveInteger('queryTimeoutMs', options.queryTimeoutMs ?? 10_000),
-  });
+  };
+  const config = connectionConfig(settings);
   if (schema === '') throw new ConfigurationError('schema', 'must not be empty');
   try {
     await migrate(config, schema, MIGRATIONS);
   } catch (error) {
     throw postgresError(`open the database at ${redacted(options.connectionString)} (schema ${schema})`, error);
   }
-  return assemble(config, poolSize, schema);
+  return assemble(config, answerDeadlineMs(settings), poolSize, schema);
 }
 
 /** The storage over a migrated schema. */
-function assemble(config: pg.ClientConfig, poolSize: number, schema: string): Storage {
-  const runner = queryRunner(config, poolSize);
+function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number, schema: string): Storage {
+  const runner = queryRunner(config, deadlineMs, poolSize);
   // The dispatcher's claims, attempt records and lease releases commit without
   // waiting for the WAL flush: one lost in a database crash only means an
   // expired lease or a message sent again, which at-least-once delivery
   // allows. Plant writes (and the deliveries they queue) stay fully durable.
-  const dispatch = queryRunner({ ...config, options: '-c synchronous_commit=off' }, Math.max(2, Math.ceil(poolSize / 2)));
+  const dispatch = queryRunner({ ...config, options: '-c synchronous_commit=off' }, deadlineMs, Math.max(2, Math.ceil(poolSize / 2)));
   const tables = tablesIn(schema);
   const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL, payload: schema });
   return {
@@ -81,11 +82,9 @@ function assemble(config: pg.ClientConfig, poolSize: number, schema: string): St
   };
 }
 
-/** A runner on a pool of its own. It keeps the client-side deadline itself (see AnswerDeadlines), so its clients get no `query_timeout`. */
-function queryRunner(config: pg.ClientConfig, size: number): QueryRunner {
-  const { query_timeout: deadlineMs, ...clientConfig } = config;
-  if (!deadlineMs) throw new Error('connectionConfig sets a query_timeout');
-  return new QueryRunner(createPool(clientConfig, size), deadlineMs);
+/** A runner on a pool of its own. It keeps the answer deadline itself (see AnswerDeadlines), so its clients run without pg's `query_timeout`. */
+function queryRunner(config: pg.ClientConfig, deadlineMs: number, size: number): QueryRunner {
+  return new QueryRunner(createPool({ ...config, query_timeout: undefined }, size), deadlineMs);
 }
 
 function positiveInteger(name: string, value: number): number {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import { StorageError } from '@plant-store/core';
 import { AnswerDeadlines, type Waiting } from './answer-deadlines.js';
 import { postgresError } from './postgres-error.js';
@@ -31,10 +31,10 @@ type Statement = string | PreparedStatement;
  * plant-queries.ts, outbox-queries.ts), so a query builder would only pass
  * it through, and on a list request its execution layer cost about a tenth
  * of the service's CPU (see README, Performance). A client whose statement
- * failed, or got no answer within the deadline (see `AnswerDeadlines`), goes
- * back to the pool as broken, so the pool closes it and opens a new one
- * instead of lending out a connection still waiting for a reply (as
- * `pool.query` does). Statements run through pg's callback form: its
+ * failed other than by the server's answer, or got no answer within the
+ * deadline (see `AnswerDeadlines`), goes back to the pool as broken, so the
+ * pool closes it and opens a new one instead of lending out a connection
+ * still waiting for a reply. Statements run through pg's callback form: its
  * promise form, like its per-query timeout, made the rows of every result
  * outlive young-generation GCs (see `AnswerDeadlines`).
  */
@@ -84,13 +84,20 @@ export class QueryRunner {
         if (typeof statement === 'string') client.query(statement, values, answered);
         else client.query({ ...statement, values }, answered);
       });
-      waiting?.done();
       client.release();
       return result;
     } catch (error) {
-      waiting?.done();
-      client.release(error instanceof Error ? error : new Error(String(error)));
+      // An error the server answered with (a constraint, a cancelled
+      // statement) leaves the connection usable; anything else (a lost
+      // connection, no answer by the deadline) may leave a reply in flight.
+      client.release(error instanceof pg.DatabaseError ? undefined : brokenBy(error));
       throw postgresError(action, error);
+    } finally {
+      waiting?.done();
     }
   }
+}
+
+function brokenBy(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
