@@ -270,7 +270,7 @@ export function renderReport(input: ReportInput): string {
     `## Summary\n\n${summaryLines(results).map((line) => `- ${line}`).join('\n')}`,
     input.skipped?.length ? `## Scenarios skipped\n\n${input.skipped.map((line) => `- ${line}`).join('\n')}` : '',
     input.errors.length ? `## Scenarios that failed to run\n\n${input.errors.map((error) => `- ${error}`).join('\n')}` : '',
-    `## Targets (issues #5 and #10)\n\n${table(['target', 'measured', 'result'], checks.map((check) => [check.target, check.measured, mark(check.pass)]))}`,
+    `## Targets\n\n${table(['target', 'measured', 'result'], checks.map((check) => [check.target, check.measured, mark(check.pass)]))}`,
     `## Machine and versions\n\n${table(
       ['', ''],
       [

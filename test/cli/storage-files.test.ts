@@ -1,5 +1,5 @@
 // The service over SQLite when its database files are deleted while it runs,
-// or are read-only at start (issue 8): the real CLI process, real files.
+// or are read-only at start: the real CLI process, real files.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -13,7 +13,7 @@ import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../http
 import { eventually } from '../webhooks/webhook-service.js';
 import { startReceiver, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
 
-// client.webhooks against the REAL service (SPEC §9): what the client sends
+// client.webhooks against the REAL service: what the client sends
 // (recorded by a fetch wrapper) and how it reads what the service answers.
 // Deliveries go to a real receiver; /fail answers 500, and with no retries a
 // delivery there fails after one attempt.

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, expectObservationsDocumented } from './support/api-client.js';
 import { TOKENS, startTestServer, type TestServer } from './support/test-server.js';
 
-// JWT bearer tokens (SPEC §12) end to end: a real issuer serving its JWKS
+// JWT bearer tokens end to end: a real issuer serving its JWKS
 // over HTTP, the real Plant Store server, static tokens configured beside.
 
 expectObservationsDocumented();

@@ -1,5 +1,5 @@
 // What the SQLite storage does when its files are taken away, replaced or
-// made read-only (issue 8): it never acknowledges a write the next start
+// made read-only: it never acknowledges a write the next start
 // would not see, readiness says why, and a read-only database fails at start.
 import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

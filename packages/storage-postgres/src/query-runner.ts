@@ -30,7 +30,7 @@ type Statement = string | PreparedStatement;
  * Statements go to a pooled client directly: the SQL is hand-written (see
  * plant-queries.ts, outbox-queries.ts), so a query builder would only pass
  * it through, and on a list request its execution layer cost about a tenth
- * of the service's CPU (see README, Performance). A client whose statement
+ * of the service's CPU (see docs/performance.md). A client whose statement
  * failed other than by the server's answer, or got no answer within the
  * deadline (see `AnswerDeadlines`), goes back to the pool as broken, so the
  * pool closes it and opens a new one instead of lending out a connection

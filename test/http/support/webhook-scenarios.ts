@@ -49,7 +49,7 @@ const delivery = (id: string) => `/webhooks/deliveries/${id}`;
 const currentEndpoint = () => endpoint(state.endpoint);
 const currentDelivery = () => delivery(state.delivery);
 
-/** Every status of every webhooks operation (SPEC §9), in an order where each finds what it needs. */
+/** Every status of every webhooks operation, in an order where each finds what it needs. */
 export const webhookScenarios: Scenario[] = [
   {
     method: 'POST',

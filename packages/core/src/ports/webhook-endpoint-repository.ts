@@ -68,7 +68,7 @@ export interface EndpointHealth {
 }
 
 /**
- * Tenants' webhook endpoints (SPEC §9), stored beside the outbox so that the
+ * Tenants' webhook endpoints, stored beside the outbox so that the
  * deliveries of a plant write are selected from them in its transaction.
  * Tenant members see only that tenant's endpoints (another tenant's id is
  * `undefined`/`false`, exactly like a missing one); operator members reach

@@ -9,7 +9,7 @@ interface Window {
 const WINDOW_MS = 1_000;
 
 /**
- * Per-endpoint `rateLimit` (deliveries per second, SPEC §9): at most that
+ * Per-endpoint `rateLimit` (deliveries per second): at most that
  * many attempts start in any one-second window of this dispatcher. A
  * delivery over the limit is not dropped: the dispatcher releases it and
  * claims nothing more for that endpoint until its window ends.

@@ -5,7 +5,8 @@ export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [
   5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
 ];
 
-/** Default time one attempt may take, in ms (SPEC §5). */
+/** Default time one attempt may take, in ms: long enough for a receiver that answers
+ * after some work, short enough that a hung one does not hold a slot for long. */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 15_000;
 
 /** A tenant endpoint failing every attempt this long (with a message exhausted) is disabled: 5 days. */

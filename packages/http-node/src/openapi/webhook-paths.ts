@@ -1,7 +1,7 @@
 import { WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core';
 import { authErrors, bodyErrors, errorResponse, json, jsonResponse, ref, requestIdHeader } from './openapi-helpers.js';
 
-// The paths of the webhook endpoints API (SPEC §9). Every operation is
+// The paths of the webhook endpoints API. Every operation is
 // tenant-scoped: an id of another tenant is a 404, as is one that never
 // existed.
 

@@ -12,7 +12,7 @@ import {
   updateEndpoint,
 } from './webhook-endpoints-routes.js';
 
-/** `Allow` of each webhooks path (SPEC §9). */
+/** `Allow` of each webhooks path. */
 export const WEBHOOK_ALLOWED_METHODS = {
   '/webhooks/endpoints': 'GET, HEAD, POST',
   '/webhooks/endpoints/{id}': 'GET, HEAD, PATCH, DELETE',

@@ -31,7 +31,7 @@ function configError(run: () => unknown): ConfigurationError {
 }
 
 describe('loadConfig defaults', () => {
-  it('matches the contract when nothing is set', () => {
+  it('gives the documented defaults when nothing is set', () => {
     expect(loadConfig([], {})).toEqual({
       port: 8080,
       host: '127.0.0.1',

@@ -39,7 +39,7 @@ export interface TenantWebhookEndpointsOptions {
 const DEFAULT_PAGE = 100;
 
 /**
- * Tenants' self-service on their webhook endpoints (SPEC §9): each call
+ * Tenants' self-service on their webhook endpoints: each call
  * takes the caller's principal, checks its scope first, validates its input,
  * and sees only the principal's tenant (another tenant's id is a
  * `NotFoundError`, as a missing one). `listAll` and `setStatus` are the
