@@ -27,7 +27,9 @@ const plants = Array.from({ length: 20 }, (_, i) => `{"id":${1000 + i},"name":"P
 const BODIES: Record<string, string> = {
   'small plant': '{"id":123,"name":"Fern","tag":"x"}',
   'plant, int64 id': '{"id":9223372036854775807,"name":"Fern"}',
-  'webhook endpoint': '{"url":"https://hooks.example.com/v7.0/plants","events":["plant.created","plant.deleted"],"description":"release 2.0"}',
+  'endpoint, digits': '{"url":"https://hooks.example.com/v7.0/plants","eventTypes":["plant.created","plant.deleted"],"description":"release 2.0"}',
+  'endpoint, plain': '{"url":"https://example.com/hooks","eventTypes":["plant.created"]}',
+  'nested, plain': '{"a":{"id":123,"name":"Fern"},"b":[{"tag":"x"}]}',
   '20 plants (1 KiB)': `[${plants.join(',')}]`,
 };
 

@@ -31,61 +31,75 @@ export interface RemoteJwksOptions {
  *   outage does not lock out holders of tokens signed with known keys.
  */
 export function remoteJwks(options: RemoteJwksOptions): JWTVerifyGetKey {
-  const { url, clock, cooldownMs, maxAgeMs } = options;
-  let keys: JWTVerifyGetKey | undefined;
-  let loadedAt = 0;
-  let attemptedAt = Number.NEGATIVE_INFINITY;
-  let failure = 'not fetched yet'; // why the last fetch failed, while no key set was ever loaded
-  let pending: Promise<JWTVerifyGetKey> | undefined;
+  const keySet = new RemoteKeySet(options);
+  return (header, token) => keySet.getKey(header, token);
+}
 
-  const retryAfterMs = () => Math.max(0, attemptedAt + cooldownMs - clock.now());
-  const coolingDown = () => clock.now() - attemptedAt < cooldownMs;
-  const load = (): Promise<JWTVerifyGetKey> => {
-    if (pending) return pending;
-    attemptedAt = clock.now();
-    pending = fetchJwks(options)
-      .then(createLocalJWKSet)
-      .then(
-        (loaded) => {
-          keys = loaded;
-          loadedAt = clock.now();
-          return loaded;
-        },
-        (error: unknown) => {
-          // Whatever went wrong, the caller learns it as "unavailable" and when to come back.
-          failure = error instanceof JwksUnavailableError ? error.reason : error instanceof Error ? error.message : String(error);
-          const cause = error instanceof JwksUnavailableError ? error.cause : error;
-          throw new JwksUnavailableError(url.href, failure, { cause, retryAfterMs: retryAfterMs() });
-        },
-      )
-      .finally(() => {
-        pending = undefined;
-      });
-    return pending;
-  };
-  // Before any key set: share the fetch in flight, else answer from the remembered failure in the cooldown.
-  const firstKeys = (): Promise<JWTVerifyGetKey> => {
-    if (pending || !coolingDown()) return load();
-    const waitMs = retryAfterMs();
-    const remembered = `${failure} (next fetch in ${Math.ceil(waitMs / 1000)} s)`;
-    return Promise.reject(new JwksUnavailableError(url.href, remembered, { retryAfterMs: waitMs }));
-  };
+class RemoteKeySet {
+  private keys: JWTVerifyGetKey | undefined;
+  private loadedAt = 0;
+  private attemptedAt = Number.NEGATIVE_INFINITY;
+  /** Why the last fetch failed, while no key set was ever loaded. */
+  private failure = 'not fetched yet';
+  private pending: Promise<JWTVerifyGetKey> | undefined;
 
-  return async (header, token) => {
-    const current = keys ?? (await firstKeys());
-    if (clock.now() - loadedAt >= maxAgeMs && !coolingDown()) {
-      load().catch(() => {}); // stale-while-revalidate: a failure keeps the keys we have
+  constructor(private readonly options: RemoteJwksOptions) {}
+
+  async getKey(...[header, token]: Parameters<JWTVerifyGetKey>): Promise<Awaited<ReturnType<JWTVerifyGetKey>>> {
+    const current = this.keys ?? (await this.firstKeys());
+    if (this.options.clock.now() - this.loadedAt >= this.options.maxAgeMs && !this.coolingDown()) {
+      this.load().catch(() => {}); // stale-while-revalidate: a failure keeps the keys we have
     }
     try {
       return await current(header, token);
     } catch (error) {
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
       // A fetch in flight (a background refresh, say) is as fresh as one we would start.
-      const refreshed = pending ?? (coolingDown() ? undefined : load());
+      const refreshed = this.pending ?? (this.coolingDown() ? undefined : this.load());
       if (refreshed === undefined) throw error;
       return (await refreshed)(header, token);
     }
-  };
+  }
+
+  /** Before any key set: share the fetch in flight, else answer from the remembered failure in the cooldown. */
+  private firstKeys(): Promise<JWTVerifyGetKey> {
+    if (this.pending || !this.coolingDown()) return this.load();
+    const waitMs = this.retryAfterMs();
+    const remembered = `${this.failure} (next fetch in ${Math.ceil(waitMs / 1000)} s)`;
+    return Promise.reject(new JwksUnavailableError(this.options.url.href, remembered, { retryAfterMs: waitMs }));
+  }
+
+  private load(): Promise<JWTVerifyGetKey> {
+    if (this.pending) return this.pending;
+    this.attemptedAt = this.options.clock.now();
+    this.pending = fetchJwks(this.options)
+      .then(createLocalJWKSet)
+      .then(
+        (loaded) => {
+          this.keys = loaded;
+          this.loadedAt = this.options.clock.now();
+          return loaded;
+        },
+        (error: unknown) => {
+          // Whatever went wrong, the caller learns it as "unavailable" and when to come back.
+          this.failure = error instanceof JwksUnavailableError ? error.reason : error instanceof Error ? error.message : String(error);
+          const cause = error instanceof JwksUnavailableError ? error.cause : error;
+          throw new JwksUnavailableError(this.options.url.href, this.failure, { cause, retryAfterMs: this.retryAfterMs() });
+        },
+      )
+      .finally(() => {
+        this.pending = undefined;
+      });
+    return this.pending;
+  }
+
+  private coolingDown(): boolean {
+    return this.options.clock.now() - this.attemptedAt < this.options.cooldownMs;
+  }
+
+  private retryAfterMs(): number {
+    return Math.max(0, this.attemptedAt + this.options.cooldownMs - this.options.clock.now());
+  }
 }
 
 async function fetchJwks({ url, timeoutMs }: RemoteJwksOptions): Promise<JSONWebKeySet> {

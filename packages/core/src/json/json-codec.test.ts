@@ -143,6 +143,22 @@ const withDuplicate = fc
     return nested;
   });
 
+/** Flat objects (the shape the codec parses directly), near-misses included: bad numbers, bad whitespace, control characters. */
+const flatLeaf = fc.oneof(
+  leaf,
+  fc.constantFrom('01', '-', '1.', '.5', '+1', '-01', '-0', 'truex', 'nul', '"\u0001"', '"a\\"', '"\\u0041"', '1e', '0x1', '"\t"', '{}', '[]'),
+);
+const flatSpace = fc.constantFrom('', ' ', '\t', '\n', '\r', '\f', '\v', '\u00a0');
+const flat = fc
+  .tuple(
+    fc.uniqueArray(fc.tuple(key, fc.oneof(flatLeaf, fc.array(flatLeaf, { maxLength: 3 }).map((items) => `[${items.join(',')}]`)), flatSpace), {
+      selector: ([name]) => name,
+      maxLength: 5,
+    }),
+    flatSpace,
+  )
+  .map(([entries, ws]) => `${ws}{${entries.map(([name, item, w]) => `${w}${JSON.stringify(name)}${w}:${w}${item}${w}`).join(',')}}${ws}`);
+
 /** The codec's exact path, as before: every number by its spelling. */
 function exactParse(text: string): unknown {
   return losslessParse(text, null, (literal) => {
@@ -187,6 +203,31 @@ describe('parseJson: properties', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('parseJson: flat objects', () => {
+  it('reads flat objects exactly as the exact parser does, and refuses what JSON.parse refuses', () => {
+    fc.assert(
+      fc.property(flat, (json) => {
+        let valid = true;
+        try {
+          JSON.parse(json);
+        } catch {
+          valid = false;
+        }
+        if (valid) expect(parseJson(json)).toEqual(exactParse(json));
+        else expect(() => parseJson(json)).toThrow(SyntaxError);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('keeps __proto__ and other prototype names as own keys, as JSON.parse does', () => {
+    const parsed = parseJson('{"__proto__":{"admin":true},"toString":"x","id":1}') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(Object.keys(parsed)).toEqual(['__proto__', 'toString', 'id']);
+    expect((parsed as { admin?: unknown }).admin).toBeUndefined();
   });
 });
 

@@ -1,5 +1,6 @@
 import { isLosslessNumber, parse, stringify, type LosslessNumber } from 'lossless-json';
 import { int64FromDecimal } from '../domain/int64.js';
+import { parseFlatObject } from './parse-flat-object.js';
 import { scanJson } from './scan-json.js';
 
 /**
@@ -30,12 +31,15 @@ function parseExactNumber(text: string): unknown {
  * `JsonDuplicateKeyError` when an object names a key twice, at any depth:
  * whatever else the text holds, the same text always gets the same answer.
  *
- * One scan of the text finds duplicate keys and whether any number literal
- * needs the exact (slower) parser; text with only plain short integers goes
- * to `JSON.parse`, which reads those exactly. Digits inside strings (URLs,
- * versions) do not count.
+ * The commonest body, one flat object of plain values, is parsed directly.
+ * Other text is scanned once for duplicate keys and for a number literal
+ * that needs the exact (slower) parser; text with only plain short integers
+ * goes to `JSON.parse`, which reads those exactly. Digits inside strings
+ * (URLs, versions) do not count.
  */
 export function parseJson(text: string): unknown {
+  const flat = parseFlatObject(text);
+  if (flat !== undefined) return flat;
   let exact: boolean;
   try {
     exact = scanJson(text);

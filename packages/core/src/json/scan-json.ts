@@ -72,7 +72,7 @@ function resetScratch(): void {
 
 function scan(text: string): boolean {
   const length = text.length;
-  let exact = false;
+  exactSeen = false;
   let depth = 0; // 0: outside every container
   let spanTop = 0;
   let expectKey = false;
@@ -80,35 +80,16 @@ function scan(text: string): boolean {
   while (i < length) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      const start = ++i;
-      let escaped = false;
-      let q = 0;
-      while (i < length && (q = text.charCodeAt(i)) !== QUOTE) {
-        if (q === BACKSLASH) {
-          escaped = true;
-          i++;
-        }
-        i++;
-      }
-      if (i >= length) return exact; // unterminated: malformed
+      const end = stringEnd(text, i + 1);
+      if (end < 0) break; // unterminated: malformed
       if (expectKey) {
-        spanTop = escaped || keySets.size > 0 || spanTop + 2 > spans.length ? addKey(text, start, i, escaped, depth, spanTop) : addPlainKey(text, start, i, depth, spanTop);
+        const plain = !stringEscaped && keySets.size === 0 && spanTop + 2 <= spans.length;
+        spanTop = plain ? addPlainKey(text, i + 1, end, depth, spanTop) : addKey(text, i + 1, end, stringEscaped, depth, spanTop);
         expectKey = false;
       }
-      i++;
+      i = end + 1;
     } else if ((c >= ZERO && c <= NINE) || c === MINUS) {
-      const digitsFrom = c === MINUS ? i + 1 : i;
-      let j = digitsFrom;
-      let d = 0;
-      while (j < length && (d = text.charCodeAt(j)) >= ZERO && d <= NINE) j++;
-      const digits = j - digitsFrom;
-      if (j < length && (d === DOT || d === LOWER_E || d === UPPER_E)) {
-        exact = true;
-        while (j < length && isNumberPart(text.charCodeAt(j))) j++;
-      } else if (digits > PLAIN_DIGITS_MAX || (c === MINUS && digits === 1 && text.charCodeAt(digitsFrom) === ZERO)) {
-        exact = true;
-      }
-      i = j > i ? j : i + 1;
+      i = numberEnd(text, i, c);
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++depth >= isObject.length) growDepth();
       expectKey = c === OPEN_BRACE;
@@ -116,11 +97,7 @@ function scan(text: string): boolean {
       keysFrom[depth] = spanTop;
       i++;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      if (depth > 0) {
-        spanTop = keysFrom[depth]!;
-        if (isObject[depth] === 1 && keySets.size > 0) keySets.delete(depth);
-        depth--;
-      }
+      if (depth > 0) spanTop = close(depth--);
       expectKey = false;
       i++;
     } else {
@@ -128,7 +105,52 @@ function scan(text: string): boolean {
       i++; // whitespace, ':', the letters of true/false/null (or garbage)
     }
   }
-  return exact;
+  return exactSeen;
+}
+
+// Second results of the helpers below, kept here rather than returned in a new object each time.
+/** Whether the last string `stringEnd` read had an escape. */
+let stringEscaped = false;
+/** Whether a number literal read so far in this scan needs exact handling. */
+let exactSeen = false;
+
+/** The offset of the quote closing the string whose text starts at `from`, or -1; sets `stringEscaped`. */
+function stringEnd(text: string, from: number): number {
+  let escaped = false;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === BACKSLASH) {
+      escaped = true;
+      i++;
+    } else if (c === QUOTE) {
+      stringEscaped = escaped;
+      return i;
+    }
+  }
+  return -1;
+}
+
+/** The end of the number literal at `i` (first character `c`); sets `exactSeen` unless it is a plain integer of at most 15 digits other than -0. */
+function numberEnd(text: string, i: number, c: number): number {
+  const length = text.length;
+  const digitsFrom = c === MINUS ? i + 1 : i;
+  let j = digitsFrom;
+  let d = 0;
+  while (j < length && (d = text.charCodeAt(j)) >= ZERO && d <= NINE) j++;
+  const digits = j - digitsFrom;
+  if (j < length && (d === DOT || d === LOWER_E || d === UPPER_E)) {
+    exactSeen = true;
+    while (j < length && isNumberPart(text.charCodeAt(j))) j++;
+  } else if (digits > PLAIN_DIGITS_MAX || (c === MINUS && digits === 1 && text.charCodeAt(digitsFrom) === ZERO)) {
+    exactSeen = true;
+  }
+  return j > i ? j : i + 1;
+}
+
+/** Ends the container at `depth`, forgetting its keys; returns the top of `spans` as it was before it. */
+function close(depth: number): number {
+  if (isObject[depth] === 1 && keySets.size > 0) keySets.delete(depth);
+  return keysFrom[depth]!;
 }
 
 function growDepth(): void {
