@@ -180,6 +180,28 @@ describe('JWT bearer tokens when the JWKS is unavailable', () => {
   });
 });
 
+describe('Retry-After when an authenticator cannot judge a token', () => {
+  // Any authenticator, not only JWT: its rejection may say when to come back; without that, 5 s.
+  it.each([
+    ['says nothing about when', new Error('down'), '5'],
+    ['says 2.5 s', Object.assign(new Error('down'), { retryAfterMs: 2_500 }), '3'],
+    ['says 0 s', Object.assign(new Error('down'), { retryAfterMs: 0 }), '1'],
+    ['says something unusable', Object.assign(new Error('down'), { retryAfterMs: -1 }), '5'],
+  ])('answers 503 when the rejection %s', async (_name, rejection, retryAfter) => {
+    const server = await startTestServer('memory', {
+      wrapAuthenticator: (tokens) => firstAuthenticator(tokens, { authenticate: () => Promise.reject(rejection) }),
+    });
+    try {
+      const response = await api(server.url, 'GET', '/plants', { token: 'unknown-to-the-static-tokens' });
+      expect(response.status).toBe(503);
+      expect(response.json).toEqual({ error: 503, message: 'authentication unavailable' });
+      expect(response.headers.get('retry-after')).toBe(retryAfter);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 function hs256(secret: Uint8Array): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ sub: 'u', tenant: 'a', exp: now + 60 }).setProtectedHeader({ alg: 'HS256', kid: 'key-1' }).sign(secret);
