@@ -196,6 +196,10 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expectError(await post('{"url":"https://example.com/x","rateLimit":1.5}'), 400, /rateLimit/);
     expectError(await post('{"url":"https://example.com/x","status":"disabled"}'), 400, /status/);
     expectError(await post('{"url":'), 400, /not valid JSON/);
+    // A key named twice, at any depth, whatever else the body holds (URLs often contain digits like "7.0").
+    expectError(await post('{"url":"https://example.com/v7.0","url":"https://example.com/x"}'), 400, /^body is not valid JSON: duplicate key "url"$/);
+    expectError(await post('{"url":"https://example.com/x","eventTypes":["plant.created"],"rateLimit":{"perSecond":1,"perSecond":2}}'), 400, /^body is not valid JSON: duplicate key "perSecond"$/);
+    expect((await post('{"url":"https://example.com/v7.0","description":"release 2.0","eventTypes":["plant.created"]}')).status).toBe(201);
     expectError(await post('[]'), 400);
     expectError(await post('{"url":"https://example.com/x"}', { 'content-type': 'text/plain' }), 415);
     expectError(await post(JSON.stringify({ url: 'https://example.com/x', description: 'x'.repeat(70_000) })), 413);

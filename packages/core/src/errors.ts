@@ -95,9 +95,12 @@ export class StorageError extends PlantStoreError {
 /** The authenticator's backing service (e.g. a JWKS endpoint) failed, so the caller could be neither accepted nor refused; `cause` holds why. */
 export class AuthenticationUnavailableError extends PlantStoreError {
   readonly code = 'unavailable';
-  constructor(options?: { cause?: unknown }) {
+  /** Milliseconds until the backing service will be tried again, when the authenticator knows. */
+  readonly retryAfterMs?: number;
+  constructor(options?: { cause?: unknown; retryAfterMs?: number }) {
     super('authentication is temporarily unavailable', options);
     this.name = 'AuthenticationUnavailableError';
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
 

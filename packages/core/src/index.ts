@@ -40,6 +40,7 @@ export {
 } from './errors.js';
 
 export { isInexactNumber, parseJson, stringifyJson, type InexactNumber } from './json/json-codec.js';
+export { JsonDuplicateKeyError } from './json/json-duplicate-key-error.js';
 
 export type { Authenticator } from './ports/authenticator.js';
 export { systemClock, type Clock } from './ports/clock.js';

@@ -168,9 +168,15 @@ function registerWebhooks(container: DependencyContainer, options: PlantStoreOpt
   });
 }
 
-/** Per the port contract an authenticator rejects only when its backing service fails: neither yes nor no. */
+/**
+ * Per the port contract an authenticator rejects only when its backing
+ * service fails: neither yes nor no. A `retryAfterMs` on its error (when the
+ * service will be tried again) is passed on, so callers can be told.
+ */
 function unavailable(cause: unknown): never {
-  throw new AuthenticationUnavailableError({ cause });
+  const retryAfterMs = (cause as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  const known = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0;
+  throw new AuthenticationUnavailableError(known ? { cause, retryAfterMs } : { cause });
 }
 
 /** The dispatcher, when the store has a transport (resolved only then: it is what sends). */
