@@ -375,18 +375,15 @@ function prepareRecordAttempt(db: BetterSqlite3): RecordAttempt {
   return record.immediate;
 }
 
-/** The statements of `prune`, as one IMMEDIATE transaction: pick the batch, delete its attempts, then the deliveries. */
+/** The statements of `prune`, as one IMMEDIATE transaction: pick the batch, delete it (the foreign key deletes the attempts with it). */
 function preparePrune(db: BetterSqlite3): (olderThan: number, limit: number) => number {
   const select = db.prepare(PRUNABLE).pluck(true);
   // One JSON parameter for the whole batch (no bound-variable limit).
-  const deleteAttempts = db.prepare('DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))');
   const deleteDeliveries = db.prepare('DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))');
   const prune = db.transaction((olderThan: number, limit: number) => {
     const ids = select.all(olderThan, limit) as string[];
     if (ids.length === 0) return 0;
-    const batch = JSON.stringify(ids);
-    deleteAttempts.run(batch);
-    return deleteDeliveries.run(batch).changes;
+    return deleteDeliveries.run(JSON.stringify(ids)).changes;
   });
   return prune.immediate;
 }
