@@ -29,6 +29,13 @@ export async function runWebhooksOperation(store: PlantStore, command: Exclude<W
       io.stdout.write(`queued again ${requeued} failed ${requeued === 1 ? 'delivery' : 'deliveries'} to ${command.endpoint} created since ${since}\n`);
       return 0;
     }
+    case 'prune': {
+      const olderThan = command.olderThan ?? 0;
+      const cutoff = new Date(Date.now() - olderThan).toISOString();
+      const pruned = await store.webhooks.prune({ olderThan });
+      io.stdout.write(`pruned ${pruned} delivered or failed ${pruned === 1 ? 'delivery' : 'deliveries'} (with their attempts) finished before ${cutoff}\n`);
+      return 0;
+    }
     case 'endpoints list': {
       const page = await store.webhooks.endpoints.listAll(definedOnly({ limit: command.limit, after: command.after }));
       io.stdout.write(command.json ? json(page.endpoints) : endpointTable(page.endpoints));
