@@ -140,9 +140,7 @@ export interface WebhookOutbox {
   resend(id: string, now: number): Promise<boolean>;
   /** Puts every failed delivery to `endpointId` created at or after `since` back to pending, due at `now`; resolves with how many. Atomic. */
   requeueFailedSince(endpointId: string, since: number, now: number): Promise<number>;
-  /**
-   * Deletes up to `limit` finished deliveries (delivered or failed, never pending) whose finish time is before `olderThan` (in no particular order), with their attempts, in one transaction; resolves with how many. The finish time is when the delivery's last attempt ended, or when it was failed without one (its endpoint disabled or deleted): the creation time would prune a delivery that only just finished after long retries. May resolve with 0 while another process sharing the storage is pruning (PostgreSQL lets one at a time), so callers treat 0 as "nothing to do now".
-   */
+  /** Deletes up to `limit` delivered or failed deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */
   prune(options: PruneDeliveriesOptions): Promise<number>;
   /**
    * Optional: calls `listener` soon after another process (or store) sharing this storage may have queued
