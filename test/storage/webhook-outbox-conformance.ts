@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClaimDueOptions, NewDelivery, Storage } from '@plant-store/core';
 import { delivery, plant } from './storage-fixtures.js';
+import { newEndpoint } from './webhook-endpoint-conformance.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -354,6 +355,16 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await outbox().get('before-cutoff')).toBeUndefined();
       expect(await outbox().get('at-cutoff')).toMatchObject({ status: 'delivered' });
       expect(await outbox().get('late-finish')).toMatchObject({ status: 'failed' });
+    });
+
+    it('dates a delivery failed by disabling its endpoint from that moment', async () => {
+      await storage().endpoints.create(newEndpoint('ep_gone'));
+      await queue(delivery('d1', { tenant: 'acme', endpointId: 'ep_gone', createdAt: T0 }));
+      await storage().endpoints.setStatus('ep_gone', 'disabled', 'by hand', T0 + 500);
+      expect(await outbox().get('d1')).toMatchObject({ status: 'failed' });
+      expect(await outbox().prune({ olderThan: T0 + 500, limit: 10 })).toBe(0);
+      expect(await outbox().prune({ olderThan: T0 + 501, limit: 10 })).toBe(1);
+      expect(await outbox().get('d1')).toBeUndefined();
     });
 
     it('deletes the attempts with their delivery', async () => {
