@@ -142,8 +142,8 @@ function registerWebhooks(container: DependencyContainer, options: PlantStoreOpt
   const {
     subscriptions: _s,
     transport: _t,
-    secretOverlapMs,
-    allowPrivateDestinations,
+    secretOverlapMs: _o,
+    allowPrivateDestinations: _a,
     retentionMs: _r,
     pruneIntervalMs: _p,
     ...settings
@@ -164,29 +164,32 @@ function registerWebhooks(container: DependencyContainer, options: PlantStoreOpt
     ),
   });
   container.register(TOKENS.webhookAdmin, {
-    useFactory: instanceCachingFactory((c) => {
-      const { outbox, endpoints } = c.resolve<Storage>(TOKENS.storage);
-      const clock = c.resolve<Clock>(TOKENS.clock);
-      const onRequeue = () => dispatcherOf(c)?.wake();
-      const events = c.resolve<PlantEventBus>(TOKENS.events);
-      return new WebhookAdmin({
-        outbox,
-        clock,
-        onRequeue,
-        retentionMs: retentionOf(options.webhooks),
-        onPruned: (count) => events.emit('webhook.pruned', { count }),
-        endpoints: new TenantWebhookEndpoints({
-          endpoints,
-          outbox,
-          clock,
-          onRequeue,
-          onCreate: () => dispatcherOf(c)?.noteEndpointCreated(),
-          secretOverlapMs: secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
-          allowPrivateDestinations,
-        }),
-        deliveries: new TenantWebhookDeliveries({ outbox, clock, onRequeue }),
-      });
+    useFactory: instanceCachingFactory((c) => createWebhookAdmin(c, options.webhooks)),
+  });
+}
+
+/** The operator's webhook tools over the store's storage, with the tenants' self-service on them. */
+function createWebhookAdmin(c: DependencyContainer, webhooks: PlantStoreWebhookOptions | undefined): WebhookAdmin {
+  const { outbox, endpoints } = c.resolve<Storage>(TOKENS.storage);
+  const clock = c.resolve<Clock>(TOKENS.clock);
+  const onRequeue = () => dispatcherOf(c)?.wake();
+  const events = c.resolve<PlantEventBus>(TOKENS.events);
+  return new WebhookAdmin({
+    outbox,
+    clock,
+    onRequeue,
+    retentionMs: retentionOf(webhooks),
+    onPruned: (count) => events.emit('webhook.pruned', { count }),
+    endpoints: new TenantWebhookEndpoints({
+      endpoints,
+      outbox,
+      clock,
+      onRequeue,
+      onCreate: () => dispatcherOf(c)?.noteEndpointCreated(),
+      secretOverlapMs: webhooks?.secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
+      allowPrivateDestinations: webhooks?.allowPrivateDestinations,
     }),
+    deliveries: new TenantWebhookDeliveries({ outbox, clock, onRequeue }),
   });
 }
 
