@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import {
@@ -141,6 +142,33 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       } finally {
         await Promise.all([sender.close(), writer.close()]);
       }
+    });
+
+    it('prunes one session at a time, and skips rows another transaction holds instead of waiting for them', async () => {
+      const name = fresh();
+      const storage = await open();
+      for (const id of ['d1', 'd2', 'd3']) await storage.plants.create('t', plant(BigInt(id.slice(1)), id), [delivery(id, { createdAt: T0 })]);
+      for (const claimed of await storage.outbox.claimDue({ owner: 'o', now: T0, leaseMs: 60_000, limit: 10 })) {
+        await storage.outbox.recordAttempt(claimed.id, 'o', { at: T0, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
+      }
+      const deliveries = `${pg.escapeIdentifier(name)}.${pg.escapeIdentifier('webhook_deliveries')}`;
+      // The adapter's lock key: one per schema.
+      const key = createHash('sha256').update(`plant-store prune of ${deliveries}`).digest().readBigInt64BE(0).toString();
+      const prune = () => storage.outbox.prune({ olderThan: T0 + 1000, limit: 10 });
+      await withClient(async (other) => {
+        await other.query('BEGIN');
+        await other.query('SELECT pg_advisory_xact_lock($1::bigint)', [key]);
+        // Another instance is pruning: this one deletes nothing rather than wait.
+        expect(await prune()).toBe(0);
+        await other.query('COMMIT');
+        await other.query('BEGIN');
+        await other.query(`SELECT id FROM ${deliveries} WHERE id = 'd1' FOR UPDATE`);
+        // d1 is held (a resend, say): the others go, d1 is not waited for.
+        expect(await prune()).toBe(2);
+        await other.query('COMMIT');
+      });
+      expect(await prune()).toBe(1);
+      expect(await storage.outbox.list()).toEqual([]);
     });
 
     describe('when the database is lost and comes back', () => {

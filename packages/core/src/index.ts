@@ -64,6 +64,7 @@ export type {
   NewDelivery,
   TenantDeliveriesQuery,
   PendingStats,
+  PruneDeliveriesOptions,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
 export type {
@@ -91,12 +92,13 @@ export { firstAuthenticator } from './auth/first-authenticator.js';
 export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';
 
-export { WebhookAdmin, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
+export { WebhookAdmin, type PruneOptions, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
 export {
   DEFAULT_ATTEMPT_TIMEOUT_MS,
   DEFAULT_DISABLE_AFTER_MS,
   DEFAULT_RETRY_SCHEDULE,
   DEFAULT_SECRET_OVERLAP_MS,
+  DEFAULT_WEBHOOK_RETENTION_MS,
 } from './webhooks/webhook-defaults.js';
 export { TenantWebhookEndpoints, type TenantWebhookEndpointsOptions } from './webhooks/endpoints/tenant-webhook-endpoints.js';
 export { TenantWebhookDeliveries, type TenantWebhookDeliveriesOptions } from './webhooks/endpoints/tenant-webhook-deliveries.js';

@@ -118,6 +118,7 @@ function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
     stopTimeoutMs: DISPATCHER_STOP_MS,
     secretOverlapMs: config.webhookSecretOverlapMs,
     disableAfterMs: config.webhookDisableAfterMs,
+    retentionMs: config.webhookRetentionMs,
     allowPrivateDestinations: config.webhookAllowPrivate,
   };
 }

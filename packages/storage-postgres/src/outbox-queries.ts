@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Tables } from './tables.js';
 
 /*
@@ -127,3 +128,28 @@ export const requeueFailedSinceSql = (t: Tables) => `
   UPDATE ${t.deliveries}
   SET status = 'pending', next_attempt_at = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
   WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2`;
+
+/** The advisory lock key that lets one session at a time prune this schema's outbox (as text: a bigint parameter). */
+export const pruneLockKey = (t: Tables) => createHash('sha256').update(`plant-store prune of ${t.deliveries}`).digest().readBigInt64BE(0).toString();
+
+/**
+ * Parameters: cutoff (epoch ms), limit, lock key. Deletes up to `limit`
+ * delivered or failed deliveries whose finish time (`updated_at`) is before
+ * the cutoff, with their attempts (the foreign key cascades), only while this
+ * transaction holds the prune lock: another instance pruning at the same
+ * time makes it delete nothing instead of waiting. Rows another statement
+ * has locked (a resend) are skipped, never waited for. The rows are found
+ * through the (status, created_at) index: a delivery finishes after it was
+ * created, so `created_at` before the cutoff is implied and bounds the scan,
+ * and no index on `updated_at` is needed, which every claim changes (so
+ * claims stay HOT updates that write no index).
+ */
+export const pruneSql = (t: Tables) => `
+  WITH lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($3::bigint) AS held),
+  doomed AS (
+    SELECT id FROM ${t.deliveries}
+    WHERE (SELECT held FROM lock) AND status IN ('delivered', 'failed') AND created_at < $1 AND updated_at < $1
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+  )
+  DELETE FROM ${t.deliveries} WHERE id IN (SELECT id FROM doomed)`;

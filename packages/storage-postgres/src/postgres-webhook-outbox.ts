@@ -6,6 +6,7 @@ import type {
   DeliveryAttempt,
   ListDeliveriesQuery,
   PendingStats,
+  PruneDeliveriesOptions,
   TenantDeliveriesQuery,
   WebhookOutbox,
 } from '@plant-store/core';
@@ -18,6 +19,8 @@ import {
   listDeliveriesSql,
   nextDueAtSql,
   pendingStatsSql,
+  pruneLockKey,
+  pruneSql,
   listTenantDeliveriesSql,
   recordAttemptsSql,
   releaseSql,
@@ -60,7 +63,8 @@ type Statement =
   | 'tenantCursor'
   | 'listForTenant'
   | 'resend'
-  | 'requeueFailedSince';
+  | 'requeueFailedSince'
+  | 'prune';
 
 /**
  * The webhook outbox in PostgreSQL, shared by every instance on the
@@ -78,6 +82,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #record: PreparedStatement;
   /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
   readonly #records: CoalescingBatch<AttemptRecord, boolean>;
+  readonly #pruneLockKey: string;
 
   constructor(runners: { readonly runner: QueryRunner; readonly dispatch: QueryRunner }, tables: Tables, listener: NotificationListener) {
     this.#runner = runners.runner;
@@ -98,7 +103,9 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       listForTenant: listTenantDeliveriesSql(tables),
       resend: resendSql(tables),
       requeueFailedSince: requeueFailedSinceSql(tables),
+      prune: pruneSql(tables),
     };
+    this.#pruneLockKey = pruneLockKey(tables);
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
@@ -186,6 +193,12 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
     return this.#runner.changes("recover the endpoint's deliveries", this.#sql.requeueFailedSince, [endpointId, Math.ceil(since), wholeMs(now)]);
+  }
+
+  async prune(options: PruneDeliveriesOptions): Promise<number> {
+    if (options.limit < 1) return 0;
+    const parameters = [Math.ceil(options.olderThan), Math.trunc(options.limit), this.#pruneLockKey];
+    return this.#runner.changes('prune finished deliveries', this.#sql.prune, parameters);
   }
 
   watch(listener: () => void): () => void {

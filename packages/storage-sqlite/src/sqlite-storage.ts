@@ -105,10 +105,35 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
  * that can answer reads and readiness but no write.
  */
 async function prepare(db: BetterSqlite3.Database): Promise<void> {
+  // Before anything creates a table: a new file starts with incremental
+  // auto-vacuum (an existing one keeps its mode until the VACUUM below).
+  db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
+  // A checkpoint resets the WAL, but the file keeps its largest size unless
+  // truncated: this caps what stays on disk after a burst of writes.
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   // With WAL, NORMAL is durable against process crashes and loses at most the last commits on power loss.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   await migrate(db, MIGRATIONS);
+  applyIncrementalVacuum(db);
   db.prepare('DELETE FROM plants WHERE 0').run();
+}
+
+/** Largest WAL file left on disk after a checkpoint, in bytes. */
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** `PRAGMA auto_vacuum` reports 2 for incremental. */
+const INCREMENTAL = 2n;
+
+/**
+ * Converts a file created before incremental auto-vacuum (migration 004
+ * recorded the mode): a one-time VACUUM rewrites it, outside any transaction
+ * as VACUUM requires. Checked at every start, so a process stopped before the
+ * VACUUM finished converts the file at its next start.
+ */
+function applyIncrementalVacuum(db: BetterSqlite3.Database): void {
+  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.exec('VACUUM');
 }

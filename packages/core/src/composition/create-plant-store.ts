@@ -15,9 +15,10 @@ import { PlantService } from '../service/plant-service.js';
 import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
 import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
-import { DEFAULT_SECRET_OVERLAP_MS } from '../webhooks/webhook-defaults.js';
+import { DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import { WebhookDispatcher, type WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
+import { WebhookPruner } from '../webhooks/webhook-pruner.js';
 import { WebhookSubscriptionSchema, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
 import { TOKENS } from './tokens.js';
 
@@ -45,6 +46,15 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
    * The transport checks resolved addresses itself: give `webhookHttpTransport` the same setting. @default false
    */
   readonly allowPrivateDestinations?: boolean;
+  /**
+   * Delivered and failed deliveries, with their attempts, are deleted once
+   * they finished this long ago, in ms (`PLANT_STORE_WEBHOOK_RETENTION`); the
+   * store with a transport does it in the background, and it is the default
+   * of `webhooks.prune()`. `null` keeps them forever. @default 2592000000 (30 days)
+   */
+  readonly retentionMs?: number | null;
+  /** Time between background pruning runs, in ms. @default half the retention, from 1 s up to 1 min */
+  readonly pruneIntervalMs?: number;
 }
 
 /**
@@ -94,7 +104,8 @@ export function createPlantStore(options: PlantStoreOptions): PlantStore {
   registerServices(container, options);
   registerWebhooks(container, options);
   const dispatcher = startDispatcher(container, options.webhooks);
-  return compose(container, dispatcher);
+  const pruner = dispatcher && startPruner(container, options.webhooks);
+  return compose(container, dispatcher, pruner);
 }
 
 function registerPorts(container: DependencyContainer, options: PlantStoreOptions): void {
@@ -128,7 +139,15 @@ function registerServices(container: DependencyContainer, options: PlantStoreOpt
 }
 
 function registerWebhooks(container: DependencyContainer, options: PlantStoreOptions): void {
-  const { subscriptions: _s, transport: _t, secretOverlapMs, allowPrivateDestinations, ...settings } = options.webhooks ?? {};
+  const {
+    subscriptions: _s,
+    transport: _t,
+    secretOverlapMs: _o,
+    allowPrivateDestinations: _a,
+    retentionMs: _r,
+    pruneIntervalMs: _p,
+    ...settings
+  } = options.webhooks ?? {};
   container.register(TOKENS.webhookDispatcher, {
     useFactory: instanceCachingFactory(
       (c) =>
@@ -145,26 +164,32 @@ function registerWebhooks(container: DependencyContainer, options: PlantStoreOpt
     ),
   });
   container.register(TOKENS.webhookAdmin, {
-    useFactory: instanceCachingFactory((c) => {
-      const { outbox, endpoints } = c.resolve<Storage>(TOKENS.storage);
-      const clock = c.resolve<Clock>(TOKENS.clock);
-      const onRequeue = () => dispatcherOf(c)?.wake();
-      return new WebhookAdmin({
-        outbox,
-        clock,
-        onRequeue,
-        endpoints: new TenantWebhookEndpoints({
-          endpoints,
-          outbox,
-          clock,
-          onRequeue,
-          onCreate: () => dispatcherOf(c)?.noteEndpointCreated(),
-          secretOverlapMs: secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
-          allowPrivateDestinations,
-        }),
-        deliveries: new TenantWebhookDeliveries({ outbox, clock, onRequeue }),
-      });
+    useFactory: instanceCachingFactory((c) => createWebhookAdmin(c, options.webhooks)),
+  });
+}
+
+/** The operator's webhook tools over the store's storage, with the tenants' self-service on them. */
+function createWebhookAdmin(c: DependencyContainer, webhooks: PlantStoreWebhookOptions | undefined): WebhookAdmin {
+  const { outbox, endpoints } = c.resolve<Storage>(TOKENS.storage);
+  const clock = c.resolve<Clock>(TOKENS.clock);
+  const onRequeue = () => dispatcherOf(c)?.wake();
+  const events = c.resolve<PlantEventBus>(TOKENS.events);
+  return new WebhookAdmin({
+    outbox,
+    clock,
+    onRequeue,
+    retentionMs: retentionOf(webhooks),
+    onPruned: (count) => events.emit('webhook.pruned', { count }),
+    endpoints: new TenantWebhookEndpoints({
+      endpoints,
+      outbox,
+      clock,
+      onRequeue,
+      onCreate: () => dispatcherOf(c)?.noteEndpointCreated(),
+      secretOverlapMs: webhooks?.secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
+      allowPrivateDestinations: webhooks?.allowPrivateDestinations,
     }),
+    deliveries: new TenantWebhookDeliveries({ outbox, clock, onRequeue }),
   });
 }
 
@@ -195,7 +220,37 @@ function startDispatcher(container: DependencyContainer, webhooks: PlantStoreWeb
   return dispatcher;
 }
 
-function compose(container: DependencyContainer, dispatcher: WebhookDispatcher | undefined): PlantStore {
+/** The retention in ms, or `null` when finished deliveries are kept. */
+function retentionOf(webhooks: PlantStoreWebhookOptions | undefined): number | null {
+  const retentionMs = webhooks?.retentionMs === undefined ? DEFAULT_WEBHOOK_RETENTION_MS : webhooks.retentionMs;
+  if (retentionMs !== null && !(Number.isFinite(retentionMs) && retentionMs >= 0)) {
+    throw ValidationError.of('webhooks.retentionMs', `must be a duration in ms of 0 or more, or null, got ${String(retentionMs)}`);
+  }
+  return retentionMs;
+}
+
+/**
+ * Background retention, started with the dispatcher: a store without a
+ * transport (an operator's tool) finishes no delivery and so prunes nothing
+ * by itself; `webhooks.prune()` is there for it.
+ */
+function startPruner(container: DependencyContainer, webhooks: PlantStoreWebhookOptions | undefined): WebhookPruner | undefined {
+  const retentionMs = retentionOf(webhooks);
+  if (retentionMs === null) return undefined;
+  const events = container.resolve<PlantEventBus>(TOKENS.events);
+  const pruner = new WebhookPruner({
+    outbox: container.resolve<Storage>(TOKENS.storage).outbox,
+    clock: container.resolve<Clock>(TOKENS.clock),
+    logger: container.resolve<Logger>(TOKENS.logger),
+    retentionMs,
+    intervalMs: webhooks?.pruneIntervalMs,
+    onPruned: (count) => events.emit('webhook.pruned', { count }),
+  });
+  pruner.start();
+  return pruner;
+}
+
+function compose(container: DependencyContainer, dispatcher: WebhookDispatcher | undefined, pruner: WebhookPruner | undefined): PlantStore {
   const storage = container.resolve<Storage>(TOKENS.storage);
   const authenticator = container.resolve<Authenticator>(TOKENS.authenticator);
   // Deliveries queued by other instances on a shared database wake this dispatcher too.
@@ -221,7 +276,7 @@ function compose(container: DependencyContainer, dispatcher: WebhookDispatcher |
     close() {
       closing ??= (async () => {
         unwatch?.();
-        await dispatcher?.stop();
+        await Promise.all([dispatcher?.stop(), pruner?.stop()]);
         await storage.close();
         container.dispose();
       })();

@@ -103,6 +103,14 @@ export interface TenantDeliveriesQuery {
   readonly limit: number;
 }
 
+/** Which finished deliveries `prune` deletes. */
+export interface PruneDeliveriesOptions {
+  /** Epoch ms: only deliveries that finished (delivered or failed) before this time. */
+  readonly olderThan: number;
+  /** Most deliveries deleted by this call; at least 1. */
+  readonly limit: number;
+}
+
 /**
  * The transactional outbox of webhook deliveries (rows are added by
  * `PlantRepository.create`). Claims are leases: a delivery held by one owner
@@ -132,6 +140,8 @@ export interface WebhookOutbox {
   resend(id: string, now: number): Promise<boolean>;
   /** Puts every failed delivery to `endpointId` created at or after `since` back to pending, due at `now`; resolves with how many. Atomic. */
   requeueFailedSince(endpointId: string, since: number, now: number): Promise<number>;
+  /** Deletes up to `limit` delivered or failed deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */
+  prune(options: PruneDeliveriesOptions): Promise<number>;
   /**
    * Optional: calls `listener` soon after another process (or store) sharing this storage may have queued
    * deliveries, so a dispatcher need not wait for its fallback poll. It may also call it spuriously (e.g. once

@@ -15,6 +15,9 @@ export const DEFAULT_DISABLE_AFTER_MS = 5 * 86_400_000;
 /** After a rotation, the previous secret still signs this long: 24 hours. */
 export const DEFAULT_SECRET_OVERLAP_MS = 86_400_000;
 
+/** Delivered and failed deliveries (with their attempts) are deleted once finished this long ago: 30 days. */
+export const DEFAULT_WEBHOOK_RETENTION_MS = 30 * 86_400_000;
+
 /** `plant-store/<version of @plant-store/core>`, the default `user-agent`. */
 export const DEFAULT_USER_AGENT = `plant-store/${packageVersion()}`;
 

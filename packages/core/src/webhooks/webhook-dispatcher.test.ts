@@ -77,6 +77,7 @@ function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']
     release: (...args) => outbox.release(...args),
     nextDueAt: () => outbox.nextDueAt(),
     pendingStats: () => outbox.pendingStats(),
+    prune: (options) => outbox.prune(options),
     get: (id) => outbox.get(id),
     list: (query) => outbox.list(query),
     requeue: (id, now) => outbox.requeue(id, now),

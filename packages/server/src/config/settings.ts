@@ -70,6 +70,12 @@ export const SETTINGS = {
     default: '5d',
     help: 'disable a tenant endpoint whose attempts have all failed this long (with a message exhausted)',
   },
+  webhookRetention: {
+    env: 'PLANT_STORE_WEBHOOK_RETENTION',
+    flag: 'webhook-retention',
+    default: '30d',
+    help: 'delete delivered and failed webhook deliveries (with their attempts) once finished this long ago; "off" keeps them',
+  },
   webhookAllowPrivate: {
     env: 'PLANT_STORE_WEBHOOK_ALLOW_PRIVATE',
     flag: 'webhook-allow-private',
