@@ -30,6 +30,7 @@ const EXAMPLES = [
   { file: 'docs/webhooks.md', heading: 'A receiver', language: 'js' },
   { file: 'docs/client.md', heading: 'Example', language: 'ts' },
   { file: 'docs/client.md', heading: 'Verifying webhooks', language: 'ts' },
+  { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long', language: 'ts' },
 ] as const;
 
 /** The `## ` sections of a Markdown page, by heading (text up to the next `## `). */
@@ -57,9 +58,13 @@ function consoleSteps(session: string): { command: string; output: string }[] {
   });
 }
 
-describe('README', () => {
-  it.each(['Embedding the core', 'Mounting the HTTP API in your own server'])('%s: the example runs as written and prints what the README says', async (heading) => {
-    const [example, output] = await codeBlocks('README.md', heading, 'ts');
+describe('library examples', () => {
+  it.each([
+    { file: 'README.md', heading: 'Embedding the core' },
+    { file: 'README.md', heading: 'Mounting the HTTP API in your own server' },
+    { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long' },
+  ] as const)('$file $heading: the example runs as written and prints what the page says', async ({ file: page, heading }) => {
+    const [example, output] = await codeBlocks(page, heading, 'ts');
     expect(example).toBeDefined();
     // Run it from a scratch folder inside the repo (so @plant-store/* resolve)
     // and a scratch working directory (it writes ./data/example.db).
