@@ -29,6 +29,7 @@ export {
   ConfigurationError,
   ConflictError,
   ForbiddenError,
+  LimitExceededError,
   NotFoundError,
   PlantStoreError,
   StorageError,
@@ -63,6 +64,7 @@ export type {
   NewDelivery,
   TenantDeliveriesQuery,
   PendingStats,
+  RateBudgetAnswer,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
 export type {
@@ -94,6 +96,7 @@ export { WebhookAdmin, type WebhookAdminOptions } from './webhooks/webhook-admin
 export {
   DEFAULT_ATTEMPT_TIMEOUT_MS,
   DEFAULT_DISABLE_AFTER_MS,
+  DEFAULT_MAX_ENDPOINTS_PER_TENANT,
   DEFAULT_RETRY_SCHEDULE,
   DEFAULT_SECRET_OVERLAP_MS,
 } from './webhooks/webhook-defaults.js';

@@ -119,6 +119,7 @@ function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
     secretOverlapMs: config.webhookSecretOverlapMs,
     disableAfterMs: config.webhookDisableAfterMs,
     allowPrivateDestinations: config.webhookAllowPrivate,
+    maxEndpointsPerTenant: config.webhookMaxEndpoints,
   };
 }
 

@@ -4,7 +4,7 @@ import type { DependencyContainer } from 'tsyringe';
 import * as v from 'valibot';
 import type { Principal } from '../domain/principal.js';
 import { validate } from '../domain/validate.js';
-import { AuthenticationUnavailableError, StorageError, UnauthenticatedError, ValidationError } from '../errors.js';
+import { AuthenticationUnavailableError, ConfigurationError, StorageError, UnauthenticatedError, ValidationError } from '../errors.js';
 import { createPlantEventBus, type PlantEventBus } from '../events/plant-events.js';
 import type { Authenticator } from '../ports/authenticator.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -15,7 +15,7 @@ import { PlantService } from '../service/plant-service.js';
 import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
 import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
-import { DEFAULT_SECRET_OVERLAP_MS } from '../webhooks/webhook-defaults.js';
+import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_SECRET_OVERLAP_MS } from '../webhooks/webhook-defaults.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import { WebhookDispatcher, type WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
 import { WebhookSubscriptionSchema, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
@@ -45,6 +45,12 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
    * The transport checks resolved addresses itself: give `webhookHttpTransport` the same setting. @default false
    */
   readonly allowPrivateDestinations?: boolean;
+  /**
+   * Most webhook endpoints one tenant may have (`PLANT_STORE_WEBHOOK_MAX_ENDPOINTS`); creating one more is a
+   * `LimitExceededError`. It also bounds how many deliveries one plant write queues for a tenant's endpoints.
+   * A positive integer, else a `ConfigurationError`. @default DEFAULT_MAX_ENDPOINTS_PER_TENANT (50)
+   */
+  readonly maxEndpointsPerTenant?: number;
 }
 
 /**
@@ -128,7 +134,8 @@ function registerServices(container: DependencyContainer, options: PlantStoreOpt
 }
 
 function registerWebhooks(container: DependencyContainer, options: PlantStoreOptions): void {
-  const { subscriptions: _s, transport: _t, secretOverlapMs, allowPrivateDestinations, ...settings } = options.webhooks ?? {};
+  const { subscriptions: _s, transport: _t, secretOverlapMs, allowPrivateDestinations, maxEndpointsPerTenant, ...settings } = options.webhooks ?? {};
+  const maxEndpoints = positiveInteger('maxEndpointsPerTenant', maxEndpointsPerTenant ?? DEFAULT_MAX_ENDPOINTS_PER_TENANT);
   container.register(TOKENS.webhookDispatcher, {
     useFactory: instanceCachingFactory(
       (c) =>
@@ -160,12 +167,18 @@ function registerWebhooks(container: DependencyContainer, options: PlantStoreOpt
           onRequeue,
           onCreate: () => dispatcherOf(c)?.noteEndpointCreated(),
           secretOverlapMs: secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
+          maxEndpointsPerTenant: maxEndpoints,
           allowPrivateDestinations,
         }),
         deliveries: new TenantWebhookDeliveries({ outbox, clock, onRequeue }),
       });
     }),
   });
+}
+
+function positiveInteger(option: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(option, `must be a positive integer, got ${value}`);
+  return value;
 }
 
 /** Per the port contract an authenticator rejects only when its backing service fails: neither yes nor no. */

@@ -75,6 +75,16 @@ export type AttemptOutcome =
   /** Cut short by a shutdown: stays pending and due as before (so at once), and does not count toward the retry schedule. */
   | { readonly status: 'interrupted' };
 
+/** What a shared rate budget answered for one attempt (see `WebhookOutbox.takeRateBudget`). */
+export interface RateBudgetAnswer {
+  /** The attempt may start: it was counted. */
+  readonly admitted: boolean;
+  /** When the endpoint's current window ends, epoch ms (its budget is whole again then). */
+  readonly windowEnd: number;
+  /** No further attempt fits before `windowEnd` (this one, if admitted, took the last place). */
+  readonly exhausted: boolean;
+}
+
 /** The pending backlog at one moment, for monitoring. */
 export interface PendingStats {
   /** Deliveries pending (leased or not). */
@@ -132,6 +142,13 @@ export interface WebhookOutbox {
   resend(id: string, now: number): Promise<boolean>;
   /** Puts every failed delivery to `endpointId` created at or after `since` back to pending, due at `now`; resolves with how many. Atomic. */
   requeueFailedSince(endpointId: string, since: number, now: number): Promise<number>;
+  /**
+   * Optional: counts one attempt to `endpointId` against a budget of `rateLimit` attempts per one-second window
+   * (windows aligned to whole seconds of `now`) that every process sharing this storage draws on; atomic, so
+   * concurrent callers together never pass it. Not admitted counts nothing. Adapters whose storage serves one
+   * process leave it out (the dispatcher then keeps the budget in memory).
+   */
+  takeRateBudget?(endpointId: string, rateLimit: number, now: number): Promise<RateBudgetAnswer>;
   /**
    * Optional: calls `listener` soon after another process (or store) sharing this storage may have queued
    * deliveries, so a dispatcher need not wait for its fallback poll. It may also call it spuriously (e.g. once

@@ -36,6 +36,8 @@ export interface ServeConfig {
   readonly webhookDisableAfterMs: number;
   /** Tenant endpoints may reach non-public addresses. */
   readonly webhookAllowPrivate: boolean;
+  /** Most webhook endpoints one tenant may have. */
+  readonly webhookMaxEndpoints: number;
   readonly maxBodyBytes: number;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -133,7 +135,13 @@ function storageSettings(read: SettingReader): Pick<ServeConfig, 'storage' | 'db
 
 type WebhookSettings = Pick<
   ServeConfig,
-  'webhooks' | 'webhookRetryMs' | 'webhookTimeoutMs' | 'webhookSecretOverlapMs' | 'webhookDisableAfterMs' | 'webhookAllowPrivate'
+  | 'webhooks'
+  | 'webhookRetryMs'
+  | 'webhookTimeoutMs'
+  | 'webhookSecretOverlapMs'
+  | 'webhookDisableAfterMs'
+  | 'webhookAllowPrivate'
+  | 'webhookMaxEndpoints'
 >;
 
 function webhookSettings(read: SettingReader): WebhookSettings {
@@ -149,6 +157,7 @@ function webhookSettings(read: SettingReader): WebhookSettings {
     webhookSecretOverlapMs: read.duration('webhookSecretOverlap', 0, Number.MAX_SAFE_INTEGER),
     webhookDisableAfterMs: read.duration('webhookDisableAfter', 1, Number.MAX_SAFE_INTEGER),
     webhookAllowPrivate: read.bool('webhookAllowPrivate'),
+    webhookMaxEndpoints: read.integer('webhookMaxEndpoints', 1, 100_000, 'must be an integer from 1 to 100000'),
   };
 }
 
