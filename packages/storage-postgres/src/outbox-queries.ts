@@ -127,3 +127,18 @@ export const requeueFailedSinceSql = (t: Tables) => `
   UPDATE ${t.deliveries}
   SET status = 'pending', next_attempt_at = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
   WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2`;
+
+/**
+ * Parameters: endpoint id, window start (epoch ms, a whole second), rate limit. Counts one attempt in the endpoint's
+ * budget and returns the row (`used`, `window_start`), or nothing when the window is full (counting nothing). A
+ * newer window starts the count again; an older one (a caller whose clock lags) counts against the newer. The
+ * row's lock makes concurrent callers on any instance take turns. A deleted endpoint gets no row.
+ */
+export const takeRateBudgetSql = (t: Tables) => `
+  INSERT INTO ${t.rateBudgets} AS b (endpoint_id, window_start, used)
+  SELECT $1, $2, 1 WHERE EXISTS (SELECT FROM ${t.endpoints} WHERE id = $1)
+  ON CONFLICT (endpoint_id) DO UPDATE
+  SET used = CASE WHEN excluded.window_start > b.window_start THEN 1 ELSE b.used + 1 END,
+      window_start = greatest(b.window_start, excluded.window_start)
+  WHERE excluded.window_start > b.window_start OR b.used < $3::integer
+  RETURNING used, window_start`;

@@ -6,6 +6,7 @@ import type {
   DeliveryAttempt,
   ListDeliveriesQuery,
   PendingStats,
+  RateBudgetAnswer,
   TenantDeliveriesQuery,
   WebhookOutbox,
 } from '@plant-store/core';
@@ -24,6 +25,7 @@ import {
   requeueFailedSinceSql,
   requeueSql,
   resendSql,
+  takeRateBudgetSql,
   tenantCursorSql,
 } from './outbox-queries.js';
 import { CoalescingBatch } from './coalescing-batch.js';
@@ -32,6 +34,8 @@ import type { ClaimRow, DeliveryRow } from './schema.js';
 import type { Tables } from './tables.js';
 
 const DEFAULT_LIST_LIMIT = 100;
+/** Rate budgets are counted in one-second windows aligned to whole seconds, so every instance agrees on them. */
+const RATE_WINDOW_MS = 1_000;
 /** Most attempts recorded in one statement. */
 const RECORD_BATCH = 256;
 
@@ -76,6 +80,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   /** The dispatcher's per-delivery statements, prepared on each connection. */
   readonly #claim: PreparedStatement;
   readonly #record: PreparedStatement;
+  readonly #takeRateBudget: PreparedStatement;
   /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
   readonly #records: CoalescingBatch<AttemptRecord, boolean>;
 
@@ -85,6 +90,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#listener = listener;
     this.#claim = prepared(claimDueSql(tables));
     this.#record = prepared(recordAttemptsSql(tables));
+    this.#takeRateBudget = prepared(takeRateBudgetSql(tables));
     this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: (record) => record.id, maxSize: RECORD_BATCH });
     this.#sql = {
       release: releaseSql(tables),
@@ -186,6 +192,14 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
     return this.#runner.changes("recover the endpoint's deliveries", this.#sql.requeueFailedSince, [endpointId, Math.ceil(since), wholeMs(now)]);
+  }
+
+  async takeRateBudget(endpointId: string, rateLimit: number, now: number): Promise<RateBudgetAnswer> {
+    const windowStart = Math.floor(now / RATE_WINDOW_MS) * RATE_WINDOW_MS;
+    const parameters = [endpointId, windowStart, rateLimit];
+    const [row] = await this.#dispatch.rows<{ used: number; window_start: bigint }>('take from the rate budget', this.#takeRateBudget, parameters);
+    if (!row) return { admitted: false, windowEnd: windowStart + RATE_WINDOW_MS, exhausted: true };
+    return { admitted: true, windowEnd: Number(row.window_start) + RATE_WINDOW_MS, exhausted: row.used >= rateLimit };
   }
 
   watch(listener: () => void): () => void {
