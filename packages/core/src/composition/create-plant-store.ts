@@ -134,8 +134,7 @@ function registerServices(container: DependencyContainer, options: PlantStoreOpt
 }
 
 function registerWebhooks(container: DependencyContainer, options: PlantStoreOptions): void {
-  const { subscriptions: _s, transport: _t, secretOverlapMs, allowPrivateDestinations, maxEndpointsPerTenant, ...settings } = options.webhooks ?? {};
-  const maxEndpoints = positiveInteger('maxEndpointsPerTenant', maxEndpointsPerTenant ?? DEFAULT_MAX_ENDPOINTS_PER_TENANT);
+  const { subscriptions: _s, transport: _t, secretOverlapMs: _o, allowPrivateDestinations: _p, maxEndpointsPerTenant: _m, ...settings } = options.webhooks ?? {};
   container.register(TOKENS.webhookDispatcher, {
     useFactory: instanceCachingFactory(
       (c) =>
@@ -151,6 +150,13 @@ function registerWebhooks(container: DependencyContainer, options: PlantStoreOpt
         }),
     ),
   });
+  registerWebhookAdmin(container, options.webhooks ?? {});
+}
+
+/** The operator's and tenants' webhook tools; validates the endpoint cap at once, so a bad one fails `createPlantStore`. */
+function registerWebhookAdmin(container: DependencyContainer, webhooks: PlantStoreWebhookOptions): void {
+  const { secretOverlapMs, allowPrivateDestinations } = webhooks;
+  const maxEndpoints = positiveInteger('maxEndpointsPerTenant', webhooks.maxEndpointsPerTenant ?? DEFAULT_MAX_ENDPOINTS_PER_TENANT);
   container.register(TOKENS.webhookAdmin, {
     useFactory: instanceCachingFactory((c) => {
       const { outbox, endpoints } = c.resolve<Storage>(TOKENS.storage);

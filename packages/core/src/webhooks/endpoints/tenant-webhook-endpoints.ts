@@ -79,7 +79,7 @@ export class TenantWebhookEndpoints {
       },
       max,
     );
-    if (!endpoint) throw new LimitExceededError(`a tenant may have at most ${max} webhook endpoints`, max);
+    if (!endpoint) throw new LimitExceededError(`a tenant may have at most ${max} webhook endpoint${max === 1 ? '' : 's'}`, max);
     this.#options.onCreate?.();
     return { endpoint, secret: chosen };
   }
