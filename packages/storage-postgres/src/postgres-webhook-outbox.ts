@@ -68,8 +68,10 @@ type Statement =
 
 /**
  * The webhook outbox in PostgreSQL, shared by every instance on the
- * database: claims are leases taken with `FOR UPDATE SKIP LOCKED`, and
- * `watch` hears the NOTIFY that every create with deliveries sends.
+ * database: claims are leases taken with `FOR UPDATE SKIP LOCKED`,
+ * `watch` hears the NOTIFY that every create with deliveries sends, and
+ * `takeRateBudget` keeps each endpoint's rate limit in a row all instances
+ * draw on, so the limit holds for the service, not per instance.
  */
 export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #runner: QueryRunner;
