@@ -197,6 +197,8 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   async takeRateBudget(endpointId: string, rateLimit: number, now: number): Promise<RateBudgetAnswer> {
+    // On the dispatcher's asynchronously committing connections: a count lost in a database crash lets at most one
+    // window go over, as a lost claim only sends a message again.
     const windowStart = Math.floor(now / RATE_WINDOW_MS) * RATE_WINDOW_MS;
     const parameters = [endpointId, windowStart, rateLimit];
     const [row] = await this.#dispatch.rows<{ used: number; window_start: bigint }>('take from the rate budget', this.#takeRateBudget, parameters);
