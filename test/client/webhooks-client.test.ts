@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ForbiddenError,
+  LimitExceededError,
   NotFoundError,
   RequestFailedError,
   ValidationError,
@@ -214,6 +215,13 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     const denied = await rejection(reader.webhooks.endpoints.create({ url: 'https://example.com/no' }));
     expect(denied).toBeInstanceOf(ForbiddenError);
     expect(denied).toMatchObject({ status: 403, requiredScope: 'webhooks:write' });
+  });
+
+  it('maps 422 to LimitExceededError naming the limit', async () => {
+    canned = { status: 422, body: '{"error":422,"message":"a tenant may have at most 50 webhook endpoints"}' };
+    const refused = await rejection(client.webhooks.endpoints.create({ url: 'https://example.com/over' }));
+    expect(refused).toBeInstanceOf(LimitExceededError);
+    expect(refused).toMatchObject({ status: 422, code: 'limit_exceeded', message: 'a tenant may have at most 50 webhook endpoints' });
   });
 
   it('refuses responses that are not what the API documents', async () => {

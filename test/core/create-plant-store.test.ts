@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  ConfigurationError,
   createPlantStore,
+  LimitExceededError,
   staticTokens,
   StorageError,
   subscriptionId,
@@ -127,6 +129,20 @@ describe('createPlantStore', () => {
     void create([{ id: 'acme', url, secret: newSecret(), tenant: 'acme' }, { id: 'globex', url, secret: newSecret(), tenant: 'globex' }]).close();
     expect(() => create([{ id: 'has space', url, secret: newSecret() }])).toThrow(expect.objectContaining({ field: 'webhooks[0].id' }));
     expect(() => create([{ id: '', url, secret: newSecret() }])).toThrow(ValidationError);
+  });
+
+  it('caps endpoints per tenant (maxEndpointsPerTenant) with a LimitExceededError naming the limit, and refuses a cap that is not a positive integer', async () => {
+    const owner: Principal = { subject: 'o', tenant: 'acme', scopes: ['webhooks:read', 'webhooks:write'] };
+    const store = createPlantStore({ storage: memoryStorage(), webhooks: { maxEndpointsPerTenant: 1 } });
+    await store.webhooks.endpoints.create(owner, { url: 'https://one.example/' });
+    const refused = await store.webhooks.endpoints.create(owner, { url: 'https://two.example/' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(LimitExceededError);
+    expect(refused).toMatchObject({ code: 'limit_exceeded', limit: 1, message: 'a tenant may have at most 1 webhook endpoint' });
+    expect((await store.webhooks.endpoints.list(owner)).endpoints).toHaveLength(1);
+    await store.close();
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => createPlantStore({ storage: memoryStorage(), webhooks: { maxEndpointsPerTenant: bad } })).toThrow(ConfigurationError);
+    }
   });
 
   it('close is idempotent', async () => {

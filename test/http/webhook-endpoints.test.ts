@@ -340,3 +340,40 @@ describe('webhook endpoints under a base path', () => {
     expect(deliveries.status).toBe(200);
   });
 });
+
+describe.each(STORAGE_KINDS)('endpoints per tenant are capped (%s storage)', (kind) => {
+  const servers: TestServer[] = [];
+  afterAll(() => Promise.all(servers.map((server) => server.close())));
+  const start = async (webhooks?: { maxEndpointsPerTenant: number }) => {
+    const server = await startTestServer(kind, webhooks ? { webhooks } : {});
+    servers.push(server);
+    return (method: string, path: string, token: string, body?: unknown) =>
+      api(server.url, method, path, { token, body: body === undefined ? undefined : JSON.stringify(body) });
+  };
+
+  it('allows 50 endpoints by default; the 51st is a 422 naming the limit, and creates nothing', async () => {
+    const call = await start();
+    for (let index = 0; index < 50; index++) {
+      const response = await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: `https://example.com/cap/${index}` });
+      expect(response.status, response.text).toBe(201);
+    }
+    const refused = await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: 'https://example.com/cap/50' });
+    expectError(refused, 422);
+    expect(refused.json).toEqual({ error: 422, message: 'a tenant may have at most 50 webhook endpoints' });
+    const listed = await call('GET', '/webhooks/endpoints?limit=1000', TOKENS.owner);
+    expect((listed.json as EndpointJson[]).map((endpoint) => endpoint.url)).not.toContain('https://example.com/cap/50');
+    expect(listed.json).toHaveLength(50);
+    // Another tenant has a cap of its own.
+    expect((await call('POST', '/webhooks/endpoints', TOKENS.otherTenant, { url: 'https://example.com/b' })).status).toBe(201);
+  });
+
+  it('holds the configured cap; deleting an endpoint makes room again', async () => {
+    const call = await start({ maxEndpointsPerTenant: 2 });
+    const first = await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: 'https://example.com/1' });
+    expect((await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: 'https://example.com/2' })).status).toBe(201);
+    const refused = await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: 'https://example.com/3' });
+    expect(refused.json).toEqual({ error: 422, message: 'a tenant may have at most 2 webhook endpoints' });
+    expect((await call('DELETE', `/webhooks/endpoints/${(first.json as EndpointJson).id}`, TOKENS.owner)).status).toBe(204);
+    expect((await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: 'https://example.com/3' })).status).toBe(201);
+  });
+});

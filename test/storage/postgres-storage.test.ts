@@ -55,7 +55,7 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
         const { rows } = await client.query(`SELECT name FROM ${pg.escapeIdentifier(name)}.kysely_migration ORDER BY name`);
         return rows.map((row: { name: string }) => row.name);
       });
-      expect(applied).toEqual(['001-initial', '002-webhook-endpoints']);
+      expect(applied).toEqual(['001-initial', '002-webhook-endpoints', '003-endpoint-rate-budgets']);
       await a!.plants.create('t', plant(1n, 'from a'), []);
       expect(await b!.plants.get('t', 1n)).toEqual({ id: 1n, name: 'from a' });
       expect(await c!.plants.list('t', { limit: 10 })).toEqual([{ id: 1n, name: 'from a' }]);
@@ -105,6 +105,28 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       const attempt = { at: T0 + 100, durationMs: 1, statusCode: 200 };
       if (fromA[0]) expect(await b.outbox.recordAttempt(fromA[0], 'b', attempt, { status: 'delivered' })).toBe(false);
       if (fromB[0]) expect(await b.outbox.recordAttempt(fromB[0], 'b', attempt, { status: 'delivered' })).toBe(true);
+    });
+
+    it('keeps one rate budget per endpoint for every storage on the schema: at most rateLimit admitted per aligned second', async () => {
+      fresh();
+      const [a, b] = [await open(), await open()];
+      const endpoint = { id: 'ep_rated', tenant: 't', url: 'https://receiver.example/', eventTypes: ['plant.created' as const], rateLimit: 3, secret: 'whsec_x', createdAt: T0 };
+      await a.endpoints.create(endpoint, 50);
+      const take = (storage: Storage, now: number) => storage.outbox.takeRateBudget!('ep_rated', 3, now);
+      const second = T0 + 5_000;
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, index) => take(index % 2 ? a : b, second + index * 10)));
+      expect(answers.filter((answer) => answer.admitted)).toHaveLength(3);
+      for (const answer of answers) expect(answer.windowEnd).toBe(second + 1_000);
+      expect(answers.filter((answer) => answer.admitted && answer.exhausted)).toHaveLength(1);
+      expect(answers.filter((answer) => !answer.admitted).every((answer) => answer.exhausted)).toBe(true);
+      // A caller whose clock lags a second counts against the newer window.
+      expect(await take(a, second - 500)).toMatchObject({ admitted: false });
+      // The next second has a whole budget again.
+      expect(await take(b, second + 1_000)).toEqual({ admitted: true, windowEnd: second + 2_000, exhausted: false });
+      // A deleted endpoint has no budget (its row goes with it) and admits nothing.
+      expect(await a.endpoints.delete('t', 'ep_rated', T0)).toBe(true);
+      expect(await take(a, second + 3_000)).toMatchObject({ admitted: false });
+      expect(await withClient(async (client) => (await client.query(`SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.webhook_rate_budgets`)).rows[0].n)).toBe(0);
     });
 
     it('wakes watchers on another storage when a create queues deliveries (NOTIFY in the create)', async () => {

@@ -358,7 +358,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
     });
 
     it('dates a delivery failed by disabling its endpoint from that moment', async () => {
-      await storage().endpoints.create(newEndpoint('ep_gone'));
+      await storage().endpoints.create(newEndpoint('ep_gone'), 50);
       await queue(delivery('d1', { tenant: 'acme', endpointId: 'ep_gone', createdAt: T0 }));
       await storage().endpoints.setStatus('ep_gone', 'disabled', 'by hand', T0 + 500);
       expect(await outbox().get('d1')).toMatchObject({ status: 'failed' });

@@ -4,6 +4,7 @@ import type { Scope } from './domain/principal.js';
 export type PlantStoreErrorCode =
   | 'validation'
   | 'conflict'
+  | 'limit_exceeded'
   | 'not_found'
   | 'unauthenticated'
   | 'forbidden'
@@ -46,6 +47,17 @@ export class ConflictError extends PlantStoreError {
   constructor(message: string) {
     super(message);
     this.name = 'ConflictError';
+  }
+}
+
+/** The caller already has as many of something as a configured limit allows (e.g. webhook endpoints per tenant); `limit` is that number. */
+export class LimitExceededError extends PlantStoreError {
+  readonly code = 'limit_exceeded';
+  readonly limit: number;
+  constructor(message: string, limit: number) {
+    super(message);
+    this.name = 'LimitExceededError';
+    this.limit = limit;
   }
 }
 

@@ -29,6 +29,7 @@ export {
   ConfigurationError,
   ConflictError,
   ForbiddenError,
+  LimitExceededError,
   NotFoundError,
   PlantStoreError,
   StorageError,
@@ -65,6 +66,7 @@ export type {
   TenantDeliveriesQuery,
   PendingStats,
   PruneDeliveriesOptions,
+  RateBudgetAnswer,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
 export type {
@@ -96,6 +98,7 @@ export { WebhookAdmin, type PruneOptions, type WebhookAdminOptions } from './web
 export {
   DEFAULT_ATTEMPT_TIMEOUT_MS,
   DEFAULT_DISABLE_AFTER_MS,
+  DEFAULT_MAX_ENDPOINTS_PER_TENANT,
   DEFAULT_RETRY_SCHEDULE,
   DEFAULT_SECRET_OVERLAP_MS,
   DEFAULT_WEBHOOK_RETENTION_MS,

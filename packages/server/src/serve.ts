@@ -120,6 +120,7 @@ function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
     disableAfterMs: config.webhookDisableAfterMs,
     retentionMs: config.webhookRetentionMs,
     allowPrivateDestinations: config.webhookAllowPrivate,
+    maxEndpointsPerTenant: config.webhookMaxEndpoints,
   };
 }
 

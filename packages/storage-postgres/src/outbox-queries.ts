@@ -153,3 +153,18 @@ export const pruneSql = (t: Tables) => `
     FOR UPDATE SKIP LOCKED
   )
   DELETE FROM ${t.deliveries} WHERE id IN (SELECT id FROM doomed)`;
+
+/**
+ * Parameters: endpoint id, window start (epoch ms, a whole second), rate limit. Counts one attempt in the endpoint's
+ * budget and returns the row (`used`, `window_start`), or nothing when the window is full (counting nothing). A
+ * newer window starts the count again; an older one (a caller whose clock lags) counts against the newer. The
+ * row's lock makes concurrent callers on any instance take turns. A deleted endpoint gets no row.
+ */
+export const takeRateBudgetSql = (t: Tables) => `
+  INSERT INTO ${t.rateBudgets} AS b (endpoint_id, window_start, used)
+  SELECT $1, $2, 1 WHERE EXISTS (SELECT FROM ${t.endpoints} WHERE id = $1)
+  ON CONFLICT (endpoint_id) DO UPDATE
+  SET used = CASE WHEN excluded.window_start > b.window_start THEN 1 ELSE b.used + 1 END,
+      window_start = greatest(b.window_start, excluded.window_start)
+  WHERE excluded.window_start > b.window_start OR b.used < $3::integer
+  RETURNING used, window_start`;

@@ -7,6 +7,7 @@ import type {
   ListDeliveriesQuery,
   PendingStats,
   PruneDeliveriesOptions,
+  RateBudgetAnswer,
   TenantDeliveriesQuery,
   WebhookOutbox,
 } from '@plant-store/core';
@@ -27,6 +28,7 @@ import {
   requeueFailedSinceSql,
   requeueSql,
   resendSql,
+  takeRateBudgetSql,
   tenantCursorSql,
 } from './outbox-queries.js';
 import { CoalescingBatch } from './coalescing-batch.js';
@@ -35,6 +37,8 @@ import type { ClaimRow, DeliveryRow } from './schema.js';
 import type { Tables } from './tables.js';
 
 const DEFAULT_LIST_LIMIT = 100;
+/** Rate budgets are counted in one-second windows aligned to whole seconds, so every instance agrees on them. */
+const RATE_WINDOW_MS = 1_000;
 /** Most attempts recorded in one statement. */
 const RECORD_BATCH = 256;
 
@@ -68,8 +72,10 @@ type Statement =
 
 /**
  * The webhook outbox in PostgreSQL, shared by every instance on the
- * database: claims are leases taken with `FOR UPDATE SKIP LOCKED`, and
- * `watch` hears the NOTIFY that every create with deliveries sends.
+ * database: claims are leases taken with `FOR UPDATE SKIP LOCKED`,
+ * `watch` hears the NOTIFY that every create with deliveries sends, and
+ * `takeRateBudget` keeps each endpoint's rate limit in a row all instances
+ * draw on, so the limit holds for the service, not per instance.
  */
 export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #runner: QueryRunner;
@@ -80,6 +86,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   /** The dispatcher's per-delivery statements, prepared on each connection. */
   readonly #claim: PreparedStatement;
   readonly #record: PreparedStatement;
+  readonly #takeRateBudget: PreparedStatement;
   /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
   readonly #records: CoalescingBatch<AttemptRecord, boolean>;
   readonly #pruneLockKey: string;
@@ -90,6 +97,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#listener = listener;
     this.#claim = prepared(claimDueSql(tables));
     this.#record = prepared(recordAttemptsSql(tables));
+    this.#takeRateBudget = prepared(takeRateBudgetSql(tables));
     this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: (record) => record.id, maxSize: RECORD_BATCH });
     this.#sql = {
       release: releaseSql(tables),
@@ -199,6 +207,16 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     if (options.limit < 1) return 0;
     const parameters = [Math.ceil(options.olderThan), Math.trunc(options.limit), this.#pruneLockKey];
     return this.#runner.changes('prune finished deliveries', this.#sql.prune, parameters);
+  }
+
+  async takeRateBudget(endpointId: string, rateLimit: number, now: number): Promise<RateBudgetAnswer> {
+    // On the dispatcher's asynchronously committing connections: a count lost in a database crash lets at most one
+    // window go over, as a lost claim only sends a message again.
+    const windowStart = Math.floor(now / RATE_WINDOW_MS) * RATE_WINDOW_MS;
+    const parameters = [endpointId, windowStart, rateLimit];
+    const [row] = await this.#dispatch.rows<{ used: number; window_start: bigint }>('take from the rate budget', this.#takeRateBudget, parameters);
+    if (!row) return { admitted: false, windowEnd: windowStart + RATE_WINDOW_MS, exhausted: true };
+    return { admitted: true, windowEnd: Number(row.window_start) + RATE_WINDOW_MS, exhausted: row.used >= rateLimit };
   }
 
   watch(listener: () => void): () => void {

@@ -55,7 +55,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
 function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage {
   const outbox = new SqliteWebhookOutbox(db, file);
   const endpoints = new SqliteWebhookEndpoints(db, file);
-  const plants = new SqlitePlantRepository(db, outbox, endpoints, file);
+  const plants = new SqlitePlantRepository(db, outbox, file);
   const ping = db.prepare('SELECT 1').pluck(true);
   let closed: Promise<void> | undefined;
   return {

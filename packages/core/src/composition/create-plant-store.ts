@@ -4,7 +4,7 @@ import type { DependencyContainer } from 'tsyringe';
 import * as v from 'valibot';
 import type { Principal } from '../domain/principal.js';
 import { validate } from '../domain/validate.js';
-import { AuthenticationUnavailableError, StorageError, UnauthenticatedError, ValidationError } from '../errors.js';
+import { AuthenticationUnavailableError, ConfigurationError, StorageError, UnauthenticatedError, ValidationError } from '../errors.js';
 import { createPlantEventBus, type PlantEventBus } from '../events/plant-events.js';
 import type { Authenticator } from '../ports/authenticator.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -15,7 +15,7 @@ import { PlantService } from '../service/plant-service.js';
 import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
 import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
-import { DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
+import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import { WebhookDispatcher, type WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
 import { WebhookPruner } from '../webhooks/webhook-pruner.js';
@@ -55,6 +55,12 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
   readonly retentionMs?: number | null;
   /** Time between background pruning runs, in ms. @default half the retention, from 1 s up to 1 min */
   readonly pruneIntervalMs?: number;
+  /**
+   * Most webhook endpoints one tenant may have (`PLANT_STORE_WEBHOOK_MAX_ENDPOINTS`); creating one more is a
+   * `LimitExceededError`. It also bounds how many deliveries one plant write queues for a tenant's endpoints.
+   * A positive integer, else a `ConfigurationError`. @default DEFAULT_MAX_ENDPOINTS_PER_TENANT (50)
+   */
+  readonly maxEndpointsPerTenant?: number;
 }
 
 /**
@@ -146,6 +152,7 @@ function registerWebhooks(container: DependencyContainer, options: PlantStoreOpt
     allowPrivateDestinations: _a,
     retentionMs: _r,
     pruneIntervalMs: _p,
+    maxEndpointsPerTenant: _m,
     ...settings
   } = options.webhooks ?? {};
   container.register(TOKENS.webhookDispatcher, {
@@ -163,13 +170,19 @@ function registerWebhooks(container: DependencyContainer, options: PlantStoreOpt
         }),
     ),
   });
+  registerWebhookAdmin(container, options.webhooks ?? {});
+}
+
+/** The operator's and tenants' webhook tools; validates the endpoint cap at once, so a bad one fails `createPlantStore`. */
+function registerWebhookAdmin(container: DependencyContainer, webhooks: PlantStoreWebhookOptions): void {
+  const maxEndpoints = positiveInteger('maxEndpointsPerTenant', webhooks.maxEndpointsPerTenant ?? DEFAULT_MAX_ENDPOINTS_PER_TENANT);
   container.register(TOKENS.webhookAdmin, {
-    useFactory: instanceCachingFactory((c) => createWebhookAdmin(c, options.webhooks)),
+    useFactory: instanceCachingFactory((c) => createWebhookAdmin(c, webhooks, maxEndpoints)),
   });
 }
 
 /** The operator's webhook tools over the store's storage, with the tenants' self-service on them. */
-function createWebhookAdmin(c: DependencyContainer, webhooks: PlantStoreWebhookOptions | undefined): WebhookAdmin {
+function createWebhookAdmin(c: DependencyContainer, webhooks: PlantStoreWebhookOptions, maxEndpoints: number): WebhookAdmin {
   const { outbox, endpoints } = c.resolve<Storage>(TOKENS.storage);
   const clock = c.resolve<Clock>(TOKENS.clock);
   const onRequeue = () => dispatcherOf(c)?.wake();
@@ -186,11 +199,17 @@ function createWebhookAdmin(c: DependencyContainer, webhooks: PlantStoreWebhookO
       clock,
       onRequeue,
       onCreate: () => dispatcherOf(c)?.noteEndpointCreated(),
-      secretOverlapMs: webhooks?.secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
-      allowPrivateDestinations: webhooks?.allowPrivateDestinations,
+      secretOverlapMs: webhooks.secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
+      maxEndpointsPerTenant: maxEndpoints,
+      allowPrivateDestinations: webhooks.allowPrivateDestinations,
     }),
     deliveries: new TenantWebhookDeliveries({ outbox, clock, onRequeue }),
   });
+}
+
+function positiveInteger(option: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(option, `must be a positive integer, got ${value}`);
+  return value;
 }
 
 /**

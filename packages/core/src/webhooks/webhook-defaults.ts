@@ -12,6 +12,9 @@ export const DEFAULT_ATTEMPT_TIMEOUT_MS = 15_000;
 /** A tenant endpoint failing every attempt this long (with a message exhausted) is disabled: 5 days. */
 export const DEFAULT_DISABLE_AFTER_MS = 5 * 86_400_000;
 
+/** Most webhook endpoints one tenant may have: it also bounds how many deliveries one plant write queues. */
+export const DEFAULT_MAX_ENDPOINTS_PER_TENANT = 50;
+
 /** After a rotation, the previous secret still signs this long: 24 hours. */
 export const DEFAULT_SECRET_OVERLAP_MS = 86_400_000;
 

@@ -92,7 +92,7 @@ export class WebhookDispatcher {
   readonly #recorder: AttemptRecorder;
   readonly #context: AttemptContext;
   readonly #timer: DispatchTimer;
-  readonly #throttle = new EndpointThrottle();
+  readonly #throttle: EndpointThrottle;
   readonly #health: EndpointHealth | undefined;
   readonly #endpoints: WebhookEndpointRepository | undefined;
   /** Whether any tenant endpoint existed at the last look (refreshed with each timer or poll pass); until then, assume so. */
@@ -117,6 +117,9 @@ export class WebhookDispatcher {
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 2_000;
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     this.#slots = new AttemptSlots(concurrency, options.perEndpointConcurrency ?? 16);
+    // Rate limits hold across every process on the storage when it keeps a shared budget.
+    const { outbox } = options;
+    this.#throttle = new EndpointThrottle(outbox.takeRateBudget && ((endpointId, rateLimit, now) => outbox.takeRateBudget!(endpointId, rateLimit, now)));
     this.#claimer = new DeliveryClaimer({
       outbox: options.outbox,
       clock: options.clock,

@@ -2,6 +2,7 @@ import {
   AuthenticationUnavailableError,
   ConflictError,
   ForbiddenError,
+  LimitExceededError,
   NotFoundError,
   StorageError,
   UnauthenticatedError,
@@ -49,6 +50,7 @@ export function errorResponse(error: unknown): ErrorResponse {
   }
   if (error instanceof NotFoundError) return { status: 404, message: error.message, headers: NO_HEADERS };
   if (error instanceof ConflictError) return { status: 409, message: error.message, headers: NO_HEADERS };
+  if (error instanceof LimitExceededError) return { status: 422, message: error.message, headers: NO_HEADERS };
   if (error instanceof StorageError) return STORAGE_UNAVAILABLE;
   if (error instanceof AuthenticationUnavailableError) return authenticationUnavailable(error.retryAfterMs);
   return INTERNAL_ERROR;

@@ -38,6 +38,8 @@ export interface ServeConfig {
   readonly webhookRetentionMs: number | null;
   /** Tenant endpoints may reach non-public addresses. */
   readonly webhookAllowPrivate: boolean;
+  /** Most webhook endpoints one tenant may have. */
+  readonly webhookMaxEndpoints: number;
   readonly maxBodyBytes: number;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -142,6 +144,7 @@ type WebhookSettings = Pick<
   | 'webhookDisableAfterMs'
   | 'webhookRetentionMs'
   | 'webhookAllowPrivate'
+  | 'webhookMaxEndpoints'
 >;
 
 function webhookSettings(read: SettingReader): WebhookSettings {
@@ -158,6 +161,7 @@ function webhookSettings(read: SettingReader): WebhookSettings {
     webhookDisableAfterMs: read.duration('webhookDisableAfter', 1, Number.MAX_SAFE_INTEGER),
     webhookRetentionMs: retention(read),
     webhookAllowPrivate: read.bool('webhookAllowPrivate'),
+    webhookMaxEndpoints: read.integer('webhookMaxEndpoints', 1, 100_000, 'must be an integer from 1 to 100000'),
   };
 }
 
