@@ -60,29 +60,14 @@ export function databaseFileGuard(path: string): DatabaseFileGuard {
   const wal = identityOf(walPath);
   /** The first change found: permanent, so later checks need no stat. */
   let lost: string | undefined;
-  /** Whether the database file may have changed since it was last stat'ed (always, unless it is watched). */
-  let suspect = true;
-  let watcher: FSWatcher | undefined;
-  if (wal !== undefined) {
-    try {
-      watcher = watch(path, { persistent: false }, () => (suspect = true));
-      watcher.on('error', () => {
-        watcher?.close();
-        watcher = undefined;
-        suspect = true;
-      });
-      suspect = false;
-    } catch {
-      // No watch (no inotify instances or watches left, an unsupported file system): stat the database on every write.
-    }
-  }
+  const databaseWatch = wal === undefined ? unwatched() : watchForChanges(path);
   const identityProblem = () =>
     (lost ??= changed(path, database, 'database file') ?? (wal && changed(walPath, wal, 'write-ahead log')));
   return {
     assertSameFile(action) {
-      if (lost === undefined && (suspect || (wal !== undefined && !isSameFile(walPath, wal)))) {
+      if (lost === undefined && (databaseWatch.suspect || (wal !== undefined && !isSameFile(walPath, wal)))) {
         // Cleared before the stat: an event arriving later marks it again.
-        suspect = watcher === undefined;
+        databaseWatch.suspect = !databaseWatch.watching;
         identityProblem();
       }
       if (lost !== undefined) throw new StorageError(`sqlite storage could not ${action}: ${lost}`);
@@ -90,11 +75,43 @@ export function databaseFileGuard(path: string): DatabaseFileGuard {
     problem() {
       return identityProblem() ?? notWritable(path);
     },
+    close: () => databaseWatch.close(),
+  };
+}
+
+/** Whether a file may have changed since it was last stat'ed. */
+interface ChangeWatch {
+  /** Set by any event at the file; always set when it is not watched. */
+  suspect: boolean;
+  /** Whether events arrive (false where it cannot be watched, or after the watch failed). */
+  readonly watching: boolean;
+  close(): void;
+}
+
+const unwatched = (): ChangeWatch => ({ suspect: true, watching: false, close() {} });
+
+/** Watches the file at `path` for anything (written, unlinked, renamed over); without keeping the process alive. */
+function watchForChanges(path: string): ChangeWatch {
+  let watcher: FSWatcher | undefined;
+  const state = {
+    suspect: true,
+    get watching() {
+      return watcher !== undefined;
+    },
     close() {
       watcher?.close();
       watcher = undefined;
+      state.suspect = true;
     },
   };
+  try {
+    watcher = watch(path, { persistent: false }, () => (state.suspect = true));
+    watcher.on('error', () => state.close());
+    state.suspect = false;
+  } catch {
+    // No watch (no inotify instances or watches left, an unsupported file system): stat on every write.
+  }
+  return state;
 }
 
 function identityOf(path: string): FileIdentity | undefined {
