@@ -145,9 +145,37 @@ describe('createPlantStore', () => {
     }
   });
 
-  it('close is idempotent', async () => {
-    const store = createPlantStore({ storage: memoryStorage() });
-    await Promise.all([store.close(), store.close()]);
-    await store.close();
+  it('close is idempotent: however often it is called, storage is closed once and every call resolves with it', async () => {
+    const storage = memoryStorage();
+    let closes = 0;
+    let finishClose!: () => void;
+    const storageClosed = new Promise<void>((resolve) => (finishClose = resolve));
+    const counted = {
+      ...storage,
+      plants: storage.plants,
+      outbox: storage.outbox,
+      ping: () => storage.ping(),
+      close: async () => {
+        closes++;
+        await storageClosed;
+        await storage.close();
+      },
+    };
+    const store = createPlantStore({ storage: counted, webhooks: { subscriptions: [{ url: 'https://hooks.example/x', secret: newSecret() }] } });
+    const first = store.close();
+    const second = store.close();
+    expect(second).toBe(first);
+    let settled = false;
+    void Promise.all([first, second]).then(() => (settled = true));
+    await eventually(() => closes === 1, 'storage close to start');
+    // Neither call resolves before storage has closed.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    finishClose();
+    await expect(Promise.all([first, second])).resolves.toEqual([undefined, undefined]);
+    await expect(store.close()).resolves.toBeUndefined();
+    expect(store.close()).toBe(first);
+    expect(closes).toBe(1);
+    await expect(store.ready()).rejects.toBeInstanceOf(StorageError);
   });
 });

@@ -10,9 +10,8 @@ import {
   type PlantOffsetQuery,
   type PlantRepository,
 } from '@plant-store/core';
-import type { DatabaseFileGuard } from './database-file-guard.js';
 import { idAtOffsetSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
-import { withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
+import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
 /**
@@ -53,7 +52,7 @@ function lowestId(after: bigint | undefined): bigint {
  */
 export class SqlitePlantRepository implements PlantRepository {
   readonly #db: BetterSqlite3;
-  readonly #file: DatabaseFileGuard;
+  readonly #file: GuardedWrites;
   readonly #insert: Statement;
   readonly #select: Statement;
   readonly #delete: Statement;
@@ -62,7 +61,7 @@ export class SqlitePlantRepository implements PlantRepository {
   readonly #create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) => CreatePlantResult;
   readonly #deleteWithEvent: (tenant: string, id: bigint, event: EndpointEvent) => boolean;
 
-  constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, file: DatabaseFileGuard) {
+  constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, file: GuardedWrites) {
     this.#db = db;
     this.#file = file;
     this.#insert = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
@@ -87,18 +86,22 @@ export class SqlitePlantRepository implements PlantRepository {
       }
       outbox.queue(deliveries);
       queueEvent(tenant, event);
+      // Last, before COMMIT: a write to files no longer at the path rolls back.
+      file.assertSameFile('create the plant');
       return { created: true, plant: stored };
     });
     this.#create = create.immediate;
     this.#deleteWithEvent = db.transaction((tenant: string, id: bigint, event: EndpointEvent): boolean => {
       if (this.#delete.run(tenant, id).changes === 0) return false;
       queueEvent(tenant, event);
+      file.assertSameFile('delete the plant');
       return true;
     }).immediate;
   }
 
   async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
-    return withSqliteWrite(this.#file, 'create the plant', () => this.#create(tenant, plant, deliveries, event));
+    // Its transaction checks the files itself: a guarded transaction around it would add a savepoint to the hottest write.
+    return withSqliteErrors('create the plant', () => this.#create(tenant, plant, deliveries, event));
   }
 
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
@@ -131,9 +134,8 @@ export class SqlitePlantRepository implements PlantRepository {
   }
 
   async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
-    return withSqliteWrite(this.#file, 'delete the plant', () =>
-      event ? this.#deleteWithEvent(tenant, id, event) : this.#delete.run(tenant, id).changes > 0,
-    );
+    if (event) return withSqliteErrors('delete the plant', () => this.#deleteWithEvent(tenant, id, event));
+    return withSqliteWrite(this.#file, 'delete the plant', () => this.#delete.run(tenant, id).changes > 0);
   }
 }
 

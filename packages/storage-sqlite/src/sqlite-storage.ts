@@ -7,7 +7,7 @@ import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { openError } from './open-error.js';
 import { retryWhileBusy } from './retry-while-busy.js';
-import { sqliteError, withSqliteErrors } from './sqlite-error.js';
+import { guardedWrites, sqliteError, withSqliteErrors } from './sqlite-error.js';
 import { SqlitePlantRepository } from './sqlite-plant-repository.js';
 import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
@@ -30,9 +30,10 @@ export interface SqliteStorageOptions {
  * the file cannot be opened, migrated or written.
  *
  * While it runs, writes and `ping()` reject with a `StorageError` once the
- * file at the path is no longer the open one (deleted or replaced: what is
- * written would be lost at the next start); `ping()` also when it is no
- * longer writable.
+ * database file or its write-ahead log at the path is no longer the open one
+ * (deleted or replaced: what is written would be lost at the next start),
+ * and such a write is rolled back; `ping()` also when the file is no longer
+ * writable.
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
@@ -53,9 +54,10 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
 
 /** The storage over an open, migrated database: statements are prepared here, once. */
 function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage {
-  const outbox = new SqliteWebhookOutbox(db, file);
-  const endpoints = new SqliteWebhookEndpoints(db, file);
-  const plants = new SqlitePlantRepository(db, outbox, file);
+  const writes = guardedWrites(db, file);
+  const outbox = new SqliteWebhookOutbox(db, writes);
+  const endpoints = new SqliteWebhookEndpoints(db, writes);
+  const plants = new SqlitePlantRepository(db, outbox, writes);
   const ping = db.prepare('SELECT 1').pluck(true);
   let closed: Promise<void> | undefined;
   return {
@@ -69,6 +71,7 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage 
     },
     close() {
       closed ??= (async () => {
+        file.close();
         try {
           db.close();
         } catch (error) {

@@ -14,8 +14,7 @@ import {
   type WebhookEndpointStatus,
   type WebhookEventType,
 } from '@plant-store/core';
-import type { DatabaseFileGuard } from './database-file-guard.js';
-import { withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
+import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
 /** A webhook_endpoints row (integers read as bigint: the connection uses safe integers). */
 interface EndpointRow {
@@ -76,9 +75,9 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   readonly #update: (tenant: string | undefined, id: string, changes: WebhookEndpointChanges) => WebhookEndpoint | undefined;
   readonly #delete: (tenant: string, id: string, at: number) => boolean;
   readonly #create: (endpoint: NewWebhookEndpoint, maxPerTenant: number) => WebhookEndpoint | undefined;
-  readonly #file: DatabaseFileGuard;
+  readonly #file: GuardedWrites;
 
-  constructor(db: BetterSqlite3, file: DatabaseFileGuard) {
+  constructor(db: BetterSqlite3, file: GuardedWrites) {
     this.#file = file;
     this.#statements = prepareStatements(db);
     const failPending = prepareFailPending(db);

@@ -13,10 +13,9 @@ import type {
   PruneDeliveriesOptions,
   WebhookOutbox,
 } from '@plant-store/core';
-import type { DatabaseFileGuard } from './database-file-guard.js';
 import { loadQueryBuilder, type QueryBuilder } from './query-builder.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './schema.js';
-import { sqliteError, withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
+import { sqliteError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
 const DEFAULT_LIST_LIMIT = 100;
 
@@ -118,7 +117,7 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>, attempts: DeliveryA
  */
 export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #db: BetterSqlite3;
-  readonly #file: DatabaseFileGuard;
+  readonly #file: GuardedWrites;
   /** Runs reads in one transaction, so a delivery and its attempts come from one snapshot even with other processes writing. */
   readonly #snapshot: <T>(read: () => T) => T;
   readonly #insert: Statement;
@@ -130,7 +129,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #recordAttempt: RecordAttempt;
   readonly #prune: (olderThan: number, limit: number) => number;
 
-  constructor(db: BetterSqlite3, file: DatabaseFileGuard) {
+  constructor(db: BetterSqlite3, file: GuardedWrites) {
     this.#db = db;
     this.#file = file;
     this.#snapshot = (read) => db.transaction(read)();
