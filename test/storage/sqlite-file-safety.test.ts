@@ -110,7 +110,7 @@ describe('sqlite storage whose files change under it', () => {
       eventTypes: ['plant.created'],
       secret: 'whsec_x',
       createdAt: 1,
-    });
+    }, 50);
     rmSync(`${path}-wal`);
 
     // No readiness probe first: the very next write is refused.
