@@ -216,6 +216,21 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(denied).toMatchObject({ status: 403, requiredScope: 'webhooks:write' });
   });
 
+  it('reads the session of its token; a portal link\'s with its expiry as a Date', async () => {
+    expect(await client.webhooks.session()).toEqual({ tenant: 'a', subject: expect.stringMatching(/^token:/), scopes: ['plants:read', 'plants:write', 'webhooks:read', 'webhooks:write'] });
+    expect(lastRequest()).toMatchObject({ method: 'GET', url: '/webhooks/session', body: '' });
+    const link = await server.store.portalLinks.mint({ tenant: 'a', readOnly: true });
+    const portal = createPlantStoreClient({ baseUrl: server.url, token: link.token });
+    expect(await portal.webhooks.session()).toEqual({
+      tenant: 'a',
+      subject: `portal-link:${link.id}`,
+      scopes: ['webhooks:read'],
+      expiresAt: new Date(link.expiresAt),
+    });
+    canned = { status: 200, body: '{"tenant":"a","subject":"s","scopes":[],"expiresAt":"soon"}' };
+    expect(await rejection(client.webhooks.session())).toMatchObject({ code: 'invalid_response' });
+  });
+
   it('refuses responses that are not what the API documents', async () => {
     const invalid = async (promise: Promise<unknown>) => {
       const error = await rejection(promise);

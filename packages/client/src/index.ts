@@ -41,6 +41,7 @@ export type {
   WebhookEndpointWithSecret,
   WebhookEventType,
   WebhookPayload,
+  WebhookSession,
 } from './webhook-types.js';
 
 export {

@@ -6,6 +6,7 @@ import type {
   WebhookEndpoint,
   WebhookEndpointWithSecret,
   WebhookPayload,
+  WebhookSession,
 } from './webhook-types.js';
 
 // Readers from parsed JSON to the types of webhook-types.ts. Each returns
@@ -76,4 +77,13 @@ export function secretFromJson(value: unknown): string | undefined {
 /** `{ "requeued": n }` → n. */
 export function requeuedFromJson(value: unknown): number | undefined {
   return isObject(value) && typeof value['requeued'] === 'number' ? value['requeued'] : undefined;
+}
+
+export function sessionFromJson(value: unknown): WebhookSession | undefined {
+  if (!isObject(value)) return undefined;
+  const { tenant, subject, scopes, expiresAt: rawExpiresAt } = value;
+  if (typeof tenant !== 'string' || typeof subject !== 'string' || !Array.isArray(scopes)) return undefined;
+  if (rawExpiresAt === undefined) return { ...value, tenant, subject, scopes } as WebhookSession;
+  const expiresAt = dateFromJson(rawExpiresAt);
+  return expiresAt === undefined ? undefined : ({ ...value, tenant, subject, scopes, expiresAt } as WebhookSession);
 }

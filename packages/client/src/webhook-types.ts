@@ -104,3 +104,14 @@ export interface ListWebhookDeliveriesQuery {
   /** Only deliveries after this one in the listing order (keyset pagination). */
   readonly after?: string;
 }
+
+/** What a token may do: `webhooks.session()`. */
+export interface WebhookSession {
+  readonly tenant: string;
+  /** Who signed in: `portal-link:<link id>` for a portal link. */
+  readonly subject: string;
+  /** `plants:read`, `plants:write`, `webhooks:read`, `webhooks:write`. */
+  readonly scopes: string[];
+  /** When the token stops working; only for portal links. */
+  readonly expiresAt?: Date;
+}

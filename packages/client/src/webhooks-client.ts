@@ -6,6 +6,7 @@ import {
   endpointWithSecretFromJson,
   requeuedFromJson,
   secretFromJson,
+  sessionFromJson,
 } from './webhook-shapes.js';
 import type {
   ListWebhookDeliveriesQuery,
@@ -15,6 +16,7 @@ import type {
   WebhookEndpoint,
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
+  WebhookSession,
 } from './webhook-types.js';
 
 /** One page of endpoints; `next` is the query of the following page, absent on the last one. */
@@ -60,6 +62,8 @@ export interface WebhookDeliveriesClient {
 export interface WebhooksClient {
   readonly endpoints: WebhookEndpointsClient;
   readonly deliveries: WebhookDeliveriesClient;
+  /** Who the client's token signs in as, and what it may do (any valid token; no scope needed). */
+  session(options?: CallOptions): Promise<WebhookSession>;
 }
 
 const ENDPOINTS = '/webhooks/endpoints';
@@ -126,5 +130,9 @@ function deliveriesClient(transport: HttpTransport): WebhookDeliveriesClient {
 }
 
 export function webhooksClient(transport: HttpTransport): WebhooksClient {
-  return { endpoints: endpointsClient(transport), deliveries: deliveriesClient(transport) };
+  return {
+    endpoints: endpointsClient(transport),
+    deliveries: deliveriesClient(transport),
+    session: (options) => transport.sendForJson('GET', transport.url('/webhooks/session'), sessionFromJson, options),
+  };
 }

@@ -52,6 +52,7 @@ export type {
   PlantRepository,
 } from './ports/plant-repository.js';
 export type { Storage } from './ports/storage.js';
+export type { NewPortalLink, PortalLink, PortalLinkRepository, StoredPortalLink } from './ports/portal-link-repository.js';
 export type {
   AttemptOutcome,
   ClaimDueOptions,
@@ -89,6 +90,15 @@ export {
 export { firstAuthenticator } from './auth/first-authenticator.js';
 export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';
+export {
+  DEFAULT_PORTAL_LINK_TTL_MS,
+  MAX_PORTAL_LINK_TTL_MS,
+  MintPortalLinkSchema,
+  PortalLinks,
+  type MintPortalLinkOptions,
+  type MintedPortalLink,
+} from './portal/portal-links.js';
+export { PORTAL_LINK_TOKEN_PREFIX } from './portal/portal-link-token.js';
 
 export { WebhookAdmin, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
 export {

@@ -6,6 +6,7 @@ export interface Tables {
   readonly deliveries: string;
   readonly attempts: string;
   readonly endpoints: string;
+  readonly portalLinks: string;
 }
 
 export function tablesIn(schema: string): Tables {
@@ -15,5 +16,6 @@ export function tablesIn(schema: string): Tables {
     deliveries: qualified('webhook_deliveries'),
     attempts: qualified('webhook_attempts'),
     endpoints: qualified('webhook_endpoints'),
+    portalLinks: qualified('portal_links'),
   };
 }

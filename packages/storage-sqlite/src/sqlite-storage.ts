@@ -9,6 +9,7 @@ import { openError } from './open-error.js';
 import { retryWhileBusy } from './retry-while-busy.js';
 import { sqliteError, withSqliteErrors } from './sqlite-error.js';
 import { SqlitePlantRepository } from './sqlite-plant-repository.js';
+import { SqlitePortalLinks } from './sqlite-portal-links.js';
 import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
@@ -62,6 +63,7 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage 
     plants,
     outbox,
     endpoints,
+    portalLinks: new SqlitePortalLinks(db, file),
     async ping() {
       withSqliteErrors('answer a ping', () => ping.get());
       const problem = file.problem();

@@ -12,6 +12,9 @@ export interface Scenario {
   readonly after?: (response: ApiResponse) => void;
 }
 
+/** A well-formed portal link token that no storage knows. */
+const UNKNOWN_PORTAL_LINK = `psl_${'A'.repeat(16)}_${'B'.repeat(43)}`;
+
 const state = { endpoint: 'ep_unset', delivery: 'msg_unset' };
 const owner = { token: TOKENS.owner };
 const json = (value: unknown): ApiRequest => ({ ...owner, body: JSON.stringify(value) });
@@ -110,4 +113,9 @@ export const webhookScenarios: Scenario[] = [
 
   { method: 'DELETE', path: currentEndpoint, request: owner, status: 204 },
   ...itemErrors('DELETE', endpoint, 'write'),
+
+  // Any token may ask who it is; a portal link token is looked up in storage (hence the 503).
+  { method: 'GET', path: '/webhooks/session', request: { token: TOKENS.reader }, status: 200 },
+  { method: 'GET', path: '/webhooks/session', status: 401 },
+  { method: 'GET', path: '/webhooks/session', request: { token: UNKNOWN_PORTAL_LINK }, fault: 'storage', status: 503 },
 ];

@@ -209,6 +209,26 @@ const resendItem = {
   },
 };
 
+const sessionItem = {
+  get: {
+    operationId: 'getWebhookSession',
+    tags,
+    summary: 'Who the token signs in as',
+    description: [
+      'The tenant, subject and scopes of the bearer token, and when it expires for a portal link. Any valid token may',
+      'ask, whatever its scopes: the portal learns from it which actions to offer.',
+    ].join(' '),
+    security: [{ bearerAuth: [] }],
+    responses: {
+      '200': jsonResponse('The session.', ref('schemas', 'Session')),
+      '401': ref('responses', 'Unauthorized'),
+      '503': errorResponse('Portal links could not be checked (storage unavailable); retry later.', {
+        'retry-after': { description: 'Seconds to wait before retrying.', schema: { type: 'string' } },
+      }),
+    },
+  },
+};
+
 /** Every path of the webhook endpoints API; `basePath` goes into the `Link` examples. */
 export function webhookPaths(basePath: string): Record<string, Record<string, unknown>> {
   // A deep copy: every document is the caller's to change.
@@ -221,5 +241,6 @@ export function webhookPaths(basePath: string): Record<string, Record<string, un
     '/webhooks/deliveries': deliveriesCollection(basePath),
     '/webhooks/deliveries/{id}': deliveryItem,
     '/webhooks/deliveries/{id}/resend': resendItem,
+    '/webhooks/session': sessionItem,
   });
 }

@@ -1,4 +1,5 @@
 import {
+  ALL_SCOPES,
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
   ENDPOINT_RATE_LIMIT_MAX,
   ENDPOINT_URL_MAX_LENGTH,
@@ -148,6 +149,22 @@ const schemas = {
     properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } },
   },
   Empty: { type: 'object', additionalProperties: false, maxProperties: 0 },
+  Session: {
+    type: 'object',
+    required: ['tenant', 'subject', 'scopes'],
+    additionalProperties: false,
+    properties: {
+      tenant: { type: 'string' },
+      subject: { type: 'string', description: 'Who signed in: `portal-link:<link id>` for a portal link.' },
+      scopes: {
+        type: 'array',
+        uniqueItems: true,
+        items: { type: 'string', enum: [...ALL_SCOPES] },
+        description: 'What the token may do; a portal link has `webhooks:read`, and `webhooks:write` unless read-only.',
+      },
+      expiresAt: time('When the token stops working; only for portal links'),
+    },
+  },
 };
 
 /** The component schemas of the webhook endpoints API, a fresh copy each time. */

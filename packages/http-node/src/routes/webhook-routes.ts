@@ -11,6 +11,7 @@ import {
   rotateEndpointSecret,
   updateEndpoint,
 } from './webhook-endpoints-routes.js';
+import { getSession } from './webhook-session-route.js';
 
 /** `Allow` of each webhooks path (SPEC §9). */
 export const WEBHOOK_ALLOWED_METHODS = {
@@ -22,6 +23,7 @@ export const WEBHOOK_ALLOWED_METHODS = {
   '/webhooks/deliveries': 'GET, HEAD',
   '/webhooks/deliveries/{id}': 'GET, HEAD',
   '/webhooks/deliveries/{id}/resend': 'POST',
+  '/webhooks/session': 'GET, HEAD',
 } as const;
 
 type Handler = (context: RouteContext, exchange: Exchange, idSegment: string) => Promise<void>;
@@ -37,9 +39,10 @@ const ROUTES: Record<Template, Partial<Record<string, Handler>>> = {
   '/webhooks/deliveries': { GET: listDeliveries },
   '/webhooks/deliveries/{id}': { GET: getDelivery },
   '/webhooks/deliveries/{id}/resend': { POST: resendDelivery },
+  '/webhooks/session': { GET: getSession },
 };
 
-const COLLECTIONS = new Set(['endpoints', 'deliveries']);
+const COLLECTIONS = new Set(['endpoints', 'deliveries', 'session']);
 const ACTIONS = new Set(['secret', 'rotate-secret', 'recover', 'resend']);
 
 /**
