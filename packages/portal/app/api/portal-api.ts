@@ -1,0 +1,130 @@
+import {
+  createPlantStoreClient,
+  type PlantStoreClient,
+  type WebhookDelivery,
+  type WebhookDeliveryStatus,
+  type WebhookEndpoint,
+  type WebhookEndpointUpdate,
+  type WebhookEndpointWithSecret,
+  type NewWebhookEndpoint,
+} from '@plant-store/client';
+import { extraRoutes } from './extra-routes.js';
+
+/** Who the page acts as: from `GET /webhooks/session`. */
+export interface Session {
+  readonly tenant: string;
+  readonly subject: string;
+  readonly scopes: readonly string[];
+  /** When the portal link signed in with stops working (absent for other tokens). */
+  readonly expiresAt?: Date;
+}
+
+/** One entry of the event catalogue. */
+export interface EventTypeInfo {
+  readonly type: string;
+  readonly description: string;
+  readonly schema: unknown;
+  readonly example: unknown;
+}
+
+/** Attempts of one endpoint in one time window. */
+export interface StatsWindow {
+  readonly succeeded: number;
+  readonly failed: number;
+  /** 0..1; null when there was no attempt in the window. */
+  readonly successRate: number | null;
+}
+
+/** An endpoint's health. */
+export interface EndpointStats {
+  readonly endpointId: string;
+  readonly lastAttempt?: { readonly at: Date; readonly statusCode?: number };
+  readonly windows: Readonly<Record<'1h' | '24h' | '7d', StatsWindow>>;
+}
+
+/** The delivery log's filters; every one optional. */
+export interface DeliveryFilter {
+  readonly endpoint?: string;
+  readonly status?: WebhookDeliveryStatus;
+  readonly eventType?: string;
+  readonly since?: Date;
+  readonly until?: Date;
+}
+
+/** A delivery as the portal shows it: the client's, with the test mark and each attempt's answer. */
+export type PortalDelivery = Omit<WebhookDelivery, 'attempts'> & {
+  readonly test?: boolean;
+  readonly attempts: readonly PortalAttempt[];
+};
+
+/** An attempt with the first 1 KiB of the receiver's answer, when it sent one. */
+export type PortalAttempt = WebhookDelivery['attempts'][number] & { readonly response?: string };
+
+export interface DeliveryPage {
+  readonly deliveries: PortalDelivery[];
+  /** Where the next page starts; absent on the last one. */
+  readonly after?: string;
+}
+
+/** Everything the page asks of the service. */
+export interface PortalApi {
+  session(): Promise<Session>;
+  eventTypes(): Promise<EventTypeInfo[]>;
+  listEndpoints(): Promise<WebhookEndpoint[]>;
+  endpointStats(id: string): Promise<EndpointStats>;
+  createEndpoint(endpoint: NewWebhookEndpoint): Promise<WebhookEndpointWithSecret>;
+  updateEndpoint(id: string, changes: WebhookEndpointUpdate): Promise<WebhookEndpoint>;
+  deleteEndpoint(id: string): Promise<void>;
+  getSecret(id: string): Promise<string>;
+  rotateSecret(id: string): Promise<string>;
+  sendTestEvent(id: string, eventType: string): Promise<PortalDelivery>;
+  listDeliveries(filter: DeliveryFilter, page: { readonly limit: number; readonly after?: string }): Promise<DeliveryPage>;
+  resend(deliveryId: string): Promise<void>;
+  recover(endpointId: string, since: Date): Promise<number>;
+}
+
+/**
+ * The API of the service that serves this page, as `token`. The page lives at
+ * `<base>/portal`, so the API is at `<base>/`: derived from the page's own
+ * address, which makes the page work under any base path.
+ */
+export function portalApi(token: string, pageUrl: string = location.href): PortalApi {
+  const baseUrl = new URL('.', pageUrl);
+  const client: PlantStoreClient = createPlantStoreClient({ baseUrl, token });
+  const extra = extraRoutes(baseUrl, token);
+  const { endpoints, deliveries } = client.webhooks;
+  return {
+    session: () => extra.session(),
+    eventTypes: () => extra.eventTypes(),
+    async listEndpoints() {
+      const all: WebhookEndpoint[] = [];
+      for await (const endpoint of endpoints.list({ limit: 100 })) all.push(endpoint);
+      return all;
+    },
+    endpointStats: (id) => extra.endpointStats(id),
+    createEndpoint: (endpoint) => endpoints.create(endpoint),
+    updateEndpoint: (id, changes) => endpoints.update(id, changes),
+    deleteEndpoint: (id) => endpoints.delete(id),
+    getSecret: (id) => endpoints.getSecret(id),
+    rotateSecret: (id) => endpoints.rotateSecret(id),
+    sendTestEvent: (id, eventType) => extra.sendTestEvent(id, eventType),
+    async listDeliveries(filter, page) {
+      const query = {
+        ...(filter.endpoint === undefined ? {} : { endpoint: filter.endpoint }),
+        ...(filter.status === undefined ? {} : { status: filter.status }),
+        ...(filter.eventType === undefined ? {} : { eventType: filter.eventType }),
+        ...(filter.since === undefined ? {} : { since: filter.since.toISOString() }),
+        ...(filter.until === undefined ? {} : { until: filter.until.toISOString() }),
+        limit: page.limit,
+        ...(page.after === undefined ? {} : { after: page.after }),
+      };
+      const result = await deliveries.listPage(query);
+      return {
+        deliveries: result.deliveries as PortalDelivery[],
+        ...(result.next?.after === undefined ? {} : { after: result.next.after }),
+      };
+    },
+    resend: (id) => deliveries.resend(id),
+    recover: (id, since) => endpoints.recover(id, since),
+  };
+}
