@@ -231,6 +231,15 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(await rejection(client.webhooks.session())).toMatchObject({ code: 'invalid_response' });
   });
 
+  it('reads the event catalogue with bigint ids in the examples', async () => {
+    const catalogue = await client.webhooks.eventTypes();
+    expect(lastRequest()).toMatchObject({ method: 'GET', url: '/webhooks/event-types' });
+    expect(catalogue.map((entry) => entry.type)).toEqual(['plant.created', 'plant.deleted']);
+    expect(catalogue[0]!.example).toEqual({ id: 9223372036854775807n, name: 'Monstera deliciosa', tag: 'indoor' });
+    expect(catalogue[1]!.example).toEqual({ id: 9223372036854775807n });
+    expect(catalogue[0]!.schema).toMatchObject({ type: 'object', required: ['id', 'name'] });
+  });
+
   it('refuses responses that are not what the API documents', async () => {
     const invalid = async (promise: Promise<unknown>) => {
       const error = await rejection(promise);

@@ -12,6 +12,23 @@ expectObservationsDocumented();
 
 const KINDS: AnyStorageKind[] = ['memory', 'sqlite', ...(postgresAvailable ? (['postgres'] as const) : [])];
 
+/** The slice of JSON Schema the event schemas use: enough to check that a body conforms. */
+function conforms(schema: Record<string, unknown>, value: unknown): boolean {
+  if (schema.type === 'object') {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+    if (!((schema.required ?? []) as string[]).every((key) => key in value)) return false;
+    if (schema.additionalProperties === false && !Object.keys(value).every((key) => key in properties)) return false;
+    return Object.entries(value).every(([key, entry]) => properties[key] === undefined || conforms(properties[key]!, entry));
+  }
+  if (schema.type === 'integer') return typeof value === 'number' && Number.isInteger(value);
+  if (schema.type === 'string') {
+    const length = typeof value === 'string' ? [...value].length : -1;
+    return length >= ((schema.minLength as number) ?? 0) && length <= ((schema.maxLength as number) ?? Infinity);
+  }
+  throw new Error(`conforms() does not know ${JSON.stringify(schema)}`);
+}
+
 function expectError(response: ApiResponse, status: number): void {
   expect({ status: response.status, body: response.json }).toEqual({ status, body: { error: status, message: expect.any(String) } });
 }
@@ -36,6 +53,35 @@ describe.each(KINDS)('portal API over HTTP (%s storage)', (kind) => {
     expectError(await call('GET', '/webhooks/session', 'nope'), 401);
     expect((await call('POST', '/webhooks/session', TOKENS.owner)).status).toBe(405);
     expect((await call('GET', '/webhooks/session/x', TOKENS.owner)).status).toBe(404);
+  });
+
+  it('GET /webhooks/event-types: each type with a self-contained JSON Schema and an example that conforms to it', async () => {
+    const response = await call('GET', '/webhooks/event-types', TOKENS.webhookReader);
+    expect(response.status).toBe(200);
+    const catalogue = response.json as { type: string; description: string; schema: Record<string, unknown>; example: unknown }[];
+    expect(catalogue.map((entry) => entry.type)).toEqual(['plant.created', 'plant.deleted']);
+    const [created, deleted] = catalogue;
+    expect(created!.schema).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      required: ['id', 'name'],
+      additionalProperties: false,
+      properties: { id: { type: 'integer', format: 'int64' }, name: { type: 'string', minLength: 1, maxLength: 256 }, tag: { maxLength: 64 } },
+    });
+    expect(deleted!.schema).toMatchObject({ type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'integer' } } });
+    expect(response.text).not.toContain('$ref');
+    for (const entry of catalogue) {
+      expect(entry.description.length).toBeGreaterThan(10);
+      expect(conforms(entry.schema, entry.example)).toBe(true);
+    }
+    expect(conforms(created!.schema, { id: 1, name: 'x', tags: 'typo' })).toBe(false);
+    // Ids in examples are exact int64 text.
+    expect(response.text).toContain('"example":{"id":9223372036854775807,');
+    // A read-only portal link may read it; a plants-only token may not.
+    const link = await server.store.portalLinks.mint({ tenant: 'a', readOnly: true });
+    expect((await call('GET', '/webhooks/event-types', link.token)).status).toBe(200);
+    expectError(await call('GET', '/webhooks/event-types', TOKENS.reader), 403);
+    expectError(await call('GET', '/webhooks/event-types'), 401);
   });
 
   it('a read-write link reads and manages its tenant\u2019s webhooks, and nothing else', async () => {

@@ -40,6 +40,7 @@ export type {
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
   WebhookEventType,
+  WebhookEventTypeInfo,
   WebhookPayload,
   WebhookSession,
 } from './webhook-types.js';

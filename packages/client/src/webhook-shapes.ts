@@ -5,6 +5,7 @@ import type {
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
+  WebhookEventTypeInfo,
   WebhookPayload,
   WebhookSession,
 } from './webhook-types.js';
@@ -86,4 +87,15 @@ export function sessionFromJson(value: unknown): WebhookSession | undefined {
   if (rawExpiresAt === undefined) return { ...value, tenant, subject, scopes } as WebhookSession;
   const expiresAt = dateFromJson(rawExpiresAt);
   return expiresAt === undefined ? undefined : ({ ...value, tenant, subject, scopes, expiresAt } as WebhookSession);
+}
+
+/** The event catalogue: an array of `{type, description, schema, example}`. */
+export function eventTypesFromJson(value: unknown): WebhookEventTypeInfo[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const entries = value.map((entry): WebhookEventTypeInfo | undefined => {
+    if (!isObject(entry) || typeof entry['type'] !== 'string' || typeof entry['description'] !== 'string' || !isObject(entry['schema'])) return undefined;
+    const example = payloadFromJson(entry['example']);
+    return example === undefined ? undefined : ({ ...entry, example } as unknown as WebhookEventTypeInfo);
+  });
+  return entries.includes(undefined) ? undefined : (entries as WebhookEventTypeInfo[]);
 }

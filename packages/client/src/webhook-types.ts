@@ -115,3 +115,13 @@ export interface WebhookSession {
   /** When the token stops working; only for portal links. */
   readonly expiresAt?: Date;
 }
+
+/** One entry of the event catalogue: `webhooks.eventTypes()`. */
+export interface WebhookEventTypeInfo {
+  readonly type: WebhookEventType;
+  readonly description: string;
+  /** JSON Schema (2020-12) of the body sent for this type, self-contained. */
+  readonly schema: Record<string, unknown>;
+  /** An example body, ids as `bigint`; "send a test event" sends it. */
+  readonly example: WebhookPayload;
+}

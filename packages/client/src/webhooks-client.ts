@@ -5,6 +5,7 @@ import {
   endpointFromJson,
   endpointWithSecretFromJson,
   requeuedFromJson,
+  eventTypesFromJson,
   secretFromJson,
   sessionFromJson,
 } from './webhook-shapes.js';
@@ -16,6 +17,7 @@ import type {
   WebhookEndpoint,
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
+  WebhookEventTypeInfo,
   WebhookSession,
 } from './webhook-types.js';
 
@@ -64,6 +66,8 @@ export interface WebhooksClient {
   readonly deliveries: WebhookDeliveriesClient;
   /** Who the client's token signs in as, and what it may do (any valid token; no scope needed). */
   session(options?: CallOptions): Promise<WebhookSession>;
+  /** The event types an endpoint can subscribe to, each with its JSON Schema and an example body. */
+  eventTypes(options?: CallOptions): Promise<WebhookEventTypeInfo[]>;
 }
 
 const ENDPOINTS = '/webhooks/endpoints';
@@ -134,5 +138,6 @@ export function webhooksClient(transport: HttpTransport): WebhooksClient {
     endpoints: endpointsClient(transport),
     deliveries: deliveriesClient(transport),
     session: (options) => transport.sendForJson('GET', transport.url('/webhooks/session'), sessionFromJson, options),
+    eventTypes: (options) => transport.sendForJson('GET', transport.url('/webhooks/event-types'), eventTypesFromJson, options),
   };
 }

@@ -120,6 +120,11 @@ export {
   endpointPatchSchema,
   newEndpointSchema,
 } from './webhooks/endpoints/endpoint-schemas.js';
+export {
+  WEBHOOK_EVENT_CATALOGUE,
+  webhookEventDescription,
+  type WebhookEventDescription,
+} from './webhooks/endpoints/webhook-event-catalogue.js';
 export type { WebhookDispatchSettings } from './webhooks/webhook-dispatcher.js';
 export { hasNonPublicLiteralHost, isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';
 export {

@@ -118,4 +118,9 @@ export const webhookScenarios: Scenario[] = [
   { method: 'GET', path: '/webhooks/session', request: { token: TOKENS.reader }, status: 200 },
   { method: 'GET', path: '/webhooks/session', status: 401 },
   { method: 'GET', path: '/webhooks/session', request: { token: UNKNOWN_PORTAL_LINK }, fault: 'storage', status: 503 },
+
+  { method: 'GET', path: '/webhooks/event-types', request: { token: TOKENS.webhookReader }, status: 200 },
+  { method: 'GET', path: '/webhooks/event-types', status: 401 },
+  { method: 'GET', path: '/webhooks/event-types', request: { token: TOKENS.reader }, status: 403 },
+  { method: 'GET', path: '/webhooks/event-types', request: { token: UNKNOWN_PORTAL_LINK }, fault: 'storage', status: 503 },
 ];

@@ -209,6 +209,11 @@ const resendItem = {
   },
 };
 
+/** What the routes that read no storage themselves can fail with beyond 401/403: checking a portal link reads storage. */
+const authUnavailable = errorResponse('A portal link could not be checked (storage unavailable); retry later.', {
+  'retry-after': { description: 'Seconds to wait before retrying.', schema: { type: 'string' } },
+});
+
 const sessionItem = {
   get: {
     operationId: 'getWebhookSession',
@@ -222,9 +227,26 @@ const sessionItem = {
     responses: {
       '200': jsonResponse('The session.', ref('schemas', 'Session')),
       '401': ref('responses', 'Unauthorized'),
-      '503': errorResponse('Portal links could not be checked (storage unavailable); retry later.', {
-        'retry-after': { description: 'Seconds to wait before retrying.', schema: { type: 'string' } },
-      }),
+      '503': authUnavailable,
+    },
+  },
+};
+
+const eventTypesItem = {
+  get: {
+    operationId: 'listWebhookEventTypes',
+    tags,
+    summary: 'List the event types',
+    description: [
+      'Every event type an endpoint can subscribe to, with a description, the JSON Schema of its body (the same as the',
+      'document\'s `webhooks` section, self-contained) and an example body. Requires `webhooks:read`.',
+    ].join(' '),
+    security: read,
+    responses: {
+      '200': jsonResponse('The catalogue, in documentation order.', { type: 'array', items: ref('schemas', 'EventType') }),
+      '401': ref('responses', 'Unauthorized'),
+      '403': ref('responses', 'Forbidden'),
+      '503': authUnavailable,
     },
   },
 };
@@ -242,5 +264,6 @@ export function webhookPaths(basePath: string): Record<string, Record<string, un
     '/webhooks/deliveries/{id}': deliveryItem,
     '/webhooks/deliveries/{id}/resend': resendItem,
     '/webhooks/session': sessionItem,
+    '/webhooks/event-types': eventTypesItem,
   });
 }

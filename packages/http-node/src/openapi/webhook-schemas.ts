@@ -149,6 +149,20 @@ const schemas = {
     properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } },
   },
   Empty: { type: 'object', additionalProperties: false, maxProperties: 0 },
+  EventType: {
+    type: 'object',
+    required: ['type', 'description', 'schema', 'example'],
+    additionalProperties: false,
+    properties: {
+      type: ref('schemas', 'WebhookEventType'),
+      description: { type: 'string' },
+      schema: { type: 'object', description: 'JSON Schema (2020-12) of the body sent for this type.' },
+      example: {
+        description: 'An example body; "send a test event" sends it.',
+        oneOf: [ref('schemas', 'Plant'), ref('schemas', 'PlantDeleted')],
+      },
+    },
+  },
   Session: {
     type: 'object',
     required: ['tenant', 'subject', 'scopes'],

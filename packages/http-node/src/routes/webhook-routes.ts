@@ -11,6 +11,7 @@ import {
   rotateEndpointSecret,
   updateEndpoint,
 } from './webhook-endpoints-routes.js';
+import { listEventTypes } from './webhook-event-types-route.js';
 import { getSession } from './webhook-session-route.js';
 
 /** `Allow` of each webhooks path (SPEC §9). */
@@ -24,6 +25,7 @@ export const WEBHOOK_ALLOWED_METHODS = {
   '/webhooks/deliveries/{id}': 'GET, HEAD',
   '/webhooks/deliveries/{id}/resend': 'POST',
   '/webhooks/session': 'GET, HEAD',
+  '/webhooks/event-types': 'GET, HEAD',
 } as const;
 
 type Handler = (context: RouteContext, exchange: Exchange, idSegment: string) => Promise<void>;
@@ -40,9 +42,10 @@ const ROUTES: Record<Template, Partial<Record<string, Handler>>> = {
   '/webhooks/deliveries/{id}': { GET: getDelivery },
   '/webhooks/deliveries/{id}/resend': { POST: resendDelivery },
   '/webhooks/session': { GET: getSession },
+  '/webhooks/event-types': { GET: listEventTypes },
 };
 
-const COLLECTIONS = new Set(['endpoints', 'deliveries', 'session']);
+const COLLECTIONS = new Set(['endpoints', 'deliveries', 'session', 'event-types']);
 const ACTIONS = new Set(['secret', 'rotate-secret', 'recover', 'resend']);
 
 /**

@@ -21,6 +21,7 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointStatus,
 } from './webhook-endpoint.js';
+import { WEBHOOK_EVENT_CATALOGUE, type WebhookEventDescription } from './webhook-event-catalogue.js';
 
 export interface TenantWebhookEndpointsOptions {
   readonly endpoints: WebhookEndpointRepository;
@@ -133,6 +134,12 @@ export class TenantWebhookEndpoints {
     const requeued = await this.#options.outbox.requeueFailedSince(id, since, this.#options.clock.now());
     if (requeued > 0) this.#options.onRequeue?.();
     return { requeued };
+  }
+
+  /** The event types an endpoint can subscribe to, with a description and an example body each. */
+  eventTypes(principal: Principal): readonly WebhookEventDescription[] {
+    requireScope(principal, 'webhooks:read');
+    return WEBHOOK_EVENT_CATALOGUE;
   }
 
   /** Operator: one page of every tenant's endpoints, ascending id. */
