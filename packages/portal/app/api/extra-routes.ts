@@ -7,15 +7,13 @@ import {
   ValidationError,
   type PlantStoreClientError,
 } from '@plant-store/client';
-import type { EndpointStats, EventTypeInfo, PortalDelivery, Session } from './portal-api.js';
+import type { EndpointStats, PortalDelivery } from './portal-api.js';
 
 // The routes the typed client does not offer yet, called through fetch with
 // the same bearer token and turned into the client's error types, so the
 // page handles every failure one way.
 
 export interface ExtraRoutes {
-  session(): Promise<Session>;
-  eventTypes(): Promise<EventTypeInfo[]>;
   endpointStats(id: string): Promise<EndpointStats>;
   sendTestEvent(id: string, eventType: string): Promise<PortalDelivery>;
 }
@@ -39,12 +37,6 @@ export function extraRoutes(baseUrl: URL, token: string): ExtraRoutes {
   }
   const segment = (id: string) => encodeURIComponent(id);
   return {
-    async session() {
-      const raw = (await call('GET', '/webhooks/session')) as Record<string, unknown>;
-      const expiresAt = date(raw['expiresAt']);
-      return { ...(raw as unknown as Session), ...(expiresAt === undefined ? {} : { expiresAt }) };
-    },
-    eventTypes: async () => (await call('GET', '/webhooks/event-types')) as EventTypeInfo[],
     async endpointStats(id) {
       const raw = (await call('GET', `/webhooks/endpoints/${segment(id)}/stats`)) as EndpointStats & { lastAttempt?: { at: string } };
       if (raw.lastAttempt === undefined) return raw;

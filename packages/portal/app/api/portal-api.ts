@@ -7,25 +7,16 @@ import {
   type WebhookEndpointUpdate,
   type WebhookEndpointWithSecret,
   type NewWebhookEndpoint,
+  type WebhookEventTypeInfo,
+  type WebhookSession,
 } from '@plant-store/client';
 import { extraRoutes } from './extra-routes.js';
 
 /** Who the page acts as: from `GET /webhooks/session`. */
-export interface Session {
-  readonly tenant: string;
-  readonly subject: string;
-  readonly scopes: readonly string[];
-  /** When the portal link signed in with stops working (absent for other tokens). */
-  readonly expiresAt?: Date;
-}
+export type Session = WebhookSession;
 
-/** One entry of the event catalogue. */
-export interface EventTypeInfo {
-  readonly type: string;
-  readonly description: string;
-  readonly schema: unknown;
-  readonly example: unknown;
-}
+/** One entry of the event catalogue: a type, its description, the JSON Schema of its body and an example. */
+export type EventTypeInfo = WebhookEventTypeInfo;
 
 /** Attempts of one endpoint in one time window. */
 export interface StatsWindow {
@@ -94,8 +85,8 @@ export function portalApi(token: string, pageUrl: string = location.href): Porta
   const extra = extraRoutes(baseUrl, token);
   const { endpoints, deliveries } = client.webhooks;
   return {
-    session: () => extra.session(),
-    eventTypes: () => extra.eventTypes(),
+    session: () => client.webhooks.session(),
+    eventTypes: () => client.webhooks.eventTypes(),
     async listEndpoints() {
       const all: WebhookEndpoint[] = [];
       for await (const endpoint of endpoints.list({ limit: 100 })) all.push(endpoint);

@@ -21,7 +21,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
   const [editing, setEditing] = useState(false);
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
-  const [testType, setTestType] = useState(endpoint.eventTypes[0] ?? eventTypes[0]?.type ?? 'plant.created');
+  const [testType, setTestType] = useState<string>(endpoint.eventTypes[0] ?? eventTypes[0]?.type ?? 'plant.created');
   const [busy, setBusy] = useState(false);
   const confirmButton = useRef<HTMLButtonElement>(null);
   const editButton = useRef<HTMLButtonElement>(null);
@@ -132,7 +132,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
       )}
       <div class="actions" role="group" aria-label={`Actions for ${endpoint.url}`}>
         <button type="button" onClick={() => showDeliveries(endpoint.id)}>
-          Show deliveries
+          Show its deliveries
         </button>
         {canWrite && !editing ? (
           <>
