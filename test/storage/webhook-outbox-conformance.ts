@@ -193,6 +193,21 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await claimIds('b', T0 + 20)).toEqual(['c4', 'c5']);
     });
 
+    it('keeps the start of the receiver\'s answer with each attempt, text as given; absent when there was none', async () => {
+      await queue(delivery('d1', { createdAt: T0 }));
+      const answer = `{"ok":false,"why":"ünïcödé 🌵"}${'x'.repeat(900)}`;
+      await claim('a', T0);
+      await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 5, statusCode: 500, error: 'receiver answered 500', response: answer }, { status: 'pending', nextAttemptAt: T0 + 10 });
+      await claim('a', T0 + 10);
+      await outbox().recordAttempt('d1', 'a', { at: T0 + 10, durationMs: 5, statusCode: 204 }, { status: 'delivered' });
+      const expected = [
+        { at: T0, durationMs: 5, statusCode: 500, error: 'receiver answered 500', response: answer },
+        { at: T0 + 10, durationMs: 5, statusCode: 204 },
+      ];
+      expect((await outbox().get('d1'))?.attempts).toEqual(expected);
+      expect((await outbox().list())[0]?.attempts).toEqual(expected);
+    });
+
     it('keeps attempt durations in whole milliseconds (sub-millisecond timings are rounded)', async () => {
       await queue(delivery('d1', { createdAt: T0 }));
       await claim('a', T0);

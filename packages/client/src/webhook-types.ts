@@ -71,6 +71,8 @@ export interface WebhookAttempt {
   readonly statusCode?: number;
   /** What went wrong without a status (timeout, connection refused, `destination not allowed`, …). */
   readonly error?: string;
+  /** The start of the receiver's answer body (its first 1 KiB), when it sent one. */
+  readonly response?: string;
 }
 
 /** A message to one endpoint, with its attempts. */

@@ -76,7 +76,7 @@ export type {
   WebhookEndpointChanges,
   WebhookEndpointRepository,
 } from './ports/webhook-endpoint-repository.js';
-export type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from './ports/webhook-transport.js';
+export { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from './ports/webhook-transport.js';
 
 export { PlantService, requireScope, type CreatePlantOutcome, type PlantServiceOptions } from './service/plant-service.js';
 export { collectListing, type PlantListing } from './service/plant-listing.js';

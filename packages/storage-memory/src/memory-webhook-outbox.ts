@@ -45,6 +45,7 @@ function copyAttempt(attempt: DeliveryAttempt): DeliveryAttempt {
   if (attempt.statusCode !== undefined) copy.statusCode = attempt.statusCode;
   if (attempt.error !== undefined) copy.error = attempt.error;
   if (attempt.interrupted) copy.interrupted = true;
+  if (attempt.response !== undefined) copy.response = attempt.response;
   return copy;
 }
 

@@ -30,6 +30,7 @@ function toAttempt(json: AttemptJson): DeliveryAttempt {
   if (json.statusCode !== undefined) attempt.statusCode = json.statusCode;
   if (json.error !== undefined) attempt.error = json.error;
   if (json.interrupted === true) attempt.interrupted = true;
+  if (json.response !== undefined) attempt.response = json.response;
   return attempt;
 }
 

@@ -47,6 +47,7 @@ interface AttemptRecord {
   readonly statusCode: number | null;
   readonly error: string | null;
   readonly interrupted: boolean;
+  readonly response: string | null;
 }
 
 type Statement =
@@ -125,12 +126,13 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       statusCode: attempt.statusCode ?? null,
       error: attempt.error ?? null,
       interrupted,
+      response: attempt.response ?? null,
     });
   }
 
   async #recordBatch(records: readonly AttemptRecord[]): Promise<boolean[]> {
     const column = <K extends keyof AttemptRecord>(key: K) => records.map((record) => record[key]);
-    const columns = ['id', 'owner', 'status', 'nextAttemptAt', 'updatedAt', 'at', 'durationMs', 'statusCode', 'error', 'interrupted'] as const;
+    const columns = ['id', 'owner', 'status', 'nextAttemptAt', 'updatedAt', 'at', 'durationMs', 'statusCode', 'error', 'interrupted', 'response'] as const;
     const parameters = columns.map(column);
     const rows = await this.#dispatch.rows<{ delivery_id: string }>('record the delivery attempt', this.#record, parameters);
     const recorded = new Set(rows.map((row) => row.delivery_id));

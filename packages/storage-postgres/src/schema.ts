@@ -45,4 +45,5 @@ export interface AttemptJson {
   readonly statusCode?: number;
   readonly error?: string;
   readonly interrupted?: true;
+  readonly response?: string;
 }

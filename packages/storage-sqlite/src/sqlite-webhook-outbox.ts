@@ -70,6 +70,7 @@ function toAttempt(row: Selectable<WebhookAttemptsTable>): DeliveryAttempt {
   if (row.status_code !== null) attempt.statusCode = Number(row.status_code);
   if (row.error !== null) attempt.error = row.error;
   if (row.interrupted !== 0n) attempt.interrupted = true;
+  if (row.response !== null) attempt.response = row.response;
   return attempt;
 }
 
@@ -331,8 +332,8 @@ function prepareRecordAttempt(db: BetterSqlite3): RecordAttempt {
      WHERE id = ? AND lease_owner = ? AND status = 'pending'`,
   );
   const insertAttempt = db.prepare(
-    `INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
-     VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?)`,
+    `INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response)
+     VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?)`,
   );
   const record = db.transaction((id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => {
     const at = wholeMs(attempt.at);
@@ -342,7 +343,7 @@ function prepareRecordAttempt(db: BetterSqlite3): RecordAttempt {
       ? applyInterrupted.run(at + durationMs, id, owner).changes
       : applyOutcome.run(outcome.status, outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null, at + durationMs, id, owner).changes;
     if (changes === 0) return false;
-    insertAttempt.run(id, id, at, durationMs, attempt.statusCode ?? null, attempt.error ?? null, interrupted ? 1 : 0);
+    insertAttempt.run(id, id, at, durationMs, attempt.statusCode ?? null, attempt.error ?? null, interrupted ? 1 : 0, attempt.response ?? null);
     return true;
   });
   return record.immediate;

@@ -33,6 +33,8 @@ export interface DeliveryAttempt {
   readonly error?: string;
   /** Cut short by a shutdown; it did not count toward the retry schedule. Absent otherwise. */
   readonly interrupted?: true;
+  /** The start of the receiver's answer body (at most 1 KiB of UTF-8), when it sent one. */
+  readonly response?: string;
 }
 
 /** A delivery with its state and full attempt log, for operators. */

@@ -40,6 +40,7 @@ function attemptObject(attempt: DeliveryAttempt): Record<string, unknown> {
   const json: Record<string, unknown> = { at: time(attempt.at), durationMs: attempt.durationMs };
   if (attempt.statusCode !== undefined) json.statusCode = attempt.statusCode;
   if (attempt.error !== undefined) json.error = attempt.error;
+  if (attempt.response !== undefined) json.response = attempt.response;
   return json;
 }
 

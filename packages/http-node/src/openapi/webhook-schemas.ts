@@ -110,6 +110,10 @@ const schemas = {
         type: 'string',
         description: 'Why it failed without a usable answer (timeout, connection refused, `destination not allowed`, `endpoint deleted`, …).',
       },
+      response: {
+        type: 'string',
+        description: 'The start of the receiver\'s answer body: its first 1024 bytes as UTF-8 text, cut before a character the limit would split. Absent when the answer had no body (or there was no answer).',
+      },
     },
   },
   Delivery: {
