@@ -240,6 +240,19 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(catalogue[0]!.schema).toMatchObject({ type: 'object', required: ['id', 'name'] });
   });
 
+  it('reads an endpoint\'s stats, the last attempt\'s time as a Date', async () => {
+    const { id } = await client.webhooks.endpoints.create({ url: receiver.url('/fail') });
+    await server.store.plants.create({ subject: 's', tenant: 'a', scopes: ['plants:write'] }, { id: 777001, name: 'stats' });
+    await eventually(async () => (await client.webhooks.endpoints.stats(id)).windows['1h'].failed === 1, 'one failed attempt');
+    expect(lastRequest()).toMatchObject({ method: 'GET', url: `/webhooks/endpoints/${id}/stats` });
+    const stats = await client.webhooks.endpoints.stats(id);
+    expect(stats).toEqual({
+      endpointId: id,
+      lastAttempt: { at: expect.any(Date), statusCode: 500 },
+      windows: { '1h': { succeeded: 0, failed: 1, successRate: 0 }, '24h': { succeeded: 0, failed: 1, successRate: 0 }, '7d': { succeeded: 0, failed: 1, successRate: 0 } },
+    });
+  });
+
   it('refuses responses that are not what the API documents', async () => {
     const invalid = async (promise: Promise<unknown>) => {
       const error = await rejection(promise);

@@ -73,4 +73,33 @@ describe.each(KINDS)('portal deliveries over HTTP (%s storage)', (kind) => {
     const one = await call('GET', `/webhooks/deliveries/${failed!.id}`, owner());
     expect((one.json as DeliveryJson).attempts[0]!.response).toBe('é'.repeat(511));
   });
+
+  it('GET /webhooks/endpoints/{id}/stats: attempts per window, success rate (null when none), last attempt; tenant-scoped', async () => {
+    let answered = 0;
+    receiver.reply((request) => {
+      if (request.path !== '/stats') return { status: 204 };
+      answered++;
+      return { status: answered === 1 ? 200 : 502 };
+    });
+    const id = await endpoint('/stats', ['plant.created']);
+    const quiet = await endpoint('/stats-quiet', ['plant.deleted']);
+    await plant();
+    await settled(`?endpoint=${id}`, 1);
+    await plant();
+    await settled(`?endpoint=${id}`, 2);
+    const response = await call('GET', `/webhooks/endpoints/${id}/stats`, { token: TOKENS.webhookReader });
+    expect(response.status, response.text).toBe(200);
+    const window = { succeeded: 1, failed: 1, successRate: 0.5 };
+    expect(response.json).toEqual({
+      endpointId: id,
+      lastAttempt: { at: expect.stringMatching(/Z$/), statusCode: 502 },
+      windows: { '1h': window, '24h': window, '7d': window },
+    });
+    const none = { succeeded: 0, failed: 0, successRate: null };
+    expect((await call('GET', `/webhooks/endpoints/${quiet}/stats`, owner())).json).toEqual({ endpointId: quiet, windows: { '1h': none, '24h': none, '7d': none } });
+    expect((await call('GET', `/webhooks/endpoints/${id}/stats`, { token: TOKENS.otherTenant })).status).toBe(404);
+    expect((await call('GET', `/webhooks/endpoints/${id}/stats`, { token: TOKENS.reader })).status).toBe(403);
+    expect((await call('GET', '/webhooks/endpoints/ep_nope/stats', owner())).status).toBe(404);
+    expect((await call('POST', `/webhooks/endpoints/${id}/stats`, owner())).status).toBe(405);
+  });
 });

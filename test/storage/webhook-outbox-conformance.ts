@@ -208,6 +208,55 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect((await outbox().list())[0]?.attempts).toEqual(expected);
     });
 
+    it('counts an endpoint\'s attempts per window (2xx succeeded, others failed) and knows its last one', async () => {
+      const H = 3_600_000;
+      const now = T0 + 10 * 24 * H;
+      const windows = [now - H, now - 24 * H, now - 7 * 24 * H];
+      await queue(
+        delivery('old', { endpointId: 'ep_x', createdAt: now - 9 * 24 * H }),
+        delivery('day', { endpointId: 'ep_x', createdAt: now - 5 * 24 * H }),
+        delivery('hour', { endpointId: 'ep_x', createdAt: now - 2 * H }),
+        delivery('other', { endpointId: 'ep_y', createdAt: now - 2 * H }),
+        delivery('ended', { endpointId: 'ep_x', createdAt: now - 2 * H }),
+      );
+      expect(await outbox().endpointAttemptStats('ep_x', windows)).toEqual({ windows: [{ succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }] });
+      const attempt = async (id: string, at: number, statusCode: number | undefined, outcome: 'pending' | 'delivered' | 'failed' | 'interrupted', error?: string) => {
+        const claimed = (await claim('o', at)).map((delivery) => delivery.id);
+        expect(claimed).toContain(id);
+        const recorded = await outbox().recordAttempt(
+          id,
+          'o',
+          { at, durationMs: 3, ...(statusCode !== undefined ? { statusCode } : {}), ...(error !== undefined ? { error } : {}) },
+          outcome === 'pending' ? { status: 'pending', nextAttemptAt: at } : { status: outcome },
+        );
+        expect(recorded).toBe(true);
+        await outbox().release(claimed, 'o');
+      };
+      await attempt('old', now - 9 * 24 * H, 500, 'pending', 'receiver answered 500'); // before every window
+      await attempt('old', now - 3 * 24 * H, 200, 'delivered'); // 7 d
+      await attempt('day', now - 5 * 24 * H, undefined, 'pending', 'timeout'); // 7 d
+      await attempt('day', now - 20 * H, 503, 'pending', 'receiver answered 503'); // 24 h
+      await attempt('day', now - 10 * H, 204, 'delivered'); // 24 h
+      await attempt('hour', now - 30 * 60_000, 500, 'interrupted', 'interrupted'); // left out
+      await attempt('hour', now - 20 * 60_000, 404, 'pending', 'receiver answered 404'); // 1 h
+      await attempt('hour', now - 10 * 60_000, 201, 'delivered'); // 1 h, the last one
+      await attempt('other', now - 60_000, 500, 'failed', 'receiver answered 500'); // another endpoint
+      await attempt('ended', now - 5 * 60_000, undefined, 'failed', 'endpoint disabled'); // what a disable writes: left out
+      expect(await outbox().endpointAttemptStats('ep_x', windows)).toEqual({
+        windows: [
+          { succeeded: 1, failed: 1 },
+          { succeeded: 2, failed: 2 },
+          { succeeded: 3, failed: 3 },
+        ],
+        lastAttempt: { at: now - 10 * 60_000, statusCode: 201 },
+      });
+      expect(await outbox().endpointAttemptStats('ep_y', windows)).toEqual({
+        windows: [{ succeeded: 0, failed: 1 }, { succeeded: 0, failed: 1 }, { succeeded: 0, failed: 1 }],
+        lastAttempt: { at: now - 60_000, statusCode: 500 },
+      });
+      expect(await outbox().endpointAttemptStats('ep_z', windows)).toEqual({ windows: [{ succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }] });
+    });
+
     it('keeps attempt durations in whole milliseconds (sub-millisecond timings are rounded)', async () => {
       await queue(delivery('d1', { createdAt: T0 }));
       await claim('a', T0);

@@ -36,6 +36,7 @@ export type {
   WebhookDelivery,
   WebhookDeliveryStatus,
   WebhookEndpoint,
+  WebhookEndpointStats,
   WebhookEndpointStatus,
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
@@ -43,6 +44,7 @@ export type {
   WebhookEventTypeInfo,
   WebhookPayload,
   WebhookSession,
+  WebhookWindowStats,
 } from './webhook-types.js';
 
 export {

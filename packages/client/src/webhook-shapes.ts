@@ -4,6 +4,7 @@ import type {
   WebhookAttempt,
   WebhookDelivery,
   WebhookEndpoint,
+  WebhookEndpointStats,
   WebhookEndpointWithSecret,
   WebhookEventTypeInfo,
   WebhookPayload,
@@ -98,4 +99,17 @@ export function eventTypesFromJson(value: unknown): WebhookEventTypeInfo[] | und
     return example === undefined ? undefined : ({ ...entry, example } as unknown as WebhookEventTypeInfo);
   });
   return entries.includes(undefined) ? undefined : (entries as WebhookEventTypeInfo[]);
+}
+
+export function endpointStatsFromJson(value: unknown): WebhookEndpointStats | undefined {
+  if (!isObject(value) || typeof value['endpointId'] !== 'string' || !isObject(value['windows'])) return undefined;
+  const windows = value['windows'];
+  for (const name of ['1h', '24h', '7d']) {
+    const window = windows[name];
+    if (!isObject(window) || typeof window['succeeded'] !== 'number' || typeof window['failed'] !== 'number') return undefined;
+  }
+  const { lastAttempt: rawLast, ...rest } = value;
+  if (rawLast === undefined) return rest as unknown as WebhookEndpointStats;
+  const at = isObject(rawLast) ? dateFromJson(rawLast['at']) : undefined;
+  return at === undefined ? undefined : ({ ...rest, lastAttempt: { ...(rawLast as Json), at } } as unknown as WebhookEndpointStats);
 }

@@ -127,3 +127,18 @@ export interface WebhookEventTypeInfo {
   /** An example body, ids as `bigint`; "send a test event" sends it. */
   readonly example: WebhookPayload;
 }
+
+/** Attempts in one window of `endpoints.stats()`. */
+export interface WebhookWindowStats {
+  readonly succeeded: number;
+  readonly failed: number;
+  /** `succeeded / (succeeded + failed)`; `null` when no attempt was made. */
+  readonly successRate: number | null;
+}
+
+/** An endpoint's health: attempts over the last hour, day and week, and its last attempt (within the week). */
+export interface WebhookEndpointStats {
+  readonly endpointId: string;
+  readonly lastAttempt?: { readonly at: Date; readonly statusCode?: number };
+  readonly windows: { readonly '1h': WebhookWindowStats; readonly '24h': WebhookWindowStats; readonly '7d': WebhookWindowStats };
+}

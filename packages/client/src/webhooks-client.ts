@@ -3,6 +3,7 @@ import { fetchPage, followPages } from './paged-list.js';
 import {
   deliveryFromJson,
   endpointFromJson,
+  endpointStatsFromJson,
   endpointWithSecretFromJson,
   requeuedFromJson,
   eventTypesFromJson,
@@ -15,6 +16,7 @@ import type {
   NewWebhookEndpoint,
   WebhookDelivery,
   WebhookEndpoint,
+  WebhookEndpointStats,
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
   WebhookEventTypeInfo,
@@ -50,6 +52,8 @@ export interface WebhookEndpointsClient {
   rotateSecret(id: string, body?: { readonly secret?: string }, options?: CallOptions): Promise<string>;
   /** Queues again every failed delivery to it created at or after `since`; returns how many. */
   recover(id: string, since: Date | string, options?: CallOptions): Promise<number>;
+  /** Attempts succeeded and failed over the last hour, day and week, and the last attempt. */
+  stats(id: string, options?: CallOptions): Promise<WebhookEndpointStats>;
 }
 
 /** `client.webhooks.deliveries`: messages to the tenant's endpoints, newest first. */
@@ -116,6 +120,7 @@ function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
         ...options,
         body: { since: since instanceof Date ? since.toISOString() : since },
       }),
+    stats: (id, options) => transport.sendForJson('GET', url(id, '/stats'), endpointStatsFromJson, options),
   };
 }
 

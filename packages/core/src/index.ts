@@ -60,6 +60,7 @@ export type {
   Delivery,
   DeliveryAttempt,
   DeliveryStatus,
+  EndpointAttemptStats,
   ListDeliveriesQuery,
   NewDelivery,
   TenantDeliveriesQuery,
@@ -107,7 +108,12 @@ export {
   DEFAULT_RETRY_SCHEDULE,
   DEFAULT_SECRET_OVERLAP_MS,
 } from './webhooks/webhook-defaults.js';
-export { TenantWebhookEndpoints, type TenantWebhookEndpointsOptions } from './webhooks/endpoints/tenant-webhook-endpoints.js';
+export {
+  TenantWebhookEndpoints,
+  type EndpointStats,
+  type EndpointWindowStats,
+  type TenantWebhookEndpointsOptions,
+} from './webhooks/endpoints/tenant-webhook-endpoints.js';
 export { TenantWebhookDeliveries, type TenantWebhookDeliveriesOptions } from './webhooks/endpoints/tenant-webhook-deliveries.js';
 export {
   ENDPOINT_DESCRIPTION_MAX_LENGTH,

@@ -6,11 +6,14 @@ import {
   type Delivery,
   type DeliveryAttempt,
   type DeliveryStatus,
+  type EndpointAttemptStats,
   type ListDeliveriesQuery,
   type NewDelivery,
   type TenantDeliveriesQuery,
   type PendingStats,
   type WebhookOutbox,
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
   isTenantEndpointId,
 } from '@plant-store/core';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
@@ -34,6 +37,11 @@ const DEFAULT_LIST_LIMIT = 100;
 function copyMessage(message: NewDelivery): NewDelivery {
   const { id, tenant, endpointId, eventType, payload, createdAt } = message;
   return { id, tenant, endpointId, eventType, payload, createdAt };
+}
+
+/** Whether an attempt counts in an endpoint's statistics: not interrupted, and not written by a delete or disable of the endpoint. */
+function countsForStats(attempt: DeliveryAttempt): boolean {
+  return !attempt.interrupted && attempt.error !== ENDPOINT_DELETED_ERROR && attempt.error !== ENDPOINT_DISABLED_ERROR;
 }
 
 /** Durations are kept in whole milliseconds, as durable adapters store them (sub-ms clocks are rounded). */
@@ -219,6 +227,26 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     }
     matching.sort(listOrder);
     return matching.slice(0, Math.max(0, query.limit)).map(toDelivery);
+  }
+
+  async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
+    assertOpen(this.#lifecycle);
+    const windows = since.map(() => ({ succeeded: 0, failed: 0 }));
+    const earliest = Math.min(...since);
+    let last: DeliveryAttempt | undefined;
+    for (const record of this.#records.values()) {
+      if (record.message.endpointId !== endpointId) continue;
+      for (const attempt of record.attempts) {
+        if (!countsForStats(attempt) || attempt.at < earliest) continue;
+        const succeeded = attempt.statusCode !== undefined && attempt.statusCode >= 200 && attempt.statusCode < 300;
+        since.forEach((start, index) => {
+          if (attempt.at >= start) windows[index]![succeeded ? 'succeeded' : 'failed']++;
+        });
+        if (!last || attempt.at > last.at) last = attempt;
+      }
+    }
+    if (!last) return { windows };
+    return { windows, lastAttempt: last.statusCode === undefined ? { at: last.at } : { at: last.at, statusCode: last.statusCode } };
   }
 
   async resend(id: string, now: number): Promise<boolean> {

@@ -1,13 +1,16 @@
-import type {
-  AttemptOutcome,
-  ClaimDueOptions,
-  ClaimedDelivery,
-  Delivery,
-  DeliveryAttempt,
-  ListDeliveriesQuery,
-  PendingStats,
-  TenantDeliveriesQuery,
-  WebhookOutbox,
+import {
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
+  type AttemptOutcome,
+  type ClaimDueOptions,
+  type ClaimedDelivery,
+  type Delivery,
+  type DeliveryAttempt,
+  type EndpointAttemptStats,
+  type ListDeliveriesQuery,
+  type PendingStats,
+  type TenantDeliveriesQuery,
+  type WebhookOutbox,
 } from '@plant-store/core';
 import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
 import type { NotificationListener } from './notification-listener.js';
@@ -29,6 +32,7 @@ import {
 import { CoalescingBatch } from './coalescing-batch.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
 import type { ClaimRow, DeliveryRow } from './schema.js';
+import { endpointStatsSql } from './endpoint-stats-queries.js';
 import type { Tables } from './tables.js';
 
 const DEFAULT_LIST_LIMIT = 100;
@@ -61,7 +65,8 @@ type Statement =
   | 'tenantCursor'
   | 'listForTenant'
   | 'resend'
-  | 'requeueFailedSince';
+  | 'requeueFailedSince'
+  | 'endpointStats';
 
 /**
  * The webhook outbox in PostgreSQL, shared by every instance on the
@@ -99,6 +104,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       listForTenant: listTenantDeliveriesSql(tables),
       resend: resendSql(tables),
       requeueFailedSince: requeueFailedSinceSql(tables),
+      endpointStats: endpointStatsSql(tables),
     };
   }
 
@@ -184,6 +190,17 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async resend(id: string, now: number): Promise<boolean> {
     return (await this.#runner.changes('resend the delivery', this.#sql.resend, [id, wholeMs(now)])) > 0;
+  }
+
+  async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
+    const starts = since.map((start) => Math.ceil(start));
+    const parameters = [endpointId, Math.min(...starts), starts, [ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR]];
+    type Row = { windows: [number, number][] | null; last_at: bigint | null; last_status: number | null };
+    const [row] = await this.#runner.rows<Row>('count the endpoint\'s attempts', this.#sql.endpointStats, parameters);
+    const windows = (row?.windows ?? []).map(([succeeded, failed]) => ({ succeeded, failed }));
+    if (!row || row.last_at === null) return { windows };
+    const at = Number(row.last_at);
+    return { windows, lastAttempt: row.last_status === null ? { at } : { at, statusCode: row.last_status } };
   }
 
   async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {

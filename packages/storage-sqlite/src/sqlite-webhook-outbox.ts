@@ -6,12 +6,14 @@ import type {
   ClaimedDelivery,
   Delivery,
   DeliveryAttempt,
+  EndpointAttemptStats,
   ListDeliveriesQuery,
   NewDelivery,
   TenantDeliveriesQuery,
   PendingStats,
   WebhookOutbox,
 } from '@plant-store/core';
+import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR } from '@plant-store/core';
 import type { DatabaseFileGuard } from './database-file-guard.js';
 import { loadQueryBuilder, type QueryBuilder } from './query-builder.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './schema.js';
@@ -39,6 +41,26 @@ const TENANT_CURSOR = `SELECT created_at, rowid FROM webhook_deliveries WHERE id
 
 /** Back to pending whatever the state, due now; a lease in flight is left to end by itself. */
 const RESEND = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`;
+
+/**
+ * The attempts to one endpoint since the earliest window start: its
+ * deliveries updated since then (every attempt moves `updated_at` to its
+ * end, so they hold every attempt made since), found through the index on
+ * (endpoint_id, updated_at). Named parameters: the endpoint id, the earliest start. Left out:
+ * interrupted attempts, and those a delete or disable of the endpoint wrote.
+ */
+const ENDPOINT_ATTEMPTS = `
+  SELECT a.at, coalesce(a.status_code BETWEEN 200 AND 299, 0) AS ok, a.status_code
+  FROM webhook_attempts AS a JOIN webhook_deliveries AS d ON d.id = a.delivery_id
+  WHERE d.endpoint_id = @endpoint AND d.updated_at >= @earliest AND a.at >= @earliest AND a.interrupted = 0
+    AND coalesce(a.error, '') NOT IN ('${ENDPOINT_DELETED_ERROR}', '${ENDPOINT_DISABLED_ERROR}')`;
+
+/** Succeeded and failed counts per window (`@w0`, `@w1`, … its starts), then the last attempt's time and status. */
+const endpointStatsSql = (windows: number) => `
+  WITH attempts AS (${ENDPOINT_ATTEMPTS})
+  SELECT ${Array.from({ length: windows }, (_, index) => `sum(CASE WHEN at >= @w${index} THEN ok ELSE 0 END), sum(CASE WHEN at >= @w${index} THEN 1 - ok ELSE 0 END)`).join(', ')},
+    (SELECT at FROM attempts ORDER BY at DESC LIMIT 1), (SELECT status_code FROM attempts ORDER BY at DESC LIMIT 1)
+  FROM attempts`;
 
 const REQUEUE_FAILED_SINCE = `
   UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
@@ -271,6 +293,18 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return withSqliteWrite(this.#file, 'resend the delivery', () => this.#db.prepare(RESEND).run(wholeMs(now), wholeMs(now), id).changes > 0);
   }
 
+  async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
+    return withSqliteErrors('count the endpoint\'s attempts', () => {
+      const starts = since.map((start) => Math.ceil(start));
+      const parameters = { endpoint: endpointId, earliest: Math.min(...starts), ...Object.fromEntries(starts.map((start, index) => [`w${index}`, start])) };
+      const row = this.#db.prepare(endpointStatsSql(starts.length)).raw(true).get(parameters) as (bigint | null)[];
+      const windows = starts.map((_, index) => ({ succeeded: Number(row[2 * index] ?? 0), failed: Number(row[2 * index + 1] ?? 0) }));
+      const [at, statusCode] = row.slice(2 * starts.length);
+      if (at === null || at === undefined) return { windows };
+      return { windows, lastAttempt: statusCode === null || statusCode === undefined ? { at: Number(at) } : { at: Number(at), statusCode: Number(statusCode) } };
+    });
+  }
+
   async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
     return withSqliteWrite(this.#file, 'recover the endpoint\'s deliveries', () =>
       this.#db.prepare(REQUEUE_FAILED_SINCE).run(wholeMs(now), wholeMs(now), endpointId, Math.ceil(since)).changes,
@@ -357,3 +391,4 @@ async function queryBuilder(action: string): Promise<QueryBuilder> {
     throw sqliteError(action, error);
   }
 }
+

@@ -91,6 +91,8 @@ export const webhookScenarios: Scenario[] = [
   { method: 'POST', path: () => `${currentEndpoint()}/recover`, request: json({}), status: 400 },
   ...itemErrors('POST', (id) => `${endpoint(id)}/recover`, 'write', '{"since":"2020-01-01T00:00:00Z"}'),
   ...bodyErrors('POST', () => `${currentEndpoint()}/recover`),
+  { method: 'GET', path: () => `${currentEndpoint()}/stats`, request: owner, status: 200 },
+  ...itemErrors('GET', (id) => `${endpoint(id)}/stats`, 'read'),
 
   // A plant, so that the endpoint has a delivery.
   { method: 'POST', path: '/plants', request: { ...owner, body: '{"id":5000,"name":"hook"}' }, status: 200 },

@@ -105,6 +105,14 @@ export interface TenantDeliveriesQuery {
   readonly limit: number;
 }
 
+/** What the attempts to one endpoint came to over a few time windows, for its health. */
+export interface EndpointAttemptStats {
+  /** One per `since` asked for, in the same order. */
+  readonly windows: readonly { readonly succeeded: number; readonly failed: number }[];
+  /** The most recent attempt at or after the earliest `since`; absent when none. */
+  readonly lastAttempt?: { readonly at: number; readonly statusCode?: number };
+}
+
 /**
  * The transactional outbox of webhook deliveries (rows are added by
  * `PlantRepository.create`). Claims are leases: a delivery held by one owner
@@ -132,6 +140,12 @@ export interface WebhookOutbox {
   listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined>;
   /** Puts a delivery in any state back to pending, due at `now`, same id, keeping its attempt log (a lease in flight is left alone); `false` when it does not exist. */
   resend(id: string, now: number): Promise<boolean>;
+  /**
+   * Counts the attempts to `endpointId` made at or after each of `since` (epoch ms; one window each): succeeded
+   * when the receiver answered 2xx, failed otherwise. Interrupted attempts, and those a delete or disable of the
+   * endpoint wrote, are left out. One consistent read; cheap for a long history (indexed, no full scan).
+   */
+  endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats>;
   /** Puts every failed delivery to `endpointId` created at or after `since` back to pending, due at `now`; resolves with how many. Atomic. */
   requeueFailedSince(endpointId: string, since: number, now: number): Promise<number>;
   /**

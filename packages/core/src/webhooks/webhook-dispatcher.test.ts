@@ -83,6 +83,7 @@ function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']
     listForTenant: (query) => outbox.listForTenant(query),
     resend: (...args) => outbox.resend(...args),
     requeueFailedSince: (...args) => outbox.requeueFailedSince(...args),
+    endpointAttemptStats: (...args) => outbox.endpointAttemptStats(...args),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryAttempt, WebhookEndpoint } from '@plant-store/core';
+import type { Delivery, DeliveryAttempt, EndpointStats, WebhookEndpoint } from '@plant-store/core';
 
 // JSON writers of the webhook endpoints API (SPEC §9). Times go out as
 // RFC 3339 (core keeps epoch milliseconds); a delivery's payload is embedded
@@ -42,6 +42,13 @@ function attemptObject(attempt: DeliveryAttempt): Record<string, unknown> {
   if (attempt.error !== undefined) json.error = attempt.error;
   if (attempt.response !== undefined) json.response = attempt.response;
   return json;
+}
+
+/** An endpoint's statistics, the last attempt's time as RFC 3339. */
+export function endpointStatsJson(stats: EndpointStats): string {
+  const { endpointId, lastAttempt, windows } = stats;
+  const last = lastAttempt && { at: time(lastAttempt.at), ...(lastAttempt.statusCode !== undefined ? { statusCode: lastAttempt.statusCode } : {}) };
+  return JSON.stringify({ endpointId, ...(last ? { lastAttempt: last } : {}), windows });
 }
 
 /** A JSON array of already serialized items. */

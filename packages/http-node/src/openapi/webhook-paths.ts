@@ -165,6 +165,22 @@ const recoverItem = {
   },
 };
 
+const statsItem = {
+  parameters: idParameter('Endpoint'),
+  get: {
+    operationId: 'getWebhookEndpointStats',
+    tags,
+    summary: 'Endpoint health',
+    description: [
+      'How the attempts to the endpoint went over the last hour, 24 hours and 7 days: a 2xx answer succeeded, anything',
+      'else (another status, a timeout, a refused connection) failed; attempts cut short by a shutdown are left out.',
+      'With the most recent attempt of the last 7 days. Requires `webhooks:read`.',
+    ].join(' '),
+    security: read,
+    responses: { '200': jsonResponse('The statistics.', ref('schemas', 'EndpointStats')), '400': badId, ...authErrors, '404': notFound },
+  },
+};
+
 const deliveriesCollection = (basePath: string) => ({
   get: {
     operationId: 'listWebhookDeliveries',
@@ -260,6 +276,7 @@ export function webhookPaths(basePath: string): Record<string, Record<string, un
     '/webhooks/endpoints/{id}/secret': secretItem,
     '/webhooks/endpoints/{id}/rotate-secret': rotateItem,
     '/webhooks/endpoints/{id}/recover': recoverItem,
+    '/webhooks/endpoints/{id}/stats': statsItem,
     '/webhooks/deliveries': deliveriesCollection(basePath),
     '/webhooks/deliveries/{id}': deliveryItem,
     '/webhooks/deliveries/{id}/resend': resendItem,

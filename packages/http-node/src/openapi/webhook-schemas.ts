@@ -153,6 +153,37 @@ const schemas = {
     properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } },
   },
   Empty: { type: 'object', additionalProperties: false, maxProperties: 0 },
+  WindowStats: {
+    type: 'object',
+    required: ['succeeded', 'failed', 'successRate'],
+    additionalProperties: false,
+    properties: {
+      succeeded: { type: 'integer', minimum: 0 },
+      failed: { type: 'integer', minimum: 0 },
+      successRate: { type: ['number', 'null'], minimum: 0, maximum: 1, description: '`succeeded / (succeeded + failed)`; null when no attempt was made.' },
+    },
+  },
+  EndpointStats: {
+    type: 'object',
+    required: ['endpointId', 'windows'],
+    additionalProperties: false,
+    properties: {
+      endpointId: { type: 'string' },
+      lastAttempt: {
+        type: 'object',
+        required: ['at'],
+        additionalProperties: false,
+        description: 'The most recent attempt of the last 7 days; absent when none.',
+        properties: { at: time('When it started'), statusCode: { type: 'integer', description: 'The receiver\'s status, when it answered.' } },
+      },
+      windows: {
+        type: 'object',
+        required: ['1h', '24h', '7d'],
+        additionalProperties: false,
+        properties: { '1h': ref('schemas', 'WindowStats'), '24h': ref('schemas', 'WindowStats'), '7d': ref('schemas', 'WindowStats') },
+      },
+    },
+  },
   EventType: {
     type: 'object',
     required: ['type', 'description', 'schema', 'example'],

@@ -6,6 +6,7 @@ import {
   deleteEndpoint,
   getEndpoint,
   getEndpointSecret,
+  getEndpointStats,
   listEndpoints,
   recoverEndpoint,
   rotateEndpointSecret,
@@ -21,6 +22,7 @@ export const WEBHOOK_ALLOWED_METHODS = {
   '/webhooks/endpoints/{id}/secret': 'GET, HEAD',
   '/webhooks/endpoints/{id}/rotate-secret': 'POST',
   '/webhooks/endpoints/{id}/recover': 'POST',
+  '/webhooks/endpoints/{id}/stats': 'GET, HEAD',
   '/webhooks/deliveries': 'GET, HEAD',
   '/webhooks/deliveries/{id}': 'GET, HEAD',
   '/webhooks/deliveries/{id}/resend': 'POST',
@@ -38,6 +40,7 @@ const ROUTES: Record<Template, Partial<Record<string, Handler>>> = {
   '/webhooks/endpoints/{id}/secret': { GET: getEndpointSecret },
   '/webhooks/endpoints/{id}/rotate-secret': { POST: rotateEndpointSecret },
   '/webhooks/endpoints/{id}/recover': { POST: recoverEndpoint },
+  '/webhooks/endpoints/{id}/stats': { GET: getEndpointStats },
   '/webhooks/deliveries': { GET: listDeliveries },
   '/webhooks/deliveries/{id}': { GET: getDelivery },
   '/webhooks/deliveries/{id}/resend': { POST: resendDelivery },
@@ -46,7 +49,7 @@ const ROUTES: Record<Template, Partial<Record<string, Handler>>> = {
 };
 
 const COLLECTIONS = new Set(['endpoints', 'deliveries', 'session', 'event-types']);
-const ACTIONS = new Set(['secret', 'rotate-secret', 'recover', 'resend']);
+const ACTIONS = new Set(['secret', 'rotate-secret', 'recover', 'resend', 'stats']);
 
 /**
  * Dispatches a path below `/webhooks/`; `undefined` when the path is none

@@ -39,6 +39,28 @@ export interface TenantWebhookEndpointsOptions {
 
 const DEFAULT_PAGE = 100;
 
+const HOUR_MS = 3_600_000;
+/** The windows of an endpoint's statistics, by name, newest first. */
+const STATS_WINDOWS = [
+  ['1h', HOUR_MS],
+  ['24h', 24 * HOUR_MS],
+  ['7d', 7 * 24 * HOUR_MS],
+] as const;
+
+/** Attempts in one window; `successRate` is `null` when there were none. */
+export interface EndpointWindowStats {
+  readonly succeeded: number;
+  readonly failed: number;
+  readonly successRate: number | null;
+}
+
+/** An endpoint's health: its attempts over the last hour, day and week, and its last attempt (within the week). Times are epoch ms. */
+export interface EndpointStats {
+  readonly endpointId: string;
+  readonly lastAttempt?: { readonly at: number; readonly statusCode?: number };
+  readonly windows: { readonly '1h': EndpointWindowStats; readonly '24h': EndpointWindowStats; readonly '7d': EndpointWindowStats };
+}
+
 /**
  * Tenants' self-service on their webhook endpoints (SPEC §9): each call
  * takes the caller's principal, checks its scope first, validates its input,
@@ -134,6 +156,25 @@ export class TenantWebhookEndpoints {
     const requeued = await this.#options.outbox.requeueFailedSince(id, since, this.#options.clock.now());
     if (requeued > 0) this.#options.onRequeue?.();
     return { requeued };
+  }
+
+  /** How the endpoint's attempts went over the last hour, day and week (2xx succeeded, anything else failed), and its last attempt in that week. */
+  async stats(principal: Principal, id: string): Promise<EndpointStats> {
+    requireScope(principal, 'webhooks:read');
+    const endpoint = found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+    const now = this.#options.clock.now();
+    const { windows, lastAttempt } = await this.#options.outbox.endpointAttemptStats(
+      endpoint.id,
+      STATS_WINDOWS.map(([, ms]) => now - ms),
+    );
+    const byName = Object.fromEntries(
+      STATS_WINDOWS.map(([name], index) => {
+        const { succeeded, failed } = windows[index] ?? { succeeded: 0, failed: 0 };
+        const total = succeeded + failed;
+        return [name, { succeeded, failed, successRate: total === 0 ? null : succeeded / total }];
+      }),
+    ) as EndpointStats['windows'];
+    return { endpointId: endpoint.id, ...(lastAttempt ? { lastAttempt } : {}), windows: byName };
   }
 
   /** The event types an endpoint can subscribe to, with a description and an example body each. */
