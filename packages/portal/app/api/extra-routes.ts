@@ -7,14 +7,13 @@ import {
   ValidationError,
   type PlantStoreClientError,
 } from '@plant-store/client';
-import type { EndpointStats, PortalDelivery } from './portal-api.js';
+import type { PortalDelivery } from './portal-api.js';
 
 // The routes the typed client does not offer yet, called through fetch with
 // the same bearer token and turned into the client's error types, so the
 // page handles every failure one way.
 
 export interface ExtraRoutes {
-  endpointStats(id: string): Promise<EndpointStats>;
   sendTestEvent(id: string, eventType: string): Promise<PortalDelivery>;
 }
 
@@ -37,11 +36,6 @@ export function extraRoutes(baseUrl: URL, token: string): ExtraRoutes {
   }
   const segment = (id: string) => encodeURIComponent(id);
   return {
-    async endpointStats(id) {
-      const raw = (await call('GET', `/webhooks/endpoints/${segment(id)}/stats`)) as EndpointStats & { lastAttempt?: { at: string } };
-      if (raw.lastAttempt === undefined) return raw;
-      return { ...raw, lastAttempt: { ...raw.lastAttempt, at: new Date(raw.lastAttempt.at) } };
-    },
     async sendTestEvent(id, eventType) {
       const raw = (await call('POST', `/webhooks/endpoints/${segment(id)}/test`, { eventType })) as Record<string, unknown>;
       return { ...raw, createdAt: date(raw['createdAt']) } as unknown as PortalDelivery;

@@ -7,6 +7,7 @@ import {
   type WebhookEndpointUpdate,
   type WebhookEndpointWithSecret,
   type NewWebhookEndpoint,
+  type WebhookEndpointStats,
   type WebhookEventTypeInfo,
   type WebhookSession,
 } from '@plant-store/client';
@@ -18,20 +19,8 @@ export type Session = WebhookSession;
 /** One entry of the event catalogue: a type, its description, the JSON Schema of its body and an example. */
 export type EventTypeInfo = WebhookEventTypeInfo;
 
-/** Attempts of one endpoint in one time window. */
-export interface StatsWindow {
-  readonly succeeded: number;
-  readonly failed: number;
-  /** 0..1; null when there was no attempt in the window. */
-  readonly successRate: number | null;
-}
-
-/** An endpoint's health. */
-export interface EndpointStats {
-  readonly endpointId: string;
-  readonly lastAttempt?: { readonly at: Date; readonly statusCode?: number };
-  readonly windows: Readonly<Record<'1h' | '24h' | '7d', StatsWindow>>;
-}
+/** An endpoint's health: attempts and success rate over 1 h, 24 h and 7 d, and its last attempt. */
+export type EndpointStats = WebhookEndpointStats;
 
 /** The delivery log's filters; every one optional. */
 export interface DeliveryFilter {
@@ -42,14 +31,8 @@ export interface DeliveryFilter {
   readonly until?: Date;
 }
 
-/** A delivery as the portal shows it: the client's, with the test mark and each attempt's answer. */
-export type PortalDelivery = Omit<WebhookDelivery, 'attempts'> & {
-  readonly test?: boolean;
-  readonly attempts: readonly PortalAttempt[];
-};
-
-/** An attempt with the first 1 KiB of the receiver's answer, when it sent one. */
-export type PortalAttempt = WebhookDelivery['attempts'][number] & { readonly response?: string };
+/** A delivery as the portal shows it: the client's, with the mark of a test event. */
+export type PortalDelivery = WebhookDelivery & { readonly test?: boolean };
 
 export interface DeliveryPage {
   readonly deliveries: PortalDelivery[];
@@ -92,7 +75,7 @@ export function portalApi(token: string, pageUrl: string = location.href): Porta
       for await (const endpoint of endpoints.list({ limit: 100 })) all.push(endpoint);
       return all;
     },
-    endpointStats: (id) => extra.endpointStats(id),
+    endpointStats: (id) => endpoints.stats(id),
     createEndpoint: (endpoint) => endpoints.create(endpoint),
     updateEndpoint: (id, changes) => endpoints.update(id, changes),
     deleteEndpoint: (id) => endpoints.delete(id),

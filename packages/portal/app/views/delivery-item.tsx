@@ -69,7 +69,9 @@ export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemPr
       </dl>
       <details>
         <summary>Payload</summary>
-        <pre tabIndex={0}>{prettyJson(delivery.payload)}</pre>
+        <pre tabIndex={0} data-testid="payload">
+          {prettyJson(delivery.payload)}
+        </pre>
       </details>
       {delivery.attempts.length === 0 ? (
         <p>No attempt yet.</p>
@@ -95,7 +97,15 @@ export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemPr
                   <td>{Math.round(attempt.durationMs)} ms</td>
                   <td data-testid="attempt-status">{attempt.statusCode ?? '—'}</td>
                   <td>{attempt.error ?? '—'}</td>
-                  <td>{attempt.response === undefined || attempt.response === '' ? '—' : <pre class="answer">{attempt.response}</pre>}</td>
+                  <td>
+                    {attempt.response === undefined || attempt.response === '' ? (
+                      '—'
+                    ) : (
+                      <pre class="answer" data-testid="attempt-response">
+                        {attempt.response}
+                      </pre>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
