@@ -253,6 +253,14 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     });
   });
 
+  it('sends a test event and reads back the delivery marked test, its payload id a bigint', async () => {
+    const { id } = await client.webhooks.endpoints.create({ url: receiver.url('/client-test') });
+    const delivery = await client.webhooks.endpoints.sendTest(id, 'plant.created');
+    expect(lastRequest()).toMatchObject({ method: 'POST', url: `/webhooks/endpoints/${id}/test`, body: '{"eventType":"plant.created"}' });
+    expect(delivery).toMatchObject({ endpointId: id, eventType: 'plant.created', test: true, payload: { id: 9223372036854775807n, name: 'Monstera deliciosa' } });
+    expect(await rejection(client.webhooks.endpoints.sendTest(id, 'plant.moved' as never))).toBeInstanceOf(ValidationError);
+  });
+
   it('refuses responses that are not what the API documents', async () => {
     const invalid = async (promise: Promise<unknown>) => {
       const error = await rejection(promise);

@@ -1,3 +1,4 @@
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../support/postgres.js';
 import { eventually } from '../webhooks/webhook-service.js';
@@ -101,5 +102,47 @@ describe.each(KINDS)('portal deliveries over HTTP (%s storage)', (kind) => {
     expect((await call('GET', `/webhooks/endpoints/${id}/stats`, { token: TOKENS.reader })).status).toBe(403);
     expect((await call('GET', '/webhooks/endpoints/ep_nope/stats', owner())).status).toBe(404);
     expect((await call('POST', `/webhooks/endpoints/${id}/stats`, owner())).status).toBe(405);
+  });
+
+  it('POST /webhooks/endpoints/{id}/test: queues the type\'s example to that endpoint only, signed, marked test', async () => {
+    receiver.reply(() => ({ status: 204 }));
+    const created = await call('POST', '/webhooks/endpoints', owner({ url: receiver.url('/test-target'), eventTypes: ['plant.created'] }));
+    const { id, secret } = created.json as { id: string; secret: string };
+    const bystander = await endpoint('/test-bystander');
+    const before = receiver.received.length;
+    const response = await call('POST', `/webhooks/endpoints/${id}/test`, owner({ eventType: 'plant.deleted' }));
+    expect(response.status, response.text).toBe(202);
+    const queued = response.json as DeliveryJson & { payload: unknown };
+    expect(queued).toMatchObject({ id: expect.stringMatching(/^msg_/), endpointId: id, eventType: 'plant.deleted', test: true });
+    expect(response.text).toContain('"payload":{"id":9223372036854775807}');
+    const [hit] = await receiver.waitFor(1, { path: '/test-target' });
+    expect(hit!.body).toBe('{"id":9223372036854775807}');
+    expect(hit!.headers['plant-store-event']).toBe('plant.deleted');
+    expect(hit!.headers['webhook-id']).toBe(queued.id);
+    expect(() => new Webhook(secret).verify(hit!.body, hit!.headers)).not.toThrow();
+    expect(receiver.received.slice(before).filter((request) => request.path === '/test-bystander')).toEqual([]);
+    const [logged] = await settled(`?endpoint=${id}`, 1);
+    expect(logged).toMatchObject({ id: queued.id, status: 'delivered', test: true });
+    // Real events carry no test flag.
+    await plant();
+    const [real] = await settled(`?endpoint=${bystander}`, 1);
+    expect(real).not.toHaveProperty('test');
+  });
+
+  it('test events: 400 naming eventType, 409 for a disabled endpoint, 404 for another tenant\'s, 403 for a read-only link', async () => {
+    const id = await endpoint('/test-errors');
+    const unknown = await call('POST', `/webhooks/endpoints/${id}/test`, owner({ eventType: 'plant.updated' }));
+    expect(unknown.status).toBe(400);
+    expect((unknown.json as { message: string }).message).toMatch(/eventType/);
+    expect((await call('POST', `/webhooks/endpoints/${id}/test`, owner({}))).status).toBe(400);
+    expect((await call('POST', `/webhooks/endpoints/${id}/test`, owner({ eventType: 'plant.created', extra: 1 }))).status).toBe(400);
+    expect((await call('POST', `/webhooks/endpoints/${id}/test`, { token: TOKENS.otherTenant, body: '{"eventType":"plant.created"}' })).status).toBe(404);
+    const link = await server.store.portalLinks.mint({ tenant: 'a', readOnly: true });
+    expect((await call('POST', `/webhooks/endpoints/${id}/test`, { token: link.token, body: '{"eventType":"plant.created"}' })).status).toBe(403);
+    expect((await call('PATCH', `/webhooks/endpoints/${id}`, owner({ status: 'disabled' }))).status).toBe(200);
+    const disabled = await call('POST', `/webhooks/endpoints/${id}/test`, owner({ eventType: 'plant.created' }));
+    expect(disabled.status).toBe(409);
+    expect(disabled.json).toEqual({ error: 409, message: expect.stringMatching(/disabled/) });
+    expect((await call('GET', `/webhooks/deliveries?endpoint=${id}`, owner())).json).toEqual([]);
   });
 });

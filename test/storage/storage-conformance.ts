@@ -78,6 +78,8 @@ export function describeStorageConformance(name: string, options: StorageConform
           () => closed.outbox.listForTenant({ tenant: 't', limit: 1 }),
           () => closed.outbox.resend('d', 0),
           () => closed.outbox.requeueFailedSince('ep_a', 0, 0),
+          () => closed.outbox.endpointAttemptStats('ep_a', [0]),
+          () => closed.outbox.enqueue(delivery('d', { endpointId: 'ep_a' })),
           () => closed.endpoints.create(newEndpoint('ep_a')),
           () => closed.endpoints.get('t', 'ep_a'),
           () => closed.endpoints.list('t', { limit: 1 }),

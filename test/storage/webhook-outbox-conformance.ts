@@ -257,6 +257,17 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await outbox().endpointAttemptStats('ep_z', windows)).toEqual({ windows: [{ succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }] });
     });
 
+    it('enqueues a delivery on its own, keeping its test flag; a second one with that id is rejected', async () => {
+      const test = delivery('t1', { tenant: 'acme', endpointId: 'ep_x', createdAt: T0 + 5, test: true });
+      await outbox().enqueue(test);
+      await outbox().enqueue(delivery('t2', { tenant: 'acme', endpointId: 'ep_x', createdAt: T0 + 6 }));
+      expect(await outbox().get('t1')).toEqual({ ...test, status: 'pending', attemptCount: 0, nextAttemptAt: T0 + 5, attempts: [] });
+      expect(await outbox().get('t2')).not.toHaveProperty('test');
+      expect((await outbox().listForTenant({ tenant: 'acme', limit: 10 }))!.map((d) => [d.id, d.test])).toEqual([['t2', undefined], ['t1', true]]);
+      expect((await claim('o', T0 + 10)).map((d) => d.id)).toEqual(['t1', 't2']);
+      await expect(outbox().enqueue(delivery('t1', { endpointId: 'ep_x' }))).rejects.toThrow();
+    });
+
     it('keeps attempt durations in whole milliseconds (sub-millisecond timings are rounded)', async () => {
       await queue(delivery('d1', { createdAt: T0 }));
       await claim('a', T0);

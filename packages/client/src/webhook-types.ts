@@ -86,6 +86,8 @@ export interface WebhookDelivery {
   readonly attempts: WebhookAttempt[];
   readonly nextAttemptAt?: Date;
   readonly createdAt: Date;
+  /** `true` for a delivery queued by `endpoints.sendTest`; absent otherwise. */
+  readonly test?: true;
 }
 
 /** Which endpoints to list (newest ids are not implied: the service's keyset order). */

@@ -19,6 +19,7 @@ import type {
   WebhookEndpointStats,
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
+  WebhookEventType,
   WebhookEventTypeInfo,
   WebhookSession,
 } from './webhook-types.js';
@@ -54,6 +55,8 @@ export interface WebhookEndpointsClient {
   recover(id: string, since: Date | string, options?: CallOptions): Promise<number>;
   /** Attempts succeeded and failed over the last hour, day and week, and the last attempt. */
   stats(id: string, options?: CallOptions): Promise<WebhookEndpointStats>;
+  /** Queues the example body of `eventType` to this endpoint only (signed like any delivery, marked `test`); returns the delivery. */
+  sendTest(id: string, eventType: WebhookEventType, options?: CallOptions): Promise<WebhookDelivery>;
 }
 
 /** `client.webhooks.deliveries`: messages to the tenant's endpoints, newest first. */
@@ -121,6 +124,7 @@ function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
         body: { since: since instanceof Date ? since.toISOString() : since },
       }),
     stats: (id, options) => transport.sendForJson('GET', url(id, '/stats'), endpointStatsFromJson, options),
+    sendTest: (id, eventType, options) => transport.sendForJson('POST', url(id, '/test'), deliveryFromJson, { ...options, body: { eventType } }),
   };
 }
 

@@ -122,6 +122,7 @@ export {
   ListEndpointsOptionsSchema,
   RecoverSchema,
   RotateSecretSchema,
+  SendTestSchema,
   WEBHOOK_LIST_LIMIT_MAX,
   endpointPatchSchema,
   newEndpointSchema,

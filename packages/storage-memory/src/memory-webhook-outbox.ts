@@ -36,7 +36,7 @@ const DEFAULT_LIST_LIMIT = 100;
 
 function copyMessage(message: NewDelivery): NewDelivery {
   const { id, tenant, endpointId, eventType, payload, createdAt } = message;
-  return { id, tenant, endpointId, eventType, payload, createdAt };
+  return message.test ? { id, tenant, endpointId, eventType, payload, createdAt, test: true } : { id, tenant, endpointId, eventType, payload, createdAt };
 }
 
 /** Whether an attempt counts in an endpoint's statistics: not interrupted, and not written by a delete or disable of the endpoint. */
@@ -124,6 +124,12 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
       this.#records.set(delivery.id, record);
       this.#addPending(record);
     }
+  }
+
+  async enqueue(delivery: NewDelivery): Promise<void> {
+    assertOpen(this.#lifecycle);
+    this.assertInsertable([delivery]);
+    this.insert([delivery]);
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {

@@ -37,6 +37,7 @@ function toAttempt(json: AttemptJson): DeliveryAttempt {
 export function toDelivery(row: DeliveryRow): Delivery {
   return {
     ...toNewDelivery(row),
+    ...(row.test ? { test: true as const } : {}),
     status: row.status,
     // Every attempt, interrupted ones included (attempt_count leaves those out: it drives the retry schedule).
     attemptCount: row.attempts.length,

@@ -8,6 +8,7 @@ import {
   type DeliveryAttempt,
   type EndpointAttemptStats,
   type ListDeliveriesQuery,
+  type NewDelivery,
   type PendingStats,
   type TenantDeliveriesQuery,
   type WebhookOutbox,
@@ -32,7 +33,7 @@ import {
 import { CoalescingBatch } from './coalescing-batch.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
 import type { ClaimRow, DeliveryRow } from './schema.js';
-import { endpointStatsSql } from './endpoint-stats-queries.js';
+import { endpointStatsSql, enqueueSql } from './portal-outbox-queries.js';
 import type { Tables } from './tables.js';
 
 const DEFAULT_LIST_LIMIT = 100;
@@ -66,7 +67,8 @@ type Statement =
   | 'listForTenant'
   | 'resend'
   | 'requeueFailedSince'
-  | 'endpointStats';
+  | 'endpointStats'
+  | 'enqueue';
 
 /**
  * The webhook outbox in PostgreSQL, shared by every instance on the
@@ -105,6 +107,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       resend: resendSql(tables),
       requeueFailedSince: requeueFailedSinceSql(tables),
       endpointStats: endpointStatsSql(tables),
+      enqueue: enqueueSql(tables),
     };
   }
 
@@ -190,6 +193,11 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async resend(id: string, now: number): Promise<boolean> {
     return (await this.#runner.changes('resend the delivery', this.#sql.resend, [id, wholeMs(now)])) > 0;
+  }
+
+  async enqueue(delivery: NewDelivery): Promise<void> {
+    const { id, tenant, endpointId, eventType, payload } = delivery;
+    await this.#runner.changes('queue the delivery', this.#sql.enqueue, [id, tenant, endpointId, eventType, payload, wholeMs(delivery.createdAt), delivery.test === true]);
   }
 
   async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {

@@ -62,6 +62,12 @@ const endpointStatsSql = (windows: number) => `
     (SELECT at FROM attempts ORDER BY at DESC LIMIT 1), (SELECT status_code FROM attempts ORDER BY at DESC LIMIT 1)
   FROM attempts`;
 
+/** One delivery queued on its own (a test event), with its test flag. */
+const ENQUEUE = `
+  INSERT INTO webhook_deliveries
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, test)
+  VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`;
+
 const REQUEUE_FAILED_SINCE = `
   UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
   WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ?`;
@@ -113,6 +119,7 @@ function toNewDelivery(row: DeliveryRowCore): NewDelivery {
 function toDelivery(row: Selectable<WebhookDeliveriesTable>, attempts: DeliveryAttempt[]): Delivery {
   return {
     ...toNewDelivery(row),
+    ...(row.test === 1n ? { test: true as const } : {}),
     status: row.status,
     // Every attempt, interrupted ones included (attempt_count leaves those out: it drives the retry schedule).
     attemptCount: attempts.length,
@@ -176,6 +183,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       const createdAt = wholeMs(delivery.createdAt);
       this.#insert.run(delivery.id, delivery.tenant, delivery.endpointId, delivery.eventType, delivery.payload, createdAt, createdAt, createdAt);
     }
+  }
+
+  async enqueue(delivery: NewDelivery): Promise<void> {
+    withSqliteWrite(this.#file, 'queue the delivery', () => {
+      const createdAt = wholeMs(delivery.createdAt);
+      const { id, tenant, endpointId, eventType, payload } = delivery;
+      this.#db.prepare(ENQUEUE).run(id, tenant, endpointId, eventType, payload, createdAt, createdAt, createdAt, delivery.test ? 1 : 0);
+    });
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {

@@ -53,7 +53,7 @@ export function routeTemplate(path: string): string | undefined {
   if (['/plants', '/healthz', '/readyz', '/openapi.json'].includes(pathOnly)) return pathOnly;
   if (/^\/plants\/[^/]+$/.test(pathOnly)) return '/plants/{id}';
   if (['/webhooks/endpoints', '/webhooks/deliveries', '/webhooks/session', '/webhooks/event-types'].includes(pathOnly)) return pathOnly;
-  const endpoint = /^\/webhooks\/endpoints\/[^/]+(\/(secret|rotate-secret|recover|stats))?$/.exec(pathOnly);
+  const endpoint = /^\/webhooks\/endpoints\/[^/]+(\/(secret|rotate-secret|recover|stats|test))?$/.exec(pathOnly);
   if (endpoint) return `/webhooks/endpoints/{id}${endpoint[1] ?? ''}`;
   const delivery = /^\/webhooks\/deliveries\/[^/]+(\/resend)?$/.exec(pathOnly);
   if (delivery) return `/webhooks/deliveries/{id}${delivery[1] ?? ''}`;

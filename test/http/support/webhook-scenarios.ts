@@ -93,6 +93,13 @@ export const webhookScenarios: Scenario[] = [
   ...bodyErrors('POST', () => `${currentEndpoint()}/recover`),
   { method: 'GET', path: () => `${currentEndpoint()}/stats`, request: owner, status: 200 },
   ...itemErrors('GET', (id) => `${endpoint(id)}/stats`, 'read'),
+  { method: 'POST', path: () => `${currentEndpoint()}/test`, request: json({ eventType: 'plant.deleted' }), status: 202 },
+  { method: 'POST', path: () => `${currentEndpoint()}/test`, request: json({ eventType: 'plant.updated' }), status: 400 },
+  ...itemErrors('POST', (id) => `${endpoint(id)}/test`, 'write', '{"eventType":"plant.created"}'),
+  ...bodyErrors('POST', () => `${currentEndpoint()}/test`),
+  { method: 'PATCH', path: currentEndpoint, request: json({ status: 'disabled' }), status: 200 },
+  { method: 'POST', path: () => `${currentEndpoint()}/test`, request: json({ eventType: 'plant.created' }), status: 409 },
+  { method: 'PATCH', path: currentEndpoint, request: json({ status: 'enabled' }), status: 200 },
 
   // A plant, so that the endpoint has a delivery.
   { method: 'POST', path: '/plants', request: { ...owner, body: '{"id":5000,"name":"hook"}' }, status: 200 },

@@ -19,6 +19,8 @@ export interface NewDelivery {
   readonly payload: string;
   /** When it was queued, epoch milliseconds. Also its first due time. */
   readonly createdAt: number;
+  /** Queued by "send a test event" (an example payload, not a real event); absent otherwise. */
+  readonly test?: true;
 }
 
 /** One try at sending a delivery. */
@@ -146,6 +148,8 @@ export interface WebhookOutbox {
    * endpoint wrote, are left out. One consistent read; cheap for a long history (indexed, no full scan).
    */
   endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats>;
+  /** Queues one delivery on its own (not with a plant write: a test event), pending and due at its `createdAt`; rejects with a `StorageError` when the id exists. */
+  enqueue(delivery: NewDelivery): Promise<void>;
   /** Puts every failed delivery to `endpointId` created at or after `since` back to pending, due at `now`; resolves with how many. Atomic. */
   requeueFailedSince(endpointId: string, since: number, now: number): Promise<number>;
   /**

@@ -84,6 +84,7 @@ function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']
     resend: (...args) => outbox.resend(...args),
     requeueFailedSince: (...args) => outbox.requeueFailedSince(...args),
     endpointAttemptStats: (...args) => outbox.endpointAttemptStats(...args),
+    enqueue: (delivery) => outbox.enqueue(delivery),
   };
 }
 

@@ -31,6 +31,7 @@ function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {
 export function deliveryJson(delivery: Delivery): string {
   const head = JSON.stringify({ id: delivery.id, endpointId: delivery.endpointId, eventType: delivery.eventType });
   const tail: Record<string, unknown> = { status: delivery.status, attempts: delivery.attempts.map(attemptObject) };
+  if (delivery.test) tail.test = true;
   if (delivery.nextAttemptAt !== undefined) tail.nextAttemptAt = time(delivery.nextAttemptAt);
   tail.createdAt = time(delivery.createdAt);
   return `${head.slice(0, -1)},"payload":${delivery.payload},${JSON.stringify(tail).slice(1)}`;

@@ -181,6 +181,30 @@ const statsItem = {
   },
 };
 
+const testItem = {
+  parameters: idParameter('Endpoint'),
+  post: {
+    operationId: 'sendWebhookTestEvent',
+    tags,
+    summary: 'Send a test event',
+    description: [
+      'Queues the example body of `eventType` (see `GET /webhooks/event-types`; any known type, whether the endpoint',
+      'subscribes to it or not) to this endpoint only. It is signed and sent like any delivery, retried the same way,',
+      'and marked `test: true` in the delivery log. Requires `webhooks:write`.',
+    ].join(' '),
+    security: write,
+    requestBody: jsonBody('SendTest', '`{"eventType": "plant.created"}`.'),
+    responses: {
+      '202': jsonResponse('Queued: the delivery, with `test: true`.', ref('schemas', 'Delivery')),
+      '400': ref('responses', 'BadRequest'),
+      ...authErrors,
+      '404': notFound,
+      '409': errorResponse('The endpoint is disabled: enable it first.'),
+      ...bodyErrors,
+    },
+  },
+};
+
 const deliveriesCollection = (basePath: string) => ({
   get: {
     operationId: 'listWebhookDeliveries',
@@ -277,6 +301,7 @@ export function webhookPaths(basePath: string): Record<string, Record<string, un
     '/webhooks/endpoints/{id}/rotate-secret': rotateItem,
     '/webhooks/endpoints/{id}/recover': recoverItem,
     '/webhooks/endpoints/{id}/stats': statsItem,
+    '/webhooks/endpoints/{id}/test': testItem,
     '/webhooks/deliveries': deliveriesCollection(basePath),
     '/webhooks/deliveries/{id}': deliveryItem,
     '/webhooks/deliveries/{id}/resend': resendItem,

@@ -132,6 +132,7 @@ const schemas = {
       attempts: { type: 'array', items: ref('schemas', 'Attempt'), description: 'Oldest first.' },
       nextAttemptAt: time('When the next attempt is due; only while pending'),
       createdAt: time('When it was queued'),
+      test: { type: 'boolean', const: true, description: 'Present (true) only on a delivery queued by "send a test event".' },
     },
   },
   PlantDeleted: {
@@ -153,6 +154,12 @@ const schemas = {
     properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } },
   },
   Empty: { type: 'object', additionalProperties: false, maxProperties: 0 },
+  SendTest: {
+    type: 'object',
+    required: ['eventType'],
+    additionalProperties: false,
+    properties: { eventType: ref('schemas', 'WebhookEventType') },
+  },
   WindowStats: {
     type: 'object',
     required: ['succeeded', 'failed', 'successRate'],

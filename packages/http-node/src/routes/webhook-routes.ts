@@ -10,6 +10,7 @@ import {
   listEndpoints,
   recoverEndpoint,
   rotateEndpointSecret,
+  sendTestEvent,
   updateEndpoint,
 } from './webhook-endpoints-routes.js';
 import { listEventTypes } from './webhook-event-types-route.js';
@@ -23,6 +24,7 @@ export const WEBHOOK_ALLOWED_METHODS = {
   '/webhooks/endpoints/{id}/rotate-secret': 'POST',
   '/webhooks/endpoints/{id}/recover': 'POST',
   '/webhooks/endpoints/{id}/stats': 'GET, HEAD',
+  '/webhooks/endpoints/{id}/test': 'POST',
   '/webhooks/deliveries': 'GET, HEAD',
   '/webhooks/deliveries/{id}': 'GET, HEAD',
   '/webhooks/deliveries/{id}/resend': 'POST',
@@ -41,6 +43,7 @@ const ROUTES: Record<Template, Partial<Record<string, Handler>>> = {
   '/webhooks/endpoints/{id}/rotate-secret': { POST: rotateEndpointSecret },
   '/webhooks/endpoints/{id}/recover': { POST: recoverEndpoint },
   '/webhooks/endpoints/{id}/stats': { GET: getEndpointStats },
+  '/webhooks/endpoints/{id}/test': { POST: sendTestEvent },
   '/webhooks/deliveries': { GET: listDeliveries },
   '/webhooks/deliveries/{id}': { GET: getDelivery },
   '/webhooks/deliveries/{id}/resend': { POST: resendDelivery },
@@ -49,7 +52,7 @@ const ROUTES: Record<Template, Partial<Record<string, Handler>>> = {
 };
 
 const COLLECTIONS = new Set(['endpoints', 'deliveries', 'session', 'event-types']);
-const ACTIONS = new Set(['secret', 'rotate-secret', 'recover', 'resend', 'stats']);
+const ACTIONS = new Set(['secret', 'rotate-secret', 'recover', 'resend', 'stats', 'test']);
 
 /**
  * Dispatches a path below `/webhooks/`; `undefined` when the path is none

@@ -1,9 +1,10 @@
 import type { Principal } from '../../domain/principal.js';
 import { validate } from '../../domain/validate.js';
-import { NotFoundError } from '../../errors.js';
+import { ConflictError, NotFoundError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { WebhookEndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.js';
-import type { WebhookOutbox } from '../../ports/webhook-outbox.js';
+import type { Delivery, WebhookOutbox } from '../../ports/webhook-outbox.js';
+import { newMessageId } from '../message-id.js';
 import { requireScope } from '../../service/plant-service.js';
 import {
   endpointPatchSchema,
@@ -11,6 +12,7 @@ import {
   newEndpointSchema,
   RecoverSchema,
   RotateSecretSchema,
+  SendTestSchema,
 } from './endpoint-schemas.js';
 import {
   DISABLED_BY_TENANT,
@@ -21,7 +23,7 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointStatus,
 } from './webhook-endpoint.js';
-import { WEBHOOK_EVENT_CATALOGUE, type WebhookEventDescription } from './webhook-event-catalogue.js';
+import { WEBHOOK_EVENT_CATALOGUE, webhookEventDescription, type WebhookEventDescription } from './webhook-event-catalogue.js';
 
 export interface TenantWebhookEndpointsOptions {
   readonly endpoints: WebhookEndpointRepository;
@@ -175,6 +177,31 @@ export class TenantWebhookEndpoints {
       }),
     ) as EndpointStats['windows'];
     return { endpointId: endpoint.id, ...(lastAttempt ? { lastAttempt } : {}), windows: byName };
+  }
+
+  /**
+   * Queues the example body of `{eventType}` (any known type, subscribed or not) to this endpoint only, signed and
+   * sent like any delivery and marked `test`; returns the queued delivery. A disabled endpoint is a `ConflictError`:
+   * nothing is sent to it.
+   */
+  async sendTest(principal: Principal, id: string, input: unknown): Promise<Delivery> {
+    requireScope(principal, 'webhooks:write');
+    const { eventType } = validate(SendTestSchema, input);
+    const endpoint = found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+    if (endpoint.status === 'disabled') throw new ConflictError(`endpoint ${endpoint.id} is disabled: enable it to send a test event`);
+    const delivery = {
+      id: newMessageId(),
+      tenant: principal.tenant,
+      endpointId: endpoint.id,
+      eventType,
+      payload: webhookEventDescription(eventType).example,
+      createdAt: this.#options.clock.now(),
+      test: true,
+    } as const;
+    await this.#options.outbox.enqueue(delivery);
+    this.#options.onRequeue?.();
+    // Read back, unless it is already gone (deleted with its endpoint meanwhile): then as queued.
+    return (await this.#options.outbox.get(delivery.id)) ?? { ...delivery, status: 'pending', attemptCount: 0, nextAttemptAt: delivery.createdAt, attempts: [] };
   }
 
   /** The event types an endpoint can subscribe to, with a description and an example body each. */

@@ -1,3 +1,5 @@
+// SQL of the outbox operations behind the tenant webhook portal (endpoint statistics, test events), built once per storage.
+
 import type { Tables } from './tables.js';
 
 /**
@@ -23,3 +25,9 @@ export const endpointStatsSql = (t: Tables) => `
      FROM unnest($3::bigint[]) WITH ORDINALITY AS u (start, position)) AS windows,
     (SELECT at FROM attempts ORDER BY at DESC LIMIT 1) AS last_at,
     (SELECT status_code FROM attempts ORDER BY at DESC LIMIT 1) AS last_status`;
+
+/** Parameters: id, tenant, endpoint id, event type, payload, created at, test. One delivery queued on its own (a test event). */
+export const enqueueSql = (t: Tables) => `
+  INSERT INTO ${t.deliveries}
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, test)
+  VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6, $6, $7)`;
