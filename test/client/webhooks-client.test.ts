@@ -261,6 +261,21 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(await rejection(client.webhooks.endpoints.sendTest(id, 'plant.moved' as never))).toBeInstanceOf(ValidationError);
   });
 
+  it('lists deliveries filtered by event type and time, Dates sent as RFC 3339, and follows pages with the filters', async () => {
+    const { id } = await client.webhooks.endpoints.create({ url: receiver.url('/client-filters'), eventTypes: ['plant.created', 'plant.deleted'] });
+    const first = await client.webhooks.endpoints.sendTest(id, 'plant.deleted');
+    await client.webhooks.endpoints.sendTest(id, 'plant.created');
+    await client.webhooks.endpoints.sendTest(id, 'plant.deleted');
+    const since = first.createdAt;
+    const deleted = await collect(client.webhooks.deliveries.list({ endpoint: id, eventType: 'plant.deleted', since, until: new Date(Date.now() + 60_000), limit: 1 }));
+    expect(deleted.map((delivery) => delivery.eventType)).toEqual(['plant.deleted', 'plant.deleted']);
+    expect(requests.at(-2)!.url).toBe(
+      `/webhooks/deliveries?endpoint=${id}&eventType=plant.deleted&since=${encodeURIComponent(since.toISOString())}&until=${encodeURIComponent(new URL(server.url + requests.at(-2)!.url).searchParams.get('until')!)}&limit=1`,
+    );
+    expect(lastRequest().url).toContain('&after=');
+    expect(lastRequest().url).toContain('eventType=plant.deleted');
+  });
+
   it('refuses responses that are not what the API documents', async () => {
     const invalid = async (promise: Promise<unknown>) => {
       const error = await rejection(promise);

@@ -145,4 +145,35 @@ describe.each(KINDS)('portal deliveries over HTTP (%s storage)', (kind) => {
     expect(disabled.json).toEqual({ error: 409, message: expect.stringMatching(/disabled/) });
     expect((await call('GET', `/webhooks/deliveries?endpoint=${id}`, owner())).json).toEqual([]);
   });
+
+  it('GET /webhooks/deliveries filters by eventType, since and until, and the Link keeps the filters', async () => {
+    receiver.reply(() => ({ status: 204 }));
+    const id = await endpoint('/filters');
+    const sent: DeliveryJson[] = [];
+    for (const eventType of ['plant.created', 'plant.deleted', 'plant.created', 'plant.created']) {
+      const response = await call('POST', `/webhooks/endpoints/${id}/test`, owner({ eventType }));
+      sent.push(response.json as DeliveryJson);
+      // Distinct creation times, so the time filters have something to tell apart.
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    const list = async (query: string) => {
+      const response = await call('GET', `/webhooks/deliveries?endpoint=${id}&${query}`, owner());
+      expect(response.status, response.text).toBe(200);
+      return { ids: (response.json as DeliveryJson[]).map((delivery) => delivery.id), link: response.headers.get('link') };
+    };
+    const [c0, d1, c2, c3] = sent.map((delivery) => delivery.id);
+    expect((await list('eventType=plant.deleted')).ids).toEqual([d1]);
+    expect((await list(`since=${encodeURIComponent(sent[1]!.createdAt)}`)).ids).toEqual([c3, c2, d1]);
+    expect((await list(`until=${encodeURIComponent(sent[2]!.createdAt)}`)).ids).toEqual([d1, c0]);
+    const page = await list(`eventType=plant.created&since=${sent[0]!.createdAt}&limit=2`);
+    expect(page.ids).toEqual([c3, c2]);
+    expect(page.link).toBe(`</webhooks/deliveries?endpoint=${id}&eventType=plant.created&since=${encodeURIComponent(sent[0]!.createdAt)}&limit=2&after=${c2}>; rel="next"`);
+    const next = await call('GET', page.link!.slice(1, page.link!.indexOf('>')), owner());
+    expect((next.json as DeliveryJson[]).map((delivery) => delivery.id)).toEqual([c0]);
+    for (const [query, name] of [['eventType=plant.moved', 'eventType'], ['since=yesterday', 'since'], ['until=2026-13-01T00:00:00Z', 'until'], ['since=a&since=b', 'since']]) {
+      const bad = await call('GET', `/webhooks/deliveries?${query}`, owner());
+      expect(bad.status).toBe(400);
+      expect((bad.json as { message: string }).message).toContain(name);
+    }
+  });
 });

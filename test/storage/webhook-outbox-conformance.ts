@@ -268,6 +268,24 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       await expect(outbox().enqueue(delivery('t1', { endpointId: 'ep_x' }))).rejects.toThrow();
     });
 
+    it('filters a tenant\'s listing by event type and creation time (since inclusive, until exclusive), with the cursor', async () => {
+      const at = (id: string, createdAt: number, eventType = 'plant.created') => outbox().enqueue(delivery(id, { tenant: 'acme', endpointId: 'ep_x', eventType, createdAt }));
+      await at('c0', T0);
+      await at('d1', T0 + 1, 'plant.deleted');
+      await at('c2', T0 + 2);
+      await at('c3', T0 + 3);
+      await at('d4', T0 + 4, 'plant.deleted');
+      const ids = async (query: { eventType?: string; since?: number; until?: number; after?: string; limit?: number }) =>
+        (await outbox().listForTenant({ tenant: 'acme', limit: 10, ...query }))?.map((d) => d.id);
+      expect(await ids({ eventType: 'plant.deleted' })).toEqual(['d4', 'd1']);
+      expect(await ids({ since: T0 + 2 })).toEqual(['d4', 'c3', 'c2']);
+      expect(await ids({ until: T0 + 2 })).toEqual(['d1', 'c0']);
+      expect(await ids({ since: T0 + 1, until: T0 + 4, eventType: 'plant.created' })).toEqual(['c3', 'c2']);
+      expect(await ids({ since: T0 + 1, until: T0 + 4, eventType: 'plant.created', after: 'c3' })).toEqual(['c2']);
+      expect(await ids({ eventType: 'plant.created', limit: 2 })).toEqual(['c3', 'c2']);
+      expect(await ids({ since: T0 + 5 })).toEqual([]);
+    });
+
     it('keeps attempt durations in whole milliseconds (sub-millisecond timings are rounded)', async () => {
       await queue(delivery('d1', { createdAt: T0 }));
       await claim('a', T0);

@@ -103,6 +103,11 @@ export interface ListWebhookDeliveriesQuery {
   /** Only deliveries to this endpoint (`ep_…`). */
   readonly endpoint?: string;
   readonly status?: WebhookDeliveryStatus;
+  readonly eventType?: WebhookEventType;
+  /** Only deliveries created at or after this time (a `Date`, or RFC 3339 text). */
+  readonly since?: Date | string;
+  /** Only deliveries created before this time (a `Date`, or RFC 3339 text). */
+  readonly until?: Date | string;
   /** Page size; `list()` follows the pages. */
   readonly limit?: number;
   /** Only deliveries after this one in the listing order (keyset pagination). */

@@ -95,7 +95,8 @@ function queryOf<Q>(names: readonly (keyof Q & string)[], numeric: readonly stri
 }
 
 const nextEndpoints = queryOf<ListWebhookEndpointsQuery>(['limit', 'after'], ['limit']);
-const nextDeliveries = queryOf<ListWebhookDeliveriesQuery>(['endpoint', 'status', 'limit', 'after'], ['limit']);
+const nextDeliveries = queryOf<ListWebhookDeliveriesQuery>(['endpoint', 'status', 'eventType', 'since', 'until', 'limit', 'after'], ['limit']);
+const timeParam = (value: Date | string | undefined) => (value instanceof Date ? value.toISOString() : value);
 
 async function sendAndDiscard(transport: HttpTransport, method: string, url: URL, options: CallOptions & { body?: unknown } = {}) {
   const response = await transport.send(method, url, options);
@@ -129,8 +130,8 @@ function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
 }
 
 function deliveriesClient(transport: HttpTransport): WebhookDeliveriesClient {
-  const listUrl = ({ endpoint, status, limit, after }: ListWebhookDeliveriesQuery) =>
-    transport.url(DELIVERIES, { endpoint, status, limit: optional(limit), after });
+  const listUrl = ({ endpoint, status, eventType, since, until, limit, after }: ListWebhookDeliveriesQuery) =>
+    transport.url(DELIVERIES, { endpoint, status, eventType, since: timeParam(since), until: timeParam(until), limit: optional(limit), after });
   return {
     list: (query = {}) => followPages(transport, listUrl(query), deliveryFromJson, query.signal),
     async listPage(query = {}) {

@@ -39,6 +39,13 @@ function copyMessage(message: NewDelivery): NewDelivery {
   return message.test ? { id, tenant, endpointId, eventType, payload, createdAt, test: true } : { id, tenant, endpointId, eventType, payload, createdAt };
 }
 
+/** The event type and creation time filters of a tenant listing. */
+function withinFilters(message: NewDelivery, query: TenantDeliveriesQuery): boolean {
+  if (query.eventType !== undefined && message.eventType !== query.eventType) return false;
+  if (query.since !== undefined && message.createdAt < query.since) return false;
+  return query.until === undefined || message.createdAt < query.until;
+}
+
 /** Whether an attempt counts in an endpoint's statistics: not interrupted, and not written by a delete or disable of the endpoint. */
 function countsForStats(attempt: DeliveryAttempt): boolean {
   return !attempt.interrupted && attempt.error !== ENDPOINT_DELETED_ERROR && attempt.error !== ENDPOINT_DISABLED_ERROR;
@@ -228,6 +235,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     for (const record of this.#records.values()) {
       if (!mine(record) || (endpointId !== undefined && record.message.endpointId !== endpointId)) continue;
       if (status !== undefined && record.status !== status) continue;
+      if (!withinFilters(record.message, query)) continue;
       if (cursor && listOrder(cursor, record) >= 0) continue;
       matching.push(record);
     }

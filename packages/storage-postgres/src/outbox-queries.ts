@@ -109,12 +109,15 @@ export const tenantCursorSql = (t: Tables) => `
 
 /**
  * Parameters: tenant, endpoint id (NULL: all), status (NULL: all), cursor created-at and seq (NULL: from the newest),
- * limit. Only deliveries to tenant endpoints (`ep_…`), never those of operator subscriptions.
+ * limit, event type (NULL: all), created at or after (NULL: no bound), created before (NULL: no bound). Only
+ * deliveries to tenant endpoints (`ep_…`), never those of operator subscriptions.
  */
 export const listTenantDeliveriesSql = (t: Tables) => `
   SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d
   WHERE d.tenant = $1 AND left(d.endpoint_id, 3) = 'ep_'
     AND ($2::text IS NULL OR d.endpoint_id = $2) AND ($3::text IS NULL OR d.status = $3)
+    AND ($7::text IS NULL OR d.event_type = $7)
+    AND ($8::bigint IS NULL OR d.created_at >= $8) AND ($9::bigint IS NULL OR d.created_at < $9)
     AND ($4::bigint IS NULL OR (d.created_at, d.seq) < ($4::bigint, $5::bigint))
   ORDER BY d.created_at DESC, d.seq DESC LIMIT $6`;
 

@@ -187,7 +187,17 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', this.#sql.tenantCursor, [query.after, query.tenant]);
       if (!cursor) return undefined;
     }
-    const parameters = [query.tenant, query.endpointId ?? null, query.status ?? null, cursor?.created_at ?? null, cursor?.seq ?? null, Math.max(0, query.limit)];
+    const parameters = [
+      query.tenant,
+      query.endpointId ?? null,
+      query.status ?? null,
+      cursor?.created_at ?? null,
+      cursor?.seq ?? null,
+      Math.max(0, query.limit),
+      query.eventType ?? null,
+      query.since === undefined ? null : Math.ceil(query.since),
+      query.until === undefined ? null : Math.ceil(query.until),
+    ];
     return (await this.#runner.rows<DeliveryRow>('list deliveries', this.#sql.listForTenant, parameters)).map(toDelivery);
   }
 

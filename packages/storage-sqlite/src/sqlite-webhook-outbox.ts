@@ -286,17 +286,23 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   async listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined> {
     return withSqliteErrors('list deliveries', () =>
       this.#snapshot(() => {
-        const { tenant, endpointId, status, after } = query;
+        const { tenant, endpointId, status, eventType, since, until, after } = query;
         const cursor = after === undefined ? undefined : (this.#db.prepare(TENANT_CURSOR).get(after, tenant) as { created_at: bigint; rowid: bigint } | undefined);
         if (after !== undefined && !cursor) return undefined;
         const conditions = [
           `tenant = ? AND substr(endpoint_id, 1, 3) = 'ep_'`,
           ...(endpointId !== undefined ? ['endpoint_id = ?'] : []),
           ...(status !== undefined ? ['status = ?'] : []),
+          ...(eventType !== undefined ? ['event_type = ?'] : []),
+          ...(since !== undefined ? ['created_at >= ?'] : []),
+          ...(until !== undefined ? ['created_at < ?'] : []),
           ...(cursor ? ['(created_at, rowid) < (?, ?)'] : []),
         ];
-        const parameters = [tenant, ...(endpointId !== undefined ? [endpointId] : []), ...(status !== undefined ? [status] : [])];
-        if (cursor) parameters.push(cursor.created_at as unknown as string, cursor.rowid as unknown as string);
+        const parameters: unknown[] = [tenant, ...(endpointId !== undefined ? [endpointId] : []), ...(status !== undefined ? [status] : [])];
+        if (eventType !== undefined) parameters.push(eventType);
+        if (since !== undefined) parameters.push(Math.ceil(since));
+        if (until !== undefined) parameters.push(Math.ceil(until));
+        if (cursor) parameters.push(cursor.created_at, cursor.rowid);
         const text = `SELECT * FROM webhook_deliveries WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
         const rows = this.#db.prepare(text).all(...parameters, Math.max(0, query.limit)) as Selectable<WebhookDeliveriesTable>[];
         return this.#withAttempts(rows);

@@ -101,6 +101,12 @@ export interface TenantDeliveriesQuery {
   readonly endpointId?: string;
   /** Only deliveries in this state. @default all */
   readonly status?: DeliveryStatus;
+  /** Only deliveries of this event type. @default all */
+  readonly eventType?: string;
+  /** Only deliveries created at or after this time (epoch ms). @default no lower bound */
+  readonly since?: number;
+  /** Only deliveries created before this time (epoch ms). @default no upper bound */
+  readonly until?: number;
   /** Keyset cursor: only deliveries listed after this one (a message id of the same listing order). @default from the newest */
   readonly after?: string;
   /** At least 1. */

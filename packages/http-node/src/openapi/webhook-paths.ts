@@ -215,6 +215,21 @@ const deliveriesCollection = (basePath: string) => ({
     parameters: [
       { name: 'endpoint', in: 'query', required: false, description: 'Only deliveries to this endpoint.', schema: { type: 'string', minLength: 1 } },
       { name: 'status', in: 'query', required: false, description: 'Only deliveries in this state.', schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] } },
+      { name: 'eventType', in: 'query', required: false, description: 'Only deliveries of this event type.', schema: ref('schemas', 'WebhookEventType') },
+      {
+        name: 'since',
+        in: 'query',
+        required: false,
+        description: 'Only deliveries created at or after this time (RFC 3339).',
+        schema: { type: 'string', format: 'date-time', examples: ['2026-01-31T12:00:00Z'] },
+      },
+      {
+        name: 'until',
+        in: 'query',
+        required: false,
+        description: 'Only deliveries created before this time (RFC 3339).',
+        schema: { type: 'string', format: 'date-time', examples: ['2026-02-01T12:00:00Z'] },
+      },
       ...pageParameters,
     ],
     responses: {
