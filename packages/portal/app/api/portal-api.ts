@@ -8,10 +8,10 @@ import {
   type WebhookEndpointWithSecret,
   type NewWebhookEndpoint,
   type WebhookEndpointStats,
+  type WebhookEventType,
   type WebhookEventTypeInfo,
   type WebhookSession,
 } from '@plant-store/client';
-import { extraRoutes } from './extra-routes.js';
 
 /** Who the page acts as: from `GET /webhooks/session`. */
 export type Session = WebhookSession;
@@ -26,13 +26,13 @@ export type EndpointStats = WebhookEndpointStats;
 export interface DeliveryFilter {
   readonly endpoint?: string;
   readonly status?: WebhookDeliveryStatus;
-  readonly eventType?: string;
+  readonly eventType?: WebhookEventType;
   readonly since?: Date;
   readonly until?: Date;
 }
 
-/** A delivery as the portal shows it: the client's, with the mark of a test event. */
-export type PortalDelivery = WebhookDelivery & { readonly test?: boolean };
+/** A delivery with its attempts, as the log shows it. */
+export type PortalDelivery = WebhookDelivery;
 
 export interface DeliveryPage {
   readonly deliveries: PortalDelivery[];
@@ -51,7 +51,7 @@ export interface PortalApi {
   deleteEndpoint(id: string): Promise<void>;
   getSecret(id: string): Promise<string>;
   rotateSecret(id: string): Promise<string>;
-  sendTestEvent(id: string, eventType: string): Promise<PortalDelivery>;
+  sendTestEvent(id: string, eventType: WebhookEventType): Promise<PortalDelivery>;
   listDeliveries(filter: DeliveryFilter, page: { readonly limit: number; readonly after?: string }): Promise<DeliveryPage>;
   resend(deliveryId: string): Promise<void>;
   recover(endpointId: string, since: Date): Promise<number>;
@@ -65,7 +65,6 @@ export interface PortalApi {
 export function portalApi(token: string, pageUrl: string = location.href): PortalApi {
   const baseUrl = new URL('.', pageUrl);
   const client: PlantStoreClient = createPlantStoreClient({ baseUrl, token });
-  const extra = extraRoutes(baseUrl, token);
   const { endpoints, deliveries } = client.webhooks;
   return {
     session: () => client.webhooks.session(),
@@ -81,14 +80,14 @@ export function portalApi(token: string, pageUrl: string = location.href): Porta
     deleteEndpoint: (id) => endpoints.delete(id),
     getSecret: (id) => endpoints.getSecret(id),
     rotateSecret: (id) => endpoints.rotateSecret(id),
-    sendTestEvent: (id, eventType) => extra.sendTestEvent(id, eventType),
+    sendTestEvent: (id, eventType) => endpoints.sendTest(id, eventType),
     async listDeliveries(filter, page) {
       const query = {
         ...(filter.endpoint === undefined ? {} : { endpoint: filter.endpoint }),
         ...(filter.status === undefined ? {} : { status: filter.status }),
         ...(filter.eventType === undefined ? {} : { eventType: filter.eventType }),
-        ...(filter.since === undefined ? {} : { since: filter.since.toISOString() }),
-        ...(filter.until === undefined ? {} : { until: filter.until.toISOString() }),
+        ...(filter.since === undefined ? {} : { since: filter.since }),
+        ...(filter.until === undefined ? {} : { until: filter.until }),
         limit: page.limit,
         ...(page.after === undefined ? {} : { after: page.after }),
       };

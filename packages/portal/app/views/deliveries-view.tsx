@@ -1,4 +1,4 @@
-import type { WebhookDeliveryStatus, WebhookEndpoint } from '@plant-store/client';
+import type { WebhookDeliveryStatus, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { DeliveryFilter, PortalDelivery } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
@@ -57,7 +57,7 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
     const next: DeliveryFilter = {
       ...(endpoint === '' ? {} : { endpoint }),
       ...(status === '' ? {} : { status: status as WebhookDeliveryStatus }),
-      ...(eventType === '' ? {} : { eventType }),
+      ...(eventType === '' ? {} : { eventType: eventType as WebhookEventType }),
       ...(sinceDate === undefined ? {} : { since: sinceDate }),
       ...(untilDate === undefined ? {} : { until: untilDate }),
     };
@@ -66,7 +66,8 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
     void load(next).then((page) => {
       if (page === undefined) return;
       const count = page.deliveries.length;
-      announce(count === 0 ? 'No deliveries match.' : `Showing ${count}${page.after === undefined ? '' : ' (more on request)'} deliveries.`);
+      const more = page.after === undefined ? '' : ', older ones on request';
+      announce(count === 0 ? 'No deliveries match.' : `Showing ${count === 1 ? '1 delivery' : `${count} deliveries`}${more}.`);
     });
   }
 

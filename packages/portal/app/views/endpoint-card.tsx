@@ -1,5 +1,5 @@
-import type { WebhookEndpoint } from '@plant-store/client';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import type { WebhookEndpoint, WebhookEventType } from '@plant-store/client';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { EndpointStats } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
 import { formatRate, formatTime } from '../ui/format.js';
@@ -21,14 +21,14 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
   const [editing, setEditing] = useState(false);
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
-  const [testType, setTestType] = useState<string>(endpoint.eventTypes[0] ?? eventTypes[0]?.type ?? 'plant.created');
+  const [testType, setTestType] = useState<WebhookEventType>(endpoint.eventTypes[0] ?? eventTypes[0]?.type ?? 'plant.created');
   const [busy, setBusy] = useState(false);
   const confirmButton = useRef<HTMLButtonElement>(null);
   const editButton = useRef<HTMLButtonElement>(null);
   const headingId = `endpoint-${endpoint.id}`;
   const day = stats?.windows['24h'];
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (confirmingDelete) confirmButton.current?.focus();
   }, [confirmingDelete]);
 
@@ -197,7 +197,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
           }}
         >
           <label for={`${headingId}-test-type`}>Test event</label>
-          <select id={`${headingId}-test-type`} value={testType} onChange={(event) => setTestType(event.currentTarget.value)}>
+          <select id={`${headingId}-test-type`} value={testType} onChange={(event) => setTestType(event.currentTarget.value as WebhookEventType)}>
             {eventTypes.map((type) => (
               <option key={type.type} value={type.type}>
                 {type.type}

@@ -1,5 +1,5 @@
 import type { NewWebhookEndpoint, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describeError, isSignedOut } from '../api/describe-error.js';
 import { usePortal } from '../ui/portal-context.js';
 
@@ -22,7 +22,7 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const first = useRef<HTMLInputElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  useLayoutEffect(() => first.current?.focus(), []);
 
   async function submit(event: Event) {
     event.preventDefault();

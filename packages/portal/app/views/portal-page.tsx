@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { describeError } from '../api/describe-error.js';
 import type { EventTypeInfo, PortalApi, Session } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
@@ -57,7 +57,8 @@ export function PortalPage({ api, session, eventTypes, onSignOut, onFailure }: P
     setView(next);
   }
 
-  useEffect(() => {
+  // Layout effects: focus moves in the same frame as the change it follows.
+  useLayoutEffect(() => {
     if (switched.current) document.getElementById('view-heading')?.focus();
   }, [view, deliveryEndpoint]);
 
@@ -108,12 +109,12 @@ export function PortalPage({ api, session, eventTypes, onSignOut, onFailure }: P
           ))}
         </ul>
       </nav>
-      {canWrite ? null : (
-        <p class="notice" data-testid="read-only-notice">
-          You are signed in read-only: you can see everything here, but not change it.
-        </p>
-      )}
       <main>
+        {canWrite ? null : (
+          <p class="notice" data-testid="read-only-notice">
+            You are signed in read-only: you can see everything here, but not change it.
+          </p>
+        )}
         {view === 'endpoints' ? (
           <EndpointsView />
         ) : view === 'deliveries' ? (

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 interface SignInProps {
   /** Why the reader is here again (a refused link or token); shown and read out at once. */
@@ -10,7 +10,7 @@ interface SignInProps {
 export function SignIn({ problem, onSubmit }: SignInProps) {
   const [token, setToken] = useState('');
   const field = useRef<HTMLInputElement>(null);
-  useEffect(() => field.current?.focus(), []);
+  useLayoutEffect(() => field.current?.focus(), []);
   return (
     <main class="sign-in">
       <h1>Webhooks</h1>
