@@ -11,7 +11,11 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** A new link id (16 base64url characters) and secret (32 random bytes, base64url). */
 export function newPortalLinkParts(): { id: string; secret: string } {
-  return { id: randomBytes(12).toString('base64url'), secret: randomBytes(32).toString('base64url') };
+  // An id never starts with `-`, so `plant-store portal-link --revoke <id>` does not read it as an option.
+  let id: string;
+  do id = randomBytes(12).toString('base64url');
+  while (id.startsWith('-'));
+  return { id, secret: randomBytes(32).toString('base64url') };
 }
 
 /** The token handed out for a link. */
