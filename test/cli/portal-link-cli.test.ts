@@ -1,7 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createPlantStore } from '@plant-store/core';
+import { runCli as runCliInProcess } from '@plant-store/server';
+import { postgresStorage } from '@plant-store/storage-postgres';
+import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
 import { runCli, startServe } from './cli-process.js';
 
 // `plant-store portal-link` against a running service on the same SQLite
@@ -102,5 +107,43 @@ describe('plant-store portal-link', () => {
     const missing = await runCli(['portal-link', '--tenant', 'acme'], { env: { PLANT_STORE_DB: join(dir, 'missing.db') } });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/does not exist/);
+  });
+});
+
+describe.skipIf(!postgresAvailable)('plant-store portal-link on PostgreSQL (storage chosen as for serve)', () => {
+  const schemas = testSchemas();
+  afterAll(() => schemas.dropAll());
+
+  async function run(args: string[], env: NodeJS.ProcessEnv) {
+    let stdout = '';
+    let stderr = '';
+    const sink = (append: (text: string) => void) =>
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          append(chunk.toString('utf8'));
+          done();
+        },
+      });
+    const status = await runCliInProcess(['portal-link', ...args], env, { stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)) });
+    return { status, stdout, stderr };
+  }
+
+  it('mints a link a store on the same schema accepts, then revokes it', async () => {
+    const schema = schemas.next();
+    const env = { PLANT_STORE_STORAGE: 'postgres', PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL, PLANT_STORE_DB_SCHEMA: schema };
+    const minted = await run(['--tenant', 'acme', '--expires', '30m', '--base-url', 'https://plants.example.com/api'], env);
+    expect(minted).toMatchObject({ status: 0, stderr: '' });
+    const token = /^https:\/\/plants\.example\.com\/api\/portal#token=(psl_\S+)\n$/.exec(minted.stdout)![1]!;
+    const store = createPlantStore({ storage: await postgresStorage({ connectionString: TEST_DATABASE_URL, schema }) });
+    try {
+      const principal = await store.authenticate(token);
+      expect(principal).toMatchObject({ tenant: 'acme', scopes: ['webhooks:read', 'webhooks:write'] });
+      expect(Math.abs(principal.expiresAt! - Date.now() - 30 * 60_000)).toBeLessThan(60_000);
+      const revoked = await run(['--revoke', token.slice(4, 20), '--storage', 'postgres', '--database-url', TEST_DATABASE_URL, '--db-schema', schema], {});
+      expect(revoked).toMatchObject({ status: 0, stderr: '' });
+      await expect(store.authenticate(token)).rejects.toMatchObject({ reason: 'invalid_token' });
+    } finally {
+      await store.close();
+    }
   });
 });
