@@ -20,6 +20,7 @@ import { runMetricsScenario } from './scenarios/metrics-scenario.js';
 import { runPostgresHttpSuite } from './scenarios/pg-http-suite.js';
 import { runPgWebhookScenario } from './scenarios/pg-webhook-scenario.js';
 import { runStartupScenario } from './scenarios/startup-scenario.js';
+import { runSteadyStateScenario } from './scenarios/steady-state-scenario.js';
 import { runWebhookScenario } from './scenarios/webhook-scenario.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -73,7 +74,7 @@ const selected = options.scenarios;
 const skipped: string[] = [];
 
 /** The pg-… scenarios, each server in a schema of its own; skipped with one line when PostgreSQL is unreachable. */
-async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pgWebhooks' | 'pgBigList'>> {
+async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pgWebhooks' | 'pgBigList' | 'pgSteadyState'>> {
   const wanted = POSTGRES_SCENARIOS.filter((name) => selected.has(name));
   if (wanted.length === 0) return { paired: [] };
   const opened = await openBenchPostgres(options.dbPool);
@@ -88,7 +89,10 @@ async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pg
     const paired = await runPostgresHttpSuite(context, postgres, failed);
     const pgWebhooks = selected.has('pg-webhooks') ? await attempt('pg-webhooks', () => runPgWebhookScenario(context, postgres)) : undefined;
     const pgBigList = selected.has('pg-big-list') ? await attempt('pg-big-list', () => runPgBigListScenario(context, postgres)) : undefined;
-    return { paired, pgWebhooks, pgBigList };
+    const pgSteadyState = selected.has('pg-steady-state')
+      ? await attempt('pg-steady-state', () => runSteadyStateScenario(context, { kind: 'postgres', postgres }))
+      : undefined;
+    return { paired, pgWebhooks, pgBigList, pgSteadyState };
   } finally {
     await postgres.dropAll();
   }
@@ -102,8 +106,9 @@ try {
   const webhooks = selected.has('webhooks') ? await attempt('webhooks', () => runWebhookScenario(context)) : undefined;
   const bigList = selected.has('big-list') ? await attempt('big-list', () => runBigListScenario(context)) : undefined;
   const metrics = selected.has('metrics') ? await runMetricsScenario(context, failed) : undefined;
+  const steadyState = selected.has('steady-state') ? await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' })) : undefined;
   const onPostgres = await runPostgresScenarios();
-  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, bigList, metrics };
+  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, bigList, metrics, steadyState };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });
   else log(`kept ${workDir}`);

@@ -18,11 +18,16 @@ export const SCENARIOS = [
   'pg-list-100',
   'pg-webhooks',
   'pg-big-list',
+  'steady-state',
+  'pg-steady-state',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /** The scenarios on PostgreSQL (PLANT_STORE_BENCH_DATABASE_URL); skipped with one line when it is unreachable. */
-export const POSTGRES_SCENARIOS: readonly ScenarioName[] = ['pg-create', 'pg-list-20', 'pg-list-100', 'pg-webhooks', 'pg-big-list'];
+export const POSTGRES_SCENARIOS: readonly ScenarioName[] = ['pg-create', 'pg-list-20', 'pg-list-100', 'pg-webhooks', 'pg-big-list', 'pg-steady-state'];
+
+/** Scenarios that run for minutes: only when named with --scenario. */
+export const OPT_IN_SCENARIOS: readonly ScenarioName[] = ['steady-state', 'pg-steady-state'];
 
 export interface BenchOptions {
   readonly quick: boolean;
@@ -48,6 +53,9 @@ export interface BenchOptions {
   /** Seconds of paced creates for commit → first attempt latency. */
   readonly webhookLatencyS: number;
   readonly startupRuns: number;
+  /** Seconds of the steady-state scenarios, and the webhook retention they run with. */
+  readonly steadyStateS: number;
+  readonly steadyRetentionS: number;
   /** Write the markdown report (off for `--no-write` smoke runs). */
   readonly write: boolean;
   readonly outDir: string;
@@ -59,8 +67,10 @@ export interface BenchOptions {
 
 const USAGE = `usage: pnpm bench [--quick] [--scenario name[,name…]] [--storage sqlite|memory]
   [--service dist|source|baseline] [--rounds N] [--round-seconds S] [--warmup-seconds S]
-  [--connections N] [--big-list N] [--db-pool N] [--no-write] [--out DIR] [--cpu-prof DIR] [--keep]
+  [--connections N] [--big-list N] [--db-pool N] [--steady-seconds S] [--steady-retention S]
+  [--no-write] [--out DIR] [--cpu-prof DIR] [--keep]
 scenarios: ${SCENARIOS.join(', ')}
+${OPT_IN_SCENARIOS.join(', ')} run for minutes (--steady-seconds, default 300, --quick 40) and only when named
 pg-… scenarios run on PLANT_STORE_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
   each server in a schema of its own, dropped afterwards; skipped when the database is unreachable
 --service baseline: a baseline plays the service (self-test of the harness; HTTP scenarios only)`;
@@ -88,6 +98,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       connections: { type: 'string' },
       'big-list': { type: 'string' },
       'db-pool': { type: 'string' },
+      'steady-seconds': { type: 'string' },
+      'steady-retention': { type: 'string' },
       'no-write': { type: 'boolean', default: false },
       out: { type: 'string', default: 'bench/reports' },
       'cpu-prof': { type: 'string' },
@@ -110,7 +122,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const quick = values.quick;
   return {
     quick,
-    scenarios: new Set((requested.length ? requested : SCENARIOS) as ScenarioName[]),
+    scenarios: new Set((requested.length ? requested : SCENARIOS.filter((name) => !OPT_IN_SCENARIOS.includes(name))) as ScenarioName[]),
     storages: values.storage ? [values.storage as 'sqlite' | 'memory'] : ['sqlite', 'memory'],
     dbPool: Math.round(positive('db-pool', values['db-pool'], 10)),
     serviceFrom: values.service as ServiceFrom,
@@ -124,6 +136,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     webhookPlants: quick ? 3_000 : 20_000,
     webhookLatencyS: quick ? 3 : 10,
     startupRuns: quick ? 3 : 7,
+    steadyStateS: positive('steady-seconds', values['steady-seconds'], quick ? 40 : 300),
+    steadyRetentionS: positive('steady-retention', values['steady-retention'], quick ? 5 : 20),
     write: !values['no-write'],
     outDir: values.out,
     cpuProfDir: values['cpu-prof'],

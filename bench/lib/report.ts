@@ -1,4 +1,5 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
+import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
 import type { BenchOptions } from './bench-options.js';
 import type { MachineInfo } from './machine-info.js';
 import type { PairedResult, RoundFigures } from './paired-rounds.js';
@@ -199,6 +200,32 @@ ${table(
 )}`;
 }
 
+function steadyStateSection(steady: SteadyStateResult | undefined): string {
+  if (!steady) return '';
+  const what = steady.storage === 'sqlite' ? 'database file + WAL' : "the schema's tables with indexes and TOAST (pg_total_relation_size)";
+  const rows = steady.samples.map((sample) => [
+    String(sample.atS),
+    mib(sample.bytes),
+    sample.walBytes === undefined ? '' : mib(sample.walBytes),
+    int(sample.pruned),
+  ]);
+  return `## Steady state on ${steady.storage === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${steady.seconds} s at ${steady.ratePerSecond} creates/s, webhook retention ${steady.retentionS} s
+
+Creates paced at ${steady.ratePerSecond}/s, each delivered to a loopback receiver answering 200; every plant is deleted ${steady.keepPlantsS} s after its creation, so the plant table keeps its size and what is measured is whether the outbox levels off. Size: ${what}.
+
+${table(
+  ['measure', 'value'],
+  [
+    ['creates / failed requests / deliveries received', `${int(steady.creates)} / ${int(steady.failures)} / ${int(steady.delivered)}`],
+    ['**size at the middle → at the end**', `**${mib(steady.midBytes)} → ${mib(steady.finalBytes)} MiB (${steady.growthPercent.toFixed(1)} %)**`],
+    [`create p99, requests started while no prune batch ran (${int(steady.requestsIdle)} requests)`, `${ms(steady.p99IdleMs)} ms`],
+    [`create p99, requests started in a ${'250 ms'} window in which the pruned counter moved (${int(steady.requestsPruning)} requests)`, `${ms(steady.p99PruningMs)} ms`],
+  ],
+)}
+
+${table(['s', 'size MiB', 'WAL MiB', 'pruned so far'], rows)}`;
+}
+
 function startupSection(results: BenchResults): string {
   if (!results.startup?.length) return '';
   const rows = results.startup.map((start) => [
@@ -270,7 +297,7 @@ export function renderReport(input: ReportInput): string {
     `## Summary\n\n${summaryLines(results).map((line) => `- ${line}`).join('\n')}`,
     input.skipped?.length ? `## Scenarios skipped\n\n${input.skipped.map((line) => `- ${line}`).join('\n')}` : '',
     input.errors.length ? `## Scenarios that failed to run\n\n${input.errors.map((error) => `- ${error}`).join('\n')}` : '',
-    `## Targets (issues #5 and #10)\n\n${table(['target', 'measured', 'result'], checks.map((check) => [check.target, check.measured, mark(check.pass)]))}`,
+    `## Targets\n\n${table(['target', 'measured', 'result'], checks.map((check) => [check.target, check.measured, mark(check.pass)]))}`,
     `## Machine and versions\n\n${table(
       ['', ''],
       [
@@ -291,6 +318,8 @@ export function renderReport(input: ReportInput): string {
     pgWebhookSection(results),
     bigListSection(results.bigList, 'SQLite'),
     bigListSection(results.pgBigList, 'PostgreSQL'),
+    steadyStateSection(results.steadyState),
+    steadyStateSection(results.pgSteadyState),
     startupSection(results),
     results.paired.length || results.metrics?.length
       ? `## Every round\n\nService / baseline (for metrics-*: metrics on / off). The warm-up is not used for ratios.\n\n${roundsSection([...results.paired, ...(results.metrics ?? [])])}`

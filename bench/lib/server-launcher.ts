@@ -21,6 +21,8 @@ export interface ServerConfig {
   readonly webhooks?: readonly { readonly url: string; readonly secret: string }[];
   readonly webhookRetry?: string;
   readonly webhookTimeout?: string;
+  /** `--webhook-retention` (service only: the baselines keep nothing to prune). */
+  readonly webhookRetention?: string;
   /** `--metrics`; the service's default (on) when not given. */
   readonly metrics?: 'on' | 'off';
   /** Extra node flags (e.g. `--cpu-prof`). */
@@ -63,6 +65,7 @@ function serveFlags(config: ServerConfig): string[] {
   if (config.webhooks?.length) flags.push('--webhooks', JSON.stringify(config.webhooks));
   if (config.webhookRetry) flags.push('--webhook-retry', config.webhookRetry);
   if (config.webhookTimeout) flags.push('--webhook-timeout', config.webhookTimeout);
+  if (config.webhookRetention) flags.push('--webhook-retention', config.webhookRetention);
   if (config.metrics) flags.push('--metrics', config.metrics);
   return flags;
 }

@@ -1,6 +1,7 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
 import type { PgWebhookResult } from '../scenarios/pg-webhook-scenario.js';
 import type { StartupResult } from '../scenarios/startup-scenario.js';
+import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
 import type { WebhookResult } from '../scenarios/webhook-scenario.js';
 import type { PairedResult } from './paired-rounds.js';
 import { median } from './stats.js';
@@ -17,9 +18,12 @@ export interface BenchResults {
   readonly pgWebhooks?: PgWebhookResult;
   /** The unlimited list on PostgreSQL. */
   readonly pgBigList?: BigListResult;
+  /** Minutes of steady create-and-deliver load with a short retention. */
+  readonly steadyState?: SteadyStateResult;
+  readonly pgSteadyState?: SteadyStateResult;
 }
 
-/** One target (issues #5 and #10) against what was measured. */
+/** One target against what was measured. */
 export interface TargetCheck {
   readonly target: string;
   readonly measured: string;
@@ -30,7 +34,12 @@ export interface TargetCheck {
 export const RATIO_TARGET_SCENARIOS: readonly string[] = ['create', 'list-20', 'list-100'];
 export const MIN_THROUGHPUT_RATIO = 0.9;
 export const MAX_P99_RATIO = 1.5;
-/** Metrics may cost at most 3 % of req/s (issue 12). */
+/** Under a steady load with retention, storage may grow at most this much over the second half of the run. */
+export const STEADY_MAX_GROWTH_PERCENT = 5;
+/** Pruning batches may move the create p99 by at most this factor. */
+export const STEADY_MAX_P99_RATIO = 1.2;
+/** Metrics may cost at most 3 % of req/s: counting every request must stay
+ * cheap enough that nobody turns metrics off to go faster. */
 export const METRICS_MIN_THROUGHPUT_RATIO = 0.97;
 
 /** Median of the per-round ratios service / baseline of one figure. */
@@ -102,6 +111,9 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       pass: big.small.p99Ms < 50 && big.small.failures === 0,
     });
   }
+  for (const steady of [results.steadyState, results.pgSteadyState]) {
+    if (steady) checks.push(...steadyStateChecks(steady));
+  }
   for (const start of results.startup ?? []) {
     if (start.contestant !== 'service') continue;
     checks.push({
@@ -134,6 +146,23 @@ function pgWebhookChecks(hooks: PgWebhookResult): TargetCheck[] {
       target: `webhooks, ${hooks.instances} instances: every delivery received and signed validly`,
       measured: `${hooks.received} of ${hooks.expected} received, ${hooks.outbox.notDelivered} not delivered; ${hooks.signatures.valid}/${hooks.signatures.checked} signatures valid`,
       pass: hooks.received === hooks.expected && hooks.outbox.notDelivered === 0 && hooks.signatures.valid === hooks.signatures.checked,
+    },
+  ];
+}
+
+function steadyStateChecks(steady: SteadyStateResult): TargetCheck[] {
+  const where = `steady state (${steady.storage}, ${steady.seconds} s at ${steady.ratePerSecond} creates/s, retention ${steady.retentionS} s)`;
+  const ratio = steady.p99PruningMs / steady.p99IdleMs;
+  return [
+    {
+      target: `${where}: size grows < ${STEADY_MAX_GROWTH_PERCENT} % over the second half`,
+      measured: `${steady.growthPercent.toFixed(1)} % (${(steady.midBytes / MiB).toFixed(1)} → ${(steady.finalBytes / MiB).toFixed(1)} MiB)`,
+      pass: steady.growthPercent < STEADY_MAX_GROWTH_PERCENT && steady.failures === 0,
+    },
+    {
+      target: `${where}: create p99 while pruning ≤ ${STEADY_MAX_P99_RATIO}x without`,
+      measured: `${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'}x (${steady.p99PruningMs.toFixed(2)} vs ${steady.p99IdleMs.toFixed(2)} ms)`,
+      pass: ratio <= STEADY_MAX_P99_RATIO,
     },
   ];
 }

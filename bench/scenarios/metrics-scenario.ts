@@ -107,7 +107,7 @@ async function runList(context: BenchContext, storage: StorageKind): Promise<Pai
 }
 
 /**
- * The cost of metrics (issue 12): create and list 20, the service with
+ * The cost of metrics: create and list 20, the service with
  * metrics on against the same service with them off, per storage. A group
  * that fails is reported through `onError` and the others still run.
  */

@@ -3,8 +3,8 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-// STYLE.md and issue 9: no function over about 40 lines anywhere in
-// packages/*/src. Every function-like node with a body (declarations,
+// No function over about 40 lines anywhere in packages/*/src: a function
+// that does not fit on a screen is hard to read and review as one piece. Every function-like node with a body (declarations,
 // methods, accessors, constructors, arrow functions, function expressions)
 // is measured from its first token to its last, signature included. Tests
 // are exempt: a describe block is a list, not a function to read.

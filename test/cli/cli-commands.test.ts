@@ -32,6 +32,7 @@ describe.concurrent('plant-store commands', () => {
       ['--webhooks-file', 'PLANT_STORE_WEBHOOKS_FILE'],
       ['--webhook-retry', 'PLANT_STORE_WEBHOOK_RETRY'],
       ['--webhook-timeout', 'PLANT_STORE_WEBHOOK_TIMEOUT'],
+      ['--webhook-max-endpoints', 'PLANT_STORE_WEBHOOK_MAX_ENDPOINTS'],
       ['--max-body', 'PLANT_STORE_MAX_BODY'],
       ['--log-level', 'PLANT_STORE_LOG_LEVEL'],
       ['--metrics', 'PLANT_STORE_METRICS'],
@@ -39,6 +40,7 @@ describe.concurrent('plant-store commands', () => {
       expect(result.stdout).toMatch(new RegExp(`${flag} <value>\\n\\s+${variable}: `));
     }
     expect(result.stdout).toContain('(default: 5s,5m,30m,2h,5h,10h,10h)');
+    expect(result.stdout).toMatch(/PLANT_STORE_WEBHOOK_MAX_ENDPOINTS: most webhook endpoints one tenant may have .*\(default: 50\)\n/);
   });
 
   it('without a command prints the usage on stderr and exits 2', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestIssuer, type TestIssuer, type TestKey } from '@plant-store/auth-jwt/testing';
 import { runCli, startServe } from './cli-process.js';
 
-// `plant-store serve` with the PLANT_STORE_JWT_* settings of the README, as a real process.
+// `plant-store serve` with the PLANT_STORE_JWT_* settings of docs/authentication.md, as a real process.
 describe('plant-store serve with JWT', () => {
   let issuer: TestIssuer;
   let key: TestKey;

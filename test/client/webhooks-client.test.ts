@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ForbiddenError,
+  LimitExceededError,
   NotFoundError,
   RequestFailedError,
   ValidationError,
@@ -13,7 +14,7 @@ import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../http
 import { eventually } from '../webhooks/webhook-service.js';
 import { startReceiver, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
 
-// client.webhooks against the REAL service (SPEC §9): what the client sends
+// client.webhooks against the REAL service: what the client sends
 // (recorded by a fetch wrapper) and how it reads what the service answers.
 // Deliveries go to a real receiver; /fail answers 500, and with no retries a
 // delivery there fails after one attempt.
@@ -274,6 +275,13 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     );
     expect(lastRequest().url).toContain('&after=');
     expect(lastRequest().url).toContain('eventType=plant.deleted');
+  });
+
+  it('maps 422 to LimitExceededError naming the limit', async () => {
+    canned = { status: 422, body: '{"error":422,"message":"a tenant may have at most 50 webhook endpoints"}' };
+    const refused = await rejection(client.webhooks.endpoints.create({ url: 'https://example.com/over' }));
+    expect(refused).toBeInstanceOf(LimitExceededError);
+    expect(refused).toMatchObject({ status: 422, code: 'limit_exceeded', message: 'a tenant may have at most 50 webhook endpoints' });
   });
 
   it('refuses responses that are not what the API documents', async () => {

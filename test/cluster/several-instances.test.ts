@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startServe, type ServeProcess } from '../cli/cli-process.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
 
-// SPEC §10 end to end: three `plant-store serve` processes on one PostgreSQL
+// Several instances end to end: three `plant-store serve` processes on one PostgreSQL
 // schema behind a client that spreads its requests over them, one of them
 // SIGKILLed mid-load and started again. Afterwards every acknowledged plant
 // is readable from every instance, every webhook arrived at least once, no

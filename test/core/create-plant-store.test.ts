@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  ConfigurationError,
   createPlantStore,
+  LimitExceededError,
   staticTokens,
   StorageError,
   subscriptionId,
@@ -129,9 +131,51 @@ describe('createPlantStore', () => {
     expect(() => create([{ id: '', url, secret: newSecret() }])).toThrow(ValidationError);
   });
 
-  it('close is idempotent', async () => {
-    const store = createPlantStore({ storage: memoryStorage() });
-    await Promise.all([store.close(), store.close()]);
+  it('caps endpoints per tenant (maxEndpointsPerTenant) with a LimitExceededError naming the limit, and refuses a cap that is not a positive integer', async () => {
+    const owner: Principal = { subject: 'o', tenant: 'acme', scopes: ['webhooks:read', 'webhooks:write'] };
+    const store = createPlantStore({ storage: memoryStorage(), webhooks: { maxEndpointsPerTenant: 1 } });
+    await store.webhooks.endpoints.create(owner, { url: 'https://one.example/' });
+    const refused = await store.webhooks.endpoints.create(owner, { url: 'https://two.example/' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(LimitExceededError);
+    expect(refused).toMatchObject({ code: 'limit_exceeded', limit: 1, message: 'a tenant may have at most 1 webhook endpoint' });
+    expect((await store.webhooks.endpoints.list(owner)).endpoints).toHaveLength(1);
     await store.close();
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => createPlantStore({ storage: memoryStorage(), webhooks: { maxEndpointsPerTenant: bad } })).toThrow(ConfigurationError);
+    }
+  });
+
+  it('close is idempotent: however often it is called, storage is closed once and every call resolves with it', async () => {
+    const storage = memoryStorage();
+    let closes = 0;
+    let finishClose!: () => void;
+    const storageClosed = new Promise<void>((resolve) => (finishClose = resolve));
+    const counted = {
+      ...storage,
+      plants: storage.plants,
+      outbox: storage.outbox,
+      ping: () => storage.ping(),
+      close: async () => {
+        closes++;
+        await storageClosed;
+        await storage.close();
+      },
+    };
+    const store = createPlantStore({ storage: counted, webhooks: { subscriptions: [{ url: 'https://hooks.example/x', secret: newSecret() }] } });
+    const first = store.close();
+    const second = store.close();
+    expect(second).toBe(first);
+    let settled = false;
+    void Promise.all([first, second]).then(() => (settled = true));
+    await eventually(() => closes === 1, 'storage close to start');
+    // Neither call resolves before storage has closed.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    finishClose();
+    await expect(Promise.all([first, second])).resolves.toEqual([undefined, undefined]);
+    await expect(store.close()).resolves.toBeUndefined();
+    expect(store.close()).toBe(first);
+    expect(closes).toBe(1);
+    await expect(store.ready()).rejects.toBeInstanceOf(StorageError);
   });
 });

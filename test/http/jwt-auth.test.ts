@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, expectObservationsDocumented } from './support/api-client.js';
 import { TOKENS, startTestServer, type TestServer } from './support/test-server.js';
 
-// JWT bearer tokens (SPEC §12) end to end: a real issuer serving its JWKS
+// JWT bearer tokens end to end: a real issuer serving its JWKS
 // over HTTP, the real Plant Store server, static tokens configured beside.
 
 expectObservationsDocumented();
@@ -116,32 +116,87 @@ describe('JWT bearer tokens when the JWKS is unavailable', () => {
   });
   afterAll(() => issuer.close());
 
-  const start = () =>
-    startTestServer('memory', {
+  // The authenticator's clock is moved by hand: a failed fetch is remembered for the cooldown (default 30 s).
+  const start = () => {
+    const clock = { ms: Date.now(), now: () => clock.ms };
+    const started = startTestServer('memory', {
       wrapAuthenticator: (tokens) =>
         firstAuthenticator(
           tokens,
-          jwtAuthenticator({ jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: issuer.audience, jwksTimeoutMs: 300 }),
+          jwtAuthenticator({ jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: issuer.audience, jwksTimeoutMs: 300, clock }),
         ),
     });
+    return started.then((server) => ({ server, clock }));
+  };
+  const expectUnavailable = (response: { status: number; headers: Headers; json: unknown }, retryAfter: string) => {
+    expect(response.status).toBe(503);
+    expect(response.json).toEqual({ error: 503, message: 'authentication unavailable' });
+    expect(response.headers.get('retry-after')).toBe(retryAfter);
+  };
 
   // A 503, not a 401: the token was not judged ("the backing service fails").
   it.each(['fail', 'hang'] as const)('answers 503 with Retry-After, not a hang, when the JWKS endpoint does %s', async (behaviour) => {
     issuer.behaviour = behaviour;
-    const server = await start();
+    const { server, clock } = await start();
     try {
       const token = await issuer.sign(key);
-      const response = await api(server.url, 'GET', '/plants', { token });
-      expect(response.status).toBe(503);
-      expect(response.json).toEqual({ error: 503, message: 'authentication unavailable' });
-      expect(response.headers.get('retry-after')).toBe('5');
+      expectUnavailable(await api(server.url, 'GET', '/plants', { token }), '30');
       expect(JSON.stringify(server.logs)).not.toContain(token);
       // Static tokens do not depend on the JWKS and keep working.
       expect((await api(server.url, 'GET', '/plants', { token: TOKENS.owner })).status).toBe(200);
       issuer.behaviour = 'serve';
+      clock.ms += 30_000;
       expect((await api(server.url, 'GET', '/plants', { token })).status).toBe(200);
     } finally {
       issuer.behaviour = 'serve';
+      await server.close();
+    }
+  });
+
+  it('remembers a failed JWKS fetch: requests in the cooldown get 503 with the seconds left, and cost no fetch', async () => {
+    issuer.behaviour = 'error';
+    const { server, clock } = await start();
+    try {
+      const token = await issuer.sign(key);
+      const before = issuer.jwksRequests;
+      expectUnavailable(await api(server.url, 'GET', '/plants', { token }), '30');
+      clock.ms += 12_500;
+      // Valid tokens and forged, unsigned ones alike: the failure is remembered, the issuer left alone.
+      const unsigned = `${Buffer.from('{"alg":"RS256","kid":"x"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.AAAA`;
+      for (const bearer of [token, unsigned, token, unsigned]) {
+        expectUnavailable(await api(server.url, 'GET', '/plants', { token: bearer }), '18');
+      }
+      expectUnavailable(await api(server.url, 'POST', '/plants', { token, body: '{"id":1,"name":"Fern"}' }), '18');
+      expect(issuer.jwksRequests - before).toBe(1);
+      issuer.behaviour = 'serve';
+      expectUnavailable(await api(server.url, 'GET', '/plants', { token }), '18'); // still remembered
+      clock.ms += 17_500;
+      expect((await api(server.url, 'GET', '/plants', { token })).status).toBe(200);
+      expect(issuer.jwksRequests - before).toBe(2);
+    } finally {
+      issuer.behaviour = 'serve';
+      await server.close();
+    }
+  });
+});
+
+describe('Retry-After when an authenticator cannot judge a token', () => {
+  // Any authenticator, not only JWT: its rejection may say when to come back; without that, 5 s.
+  it.each([
+    ['says nothing about when', new Error('down'), '5'],
+    ['says 2.5 s', Object.assign(new Error('down'), { retryAfterMs: 2_500 }), '3'],
+    ['says 0 s', Object.assign(new Error('down'), { retryAfterMs: 0 }), '1'],
+    ['says something unusable', Object.assign(new Error('down'), { retryAfterMs: -1 }), '5'],
+  ])('answers 503 when the rejection %s', async (_name, rejection, retryAfter) => {
+    const server = await startTestServer('memory', {
+      wrapAuthenticator: (tokens) => firstAuthenticator(tokens, { authenticate: () => Promise.reject(rejection) }),
+    });
+    try {
+      const response = await api(server.url, 'GET', '/plants', { token: 'unknown-to-the-static-tokens' });
+      expect(response.status).toBe(503);
+      expect(response.json).toEqual({ error: 503, message: 'authentication unavailable' });
+      expect(response.headers.get('retry-after')).toBe(retryAfter);
+    } finally {
       await server.close();
     }
   });

@@ -232,6 +232,7 @@ describe('timeouts and malformed requests', () => {
     ['an invalid content-length', 'POST /plants HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400],
     ['conflicting framing headers', 'POST /plants HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
     ['oversized headers', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 431],
+    ['an Expect header other than 100-continue', 'POST /plants HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\nContent-Length: 2\r\n\r\n{}', 417],
   ])('answers %s in the error shape and closes', async (_, text, status) => {
     const conn = await openRaw(server.port);
     await conn.write(text);

@@ -6,8 +6,8 @@ import { createRequestListener } from '@plant-store/http-node';
 import { memoryStorage } from '@plant-store/storage-memory';
 
 // A host app mounts the API under /api in its own node:http server and keeps
-// every other path for itself: the README's "Mounting the API in your own
-// server" example, run for real.
+// every other path for itself: the README's "Mounting the HTTP API in your
+// own server" example, run for real.
 describe('the request listener mounted under a base path', () => {
   let store: PlantStore;
   let server: Server;

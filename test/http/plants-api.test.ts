@@ -115,6 +115,22 @@ describe.each(STORAGE_KINDS)('plants API over HTTP (%s storage)', (kind) => {
       expectError(await create('{"id":1,"name":"a",}'), 400, /body is not valid JSON/);
     });
 
+    it('refuses a key named twice with 400 naming it, whatever else the body holds', async () => {
+      // Before, the first got 200 (the last id won) and the second 400: digits like "2.0" in a string chose the parser.
+      for (const [body, key] of [
+        [`{"id":${base + 10},"id":${base + 11},"name":"dup"}`, 'id'],
+        [`{"id":${base + 12},"id":${base + 13},"name":"v2.0"}`, 'id'],
+        [`{"id":${base + 14},"name":"a","tag":"t","name":"b"}`, 'name'],
+        [`{"id":${base + 15},"name":"a","tag":"7.0","tag":"7.0"}`, 'tag'],
+      ]) {
+        expectError(await create(body!), 400, new RegExp(`^body is not valid JSON: duplicate key "${key}"$`));
+      }
+      expect((await call('GET', `/plants?after=${base}&limit=100`, { token: TOKENS.owner })).json).toEqual([]);
+      // The same bodies without the duplicate are fine.
+      expect((await create(`{"id":${base + 11},"name":"dup"}`)).status).toBe(200);
+      expect((await create(`{"id":${base + 13},"name":"v2.0"}`)).status).toBe(200);
+    });
+
     it('rejects a body that is not valid UTF-8', async () => {
       const bytes = Buffer.concat([Buffer.from(`{"id":${base},"name":"`), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
       expectError(await call('POST', '/plants', { token: TOKENS.owner, body: bytes }), 400, /UTF-8/);

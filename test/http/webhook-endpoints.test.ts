@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from './support/api-client.js';
 import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
 
-// The tenant's webhook endpoints over real HTTP (SPEC §9): shapes, keyset
+// The tenant's webhook endpoints over real HTTP: shapes, keyset
 // pages, validation, SSRF literals, the auth order, scopes and tenant
 // isolation on every route. Deliveries are in webhook-deliveries.test.ts.
 
@@ -196,6 +196,10 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expectError(await post('{"url":"https://example.com/x","rateLimit":1.5}'), 400, /rateLimit/);
     expectError(await post('{"url":"https://example.com/x","status":"disabled"}'), 400, /status/);
     expectError(await post('{"url":'), 400, /not valid JSON/);
+    // A key named twice, at any depth, whatever else the body holds (URLs often contain digits like "7.0").
+    expectError(await post('{"url":"https://example.com/v7.0","url":"https://example.com/x"}'), 400, /^body is not valid JSON: duplicate key "url"$/);
+    expectError(await post('{"url":"https://example.com/x","eventTypes":["plant.created"],"rateLimit":{"perSecond":1,"perSecond":2}}'), 400, /^body is not valid JSON: duplicate key "perSecond"$/);
+    expect((await post('{"url":"https://example.com/v7.0","description":"release 2.0","eventTypes":["plant.created"]}')).status).toBe(201);
     expectError(await post('[]'), 400);
     expectError(await post('{"url":"https://example.com/x"}', { 'content-type': 'text/plain' }), 415);
     expectError(await post(JSON.stringify({ url: 'https://example.com/x', description: 'x'.repeat(70_000) })), 413);
@@ -334,5 +338,42 @@ describe('webhook endpoints under a base path', () => {
     expect(page.headers.get('link')).toBe(`</api/v1/webhooks/endpoints?limit=1&after=${first!.id}>; rel="next"`);
     const deliveries = await fetch(`${server.url}/api/v1/webhooks/deliveries`, { headers: { authorization: `Bearer ${TOKENS.owner}` } });
     expect(deliveries.status).toBe(200);
+  });
+});
+
+describe.each(STORAGE_KINDS)('endpoints per tenant are capped (%s storage)', (kind) => {
+  const servers: TestServer[] = [];
+  afterAll(() => Promise.all(servers.map((server) => server.close())));
+  const start = async (webhooks?: { maxEndpointsPerTenant: number }) => {
+    const server = await startTestServer(kind, webhooks ? { webhooks } : {});
+    servers.push(server);
+    return (method: string, path: string, token: string, body?: unknown) =>
+      api(server.url, method, path, { token, body: body === undefined ? undefined : JSON.stringify(body) });
+  };
+
+  it('allows 50 endpoints by default; the 51st is a 422 naming the limit, and creates nothing', async () => {
+    const call = await start();
+    for (let index = 0; index < 50; index++) {
+      const response = await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: `https://example.com/cap/${index}` });
+      expect(response.status, response.text).toBe(201);
+    }
+    const refused = await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: 'https://example.com/cap/50' });
+    expectError(refused, 422);
+    expect(refused.json).toEqual({ error: 422, message: 'a tenant may have at most 50 webhook endpoints' });
+    const listed = await call('GET', '/webhooks/endpoints?limit=1000', TOKENS.owner);
+    expect((listed.json as EndpointJson[]).map((endpoint) => endpoint.url)).not.toContain('https://example.com/cap/50');
+    expect(listed.json).toHaveLength(50);
+    // Another tenant has a cap of its own.
+    expect((await call('POST', '/webhooks/endpoints', TOKENS.otherTenant, { url: 'https://example.com/b' })).status).toBe(201);
+  });
+
+  it('holds the configured cap; deleting an endpoint makes room again', async () => {
+    const call = await start({ maxEndpointsPerTenant: 2 });
+    const first = await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: 'https://example.com/1' });
+    expect((await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: 'https://example.com/2' })).status).toBe(201);
+    const refused = await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: 'https://example.com/3' });
+    expect(refused.json).toEqual({ error: 422, message: 'a tenant may have at most 2 webhook endpoints' });
+    expect((await call('DELETE', `/webhooks/endpoints/${(first.json as EndpointJson).id}`, TOKENS.owner)).status).toBe(204);
+    expect((await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: 'https://example.com/3' })).status).toBe(201);
   });
 });

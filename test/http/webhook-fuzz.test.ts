@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, expectObservationsDocumented, type ApiResponse } from './support/api-client.js';
 import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
 
-// Property-based fuzzing of the webhook endpoints API (SPEC §9): bodies of
+// Property-based fuzzing of the webhook endpoints API: bodies of
 // every write, list queries and id segments. Invariants: never a 5xx, every
 // error in the error shape, and whatever was accepted reads back as stored.
 

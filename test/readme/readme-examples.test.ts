@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,22 +10,61 @@ import { reservePort, startReceiver } from '../webhooks/webhook-receiver.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
-/** The fenced code blocks of one README section, in order. */
 const run = promisify(execFile);
 const hasCurl = await run('curl', ['--version']).then(() => true, () => false);
 
-async function codeBlocks(heading: string, language: string): Promise<string[]> {
-  const readme = await readFile(join(root, 'README.md'), 'utf8');
-  const start = readme.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`README has no "## ${heading}" section`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1]!);
+/**
+ * Every `## ` section of README.md and docs/ holding a block in a runnable
+ * language (below), with that language: each is run by a test in this file,
+ * and the last test fails when a page gains such a block that none runs.
+ */
+const RUNNABLE = ['ts', 'js', 'json', 'console'];
+const EXAMPLES = [
+  { file: 'README.md', heading: 'Embedding the core', language: 'ts' },
+  { file: 'README.md', heading: 'Mounting the HTTP API in your own server', language: 'ts' },
+  { file: 'README.md', heading: 'Running the service', language: 'console' },
+  { file: 'docs/http-api.md', heading: 'Walk-through with curl', language: 'console' },
+  { file: 'docs/webhook-endpoints.md', heading: 'Walk-through with curl', language: 'console' },
+  { file: 'docs/authentication.md', heading: 'Tokens', language: 'json' },
+  { file: 'docs/webhooks.md', heading: 'Subscribing', language: 'json' },
+  { file: 'docs/webhooks.md', heading: 'A receiver', language: 'js' },
+  { file: 'docs/client.md', heading: 'Example', language: 'ts' },
+  { file: 'docs/client.md', heading: 'Verifying webhooks', language: 'ts' },
+  { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long', language: 'ts' },
+] as const;
+
+/** The `## ` sections of a Markdown page, by heading (text up to the next `## `). */
+async function sections(file: string): Promise<Map<string, string>> {
+  const text = await readFile(join(root, file), 'utf8');
+  const parts = text.split(/^## /m).slice(1);
+  return new Map(parts.map((part) => [part.slice(0, part.indexOf('\n')), part]));
 }
 
-describe('README', () => {
-  it.each(['Embedding the core', 'Mounting the HTTP API in your own server'])('%s: the example runs as written and prints what the README says', async (heading) => {
-    const [example, output] = await codeBlocks(heading, 'ts');
+const fenced = (section: string, language: string) =>
+  [...section.matchAll(new RegExp('^```' + language + '\\n([\\s\\S]*?)^```', 'gm'))].map((match) => match[1]!);
+
+/** The fenced code blocks in `language` of one section of a page, in order. */
+async function codeBlocks(file: (typeof EXAMPLES)[number]['file'], heading: string, language: string): Promise<string[]> {
+  const section = (await sections(file)).get(heading);
+  if (section === undefined) throw new Error(`${file} has no "## ${heading}" section`);
+  return fenced(section, language);
+}
+
+/** The `$ command` lines of a console block and the output shown under each. */
+function consoleSteps(session: string): { command: string; output: string }[] {
+  return session.split(/^\$ /m).filter(Boolean).map((step) => {
+    const [command, ...output] = step.trimEnd().split('\n');
+    return { command: command!, output: output.join('\n') };
+  });
+}
+
+describe('library examples', () => {
+  it.each([
+    { file: 'README.md', heading: 'Embedding the core' },
+    { file: 'README.md', heading: 'Mounting the HTTP API in your own server' },
+    { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long' },
+  ] as const)('$file $heading: the example runs as written and prints what the page says', async ({ file: page, heading }) => {
+    const [example, output] = await codeBlocks(page, heading, 'ts');
     expect(example).toBeDefined();
     // Run it from a scratch folder inside the repo (so @plant-store/* resolve)
     // and a scratch working directory (it writes ./data/example.db).
@@ -48,15 +87,15 @@ describe('README', () => {
   });
 });
 
-describe('README walk-through', () => {
-  // The walk-through is written for curl; on a machine without it there is nothing to check.
-  it.skipIf(!hasCurl)('prints exactly what the README shows, line by line', async () => {
-    const [session] = await codeBlocks('HTTP API', 'console');
-    const steps = session!.split(/^\$ /m).filter(Boolean).map((step) => {
-      const [command, ...output] = step.trimEnd().split('\n');
-      return { command: command!, output: output.join('\n') };
-    });
-    expect(steps.length).toBeGreaterThan(10);
+describe('curl walk-throughs', () => {
+  // They are written for curl; on a machine without it there is nothing to check.
+  it.skipIf(!hasCurl).each([
+    { file: 'README.md', heading: 'Running the service', minSteps: 2 },
+    { file: 'docs/http-api.md', heading: 'Walk-through with curl', minSteps: 10 },
+  ] as const)('$file $heading: prints exactly what the page shows, line by line', async ({ file, heading, minSteps }) => {
+    const [session] = await codeBlocks(file, heading, 'console');
+    const steps = consoleSteps(session!);
+    expect(steps.length).toBeGreaterThanOrEqual(minSteps);
     const service = await startServe(['--storage', 'memory', '--port', '0', '--tokens', 's3cret=acme']);
     try {
       const address = new URL(service.url).host;
@@ -72,7 +111,7 @@ describe('README walk-through', () => {
   });
 });
 
-describe('README webhook endpoints walk-through', () => {
+describe('webhook endpoints walk-through', () => {
   /** What differs on every run: ids, times and durations (the same on both sides of the comparison). */
   const normalise = (text: string) =>
     text
@@ -81,12 +120,9 @@ describe('README webhook endpoints walk-through', () => {
       .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>')
       .replace(/"durationMs":\d+/g, '"durationMs":<n>');
 
-  it.skipIf(!hasCurl)('prints what the README shows, line by line, in one shell, to a real receiver', async () => {
-    const [session] = await codeBlocks('Managing webhook endpoints', 'console');
-    const steps = session!.split(/^\$ /m).filter(Boolean).map((step) => {
-      const [command, ...output] = step.trimEnd().split('\n');
-      return { command: command!, output: output.join('\n') };
-    });
+  it.skipIf(!hasCurl)('prints what docs/webhook-endpoints.md shows, line by line, in one shell, to a real receiver', async () => {
+    const [session] = await codeBlocks('docs/webhook-endpoints.md', 'Walk-through with curl', 'console');
+    const steps = consoleSteps(session!);
     expect(steps.length).toBeGreaterThan(10);
     const receiver = await startReceiver();
     const service = await startServe(['--storage', 'memory', '--port', '0', '--tokens', 's3cret=acme'], {
@@ -112,9 +148,9 @@ describe('README webhook endpoints walk-through', () => {
   });
 });
 
-describe('README tokens file', () => {
+describe('tokens file', () => {
   it('works as written: a named token with both scopes and a read-only one given by its digest', async () => {
-    const [file] = await codeBlocks('Running the service', 'json');
+    const [file] = await codeBlocks('docs/authentication.md', 'Tokens', 'json');
     const folder = await mkdtemp(join(tmpdir(), 'plant-store-tokens-'));
     const path = join(folder, 'tokens.json');
     await writeFile(path, file!);
@@ -133,12 +169,23 @@ describe('README tokens file', () => {
   });
 });
 
-describe('README typed client', () => {
-  /** Writes `code` into a scratch folder inside the repo (so @plant-store/* resolve) and calls `use` with its path. */
-  async function withScratchFile<T>(code: string, use: (file: string) => Promise<T>): Promise<T> {
+describe('webhook subscriptions', () => {
+  it('the example is accepted by serve once its secret placeholder is filled in', async () => {
+    const [example] = await codeBlocks('docs/webhooks.md', 'Subscribing', 'json');
+    const placeholder = 'whsec_<base64 of at least 24 random bytes>';
+    expect(example).toContain(placeholder);
+    const subscriptions = example!.replace(placeholder, `whsec_${Buffer.alloc(24, 7).toString('base64')}`);
+    const service = await startServe(['--storage', 'memory', '--port', '0', '--tokens', 's3cret=acme', '--webhooks', subscriptions]);
+    await service.stop();
+  });
+});
+
+describe('typed client and receivers', () => {
+  /** Writes `code` into a scratch folder inside the repo (so @plant-store/* and standardwebhooks resolve) and calls `use` with its path. */
+  async function withScratchFile<T>(code: string, extension: string, use: (file: string) => Promise<T>): Promise<T> {
     const scratch = await mkdtemp(join(root, 'test', 'readme', '.run-'));
     try {
-      const file = join(scratch, 'example.ts');
+      const file = join(scratch, `example.${extension}`);
       await writeFile(file, code);
       return await use(file);
     } finally {
@@ -146,12 +193,12 @@ describe('README typed client', () => {
     }
   }
 
-  it('client example runs as written against the service and prints what the README says', async () => {
-    const [example, output] = await codeBlocks('Typed client', 'ts');
+  it('client example runs as written against the service and prints what docs/client.md says', async () => {
+    const [example, output] = await codeBlocks('docs/client.md', 'Example', 'ts');
     const service = await startServe(['--storage', 'memory', '--port', '0', '--tokens', 's3cret=acme']);
     try {
       const code = example!.replaceAll('http://127.0.0.1:8080', service.url);
-      const { stdout } = await withScratchFile(code, (file) =>
+      const { stdout } = await withScratchFile(code, 'ts', (file) =>
         run(process.execPath, ['--conditions=source', '--import', TSX, file], { env: { ...process.env, NODE_OPTIONS: '' } }),
       );
       const expected = output!.split('\n').filter((line) => line.startsWith('// ')).map((line) => line.slice(3));
@@ -161,13 +208,17 @@ describe('README typed client', () => {
     }
   });
 
-  it('receiver example accepts a signed webhook and refuses a tampered one', async () => {
-    const [, , receiver] = await codeBlocks('Typed client', 'ts');
+  it.each([
+    { file: 'docs/client.md', heading: 'Verifying webhooks', language: 'ts', printed: 'new plant 9223372036854775807n webhook-id msg_readme\n' },
+    { file: 'docs/webhooks.md', heading: 'A receiver', language: 'js', printed: 'new plant {"id":9223372036854775807,"name":"Fern"}\n' },
+  ] as const)('$file $heading: the receiver accepts a signed webhook and refuses a tampered one', async ({ file, heading, language, printed }) => {
+    const [receiver] = await codeBlocks(file, heading, language);
     const secret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
     const port = await reservePort();
+    expect(receiver).toContain('.listen(3000)');
     const code = receiver!.replace('.listen(3000)', `.listen(${port}, '127.0.0.1')`);
-    await withScratchFile(code, async (file) => {
-      const child = spawn(process.execPath, ['--conditions=source', '--import', TSX, file], {
+    await withScratchFile(code, language, async (path) => {
+      const child = spawn(process.execPath, ['--conditions=source', '--import', TSX, path], {
         env: { ...process.env, NODE_OPTIONS: '', PLANT_STORE_WEBHOOK_SECRET: secret },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
@@ -190,10 +241,25 @@ describe('README typed client', () => {
         }
         expect(status).toBe(204);
         expect(await post(body.replace('Fern', 'Fern!'))).toBe(400);
-        expect(stdout).toBe('new plant 9223372036854775807n webhook-id msg_readme\n');
+        expect(stdout).toBe(printed);
       } finally {
         child.kill();
       }
     });
+  });
+});
+
+describe('documented examples', () => {
+  it('every section of README.md and docs/ with a ts, js, json or console block is run by a test above', async () => {
+    const pages = ['README.md', ...(await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+    const found: string[] = [];
+    for (const file of pages) {
+      for (const [heading, section] of await sections(file)) {
+        for (const language of RUNNABLE) if (fenced(section, language).length) found.push(`${file} "${heading}" ${language}`);
+      }
+    }
+    const tested = EXAMPLES.map(({ file, heading, language }) => `${file} "${heading}" ${language}`);
+    expect(found.filter((example) => !tested.includes(example)), 'examples no test runs: add them to EXAMPLES and run them').toEqual([]);
+    expect(tested.filter((example) => !found.includes(example)), 'EXAMPLES names sections that hold no such block').toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import {
@@ -54,7 +55,7 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
         const { rows } = await client.query(`SELECT name FROM ${pg.escapeIdentifier(name)}.kysely_migration ORDER BY name`);
         return rows.map((row: { name: string }) => row.name);
       });
-      expect(applied).toEqual(['001-initial', '002-webhook-endpoints', '005-portal']);
+      expect(applied).toEqual(['001-initial', '002-webhook-endpoints', '003-endpoint-rate-budgets', '004-portal']);
       await a!.plants.create('t', plant(1n, 'from a'), []);
       expect(await b!.plants.get('t', 1n)).toEqual({ id: 1n, name: 'from a' });
       expect(await c!.plants.list('t', { limit: 10 })).toEqual([{ id: 1n, name: 'from a' }]);
@@ -106,6 +107,28 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       if (fromB[0]) expect(await b.outbox.recordAttempt(fromB[0], 'b', attempt, { status: 'delivered' })).toBe(true);
     });
 
+    it('keeps one rate budget per endpoint for every storage on the schema: at most rateLimit admitted per aligned second', async () => {
+      fresh();
+      const [a, b] = [await open(), await open()];
+      const endpoint = { id: 'ep_rated', tenant: 't', url: 'https://receiver.example/', eventTypes: ['plant.created' as const], rateLimit: 3, secret: 'whsec_x', createdAt: T0 };
+      await a.endpoints.create(endpoint, 50);
+      const take = (storage: Storage, now: number) => storage.outbox.takeRateBudget!('ep_rated', 3, now);
+      const second = T0 + 5_000;
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, index) => take(index % 2 ? a : b, second + index * 10)));
+      expect(answers.filter((answer) => answer.admitted)).toHaveLength(3);
+      for (const answer of answers) expect(answer.windowEnd).toBe(second + 1_000);
+      expect(answers.filter((answer) => answer.admitted && answer.exhausted)).toHaveLength(1);
+      expect(answers.filter((answer) => !answer.admitted).every((answer) => answer.exhausted)).toBe(true);
+      // A caller whose clock lags a second counts against the newer window.
+      expect(await take(a, second - 500)).toMatchObject({ admitted: false });
+      // The next second has a whole budget again.
+      expect(await take(b, second + 1_000)).toEqual({ admitted: true, windowEnd: second + 2_000, exhausted: false });
+      // A deleted endpoint has no budget (its row goes with it) and admits nothing.
+      expect(await a.endpoints.delete('t', 'ep_rated', T0)).toBe(true);
+      expect(await take(a, second + 3_000)).toMatchObject({ admitted: false });
+      expect(await withClient(async (client) => (await client.query(`SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.webhook_rate_budgets`)).rows[0].n)).toBe(0);
+    });
+
     it('wakes watchers on another storage when a create queues deliveries (NOTIFY in the create)', async () => {
       fresh();
       const [listening, writing] = await Promise.all([open(), open()]);
@@ -141,6 +164,33 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       } finally {
         await Promise.all([sender.close(), writer.close()]);
       }
+    });
+
+    it('prunes one session at a time, and skips rows another transaction holds instead of waiting for them', async () => {
+      const name = fresh();
+      const storage = await open();
+      for (const id of ['d1', 'd2', 'd3']) await storage.plants.create('t', plant(BigInt(id.slice(1)), id), [delivery(id, { createdAt: T0 })]);
+      for (const claimed of await storage.outbox.claimDue({ owner: 'o', now: T0, leaseMs: 60_000, limit: 10 })) {
+        await storage.outbox.recordAttempt(claimed.id, 'o', { at: T0, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
+      }
+      const deliveries = `${pg.escapeIdentifier(name)}.${pg.escapeIdentifier('webhook_deliveries')}`;
+      // The adapter's lock key: one per schema.
+      const key = createHash('sha256').update(`plant-store prune of ${deliveries}`).digest().readBigInt64BE(0).toString();
+      const prune = () => storage.outbox.prune({ olderThan: T0 + 1000, limit: 10 });
+      await withClient(async (other) => {
+        await other.query('BEGIN');
+        await other.query('SELECT pg_advisory_xact_lock($1::bigint)', [key]);
+        // Another instance is pruning: this one deletes nothing rather than wait.
+        expect(await prune()).toBe(0);
+        await other.query('COMMIT');
+        await other.query('BEGIN');
+        await other.query(`SELECT id FROM ${deliveries} WHERE id = 'd1' FOR UPDATE`);
+        // d1 is held (a resend, say): the others go, d1 is not waited for.
+        expect(await prune()).toBe(2);
+        await other.query('COMMIT');
+      });
+      expect(await prune()).toBe(1);
+      expect(await storage.outbox.list()).toEqual([]);
     });
 
     describe('when the database is lost and comes back', () => {

@@ -1,10 +1,10 @@
 // What the SQLite storage does when its files are taken away, replaced or
-// made read-only (issue 8): it never acknowledges a write the next start
+// made read-only: it never acknowledges a write the next start
 // would not see, readiness says why, and a read-only database fails at start.
 import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { StorageError, type NewDelivery, type Storage } from '@plant-store/core';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { makeReadOnly, type ReadOnlyPath } from './read-only-path.js';
@@ -97,6 +97,68 @@ describe('sqlite storage whose files change under it', () => {
     rmSync(`${path}-wal`);
     const notReady = await failure(storage.ping());
     expect(notReady.message).toMatch(new RegExp(`^sqlite storage is not ready: the write-ahead log ${path}-wal was deleted while open`));
+  });
+
+  it('refuses writes once the write-ahead log alone is deleted, and rolls them back', async () => {
+    const path = freshPath();
+    const storage = await open(path);
+    await storage.plants.create('t', { id: 1n, name: 'acknowledged before' }, [delivery('d1')]);
+    await storage.endpoints.create({
+      id: 'ep_1',
+      tenant: 't',
+      url: 'http://127.0.0.1:1/hook',
+      eventTypes: ['plant.created'],
+      secret: 'whsec_x',
+      createdAt: 1,
+    }, 50);
+    rmSync(`${path}-wal`);
+
+    // No readiness probe first: the very next write is refused.
+    for (let id = 2n; id <= 21n; id++) {
+      const create = await failure(storage.plants.create('t', { id, name: 'after' }, [delivery(`d${id}`)]));
+      expect(create.message).toBe(
+        `sqlite storage could not create the plant: the write-ahead log ${path}-wal was deleted while open; ` +
+          'what is written now would be lost at the next start (restart the service)',
+      );
+    }
+    await failure(storage.plants.delete('t', 1n));
+    await failure(storage.plants.delete('t', 1n, { eventType: 'plant.deleted', payload: '{}', createdAt: 2 }));
+    await failure(storage.outbox.claimDue({ owner: 'o', now: 2, leaseMs: 1000, limit: 5 }));
+    await failure(storage.endpoints.update('t', 'ep_1', { description: 'changed', updatedAt: 2 }));
+    await expect(storage.ping()).rejects.toThrow(/write-ahead log .* was deleted while open/);
+
+    // Closing checkpoints the deleted log into the database file: what was
+    // acknowledged before is kept, and nothing refused was committed.
+    await storage.close();
+    const restarted = await open(path);
+    expect(await restarted.plants.list('t', { limit: 100 })).toEqual([{ id: 1n, name: 'acknowledged before' }]);
+    expect((await restarted.outbox.list({ limit: 100 })).map((d) => [d.id, d.status])).toEqual([['d1', 'pending']]);
+    expect((await restarted.endpoints.get('t', 'ep_1'))?.description).toBeUndefined();
+  });
+
+  it('refuses writes once the write-ahead log is replaced by another file', async () => {
+    const path = freshPath();
+    const storage = await open(path);
+    await storage.plants.create('t', { id: 1n, name: 'kept' }, []);
+    copyFileSync(`${path}-wal`, `${path}-wal.copy`);
+    renameSync(`${path}-wal.copy`, `${path}-wal`);
+    const create = await failure(storage.plants.create('t', { id: 2n, name: 'lost' }, []));
+    expect(create.message).toMatch(new RegExp(`^sqlite storage could not create the plant: the write-ahead log ${path}-wal was replaced by another file`));
+  });
+
+  it('notices the database file alone replaced, by watching it, without a readiness probe', async () => {
+    const path = freshPath();
+    const storage = await open(path);
+    await storage.plants.create('t', { id: 1n, name: 'kept' }, []);
+    copyFileSync(path, `${path}.copy`);
+    renameSync(`${path}.copy`, path);
+    // The log is untouched, so only the watch tells; it reports once the event loop turns.
+    let id = 2n;
+    await vi.waitFor(async () => {
+      await failure(storage.plants.create('t', { id: id++, name: 'x' }, []));
+    });
+    const create = await failure(storage.plants.create('t', { id: id++, name: 'x' }, []));
+    expect(create.message).toMatch(new RegExp(`^sqlite storage could not create the plant: the database file ${path} was replaced by another file`));
   });
 
   it('reports a database file that is no longer writable in readiness', async (context) => {

@@ -80,7 +80,7 @@ export function describeStorageConformance(name: string, options: StorageConform
           () => closed.outbox.requeueFailedSince('ep_a', 0, 0),
           () => closed.outbox.endpointAttemptStats('ep_a', [0]),
           () => closed.outbox.enqueue(delivery('d', { endpointId: 'ep_a' })),
-          () => closed.endpoints.create(newEndpoint('ep_a')),
+          () => closed.endpoints.create(newEndpoint('ep_a'), 50),
           () => closed.endpoints.get('t', 'ep_a'),
           () => closed.endpoints.list('t', { limit: 1 }),
           () => closed.endpoints.update('t', 'ep_a', { updatedAt: 0 }),
@@ -132,6 +132,15 @@ export function describeStorageConformance(name: string, options: StorageConform
           expect(await after.outbox.nextDueAt()).toBe(1_700_000_000_001);
           const claimed = await after.outbox.claimDue({ owner: 'b', now: 1_700_000_010_000, leaseMs: 1000, limit: 10 });
           expect(claimed.map((d) => d.id)).toEqual(['d2', 'd1']);
+        });
+
+        it('holds the endpoint cap of a tenant when two storages on the same data create at once', async () => {
+          const other = await open(() => persistent!.reopen());
+          const both = [storage(), other];
+          const ids = Array.from({ length: 24 }, (_, index) => `ep_race${String(index).padStart(2, '0')}`);
+          const results = await Promise.all(ids.map((id, index) => both[index % 2]!.endpoints.create(newEndpoint(id), 5)));
+          expect(results.filter((result) => result !== undefined)).toHaveLength(5);
+          expect(await storage().endpoints.list('acme', { limit: 100 })).toHaveLength(5);
         });
       });
     });

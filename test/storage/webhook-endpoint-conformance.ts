@@ -21,7 +21,7 @@ function stored(input: NewWebhookEndpoint): WebhookEndpoint {
 export function describeWebhookEndpointConformance(storage: () => Storage): void {
   const endpoints = () => storage().endpoints;
   const outbox = () => storage().outbox;
-  const create = (id: string, overrides: Partial<NewWebhookEndpoint> = {}) => endpoints().create(newEndpoint(id, overrides));
+  const create = (id: string, overrides: Partial<NewWebhookEndpoint> = {}) => endpoints().create(newEndpoint(id, overrides), 50);
   const created = (id: bigint, tenant = 'acme', at = T0) =>
     storage().plants.create(tenant, plant(id, `p${id}`), [], { eventType: 'plant.created', payload: `{"id":${id}}`, createdAt: at });
   const deliveriesOf = async (tenant = 'acme') => (await outbox().listForTenant({ tenant, limit: 100 }))!;
@@ -29,10 +29,37 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
   describe('webhook endpoints', () => {
     it('creates an enabled endpoint and returns it, with optional fields only when given', async () => {
       const full = newEndpoint('ep_a', { description: 'orders ü 🌿', rateLimit: 5, eventTypes: ['plant.created', 'plant.deleted'] });
-      expect(await endpoints().create(full)).toEqual(stored(full));
+      expect(await endpoints().create(full, 50)).toEqual(stored(full));
       expect(await create('ep_b')).toEqual(stored(newEndpoint('ep_b')));
       expect(await endpoints().get('acme', 'ep_a')).toEqual(stored(full));
       expect(await endpoints().get('acme', 'ep_b')).not.toHaveProperty('description');
+    });
+
+    it('creates nothing and returns undefined once the tenant has maxPerTenant endpoints, enabled or not; other tenants are not counted', async () => {
+      await create('ep_a');
+      await create('ep_b');
+      await endpoints().update('acme', 'ep_b', { status: 'disabled', disabledReason: 'x', updatedAt: T0 + 1 });
+      await endpoints().create(newEndpoint('ep_g1', { tenant: 'globex' }), 3);
+      await endpoints().create(newEndpoint('ep_g2', { tenant: 'globex' }), 3);
+      expect(await endpoints().create(newEndpoint('ep_c'), 3)).toEqual(stored(newEndpoint('ep_c')));
+      expect(await endpoints().create(newEndpoint('ep_d'), 3)).toBeUndefined();
+      expect(await endpoints().create(newEndpoint('ep_e'), 1)).toBeUndefined();
+      expect(await endpoints().get('acme', 'ep_d')).toBeUndefined();
+      expect((await endpoints().list('acme', { limit: 10 })).map((endpoint) => endpoint.id)).toEqual(['ep_a', 'ep_b', 'ep_c']);
+      // A deleted endpoint frees its place.
+      await endpoints().delete('acme', 'ep_a', T0 + 2);
+      expect(await endpoints().create(newEndpoint('ep_d'), 3)).toEqual(stored(newEndpoint('ep_d')));
+    });
+
+    it('a plant write at the cap queues one delivery per matching endpoint, each with its own msg_ id of a version 4 UUID', async () => {
+      for (let index = 0; index < 12; index++) await create(`ep_${String(index).padStart(2, '0')}`);
+      await created(1n);
+      await created(2n);
+      const deliveries = await deliveriesOf();
+      expect(deliveries).toHaveLength(24);
+      expect(new Set(deliveries.map((d) => d.id)).size).toBe(24);
+      for (const d of deliveries) expect(d.id).toMatch(/^msg_[0-9a-f]{12}4[0-9a-f]{3}[89ab][0-9a-f]{15}$/);
+      expect(new Set(deliveries.map((d) => d.endpointId)).size).toBe(12);
     });
 
     it('rejects a second endpoint with the same id', async () => {

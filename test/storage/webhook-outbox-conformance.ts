@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClaimDueOptions, NewDelivery, Storage } from '@plant-store/core';
 import { delivery, plant } from './storage-fixtures.js';
+import { newEndpoint } from './webhook-endpoint-conformance.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -409,6 +410,79 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       got.attempts[0]!.statusCode = 999;
       got.attempts.push({ statusCode: 1 });
       expect(await outbox().get('d1')).toMatchObject({ payload: delivery('d1').payload, attempts: [{ statusCode: 500 }] });
+    });
+  });
+
+  describe('webhook outbox pruning', () => {
+    /** Queues a delivery created at `createdAt` and ends it as `status` with one attempt ending at `finishedAt`. */
+    const finish = async (id: string, status: 'delivered' | 'failed', createdAt: number, finishedAt: number) => {
+      await queue(delivery(id, { createdAt }));
+      expect(await claimIds(`owner-${id}`, finishedAt, { limit: 100 })).toContain(id);
+      const attempt = { at: finishedAt - 5, durationMs: 5, statusCode: status === 'delivered' ? 200 : 500 };
+      expect(await outbox().recordAttempt(id, `owner-${id}`, attempt, { status })).toBe(true);
+    };
+
+    it('deletes delivered and failed deliveries that finished before the cutoff, never pending ones', async () => {
+      await finish('old-delivered', 'delivered', T0, T0 + 10);
+      await finish('old-failed', 'failed', T0, T0 + 20);
+      await queue(delivery('old-pending', { createdAt: T0 }));
+      // A retry scheduled long ago is still pending: kept however old.
+      await queue(delivery('old-retrying', { createdAt: T0 }));
+      await claim('r', T0 + 1, { limit: 100 });
+      await outbox().recordAttempt('old-retrying', 'r', { at: T0 + 1, durationMs: 1, statusCode: 500 }, { status: 'pending', nextAttemptAt: T0 + 2 });
+      expect(await outbox().prune({ olderThan: T0 + 1_000_000, limit: 100 })).toBe(2);
+      expect(await outbox().get('old-delivered')).toBeUndefined();
+      expect(await outbox().get('old-failed')).toBeUndefined();
+      expect(await outbox().get('old-pending')).toMatchObject({ status: 'pending' });
+      expect(await outbox().get('old-retrying')).toMatchObject({ status: 'pending', attemptCount: 1 });
+      expect((await outbox().list()).map((d) => d.id).sort()).toEqual(['old-pending', 'old-retrying']);
+      expect(await outbox().prune({ olderThan: T0 + 1_000_000, limit: 100 })).toBe(0);
+    });
+
+    it('counts the finish time, not the creation time, and keeps what finished at or after the cutoff', async () => {
+      // Created long ago, finished only recently (after long retries): kept.
+      await finish('late-finish', 'failed', T0, T0 + 50_000);
+      await finish('at-cutoff', 'delivered', T0 + 100, T0 + 40_000);
+      await finish('before-cutoff', 'delivered', T0 + 200, T0 + 39_999);
+      expect(await outbox().prune({ olderThan: T0 + 40_000, limit: 100 })).toBe(1);
+      expect(await outbox().get('before-cutoff')).toBeUndefined();
+      expect(await outbox().get('at-cutoff')).toMatchObject({ status: 'delivered' });
+      expect(await outbox().get('late-finish')).toMatchObject({ status: 'failed' });
+    });
+
+    it('dates a delivery failed by disabling its endpoint from that moment', async () => {
+      await storage().endpoints.create(newEndpoint('ep_gone'), 50);
+      await queue(delivery('d1', { tenant: 'acme', endpointId: 'ep_gone', createdAt: T0 }));
+      await storage().endpoints.setStatus('ep_gone', 'disabled', 'by hand', T0 + 500);
+      expect(await outbox().get('d1')).toMatchObject({ status: 'failed' });
+      expect(await outbox().prune({ olderThan: T0 + 500, limit: 10 })).toBe(0);
+      expect(await outbox().prune({ olderThan: T0 + 501, limit: 10 })).toBe(1);
+      expect(await outbox().get('d1')).toBeUndefined();
+    });
+
+    it('deletes the attempts with their delivery', async () => {
+      await finish('d1', 'delivered', T0, T0 + 10);
+      expect(await outbox().prune({ olderThan: T0 + 11, limit: 10 })).toBe(1);
+      // Queued again under the same id, it starts with no attempts: none were left behind.
+      await queue(delivery('d1', { createdAt: T0 + 20 }));
+      expect(await outbox().get('d1')).toMatchObject({ status: 'pending', attemptCount: 0, attempts: [] });
+    });
+
+    it('deletes at most `limit` per call', async () => {
+      for (let i = 0; i < 5; i++) await finish(`d${i}`, i % 2 === 0 ? 'delivered' : 'failed', T0 + i, T0 + 10 + i);
+      expect(await outbox().prune({ olderThan: T0 + 100, limit: 2 })).toBe(2);
+      expect(await outbox().list()).toHaveLength(3);
+      expect(await outbox().prune({ olderThan: T0 + 100, limit: 2 })).toBe(2);
+      expect(await outbox().prune({ olderThan: T0 + 100, limit: 2 })).toBe(1);
+      expect(await outbox().prune({ olderThan: T0 + 100, limit: 2 })).toBe(0);
+      expect(await outbox().list()).toEqual([]);
+    });
+
+    it('keeps a finished delivery that was queued again (resend) until it finishes again', async () => {
+      await finish('d1', 'delivered', T0, T0 + 10);
+      expect(await outbox().resend('d1', T0 + 20)).toBe(true);
+      expect(await outbox().prune({ olderThan: T0 + 1_000, limit: 10 })).toBe(0);
+      expect(await outbox().get('d1')).toMatchObject({ status: 'pending', attemptCount: 1 });
     });
   });
 }

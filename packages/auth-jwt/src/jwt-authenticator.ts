@@ -40,7 +40,7 @@ export interface JwtAuthenticatorOptions {
   readonly cacheSize?: number;
   /** Longest wait for one JWKS fetch (`jwksUrl` only). @default 5000 */
   readonly jwksTimeoutMs?: number;
-  /** Least time between two JWKS fetches for unknown `kid`s (`jwksUrl` only). @default 30000 */
+  /** Least time between two JWKS fetches, whatever their outcome; a failed fetch is remembered that long (`jwksUrl` only). @default 30000 */
   readonly jwksCooldownMs?: number;
   /** Age after which the JWKS is refreshed in the background (`jwksUrl` only). @default 600000 (10 minutes) */
   readonly jwksMaxAgeMs?: number;
@@ -55,7 +55,9 @@ export interface JwtAuthenticatorOptions {
  * `kid`, expired or not yet valid, wrong issuer or audience, no `exp`, no
  * `sub` or no tenant. It rejects, with `JwksUnavailableError`, only when the
  * remote JWKS is needed and cannot be fetched (network, timeout, non-200
- * answer, not a key set): then the token could not be judged at all.
+ * answer, not a key set), or failed to be fetched within the last
+ * `jwksCooldownMs`: then the token could not be judged at all. The error's
+ * `retryAfterMs` says when the next fetch will be tried.
  *
  * Verified principals are cached by token digest until the token's `exp`, so
  * a repeat token costs one SHA-256. A consequence: a token stays accepted

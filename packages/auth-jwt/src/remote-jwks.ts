@@ -7,7 +7,7 @@ export interface RemoteJwksOptions {
   readonly url: URL;
   /** Longest wait for one fetch of the key set, body included. */
   readonly timeoutMs: number;
-  /** Least time between two fetches, however many unknown `kid`s arrive. */
+  /** Least time between the starts of two fetches, whatever their outcome; 0 lifts the limit. */
   readonly cooldownMs: number;
   /** Age after which the key set is refreshed in the background. */
   readonly maxAgeMs: number;
@@ -16,54 +16,90 @@ export interface RemoteJwksOptions {
 
 /**
  * A key resolver over a remote JWKS, for `jwtVerify`:
- * - the first token waits for the first fetch (bounded by `timeoutMs`); until
- *   one succeeds, every token waits for a fetch and rejects with
- *   `JwksUnavailableError` if it fails;
- * - an unknown `kid` triggers a refetch (keys rotated at the issuer), at most
- *   once per `cooldownMs`, so a flood of made-up `kid`s cannot turn into a
- *   flood of fetches; in the cooldown, an unknown `kid` is just unknown;
+ * - at most one fetch is in flight (callers share it) and at most one starts
+ *   per `cooldownMs`, whatever the outcome: a token costs no fetch of its own,
+ *   so a flood of tokens (forged, unsigned, made-up `kid`s) cannot turn into
+ *   a flood of fetches against the issuer, failing or not;
+ * - the first token waits for the first fetch (bounded by `timeoutMs`); if it
+ *   fails, the failure is remembered until the cooldown is over and every
+ *   token in between rejects at once with `JwksUnavailableError`, whose
+ *   `retryAfterMs` says when the next fetch will be tried;
+ * - an unknown `kid` triggers a refetch (keys rotated at the issuer); in the
+ *   cooldown, an unknown `kid` is just unknown;
  * - a key set older than `maxAgeMs` is refreshed in the background while the
  *   old one keeps serving, and keeps serving if the refresh fails: a JWKS
  *   outage does not lock out holders of tokens signed with known keys.
- * Concurrent fetches are never started: callers share the one in flight.
  */
 export function remoteJwks(options: RemoteJwksOptions): JWTVerifyGetKey {
-  const { clock, cooldownMs, maxAgeMs } = options;
-  let keys: JWTVerifyGetKey | undefined;
-  let loadedAt = 0;
-  let attemptedAt = Number.NEGATIVE_INFINITY;
-  let pending: Promise<JWTVerifyGetKey> | undefined;
+  const keySet = new RemoteKeySet(options);
+  return (header, token) => keySet.getKey(header, token);
+}
 
-  const load = (): Promise<JWTVerifyGetKey> => {
-    attemptedAt = clock.now();
-    pending ??= fetchJwks(options)
-      .then((jwks) => {
-        keys = createLocalJWKSet(jwks);
-        loadedAt = clock.now();
-        return keys;
-      })
-      .finally(() => {
-        pending = undefined;
-      });
-    return pending;
-  };
-  const coolingDown = () => clock.now() - attemptedAt < cooldownMs;
+class RemoteKeySet {
+  private keys: JWTVerifyGetKey | undefined;
+  private loadedAt = 0;
+  private attemptedAt = Number.NEGATIVE_INFINITY;
+  /** Why the last fetch failed, while no key set was ever loaded. */
+  private failure = 'not fetched yet';
+  private pending: Promise<JWTVerifyGetKey> | undefined;
 
-  return async (header, token) => {
-    const current = keys ?? (await load());
-    if (clock.now() - loadedAt >= maxAgeMs && !coolingDown()) {
-      load().catch(() => {}); // stale-while-revalidate: a failure keeps the keys we have
+  constructor(private readonly options: RemoteJwksOptions) {}
+
+  async getKey(...[header, token]: Parameters<JWTVerifyGetKey>): Promise<Awaited<ReturnType<JWTVerifyGetKey>>> {
+    const current = this.keys ?? (await this.firstKeys());
+    if (this.options.clock.now() - this.loadedAt >= this.options.maxAgeMs && !this.coolingDown()) {
+      this.load().catch(() => {}); // stale-while-revalidate: a failure keeps the keys we have
     }
     try {
       return await current(header, token);
     } catch (error) {
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
       // A fetch in flight (a background refresh, say) is as fresh as one we would start.
-      const refreshed = pending ?? (coolingDown() ? undefined : load());
+      const refreshed = this.pending ?? (this.coolingDown() ? undefined : this.load());
       if (refreshed === undefined) throw error;
       return (await refreshed)(header, token);
     }
-  };
+  }
+
+  /** Before any key set: share the fetch in flight, else answer from the remembered failure in the cooldown. */
+  private firstKeys(): Promise<JWTVerifyGetKey> {
+    if (this.pending || !this.coolingDown()) return this.load();
+    const waitMs = this.retryAfterMs();
+    const remembered = `${this.failure} (next fetch in ${Math.ceil(waitMs / 1000)} s)`;
+    return Promise.reject(new JwksUnavailableError(this.options.url.href, remembered, { retryAfterMs: waitMs }));
+  }
+
+  private load(): Promise<JWTVerifyGetKey> {
+    if (this.pending) return this.pending;
+    this.attemptedAt = this.options.clock.now();
+    this.pending = fetchJwks(this.options)
+      .then(createLocalJWKSet)
+      .then(
+        (loaded) => {
+          this.keys = loaded;
+          this.loadedAt = this.options.clock.now();
+          return loaded;
+        },
+        (error: unknown) => {
+          // Whatever went wrong, the caller learns it as "unavailable" and when to come back.
+          this.failure = error instanceof JwksUnavailableError ? error.reason : error instanceof Error ? error.message : String(error);
+          const cause = error instanceof JwksUnavailableError ? error.cause : error;
+          throw new JwksUnavailableError(this.options.url.href, this.failure, { cause, retryAfterMs: this.retryAfterMs() });
+        },
+      )
+      .finally(() => {
+        this.pending = undefined;
+      });
+    return this.pending;
+  }
+
+  private coolingDown(): boolean {
+    return this.options.clock.now() - this.attemptedAt < this.options.cooldownMs;
+  }
+
+  private retryAfterMs(): number {
+    return Math.max(0, this.attemptedAt + this.options.cooldownMs - this.options.clock.now());
+  }
 }
 
 async function fetchJwks({ url, timeoutMs }: RemoteJwksOptions): Promise<JSONWebKeySet> {

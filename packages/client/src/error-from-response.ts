@@ -1,6 +1,7 @@
 import {
   ConflictError,
   ForbiddenError,
+  LimitExceededError,
   NotFoundError,
   RequestFailedError,
   UnauthenticatedError,
@@ -50,6 +51,8 @@ export async function errorFromResponse(response: Response): Promise<PlantStoreC
       return new NotFoundError(message, init);
     case 409:
       return new ConflictError(message, init);
+    case 422:
+      return new LimitExceededError(message, init);
     case 503:
       return new UnavailableError(message, init);
     default:

@@ -1,5 +1,5 @@
 /**
- * Machine-readable kinds of failure. The first six are core's codes, as the
+ * Machine-readable kinds of failure. The first seven are core's codes, as the
  * service maps them to statuses (`storage` is its 503); the last three are the
  * client's own: another status, no usable response, a response that is not
  * what the API documents.
@@ -7,6 +7,7 @@
 export type PlantStoreClientErrorCode =
   | 'validation'
   | 'conflict'
+  | 'limit_exceeded'
   | 'not_found'
   | 'unauthenticated'
   | 'forbidden'
@@ -46,6 +47,11 @@ export class ValidationError extends PlantStoreClientError {
 /** 409: a plant with that id exists with other content. */
 export class ConflictError extends PlantStoreClientError {
   readonly code = 'conflict';
+}
+
+/** 422: the caller's tenant already has as many of something as the service allows (webhook endpoints); the message names the limit. */
+export class LimitExceededError extends PlantStoreClientError {
+  readonly code = 'limit_exceeded';
 }
 
 /** 404: nothing with that id exists for the caller's tenant. */

@@ -9,6 +9,7 @@ export type { ListPlantsOptions, ListPlantsQuery, PlantPage, PlantsClient } from
 export {
   ConflictError,
   ForbiddenError,
+  LimitExceededError,
   NotFoundError,
   PlantStoreClientError,
   RequestFailedError,

@@ -1,4 +1,4 @@
-// The shapes of the webhook endpoints API (SPEC §9), as the client returns
+// The shapes of the webhook endpoints API, as the client returns
 // them. Times are `Date` objects (the wire carries RFC 3339 strings); ids of
 // plants inside payloads are `bigint`. Kept in one file so they are easy to
 // adjust as the service side settles.

@@ -4,6 +4,7 @@ import type { Scope } from './domain/principal.js';
 export type PlantStoreErrorCode =
   | 'validation'
   | 'conflict'
+  | 'limit_exceeded'
   | 'not_found'
   | 'unauthenticated'
   | 'forbidden'
@@ -46,6 +47,17 @@ export class ConflictError extends PlantStoreError {
   constructor(message: string) {
     super(message);
     this.name = 'ConflictError';
+  }
+}
+
+/** The caller already has as many of something as a configured limit allows (e.g. webhook endpoints per tenant); `limit` is that number. */
+export class LimitExceededError extends PlantStoreError {
+  readonly code = 'limit_exceeded';
+  readonly limit: number;
+  constructor(message: string, limit: number) {
+    super(message);
+    this.name = 'LimitExceededError';
+    this.limit = limit;
   }
 }
 
@@ -95,9 +107,12 @@ export class StorageError extends PlantStoreError {
 /** The authenticator's backing service (e.g. a JWKS endpoint) failed, so the caller could be neither accepted nor refused; `cause` holds why. */
 export class AuthenticationUnavailableError extends PlantStoreError {
   readonly code = 'unavailable';
-  constructor(options?: { cause?: unknown }) {
+  /** Milliseconds until the backing service will be tried again, when the authenticator knows. */
+  readonly retryAfterMs?: number;
+  constructor(options?: { cause?: unknown; retryAfterMs?: number }) {
     super('authentication is temporarily unavailable', options);
     this.name = 'AuthenticationUnavailableError';
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
 

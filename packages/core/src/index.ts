@@ -29,6 +29,7 @@ export {
   ConfigurationError,
   ConflictError,
   ForbiddenError,
+  LimitExceededError,
   NotFoundError,
   PlantStoreError,
   StorageError,
@@ -40,6 +41,7 @@ export {
 } from './errors.js';
 
 export { isInexactNumber, parseJson, stringifyJson, type InexactNumber } from './json/json-codec.js';
+export { JsonDuplicateKeyError } from './json/json-duplicate-key-error.js';
 
 export type { Authenticator } from './ports/authenticator.js';
 export { systemClock, type Clock } from './ports/clock.js';
@@ -65,6 +67,8 @@ export type {
   NewDelivery,
   TenantDeliveriesQuery,
   PendingStats,
+  PruneDeliveriesOptions,
+  RateBudgetAnswer,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
 export type {
@@ -101,12 +105,14 @@ export {
 } from './portal/portal-links.js';
 export { PORTAL_LINK_TOKEN_PREFIX } from './portal/portal-link-token.js';
 
-export { WebhookAdmin, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
+export { WebhookAdmin, type PruneOptions, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
 export {
   DEFAULT_ATTEMPT_TIMEOUT_MS,
   DEFAULT_DISABLE_AFTER_MS,
+  DEFAULT_MAX_ENDPOINTS_PER_TENANT,
   DEFAULT_RETRY_SCHEDULE,
   DEFAULT_SECRET_OVERLAP_MS,
+  DEFAULT_WEBHOOK_RETENTION_MS,
 } from './webhooks/webhook-defaults.js';
 export {
   TenantWebhookEndpoints,

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { PlantStore } from '@plant-store/core';
 import { handleClientError } from './http/handle-client-error.js';
+import { rejectExpectation } from './http/reject-expectation.js';
 import { createRequestListener, type RequestListenerOptions } from './request-listener.js';
 
 export interface PlantServerOptions extends RequestListenerOptions {
@@ -43,6 +44,8 @@ export function createPlantServer(store: PlantStore, options: PlantServerOptions
   // client that stops reading its response.
   server.timeout = requestTimeout;
   server.on('clientError', handleClientError);
+  // Listening replaces node:http's bodiless 417 for an unknown `Expect`.
+  server.on('checkExpectation', rejectExpectation);
   return server;
 }
 

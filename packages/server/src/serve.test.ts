@@ -33,6 +33,20 @@ describe('serve (in-process)', () => {
     expect(stdout.text()).toContain('"msg":"stopped"');
   });
 
+  it('gives the store the configured webhook retention (the default of its prune; off keeps everything)', async () => {
+    const start = async (retention: string) => {
+      const handle = await serve(loadConfig(['--port=0', '--storage=memory', '--tokens=a=b', `--webhook-retention=${retention}`], {}), {
+        stdout: buffer().sink,
+        stderr: buffer().sink,
+        env: {},
+      });
+      handles.push(handle);
+      return handle;
+    };
+    await expect((await start('20s')).store.webhooks.prune()).resolves.toBe(0);
+    await expect((await start('off')).store.webhooks.prune()).rejects.toMatchObject({ name: 'ValidationError' });
+  });
+
   it('creates a development token for tenant "default" outside production', async () => {
     const stderr = buffer();
     const handle = await serve(loadConfig(['--port=0', '--storage=memory'], {}), {

@@ -119,7 +119,9 @@ function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
     stopTimeoutMs: DISPATCHER_STOP_MS,
     secretOverlapMs: config.webhookSecretOverlapMs,
     disableAfterMs: config.webhookDisableAfterMs,
+    retentionMs: config.webhookRetentionMs,
     allowPrivateDestinations: config.webhookAllowPrivate,
+    maxEndpointsPerTenant: config.webhookMaxEndpoints,
   };
 }
 

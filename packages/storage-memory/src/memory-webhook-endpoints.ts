@@ -68,9 +68,12 @@ export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
     return ids;
   }
 
-  async create(input: NewWebhookEndpoint): Promise<WebhookEndpoint> {
+  async create(input: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
     assertOpen(this.#lifecycle);
     if (this.#records.has(input.id)) throw new StorageError(`cannot create endpoint ${input.id}: an endpoint with that id exists`);
+    let count = 0;
+    for (const { endpoint } of this.#records.values()) if (endpoint.tenant === input.tenant) count++;
+    if (count >= maxPerTenant) return undefined;
     const { secret, createdAt, ...fields } = input;
     const endpoint = copyEndpoint({ ...fields, status: 'enabled', createdAt, updatedAt: createdAt });
     this.#records.set(input.id, { endpoint, secrets: { current: secret }, health: {} });

@@ -11,6 +11,7 @@ import {
   type NewDelivery,
   type TenantDeliveriesQuery,
   type PendingStats,
+  type PruneDeliveriesOptions,
   type WebhookOutbox,
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
@@ -30,6 +31,8 @@ interface DeliveryRecord {
   readonly attempts: DeliveryAttempt[];
   /** Attempts that count toward the retry schedule (interrupted ones do not). */
   countedAttempts: number;
+  /** When it was delivered or failed (the end of its last attempt); undefined while pending. */
+  finishedAt: number | undefined;
 }
 
 const DEFAULT_LIST_LIMIT = 100;
@@ -127,6 +130,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
         leaseExpiresAt: undefined,
         attempts: [],
         countedAttempts: 0,
+        finishedAt: undefined,
       };
       this.#records.set(delivery.id, record);
       this.#addPending(record);
@@ -174,6 +178,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     record.countedAttempts++;
     record.status = outcome.status;
     record.nextAttemptAt = outcome.status === 'pending' ? outcome.nextAttemptAt : undefined;
+    record.finishedAt = outcome.status === 'pending' ? undefined : Math.round(attempt.at + attempt.durationMs);
     if (outcome.status === 'pending') this.#addPending(record);
     return true;
   }
@@ -297,6 +302,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
       record.attempts.push({ at, durationMs: 0, error });
       record.countedAttempts++;
       record.status = 'failed';
+      record.finishedAt = at;
       record.nextAttemptAt = undefined;
       record.leaseOwner = undefined;
       record.leaseExpiresAt = undefined;
@@ -311,6 +317,20 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     record.nextAttemptAt = now;
     this.#addPending(record);
     return true;
+  }
+
+  // A scan of every delivery: memory storage holds what a process can, and
+  // this runs in the background a few times a minute at most.
+  async prune(options: PruneDeliveriesOptions): Promise<number> {
+    assertOpen(this.#lifecycle);
+    const old: DeliveryRecord[] = [];
+    for (const record of this.#records.values()) {
+      if (record.status !== 'pending' && record.finishedAt! < options.olderThan) old.push(record);
+    }
+    old.sort((a, b) => a.finishedAt! - b.finishedAt! || a.sequence - b.sequence);
+    const doomed = old.slice(0, Math.max(0, options.limit));
+    for (const record of doomed) this.#records.delete(record.message.id);
+    return doomed.length;
   }
 
   /** Inserts a pending record at its place in claim order (new deliveries usually go last). */

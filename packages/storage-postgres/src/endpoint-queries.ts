@@ -27,10 +27,18 @@ const failPending = (t: Tables, source: string, at: string, error: string) => `
     RETURNING 1
   )`;
 
-/** Parameters: id, tenant, url, event types (text[]), description, rate limit, secret, created at. */
+/** Parameters: the advisory lock key of the tenant's endpoints (bigint). Held until the transaction ends. */
+export const lockTenantEndpointsSql = 'SELECT pg_advisory_xact_lock($1::bigint)';
+
+/**
+ * Parameters: id, tenant, url, event types (text[]), description, rate limit, secret, created at, most endpoints per
+ * tenant. Inserts nothing when the tenant has that many already: run it after `lockTenantEndpointsSql` in the same
+ * transaction, so the count sees every endpoint created before the lock was granted.
+ */
 export const insertEndpointSql = (t: Tables) => `
   INSERT INTO ${t.endpoints} (id, tenant, url, event_types, description, rate_limit, status, secret, created_at, updated_at)
-  VALUES ($1, $2, $3, $4::text[], $5, $6::integer, 'enabled', $7, $8, $8)
+  SELECT $1, $2, $3, $4::text[], $5, $6::integer, 'enabled', $7, $8, $8
+  WHERE (SELECT count(*) FROM ${t.endpoints} WHERE tenant = $2) < $9::integer
   RETURNING ${ENDPOINT_COLUMNS}`;
 
 /** Parameters: id, tenant (NULL: any tenant). */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Tables } from './tables.js';
 
 /*
@@ -130,3 +131,43 @@ export const requeueFailedSinceSql = (t: Tables) => `
   UPDATE ${t.deliveries}
   SET status = 'pending', next_attempt_at = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
   WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2`;
+
+/** The advisory lock key that lets one session at a time prune this schema's outbox (as text: a bigint parameter). */
+export const pruneLockKey = (t: Tables) => createHash('sha256').update(`plant-store prune of ${t.deliveries}`).digest().readBigInt64BE(0).toString();
+
+/**
+ * Parameters: cutoff (epoch ms), limit, lock key. Deletes up to `limit`
+ * delivered or failed deliveries whose finish time (`updated_at`) is before
+ * the cutoff, with their attempts (the foreign key cascades), only while this
+ * transaction holds the prune lock: another instance pruning at the same
+ * time makes it delete nothing instead of waiting. Rows another statement
+ * has locked (a resend) are skipped, never waited for. The rows are found
+ * through the (status, created_at) index: a delivery finishes after it was
+ * created, so `created_at` before the cutoff is implied and bounds the scan,
+ * and no index on `updated_at` is needed, which every claim changes (so
+ * claims stay HOT updates that write no index).
+ */
+export const pruneSql = (t: Tables) => `
+  WITH lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($3::bigint) AS held),
+  doomed AS (
+    SELECT id FROM ${t.deliveries}
+    WHERE (SELECT held FROM lock) AND status IN ('delivered', 'failed') AND created_at < $1 AND updated_at < $1
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+  )
+  DELETE FROM ${t.deliveries} WHERE id IN (SELECT id FROM doomed)`;
+
+/**
+ * Parameters: endpoint id, window start (epoch ms, a whole second), rate limit. Counts one attempt in the endpoint's
+ * budget and returns the row (`used`, `window_start`), or nothing when the window is full (counting nothing). A
+ * newer window starts the count again; an older one (a caller whose clock lags) counts against the newer. The
+ * row's lock makes concurrent callers on any instance take turns. A deleted endpoint gets no row.
+ */
+export const takeRateBudgetSql = (t: Tables) => `
+  INSERT INTO ${t.rateBudgets} AS b (endpoint_id, window_start, used)
+  SELECT $1, $2, 1 WHERE EXISTS (SELECT FROM ${t.endpoints} WHERE id = $1)
+  ON CONFLICT (endpoint_id) DO UPDATE
+  SET used = CASE WHEN excluded.window_start > b.window_start THEN 1 ELSE b.used + 1 END,
+      window_start = greatest(b.window_start, excluded.window_start)
+  WHERE excluded.window_start > b.window_start OR b.used < $3::integer
+  RETURNING used, window_start`;

@@ -72,7 +72,7 @@ function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number,
   return {
     plants: new PostgresPlantRepository(runner, tables, schema),
     outbox: new PostgresWebhookOutbox({ runner, dispatch }, tables, listener),
-    endpoints: new PostgresWebhookEndpoints(runner, tables),
+    endpoints: new PostgresWebhookEndpoints(runner, tables, schema),
     portalLinks: new PostgresPortalLinks(runner, tables),
     async ping() {
       await runner.rows('answer a ping', 'SELECT 1', []);

@@ -13,9 +13,11 @@ import {
   type WebhookEndpointStatus,
   type WebhookEventType,
 } from '@plant-store/core';
+import { createHash } from 'node:crypto';
 import {
   deleteEndpointSql,
   insertEndpointSql,
+  lockTenantEndpointsSql,
   listEndpointsSql,
   noteAttemptSql,
   rotateSecretSql,
@@ -67,6 +69,11 @@ function toSecrets(row: EndpointRow): EndpointSecrets {
   return { current: row.secret, previous: row.previous_secret, previousExpiresAt: Number(row.previous_secret_expires_at) };
 }
 
+/** A 64-bit advisory lock key per tenant and schema, for taking turns at creating the tenant's endpoints. */
+function tenantLockKey(schema: string, tenant: string): bigint {
+  return createHash('sha256').update(`plant-store endpoints of tenant ${JSON.stringify(tenant)} in schema ${schema}`).digest().readBigInt64BE(0);
+}
+
 /** `undefined` → keep the column; `null` → clear it; a value → set it: a flag and a value per column. */
 const change = (value: unknown): [boolean, unknown] => (value === undefined ? [false, null] : [true, value]);
 
@@ -75,10 +82,12 @@ type Statement = 'insert' | 'select' | 'list' | 'update' | 'delete' | 'rotate' |
 /** Tenants' webhook endpoints in PostgreSQL; every member is one statement. */
 export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   readonly #runner: QueryRunner;
+  readonly #schema: string;
   readonly #sql: { readonly [K in Statement]: string };
 
-  constructor(runner: QueryRunner, tables: Tables) {
+  constructor(runner: QueryRunner, tables: Tables, schema: string) {
     this.#runner = runner;
+    this.#schema = schema;
     this.#sql = {
       insert: insertEndpointSql(tables),
       select: selectEndpointSql(tables),
@@ -90,11 +99,16 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
     };
   }
 
-  async create(endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint> {
+  async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
     const { id, tenant, url, eventTypes, description, rateLimit, secret, createdAt } = endpoint;
-    const parameters = [id, tenant, url, [...eventTypes], description ?? null, rateLimit ?? null, secret, Math.round(createdAt)];
-    const [row] = await this.#runner.rows<EndpointRow>('create the endpoint', this.#sql.insert, parameters);
-    return toEndpoint(row!);
+    const parameters = [id, tenant, url, [...eventTypes], description ?? null, rateLimit ?? null, secret, Math.round(createdAt), maxPerTenant];
+    // Creates of one tenant take turns (on every instance): a statement's
+    // snapshot predates any lock it waits for, so the count runs after it.
+    const [row] = await this.#runner.transaction('create the endpoint', async (rows) => {
+      await rows(lockTenantEndpointsSql, [tenantLockKey(this.#schema, tenant)]);
+      return rows<EndpointRow>(this.#sql.insert, parameters);
+    });
+    return row && toEndpoint(row);
   }
 
   async get(tenant: string, id: string): Promise<WebhookEndpoint | undefined> {

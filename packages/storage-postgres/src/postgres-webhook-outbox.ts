@@ -10,6 +10,8 @@ import {
   type ListDeliveriesQuery,
   type NewDelivery,
   type PendingStats,
+  type PruneDeliveriesOptions,
+  type RateBudgetAnswer,
   type TenantDeliveriesQuery,
   type WebhookOutbox,
 } from '@plant-store/core';
@@ -22,12 +24,15 @@ import {
   listDeliveriesSql,
   nextDueAtSql,
   pendingStatsSql,
+  pruneLockKey,
+  pruneSql,
   listTenantDeliveriesSql,
   recordAttemptsSql,
   releaseSql,
   requeueFailedSinceSql,
   requeueSql,
   resendSql,
+  takeRateBudgetSql,
   tenantCursorSql,
 } from './outbox-queries.js';
 import { CoalescingBatch } from './coalescing-batch.js';
@@ -37,6 +42,8 @@ import { endpointStatsSql, enqueueSql } from './portal-outbox-queries.js';
 import type { Tables } from './tables.js';
 
 const DEFAULT_LIST_LIMIT = 100;
+/** Rate budgets are counted in one-second windows aligned to whole seconds, so every instance agrees on them. */
+const RATE_WINDOW_MS = 1_000;
 /** Most attempts recorded in one statement. */
 const RECORD_BATCH = 256;
 
@@ -68,12 +75,15 @@ type Statement =
   | 'resend'
   | 'requeueFailedSince'
   | 'endpointStats'
-  | 'enqueue';
+  | 'enqueue'
+  | 'prune';
 
 /**
  * The webhook outbox in PostgreSQL, shared by every instance on the
- * database: claims are leases taken with `FOR UPDATE SKIP LOCKED`, and
- * `watch` hears the NOTIFY that every create with deliveries sends.
+ * database: claims are leases taken with `FOR UPDATE SKIP LOCKED`,
+ * `watch` hears the NOTIFY that every create with deliveries sends, and
+ * `takeRateBudget` keeps each endpoint's rate limit in a row all instances
+ * draw on, so the limit holds for the service, not per instance.
  */
 export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #runner: QueryRunner;
@@ -84,8 +94,10 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   /** The dispatcher's per-delivery statements, prepared on each connection. */
   readonly #claim: PreparedStatement;
   readonly #record: PreparedStatement;
+  readonly #takeRateBudget: PreparedStatement;
   /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
   readonly #records: CoalescingBatch<AttemptRecord, boolean>;
+  readonly #pruneLockKey: string;
 
   constructor(runners: { readonly runner: QueryRunner; readonly dispatch: QueryRunner }, tables: Tables, listener: NotificationListener) {
     this.#runner = runners.runner;
@@ -93,6 +105,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#listener = listener;
     this.#claim = prepared(claimDueSql(tables));
     this.#record = prepared(recordAttemptsSql(tables));
+    this.#takeRateBudget = prepared(takeRateBudgetSql(tables));
     this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: (record) => record.id, maxSize: RECORD_BATCH });
     this.#sql = {
       release: releaseSql(tables),
@@ -108,7 +121,9 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       requeueFailedSince: requeueFailedSinceSql(tables),
       endpointStats: endpointStatsSql(tables),
       enqueue: enqueueSql(tables),
+      prune: pruneSql(tables),
     };
+    this.#pruneLockKey = pruneLockKey(tables);
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
@@ -223,6 +238,22 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
     return this.#runner.changes("recover the endpoint's deliveries", this.#sql.requeueFailedSince, [endpointId, Math.ceil(since), wholeMs(now)]);
+  }
+
+  async prune(options: PruneDeliveriesOptions): Promise<number> {
+    if (options.limit < 1) return 0;
+    const parameters = [Math.ceil(options.olderThan), Math.trunc(options.limit), this.#pruneLockKey];
+    return this.#runner.changes('prune finished deliveries', this.#sql.prune, parameters);
+  }
+
+  async takeRateBudget(endpointId: string, rateLimit: number, now: number): Promise<RateBudgetAnswer> {
+    // On the dispatcher's asynchronously committing connections: a count lost in a database crash lets at most one
+    // window go over, as a lost claim only sends a message again.
+    const windowStart = Math.floor(now / RATE_WINDOW_MS) * RATE_WINDOW_MS;
+    const parameters = [endpointId, windowStart, rateLimit];
+    const [row] = await this.#dispatch.rows<{ used: number; window_start: bigint }>('take from the rate budget', this.#takeRateBudget, parameters);
+    if (!row) return { admitted: false, windowEnd: windowStart + RATE_WINDOW_MS, exhausted: true };
+    return { admitted: true, windowEnd: Number(row.window_start) + RATE_WINDOW_MS, exhausted: row.used >= rateLimit };
   }
 
   watch(listener: () => void): () => void {

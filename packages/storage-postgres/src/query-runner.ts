@@ -23,14 +23,14 @@ type Statement = string | PreparedStatement;
 
 /**
  * Runs this adapter's SQL on a pg pool, wrapping every failure in a
- * `StorageError` that names the action. Each call is one statement, so each
- * is atomic on its own; no call holds a connection between round trips.
- * After `close()` every call rejects.
+ * `StorageError` that names the action. Each call but `transaction` is one
+ * statement, so each is atomic on its own and holds no connection between
+ * round trips. After `close()` every call rejects.
  *
  * Statements go to a pooled client directly: the SQL is hand-written (see
  * plant-queries.ts, outbox-queries.ts), so a query builder would only pass
  * it through, and on a list request its execution layer cost about a tenth
- * of the service's CPU (see README, Performance). A client whose statement
+ * of the service's CPU (see docs/performance.md). A client whose statement
  * failed other than by the server's answer, or got no answer within the
  * deadline (see `AnswerDeadlines`), goes back to the pool as broken, so the
  * pool closes it and opens a new one instead of lending out a connection
@@ -59,6 +59,28 @@ export class QueryRunner {
     return (await this.#execute(action, statement, parameters)).rowCount ?? 0;
   }
 
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it rejects
+   * (then the call rejects with a `StorageError` naming `action`). For the few writes one statement cannot make
+   * atomic, because a later statement must see what an earlier one waited for (a lock).
+   */
+  async transaction<T>(action: string, work: (rows: <Row>(statement: Statement, parameters: readonly unknown[]) => Promise<Row[]>) => Promise<T>): Promise<T> {
+    const client = await this.#connect(action);
+    const rows = async <Row>(statement: Statement, parameters: readonly unknown[]) => (await this.#query(client, statement, parameters)).rows as Row[];
+    try {
+      await this.#query(client, 'BEGIN', []);
+      const result = await work(rows);
+      await this.#query(client, 'COMMIT', []);
+      client.release();
+      return result;
+    } catch (error) {
+      // Rolled back, the connection is as good as new; if even that fails, it is dropped (closing it rolls back).
+      const rolledBack = error instanceof pg.DatabaseError && (await this.#query(client, 'ROLLBACK', []).then(() => true, () => false));
+      client.release(rolledBack ? undefined : brokenBy(error));
+      throw postgresError(action, error);
+    }
+  }
+
   /** Ends the pool once the queries in flight are done. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= this.#pool.end().catch((error: unknown) => {
@@ -68,22 +90,9 @@ export class QueryRunner {
   }
 
   async #execute(action: string, statement: Statement, parameters: readonly unknown[]): Promise<pg.QueryResult> {
-    if (this.#closing) throw new StorageError(`postgres storage could not ${action}: the storage is closed`);
-    let client: pg.PoolClient;
+    const client = await this.#connect(action);
     try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw postgresError(action, error);
-    }
-    const values = parameters as unknown[];
-    let waiting: Waiting | undefined;
-    try {
-      const result = await new Promise<pg.QueryResult>((resolve, reject) => {
-        waiting = this.#deadlines.watch(reject);
-        const answered = (error: Error | null, answer: pg.QueryResult) => (error ? reject(error) : resolve(answer));
-        if (typeof statement === 'string') client.query(statement, values, answered);
-        else client.query({ ...statement, values }, answered);
-      });
+      const result = await this.#query(client, statement, parameters);
       client.release();
       return result;
     } catch (error) {
@@ -92,6 +101,29 @@ export class QueryRunner {
       // connection, no answer by the deadline) may leave a reply in flight.
       client.release(error instanceof pg.DatabaseError ? undefined : brokenBy(error));
       throw postgresError(action, error);
+    }
+  }
+
+  async #connect(action: string): Promise<pg.PoolClient> {
+    if (this.#closing) throw new StorageError(`postgres storage could not ${action}: the storage is closed`);
+    try {
+      return await this.#pool.connect();
+    } catch (error) {
+      throw postgresError(action, error);
+    }
+  }
+
+  /** One statement on `client`, failing when no answer comes by the deadline. */
+  async #query(client: pg.PoolClient, statement: Statement, parameters: readonly unknown[]): Promise<pg.QueryResult> {
+    const values = parameters as unknown[];
+    let waiting: Waiting | undefined;
+    try {
+      return await new Promise<pg.QueryResult>((resolve, reject) => {
+        waiting = this.#deadlines.watch(reject);
+        const answered = (error: Error | null, answer: pg.QueryResult) => (error ? reject(error) : resolve(answer));
+        if (typeof statement === 'string') client.query(statement, values, answered);
+        else client.query({ ...statement, values }, answered);
+      });
     } finally {
       waiting?.done();
     }

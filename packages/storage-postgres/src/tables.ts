@@ -7,6 +7,7 @@ export interface Tables {
   readonly attempts: string;
   readonly endpoints: string;
   readonly portalLinks: string;
+  readonly rateBudgets: string;
 }
 
 export function tablesIn(schema: string): Tables {
@@ -17,5 +18,6 @@ export function tablesIn(schema: string): Tables {
     attempts: qualified('webhook_attempts'),
     endpoints: qualified('webhook_endpoints'),
     portalLinks: qualified('portal_links'),
+    rateBudgets: qualified('webhook_rate_budgets'),
   };
 }

@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, statSync, watch, type FSWatcher } from 'node:fs';
 import { StorageError } from '@plant-store/core';
 
 /**
@@ -12,15 +12,18 @@ import { StorageError } from '@plant-store/core';
 export interface DatabaseFileGuard {
   /**
    * Throws a `StorageError` (`sqlite storage could not <action>: <reason>`)
-   * when the database file at the path is no longer the open one. One stat
-   * (about 1.5 µs, a tenth of a create's transaction): run after every write,
-   * before it is acknowledged. The write-ahead log is left to `problem()`: a
-   * second stat per write costs as much again, and a log deleted on its own
-   * still reaches the database file when the service stops gracefully.
+   * when the database file or its write-ahead log at the path is no longer
+   * the open one. Run inside every write transaction, just before COMMIT, so
+   * a refused write is rolled back rather than left in a log that a later
+   * checkpoint would still copy into the database. Costs one stat (of the
+   * log) per write: the database file itself is watched, and stat'ed only
+   * after the watch reported something (see `databaseFileGuard`).
    */
   assertSameFile(action: string): void;
   /** Why writes cannot be trusted right now (database or log file deleted or replaced, file not writable), or `undefined`. For readiness. */
   problem(): string | undefined;
+  /** Stops watching the database file (when the storage closes). */
+  close(): void;
 }
 
 interface FileIdentity {
@@ -29,12 +32,25 @@ interface FileIdentity {
 }
 
 /** A guard over nothing, for in-memory databases and `file:` URIs (no plain path to compare). */
-const UNGUARDED: DatabaseFileGuard = { assertSameFile() {}, problem: () => undefined };
+const UNGUARDED: DatabaseFileGuard = { assertSameFile() {}, problem: () => undefined, close() {} };
 
 /**
  * The guard for the database at `path`, taking the identity of the files
  * there now: call it once the connection has opened the file and read it in
  * WAL mode (so the `-wal` file exists).
+ *
+ * Every write stats the log: deleting or replacing the log alone loses every
+ * commit not yet copied into the database, and it must be caught by the very
+ * next write. Deleting the log along with the database, or renaming their
+ * folder, takes the log's path away too. Only the database file replaced or
+ * deleted on its own escapes that stat, so the database file is watched
+ * (inotify and the like, events only at checkpoints and when it is unlinked
+ * or renamed over, never per write) and stat'ed on the next write after any
+ * event. Watching its folder instead would report every write to the log, a
+ * JavaScript callback per write that costs more than the stat it saves.
+ * Where the file cannot be watched, or there is no log, every write stats
+ * the database file as well. Once a file is found changed the guard stays
+ * failed: the open inode can never come back to the path.
  */
 export function databaseFileGuard(path: string): DatabaseFileGuard {
   if (path === '' || path === ':memory:' || path.startsWith('file:')) return UNGUARDED;
@@ -42,20 +58,60 @@ export function databaseFileGuard(path: string): DatabaseFileGuard {
   if (database === undefined) return UNGUARDED;
   const walPath = `${path}-wal`;
   const wal = identityOf(walPath);
-  const databaseProblem = () => changed(path, database, 'database file');
+  /** The first change found: permanent, so later checks need no stat. */
+  let lost: string | undefined;
+  const databaseWatch = wal === undefined ? unwatched() : watchForChanges(path);
+  const identityProblem = () =>
+    (lost ??= changed(path, database, 'database file') ?? (wal && changed(walPath, wal, 'write-ahead log')));
   return {
     assertSameFile(action) {
-      const reason = databaseProblem();
-      if (reason !== undefined) throw new StorageError(`sqlite storage could not ${action}: ${reason}`);
+      if (lost === undefined && (databaseWatch.suspect || (wal !== undefined && !isSameFile(walPath, wal)))) {
+        // Cleared before the stat: an event arriving later marks it again.
+        databaseWatch.suspect = !databaseWatch.watching;
+        identityProblem();
+      }
+      if (lost !== undefined) throw new StorageError(`sqlite storage could not ${action}: ${lost}`);
     },
     problem() {
-      return (
-        databaseProblem() ??
-        (wal && changed(walPath, wal, 'write-ahead log')) ??
-        notWritable(path)
-      );
+      return identityProblem() ?? notWritable(path);
+    },
+    close: () => databaseWatch.close(),
+  };
+}
+
+/** Whether a file may have changed since it was last stat'ed. */
+interface ChangeWatch {
+  /** Set by any event at the file; always set when it is not watched. */
+  suspect: boolean;
+  /** Whether events arrive (false where it cannot be watched, or after the watch failed). */
+  readonly watching: boolean;
+  close(): void;
+}
+
+const unwatched = (): ChangeWatch => ({ suspect: true, watching: false, close() {} });
+
+/** Watches the file at `path` for anything (written, unlinked, renamed over); without keeping the process alive. */
+function watchForChanges(path: string): ChangeWatch {
+  let watcher: FSWatcher | undefined;
+  const state = {
+    suspect: true,
+    get watching() {
+      return watcher !== undefined;
+    },
+    close() {
+      watcher?.close();
+      watcher = undefined;
+      state.suspect = true;
     },
   };
+  try {
+    watcher = watch(path, { persistent: false }, () => (state.suspect = true));
+    watcher.on('error', () => state.close());
+    state.suspect = false;
+  } catch {
+    // No watch (no inotify instances or watches left, an unsupported file system): stat on every write.
+  }
+  return state;
 }
 
 function identityOf(path: string): FileIdentity | undefined {
@@ -63,10 +119,16 @@ function identityOf(path: string): FileIdentity | undefined {
   return stats && { dev: stats.dev, ino: stats.ino };
 }
 
+/** Whether the file at `path` is the one identified by `opened` (one stat). */
+function isSameFile(path: string, opened: FileIdentity): boolean {
+  const now = statSync(path, { throwIfNoEntry: false });
+  return now !== undefined && now.dev === opened.dev && now.ino === opened.ino;
+}
+
 /** Why the file at `path` is not the one identified by `opened`, or `undefined` when it is. */
 function changed(path: string, opened: FileIdentity, what: string): string | undefined {
+  if (isSameFile(path, opened)) return undefined;
   const now = identityOf(path);
-  if (now !== undefined && now.dev === opened.dev && now.ino === opened.ino) return undefined;
   const how = now === undefined ? 'deleted' : 'replaced by another file';
   return `the ${what} ${path} was ${how} while open; what is written now would be lost at the next start (restart the service)`;
 }

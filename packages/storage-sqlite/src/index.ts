@@ -1,3 +1,4 @@
 // Public API of @plant-store/storage-sqlite.
 
 export { sqliteStorage, type SqliteStorageOptions } from './sqlite-storage.js';
+export { backupSqliteDatabase, type SqliteBackupOptions } from './sqlite-backup.js';

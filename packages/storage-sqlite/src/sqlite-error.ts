@@ -1,4 +1,5 @@
 import { StorageError } from '@plant-store/core';
+import type { Database as BetterSqlite3 } from 'better-sqlite3';
 import type { DatabaseFileGuard } from './database-file-guard.js';
 
 /** Runs a driver call, turning whatever it throws into a `StorageError` that says what failed, with the driver error as `cause`. */
@@ -17,12 +18,29 @@ export function sqliteError(action: string, error: unknown): StorageError {
 }
 
 /**
- * Runs a write like `withSqliteErrors`, then, before it is acknowledged,
- * rejects when the database file was deleted or replaced by then: the write
- * went to a file the next start will not see.
+ * Writes that are never acknowledged once the database files were deleted or
+ * replaced: what they wrote would be lost at the next start, and a write to a
+ * deleted log would still reach the database at a later checkpoint.
  */
-export function withSqliteWrite<T>(file: DatabaseFileGuard, action: string, run: () => T): T {
-  const result = withSqliteErrors(action, run);
-  file.assertSameFile(action);
-  return result;
+export interface GuardedWrites extends Pick<DatabaseFileGuard, 'assertSameFile'> {
+  /** Runs `run` in one IMMEDIATE transaction (a savepoint when already in one) that checks the files before COMMIT, rolling back when they changed. */
+  transaction<T>(action: string, run: () => T): T;
+}
+
+/** The guarded writes on `db`, checked by `file`. */
+export function guardedWrites(db: BetterSqlite3, file: DatabaseFileGuard): GuardedWrites {
+  const checked = db.transaction((action: string, run: () => unknown) => {
+    const result = run();
+    file.assertSameFile(action);
+    return result;
+  }).immediate;
+  return {
+    assertSameFile: (action) => file.assertSameFile(action),
+    transaction: (action, run) => checked(action, run) as ReturnType<typeof run>,
+  };
+}
+
+/** Runs a write like `withSqliteErrors`, in a guarded transaction: it commits only while the files are the open ones. */
+export function withSqliteWrite<T>(writes: GuardedWrites, action: string, run: () => T): T {
+  return withSqliteErrors(action, () => writes.transaction(action, run));
 }

@@ -2,7 +2,6 @@ import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
 import {
   INT64_MAX,
   INT64_MIN,
-  newMessageId,
   type CreatePlantResult,
   type EndpointEvent,
   type ListPlantsQuery,
@@ -11,11 +10,27 @@ import {
   type PlantOffsetQuery,
   type PlantRepository,
 } from '@plant-store/core';
-import type { DatabaseFileGuard } from './database-file-guard.js';
 import { idAtOffsetSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
-import { withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
-import type { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
+import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
+
+/**
+ * One delivery of an endpoint event per enabled endpoint of the tenant subscribed to it, in endpoint id order.
+ * Named parameters: tenant, eventType, payload, at (created-at and first due time). Ids are `msg_` and the 32 hex
+ * digits of a random version 4 UUID, as core's `newMessageId` makes them: SQLite's randomblob with the version and variant bits set. The endpoints and their
+ * random bytes are materialized first, so each row's bytes are drawn once however often the id reads them.
+ */
+const FAN_OUT = `
+  WITH targets AS MATERIALIZED (
+    SELECT id, lower(hex(randomblob(16))) AS r FROM webhook_endpoints
+    WHERE tenant = @tenant AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = @eventType)
+  )
+  INSERT INTO webhook_deliveries
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
+  SELECT 'msg_' || substr(r, 1, 12) || '4' || substr(r, 14, 3)
+      || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
+    @tenant, id, @eventType, @payload, 'pending', 0, @at, @at, @at
+  FROM targets ORDER BY id`;
 
 /** A plants row as the raw statements return it: [id, name, tag]. */
 type PlantRow = [bigint, string, string | null];
@@ -37,7 +52,7 @@ function lowestId(after: bigint | undefined): bigint {
  */
 export class SqlitePlantRepository implements PlantRepository {
   readonly #db: BetterSqlite3;
-  readonly #file: DatabaseFileGuard;
+  readonly #file: GuardedWrites;
   readonly #insert: Statement;
   readonly #select: Statement;
   readonly #delete: Statement;
@@ -46,7 +61,7 @@ export class SqlitePlantRepository implements PlantRepository {
   readonly #create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) => CreatePlantResult;
   readonly #deleteWithEvent: (tenant: string, id: bigint, event: EndpointEvent) => boolean;
 
-  constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, endpoints: SqliteWebhookEndpoints, file: DatabaseFileGuard) {
+  constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, file: GuardedWrites) {
     this.#db = db;
     this.#file = file;
     this.#insert = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
@@ -57,11 +72,12 @@ export class SqlitePlantRepository implements PlantRepository {
     // so a concurrent writer makes us wait (busy_timeout) instead of failing.
     // The tenant's endpoints are selected inside the same transaction, so an
     // endpoint created or disabled concurrently is wholly in or wholly out.
+    // One statement queues the deliveries of all of them (see FAN_OUT).
+    const fanOut = db.prepare(FAN_OUT);
     const queueEvent = (tenant: string, event: EndpointEvent | undefined) => {
       if (!event) return;
-      const { eventType, payload, createdAt } = event;
-      const endpointIds = endpoints.matching(tenant, eventType);
-      outbox.queue(endpointIds.map((endpointId) => ({ id: newMessageId(), tenant, endpointId, eventType, payload, createdAt })));
+      const at = Math.round(event.createdAt);
+      fanOut.run({ tenant, eventType: event.eventType, payload: event.payload, at });
     };
     const create = db.transaction((tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): CreatePlantResult => {
       const stored: Plant = plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
@@ -70,18 +86,22 @@ export class SqlitePlantRepository implements PlantRepository {
       }
       outbox.queue(deliveries);
       queueEvent(tenant, event);
+      // Last, before COMMIT: a write to files no longer at the path rolls back.
+      file.assertSameFile('create the plant');
       return { created: true, plant: stored };
     });
     this.#create = create.immediate;
     this.#deleteWithEvent = db.transaction((tenant: string, id: bigint, event: EndpointEvent): boolean => {
       if (this.#delete.run(tenant, id).changes === 0) return false;
       queueEvent(tenant, event);
+      file.assertSameFile('delete the plant');
       return true;
     }).immediate;
   }
 
   async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
-    return withSqliteWrite(this.#file, 'create the plant', () => this.#create(tenant, plant, deliveries, event));
+    // Its transaction checks the files itself: a guarded transaction around it would add a savepoint to the hottest write.
+    return withSqliteErrors('create the plant', () => this.#create(tenant, plant, deliveries, event));
   }
 
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
@@ -114,9 +134,8 @@ export class SqlitePlantRepository implements PlantRepository {
   }
 
   async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
-    return withSqliteWrite(this.#file, 'delete the plant', () =>
-      event ? this.#deleteWithEvent(tenant, id, event) : this.#delete.run(tenant, id).changes > 0,
-    );
+    if (event) return withSqliteErrors('delete the plant', () => this.#deleteWithEvent(tenant, id, event));
+    return withSqliteWrite(this.#file, 'delete the plant', () => this.#delete.run(tenant, id).changes > 0);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
 import type { NewPortalLink, PortalLink, PortalLinkRepository, Scope, StoredPortalLink } from '@plant-store/core';
-import type { DatabaseFileGuard } from './database-file-guard.js';
+import type { GuardedWrites } from './sqlite-error.js';
 import { withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
 
 /** A portal_links row (integers read as bigint: the connection uses safe integers). */
@@ -27,14 +27,14 @@ function toLink(row: PortalLinkRow): PortalLink {
 
 /** Portal links in SQLite; statements prepared once. */
 export class SqlitePortalLinks implements PortalLinkRepository {
-  readonly #file: DatabaseFileGuard;
+  readonly #file: GuardedWrites;
   readonly #insert: Statement;
   readonly #select: Statement;
   readonly #revoke: Statement;
   readonly #list: Statement;
   readonly #listAll: Statement;
 
-  constructor(db: BetterSqlite3, file: DatabaseFileGuard) {
+  constructor(db: BetterSqlite3, file: GuardedWrites) {
     this.#file = file;
     this.#insert = db.prepare(
       'INSERT INTO portal_links (id, tenant, scopes, secret_sha256, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',

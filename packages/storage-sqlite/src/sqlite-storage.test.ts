@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { StorageError, type NewDelivery, type Storage } from '@plant-store/core';
+import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { sqliteStorage } from './sqlite-storage.js';
 
@@ -233,6 +234,66 @@ describe('sqliteStorage', () => {
     const failure = await sqliteStorage({ path }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StorageError);
     expect(String((failure as StorageError).cause)).toContain('999-from-the-future');
+  });
+
+  describe('retention and file size', () => {
+    /** Queues `count` deliveries (one plant each) created at T0, then delivers them all with attempts ending at T0 + 10. */
+    const deliverMany = async (storage: Storage, count: number, firstPlant = 0) => {
+      for (let i = 0; i < count; i++) {
+        await storage.plants.create('t', { id: BigInt(firstPlant + i), name: `p${i}` }, [delivery(`d${firstPlant + i}`)]);
+      }
+      for (;;) {
+        const claimed = await storage.outbox.claimDue({ owner: 'o', now: T0 + 5, leaseMs: 60_000, limit: 500 });
+        if (claimed.length === 0) break;
+        for (const { id } of claimed) {
+          await storage.outbox.recordAttempt(id, 'o', { at: T0 + 5, durationMs: 5, statusCode: 200, error: 'x'.repeat(200) }, { status: 'delivered' });
+        }
+      }
+    };
+
+    it('creates new files with incremental auto-vacuum', async () => {
+      const path = freshPath();
+      await open(path);
+      expect(inspect(path, (db) => db.pragma('auto_vacuum', { simple: true }))).toBe(2);
+    });
+
+    it('converts a file created before incremental auto-vacuum at its next start, keeping its data', async () => {
+      const path = freshPath();
+      const db = new BetterSqlite3(path);
+      db.pragma('auto_vacuum = NONE');
+      db.pragma('journal_mode = WAL');
+      const { '004-webhook-retention': _newer, ...older } = MIGRATIONS;
+      await migrate(db, older);
+      db.prepare("INSERT INTO plants (tenant, id, name) VALUES ('t', 1, 'old')").run();
+      db.close();
+      expect(inspect(path, (file) => file.pragma('auto_vacuum', { simple: true }))).toBe(0);
+
+      const storage = await open(path);
+      expect(await storage.plants.get('t', 1n)).toEqual({ id: 1n, name: 'old' });
+      expect(inspect(path, (file) => file.pragma('auto_vacuum', { simple: true }))).toBe(2);
+      expect(inspect(path, (file) => file.prepare('SELECT name FROM kysely_migration').pluck().all())).toEqual(Object.keys(MIGRATIONS));
+    });
+
+    it('hands the pages a prune frees back to the file system, and finds what to prune through an index', async () => {
+      const path = freshPath();
+      const storage = await open(path);
+      await deliverMany(storage, 2_000);
+      const pages = () => inspect(path, (db) => Number(db.pragma('page_count', { simple: true })));
+      const full = pages();
+      let pruned = 0;
+      for (let batch; (batch = await storage.outbox.prune({ olderThan: T0 + 100, limit: 1000 })) > 0; ) pruned += batch;
+      expect(pruned).toBe(2_000);
+      expect(pages()).toBeLessThan(full / 2);
+      expect(inspect(path, (db) => Number(db.pragma('freelist_count', { simple: true })))).toBeLessThan(50);
+      const plan = inspect(path, (db) =>
+        db
+          .prepare(
+            `EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < 1 ORDER BY updated_at LIMIT 10`,
+          )
+          .all() as { detail: string }[],
+      );
+      expect(plan.map((step) => step.detail).join('\n')).toContain('webhook_deliveries_finished');
+    });
   });
 
   describe('errors', () => {

@@ -7,7 +7,7 @@ import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { openError } from './open-error.js';
 import { retryWhileBusy } from './retry-while-busy.js';
-import { sqliteError, withSqliteErrors } from './sqlite-error.js';
+import { guardedWrites, sqliteError, withSqliteErrors } from './sqlite-error.js';
 import { SqlitePlantRepository } from './sqlite-plant-repository.js';
 import { SqlitePortalLinks } from './sqlite-portal-links.js';
 import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
@@ -31,9 +31,10 @@ export interface SqliteStorageOptions {
  * the file cannot be opened, migrated or written.
  *
  * While it runs, writes and `ping()` reject with a `StorageError` once the
- * file at the path is no longer the open one (deleted or replaced: what is
- * written would be lost at the next start); `ping()` also when it is no
- * longer writable.
+ * database file or its write-ahead log at the path is no longer the open one
+ * (deleted or replaced: what is written would be lost at the next start),
+ * and such a write is rolled back; `ping()` also when the file is no longer
+ * writable.
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
@@ -54,16 +55,17 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
 
 /** The storage over an open, migrated database: statements are prepared here, once. */
 function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage {
-  const outbox = new SqliteWebhookOutbox(db, file);
-  const endpoints = new SqliteWebhookEndpoints(db, file);
-  const plants = new SqlitePlantRepository(db, outbox, endpoints, file);
+  const writes = guardedWrites(db, file);
+  const outbox = new SqliteWebhookOutbox(db, writes);
+  const endpoints = new SqliteWebhookEndpoints(db, writes);
+  const plants = new SqlitePlantRepository(db, outbox, writes);
   const ping = db.prepare('SELECT 1').pluck(true);
   let closed: Promise<void> | undefined;
   return {
     plants,
     outbox,
     endpoints,
-    portalLinks: new SqlitePortalLinks(db, file),
+    portalLinks: new SqlitePortalLinks(db, writes),
     async ping() {
       withSqliteErrors('answer a ping', () => ping.get());
       const problem = file.problem();
@@ -71,6 +73,7 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage 
     },
     close() {
       closed ??= (async () => {
+        file.close();
         try {
           db.close();
         } catch (error) {
@@ -107,10 +110,35 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
  * that can answer reads and readiness but no write.
  */
 async function prepare(db: BetterSqlite3.Database): Promise<void> {
+  // Before anything creates a table: a new file starts with incremental
+  // auto-vacuum (an existing one keeps its mode until the VACUUM below).
+  db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
+  // A checkpoint resets the WAL, but the file keeps its largest size unless
+  // truncated: this caps what stays on disk after a burst of writes.
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   // With WAL, NORMAL is durable against process crashes and loses at most the last commits on power loss.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   await migrate(db, MIGRATIONS);
+  applyIncrementalVacuum(db);
   db.prepare('DELETE FROM plants WHERE 0').run();
+}
+
+/** Largest WAL file left on disk after a checkpoint, in bytes. */
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** `PRAGMA auto_vacuum` reports 2 for incremental. */
+const INCREMENTAL = 2n;
+
+/**
+ * Converts a file created before incremental auto-vacuum (migration 004
+ * recorded the mode): a one-time VACUUM rewrites it, outside any transaction
+ * as VACUUM requires. Checked at every start, so a process stopped before the
+ * VACUUM finished converts the file at its next start.
+ */
+function applyIncrementalVacuum(db: BetterSqlite3.Database): void {
+  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.exec('VACUUM');
 }

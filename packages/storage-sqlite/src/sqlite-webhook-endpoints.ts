@@ -14,8 +14,7 @@ import {
   type WebhookEndpointStatus,
   type WebhookEventType,
 } from '@plant-store/core';
-import type { DatabaseFileGuard } from './database-file-guard.js';
-import { withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
+import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
 /** A webhook_endpoints row (integers read as bigint: the connection uses safe integers). */
 interface EndpointRow {
@@ -75,9 +74,10 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   readonly #statements: Record<string, Statement>;
   readonly #update: (tenant: string | undefined, id: string, changes: WebhookEndpointChanges) => WebhookEndpoint | undefined;
   readonly #delete: (tenant: string, id: string, at: number) => boolean;
-  readonly #file: DatabaseFileGuard;
+  readonly #create: (endpoint: NewWebhookEndpoint, maxPerTenant: number) => WebhookEndpoint | undefined;
+  readonly #file: GuardedWrites;
 
-  constructor(db: BetterSqlite3, file: DatabaseFileGuard) {
+  constructor(db: BetterSqlite3, file: GuardedWrites) {
     this.#file = file;
     this.#statements = prepareStatements(db);
     const failPending = prepareFailPending(db);
@@ -92,6 +92,15 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
         return updated;
       })
       .immediate;
+    // IMMEDIATE takes the write lock before counting, so two creates (also
+    // from two processes on the file) cannot both see room for one more.
+    this.#create = db.transaction((endpoint: NewWebhookEndpoint, maxPerTenant: number) => {
+      const { id, tenant, url, eventTypes, description, rateLimit, secret, createdAt } = endpoint;
+      if (Number(s['countOfTenant']!.get(tenant)) >= maxPerTenant) return undefined;
+      const at = Math.round(createdAt);
+      s['insert']!.run(id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, secret, at, at);
+      return toEndpoint(s['select']!.get(id) as EndpointRow);
+    }).immediate;
     this.#delete = db.transaction((tenant: string, id: string, at: number) => {
       if (s['delete']!.run(id, tenant).changes === 0) return false;
       failPending(id, at, ENDPOINT_DELETED_ERROR);
@@ -99,18 +108,8 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     }).immediate;
   }
 
-  /** Ids of the tenant's enabled endpoints subscribed to `eventType`; runs inside the plant write's transaction. */
-  matching(tenant: string, eventType: string): string[] {
-    return this.#statements['matching']!.all(tenant, eventType) as string[];
-  }
-
-  async create(endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint> {
-    return withSqliteWrite(this.#file, 'create the endpoint', () => {
-      const { id, tenant, url, eventTypes, description, rateLimit, secret, createdAt } = endpoint;
-      const at = Math.round(createdAt);
-      this.#statements['insert']!.run(id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, secret, at, at);
-      return toEndpoint(this.#statements['select']!.get(id) as EndpointRow);
-    });
+  async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
+    return withSqliteWrite(this.#file, 'create the endpoint', () => this.#create(endpoint, maxPerTenant));
   }
 
   async get(tenant: string, id: string): Promise<WebhookEndpoint | undefined> {
@@ -209,6 +208,7 @@ function prepareStatements(db: BetterSqlite3): Record<string, Statement> {
        VALUES (?, ?, ?, ?, ?, ?, 'enabled', ?, ?, ?)`,
     ),
     select: db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = ?`),
+    countOfTenant: db.prepare('SELECT count(*) FROM webhook_endpoints WHERE tenant = ?').pluck(true),
     list: db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?`),
     listAll: db.prepare(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id > ? ORDER BY id LIMIT ?`),
     // Enabling clears the reason whatever the update says.
@@ -222,13 +222,6 @@ function prepareStatements(db: BetterSqlite3): Record<string, Statement> {
       `UPDATE webhook_endpoints SET previous_secret = secret, secret = ?, previous_secret_expires_at = ?, updated_at = ?
        WHERE id = ? AND tenant = ?`,
     ),
-    matching: db
-      .prepare(
-        `SELECT id FROM webhook_endpoints
-         WHERE tenant = ? AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?)
-         ORDER BY id`,
-      )
-      .pluck(true),
     noteSuccess: db.prepare(
       `UPDATE webhook_endpoints SET failing_since = NULL, exhausted_at = NULL WHERE id = ? RETURNING failing_since, exhausted_at`,
     ),

@@ -11,13 +11,13 @@ import type {
   NewDelivery,
   TenantDeliveriesQuery,
   PendingStats,
+  PruneDeliveriesOptions,
   WebhookOutbox,
 } from '@plant-store/core';
 import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR } from '@plant-store/core';
-import type { DatabaseFileGuard } from './database-file-guard.js';
 import { loadQueryBuilder, type QueryBuilder } from './query-builder.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './schema.js';
-import { sqliteError, withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
+import { sqliteError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
 const DEFAULT_LIST_LIMIT = 100;
 
@@ -71,6 +71,17 @@ const ENQUEUE = `
 const REQUEUE_FAILED_SINCE = `
   UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
   WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ?`;
+
+// Finished deliveries by finish time (updated_at: the end of the last
+// attempt). The literal status list matches the partial index's WHERE, which
+// is what lets SQLite use it.
+const PRUNABLE = `
+  SELECT id FROM webhook_deliveries
+  WHERE status IN ('delivered', 'failed') AND updated_at < ?
+  ORDER BY updated_at LIMIT ?`;
+
+/** Free pages handed back to the file system after each prune batch (about what a batch of deliveries frees). */
+const VACUUM_PAGES_PER_PRUNE = 2_000;
 
 interface ClaimRow {
   id: string;
@@ -136,7 +147,7 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>, attempts: DeliveryA
  */
 export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #db: BetterSqlite3;
-  readonly #file: DatabaseFileGuard;
+  readonly #file: GuardedWrites;
   /** Runs reads in one transaction, so a delivery and its attempts come from one snapshot even with other processes writing. */
   readonly #snapshot: <T>(read: () => T) => T;
   readonly #insert: Statement;
@@ -146,8 +157,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #pendingStats: Statement;
   readonly #release: Statement;
   readonly #recordAttempt: RecordAttempt;
+  readonly #prune: (olderThan: number, limit: number) => number;
 
-  constructor(db: BetterSqlite3, file: DatabaseFileGuard) {
+  constructor(db: BetterSqlite3, file: GuardedWrites) {
     this.#db = db;
     this.#file = file;
     this.#snapshot = (read) => db.transaction(read)();
@@ -175,6 +187,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
        WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ?`,
     );
     this.#recordAttempt = prepareRecordAttempt(db);
+    this.#prune = preparePrune(db);
   }
 
   /** Queues deliveries, each due at its `createdAt`. Runs inside the caller's transaction (the plant's create). */
@@ -332,6 +345,19 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     );
   }
 
+  async prune(options: PruneDeliveriesOptions): Promise<number> {
+    return withSqliteWrite(this.#file, 'prune finished deliveries', () => {
+      if (options.limit < 1) return 0;
+      const pruned = this.#prune(Math.ceil(options.olderThan), Math.trunc(options.limit));
+      // Outside the delete's transaction, so the delete commits first: hands
+      // the pages it freed back to the file system (incremental auto-vacuum),
+      // so the file shrinks back instead of keeping its largest size.
+      // exec, not a prepared statement: run() takes a single step of this pragma, which frees a single page.
+      if (pruned > 0) this.#db.exec(`PRAGMA incremental_vacuum(${VACUUM_PAGES_PER_PRUNE})`);
+      return pruned;
+    });
+  }
+
   /** The rows as deliveries, with the attempts of all of them read in one query. */
   #withAttempts(rows: Selectable<WebhookDeliveriesTable>[]): Delivery[] {
     if (rows.length === 0) return [];
@@ -402,6 +428,19 @@ function prepareRecordAttempt(db: BetterSqlite3): RecordAttempt {
     return true;
   });
   return record.immediate;
+}
+
+/** The statements of `prune`, as one IMMEDIATE transaction: pick the batch, delete it (the foreign key deletes the attempts with it). */
+function preparePrune(db: BetterSqlite3): (olderThan: number, limit: number) => number {
+  const select = db.prepare(PRUNABLE).pluck(true);
+  // One JSON parameter for the whole batch (no bound-variable limit).
+  const deleteDeliveries = db.prepare('DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))');
+  const prune = db.transaction((olderThan: number, limit: number) => {
+    const ids = select.all(olderThan, limit) as string[];
+    if (ids.length === 0) return 0;
+    return deleteDeliveries.run(JSON.stringify(ids)).changes;
+  });
+  return prune.immediate;
 }
 
 /** The query builder, its loading failure (a broken install) reported as a `StorageError` of the action. */

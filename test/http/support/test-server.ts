@@ -151,7 +151,7 @@ export async function startTestServer(kind: AnyStorageKind, options: TestServerO
 function webhookOptions(options: TestServerOptions): PlantStoreWebhookOptions {
   const allowPrivateDestinations = options.allowPrivateDestinations ?? false;
   if (options.deliver !== true) return { ...options.webhooks, allowPrivateDestinations };
-  // The transport refuses non-public destinations of tenant endpoints unless told otherwise (SPEC §9).
+  // The transport refuses non-public destinations of tenant endpoints unless told otherwise (no SSRF).
   // (A variable, not a literal: the option is new in the transport; userAgent is only its fallback, the dispatcher sets one.)
   const transportOptions = { allowPrivateDestinations, userAgent: 'plant-store-test' };
   return {

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_ENDPOINTS_PER_TENANT } from '@plant-store/core';
 import type { ApiRequest, ApiResponse } from './api-client.js';
 import { TOKENS } from './test-server.js';
 
@@ -52,7 +53,7 @@ const delivery = (id: string) => `/webhooks/deliveries/${id}`;
 const currentEndpoint = () => endpoint(state.endpoint);
 const currentDelivery = () => delivery(state.delivery);
 
-/** Every status of every webhooks operation (SPEC §9), in an order where each finds what it needs. */
+/** Every status of every webhooks operation, in an order where each finds what it needs. */
 export const webhookScenarios: Scenario[] = [
   {
     method: 'POST',
@@ -67,6 +68,13 @@ export const webhookScenarios: Scenario[] = [
   ...bodyErrors('POST', () => '/webhooks/endpoints'),
   { method: 'POST', path: '/webhooks/endpoints', request: json({ url: 'https://example.com/x' }), fault: 'bug', status: 500 },
   { method: 'POST', path: '/webhooks/endpoints', request: json({ url: 'https://example.com/x' }), fault: 'storage', status: 503 },
+  // Tenant b fills its cap of endpoints (the default); one more is a 422.
+  ...Array.from({ length: DEFAULT_MAX_ENDPOINTS_PER_TENANT + 1 }, (_, index): Scenario => ({
+    method: 'POST',
+    path: '/webhooks/endpoints',
+    request: { token: TOKENS.otherTenant, body: JSON.stringify({ url: `https://example.com/cap/${index}` }) },
+    status: index < DEFAULT_MAX_ENDPOINTS_PER_TENANT ? 201 : 422,
+  })),
 
   { method: 'GET', path: '/webhooks/endpoints', request: owner, status: 200 },
   { method: 'GET', path: '/webhooks/endpoints?limit=x', request: owner, status: 400 },

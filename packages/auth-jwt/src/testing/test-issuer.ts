@@ -12,8 +12,12 @@ export interface TestKey {
   readonly jwk: JWK;
 }
 
-/** How the JWKS endpoint answers: the key set, an HTTP 503, or never (the request hangs until the issuer closes). */
-export type JwksBehaviour = 'serve' | 'fail' | 'hang';
+/**
+ * How the JWKS endpoint answers: the key set, an HTTP 503 (`fail`), an HTTP
+ * 500 (`error`), a 200 whose body is not JSON (`garbage`), or never (`hang`:
+ * the request hangs until the issuer closes).
+ */
+export type JwksBehaviour = 'serve' | 'fail' | 'error' | 'garbage' | 'hang';
 
 /** Claims to sign; a claim set to `undefined` is left out of the token. */
 export type TestClaims = { readonly [claim: string]: unknown };
@@ -88,6 +92,8 @@ async function serveJwks() {
     state.requests += 1;
     if (state.behaviour === 'hang') return;
     if (state.behaviour === 'fail') return void res.writeHead(503).end('down');
+    if (state.behaviour === 'error') return void res.writeHead(500).end('internal error');
+    if (state.behaviour === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": [');
     if (req.url !== '/jwks.json') return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys: state.published }));
   });

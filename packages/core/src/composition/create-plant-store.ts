@@ -4,7 +4,7 @@ import type { DependencyContainer } from 'tsyringe';
 import * as v from 'valibot';
 import type { Principal } from '../domain/principal.js';
 import { validate } from '../domain/validate.js';
-import { AuthenticationUnavailableError, StorageError, UnauthenticatedError, ValidationError } from '../errors.js';
+import { AuthenticationUnavailableError, ConfigurationError, StorageError, UnauthenticatedError, ValidationError } from '../errors.js';
 import { createPlantEventBus, type PlantEventBus } from '../events/plant-events.js';
 import type { Authenticator } from '../ports/authenticator.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -18,9 +18,10 @@ import { PlantService } from '../service/plant-service.js';
 import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
 import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
-import { DEFAULT_SECRET_OVERLAP_MS } from '../webhooks/webhook-defaults.js';
+import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import { WebhookDispatcher, type WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
+import { WebhookPruner } from '../webhooks/webhook-pruner.js';
 import { WebhookSubscriptionSchema, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
 import { TOKENS } from './tokens.js';
 
@@ -48,6 +49,21 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
    * The transport checks resolved addresses itself: give `webhookHttpTransport` the same setting. @default false
    */
   readonly allowPrivateDestinations?: boolean;
+  /**
+   * Delivered and failed deliveries, with their attempts, are deleted once
+   * they finished this long ago, in ms (`PLANT_STORE_WEBHOOK_RETENTION`); the
+   * store with a transport does it in the background, and it is the default
+   * of `webhooks.prune()`. `null` keeps them forever. @default 2592000000 (30 days)
+   */
+  readonly retentionMs?: number | null;
+  /** Time between background pruning runs, in ms. @default half the retention, from 1 s up to 1 min */
+  readonly pruneIntervalMs?: number;
+  /**
+   * Most webhook endpoints one tenant may have (`PLANT_STORE_WEBHOOK_MAX_ENDPOINTS`); creating one more is a
+   * `LimitExceededError`. It also bounds how many deliveries one plant write queues for a tenant's endpoints.
+   * A positive integer, else a `ConfigurationError`. @default DEFAULT_MAX_ENDPOINTS_PER_TENANT (50)
+   */
+  readonly maxEndpointsPerTenant?: number;
 }
 
 /**
@@ -99,7 +115,8 @@ export function createPlantStore(options: PlantStoreOptions): PlantStore {
   registerServices(container, options);
   registerWebhooks(container, options);
   const dispatcher = startDispatcher(container, options.webhooks);
-  return compose(container, dispatcher);
+  const pruner = dispatcher && startPruner(container, options.webhooks);
+  return compose(container, dispatcher, pruner);
 }
 
 function registerPorts(container: DependencyContainer, options: PlantStoreOptions): void {
@@ -133,7 +150,16 @@ function registerServices(container: DependencyContainer, options: PlantStoreOpt
 }
 
 function registerWebhooks(container: DependencyContainer, options: PlantStoreOptions): void {
-  const { subscriptions: _s, transport: _t, secretOverlapMs, allowPrivateDestinations, ...settings } = options.webhooks ?? {};
+  const {
+    subscriptions: _s,
+    transport: _t,
+    secretOverlapMs: _o,
+    allowPrivateDestinations: _a,
+    retentionMs: _r,
+    pruneIntervalMs: _p,
+    maxEndpointsPerTenant: _m,
+    ...settings
+  } = options.webhooks ?? {};
   container.register(TOKENS.webhookDispatcher, {
     useFactory: instanceCachingFactory(
       (c) =>
@@ -149,33 +175,57 @@ function registerWebhooks(container: DependencyContainer, options: PlantStoreOpt
         }),
     ),
   });
+  registerWebhookAdmin(container, options.webhooks ?? {});
+}
+
+/** The operator's and tenants' webhook tools; validates the endpoint cap at once, so a bad one fails `createPlantStore`. */
+function registerWebhookAdmin(container: DependencyContainer, webhooks: PlantStoreWebhookOptions): void {
+  const maxEndpoints = positiveInteger('maxEndpointsPerTenant', webhooks.maxEndpointsPerTenant ?? DEFAULT_MAX_ENDPOINTS_PER_TENANT);
   container.register(TOKENS.webhookAdmin, {
-    useFactory: instanceCachingFactory((c) => {
-      const { outbox, endpoints } = c.resolve<Storage>(TOKENS.storage);
-      const clock = c.resolve<Clock>(TOKENS.clock);
-      const onRequeue = () => dispatcherOf(c)?.wake();
-      return new WebhookAdmin({
-        outbox,
-        clock,
-        onRequeue,
-        endpoints: new TenantWebhookEndpoints({
-          endpoints,
-          outbox,
-          clock,
-          onRequeue,
-          onCreate: () => dispatcherOf(c)?.noteEndpointCreated(),
-          secretOverlapMs: secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
-          allowPrivateDestinations,
-        }),
-        deliveries: new TenantWebhookDeliveries({ outbox, clock, onRequeue }),
-      });
-    }),
+    useFactory: instanceCachingFactory((c) => createWebhookAdmin(c, webhooks, maxEndpoints)),
   });
 }
 
-/** Per the port contract an authenticator rejects only when its backing service fails: neither yes nor no. */
+/** The operator's webhook tools over the store's storage, with the tenants' self-service on them. */
+function createWebhookAdmin(c: DependencyContainer, webhooks: PlantStoreWebhookOptions, maxEndpoints: number): WebhookAdmin {
+  const { outbox, endpoints } = c.resolve<Storage>(TOKENS.storage);
+  const clock = c.resolve<Clock>(TOKENS.clock);
+  const onRequeue = () => dispatcherOf(c)?.wake();
+  const events = c.resolve<PlantEventBus>(TOKENS.events);
+  return new WebhookAdmin({
+    outbox,
+    clock,
+    onRequeue,
+    retentionMs: retentionOf(webhooks),
+    onPruned: (count) => events.emit('webhook.pruned', { count }),
+    endpoints: new TenantWebhookEndpoints({
+      endpoints,
+      outbox,
+      clock,
+      onRequeue,
+      onCreate: () => dispatcherOf(c)?.noteEndpointCreated(),
+      secretOverlapMs: webhooks.secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
+      maxEndpointsPerTenant: maxEndpoints,
+      allowPrivateDestinations: webhooks.allowPrivateDestinations,
+    }),
+    deliveries: new TenantWebhookDeliveries({ outbox, clock, onRequeue }),
+  });
+}
+
+function positiveInteger(option: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(option, `must be a positive integer, got ${value}`);
+  return value;
+}
+
+/**
+ * Per the port contract an authenticator rejects only when its backing
+ * service fails: neither yes nor no. A `retryAfterMs` on its error (when the
+ * service will be tried again) is passed on, so callers can be told.
+ */
 function unavailable(cause: unknown): never {
-  throw new AuthenticationUnavailableError({ cause });
+  const retryAfterMs = (cause as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  const known = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0;
+  throw new AuthenticationUnavailableError(known ? { cause, retryAfterMs } : { cause });
 }
 
 /** The dispatcher, when the store has a transport (resolved only then: it is what sends). */
@@ -194,7 +244,37 @@ function startDispatcher(container: DependencyContainer, webhooks: PlantStoreWeb
   return dispatcher;
 }
 
-function compose(container: DependencyContainer, dispatcher: WebhookDispatcher | undefined): PlantStore {
+/** The retention in ms, or `null` when finished deliveries are kept. */
+function retentionOf(webhooks: PlantStoreWebhookOptions | undefined): number | null {
+  const retentionMs = webhooks?.retentionMs === undefined ? DEFAULT_WEBHOOK_RETENTION_MS : webhooks.retentionMs;
+  if (retentionMs !== null && !(Number.isFinite(retentionMs) && retentionMs >= 0)) {
+    throw ValidationError.of('webhooks.retentionMs', `must be a duration in ms of 0 or more, or null, got ${String(retentionMs)}`);
+  }
+  return retentionMs;
+}
+
+/**
+ * Background retention, started with the dispatcher: a store without a
+ * transport (an operator's tool) finishes no delivery and so prunes nothing
+ * by itself; `webhooks.prune()` is there for it.
+ */
+function startPruner(container: DependencyContainer, webhooks: PlantStoreWebhookOptions | undefined): WebhookPruner | undefined {
+  const retentionMs = retentionOf(webhooks);
+  if (retentionMs === null) return undefined;
+  const events = container.resolve<PlantEventBus>(TOKENS.events);
+  const pruner = new WebhookPruner({
+    outbox: container.resolve<Storage>(TOKENS.storage).outbox,
+    clock: container.resolve<Clock>(TOKENS.clock),
+    logger: container.resolve<Logger>(TOKENS.logger),
+    retentionMs,
+    intervalMs: webhooks?.pruneIntervalMs,
+    onPruned: (count) => events.emit('webhook.pruned', { count }),
+  });
+  pruner.start();
+  return pruner;
+}
+
+function compose(container: DependencyContainer, dispatcher: WebhookDispatcher | undefined, pruner: WebhookPruner | undefined): PlantStore {
   const storage = container.resolve<Storage>(TOKENS.storage);
   const clock = container.resolve<Clock>(TOKENS.clock);
   // Portal links first: their check reads storage only for `psl_` tokens, and leaves every other token to the host's.
@@ -223,7 +303,7 @@ function compose(container: DependencyContainer, dispatcher: WebhookDispatcher |
     close() {
       closing ??= (async () => {
         unwatch?.();
-        await dispatcher?.stop();
+        await Promise.all([dispatcher?.stop(), pruner?.stop()]);
         await storage.close();
         container.dispose();
       })();

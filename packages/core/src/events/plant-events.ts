@@ -21,6 +21,8 @@ export type PlantEvents = {
   'plant.deleted': { readonly tenant: string; readonly id: bigint };
   /** The dispatcher made a webhook attempt and recorded it (no tenant or url: it feeds metrics). */
   'webhook.attempted': { readonly outcome: WebhookAttemptOutcome; readonly durationMs: number };
+  /** Finished deliveries (with their attempts) were deleted by retention or by an operator's prune (metrics). */
+  'webhook.pruned': { readonly count: number };
 };
 
 export type PlantEventBus = Emitter<PlantEvents>;

@@ -3,7 +3,7 @@ import type { WebhookEventType } from '../webhooks/endpoints/webhook-endpoint.js
 import type { NewDelivery } from './webhook-outbox.js';
 
 /**
- * An event for the tenant's own endpoints (SPEC §9). The repository queues
+ * An event for the tenant's own endpoints. The repository queues
  * one delivery (new `msg_` id, this payload and time) for each of the
  * tenant's enabled endpoints whose `eventTypes` include `eventType`, chosen
  * and written in the same transaction as the plant write, so an endpoint

@@ -68,7 +68,7 @@ export interface EndpointHealth {
 }
 
 /**
- * Tenants' webhook endpoints (SPEC §9), stored beside the outbox so that the
+ * Tenants' webhook endpoints, stored beside the outbox so that the
  * deliveries of a plant write are selected from them in its transaction.
  * Tenant members see only that tenant's endpoints (another tenant's id is
  * `undefined`/`false`, exactly like a missing one); operator members reach
@@ -76,8 +76,12 @@ export interface EndpointHealth {
  * itself fails.
  */
 export interface WebhookEndpointRepository {
-  /** Stores a new, enabled endpoint with its secret and returns it; rejects with a `StorageError` when the id exists. */
-  create(endpoint: NewWebhookEndpoint): Promise<WebhookEndpoint>;
+  /**
+   * Stores a new, enabled endpoint with its secret and returns it, or returns `undefined` (writing nothing) when the
+   * tenant already has `maxPerTenant` endpoints (enabled or not); counting and inserting are atomic, also across
+   * processes sharing the storage, so concurrent creates never pass the cap. Rejects with a `StorageError` when the id exists.
+   */
+  create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined>;
   /** The tenant's endpoint with that id, or `undefined`. */
   get(tenant: string, id: string): Promise<WebhookEndpoint | undefined>;
   /** Up to `limit` of the tenant's endpoints after the cursor, ascending id; `[]` when none. */

@@ -79,6 +79,16 @@ export type AttemptOutcome =
   /** Cut short by a shutdown: stays pending and due as before (so at once), and does not count toward the retry schedule. */
   | { readonly status: 'interrupted' };
 
+/** What a shared rate budget answered for one attempt (see `WebhookOutbox.takeRateBudget`). */
+export interface RateBudgetAnswer {
+  /** The attempt may start: it was counted. */
+  readonly admitted: boolean;
+  /** When the endpoint's current window ends, epoch ms (its budget is whole again then). */
+  readonly windowEnd: number;
+  /** No further attempt fits before `windowEnd` (this one, if admitted, took the last place). */
+  readonly exhausted: boolean;
+}
+
 /** The pending backlog at one moment, for monitoring. */
 export interface PendingStats {
   /** Deliveries pending (leased or not). */
@@ -121,6 +131,14 @@ export interface EndpointAttemptStats {
   readonly lastAttempt?: { readonly at: number; readonly statusCode?: number };
 }
 
+/** Which finished deliveries `prune` deletes. */
+export interface PruneDeliveriesOptions {
+  /** Epoch ms: only deliveries that finished (delivered or failed) before this time. */
+  readonly olderThan: number;
+  /** Most deliveries deleted by this call; at least 1. */
+  readonly limit: number;
+}
+
 /**
  * The transactional outbox of webhook deliveries (rows are added by
  * `PlantRepository.create`). Claims are leases: a delivery held by one owner
@@ -158,6 +176,15 @@ export interface WebhookOutbox {
   enqueue(delivery: NewDelivery): Promise<void>;
   /** Puts every failed delivery to `endpointId` created at or after `since` back to pending, due at `now`; resolves with how many. Atomic. */
   requeueFailedSince(endpointId: string, since: number, now: number): Promise<number>;
+  /** Deletes up to `limit` delivered or failed deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */
+  prune(options: PruneDeliveriesOptions): Promise<number>;
+  /**
+   * Optional: counts one attempt to `endpointId` against a budget of `rateLimit` attempts per one-second window
+   * (windows aligned to whole seconds of `now`) that every process sharing this storage draws on; atomic, so
+   * concurrent callers together never pass it. Not admitted counts nothing. Adapters whose storage serves one
+   * process leave it out (the dispatcher then keeps the budget in memory).
+   */
+  takeRateBudget?(endpointId: string, rateLimit: number, now: number): Promise<RateBudgetAnswer>;
   /**
    * Optional: calls `listener` soon after another process (or store) sharing this storage may have queued
    * deliveries, so a dispatcher need not wait for its fallback poll. It may also call it spuriously (e.g. once

@@ -10,7 +10,7 @@ export interface WebhookRequest {
   /** Aborted when the dispatcher shuts down: stop the attempt and resolve promptly (core records it as interrupted unless the outcome is `delivered`). */
   readonly signal: AbortSignal;
   /**
-   * The destination is not trusted (a tenant's endpoint, SPEC §9): refuse to
+   * The destination is not trusted (a tenant's endpoint): refuse to
    * connect to a non-public address (loopback, private, link-local,
    * unspecified, multicast), checked on the address actually connected to;
    * a refusal is an outcome whose reason is `destination not allowed`.

@@ -46,7 +46,7 @@ export async function attemptDelivery(
   } catch (error) {
     return finish({ kind: 'retry', reason: `endpoint lookup failed: ${describe(error)}` }, startedAt, context, signal);
   }
-  if (target && !target.unavailable && !context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now())) return THROTTLED;
+  if (target && !target.unavailable && !(await context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now()))) return THROTTLED;
   return finish(await send(delivery, target, context, signal, startedAt), startedAt, context, signal);
 }
 

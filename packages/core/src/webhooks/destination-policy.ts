@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
-// Where tenant webhooks may go (SPEC §9, "No SSRF"). Pure rules on address
+// Where tenant webhooks may go (no SSRF: a tenant must not make the service
+// call into its own network). Pure rules on address
 // text: no DNS, no sockets. The HTTP adapter applies them to the address it
 // actually connects to; the endpoint URL schema applies them to IP literals.
 

@@ -13,7 +13,7 @@ export interface EndpointHealthOptions {
 }
 
 /**
- * Auto-disable (SPEC §9): after each recorded attempt to a tenant endpoint,
+ * Auto-disable: after each recorded attempt to a tenant endpoint,
  * notes its outcome on the endpoint's failing streak, and disables the
  * endpoint once every attempt has failed for `disableAfterMs` with at least
  * one message exhausted (storage then ends its pending deliveries as failed).

@@ -1,31 +1,62 @@
+import type { RateBudgetAnswer } from '../ports/webhook-outbox.js';
+
 /** Attempts started in the current one-second window of one endpoint. */
 interface Window {
   readonly start: number;
+  /** Attempts counted here (kept by the shared budget instead when there is one). */
   count: number;
   /** No more attempts fit before the window ends. */
   full: boolean;
 }
 
+/** Counts one attempt against a rate budget that other processes draw on too (the outbox's `takeRateBudget`). */
+export type SharedRateBudget = (endpointId: string, rateLimit: number, now: number) => Promise<RateBudgetAnswer>;
+
 const WINDOW_MS = 1_000;
 
 /**
- * Per-endpoint `rateLimit` (deliveries per second, SPEC §9): at most that
- * many attempts start in any one-second window of this dispatcher. A
- * delivery over the limit is not dropped: the dispatcher releases it and
- * claims nothing more for that endpoint until its window ends.
+ * Per-endpoint `rateLimit` (deliveries per second): at most that
+ * many attempts start in any one-second window. A delivery over the limit is
+ * not dropped: the dispatcher releases it and claims nothing more for that
+ * endpoint until its window ends. Without a shared budget the windows are
+ * this dispatcher's own; with one (storage shared by several processes),
+ * the budget decides and this only remembers which windows are full, so a
+ * blocked endpoint costs no storage round trip until its window ends.
  */
 export class EndpointThrottle {
   readonly #windows = new Map<string, Window>();
+  readonly #shared: SharedRateBudget | undefined;
+
+  constructor(shared?: SharedRateBudget) {
+    this.#shared = shared;
+  }
 
   /** Counts an attempt to the endpoint starting at `now` and returns `true`, or `false` (counting nothing) when its window is full. No limit: always `true`. */
-  admit(endpointId: string, rateLimit: number | undefined, now: number): boolean {
+  admit(endpointId: string, rateLimit: number | undefined, now: number): boolean | Promise<boolean> {
     if (rateLimit === undefined) return true;
+    if (this.#shared) return this.#admitShared(this.#shared, endpointId, rateLimit, now);
     let window = this.#windows.get(endpointId);
     if (!window || now >= window.start + WINDOW_MS) this.#windows.set(endpointId, (window = { start: now, count: 0, full: false }));
     if (window.count >= rateLimit) return false;
     window.count++;
     window.full = window.count >= rateLimit;
     return true;
+  }
+
+  async #admitShared(shared: SharedRateBudget, endpointId: string, rateLimit: number, now: number): Promise<boolean> {
+    const known = this.#windows.get(endpointId);
+    if (known?.full && now < known.start + WINDOW_MS) return false;
+    let answer: RateBudgetAnswer;
+    try {
+      answer = await shared(endpointId, rateLimit, now);
+    } catch {
+      // A budget that cannot be read admits nothing: the endpoint waits one
+      // window (its delivery is released, not dropped) rather than risk
+      // exceeding its limit; storage trouble shows in the release and claims.
+      answer = { admitted: false, windowEnd: now + WINDOW_MS, exhausted: true };
+    }
+    this.#windows.set(endpointId, { start: answer.windowEnd - WINDOW_MS, count: 0, full: answer.exhausted || !answer.admitted });
+    return answer.admitted;
   }
 
   /** When the endpoint's current window ends (it may start attempts again then). */

@@ -23,7 +23,7 @@ const codePoints = (text: string): number => {
 };
 
 /**
- * What is wrong with an endpoint URL (SPEC §9), as a message naming
+ * What is wrong with an endpoint URL, as a message naming
  * `field`, or `undefined` when it is acceptable: an absolute `http` or
  * `https` URL of at most {@link ENDPOINT_URL_MAX_LENGTH} characters, without
  * credentials, whose host is not a non-public IP literal (unless

@@ -1,8 +1,15 @@
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { Delivery, ListDeliveriesQuery, PendingStats, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { TenantWebhookDeliveries } from './endpoints/tenant-webhook-deliveries.js';
 import type { TenantWebhookEndpoints } from './endpoints/tenant-webhook-endpoints.js';
+import { pruneInBatches } from './webhook-pruner.js';
+
+/** What `prune` deletes. */
+export interface PruneOptions {
+  /** Deletes deliveries that finished more than this many ms ago. @default the store's retention */
+  readonly olderThan?: number;
+}
 
 export interface WebhookAdminOptions {
   readonly outbox: WebhookOutbox;
@@ -14,6 +21,10 @@ export interface WebhookAdminOptions {
   readonly deliveries: TenantWebhookDeliveries;
   /** Called after deliveries are re-queued (the store wakes its dispatcher). @default nothing */
   readonly onRequeue?: () => void;
+  /** How long finished deliveries are kept (ms), the default of `prune`; `null` keeps them. @default null */
+  readonly retentionMs?: number | null;
+  /** Receives each pruned batch's count (the store emits `webhook.pruned`). @default nothing */
+  readonly onPruned?: (count: number) => void;
 }
 
 /**
@@ -29,6 +40,8 @@ export class WebhookAdmin {
   readonly #outbox: WebhookOutbox;
   readonly #clock: Clock;
   readonly #onRequeue: () => void;
+  readonly #retentionMs: number | null;
+  readonly #onPruned: ((count: number) => void) | undefined;
 
   constructor(options: WebhookAdminOptions) {
     this.#outbox = options.outbox;
@@ -36,6 +49,8 @@ export class WebhookAdmin {
     this.endpoints = options.endpoints;
     this.deliveries = options.deliveries;
     this.#onRequeue = options.onRequeue ?? (() => {});
+    this.#retentionMs = options.retentionMs ?? null;
+    this.#onPruned = options.onPruned;
   }
 
   /** Deliveries (newest first) with status and attempt log. */
@@ -74,5 +89,23 @@ export class WebhookAdmin {
     const requeued = await this.#outbox.requeueFailedSince(endpointId, since, this.#clock.now());
     if (requeued > 0) this.#onRequeue();
     return { requeued };
+  }
+
+  /**
+   * Deletes delivered and failed deliveries (never pending ones), with their
+   * attempts, that finished more than `olderThan` ms ago (by default the
+   * store's retention), in batches of at most 1,000; resolves with how many.
+   * `ValidationError` when `olderThan` is not a duration, or is missing while
+   * the store keeps deliveries forever.
+   */
+  async prune(options: PruneOptions = {}): Promise<number> {
+    const olderThan = options.olderThan ?? this.#retentionMs;
+    if (olderThan === null) {
+      throw ValidationError.of('olderThan', 'is required: this store keeps finished deliveries (retention is off)');
+    }
+    if (!Number.isFinite(olderThan) || olderThan < 0) {
+      throw ValidationError.of('olderThan', `must be a duration in ms of 0 or more, got ${String(olderThan)}`);
+    }
+    return pruneInBatches(this.#outbox, this.#clock.now() - olderThan, { onBatch: this.#onPruned });
   }
 }

@@ -5,14 +5,21 @@ export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [
   5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
 ];
 
-/** Default time one attempt may take, in ms (SPEC §5). */
+/** Default time one attempt may take, in ms: long enough for a receiver that answers
+ * after some work, short enough that a hung one does not hold a slot for long. */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 15_000;
 
 /** A tenant endpoint failing every attempt this long (with a message exhausted) is disabled: 5 days. */
 export const DEFAULT_DISABLE_AFTER_MS = 5 * 86_400_000;
 
+/** Most webhook endpoints one tenant may have: it also bounds how many deliveries one plant write queues. */
+export const DEFAULT_MAX_ENDPOINTS_PER_TENANT = 50;
+
 /** After a rotation, the previous secret still signs this long: 24 hours. */
 export const DEFAULT_SECRET_OVERLAP_MS = 86_400_000;
+
+/** Delivered and failed deliveries (with their attempts) are deleted once finished this long ago: 30 days. */
+export const DEFAULT_WEBHOOK_RETENTION_MS = 30 * 86_400_000;
 
 /** `plant-store/<version of @plant-store/core>`, the default `user-agent`. */
 export const DEFAULT_USER_AGENT = `plant-store/${packageVersion()}`;

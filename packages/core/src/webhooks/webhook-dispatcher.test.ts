@@ -77,6 +77,7 @@ function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']
     release: (...args) => outbox.release(...args),
     nextDueAt: () => outbox.nextDueAt(),
     pendingStats: () => outbox.pendingStats(),
+    prune: (options) => outbox.prune(options),
     get: (id) => outbox.get(id),
     list: (query) => outbox.list(query),
     requeue: (id, now) => outbox.requeue(id, now),
@@ -406,12 +407,12 @@ describe('WebhookDispatcher', () => {
     expect(new Set(ids).size).toBe(200);
   });
 
-  it('logs storage failures and carries on', async () => {
+  it('logs a storage outage once when it starts and once when it ends, and carries on', async () => {
     const storage = memoryStorage();
-    let failures = 3;
+    let failures = 6;
     const outbox = storage.outbox;
     const flaky = withClaimDue(outbox, async (options) => {
-      if (failures-- > 0) throw new Error('disk on fire');
+      if (failures-- > 0) throw new Error(`disk on fire (${failures} to go)`);
       return outbox.claimDue(options);
     });
     const subscription = { url: 'http://hooks.test/a', secret: newSecret() };
@@ -421,9 +422,24 @@ describe('WebhookDispatcher', () => {
     const { transport, sent } = fakeTransport();
     const dispatcher = new WebhookDispatcher({ outbox: flaky, transport, clock: systemClock, logger, targets: targetsOf(subscription), pollIntervalMs: 10 });
     dispatcher.start();
+    const storageLines = () => lines.filter((line) => /storage/.test(line.message));
+    await waitFor(() => failures < 3, 'a few failed passes');
+    expect(storageLines()).toEqual([
+      {
+        level: 'error',
+        message: 'webhook dispatcher: storage failed, will retry until it answers (logged again when it does)',
+        fields: { error: 'disk on fire (5 to go)' },
+      },
+    ]);
     await waitFor(() => sent.length === 1, 'delivery after storage recovered');
     await dispatcher.stop();
-    expect(lines.filter((line) => line.level === 'error' && /storage failed/.test(line.message))).toHaveLength(3);
+    expect(storageLines()).toHaveLength(2);
+    expect(storageLines()[1]).toEqual({
+      level: 'warn',
+      message: 'webhook dispatcher: storage answers again after failing',
+      fields: { downMs: expect.any(Number), failedPasses: 6, lastError: 'disk on fire (0 to go)' },
+    });
+    expect(storageLines()[1]!.fields!['downMs']).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(lines)).not.toContain(subscription.secret);
   });
 

@@ -15,6 +15,7 @@ import { DispatchTimer } from './dispatch-timer.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { EndpointThrottle } from './endpoint-throttle.js';
 import { RetryPolicy } from './retry-policy.js';
+import { StorageOutage } from './storage-outage.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_USER_AGENT } from './webhook-defaults.js';
 
 /** How the dispatcher sends: the tunable part of its options (what `createPlantStore`'s `webhooks` option passes through). */
@@ -78,7 +79,8 @@ export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
  * it (`AttemptRecorder`), and claims more as slots free up. `DispatchTimer`
  * picks up retries and work queued elsewhere. Leases make several
  * dispatchers (stores or processes) on one outbox safe: an attempt is made by
- * the lease holder only. Storage failures are logged and retried, never thrown.
+ * the lease holder only. Storage failures are retried, never thrown, and
+ * logged once per outage (`StorageOutage`).
  */
 export class WebhookDispatcher {
   readonly #logger: Logger;
@@ -92,12 +94,13 @@ export class WebhookDispatcher {
   readonly #recorder: AttemptRecorder;
   readonly #context: AttemptContext;
   readonly #timer: DispatchTimer;
-  readonly #throttle = new EndpointThrottle();
+  readonly #throttle: EndpointThrottle;
   readonly #health: EndpointHealth | undefined;
   readonly #endpoints: WebhookEndpointRepository | undefined;
   /** Whether any tenant endpoint existed at the last look (refreshed with each timer or poll pass); until then, assume so. */
   #tenantEndpoints = true;
   readonly #events: PlantEventBus | undefined;
+  readonly #outage: StorageOutage;
 
   #state: 'idle' | 'running' | 'stopped' = 'idle';
   #pumpScheduled = false;
@@ -117,6 +120,9 @@ export class WebhookDispatcher {
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 2_000;
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     this.#slots = new AttemptSlots(concurrency, options.perEndpointConcurrency ?? 16);
+    // Rate limits hold across every process on the storage when it keeps a shared budget.
+    const { outbox } = options;
+    this.#throttle = new EndpointThrottle(outbox.takeRateBudget && ((endpointId, rateLimit, now) => outbox.takeRateBudget!(endpointId, rateLimit, now)));
     this.#claimer = new DeliveryClaimer({
       outbox: options.outbox,
       clock: options.clock,
@@ -140,6 +146,7 @@ export class WebhookDispatcher {
       this.wake();
     });
     this.#events = options.events;
+    this.#outage = new StorageOutage(options.logger, options.clock);
   }
 
   /** The lease owner id of this dispatcher. */
@@ -221,8 +228,9 @@ export class WebhookDispatcher {
           await this.#armForNextDue(capped);
         }
       } while (this.#pumpAgain && this.#state === 'running');
+      this.#outage.succeeded();
     } catch (error) {
-      this.#logger.error('webhook dispatcher: storage failed, will retry', { error: describe(error) });
+      this.#outage.failed(describe(error));
       this.#checkDue = true;
       this.#timer.scheduleAt(this.#clock.now() + Math.min(this.#pollIntervalMs, 1_000));
     }

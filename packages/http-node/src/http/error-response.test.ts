@@ -3,6 +3,7 @@ import {
   ConfigurationError,
   ConflictError,
   ForbiddenError,
+  LimitExceededError,
   NotFoundError,
   StorageError,
   UnauthenticatedError,
@@ -16,6 +17,7 @@ describe('errorResponse', () => {
     expect(errorResponse(ValidationError.of('name', 'name is required'))).toEqual({ status: 400, message: 'name is required', headers: [] });
     expect(errorResponse(new ConflictError('a plant with id 1 already exists'))).toMatchObject({ status: 409 });
     expect(errorResponse(new NotFoundError('plant 1 not found'))).toMatchObject({ status: 404, message: 'plant 1 not found' });
+    expect(errorResponse(new LimitExceededError('at most 2', 2))).toEqual({ status: 422, message: 'at most 2', headers: [] });
     expect(errorResponse(new HttpError(405, 'no', ['allow', 'GET']))).toEqual({ status: 405, message: 'no', headers: ['allow', 'GET'] });
   });
 

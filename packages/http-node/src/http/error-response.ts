@@ -2,6 +2,7 @@ import {
   AuthenticationUnavailableError,
   ConflictError,
   ForbiddenError,
+  LimitExceededError,
   NotFoundError,
   StorageError,
   UnauthenticatedError,
@@ -24,6 +25,7 @@ export interface ErrorResponse {
 const NO_HEADERS: readonly string[] = [];
 const STORAGE_UNAVAILABLE: ErrorResponse = { status: 503, message: 'storage unavailable', headers: NO_HEADERS };
 // Retry-After: an identity provider's outage is usually short; clients should come back soon, not hammer.
+// When the authenticator knows when it will try its provider again, that is the answer instead.
 const AUTHENTICATION_UNAVAILABLE: ErrorResponse = { status: 503, message: 'authentication unavailable', headers: ['retry-after', '5'] };
 const INTERNAL_ERROR: ErrorResponse = { status: 500, message: 'internal server error', headers: NO_HEADERS };
 
@@ -48,9 +50,17 @@ export function errorResponse(error: unknown): ErrorResponse {
   }
   if (error instanceof NotFoundError) return { status: 404, message: error.message, headers: NO_HEADERS };
   if (error instanceof ConflictError) return { status: 409, message: error.message, headers: NO_HEADERS };
+  if (error instanceof LimitExceededError) return { status: 422, message: error.message, headers: NO_HEADERS };
   if (error instanceof StorageError) return STORAGE_UNAVAILABLE;
-  if (error instanceof AuthenticationUnavailableError) return AUTHENTICATION_UNAVAILABLE;
+  if (error instanceof AuthenticationUnavailableError) return authenticationUnavailable(error.retryAfterMs);
   return INTERNAL_ERROR;
+}
+
+/** 503 with `Retry-After` in whole seconds, at least 1 (an immediate retry would only meet the same failure). */
+function authenticationUnavailable(retryAfterMs: number | undefined): ErrorResponse {
+  if (retryAfterMs === undefined) return AUTHENTICATION_UNAVAILABLE;
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return { ...AUTHENTICATION_UNAVAILABLE, headers: ['retry-after', String(seconds)] };
 }
 
 /** The error body: `{"error": <status>, "message": "..."}`. */

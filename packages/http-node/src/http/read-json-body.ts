@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { parseJson } from '@plant-store/core';
+import { JsonDuplicateKeyError, parseJson } from '@plant-store/core';
 import { HttpError } from './http-error.js';
 import { isJsonContentType } from './json-content-type.js';
 import { readBody } from './read-body.js';
@@ -7,7 +7,8 @@ import { readBody } from './read-body.js';
 /**
  * Reads and parses a JSON request body: 415 unless the content type is
  * `application/json`, then 413/408/400 as `readBody` says, and 400 when the
- * text is not JSON. Numbers stay exact (the core's lossless parser).
+ * text is not JSON or names a key twice in one object. Numbers stay exact
+ * (the core's lossless parser).
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type'])) {
@@ -16,7 +17,9 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   const text = await readBody(req, maxBytes);
   try {
     return parseJson(text);
-  } catch {
+  } catch (error) {
+    // Named, so a client that sent a key twice learns which one.
+    if (error instanceof JsonDuplicateKeyError) throw new HttpError(400, `body is not valid JSON: ${error.message}`);
     // SyntaxError, but also a RangeError from absurdly deep nesting.
     throw new HttpError(400, 'body is not valid JSON');
   }

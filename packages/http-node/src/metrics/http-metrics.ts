@@ -6,6 +6,7 @@ import { processMetricsRegistry } from './process-metrics.js';
 import { assertPromClientInstalled, promClient } from './prom-client-module.js';
 import { createRequestMetrics, type RequestMetrics } from './request-metrics.js';
 import { createWebhookAttemptMetrics } from './webhook-attempt-metrics.js';
+import { createWebhookPruneMetrics } from './webhook-prune-metrics.js';
 
 /** Route label of a request that matched no route (unknown path, or outside the base path): raw paths never become labels. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -22,6 +23,7 @@ interface Instruments {
   readonly register: Registry;
   readonly requests: RequestMetrics;
   readonly attempted: ReturnType<typeof createWebhookAttemptMetrics>;
+  readonly pruned: ReturnType<typeof createWebhookPruneMetrics>;
   readonly outbox: OutboxMetrics;
 }
 
@@ -49,6 +51,13 @@ export function createHttpMetrics(store: PlantStore): HttpMetrics {
       // Counting must never disturb the dispatcher that emits this.
     }
   });
+  store.events.on('webhook.pruned', (event) => {
+    try {
+      built().pruned(event);
+    } catch {
+      // Counting must never disturb the pruning that emits this.
+    }
+  });
   return {
     observe(method, path, status, seconds) {
       built().requests.record(method, routeTemplate(path) ?? UNMATCHED_ROUTE, status, seconds);
@@ -70,6 +79,7 @@ function build(store: PlantStore): Instruments {
     register,
     requests: createRequestMetrics(client, register),
     attempted: createWebhookAttemptMetrics(client, register),
+    pruned: createWebhookPruneMetrics(client, register),
     outbox: createOutboxMetrics(client, register, store.webhooks),
   };
 }

@@ -2,7 +2,7 @@ import { INT32_MAX, MAX_TAG_FILTERS } from '@plant-store/core';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/read-body.js';
 import { authErrors, bodyErrors, errorResponse, json, ref, requestIdHeader } from './openapi-helpers.js';
 
-// The paths of the plants API (SPEC §§2-5), built fresh for every document.
+// The paths of the plants API, built fresh for every document.
 
 /** The query parameters of `GET /plants`. */
 const listParameters = () => [

@@ -1,7 +1,7 @@
-import { WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core';
+import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core';
 import { authErrors, bodyErrors, errorResponse, json, jsonResponse, ref, requestIdHeader } from './openapi-helpers.js';
 
-// The paths of the webhook endpoints API (SPEC §9). Every operation is
+// The paths of the webhook endpoints API. Every operation is
 // tenant-scoped: an id of another tenant is a 404, as is one that never
 // existed.
 
@@ -66,6 +66,7 @@ const endpointsCollection = (basePath: string) => ({
     responses: {
       '201': jsonResponse('Created: the endpoint with its signing secret.', ref('schemas', 'EndpointWithSecret')),
       '400': ref('responses', 'BadRequest'),
+      '422': errorResponse(`The tenant already has as many endpoints as the service allows (${DEFAULT_MAX_ENDPOINTS_PER_TENANT} unless its operator set another limit); the message names the limit. Nothing was created.`),
       ...authErrors,
       ...bodyErrors,
     },

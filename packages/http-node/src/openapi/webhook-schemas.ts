@@ -46,7 +46,7 @@ const secretValue = {
   examples: ['whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD64zdyT2vgT0='],
 };
 
-/** The component schemas of the webhook endpoints API (SPEC §9). */
+/** The component schemas of the webhook endpoints API. */
 const schemas = {
   WebhookEventType: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
   WebhookSecret: secretValue,

@@ -10,7 +10,7 @@ import type { Exchange, RouteContext } from './route-context.js';
 
 // Every handler authenticates and checks the scope before looking at the
 // body, the id or the query: a caller without valid credentials learns
-// nothing about its input (SPEC §3), and a read-only caller gets its 403
+// nothing about its input, and a read-only caller gets its 403
 // instead of a validation error. The core checks the scope again.
 
 /** `POST /plants`: create (or replay) a plant. */
@@ -20,7 +20,8 @@ export async function createPlant(context: RouteContext, exchange: Exchange): Pr
   requireScope(principal, 'plants:write');
   const body = await readJsonBody(req, context.maxBodyBytes);
   const { plant } = await context.store.plants.create(principal, body);
-  // 200 for both a new plant and a replay: the contract has one success status.
+  // 200 for both a new plant and a replay: a retry must look
+  // exactly like the first call, so the client cannot tell them apart.
   sendJson(exchange.res, exchange.requestId, 200, plantToJson(plant));
 }
 

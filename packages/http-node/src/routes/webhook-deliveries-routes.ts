@@ -7,7 +7,7 @@ import { sendJson } from '../http/send-json.js';
 import { deliveryJson, jsonArray } from '../http/webhook-json.js';
 import type { Exchange, RouteContext } from './route-context.js';
 
-// Deliveries to the tenant's own endpoints (SPEC §9), newest first. Scope
+// Deliveries to the tenant's own endpoints, newest first. Scope
 // before input, as everywhere; the core scopes every read to the tenant.
 
 /** `GET /webhooks/deliveries?endpoint=&status=&eventType=&since=&until=&limit=&after=`: one keyset page, `Link` when more remain. */

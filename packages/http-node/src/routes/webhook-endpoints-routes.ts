@@ -8,7 +8,7 @@ import { sendJson, sendNoContent } from '../http/send-json.js';
 import { deliveryJson, endpointJson, endpointStatsJson, endpointWithSecretJson, jsonArray } from '../http/webhook-json.js';
 import type { Exchange, RouteContext } from './route-context.js';
 
-// The tenant's own webhook endpoints (SPEC §9). As for plants, every handler
+// The tenant's own webhook endpoints. As for plants, every handler
 // authenticates and checks the scope before it looks at the id, the query or
 // the body; the core checks the scope again and answers 404 for an id of
 // another tenant.

@@ -16,7 +16,7 @@ import {
 import { listEventTypes } from './webhook-event-types-route.js';
 import { getSession } from './webhook-session-route.js';
 
-/** `Allow` of each webhooks path (SPEC §9). */
+/** `Allow` of each webhooks path. */
 export const WEBHOOK_ALLOWED_METHODS = {
   '/webhooks/endpoints': 'GET, HEAD, POST',
   '/webhooks/endpoints/{id}': 'GET, HEAD, PATCH, DELETE',

@@ -5,7 +5,7 @@ import { isPublicAddress } from '@plant-store/core';
 /** `code` of the error a refused destination fails with. */
 export const DESTINATION_NOT_ALLOWED = 'EDESTINATIONNOTALLOWED';
 
-/** A webhook destination that SPEC §9 forbids: a name resolving to, or a literal, non-public address. */
+/** A webhook destination a tenant endpoint may not reach (no SSRF): a name resolving to, or a literal, non-public address. */
 export class DestinationNotAllowedError extends Error {
   readonly code = DESTINATION_NOT_ALLOWED;
   /** The host of the URL, as given to the lookup. */

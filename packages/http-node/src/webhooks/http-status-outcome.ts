@@ -2,7 +2,7 @@ import type { WebhookSendOutcome } from '@plant-store/core';
 import { parseRetryAfter } from './retry-after.js';
 
 /**
- * What an HTTP answer means for a webhook (SPEC §5): any 2xx is delivered;
+ * What an HTTP answer means for a webhook: any 2xx is delivered;
  * 410 Gone stops retrying; everything else is retried, 3xx included
  * (redirects are never followed); on 429 and 503 a readable `Retry-After`
  * becomes the time not to retry before (core caps it).

@@ -22,7 +22,7 @@ export interface WebhookHttpTransportOptions {
   readonly allowPrivateDestinations?: boolean;
 }
 
-/** The attempt-log reason of a refused destination (SPEC §9). */
+/** The attempt-log reason of a refused destination. */
 export const DESTINATION_NOT_ALLOWED_REASON = 'destination not allowed';
 
 /** The longest delay a Node timer holds. */

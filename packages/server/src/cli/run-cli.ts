@@ -21,6 +21,10 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
         const { runPortalLinkCommand } = await import('./portal-link/portal-link-command.js');
         return await runPortalLinkCommand(args, env, io);
       }
+      case 'backup': {
+        const { runBackupCommand } = await import('./backup-command.js');
+        return await runBackupCommand(args, env, io);
+      }
       case '-v':
       case '--version':
         io.stdout.write(`${version}\n`);

@@ -9,7 +9,8 @@ import { serveUsage } from './usage.js';
 // Beyond the HTTP grace period, what the webhook dispatcher (1 s) and storage
 // get to stop before the process gives up waiting. With the default 7 s grace
 // the process is gone within 9.25 s (the bin's exit timer adds 250 ms); the
-// contract is: exit within 10 s.
+// promise to operators is an exit within 10 s, the time `docker stop` waits
+// before it sends SIGKILL.
 const STOP_MARGIN_MS = 2_000;
 
 /**

@@ -7,6 +7,8 @@ Commands:
   serve       run the Plant Store HTTP service (plant-store serve --help)
   webhooks    inspect and re-queue webhook deliveries, manage tenants' endpoints
               (plant-store webhooks --help)
+  backup      copy the SQLite database of a running service to a new file
+              (plant-store backup --help)
   portal-link mint or revoke a sign-in link to a tenant's webhook portal
               (plant-store portal-link --help)
 

@@ -1,9 +1,9 @@
 import { ConfigurationError } from '@plant-store/core';
 import type { CliIo } from './cli-io.js';
 import { errorLine } from './error-line.js';
-import { openOperatorStore, storageSettings } from './webhooks/open-operator-store.js';
+import { configuredRetention, openOperatorStore, storageSettings } from './webhooks/open-operator-store.js';
 import { runWebhooksOperation } from './webhooks/run-webhooks-operation.js';
-import { UsageError, parseWebhooksArgs } from './webhooks/webhooks-args.js';
+import { UsageError, parseWebhooksArgs, type WebhooksCommand } from './webhooks/webhooks-args.js';
 import { webhooksUsage } from './webhooks/webhooks-usage.js';
 
 export { webhooksUsage };
@@ -15,15 +15,16 @@ export { webhooksUsage };
  * id, unreadable storage), 2 bad arguments or settings.
  */
 export async function runWebhooksCommand(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parseWebhooksArgs>;
+  let command: Exclude<WebhooksCommand, { kind: 'help' }>;
   let settings: ReturnType<typeof storageSettings>;
   try {
-    parsed = parseWebhooksArgs(args, Date.now());
+    const parsed = parseWebhooksArgs(args, Date.now());
     if (parsed.command.kind === 'help') {
       io.stdout.write(webhooksUsage);
       return 0;
     }
     settings = storageSettings(parsed.storage, env);
+    command = withRetention(parsed.command, env);
   } catch (error) {
     if (!(error instanceof UsageError) && !(error instanceof ConfigurationError)) throw error;
     io.stderr.write(errorLine(error).replace(/\n$/, ' (see plant-store webhooks --help)\n'));
@@ -33,7 +34,7 @@ export async function runWebhooksCommand(args: readonly string[], env: NodeJS.Pr
     // Opened only now, so --help and argument mistakes load no storage driver.
     const store = await openOperatorStore(settings);
     try {
-      return await runWebhooksOperation(store, parsed.command, io);
+      return await runWebhooksOperation(store, command, io);
     } finally {
       await store.close();
     }
@@ -41,4 +42,12 @@ export async function runWebhooksCommand(args: readonly string[], env: NodeJS.Pr
     io.stderr.write(errorLine(error));
     return 1;
   }
+}
+
+/** `prune` without `--older-than` prunes what the service's retention would; with retention off it needs the flag. */
+function withRetention<C extends WebhooksCommand>(command: C, env: NodeJS.ProcessEnv): C {
+  if (command.kind !== 'prune' || command.olderThan !== undefined) return command;
+  const retention = configuredRetention(env);
+  if (retention === null) throw new UsageError('retention is off (PLANT_STORE_WEBHOOK_RETENTION): prune needs --older-than');
+  return { ...command, olderThan: retention };
 }

@@ -31,7 +31,7 @@ function configError(run: () => unknown): ConfigurationError {
 }
 
 describe('loadConfig defaults', () => {
-  it('matches the contract when nothing is set', () => {
+  it('gives the documented defaults when nothing is set', () => {
     expect(loadConfig([], {})).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -45,7 +45,9 @@ describe('loadConfig defaults', () => {
       webhookTimeoutMs: 15_000,
       webhookSecretOverlapMs: 86_400_000,
       webhookDisableAfterMs: 432_000_000,
+      webhookRetentionMs: 30 * 86_400_000,
       webhookAllowPrivate: false,
+      webhookMaxEndpoints: 50,
       maxBodyBytes: 65_536,
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
@@ -86,7 +88,9 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
     PLANT_STORE_WEBHOOK_TIMEOUT: '3s',
     PLANT_STORE_WEBHOOK_SECRET_OVERLAP: '1h',
     PLANT_STORE_WEBHOOK_DISABLE_AFTER: '30d',
+    PLANT_STORE_WEBHOOK_RETENTION: 'off',
     PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true',
+    PLANT_STORE_WEBHOOK_MAX_ENDPOINTS: '7',
     PLANT_STORE_MAX_BODY: '1000',
     PLANT_STORE_HEADERS_TIMEOUT: '4s',
     PLANT_STORE_REQUEST_TIMEOUT: '20s',
@@ -111,7 +115,9 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
     '--webhook-timeout=500ms',
     '--webhook-secret-overlap=0s',
     '--webhook-disable-after=90m',
+    '--webhook-retention=20s',
     '--webhook-allow-private=FALSE',
+    '--webhook-max-endpoints=3',
     '--max-body=2048',
     '--headers-timeout=1s',
     '--request-timeout=2s',
@@ -143,7 +149,9 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       webhookTimeoutMs: 3_000,
       webhookSecretOverlapMs: 3_600_000,
       webhookDisableAfterMs: 30 * 86_400_000,
+      webhookRetentionMs: null,
       webhookAllowPrivate: true,
+      webhookMaxEndpoints: 7,
       maxBodyBytes: 1_000,
       headersTimeoutMs: 4_000,
       requestTimeoutMs: 20_000,
@@ -176,7 +184,9 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       webhookTimeoutMs: 500,
       webhookSecretOverlapMs: 0,
       webhookDisableAfterMs: 5_400_000,
+      webhookRetentionMs: 20_000,
       webhookAllowPrivate: false,
+      webhookMaxEndpoints: 3,
       maxBodyBytes: 2_048,
       headersTimeoutMs: 1_000,
       requestTimeoutMs: 2_000,
@@ -393,8 +403,24 @@ describe('loadConfig rejects bad values, naming the variable and its flag', () =
       'PLANT_STORE_WEBHOOK_DISABLE_AFTER (--webhook-disable-after): must be a positive duration such as 500ms, 5s, 5m or 2h (got "0d")',
     ],
     [
+      { PLANT_STORE_WEBHOOK_RETENTION: '0s' },
+      'PLANT_STORE_WEBHOOK_RETENTION (--webhook-retention): must be a positive duration such as 30d, 12h or 20s, or off (got "0s")',
+    ],
+    [
+      { PLANT_STORE_WEBHOOK_RETENTION: 'forever' },
+      'PLANT_STORE_WEBHOOK_RETENTION (--webhook-retention): must be a positive duration such as 30d, 12h or 20s, or off (got "forever")',
+    ],
+    [
       { PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'yes' },
       'PLANT_STORE_WEBHOOK_ALLOW_PRIVATE (--webhook-allow-private): must be one of true, false (got "yes")',
+    ],
+    [
+      { PLANT_STORE_WEBHOOK_MAX_ENDPOINTS: '0' },
+      'PLANT_STORE_WEBHOOK_MAX_ENDPOINTS (--webhook-max-endpoints): must be an integer from 1 to 100000 (got "0")',
+    ],
+    [
+      { PLANT_STORE_WEBHOOK_MAX_ENDPOINTS: 'many' },
+      'PLANT_STORE_WEBHOOK_MAX_ENDPOINTS (--webhook-max-endpoints): must be an integer from 1 to 100000 (got "many")',
     ],
     [{ PLANT_STORE_LOG_LEVEL: 'verbose' }, 'PLANT_STORE_LOG_LEVEL (--log-level): must be one of debug, info, warn, error (got "verbose")'],
     [{ PLANT_STORE_METRICS: 'yes' }, 'PLANT_STORE_METRICS (--metrics): must be one of on, off (got "yes")'],

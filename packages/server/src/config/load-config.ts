@@ -4,7 +4,7 @@ import { ConfigurationError, subscriptionId, tokenDigest, type WebhookSubscripti
 import { LOG_LEVELS, type LogLevel } from '../logging/json-logger.js';
 import { loadJwt, type JwtConfig } from './load-jwt.js';
 import { settingReader, type SettingReader } from './setting-reader.js';
-import { parseDurationList } from './parse-duration.js';
+import { parseDuration, parseDurationList } from './parse-duration.js';
 import { parseTokenFile, parseTokenList, type TokenEntry } from './parse-tokens.js';
 import { parseWebhooks } from './parse-webhooks.js';
 import { SETTINGS, settingName, type SettingKey } from './settings.js';
@@ -34,8 +34,12 @@ export interface ServeConfig {
   readonly webhookSecretOverlapMs: number;
   /** Tenant endpoints failing every attempt this long (with a message exhausted) are disabled. */
   readonly webhookDisableAfterMs: number;
+  /** Delivered and failed deliveries are deleted once finished this long ago; `null` (`off`) keeps them. */
+  readonly webhookRetentionMs: number | null;
   /** Tenant endpoints may reach non-public addresses. */
   readonly webhookAllowPrivate: boolean;
+  /** Most webhook endpoints one tenant may have. */
+  readonly webhookMaxEndpoints: number;
   readonly maxBodyBytes: number;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -136,7 +140,14 @@ function storageSettings(read: SettingReader): Pick<ServeConfig, 'storage' | 'db
 
 type WebhookSettings = Pick<
   ServeConfig,
-  'webhooks' | 'webhookRetryMs' | 'webhookTimeoutMs' | 'webhookSecretOverlapMs' | 'webhookDisableAfterMs' | 'webhookAllowPrivate'
+  | 'webhooks'
+  | 'webhookRetryMs'
+  | 'webhookTimeoutMs'
+  | 'webhookSecretOverlapMs'
+  | 'webhookDisableAfterMs'
+  | 'webhookRetentionMs'
+  | 'webhookAllowPrivate'
+  | 'webhookMaxEndpoints'
 >;
 
 function webhookSettings(read: SettingReader): WebhookSettings {
@@ -151,8 +162,21 @@ function webhookSettings(read: SettingReader): WebhookSettings {
     // Not timers: these only compare times, so they may exceed what a Node timer holds.
     webhookSecretOverlapMs: read.duration('webhookSecretOverlap', 0, Number.MAX_SAFE_INTEGER),
     webhookDisableAfterMs: read.duration('webhookDisableAfter', 1, Number.MAX_SAFE_INTEGER),
+    webhookRetentionMs: retention(read),
     webhookAllowPrivate: read.bool('webhookAllowPrivate'),
+    webhookMaxEndpoints: read.integer('webhookMaxEndpoints', 1, 100_000, 'must be an integer from 1 to 100000'),
   };
+}
+
+/** The retention: a positive duration, or `off`. Not a timer (it only dates a cutoff), so it may exceed what a Node timer holds. */
+function retention(read: Pick<SettingReader, 'text' | 'fail' | 'got'>): number | null {
+  const text = read.text('webhookRetention').trim();
+  if (text.toLowerCase() === 'off') return null;
+  const ms = parseDuration(text, Number.MAX_SAFE_INTEGER);
+  if (ms === undefined || ms < 1) {
+    throw read.fail('webhookRetention', `must be a positive duration such as 30d, 12h or 20s, or off${read.got('webhookRetention')}`);
+  }
+  return ms;
 }
 
 type HttpSettings = Pick<ServeConfig, 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'shutdownTimeoutMs'>;

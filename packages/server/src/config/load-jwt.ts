@@ -6,7 +6,7 @@ import { SETTINGS, settingName, type SettingKey } from './settings.js';
 export type JwtConfig = Pick<JwtAuthenticatorOptions, 'jwksUrl' | 'jwks' | 'issuer' | 'audience' | 'tenantClaim'>;
 
 /**
- * The JWT settings (SPEC §12), or `undefined` when neither JWKS setting is
+ * The JWT settings, or `undefined` when neither JWKS setting is
  * given. A key source needs an issuer and an audience, so a token minted for
  * another service is never accepted; the JWKS file is read and checked here,
  * so a bad one stops start-up with one line naming the variable.

@@ -1,4 +1,4 @@
-import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_SECRET_OVERLAP_MS } from '@plant-store/core';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_RETRY_SCHEDULE, DEFAULT_SECRET_OVERLAP_MS } from '@plant-store/core';
 import { DEFAULT_MAX_BODY_BYTES } from '@plant-store/http-node';
 import { formatDuration } from './parse-duration.js';
 
@@ -70,11 +70,23 @@ export const SETTINGS = {
     default: '5d',
     help: 'disable a tenant endpoint whose attempts have all failed this long (with a message exhausted)',
   },
+  webhookRetention: {
+    env: 'PLANT_STORE_WEBHOOK_RETENTION',
+    flag: 'webhook-retention',
+    default: '30d',
+    help: 'delete delivered and failed webhook deliveries (with their attempts) once finished this long ago; "off" keeps them',
+  },
   webhookAllowPrivate: {
     env: 'PLANT_STORE_WEBHOOK_ALLOW_PRIVATE',
     flag: 'webhook-allow-private',
     default: 'false',
     help: 'true lets tenant endpoints reach loopback, private and link-local addresses (tests, internal deployments)',
+  },
+  webhookMaxEndpoints: {
+    env: 'PLANT_STORE_WEBHOOK_MAX_ENDPOINTS',
+    flag: 'webhook-max-endpoints',
+    default: String(DEFAULT_MAX_ENDPOINTS_PER_TENANT),
+    help: 'most webhook endpoints one tenant may have (creating one more is a 422); also bounds the deliveries one plant write queues',
   },
   maxBody: { env: 'PLANT_STORE_MAX_BODY', flag: 'max-body', default: String(DEFAULT_MAX_BODY_BYTES), help: 'largest accepted request body, in bytes' },
   headersTimeout: {

@@ -12,8 +12,8 @@ import { setFlagsFromString } from 'node:v8';
  * on every result's row array sits in the old generation; the rows and
  * strings it points to survive young GCs through it and are promoted too,
  * until a full GC. On lists over PostgreSQL that cost about a fifth of the
- * service's CPU per request and raised its p99 by half (README,
- * Performance). Every object this service allocates per request dies with
+ * service's CPU per request and raised its p99 by half
+ * (docs/performance.md). Every object this service allocates per request dies with
  * the request, which is the case pretenuring cannot win, so it is off.
  *
  * Set at start, before any request: the flag is read at every GC, so

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Kysely, Migrator, PostgresDialect, sql, type Migration } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type DatabaseIntrospector, type Migration, type TableMetadata } from 'kysely';
 import pg from 'pg';
 
 /**
@@ -23,7 +23,7 @@ export async function migrate(
 ): Promise<void> {
   const pool = new pg.Pool({ ...config, max: 1 });
   pool.on('error', () => {}); // the migration's own query rejects; see createPool
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<unknown>({ dialect: new OneSchemaDialect({ pool }, schema) });
   try {
     await db.connection().execute(async (connection) => {
       await sql`SELECT pg_advisory_lock(${migrationLockKey(schema)})`.execute(connection);
@@ -44,4 +44,37 @@ export async function migrate(
 /** A 64-bit advisory lock key of its own per schema, so different schemas migrate independently. */
 function migrationLockKey(schema: string): bigint {
   return createHash('sha256').update(`plant-store migrations of schema ${schema}`).digest().readBigInt64BE(0);
+}
+
+/**
+ * PostgreSQL's dialect with an introspector that looks at one schema only.
+ * The Migrator asks the introspector whether its own tables exist, and
+ * kysely's stock one reads every schema of the database through functions
+ * (`has_schema_privilege`, `pg_get_serial_sequence`) that fail with "schema
+ * does not exist" when another session drops a schema during the query: a
+ * start could then fail because something unrelated was being cleaned up.
+ */
+class OneSchemaDialect extends PostgresDialect {
+  readonly #schema: string;
+
+  constructor(config: ConstructorParameters<typeof PostgresDialect>[0], schema: string) {
+    super(config);
+    this.#schema = schema;
+  }
+
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    const schema = this.#schema;
+    const getTables = async (): Promise<TableMetadata[]> => {
+      const { rows } = await sql<{ name: string }>`
+        SELECT c.relname AS name FROM pg_catalog.pg_class c
+        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = ${schema} AND c.relkind IN ('r', 'p', 'v')`.execute(db);
+      return rows.map(({ name }) => ({ name, schema, isView: false, columns: [] }));
+    };
+    return {
+      getSchemas: async () => [{ name: schema }],
+      getTables,
+      getMetadata: async () => ({ tables: await getTables() }),
+    };
+  }
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * Tenants' webhook endpoints (SPEC §9) with their secrets (current, and the
+ * Tenants' webhook endpoints with their secrets (current, and the
  * previous one while a rotation overlaps) and their failing streak (for
  * auto-disable); indexes for the tenant's view of deliveries and for the
  * per-endpoint operations on them (fail pending, recover).

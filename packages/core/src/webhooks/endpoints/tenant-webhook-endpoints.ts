@@ -1,6 +1,6 @@
 import type { Principal } from '../../domain/principal.js';
 import { validate } from '../../domain/validate.js';
-import { ConflictError, NotFoundError } from '../../errors.js';
+import { ConflictError, LimitExceededError, NotFoundError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { WebhookEndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.js';
 import type { Delivery, WebhookOutbox } from '../../ports/webhook-outbox.js';
@@ -31,6 +31,8 @@ export interface TenantWebhookEndpointsOptions {
   readonly clock: Clock;
   /** How long the previous secret still signs after a rotation, in ms. */
   readonly secretOverlapMs: number;
+  /** Most endpoints one tenant may have; creating one more is a `LimitExceededError`. */
+  readonly maxEndpointsPerTenant: number;
   /** Accept endpoint URLs whose host is a non-public IP literal. @default false */
   readonly allowPrivateDestinations?: boolean;
   /** Called after deliveries were queued again (the store wakes its dispatcher). @default nothing */
@@ -64,7 +66,7 @@ export interface EndpointStats {
 }
 
 /**
- * Tenants' self-service on their webhook endpoints (SPEC §9): each call
+ * Tenants' self-service on their webhook endpoints: each call
  * takes the caller's principal, checks its scope first, validates its input,
  * and sees only the principal's tenant (another tenant's id is a
  * `NotFoundError`, as a missing one). `listAll` and `setStatus` are the
@@ -82,19 +84,27 @@ export class TenantWebhookEndpoints {
     this.#patchSchema = endpointPatchSchema(urlOptions);
   }
 
-  /** Creates an enabled endpoint; returns it with its signing secret (the given one, or a new `whsec_` of 32 random bytes). */
+  /**
+   * Creates an enabled endpoint; returns it with its signing secret (the given one, or a new `whsec_` of 32 random
+   * bytes). A tenant that already has `maxEndpointsPerTenant` endpoints gets a `LimitExceededError`.
+   */
   async create(principal: Principal, input: unknown): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     requireScope(principal, 'webhooks:write');
     const { eventTypes, secret, ...fields } = validate(this.#newSchema, input);
     const chosen = secret ?? newEndpointSecret();
-    const endpoint = await this.#options.endpoints.create({
-      ...fields,
-      id: newEndpointId(),
-      tenant: principal.tenant,
-      eventTypes: eventTypes ?? ['plant.created'],
-      secret: chosen,
-      createdAt: this.#options.clock.now(),
-    });
+    const max = this.#options.maxEndpointsPerTenant;
+    const endpoint = await this.#options.endpoints.create(
+      {
+        ...fields,
+        id: newEndpointId(),
+        tenant: principal.tenant,
+        eventTypes: eventTypes ?? ['plant.created'],
+        secret: chosen,
+        createdAt: this.#options.clock.now(),
+      },
+      max,
+    );
+    if (!endpoint) throw new LimitExceededError(`a tenant may have at most ${max} webhook endpoint${max === 1 ? '' : 's'}`, max);
     this.#options.onCreate?.();
     return { endpoint, secret: chosen };
   }

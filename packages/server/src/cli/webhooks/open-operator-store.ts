@@ -22,6 +22,15 @@ export function storageSettings(flags: StorageFlags, env: NodeJS.ProcessEnv): St
 }
 
 /**
+ * The service's retention as `serve` reads it (`PLANT_STORE_WEBHOOK_RETENTION`,
+ * same default and errors), in ms; `null` when it is off.
+ */
+export function configuredRetention(env: NodeJS.ProcessEnv): number | null {
+  const name = SETTINGS.webhookRetention.env;
+  return loadConfig({ help: false, values: {} }, env[name] === undefined ? {} : { [name]: env[name] }).webhookRetentionMs;
+}
+
+/**
  * A store over the service's storage, for operator commands: no transport
  * (a running service sends what these commands queue) and no tokens. A
  * SQLite file that does not exist is an error rather than a new empty

@@ -17,18 +17,16 @@ export async function runWebhooksOperation(store: PlantStore, command: Exclude<W
     }
     case 'retry':
       return retry(store, command.id, io);
-    case 'resend': {
-      const delivery = await store.webhooks.get(command.id);
-      await store.webhooks.resend(command.id);
-      io.stdout.write(`queued ${command.id} again (was ${delivery.status}, ${attempts(delivery.attemptCount)} so far)\n`);
-      return 0;
-    }
+    case 'resend':
+      return resend(store, command.id, io);
     case 'recover': {
       const { requeued } = await store.webhooks.recover(command.endpoint, command.since);
       const since = new Date(command.since).toISOString();
       io.stdout.write(`queued again ${requeued} failed ${requeued === 1 ? 'delivery' : 'deliveries'} to ${command.endpoint} created since ${since}\n`);
       return 0;
     }
+    case 'prune':
+      return prune(store, command.olderThan ?? 0, io);
     case 'endpoints list': {
       const page = await store.webhooks.endpoints.listAll(definedOnly({ limit: command.limit, after: command.after }));
       io.stdout.write(command.json ? json(page.endpoints) : endpointTable(page.endpoints));
@@ -46,6 +44,20 @@ export async function runWebhooksOperation(store: PlantStore, command: Exclude<W
       return 0;
     }
   }
+}
+
+async function resend(store: PlantStore, id: string, io: CliIo): Promise<number> {
+  const delivery = await store.webhooks.get(id);
+  await store.webhooks.resend(id);
+  io.stdout.write(`queued ${id} again (was ${delivery.status}, ${attempts(delivery.attemptCount)} so far)\n`);
+  return 0;
+}
+
+async function prune(store: PlantStore, olderThan: number, io: CliIo): Promise<number> {
+  const cutoff = new Date(Date.now() - olderThan).toISOString();
+  const pruned = await store.webhooks.prune({ olderThan });
+  io.stdout.write(`pruned ${pruned} delivered or failed ${pruned === 1 ? 'delivery' : 'deliveries'} (with their attempts) finished before ${cutoff}\n`);
+  return 0;
 }
 
 async function retry(store: PlantStore, id: string, io: CliIo): Promise<number> {

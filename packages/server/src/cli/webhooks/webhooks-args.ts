@@ -17,6 +17,8 @@ export type WebhooksCommand =
   | { readonly kind: 'list'; readonly status?: DeliveryStatus; readonly limit?: number; readonly json: boolean }
   | { readonly kind: 'retry' | 'resend'; readonly id: string }
   | { readonly kind: 'recover'; readonly endpoint: string; readonly since: number }
+  /** `olderThan` in ms; absent: the configured retention. */
+  | { readonly kind: 'prune'; readonly olderThan?: number }
   | { readonly kind: 'endpoints list'; readonly limit?: number; readonly after?: string; readonly json: boolean }
   | { readonly kind: 'endpoints disable'; readonly id: string; readonly reason?: string }
   | { readonly kind: 'endpoints enable'; readonly id: string };
@@ -30,6 +32,7 @@ const OPTIONS = {
   endpoint: { type: 'string' },
   since: { type: 'string' },
   reason: { type: 'string' },
+  'older-than': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -41,6 +44,7 @@ const ALLOWED: Record<Exclude<WebhooksCommand['kind'], 'help'>, readonly (keyof 
   retry: [],
   resend: [],
   recover: ['endpoint', 'since'],
+  prune: ['older-than'],
   'endpoints list': ['limit', 'after', 'json'],
   'endpoints disable': ['reason'],
   'endpoints enable': [],
@@ -75,10 +79,10 @@ function parseStrict(args: readonly string[]): { values: Values; positionals: st
   }
 }
 
-function commandKind(word: string | undefined): 'list' | 'retry' | 'resend' | 'recover' {
-  if (word === 'list' || word === 'retry' || word === 'resend' || word === 'recover') return word;
-  if (word === undefined) throw new UsageError('missing subcommand: list, retry, resend, recover or endpoints');
-  throw new UsageError(`unknown subcommand '${word}': use list, retry, resend, recover or endpoints`);
+function commandKind(word: string | undefined): 'list' | 'retry' | 'resend' | 'recover' | 'prune' {
+  if (word === 'list' || word === 'retry' || word === 'resend' || word === 'recover' || word === 'prune') return word;
+  if (word === undefined) throw new UsageError('missing subcommand: list, retry, resend, recover, prune or endpoints');
+  throw new UsageError(`unknown subcommand '${word}': use list, retry, resend, recover, prune or endpoints`);
 }
 
 function endpointsKind(word: string | undefined): 'endpoints list' | 'endpoints disable' | 'endpoints enable' {
@@ -101,6 +105,14 @@ function build(kind: Exclude<WebhooksCommand['kind'], 'help'>, values: Values, r
       if (values.endpoint === undefined || values.endpoint === '') throw new UsageError('recover needs --endpoint <endpoint-id>');
       if (values.since === undefined) throw new UsageError('recover needs --since <time>');
       return { kind, endpoint: values.endpoint, since: since(values.since, now) };
+    case 'prune': {
+      noArguments(rest);
+      const value = values['older-than'];
+      if (value === undefined) return { kind };
+      const olderThan = parseDuration(value, Number.MAX_SAFE_INTEGER);
+      if (olderThan === undefined) throw new UsageError('--older-than must be a duration such as 30d, 12h or 90m');
+      return { kind, olderThan };
+    }
     case 'endpoints disable':
       return { kind, id: oneId(kind, rest), reason: values.reason === '' ? undefined : values.reason };
     default:

@@ -6,6 +6,7 @@ export const webhooksUsage = `Usage:
   plant-store webhooks retry <delivery-id>
   plant-store webhooks resend <delivery-id>
   plant-store webhooks recover --endpoint <endpoint-id> --since <time>
+  plant-store webhooks prune [--older-than DURATION]
   plant-store webhooks endpoints list [--limit N] [--after <endpoint-id>] [--json]
   plant-store webhooks endpoints disable <endpoint-id> [--reason TEXT]
   plant-store webhooks endpoints enable <endpoint-id>
@@ -20,6 +21,10 @@ resend     queues a delivery again whatever its state, with the same webhook-id
 recover    queues again every failed delivery to a tenant endpoint created at
            or after --since: an RFC 3339 time (2026-01-02T03:04:05Z) or a
            duration ago (24h, 90m)
+prune      deletes delivered and failed deliveries (never pending ones), with
+           their attempts, that finished more than --older-than ago (30d,
+           12h, 90m); by default ${SETTINGS.webhookRetention.env}
+           (default: ${SETTINGS.webhookRetention.default}). A running service does this by itself.
 endpoints  tenants' webhook endpoints: list them (ascending id, --limit
            defaults to 100), disable one (its pending deliveries end as
            failed) or enable it again (then recover resends what failed)

@@ -1,0 +1,24 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+/**
+ * The rate budget of each rate-limited tenant endpoint, shared by every
+ * instance on the database: attempts counted in its current one-second
+ * window. One row per endpoint, deleted with it.
+ */
+export const endpointRateBudgets: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('webhook_rate_budgets')
+      .addColumn('endpoint_id', sql`text COLLATE "C"`, (column) =>
+        column.primaryKey().references('webhook_endpoints.id').onDelete('cascade'),
+      )
+      // Epoch ms of the window's start, a whole second.
+      .addColumn('window_start', 'bigint', (column) => column.notNull())
+      .addColumn('used', 'integer', (column) => column.notNull())
+      .execute();
+  },
+
+  async down(db: Kysely<unknown>) {
+    await db.schema.dropTable('webhook_rate_budgets').execute();
+  },
+};

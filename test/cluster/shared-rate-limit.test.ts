@@ -1,0 +1,77 @@
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { startServe, type ServeProcess } from '../cli/cli-process.js';
+import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
+import { startReceiver } from '../webhooks/webhook-receiver.js';
+
+// An endpoint's rateLimit (deliveries per second) holds for the service as a
+// whole: two `plant-store serve` processes on one PostgreSQL schema share
+// one budget per endpoint, so together they deliver no faster than one
+// would. A real receiver timestamps every arrival.
+
+const TOKEN = 's3cret';
+const RATE_LIMIT = 5;
+const PLANTS = 40;
+/**
+ * Budgets are counted per whole second of the instances' clock at the start
+ * of each attempt; the receiver counts arrivals per whole second of its own
+ * (the same machine's) clock, a little later. An attempt admitted just
+ * before a second ends may so arrive in the next one: allow two such.
+ */
+const BOUNDARY_SLACK = 2;
+
+describe.skipIf(!postgresAvailable)('rateLimit across instances on one PostgreSQL database', () => {
+  const schemas = testSchemas();
+  const running: ServeProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(running.map((service) => service.stop('SIGKILL').catch(() => undefined)));
+    await schemas.dropAll();
+  });
+
+  it('two instances together deliver at most rateLimit per second to the endpoint, and deliver everything', { timeout: 120_000 }, async () => {
+    const receiver = await startReceiver();
+    const schema = schemas.next();
+    const start = async () => {
+      const service = await startServe(
+        ['--port', '0', '--storage', 'postgres', '--db-schema', schema, '--tokens', `${TOKEN}=acme`, '--log-level', 'warn'],
+        { env: { PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL, PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true' } },
+      );
+      running.push(service);
+      return service;
+    };
+    const instances = [await start(), await start()];
+    const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+    const created = await fetch(`${instances[0]!.url}/webhooks/endpoints`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: receiver.url('/limited'), rateLimit: RATE_LIMIT }),
+    });
+    expect(created.status).toBe(201);
+
+    // Queue the deliveries through both instances, as fast as they take them.
+    const responses = await Promise.all(
+      Array.from({ length: PLANTS }, (_, index) =>
+        fetch(`${instances[index % 2]!.url}/plants`, { method: 'POST', headers, body: JSON.stringify({ id: index + 1, name: `plant ${index + 1}` }) }),
+      ),
+    );
+    expect(responses.map((response) => response.status)).toEqual(Array(PLANTS).fill(200));
+
+    // Everything arrives, throttled, never dropped.
+    await vi.waitFor(() => expect(new Set(receiver.at('/limited').map((request) => request.headers['webhook-id'])).size).toBe(PLANTS), {
+      timeout: 60_000,
+      interval: 250,
+    });
+
+    const perSecond = new Map<number, number>();
+    for (const request of receiver.at('/limited')) {
+      const second = Math.floor(request.at / 1000);
+      perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+    }
+    const busiest = Math.max(...perSecond.values());
+    expect(busiest, `arrivals per second: ${JSON.stringify([...perSecond.values()])}`).toBeLessThanOrEqual(RATE_LIMIT + BOUNDARY_SLACK);
+    // No message needed a second attempt: the throttle released and waited, it never failed an attempt.
+    expect(receiver.at('/limited')).toHaveLength(PLANTS);
+
+    await receiver.close();
+  });
+});

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES, createPlantStore, type WebhookTransport } from '@plant-store/core';
+import { runCli } from '@plant-store/server';
+import { sqliteStorage } from '@plant-store/storage-sqlite';
+import { eventually, sleep } from './webhook-service.js';
+
+const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
+const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
+const subscriptions = [
+  { url: 'http://127.0.0.1:9/ok', secret: secret() },
+  { url: 'http://127.0.0.1:9/gone', secret: secret() },
+];
+const fixtureTransport: WebhookTransport = {
+  send: async (request) =>
+    request.url.endsWith('/gone') ? { kind: 'gone', statusCode: 410, reason: 'receiver answered 410 Gone' } : { kind: 'delivered', statusCode: 204 },
+};
+
+async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        append(chunk.toString('utf8'));
+        done();
+      },
+    });
+  const status = await runCli(['webhooks', ...args], env, { stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)) });
+  return { status, stdout, stderr };
+}
+
+let dir: string;
+let db: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'plant-store-webhooks-prune-'));
+  db = join(dir, 'plant-store.db');
+  // Plant 1: delivered to /ok, failed (410) at /gone. Retention off here: the CLI is what prunes.
+  const sending = createPlantStore({
+    storage: await sqliteStorage({ path: db }),
+    webhooks: { subscriptions, transport: fixtureTransport, jitter: 0, retentionMs: null },
+  });
+  await sending.plants.create(acme, { id: 1, name: 'Fern' });
+  await eventually(async () => (await sending.webhooks.list({ status: 'pending' })).length === 0, 'both outcomes');
+  await sending.close();
+  // Plant 2: queued, nobody sends: both pending.
+  const queueing = createPlantStore({ storage: await sqliteStorage({ path: db }), webhooks: { subscriptions } });
+  await queueing.plants.create(acme, { id: 2, name: 'Ivy' });
+  await queueing.close();
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('plant-store webhooks prune', () => {
+  it('rejects bad arguments, and a missing --older-than while retention is off, with exit 2 and one line', async () => {
+    for (const [args, env, message] of [
+      [['prune', '--db', db, '--older-than', 'soon'], {}, '--older-than must be a duration'],
+      [['prune', '--db', db, 'extra'], {}, "unexpected argument 'extra'"],
+      [['prune', '--db', db, '--status', 'failed'], {}, 'prune does not take --status'],
+      [['prune', '--db', db], { PLANT_STORE_WEBHOOK_RETENTION: 'off' }, 'retention is off (PLANT_STORE_WEBHOOK_RETENTION): prune needs --older-than'],
+      [['prune', '--db', db], { PLANT_STORE_WEBHOOK_RETENTION: 'later' }, 'PLANT_STORE_WEBHOOK_RETENTION (--webhook-retention)'],
+    ] as const) {
+      const { status, stdout, stderr } = await run([...args], env);
+      expect({ status, stdout }).toEqual({ status: 2, stdout: '' });
+      expect(stderr).toContain(message);
+      expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('keeps what finished within the retention (30 days by default), then prunes delivered and failed ones, never pending ones', async () => {
+    const kept = await run(['prune', '--db', db]);
+    expect(kept).toMatchObject({ status: 0, stderr: '' });
+    expect(kept.stdout).toMatch(/^pruned 0 delivered or failed deliveries \(with their attempts\) finished before \d{4}-/);
+    expect((await run(['list', '--db', db, '--json'])).stdout).toContain('"delivered"');
+
+    await sleep(5);
+    const pruned = await run(['prune', '--db', db], { PLANT_STORE_WEBHOOK_RETENTION: '1ms' });
+    expect(pruned).toMatchObject({ status: 0, stderr: '' });
+    expect(pruned.stdout).toMatch(/^pruned 2 delivered or failed deliveries/);
+    const left = JSON.parse((await run(['list', '--db', db, '--json'])).stdout) as { status: string }[];
+    expect(left.map((delivery) => delivery.status)).toEqual(['pending', 'pending']);
+    expect((await run(['prune', '--db', db, '--older-than', '0s'])).stdout).toMatch(/^pruned 0 /);
+  });
+
+  it('lists prune in its help', async () => {
+    expect((await run(['--help'])).stdout).toContain('plant-store webhooks prune [--older-than DURATION]');
+  });
+});
