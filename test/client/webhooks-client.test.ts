@@ -217,6 +217,66 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(denied).toMatchObject({ status: 403, requiredScope: 'webhooks:write' });
   });
 
+  it('reads the session of its token; a portal link\'s with its expiry as a Date', async () => {
+    expect(await client.webhooks.session()).toEqual({ tenant: 'a', subject: expect.stringMatching(/^token:/), scopes: ['plants:read', 'plants:write', 'webhooks:read', 'webhooks:write'] });
+    expect(lastRequest()).toMatchObject({ method: 'GET', url: '/webhooks/session', body: '' });
+    const link = await server.store.portalLinks.mint({ tenant: 'a', readOnly: true });
+    const portal = createPlantStoreClient({ baseUrl: server.url, token: link.token });
+    expect(await portal.webhooks.session()).toEqual({
+      tenant: 'a',
+      subject: `portal-link:${link.id}`,
+      scopes: ['webhooks:read'],
+      expiresAt: new Date(link.expiresAt),
+    });
+    canned = { status: 200, body: '{"tenant":"a","subject":"s","scopes":[],"expiresAt":"soon"}' };
+    expect(await rejection(client.webhooks.session())).toMatchObject({ code: 'invalid_response' });
+  });
+
+  it('reads the event catalogue with bigint ids in the examples', async () => {
+    const catalogue = await client.webhooks.eventTypes();
+    expect(lastRequest()).toMatchObject({ method: 'GET', url: '/webhooks/event-types' });
+    expect(catalogue.map((entry) => entry.type)).toEqual(['plant.created', 'plant.deleted']);
+    expect(catalogue[0]!.example).toEqual({ id: 9223372036854775807n, name: 'Monstera deliciosa', tag: 'indoor' });
+    expect(catalogue[1]!.example).toEqual({ id: 9223372036854775807n });
+    expect(catalogue[0]!.schema).toMatchObject({ type: 'object', required: ['id', 'name'] });
+  });
+
+  it('reads an endpoint\'s stats, the last attempt\'s time as a Date', async () => {
+    const { id } = await client.webhooks.endpoints.create({ url: receiver.url('/fail') });
+    await server.store.plants.create({ subject: 's', tenant: 'a', scopes: ['plants:write'] }, { id: 777001, name: 'stats' });
+    await eventually(async () => (await client.webhooks.endpoints.stats(id)).windows['1h'].failed === 1, 'one failed attempt');
+    expect(lastRequest()).toMatchObject({ method: 'GET', url: `/webhooks/endpoints/${id}/stats` });
+    const stats = await client.webhooks.endpoints.stats(id);
+    expect(stats).toEqual({
+      endpointId: id,
+      lastAttempt: { at: expect.any(Date), statusCode: 500 },
+      windows: { '1h': { succeeded: 0, failed: 1, successRate: 0 }, '24h': { succeeded: 0, failed: 1, successRate: 0 }, '7d': { succeeded: 0, failed: 1, successRate: 0 } },
+    });
+  });
+
+  it('sends a test event and reads back the delivery marked test, its payload id a bigint', async () => {
+    const { id } = await client.webhooks.endpoints.create({ url: receiver.url('/client-test') });
+    const delivery = await client.webhooks.endpoints.sendTest(id, 'plant.created');
+    expect(lastRequest()).toMatchObject({ method: 'POST', url: `/webhooks/endpoints/${id}/test`, body: '{"eventType":"plant.created"}' });
+    expect(delivery).toMatchObject({ endpointId: id, eventType: 'plant.created', test: true, payload: { id: 9223372036854775807n, name: 'Monstera deliciosa' } });
+    expect(await rejection(client.webhooks.endpoints.sendTest(id, 'plant.moved' as never))).toBeInstanceOf(ValidationError);
+  });
+
+  it('lists deliveries filtered by event type and time, Dates sent as RFC 3339, and follows pages with the filters', async () => {
+    const { id } = await client.webhooks.endpoints.create({ url: receiver.url('/client-filters'), eventTypes: ['plant.created', 'plant.deleted'] });
+    const first = await client.webhooks.endpoints.sendTest(id, 'plant.deleted');
+    await client.webhooks.endpoints.sendTest(id, 'plant.created');
+    await client.webhooks.endpoints.sendTest(id, 'plant.deleted');
+    const since = first.createdAt;
+    const deleted = await collect(client.webhooks.deliveries.list({ endpoint: id, eventType: 'plant.deleted', since, until: new Date(Date.now() + 60_000), limit: 1 }));
+    expect(deleted.map((delivery) => delivery.eventType)).toEqual(['plant.deleted', 'plant.deleted']);
+    expect(requests.at(-2)!.url).toBe(
+      `/webhooks/deliveries?endpoint=${id}&eventType=plant.deleted&since=${encodeURIComponent(since.toISOString())}&until=${encodeURIComponent(new URL(server.url + requests.at(-2)!.url).searchParams.get('until')!)}&limit=1`,
+    );
+    expect(lastRequest().url).toContain('&after=');
+    expect(lastRequest().url).toContain('eventType=plant.deleted');
+  });
+
   it('maps 422 to LimitExceededError naming the limit', async () => {
     canned = { status: 422, body: '{"error":422,"message":"a tenant may have at most 50 webhook endpoints"}' };
     const refused = await rejection(client.webhooks.endpoints.create({ url: 'https://example.com/over' }));

@@ -31,6 +31,7 @@ function faultyStorage(storage: Storage, fault: { current: Fault }): Storage {
     plants: wrapped,
     outbox: failing(storage.outbox, fail),
     endpoints: failing(storage.endpoints, fail),
+    portalLinks: failing(storage.portalLinks, fail),
     ping: async () => (fail(), storage.ping()),
     close: () => storage.close(),
   };

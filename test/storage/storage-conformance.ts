@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StorageError, type Storage } from '@plant-store/core';
 import { describePlantRepositoryConformance } from './plant-repository-conformance.js';
+import { describePortalLinkConformance, newPortalLink } from './portal-link-conformance.js';
 import { describeWebhookEndpointConformance, newEndpoint } from './webhook-endpoint-conformance.js';
 import { describeWebhookOutboxConformance } from './webhook-outbox-conformance.js';
 import { delivery, plant } from './storage-fixtures.js';
@@ -48,6 +49,7 @@ export function describeStorageConformance(name: string, options: StorageConform
     describePlantRepositoryConformance(storage);
     describeWebhookOutboxConformance(storage);
     describeWebhookEndpointConformance(storage);
+    describePortalLinkConformance(storage);
 
     describe('life cycle', () => {
       it('ping resolves while open', async () => {
@@ -76,6 +78,8 @@ export function describeStorageConformance(name: string, options: StorageConform
           () => closed.outbox.listForTenant({ tenant: 't', limit: 1 }),
           () => closed.outbox.resend('d', 0),
           () => closed.outbox.requeueFailedSince('ep_a', 0, 0),
+          () => closed.outbox.endpointAttemptStats('ep_a', [0]),
+          () => closed.outbox.enqueue(delivery('d', { endpointId: 'ep_a' })),
           () => closed.endpoints.create(newEndpoint('ep_a'), 50),
           () => closed.endpoints.get('t', 'ep_a'),
           () => closed.endpoints.list('t', { limit: 1 }),
@@ -87,6 +91,10 @@ export function describeStorageConformance(name: string, options: StorageConform
           () => closed.endpoints.listAll({ limit: 1 }),
           () => closed.endpoints.setStatus('ep_a', 'enabled', undefined, 0),
           () => closed.endpoints.noteAttempt('ep_a', { at: 0, succeeded: true, exhausted: false }),
+          () => closed.portalLinks.create(newPortalLink('link-aaaaaaaaaaa')),
+          () => closed.portalLinks.find('link-aaaaaaaaaaa'),
+          () => closed.portalLinks.revoke('link-aaaaaaaaaaa', 0),
+          () => closed.portalLinks.list(),
         ];
         for (const call of calls) await expect(call()).rejects.toBeInstanceOf(StorageError);
       });

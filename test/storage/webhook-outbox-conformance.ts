@@ -194,6 +194,99 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await claimIds('b', T0 + 20)).toEqual(['c4', 'c5']);
     });
 
+    it('keeps the start of the receiver\'s answer with each attempt, text as given; absent when there was none', async () => {
+      await queue(delivery('d1', { createdAt: T0 }));
+      const answer = `{"ok":false,"why":"ünïcödé 🌵"}${'x'.repeat(900)}`;
+      await claim('a', T0);
+      await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 5, statusCode: 500, error: 'receiver answered 500', response: answer }, { status: 'pending', nextAttemptAt: T0 + 10 });
+      await claim('a', T0 + 10);
+      await outbox().recordAttempt('d1', 'a', { at: T0 + 10, durationMs: 5, statusCode: 204 }, { status: 'delivered' });
+      const expected = [
+        { at: T0, durationMs: 5, statusCode: 500, error: 'receiver answered 500', response: answer },
+        { at: T0 + 10, durationMs: 5, statusCode: 204 },
+      ];
+      expect((await outbox().get('d1'))?.attempts).toEqual(expected);
+      expect((await outbox().list())[0]?.attempts).toEqual(expected);
+    });
+
+    it('counts an endpoint\'s attempts per window (2xx succeeded, others failed) and knows its last one', async () => {
+      const H = 3_600_000;
+      const now = T0 + 10 * 24 * H;
+      const windows = [now - H, now - 24 * H, now - 7 * 24 * H];
+      await queue(
+        delivery('old', { endpointId: 'ep_x', createdAt: now - 9 * 24 * H }),
+        delivery('day', { endpointId: 'ep_x', createdAt: now - 5 * 24 * H }),
+        delivery('hour', { endpointId: 'ep_x', createdAt: now - 2 * H }),
+        delivery('other', { endpointId: 'ep_y', createdAt: now - 2 * H }),
+        delivery('ended', { endpointId: 'ep_x', createdAt: now - 2 * H }),
+      );
+      expect(await outbox().endpointAttemptStats('ep_x', windows)).toEqual({ windows: [{ succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }] });
+      const attempt = async (id: string, at: number, statusCode: number | undefined, outcome: 'pending' | 'delivered' | 'failed' | 'interrupted', error?: string) => {
+        const claimed = (await claim('o', at)).map((delivery) => delivery.id);
+        expect(claimed).toContain(id);
+        const recorded = await outbox().recordAttempt(
+          id,
+          'o',
+          { at, durationMs: 3, ...(statusCode !== undefined ? { statusCode } : {}), ...(error !== undefined ? { error } : {}) },
+          outcome === 'pending' ? { status: 'pending', nextAttemptAt: at } : { status: outcome },
+        );
+        expect(recorded).toBe(true);
+        await outbox().release(claimed, 'o');
+      };
+      await attempt('old', now - 9 * 24 * H, 500, 'pending', 'receiver answered 500'); // before every window
+      await attempt('old', now - 3 * 24 * H, 200, 'delivered'); // 7 d
+      await attempt('day', now - 5 * 24 * H, undefined, 'pending', 'timeout'); // 7 d
+      await attempt('day', now - 20 * H, 503, 'pending', 'receiver answered 503'); // 24 h
+      await attempt('day', now - 10 * H, 204, 'delivered'); // 24 h
+      await attempt('hour', now - 30 * 60_000, 500, 'interrupted', 'interrupted'); // left out
+      await attempt('hour', now - 20 * 60_000, 404, 'pending', 'receiver answered 404'); // 1 h
+      await attempt('hour', now - 10 * 60_000, 201, 'delivered'); // 1 h, the last one
+      await attempt('other', now - 60_000, 500, 'failed', 'receiver answered 500'); // another endpoint
+      await attempt('ended', now - 5 * 60_000, undefined, 'failed', 'endpoint disabled'); // what a disable writes: left out
+      expect(await outbox().endpointAttemptStats('ep_x', windows)).toEqual({
+        windows: [
+          { succeeded: 1, failed: 1 },
+          { succeeded: 2, failed: 2 },
+          { succeeded: 3, failed: 3 },
+        ],
+        lastAttempt: { at: now - 10 * 60_000, statusCode: 201 },
+      });
+      expect(await outbox().endpointAttemptStats('ep_y', windows)).toEqual({
+        windows: [{ succeeded: 0, failed: 1 }, { succeeded: 0, failed: 1 }, { succeeded: 0, failed: 1 }],
+        lastAttempt: { at: now - 60_000, statusCode: 500 },
+      });
+      expect(await outbox().endpointAttemptStats('ep_z', windows)).toEqual({ windows: [{ succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }] });
+    });
+
+    it('enqueues a delivery on its own, keeping its test flag; a second one with that id is rejected', async () => {
+      const test = delivery('t1', { tenant: 'acme', endpointId: 'ep_x', createdAt: T0 + 5, test: true });
+      await outbox().enqueue(test);
+      await outbox().enqueue(delivery('t2', { tenant: 'acme', endpointId: 'ep_x', createdAt: T0 + 6 }));
+      expect(await outbox().get('t1')).toEqual({ ...test, status: 'pending', attemptCount: 0, nextAttemptAt: T0 + 5, attempts: [] });
+      expect(await outbox().get('t2')).not.toHaveProperty('test');
+      expect((await outbox().listForTenant({ tenant: 'acme', limit: 10 }))!.map((d) => [d.id, d.test])).toEqual([['t2', undefined], ['t1', true]]);
+      expect((await claim('o', T0 + 10)).map((d) => d.id)).toEqual(['t1', 't2']);
+      await expect(outbox().enqueue(delivery('t1', { endpointId: 'ep_x' }))).rejects.toThrow();
+    });
+
+    it('filters a tenant\'s listing by event type and creation time (since inclusive, until exclusive), with the cursor', async () => {
+      const at = (id: string, createdAt: number, eventType = 'plant.created') => outbox().enqueue(delivery(id, { tenant: 'acme', endpointId: 'ep_x', eventType, createdAt }));
+      await at('c0', T0);
+      await at('d1', T0 + 1, 'plant.deleted');
+      await at('c2', T0 + 2);
+      await at('c3', T0 + 3);
+      await at('d4', T0 + 4, 'plant.deleted');
+      const ids = async (query: { eventType?: string; since?: number; until?: number; after?: string; limit?: number }) =>
+        (await outbox().listForTenant({ tenant: 'acme', limit: 10, ...query }))?.map((d) => d.id);
+      expect(await ids({ eventType: 'plant.deleted' })).toEqual(['d4', 'd1']);
+      expect(await ids({ since: T0 + 2 })).toEqual(['d4', 'c3', 'c2']);
+      expect(await ids({ until: T0 + 2 })).toEqual(['d1', 'c0']);
+      expect(await ids({ since: T0 + 1, until: T0 + 4, eventType: 'plant.created' })).toEqual(['c3', 'c2']);
+      expect(await ids({ since: T0 + 1, until: T0 + 4, eventType: 'plant.created', after: 'c3' })).toEqual(['c2']);
+      expect(await ids({ eventType: 'plant.created', limit: 2 })).toEqual(['c3', 'c2']);
+      expect(await ids({ since: T0 + 5 })).toEqual([]);
+    });
+
     it('keeps attempt durations in whole milliseconds (sub-millisecond timings are rounded)', async () => {
       await queue(delivery('d1', { createdAt: T0 }));
       await claim('a', T0);

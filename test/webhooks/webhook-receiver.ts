@@ -10,8 +10,8 @@ export interface ReceivedWebhook {
   readonly at: number;
 }
 
-/** What the receiver answers: a status (and headers), or `'hang'` to never answer. */
-export type ReceiverReply = { status: number; headers?: Record<string, string> } | 'hang';
+/** What the receiver answers: a status (and headers, and a body), or `'hang'` to never answer. */
+export type ReceiverReply = { status: number; headers?: Record<string, string>; body?: string | Buffer } | 'hang';
 
 export interface WebhookReceiver {
   readonly port: number;
@@ -47,7 +47,7 @@ export async function startReceiver(port = 0): Promise<WebhookReceiver> {
       received.push(request);
       const reply = handler(request, received.length - 1);
       if (reply === 'hang') return;
-      res.writeHead(reply.status, reply.headers).end();
+      res.writeHead(reply.status, reply.headers).end(reply.body);
     });
   });
   const listen = (on: number) =>

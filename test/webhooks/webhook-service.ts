@@ -34,6 +34,7 @@ export async function openStorage(kind: StorageKind, path?: string): Promise<Sto
     plants: storage.plants,
     outbox: storage.outbox,
     endpoints: storage.endpoints,
+    portalLinks: storage.portalLinks,
     ping: () => storage.ping(),
     async close() {
       await storage.close();

@@ -37,11 +37,15 @@ export type {
   WebhookDelivery,
   WebhookDeliveryStatus,
   WebhookEndpoint,
+  WebhookEndpointStats,
   WebhookEndpointStatus,
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
   WebhookEventType,
+  WebhookEventTypeInfo,
   WebhookPayload,
+  WebhookSession,
+  WebhookWindowStats,
 } from './webhook-types.js';
 
 export {

@@ -4,8 +4,11 @@ import type {
   WebhookAttempt,
   WebhookDelivery,
   WebhookEndpoint,
+  WebhookEndpointStats,
   WebhookEndpointWithSecret,
+  WebhookEventTypeInfo,
   WebhookPayload,
+  WebhookSession,
 } from './webhook-types.js';
 
 // Readers from parsed JSON to the types of webhook-types.ts. Each returns
@@ -76,4 +79,37 @@ export function secretFromJson(value: unknown): string | undefined {
 /** `{ "requeued": n }` → n. */
 export function requeuedFromJson(value: unknown): number | undefined {
   return isObject(value) && typeof value['requeued'] === 'number' ? value['requeued'] : undefined;
+}
+
+export function sessionFromJson(value: unknown): WebhookSession | undefined {
+  if (!isObject(value)) return undefined;
+  const { tenant, subject, scopes, expiresAt: rawExpiresAt } = value;
+  if (typeof tenant !== 'string' || typeof subject !== 'string' || !Array.isArray(scopes)) return undefined;
+  if (rawExpiresAt === undefined) return { ...value, tenant, subject, scopes } as WebhookSession;
+  const expiresAt = dateFromJson(rawExpiresAt);
+  return expiresAt === undefined ? undefined : ({ ...value, tenant, subject, scopes, expiresAt } as WebhookSession);
+}
+
+/** The event catalogue: an array of `{type, description, schema, example}`. */
+export function eventTypesFromJson(value: unknown): WebhookEventTypeInfo[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const entries = value.map((entry): WebhookEventTypeInfo | undefined => {
+    if (!isObject(entry) || typeof entry['type'] !== 'string' || typeof entry['description'] !== 'string' || !isObject(entry['schema'])) return undefined;
+    const example = payloadFromJson(entry['example']);
+    return example === undefined ? undefined : ({ ...entry, example } as unknown as WebhookEventTypeInfo);
+  });
+  return entries.includes(undefined) ? undefined : (entries as WebhookEventTypeInfo[]);
+}
+
+export function endpointStatsFromJson(value: unknown): WebhookEndpointStats | undefined {
+  if (!isObject(value) || typeof value['endpointId'] !== 'string' || !isObject(value['windows'])) return undefined;
+  const windows = value['windows'];
+  for (const name of ['1h', '24h', '7d']) {
+    const window = windows[name];
+    if (!isObject(window) || typeof window['succeeded'] !== 'number' || typeof window['failed'] !== 'number') return undefined;
+  }
+  const { lastAttempt: rawLast, ...rest } = value;
+  if (rawLast === undefined) return rest as unknown as WebhookEndpointStats;
+  const at = isObject(rawLast) ? dateFromJson(rawLast['at']) : undefined;
+  return at === undefined ? undefined : ({ ...rest, lastAttempt: { ...(rawLast as Json), at } } as unknown as WebhookEndpointStats);
 }

@@ -71,6 +71,8 @@ export interface WebhookAttempt {
   readonly statusCode?: number;
   /** What went wrong without a status (timeout, connection refused, `destination not allowed`, …). */
   readonly error?: string;
+  /** The start of the receiver's answer body (its first 1 KiB), when it sent one. */
+  readonly response?: string;
 }
 
 /** A message to one endpoint, with its attempts. */
@@ -84,6 +86,8 @@ export interface WebhookDelivery {
   readonly attempts: WebhookAttempt[];
   readonly nextAttemptAt?: Date;
   readonly createdAt: Date;
+  /** `true` for a delivery queued by `endpoints.sendTest`; absent otherwise. */
+  readonly test?: true;
 }
 
 /** Which endpoints to list (newest ids are not implied: the service's keyset order). */
@@ -99,8 +103,49 @@ export interface ListWebhookDeliveriesQuery {
   /** Only deliveries to this endpoint (`ep_…`). */
   readonly endpoint?: string;
   readonly status?: WebhookDeliveryStatus;
+  readonly eventType?: WebhookEventType;
+  /** Only deliveries created at or after this time (a `Date`, or RFC 3339 text). */
+  readonly since?: Date | string;
+  /** Only deliveries created before this time (a `Date`, or RFC 3339 text). */
+  readonly until?: Date | string;
   /** Page size; `list()` follows the pages. */
   readonly limit?: number;
   /** Only deliveries after this one in the listing order (keyset pagination). */
   readonly after?: string;
+}
+
+/** What a token may do: `webhooks.session()`. */
+export interface WebhookSession {
+  readonly tenant: string;
+  /** Who signed in: `portal-link:<link id>` for a portal link. */
+  readonly subject: string;
+  /** `plants:read`, `plants:write`, `webhooks:read`, `webhooks:write`. */
+  readonly scopes: string[];
+  /** When the token stops working; only for portal links. */
+  readonly expiresAt?: Date;
+}
+
+/** One entry of the event catalogue: `webhooks.eventTypes()`. */
+export interface WebhookEventTypeInfo {
+  readonly type: WebhookEventType;
+  readonly description: string;
+  /** JSON Schema (2020-12) of the body sent for this type, self-contained. */
+  readonly schema: Record<string, unknown>;
+  /** An example body, ids as `bigint`; "send a test event" sends it. */
+  readonly example: WebhookPayload;
+}
+
+/** Attempts in one window of `endpoints.stats()`. */
+export interface WebhookWindowStats {
+  readonly succeeded: number;
+  readonly failed: number;
+  /** `succeeded / (succeeded + failed)`; `null` when no attempt was made. */
+  readonly successRate: number | null;
+}
+
+/** An endpoint's health: attempts over the last hour, day and week, and its last attempt (within the week). */
+export interface WebhookEndpointStats {
+  readonly endpointId: string;
+  readonly lastAttempt?: { readonly at: Date; readonly statusCode?: number };
+  readonly windows: { readonly '1h': WebhookWindowStats; readonly '24h': WebhookWindowStats; readonly '7d': WebhookWindowStats };
 }

@@ -3,9 +3,12 @@ import { fetchPage, followPages } from './paged-list.js';
 import {
   deliveryFromJson,
   endpointFromJson,
+  endpointStatsFromJson,
   endpointWithSecretFromJson,
   requeuedFromJson,
+  eventTypesFromJson,
   secretFromJson,
+  sessionFromJson,
 } from './webhook-shapes.js';
 import type {
   ListWebhookDeliveriesQuery,
@@ -13,8 +16,12 @@ import type {
   NewWebhookEndpoint,
   WebhookDelivery,
   WebhookEndpoint,
+  WebhookEndpointStats,
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
+  WebhookEventType,
+  WebhookEventTypeInfo,
+  WebhookSession,
 } from './webhook-types.js';
 
 /** One page of endpoints; `next` is the query of the following page, absent on the last one. */
@@ -46,6 +53,10 @@ export interface WebhookEndpointsClient {
   rotateSecret(id: string, body?: { readonly secret?: string }, options?: CallOptions): Promise<string>;
   /** Queues again every failed delivery to it created at or after `since`; returns how many. */
   recover(id: string, since: Date | string, options?: CallOptions): Promise<number>;
+  /** Attempts succeeded and failed over the last hour, day and week, and the last attempt. */
+  stats(id: string, options?: CallOptions): Promise<WebhookEndpointStats>;
+  /** Queues the example body of `eventType` to this endpoint only (signed like any delivery, marked `test`); returns the delivery. */
+  sendTest(id: string, eventType: WebhookEventType, options?: CallOptions): Promise<WebhookDelivery>;
 }
 
 /** `client.webhooks.deliveries`: messages to the tenant's endpoints, newest first. */
@@ -60,6 +71,10 @@ export interface WebhookDeliveriesClient {
 export interface WebhooksClient {
   readonly endpoints: WebhookEndpointsClient;
   readonly deliveries: WebhookDeliveriesClient;
+  /** Who the client's token signs in as, and what it may do (any valid token; no scope needed). */
+  session(options?: CallOptions): Promise<WebhookSession>;
+  /** The event types an endpoint can subscribe to, each with its JSON Schema and an example body. */
+  eventTypes(options?: CallOptions): Promise<WebhookEventTypeInfo[]>;
 }
 
 const ENDPOINTS = '/webhooks/endpoints';
@@ -80,7 +95,8 @@ function queryOf<Q>(names: readonly (keyof Q & string)[], numeric: readonly stri
 }
 
 const nextEndpoints = queryOf<ListWebhookEndpointsQuery>(['limit', 'after'], ['limit']);
-const nextDeliveries = queryOf<ListWebhookDeliveriesQuery>(['endpoint', 'status', 'limit', 'after'], ['limit']);
+const nextDeliveries = queryOf<ListWebhookDeliveriesQuery>(['endpoint', 'status', 'eventType', 'since', 'until', 'limit', 'after'], ['limit']);
+const timeParam = (value: Date | string | undefined) => (value instanceof Date ? value.toISOString() : value);
 
 async function sendAndDiscard(transport: HttpTransport, method: string, url: URL, options: CallOptions & { body?: unknown } = {}) {
   const response = await transport.send(method, url, options);
@@ -108,12 +124,14 @@ function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
         ...options,
         body: { since: since instanceof Date ? since.toISOString() : since },
       }),
+    stats: (id, options) => transport.sendForJson('GET', url(id, '/stats'), endpointStatsFromJson, options),
+    sendTest: (id, eventType, options) => transport.sendForJson('POST', url(id, '/test'), deliveryFromJson, { ...options, body: { eventType } }),
   };
 }
 
 function deliveriesClient(transport: HttpTransport): WebhookDeliveriesClient {
-  const listUrl = ({ endpoint, status, limit, after }: ListWebhookDeliveriesQuery) =>
-    transport.url(DELIVERIES, { endpoint, status, limit: optional(limit), after });
+  const listUrl = ({ endpoint, status, eventType, since, until, limit, after }: ListWebhookDeliveriesQuery) =>
+    transport.url(DELIVERIES, { endpoint, status, eventType, since: timeParam(since), until: timeParam(until), limit: optional(limit), after });
   return {
     list: (query = {}) => followPages(transport, listUrl(query), deliveryFromJson, query.signal),
     async listPage(query = {}) {
@@ -126,5 +144,10 @@ function deliveriesClient(transport: HttpTransport): WebhookDeliveriesClient {
 }
 
 export function webhooksClient(transport: HttpTransport): WebhooksClient {
-  return { endpoints: endpointsClient(transport), deliveries: deliveriesClient(transport) };
+  return {
+    endpoints: endpointsClient(transport),
+    deliveries: deliveriesClient(transport),
+    session: (options) => transport.sendForJson('GET', transport.url('/webhooks/session'), sessionFromJson, options),
+    eventTypes: (options) => transport.sendForJson('GET', transport.url('/webhooks/event-types'), eventTypesFromJson, options),
+  };
 }

@@ -54,6 +54,7 @@ export type {
   PlantRepository,
 } from './ports/plant-repository.js';
 export type { Storage } from './ports/storage.js';
+export type { NewPortalLink, PortalLink, PortalLinkRepository, StoredPortalLink } from './ports/portal-link-repository.js';
 export type {
   AttemptOutcome,
   ClaimDueOptions,
@@ -61,6 +62,7 @@ export type {
   Delivery,
   DeliveryAttempt,
   DeliveryStatus,
+  EndpointAttemptStats,
   ListDeliveriesQuery,
   NewDelivery,
   TenantDeliveriesQuery,
@@ -79,7 +81,7 @@ export type {
   WebhookEndpointChanges,
   WebhookEndpointRepository,
 } from './ports/webhook-endpoint-repository.js';
-export type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from './ports/webhook-transport.js';
+export { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from './ports/webhook-transport.js';
 
 export { PlantService, requireScope, type CreatePlantOutcome, type PlantServiceOptions } from './service/plant-service.js';
 export { collectListing, type PlantListing } from './service/plant-listing.js';
@@ -93,6 +95,15 @@ export {
 export { firstAuthenticator } from './auth/first-authenticator.js';
 export { StaticTokenEntrySchema, staticTokens, type StaticTokenEntry } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';
+export {
+  DEFAULT_PORTAL_LINK_TTL_MS,
+  MAX_PORTAL_LINK_TTL_MS,
+  MintPortalLinkSchema,
+  PortalLinks,
+  type MintPortalLinkOptions,
+  type MintedPortalLink,
+} from './portal/portal-links.js';
+export { PORTAL_LINK_TOKEN_PREFIX } from './portal/portal-link-token.js';
 
 export { WebhookAdmin, type PruneOptions, type WebhookAdminOptions } from './webhooks/webhook-admin.js';
 export {
@@ -103,7 +114,12 @@ export {
   DEFAULT_SECRET_OVERLAP_MS,
   DEFAULT_WEBHOOK_RETENTION_MS,
 } from './webhooks/webhook-defaults.js';
-export { TenantWebhookEndpoints, type TenantWebhookEndpointsOptions } from './webhooks/endpoints/tenant-webhook-endpoints.js';
+export {
+  TenantWebhookEndpoints,
+  type EndpointStats,
+  type EndpointWindowStats,
+  type TenantWebhookEndpointsOptions,
+} from './webhooks/endpoints/tenant-webhook-endpoints.js';
 export { TenantWebhookDeliveries, type TenantWebhookDeliveriesOptions } from './webhooks/endpoints/tenant-webhook-deliveries.js';
 export {
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
@@ -112,10 +128,16 @@ export {
   ListEndpointsOptionsSchema,
   RecoverSchema,
   RotateSecretSchema,
+  SendTestSchema,
   WEBHOOK_LIST_LIMIT_MAX,
   endpointPatchSchema,
   newEndpointSchema,
 } from './webhooks/endpoints/endpoint-schemas.js';
+export {
+  WEBHOOK_EVENT_CATALOGUE,
+  webhookEventDescription,
+  type WebhookEventDescription,
+} from './webhooks/endpoints/webhook-event-catalogue.js';
 export type { WebhookDispatchSettings } from './webhooks/webhook-dispatcher.js';
 export { hasNonPublicLiteralHost, isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';
 export {

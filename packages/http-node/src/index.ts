@@ -2,6 +2,7 @@
 // service (settings, CLI, logging, storage choice) is @plant-store/server.
 export { createRequestListener, type RequestListener, type RequestListenerOptions } from './request-listener.js';
 export { createPlantServer, type PlantServerOptions } from './create-plant-server.js';
+export type { PortalAsset, PortalAssets } from './portal/portal-files.js';
 export { openapiDocument, type OpenApiDocument, type OpenApiDocumentOptions } from './openapi/openapi-document.js';
 export { DEFAULT_MAX_BODY_BYTES } from './http/read-body.js';
 export { webhookHttpTransport, type WebhookHttpTransportOptions } from './webhooks/webhook-http-transport.js';

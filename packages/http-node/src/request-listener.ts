@@ -7,6 +7,8 @@ import { requestId } from './http/request-id.js';
 import { describeError, sendError } from './http/send-error.js';
 import { createHttpMetrics } from './metrics/http-metrics.js';
 import { openapiDocument } from './openapi/openapi-document.js';
+import type { PortalAssets } from './portal/portal-files.js';
+import { portalRoute, type PortalRoute } from './portal/portal-route.js';
 import type { Exchange, RouteContext } from './routes/route-context.js';
 import { routeRequest } from './routes/route-request.js';
 import { version as packageVersion } from './version.js';
@@ -47,6 +49,16 @@ export interface RequestListenerOptions {
    * @default false
    */
   readonly metrics?: boolean;
+  /**
+   * Serve the tenant webhook portal at `<basePath>/portal`: these files
+   * (`index.html` at `/portal`, the others at `/portal/<name>`), from memory,
+   * under the same strict Content-Security-Policy as `/docs`. The listener
+   * does not build or find them: `@plant-store/portal`'s `portalAssets()`
+   * returns them (the reference service passes them unless
+   * `PLANT_STORE_PORTAL=off`). Off unless given.
+   * @default undefined (no portal)
+   */
+  readonly portal?: PortalAssets;
 }
 
 /**
@@ -76,12 +88,13 @@ export function createRequestListener(store: PlantStore, options: RequestListene
     docs: options.docs === true ? docsFiles() : undefined,
     ...(metrics ? { metrics: createHttpMetrics(store) } : {}),
   };
+  const portal = options.portal === undefined ? undefined : portalRoute(options.portal);
   return (req, res, next) => {
     if (next !== undefined && !isUnder(req.url ?? '/', basePath)) {
       next();
       return;
     }
-    void handleRequest(context, req, res);
+    void handleRequest(context, portal, req, res);
   };
 }
 
@@ -102,7 +115,7 @@ function isUnder(url: string, basePath: string): boolean {
   return Number.isNaN(next) || next === 0x2f /* / */ || next === 0x3f /* ? */;
 }
 
-async function handleRequest(context: RouteContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleRequest(context: RouteContext, portal: PortalRoute | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = performance.now();
   const url = req.url ?? '/';
   const queryStart = url.indexOf('?');
@@ -118,7 +131,7 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
   };
   try {
     try {
-      await routeRequest(context, exchange, routed);
+      await (portal?.(exchange, routed) ?? routeRequest(context, exchange, routed));
     } catch (error) {
       sendError(res, exchange.requestId, error, context.logger, leavesLargeBodyUnread(req, context.maxBodyBytes));
     }

@@ -86,4 +86,27 @@ describe('serve (in-process)', () => {
       await new Promise((resolve) => blocker.close(resolve));
     }
   });
+
+  it('serves the portal page and its files by default, and not with --portal=off', async () => {
+    const on = await serve(loadConfig(['--port=0', '--storage=memory', '--tokens=a=b'], {}), { stdout: buffer().sink, stderr: buffer().sink, env: {} });
+    handles.push(on);
+    const page = await fetch(`${on.url}/portal`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = /src="(portal\/[^"]+\.js)"/.exec(await page.text())?.[1];
+    expect(script).toBeDefined();
+    const file = await fetch(`${on.url}/${script}`);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+
+    const off = await serve(loadConfig(['--port=0', '--storage=memory', '--tokens=a=b', '--portal=off'], {}), {
+      stdout: buffer().sink,
+      stderr: buffer().sink,
+      env: {},
+    });
+    handles.push(off);
+    expect((await fetch(`${off.url}/portal`)).status).toBe(404);
+    expect((await fetch(`${off.url}/${script}`)).status).toBe(404);
+  });
 });

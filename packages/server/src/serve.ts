@@ -16,7 +16,7 @@ import type { ServeConfig } from './config/load-config.js';
 import { settingName } from './config/settings.js';
 import { errorText } from './storage/error-text.js';
 import { openStorage } from './storage/open-storage.js';
-import { createPlantServer, webhookHttpTransport, type PlantServerOptions } from '@plant-store/http-node';
+import { createPlantServer, webhookHttpTransport, type PlantServerOptions, type PortalAssets } from '@plant-store/http-node';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
 import { version } from './version.js';
 
@@ -71,12 +71,13 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   const logger = jsonLogger(io.stdout, { level: config.logLevel });
   const { tokens, developmentToken } = resolveTokens(config, io.env ?? process.env);
   const authenticator = await createAuthenticator(config, tokens);
+  const portal = config.portal ? await loadPortal() : undefined;
   const { storage, description } = await openStorage(config);
   let store: PlantStore | undefined;
   let server: Server;
   try {
     store = createPlantStore({ storage, authenticator, logger, webhooks: webhookOptions(config) });
-    server = createPlantServer(store, serverOptions(config, logger));
+    server = createPlantServer(store, { ...serverOptions(config, logger), ...(portal === undefined ? {} : { portal }) });
   } catch (error) {
     // Options the factories reject (they validate again) must not leave the database open.
     await (store ? store.close() : storage.close());
@@ -135,6 +136,20 @@ function serverOptions(config: ServeConfig, logger: Logger): PlantServerOptions 
     // The service serves its API reference page (GET /docs).
     docs: true,
   };
+}
+
+/**
+ * The portal page's files, read into memory. The package is loaded only when
+ * the portal is on; an install without its built files fails at start, with
+ * the setting that avoids it.
+ */
+async function loadPortal(): Promise<PortalAssets> {
+  const { portalAssets } = await import('@plant-store/portal');
+  try {
+    return portalAssets();
+  } catch (error) {
+    throw new ConfigurationError(settingName('portal'), `${errorText(error)}; or set it to off`);
+  }
 }
 
 /** Listens on the configured address; resolves with the base URL (real port), rejects with a one-line error. */

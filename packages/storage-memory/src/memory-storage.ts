@@ -1,6 +1,7 @@
 import type { Storage } from '@plant-store/core';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import { MemoryPlantRepository } from './memory-plant-repository.js';
+import { MemoryPortalLinks } from './memory-portal-links.js';
 import { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 
@@ -26,6 +27,7 @@ export function memoryStorage(_options: MemoryStorageOptions = {}): Storage {
     plants,
     outbox,
     endpoints,
+    portalLinks: new MemoryPortalLinks(lifecycle),
     async ping() {
       assertOpen(lifecycle);
     },

@@ -6,12 +6,15 @@ import {
   type Delivery,
   type DeliveryAttempt,
   type DeliveryStatus,
+  type EndpointAttemptStats,
   type ListDeliveriesQuery,
   type NewDelivery,
   type TenantDeliveriesQuery,
   type PendingStats,
   type PruneDeliveriesOptions,
   type WebhookOutbox,
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
   isTenantEndpointId,
 } from '@plant-store/core';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
@@ -36,7 +39,19 @@ const DEFAULT_LIST_LIMIT = 100;
 
 function copyMessage(message: NewDelivery): NewDelivery {
   const { id, tenant, endpointId, eventType, payload, createdAt } = message;
-  return { id, tenant, endpointId, eventType, payload, createdAt };
+  return message.test ? { id, tenant, endpointId, eventType, payload, createdAt, test: true } : { id, tenant, endpointId, eventType, payload, createdAt };
+}
+
+/** The event type and creation time filters of a tenant listing. */
+function withinFilters(message: NewDelivery, query: TenantDeliveriesQuery): boolean {
+  if (query.eventType !== undefined && message.eventType !== query.eventType) return false;
+  if (query.since !== undefined && message.createdAt < query.since) return false;
+  return query.until === undefined || message.createdAt < query.until;
+}
+
+/** Whether an attempt counts in an endpoint's statistics: not interrupted, and not written by a delete or disable of the endpoint. */
+function countsForStats(attempt: DeliveryAttempt): boolean {
+  return !attempt.interrupted && attempt.error !== ENDPOINT_DELETED_ERROR && attempt.error !== ENDPOINT_DISABLED_ERROR;
 }
 
 /** Durations are kept in whole milliseconds, as durable adapters store them (sub-ms clocks are rounded). */
@@ -48,6 +63,7 @@ function copyAttempt(attempt: DeliveryAttempt): DeliveryAttempt {
   if (attempt.statusCode !== undefined) copy.statusCode = attempt.statusCode;
   if (attempt.error !== undefined) copy.error = attempt.error;
   if (attempt.interrupted) copy.interrupted = true;
+  if (attempt.response !== undefined) copy.response = attempt.response;
   return copy;
 }
 
@@ -119,6 +135,12 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
       this.#records.set(delivery.id, record);
       this.#addPending(record);
     }
+  }
+
+  async enqueue(delivery: NewDelivery): Promise<void> {
+    assertOpen(this.#lifecycle);
+    this.assertInsertable([delivery]);
+    this.insert([delivery]);
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
@@ -218,11 +240,32 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     for (const record of this.#records.values()) {
       if (!mine(record) || (endpointId !== undefined && record.message.endpointId !== endpointId)) continue;
       if (status !== undefined && record.status !== status) continue;
+      if (!withinFilters(record.message, query)) continue;
       if (cursor && listOrder(cursor, record) >= 0) continue;
       matching.push(record);
     }
     matching.sort(listOrder);
     return matching.slice(0, Math.max(0, query.limit)).map(toDelivery);
+  }
+
+  async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
+    assertOpen(this.#lifecycle);
+    const windows = since.map(() => ({ succeeded: 0, failed: 0 }));
+    const earliest = Math.min(...since);
+    let last: DeliveryAttempt | undefined;
+    for (const record of this.#records.values()) {
+      if (record.message.endpointId !== endpointId) continue;
+      for (const attempt of record.attempts) {
+        if (!countsForStats(attempt) || attempt.at < earliest) continue;
+        const succeeded = attempt.statusCode !== undefined && attempt.statusCode >= 200 && attempt.statusCode < 300;
+        since.forEach((start, index) => {
+          if (attempt.at >= start) windows[index]![succeeded ? 'succeeded' : 'failed']++;
+        });
+        if (!last || attempt.at > last.at) last = attempt;
+      }
+    }
+    if (!last) return { windows };
+    return { windows, lastAttempt: last.statusCode === undefined ? { at: last.at } : { at: last.at, statusCode: last.statusCode } };
   }
 
   async resend(id: string, now: number): Promise<boolean> {

@@ -30,12 +30,14 @@ function toAttempt(json: AttemptJson): DeliveryAttempt {
   if (json.statusCode !== undefined) attempt.statusCode = json.statusCode;
   if (json.error !== undefined) attempt.error = json.error;
   if (json.interrupted === true) attempt.interrupted = true;
+  if (json.response !== undefined) attempt.response = json.response;
   return attempt;
 }
 
 export function toDelivery(row: DeliveryRow): Delivery {
   return {
     ...toNewDelivery(row),
+    ...(row.test ? { test: true as const } : {}),
     status: row.status,
     // Every attempt, interrupted ones included (attempt_count leaves those out: it drives the retry schedule).
     attemptCount: row.attempts.length,

@@ -34,7 +34,7 @@ export const claimDueSql = (t: Tables) => `
  * Records a batch of attempts, one per delivery, all parameters arrays of
  * equal length: ids, owners, new statuses, next attempts (NULL unless
  * pending), updated at, attempt starts, durations, status codes, errors,
- * interrupted. Each applies its outcome and appends its attempt only while
+ * interrupted, responses. Each applies its outcome and appends its attempt only while
  * its owner holds the lease; returns the ids recorded. An interrupted attempt
  * (a shutdown cut it short) only ends the lease: status, due time and the
  * counted attempts stay. Attempt rows are numbered after the last one,
@@ -42,8 +42,8 @@ export const claimDueSql = (t: Tables) => `
  */
 export const recordAttemptsSql = (t: Tables) => `
   WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::integer[], $9::text[], $10::boolean[])
-      AS i (id, owner, status, next_attempt_at, updated_at, at, duration_ms, status_code, error, interrupted)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::integer[], $9::text[], $10::boolean[], $11::text[])
+      AS i (id, owner, status, next_attempt_at, updated_at, at, duration_ms, status_code, error, interrupted, response)
   ), applied AS (
     UPDATE ${t.deliveries} AS d
     SET status = CASE WHEN i.interrupted THEN d.status ELSE i.status END,
@@ -54,9 +54,9 @@ export const recordAttemptsSql = (t: Tables) => `
     WHERE d.id = i.id AND d.lease_owner = i.owner AND d.status = 'pending'
     RETURNING d.id
   )
-  INSERT INTO ${t.attempts} (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
+  INSERT INTO ${t.attempts} (delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response)
   SELECT i.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM ${t.attempts} AS a WHERE a.delivery_id = i.id),
-    i.at, i.duration_ms, i.status_code, i.error, i.interrupted
+    i.at, i.duration_ms, i.status_code, i.error, i.interrupted, i.response
   FROM applied JOIN input AS i ON i.id = applied.id
   RETURNING delivery_id`;
 
@@ -76,11 +76,11 @@ export const nextDueAtSql = (t: Tables) => `
 
 /** A delivery's columns and its attempts, oldest first, as a JSON array (one statement: one snapshot). */
 const deliveryColumns = (t: Tables) => `
-  d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.status, d.attempt_count, d.next_attempt_at,
+  d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.status, d.attempt_count, d.next_attempt_at, d.test,
   coalesce((
     SELECT json_agg(json_strip_nulls(json_build_object(
       'at', a.at, 'durationMs', a.duration_ms, 'statusCode', a.status_code, 'error', a.error,
-      'interrupted', CASE WHEN a.interrupted THEN true END)) ORDER BY a.attempt)
+      'interrupted', CASE WHEN a.interrupted THEN true END, 'response', a.response)) ORDER BY a.attempt)
     FROM ${t.attempts} AS a WHERE a.delivery_id = d.id
   ), '[]'::json) AS attempts`;
 
@@ -110,12 +110,15 @@ export const tenantCursorSql = (t: Tables) => `
 
 /**
  * Parameters: tenant, endpoint id (NULL: all), status (NULL: all), cursor created-at and seq (NULL: from the newest),
- * limit. Only deliveries to tenant endpoints (`ep_…`), never those of operator subscriptions.
+ * limit, event type (NULL: all), created at or after (NULL: no bound), created before (NULL: no bound). Only
+ * deliveries to tenant endpoints (`ep_…`), never those of operator subscriptions.
  */
 export const listTenantDeliveriesSql = (t: Tables) => `
   SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d
   WHERE d.tenant = $1 AND left(d.endpoint_id, 3) = 'ep_'
     AND ($2::text IS NULL OR d.endpoint_id = $2) AND ($3::text IS NULL OR d.status = $3)
+    AND ($7::text IS NULL OR d.event_type = $7)
+    AND ($8::bigint IS NULL OR d.created_at >= $8) AND ($9::bigint IS NULL OR d.created_at < $9)
     AND ($4::bigint IS NULL OR (d.created_at, d.seq) < ($4::bigint, $5::bigint))
   ORDER BY d.created_at DESC, d.seq DESC LIMIT $6`;
 

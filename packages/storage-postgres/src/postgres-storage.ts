@@ -7,6 +7,7 @@ import { OUTBOX_CHANNEL } from './outbox-channel.js';
 import { answerDeadlineMs, connectionConfig, createPool } from './postgres-connection.js';
 import { postgresError } from './postgres-error.js';
 import { PostgresPlantRepository } from './postgres-plant-repository.js';
+import { PostgresPortalLinks } from './postgres-portal-links.js';
 import { PostgresWebhookEndpoints } from './postgres-webhook-endpoints.js';
 import { PostgresWebhookOutbox } from './postgres-webhook-outbox.js';
 import { QueryRunner } from './query-runner.js';
@@ -72,6 +73,7 @@ function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number,
     plants: new PostgresPlantRepository(runner, tables, schema),
     outbox: new PostgresWebhookOutbox({ runner, dispatch }, tables, listener),
     endpoints: new PostgresWebhookEndpoints(runner, tables, schema),
+    portalLinks: new PostgresPortalLinks(runner, tables),
     async ping() {
       await runner.rows('answer a ping', 'SELECT 1', []);
     },

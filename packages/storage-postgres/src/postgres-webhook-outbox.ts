@@ -1,15 +1,19 @@
-import type {
-  AttemptOutcome,
-  ClaimDueOptions,
-  ClaimedDelivery,
-  Delivery,
-  DeliveryAttempt,
-  ListDeliveriesQuery,
-  PendingStats,
-  PruneDeliveriesOptions,
-  RateBudgetAnswer,
-  TenantDeliveriesQuery,
-  WebhookOutbox,
+import {
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
+  type AttemptOutcome,
+  type ClaimDueOptions,
+  type ClaimedDelivery,
+  type Delivery,
+  type DeliveryAttempt,
+  type EndpointAttemptStats,
+  type ListDeliveriesQuery,
+  type NewDelivery,
+  type PendingStats,
+  type PruneDeliveriesOptions,
+  type RateBudgetAnswer,
+  type TenantDeliveriesQuery,
+  type WebhookOutbox,
 } from '@plant-store/core';
 import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
 import type { NotificationListener } from './notification-listener.js';
@@ -34,6 +38,7 @@ import {
 import { CoalescingBatch } from './coalescing-batch.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
 import type { ClaimRow, DeliveryRow } from './schema.js';
+import { endpointStatsSql, enqueueSql } from './portal-outbox-queries.js';
 import type { Tables } from './tables.js';
 
 const DEFAULT_LIST_LIMIT = 100;
@@ -54,6 +59,7 @@ interface AttemptRecord {
   readonly statusCode: number | null;
   readonly error: string | null;
   readonly interrupted: boolean;
+  readonly response: string | null;
 }
 
 type Statement =
@@ -68,6 +74,8 @@ type Statement =
   | 'listForTenant'
   | 'resend'
   | 'requeueFailedSince'
+  | 'endpointStats'
+  | 'enqueue'
   | 'prune';
 
 /**
@@ -111,6 +119,8 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       listForTenant: listTenantDeliveriesSql(tables),
       resend: resendSql(tables),
       requeueFailedSince: requeueFailedSinceSql(tables),
+      endpointStats: endpointStatsSql(tables),
+      enqueue: enqueueSql(tables),
       prune: pruneSql(tables),
     };
     this.#pruneLockKey = pruneLockKey(tables);
@@ -140,12 +150,13 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       statusCode: attempt.statusCode ?? null,
       error: attempt.error ?? null,
       interrupted,
+      response: attempt.response ?? null,
     });
   }
 
   async #recordBatch(records: readonly AttemptRecord[]): Promise<boolean[]> {
     const column = <K extends keyof AttemptRecord>(key: K) => records.map((record) => record[key]);
-    const columns = ['id', 'owner', 'status', 'nextAttemptAt', 'updatedAt', 'at', 'durationMs', 'statusCode', 'error', 'interrupted'] as const;
+    const columns = ['id', 'owner', 'status', 'nextAttemptAt', 'updatedAt', 'at', 'durationMs', 'statusCode', 'error', 'interrupted', 'response'] as const;
     const parameters = columns.map(column);
     const rows = await this.#dispatch.rows<{ delivery_id: string }>('record the delivery attempt', this.#record, parameters);
     const recorded = new Set(rows.map((row) => row.delivery_id));
@@ -191,12 +202,38 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', this.#sql.tenantCursor, [query.after, query.tenant]);
       if (!cursor) return undefined;
     }
-    const parameters = [query.tenant, query.endpointId ?? null, query.status ?? null, cursor?.created_at ?? null, cursor?.seq ?? null, Math.max(0, query.limit)];
+    const parameters = [
+      query.tenant,
+      query.endpointId ?? null,
+      query.status ?? null,
+      cursor?.created_at ?? null,
+      cursor?.seq ?? null,
+      Math.max(0, query.limit),
+      query.eventType ?? null,
+      query.since === undefined ? null : Math.ceil(query.since),
+      query.until === undefined ? null : Math.ceil(query.until),
+    ];
     return (await this.#runner.rows<DeliveryRow>('list deliveries', this.#sql.listForTenant, parameters)).map(toDelivery);
   }
 
   async resend(id: string, now: number): Promise<boolean> {
     return (await this.#runner.changes('resend the delivery', this.#sql.resend, [id, wholeMs(now)])) > 0;
+  }
+
+  async enqueue(delivery: NewDelivery): Promise<void> {
+    const { id, tenant, endpointId, eventType, payload } = delivery;
+    await this.#runner.changes('queue the delivery', this.#sql.enqueue, [id, tenant, endpointId, eventType, payload, wholeMs(delivery.createdAt), delivery.test === true]);
+  }
+
+  async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
+    const starts = since.map((start) => Math.ceil(start));
+    const parameters = [endpointId, Math.min(...starts), starts, [ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR]];
+    type Row = { windows: [number, number][] | null; last_at: bigint | null; last_status: number | null };
+    const [row] = await this.#runner.rows<Row>('count the endpoint\'s attempts', this.#sql.endpointStats, parameters);
+    const windows = (row?.windows ?? []).map(([succeeded, failed]) => ({ succeeded, failed }));
+    if (!row || row.last_at === null) return { windows };
+    const at = Number(row.last_at);
+    return { windows, lastAttempt: row.last_status === null ? { at } : { at, statusCode: row.last_status } };
   }
 
   async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {

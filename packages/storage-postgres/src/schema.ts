@@ -33,6 +33,8 @@ export interface ClaimRow extends MessageRow {
 /** A delivery with its attempt log, aggregated as JSON by the statement (see outbox-queries.ts). */
 export interface DeliveryRow extends MessageRow {
   readonly status: DeliveryStatus;
+  /** Queued by "send a test event" (migration 005). */
+  readonly test: boolean;
   readonly attempt_count: number;
   readonly next_attempt_at: bigint | null;
   readonly attempts: readonly AttemptJson[];
@@ -45,4 +47,5 @@ export interface AttemptJson {
   readonly statusCode?: number;
   readonly error?: string;
   readonly interrupted?: true;
+  readonly response?: string;
 }

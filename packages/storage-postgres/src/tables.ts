@@ -6,6 +6,7 @@ export interface Tables {
   readonly deliveries: string;
   readonly attempts: string;
   readonly endpoints: string;
+  readonly portalLinks: string;
   readonly rateBudgets: string;
 }
 
@@ -16,6 +17,7 @@ export function tablesIn(schema: string): Tables {
     deliveries: qualified('webhook_deliveries'),
     attempts: qualified('webhook_attempts'),
     endpoints: qualified('webhook_endpoints'),
+    portalLinks: qualified('portal_links'),
     rateBudgets: qualified('webhook_rate_budgets'),
   };
 }

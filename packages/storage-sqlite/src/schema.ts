@@ -36,6 +36,8 @@ export interface WebhookDeliveriesTable {
   lease_expires_at: NullableIntegerColumn;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
+  /** 1 for a delivery queued by "send a test event", else 0 (migration 005). */
+  test: ColumnType<bigint, number | undefined, number>;
 }
 
 export interface WebhookAttemptsTable {
@@ -48,6 +50,8 @@ export interface WebhookAttemptsTable {
   error: string | null;
   /** 1 when a shutdown cut the attempt short (it does not count toward the retry schedule), else 0. */
   interrupted: IntegerColumn;
+  /** The start of the receiver's answer (at most 1 KiB); NULL when none (migration 005). */
+  response: string | null;
 }
 
 export interface Database {

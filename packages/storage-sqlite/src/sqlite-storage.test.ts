@@ -102,7 +102,7 @@ describe('sqliteStorage', () => {
     const strict = inspect(path, (db) =>
       db.prepare("SELECT name FROM pragma_table_list WHERE strict = 1 AND schema = 'main' ORDER BY name").pluck().all(),
     );
-    expect(strict).toEqual(['plants', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints']);
+    expect(strict).toEqual(['plants', 'portal_links', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints']);
   });
 
   it('creates the folder of a path that does not exist yet', async () => {

@@ -9,6 +9,7 @@ import { openError } from './open-error.js';
 import { retryWhileBusy } from './retry-while-busy.js';
 import { guardedWrites, sqliteError, withSqliteErrors } from './sqlite-error.js';
 import { SqlitePlantRepository } from './sqlite-plant-repository.js';
+import { SqlitePortalLinks } from './sqlite-portal-links.js';
 import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
@@ -64,6 +65,7 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage 
     plants,
     outbox,
     endpoints,
+    portalLinks: new SqlitePortalLinks(db, writes),
     async ping() {
       withSqliteErrors('answer a ping', () => ping.get());
       const problem = file.problem();

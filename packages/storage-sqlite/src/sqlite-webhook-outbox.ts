@@ -6,6 +6,7 @@ import type {
   ClaimedDelivery,
   Delivery,
   DeliveryAttempt,
+  EndpointAttemptStats,
   ListDeliveriesQuery,
   NewDelivery,
   TenantDeliveriesQuery,
@@ -13,6 +14,7 @@ import type {
   PruneDeliveriesOptions,
   WebhookOutbox,
 } from '@plant-store/core';
+import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR } from '@plant-store/core';
 import { loadQueryBuilder, type QueryBuilder } from './query-builder.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './schema.js';
 import { sqliteError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
@@ -39,6 +41,32 @@ const TENANT_CURSOR = `SELECT created_at, rowid FROM webhook_deliveries WHERE id
 
 /** Back to pending whatever the state, due now; a lease in flight is left to end by itself. */
 const RESEND = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`;
+
+/**
+ * The attempts to one endpoint since the earliest window start: its
+ * deliveries updated since then (every attempt moves `updated_at` to its
+ * end, so they hold every attempt made since), found through the index on
+ * (endpoint_id, updated_at). Named parameters: the endpoint id, the earliest start. Left out:
+ * interrupted attempts, and those a delete or disable of the endpoint wrote.
+ */
+const ENDPOINT_ATTEMPTS = `
+  SELECT a.at, coalesce(a.status_code BETWEEN 200 AND 299, 0) AS ok, a.status_code
+  FROM webhook_attempts AS a JOIN webhook_deliveries AS d ON d.id = a.delivery_id
+  WHERE d.endpoint_id = @endpoint AND d.updated_at >= @earliest AND a.at >= @earliest AND a.interrupted = 0
+    AND coalesce(a.error, '') NOT IN ('${ENDPOINT_DELETED_ERROR}', '${ENDPOINT_DISABLED_ERROR}')`;
+
+/** Succeeded and failed counts per window (`@w0`, `@w1`, … its starts), then the last attempt's time and status. */
+const endpointStatsSql = (windows: number) => `
+  WITH attempts AS (${ENDPOINT_ATTEMPTS})
+  SELECT ${Array.from({ length: windows }, (_, index) => `sum(CASE WHEN at >= @w${index} THEN ok ELSE 0 END), sum(CASE WHEN at >= @w${index} THEN 1 - ok ELSE 0 END)`).join(', ')},
+    (SELECT at FROM attempts ORDER BY at DESC LIMIT 1), (SELECT status_code FROM attempts ORDER BY at DESC LIMIT 1)
+  FROM attempts`;
+
+/** One delivery queued on its own (a test event), with its test flag. */
+const ENQUEUE = `
+  INSERT INTO webhook_deliveries
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, test)
+  VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`;
 
 const REQUEUE_FAILED_SINCE = `
   UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
@@ -81,6 +109,7 @@ function toAttempt(row: Selectable<WebhookAttemptsTable>): DeliveryAttempt {
   if (row.status_code !== null) attempt.statusCode = Number(row.status_code);
   if (row.error !== null) attempt.error = row.error;
   if (row.interrupted !== 0n) attempt.interrupted = true;
+  if (row.response !== null) attempt.response = row.response;
   return attempt;
 }
 
@@ -101,6 +130,7 @@ function toNewDelivery(row: DeliveryRowCore): NewDelivery {
 function toDelivery(row: Selectable<WebhookDeliveriesTable>, attempts: DeliveryAttempt[]): Delivery {
   return {
     ...toNewDelivery(row),
+    ...(row.test === 1n ? { test: true as const } : {}),
     status: row.status,
     // Every attempt, interrupted ones included (attempt_count leaves those out: it drives the retry schedule).
     attemptCount: attempts.length,
@@ -166,6 +196,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       const createdAt = wholeMs(delivery.createdAt);
       this.#insert.run(delivery.id, delivery.tenant, delivery.endpointId, delivery.eventType, delivery.payload, createdAt, createdAt, createdAt);
     }
+  }
+
+  async enqueue(delivery: NewDelivery): Promise<void> {
+    withSqliteWrite(this.#file, 'queue the delivery', () => {
+      const createdAt = wholeMs(delivery.createdAt);
+      const { id, tenant, endpointId, eventType, payload } = delivery;
+      this.#db.prepare(ENQUEUE).run(id, tenant, endpointId, eventType, payload, createdAt, createdAt, createdAt, delivery.test ? 1 : 0);
+    });
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
@@ -261,17 +299,23 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   async listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined> {
     return withSqliteErrors('list deliveries', () =>
       this.#snapshot(() => {
-        const { tenant, endpointId, status, after } = query;
+        const { tenant, endpointId, status, eventType, since, until, after } = query;
         const cursor = after === undefined ? undefined : (this.#db.prepare(TENANT_CURSOR).get(after, tenant) as { created_at: bigint; rowid: bigint } | undefined);
         if (after !== undefined && !cursor) return undefined;
         const conditions = [
           `tenant = ? AND substr(endpoint_id, 1, 3) = 'ep_'`,
           ...(endpointId !== undefined ? ['endpoint_id = ?'] : []),
           ...(status !== undefined ? ['status = ?'] : []),
+          ...(eventType !== undefined ? ['event_type = ?'] : []),
+          ...(since !== undefined ? ['created_at >= ?'] : []),
+          ...(until !== undefined ? ['created_at < ?'] : []),
           ...(cursor ? ['(created_at, rowid) < (?, ?)'] : []),
         ];
-        const parameters = [tenant, ...(endpointId !== undefined ? [endpointId] : []), ...(status !== undefined ? [status] : [])];
-        if (cursor) parameters.push(cursor.created_at as unknown as string, cursor.rowid as unknown as string);
+        const parameters: unknown[] = [tenant, ...(endpointId !== undefined ? [endpointId] : []), ...(status !== undefined ? [status] : [])];
+        if (eventType !== undefined) parameters.push(eventType);
+        if (since !== undefined) parameters.push(Math.ceil(since));
+        if (until !== undefined) parameters.push(Math.ceil(until));
+        if (cursor) parameters.push(cursor.created_at, cursor.rowid);
         const text = `SELECT * FROM webhook_deliveries WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
         const rows = this.#db.prepare(text).all(...parameters, Math.max(0, query.limit)) as Selectable<WebhookDeliveriesTable>[];
         return this.#withAttempts(rows);
@@ -281,6 +325,18 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async resend(id: string, now: number): Promise<boolean> {
     return withSqliteWrite(this.#file, 'resend the delivery', () => this.#db.prepare(RESEND).run(wholeMs(now), wholeMs(now), id).changes > 0);
+  }
+
+  async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
+    return withSqliteErrors('count the endpoint\'s attempts', () => {
+      const starts = since.map((start) => Math.ceil(start));
+      const parameters = { endpoint: endpointId, earliest: Math.min(...starts), ...Object.fromEntries(starts.map((start, index) => [`w${index}`, start])) };
+      const row = this.#db.prepare(endpointStatsSql(starts.length)).raw(true).get(parameters) as (bigint | null)[];
+      const windows = starts.map((_, index) => ({ succeeded: Number(row[2 * index] ?? 0), failed: Number(row[2 * index + 1] ?? 0) }));
+      const [at, statusCode] = row.slice(2 * starts.length);
+      if (at === null || at === undefined) return { windows };
+      return { windows, lastAttempt: statusCode === null || statusCode === undefined ? { at: Number(at) } : { at: Number(at), statusCode: Number(statusCode) } };
+    });
   }
 
   async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
@@ -357,8 +413,8 @@ function prepareRecordAttempt(db: BetterSqlite3): RecordAttempt {
      WHERE id = ? AND lease_owner = ? AND status = 'pending'`,
   );
   const insertAttempt = db.prepare(
-    `INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
-     VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?)`,
+    `INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response)
+     VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?)`,
   );
   const record = db.transaction((id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => {
     const at = wholeMs(attempt.at);
@@ -368,7 +424,7 @@ function prepareRecordAttempt(db: BetterSqlite3): RecordAttempt {
       ? applyInterrupted.run(at + durationMs, id, owner).changes
       : applyOutcome.run(outcome.status, outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null, at + durationMs, id, owner).changes;
     if (changes === 0) return false;
-    insertAttempt.run(id, id, at, durationMs, attempt.statusCode ?? null, attempt.error ?? null, interrupted ? 1 : 0);
+    insertAttempt.run(id, id, at, durationMs, attempt.statusCode ?? null, attempt.error ?? null, interrupted ? 1 : 0, attempt.response ?? null);
     return true;
   });
   return record.immediate;
@@ -395,3 +451,4 @@ async function queryBuilder(action: string): Promise<QueryBuilder> {
     throw sqliteError(action, error);
   }
 }
+

@@ -52,8 +52,8 @@ export function routeTemplate(path: string): string | undefined {
   const pathOnly = path.split('?', 1)[0]!;
   if (['/plants', '/healthz', '/readyz', '/openapi.json'].includes(pathOnly)) return pathOnly;
   if (/^\/plants\/[^/]+$/.test(pathOnly)) return '/plants/{id}';
-  if (['/webhooks/endpoints', '/webhooks/deliveries'].includes(pathOnly)) return pathOnly;
-  const endpoint = /^\/webhooks\/endpoints\/[^/]+(\/(secret|rotate-secret|recover))?$/.exec(pathOnly);
+  if (['/webhooks/endpoints', '/webhooks/deliveries', '/webhooks/session', '/webhooks/event-types'].includes(pathOnly)) return pathOnly;
+  const endpoint = /^\/webhooks\/endpoints\/[^/]+(\/(secret|rotate-secret|recover|stats|test))?$/.exec(pathOnly);
   if (endpoint) return `/webhooks/endpoints/{id}${endpoint[1] ?? ''}`;
   const delivery = /^\/webhooks\/deliveries\/[^/]+(\/resend)?$/.exec(pathOnly);
   if (delivery) return `/webhooks/deliveries/{id}${delivery[1] ?? ''}`;

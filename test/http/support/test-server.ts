@@ -15,9 +15,13 @@ import {
 } from '@plant-store/core';
 import { createPlantServer, webhookHttpTransport, type PlantServerOptions } from '@plant-store/http-node';
 import { memoryStorage } from '@plant-store/storage-memory';
+import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
+import { TEST_DATABASE_URL, testSchemas } from '../../support/postgres.js';
 
 export type StorageKind = 'memory' | 'sqlite';
+/** Beside `StorageKind`: `postgres` (a schema of its own, dropped on close), for suites that check `postgresAvailable` first. */
+export type AnyStorageKind = StorageKind | 'postgres';
 
 /** Both storages, for `describe.each(STORAGE_KINDS)`. */
 export const STORAGE_KINDS: readonly StorageKind[] = ['memory', 'sqlite'];
@@ -75,9 +79,14 @@ export interface TestServerOptions extends PlantServerOptions {
 }
 
 /** A real Plant Store server on 127.0.0.1, port 0, over a fresh storage of the given kind. */
-export async function startTestServer(kind: StorageKind, options: TestServerOptions = {}): Promise<TestServer> {
+export async function startTestServer(kind: AnyStorageKind, options: TestServerOptions = {}): Promise<TestServer> {
   const folder = kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'plant-store-http-')) : undefined;
-  const raw = folder ? await sqliteStorage({ path: join(folder, 'plants.db') }) : memoryStorage();
+  const schemas = kind === 'postgres' ? testSchemas() : undefined;
+  const raw = folder
+    ? await sqliteStorage({ path: join(folder, 'plants.db') })
+    : schemas
+      ? await postgresStorage({ connectionString: TEST_DATABASE_URL, schema: schemas.next() })
+      : memoryStorage();
   const storage = options.wrapStorage ? options.wrapStorage(raw) : raw;
   const logs: LogEntry[] = [];
   const record =
@@ -132,6 +141,7 @@ export async function startTestServer(kind: StorageKind, options: TestServerOpti
         });
         await store.close();
         if (folder) rmSync(folder, { recursive: true, force: true });
+        await schemas?.dropAll();
       })();
       return closed;
     },

@@ -13,6 +13,9 @@ export interface Scenario {
   readonly after?: (response: ApiResponse) => void;
 }
 
+/** A well-formed portal link token that no storage knows. */
+const UNKNOWN_PORTAL_LINK = `psl_${'A'.repeat(16)}_${'B'.repeat(43)}`;
+
 const state = { endpoint: 'ep_unset', delivery: 'msg_unset' };
 const owner = { token: TOKENS.owner };
 const json = (value: unknown): ApiRequest => ({ ...owner, body: JSON.stringify(value) });
@@ -96,6 +99,15 @@ export const webhookScenarios: Scenario[] = [
   { method: 'POST', path: () => `${currentEndpoint()}/recover`, request: json({}), status: 400 },
   ...itemErrors('POST', (id) => `${endpoint(id)}/recover`, 'write', '{"since":"2020-01-01T00:00:00Z"}'),
   ...bodyErrors('POST', () => `${currentEndpoint()}/recover`),
+  { method: 'GET', path: () => `${currentEndpoint()}/stats`, request: owner, status: 200 },
+  ...itemErrors('GET', (id) => `${endpoint(id)}/stats`, 'read'),
+  { method: 'POST', path: () => `${currentEndpoint()}/test`, request: json({ eventType: 'plant.deleted' }), status: 202 },
+  { method: 'POST', path: () => `${currentEndpoint()}/test`, request: json({ eventType: 'plant.updated' }), status: 400 },
+  ...itemErrors('POST', (id) => `${endpoint(id)}/test`, 'write', '{"eventType":"plant.created"}'),
+  ...bodyErrors('POST', () => `${currentEndpoint()}/test`),
+  { method: 'PATCH', path: currentEndpoint, request: json({ status: 'disabled' }), status: 200 },
+  { method: 'POST', path: () => `${currentEndpoint()}/test`, request: json({ eventType: 'plant.created' }), status: 409 },
+  { method: 'PATCH', path: currentEndpoint, request: json({ status: 'enabled' }), status: 200 },
 
   // A plant, so that the endpoint has a delivery.
   { method: 'POST', path: '/plants', request: { ...owner, body: '{"id":5000,"name":"hook"}' }, status: 200 },
@@ -118,4 +130,14 @@ export const webhookScenarios: Scenario[] = [
 
   { method: 'DELETE', path: currentEndpoint, request: owner, status: 204 },
   ...itemErrors('DELETE', endpoint, 'write'),
+
+  // Any token may ask who it is; a portal link token is looked up in storage (hence the 503).
+  { method: 'GET', path: '/webhooks/session', request: { token: TOKENS.reader }, status: 200 },
+  { method: 'GET', path: '/webhooks/session', status: 401 },
+  { method: 'GET', path: '/webhooks/session', request: { token: UNKNOWN_PORTAL_LINK }, fault: 'storage', status: 503 },
+
+  { method: 'GET', path: '/webhooks/event-types', request: { token: TOKENS.webhookReader }, status: 200 },
+  { method: 'GET', path: '/webhooks/event-types', status: 401 },
+  { method: 'GET', path: '/webhooks/event-types', request: { token: TOKENS.reader }, status: 403 },
+  { method: 'GET', path: '/webhooks/event-types', request: { token: UNKNOWN_PORTAL_LINK }, fault: 'storage', status: 503 },
 ];

@@ -11,6 +11,9 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
+import { firstAuthenticator } from '../auth/first-authenticator.js';
+import { portalLinkAuthenticator } from '../portal/portal-link-authenticator.js';
+import { PortalLinks } from '../portal/portal-links.js';
 import { PlantService } from '../service/plant-service.js';
 import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
@@ -71,7 +74,7 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
 export interface PlantStoreOptions {
   /** Where plants and the webhook outbox live. Closed by `PlantStore.close()`. */
   readonly storage: Storage;
-  /** Checks bearer tokens for `authenticate`, e.g. `staticTokens([...])`. @default none: every token is rejected */
+  /** Checks bearer tokens for `authenticate`, e.g. `staticTokens([...])`; portal link tokens (`psl_…`) are checked by the store itself before it. @default none: only portal links are accepted */
   readonly authenticator?: Authenticator;
   /** Time for delivery dates, retries and signatures. @default the system clock */
   readonly clock?: Clock;
@@ -88,6 +91,8 @@ export interface PlantStore {
   readonly plants: PlantService;
   readonly events: PlantEventBus;
   readonly webhooks: WebhookAdmin;
+  /** The operator's portal links: mint, revoke and list sign-ins of one tenant to its webhooks. */
+  readonly portalLinks: PortalLinks;
   /** The principal for a bearer token; `UnauthenticatedError` when it is missing or unknown. */
   authenticate(token: string | undefined): Promise<Principal>;
   /** Resolves when storage answers (readiness); rejects with a `StorageError` when it does not, also after `close()`. */
@@ -271,7 +276,9 @@ function startPruner(container: DependencyContainer, webhooks: PlantStoreWebhook
 
 function compose(container: DependencyContainer, dispatcher: WebhookDispatcher | undefined, pruner: WebhookPruner | undefined): PlantStore {
   const storage = container.resolve<Storage>(TOKENS.storage);
-  const authenticator = container.resolve<Authenticator>(TOKENS.authenticator);
+  const clock = container.resolve<Clock>(TOKENS.clock);
+  // Portal links first: their check reads storage only for `psl_` tokens, and leaves every other token to the host's.
+  const authenticator = firstAuthenticator(portalLinkAuthenticator(storage.portalLinks, clock), container.resolve<Authenticator>(TOKENS.authenticator));
   // Deliveries queued by other instances on a shared database wake this dispatcher too.
   const unwatch = dispatcher && storage.outbox.watch?.(() => dispatcher.wake());
   let closing: Promise<void> | undefined;
@@ -279,6 +286,7 @@ function compose(container: DependencyContainer, dispatcher: WebhookDispatcher |
     plants: container.resolve<PlantService>(TOKENS.plantService),
     events: container.resolve<PlantEventBus>(TOKENS.events),
     webhooks: container.resolve<WebhookAdmin>(TOKENS.webhookAdmin),
+    portalLinks: new PortalLinks(storage.portalLinks, clock),
     async authenticate(token) {
       if (token === undefined || token === '') throw new UnauthenticatedError('missing_credentials');
       const principal = await authenticator.authenticate(token).catch(unavailable);

@@ -11,4 +11,6 @@ export interface Principal {
   readonly subject: string;
   readonly tenant: string;
   readonly scopes: readonly Scope[];
+  /** When the credentials stop working (epoch ms), when the authenticator knows it (portal links). */
+  readonly expiresAt?: number;
 }

@@ -1,4 +1,5 @@
 import type { PlantRepository } from './plant-repository.js';
+import type { PortalLinkRepository } from './portal-link-repository.js';
 import type { WebhookEndpointRepository } from './webhook-endpoint-repository.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 
@@ -7,6 +8,8 @@ export interface Storage {
   readonly plants: PlantRepository;
   readonly outbox: WebhookOutbox;
   readonly endpoints: WebhookEndpointRepository;
+  /** Portal links minted by operators (tenant sign-ins to the webhook portal). */
+  readonly portalLinks: PortalLinkRepository;
   /** Resolves when storage answers queries; rejects with a `StorageError` when it does not (readiness). */
   ping(): Promise<void>;
   /** Releases connections and files. Idempotent; members reject after it. */

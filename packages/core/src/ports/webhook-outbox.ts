@@ -19,6 +19,8 @@ export interface NewDelivery {
   readonly payload: string;
   /** When it was queued, epoch milliseconds. Also its first due time. */
   readonly createdAt: number;
+  /** Queued by "send a test event" (an example payload, not a real event); absent otherwise. */
+  readonly test?: true;
 }
 
 /** One try at sending a delivery. */
@@ -33,6 +35,8 @@ export interface DeliveryAttempt {
   readonly error?: string;
   /** Cut short by a shutdown; it did not count toward the retry schedule. Absent otherwise. */
   readonly interrupted?: true;
+  /** The start of the receiver's answer body (at most 1 KiB of UTF-8), when it sent one. */
+  readonly response?: string;
 }
 
 /** A delivery with its state and full attempt log, for operators. */
@@ -107,10 +111,24 @@ export interface TenantDeliveriesQuery {
   readonly endpointId?: string;
   /** Only deliveries in this state. @default all */
   readonly status?: DeliveryStatus;
+  /** Only deliveries of this event type. @default all */
+  readonly eventType?: string;
+  /** Only deliveries created at or after this time (epoch ms). @default no lower bound */
+  readonly since?: number;
+  /** Only deliveries created before this time (epoch ms). @default no upper bound */
+  readonly until?: number;
   /** Keyset cursor: only deliveries listed after this one (a message id of the same listing order). @default from the newest */
   readonly after?: string;
   /** At least 1. */
   readonly limit: number;
+}
+
+/** What the attempts to one endpoint came to over a few time windows, for its health. */
+export interface EndpointAttemptStats {
+  /** One per `since` asked for, in the same order. */
+  readonly windows: readonly { readonly succeeded: number; readonly failed: number }[];
+  /** The most recent attempt at or after the earliest `since`; absent when none. */
+  readonly lastAttempt?: { readonly at: number; readonly statusCode?: number };
 }
 
 /** Which finished deliveries `prune` deletes. */
@@ -148,6 +166,14 @@ export interface WebhookOutbox {
   listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined>;
   /** Puts a delivery in any state back to pending, due at `now`, same id, keeping its attempt log (a lease in flight is left alone); `false` when it does not exist. */
   resend(id: string, now: number): Promise<boolean>;
+  /**
+   * Counts the attempts to `endpointId` made at or after each of `since` (epoch ms; one window each): succeeded
+   * when the receiver answered 2xx, failed otherwise. Interrupted attempts, and those a delete or disable of the
+   * endpoint wrote, are left out. One consistent read; cheap for a long history (indexed, no full scan).
+   */
+  endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats>;
+  /** Queues one delivery on its own (not with a plant write: a test event), pending and due at its `createdAt`; rejects with a `StorageError` when the id exists. */
+  enqueue(delivery: NewDelivery): Promise<void>;
   /** Puts every failed delivery to `endpointId` created at or after `since` back to pending, due at `now`; resolves with how many. Atomic. */
   requeueFailedSince(endpointId: string, since: number, now: number): Promise<number>;
   /** Deletes up to `limit` delivered or failed deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */

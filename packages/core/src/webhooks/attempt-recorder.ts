@@ -28,12 +28,13 @@ export class AttemptRecorder {
   /** Records the attempt; resolves with the outcome applied, or `undefined` when the lease was lost (another dispatcher's attempt counts). Rejects when storage fails. */
   async record(delivery: ClaimedDelivery, result: AttemptResult): Promise<AttemptOutcome | undefined> {
     const { outcome, error } = this.#decide(delivery, result);
-    const statusCode = result.outcome.statusCode;
+    const { statusCode, response } = result.outcome;
     const attempt: DeliveryAttempt = {
       at: result.startedAt,
       durationMs: Math.max(0, result.finishedAt - result.startedAt),
       ...(statusCode !== undefined ? { statusCode } : {}),
       ...(error !== undefined ? { error } : {}),
+      ...(response !== undefined && response !== '' ? { response } : {}),
     };
     const { outbox, owner, logger } = this.#options;
     if (!(await outbox.recordAttempt(delivery.id, owner, attempt, outcome))) {

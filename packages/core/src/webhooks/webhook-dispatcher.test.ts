@@ -84,6 +84,8 @@ function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']
     listForTenant: (query) => outbox.listForTenant(query),
     resend: (...args) => outbox.resend(...args),
     requeueFailedSince: (...args) => outbox.requeueFailedSince(...args),
+    endpointAttemptStats: (...args) => outbox.endpointAttemptStats(...args),
+    enqueue: (delivery) => outbox.enqueue(delivery),
   };
 }
 

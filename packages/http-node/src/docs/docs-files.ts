@@ -53,7 +53,8 @@ const PAGE_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-const PAGE_HEADERS = ['content-security-policy', PAGE_POLICY, 'referrer-policy', 'no-referrer', 'x-frame-options', 'DENY'];
+/** Headers of a page of the service's own (this one, the portal): the policy above, no referrer, never framed. */
+export const PAGE_HEADERS: readonly string[] = ['content-security-policy', PAGE_POLICY, 'referrer-policy', 'no-referrer', 'x-frame-options', 'DENY'];
 
 type Source = { readonly text: string } | { readonly swaggerUi: string };
 
@@ -109,13 +110,18 @@ export function docsFiles(): DocsFiles {
 
 async function prepare(entry: Entry, swaggerUiFolder: string): Promise<DocsFile> {
   const body = 'text' in entry.source ? Buffer.from(entry.source.text) : await readFile(join(swaggerUiFolder, entry.source.swaggerUi));
+  return servedFile(body, entry.contentType, entry.cacheControl, entry.headers ?? []);
+}
+
+/** A file ready to send: its bytes and, for text, their gzip form, each with its ETag. */
+export async function servedFile(body: Buffer, contentType: string, cacheControl: string, headers: readonly string[]): Promise<DocsFile> {
   const identity = { body, etag: etagOf(body, '') };
-  const text = entry.contentType.startsWith('text/');
+  const text = contentType.startsWith('text/');
   const compressed = text ? await gzipAsync(body, { level: 9 }) : undefined;
   return {
-    contentType: entry.contentType,
-    cacheControl: entry.cacheControl,
-    headers: entry.headers ?? [],
+    contentType,
+    cacheControl,
+    headers,
     identity,
     // Each representation has its own ETag, as the response varies on accept-encoding.
     gzip: compressed !== undefined && compressed.length < body.length ? { body: compressed, etag: etagOf(body, '-gzip') } : undefined,

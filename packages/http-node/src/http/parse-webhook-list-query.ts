@@ -13,6 +13,9 @@ export interface EndpointListQuery {
 export interface DeliveryListQuery extends EndpointListQuery {
   readonly endpoint?: string;
   readonly status?: string;
+  readonly eventType?: string;
+  readonly since?: string;
+  readonly until?: string;
 }
 
 /**
@@ -26,10 +29,10 @@ export function parseEndpointListQuery(query: string): EndpointListQuery {
   return withDefined({ limit: limit === undefined ? undefined : parseLimit(limit), after });
 }
 
-/** `endpoint`, `status`, `limit` and `after` of `GET /webhooks/deliveries`; values are checked by the core. */
+/** `endpoint`, `status`, `eventType`, `since`, `until`, `limit` and `after` of `GET /webhooks/deliveries`; values are checked by the core. */
 export function parseDeliveryListQuery(query: string): DeliveryListQuery {
-  const { endpoint, status, limit, after } = singleQueryParams(query, ['endpoint', 'status', 'limit', 'after']);
-  return withDefined({ endpoint, status, limit: limit === undefined ? undefined : parseLimit(limit), after });
+  const { endpoint, status, eventType, since, until, limit, after } = singleQueryParams(query, ['endpoint', 'status', 'eventType', 'since', 'until', 'limit', 'after']);
+  return withDefined({ endpoint, status, eventType, since, until, limit: limit === undefined ? undefined : parseLimit(limit), after });
 }
 
 function parseLimit(text: string): number {

@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryAttempt, WebhookEndpoint } from '@plant-store/core';
+import type { Delivery, DeliveryAttempt, EndpointStats, WebhookEndpoint } from '@plant-store/core';
 
 // JSON writers of the webhook endpoints API. Times go out as
 // RFC 3339 (core keeps epoch milliseconds); a delivery's payload is embedded
@@ -31,6 +31,7 @@ function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {
 export function deliveryJson(delivery: Delivery): string {
   const head = JSON.stringify({ id: delivery.id, endpointId: delivery.endpointId, eventType: delivery.eventType });
   const tail: Record<string, unknown> = { status: delivery.status, attempts: delivery.attempts.map(attemptObject) };
+  if (delivery.test) tail.test = true;
   if (delivery.nextAttemptAt !== undefined) tail.nextAttemptAt = time(delivery.nextAttemptAt);
   tail.createdAt = time(delivery.createdAt);
   return `${head.slice(0, -1)},"payload":${delivery.payload},${JSON.stringify(tail).slice(1)}`;
@@ -40,7 +41,15 @@ function attemptObject(attempt: DeliveryAttempt): Record<string, unknown> {
   const json: Record<string, unknown> = { at: time(attempt.at), durationMs: attempt.durationMs };
   if (attempt.statusCode !== undefined) json.statusCode = attempt.statusCode;
   if (attempt.error !== undefined) json.error = attempt.error;
+  if (attempt.response !== undefined) json.response = attempt.response;
   return json;
+}
+
+/** An endpoint's statistics, the last attempt's time as RFC 3339. */
+export function endpointStatsJson(stats: EndpointStats): string {
+  const { endpointId, lastAttempt, windows } = stats;
+  const last = lastAttempt && { at: time(lastAttempt.at), ...(lastAttempt.statusCode !== undefined ? { statusCode: lastAttempt.statusCode } : {}) };
+  return JSON.stringify({ endpointId, ...(last ? { lastAttempt: last } : {}), windows });
 }
 
 /** A JSON array of already serialized items. */

@@ -166,6 +166,46 @@ const recoverItem = {
   },
 };
 
+const statsItem = {
+  parameters: idParameter('Endpoint'),
+  get: {
+    operationId: 'getWebhookEndpointStats',
+    tags,
+    summary: 'Endpoint health',
+    description: [
+      'How the attempts to the endpoint went over the last hour, 24 hours and 7 days: a 2xx answer succeeded, anything',
+      'else (another status, a timeout, a refused connection) failed; attempts cut short by a shutdown are left out.',
+      'With the most recent attempt of the last 7 days. Requires `webhooks:read`.',
+    ].join(' '),
+    security: read,
+    responses: { '200': jsonResponse('The statistics.', ref('schemas', 'EndpointStats')), '400': badId, ...authErrors, '404': notFound },
+  },
+};
+
+const testItem = {
+  parameters: idParameter('Endpoint'),
+  post: {
+    operationId: 'sendWebhookTestEvent',
+    tags,
+    summary: 'Send a test event',
+    description: [
+      'Queues the example body of `eventType` (see `GET /webhooks/event-types`; any known type, whether the endpoint',
+      'subscribes to it or not) to this endpoint only. It is signed and sent like any delivery, retried the same way,',
+      'and marked `test: true` in the delivery log. Requires `webhooks:write`.',
+    ].join(' '),
+    security: write,
+    requestBody: jsonBody('SendTest', '`{"eventType": "plant.created"}`.'),
+    responses: {
+      '202': jsonResponse('Queued: the delivery, with `test: true`.', ref('schemas', 'Delivery')),
+      '400': ref('responses', 'BadRequest'),
+      ...authErrors,
+      '404': notFound,
+      '409': errorResponse('The endpoint is disabled: enable it first.'),
+      ...bodyErrors,
+    },
+  },
+};
+
 const deliveriesCollection = (basePath: string) => ({
   get: {
     operationId: 'listWebhookDeliveries',
@@ -176,6 +216,21 @@ const deliveriesCollection = (basePath: string) => ({
     parameters: [
       { name: 'endpoint', in: 'query', required: false, description: 'Only deliveries to this endpoint.', schema: { type: 'string', minLength: 1 } },
       { name: 'status', in: 'query', required: false, description: 'Only deliveries in this state.', schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] } },
+      { name: 'eventType', in: 'query', required: false, description: 'Only deliveries of this event type.', schema: ref('schemas', 'WebhookEventType') },
+      {
+        name: 'since',
+        in: 'query',
+        required: false,
+        description: 'Only deliveries created at or after this time (RFC 3339).',
+        schema: { type: 'string', format: 'date-time', examples: ['2026-01-31T12:00:00Z'] },
+      },
+      {
+        name: 'until',
+        in: 'query',
+        required: false,
+        description: 'Only deliveries created before this time (RFC 3339).',
+        schema: { type: 'string', format: 'date-time', examples: ['2026-02-01T12:00:00Z'] },
+      },
       ...pageParameters,
     ],
     responses: {
@@ -210,6 +265,48 @@ const resendItem = {
   },
 };
 
+/** What the routes that read no storage themselves can fail with beyond 401/403: checking a portal link reads storage. */
+const authUnavailable = errorResponse('A portal link could not be checked (storage unavailable); retry later.', {
+  'retry-after': { description: 'Seconds to wait before retrying.', schema: { type: 'string' } },
+});
+
+const sessionItem = {
+  get: {
+    operationId: 'getWebhookSession',
+    tags,
+    summary: 'Who the token signs in as',
+    description: [
+      'The tenant, subject and scopes of the bearer token, and when it expires for a portal link. Any valid token may',
+      'ask, whatever its scopes: the portal learns from it which actions to offer.',
+    ].join(' '),
+    security: [{ bearerAuth: [] }],
+    responses: {
+      '200': jsonResponse('The session.', ref('schemas', 'Session')),
+      '401': ref('responses', 'Unauthorized'),
+      '503': authUnavailable,
+    },
+  },
+};
+
+const eventTypesItem = {
+  get: {
+    operationId: 'listWebhookEventTypes',
+    tags,
+    summary: 'List the event types',
+    description: [
+      'Every event type an endpoint can subscribe to, with a description, the JSON Schema of its body (the same as the',
+      'document\'s `webhooks` section, self-contained) and an example body. Requires `webhooks:read`.',
+    ].join(' '),
+    security: read,
+    responses: {
+      '200': jsonResponse('The catalogue, in documentation order.', { type: 'array', items: ref('schemas', 'EventType') }),
+      '401': ref('responses', 'Unauthorized'),
+      '403': ref('responses', 'Forbidden'),
+      '503': authUnavailable,
+    },
+  },
+};
+
 /** Every path of the webhook endpoints API; `basePath` goes into the `Link` examples. */
 export function webhookPaths(basePath: string): Record<string, Record<string, unknown>> {
   // A deep copy: every document is the caller's to change.
@@ -219,8 +316,12 @@ export function webhookPaths(basePath: string): Record<string, Record<string, un
     '/webhooks/endpoints/{id}/secret': secretItem,
     '/webhooks/endpoints/{id}/rotate-secret': rotateItem,
     '/webhooks/endpoints/{id}/recover': recoverItem,
+    '/webhooks/endpoints/{id}/stats': statsItem,
+    '/webhooks/endpoints/{id}/test': testItem,
     '/webhooks/deliveries': deliveriesCollection(basePath),
     '/webhooks/deliveries/{id}': deliveryItem,
     '/webhooks/deliveries/{id}/resend': resendItem,
+    '/webhooks/session': sessionItem,
+    '/webhooks/event-types': eventTypesItem,
   });
 }

@@ -1,4 +1,5 @@
 import {
+  ALL_SCOPES,
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
   ENDPOINT_RATE_LIMIT_MAX,
   ENDPOINT_URL_MAX_LENGTH,
@@ -109,6 +110,10 @@ const schemas = {
         type: 'string',
         description: 'Why it failed without a usable answer (timeout, connection refused, `destination not allowed`, `endpoint deleted`, …).',
       },
+      response: {
+        type: 'string',
+        description: 'The start of the receiver\'s answer body: its first 1024 bytes as UTF-8 text, cut before a character the limit would split. Absent when the answer had no body (or there was no answer).',
+      },
     },
   },
   Delivery: {
@@ -127,6 +132,7 @@ const schemas = {
       attempts: { type: 'array', items: ref('schemas', 'Attempt'), description: 'Oldest first.' },
       nextAttemptAt: time('When the next attempt is due; only while pending'),
       createdAt: time('When it was queued'),
+      test: { type: 'boolean', const: true, description: 'Present (true) only on a delivery queued by "send a test event".' },
     },
   },
   PlantDeleted: {
@@ -148,6 +154,73 @@ const schemas = {
     properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } },
   },
   Empty: { type: 'object', additionalProperties: false, maxProperties: 0 },
+  SendTest: {
+    type: 'object',
+    required: ['eventType'],
+    additionalProperties: false,
+    properties: { eventType: ref('schemas', 'WebhookEventType') },
+  },
+  WindowStats: {
+    type: 'object',
+    required: ['succeeded', 'failed', 'successRate'],
+    additionalProperties: false,
+    properties: {
+      succeeded: { type: 'integer', minimum: 0 },
+      failed: { type: 'integer', minimum: 0 },
+      successRate: { type: ['number', 'null'], minimum: 0, maximum: 1, description: '`succeeded / (succeeded + failed)`; null when no attempt was made.' },
+    },
+  },
+  EndpointStats: {
+    type: 'object',
+    required: ['endpointId', 'windows'],
+    additionalProperties: false,
+    properties: {
+      endpointId: { type: 'string' },
+      lastAttempt: {
+        type: 'object',
+        required: ['at'],
+        additionalProperties: false,
+        description: 'The most recent attempt of the last 7 days; absent when none.',
+        properties: { at: time('When it started'), statusCode: { type: 'integer', description: 'The receiver\'s status, when it answered.' } },
+      },
+      windows: {
+        type: 'object',
+        required: ['1h', '24h', '7d'],
+        additionalProperties: false,
+        properties: { '1h': ref('schemas', 'WindowStats'), '24h': ref('schemas', 'WindowStats'), '7d': ref('schemas', 'WindowStats') },
+      },
+    },
+  },
+  EventType: {
+    type: 'object',
+    required: ['type', 'description', 'schema', 'example'],
+    additionalProperties: false,
+    properties: {
+      type: ref('schemas', 'WebhookEventType'),
+      description: { type: 'string' },
+      schema: { type: 'object', description: 'JSON Schema (2020-12) of the body sent for this type.' },
+      example: {
+        description: 'An example body; "send a test event" sends it.',
+        oneOf: [ref('schemas', 'Plant'), ref('schemas', 'PlantDeleted')],
+      },
+    },
+  },
+  Session: {
+    type: 'object',
+    required: ['tenant', 'subject', 'scopes'],
+    additionalProperties: false,
+    properties: {
+      tenant: { type: 'string' },
+      subject: { type: 'string', description: 'Who signed in: `portal-link:<link id>` for a portal link.' },
+      scopes: {
+        type: 'array',
+        uniqueItems: true,
+        items: { type: 'string', enum: [...ALL_SCOPES] },
+        description: 'What the token may do; a portal link has `webhooks:read`, and `webhooks:write` unless read-only.',
+      },
+      expiresAt: time('When the token stops working; only for portal links'),
+    },
+  },
 };
 
 /** The component schemas of the webhook endpoints API, a fresh copy each time. */

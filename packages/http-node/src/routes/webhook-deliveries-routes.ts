@@ -10,7 +10,7 @@ import type { Exchange, RouteContext } from './route-context.js';
 // Deliveries to the tenant's own endpoints, newest first. Scope
 // before input, as everywhere; the core scopes every read to the tenant.
 
-/** `GET /webhooks/deliveries?endpoint=&status=&limit=&after=`: one keyset page, `Link` when more remain. */
+/** `GET /webhooks/deliveries?endpoint=&status=&eventType=&since=&until=&limit=&after=`: one keyset page, `Link` when more remain. */
 export async function listDeliveries(context: RouteContext, exchange: Exchange): Promise<void> {
   const principal = await authenticateRequest(context.store, exchange.req);
   requireScope(principal, 'webhooks:read');
@@ -41,6 +41,9 @@ function nextParams(query: DeliveryListQuery, after: string): [string, string | 
   const params: [string, string | number][] = [];
   if (query.endpoint !== undefined) params.push(['endpoint', query.endpoint]);
   if (query.status !== undefined) params.push(['status', query.status]);
+  if (query.eventType !== undefined) params.push(['eventType', query.eventType]);
+  if (query.since !== undefined) params.push(['since', query.since]);
+  if (query.until !== undefined) params.push(['until', query.until]);
   if (query.limit !== undefined) params.push(['limit', query.limit]);
   params.push(['after', after]);
   return params;

@@ -5,7 +5,7 @@ import { parseEndpointListQuery } from '../http/parse-webhook-list-query.js';
 import { parsePathId } from '../http/parse-path-id.js';
 import { readJsonBody, readOptionalJsonBody } from '../http/read-json-body.js';
 import { sendJson, sendNoContent } from '../http/send-json.js';
-import { endpointJson, endpointWithSecretJson, jsonArray } from '../http/webhook-json.js';
+import { deliveryJson, endpointJson, endpointStatsJson, endpointWithSecretJson, jsonArray } from '../http/webhook-json.js';
 import type { Exchange, RouteContext } from './route-context.js';
 
 // The tenant's own webhook endpoints. As for plants, every handler
@@ -83,4 +83,20 @@ export async function recoverEndpoint(context: RouteContext, exchange: Exchange,
   const body = await readJsonBody(exchange.req, context.maxBodyBytes);
   const { requeued } = await context.store.webhooks.endpoints.recover(principal, id, body);
   sendJson(exchange.res, exchange.requestId, 202, JSON.stringify({ requeued }));
+}
+
+/** `GET /webhooks/endpoints/{id}/stats`: attempts succeeded and failed over 1 h, 24 h and 7 d, and the last attempt. */
+export async function getEndpointStats(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
+  const principal = await principalWith(context, exchange, 'webhooks:read');
+  const stats = await context.store.webhooks.endpoints.stats(principal, parsePathId(idSegment));
+  sendJson(exchange.res, exchange.requestId, 200, endpointStatsJson(stats));
+}
+
+/** `POST /webhooks/endpoints/{id}/test` `{eventType}`: 202 with the queued test delivery. */
+export async function sendTestEvent(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
+  const principal = await principalWith(context, exchange, 'webhooks:write');
+  const id = parsePathId(idSegment);
+  const body = await readJsonBody(exchange.req, context.maxBodyBytes);
+  const delivery = await context.store.webhooks.endpoints.sendTest(principal, id, body);
+  sendJson(exchange.res, exchange.requestId, 202, deliveryJson(delivery));
 }

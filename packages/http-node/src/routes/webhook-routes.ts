@@ -6,11 +6,15 @@ import {
   deleteEndpoint,
   getEndpoint,
   getEndpointSecret,
+  getEndpointStats,
   listEndpoints,
   recoverEndpoint,
   rotateEndpointSecret,
+  sendTestEvent,
   updateEndpoint,
 } from './webhook-endpoints-routes.js';
+import { listEventTypes } from './webhook-event-types-route.js';
+import { getSession } from './webhook-session-route.js';
 
 /** `Allow` of each webhooks path. */
 export const WEBHOOK_ALLOWED_METHODS = {
@@ -19,9 +23,13 @@ export const WEBHOOK_ALLOWED_METHODS = {
   '/webhooks/endpoints/{id}/secret': 'GET, HEAD',
   '/webhooks/endpoints/{id}/rotate-secret': 'POST',
   '/webhooks/endpoints/{id}/recover': 'POST',
+  '/webhooks/endpoints/{id}/stats': 'GET, HEAD',
+  '/webhooks/endpoints/{id}/test': 'POST',
   '/webhooks/deliveries': 'GET, HEAD',
   '/webhooks/deliveries/{id}': 'GET, HEAD',
   '/webhooks/deliveries/{id}/resend': 'POST',
+  '/webhooks/session': 'GET, HEAD',
+  '/webhooks/event-types': 'GET, HEAD',
 } as const;
 
 type Handler = (context: RouteContext, exchange: Exchange, idSegment: string) => Promise<void>;
@@ -34,13 +42,17 @@ const ROUTES: Record<Template, Partial<Record<string, Handler>>> = {
   '/webhooks/endpoints/{id}/secret': { GET: getEndpointSecret },
   '/webhooks/endpoints/{id}/rotate-secret': { POST: rotateEndpointSecret },
   '/webhooks/endpoints/{id}/recover': { POST: recoverEndpoint },
+  '/webhooks/endpoints/{id}/stats': { GET: getEndpointStats },
+  '/webhooks/endpoints/{id}/test': { POST: sendTestEvent },
   '/webhooks/deliveries': { GET: listDeliveries },
   '/webhooks/deliveries/{id}': { GET: getDelivery },
   '/webhooks/deliveries/{id}/resend': { POST: resendDelivery },
+  '/webhooks/session': { GET: getSession },
+  '/webhooks/event-types': { GET: listEventTypes },
 };
 
-const COLLECTIONS = new Set(['endpoints', 'deliveries']);
-const ACTIONS = new Set(['secret', 'rotate-secret', 'recover', 'resend']);
+const COLLECTIONS = new Set(['endpoints', 'deliveries', 'session', 'event-types']);
+const ACTIONS = new Set(['secret', 'rotate-secret', 'recover', 'resend', 'stats', 'test']);
 
 /**
  * Dispatches a path below `/webhooks/`; `undefined` when the path is none

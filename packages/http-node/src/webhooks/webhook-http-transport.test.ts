@@ -74,7 +74,7 @@ describe('webhookHttpTransport', () => {
   it('reuses kept-alive connections', async () => {
     const { received, url } = await receiver((_, res) => res.end('ok'));
     const transport = webhookHttpTransport();
-    for (let i = 0; i < 3; i++) expect(await transport.send(request(url))).toEqual(delivered(200));
+    for (let i = 0; i < 3; i++) expect(await transport.send(request(url))).toEqual({ ...delivered(200), response: 'ok' });
     expect(new Set(received.map((hit) => hit.socket)).size).toBe(1);
   });
 
@@ -153,15 +153,29 @@ describe('webhookHttpTransport', () => {
     expect(response).toEqual({ kind: 'retry', reason: expect.stringMatching(/ECONNREFUSED/) });
   });
 
-  it('resolves with the status without waiting for a huge or endless body', async () => {
+  it('keeps the first KiB of a huge or endless body, without waiting for the rest', async () => {
     const { url } = await receiver((req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       if (req.url === '/huge') res.end(Buffer.alloc(4 * 1024 * 1024, 'x'));
-      else res.write('x'.repeat(1000)); // and never ends
+      else if (req.url === '/endless-long') res.write('y'.repeat(2000)); // more than a KiB, and never ends
+      else res.write('x'.repeat(1000)); // less than a KiB, and never ends
     });
     const transport = webhookHttpTransport();
-    expect(await transport.send(request(`${url}/huge`))).toEqual(delivered(200));
-    expect(await transport.send(request(`${url}/endless`, { timeoutMs: 100 }))).toEqual(delivered(200));
+    expect(await transport.send(request(`${url}/huge`))).toEqual({ ...delivered(200), response: 'x'.repeat(1024) });
+    // The first KiB is all it waits for: a 60 s deadline is never reached.
+    expect(await transport.send(request(`${url}/endless-long`, { timeoutMs: 60_000 }))).toEqual({ ...delivered(200), response: 'y'.repeat(1024) });
+    // Less than a KiB and no end: what came before the deadline.
+    expect(await transport.send(request(`${url}/endless`, { timeoutMs: 100 }))).toEqual({ ...delivered(200), response: 'x'.repeat(1000) });
+  });
+
+  it('keeps the answer of a failure too, cut on a UTF-8 boundary; an empty body leaves it out', async () => {
+    const { url } = await receiver((req, res) => {
+      if (req.url === '/empty') res.writeHead(500).end();
+      else res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`${'a'.repeat(1022)}🌵 and more`);
+    });
+    const transport = webhookHttpTransport();
+    expect(await transport.send(request(`${url}/emoji`))).toEqual({ kind: 'retry', statusCode: 500, reason: 'receiver answered 500', response: 'a'.repeat(1022) });
+    expect(await transport.send(request(`${url}/empty`))).toEqual({ kind: 'retry', statusCode: 500, reason: 'receiver answered 500' });
   });
 
   it('never rejects on a bad url: it can never work, so it is failed', async () => {

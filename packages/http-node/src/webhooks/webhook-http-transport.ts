@@ -1,9 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from '@plant-store/core';
+import { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from '@plant-store/core';
 import { DESTINATION_NOT_ALLOWED, guardedLookup } from './guarded-lookup.js';
 import { guardedRequestOptions } from './guarded-request-options.js';
 import { httpStatusOutcome } from './http-status-outcome.js';
+import { ResponseSnippet } from './response-snippet.js';
 
 export interface WebhookHttpTransportOptions {
   /** Most sockets open to one receiver (host and port) at once; more requests queue. @default 64 */
@@ -44,9 +45,10 @@ interface SendContext {
 /**
  * The reference `WebhookTransport`: one POST per attempt with node:http or
  * node:https over keep-alive agents, the answer mapped to core's outcomes by
- * `httpStatusOutcome`. The timeout covers connecting, sending and the
- * response headers; a response body is drained up to `maxResponseBytes`
- * within the same deadline. Redirects are never followed (node:http does
+ * `httpStatusOutcome`, with the first 1 KiB of the answer's body as
+ * `response`. The timeout covers connecting, sending, the response headers
+ * and that first KiB; a response body is drained up to `maxResponseBytes`
+ * within the same deadline, and never kept beyond that KiB. Redirects are never followed (node:http does
  * not). An abort of the request's signal ends the attempt at once. Never
  * rejects.
  */
@@ -98,6 +100,7 @@ class Attempt {
   #abortReason: string | undefined;
   #deadline: NodeJS.Timeout | undefined;
   #settled = false;
+  #responded = false;
   readonly #onShutdown = () => this.#abort('aborted: the dispatcher stopped');
 
   constructor(url: URL, request: WebhookRequest, context: SendContext, resolve: (outcome: WebhookSendOutcome) => void) {
@@ -126,7 +129,8 @@ class Attempt {
     const req = client.request(this.#url, { method: 'POST', headers: this.#headers, agent, signal: this.#controller.signal });
     req.on('response', (res) => this.#onResponse(res));
     req.on('error', (error: NodeJS.ErrnoException) => {
-      if (this.#settled) return;
+      // Once answered, the status decides (an abort while reading the body only cuts the snippet short).
+      if (this.#settled || this.#responded) return;
       // A kept-alive socket the receiver closed just as we reused it: the
       // request never reached it, so try once more on a fresh socket (the Node docs' advice).
       if (mayRetry && req.reusedSocket && error.code === 'ECONNRESET' && this.#abortReason === undefined) {
@@ -139,16 +143,30 @@ class Attempt {
   }
 
   #onResponse(res: http.IncomingMessage): void {
-    const retryAfter = res.headers['retry-after'];
-    this.#settle(httpStatusOutcome(res.statusCode ?? 0, retryAfter, Date.now()), false);
-    // Drain (so the socket can be reused) but never buffer: the body means nothing to us.
+    this.#responded = true;
+    const outcome = httpStatusOutcome(res.statusCode ?? 0, res.headers['retry-after'], Date.now());
+    // The start of the answer goes to the attempt log. The outcome waits for
+    // it, or for the end of a shorter body; a body that stalls is cut by the
+    // deadline, and what came so far is kept.
+    const snippet = new ResponseSnippet(ATTEMPT_RESPONSE_MAX_BYTES);
+    const settle = () => {
+      const response = snippet.text();
+      this.#settle(response === undefined ? outcome : { ...outcome, response }, false);
+    };
+    // Drain (so the socket can be reused) but never buffer beyond the snippet.
     let received = 0;
     res.on('data', (chunk: Buffer) => {
+      snippet.add(chunk);
+      if (snippet.full) settle();
       received += chunk.length;
       if (received > this.#context.maxResponseBytes) res.destroy();
     });
+    res.on('end', settle);
     res.on('error', () => {}); // aborted or cut off on purpose; the status is already known
-    res.on('close', () => this.#cleanUp());
+    res.on('close', () => {
+      settle();
+      this.#cleanUp();
+    });
   }
 
   #abort(reason: string): void {

@@ -17,6 +17,10 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
         const { runWebhooksCommand } = await import('./webhooks-command.js');
         return await runWebhooksCommand(args, env, io);
       }
+      case 'portal-link': {
+        const { runPortalLinkCommand } = await import('./portal-link/portal-link-command.js');
+        return await runPortalLinkCommand(args, env, io);
+      }
       case 'backup': {
         const { runBackupCommand } = await import('./backup-command.js');
         return await runBackupCommand(args, env, io);

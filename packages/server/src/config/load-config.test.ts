@@ -55,6 +55,7 @@ describe('loadConfig defaults', () => {
       shutdownTimeoutMs: 7_000,
       logLevel: 'info',
       metrics: true,
+      portal: true,
     });
   });
 
@@ -97,6 +98,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
     PLANT_STORE_SHUTDOWN_TIMEOUT: '7s',
     PLANT_STORE_LOG_LEVEL: 'warn',
     PLANT_STORE_METRICS: 'off',
+    PLANT_STORE_PORTAL: 'off',
   };
   const flags = [
     '--port=0',
@@ -123,6 +125,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
     '--shutdown-timeout=0ms',
     '--log-level=debug',
     '--metrics=on',
+    '--portal=on',
   ];
 
   it('from the environment', () => {
@@ -156,6 +159,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       shutdownTimeoutMs: 7_000,
       logLevel: 'warn',
       metrics: false,
+      portal: false,
     });
   });
 
@@ -190,6 +194,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       shutdownTimeoutMs: 0,
       logLevel: 'debug',
       metrics: true,
+      portal: true,
     });
   });
 
@@ -419,6 +424,7 @@ describe('loadConfig rejects bad values, naming the variable and its flag', () =
     ],
     [{ PLANT_STORE_LOG_LEVEL: 'verbose' }, 'PLANT_STORE_LOG_LEVEL (--log-level): must be one of debug, info, warn, error (got "verbose")'],
     [{ PLANT_STORE_METRICS: 'yes' }, 'PLANT_STORE_METRICS (--metrics): must be one of on, off (got "yes")'],
+    [{ PLANT_STORE_PORTAL: 'true' }, 'PLANT_STORE_PORTAL (--portal): must be one of on, off (got "true")'],
   ])('%j', (env, message) => {
     expect(configError(() => loadConfig([], env)).message).toBe(message);
   });

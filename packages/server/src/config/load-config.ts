@@ -48,6 +48,8 @@ export interface ServeConfig {
   readonly logLevel: LogLevel;
   /** `GET /metrics` and the counting behind it. */
   readonly metrics: boolean;
+  /** The tenant webhook portal page at `GET /portal`. */
+  readonly portal: boolean;
 }
 
 export type { JwtConfig };
@@ -111,6 +113,7 @@ export function loadConfig(
     ...httpSettings(read),
     logLevel: read.choice('logLevel', LOG_LEVELS),
     metrics: read.choice('metrics', ['on', 'off'] as const) === 'on',
+    portal: read.choice('portal', ['on', 'off'] as const) === 'on',
   };
 }
 

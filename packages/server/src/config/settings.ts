@@ -120,6 +120,12 @@ export const SETTINGS = {
     default: 'on',
     help: 'on or off: GET /metrics (Prometheus, no authentication) and the request counting behind it',
   },
+  portal: {
+    env: 'PLANT_STORE_PORTAL',
+    flag: 'portal',
+    default: 'on',
+    help: 'on or off: the tenant webhook portal page at GET /portal',
+  },
 } as const satisfies Record<string, SettingDefinition>;
 
 export interface SettingDefinition {

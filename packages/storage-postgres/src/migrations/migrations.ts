@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import { initial } from './001-initial.js';
 import { webhookEndpoints } from './002-webhook-endpoints.js';
 import { endpointRateBudgets } from './003-endpoint-rate-budgets.js';
+import { portal } from './004-portal.js';
 
 /**
  * Every schema version, applied in name order by kysely's Migrator. Listed in
@@ -12,4 +13,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
   '002-webhook-endpoints': webhookEndpoints,
   '003-endpoint-rate-budgets': endpointRateBudgets,
+  '004-portal': portal,
 };

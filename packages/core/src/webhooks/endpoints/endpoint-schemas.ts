@@ -75,6 +75,14 @@ export function endpointPatchSchema(options: EndpointUrlOptions) {
   );
 }
 
+const EVENT_TYPE_MESSAGE = `eventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
+
+/** Body of "send a test event": `{eventType}`. */
+export const SendTestSchema = jsonObject(
+  { eventType: v.picklist(WEBHOOK_EVENT_TYPES, EVENT_TYPE_MESSAGE) },
+  'a test event must be a JSON object {eventType}',
+);
+
 /** Body of a rotation: `{secret?}`. */
 export const RotateSecretSchema = jsonObject({ secret: v.exactOptional(webhookSecretSchema()) }, 'a rotation must be a JSON object {secret?}');
 
@@ -113,13 +121,30 @@ export const ListEndpointsOptionsSchema = v.strictObject(
   objectMessage('list options must be an object {limit?, after?}'),
 );
 
-/** Query of a delivery listing: `{endpoint?, status?, limit?, after?}` (`after` a message id). */
+/** An RFC 3339 time as epoch ms, the message naming `field`. */
+const timeSchema = (field: string) => {
+  const message = `${field} must be an RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z`;
+  return v.pipe(
+    v.string(message),
+    v.regex(RFC3339, message),
+    v.transform((text) => Date.parse(text)),
+    v.check((ms) => Number.isFinite(ms), message),
+  );
+};
+
+/**
+ * Query of a delivery listing: `{endpoint?, status?, eventType?, since?, until?, limit?, after?}` (`after` a message
+ * id; `since` and `until` RFC 3339 times, output as epoch ms: created at or after `since`, before `until`).
+ */
 export const ListDeliveriesOptionsSchema = v.strictObject(
   {
     endpoint: v.exactOptional(idSchema('endpoint', 'ep_')),
     status: v.exactOptional(v.picklist(['pending', 'delivered', 'failed'], 'status must be "pending", "delivered" or "failed"')),
+    eventType: v.exactOptional(v.picklist(WEBHOOK_EVENT_TYPES, `eventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`)),
+    since: v.exactOptional(timeSchema('since')),
+    until: v.exactOptional(timeSchema('until')),
     limit: v.exactOptional(limitSchema),
     after: v.exactOptional(idSchema('after', 'msg_')),
   },
-  objectMessage('list options must be an object {endpoint?, status?, limit?, after?}'),
+  objectMessage('list options must be an object {endpoint?, status?, eventType?, since?, until?, limit?, after?}'),
 );

@@ -28,11 +28,12 @@ export class TenantWebhookDeliveries {
     this.#options = options;
   }
 
-  /** One page, newest first (`endpoint`, `status` filters; `limit` 1…1000, default 100; `after` a message id from a previous page). */
+  /** One page, newest first (`endpoint`, `status`, `eventType` filters, `since`/`until` RFC 3339 on creation time; `limit` 1…1000, default 100; `after` a message id from a previous page). */
   async list(principal: Principal, query: unknown = {}): Promise<DeliveryPage> {
     requireScope(principal, 'webhooks:read');
-    const { endpoint, status, limit = DEFAULT_PAGE, after } = validate(ListDeliveriesOptionsSchema, query);
-    const rows = await this.#options.outbox.listForTenant({ tenant: principal.tenant, endpointId: endpoint, status, after, limit: limit + 1 });
+    const { endpoint, status, eventType, since, until, limit = DEFAULT_PAGE, after } = validate(ListDeliveriesOptionsSchema, query);
+    const filters = { ...(eventType !== undefined ? { eventType } : {}), ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}) };
+    const rows = await this.#options.outbox.listForTenant({ tenant: principal.tenant, endpointId: endpoint, status, ...filters, after, limit: limit + 1 });
     if (!rows) throw ValidationError.of('after', 'after must be the id of a delivery from a previous page');
     if (rows.length <= limit) return { deliveries: rows };
     rows.length = limit;

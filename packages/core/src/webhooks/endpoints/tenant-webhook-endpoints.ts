@@ -1,9 +1,10 @@
 import type { Principal } from '../../domain/principal.js';
 import { validate } from '../../domain/validate.js';
-import { LimitExceededError, NotFoundError } from '../../errors.js';
+import { ConflictError, LimitExceededError, NotFoundError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { WebhookEndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.js';
-import type { WebhookOutbox } from '../../ports/webhook-outbox.js';
+import type { Delivery, WebhookOutbox } from '../../ports/webhook-outbox.js';
+import { newMessageId } from '../message-id.js';
 import { requireScope } from '../../service/plant-service.js';
 import {
   endpointPatchSchema,
@@ -11,6 +12,7 @@ import {
   newEndpointSchema,
   RecoverSchema,
   RotateSecretSchema,
+  SendTestSchema,
 } from './endpoint-schemas.js';
 import {
   DISABLED_BY_TENANT,
@@ -21,6 +23,7 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointStatus,
 } from './webhook-endpoint.js';
+import { WEBHOOK_EVENT_CATALOGUE, webhookEventDescription, type WebhookEventDescription } from './webhook-event-catalogue.js';
 
 export interface TenantWebhookEndpointsOptions {
   readonly endpoints: WebhookEndpointRepository;
@@ -39,6 +42,28 @@ export interface TenantWebhookEndpointsOptions {
 }
 
 const DEFAULT_PAGE = 100;
+
+const HOUR_MS = 3_600_000;
+/** The windows of an endpoint's statistics, by name, newest first. */
+const STATS_WINDOWS = [
+  ['1h', HOUR_MS],
+  ['24h', 24 * HOUR_MS],
+  ['7d', 7 * 24 * HOUR_MS],
+] as const;
+
+/** Attempts in one window; `successRate` is `null` when there were none. */
+export interface EndpointWindowStats {
+  readonly succeeded: number;
+  readonly failed: number;
+  readonly successRate: number | null;
+}
+
+/** An endpoint's health: its attempts over the last hour, day and week, and its last attempt (within the week). Times are epoch ms. */
+export interface EndpointStats {
+  readonly endpointId: string;
+  readonly lastAttempt?: { readonly at: number; readonly statusCode?: number };
+  readonly windows: { readonly '1h': EndpointWindowStats; readonly '24h': EndpointWindowStats; readonly '7d': EndpointWindowStats };
+}
 
 /**
  * Tenants' self-service on their webhook endpoints: each call
@@ -143,6 +168,56 @@ export class TenantWebhookEndpoints {
     const requeued = await this.#options.outbox.requeueFailedSince(id, since, this.#options.clock.now());
     if (requeued > 0) this.#options.onRequeue?.();
     return { requeued };
+  }
+
+  /** How the endpoint's attempts went over the last hour, day and week (2xx succeeded, anything else failed), and its last attempt in that week. */
+  async stats(principal: Principal, id: string): Promise<EndpointStats> {
+    requireScope(principal, 'webhooks:read');
+    const endpoint = found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+    const now = this.#options.clock.now();
+    const { windows, lastAttempt } = await this.#options.outbox.endpointAttemptStats(
+      endpoint.id,
+      STATS_WINDOWS.map(([, ms]) => now - ms),
+    );
+    const byName = Object.fromEntries(
+      STATS_WINDOWS.map(([name], index) => {
+        const { succeeded, failed } = windows[index] ?? { succeeded: 0, failed: 0 };
+        const total = succeeded + failed;
+        return [name, { succeeded, failed, successRate: total === 0 ? null : succeeded / total }];
+      }),
+    ) as EndpointStats['windows'];
+    return { endpointId: endpoint.id, ...(lastAttempt ? { lastAttempt } : {}), windows: byName };
+  }
+
+  /**
+   * Queues the example body of `{eventType}` (any known type, subscribed or not) to this endpoint only, signed and
+   * sent like any delivery and marked `test`; returns the queued delivery. A disabled endpoint is a `ConflictError`:
+   * nothing is sent to it.
+   */
+  async sendTest(principal: Principal, id: string, input: unknown): Promise<Delivery> {
+    requireScope(principal, 'webhooks:write');
+    const { eventType } = validate(SendTestSchema, input);
+    const endpoint = found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+    if (endpoint.status === 'disabled') throw new ConflictError(`endpoint ${endpoint.id} is disabled: enable it to send a test event`);
+    const delivery = {
+      id: newMessageId(),
+      tenant: principal.tenant,
+      endpointId: endpoint.id,
+      eventType,
+      payload: webhookEventDescription(eventType).example,
+      createdAt: this.#options.clock.now(),
+      test: true,
+    } as const;
+    await this.#options.outbox.enqueue(delivery);
+    this.#options.onRequeue?.();
+    // Read back, unless it is already gone (deleted with its endpoint meanwhile): then as queued.
+    return (await this.#options.outbox.get(delivery.id)) ?? { ...delivery, status: 'pending', attemptCount: 0, nextAttemptAt: delivery.createdAt, attempts: [] };
+  }
+
+  /** The event types an endpoint can subscribe to, with a description and an example body each. */
+  eventTypes(principal: Principal): readonly WebhookEventDescription[] {
+    requireScope(principal, 'webhooks:read');
+    return WEBHOOK_EVENT_CATALOGUE;
   }
 
   /** Operator: one page of every tenant's endpoints, ascending id. */

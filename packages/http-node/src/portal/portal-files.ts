@@ -1,0 +1,56 @@
+import { PAGE_HEADERS, servedFile, type DocsFile, type DocsFiles } from '../docs/docs-files.js';
+
+/** One file of the portal page, as a host hands it to the listener. */
+export interface PortalAsset {
+  readonly contentType: string;
+  readonly body: Uint8Array;
+  /** The name carries a hash of the content (a new build renames it): browsers may keep it for good. @default false */
+  readonly immutable?: boolean;
+}
+
+/**
+ * The portal page's files by name: `index.html` is the page (served at
+ * `<base>/portal`), every other name is served at `<base>/portal/<name>`.
+ * `@plant-store/portal`'s `portalAssets()` returns exactly this.
+ */
+export type PortalAssets = ReadonlyMap<string, PortalAsset>;
+
+const PAGE = 'index.html';
+const PREFIX = '/portal/';
+// The page is revalidated on every load (a cheap 304 by ETag), so a new build
+// shows at once; the files it links to are named after their content.
+const REVALIDATE = 'no-cache';
+const FOREVER = 'public, max-age=31536000, immutable';
+
+/**
+ * The portal's files as the docs page's are served: from memory, gzip
+ * prepared once, ETags, and the page's Content-Security-Policy on each.
+ * A request path is served only when it names one of the given files;
+ * `/portal/index.html` is not one (the page lives at `/portal`, which its
+ * relative links depend on).
+ */
+export function portalFiles(assets: PortalAssets): DocsFiles {
+  if (!assets.has(PAGE)) throw new TypeError(`portal assets must hold ${PAGE}`);
+  const byPath = new Map<string, PortalAsset>();
+  for (const [name, asset] of assets) {
+    if (name === PAGE) byPath.set('/portal', asset);
+    // A name is one path segment: nothing can be reached above /portal/.
+    else if (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) byPath.set(PREFIX + name, asset);
+    else throw new TypeError(`portal asset names must be plain file names, got ${JSON.stringify(name)}`);
+  }
+  const prepared = new Map<string, Promise<DocsFile>>();
+  return {
+    has: (path) => byPath.has(path),
+    load(path) {
+      const asset = byPath.get(path);
+      if (asset === undefined) return Promise.reject(new Error(`not a portal file: ${path}`));
+      let file = prepared.get(path);
+      if (file === undefined) {
+        const body = Buffer.from(asset.body.buffer, asset.body.byteOffset, asset.body.byteLength);
+        file = servedFile(body, asset.contentType, asset.immutable === true ? FOREVER : REVALIDATE, PAGE_HEADERS);
+        prepared.set(path, file);
+      }
+      return file;
+    },
+  };
+}

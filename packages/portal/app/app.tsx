@@ -1,0 +1,85 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { describeError, isSignedOut } from './api/describe-error.js';
+import { portalApi, type EventTypeInfo, type PortalApi, type Session } from './api/portal-api.js';
+import { forgetToken, storedToken, storeToken, takeTokenFromAddress, type StoredToken } from './auth/token-store.js';
+import { Announcer } from './ui/announcer.js';
+import { PortalPage } from './views/portal-page.js';
+import { SignIn } from './views/sign-in.js';
+
+/** Shown when a portal link is refused: the reader cannot fix it, only ask for another. */
+export const LINK_REFUSED = 'This link is invalid, expired or was revoked; ask for a new one.';
+const TOKEN_REFUSED = 'The service did not accept this token: it is unknown, expired or was revoked.';
+const ENDED = 'Your sign-in has ended: the token expired or was revoked.';
+
+type State =
+  | { readonly kind: 'checking' }
+  | { readonly kind: 'signed-out'; readonly problem?: string }
+  | {
+      readonly kind: 'signed-in';
+      readonly token: StoredToken;
+      readonly api: PortalApi;
+      readonly session: Session;
+      readonly eventTypes: EventTypeInfo[];
+    };
+
+export function App() {
+  const [state, setState] = useState<State>({ kind: 'checking' });
+
+  const signIn = useCallback(async (token: StoredToken) => {
+    setState({ kind: 'checking' });
+    const api = portalApi(token.token);
+    try {
+      const [session, eventTypes] = await Promise.all([api.session(), api.eventTypes()]);
+      storeToken(token);
+      setState({ kind: 'signed-in', token, api, session, eventTypes });
+    } catch (error) {
+      if (isSignedOut(error)) {
+        forgetToken();
+        setState({ kind: 'signed-out', problem: token.fromLink ? LINK_REFUSED : TOKEN_REFUSED });
+      } else {
+        setState({ kind: 'signed-out', problem: `Could not sign in. ${describeError(error)}` });
+      }
+    }
+  }, []);
+
+  const signOut = useCallback((problem?: string) => {
+    forgetToken();
+    setState(problem === undefined ? { kind: 'signed-out' } : { kind: 'signed-out', problem });
+  }, []);
+
+  useEffect(() => {
+    const start = () => {
+      const token = takeTokenFromAddress();
+      if (token !== undefined) void signIn(token);
+      return token;
+    };
+    const token = start() ?? storedToken();
+    if (token === undefined) setState({ kind: 'signed-out' });
+    else void signIn(token);
+    // A link opened in a tab that already shows the page only changes the fragment.
+    const onHashChange = () => void start();
+    addEventListener('hashchange', onHashChange);
+    return () => removeEventListener('hashchange', onHashChange);
+  }, [signIn]);
+
+  return (
+    <Announcer>
+      {state.kind === 'checking' ? (
+        <main class="checking">
+          <h1>Webhooks</h1>
+          <p>Signing in…</p>
+        </main>
+      ) : state.kind === 'signed-out' ? (
+        <SignIn problem={state.problem} onSubmit={(token) => void signIn({ token, fromLink: false })} />
+      ) : (
+        <PortalPage
+          api={state.api}
+          session={state.session}
+          eventTypes={state.eventTypes}
+          onSignOut={() => signOut()}
+          onFailure={(error) => (isSignedOut(error) ? (signOut(state.token.fromLink ? LINK_REFUSED : ENDED), true) : false)}
+        />
+      )}
+    </Announcer>
+  );
+}

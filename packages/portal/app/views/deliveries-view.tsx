@@ -1,0 +1,157 @@
+import type { WebhookDeliveryStatus, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { DeliveryFilter, PortalDelivery } from '../api/portal-api.js';
+import { useAnnounce } from '../ui/announcer.js';
+import { dateFromLocalInput } from '../ui/format.js';
+import { usePortal } from '../ui/portal-context.js';
+import { DeliveryItem } from './delivery-item.js';
+import { RecoverForm } from './recover-form.js';
+
+const PAGE_SIZE = 20;
+const STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'delivered', 'failed'];
+
+interface DeliveriesViewProps {
+  /** Opens the log filtered to this endpoint. */
+  readonly initialEndpoint: string | undefined;
+}
+
+/** The delivery log, newest first: filters, each delivery's attempts, resend; recovering failed ones. */
+export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
+  const { api, canWrite, eventTypes, fail } = usePortal();
+  const announce = useAnnounce();
+  const [endpoints, setEndpoints] = useState<readonly WebhookEndpoint[]>([]);
+  // The form's fields, as typed; applied on submit.
+  const [endpoint, setEndpoint] = useState(initialEndpoint ?? '');
+  const [status, setStatus] = useState('');
+  const [eventType, setEventType] = useState('');
+  const [since, setSince] = useState('');
+  const [until, setUntil] = useState('');
+  const [deliveries, setDeliveries] = useState<PortalDelivery[] | undefined>(undefined);
+  const [after, setAfter] = useState<string | undefined>(undefined);
+  const [filter, setFilter] = useState<DeliveryFilter>(initialEndpoint === undefined ? {} : { endpoint: initialEndpoint });
+
+  const load = useCallback(
+    async (applied: DeliveryFilter, from?: string) => {
+      try {
+        const page = await api.listDeliveries(applied, { limit: PAGE_SIZE, ...(from === undefined ? {} : { after: from }) });
+        setDeliveries((previous) => (from === undefined ? page.deliveries : [...(previous ?? []), ...page.deliveries]));
+        setAfter(page.after);
+        return page;
+      } catch (error) {
+        fail(error);
+        return undefined;
+      }
+    },
+    [api, fail],
+  );
+
+  useEffect(() => {
+    void load(filter);
+    api.listEndpoints().then(setEndpoints, fail);
+  }, []);
+
+  function apply(event: Event) {
+    event.preventDefault();
+    const sinceDate = dateFromLocalInput(since);
+    const untilDate = dateFromLocalInput(until);
+    const next: DeliveryFilter = {
+      ...(endpoint === '' ? {} : { endpoint }),
+      ...(status === '' ? {} : { status: status as WebhookDeliveryStatus }),
+      ...(eventType === '' ? {} : { eventType: eventType as WebhookEventType }),
+      ...(sinceDate === undefined ? {} : { since: sinceDate }),
+      ...(untilDate === undefined ? {} : { until: untilDate }),
+    };
+    setFilter(next);
+    setDeliveries(undefined);
+    void load(next).then((page) => {
+      if (page === undefined) return;
+      const count = page.deliveries.length;
+      const more = page.after === undefined ? '' : ', older ones on request';
+      announce(count === 0 ? 'No deliveries match.' : `Showing ${count === 1 ? '1 delivery' : `${count} deliveries`}${more}.`);
+    });
+  }
+
+  const endpointUrl = (id: string) => endpoints.find((item) => item.id === id)?.url;
+
+  return (
+    <section aria-labelledby="view-heading">
+      <div class="view-head">
+        <h2 id="view-heading" tabIndex={-1}>
+          Delivery log
+        </h2>
+      </div>
+      <form class="card filters" aria-label="Filter deliveries" onSubmit={apply}>
+        <div class="field">
+          <label for="filter-endpoint">Endpoint</label>
+          <select id="filter-endpoint" value={endpoint} onChange={(event) => setEndpoint(event.currentTarget.value)}>
+            <option value="">All endpoints</option>
+            {endpoints.map((item) => (
+              <option key={item.id} value={item.id}>
+                {item.url}
+              </option>
+            ))}
+            {endpoint !== '' && endpoints.every((item) => item.id !== endpoint) ? <option value={endpoint}>{endpoint}</option> : null}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-status">Status</label>
+          <select id="filter-status" value={status} onChange={(event) => setStatus(event.currentTarget.value)}>
+            <option value="">Any status</option>
+            {STATUSES.map((item) => (
+              <option key={item} value={item}>
+                {item}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-event-type">Event type</label>
+          <select id="filter-event-type" value={eventType} onChange={(event) => setEventType(event.currentTarget.value)}>
+            <option value="">Any event type</option>
+            {eventTypes.map((item) => (
+              <option key={item.type} value={item.type}>
+                {item.type}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-since">Created from</label>
+          <input id="filter-since" type="datetime-local" value={since} onInput={(event) => setSince(event.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="filter-until">Created before</label>
+          <input id="filter-until" type="datetime-local" value={until} onInput={(event) => setUntil(event.currentTarget.value)} />
+        </div>
+        <div class="actions">
+          <button type="submit" class="primary">
+            Show deliveries
+          </button>
+        </div>
+      </form>
+      {deliveries === undefined ? (
+        <p aria-busy="true">Loading deliveries…</p>
+      ) : deliveries.length === 0 ? (
+        <p>No deliveries match.</p>
+      ) : (
+        <ol class="list deliveries" aria-label="Deliveries, newest first">
+          {deliveries.map((delivery) => (
+            <li key={delivery.id}>
+              <DeliveryItem
+                delivery={delivery}
+                endpointUrl={endpointUrl(delivery.endpointId)}
+                onResent={() => void load(filter)}
+              />
+            </li>
+          ))}
+        </ol>
+      )}
+      {after === undefined ? null : (
+        <button type="button" onClick={() => void load(filter, after)}>
+          Show older deliveries
+        </button>
+      )}
+      {canWrite ? <RecoverForm endpoints={endpoints} onRecovered={() => void load(filter)} /> : null}
+    </section>
+  );
+}

@@ -1,0 +1,119 @@
+import type { NewWebhookEndpoint, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { describeError, isSignedOut } from '../api/describe-error.js';
+import { usePortal } from '../ui/portal-context.js';
+
+interface EndpointFormProps {
+  /** The endpoint to edit; absent to create one. */
+  readonly endpoint?: WebhookEndpoint;
+  /** Resolves when the change is saved; rejects with the service's error, shown by the form. */
+  readonly onSave: (changes: NewWebhookEndpoint) => Promise<void>;
+  readonly onCancel: () => void;
+}
+
+/** Create or edit an endpoint: its URL, the events it receives, a description and a rate limit. */
+export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) {
+  const { eventTypes, fail } = usePortal();
+  const prefix = endpoint === undefined ? 'new-endpoint' : `edit-${endpoint.id}`;
+  const [url, setUrl] = useState(endpoint?.url ?? '');
+  const [description, setDescription] = useState(endpoint?.description ?? '');
+  const [types, setTypes] = useState<readonly string[]>(endpoint?.eventTypes ?? ['plant.created']);
+  const [rateLimit, setRateLimit] = useState(endpoint?.rateLimit === undefined ? '' : String(endpoint.rateLimit));
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const first = useRef<HTMLInputElement>(null);
+  useLayoutEffect(() => first.current?.focus(), []);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    if (types.length === 0) {
+      setProblem('Choose at least one event type.');
+      return;
+    }
+    const changes: { -readonly [K in keyof NewWebhookEndpoint]: NewWebhookEndpoint[K] } = {
+      url: url.trim(),
+      eventTypes: types as WebhookEventType[],
+    };
+    if (description.trim() !== '') changes.description = description.trim();
+    if (rateLimit.trim() !== '') changes.rateLimit = Number(rateLimit);
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      await onSave(changes);
+    } catch (error) {
+      if (isSignedOut(error)) fail(error);
+      else setProblem(describeError(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form class="endpoint-form" aria-label={endpoint === undefined ? 'New endpoint' : `Edit ${endpoint.url}`} onSubmit={submit}>
+      <div class="field">
+        <label for={`${prefix}-url`}>URL</label>
+        <input
+          id={`${prefix}-url`}
+          ref={first}
+          type="url"
+          required
+          maxLength={2048}
+          placeholder="https://example.com/webhooks/plants"
+          value={url}
+          onInput={(event) => setUrl(event.currentTarget.value)}
+        />
+      </div>
+      <fieldset class="field">
+        <legend>Event types</legend>
+        {eventTypes.map((type) => (
+          <div class="check" key={type.type}>
+            <input
+              id={`${prefix}-type-${type.type}`}
+              type="checkbox"
+              checked={types.includes(type.type)}
+              onChange={(event) =>
+                setTypes(event.currentTarget.checked ? [...types, type.type] : types.filter((item) => item !== type.type))
+              }
+            />
+            <label for={`${prefix}-type-${type.type}`}>{type.type}</label>
+          </div>
+        ))}
+      </fieldset>
+      <div class="field">
+        <label for={`${prefix}-description`}>Description (optional)</label>
+        <input
+          id={`${prefix}-description`}
+          type="text"
+          maxLength={1024}
+          value={description}
+          onInput={(event) => setDescription(event.currentTarget.value)}
+        />
+      </div>
+      <div class="field">
+        <label for={`${prefix}-rate`}>Rate limit, deliveries per second (optional)</label>
+        <input
+          id={`${prefix}-rate`}
+          type="number"
+          min={1}
+          step={1}
+          inputMode="numeric"
+          value={rateLimit}
+          onInput={(event) => setRateLimit(event.currentTarget.value)}
+        />
+      </div>
+      {problem === undefined ? null : (
+        <p class="problem" role="alert">
+          {problem}
+        </p>
+      )}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>
+          {endpoint === undefined ? 'Create endpoint' : 'Save changes'}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,125 @@
+import type { WebhookEndpoint } from '@plant-store/client';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { EndpointStats } from '../api/portal-api.js';
+import { useAnnounce } from '../ui/announcer.js';
+import { usePortal } from '../ui/portal-context.js';
+import { EndpointCard } from './endpoint-card.js';
+import { EndpointForm } from './endpoint-form.js';
+
+/** The tenant's endpoints with their health; with write access, adding one. */
+export function EndpointsView() {
+  const { api, canWrite, fail } = usePortal();
+  const announce = useAnnounce();
+  const [endpoints, setEndpoints] = useState<WebhookEndpoint[] | undefined>(undefined);
+  const [stats, setStats] = useState<ReadonlyMap<string, EndpointStats>>(new Map());
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<{ readonly url: string; readonly secret: string } | undefined>(undefined);
+
+  const loadStats = useCallback(
+    async (ids: readonly string[]) => {
+      const results = await Promise.allSettled(ids.map((id) => api.endpointStats(id)));
+      setStats((previous) => {
+        const next = new Map(previous);
+        for (const result of results) if (result.status === 'fulfilled') next.set(result.value.endpointId, result.value);
+        return next;
+      });
+      const failed = results.find((result) => result.status === 'rejected');
+      if (failed !== undefined) fail(failed.reason);
+    },
+    [api, fail],
+  );
+
+  const load = useCallback(async () => {
+    try {
+      const listed = await api.listEndpoints();
+      setEndpoints(listed);
+      await loadStats(listed.map((endpoint) => endpoint.id));
+    } catch (error) {
+      fail(error);
+    }
+  }, [api, fail, loadStats]);
+
+  useEffect(() => {
+    void load();
+  }, []);
+
+  const focusHeading = () => document.getElementById('view-heading')?.focus();
+
+  return (
+    <section aria-labelledby="view-heading">
+      <div class="view-head">
+        <h2 id="view-heading" tabIndex={-1}>
+          Endpoints
+        </h2>
+        <div class="actions">
+          <button
+            type="button"
+            onClick={() =>
+              void load().then(() => announce('Endpoints refreshed.'))
+            }
+          >
+            Refresh
+          </button>
+          {canWrite && !creating ? (
+            <button type="button" class="primary" onClick={() => setCreating(true)}>
+              Add endpoint
+            </button>
+          ) : null}
+        </div>
+      </div>
+      {created === undefined ? null : (
+        <div class="card created" role="group" aria-labelledby="created-heading">
+          <h3 id="created-heading">Endpoint created</h3>
+          <p>
+            Give this signing secret to the receiver at {created.url}; it verifies every delivery with it. You can reveal it again later.
+          </p>
+          <p class="secret">
+            Signing secret: <code data-testid="created-secret">{created.secret}</code>
+          </p>
+          <button type="button" onClick={() => setCreated(undefined)}>
+            Done
+          </button>
+        </div>
+      )}
+      {creating ? (
+        <div class="card">
+          <h3>New endpoint</h3>
+          <EndpointForm
+            onCancel={() => setCreating(false)}
+            onSave={async (endpoint) => {
+              const saved = await api.createEndpoint(endpoint);
+              setCreating(false);
+              setCreated({ url: saved.url, secret: saved.secret });
+              setEndpoints((previous) => [...(previous ?? []), saved]);
+              announce(`Created ${saved.url}.`, 'success');
+              void loadStats([saved.id]);
+            }}
+          />
+        </div>
+      ) : null}
+      {endpoints === undefined ? (
+        <p aria-busy="true">Loading endpoints…</p>
+      ) : endpoints.length === 0 ? (
+        <p>No endpoints yet.{canWrite ? ' Add one to receive webhooks.' : ''}</p>
+      ) : (
+        <div class="list">
+          {endpoints.map((endpoint) => (
+            <EndpointCard
+              key={endpoint.id}
+              endpoint={endpoint}
+              stats={stats.get(endpoint.id)}
+              onChanged={(changed) => {
+                setEndpoints((previous) => previous?.map((item) => (item.id === changed.id ? changed : item)));
+                void loadStats([changed.id]);
+              }}
+              onDeleted={(id) => {
+                setEndpoints((previous) => previous?.filter((item) => item.id !== id));
+                focusHeading();
+              }}
+            />
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}

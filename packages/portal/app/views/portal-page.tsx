@@ -1,0 +1,128 @@
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { describeError } from '../api/describe-error.js';
+import type { EventTypeInfo, PortalApi, Session } from '../api/portal-api.js';
+import { useAnnounce } from '../ui/announcer.js';
+import { formatTime } from '../ui/format.js';
+import { PortalContext, type PortalContextValue } from '../ui/portal-context.js';
+import { CatalogueView } from './catalogue-view.js';
+import { DeliveriesView } from './deliveries-view.js';
+import { EndpointsView } from './endpoints-view.js';
+
+const WRITE_SCOPE = 'webhooks:write';
+
+type View = 'endpoints' | 'catalogue' | 'deliveries';
+const VIEWS: readonly { readonly id: View; readonly label: string }[] = [
+  { id: 'endpoints', label: 'Endpoints' },
+  { id: 'deliveries', label: 'Delivery log' },
+  { id: 'catalogue', label: 'Event catalogue' },
+];
+
+interface PortalPageProps {
+  readonly api: PortalApi;
+  readonly session: Session;
+  readonly eventTypes: readonly EventTypeInfo[];
+  readonly onSignOut: () => void;
+  /** Called with every failed call; true when it ended the sign-in (nothing more to say then). */
+  readonly onFailure: (error: unknown) => boolean;
+}
+
+/** The signed-in page: who is signed in, the sections, and the open one. */
+export function PortalPage({ api, session, eventTypes, onSignOut, onFailure }: PortalPageProps) {
+  const announce = useAnnounce();
+  const [view, setView] = useState<View>('endpoints');
+  const [deliveryEndpoint, setDeliveryEndpoint] = useState<string | undefined>(undefined);
+  // Focus moves to the new section's heading when the reader switches, not on first load.
+  const switched = useRef(false);
+  const canWrite = session.scopes.includes(WRITE_SCOPE);
+
+  const context = useMemo<PortalContextValue>(
+    () => ({
+      api,
+      session,
+      canWrite,
+      eventTypes,
+      fail: (error) => {
+        if (!onFailure(error)) announce(describeError(error), 'error');
+      },
+      showDeliveries: (endpointId) => {
+        setDeliveryEndpoint(endpointId);
+        open('deliveries');
+      },
+    }),
+    [api, session, canWrite, eventTypes, onFailure, announce],
+  );
+
+  function open(next: View) {
+    switched.current = true;
+    setView(next);
+  }
+
+  // Layout effects: focus moves in the same frame as the change it follows.
+  useLayoutEffect(() => {
+    if (switched.current) document.getElementById('view-heading')?.focus();
+  }, [view, deliveryEndpoint]);
+
+  return (
+    <PortalContext.Provider value={context}>
+      <header class="top">
+        <div class="title">
+          <p class="brand">Plant Store</p>
+          <h1>Webhooks</h1>
+        </div>
+        <dl class="session" aria-label="Signed in as">
+          <div>
+            <dt>Tenant</dt>
+            <dd data-testid="session-tenant">{session.tenant}</dd>
+          </div>
+          <div>
+            <dt>Access</dt>
+            <dd data-testid="session-access">{canWrite ? 'Read and write' : 'Read-only'}</dd>
+          </div>
+          {session.expiresAt === undefined ? null : (
+            <div>
+              <dt>Link expires</dt>
+              <dd>
+                <time dateTime={session.expiresAt.toISOString()}>{formatTime(session.expiresAt)}</time>
+              </dd>
+            </div>
+          )}
+        </dl>
+        <button type="button" class="quiet" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <nav class="sections" aria-label="Sections">
+        <ul>
+          {VIEWS.map((item) => (
+            <li key={item.id}>
+              <button
+                type="button"
+                aria-current={view === item.id ? 'page' : undefined}
+                onClick={() => {
+                  if (item.id === 'deliveries') setDeliveryEndpoint(undefined);
+                  open(item.id);
+                }}
+              >
+                {item.label}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main>
+        {canWrite ? null : (
+          <p class="notice" data-testid="read-only-notice">
+            You are signed in read-only: you can see everything here, but not change it.
+          </p>
+        )}
+        {view === 'endpoints' ? (
+          <EndpointsView />
+        ) : view === 'deliveries' ? (
+          <DeliveriesView key={deliveryEndpoint ?? ''} initialEndpoint={deliveryEndpoint} />
+        ) : (
+          <CatalogueView />
+        )}
+      </main>
+    </PortalContext.Provider>
+  );
+}

@@ -1,0 +1,66 @@
+import type { WebhookEndpoint } from '@plant-store/client';
+import { useState } from 'preact/hooks';
+import { useAnnounce } from '../ui/announcer.js';
+import { dateFromLocalInput, localInputValue } from '../ui/format.js';
+import { usePortal } from '../ui/portal-context.js';
+
+interface RecoverFormProps {
+  readonly endpoints: readonly WebhookEndpoint[];
+  readonly onRecovered: () => void;
+}
+
+/** Queues again every failed delivery to one endpoint created since a time (after an outage of the receiver). */
+export function RecoverForm({ endpoints, onRecovered }: RecoverFormProps) {
+  const { api, fail } = usePortal();
+  const announce = useAnnounce();
+  const [endpoint, setEndpoint] = useState('');
+  // A day back is where most outages are covered; the reader changes it.
+  const [since, setSince] = useState(() => localInputValue(new Date(Date.now() - 24 * 3600_000)));
+  const [busy, setBusy] = useState(false);
+  const chosen = endpoint === '' ? endpoints[0]?.id : endpoint;
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    const sinceDate = dateFromLocalInput(since);
+    if (chosen === undefined || sinceDate === undefined) {
+      announce('Choose an endpoint and a time to recover from.', 'error');
+      return;
+    }
+    setBusy(true);
+    try {
+      const count = await api.recover(chosen, sinceDate);
+      announce(count === 1 ? 'Queued 1 failed delivery again.' : `Queued ${count} failed deliveries again.`, 'success');
+      onRecovered();
+    } catch (error) {
+      fail(error);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form class="card recover" aria-labelledby="recover-heading" onSubmit={submit}>
+      <h3 id="recover-heading">Recover failed deliveries</h3>
+      <p>Queues again every failed delivery to an endpoint created since the time you choose, for instance after its receiver was down.</p>
+      <div class="field">
+        <label for="recover-endpoint">Endpoint</label>
+        <select id="recover-endpoint" value={chosen ?? ''} onChange={(event) => setEndpoint(event.currentTarget.value)}>
+          {endpoints.map((item) => (
+            <option key={item.id} value={item.id}>
+              {item.url}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="recover-since">Failed deliveries created from</label>
+        <input id="recover-since" type="datetime-local" required value={since} onInput={(event) => setSince(event.currentTarget.value)} />
+      </div>
+      <div class="actions">
+        <button type="submit" disabled={busy || chosen === undefined}>
+          Recover failed deliveries
+        </button>
+      </div>
+    </form>
+  );
+}

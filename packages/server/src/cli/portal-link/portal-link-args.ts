@@ -1,0 +1,106 @@
+import { parseArgs } from 'node:util';
+import { MAX_PORTAL_LINK_TTL_MS } from '@plant-store/core';
+import { parseDuration } from '../../config/parse-duration.js';
+import { SETTINGS } from '../../config/settings.js';
+import { STORAGE_FLAGS, UsageError, type StorageFlags } from '../webhooks/webhooks-args.js';
+
+export type PortalLinkCommand =
+  | { readonly kind: 'help' }
+  | { readonly kind: 'mint'; readonly tenant: string; readonly readOnly: boolean; readonly expiresInMs?: number; readonly baseUrl: string }
+  | { readonly kind: 'revoke'; readonly id: string }
+  | { readonly kind: 'list'; readonly tenant?: string };
+
+const OPTIONS = {
+  ...Object.fromEntries(Object.values(STORAGE_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
+  tenant: { type: 'string' },
+  'read-only': { type: 'boolean' },
+  expires: { type: 'string' },
+  'base-url': { type: 'string' },
+  revoke: { type: 'string' },
+  list: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+
+/**
+ * Parses `plant-store portal-link …` strictly; mistakes are a `UsageError`
+ * with one line. `env` gives the default base URL (`http://<HOST>:<PORT>`,
+ * where `serve` listens by default).
+ */
+export function parsePortalLinkArgs(args: readonly string[], env: NodeJS.ProcessEnv): { command: PortalLinkCommand; storage: StorageFlags } {
+  const values = parseStrict(args);
+  const storage: StorageFlags = {};
+  for (const [key, flag] of Object.entries(STORAGE_FLAGS) as [keyof typeof STORAGE_FLAGS, string][]) {
+    const value = values[flag as keyof Values];
+    if (value === '') throw new UsageError(`--${flag} must not be empty`);
+    if (typeof value === 'string') storage[key] = value;
+  }
+  if (values.help) return { command: { kind: 'help' }, storage };
+  if (values.revoke !== undefined) {
+    only(values, '--revoke', ['revoke']);
+    if (values.revoke === '') throw new UsageError('--revoke needs a link id');
+    return { command: { kind: 'revoke', id: values.revoke }, storage };
+  }
+  if (values.list) {
+    only(values, '--list', ['list', 'tenant']);
+    return { command: { kind: 'list', tenant: nonEmpty(values.tenant, 'tenant') }, storage };
+  }
+  only(values, 'a new link', ['tenant', 'read-only', 'expires', 'base-url']);
+  const tenant = nonEmpty(values.tenant, 'tenant');
+  if (tenant === undefined) throw new UsageError('a portal link needs --tenant <tenant> (or --revoke <link-id>, --list)');
+  return {
+    command: {
+      kind: 'mint',
+      tenant,
+      readOnly: values['read-only'] ?? false,
+      ...(values.expires !== undefined ? { expiresInMs: expires(values.expires) } : {}),
+      baseUrl: baseUrl(values['base-url'], env),
+    },
+    storage,
+  };
+}
+
+function parseStrict(args: readonly string[]): Values {
+  try {
+    const parsed = parseArgs({ args: [...args], allowPositionals: false, strict: true, options: OPTIONS });
+    return parsed.values as Values;
+  } catch (error) {
+    throw new UsageError(String((error as Error).message).split('. ')[0]!.replace(/^Unknown option/, 'unknown option'));
+  }
+}
+
+/** Refuses options that `what` does not take (storage flags go with all). */
+function only(values: Values, what: string, allowed: readonly string[]): void {
+  const extra = Object.keys(values).find((name) => !allowed.includes(name) && !(Object.values(STORAGE_FLAGS) as string[]).includes(name));
+  if (extra !== undefined) throw new UsageError(`${what} does not take --${extra}`);
+}
+
+function nonEmpty(value: string | undefined, flag: string): string | undefined {
+  if (value === '') throw new UsageError(`--${flag} must not be empty`);
+  return value;
+}
+
+function expires(value: string): number {
+  const ms = parseDuration(value, MAX_PORTAL_LINK_TTL_MS);
+  if (ms === undefined || ms < 1) throw new UsageError('--expires must be a duration such as 30m, 1h or 7d (at most 7d)');
+  return ms;
+}
+
+/** `--base-url`, else where `serve` listens with the same HOST and PORT; without a trailing slash. */
+function baseUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  const text = flag ?? `http://${hostForUrl(env[SETTINGS.host.env] || SETTINGS.host.default!)}:${env[SETTINGS.port.env] || SETTINGS.port.default}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--base-url must be an absolute http(s) URL, got ${JSON.stringify(text)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--base-url must be an http or https URL');
+  if (url.search !== '' || url.hash !== '') throw new UsageError('--base-url must not have a query or fragment');
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** An IPv6 address goes in brackets in a URL. */
+function hostForUrl(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}

@@ -1,0 +1,44 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+/**
+ * The tenant webhook portal: portal links (the secret only as its SHA-256),
+ * the first 1 KiB of a receiver's answer kept with each attempt, the test
+ * flag of deliveries queued by "send a test event", and an index that finds
+ * an endpoint's recent attempts for its statistics: every attempt moves its
+ * delivery's `updated_at` to the attempt's end, so deliveries updated since
+ * the window's start hold every attempt made in it. Link ids compare
+ * bytewise (`COLLATE "C"`), as endpoint ids do.
+ */
+export const portal: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('portal_links')
+      .addColumn('id', sql`text COLLATE "C"`, (column) => column.primaryKey())
+      .addColumn('tenant', 'text', (column) => column.notNull())
+      .addColumn('scopes', sql`text[]`, (column) => column.notNull())
+      .addColumn('secret_sha256', 'text', (column) => column.notNull())
+      .addColumn('created_at', 'bigint', (column) => column.notNull())
+      .addColumn('expires_at', 'bigint', (column) => column.notNull())
+      .addColumn('revoked_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('portal_links_tenant_created_at').on('portal_links').columns(['tenant', 'created_at']).execute();
+    await db.schema.alterTable('webhook_attempts').addColumn('response', 'text').execute();
+    await db.schema.alterTable('webhook_deliveries').addColumn('test', 'boolean', (column) => column.notNull().defaultTo(false)).execute();
+    // IF NOT EXISTS: an operator with a large outbox may build it beforehand with CREATE INDEX CONCURRENTLY
+    // (same name and columns), so that this migration does not block writes while it is built.
+    await db.schema
+      .createIndex('webhook_deliveries_endpoint_updated_at')
+      .ifNotExists()
+      .on('webhook_deliveries')
+      .columns(['endpoint_id', 'updated_at'])
+      .execute();
+  },
+
+  async down(db: Kysely<unknown>) {
+    await db.schema.dropIndex('webhook_deliveries_endpoint_updated_at').execute();
+    await db.schema.alterTable('webhook_deliveries').dropColumn('test').execute();
+    await db.schema.alterTable('webhook_attempts').dropColumn('response').execute();
+    await db.schema.dropIndex('portal_links_tenant_created_at').execute();
+    await db.schema.dropTable('portal_links').execute();
+  },
+};

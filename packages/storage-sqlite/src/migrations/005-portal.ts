@@ -1,0 +1,42 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+/**
+ * The tenant webhook portal: portal links (the secret only as its SHA-256),
+ * the first 1 KiB of a receiver's answer kept with each attempt, the test
+ * flag of deliveries queued by "send a test event", and an index that finds
+ * an endpoint's recent attempts for its statistics: every attempt moves its
+ * delivery's `updated_at` to the attempt's end, so deliveries updated since
+ * the window's start hold every attempt made in it.
+ */
+export const portal: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('portal_links')
+      .addColumn('id', 'text', (column) => column.primaryKey())
+      .addColumn('tenant', 'text', (column) => column.notNull())
+      // Space-separated scopes.
+      .addColumn('scopes', 'text', (column) => column.notNull())
+      .addColumn('secret_sha256', 'text', (column) => column.notNull())
+      .addColumn('created_at', 'integer', (column) => column.notNull())
+      .addColumn('expires_at', 'integer', (column) => column.notNull())
+      .addColumn('revoked_at', 'integer')
+      .modifyEnd(sql`strict`)
+      .execute();
+    await db.schema.createIndex('portal_links_tenant_created_at').on('portal_links').columns(['tenant', 'created_at']).execute();
+    await db.schema.alterTable('webhook_attempts').addColumn('response', 'text').execute();
+    await db.schema.alterTable('webhook_deliveries').addColumn('test', 'integer', (column) => column.notNull().defaultTo(0)).execute();
+    await db.schema
+      .createIndex('webhook_deliveries_endpoint_updated_at')
+      .on('webhook_deliveries')
+      .columns(['endpoint_id', 'updated_at'])
+      .execute();
+  },
+
+  async down(db: Kysely<unknown>) {
+    await db.schema.dropIndex('webhook_deliveries_endpoint_updated_at').execute();
+    await db.schema.alterTable('webhook_deliveries').dropColumn('test').execute();
+    await db.schema.alterTable('webhook_attempts').dropColumn('response').execute();
+    await db.schema.dropIndex('portal_links_tenant_created_at').execute();
+    await db.schema.dropTable('portal_links').execute();
+  },
+};
