@@ -7,13 +7,6 @@ import { describe, expect, it } from 'vitest';
 // silently otherwise.
 const root = join(import.meta.dirname, '..', '..');
 
-/**
- * Pages other work adds in parallel with the links to them. Each entry must
- * be removed once its file exists (a test below says so), so this list
- * never hides a broken link for long.
- */
-const PENDING = ['docs/portal.md'];
-
 const pages = ['README.md', 'bench/README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
@@ -48,7 +41,6 @@ function brokenLink(page: string, target: string): string | undefined {
   const [path, anchor] = target.split('#') as [string, string | undefined];
   const file = path ? join(root, dirname(page), decodeURIComponent(path)) : join(root, page);
   const name = relative(root, file);
-  if (PENDING.includes(name)) return undefined;
   if (!existsSync(file)) return `${page}: ${target}: no such file`;
   if (anchor === undefined || statSync(file).isDirectory() || !file.endsWith('.md')) return undefined;
   return anchors(file).has(anchor) ? undefined : `${page}: ${target}: no heading with that anchor in ${name}`;
@@ -69,10 +61,6 @@ describe('relative links in README.md, docs/ and bench/README.md', () => {
     }
     expect(checked).toBeGreaterThan(20);
     expect(broken).toEqual([]);
-  });
-
-  it.each(PENDING)('%s is still pending (remove it from PENDING in test/readme/doc-links.test.ts once it exists)', (name) => {
-    expect(existsSync(join(root, name)), `${name} exists now: remove it from PENDING`).toBe(false);
   });
 
   it('computes anchors as GitHub does', () => {
