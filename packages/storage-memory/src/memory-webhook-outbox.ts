@@ -32,8 +32,8 @@ interface DeliveryRecord {
 const DEFAULT_LIST_LIMIT = 100;
 
 function copyMessage(message: NewDelivery): NewDelivery {
-  const { id, tenant, endpointId, eventType, payload, createdAt } = message;
-  return { id, tenant, endpointId, eventType, payload, createdAt };
+  const { id, tenant, endpointId, eventType, payload, createdAt, traceparent } = message;
+  return traceparent === undefined ? { id, tenant, endpointId, eventType, payload, createdAt } : { id, tenant, endpointId, eventType, payload, createdAt, traceparent };
 }
 
 /** Durations are kept in whole milliseconds, as durable adapters store them (sub-ms clocks are rounded). */

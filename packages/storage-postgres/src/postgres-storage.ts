@@ -72,6 +72,7 @@ function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number,
     plants: new PostgresPlantRepository(runner, tables, schema),
     outbox: new PostgresWebhookOutbox({ runner, dispatch }, tables, listener),
     endpoints: new PostgresWebhookEndpoints(runner, tables),
+    dbSystem: 'postgresql',
     async ping() {
       await runner.rows('answer a ping', 'SELECT 1', []);
     },

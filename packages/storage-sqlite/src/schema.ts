@@ -36,6 +36,8 @@ export interface WebhookDeliveriesTable {
   lease_expires_at: NullableIntegerColumn;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
+  /** W3C `traceparent` of the write that queued it; NULL when that write was not traced (and before migration 006). */
+  traceparent: string | null;
 }
 
 export interface WebhookAttemptsTable {

@@ -59,9 +59,9 @@ export class SqlitePlantRepository implements PlantRepository {
     // endpoint created or disabled concurrently is wholly in or wholly out.
     const queueEvent = (tenant: string, event: EndpointEvent | undefined) => {
       if (!event) return;
-      const { eventType, payload, createdAt } = event;
+      const { eventType, payload, createdAt, traceparent } = event;
       const endpointIds = endpoints.matching(tenant, eventType);
-      outbox.queue(endpointIds.map((endpointId) => ({ id: newMessageId(), tenant, endpointId, eventType, payload, createdAt })));
+      outbox.queue(endpointIds.map((endpointId) => ({ id: newMessageId(), tenant, endpointId, eventType, payload, createdAt, traceparent })));
     };
     const create = db.transaction((tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): CreatePlantResult => {
       const stored: Plant = plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };

@@ -62,6 +62,7 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage 
     plants,
     outbox,
     endpoints,
+    dbSystem: 'sqlite',
     async ping() {
       withSqliteErrors('answer a ping', () => ping.get());
       const problem = file.problem();

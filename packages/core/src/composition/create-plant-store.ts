@@ -11,6 +11,7 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
+import { tracedStorage } from '../tracing/traced-storage.js';
 import { PlantService } from '../service/plant-service.js';
 import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
@@ -88,7 +89,9 @@ export interface PlantStore {
  * stores in one process share no state. Starts the webhook dispatcher when a
  * transport is given.
  */
-export function createPlantStore(options: PlantStoreOptions): PlantStore {
+export function createPlantStore(given: PlantStoreOptions): PlantStore {
+  // Every storage call is traced from here on (a no-op without an OpenTelemetry SDK).
+  const options: PlantStoreOptions = { ...given, storage: tracedStorage(given.storage) };
   const container = rootContainer.createChildContainer();
   registerPorts(container, options);
   registerServices(container, options);

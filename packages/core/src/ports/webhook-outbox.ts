@@ -19,6 +19,12 @@ export interface NewDelivery {
   readonly payload: string;
   /** When it was queued, epoch milliseconds. Also its first due time. */
   readonly createdAt: number;
+  /**
+   * Optional: the W3C `traceparent` of the write that queued it, kept as given and handed back by every read
+   * (`claimDue` above all), so each attempt's span links to that write even in another process. Absent when
+   * the write was not traced.
+   */
+  readonly traceparent?: string;
 }
 
 /** One try at sending a delivery. */

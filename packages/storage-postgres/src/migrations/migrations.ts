@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import { initial } from './001-initial.js';
 import { webhookEndpoints } from './002-webhook-endpoints.js';
+import { deliveryTraceparent } from './006-delivery-traceparent.js';
 
 /**
  * Every schema version, applied in name order by kysely's Migrator. Listed in
@@ -10,4 +11,5 @@ import { webhookEndpoints } from './002-webhook-endpoints.js';
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
   '002-webhook-endpoints': webhookEndpoints,
+  '006-delivery-traceparent': deliveryTraceparent,
 };

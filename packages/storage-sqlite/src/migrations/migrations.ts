@@ -10,4 +10,5 @@ export const MIGRATIONS: Readonly<Record<string, () => Promise<Migration>>> = {
   '001-initial': async () => (await import('./001-initial.js')).initial,
   '002-endpoint-ids': async () => (await import('./002-endpoint-ids.js')).endpointIds,
   '003-webhook-endpoints': async () => (await import('./003-webhook-endpoints.js')).webhookEndpoints,
+  '006-delivery-traceparent': async () => (await import('./006-delivery-traceparent.js')).deliveryTraceparent,
 };
