@@ -9,6 +9,7 @@ import { createHttpMetrics } from './metrics/http-metrics.js';
 import { openapiDocument } from './openapi/openapi-document.js';
 import type { Exchange, RouteContext } from './routes/route-context.js';
 import { routeRequest } from './routes/route-request.js';
+import { tracedRequest } from './tracing/traced-request.js';
 import { version as packageVersion } from './version.js';
 
 export interface RequestListenerOptions {
@@ -81,7 +82,7 @@ export function createRequestListener(store: PlantStore, options: RequestListene
       next();
       return;
     }
-    void handleRequest(context, req, res);
+    void tracedRequest(req, res, basePath, () => handleRequest(context, req, res));
   };
 }
 

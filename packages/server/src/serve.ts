@@ -18,6 +18,9 @@ import { errorText } from './storage/error-text.js';
 import { openStorage } from './storage/open-storage.js';
 import { createPlantServer, webhookHttpTransport, type PlantServerOptions } from '@plant-store/http-node';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
+import { withTraceIds } from './logging/with-trace-ids.js';
+import type { Tracing } from './tracing/start-tracing.js';
+import { tracingCaveats, tracingRequested } from './tracing/tracing-settings.js';
 import { version } from './version.js';
 
 export interface ServeIo {
@@ -58,6 +61,9 @@ const IDLE_SWEEP_MS = 50;
 // process (or another instance) sends it again at once (at-least-once;
 // receivers dedupe on webhook-id).
 const DISPATCHER_STOP_MS = 1_000;
+// How long shutdown waits for buffered spans to reach the collector: a
+// collector that is down must not hold the exit (the spans are dropped).
+const TRACING_FLUSH_MS = 500;
 
 /**
  * Runs the reference service: storage, authenticator, store (with the webhook
@@ -68,8 +74,11 @@ const DISPATCHER_STOP_MS = 1_000;
  * Installs no signal handlers: the CLI does (see `runServeCommand`).
  */
 export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHandle> {
-  const logger = jsonLogger(io.stdout, { level: config.logLevel });
-  const { tokens, developmentToken } = resolveTokens(config, io.env ?? process.env);
+  const env = io.env ?? process.env;
+  const traced = tracingRequested(env);
+  const json = jsonLogger(io.stdout, { level: config.logLevel });
+  const logger = traced ? withTraceIds(json) : json;
+  const { tokens, developmentToken } = resolveTokens(config, env);
   const authenticator = await createAuthenticator(config, tokens);
   const { storage, description } = await openStorage(config);
   let store: PlantStore | undefined;
@@ -83,8 +92,10 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
     throw error;
   }
   const running = store;
+  const tracing = traced ? await startTracingFor(running, logger, env) : undefined;
   const url = await listen(server, config).catch(async (error: unknown) => {
     await running.close();
+    await tracing?.shutdown(TRACING_FLUSH_MS);
     throw error;
   });
   server.on('error', (error) => logger.error('server error', { error }));
@@ -101,7 +112,7 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
     url,
     store: running,
     close() {
-      closing ??= shutdown(server, running, logger, config.shutdownTimeoutMs);
+      closing ??= shutdown(server, running, logger, config.shutdownTimeoutMs, tracing);
       return closing;
     },
   };
@@ -156,6 +167,7 @@ async function shutdown(
   store: PlantStore,
   logger: Logger,
   graceMs: number,
+  tracing: Tracing | undefined,
 ): Promise<void> {
   logger.info('shutting down', { graceMs });
   const drained = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
@@ -176,7 +188,22 @@ async function shutdown(
   // Stops the dispatcher (attempts in flight get a moment, then are
   // interrupted; unsent deliveries stay queued in the outbox) and then closes storage.
   await store.close();
+  // Last, so the spans of attempts cut short by the stop are exported too.
+  if (tracing && !(await tracing.shutdown(TRACING_FLUSH_MS))) logger.warn('tracing: spans not exported in time were dropped', { timeoutMs: TRACING_FLUSH_MS });
   logger.info('stopped');
+}
+
+/** Starts the tracing SDK (see `startTracing`); a failure to load it closes the store and is thrown. */
+async function startTracingFor(store: PlantStore, logger: Logger, env: NodeJS.ProcessEnv): Promise<Tracing> {
+  try {
+    const { startTracing } = await import('./tracing/start-tracing.js');
+    const tracing = await startTracing(version);
+    for (const caveat of tracingCaveats(env)) logger.warn(`tracing: ${caveat}`);
+    return tracing;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
 /** Static tokens first (a digest lookup), then JWTs; the JWT adapter (jose) is loaded only when configured. */
