@@ -56,9 +56,12 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** The environment that turns tracing on, exporting to `sink` quickly. */
+/**
+ * The environment that turns tracing on, exporting to `sink`. The batch waits
+ * a minute: every span the tests see was sent by the flush at shutdown.
+ */
 function tracingEnv(sinkUrl: string, service: string): Record<string, string> {
-  return { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_SERVICE_NAME: service };
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_BSP_SCHEDULE_DELAY: '60000', OTEL_SERVICE_NAME: service };
 }
 
 async function createPlant(service: ServeProcess): Promise<Response> {
