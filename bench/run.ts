@@ -20,6 +20,7 @@ import { runMetricsScenario } from './scenarios/metrics-scenario.js';
 import { runPostgresHttpSuite } from './scenarios/pg-http-suite.js';
 import { runPgWebhookScenario } from './scenarios/pg-webhook-scenario.js';
 import { runStartupScenario } from './scenarios/startup-scenario.js';
+import { runTracingScenario } from './scenarios/tracing-scenario.js';
 import { runWebhookScenario } from './scenarios/webhook-scenario.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -102,8 +103,9 @@ try {
   const webhooks = selected.has('webhooks') ? await attempt('webhooks', () => runWebhookScenario(context)) : undefined;
   const bigList = selected.has('big-list') ? await attempt('big-list', () => runBigListScenario(context)) : undefined;
   const metrics = selected.has('metrics') ? await runMetricsScenario(context, failed) : undefined;
+  const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
   const onPostgres = await runPostgresScenarios();
-  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, bigList, metrics };
+  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, bigList, metrics, tracing };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });
   else log(`kept ${workDir}`);

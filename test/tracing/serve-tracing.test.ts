@@ -34,7 +34,7 @@ async function startReceiver(status: () => number) {
     req.resume();
     req.on('end', () => {
       const answer = status();
-      received.push({ webhookId: String(req.headers['webhook-id']), traceparent: req.headers.traceparent, status: answer });
+      received.push({ webhookId: String(req.headers['webhook-id']), traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined, status: answer });
       res.writeHead(answer).end();
     });
   });

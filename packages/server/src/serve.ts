@@ -75,9 +75,19 @@ const TRACING_FLUSH_MS = 500;
  */
 export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHandle> {
   const env = io.env ?? process.env;
-  const traced = tracingRequested(env);
-  const json = jsonLogger(io.stdout, { level: config.logLevel });
-  const logger = traced ? withTraceIds(json) : json;
+  // First: the store's dispatcher may make an attempt as soon as it exists, and that attempt is traced too.
+  const tracing = tracingRequested(env) ? await (await import('./tracing/start-tracing.js')).startTracing(version) : undefined;
+  try {
+    return await serveTraced(config, io, env, tracing);
+  } catch (error) {
+    await tracing?.shutdown(TRACING_FLUSH_MS);
+    throw error;
+  }
+}
+
+async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.ProcessEnv, tracing: Tracing | undefined): Promise<ServeHandle> {
+  const logger = serviceLogger(config, io, tracing !== undefined);
+  for (const caveat of tracing ? tracingCaveats(env) : []) logger.warn(`tracing: ${caveat}`);
   const { tokens, developmentToken } = resolveTokens(config, env);
   const authenticator = await createAuthenticator(config, tokens);
   const { storage, description } = await openStorage(config);
@@ -92,10 +102,8 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
     throw error;
   }
   const running = store;
-  const tracing = traced ? await startTracingFor(running, logger, env) : undefined;
   const url = await listen(server, config).catch(async (error: unknown) => {
     await running.close();
-    await tracing?.shutdown(TRACING_FLUSH_MS);
     throw error;
   });
   server.on('error', (error) => logger.error('server error', { error }));
@@ -116,6 +124,12 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
       return closing;
     },
   };
+}
+
+/** JSON lines on stdout; with tracing on, each names the trace and span it was written in. */
+function serviceLogger(config: ServeConfig, io: ServeIo, traced: boolean): Logger {
+  const logger = jsonLogger(io.stdout, { level: config.logLevel });
+  return traced ? withTraceIds(logger) : logger;
 }
 
 function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
@@ -191,19 +205,6 @@ async function shutdown(
   // Last, so the spans of attempts cut short by the stop are exported too.
   if (tracing && !(await tracing.shutdown(TRACING_FLUSH_MS))) logger.warn('tracing: spans not exported in time were dropped', { timeoutMs: TRACING_FLUSH_MS });
   logger.info('stopped');
-}
-
-/** Starts the tracing SDK (see `startTracing`); a failure to load it closes the store and is thrown. */
-async function startTracingFor(store: PlantStore, logger: Logger, env: NodeJS.ProcessEnv): Promise<Tracing> {
-  try {
-    const { startTracing } = await import('./tracing/start-tracing.js');
-    const tracing = await startTracing(version);
-    for (const caveat of tracingCaveats(env)) logger.warn(`tracing: ${caveat}`);
-    return tracing;
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
 }
 
 /** Static tokens first (a digest lookup), then JWTs; the JWT adapter (jose) is loaded only when configured. */

@@ -89,9 +89,9 @@ export interface PlantStore {
  * stores in one process share no state. Starts the webhook dispatcher when a
  * transport is given.
  */
-export function createPlantStore(given: PlantStoreOptions): PlantStore {
+export function createPlantStore(options: PlantStoreOptions): PlantStore {
   // Every storage call is traced from here on (a no-op without an OpenTelemetry SDK).
-  const options: PlantStoreOptions = { ...given, storage: tracedStorage(given.storage) };
+  options = { ...options, storage: tracedStorage(options.storage) };
   const container = rootContainer.createChildContainer();
   registerPorts(container, options);
   registerServices(container, options);

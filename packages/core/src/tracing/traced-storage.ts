@@ -77,7 +77,7 @@ export function tracedStorage(storage: Storage): Storage {
   const tracedOutbox: WebhookOutbox = {
     ...tracedMembers(outbox, OUTBOX_MEMBERS, system, 'webhook_deliveries'),
     // Not a storage call but a subscription: passed through as it is (and left out when the storage has none).
-    ...(outbox.watch ? { watch: (listener: () => void) => outbox.watch!(listener) } : {}),
+    ...('watch' in outbox ? { watch: (listener: () => void) => outbox.watch!(listener) } : {}),
   };
   return {
     plants: tracedPlants,
@@ -96,13 +96,12 @@ function operation(system: string | undefined, collection: string, member: strin
   return { name: `${member} ${collection}`, attributes };
 }
 
-/** Each listed member of `target`, traced; `this` stays the target. */
+/** Each listed member of `target`, traced; `this` stays the target, and the member is looked up at each call, as an unwrapped call would. */
 function tracedMembers<T extends object, K extends keyof T>(target: T, members: Record<K, true>, system: string | undefined, collection: string): Pick<T, K> {
   const wrapped: Partial<Record<K, unknown>> = {};
   for (const member of Object.keys(members) as K[]) {
     const op = operation(system, collection, String(member));
-    const method = target[member] as (...args: unknown[]) => Promise<unknown>;
-    wrapped[member] = (...args: unknown[]) => traced(op, () => method.apply(target, args));
+    wrapped[member] = (...args: unknown[]) => traced(op, () => (target[member] as (...args: unknown[]) => Promise<unknown>).apply(target, args));
   }
   return wrapped as Pick<T, K>;
 }
