@@ -142,6 +142,8 @@ describe('tracing with OpenTelemetry (serve, OTLP/HTTP)', () => {
     expect(attempt).toMatchObject({ service: 'plant-store-sqlite', attributes: { 'plant_store.webhook.outcome': 'delivered' } });
     expect(attempt.links).toEqual([{ traceId: CLIENT_TRACE, spanId: write.spanId }]);
     expect(attempt.attributes).not.toHaveProperty('http.request.resend_count');
+    // The dispatcher the write woke works outside the request's trace: its claims and records are not the request's children.
+    expect(sink.spans.filter((span) => span.traceId === CLIENT_TRACE).map((span) => span.name).sort()).toEqual(['POST /plants', 'create plants']);
     // The read: its route template, never its id or query.
     expect(sink.spans.find((span) => span.kind === SERVER_KIND && span.name === 'GET /plants/{id}')).toMatchObject({
       attributes: { 'http.route': '/plants/{id}', 'http.response.status_code': 200 },
