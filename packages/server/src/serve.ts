@@ -40,7 +40,8 @@ export interface ServeHandle {
   /**
    * Graceful stop: stops accepting connections, lets in-flight requests
    * finish (cutting connections still open after `shutdownTimeoutMs`), then
-   * stops the webhook dispatcher and closes storage. Idempotent.
+   * stops the webhook dispatcher and closes storage, and last exports the
+   * spans still buffered when tracing is on. Idempotent.
    */
   close(): Promise<void>;
 }
