@@ -65,13 +65,17 @@ export function tracedStorage(storage: Storage): Storage {
   const tracedPlants: PlantRepository = {
     ...tracedMembers(plants, plantReads, system, 'plants'),
     create: (tenant, plant, deliveries, event) =>
-      traced(plantOps.create, (traceparent) =>
-        traceparent === undefined
+      traced(plantOps.create, (span) => {
+        const traceparent = span && formatTraceparent(span.spanContext());
+        return traceparent === undefined
           ? plants.create(tenant, plant, deliveries, event)
-          : plants.create(tenant, plant, stampDeliveries(deliveries, traceparent), stampEvent(event, traceparent)),
-      ),
+          : plants.create(tenant, plant, stampDeliveries(deliveries, traceparent), stampEvent(event, traceparent));
+      }),
     delete: (tenant, id, event) =>
-      traced(plantOps.delete, (traceparent) => plants.delete(tenant, id, traceparent === undefined ? event : stampEvent(event, traceparent))),
+      traced(plantOps.delete, (span) => {
+        const traceparent = span && formatTraceparent(span.spanContext());
+        return plants.delete(tenant, id, traceparent === undefined ? event : stampEvent(event, traceparent));
+      }),
   };
   const outbox = storage.outbox;
   const tracedOutbox: WebhookOutbox = {
@@ -108,15 +112,15 @@ function tracedMembers<T extends object, K extends keyof T>(target: T, members: 
 
 /**
  * Runs `call` in a span of its own when a span is active, handing it the
- * span's `traceparent` (also for a span the sampler dropped: the decision
- * travels with it); without an active span, runs it untouched.
+ * span (whose `traceparent` is stamped on deliveries also when the sampler
+ * dropped it: the decision travels with it); without an active span, runs it
+ * untouched.
  */
-function traced<T>(op: Operation, call: (traceparent: string | undefined) => Promise<T>): Promise<T> {
+function traced<T>(op: Operation, call: (span: Span | undefined) => Promise<T>): Promise<T> {
   const parent = context.active();
   if (trace.getSpan(parent) === undefined) return call(undefined);
   const span = tracer.startSpan(op.name, { kind: SpanKind.CLIENT, attributes: op.attributes }, parent);
-  const traceparent = formatTraceparent(span.spanContext());
-  return context.with(trace.setSpan(parent, span), call, undefined, traceparent).then(
+  return context.with(trace.setSpan(parent, span), call, undefined, span).then(
     (value) => {
       span.end();
       return value;

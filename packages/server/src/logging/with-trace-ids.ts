@@ -1,4 +1,4 @@
-import { isSpanContextValid, trace } from '@opentelemetry/api';
+import { INVALID_TRACEID, trace } from '@opentelemetry/api';
 import type { LogFields, Logger } from '@plant-store/core';
 
 /**
@@ -10,7 +10,8 @@ import type { LogFields, Logger } from '@plant-store/core';
 export function withTraceIds(logger: Logger): Logger {
   const withIds = (fields: LogFields | undefined): LogFields | undefined => {
     const spanContext = trace.getActiveSpan()?.spanContext();
-    if (spanContext === undefined || !isSpanContextValid(spanContext)) return fields;
+    // The SDK's spans have valid ids; only a no-op span has the all-zero trace id (per line, a comparison beats validating both ids).
+    if (spanContext === undefined || spanContext.traceId === INVALID_TRACEID) return fields;
     return { ...fields, traceId: spanContext.traceId, spanId: spanContext.spanId };
   };
   return {
