@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, INVALID_TRACEID, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { routeTemplate } from '../routes/route-request.js';
 
 const tracer = trace.getTracer('@plant-store/http-node');
@@ -20,7 +20,8 @@ export function tracedRequest(req: IncomingMessage, res: ServerResponse, basePat
   const parent = propagation.extract(context.active(), req.headers);
   const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
   const span = tracer.startSpan(method === '_OTHER' ? 'HTTP' : method, { kind: SpanKind.SERVER }, parent);
-  if (!isSpanContextValid(span.spanContext())) return handle();
+  // Without an SDK the span is the no-op one, all-zero ids (an SDK's spans always have valid ones): nothing to trace.
+  if (span.spanContext().traceId === INVALID_TRACEID) return handle();
   if (span.isRecording()) {
     span.setAttribute('http.request.method', method);
     if (method === '_OTHER') span.setAttribute('http.request.method_original', String(req.method));
