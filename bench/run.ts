@@ -21,6 +21,7 @@ import { runPostgresHttpSuite } from './scenarios/pg-http-suite.js';
 import { runPgWebhookScenario } from './scenarios/pg-webhook-scenario.js';
 import { runStartupScenario } from './scenarios/startup-scenario.js';
 import { runSteadyStateScenario } from './scenarios/steady-state-scenario.js';
+import { runTracingScenario } from './scenarios/tracing-scenario.js';
 import { runWebhookScenario } from './scenarios/webhook-scenario.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -107,8 +108,9 @@ try {
   const bigList = selected.has('big-list') ? await attempt('big-list', () => runBigListScenario(context)) : undefined;
   const metrics = selected.has('metrics') ? await runMetricsScenario(context, failed) : undefined;
   const steadyState = selected.has('steady-state') ? await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' })) : undefined;
+  const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
   const onPostgres = await runPostgresScenarios();
-  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, bigList, metrics, steadyState };
+  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, bigList, metrics, steadyState, tracing };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });
   else log(`kept ${workDir}`);

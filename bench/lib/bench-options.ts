@@ -13,6 +13,7 @@ export const SCENARIOS = [
   'webhooks',
   'big-list',
   'metrics',
+  'tracing',
   'pg-create',
   'pg-list-20',
   'pg-list-100',

@@ -10,6 +10,7 @@ import {
   RATIO_TARGET_SCENARIOS,
   MAX_P99_RATIO,
   METRICS_MIN_THROUGHPUT_RATIO,
+  TRACING_MIN_THROUGHPUT_RATIO,
   MIN_THROUGHPUT_RATIO,
   type BenchResults,
 } from './targets.js';
@@ -117,17 +118,30 @@ function roundsSection(results: readonly PairedResult[]): string {
 
 /** Metrics on against off: the same columns as the HTTP scenarios, and the ratio with its target. */
 function metricsSection(results: BenchResults): string {
-  const metrics = results.metrics ?? [];
-  if (metrics.length === 0) return '';
+  return onOffSection(results.metrics ?? [], 'metrics', METRICS_MIN_THROUGHPUT_RATIO, `## Metrics cost
+
+The service with metrics on (\`GET /metrics\` scraped every second during its rounds) against the same service with \`PLANT_STORE_METRICS=off\`, in interleaved rounds as above. Target: req/s with metrics ≥ ${METRICS_MIN_THROUGHPUT_RATIO}x without. On a shared machine the req/s ratio moves from round to round; CPU µs/req is the steadier measure of what metrics cost.`);
+}
+
+/** Tracing on (exporting to a local OTLP sink) against off, as the metrics section. */
+function tracingSection(results: BenchResults): string {
+  return onOffSection(results.tracing ?? [], 'tracing', TRACING_MIN_THROUGHPUT_RATIO, `## Tracing cost
+
+The service with tracing on (\`OTEL_EXPORTER_OTLP_ENDPOINT\` pointing at a local OTLP/HTTP sink that accepts and drops the spans; every request, including each storage call, is a span) against the same service without any \`OTEL_*\` variable (no SDK loaded), in interleaved rounds as above. Target: req/s with tracing ≥ ${TRACING_MIN_THROUGHPUT_RATIO}x without. Tracing off against the service without this feature is the HTTP scenarios' service row.`);
+}
+
+/** One row per server and a ratio row per scenario of a feature measured on against off. */
+function onOffSection(results: readonly PairedResult[], feature: string, minRatio: number, heading: string): string {
+  if (results.length === 0) return '';
   const rows: string[][] = [];
-  for (const result of metrics) {
-    rows.push([result.scenario, ...serverRow(result.storage, 'metrics on', result.service)]);
-    rows.push([result.scenario, ...serverRow(result.storage, 'metrics off', result.baseline)]);
+  for (const result of results) {
+    rows.push([result.scenario, ...serverRow(result.storage, `${feature} on`, result.service)]);
+    rows.push([result.scenario, ...serverRow(result.storage, `${feature} off`, result.baseline)]);
     const rps = medianRatio(result, 'rps');
     rows.push([
       result.scenario,
       result.storage,
-      `**ratio** (median of rounds) ${rps >= METRICS_MIN_THROUGHPUT_RATIO ? '✅' : '❌'}`,
+      `**ratio** (median of rounds) ${rps >= minRatio ? '✅' : '❌'}`,
       `**${ratio(rps)}**`,
       ratio(medianRatio(result, 'p50Ms')),
       ratio(medianRatio(result, 'p99Ms')),
@@ -136,9 +150,7 @@ function metricsSection(results: BenchResults): string {
       '',
     ]);
   }
-  return `## Metrics cost
-
-The service with metrics on (\`GET /metrics\` scraped every second during its rounds) against the same service with \`PLANT_STORE_METRICS=off\`, in interleaved rounds as above. Target: req/s with metrics ≥ ${METRICS_MIN_THROUGHPUT_RATIO}x without. On a shared machine the req/s ratio moves from round to round; CPU µs/req is the steadier measure of what metrics cost.
+  return `${heading}
 
 ${table(['scenario', 'storage', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU µs/req', 'RSS MiB'], rows)}`;
 }
@@ -251,11 +263,13 @@ function summaryLines(results: BenchResults): string[] {
         `${ratio(medianRatio(result, 'cpuUsPerRequest'))} its CPU time per request`,
     );
   }
-  for (const result of results.metrics ?? []) {
-    lines.push(
-      `${result.scenario} (${result.storage}): metrics on ${int(medianOf(result.service, 'rps'))} req/s, off ${int(medianOf(result.baseline, 'rps'))} req/s — ` +
-        `${ratio(medianRatio(result, 'rps'))} req/s, ${ratio(medianRatio(result, 'cpuUsPerRequest'))} CPU time per request`,
-    );
+  for (const [feature, list] of [['metrics', results.metrics], ['tracing', results.tracing]] as const) {
+    for (const result of list ?? []) {
+      lines.push(
+        `${result.scenario} (${result.storage}): ${feature} on ${int(medianOf(result.service, 'rps'))} req/s, off ${int(medianOf(result.baseline, 'rps'))} req/s — ` +
+          `${ratio(medianRatio(result, 'rps'))} req/s, ${ratio(medianRatio(result, 'cpuUsPerRequest'))} CPU time per request`,
+      );
+    }
   }
   if (results.webhooks) {
     lines.push(
@@ -314,6 +328,7 @@ export function renderReport(input: ReportInput): string {
     `## Method\n\n${methodNotes(options)}`,
     results.paired.length ? `## HTTP scenarios\n\nMedians over the measured rounds. CPU % is the server process's user + system time over the round (100 = one core), from /proc/<pid>/stat; CPU µs/req is that time per answered request; RSS is VmRSS at the end of the rounds. On a machine shared with other work the req/s ratio moves from round to round (see Every round); CPU µs/req is the steadier measure of the service's own overhead.\n\n${pairedSection(results.paired)}` : '',
     metricsSection(results),
+    tracingSection(results),
     webhookSection(results),
     pgWebhookSection(results),
     bigListSection(results.bigList, 'SQLite'),
@@ -321,8 +336,8 @@ export function renderReport(input: ReportInput): string {
     steadyStateSection(results.steadyState),
     steadyStateSection(results.pgSteadyState),
     startupSection(results),
-    results.paired.length || results.metrics?.length
-      ? `## Every round\n\nService / baseline (for metrics-*: metrics on / off). The warm-up is not used for ratios.\n\n${roundsSection([...results.paired, ...(results.metrics ?? [])])}`
+    results.paired.length || results.metrics?.length || results.tracing?.length
+      ? `## Every round\n\nService / baseline (for metrics-* and tracing-*: on / off). The warm-up is not used for ratios.\n\n${roundsSection([...results.paired, ...(results.metrics ?? []), ...(results.tracing ?? [])])}`
       : '',
   ];
   return `${sections.filter(Boolean).join('\n\n')}\n`;

@@ -27,6 +27,8 @@ export interface ServerConfig {
   readonly metrics?: 'on' | 'off';
   /** Extra node flags (e.g. `--cpu-prof`). */
   readonly nodeFlags?: readonly string[];
+  /** Extra environment of the service (e.g. the `OTEL_*` variables that turn tracing on). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface LauncherOptions {
@@ -93,7 +95,7 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
       }
       const entry =
         options.serviceFrom === 'dist' ? [dist] : ['--conditions=source', '--import', 'tsx', source];
-      return { label, env, args: [...nodeFlags, ...entry, ...serveFlags(config)] };
+      return { label, env: { ...env, ...config.env }, args: [...nodeFlags, ...entry, ...serveFlags(config)] };
     },
   };
 }

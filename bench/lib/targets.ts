@@ -14,6 +14,8 @@ export interface BenchResults {
   readonly bigList?: BigListResult;
   /** Metrics on (`service`) against metrics off (`baseline`), same service. */
   readonly metrics?: readonly PairedResult[];
+  /** Tracing on, exporting to a local OTLP sink (`service`), against tracing off (`baseline`), same service. */
+  readonly tracing?: readonly PairedResult[];
   /** Two service instances dispatching from one PostgreSQL schema. */
   readonly pgWebhooks?: PgWebhookResult;
   /** The unlimited list on PostgreSQL. */
@@ -41,6 +43,8 @@ export const STEADY_MAX_P99_RATIO = 1.2;
 /** Metrics may cost at most 3 % of req/s: counting every request must stay
  * cheap enough that nobody turns metrics off to go faster. */
 export const METRICS_MIN_THROUGHPUT_RATIO = 0.97;
+/** Tracing every request (with its storage spans) and exporting them may cost at most 10 % of req/s. */
+export const TRACING_MIN_THROUGHPUT_RATIO = 0.9;
 
 /** Median of the per-round ratios service / baseline of one figure. */
 export function medianRatio(result: PairedResult, figure: 'rps' | 'p99Ms' | 'p50Ms' | 'cpuUsPerRequest'): number {
@@ -74,6 +78,15 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       target: `${result.scenario} (${result.storage}): req/s with metrics ≥ ${METRICS_MIN_THROUGHPUT_RATIO}x without`,
       measured: `${rps.toFixed(3)}x${clean ? '' : ' (with failed requests)'}`,
       pass: rps >= METRICS_MIN_THROUGHPUT_RATIO && clean,
+    });
+  }
+  for (const result of results.tracing ?? []) {
+    const rps = medianRatio(result, 'rps');
+    const clean = [...result.service, ...result.baseline].every((round) => round.failures === 0);
+    checks.push({
+      target: `${result.scenario} (${result.storage}): req/s with tracing ≥ ${TRACING_MIN_THROUGHPUT_RATIO}x without`,
+      measured: `${rps.toFixed(3)}x${clean ? '' : ' (with failed requests)'}`,
+      pass: rps >= TRACING_MIN_THROUGHPUT_RATIO && clean,
     });
   }
   const hooks = results.webhooks;

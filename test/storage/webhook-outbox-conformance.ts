@@ -411,6 +411,27 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       got.attempts.push({ statusCode: 1 });
       expect(await outbox().get('d1')).toMatchObject({ payload: delivery('d1').payload, attempts: [{ statusCode: 500 }] });
     });
+
+    it("keeps the traceparent of the write that queued a delivery (its own, or the endpoint event's) and hands it back with the claim", async () => {
+      const traced = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      const deleting = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00';
+      const endpoint = { tenant: 't', url: 'https://receiver.example/hook', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`, createdAt: T0 };
+      await storage().endpoints.create({ ...endpoint, id: 'ep_a', eventTypes: ['plant.created', 'plant.deleted'] }, 50);
+      const event = { eventType: 'plant.created', payload: '{"id":7}', createdAt: T0, traceparent: traced } as const;
+      await storage().plants.create('t', plant(7n, 'p'), [delivery('d1', { createdAt: T0, traceparent: traced }), delivery('d2', { createdAt: T0 })], event);
+      await storage().plants.delete('t', 7n, { eventType: 'plant.deleted', payload: '{"id":7}', createdAt: T0 + 1, traceparent: deleting });
+      const claimed = await claim('a', T0 + 10);
+      // Keyed by id, or event type for the fanned-out ones (the order of equal due times is the adapter's).
+      expect(Object.fromEntries(claimed.map((d) => [d.id.startsWith('msg_') ? d.eventType : d.id, d.traceparent]))).toEqual({
+        d1: traced,
+        d2: undefined,
+        'plant.created': traced,
+        'plant.deleted': deleting,
+      });
+      expect(claimed).toHaveLength(4);
+      expect(claimed.find((d) => d.id === 'd2')).not.toHaveProperty('traceparent');
+      expect(await outbox().get('d1')).toMatchObject({ traceparent: traced });
+    });
   });
 
   describe('webhook outbox pruning', () => {

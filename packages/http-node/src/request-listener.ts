@@ -11,6 +11,7 @@ import type { PortalAssets } from './portal/portal-files.js';
 import { portalRoute, type PortalRoute } from './portal/portal-route.js';
 import type { Exchange, RouteContext } from './routes/route-context.js';
 import { routeRequest } from './routes/route-request.js';
+import { tracedRequest } from './tracing/traced-request.js';
 import { version as packageVersion } from './version.js';
 
 export interface RequestListenerOptions {
@@ -94,7 +95,7 @@ export function createRequestListener(store: PlantStore, options: RequestListene
       next();
       return;
     }
-    void handleRequest(context, portal, req, res);
+    void tracedRequest(req, res, basePath, () => handleRequest(context, portal, req, res));
   };
 }
 

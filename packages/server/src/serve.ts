@@ -18,6 +18,9 @@ import { errorText } from './storage/error-text.js';
 import { openStorage } from './storage/open-storage.js';
 import { createPlantServer, webhookHttpTransport, type PlantServerOptions, type PortalAssets } from '@plant-store/http-node';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
+import { withTraceIds } from './logging/with-trace-ids.js';
+import type { Tracing } from './tracing/start-tracing.js';
+import { tracingCaveats, tracingRequested } from './tracing/tracing-settings.js';
 import { version } from './version.js';
 
 export interface ServeIo {
@@ -37,7 +40,8 @@ export interface ServeHandle {
   /**
    * Graceful stop: stops accepting connections, lets in-flight requests
    * finish (cutting connections still open after `shutdownTimeoutMs`), then
-   * stops the webhook dispatcher and closes storage. Idempotent.
+   * stops the webhook dispatcher and closes storage, and last exports the
+   * spans still buffered when tracing is on. Idempotent.
    */
   close(): Promise<void>;
 }
@@ -58,6 +62,9 @@ const IDLE_SWEEP_MS = 50;
 // process (or another instance) sends it again at once (at-least-once;
 // receivers dedupe on webhook-id).
 const DISPATCHER_STOP_MS = 1_000;
+// How long shutdown waits for buffered spans to reach the collector: a
+// collector that is down must not hold the exit (the spans are dropped).
+const TRACING_FLUSH_MS = 500;
 
 /**
  * Runs the reference service: storage, authenticator, store (with the webhook
@@ -68,8 +75,21 @@ const DISPATCHER_STOP_MS = 1_000;
  * Installs no signal handlers: the CLI does (see `runServeCommand`).
  */
 export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHandle> {
-  const logger = jsonLogger(io.stdout, { level: config.logLevel });
-  const { tokens, developmentToken } = resolveTokens(config, io.env ?? process.env);
+  const env = io.env ?? process.env;
+  // First: the store's dispatcher may make an attempt as soon as it exists, and that attempt is traced too.
+  const tracing = tracingRequested(env) ? await (await import('./tracing/start-tracing.js')).startTracing(version) : undefined;
+  try {
+    return await serveTraced(config, io, env, tracing);
+  } catch (error) {
+    await tracing?.shutdown(TRACING_FLUSH_MS);
+    throw error;
+  }
+}
+
+async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.ProcessEnv, tracing: Tracing | undefined): Promise<ServeHandle> {
+  const logger = serviceLogger(config, io, tracing !== undefined);
+  for (const caveat of tracing ? tracingCaveats(env) : []) logger.warn(`tracing: ${caveat}`);
+  const { tokens, developmentToken } = resolveTokens(config, env);
   const authenticator = await createAuthenticator(config, tokens);
   const portal = config.portal ? await loadPortal() : undefined;
   const { storage, description } = await openStorage(config);
@@ -102,10 +122,16 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
     url,
     store: running,
     close() {
-      closing ??= shutdown(server, running, logger, config.shutdownTimeoutMs);
+      closing ??= shutdown(server, running, logger, config.shutdownTimeoutMs, tracing);
       return closing;
     },
   };
+}
+
+/** JSON lines on stdout; with tracing on, each names the trace and span it was written in. */
+function serviceLogger(config: ServeConfig, io: ServeIo, traced: boolean): Logger {
+  const logger = jsonLogger(io.stdout, { level: config.logLevel });
+  return traced ? withTraceIds(logger) : logger;
 }
 
 function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
@@ -173,6 +199,7 @@ async function shutdown(
   store: PlantStore,
   logger: Logger,
   graceMs: number,
+  tracing: Tracing | undefined,
 ): Promise<void> {
   logger.info('shutting down', { graceMs });
   const drained = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
@@ -193,6 +220,8 @@ async function shutdown(
   // Stops the dispatcher (attempts in flight get a moment, then are
   // interrupted; unsent deliveries stay queued in the outbox) and then closes storage.
   await store.close();
+  // Last, so the spans of attempts cut short by the stop are exported too.
+  if (tracing && !(await tracing.shutdown(TRACING_FLUSH_MS))) logger.warn('tracing: spans not exported in time were dropped', { timeoutMs: TRACING_FLUSH_MS });
   logger.info('stopped');
 }
 

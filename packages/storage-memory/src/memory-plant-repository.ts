@@ -98,7 +98,8 @@ export class MemoryPlantRepository implements PlantRepository {
   /** One delivery of the event per matching endpoint of the tenant. */
   #eventDeliveries(tenant: string, event: EndpointEvent | undefined): NewDelivery[] {
     if (!event) return [];
-    const { eventType, payload, createdAt } = event;
-    return this.#endpoints.matching(tenant, eventType).map((endpointId) => ({ id: newMessageId(), tenant, endpointId, eventType, payload, createdAt }));
+    const { eventType, payload, createdAt, traceparent } = event;
+    const traced = traceparent === undefined ? {} : { traceparent };
+    return this.#endpoints.matching(tenant, eventType).map((endpointId) => ({ id: newMessageId(), tenant, endpointId, eventType, payload, createdAt, ...traced }));
   }
 }

@@ -38,8 +38,9 @@ interface DeliveryRecord {
 const DEFAULT_LIST_LIMIT = 100;
 
 function copyMessage(message: NewDelivery): NewDelivery {
-  const { id, tenant, endpointId, eventType, payload, createdAt } = message;
-  return message.test ? { id, tenant, endpointId, eventType, payload, createdAt, test: true } : { id, tenant, endpointId, eventType, payload, createdAt };
+  const { id, tenant, endpointId, eventType, payload, createdAt, traceparent } = message;
+  const copy: NewDelivery = traceparent === undefined ? { id, tenant, endpointId, eventType, payload, createdAt } : { id, tenant, endpointId, eventType, payload, createdAt, traceparent };
+  return message.test ? { ...copy, test: true } : copy;
 }
 
 /** The event type and creation time filters of a tenant listing. */

@@ -12,6 +12,7 @@ export function toNewDelivery(row: MessageRow): NewDelivery {
     eventType: row.event_type,
     payload: row.payload,
     createdAt: Number(row.created_at),
+    ...(row.traceparent === null ? {} : { traceparent: row.traceparent }),
   };
 }
 

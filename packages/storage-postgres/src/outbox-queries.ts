@@ -28,7 +28,7 @@ export const claimDueSql = (t: Tables) => `
   )
   UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2, updated_at = $3
   FROM due WHERE d.id = due.id
-  RETURNING d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.attempt_count, d.next_attempt_at, d.seq`;
+  RETURNING d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq`;
 
 /**
  * Records a batch of attempts, one per delivery, all parameters arrays of
@@ -76,7 +76,7 @@ export const nextDueAtSql = (t: Tables) => `
 
 /** A delivery's columns and its attempts, oldest first, as a JSON array (one statement: one snapshot). */
 const deliveryColumns = (t: Tables) => `
-  d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.status, d.attempt_count, d.next_attempt_at, d.test,
+  d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.status, d.attempt_count, d.next_attempt_at, d.test,
   coalesce((
     SELECT json_agg(json_strip_nulls(json_build_object(
       'at', a.at, 'durationMs', a.duration_ms, 'statusCode', a.status_code, 'error', a.error,

@@ -13,13 +13,13 @@ import type { Tables } from './tables.js';
 
 /**
  * One delivery of an endpoint event (parameters $ev type, $ev+1 payload, $ev+2 created-at; a NULL type means
- * none) per enabled endpoint of tenant $1 subscribed to it, inserted only when `gate` (a CTE) has a row. Ids are
- * `msg_` and a random UUID's 32 hex digits, as core's `newMessageId` makes them.
+ * none; $tp its traceparent or NULL) per enabled endpoint of tenant $1 subscribed to it, inserted only when `gate`
+ * (a CTE) has a row. Ids are `msg_` and a random UUID's 32 hex digits, as core's `newMessageId` makes them.
  */
-const fanOut = (t: Tables, gate: string, ev: number) => `
+const fanOut = (t: Tables, gate: string, ev: number, tp: number) => `
   INSERT INTO ${t.deliveries}
-    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
-  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.tenant, e.id, $${ev}, $${ev + 1}, 'pending', 0, $${ev + 2}, $${ev + 2}, $${ev + 2}
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent)
+  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.tenant, e.id, $${ev}, $${ev + 1}, 'pending', 0, $${ev + 2}, $${ev + 2}, $${ev + 2}, $${tp}::text
   FROM ${t.endpoints} AS e
   WHERE $${ev}::text IS NOT NULL AND EXISTS (SELECT FROM ${gate})
     AND e.tenant = $1 AND e.status = 'enabled' AND $${ev}::text = ANY (e.event_types)
@@ -29,7 +29,7 @@ const fanOut = (t: Tables, gate: string, ev: number) => `
 /**
  * Parameters: tenant, id, name, tag, then the deliveries column by column (ids, tenants, endpoints, event types,
  * payloads, created-at times), then the notification channel and payload, then the endpoint event (type or NULL,
- * payload, created-at).
+ * payload, created-at), then the deliveries' traceparents (text[], NULL items for none) and the event's (or NULL).
  */
 export const createPlantSql = (t: Tables) => `
   WITH inserted AS (
@@ -38,23 +38,23 @@ export const createPlantSql = (t: Tables) => `
     RETURNING id
   ), queued AS (
     INSERT INTO ${t.deliveries}
-      (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
-    SELECT d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, 'pending', 0, d.created_at, d.created_at, d.created_at
-    FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[])
-      WITH ORDINALITY AS d (id, tenant, endpoint_id, event_type, payload, created_at, ord)
+      (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent)
+    SELECT d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, 'pending', 0, d.created_at, d.created_at, d.created_at, d.traceparent
+    FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $16::text[])
+      WITH ORDINALITY AS d (id, tenant, endpoint_id, event_type, payload, created_at, traceparent, ord)
     WHERE EXISTS (SELECT FROM inserted)
     ORDER BY d.ord
     RETURNING 1
-  ), fanned AS (${fanOut(t, 'inserted', 13)})
+  ), fanned AS (${fanOut(t, 'inserted', 13, 17)})
   SELECT EXISTS (SELECT FROM inserted) AS created,
     CASE WHEN EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned) THEN pg_notify($11, $12) END AS notified`;
 
-/** Parameters: tenant, id, then the endpoint event (type or NULL, payload, created-at), then the notification channel and payload. */
+/** Parameters: tenant, id, then the endpoint event (type or NULL, payload, created-at), then the notification channel and payload, then the event's traceparent (or NULL). */
 export const deletePlantSql = (t: Tables) => `
   WITH deleted AS (
     DELETE FROM ${t.plants} WHERE tenant = $1 AND id = $2
     RETURNING id
-  ), fanned AS (${fanOut(t, 'deleted', 3)})
+  ), fanned AS (${fanOut(t, 'deleted', 3, 8)})
   SELECT EXISTS (SELECT FROM deleted) AS deleted,
     CASE WHEN EXISTS (SELECT FROM fanned) THEN pg_notify($6, $7) END AS notified`;
 

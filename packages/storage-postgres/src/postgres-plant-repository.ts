@@ -83,6 +83,8 @@ export class PostgresPlantRepository implements PlantRepository {
         OUTBOX_CHANNEL,
         this.#schema,
         ...eventParameters(event),
+        deliveries.map((d) => d.traceparent ?? null),
+        event?.traceparent ?? null,
       ]);
       if (row?.created) {
         return { created: true, plant: plant.tag === undefined ? { id: plant.id, name: plant.name } : { ...plant } };
@@ -122,7 +124,7 @@ export class PostgresPlantRepository implements PlantRepository {
   }
 
   async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
-    const parameters = [tenant, id, ...eventParameters(event), OUTBOX_CHANNEL, this.#schema];
+    const parameters = [tenant, id, ...eventParameters(event), OUTBOX_CHANNEL, this.#schema, event?.traceparent ?? null];
     const [row] = await this.#runner.rows<{ deleted: boolean }>('delete the plant', this.#sql.delete, parameters);
     return row?.deleted === true;
   }

@@ -74,6 +74,7 @@ function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number,
     outbox: new PostgresWebhookOutbox({ runner, dispatch }, tables, listener),
     endpoints: new PostgresWebhookEndpoints(runner, tables, schema),
     portalLinks: new PostgresPortalLinks(runner, tables),
+    dbSystem: 'postgresql',
     async ping() {
       await runner.rows('answer a ping', 'SELECT 1', []);
     },

@@ -21,6 +21,8 @@ export interface MessageRow {
   readonly event_type: string;
   readonly payload: string;
   readonly created_at: bigint;
+  /** W3C `traceparent` of the write that queued it; NULL when that write was not traced. */
+  readonly traceparent: string | null;
 }
 
 export interface ClaimRow extends MessageRow {

@@ -38,6 +38,8 @@ export interface WebhookDeliveriesTable {
   updated_at: IntegerColumn;
   /** 1 for a delivery queued by "send a test event", else 0 (migration 005). */
   test: ColumnType<bigint, number | undefined, number>;
+  /** W3C `traceparent` of the write that queued it; NULL when that write was not traced (and before migration 006). */
+  traceparent: string | null;
 }
 
 export interface WebhookAttemptsTable {

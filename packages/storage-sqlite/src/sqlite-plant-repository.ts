@@ -26,10 +26,10 @@ const FAN_OUT = `
     WHERE tenant = @tenant AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = @eventType)
   )
   INSERT INTO webhook_deliveries
-    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
+    (id, tenant, endpoint_id, event_type, payload, traceparent, status, attempt_count, next_attempt_at, created_at, updated_at)
   SELECT 'msg_' || substr(r, 1, 12) || '4' || substr(r, 14, 3)
       || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
-    @tenant, id, @eventType, @payload, 'pending', 0, @at, @at, @at
+    @tenant, id, @eventType, @payload, @traceparent, 'pending', 0, @at, @at, @at
   FROM targets ORDER BY id`;
 
 /** A plants row as the raw statements return it: [id, name, tag]. */
@@ -77,7 +77,7 @@ export class SqlitePlantRepository implements PlantRepository {
     const queueEvent = (tenant: string, event: EndpointEvent | undefined) => {
       if (!event) return;
       const at = Math.round(event.createdAt);
-      fanOut.run({ tenant, eventType: event.eventType, payload: event.payload, at });
+      fanOut.run({ tenant, eventType: event.eventType, payload: event.payload, at, traceparent: event.traceparent ?? null });
     };
     const create = db.transaction((tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): CreatePlantResult => {
       const stored: Plant = plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };

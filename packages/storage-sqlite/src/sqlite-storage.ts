@@ -66,6 +66,7 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage 
     outbox,
     endpoints,
     portalLinks: new SqlitePortalLinks(db, writes),
+    dbSystem: 'sqlite',
     async ping() {
       withSqliteErrors('answer a ping', () => ping.get());
       const problem = file.problem();

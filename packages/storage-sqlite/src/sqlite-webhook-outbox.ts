@@ -34,7 +34,7 @@ const CLAIM = (skipping: boolean) => `
       ${skipping ? 'AND endpoint_id NOT IN (SELECT value FROM json_each(?))' : ''}
     ORDER BY next_attempt_at, rowid
     LIMIT ?)
-  RETURNING id, tenant, endpoint_id, event_type, payload, created_at, attempt_count, next_attempt_at, rowid`;
+  RETURNING id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid`;
 
 /** The listing position of a tenant's endpoint delivery (a keyset cursor). */
 const TENANT_CURSOR = `SELECT created_at, rowid FROM webhook_deliveries WHERE id = ? AND tenant = ? AND substr(endpoint_id, 1, 3) = 'ep_'`;
@@ -90,6 +90,7 @@ interface ClaimRow {
   event_type: string;
   payload: string;
   created_at: bigint;
+  traceparent: string | null;
   attempt_count: bigint;
   next_attempt_at: bigint;
   rowid: bigint;
@@ -114,7 +115,7 @@ function toAttempt(row: Selectable<WebhookAttemptsTable>): DeliveryAttempt {
 }
 
 /** The columns every delivery row has, as the port's fields. */
-type DeliveryRowCore = Pick<ClaimRow, 'id' | 'tenant' | 'endpoint_id' | 'event_type' | 'payload' | 'created_at'>;
+type DeliveryRowCore = Pick<ClaimRow, 'id' | 'tenant' | 'endpoint_id' | 'event_type' | 'payload' | 'created_at' | 'traceparent'>;
 
 function toNewDelivery(row: DeliveryRowCore): NewDelivery {
   return {
@@ -124,6 +125,7 @@ function toNewDelivery(row: DeliveryRowCore): NewDelivery {
     eventType: row.event_type,
     payload: row.payload,
     createdAt: Number(row.created_at),
+    ...(row.traceparent === null ? {} : { traceparent: row.traceparent }),
   };
 }
 
@@ -165,8 +167,8 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     this.#snapshot = (read) => db.transaction(read)();
     this.#insert = db.prepare(
       `INSERT INTO webhook_deliveries
-         (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+         (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent)
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
     );
     this.#claim = db.prepare(CLAIM(false));
     this.#claimSkipping = db.prepare(CLAIM(true));
@@ -194,7 +196,8 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   queue(deliveries: readonly NewDelivery[]): void {
     for (const delivery of deliveries) {
       const createdAt = wholeMs(delivery.createdAt);
-      this.#insert.run(delivery.id, delivery.tenant, delivery.endpointId, delivery.eventType, delivery.payload, createdAt, createdAt, createdAt);
+      const { traceparent = null } = delivery;
+      this.#insert.run(delivery.id, delivery.tenant, delivery.endpointId, delivery.eventType, delivery.payload, createdAt, createdAt, createdAt, traceparent);
     }
   }
 

@@ -14,6 +14,7 @@ import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { firstAuthenticator } from '../auth/first-authenticator.js';
 import { portalLinkAuthenticator } from '../portal/portal-link-authenticator.js';
 import { PortalLinks } from '../portal/portal-links.js';
+import { tracedStorage } from '../tracing/traced-storage.js';
 import { PlantService } from '../service/plant-service.js';
 import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
@@ -110,6 +111,8 @@ export interface PlantStore {
  * transport is given.
  */
 export function createPlantStore(options: PlantStoreOptions): PlantStore {
+  // Every storage call is traced from here on (a no-op without an OpenTelemetry SDK).
+  options = { ...options, storage: tracedStorage(options.storage) };
   const container = rootContainer.createChildContainer();
   registerPorts(container, options);
   registerServices(container, options);

@@ -15,6 +15,8 @@ export interface EndpointEvent {
   readonly payload: string;
   /** Epoch ms: the deliveries' `createdAt` and first due time. */
   readonly createdAt: number;
+  /** Optional: the deliveries' `traceparent` (see `NewDelivery`). */
+  readonly traceparent?: string;
 }
 
 /** One batch of a tenant's plants in ascending id order (keyset pagination). */

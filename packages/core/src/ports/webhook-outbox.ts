@@ -21,6 +21,12 @@ export interface NewDelivery {
   readonly createdAt: number;
   /** Queued by "send a test event" (an example payload, not a real event); absent otherwise. */
   readonly test?: true;
+  /**
+   * Optional: the W3C `traceparent` of the write that queued it, kept as given and handed back by every read
+   * (`claimDue` above all), so each attempt's span links to that write even in another process. Absent when
+   * the write was not traced.
+   */
+  readonly traceparent?: string;
 }
 
 /** One try at sending a delivery. */

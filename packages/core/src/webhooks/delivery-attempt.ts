@@ -1,6 +1,8 @@
+import type { Span } from '@opentelemetry/api';
 import type { Clock } from '../ports/clock.js';
-import type { NewDelivery } from '../ports/webhook-outbox.js';
+import type { ClaimedDelivery, NewDelivery } from '../ports/webhook-outbox.js';
 import type { WebhookSendOutcome, WebhookTransport } from '../ports/webhook-transport.js';
+import { addTraceHeaders, endAttemptSpan, inAttemptSpan, startAttemptSpan } from '../tracing/attempt-span.js';
 import type { DeliveryTarget, DeliveryTargets } from './delivery-targets.js';
 import type { EndpointThrottle } from './endpoint-throttle.js';
 import { ENDPOINT_DELETED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
@@ -35,19 +37,24 @@ export const THROTTLED = 'throttled';
  * (against its contract) a `retry`.
  */
 export async function attemptDelivery(
-  delivery: NewDelivery,
+  delivery: ClaimedDelivery,
   context: AttemptContext,
   signal: AbortSignal,
 ): Promise<AttemptResult | typeof THROTTLED> {
   const startedAt = context.clock.now();
   let target: DeliveryTarget | undefined;
+  let lookupFailed: WebhookSendOutcome | undefined;
   try {
     target = await context.targets.resolve(delivery);
   } catch (error) {
-    return finish({ kind: 'retry', reason: `endpoint lookup failed: ${describe(error)}` }, startedAt, context, signal);
+    lookupFailed = { kind: 'retry', reason: `endpoint lookup failed: ${describe(error)}` };
   }
   if (target && !target.unavailable && !(await context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now()))) return THROTTLED;
-  return finish(await send(delivery, target, context, signal, startedAt), startedAt, context, signal);
+  const span = startAttemptSpan(delivery, target?.url);
+  const outcome = lookupFailed ?? (await inAttemptSpan(span, () => send(delivery, target, context, signal, startedAt, span)));
+  const result = finish(outcome, startedAt, context, signal);
+  endAttemptSpan(span, result.outcome, result.interrupted);
+  return result;
 }
 
 function finish(outcome: WebhookSendOutcome, startedAt: number, context: AttemptContext, signal: AbortSignal): AttemptResult {
@@ -55,13 +62,20 @@ function finish(outcome: WebhookSendOutcome, startedAt: number, context: Attempt
   return { startedAt, finishedAt: context.clock.now(), outcome, interrupted };
 }
 
-async function send(delivery: NewDelivery, target: DeliveryTarget | undefined, context: AttemptContext, signal: AbortSignal, now: number): Promise<WebhookSendOutcome> {
+async function send(
+  delivery: NewDelivery,
+  target: DeliveryTarget | undefined,
+  context: AttemptContext,
+  signal: AbortSignal,
+  now: number,
+  span: Span,
+): Promise<WebhookSendOutcome> {
   if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
   if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
   try {
     return await context.transport.send({
       url: target.url,
-      headers: webhookHeaders(delivery, target, now, context.userAgent),
+      headers: addTraceHeaders(webhookHeaders(delivery, target, now, context.userAgent), span),
       body: delivery.payload,
       timeoutMs: context.timeoutMs,
       signal,

@@ -6,6 +6,7 @@ import type { Logger } from '../ports/logger.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { AttemptOutcome, ClaimedDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
+import { outsideAnyTrace } from '../tracing/tracer.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { AttemptSlots } from './attempt-slots.js';
 import { attemptDelivery, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
@@ -166,10 +167,13 @@ export class WebhookDispatcher {
   wake(): void {
     if (this.#state !== 'running' || this.#pumpScheduled) return;
     this.#pumpScheduled = true;
-    setImmediate(() => {
-      this.#pumpScheduled = false;
-      this.#pump();
-    });
+    // Outside the waker's trace: a request that queued work must not become the parent of the dispatcher's storage calls.
+    outsideAnyTrace(() =>
+      setImmediate(() => {
+        this.#pumpScheduled = false;
+        this.#pump();
+      }),
+    );
   }
 
   /**

@@ -3,6 +3,7 @@ import { initial } from './001-initial.js';
 import { webhookEndpoints } from './002-webhook-endpoints.js';
 import { endpointRateBudgets } from './003-endpoint-rate-budgets.js';
 import { portal } from './004-portal.js';
+import { deliveryTraceparent } from './005-delivery-traceparent.js';
 
 /**
  * Every schema version, applied in name order by kysely's Migrator. Listed in
@@ -14,4 +15,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '002-webhook-endpoints': webhookEndpoints,
   '003-endpoint-rate-budgets': endpointRateBudgets,
   '004-portal': portal,
+  '005-delivery-traceparent': deliveryTraceparent,
 };

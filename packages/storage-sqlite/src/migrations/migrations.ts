@@ -12,4 +12,5 @@ export const MIGRATIONS: Readonly<Record<string, () => Promise<Migration>>> = {
   '003-webhook-endpoints': async () => (await import('./003-webhook-endpoints.js')).webhookEndpoints,
   '004-webhook-retention': async () => (await import('./004-webhook-retention.js')).webhookRetention,
   '005-portal': async () => (await import('./005-portal.js')).portal,
+  '006-delivery-traceparent': async () => (await import('./006-delivery-traceparent.js')).deliveryTraceparent,
 };

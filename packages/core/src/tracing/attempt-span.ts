@@ -1,0 +1,75 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Link, type Span } from '@opentelemetry/api';
+import type { ClaimedDelivery } from '../ports/webhook-outbox.js';
+import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
+import { parseTraceparent } from './trace-parent.js';
+import { tracer } from './tracer.js';
+
+/** What the attempt span says an attempt came to: the transport's outcome, or `interrupted` when a shutdown cut it short. */
+export type AttemptSpanOutcome = WebhookSendOutcome['kind'] | 'interrupted';
+
+/**
+ * The CLIENT span of one delivery attempt (`POST`, as the HTTP client
+ * conventions name a request without a URL template). It starts a trace of
+ * its own, linked to the span of the write that queued the delivery: an
+ * attempt may come hours later, from another process, and belongs to no
+ * request. Its attributes name the receiver by host only: a tenant's URL
+ * may carry a secret in its path or query, so `url.full` is left out.
+ */
+export function startAttemptSpan(delivery: ClaimedDelivery, url: string | undefined): Span {
+  const queuedBy = parseTraceparent(delivery.traceparent);
+  const links: Link[] = queuedBy ? [{ context: queuedBy }] : [];
+  const span = tracer.startSpan('POST', { kind: SpanKind.CLIENT, root: true, links }, ROOT_CONTEXT);
+  if (!span.isRecording()) return span;
+  const attributes: Attributes = {
+    'http.request.method': 'POST',
+    'plant_store.webhook.endpoint_id': delivery.endpointId,
+    'plant_store.webhook.message_id': delivery.id,
+    'plant_store.webhook.event_type': delivery.eventType,
+  };
+  if (delivery.attemptCount > 0) attributes['http.request.resend_count'] = delivery.attemptCount;
+  const server = url === undefined ? undefined : serverOf(url);
+  if (server) Object.assign(attributes, server);
+  span.setAttributes(attributes);
+  return span;
+}
+
+/**
+ * Adds the headers that carry the attempt span to the receiver, so its own
+ * tracing joins the trace: the registered propagator's (W3C `traceparent`
+ * by default). Adds none without an OpenTelemetry SDK (nothing valid to send).
+ */
+export function addTraceHeaders(headers: Record<string, string>, span: Span): Record<string, string> {
+  propagation.inject(trace.setSpan(ROOT_CONTEXT, span), headers);
+  return headers;
+}
+
+/** Runs `send` with the attempt span active, so spans an instrumented HTTP client makes become its children. */
+export function inAttemptSpan<T>(span: Span, send: () => Promise<T>): Promise<T> {
+  return span.isRecording() ? context.with(trace.setSpan(ROOT_CONTEXT, span), send) : send();
+}
+
+/** Ends the span with what the attempt came to; anything but `delivered` is an error status whose message is the (secret-free) reason. */
+export function endAttemptSpan(span: Span, outcome: WebhookSendOutcome, interrupted: boolean): void {
+  if (span.isRecording()) {
+    const kind: AttemptSpanOutcome = interrupted ? 'interrupted' : outcome.kind;
+    span.setAttribute('plant_store.webhook.outcome', kind);
+    if (outcome.statusCode !== undefined) span.setAttribute('http.response.status_code', outcome.statusCode);
+    if (outcome.kind !== 'delivered') {
+      span.setAttribute('error.type', outcome.statusCode !== undefined ? String(outcome.statusCode) : '_OTHER');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.reason });
+    }
+  }
+  span.end();
+}
+
+/** `server.address` (host only) and `server.port` of the receiver's URL; none when it does not parse. */
+function serverOf(url: string): Attributes | undefined {
+  try {
+    const parsed = new URL(url);
+    const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+    // An IPv6 host comes bracketed in a URL; the attribute takes the bare address.
+    return { 'server.address': parsed.hostname.replace(/^\[(.*)\]$/, '$1'), 'server.port': port, 'url.scheme': parsed.protocol.slice(0, -1) };
+  } catch {
+    return undefined;
+  }
+}

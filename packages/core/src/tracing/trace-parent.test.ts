@@ -1,0 +1,25 @@
+import { INVALID_SPAN_CONTEXT, TraceFlags } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
+import { formatTraceparent, parseTraceparent } from './trace-parent.js';
+
+const traceId = '0af7651916cd43dd8448eb211c80319c';
+const spanId = 'b7ad6b7169203331';
+
+describe('traceparent', () => {
+  it('writes a valid span context as a W3C traceparent and reads it back as a remote one', () => {
+    const written = formatTraceparent({ traceId, spanId, traceFlags: TraceFlags.SAMPLED });
+    expect(written).toBe(`00-${traceId}-${spanId}-01`);
+    expect(parseTraceparent(written)).toEqual({ traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+    expect(formatTraceparent({ traceId, spanId, traceFlags: TraceFlags.NONE })).toBe(`00-${traceId}-${spanId}-00`);
+  });
+
+  it('writes nothing for the invalid context every span has without an SDK', () => {
+    expect(formatTraceparent(INVALID_SPAN_CONTEXT)).toBeUndefined();
+  });
+
+  it('reads nothing from what is not a traceparent (absent, malformed, all-zero ids, unknown version)', () => {
+    for (const value of [undefined, '', 'junk', `00-${traceId}-${spanId}`, `00-${'0'.repeat(32)}-${spanId}-01`, `00-${traceId}-${'0'.repeat(16)}-01`, `01-${traceId}-${spanId}-01`, `00-${traceId.toUpperCase()}-${spanId}-01`]) {
+      expect(parseTraceparent(value)).toBeUndefined();
+    }
+  });
+});

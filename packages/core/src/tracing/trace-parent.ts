@@ -1,0 +1,24 @@
+import { isSpanContextValid, type SpanContext } from '@opentelemetry/api';
+
+// The W3C trace context header, version 00: `00-<trace id>-<span id>-<flags>`.
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * The W3C `traceparent` of a span context, or `undefined` for an invalid one
+ * (what every span is when no OpenTelemetry SDK is installed). Written by
+ * core itself rather than by the registered propagator: the outbox keeps
+ * this one format whatever a host propagates on the wire.
+ */
+export function formatTraceparent(spanContext: SpanContext): string | undefined {
+  if (!isSpanContextValid(spanContext)) return undefined;
+  const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
+  return `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
+}
+
+/** The span context a stored `traceparent` names, or `undefined` when it is absent or not one. */
+export function parseTraceparent(traceparent: string | undefined): SpanContext | undefined {
+  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent);
+  if (!match) return undefined;
+  const spanContext: SpanContext = { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true };
+  return isSpanContextValid(spanContext) ? spanContext : undefined;
+}

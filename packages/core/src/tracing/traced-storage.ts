@@ -1,0 +1,157 @@
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import type { EndpointEvent, PlantRepository } from '../ports/plant-repository.js';
+import type { PortalLinkRepository } from '../ports/portal-link-repository.js';
+import type { Storage } from '../ports/storage.js';
+import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
+import type { NewDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
+import { formatTraceparent } from './trace-parent.js';
+import { tracer } from './tracer.js';
+
+/** What one traced member is: its span name and attributes, built once per storage. */
+interface Operation {
+  readonly name: string;
+  readonly attributes: Attributes;
+}
+
+/** The members of a port that return promises (the ones traced). */
+type AsyncMember<T> = { [K in keyof T]-?: T[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof T];
+
+// Every member of each port, checked by the compiler, so a member added to a
+// port is not left untraced (or, worse, missing from the wrapper).
+const PLANT_MEMBERS = { create: true, get: true, list: true, idAtOffset: true, delete: true } satisfies Record<keyof PlantRepository, true>;
+const OUTBOX_MEMBERS = {
+  claimDue: true,
+  recordAttempt: true,
+  release: true,
+  nextDueAt: true,
+  pendingStats: true,
+  get: true,
+  list: true,
+  requeue: true,
+  listForTenant: true,
+  resend: true,
+  requeueFailedSince: true,
+  endpointAttemptStats: true,
+  enqueue: true,
+  prune: true,
+} satisfies Record<AsyncMember<WebhookOutbox>, true>;
+const ENDPOINT_MEMBERS = {
+  create: true,
+  get: true,
+  list: true,
+  update: true,
+  delete: true,
+  secrets: true,
+  rotateSecret: true,
+  find: true,
+  listAll: true,
+  setStatus: true,
+  noteAttempt: true,
+} satisfies Record<keyof WebhookEndpointRepository, true>;
+const PORTAL_LINK_MEMBERS = { create: true, find: true, revoke: true, list: true } satisfies Record<keyof PortalLinkRepository, true>;
+
+/**
+ * The storage with one CLIENT span per call of its repositories
+ * (`db.system.name` from `storage.dbSystem`, `db.operation.name` the port
+ * member, `db.collection.name` the repository), and the `traceparent` of the
+ * plant write's span stamped on the deliveries it queues, so attempts made
+ * later, in any process, link back to it.
+ *
+ * A call is traced only inside a span (a request's, or a host's): the
+ * dispatcher's background polls would otherwise start a trace each. Outside
+ * one, and always without an OpenTelemetry SDK, a call goes straight to the
+ * storage with nothing added.
+ */
+export function tracedStorage(storage: Storage): Storage {
+  const system = storage.dbSystem;
+  const { create: _create, delete: _delete, ...plantReads } = PLANT_MEMBERS;
+  const plants = storage.plants;
+  const plantOps = { create: operation(system, 'plants', 'create'), delete: operation(system, 'plants', 'delete') };
+  const tracedPlants: PlantRepository = {
+    ...tracedMembers(plants, plantReads, system, 'plants'),
+    create: (tenant, plant, deliveries, event) =>
+      traced(plantOps.create, (span) => {
+        const traceparent = span && formatTraceparent(span.spanContext());
+        return traceparent === undefined
+          ? plants.create(tenant, plant, deliveries, event)
+          : plants.create(tenant, plant, stampDeliveries(deliveries, traceparent), stampEvent(event, traceparent));
+      }),
+    delete: (tenant, id, event) =>
+      traced(plantOps.delete, (span) => {
+        const traceparent = span && formatTraceparent(span.spanContext());
+        return plants.delete(tenant, id, traceparent === undefined ? event : stampEvent(event, traceparent));
+      }),
+  };
+  const outbox = storage.outbox;
+  const tracedOutbox: WebhookOutbox = {
+    ...tracedMembers(outbox, OUTBOX_MEMBERS, system, 'webhook_deliveries'),
+    // Not a storage call but a subscription: passed through as it is (and left out when the storage has none).
+    ...('watch' in outbox ? { watch: (listener: () => void) => outbox.watch!(listener) } : {}),
+    // Optional capabilities pass through untraced, and stay absent when the storage has none: the dispatcher
+    // asks whether they exist (a shared rate budget changes how it throttles).
+    ...(outbox.takeRateBudget ? { takeRateBudget: outbox.takeRateBudget.bind(outbox) } : {}),
+  };
+  return {
+    plants: tracedPlants,
+    outbox: tracedOutbox,
+    endpoints: tracedMembers(storage.endpoints, ENDPOINT_MEMBERS, system, 'webhook_endpoints'),
+    portalLinks: tracedMembers(storage.portalLinks, PORTAL_LINK_MEMBERS, system, 'portal_links'),
+    ...(system === undefined ? {} : { dbSystem: system }),
+    ping: () => storage.ping(),
+    close: () => storage.close(),
+  };
+}
+
+function operation(system: string | undefined, collection: string, member: string): Operation {
+  const attributes: Attributes = { 'db.operation.name': member, 'db.collection.name': collection };
+  if (system !== undefined) attributes['db.system.name'] = system;
+  // The database conventions' `{operation} {target}`.
+  return { name: `${member} ${collection}`, attributes };
+}
+
+/** Each listed member of `target`, traced; `this` stays the target, and the member is looked up at each call, as an unwrapped call would. */
+function tracedMembers<T extends object, K extends keyof T>(target: T, members: Record<K, true>, system: string | undefined, collection: string): Pick<T, K> {
+  const wrapped: Partial<Record<K, unknown>> = {};
+  for (const member of Object.keys(members) as K[]) {
+    const op = operation(system, collection, String(member));
+    wrapped[member] = (...args: unknown[]) => traced(op, () => (target[member] as (...args: unknown[]) => Promise<unknown>).apply(target, args));
+  }
+  return wrapped as Pick<T, K>;
+}
+
+/**
+ * Runs `call` in a span of its own when a span is active, handing it the
+ * span (whose `traceparent` is stamped on deliveries also when the sampler
+ * dropped it: the decision travels with it); without an active span, runs it
+ * untouched.
+ */
+function traced<T>(op: Operation, call: (span: Span | undefined) => Promise<T>): Promise<T> {
+  const parent = context.active();
+  if (trace.getSpan(parent) === undefined) return call(undefined);
+  const span = tracer.startSpan(op.name, { kind: SpanKind.CLIENT, attributes: op.attributes }, parent);
+  return context.with(trace.setSpan(parent, span), call, undefined, span).then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (error: unknown) => {
+      failed(span, error);
+      throw error;
+    },
+  );
+}
+
+/** The error's class as `error.type`: never its message, which may carry a driver's details of the data. */
+function failed(span: Span, error: unknown): void {
+  span.setAttribute('error.type', error instanceof Error ? error.name : '_OTHER');
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+function stampDeliveries(deliveries: readonly NewDelivery[], traceparent: string): readonly NewDelivery[] {
+  return deliveries.length === 0 ? deliveries : deliveries.map((delivery) => ({ ...delivery, traceparent }));
+}
+
+function stampEvent(event: EndpointEvent | undefined, traceparent: string): EndpointEvent | undefined {
+  return event && { ...event, traceparent };
+}

@@ -1,0 +1,58 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context, INVALID_TRACEID, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { routeTemplate } from '../routes/route-request.js';
+
+const tracer = trace.getTracer('@plant-store/http-node');
+
+/** Methods the HTTP conventions know; any other is recorded as `_OTHER` (a raw method is unbounded user input). */
+const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
+
+/**
+ * Runs `handle` (which must not reject) inside the request's SERVER span,
+ * continuing the caller's trace when it sent one (the registered propagator
+ * reads the headers: W3C `traceparent` by default). The span is named
+ * `METHOD /route` with the route template (`/plants/{id}`), never a raw
+ * path: ids, tenants and query strings stay out of traces as they stay out
+ * of metrics. Without an OpenTelemetry SDK there is no valid span and
+ * `handle` runs untouched.
+ */
+export function tracedRequest(req: IncomingMessage, res: ServerResponse, basePath: string, handle: () => Promise<void>): Promise<void> {
+  const parent = propagation.extract(context.active(), req.headers);
+  const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
+  const span = tracer.startSpan(method === '_OTHER' ? 'HTTP' : method, { kind: SpanKind.SERVER }, parent);
+  // Without an SDK the span is the no-op one, all-zero ids (an SDK's spans always have valid ones): nothing to trace.
+  if (span.spanContext().traceId === INVALID_TRACEID) return handle();
+  if (span.isRecording()) {
+    span.setAttribute('http.request.method', method);
+    if (method === '_OTHER') span.setAttribute('http.request.method_original', String(req.method));
+    span.setAttribute('url.scheme', (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
+    span.setAttribute('network.protocol.version', req.httpVersion);
+  }
+  return context.with(trace.setSpan(parent, span), handle).finally(() => endServerSpan(span, method, req, res, basePath));
+}
+
+function endServerSpan(span: Span, method: string, req: IncomingMessage, res: ServerResponse, basePath: string): void {
+  if (span.isRecording()) {
+    const route = routeOf(req.url ?? '/', basePath);
+    if (route !== undefined) {
+      span.setAttribute('http.route', route);
+      span.updateName(`${method === '_OTHER' ? 'HTTP' : method} ${route}`);
+    }
+    span.setAttribute('http.response.status_code', res.statusCode);
+    // The server conventions: a 5xx is the server's error, a 4xx the client's (not an error of this span).
+    if (res.statusCode >= 500) {
+      span.setAttribute('error.type', String(res.statusCode));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+  }
+  span.end();
+}
+
+/** The full route template (base path included) of a request URL, or `undefined` when no route matches it. */
+function routeOf(url: string, basePath: string): string | undefined {
+  const queryStart = url.indexOf('?');
+  const path = queryStart === -1 ? url : url.slice(0, queryStart);
+  if (!path.startsWith(basePath)) return undefined;
+  const template = routeTemplate(path.slice(basePath.length));
+  return template === undefined ? undefined : `${basePath}${template}`;
+}

@@ -1,0 +1,53 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+
+/** The tracing SDK of a running service. */
+export interface Tracing {
+  /** Exports the spans still buffered (waiting at most `timeoutMs`), then unregisters the SDK. Idempotent. */
+  shutdown(timeoutMs: number): Promise<boolean>;
+}
+
+/**
+ * Starts the OpenTelemetry Node tracing SDK and registers it globally (tracer
+ * provider, the AsyncLocalStorage context manager, the W3C trace context and
+ * baggage propagators): spans are batched and sent over OTLP/HTTP (JSON) to
+ * the endpoint the standard `OTEL_*` variables name. The SDK reads those
+ * variables from the process environment itself (endpoint, headers, timeout,
+ * sampler, batch settings, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`).
+ * Loaded only when asked (see `tracingRequested`): its modules add to
+ * start-up what a service without tracing should not pay.
+ */
+export async function startTracing(serviceVersion: string): Promise<Tracing> {
+  const [{ NodeTracerProvider }, { BatchSpanProcessor }, { OTLPTraceExporter }, resources] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+  ]);
+  // The SDK's defaults, then this service's name and version, then what the environment says (it wins).
+  const resource = resources
+    .defaultResource()
+    .merge(resources.resourceFromAttributes({ 'service.name': 'plant-store', 'service.version': serviceVersion }))
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
+  provider.register();
+  let stopping: Promise<boolean> | undefined;
+  return {
+    shutdown(timeoutMs) {
+      stopping ??= (async () => {
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<false>((resolveTimeout) => {
+          timer = setTimeout(() => resolveTimeout(false), timeoutMs);
+        });
+        try {
+          return await Promise.race([provider.shutdown().then(() => true), timedOut]);
+        } finally {
+          clearTimeout(timer);
+          trace.disable();
+          context.disable();
+          propagation.disable();
+        }
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { tracingCaveats, tracingRequested } from './tracing-settings.js';
+
+describe('tracingRequested', () => {
+  it('is off unless the standard variables ask for OTLP export', () => {
+    expect(tracingRequested({})).toBe(false);
+    expect(tracingRequested({ OTEL_SERVICE_NAME: 'plants' })).toBe(false);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(true);
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(true);
+    expect(tracingRequested({ OTEL_TRACES_EXPORTER: 'otlp' })).toBe(true);
+    expect(tracingRequested({ OTEL_TRACES_EXPORTER: 'console, OTLP' })).toBe(true);
+  });
+
+  it('stays off when the exporter is none or another one, or the SDK is disabled, whatever the endpoint', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(tracingRequested({ ...endpoint, OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
+    expect(tracingRequested({ ...endpoint, OTEL_TRACES_EXPORTER: 'zipkin' })).toBe(false);
+    expect(tracingRequested({ ...endpoint, OTEL_SDK_DISABLED: 'true' })).toBe(false);
+    expect(tracingRequested({ ...endpoint, OTEL_SDK_DISABLED: 'false' })).toBe(true);
+  });
+});
+
+describe('tracingCaveats', () => {
+  it('names exporters and protocols this service does not speak', () => {
+    expect(tracingCaveats({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toEqual([]);
+    expect(tracingCaveats({ OTEL_TRACES_EXPORTER: 'otlp,console', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toEqual([
+      'OTEL_TRACES_EXPORTER: only otlp is supported; ignoring console',
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc is not supported; traces are sent as OTLP/HTTP with JSON bodies (http/json)',
+    ]);
+  });
+});
