@@ -115,6 +115,7 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
     requestId: requestId(req.headers['x-request-id']),
     query: queryStart === -1 ? '' : url.slice(queryStart + 1),
     head: req.method === 'HEAD',
+    route: undefined,
   };
   try {
     try {
@@ -123,7 +124,7 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
       sendError(res, exchange.requestId, error, context.logger, leavesLargeBodyUnread(req, context.maxBodyBytes));
     }
     const durationMs = performance.now() - started;
-    context.metrics?.observe(req.method, routed, res.statusCode, durationMs / 1000);
+    context.metrics?.observe(req.method, routed, res.statusCode, durationMs / 1000, exchange.route);
     const fields: Record<string, unknown> = {
       method: req.method,
       path,

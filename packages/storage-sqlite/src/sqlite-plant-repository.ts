@@ -114,6 +114,10 @@ export class SqlitePlantRepository implements PlantRepository {
   }
 
   async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
+    // Deleting what is not there writes nothing: one indexed read answers it,
+    // without taking the write lock for a transaction that would change
+    // nothing. (A plant created meanwhile is as if created just after.)
+    if (withSqliteErrors('delete the plant', () => this.#select.get(tenant, id)) === undefined) return false;
     return withSqliteWrite(this.#file, 'delete the plant', () =>
       event ? this.#deleteWithEvent(tenant, id, event) : this.#delete.run(tenant, id).changes > 0,
     );

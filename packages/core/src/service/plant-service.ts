@@ -1,7 +1,7 @@
 import { parseNewPlant, parsePlantId, plantToJson, samePlant, type Plant } from '../domain/plant.js';
 import { parseListPlantsOptions, type ListPlantsInput } from '../domain/list-options.js';
 import type { Principal, Scope } from '../domain/principal.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, withoutStack } from '../errors.js';
 import type { PlantEventBus, PlantEvents } from '../events/plant-events.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
@@ -71,7 +71,7 @@ export class PlantService {
     const result = await this.#plants.create(principal.tenant, plant, deliveries, event);
     if (!result.created) {
       if (!samePlant(result.plant, plant)) {
-        throw new ConflictError(`a plant with id ${plant.id} already exists with a different name or tag`);
+        throw withoutStack(() => new ConflictError(`a plant with id ${plant.id} already exists with a different name or tag`));
       }
       return { plant: result.plant, created: false };
     }
@@ -84,7 +84,7 @@ export class PlantService {
     requireScope(principal, 'plants:read');
     const plantId = parsePlantId(id);
     const plant = await this.#plants.get(principal.tenant, plantId);
-    if (!plant) throw new NotFoundError(`plant ${plantId} not found`);
+    if (!plant) throw notFound(plantId);
     return plant;
   }
 
@@ -123,9 +123,7 @@ export class PlantService {
     requireScope(principal, 'plants:write');
     const plantId = parsePlantId(id);
     const event = { eventType: 'plant.deleted', payload: `{"id":${plantId}}`, createdAt: this.#clock.now() } as const;
-    if (!(await this.#plants.delete(principal.tenant, plantId, event))) {
-      throw new NotFoundError(`plant ${plantId} not found`);
-    }
+    if (!(await this.#plants.delete(principal.tenant, plantId, event))) throw notFound(plantId);
     this.#emit('plant.deleted', { tenant: principal.tenant, id: plantId });
   }
 
@@ -168,7 +166,12 @@ export class PlantService {
 
 /** Throws `ForbiddenError` unless the principal holds the scope. */
 export function requireScope(principal: Principal, scope: Scope): void {
-  if (!principal.scopes.includes(scope)) throw new ForbiddenError(scope);
+  if (!principal.scopes.includes(scope)) throw withoutStack(() => new ForbiddenError(scope));
+}
+
+// Expected outcomes, answered as 404 and 403: no stack trace (see withoutStack).
+function notFound(id: bigint): NotFoundError {
+  return withoutStack(() => new NotFoundError(`plant ${id} not found`));
 }
 
 /** A listing of one page already read: callers may take `page` as it is instead of iterating. */
