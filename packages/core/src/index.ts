@@ -49,6 +49,7 @@ export type {
   EndpointEvent,
   ListPlantsQuery,
   PlantOffsetQuery,
+  PlantsJson,
   PlantRepository,
 } from './ports/plant-repository.js';
 export type { Storage } from './ports/storage.js';
@@ -78,7 +79,7 @@ export type {
 export type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from './ports/webhook-transport.js';
 
 export { PlantService, requireScope, type CreatePlantOutcome, type PlantServiceOptions } from './service/plant-service.js';
-export { collectListing, type PlantListing } from './service/plant-listing.js';
+export { collectListing, type PlantListing, type PlantPageJson } from './service/plant-listing.js';
 export {
   createPlantEventBus,
   type PlantEventBus,

@@ -10,9 +10,10 @@ import {
   type Plant,
   type PlantOffsetQuery,
   type PlantRepository,
+  type PlantsJson,
 } from '@plant-store/core';
 import type { DatabaseFileGuard } from './database-file-guard.js';
-import { idAtOffsetSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
+import { idAtOffsetSql, listPlantsJsonSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
 import { withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
 import type { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
@@ -42,6 +43,7 @@ export class SqlitePlantRepository implements PlantRepository {
   readonly #select: Statement;
   readonly #delete: Statement;
   readonly #lists = new Map<number, Statement>();
+  readonly #jsonLists = new Map<number, Statement>();
   readonly #offsets = new Map<number, Statement>();
   readonly #create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) => CreatePlantResult;
   readonly #deleteWithEvent: (tenant: string, id: bigint, event: EndpointEvent) => boolean;
@@ -99,6 +101,18 @@ export class SqlitePlantRepository implements PlantRepository {
       const statement = cached(this.#lists, shape, () => this.#db.prepare(listPlantsSql(shape)).raw(true));
       const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
       return (statement.all(...parameters) as PlantRow[]).map(toPlant);
+    });
+  }
+
+  async listJson(tenant: string, query: ListPlantsQuery): Promise<PlantsJson> {
+    return withSqliteErrors('list plants', () => {
+      if (query.after === INT64_MAX || query.limit < 1) return { json: '[]', count: 0, lastId: undefined };
+      const tags = distinct(query.tags);
+      const shape = { tagCount: tags.length, bounded: query.until !== undefined };
+      const statement = cached(this.#jsonLists, shape, () => this.#db.prepare(listPlantsJsonSql(shape)).raw(true));
+      const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
+      const [json, lastId, count] = statement.get(...parameters) as [string, bigint | null, bigint];
+      return { json, count: Number(count), lastId: lastId ?? undefined };
     });
   }
 

@@ -1,5 +1,5 @@
 import { parseNewPlant, parsePlantId, plantToJson, samePlant, type Plant } from '../domain/plant.js';
-import { parseListPlantsOptions, type ListPlantsInput } from '../domain/list-options.js';
+import { parseListPlantsOptions, type ListPlantsInput, type ListPlantsOptions } from '../domain/list-options.js';
 import type { Principal, Scope } from '../domain/principal.js';
 import { ConflictError, ForbiddenError, NotFoundError, withoutStack } from '../errors.js';
 import type { PlantEventBus, PlantEvents } from '../events/plant-events.js';
@@ -9,7 +9,7 @@ import type { PlantRepository } from '../ports/plant-repository.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
 import { newMessageId } from '../webhooks/message-id.js';
 import { subscriptionMatches, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
-import type { PlantListing } from './plant-listing.js';
+import type { PlantListing, PlantPageJson } from './plant-listing.js';
 
 export interface PlantServiceOptions {
   /** Where the plants (and, in the same transaction, their deliveries) are written. */
@@ -95,8 +95,31 @@ export class PlantService {
    */
   async list(principal: Principal, options: ListPlantsInput = {}): Promise<PlantListing> {
     requireScope(principal, 'plants:read');
-    const { limit, after, tags: tagList } = parseListPlantsOptions(options);
-    const tenant = principal.tenant;
+    return this.#list(principal.tenant, parseListPlantsOptions(options));
+  }
+
+  /**
+   * `list` for callers that send the listing as JSON (the HTTP adapter): a
+   * page of up to the batch size comes back as its JSON text, written by
+   * storage itself when it can (`listJson`), so no plant objects are built
+   * for it; any other listing as `list` returns it.
+   */
+  async listAsJson(principal: Principal, options: ListPlantsInput = {}): Promise<PlantListing | PlantPageJson> {
+    requireScope(principal, 'plants:read');
+    const parsed = parseListPlantsOptions(options);
+    const { limit } = parsed;
+    if (this.#plants.listJson === undefined || limit === undefined || limit === 0 || limit > this.#batchSize) {
+      return this.#list(principal.tenant, parsed);
+    }
+    const tags = parsed.tags !== undefined && parsed.tags.length > 0 ? parsed.tags : undefined;
+    const page = await this.#plants.listJson(principal.tenant, { after: parsed.after, tags, limit });
+    if (page.count < limit || page.lastId === undefined) return { json: page.json };
+    // A full page: one more id tells whether a next page exists.
+    const more = await this.#plants.list(principal.tenant, { after: page.lastId, tags, limit: 1 });
+    return more.length > 0 ? { json: page.json, nextAfter: page.lastId } : { json: page.json };
+  }
+
+  async #list(tenant: string, { limit, after, tags: tagList }: ListPlantsOptions): Promise<PlantListing> {
     const tags = tagList !== undefined && tagList.length > 0 ? tagList : undefined;
     if (limit === undefined) return { batches: this.#stream(tenant, after, undefined, tags) };
     if (limit === 0) return pageListing([], undefined);
