@@ -1,6 +1,5 @@
 import {
   newMessageId,
-  plantToJson,
   type CreatePlantResult,
   type EndpointEvent,
   type ListPlantsQuery,
@@ -8,7 +7,6 @@ import {
   type Plant,
   type PlantOffsetQuery,
   type PlantRepository,
-  type PlantsJson,
 } from '@plant-store/core';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import type { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
@@ -26,9 +24,6 @@ export class MemoryPlantRepository implements PlantRepository {
   readonly #outbox: MemoryWebhookOutbox;
   readonly #endpoints: MemoryWebhookEndpoints;
   readonly #lifecycle: MemoryLifecycle;
-  // The wire form of each stored plant, made on its first read: stored
-  // plants never change, and listings serve the same plants again and again.
-  readonly #json = new WeakMap<Plant, string>();
 
   constructor(outbox: MemoryWebhookOutbox, endpoints: MemoryWebhookEndpoints, lifecycle: MemoryLifecycle) {
     this.#outbox = outbox;
@@ -59,40 +54,17 @@ export class MemoryPlantRepository implements PlantRepository {
 
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {
     assertOpen(this.#lifecycle);
-    const result: Plant[] = [];
-    this.#each(tenant, query, (plant) => result.push(copyPlant(plant)));
-    return result;
-  }
-
-  async listJson(tenant: string, query: ListPlantsQuery): Promise<PlantsJson> {
-    assertOpen(this.#lifecycle);
-    let json = '';
-    let count = 0;
-    let lastId: bigint | undefined;
-    this.#each(tenant, query, (plant) => {
-      let text = this.#json.get(plant);
-      if (text === undefined) this.#json.set(plant, (text = plantToJson(plant)));
-      json += count++ === 0 ? text : `,${text}`;
-      lastId = plant.id;
-    });
-    return { json: `[${json}]`, count, lastId };
-  }
-
-  /** Calls `visit` with each stored plant the query selects, in id order. */
-  #each(tenant: string, query: ListPlantsQuery, visit: (plant: Plant) => void): void {
     const plants = this.#tenants.get(tenant);
-    if (!plants) return;
+    if (!plants) return [];
     const start = query.after === undefined ? 0 : plants.upperBound(query.after);
     const end = query.until === undefined ? plants.size : plants.upperBound(query.until);
     const tags = query.tags?.length ? new Set(query.tags) : undefined;
-    let found = 0;
-    for (let index = start; index < end && found < query.limit; index++) {
+    const result: Plant[] = [];
+    for (let index = start; index < end && result.length < query.limit; index++) {
       const plant = plants.at(index)!;
-      if (!tags || (plant.tag !== undefined && tags.has(plant.tag))) {
-        found++;
-        visit(plant);
-      }
+      if (!tags || (plant.tag !== undefined && tags.has(plant.tag))) result.push(copyPlant(plant));
     }
+    return result;
   }
 
   async idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined> {
