@@ -101,6 +101,26 @@ describe('get and delete', () => {
   });
 });
 
+describe('expected outcomes', () => {
+  const frames = /\n\s+at /;
+  it('are errors of their classes, built without stack frames (answered, not debugged)', async () => {
+    const missing = await store.plants.get(reader, 5n).catch((error: unknown) => error as Error);
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(missing.message).toBe('plant 5 not found');
+    expect(missing.stack).not.toMatch(frames);
+    const gone = await store.plants.delete(writer, 5n).catch((error: unknown) => error as Error);
+    expect(gone).toBeInstanceOf(NotFoundError);
+    expect(gone.stack).not.toMatch(frames);
+    const forbidden = await create({ id: 1, name: 'a' }, reader).catch((error: unknown) => error as Error);
+    expect(forbidden).toBeInstanceOf(ForbiddenError);
+    expect(forbidden.stack).not.toMatch(frames);
+    expect(ValidationError.of('id', 'bad').stack).not.toMatch(frames);
+    // Stack capture is back to normal afterwards, and errors built directly keep theirs.
+    expect(new NotFoundError('direct').stack).toMatch(frames);
+    expect(new Error('plain').stack).toMatch(frames);
+  });
+});
+
 describe('listAsJson', () => {
   // SQLite writes the pages' JSON itself (PlantRepository.listJson); memory storage has no listJson.
   beforeEach(async () => {
