@@ -103,15 +103,22 @@ describe('get and delete', () => {
 
 describe('expected outcomes', () => {
   const frames = /\n\s+at /;
+  const failure = (promise: Promise<unknown>): Promise<Error> =>
+    promise.then(
+      () => {
+        throw new Error('expected a rejection');
+      },
+      (error: unknown) => error as Error,
+    );
   it('are errors of their classes, built without stack frames (answered, not debugged)', async () => {
-    const missing = await store.plants.get(reader, 5n).catch((error: unknown) => error as Error);
+    const missing = await failure(store.plants.get(reader, 5n));
     expect(missing).toBeInstanceOf(NotFoundError);
     expect(missing.message).toBe('plant 5 not found');
     expect(missing.stack).not.toMatch(frames);
-    const gone = await store.plants.delete(writer, 5n).catch((error: unknown) => error as Error);
+    const gone = await failure(store.plants.delete(writer, 5n));
     expect(gone).toBeInstanceOf(NotFoundError);
     expect(gone.stack).not.toMatch(frames);
-    const forbidden = await create({ id: 1, name: 'a' }, reader).catch((error: unknown) => error as Error);
+    const forbidden = await failure(create({ id: 1, name: 'a' }, reader));
     expect(forbidden).toBeInstanceOf(ForbiddenError);
     expect(forbidden.stack).not.toMatch(frames);
     expect(ValidationError.of('id', 'bad').stack).not.toMatch(frames);
