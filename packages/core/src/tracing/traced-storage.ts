@@ -18,7 +18,10 @@ type AsyncMember<T> = { [K in keyof T]-?: T[K] extends (...args: never[]) => Pro
 
 // Every member of each port, checked by the compiler, so a member added to a
 // port is not left untraced (or, worse, missing from the wrapper).
-const PLANT_MEMBERS = { create: true, get: true, list: true, idAtOffset: true, delete: true } satisfies Record<keyof PlantRepository, true>;
+const PLANT_MEMBERS = { create: true, get: true, list: true, idAtOffset: true, delete: true } satisfies Record<
+  Exclude<keyof PlantRepository, 'listJson'>,
+  true
+>;
 const OUTBOX_MEMBERS = {
   claimDue: true,
   recordAttempt: true,
@@ -69,6 +72,8 @@ export function tracedStorage(storage: Storage): Storage {
   const plantOps = { create: operation(system, 'plants', 'create'), delete: operation(system, 'plants', 'delete') };
   const tracedPlants: PlantRepository = {
     ...tracedMembers(plants, plantReads, system, 'plants'),
+    // Optional: present only when the storage has it (the service asks whether it exists).
+    ...(plants.listJson ? tracedMembers(plants as Required<PlantRepository>, { listJson: true }, system, 'plants') : {}),
     create: (tenant, plant, deliveries, event) =>
       traced(plantOps.create, (span) => {
         const traceparent = span && formatTraceparent(span.spanContext());
