@@ -262,7 +262,8 @@ describe('sqliteStorage', () => {
       const db = new BetterSqlite3(path);
       db.pragma('auto_vacuum = NONE');
       db.pragma('journal_mode = WAL');
-      const { '004-webhook-retention': _newer, ...older } = MIGRATIONS;
+      // The migrations before 004 (which records incremental auto-vacuum): kysely refuses a gap in the applied ones.
+      const older = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '004'));
       await migrate(db, older);
       db.prepare("INSERT INTO plants (tenant, id, name) VALUES ('t', 1, 'old')").run();
       db.close();
