@@ -14,7 +14,7 @@ import type {
   PruneDeliveriesOptions,
   WebhookOutbox,
 } from '@plant-store/core';
-import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR } from '@plant-store/core';
+import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX } from '@plant-store/core';
 import { loadQueryBuilder, type QueryBuilder } from './query-builder.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './schema.js';
 import { sqliteError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
@@ -36,8 +36,11 @@ const CLAIM = (skipping: boolean) => `
     LIMIT ?)
   RETURNING id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid`;
 
+/** Deliveries to tenant endpoints (ids with the endpoint prefix), never those of operator subscriptions. */
+const TENANT_ENDPOINT = `substr(endpoint_id, 1, ${ENDPOINT_ID_PREFIX.length}) = '${ENDPOINT_ID_PREFIX}'`;
+
 /** The listing position of a tenant's endpoint delivery (a keyset cursor). */
-const TENANT_CURSOR = `SELECT created_at, rowid FROM webhook_deliveries WHERE id = ? AND tenant = ? AND substr(endpoint_id, 1, 3) = 'ep_'`;
+const TENANT_CURSOR = `SELECT created_at, rowid FROM webhook_deliveries WHERE id = ? AND tenant = ? AND ${TENANT_ENDPOINT}`;
 
 /** Back to pending whatever the state, due now; a lease in flight is left to end by itself. */
 const RESEND = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`;
@@ -306,7 +309,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
         const cursor = after === undefined ? undefined : (this.#db.prepare(TENANT_CURSOR).get(after, tenant) as { created_at: bigint; rowid: bigint } | undefined);
         if (after !== undefined && !cursor) return undefined;
         const conditions = [
-          `tenant = ? AND substr(endpoint_id, 1, 3) = 'ep_'`,
+          `tenant = ? AND ${TENANT_ENDPOINT}`,
           ...(endpointId !== undefined ? ['endpoint_id = ?'] : []),
           ...(status !== undefined ? ['status = ?'] : []),
           ...(eventType !== undefined ? ['event_type = ?'] : []),
