@@ -10,34 +10,47 @@ import {
   type PlantOffsetQuery,
   type PlantRepository,
 } from '@plant-store/core';
-import { idAtOffsetSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
+import {
+  DELETE_PLANT,
+  FAN_OUT,
+  idAtOffsetSql,
+  INSERT_PLANT,
+  listPlantsSql,
+  queryParameters,
+  SELECT_PLANT,
+  type FanOutParameters,
+  type QueryShape,
+} from './plant-queries.js';
+import { toPlant, type PlantRow } from './plant-rows.js';
+import { shapedStatements } from './shaped-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
-/**
- * One delivery of an endpoint event per enabled endpoint of the tenant subscribed to it, in endpoint id order.
- * Named parameters: tenant, eventType, payload, at (created-at and first due time). Ids are `msg_` and the 32 hex
- * digits of a random version 4 UUID, as core's `newMessageId` makes them: SQLite's randomblob with the version and variant bits set. The endpoints and their
- * random bytes are materialized first, so each row's bytes are drawn once however often the id reads them.
- */
-const FAN_OUT = `
-  WITH targets AS MATERIALIZED (
-    SELECT id, lower(hex(randomblob(16))) AS r FROM webhook_endpoints
-    WHERE tenant = @tenant AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = @eventType)
-  )
-  INSERT INTO webhook_deliveries
-    (id, tenant, endpoint_id, event_type, payload, traceparent, status, attempt_count, next_attempt_at, created_at, updated_at)
-  SELECT 'msg_' || substr(r, 1, 12) || '4' || substr(r, 14, 3)
-      || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
-    @tenant, id, @eventType, @payload, @traceparent, 'pending', 0, @at, @at, @at
-  FROM targets ORDER BY id`;
+/** The plant statements: prepared once per storage, the listings once per shape. */
+interface PlantStatements {
+  readonly insert: Statement<[tenant: string, id: bigint, name: string, tag: string | null]>;
+  /** Raw rows. */
+  readonly select: Statement<[tenant: string, id: bigint], PlantRow>;
+  readonly delete: Statement<[tenant: string, id: bigint]>;
+  readonly fanOut: Statement<[FanOutParameters]>;
+  /** Raw rows; parameters from `queryParameters`. */
+  readonly list: (shape: QueryShape) => Statement<unknown[], PlantRow>;
+  /** The id alone (plucked); parameters from `queryParameters`. */
+  readonly idAtOffset: (shape: QueryShape) => Statement<unknown[], bigint>;
+}
 
-/** A plants row as the raw statements return it: [id, name, tag]. */
-type PlantRow = [bigint, string, string | null];
+/** A shape's number: one per tag count and range end. */
+const shapeKey = (shape: QueryShape) => shape.tagCount * 2 + (shape.bounded ? 1 : 0);
 
-function toPlant(row: PlantRow): Plant {
-  const [id, name, tag] = row;
-  return tag === null ? { id, name } : { id, name, tag };
+function prepareStatements(db: BetterSqlite3): PlantStatements {
+  return {
+    insert: db.prepare(INSERT_PLANT),
+    select: db.prepare<[string, bigint], PlantRow>(SELECT_PLANT).raw(true),
+    delete: db.prepare(DELETE_PLANT),
+    fanOut: db.prepare<FanOutParameters>(FAN_OUT),
+    list: shapedStatements(shapeKey, (shape) => db.prepare<unknown[], PlantRow>(listPlantsSql(shape)).raw(true)),
+    idAtOffset: shapedStatements(shapeKey, (shape) => db.prepare<unknown[], bigint>(idAtOffsetSql(shape)).pluck(true)),
+  };
 }
 
 /** The lowest id a query can return: just above `after`. (`after` = INT64_MAX leaves nothing; callers check first.) */
@@ -51,38 +64,29 @@ function lowestId(after: bigint | undefined): bigint {
  * running it. Reads use raw rows and safe integers, so ids stay exact bigints.
  */
 export class SqlitePlantRepository implements PlantRepository {
-  readonly #db: BetterSqlite3;
   readonly #file: GuardedWrites;
-  readonly #insert: Statement;
-  readonly #select: Statement;
-  readonly #delete: Statement;
-  readonly #lists = new Map<number, Statement>();
-  readonly #offsets = new Map<number, Statement>();
+  readonly #statements: PlantStatements;
   readonly #create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) => CreatePlantResult;
   readonly #deleteWithEvent: (tenant: string, id: bigint, event: EndpointEvent) => boolean;
 
   constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, file: GuardedWrites) {
-    this.#db = db;
     this.#file = file;
-    this.#insert = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
-    this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? AND id = ?').raw(true);
-    this.#delete = db.prepare('DELETE FROM plants WHERE tenant = ? AND id = ?');
+    const s = (this.#statements = prepareStatements(db));
     // One transaction for the plant and its deliveries: a failing delivery
     // insert rolls the plant back. IMMEDIATE takes the write lock up front,
     // so a concurrent writer makes us wait (busy_timeout) instead of failing.
     // The tenant's endpoints are selected inside the same transaction, so an
     // endpoint created or disabled concurrently is wholly in or wholly out.
     // One statement queues the deliveries of all of them (see FAN_OUT).
-    const fanOut = db.prepare(FAN_OUT);
     const queueEvent = (tenant: string, event: EndpointEvent | undefined) => {
       if (!event) return;
       const at = Math.round(event.createdAt);
-      fanOut.run({ tenant, eventType: event.eventType, payload: event.payload, at, traceparent: event.traceparent ?? null });
+      s.fanOut.run({ tenant, eventType: event.eventType, payload: event.payload, at, traceparent: event.traceparent ?? null });
     };
     const create = db.transaction((tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): CreatePlantResult => {
       const stored: Plant = plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
-      if (this.#insert.run(tenant, plant.id, plant.name, plant.tag ?? null).changes === 0) {
-        return { created: false, plant: toPlant(this.#select.get(tenant, plant.id) as PlantRow) };
+      if (s.insert.run(tenant, plant.id, plant.name, plant.tag ?? null).changes === 0) {
+        return { created: false, plant: toPlant(s.select.get(tenant, plant.id)!) };
       }
       outbox.queue(deliveries);
       queueEvent(tenant, event);
@@ -92,7 +96,7 @@ export class SqlitePlantRepository implements PlantRepository {
     });
     this.#create = create.immediate;
     this.#deleteWithEvent = db.transaction((tenant: string, id: bigint, event: EndpointEvent): boolean => {
-      if (this.#delete.run(tenant, id).changes === 0) return false;
+      if (s.delete.run(tenant, id).changes === 0) return false;
       queueEvent(tenant, event);
       file.assertSameFile('delete the plant');
       return true;
@@ -106,7 +110,7 @@ export class SqlitePlantRepository implements PlantRepository {
 
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
     return withSqliteErrors('read the plant', () => {
-      const row = this.#select.get(tenant, id) as PlantRow | undefined;
+      const row = this.#statements.select.get(tenant, id);
       return row && toPlant(row);
     });
   }
@@ -115,10 +119,9 @@ export class SqlitePlantRepository implements PlantRepository {
     return withSqliteErrors('list plants', () => {
       if (query.after === INT64_MAX || query.limit < 1) return [];
       const tags = distinct(query.tags);
-      const shape = { tagCount: tags.length, bounded: query.until !== undefined };
-      const statement = cached(this.#lists, shape, () => this.#db.prepare(listPlantsSql(shape)).raw(true));
+      const statement = this.#statements.list({ tagCount: tags.length, bounded: query.until !== undefined });
       const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
-      return (statement.all(...parameters) as PlantRow[]).map(toPlant);
+      return statement.all(...parameters).map(toPlant);
     });
   }
 
@@ -126,16 +129,15 @@ export class SqlitePlantRepository implements PlantRepository {
     return withSqliteErrors('locate a plant listing offset', () => {
       if (query.after === INT64_MAX || query.offset < 0) return undefined;
       const tags = distinct(query.tags);
-      const shape = { tagCount: tags.length, bounded: false };
-      const statement = cached(this.#offsets, shape, () => this.#db.prepare(idAtOffsetSql(shape)).pluck(true));
+      const statement = this.#statements.idAtOffset({ tagCount: tags.length, bounded: false });
       const parameters = queryParameters(tenant, tags, lowestId(query.after), undefined, query.offset + 1, query.offset);
-      return statement.get(...parameters) as bigint | undefined;
+      return statement.get(...parameters);
     });
   }
 
   async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
     if (event) return withSqliteErrors('delete the plant', () => this.#deleteWithEvent(tenant, id, event));
-    return withSqliteWrite(this.#file, 'delete the plant', () => this.#delete.run(tenant, id).changes > 0);
+    return withSqliteWrite(this.#file, 'delete the plant', () => this.#statements.delete.run(tenant, id).changes > 0);
   }
 }
 
@@ -143,12 +145,4 @@ export class SqlitePlantRepository implements PlantRepository {
 function distinct(tags: readonly string[] | undefined): readonly string[] {
   if (!tags || tags.length === 0) return [];
   return tags.length === 1 ? tags : [...new Set(tags)];
-}
-
-/** The statement for one shape, prepared on first use. */
-function cached(statements: Map<number, Statement>, shape: QueryShape, prepare: () => Statement): Statement {
-  const key = shape.tagCount * 2 + (shape.bounded ? 1 : 0);
-  let statement = statements.get(key);
-  if (!statement) statements.set(key, (statement = prepare()));
-  return statement;
 }
