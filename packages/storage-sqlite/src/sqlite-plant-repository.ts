@@ -22,7 +22,7 @@ import {
   type QueryShape,
 } from './plant-queries.js';
 import { toPlant, type PlantRow } from './plant-rows.js';
-import { shapedStatements } from './shaped-statements.js';
+import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
@@ -33,10 +33,10 @@ interface PlantStatements {
   readonly select: Statement<[tenant: string, id: bigint], PlantRow>;
   readonly delete: Statement<[tenant: string, id: bigint]>;
   readonly fanOut: Statement<[FanOutParameters]>;
-  /** Raw rows; parameters from `queryParameters`. */
-  readonly list: (shape: QueryShape) => Statement<unknown[], PlantRow>;
-  /** The id alone (plucked); parameters from `queryParameters`. */
-  readonly idAtOffset: (shape: QueryShape) => Statement<unknown[], bigint>;
+  /** By shape (`shapeKey`), prepared on first use: raw rows; parameters from `queryParameters`. */
+  readonly lists: ShapedStatements<Statement<unknown[], PlantRow>>;
+  /** By shape (`shapeKey`), prepared on first use: the id alone (plucked); parameters from `queryParameters`. */
+  readonly offsets: ShapedStatements<Statement<unknown[], bigint>>;
 }
 
 /** A shape's number: one per tag count and range end. */
@@ -48,8 +48,8 @@ function prepareStatements(db: BetterSqlite3): PlantStatements {
     select: db.prepare<[string, bigint], PlantRow>(SELECT_PLANT).raw(true),
     delete: db.prepare(DELETE_PLANT),
     fanOut: db.prepare<FanOutParameters>(FAN_OUT),
-    list: shapedStatements(shapeKey, (shape) => db.prepare<unknown[], PlantRow>(listPlantsSql(shape)).raw(true)),
-    idAtOffset: shapedStatements(shapeKey, (shape) => db.prepare<unknown[], bigint>(idAtOffsetSql(shape)).pluck(true)),
+    lists: new Map(),
+    offsets: new Map(),
   };
 }
 
@@ -64,12 +64,14 @@ function lowestId(after: bigint | undefined): bigint {
  * running it. Reads use raw rows and safe integers, so ids stay exact bigints.
  */
 export class SqlitePlantRepository implements PlantRepository {
+  readonly #db: BetterSqlite3;
   readonly #file: GuardedWrites;
   readonly #statements: PlantStatements;
   readonly #create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) => CreatePlantResult;
   readonly #deleteWithEvent: (tenant: string, id: bigint, event: EndpointEvent) => boolean;
 
   constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, file: GuardedWrites) {
+    this.#db = db;
     this.#file = file;
     const s = (this.#statements = prepareStatements(db));
     // One transaction for the plant and its deliveries: a failing delivery
@@ -119,7 +121,8 @@ export class SqlitePlantRepository implements PlantRepository {
     return withSqliteErrors('list plants', () => {
       if (query.after === INT64_MAX || query.limit < 1) return [];
       const tags = distinct(query.tags);
-      const statement = this.#statements.list({ tagCount: tags.length, bounded: query.until !== undefined });
+      const shape = { tagCount: tags.length, bounded: query.until !== undefined };
+      const statement = shapedStatement(this.#statements.lists, shapeKey(shape), () => this.#db.prepare<unknown[], PlantRow>(listPlantsSql(shape)).raw(true));
       const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
       return statement.all(...parameters).map(toPlant);
     });
@@ -129,7 +132,8 @@ export class SqlitePlantRepository implements PlantRepository {
     return withSqliteErrors('locate a plant listing offset', () => {
       if (query.after === INT64_MAX || query.offset < 0) return undefined;
       const tags = distinct(query.tags);
-      const statement = this.#statements.idAtOffset({ tagCount: tags.length, bounded: false });
+      const shape = { tagCount: tags.length, bounded: false };
+      const statement = shapedStatement(this.#statements.offsets, shapeKey(shape), () => this.#db.prepare<unknown[], bigint>(idAtOffsetSql(shape)).pluck(true));
       const parameters = queryParameters(tenant, tags, lowestId(query.after), undefined, query.offset + 1, query.offset);
       return statement.get(...parameters);
     });

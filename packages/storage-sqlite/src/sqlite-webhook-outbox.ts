@@ -51,9 +51,8 @@ import {
   tenantDeliveriesParameters,
   tenantDeliveriesShape,
   tenantDeliveriesSql,
-  type TenantDeliveriesShape,
 } from './outbox-queries.js';
-import { shapedStatements } from './shaped-statements.js';
+import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
 const DEFAULT_LIST_LIMIT = 100;
@@ -84,13 +83,13 @@ interface OutboxStatements {
   readonly listByStatus: Statement<[status: DeliveryStatus, limit: number], DeliveryRow>;
   readonly attemptsOf: Statement<[ids: string], AttemptRow>;
   readonly tenantCursor: Statement<[id: string, tenant: string], TenantCursorRow>;
-  /** Parameters from `tenantDeliveriesParameters`. */
-  readonly listOfTenant: (shape: TenantDeliveriesShape) => Statement<unknown[], DeliveryRow>;
+  /** By shape (`tenantDeliveriesKey`), prepared on first use; parameters from `tenantDeliveriesParameters`. */
+  readonly listsOfTenant: ShapedStatements<Statement<unknown[], DeliveryRow>>;
   readonly resend: Statement<[dueAt: number, updatedAt: number, id: string]>;
   readonly requeue: Statement<[dueAt: number, updatedAt: number, id: string]>;
   readonly requeueFailedSince: Statement<[dueAt: number, updatedAt: number, endpointId: string, since: number]>;
-  /** By number of windows; a raw row (see `endpointStatsSql`). */
-  readonly endpointStats: (windows: number) => Statement<[Record<string, string | number>], (bigint | null)[]>;
+  /** By number of windows, prepared on first use; a raw row (see `endpointStatsSql`). */
+  readonly endpointStats: ShapedStatements<Statement<[Record<string, string | number>], (bigint | null)[]>>;
 }
 
 function prepareStatements(db: BetterSqlite3): OutboxStatements {
@@ -112,14 +111,11 @@ function prepareStatements(db: BetterSqlite3): OutboxStatements {
     listByStatus: db.prepare<[DeliveryStatus, number], DeliveryRow>(LIST_DELIVERIES_BY_STATUS),
     attemptsOf: db.prepare<[string], AttemptRow>(ATTEMPTS_OF),
     tenantCursor: db.prepare<[string, string], TenantCursorRow>(TENANT_CURSOR),
-    listOfTenant: shapedStatements(tenantDeliveriesKey, (shape) => db.prepare<unknown[], DeliveryRow>(tenantDeliveriesSql(shape))),
+    listsOfTenant: new Map(),
     resend: db.prepare(RESEND),
     requeue: db.prepare(REQUEUE),
     requeueFailedSince: db.prepare(REQUEUE_FAILED_SINCE),
-    endpointStats: shapedStatements(
-      (windows: number) => windows,
-      (windows) => db.prepare<[Record<string, string | number>], (bigint | null)[]>(endpointStatsSql(windows)).raw(true),
-    ),
+    endpointStats: new Map(),
   };
 }
 
@@ -228,7 +224,10 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       this.#snapshot(() => {
         const cursor = query.after === undefined ? undefined : this.#statements.tenantCursor.get(query.after, query.tenant);
         if (query.after !== undefined && !cursor) return undefined;
-        const statement = this.#statements.listOfTenant(tenantDeliveriesShape(query, cursor));
+        const shape = tenantDeliveriesShape(query, cursor);
+        const statement = shapedStatement(this.#statements.listsOfTenant, tenantDeliveriesKey(shape), () =>
+          this.#db.prepare<unknown[], DeliveryRow>(tenantDeliveriesSql(shape)),
+        );
         return this.#withAttempts(statement.all(...tenantDeliveriesParameters(query, cursor)));
       }),
     );
@@ -242,7 +241,10 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return withSqliteErrors('count the endpoint\'s attempts', () => {
       const starts = since.map((start) => Math.ceil(start));
       const parameters = { endpoint: endpointId, earliest: Math.min(...starts), ...Object.fromEntries(starts.map((start, index) => [`w${index}`, start])) };
-      const row = this.#statements.endpointStats(starts.length).get(parameters)!;
+      const statement = shapedStatement(this.#statements.endpointStats, starts.length, () =>
+        this.#db.prepare<[Record<string, string | number>], (bigint | null)[]>(endpointStatsSql(starts.length)).raw(true),
+      );
+      const row = statement.get(parameters)!;
       const windows = starts.map((_, index) => ({ succeeded: Number(row[2 * index] ?? 0), failed: Number(row[2 * index + 1] ?? 0) }));
       const [at, statusCode] = row.slice(2 * starts.length);
       if (at === null || at === undefined) return { windows };
