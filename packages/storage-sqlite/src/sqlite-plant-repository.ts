@@ -9,12 +9,14 @@ import {
   type Plant,
   type PlantOffsetQuery,
   type PlantRepository,
+  type PlantsJson,
 } from '@plant-store/core';
 import {
   DELETE_PLANT,
   FAN_OUT,
   idAtOffsetSql,
   INSERT_PLANT,
+  listPlantsJsonSql,
   listPlantsSql,
   queryParameters,
   SELECT_PLANT,
@@ -35,6 +37,8 @@ interface PlantStatements {
   readonly fanOut: Statement<[FanOutParameters]>;
   /** By shape (`shapeKey`), prepared on first use: raw rows; parameters from `queryParameters`. */
   readonly lists: ShapedStatements<Statement<unknown[], PlantRow>>;
+  /** By shape (`shapeKey`), prepared on first use: one raw row [JSON array, last id, count]; parameters from `queryParameters`. */
+  readonly jsonLists: ShapedStatements<Statement<unknown[], [json: string, lastId: bigint | null, count: bigint]>>;
   /** By shape (`shapeKey`), prepared on first use: the id alone (plucked); parameters from `queryParameters`. */
   readonly offsets: ShapedStatements<Statement<unknown[], bigint>>;
 }
@@ -49,6 +53,7 @@ function prepareStatements(db: BetterSqlite3): PlantStatements {
     delete: db.prepare(DELETE_PLANT),
     fanOut: db.prepare<FanOutParameters>(FAN_OUT),
     lists: new Map(),
+    jsonLists: new Map(),
     offsets: new Map(),
   };
 }
@@ -128,6 +133,20 @@ export class SqlitePlantRepository implements PlantRepository {
     });
   }
 
+  async listJson(tenant: string, query: ListPlantsQuery): Promise<PlantsJson> {
+    return withSqliteErrors('list plants', () => {
+      if (query.after === INT64_MAX || query.limit < 1) return { json: '[]', count: 0, lastId: undefined };
+      const tags = distinct(query.tags);
+      const shape = { tagCount: tags.length, bounded: query.until !== undefined };
+      const statement = shapedStatement(this.#statements.jsonLists, shapeKey(shape), () =>
+        this.#db.prepare<unknown[], [string, bigint | null, bigint]>(listPlantsJsonSql(shape)).raw(true),
+      );
+      const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
+      const [json, lastId, count] = statement.get(...parameters)!;
+      return { json, count: Number(count), lastId: lastId ?? undefined };
+    });
+  }
+
   async idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined> {
     return withSqliteErrors('locate a plant listing offset', () => {
       if (query.after === INT64_MAX || query.offset < 0) return undefined;
@@ -140,6 +159,11 @@ export class SqlitePlantRepository implements PlantRepository {
   }
 
   async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
+    // Deleting what is not there writes nothing: one indexed read answers it,
+    // without taking the write lock for a transaction that would change
+    // nothing. (A plant created meanwhile is as if created just after.)
+    if (withSqliteErrors('delete the plant', () => this.#statements.select.get(tenant, id)) === undefined) return false;
+    // With an event, its own transaction checks the files before COMMIT.
     if (event) return withSqliteErrors('delete the plant', () => this.#deleteWithEvent(tenant, id, event));
     return withSqliteWrite(this.#file, 'delete the plant', () => this.#statements.delete.run(tenant, id).changes > 0);
   }
