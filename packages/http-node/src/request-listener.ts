@@ -81,6 +81,9 @@ export function createRequestListener(store: PlantStore, options: RequestListene
   }
   const basePath = normalizeBasePath(options.basePath ?? '');
   const metrics = options.metrics === true;
+  // `/docs` and `/metrics` are opt-in parts: swagger-ui-dist is located only
+  // by docsFiles() and prom-client required only by createHttpMetrics(), so a
+  // host mounting just the API loads neither (the optional-parts test checks).
   const context: RouteContext = {
     store,
     logger: options.logger ?? silentLogger,
