@@ -355,6 +355,20 @@ describe('metrics on and off', () => {
     expect(promClient.register.getMetricsAsArray()).toEqual([]);
   });
 
+  it('labels a request with the route the router matched: the docs page and its files as /docs when on, unmatched when off', async () => {
+    const withDocs = await serverWith({ metrics: true, docs: true });
+    const withoutDocs = await serverWith({ metrics: true });
+    for (const server of [withDocs, withoutDocs]) {
+      for (const path of ['/docs', '/docs/swagger-ui.css']) await (await fetch(server.url + path)).arrayBuffer();
+    }
+    const on = (await scrape(withDocs.url)).exposition;
+    expect(valueOf(on, REQUESTS, { method: 'GET', route: '/docs', status: '200' })).toBe(2);
+    expect(valueOf(on, REQUESTS, { route: 'unmatched' })).toBeUndefined();
+    const off = (await scrape(withoutDocs.url)).exposition;
+    expect(valueOf(off, REQUESTS, { method: 'GET', route: 'unmatched', status: '404' })).toBe(2);
+    expect(valueOf(off, REQUESTS, { route: '/docs' })).toBeUndefined();
+  });
+
   it('under a base path: served at <base>/metrics, routes labelled relative to it, requests outside it unmatched', async () => {
     const store = createPlantStore({ storage: (await import('@plant-store/storage-memory')).memoryStorage() });
     const server = createServer(createRequestListener(store, { basePath: '/api', metrics: true }));
