@@ -282,7 +282,8 @@ describe('sqliteStorage', () => {
       const db = new BetterSqlite3(path);
       db.pragma('auto_vacuum = NONE');
       db.pragma('journal_mode = WAL');
-      const { '004-webhook-retention': _newer, ...older } = MIGRATIONS;
+      // The migrations before the one that turns incremental auto-vacuum on.
+      const older = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '004'));
       await migrate(db, older);
       db.prepare("INSERT INTO plants (tenant, id, name) VALUES ('t', 1, 'old')").run();
       db.close();
