@@ -41,7 +41,7 @@ const TABLE = {
   '/healthz': { GET: healthz },
   '/readyz': { GET: readyz },
   '/openapi.json': { GET: openapi },
-  /** The API reference page and each of its files, when the docs part is on. */
+  /** The API reference page and each of its files; matched only when the docs part is on, so `context.docs` is there. */
   '/docs': { GET: (context, exchange, _id, path) => docsFile(context.docs!, exchange, path) },
   '/webhooks/endpoints': { GET: listEndpoints, POST: createEndpoint },
   '/webhooks/endpoints/{id}': { GET: getEndpoint, PATCH: updateEndpoint, DELETE: deleteEndpoint },
@@ -55,7 +55,7 @@ const TABLE = {
   '/webhooks/deliveries/{id}/resend': { POST: resendDelivery },
   '/webhooks/session': { GET: getSession },
   '/webhooks/event-types': { GET: listEventTypes },
-  /** When the metrics part is on. */
+  /** Matched only when the metrics part is on, so `context.metrics` is there. */
   '/metrics': { GET: (context, exchange) => scrapeMetrics(context.metrics!, exchange) },
 } as const satisfies Record<string, Methods>;
 
