@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPlantStore, staticTokens, StorageError, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
-import { createPlantServer, createRequestListener, webhookHttpTransport, type PlantServerOptions } from '@plant-store/http-node';
+import { createPlantServer, createRequestListener, type PlantServerOptions } from '@plant-store/http-node';
+import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { startServe } from '../cli/cli-process.js';
 import { startReceiver, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
 import { openStorage } from '../webhooks/webhook-service.js';
@@ -350,6 +351,20 @@ describe('metrics on and off', () => {
       register: { getMetricsAsArray(): unknown[] };
     };
     expect(promClient.register.getMetricsAsArray()).toEqual([]);
+  });
+
+  it('labels a request with the route the router matched: the docs page and its files as /docs when on, unmatched when off', async () => {
+    const withDocs = await serverWith({ metrics: true, docs: true });
+    const withoutDocs = await serverWith({ metrics: true });
+    for (const server of [withDocs, withoutDocs]) {
+      for (const path of ['/docs', '/docs/swagger-ui.css']) await (await fetch(server.url + path)).arrayBuffer();
+    }
+    const on = (await scrape(withDocs.url)).exposition;
+    expect(valueOf(on, REQUESTS, { method: 'GET', route: '/docs', status: '200' })).toBe(2);
+    expect(valueOf(on, REQUESTS, { route: 'unmatched' })).toBeUndefined();
+    const off = (await scrape(withoutDocs.url)).exposition;
+    expect(valueOf(off, REQUESTS, { method: 'GET', route: 'unmatched', status: '404' })).toBe(2);
+    expect(valueOf(off, REQUESTS, { route: '/docs' })).toBeUndefined();
   });
 
   it('under a base path: served at <base>/metrics, routes labelled relative to it, requests outside it unmatched', async () => {

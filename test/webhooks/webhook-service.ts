@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPlantStore, staticTokens, type PlantStore, type PlantStoreWebhookOptions, type Storage } from '@plant-store/core';
-import { createPlantServer, webhookHttpTransport } from '@plant-store/http-node';
+import { createPlantServer } from '@plant-store/http-node';
+import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 

@@ -1,9 +1,9 @@
-// Public API of @plant-store/http-node: the HTTP adapter only. The runnable
-// service (settings, CLI, logging, storage choice) is @plant-store/server.
+// Public API of @plant-store/http-node: the inbound HTTP adapter only. The
+// outbound webhook transport is @plant-store/http-node/webhook-transport; the
+// runnable service (settings, CLI, logging, storage choice) is @plant-store/server.
 export { createRequestListener, type RequestListener, type RequestListenerOptions } from './request-listener.js';
 export { createPlantServer, type PlantServerOptions } from './create-plant-server.js';
 export type { PortalAsset, PortalAssets } from './portal/portal-files.js';
 export { openapiDocument, type OpenApiDocument, type OpenApiDocumentOptions } from './openapi/openapi-document.js';
 export { DEFAULT_MAX_BODY_BYTES } from './http/read-body.js';
-export { webhookHttpTransport, type WebhookHttpTransportOptions } from './webhooks/webhook-http-transport.js';
 export { version } from './version.js';

@@ -11,6 +11,7 @@ import type { PortalAssets } from './portal/portal-files.js';
 import { portalRoute, type PortalRoute } from './portal/portal-route.js';
 import type { Exchange, RouteContext } from './routes/route-context.js';
 import { routeRequest } from './routes/route-request.js';
+import type { RouteTemplate } from './routes/route-table.js';
 import { tracedRequest } from './tracing/traced-request.js';
 import { version as packageVersion } from './version.js';
 
@@ -80,6 +81,9 @@ export function createRequestListener(store: PlantStore, options: RequestListene
   }
   const basePath = normalizeBasePath(options.basePath ?? '');
   const metrics = options.metrics === true;
+  // `/docs` and `/metrics` are opt-in parts: swagger-ui-dist is located only
+  // by docsFiles() and prom-client required only by createHttpMetrics(), so a
+  // host mounting just the API loads neither (the optional-parts test checks).
   const context: RouteContext = {
     store,
     logger: options.logger ?? silentLogger,
@@ -116,7 +120,8 @@ function isUnder(url: string, basePath: string): boolean {
   return Number.isNaN(next) || next === 0x2f /* / */ || next === 0x3f /* ? */;
 }
 
-async function handleRequest(context: RouteContext, portal: PortalRoute | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** Answers one request; resolves with the route template the router matched (for the trace), never rejects. */
+async function handleRequest(context: RouteContext, portal: PortalRoute | undefined, req: IncomingMessage, res: ServerResponse): Promise<RouteTemplate | undefined> {
   const started = performance.now();
   const url = req.url ?? '/';
   const queryStart = url.indexOf('?');
@@ -137,24 +142,29 @@ async function handleRequest(context: RouteContext, portal: PortalRoute | undefi
     } catch (error) {
       sendError(res, exchange.requestId, error, context.logger, leavesLargeBodyUnread(req, context.maxBodyBytes));
     }
-    const durationMs = performance.now() - started;
-    context.metrics?.observe(req.method, routed, res.statusCode, durationMs / 1000, exchange.route);
-    const fields: Record<string, unknown> = {
-      method: req.method,
-      path,
-      status: res.statusCode,
-      durationMs: Math.round(durationMs * 10) / 10,
-      requestId: exchange.requestId,
-    };
-    // A response cut short: client gone, or storage failed mid-stream.
-    if (!res.writableEnded) fields.aborted = true;
-    context.logger.info('request', fields);
+    recordRequest(context, exchange, path, performance.now() - started);
   } catch (error) {
     // Only reached if answering the error or logging itself threw. The
     // listener's promise is not awaited by anyone: a rejection here would be
     // unhandled and end the process.
     lastResort(context.logger, res, error);
   }
+  return exchange.route?.template;
+}
+
+/** Counts the answered request (by the route the router matched) and logs its `request` line. */
+function recordRequest(context: RouteContext, { req, res, requestId, route }: Exchange, path: string, durationMs: number): void {
+  context.metrics?.observe(req.method, route?.template, res.statusCode, durationMs / 1000);
+  const fields: Record<string, unknown> = {
+    method: req.method,
+    path,
+    status: res.statusCode,
+    durationMs: Math.round(durationMs * 10) / 10,
+    requestId,
+  };
+  // A response cut short: client gone, or storage failed mid-stream.
+  if (!res.writableEnded) fields.aborted = true;
+  context.logger.info('request', fields);
 }
 
 function lastResort(logger: Logger, res: ServerResponse, error: unknown): void {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ENDPOINT_ID_PREFIX } from '@plant-store/core';
 import type { Tables } from './tables.js';
 
 /*
@@ -107,18 +108,21 @@ export const requeueSql = (t: Tables) => `
   SET status = 'pending', next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
   WHERE id = $1 AND status = 'failed'`;
 
+/** Deliveries to tenant endpoints (ids with the endpoint prefix), never those of operator subscriptions. */
+const isTenantEndpoint = (column: string) => `left(${column}, ${ENDPOINT_ID_PREFIX.length}) = '${ENDPOINT_ID_PREFIX}'`;
+
 /** Parameters: id, tenant. The listing position of one of the tenant's endpoint deliveries (a keyset cursor). */
 export const tenantCursorSql = (t: Tables) => `
-  SELECT created_at, seq FROM ${t.deliveries} WHERE id = $1 AND tenant = $2 AND left(endpoint_id, 3) = 'ep_'`;
+  SELECT created_at, seq FROM ${t.deliveries} WHERE id = $1 AND tenant = $2 AND ${isTenantEndpoint('endpoint_id')}`;
 
 /**
  * Parameters: tenant, endpoint id (NULL: all), status (NULL: all), cursor created-at and seq (NULL: from the newest),
  * limit, event type (NULL: all), created at or after (NULL: no bound), created before (NULL: no bound). Only
- * deliveries to tenant endpoints (`ep_…`), never those of operator subscriptions.
+ * deliveries to tenant endpoints, never those of operator subscriptions.
  */
 export const listTenantDeliveriesSql = (t: Tables) => `
   SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d
-  WHERE d.tenant = $1 AND left(d.endpoint_id, 3) = 'ep_'
+  WHERE d.tenant = $1 AND ${isTenantEndpoint('d.endpoint_id')}
     AND ($2::text IS NULL OR d.endpoint_id = $2) AND ($3::text IS NULL OR d.status = $3)
     AND ($7::text IS NULL OR d.event_type = $7)
     AND ($8::bigint IS NULL OR d.created_at >= $8) AND ($9::bigint IS NULL OR d.created_at < $9)

@@ -1,6 +1,48 @@
 /*
+ * SQL of the plant repository (better-sqlite3 parameters). Reads are run as
+ * raw rows (see plant-rows.ts) with safe integers, so ids stay exact bigints.
+ */
+
+/** Parameters: tenant, id, name, tag. Inserts nothing when the id is taken (the create then reads the stored plant). */
+export const INSERT_PLANT = 'INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING';
+
+/** Parameters: tenant, id. */
+export const SELECT_PLANT = 'SELECT id, name, tag FROM plants WHERE tenant = ? AND id = ?';
+
+/** Parameters: tenant, id. */
+export const DELETE_PLANT = 'DELETE FROM plants WHERE tenant = ? AND id = ?';
+
+/**
+ * One delivery of an endpoint event per enabled endpoint of the tenant subscribed to it, in endpoint id order.
+ * Named parameters: tenant, eventType, payload, traceparent, at (created-at and first due time). Ids are `msg_` and the 32 hex
+ * digits of a random version 4 UUID, as core's `newMessageId` makes them: SQLite's randomblob with the version and variant bits set. The endpoints and their
+ * random bytes are materialized first, so each row's bytes are drawn once however often the id reads them.
+ * The plant write runs it inside its transaction: one statement queues the deliveries to every endpoint.
+ */
+export const FAN_OUT = `
+  WITH targets AS MATERIALIZED (
+    SELECT id, lower(hex(randomblob(16))) AS r FROM webhook_endpoints
+    WHERE tenant = @tenant AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = @eventType)
+  )
+  INSERT INTO webhook_deliveries
+    (id, tenant, endpoint_id, event_type, payload, traceparent, status, attempt_count, next_attempt_at, created_at, updated_at)
+  SELECT 'msg_' || substr(r, 1, 12) || '4' || substr(r, 14, 3)
+      || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
+    @tenant, id, @eventType, @payload, @traceparent, 'pending', 0, @at, @at, @at
+  FROM targets ORDER BY id`;
+
+/** The named parameters of {@link FAN_OUT}. */
+export interface FanOutParameters {
+  readonly tenant: string;
+  readonly eventType: string;
+  readonly payload: string;
+  readonly traceparent: string | null;
+  readonly at: number;
+}
+
+/*
  * SQL of the plant listings, by number of tag filters and whether the id
- * range has an upper end. Each shape is prepared once per storage and reused
+ * range has an upper end. Each shape is prepared on its first use and reused
  * (see SqlitePlantRepository).
  *
  * The lower end of the id range is always bound (INT64_MIN when there is no

@@ -11,34 +11,51 @@ import {
   type PlantRepository,
   type PlantsJson,
 } from '@plant-store/core';
-import { idAtOffsetSql, listPlantsJsonSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
+import {
+  DELETE_PLANT,
+  FAN_OUT,
+  idAtOffsetSql,
+  INSERT_PLANT,
+  listPlantsJsonSql,
+  listPlantsSql,
+  queryParameters,
+  SELECT_PLANT,
+  type FanOutParameters,
+  type QueryShape,
+} from './plant-queries.js';
+import { toPlant, type PlantRow } from './plant-rows.js';
+import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
-/**
- * One delivery of an endpoint event per enabled endpoint of the tenant subscribed to it, in endpoint id order.
- * Named parameters: tenant, eventType, payload, at (created-at and first due time). Ids are `msg_` and the 32 hex
- * digits of a random version 4 UUID, as core's `newMessageId` makes them: SQLite's randomblob with the version and variant bits set. The endpoints and their
- * random bytes are materialized first, so each row's bytes are drawn once however often the id reads them.
- */
-const FAN_OUT = `
-  WITH targets AS MATERIALIZED (
-    SELECT id, lower(hex(randomblob(16))) AS r FROM webhook_endpoints
-    WHERE tenant = @tenant AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = @eventType)
-  )
-  INSERT INTO webhook_deliveries
-    (id, tenant, endpoint_id, event_type, payload, traceparent, status, attempt_count, next_attempt_at, created_at, updated_at)
-  SELECT 'msg_' || substr(r, 1, 12) || '4' || substr(r, 14, 3)
-      || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
-    @tenant, id, @eventType, @payload, @traceparent, 'pending', 0, @at, @at, @at
-  FROM targets ORDER BY id`;
+/** The plant statements: prepared once per storage, the listings once per shape. */
+interface PlantStatements {
+  readonly insert: Statement<[tenant: string, id: bigint, name: string, tag: string | null]>;
+  /** Raw rows. */
+  readonly select: Statement<[tenant: string, id: bigint], PlantRow>;
+  readonly delete: Statement<[tenant: string, id: bigint]>;
+  readonly fanOut: Statement<[FanOutParameters]>;
+  /** By shape (`shapeKey`), prepared on first use: raw rows; parameters from `queryParameters`. */
+  readonly lists: ShapedStatements<Statement<unknown[], PlantRow>>;
+  /** By shape (`shapeKey`), prepared on first use: one raw row [JSON array, last id, count]; parameters from `queryParameters`. */
+  readonly jsonLists: ShapedStatements<Statement<unknown[], [json: string, lastId: bigint | null, count: bigint]>>;
+  /** By shape (`shapeKey`), prepared on first use: the id alone (plucked); parameters from `queryParameters`. */
+  readonly offsets: ShapedStatements<Statement<unknown[], bigint>>;
+}
 
-/** A plants row as the raw statements return it: [id, name, tag]. */
-type PlantRow = [bigint, string, string | null];
+/** A shape's number: one per tag count and range end. */
+const shapeKey = (shape: QueryShape) => shape.tagCount * 2 + (shape.bounded ? 1 : 0);
 
-function toPlant(row: PlantRow): Plant {
-  const [id, name, tag] = row;
-  return tag === null ? { id, name } : { id, name, tag };
+function prepareStatements(db: BetterSqlite3): PlantStatements {
+  return {
+    insert: db.prepare(INSERT_PLANT),
+    select: db.prepare<[string, bigint], PlantRow>(SELECT_PLANT).raw(true),
+    delete: db.prepare(DELETE_PLANT),
+    fanOut: db.prepare<FanOutParameters>(FAN_OUT),
+    lists: new Map(),
+    jsonLists: new Map(),
+    offsets: new Map(),
+  };
 }
 
 /** The lowest id a query can return: just above `after`. (`after` = INT64_MAX leaves nothing; callers check first.) */
@@ -54,37 +71,29 @@ function lowestId(after: bigint | undefined): bigint {
 export class SqlitePlantRepository implements PlantRepository {
   readonly #db: BetterSqlite3;
   readonly #file: GuardedWrites;
-  readonly #insert: Statement;
-  readonly #select: Statement;
-  readonly #delete: Statement;
-  readonly #lists = new Map<number, Statement>();
-  readonly #jsonLists = new Map<number, Statement>();
-  readonly #offsets = new Map<number, Statement>();
+  readonly #statements: PlantStatements;
   readonly #create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) => CreatePlantResult;
   readonly #deleteWithEvent: (tenant: string, id: bigint, event: EndpointEvent) => boolean;
 
   constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, file: GuardedWrites) {
     this.#db = db;
     this.#file = file;
-    this.#insert = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
-    this.#select = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? AND id = ?').raw(true);
-    this.#delete = db.prepare('DELETE FROM plants WHERE tenant = ? AND id = ?');
+    const s = (this.#statements = prepareStatements(db));
     // One transaction for the plant and its deliveries: a failing delivery
     // insert rolls the plant back. IMMEDIATE takes the write lock up front,
     // so a concurrent writer makes us wait (busy_timeout) instead of failing.
     // The tenant's endpoints are selected inside the same transaction, so an
     // endpoint created or disabled concurrently is wholly in or wholly out.
     // One statement queues the deliveries of all of them (see FAN_OUT).
-    const fanOut = db.prepare(FAN_OUT);
     const queueEvent = (tenant: string, event: EndpointEvent | undefined) => {
       if (!event) return;
       const at = Math.round(event.createdAt);
-      fanOut.run({ tenant, eventType: event.eventType, payload: event.payload, at, traceparent: event.traceparent ?? null });
+      s.fanOut.run({ tenant, eventType: event.eventType, payload: event.payload, at, traceparent: event.traceparent ?? null });
     };
     const create = db.transaction((tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): CreatePlantResult => {
       const stored: Plant = plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
-      if (this.#insert.run(tenant, plant.id, plant.name, plant.tag ?? null).changes === 0) {
-        return { created: false, plant: toPlant(this.#select.get(tenant, plant.id) as PlantRow) };
+      if (s.insert.run(tenant, plant.id, plant.name, plant.tag ?? null).changes === 0) {
+        return { created: false, plant: toPlant(s.select.get(tenant, plant.id)!) };
       }
       outbox.queue(deliveries);
       queueEvent(tenant, event);
@@ -94,7 +103,7 @@ export class SqlitePlantRepository implements PlantRepository {
     });
     this.#create = create.immediate;
     this.#deleteWithEvent = db.transaction((tenant: string, id: bigint, event: EndpointEvent): boolean => {
-      if (this.#delete.run(tenant, id).changes === 0) return false;
+      if (s.delete.run(tenant, id).changes === 0) return false;
       queueEvent(tenant, event);
       file.assertSameFile('delete the plant');
       return true;
@@ -108,7 +117,7 @@ export class SqlitePlantRepository implements PlantRepository {
 
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
     return withSqliteErrors('read the plant', () => {
-      const row = this.#select.get(tenant, id) as PlantRow | undefined;
+      const row = this.#statements.select.get(tenant, id);
       return row && toPlant(row);
     });
   }
@@ -118,9 +127,9 @@ export class SqlitePlantRepository implements PlantRepository {
       if (query.after === INT64_MAX || query.limit < 1) return [];
       const tags = distinct(query.tags);
       const shape = { tagCount: tags.length, bounded: query.until !== undefined };
-      const statement = cached(this.#lists, shape, () => this.#db.prepare(listPlantsSql(shape)).raw(true));
+      const statement = shapedStatement(this.#statements.lists, shapeKey(shape), () => this.#db.prepare<unknown[], PlantRow>(listPlantsSql(shape)).raw(true));
       const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
-      return (statement.all(...parameters) as PlantRow[]).map(toPlant);
+      return statement.all(...parameters).map(toPlant);
     });
   }
 
@@ -129,9 +138,11 @@ export class SqlitePlantRepository implements PlantRepository {
       if (query.after === INT64_MAX || query.limit < 1) return { json: '[]', count: 0, lastId: undefined };
       const tags = distinct(query.tags);
       const shape = { tagCount: tags.length, bounded: query.until !== undefined };
-      const statement = cached(this.#jsonLists, shape, () => this.#db.prepare(listPlantsJsonSql(shape)).raw(true));
+      const statement = shapedStatement(this.#statements.jsonLists, shapeKey(shape), () =>
+        this.#db.prepare<unknown[], [string, bigint | null, bigint]>(listPlantsJsonSql(shape)).raw(true),
+      );
       const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
-      const [json, lastId, count] = statement.get(...parameters) as [string, bigint | null, bigint];
+      const [json, lastId, count] = statement.get(...parameters)!;
       return { json, count: Number(count), lastId: lastId ?? undefined };
     });
   }
@@ -141,9 +152,9 @@ export class SqlitePlantRepository implements PlantRepository {
       if (query.after === INT64_MAX || query.offset < 0) return undefined;
       const tags = distinct(query.tags);
       const shape = { tagCount: tags.length, bounded: false };
-      const statement = cached(this.#offsets, shape, () => this.#db.prepare(idAtOffsetSql(shape)).pluck(true));
+      const statement = shapedStatement(this.#statements.offsets, shapeKey(shape), () => this.#db.prepare<unknown[], bigint>(idAtOffsetSql(shape)).pluck(true));
       const parameters = queryParameters(tenant, tags, lowestId(query.after), undefined, query.offset + 1, query.offset);
-      return statement.get(...parameters) as bigint | undefined;
+      return statement.get(...parameters);
     });
   }
 
@@ -151,10 +162,10 @@ export class SqlitePlantRepository implements PlantRepository {
     // Deleting what is not there writes nothing: one indexed read answers it,
     // without taking the write lock for a transaction that would change
     // nothing. (A plant created meanwhile is as if created just after.)
-    if (withSqliteErrors('delete the plant', () => this.#select.get(tenant, id)) === undefined) return false;
+    if (withSqliteErrors('delete the plant', () => this.#statements.select.get(tenant, id)) === undefined) return false;
     // With an event, its own transaction checks the files before COMMIT.
     if (event) return withSqliteErrors('delete the plant', () => this.#deleteWithEvent(tenant, id, event));
-    return withSqliteWrite(this.#file, 'delete the plant', () => this.#delete.run(tenant, id).changes > 0);
+    return withSqliteWrite(this.#file, 'delete the plant', () => this.#statements.delete.run(tenant, id).changes > 0);
   }
 }
 
@@ -162,12 +173,4 @@ export class SqlitePlantRepository implements PlantRepository {
 function distinct(tags: readonly string[] | undefined): readonly string[] {
   if (!tags || tags.length === 0) return [];
   return tags.length === 1 ? tags : [...new Set(tags)];
-}
-
-/** The statement for one shape, prepared on first use. */
-function cached(statements: Map<number, Statement>, shape: QueryShape, prepare: () => Statement): Statement {
-  const key = shape.tagCount * 2 + (shape.bounded ? 1 : 0);
-  let statement = statements.get(key);
-  if (!statement) statements.set(key, (statement = prepare()));
-  return statement;
 }

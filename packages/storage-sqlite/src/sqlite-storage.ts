@@ -21,8 +21,8 @@ export interface SqliteStorageOptions {
 }
 
 /**
- * Storage in one SQLite file (better-sqlite3; kysely's Migrator applies the
- * schema, kysely builds the operator queries). Opens the file, sets WAL and
+ * Storage in one SQLite file (better-sqlite3 prepared statements; kysely's
+ * Migrator applies the schema). Opens the file, sets WAL and
  * the other pragmas, applies pending migrations (see migrations/) and checks
  * that the database can be written before resolving, which is why it is
  * async. Several storages, also in several processes, may share a file:

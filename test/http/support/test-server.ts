@@ -13,7 +13,8 @@ import {
   type PlantStoreWebhookOptions,
   type Storage,
 } from '@plant-store/core';
-import { createPlantServer, webhookHttpTransport, type PlantServerOptions } from '@plant-store/http-node';
+import { createPlantServer, type PlantServerOptions } from '@plant-store/http-node';
+import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';

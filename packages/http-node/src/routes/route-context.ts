@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger, PlantStore } from '@plant-store/core';
 import type { DocsFiles } from '../docs/docs-files.js';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
+import type { Route } from './route-table.js';
 
 /** What every route handler shares for the lifetime of a listener (built once, not per request). */
 export interface RouteContext {
@@ -27,6 +28,6 @@ export interface Exchange {
   readonly query: string;
   /** True for HEAD: answer as for GET, without a body. */
   readonly head: boolean;
-  /** The route template, set by the router for the plant routes as it matches them, so metrics need not match again. */
-  route?: '/plants' | '/plants/{id}';
+  /** The route the router matched (`undefined` until then, and for none): metrics and traces read its template instead of matching again. */
+  route: Route | undefined;
 }

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, INVALID_TRACEID, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import { routeTemplate } from '../routes/route-request.js';
 
 const tracer = trace.getTracer('@plant-store/http-node');
 
@@ -8,7 +7,8 @@ const tracer = trace.getTracer('@plant-store/http-node');
 const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
 
 /**
- * Runs `handle` (which must not reject) inside the request's SERVER span,
+ * Runs `handle` (which must not reject, and resolves with the route
+ * template the router matched, `undefined` for none) inside the request's SERVER span,
  * continuing the caller's trace when it sent one (the registered propagator
  * reads the headers: W3C `traceparent` by default). The span is named
  * `METHOD /route` with the route template (`/plants/{id}`), never a raw
@@ -16,7 +16,7 @@ const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'P
  * of metrics. Without an OpenTelemetry SDK there is no valid span and
  * `handle` runs untouched.
  */
-export function tracedRequest(req: IncomingMessage, res: ServerResponse, basePath: string, handle: () => Promise<void>): Promise<void> {
+export function tracedRequest(req: IncomingMessage, res: ServerResponse, basePath: string, handle: () => Promise<string | undefined>): Promise<unknown> {
   const parent = propagation.extract(context.active(), req.headers);
   const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
   const span = tracer.startSpan(method === '_OTHER' ? 'HTTP' : method, { kind: SpanKind.SERVER }, parent);
@@ -28,12 +28,13 @@ export function tracedRequest(req: IncomingMessage, res: ServerResponse, basePat
     span.setAttribute('url.scheme', (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
     span.setAttribute('network.protocol.version', req.httpVersion);
   }
-  return context.with(trace.setSpan(parent, span), handle).finally(() => endServerSpan(span, method, req, res, basePath));
+  return context.with(trace.setSpan(parent, span), handle).then((template) => endServerSpan(span, method, res, basePath, template));
 }
 
-function endServerSpan(span: Span, method: string, req: IncomingMessage, res: ServerResponse, basePath: string): void {
+function endServerSpan(span: Span, method: string, res: ServerResponse, basePath: string, template: string | undefined): void {
   if (span.isRecording()) {
-    const route = routeOf(req.url ?? '/', basePath);
+    // The full route template, base path included.
+    const route = template === undefined ? undefined : `${basePath}${template}`;
     if (route !== undefined) {
       span.setAttribute('http.route', route);
       span.updateName(`${method === '_OTHER' ? 'HTTP' : method} ${route}`);
@@ -46,13 +47,4 @@ function endServerSpan(span: Span, method: string, req: IncomingMessage, res: Se
     }
   }
   span.end();
-}
-
-/** The full route template (base path included) of a request URL, or `undefined` when no route matches it. */
-function routeOf(url: string, basePath: string): string | undefined {
-  const queryStart = url.indexOf('?');
-  const path = queryStart === -1 ? url : url.slice(0, queryStart);
-  if (!path.startsWith(basePath)) return undefined;
-  const template = routeTemplate(path.slice(basePath.length));
-  return template === undefined ? undefined : `${basePath}${template}`;
 }

@@ -2,7 +2,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Migration } from 'kysely';
 
 /**
- * Brings the database to the latest schema with kysely's Migrator.
+ * Brings the database to the latest schema with kysely's Migrator. This is
+ * the adapter's only use of kysely: every query runs as a better-sqlite3
+ * prepared statement (see the *-queries.ts modules).
  *
  * A file that already has every migration (every start but the first) is
  * recognised from kysely's own bookkeeping table with one query, and kysely

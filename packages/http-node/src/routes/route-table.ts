@@ -1,0 +1,174 @@
+import { docsFile } from './docs-routes.js';
+import { scrapeMetrics } from './metrics-route.js';
+import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.js';
+import type { Exchange, RouteContext } from './route-context.js';
+import { healthz, openapi, readyz } from './system-routes.js';
+import { getDelivery, listDeliveries, resendDelivery } from './webhook-deliveries-routes.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  getEndpointSecret,
+  getEndpointStats,
+  listEndpoints,
+  recoverEndpoint,
+  rotateEndpointSecret,
+  sendTestEvent,
+  updateEndpoint,
+} from './webhook-endpoints-routes.js';
+import { listEventTypes } from './webhook-event-types-route.js';
+import { getSession } from './webhook-session-route.js';
+
+/**
+ * Answers one request on a matched route. `idSegment` is the raw (still
+ * percent-encoded) `{id}` segment, `''` for a template without one; `path`
+ * the request path relative to the base path.
+ */
+export type RouteHandler = (context: RouteContext, exchange: Exchange, idSegment: string, path: string) => void | Promise<void>;
+
+type Methods = Readonly<Partial<Record<'GET' | 'POST' | 'PATCH' | 'DELETE', RouteHandler>>>;
+
+/**
+ * The API's paths, as the OpenAPI document writes them, each with a handler
+ * per method (HEAD is served by GET's). The one place a path is matched: the
+ * router dispatches on it, metrics and traces label a request with the
+ * template the router matched, the OpenAPI drift test classifies what it
+ * observed with it.
+ */
+const TABLE = {
+  '/plants': { GET: listPlants, POST: createPlant },
+  '/plants/{id}': { GET: getPlant, DELETE: deletePlant },
+  '/healthz': { GET: healthz },
+  '/readyz': { GET: readyz },
+  '/openapi.json': { GET: openapi },
+  /** The API reference page and each of its files; matched only when the docs part is on, so `context.docs` is there. */
+  '/docs': { GET: (context, exchange, _id, path) => docsFile(context.docs!, exchange, path) },
+  '/webhooks/endpoints': { GET: listEndpoints, POST: createEndpoint },
+  '/webhooks/endpoints/{id}': { GET: getEndpoint, PATCH: updateEndpoint, DELETE: deleteEndpoint },
+  '/webhooks/endpoints/{id}/secret': { GET: getEndpointSecret },
+  '/webhooks/endpoints/{id}/rotate-secret': { POST: rotateEndpointSecret },
+  '/webhooks/endpoints/{id}/recover': { POST: recoverEndpoint },
+  '/webhooks/endpoints/{id}/stats': { GET: getEndpointStats },
+  '/webhooks/endpoints/{id}/test': { POST: sendTestEvent },
+  '/webhooks/deliveries': { GET: listDeliveries },
+  '/webhooks/deliveries/{id}': { GET: getDelivery },
+  '/webhooks/deliveries/{id}/resend': { POST: resendDelivery },
+  '/webhooks/session': { GET: getSession },
+  '/webhooks/event-types': { GET: listEventTypes },
+  /** Matched only when the metrics part is on, so `context.metrics` is there. */
+  '/metrics': { GET: (context, exchange) => scrapeMetrics(context.metrics!, exchange) },
+} as const satisfies Record<string, Methods>;
+
+/** A path of the route table, as the OpenAPI document writes it. */
+export type RouteTemplate = keyof typeof TABLE;
+
+/** One path of the API. Built once; a match is one of these (no per-request object). */
+export interface Route {
+  readonly template: RouteTemplate;
+  /** The `Allow` header of a 405: GET implies HEAD. */
+  readonly allow: string;
+  /** Handlers by method; HEAD is looked up as GET. */
+  readonly methods: Methods;
+  /** Offset of `{id}` in the template, -1 for none: the text before it is literal, so the id starts at the same offset in a matching path. */
+  readonly idStart: number;
+}
+
+/** Which optional parts a listener has on (a `RouteContext` is one); routes of a part that is off do not exist (404). */
+export interface RouteParts {
+  readonly docs?: { has(path: string): boolean } | undefined;
+  readonly metrics?: unknown;
+}
+
+const routes = new Map<string, Route>(
+  Object.entries(TABLE).map(([template, methods]: [string, Methods]) => [
+    template,
+    { template: template as RouteTemplate, allow: allowOf(methods), methods, idStart: template.indexOf('{id}') },
+  ]),
+);
+
+/** Every route, in table order. */
+export const ROUTES: readonly Route[] = [...routes.values()];
+
+/** Every route by template. */
+const BY_TEMPLATE = Object.fromEntries(routes) as Readonly<Record<RouteTemplate, Route>>;
+
+/** A collection whose members have `{id}` routes: `<prefix><id>` and `<prefix><id>/<action>`. */
+interface IdFamily {
+  readonly prefix: string;
+  readonly item: Route;
+  readonly actions: readonly { readonly suffix: string; readonly route: Route }[];
+}
+
+const ID_FAMILIES: readonly IdFamily[] = ['/plants/', '/webhooks/endpoints/', '/webhooks/deliveries/'].map((prefix) => {
+  const item = routes.get(`${prefix}{id}`)!;
+  const actions = ROUTES.filter((route) => route.template.startsWith(`${prefix}{id}/`)).map((route) => ({
+    suffix: route.template.slice(prefix.length + '{id}'.length),
+    route,
+  }));
+  return { prefix, item, actions };
+});
+
+/**
+ * The route a path (relative to the base path) belongs to, or `undefined`
+ * for none. Paths are matched literally: no trailing-slash or double-slash
+ * normalization (`/plants/` and `//plants` match nothing), and an `{id}`
+ * is one non-empty segment. Allocates nothing.
+ */
+export function matchRoute(path: string, parts: RouteParts): Route | undefined {
+  const exact = exactRoute(path);
+  if (exact !== undefined) return exact;
+  if (path === '/metrics') return parts.metrics === undefined ? undefined : BY_TEMPLATE['/metrics'];
+  for (const family of ID_FAMILIES) {
+    if (!path.startsWith(family.prefix)) continue;
+    const start = family.prefix.length;
+    const end = path.indexOf('/', start);
+    if (end === start || path.length === start) return undefined;
+    if (end === -1) return family.item;
+    for (const action of family.actions) {
+      if (path.length - end === action.suffix.length && path.startsWith(action.suffix, end)) return action.route;
+    }
+    return undefined;
+  }
+  return parts.docs?.has(path) === true ? BY_TEMPLATE['/docs'] : undefined;
+}
+
+/**
+ * The route of a template without `{id}` (other than the parts'), spelled
+ * out as a switch: V8 compares the constant strings by length first, which
+ * is cheaper than hashing a fresh request path for a map lookup. The route
+ * table test checks that every template is reached.
+ */
+function exactRoute(path: string): Route | undefined {
+  switch (path) {
+    case '/plants':
+      return BY_TEMPLATE['/plants'];
+    case '/healthz':
+      return BY_TEMPLATE['/healthz'];
+    case '/readyz':
+      return BY_TEMPLATE['/readyz'];
+    case '/openapi.json':
+      return BY_TEMPLATE['/openapi.json'];
+    case '/webhooks/endpoints':
+      return BY_TEMPLATE['/webhooks/endpoints'];
+    case '/webhooks/deliveries':
+      return BY_TEMPLATE['/webhooks/deliveries'];
+    case '/webhooks/session':
+      return BY_TEMPLATE['/webhooks/session'];
+    case '/webhooks/event-types':
+      return BY_TEMPLATE['/webhooks/event-types'];
+    default:
+      return undefined;
+  }
+}
+
+/** The raw `{id}` segment of a path that matched `route` (which has one). */
+export function idSegmentOf(path: string, route: Route): string {
+  const end = path.indexOf('/', route.idStart);
+  return end === -1 ? path.slice(route.idStart) : path.slice(route.idStart, end);
+}
+
+function allowOf(methods: Methods): string {
+  return Object.keys(methods)
+    .flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]))
+    .join(', ');
+}

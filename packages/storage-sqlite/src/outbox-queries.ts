@@ -1,0 +1,217 @@
+import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, type TenantDeliveriesQuery } from '@plant-store/core';
+import type { TenantCursorRow } from './delivery-rows.js';
+
+/*
+ * SQL of the webhook outbox (better-sqlite3 parameters). `status = 'pending'`
+ * and the finished statuses stay literals where a partial index should
+ * apply: SQLite uses one only when the query's WHERE implies the index's.
+ */
+
+/** Parameters: id, tenant, endpoint id, event type, payload, due at, created at, updated at, traceparent. */
+export const INSERT_DELIVERY = `
+  INSERT INTO webhook_deliveries
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent)
+  VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`;
+
+/** Parameters: id, tenant, endpoint id, event type, payload, due at, created at, updated at, test (1 or 0). One delivery queued on its own (a test event). */
+export const ENQUEUE_DELIVERY = `
+  INSERT INTO webhook_deliveries
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, test)
+  VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`;
+
+// One statement claims: the UPDATE takes the write lock before it reads, so
+// two connections (or processes) on the same file can never lease the same
+// row while its lease holds.
+const claimDue = (skipping: boolean) => `
+  UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
+  WHERE id IN (
+    SELECT id FROM webhook_deliveries
+    WHERE status = 'pending' AND next_attempt_at <= ?
+      AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
+      ${skipping ? 'AND endpoint_id NOT IN (SELECT value FROM json_each(?))' : ''}
+    ORDER BY next_attempt_at, rowid
+    LIMIT ?)
+  RETURNING id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid`;
+
+/** Parameters: owner, lease end, now (three times), limit. RETURNING does not keep the ORDER BY: callers sort (`claimOrder`). */
+export const CLAIM_DUE = claimDue(false);
+
+/** Parameters: owner, lease end, now (three times), endpoint ids to pass over (a JSON array), limit. */
+export const CLAIM_DUE_SKIPPING = claimDue(true);
+
+/** No parameters. When the next pending delivery is due or its lease ends, whichever is later; NULL when none is pending. */
+export const NEXT_DUE_AT = `
+  SELECT min(max(next_attempt_at, coalesce(lease_expires_at, next_attempt_at)))
+  FROM webhook_deliveries WHERE status = 'pending'`;
+
+/**
+ * No parameters: [count, oldest created at] of the pending deliveries. Walks
+ * the partial index of pending rows only, so the delivered history costs
+ * nothing; the creation times are read from those rows.
+ */
+export const PENDING_STATS = `SELECT count(*), min(created_at) FROM webhook_deliveries WHERE status = 'pending'`;
+
+/** Parameters: ids (a JSON array: one parameter however many, no bound-variable limit), owner. */
+export const RELEASE_LEASES = `
+  UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL
+  WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ?`;
+
+/** Parameters: status, due at (NULL unless pending), updated at, id, owner. The outcome of an attempt, only under the owner's lease. */
+export const APPLY_OUTCOME = `
+  UPDATE webhook_deliveries
+  SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?,
+      lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+  WHERE id = ? AND lease_owner = ? AND status = 'pending'`;
+
+/** Parameters: updated at, id, owner. Interrupted: the lease ends, and status, due time and counted attempts stay as they are. */
+export const APPLY_INTERRUPTED = `
+  UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+  WHERE id = ? AND lease_owner = ? AND status = 'pending'`;
+
+/** Parameters: delivery id (twice), at, duration, status code, error, interrupted (1 or 0), response. Numbered after the delivery's last attempt. */
+export const INSERT_ATTEMPT = `
+  INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response)
+  VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * Parameters: cutoff, limit. Finished deliveries by finish time (updated_at:
+ * the end of the last attempt). The literal status list matches the partial
+ * index's WHERE, which is what lets SQLite use it.
+ */
+export const PRUNABLE = `
+  SELECT id FROM webhook_deliveries
+  WHERE status IN ('delivered', 'failed') AND updated_at < ?
+  ORDER BY updated_at LIMIT ?`;
+
+/** Parameters: ids (a JSON array: one parameter for the whole batch). The foreign key deletes their attempts with them. */
+export const DELETE_DELIVERIES = 'DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))';
+
+/** Free pages handed back to the file system after each prune batch (about what a batch of deliveries frees). */
+const VACUUM_PAGES_PER_PRUNE = 2_000;
+
+/**
+ * Hands free pages back to the file system (incremental auto-vacuum). Run
+ * with `exec`, not as a prepared statement: a prepared statement's single
+ * step of this pragma frees a single page.
+ */
+export const INCREMENTAL_VACUUM = `PRAGMA incremental_vacuum(${VACUUM_PAGES_PER_PRUNE})`;
+
+/** The delivery columns a `Delivery` is made of (see delivery-rows.ts). */
+const DELIVERY_COLUMNS = 'id, tenant, endpoint_id, event_type, payload, created_at, traceparent, test, status, next_attempt_at';
+
+/** Parameters: id. */
+export const SELECT_DELIVERY = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ?`;
+
+/** Parameters: limit. Newest first. */
+export const LIST_DELIVERIES = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+
+/** Parameters: status, limit. Newest first. */
+export const LIST_DELIVERIES_BY_STATUS = `
+  SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+
+/** Parameters: delivery ids (a JSON array). Their attempts, by delivery and number. */
+export const ATTEMPTS_OF = `
+  SELECT delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response FROM webhook_attempts
+  WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, attempt`;
+
+/** Deliveries to tenant endpoints (ids with the endpoint prefix), never those of operator subscriptions. */
+const TENANT_ENDPOINT = `substr(endpoint_id, 1, ${ENDPOINT_ID_PREFIX.length}) = '${ENDPOINT_ID_PREFIX}'`;
+
+/** Parameters: id, tenant. The listing position of a tenant's endpoint delivery (a keyset cursor). */
+export const TENANT_CURSOR = `SELECT created_at, rowid FROM webhook_deliveries WHERE id = ? AND tenant = ? AND ${TENANT_ENDPOINT}`;
+
+/** Which optional filters a tenant's delivery listing has. */
+export interface TenantDeliveriesShape {
+  readonly endpoint: boolean;
+  readonly status: boolean;
+  readonly eventType: boolean;
+  readonly since: boolean;
+  readonly until: boolean;
+  readonly cursor: boolean;
+}
+
+/** A shape's number: one bit per filter. */
+export const tenantDeliveriesKey = (shape: TenantDeliveriesShape): number =>
+  (shape.endpoint ? 1 : 0) | (shape.status ? 2 : 0) | (shape.eventType ? 4 : 0) | (shape.since ? 8 : 0) | (shape.until ? 16 : 0) | (shape.cursor ? 32 : 0);
+
+/**
+ * Parameters: tenant, then one per filter the shape has, in this order:
+ * endpoint id, status, event type, created at or after, created before,
+ * cursor created-at and rowid (two); then the limit. Newest first. Only the
+ * filters given are in the SQL, so each shape gets the plan of its own.
+ */
+export function tenantDeliveriesSql(shape: TenantDeliveriesShape): string {
+  const conditions = [
+    `tenant = ? AND ${TENANT_ENDPOINT}`,
+    ...(shape.endpoint ? ['endpoint_id = ?'] : []),
+    ...(shape.status ? ['status = ?'] : []),
+    ...(shape.eventType ? ['event_type = ?'] : []),
+    ...(shape.since ? ['created_at >= ?'] : []),
+    ...(shape.until ? ['created_at < ?'] : []),
+    ...(shape.cursor ? ['(created_at, rowid) < (?, ?)'] : []),
+  ];
+  return `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+}
+
+/** The shape of a tenant's listing: the filters it has, and whether it goes on after a cursor. */
+export function tenantDeliveriesShape(query: TenantDeliveriesQuery, cursor: TenantCursorRow | undefined): TenantDeliveriesShape {
+  return {
+    endpoint: query.endpointId !== undefined,
+    status: query.status !== undefined,
+    eventType: query.eventType !== undefined,
+    since: query.since !== undefined,
+    until: query.until !== undefined,
+    cursor: cursor !== undefined,
+  };
+}
+
+/** The parameters of {@link tenantDeliveriesSql} for one listing (of the shape {@link tenantDeliveriesShape} gives). */
+export function tenantDeliveriesParameters(query: TenantDeliveriesQuery, cursor: TenantCursorRow | undefined): unknown[] {
+  const { tenant, endpointId, status, eventType, since, until } = query;
+  const parameters: unknown[] = [tenant];
+  if (endpointId !== undefined) parameters.push(endpointId);
+  if (status !== undefined) parameters.push(status);
+  if (eventType !== undefined) parameters.push(eventType);
+  if (since !== undefined) parameters.push(Math.ceil(since));
+  if (until !== undefined) parameters.push(Math.ceil(until));
+  if (cursor) parameters.push(cursor.created_at, cursor.rowid);
+  parameters.push(Math.max(0, query.limit));
+  return parameters;
+}
+
+/** Parameters: due at, updated at, id. Back to pending whatever the state, due now; a lease in flight is left to end by itself. */
+export const RESEND = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`;
+
+/** Parameters: due at, updated at, id. A failed delivery back to pending, without a lease. */
+export const REQUEUE = `
+  UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+  WHERE id = ? AND status = 'failed'`;
+
+/** Parameters: due at, updated at, endpoint id, created at or after. */
+export const REQUEUE_FAILED_SINCE = `
+  UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+  WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ?`;
+
+/**
+ * The attempts to one endpoint since the earliest window start: its
+ * deliveries updated since then (every attempt moves `updated_at` to its
+ * end, so they hold every attempt made since), found through the index on
+ * (endpoint_id, updated_at). Named parameters: the endpoint id, the earliest start. Left out:
+ * interrupted attempts, and those a delete or disable of the endpoint wrote.
+ */
+const ENDPOINT_ATTEMPTS = `
+  SELECT a.at, coalesce(a.status_code BETWEEN 200 AND 299, 0) AS ok, a.status_code
+  FROM webhook_attempts AS a JOIN webhook_deliveries AS d ON d.id = a.delivery_id
+  WHERE d.endpoint_id = @endpoint AND d.updated_at >= @earliest AND a.at >= @earliest AND a.interrupted = 0
+    AND coalesce(a.error, '') NOT IN ('${ENDPOINT_DELETED_ERROR}', '${ENDPOINT_DISABLED_ERROR}')`;
+
+/**
+ * Named parameters: endpoint, earliest (see above), and `w0`, `w1`, … the
+ * window starts. A raw row: succeeded and failed counts per window, then the
+ * last attempt's time and status.
+ */
+export const endpointStatsSql = (windows: number) => `
+  WITH attempts AS (${ENDPOINT_ATTEMPTS})
+  SELECT ${Array.from({ length: windows }, (_, index) => `sum(CASE WHEN at >= @w${index} THEN ok ELSE 0 END), sum(CASE WHEN at >= @w${index} THEN 1 - ok ELSE 0 END)`).join(', ')},
+    (SELECT at FROM attempts ORDER BY at DESC LIMIT 1), (SELECT status_code FROM attempts ORDER BY at DESC LIMIT 1)
+  FROM attempts`;
