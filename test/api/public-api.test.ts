@@ -76,15 +76,24 @@ function describeMembers(symbol: ts.Symbol, declaration: ts.Declaration): string
     });
 }
 
+/** Exported with `export type`: a class so exported can be named but not constructed or extended. */
+function isTypeOnlyExport(exported: ts.Symbol): boolean {
+  const specifier = exported.declarations?.find(ts.isExportSpecifier);
+  return specifier !== undefined && (specifier.isTypeOnly || specifier.parent.parent.isTypeOnly);
+}
+
 function describeSymbol(exported: ts.Symbol): string {
   const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
   const name = exported.getName();
   const flags = symbol.getFlags();
   const declaration = symbol.declarations?.[0];
-  const typeOnly = exported.flags & ts.SymbolFlags.Alias && checker.getTypeOnlyAliasDeclaration(exported) ? 'type-only ' : '';
+  const typeOnly = isTypeOnlyExport(exported) ? 'type-only ' : '';
   if (flags & ts.SymbolFlags.Class && declaration) return [`${typeOnly}class ${name}`, ...describeMembers(symbol, declaration)].join('\n');
   if (flags & ts.SymbolFlags.Interface && declaration) return [`interface ${name}`, ...describeMembers(symbol, declaration)].join('\n');
-  if (flags & ts.SymbolFlags.TypeAlias) return `type ${name}`;
+  if (flags & ts.SymbolFlags.TypeAlias && declaration) {
+    const aliased = checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), declaration, typeFormat | ts.TypeFormatFlags.InTypeAlias);
+    return `type ${name} = ${portable(aliased)}`;
+  }
   if (flags & ts.SymbolFlags.Function && declaration) {
     const signatures = checker.getSignaturesOfType(checker.getTypeOfSymbolAtLocation(symbol, declaration), ts.SignatureKind.Call);
     return signatures.map((signature) => `function ${name}${checker.signatureToString(signature)}`).join('\n');

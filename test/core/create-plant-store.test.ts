@@ -6,15 +6,17 @@ import {
   LimitExceededError,
   staticTokens,
   StorageError,
-  subscriptionId,
   ValidationError,
+  type Principal,
+} from '@plant-store/core';
+import {
+  subscriptionId,
   type Authenticator,
   type Clock,
   type Logger,
-  type Principal,
   type WebhookRequest,
   type WebhookTransport,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;

@@ -11,8 +11,8 @@ import {
   type PlantEvents,
   type PlantStore,
   type Principal,
-  subscriptionId,
 } from '@plant-store/core';
+import { subscriptionId } from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
 
 const writer: Principal = { subject: 'w', tenant: 'acme', scopes: ['plants:read', 'plants:write'] };

@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { describe, expect, it, vi } from 'vitest';
-import { createPlantStore, staticTokens, type WebhookRequest, type WebhookTransport } from '@plant-store/core';
+import { createPlantStore, staticTokens } from '@plant-store/core';
+import type { WebhookRequest, WebhookTransport } from '@plant-store/core/adapter';
 import { createRequestListener } from '@plant-store/http-node';
 import { memoryStorage } from '@plant-store/storage-memory';
 

@@ -7,16 +7,12 @@ import {
   ForbiddenError,
   NotFoundError,
   ValidationError,
-  type Clock,
-  type Logger,
-  type LogFields,
   type PlantStore,
   type PlantStoreWebhookOptions,
   type Principal,
   type Scope,
-  type WebhookRequest,
-  type WebhookSendOutcome,
 } from '@plant-store/core';
+import type { Clock, Logger, LogFields, WebhookRequest, WebhookSendOutcome } from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
 
 const acme: Principal = { subject: 'a', tenant: 'acme', scopes: ALL_SCOPES };

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { subscriptionId, type DeliveryStatus, type PlantStoreWebhookOptions } from '@plant-store/core';
+import type { DeliveryStatus, PlantStoreWebhookOptions } from '@plant-store/core';
+import { subscriptionId } from '@plant-store/core/adapter';
 import { reservePort, startReceiver, type ReceivedWebhook, type WebhookReceiver } from './webhook-receiver.js';
 import { eventually, openStorage, sleep, startService, type StorageKind, type TestService } from './webhook-service.js';
 

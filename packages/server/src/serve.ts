@@ -7,11 +7,10 @@ import {
   createPlantStore,
   firstAuthenticator,
   staticTokens,
-  type Authenticator,
-  type Logger,
   type PlantStore,
   type PlantStoreWebhookOptions,
 } from '@plant-store/core';
+import type { Authenticator, Logger } from '@plant-store/core/adapter';
 import type { ServeConfig } from './config/load-config.js';
 import { settingName } from './config/settings.js';
 import { errorText } from './storage/error-text.js';

@@ -1,4 +1,5 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
+import type { Plant } from '@plant-store/core';
 import {
   INT64_MAX,
   INT64_MIN,
@@ -6,10 +7,9 @@ import {
   type EndpointEvent,
   type ListPlantsQuery,
   type NewDelivery,
-  type Plant,
   type PlantOffsetQuery,
   type PlantRepository,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import { idAtOffsetSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';

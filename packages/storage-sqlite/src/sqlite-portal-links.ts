@@ -1,5 +1,6 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
-import type { NewPortalLink, PortalLink, PortalLinkRepository, Scope, StoredPortalLink } from '@plant-store/core';
+import type { Scope } from '@plant-store/core';
+import type { NewPortalLink, PortalLink, PortalLinkRepository, StoredPortalLink } from '@plant-store/core/adapter';
 import type { GuardedWrites } from './sqlite-error.js';
 import { withSqliteErrors, withSqliteWrite } from './sqlite-error.js';
 

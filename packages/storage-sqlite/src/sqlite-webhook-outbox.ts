@@ -1,20 +1,18 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
 import type { Compilable, Selectable } from 'kysely';
+import type { Delivery, DeliveryAttempt, PendingStats } from '@plant-store/core';
 import type {
   AttemptOutcome,
   ClaimDueOptions,
   ClaimedDelivery,
-  Delivery,
-  DeliveryAttempt,
   EndpointAttemptStats,
   ListDeliveriesQuery,
   NewDelivery,
   TenantDeliveriesQuery,
-  PendingStats,
   PruneDeliveriesOptions,
   WebhookOutbox,
-} from '@plant-store/core';
-import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR } from '@plant-store/core';
+} from '@plant-store/core/adapter';
+import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR } from '@plant-store/core/adapter';
 import { loadQueryBuilder, type QueryBuilder } from './query-builder.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './schema.js';
 import { sqliteError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';

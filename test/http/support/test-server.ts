@@ -2,17 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createPlantStore,
-  staticTokens,
-  type Authenticator,
-  type Clock,
-  type LogFields,
-  type Logger,
-  type PlantStore,
-  type PlantStoreWebhookOptions,
-  type Storage,
-} from '@plant-store/core';
+import { createPlantStore, staticTokens, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
+import type { Authenticator, Clock, LogFields, Logger, Storage } from '@plant-store/core/adapter';
 import { createPlantServer, webhookHttpTransport, type PlantServerOptions } from '@plant-store/http-node';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { postgresStorage } from '@plant-store/storage-postgres';

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WebhookRequest } from '@plant-store/core';
+import type { WebhookRequest } from '@plant-store/core/adapter';
 import { webhookHttpTransport } from './webhook-http-transport.js';
 
 // Real receivers on 127.0.0.1 counting TCP connections, so a refusal is

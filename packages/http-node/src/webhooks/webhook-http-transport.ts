@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from '@plant-store/core';
+import { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from '@plant-store/core/adapter';
 import { DESTINATION_NOT_ALLOWED, guardedLookup } from './guarded-lookup.js';
 import { guardedRequestOptions } from './guarded-request-options.js';
 import { httpStatusOutcome } from './http-status-outcome.js';
