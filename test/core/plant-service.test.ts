@@ -43,7 +43,7 @@ describe('create', () => {
     const outcome = await create({ id: 9223372036854775807n, name: 'Fern', tag: 'green' });
     expect(outcome).toEqual({ created: true, plant: { id: 9223372036854775807n, name: 'Fern', tag: 'green' } });
     expect(events).toEqual([['plant.created', { tenant: 'acme', plant: outcome.plant }]]);
-    const [delivery] = await store.webhooks.list();
+    const [delivery] = await store.allTenants.webhooks.list();
     expect(delivery).toMatchObject({
       tenant: 'acme',
       endpointId: subscriptionId('http://127.0.0.1:9/hook'),
@@ -57,7 +57,7 @@ describe('create', () => {
     const replay = await create({ id: 1n, name: 'Fern' });
     expect(replay).toEqual({ created: false, plant: { id: 1n, name: 'Fern' } });
     expect(events).toHaveLength(1);
-    expect(await store.webhooks.list()).toHaveLength(1);
+    expect(await store.allTenants.webhooks.list()).toHaveLength(1);
   });
 
   it('rejects the same id with other content as a conflict, keeping the stored plant', async () => {

@@ -47,7 +47,7 @@ beforeAll(async () => {
     webhooks: { subscriptions, transport: fixtureTransport, jitter: 0, retentionMs: null },
   });
   await sending.plants.create(acme, { id: 1, name: 'Fern' });
-  await eventually(async () => (await sending.webhooks.list({ status: 'pending' })).length === 0, 'both outcomes');
+  await eventually(async () => (await sending.allTenants.webhooks.list({ status: 'pending' })).length === 0, 'both outcomes');
   await sending.close();
   // Plant 2: queued, nobody sends: both pending.
   const queueing = createPlantStore({ storage: await sqliteStorage({ path: db }), webhooks: { subscriptions } });

@@ -8,6 +8,8 @@ export {
   type PlantStore,
   type PlantStoreOptions,
   type PlantStoreWebhookOptions,
+  type AllTenants,
+  type TenantWebhooks,
 } from './composition/create-plant-store.js';
 
 // What the store's members are and return (types only: the store makes them).

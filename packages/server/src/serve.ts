@@ -137,7 +137,7 @@ function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
   return {
     subscriptions: config.webhooks,
     // The dispatcher sets user-agent on every request, so the transport needs no default of its own.
-    transport: webhookHttpTransport({ allowPrivateDestinations: config.webhookAllowPrivate }),
+    transport: webhookHttpTransport(),
     userAgent: `plant-store/${version}`,
     retrySchedule: config.webhookRetryMs,
     timeoutMs: config.webhookTimeoutMs,

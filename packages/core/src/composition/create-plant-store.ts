@@ -46,8 +46,9 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
   /** After a tenant rotates an endpoint's secret, the previous one still signs this long, in ms (`PLANT_STORE_WEBHOOK_SECRET_OVERLAP`). @default 86400000 (24 h) */
   readonly secretOverlapMs?: number;
   /**
-   * Accept tenant endpoint URLs whose host is a non-public IP literal (`PLANT_STORE_WEBHOOK_ALLOW_PRIVATE`).
-   * The transport checks resolved addresses itself: give `webhookHttpTransport` the same setting. @default false
+   * Let tenant endpoints point at non-public addresses (`PLANT_STORE_WEBHOOK_ALLOW_PRIVATE`): their URLs may
+   * have a non-public IP literal host, and their requests are not marked `restrictDestination`, so the transport
+   * connects to any address. The one place this is set: the transport follows each request's mark. @default false
    */
   readonly allowPrivateDestinations?: boolean;
   /**
@@ -87,11 +88,28 @@ export interface PlantStoreOptions {
   readonly batchSize?: number;
 }
 
-/** A composed store: the service, its events, webhook operator tools, readiness, and the means to authenticate callers. */
+/** A tenant's webhooks: every call takes the caller's principal, checks its scope and reaches that principal's tenant only. */
+export interface TenantWebhooks {
+  readonly endpoints: TenantWebhookEndpoints;
+  readonly deliveries: TenantWebhookDeliveries;
+}
+
+/**
+ * What crosses tenants: no principal, no tenant check, for the operator's
+ * tools (CLI, metrics, back office). Named after what it reaches, not after
+ * who may call it (that is the host's decision), so that a route wired to
+ * `store.allTenants.…` reads as the warning it is.
+ */
+export interface AllTenants {
+  readonly webhooks: WebhookAdmin;
+}
+
+/** A composed store: the service, its events, tenants' webhooks, the operator's cross-tenant tools, readiness, and the means to authenticate callers. */
 export interface PlantStore {
   readonly plants: PlantService;
   readonly events: PlantEventBus;
-  readonly webhooks: WebhookAdmin;
+  readonly webhooks: TenantWebhooks;
+  readonly allTenants: AllTenants;
   /** The operator's portal links: mint, revoke and list sign-ins of one tenant to its webhooks. */
   readonly portalLinks: PortalLinks;
   /** The principal for a bearer token; `UnauthenticatedError` when it is missing or unknown. */
@@ -130,7 +148,8 @@ function registerPorts(container: DependencyContainer, options: PlantStoreOption
   container.register(TOKENS.authenticator, { useValue: options.authenticator ?? rejectEveryToken });
   container.register(TOKENS.subscriptions, { useValue: subscriptions });
   const clock = options.clock ?? systemClock;
-  const targets = combinedTargets(subscriptionTargets(subscriptions), endpointTargets(options.storage.endpoints, clock));
+  const allowPrivate = options.webhooks?.allowPrivateDestinations ?? false;
+  const targets = combinedTargets(subscriptionTargets(subscriptions), endpointTargets(options.storage.endpoints, clock, allowPrivate));
   container.register(TOKENS.deliveryTargets, { useValue: targets });
   if (options.webhooks?.transport) container.register(TOKENS.webhookTransport, { useValue: options.webhooks.transport });
 }
@@ -190,17 +209,20 @@ function registerWebhookAdmin(container: DependencyContainer, webhooks: PlantSto
 }
 
 /** The operator's webhook tools over the store's storage, with the tenants' self-service on them. */
-function createWebhookAdmin(c: DependencyContainer, webhooks: PlantStoreWebhookOptions, maxEndpoints: number): WebhookAdmin {
+function createWebhookAdmin(c: DependencyContainer, webhooks: PlantStoreWebhookOptions, maxEndpoints: number): { admin: WebhookAdmin; tenant: TenantWebhooks } {
   const { outbox, endpoints } = c.resolve<Storage>(TOKENS.storage);
   const clock = c.resolve<Clock>(TOKENS.clock);
   const onRequeue = () => dispatcherOf(c)?.wake();
   const events = c.resolve<PlantEventBus>(TOKENS.events);
-  return new WebhookAdmin({
+  const admin = new WebhookAdmin({
     outbox,
+    endpoints,
     clock,
     onRequeue,
     retentionMs: retentionOf(webhooks),
     onPruned: (count) => events.emit('webhook.pruned', { count }),
+  });
+  const tenant: TenantWebhooks = {
     endpoints: new TenantWebhookEndpoints({
       endpoints,
       outbox,
@@ -212,7 +234,8 @@ function createWebhookAdmin(c: DependencyContainer, webhooks: PlantStoreWebhookO
       allowPrivateDestinations: webhooks.allowPrivateDestinations,
     }),
     deliveries: new TenantWebhookDeliveries({ outbox, clock, onRequeue }),
-  });
+  };
+  return { admin, tenant };
 }
 
 function positiveInteger(option: string, value: number): number {
@@ -288,7 +311,8 @@ function compose(container: DependencyContainer, dispatcher: WebhookDispatcher |
   return {
     plants: container.resolve<PlantService>(TOKENS.plantService),
     events: container.resolve<PlantEventBus>(TOKENS.events),
-    webhooks: container.resolve<WebhookAdmin>(TOKENS.webhookAdmin),
+    webhooks: container.resolve<{ tenant: TenantWebhooks }>(TOKENS.webhookAdmin).tenant,
+    allTenants: { webhooks: container.resolve<{ admin: WebhookAdmin }>(TOKENS.webhookAdmin).admin },
     portalLinks: new PortalLinks(storage.portalLinks, clock),
     async authenticate(token) {
       if (token === undefined || token === '') throw new UnauthenticatedError('missing_credentials');
