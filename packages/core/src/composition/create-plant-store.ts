@@ -62,7 +62,7 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
    * Delivered and failed deliveries, with their attempts, are deleted once
    * they finished this long ago, in ms (`PLANT_STORE_WEBHOOK_RETENTION`); the
    * store with a transport does it in the background, and it is the default
-   * of `webhooks.prune()`. `null` keeps them forever. @default 2592000000 (30 days)
+   * of `allTenants.webhooks.prune()`. `null` keeps them forever. @default 2592000000 (30 days)
    */
   readonly retentionMs?: number | null;
   /** Time between background pruning runs, in ms. @default half the retention, from 1 s up to 1 min */
