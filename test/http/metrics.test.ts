@@ -96,7 +96,7 @@ describe.each(STORAGE_KINDS)('GET /metrics (%s)', (kind: StorageKind) => {
           get: (target, property) =>
             property === 'pendingStats' && failBacklog
               ? () => Promise.reject(new StorageError('storage is down (test)'))
-              : (Reflect.get(target, property) as (...args: unknown[]) => unknown).bind(target),
+              : bound(target, property),
         }),
       }),
     });
@@ -415,3 +415,9 @@ describe('the exposition parser used here', () => {
     ]);
   });
 });
+
+/** A member of `target` as a proxy should hand it out: methods bound to it, anything else (an absent optional member) as it is. */
+function bound(target: object, property: string | symbol): unknown {
+  const value: unknown = Reflect.get(target, property);
+  return typeof value === 'function' ? value.bind(target) : value;
+}

@@ -11,6 +11,7 @@ export type {
   ListPlantsQuery,
   PlantOffsetQuery,
   PlantRepository,
+  PlantsJson,
 } from './ports/plant-repository.js';
 export type { NewPortalLink, PortalLink, PortalLinkRepository, StoredPortalLink } from './ports/portal-link-repository.js';
 export type {

@@ -17,7 +17,7 @@ export type { NewPlant, Plant } from './domain/plant.js';
 export type { ListPlantsInput } from './domain/list-options.js';
 export { ALL_SCOPES, type Principal, type Scope } from './domain/principal.js';
 export type { CreatePlantOutcome, PlantService } from './service/plant-service.js';
-export { collectListing, type PlantListing } from './service/plant-listing.js';
+export { collectListing, type PlantListing, type PlantPageJson } from './service/plant-listing.js';
 export type { PlantEventBus, PlantEvents, WebhookAttemptOutcome } from './events/plant-events.js';
 export type { PortalLinks, MintPortalLinkOptions, MintedPortalLink } from './portal/portal-links.js';
 export type { PruneOptions, WebhookAdmin } from './webhooks/webhook-admin.js';
