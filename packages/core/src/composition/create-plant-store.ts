@@ -160,6 +160,7 @@ function registrations(options: PlantStoreOptions, settings: StoreSettings): [sy
     [TOKENS.clock, { useValue: options.clock ?? systemClock }],
     [TOKENS.logger, { useValue: options.logger ?? silentLogger }],
     [TOKENS.authenticator, { useValue: options.authenticator ?? rejectEveryToken }],
+    // A factory: the container takes no `undefined` value, and without a transport this store queues and sends nothing.
     [TOKENS.webhookTransport, { useFactory: () => options.webhooks?.transport }],
     [TOKENS.settings, { useValue: settings }],
     [TOKENS.events, once(() => createPlantEventBus())],
