@@ -10,7 +10,8 @@
 import { parseArgs } from 'node:util';
 import { jwtAuthenticator } from '@plant-store/auth-jwt';
 import { createTestIssuer } from '@plant-store/auth-jwt/testing';
-import { firstAuthenticator, staticTokens, type Authenticator } from '@plant-store/core';
+import { firstAuthenticator, staticTokens } from '@plant-store/core';
+import type { Authenticator } from '@plant-store/core/adapter';
 import { median } from './lib/stats.js';
 
 interface Case {

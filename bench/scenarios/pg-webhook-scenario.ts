@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { plantToJson, subscriptionId } from '@plant-store/core';
+import { plantToJson, subscriptionId } from '@plant-store/core/adapter';
 import type { BenchContext } from '../lib/bench-context.js';
 import type { BenchPostgres } from '../lib/bench-postgres.js';
 import { runLoad } from '../lib/load.js';

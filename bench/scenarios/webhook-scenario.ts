@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { plantToJson, subscriptionId } from '@plant-store/core';
+import { plantToJson, subscriptionId } from '@plant-store/core/adapter';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import type { BenchContext } from '../lib/bench-context.js';
 import { runLoad } from '../lib/load.js';

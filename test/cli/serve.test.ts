@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenDigest } from '@plant-store/core';
+import { tokenDigest } from '@plant-store/core/adapter';
 import { READY_LINE, startServe, type ServeProcess } from './cli-process.js';
 
 const dirs: string[] = [];

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { StorageError, type Storage } from '@plant-store/core';
+import { StorageError } from '@plant-store/core';
+import type { Storage } from '@plant-store/core/adapter';
 import {
   ConflictError,
   ForbiddenError,

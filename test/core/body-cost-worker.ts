@@ -2,7 +2,8 @@
 // body it is given exactly as a create request does, and reports the CPU
 // time of each, so a quadratic (or hanging) parse shows up as a number or a
 // timeout in the parent instead of a stalled test run.
-import { NewPlantSchema, parseJson, validate, ValidationError } from '@plant-store/core';
+import { ValidationError } from '@plant-store/core';
+import { NewPlantSchema, parseJson, validate } from '@plant-store/core/adapter';
 
 const bodies = JSON.parse(await new Promise<string>((resolve) => {
   let input = '';

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
@@ -6,15 +9,17 @@ import {
   LimitExceededError,
   staticTokens,
   StorageError,
-  subscriptionId,
   ValidationError,
+  type Principal,
+} from '@plant-store/core';
+import {
+  subscriptionId,
   type Authenticator,
   type Clock,
   type Logger,
-  type Principal,
   type WebhookRequest,
   type WebhookTransport,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -30,6 +35,20 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string)
 const admin: Principal = { subject: 'a', tenant: 'acme', scopes: ['plants:read', 'plants:write'] };
 
 describe('createPlantStore', () => {
+  it('patches no global: a fresh process composes, uses and closes a store with no Reflect.getMetadata (no reflect-metadata polyfill)', async () => {
+    const script = [
+      "import { createPlantStore } from '@plant-store/core';",
+      "import { memoryStorage } from '@plant-store/storage-memory';",
+      'const store = createPlantStore({ storage: memoryStorage() });',
+      "await store.plants.create({ subject: 's', tenant: 't', scopes: ['plants:write'] }, { id: 1, name: 'Fern' });",
+      'await store.close();',
+      'console.log(typeof Reflect.getMetadata);',
+    ].join('\n');
+    const args = ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script];
+    const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: join(import.meta.dirname, '..', '..') });
+    expect(stdout.trim()).toBe('undefined');
+  });
+
   it('gives two stores in one process nothing in common', async () => {
     const first = createPlantStore({ storage: memoryStorage(), authenticator: staticTokens([{ token: 'one', tenant: 'acme' }]) });
     const second = createPlantStore({ storage: memoryStorage(), authenticator: staticTokens([{ token: 'two', tenant: 'acme' }]) });
@@ -84,7 +103,7 @@ describe('createPlantStore', () => {
       expect(await store.authenticate('host-session')).toBe(admin);
       await expect(store.authenticate('other')).rejects.toMatchObject({ reason: 'invalid_token' });
       await store.plants.create(await store.authenticate('host-session'), { id: 1, name: 'Fern' });
-      await eventually(async () => (await store.webhooks.list())[0]?.status === 'delivered', 'delivery through the host transport');
+      await eventually(async () => (await store.allTenants.webhooks.list())[0]?.status === 'delivered', 'delivery through the host transport');
       // The host's storage holds it, dated by the host's clock, and the host's transport sent it, signed at that time.
       const [delivery] = await storage.outbox.list();
       expect(delivery).toMatchObject({ createdAt: at, endpointId: subscriptionId('https://hooks.example/x'), attempts: [{ at, statusCode: 202 }] });

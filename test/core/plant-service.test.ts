@@ -5,15 +5,14 @@ import {
   createPlantStore,
   ForbiddenError,
   NotFoundError,
-  plantToJson,
   UnauthenticatedError,
   ValidationError,
   type Plant,
   type PlantEvents,
   type PlantStore,
   type Principal,
-  subscriptionId,
 } from '@plant-store/core';
+import { plantToJson, subscriptionId } from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 
@@ -45,7 +44,7 @@ describe('create', () => {
     const outcome = await create({ id: 9223372036854775807n, name: 'Fern', tag: 'green' });
     expect(outcome).toEqual({ created: true, plant: { id: 9223372036854775807n, name: 'Fern', tag: 'green' } });
     expect(events).toEqual([['plant.created', { tenant: 'acme', plant: outcome.plant }]]);
-    const [delivery] = await store.webhooks.list();
+    const [delivery] = await store.allTenants.webhooks.list();
     expect(delivery).toMatchObject({
       tenant: 'acme',
       endpointId: subscriptionId('http://127.0.0.1:9/hook'),
@@ -59,7 +58,7 @@ describe('create', () => {
     const replay = await create({ id: 1n, name: 'Fern' });
     expect(replay).toEqual({ created: false, plant: { id: 1n, name: 'Fern' } });
     expect(events).toHaveLength(1);
-    expect(await store.webhooks.list()).toHaveLength(1);
+    expect(await store.allTenants.webhooks.list()).toHaveLength(1);
   });
 
   it('rejects the same id with other content as a conflict, keeping the stored plant', async () => {

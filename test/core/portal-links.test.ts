@@ -8,10 +8,9 @@ import {
   ValidationError,
   createPlantStore,
   staticTokens,
-  type Clock,
   type PlantStore,
-  type Storage,
 } from '@plant-store/core';
+import type { Clock, Storage } from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';

@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { describe, expect, it, vi } from 'vitest';
-import { createPlantStore, staticTokens, type WebhookRequest, type WebhookTransport } from '@plant-store/core';
+import { createPlantStore, staticTokens } from '@plant-store/core';
+import type { WebhookRequest, WebhookTransport } from '@plant-store/core/adapter';
 import { createRequestListener } from '@plant-store/http-node';
 import { memoryStorage } from '@plant-store/storage-memory';
 
@@ -38,7 +39,7 @@ describe('tracing without an OpenTelemetry SDK', () => {
       await vi.waitFor(() => expect(sent).toHaveLength(1));
       expect(Object.keys(sent[0]!.headers).sort()).toEqual(['content-type', 'plant-store-event', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp']);
       expect(activeWhileSending).toEqual([undefined]);
-      const [delivery] = await store.webhooks.list();
+      const [delivery] = await store.allTenants.webhooks.list();
       expect(delivery).toBeDefined();
       expect(delivery).not.toHaveProperty('traceparent');
     } finally {

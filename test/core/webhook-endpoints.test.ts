@@ -7,16 +7,12 @@ import {
   ForbiddenError,
   NotFoundError,
   ValidationError,
-  type Clock,
-  type Logger,
-  type LogFields,
   type PlantStore,
   type PlantStoreWebhookOptions,
   type Principal,
   type Scope,
-  type WebhookRequest,
-  type WebhookSendOutcome,
 } from '@plant-store/core';
+import type { Clock, Logger, LogFields, WebhookRequest, WebhookSendOutcome } from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
 
 const acme: Principal = { subject: 'a', tenant: 'acme', scopes: ALL_SCOPES };
@@ -193,7 +189,7 @@ describe('store.webhooks.endpoints: scopes, validation, tenant isolation', () =>
     const s = store({ subscriptions: [{ url: 'https://operator.example/h', secret: newSecret() }] });
     const { endpoint } = await s.webhooks.endpoints.create(acme, { url: URL_OK });
     await s.plants.create(acme, { id: 1, name: 'Fern' });
-    const operatorView = await s.webhooks.list();
+    const operatorView = await s.allTenants.webhooks.list();
     expect(operatorView).toHaveLength(2);
     expect(operatorView.map((d) => d.endpointId)).toEqual(expect.arrayContaining([endpoint.id, expect.stringMatching(/^sub_/)]));
     const tenantView = (await s.webhooks.deliveries.list(acme)).deliveries;
@@ -222,6 +218,16 @@ describe('tenant endpoints: what gets delivered', () => {
     expect(stored).toMatchObject({ eventType: 'plant.deleted', payload: '{"id":9223372036854775807}', status: 'delivered' });
     await settle();
     expect(sent).toHaveLength(2);
+  });
+
+  it('leaves tenant endpoint requests unrestricted when the store allows private destinations (the transport follows the mark)', async () => {
+    const { sent, transport } = fakeTransport();
+    const s = store({ transport, allowPrivateDestinations: true });
+    await s.webhooks.endpoints.create(acme, { url: 'http://127.0.0.1:9/h' });
+    await s.plants.create(acme, { id: 1, name: 'Fern' });
+    await eventually(() => sent.length === 1, 'the endpoint delivery');
+    expect(sent[0]!.url).toBe('http://127.0.0.1:9/h');
+    expect(sent[0]!.restrictDestination).toBeUndefined();
   });
 
   it('signs with the new and the previous secret during the overlap, then with the new one only (standardwebhooks verifies)', async () => {
@@ -331,17 +337,17 @@ describe('tenant endpoints: what gets delivered', () => {
     expect(sent[1]!.headers['webhook-id']).toBe(sent[0]!.headers['webhook-id']);
 
     // Disabled: a resend is not attempted, it fails.
-    await s.webhooks.endpoints.setStatus(endpoint.id, 'disabled', 'maintenance');
+    await s.allTenants.webhooks.setEndpointStatus(endpoint.id, 'disabled', 'maintenance');
     expect((await s.webhooks.endpoints.get(acme, endpoint.id)).disabledReason).toBe('maintenance');
-    await s.webhooks.resend(delivery!.id);
-    await eventually(async () => (await s.webhooks.get(delivery!.id)).status === 'failed', 'the resend to a disabled endpoint ending failed');
+    await s.allTenants.webhooks.resend(delivery!.id);
+    await eventually(async () => (await s.allTenants.webhooks.get(delivery!.id)).status === 'failed', 'the resend to a disabled endpoint ending failed');
     expect(sent).toHaveLength(2);
-    expect((await s.webhooks.get(delivery!.id)).attempts.at(-1)).toMatchObject({ error: 'endpoint disabled' });
+    expect((await s.allTenants.webhooks.get(delivery!.id)).attempts.at(-1)).toMatchObject({ error: 'endpoint disabled' });
 
-    await s.webhooks.endpoints.setStatus(endpoint.id, 'enabled');
+    await s.allTenants.webhooks.setEndpointStatus(endpoint.id, 'enabled');
     expect(await s.webhooks.endpoints.recover(acme, endpoint.id, { since: new Date(Date.now() + 60_000).toISOString() })).toEqual({ requeued: 0 });
     expect(await s.webhooks.endpoints.recover(acme, endpoint.id, { since: '2000-01-01T00:00:00+01:00' })).toEqual({ requeued: 1 });
     await eventually(() => sent.length === 3, 'the recovered delivery');
-    expect((await s.webhooks.endpoints.listAll({ limit: 10 })).endpoints.map((e) => e.id)).toEqual([endpoint.id]);
+    expect((await s.allTenants.webhooks.listEndpoints({ limit: 10 })).endpoints.map((e) => e.id)).toEqual([endpoint.id]);
   });
 });

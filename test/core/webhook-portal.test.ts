@@ -7,11 +7,11 @@ import {
   ValidationError,
   WEBHOOK_EVENT_CATALOGUE,
   createPlantStore,
-  type Clock,
   type PlantStore,
   type Principal,
   type Scope,
 } from '@plant-store/core';
+import type { Clock } from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
 
 // The library side of the portal's operations (store.webhooks.endpoints.*):

@@ -295,7 +295,7 @@ describe.each(STORAGE_KINDS)('webhook metrics (%s)', (kind: StorageKind) => {
     const { store, base } = await service({ retrySchedule: [3_600_000], subscriptions: [{ url, secret: newSecret() }] });
     for (const id of [1, 2, 3]) expect(await create(base, id)).toBe(200);
     await scrapeUntil(base, (e) => valueOf(e, ATTEMPTS, { outcome: 'retry' }) === 3, 'three failed first attempts');
-    const oldest = Math.min(...(await store.webhooks.list()).map((delivery) => delivery.createdAt));
+    const oldest = Math.min(...(await store.allTenants.webhooks.list()).map((delivery) => delivery.createdAt));
     const lowest = (Date.now() - oldest) / 1000;
     const { exposition } = await scrape(base);
     const highest = (Date.now() - oldest) / 1000;

@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageError, type PlantRepository, type Storage } from '@plant-store/core';
+import { StorageError } from '@plant-store/core';
+import type { PlantRepository, Storage } from '@plant-store/core/adapter';
 import { openapiDocument } from '@plant-store/http-node';
 import { api, observationCount, routeTemplate, undocumentedObservations } from './support/api-client.js';
 import { TOKENS, startTestServer, type TestServer } from './support/test-server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '@plant-store/core';
+import type { Clock } from '@plant-store/core/adapter';
 import { postgresAvailable } from '../support/postgres.js';
 import { api, expectObservationsDocumented, type ApiResponse } from './support/api-client.js';
 import { TOKENS, startTestServer, type AnyStorageKind, type TestServer } from './support/test-server.js';

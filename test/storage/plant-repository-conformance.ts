@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { StorageError, plantToJson, type ListPlantsQuery, type Plant, type Storage } from '@plant-store/core';
+import { StorageError, type Plant } from '@plant-store/core';
+import { plantToJson, type ListPlantsQuery, type Storage } from '@plant-store/core/adapter';
 import { delivery, plant } from './storage-fixtures.js';
 
 const ids = (plants: readonly Plant[]) => plants.map((p) => p.id);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { StorageError, type NewPortalLink, type Storage } from '@plant-store/core';
+import { StorageError } from '@plant-store/core';
+import type { NewPortalLink, Storage } from '@plant-store/core/adapter';
 
 const T0 = 1_700_000_000_000;
 const DIGEST = 'a'.repeat(64);

@@ -1,15 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
-import {
-  ConfigurationError,
-  StorageError,
-  createPlantStore,
-  type NewDelivery,
-  type Principal,
-  type Storage,
-  type WebhookRequest,
-} from '@plant-store/core';
+import { ConfigurationError, StorageError, createPlantStore, type Principal } from '@plant-store/core';
+import type { NewDelivery, Storage, WebhookRequest } from '@plant-store/core/adapter';
 import { postgresStorage, type PostgresStorageOptions } from '@plant-store/storage-postgres';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';

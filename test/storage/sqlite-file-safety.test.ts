@@ -5,7 +5,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { StorageError, type NewDelivery, type Storage } from '@plant-store/core';
+import { StorageError } from '@plant-store/core';
+import type { NewDelivery, Storage } from '@plant-store/core/adapter';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { makeReadOnly, type ReadOnlyPath } from './read-only-path.js';
 

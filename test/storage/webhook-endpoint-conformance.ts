@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { NewWebhookEndpoint, Storage, WebhookEndpoint } from '@plant-store/core';
+import type { WebhookEndpoint } from '@plant-store/core';
+import type { NewWebhookEndpoint, Storage } from '@plant-store/core/adapter';
 import { delivery, plant } from './storage-fixtures.js';
 
 const T0 = 1_700_000_000_000;

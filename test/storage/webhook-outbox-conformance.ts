@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimDueOptions, NewDelivery, Storage } from '@plant-store/core';
+import type { ClaimDueOptions, NewDelivery, Storage } from '@plant-store/core/adapter';
 import { delivery, plant } from './storage-fixtures.js';
 import { newEndpoint } from './webhook-endpoint-conformance.js';
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { subscriptionId, type DeliveryStatus, type PlantStoreWebhookOptions } from '@plant-store/core';
+import type { DeliveryStatus, PlantStoreWebhookOptions } from '@plant-store/core';
+import { subscriptionId } from '@plant-store/core/adapter';
 import { reservePort, startReceiver, type ReceivedWebhook, type WebhookReceiver } from './webhook-receiver.js';
 import { eventually, openStorage, sleep, startService, type StorageKind, type TestService } from './webhook-service.js';
 
@@ -27,7 +28,7 @@ async function receiver(port?: number): Promise<WebhookReceiver> {
 
 /** Waits until the newest delivery of the service has `status`. */
 function newestIs(api: TestService, status: DeliveryStatus): Promise<void> {
-  return eventually(async () => (await api.store.webhooks.list())[0]?.status === status, `${status} status`);
+  return eventually(async () => (await api.store.allTenants.webhooks.list())[0]?.status === status, `${status} status`);
 }
 
 function verify(secret: string, request: ReceivedWebhook): void {
@@ -74,8 +75,8 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
       expect(() => verify(newSecret(), request)).toThrow();
     }
     expect(new Set(got.map((request) => request.headers['webhook-id'])).size).toBe(3);
-    await eventually(async () => (await api.store.webhooks.list({ status: 'delivered' })).length === 3, 'delivered status');
-    for (const delivery of await api.store.webhooks.list()) {
+    await eventually(async () => (await api.store.allTenants.webhooks.list({ status: 'delivered' })).length === 3, 'delivered status');
+    for (const delivery of await api.store.allTenants.webhooks.list()) {
       expect(delivery.attempts).toEqual([{ at: expect.any(Number), durationMs: expect.any(Number), statusCode: 204 }]);
     }
   });
@@ -92,7 +93,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(15);
     expect(got[2]!.at - got[1]!.at).toBeGreaterThanOrEqual(35);
     await newestIs(api, 'delivered');
-    const [delivery] = await api.store.webhooks.list();
+    const [delivery] = await api.store.allTenants.webhooks.list();
     expect(delivery!.id).toBe(got[0]!.headers['webhook-id']);
     expect(delivery!.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 200]);
     await sleep(100);
@@ -104,15 +105,15 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     const secret = newSecret();
     const api = await service({ subscriptions: [{ url: `http://127.0.0.1:${port}/hook`, secret }], retrySchedule: [30, 60, 120, 240, 480, 960, 960] });
     for (let id = 1; id <= 10; id++) expect(await api.create(`{"id":${id},"name":"P${id}"}`)).toBe(200);
-    await eventually(async () => (await api.store.webhooks.list({ limit: 100 })).every((delivery) => delivery.attemptCount >= 1), 'first attempts');
-    const [refused] = await api.store.webhooks.list();
+    await eventually(async () => (await api.store.allTenants.webhooks.list({ limit: 100 })).every((delivery) => delivery.attemptCount >= 1), 'first attempts');
+    const [refused] = await api.store.allTenants.webhooks.list();
     expect(refused!.status).toBe('pending');
     expect(refused!.attempts[0]!.error).toMatch(/ECONNREFUSED/);
     const hooks = await receiver(port);
     await eventually(() => new Set(hooks.received.map((request) => request.headers['webhook-id'])).size === 10, 'all ten webhooks');
     expect(new Set(hooks.received.map((request) => request.body)).size).toBe(10);
     for (const request of hooks.received) expect(() => verify(secret, request)).not.toThrow();
-    await eventually(async () => (await api.store.webhooks.list({ status: 'delivered' })).length === 10, 'delivered status');
+    await eventually(async () => (await api.store.allTenants.webhooks.list({ status: 'delivered' })).length === 10, 'delivered status');
   });
 
   it('records a timeout for a hanging receiver and retries', async () => {
@@ -124,7 +125,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     expect(got[1]!.headers['webhook-id']).toBe(got[0]!.headers['webhook-id']);
     expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(190);
     await newestIs(api, 'delivered');
-    const [delivery] = await api.store.webhooks.list();
+    const [delivery] = await api.store.allTenants.webhooks.list();
     expect(delivery!.attempts[0]).toMatchObject({ error: 'timeout after 200 ms' });
     expect(delivery!.attempts[0]!.statusCode).toBeUndefined();
     expect(delivery!.attempts[1]).toMatchObject({ statusCode: 204 });
@@ -138,7 +139,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     await newestIs(api, 'failed');
     await sleep(250); // longer than the whole retry schedule
     expect(hooks.received).toHaveLength(1);
-    expect((await api.store.webhooks.list())[0]!.attempts).toEqual([expect.objectContaining({ statusCode: 410 })]);
+    expect((await api.store.allTenants.webhooks.list())[0]!.attempts).toEqual([expect.objectContaining({ statusCode: 410 })]);
   });
 
   it('honours Retry-After on 429', async () => {
@@ -170,7 +171,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     await newestIs(api, 'delivered');
     expect(hooks.at('/moved')).toHaveLength(0);
     expect(hooks.at('/hook')).toHaveLength(2);
-    const [delivery] = await api.store.webhooks.list();
+    const [delivery] = await api.store.allTenants.webhooks.list();
     expect(delivery!.attempts[0]).toMatchObject({ statusCode: 302, error: expect.stringMatching(/not followed/) });
   });
 
@@ -188,7 +189,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     expect(hooks.at('/acme').map((request) => request.body)).toEqual(['{"id":1,"name":"Acme plant"}']);
     for (const request of hooks.at('/all')) expect(() => verify(everyone.secret, request)).not.toThrow();
     for (const request of hooks.at('/acme')) expect(() => verify(acmeOnly.secret, request)).not.toThrow();
-    expect(await api.store.webhooks.list()).toHaveLength(3);
+    expect(await api.store.allTenants.webhooks.list()).toHaveLength(3);
   });
 
   it('does not let a hanging endpoint delay deliveries to a healthy one', async () => {
@@ -207,7 +208,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     for (let id = 1; id <= 20; id++) expect(await api.create(`{"id":${id},"name":"P${id}"}`)).toBe(200);
     await fast.waitFor(20);
     // Every fast delivery arrived while no slow attempt has even finished.
-    const slowDeliveries = (await api.store.webhooks.list({ limit: 100 })).filter((delivery) => delivery.endpointId === subscriptionId(slow.url()));
+    const slowDeliveries = (await api.store.allTenants.webhooks.list({ limit: 100 })).filter((delivery) => delivery.endpointId === subscriptionId(slow.url()));
     expect(slowDeliveries).toHaveLength(20);
     expect(slowDeliveries.every((delivery) => delivery.attemptCount === 0)).toBe(true);
     expect(slow.received.length).toBeLessThanOrEqual(3);
@@ -219,7 +220,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     const api = await service({ subscriptions: [{ url: hooks.url(), secret: newSecret() }] });
     expect(await api.create('{"id":1,"name":"Fern"}')).toBe(200);
     await newestIs(api, 'failed');
-    const [failed] = await api.store.webhooks.list({ status: 'failed' });
+    const [failed] = await api.store.allTenants.webhooks.list({ status: 'failed' });
     expect(failed!.attemptCount).toBe(4);
     expect(failed!.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 500, 500]);
     expect(failed!.nextAttemptAt).toBeUndefined();
@@ -227,11 +228,11 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     expect(hooks.received).toHaveLength(4);
 
     hooks.reply(() => ({ status: 200 }));
-    await api.store.webhooks.requeue(failed!.id);
+    await api.store.allTenants.webhooks.requeue(failed!.id);
     const got = await hooks.waitFor(5);
     expect(got[4]!.headers['webhook-id']).toBe(failed!.id);
-    await eventually(async () => (await api.store.webhooks.get(failed!.id)).status === 'delivered', 'delivered status');
-    expect((await api.store.webhooks.get(failed!.id)).attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 500, 500, 200]);
+    await eventually(async () => (await api.store.allTenants.webhooks.get(failed!.id)).status === 'delivered', 'delivered status');
+    expect((await api.store.allTenants.webhooks.get(failed!.id)).attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 500, 500, 200]);
   });
 });
 
@@ -251,7 +252,7 @@ describe('New Plant webhook with two services on one SQLite file', () => {
         Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? one : two).create(`{"id":${i + 1},"name":"P${i + 1}"}`)),
       );
       expect(statuses.every((status) => status === 200)).toBe(true);
-      await eventually(async () => (await one.store.webhooks.list({ status: 'delivered', limit: 1000 })).length === 100, 'all delivered');
+      await eventually(async () => (await one.store.allTenants.webhooks.list({ status: 'delivered', limit: 1000 })).length === 100, 'all delivered');
       await sleep(100);
       const ids = hooks.received.map((request) => request.headers['webhook-id']);
       expect(new Set(ids).size).toBe(100);

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PlantStore, Storage } from '@plant-store/core';
+import type { PlantStore } from '@plant-store/core';
+import type { Storage } from '@plant-store/core/adapter';
 import { createPlantServer } from '@plant-store/http-node';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
@@ -71,8 +72,8 @@ describe.each(kinds)('webhook retention ($name storage)', ({ open, skip }) => {
     await hooks.waitFor(3, { path: '/ok' });
     await hooks.waitFor(3, { path: '/down' });
     // Delivered ones are gone once a second old; the pending retries stay.
-    await eventually(async () => (await api.store.webhooks.list({ status: 'delivered' })).length === 0, 'delivered deliveries pruned');
-    const left = await api.store.webhooks.list();
+    await eventually(async () => (await api.store.allTenants.webhooks.list({ status: 'delivered' })).length === 0, 'delivered deliveries pruned');
+    const left = await api.store.allTenants.webhooks.list();
     expect(left.map((delivery) => delivery.status)).toEqual(['pending', 'pending', 'pending']);
     expect(left.every((delivery) => delivery.attemptCount === 1)).toBe(true);
     expect(await counter(metrics, 'plant_store_webhook_deliveries_pruned_total')).toBe(3);
@@ -89,13 +90,13 @@ describe.each(kinds)('webhook retention ($name storage)', ({ open, skip }) => {
     services.push(api);
     const metrics = await metricsListener(api.store);
     expect(await api.create('{"id":1,"name":"kept"}')).toBe(200);
-    await eventually(async () => (await api.store.webhooks.list())[0]?.status === 'delivered', 'delivered');
-    await expect(api.store.webhooks.prune()).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('retention is off') });
-    expect(await api.store.webhooks.prune({ olderThan: 3_600_000 })).toBe(0);
-    expect(await api.store.webhooks.list({ status: 'delivered' })).toHaveLength(1);
+    await eventually(async () => (await api.store.allTenants.webhooks.list())[0]?.status === 'delivered', 'delivered');
+    await expect(api.store.allTenants.webhooks.prune()).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('retention is off') });
+    expect(await api.store.allTenants.webhooks.prune({ olderThan: 3_600_000 })).toBe(0);
+    expect(await api.store.allTenants.webhooks.list({ status: 'delivered' })).toHaveLength(1);
     // The operator's prune with a cutoff in the past of everything deletes it, and is counted too.
-    await eventually(async () => (await api.store.webhooks.prune({ olderThan: 0 })) === 1, 'pruned by the operator');
-    expect(await api.store.webhooks.list()).toEqual([]);
+    await eventually(async () => (await api.store.allTenants.webhooks.prune({ olderThan: 0 })) === 1, 'pruned by the operator');
+    expect(await api.store.allTenants.webhooks.list()).toEqual([]);
     expect(await counter(metrics, 'plant_store_webhook_deliveries_pruned_total')).toBe(1);
   });
 });

@@ -7,7 +7,8 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SCOPES, createPlantStore, subscriptionId, type Delivery, type WebhookTransport } from '@plant-store/core';
+import { ALL_SCOPES, createPlantStore, type Delivery } from '@plant-store/core';
+import { subscriptionId, type WebhookTransport } from '@plant-store/core/adapter';
 import { runCli } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { eventually } from './webhook-service.js';
@@ -56,12 +57,12 @@ beforeAll(async () => {
   // Plant 1: its /ok delivery is delivered, its /gone one failed (410).
   const sending = createPlantStore({ storage: await sqliteStorage({ path: db }), webhooks: { subscriptions, transport: fixtureTransport, jitter: 0 } });
   await sending.plants.create(acme, { id: 1, name: 'Fern' });
-  await eventually(async () => (await sending.webhooks.list({ status: 'pending' })).length === 0, 'both outcomes');
+  await eventually(async () => (await sending.allTenants.webhooks.list({ status: 'pending' })).length === 0, 'both outcomes');
   await sending.close();
   // Plant 2: queued, nobody sends (no transport): both pending.
   const queueing = createPlantStore({ storage: await sqliteStorage({ path: db }), webhooks: { subscriptions } });
   await queueing.plants.create(acme, { id: 2, name: 'Ivy' });
-  const all = await queueing.webhooks.list();
+  const all = await queueing.allTenants.webhooks.list();
   await queueing.close();
   failedId = all.find((delivery) => delivery.status === 'failed')!.id;
   deliveredId = all.find((delivery) => delivery.status === 'delivered')!.id;
@@ -161,8 +162,8 @@ describe('plant-store webhooks (in process)', () => {
       },
     });
     try {
-      await eventually(async () => (await service.webhooks.get(failedId)).status === 'delivered', 're-queued delivery sent');
-      expect((await service.webhooks.get(failedId)).attempts.map((attempt) => attempt.statusCode)).toEqual([410, 200]);
+      await eventually(async () => (await service.allTenants.webhooks.get(failedId)).status === 'delivered', 're-queued delivery sent');
+      expect((await service.allTenants.webhooks.get(failedId)).attempts.map((attempt) => attempt.statusCode)).toEqual([410, 200]);
       expect(sent).toContain(failedId);
     } finally {
       await service.close();

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SCOPES, createPlantStore, type WebhookTransport } from '@plant-store/core';
+import { ALL_SCOPES, createPlantStore } from '@plant-store/core';
+import type { WebhookTransport } from '@plant-store/core/adapter';
 import { runCli } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { eventually, sleep } from './webhook-service.js';
@@ -46,7 +47,7 @@ beforeAll(async () => {
     webhooks: { subscriptions, transport: fixtureTransport, jitter: 0, retentionMs: null },
   });
   await sending.plants.create(acme, { id: 1, name: 'Fern' });
-  await eventually(async () => (await sending.webhooks.list({ status: 'pending' })).length === 0, 'both outcomes');
+  await eventually(async () => (await sending.allTenants.webhooks.list({ status: 'pending' })).length === 0, 'both outcomes');
   await sending.close();
   // Plant 2: queued, nobody sends: both pending.
   const queueing = createPlantStore({ storage: await sqliteStorage({ path: db }), webhooks: { subscriptions } });

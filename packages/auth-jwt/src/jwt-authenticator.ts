@@ -1,13 +1,6 @@
 import { readFileSync } from 'node:fs';
-import {
-  ConfigurationError,
-  systemClock,
-  tokenDigest,
-  ValidationError,
-  type Authenticator,
-  type Clock,
-  type Principal,
-} from '@plant-store/core';
+import { ConfigurationError, ValidationError, type Principal } from '@plant-store/core';
+import { systemClock, tokenDigest, type Authenticator, type Clock } from '@plant-store/core/adapter';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { jwtPrincipal } from './jwt-principal.js';
 import { parseJwks } from './parse-jwks.js';

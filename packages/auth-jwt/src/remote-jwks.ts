@@ -1,4 +1,5 @@
-import { ValidationError, type Clock } from '@plant-store/core';
+import { ValidationError } from '@plant-store/core';
+import type { Clock } from '@plant-store/core/adapter';
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { JwksUnavailableError } from './jwks-unavailable-error.js';
 import { parseJwks } from './parse-jwks.js';

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 // The client must run in browsers: nothing from Node, nothing that pulls in
-// core (tsyringe, reflect-metadata, valibot…).
+// core (tsyringe, valibot…).
 const packageRoot = join(import.meta.dirname, '..');
 const sources = readdirSync(join(packageRoot, 'src'))
   .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { silentLogger, type Logger, type PlantStore } from '@plant-store/core';
+import type { PlantStore } from '@plant-store/core';
+import { silentLogger, type Logger } from '@plant-store/core/adapter';
 import { docsFiles } from './docs/docs-files.js';
 import { DEFAULT_MAX_BODY_BYTES, leavesLargeBodyUnread } from './http/read-body.js';
 import { requestId } from './http/request-id.js';

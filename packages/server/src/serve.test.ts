@@ -43,8 +43,8 @@ describe('serve (in-process)', () => {
       handles.push(handle);
       return handle;
     };
-    await expect((await start('20s')).store.webhooks.prune()).resolves.toBe(0);
-    await expect((await start('off')).store.webhooks.prune()).rejects.toMatchObject({ name: 'ValidationError' });
+    await expect((await start('20s')).store.allTenants.webhooks.prune()).resolves.toBe(0);
+    await expect((await start('off')).store.allTenants.webhooks.prune()).rejects.toMatchObject({ name: 'ValidationError' });
   });
 
   it('creates a development token for tenant "default" outside production', async () => {

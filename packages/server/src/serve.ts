@@ -7,11 +7,10 @@ import {
   createPlantStore,
   firstAuthenticator,
   staticTokens,
-  type Authenticator,
-  type Logger,
   type PlantStore,
   type PlantStoreWebhookOptions,
 } from '@plant-store/core';
+import type { Authenticator, Logger } from '@plant-store/core/adapter';
 import type { ServeConfig } from './config/load-config.js';
 import { settingName } from './config/settings.js';
 import { errorText } from './storage/error-text.js';
@@ -141,7 +140,7 @@ function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
   return {
     subscriptions: config.webhooks,
     // The dispatcher sets user-agent on every request, so the transport needs no default of its own.
-    transport: webhookHttpTransport({ allowPrivateDestinations: config.webhookAllowPrivate }),
+    transport: webhookHttpTransport(),
     userAgent: `plant-store/${version}`,
     retrySchedule: config.webhookRetryMs,
     timeoutMs: config.webhookTimeoutMs,

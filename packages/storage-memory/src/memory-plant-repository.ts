@@ -1,13 +1,13 @@
+import type { Plant } from '@plant-store/core';
 import {
   newMessageId,
   type CreatePlantResult,
   type EndpointEvent,
   type ListPlantsQuery,
   type NewDelivery,
-  type Plant,
   type PlantOffsetQuery,
   type PlantRepository,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import type { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import type { MemoryWebhookOutbox } from './memory-webhook-outbox.js';

@@ -1,4 +1,5 @@
-import { StorageError, type NewPortalLink, type PortalLink, type PortalLinkRepository, type StoredPortalLink } from '@plant-store/core';
+import { StorageError } from '@plant-store/core';
+import type { NewPortalLink, PortalLink, PortalLinkRepository, StoredPortalLink } from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 
 /** Portal links in process memory. */

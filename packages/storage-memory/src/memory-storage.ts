@@ -1,4 +1,4 @@
-import type { Storage } from '@plant-store/core';
+import type { Storage } from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import { MemoryPlantRepository } from './memory-plant-repository.js';
 import { MemoryPortalLinks } from './memory-portal-links.js';

@@ -1,19 +1,16 @@
+import { StorageError, type WebhookEndpoint, type WebhookEndpointStatus, type WebhookEventType } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
-  StorageError,
   type EndpointAttemptNote,
   type EndpointHealth,
   type EndpointSecrets,
   type EndpointWithSecrets,
   type ListEndpointsQuery,
   type NewWebhookEndpoint,
-  type WebhookEndpoint,
   type WebhookEndpointChanges,
   type WebhookEndpointRepository,
-  type WebhookEndpointStatus,
-  type WebhookEventType,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import type { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 

@@ -1,22 +1,18 @@
+import { StorageError, type Delivery, type DeliveryAttempt, type DeliveryStatus, type PendingStats } from '@plant-store/core';
 import {
-  StorageError,
   type AttemptOutcome,
   type ClaimDueOptions,
   type ClaimedDelivery,
-  type Delivery,
-  type DeliveryAttempt,
-  type DeliveryStatus,
   type EndpointAttemptStats,
   type ListDeliveriesQuery,
   type NewDelivery,
   type TenantDeliveriesQuery,
-  type PendingStats,
   type PruneDeliveriesOptions,
   type WebhookOutbox,
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
   isTenantEndpointId,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 
 /** Mutable state of one delivery; never handed out (callers get copies). */

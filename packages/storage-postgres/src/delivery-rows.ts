@@ -1,4 +1,5 @@
-import type { ClaimedDelivery, Delivery, DeliveryAttempt, NewDelivery } from '@plant-store/core';
+import type { Delivery, DeliveryAttempt } from '@plant-store/core';
+import type { ClaimedDelivery, NewDelivery } from '@plant-store/core/adapter';
 import type { AttemptJson, ClaimRow, DeliveryRow, MessageRow } from './schema.js';
 
 /** Times and durations are whole milliseconds (bigint columns); durations measured with sub-ms clocks are rounded. */

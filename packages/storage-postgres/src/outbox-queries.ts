@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ENDPOINT_ID_PREFIX } from '@plant-store/core';
+import { ENDPOINT_ID_PREFIX } from '@plant-store/core/adapter';
 import type { Tables } from './tables.js';
 
 /*

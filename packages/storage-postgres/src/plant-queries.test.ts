@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INT64_MAX, INT64_MIN, type Storage } from '@plant-store/core';
+import { INT64_MAX, INT64_MIN, type Storage } from '@plant-store/core/adapter';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../../../test/support/postgres.js';
 import { idAtOffsetSql, idAtTaggedOffsetSql, listPlantsSql, listTaggedPlantsSql } from './plant-queries.js';
 import { postgresStorage } from './postgres-storage.js';

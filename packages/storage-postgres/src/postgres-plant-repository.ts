@@ -1,15 +1,14 @@
+import { StorageError, type Plant } from '@plant-store/core';
 import {
   INT64_MAX,
   INT64_MIN,
-  StorageError,
   type CreatePlantResult,
   type EndpointEvent,
   type ListPlantsQuery,
   type NewDelivery,
-  type Plant,
   type PlantOffsetQuery,
   type PlantRepository,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import { OUTBOX_CHANNEL } from './outbox-channel.js';
 import {
   createPlantSql,

@@ -1,4 +1,5 @@
-import type { NewPortalLink, PortalLink, PortalLinkRepository, Scope, StoredPortalLink } from '@plant-store/core';
+import type { Scope } from '@plant-store/core';
+import type { NewPortalLink, PortalLink, PortalLinkRepository, StoredPortalLink } from '@plant-store/core/adapter';
 import { insertPortalLinkSql, listPortalLinksSql, revokePortalLinkSql, selectPortalLinkSql } from './portal-link-queries.js';
 import type { QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { ConfigurationError, type Storage } from '@plant-store/core';
+import { ConfigurationError } from '@plant-store/core';
+import type { Storage } from '@plant-store/core/adapter';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { NotificationListener } from './notification-listener.js';

@@ -1,3 +1,4 @@
+import type { WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
@@ -7,12 +8,9 @@ import {
   type EndpointWithSecrets,
   type ListEndpointsQuery,
   type NewWebhookEndpoint,
-  type WebhookEndpoint,
   type WebhookEndpointChanges,
   type WebhookEndpointRepository,
-  type WebhookEndpointStatus,
-  type WebhookEventType,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import { createHash } from 'node:crypto';
 import {
   deleteEndpointSql,

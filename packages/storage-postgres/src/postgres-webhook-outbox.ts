@@ -1,20 +1,18 @@
+import type { Delivery, DeliveryAttempt, PendingStats } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
   type AttemptOutcome,
   type ClaimDueOptions,
   type ClaimedDelivery,
-  type Delivery,
-  type DeliveryAttempt,
   type EndpointAttemptStats,
   type ListDeliveriesQuery,
   type NewDelivery,
-  type PendingStats,
   type PruneDeliveriesOptions,
   type RateBudgetAnswer,
   type TenantDeliveriesQuery,
   type WebhookOutbox,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
 import type { NotificationListener } from './notification-listener.js';
 import {

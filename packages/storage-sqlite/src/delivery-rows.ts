@@ -1,4 +1,5 @@
-import type { ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryStatus, NewDelivery } from '@plant-store/core';
+import type { Delivery, DeliveryAttempt, DeliveryStatus } from '@plant-store/core';
+import type { ClaimedDelivery, NewDelivery } from '@plant-store/core/adapter';
 
 /*
  * Rows of the outbox's statements (see outbox-queries.ts) and their mapping

@@ -1,4 +1,5 @@
-import type { EndpointHealth, EndpointSecrets, WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
+import type { WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
+import type { EndpointHealth, EndpointSecrets } from '@plant-store/core/adapter';
 
 /** A webhook_endpoints row (integers read as bigint: the connection uses safe integers). */
 export interface EndpointRow {

@@ -1,4 +1,4 @@
-import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, type TenantDeliveriesQuery } from '@plant-store/core';
+import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, type TenantDeliveriesQuery } from '@plant-store/core/adapter';
 import type { TenantCursorRow } from './delivery-rows.js';
 
 /*

@@ -1,4 +1,5 @@
-import type { PortalLink, Scope, StoredPortalLink } from '@plant-store/core';
+import type { Scope } from '@plant-store/core';
+import type { PortalLink, StoredPortalLink } from '@plant-store/core/adapter';
 
 /** A portal_links row (integers read as bigint: the connection uses safe integers). */
 export interface PortalLinkRow {

@@ -1,4 +1,5 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
+import type { Plant } from '@plant-store/core';
 import {
   INT64_MAX,
   INT64_MIN,
@@ -6,11 +7,10 @@ import {
   type EndpointEvent,
   type ListPlantsQuery,
   type NewDelivery,
-  type Plant,
   type PlantOffsetQuery,
   type PlantRepository,
   type PlantsJson,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import {
   DELETE_PLANT,
   FAN_OUT,

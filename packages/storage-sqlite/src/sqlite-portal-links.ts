@@ -1,5 +1,5 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
-import type { NewPortalLink, PortalLink, PortalLinkRepository, StoredPortalLink } from '@plant-store/core';
+import type { NewPortalLink, PortalLink, PortalLinkRepository, StoredPortalLink } from '@plant-store/core/adapter';
 import {
   INSERT_PORTAL_LINK,
   LIST_PORTAL_LINKS,

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { StorageError, type Storage } from '@plant-store/core';
+import { StorageError } from '@plant-store/core';
+import type { Storage } from '@plant-store/core/adapter';
 import { databaseFileGuard, type DatabaseFileGuard } from './database-file-guard.js';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';

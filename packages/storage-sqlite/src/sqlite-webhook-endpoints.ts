@@ -1,4 +1,5 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
+import type { WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
@@ -8,11 +9,9 @@ import {
   type EndpointWithSecrets,
   type ListEndpointsQuery,
   type NewWebhookEndpoint,
-  type WebhookEndpoint,
   type WebhookEndpointChanges,
   type WebhookEndpointRepository,
-  type WebhookEndpointStatus,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import {
   COUNT_TENANT_ENDPOINTS,
   DELETE_ENDPOINT,

@@ -1,19 +1,16 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
+import type { Delivery, DeliveryAttempt, DeliveryStatus, PendingStats } from '@plant-store/core';
 import type {
   AttemptOutcome,
   ClaimDueOptions,
   ClaimedDelivery,
-  Delivery,
-  DeliveryAttempt,
-  DeliveryStatus,
   EndpointAttemptStats,
   ListDeliveriesQuery,
   NewDelivery,
   TenantDeliveriesQuery,
-  PendingStats,
   PruneDeliveriesOptions,
   WebhookOutbox,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import {
   claimOrder,
   toClaimedDelivery,

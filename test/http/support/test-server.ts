@@ -2,17 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createPlantStore,
-  staticTokens,
-  type Authenticator,
-  type Clock,
-  type LogFields,
-  type Logger,
-  type PlantStore,
-  type PlantStoreWebhookOptions,
-  type Storage,
-} from '@plant-store/core';
+import { createPlantStore, staticTokens, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
+import type { Authenticator, Clock, LogFields, Logger, Storage } from '@plant-store/core/adapter';
 import { createPlantServer, type PlantServerOptions } from '@plant-store/http-node';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { memoryStorage } from '@plant-store/storage-memory';
@@ -67,7 +58,7 @@ export interface TestServerOptions extends PlantServerOptions {
   readonly wrapAuthenticator?: (tokens: Authenticator) => Authenticator;
   /** Webhook settings of the store (transport, retry schedule, overlap, …). @default none: deliveries are queued, not sent */
   readonly webhooks?: PlantStoreWebhookOptions;
-  /** Lets tenant endpoints point at 127.0.0.1 (the test receivers): `webhooks.allowPrivateDestinations`, and the same for the transport of `deliver`. @default false */
+  /** Lets tenant endpoints point at 127.0.0.1 (the test receivers): `webhooks.allowPrivateDestinations` (the transport follows the store). @default false */
   readonly allowPrivateDestinations?: boolean;
   /**
    * Send webhooks with the real HTTP transport, on a fast test schedule
@@ -152,11 +143,10 @@ export async function startTestServer(kind: AnyStorageKind, options: TestServerO
 function webhookOptions(options: TestServerOptions): PlantStoreWebhookOptions {
   const allowPrivateDestinations = options.allowPrivateDestinations ?? false;
   if (options.deliver !== true) return { ...options.webhooks, allowPrivateDestinations };
-  // The transport refuses non-public destinations of tenant endpoints unless told otherwise (no SSRF).
-  // (A variable, not a literal: the option is new in the transport; userAgent is only its fallback, the dispatcher sets one.)
-  const transportOptions = { allowPrivateDestinations, userAgent: 'plant-store-test' };
+  // The transport refuses non-public destinations of tenant endpoints unless the store allows them (no SSRF).
+  // (userAgent is only its fallback, the dispatcher sets one.)
   return {
-    transport: webhookHttpTransport(transportOptions),
+    transport: webhookHttpTransport({ userAgent: 'plant-store-test' }),
     retrySchedule: [20, 40],
     timeoutMs: 2_000,
     jitter: 0,

@@ -1,38 +1,45 @@
 import { createRequire } from 'node:module';
 import type * as Tsyringe from 'tsyringe';
-import type { DependencyContainer } from 'tsyringe';
-import * as v from 'valibot';
+import type { DependencyContainer, FactoryProvider, ValueProvider } from 'tsyringe';
+import type * as v from 'valibot';
 import type { Principal } from '../domain/principal.js';
-import { validate } from '../domain/validate.js';
-import { AuthenticationUnavailableError, ConfigurationError, StorageError, UnauthenticatedError, ValidationError } from '../errors.js';
 import { createPlantEventBus, type PlantEventBus } from '../events/plant-events.js';
 import type { Authenticator } from '../ports/authenticator.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
-import { firstAuthenticator } from '../auth/first-authenticator.js';
-import { portalLinkAuthenticator } from '../portal/portal-link-authenticator.js';
-import { PortalLinks } from '../portal/portal-links.js';
+import type { PortalLinks } from '../portal/portal-links.js';
 import { tracedStorage } from '../tracing/traced-storage.js';
-import { PlantService } from '../service/plant-service.js';
-import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
-import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
-import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
-import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
-import { WebhookAdmin } from '../webhooks/webhook-admin.js';
-import { WebhookDispatcher, type WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
-import { WebhookPruner } from '../webhooks/webhook-pruner.js';
-import { WebhookSubscriptionSchema, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
+import type { PlantService } from '../service/plant-service.js';
+import type { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
+import type { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
+import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
+import type { WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
+import type { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.js';
+import {
+  deliveryTargets,
+  plantService,
+  plantStore,
+  portalLinks,
+  tenantWebhooks,
+  webhookAdmin,
+  webhookDispatcher,
+  webhookPruner,
+} from './store-factories.js';
+import { storeSettings, type StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
 
-// tsyringe (and the reflect-metadata polyfill it requires first) are
-// CommonJS. Imported from ESM, Node 20 scans every file they re-export for
-// named exports, which makes loading them take twice as long (about 15 ms of
-// the service's start-up); required, they load as plain CommonJS.
+// tsyringe is CommonJS. Imported from ESM, Node 20 scans every file it
+// re-exports for named exports, which makes loading it take twice as long;
+// required, it loads as plain CommonJS. Its main entry refuses to load
+// without the reflect-metadata polyfill, which only its decorators and
+// constructor injection read: composition here registers values and
+// factories under symbols, so the container and factory modules are loaded
+// directly, and no global polyfill is patched into the host's `Reflect`.
 const require = createRequire(import.meta.url);
-require('reflect-metadata');
-const { container: rootContainer, instanceCachingFactory } = require('tsyringe') as typeof Tsyringe;
+const { instance: rootContainer } = require('tsyringe/dist/cjs/dependency-container.js') as { instance: DependencyContainer };
+const { instanceCachingFactory } = require('tsyringe/dist/cjs/factories/index.js') as Pick<typeof Tsyringe, 'instanceCachingFactory'>;
 
 export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
   /**
@@ -46,15 +53,16 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
   /** After a tenant rotates an endpoint's secret, the previous one still signs this long, in ms (`PLANT_STORE_WEBHOOK_SECRET_OVERLAP`). @default 86400000 (24 h) */
   readonly secretOverlapMs?: number;
   /**
-   * Accept tenant endpoint URLs whose host is a non-public IP literal (`PLANT_STORE_WEBHOOK_ALLOW_PRIVATE`).
-   * The transport checks resolved addresses itself: give `webhookHttpTransport` the same setting. @default false
+   * Let tenant endpoints point at non-public addresses (`PLANT_STORE_WEBHOOK_ALLOW_PRIVATE`): their URLs may
+   * have a non-public IP literal host, and their requests are not marked `restrictDestination`, so the transport
+   * connects to any address. The one place this is set: the transport follows each request's mark. @default false
    */
   readonly allowPrivateDestinations?: boolean;
   /**
    * Delivered and failed deliveries, with their attempts, are deleted once
    * they finished this long ago, in ms (`PLANT_STORE_WEBHOOK_RETENTION`); the
    * store with a transport does it in the background, and it is the default
-   * of `webhooks.prune()`. `null` keeps them forever. @default 2592000000 (30 days)
+   * of `allTenants.webhooks.prune()`. `null` keeps them forever. @default 2592000000 (30 days)
    */
   readonly retentionMs?: number | null;
   /** Time between background pruning runs, in ms. @default half the retention, from 1 s up to 1 min */
@@ -87,11 +95,28 @@ export interface PlantStoreOptions {
   readonly batchSize?: number;
 }
 
-/** A composed store: the service, its events, webhook operator tools, readiness, and the means to authenticate callers. */
+/** A tenant's webhooks: every call takes the caller's principal, checks its scope and reaches that principal's tenant only. */
+export interface TenantWebhooks {
+  readonly endpoints: TenantWebhookEndpoints;
+  readonly deliveries: TenantWebhookDeliveries;
+}
+
+/**
+ * What crosses tenants: no principal, no tenant check, for the operator's
+ * tools (CLI, metrics, back office). Named after what it reaches, not after
+ * who may call it (that is the host's decision), so that a route wired to
+ * `store.allTenants.…` reads as the warning it is.
+ */
+export interface AllTenants {
+  readonly webhooks: WebhookAdmin;
+}
+
+/** A composed store: the service, its events, tenants' webhooks, the operator's cross-tenant tools, readiness, and the means to authenticate callers. */
 export interface PlantStore {
   readonly plants: PlantService;
   readonly events: PlantEventBus;
-  readonly webhooks: WebhookAdmin;
+  readonly webhooks: TenantWebhooks;
+  readonly allTenants: AllTenants;
   /** The operator's portal links: mint, revoke and list sign-ins of one tenant to its webhooks. */
   readonly portalLinks: PortalLinks;
   /** The principal for a bearer token; `UnauthenticatedError` when it is missing or unknown. */
@@ -111,226 +136,48 @@ export interface PlantStore {
  * transport is given.
  */
 export function createPlantStore(options: PlantStoreOptions): PlantStore {
-  // Every storage call is traced from here on (a no-op without an OpenTelemetry SDK).
-  options = { ...options, storage: tracedStorage(options.storage) };
+  const settings = storeSettings(options);
   const container = rootContainer.createChildContainer();
-  registerPorts(container, options);
-  registerServices(container, options);
-  registerWebhooks(container, options);
-  const dispatcher = startDispatcher(container, options.webhooks);
-  const pruner = dispatcher && startPruner(container, options.webhooks);
-  return compose(container, dispatcher, pruner);
-}
-
-function registerPorts(container: DependencyContainer, options: PlantStoreOptions): void {
-  const subscriptions = validateSubscriptions(options.webhooks?.subscriptions ?? []);
-  container.register(TOKENS.storage, { useValue: options.storage });
-  container.register(TOKENS.clock, { useValue: options.clock ?? systemClock });
-  container.register(TOKENS.logger, { useValue: options.logger ?? silentLogger });
-  container.register(TOKENS.authenticator, { useValue: options.authenticator ?? rejectEveryToken });
-  container.register(TOKENS.subscriptions, { useValue: subscriptions });
-  const clock = options.clock ?? systemClock;
-  const targets = combinedTargets(subscriptionTargets(subscriptions), endpointTargets(options.storage.endpoints, clock));
-  container.register(TOKENS.deliveryTargets, { useValue: targets });
-  if (options.webhooks?.transport) container.register(TOKENS.webhookTransport, { useValue: options.webhooks.transport });
-}
-
-function registerServices(container: DependencyContainer, options: PlantStoreOptions): void {
-  container.register(TOKENS.events, { useFactory: instanceCachingFactory(() => createPlantEventBus()) });
-  container.register(TOKENS.plantService, {
-    useFactory: instanceCachingFactory(
-      (c) =>
-        new PlantService({
-          plants: c.resolve<Storage>(TOKENS.storage).plants,
-          events: c.resolve(TOKENS.events),
-          clock: c.resolve(TOKENS.clock),
-          logger: c.resolve(TOKENS.logger),
-          subscriptions: c.resolve(TOKENS.subscriptions),
-          batchSize: options.batchSize,
-        }),
-    ),
-  });
-}
-
-function registerWebhooks(container: DependencyContainer, options: PlantStoreOptions): void {
-  const {
-    subscriptions: _s,
-    transport: _t,
-    secretOverlapMs: _o,
-    allowPrivateDestinations: _a,
-    retentionMs: _r,
-    pruneIntervalMs: _p,
-    maxEndpointsPerTenant: _m,
-    ...settings
-  } = options.webhooks ?? {};
-  container.register(TOKENS.webhookDispatcher, {
-    useFactory: instanceCachingFactory(
-      (c) =>
-        new WebhookDispatcher({
-          ...settings,
-          outbox: c.resolve<Storage>(TOKENS.storage).outbox,
-          endpoints: c.resolve<Storage>(TOKENS.storage).endpoints,
-          transport: c.resolve(TOKENS.webhookTransport),
-          clock: c.resolve(TOKENS.clock),
-          logger: c.resolve(TOKENS.logger),
-          events: c.resolve(TOKENS.events),
-          targets: c.resolve<DeliveryTargets>(TOKENS.deliveryTargets),
-        }),
-    ),
-  });
-  registerWebhookAdmin(container, options.webhooks ?? {});
-}
-
-/** The operator's and tenants' webhook tools; validates the endpoint cap at once, so a bad one fails `createPlantStore`. */
-function registerWebhookAdmin(container: DependencyContainer, webhooks: PlantStoreWebhookOptions): void {
-  const maxEndpoints = positiveInteger('maxEndpointsPerTenant', webhooks.maxEndpointsPerTenant ?? DEFAULT_MAX_ENDPOINTS_PER_TENANT);
-  container.register(TOKENS.webhookAdmin, {
-    useFactory: instanceCachingFactory((c) => createWebhookAdmin(c, webhooks, maxEndpoints)),
-  });
-}
-
-/** The operator's webhook tools over the store's storage, with the tenants' self-service on them. */
-function createWebhookAdmin(c: DependencyContainer, webhooks: PlantStoreWebhookOptions, maxEndpoints: number): WebhookAdmin {
-  const { outbox, endpoints } = c.resolve<Storage>(TOKENS.storage);
-  const clock = c.resolve<Clock>(TOKENS.clock);
-  const onRequeue = () => dispatcherOf(c)?.wake();
-  const events = c.resolve<PlantEventBus>(TOKENS.events);
-  return new WebhookAdmin({
-    outbox,
-    clock,
-    onRequeue,
-    retentionMs: retentionOf(webhooks),
-    onPruned: (count) => events.emit('webhook.pruned', { count }),
-    endpoints: new TenantWebhookEndpoints({
-      endpoints,
-      outbox,
-      clock,
-      onRequeue,
-      onCreate: () => dispatcherOf(c)?.noteEndpointCreated(),
-      secretOverlapMs: webhooks.secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
-      maxEndpointsPerTenant: maxEndpoints,
-      allowPrivateDestinations: webhooks.allowPrivateDestinations,
-    }),
-    deliveries: new TenantWebhookDeliveries({ outbox, clock, onRequeue }),
-  });
-}
-
-function positiveInteger(option: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(option, `must be a positive integer, got ${value}`);
-  return value;
-}
-
-/**
- * Per the port contract an authenticator rejects only when its backing
- * service fails: neither yes nor no. A `retryAfterMs` on its error (when the
- * service will be tried again) is passed on, so callers can be told.
- */
-function unavailable(cause: unknown): never {
-  const retryAfterMs = (cause as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
-  const known = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0;
-  throw new AuthenticationUnavailableError(known ? { cause, retryAfterMs } : { cause });
-}
-
-/** The dispatcher, when the store has a transport (resolved only then: it is what sends). */
-function dispatcherOf(container: DependencyContainer): WebhookDispatcher | undefined {
-  return container.isRegistered(TOKENS.webhookTransport) ? container.resolve<WebhookDispatcher>(TOKENS.webhookDispatcher) : undefined;
-}
-
-function startDispatcher(container: DependencyContainer, webhooks: PlantStoreWebhookOptions | undefined): WebhookDispatcher | undefined {
-  if (!webhooks?.transport) return undefined;
-  const dispatcher = container.resolve<WebhookDispatcher>(TOKENS.webhookDispatcher);
-  // Event-driven first attempt: wake the dispatcher as soon as a create commits.
-  const events = container.resolve<PlantEventBus>(TOKENS.events);
-  events.on('plant.created', () => dispatcher.wake());
-  events.on('plant.deleted', () => dispatcher.wake());
-  dispatcher.start();
-  return dispatcher;
-}
-
-/** The retention in ms, or `null` when finished deliveries are kept. */
-function retentionOf(webhooks: PlantStoreWebhookOptions | undefined): number | null {
-  const retentionMs = webhooks?.retentionMs === undefined ? DEFAULT_WEBHOOK_RETENTION_MS : webhooks.retentionMs;
-  if (retentionMs !== null && !(Number.isFinite(retentionMs) && retentionMs >= 0)) {
-    throw ValidationError.of('webhooks.retentionMs', `must be a duration in ms of 0 or more, or null, got ${String(retentionMs)}`);
+  for (const [token, provider] of registrations(options, settings)) {
+    if ('useValue' in provider) container.register(token, provider);
+    else container.register(token, provider);
   }
-  return retentionMs;
+  return container.resolve<PlantStore>(TOKENS.store);
 }
 
 /**
- * Background retention, started with the dispatcher: a store without a
- * transport (an operator's tool) finishes no delivery and so prunes nothing
- * by itself; `webhooks.prune()` is there for it.
+ * What a store is made of, at a glance. The container is what keeps this a
+ * list: each factory resolves the parts it needs by token, so the order here
+ * does not matter and no part is wired by hand; each part is made once per
+ * store (the container is the store's own), and all of it goes with
+ * `close()`. The host's ports come first: an option given replaces the default
+ * registration, nothing else changes.
  */
-function startPruner(container: DependencyContainer, webhooks: PlantStoreWebhookOptions | undefined): WebhookPruner | undefined {
-  const retentionMs = retentionOf(webhooks);
-  if (retentionMs === null) return undefined;
-  const events = container.resolve<PlantEventBus>(TOKENS.events);
-  const pruner = new WebhookPruner({
-    outbox: container.resolve<Storage>(TOKENS.storage).outbox,
-    clock: container.resolve<Clock>(TOKENS.clock),
-    logger: container.resolve<Logger>(TOKENS.logger),
-    retentionMs,
-    intervalMs: webhooks?.pruneIntervalMs,
-    onPruned: (count) => events.emit('webhook.pruned', { count }),
-  });
-  pruner.start();
-  return pruner;
+function registrations(options: PlantStoreOptions, settings: StoreSettings): [symbol, ValueProvider<unknown> | FactoryProvider<unknown>][] {
+  return [
+    // Every storage call is traced from here on (a no-op without an OpenTelemetry SDK).
+    [TOKENS.storage, { useValue: tracedStorage(options.storage) }],
+    [TOKENS.clock, { useValue: options.clock ?? systemClock }],
+    [TOKENS.logger, { useValue: options.logger ?? silentLogger }],
+    [TOKENS.authenticator, { useValue: options.authenticator ?? rejectEveryToken }],
+    // A factory: the container takes no `undefined` value, and without a transport this store queues and sends nothing.
+    [TOKENS.webhookTransport, { useFactory: () => options.webhooks?.transport }],
+    [TOKENS.settings, { useValue: settings }],
+    [TOKENS.events, once(() => createPlantEventBus())],
+    [TOKENS.plantService, once(plantService)],
+    [TOKENS.deliveryTargets, once(deliveryTargets)],
+    [TOKENS.webhookDispatcher, once(webhookDispatcher)],
+    [TOKENS.webhookPruner, once(webhookPruner)],
+    [TOKENS.webhookAdmin, once(webhookAdmin)],
+    [TOKENS.tenantWebhooks, once(tenantWebhooks)],
+    [TOKENS.portalLinks, once(portalLinks)],
+    [TOKENS.store, once(plantStore)],
+  ];
 }
 
-function compose(container: DependencyContainer, dispatcher: WebhookDispatcher | undefined, pruner: WebhookPruner | undefined): PlantStore {
-  const storage = container.resolve<Storage>(TOKENS.storage);
-  const clock = container.resolve<Clock>(TOKENS.clock);
-  // Portal links first: their check reads storage only for `psl_` tokens, and leaves every other token to the host's.
-  const authenticator = firstAuthenticator(portalLinkAuthenticator(storage.portalLinks, clock), container.resolve<Authenticator>(TOKENS.authenticator));
-  // Deliveries queued by other instances on a shared database wake this dispatcher too.
-  const unwatch = dispatcher && storage.outbox.watch?.(() => dispatcher.wake());
-  let closing: Promise<void> | undefined;
-  return {
-    plants: container.resolve<PlantService>(TOKENS.plantService),
-    events: container.resolve<PlantEventBus>(TOKENS.events),
-    webhooks: container.resolve<WebhookAdmin>(TOKENS.webhookAdmin),
-    portalLinks: new PortalLinks(storage.portalLinks, clock),
-    async authenticate(token) {
-      if (token === undefined || token === '') throw new UnauthenticatedError('missing_credentials');
-      const principal = await authenticator.authenticate(token).catch(unavailable);
-      if (!principal) throw new UnauthenticatedError('invalid_token');
-      return principal;
-    },
-    async ready() {
-      try {
-        await storage.ping();
-      } catch (error) {
-        throw error instanceof StorageError ? error : new StorageError('storage is not ready', { cause: error });
-      }
-    },
-    close() {
-      closing ??= (async () => {
-        unwatch?.();
-        await Promise.all([dispatcher?.stop(), pruner?.stop()]);
-        await storage.close();
-        container.dispose();
-      })();
-      return closing;
-    },
-  };
-}
-
-/** Validates each subscription (naming its index) and refuses two with one id: deliveries find their subscription by id. */
-function validateSubscriptions(input: readonly unknown[]): readonly WebhookSubscription[] {
-  const seen = new Map<string, number>();
-  const subscriptions = input.map((entry, index) => {
-    const subscription = validate(WebhookSubscriptionSchema, entry, `webhooks[${index}]`);
-    const first = seen.get(subscription.id);
-    if (first !== undefined) {
-      throw ValidationError.of(
-        `webhooks[${index}].id`,
-        `subscription id ${subscription.id} is already used by webhooks[${first}] (without an id, the same url means the same id)`,
-      );
-    }
-    seen.set(subscription.id, index);
-    return subscription;
-  });
-  return Object.freeze(subscriptions);
+/** Made the first time it is resolved, then the same for the store's life. */
+function once<T>(factory: (container: DependencyContainer) => T): FactoryProvider<T> {
+  return { useFactory: instanceCachingFactory(factory) };
 }
 
 const rejectEveryToken: Authenticator = { authenticate: async () => undefined };

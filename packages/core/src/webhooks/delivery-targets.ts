@@ -42,8 +42,11 @@ export function subscriptionTargets(subscriptions: readonly WebhookSubscription[
   return { resolve: (delivery) => byId.get(delivery.endpointId), ids };
 }
 
-/** The targets of tenants' endpoints: restricted destinations, their rate limit, every live secret (the previous one until its overlap ends). */
-export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clock): DeliveryTargets {
+/**
+ * The targets of tenants' endpoints: restricted destinations (unless the store allows private ones), their rate
+ * limit, every live secret (the previous one until its overlap ends).
+ */
+export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clock, allowPrivateDestinations = false): DeliveryTargets {
   return {
     async resolve(delivery) {
       const found = await endpoints.find(delivery.endpointId);
@@ -52,7 +55,7 @@ export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clo
       return {
         url: endpoint.url,
         keys: liveKeys(secrets, clock.now()),
-        restrictDestination: true,
+        ...(allowPrivateDestinations ? {} : { restrictDestination: true }),
         ...(endpoint.rateLimit !== undefined ? { rateLimit: endpoint.rateLimit } : {}),
         ...(endpoint.status === 'disabled' ? { unavailable: ENDPOINT_DISABLED_ERROR } : {}),
       };

@@ -1,8 +1,11 @@
+import { validate } from '../domain/validate.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
+import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { Delivery, ListDeliveriesQuery, PendingStats, WebhookOutbox } from '../ports/webhook-outbox.js';
-import type { TenantWebhookDeliveries } from './endpoints/tenant-webhook-deliveries.js';
-import type { TenantWebhookEndpoints } from './endpoints/tenant-webhook-endpoints.js';
+import { ListEndpointsOptionsSchema } from './endpoints/endpoint-schemas.js';
+import { DEFAULT_PAGE, endpointId, endpointPage, found } from './endpoints/tenant-webhook-endpoints.js';
+import type { EndpointPage, WebhookEndpoint, WebhookEndpointStatus } from './endpoints/webhook-endpoint.js';
 import { pruneInBatches } from './webhook-pruner.js';
 
 /** What `prune` deletes. */
@@ -15,10 +18,8 @@ export interface WebhookAdminOptions {
   readonly outbox: WebhookOutbox;
   /** Dates re-queued deliveries. */
   readonly clock: Clock;
-  /** Tenants' endpoints (with the operator's `listAll` and `setStatus`). */
-  readonly endpoints: TenantWebhookEndpoints;
-  /** Tenants' deliveries. */
-  readonly deliveries: TenantWebhookDeliveries;
+  /** Every tenant's endpoints. */
+  readonly endpoints: WebhookEndpointRepository;
   /** Called after deliveries are re-queued (the store wakes its dispatcher). @default nothing */
   readonly onRequeue?: () => void;
   /** How long finished deliveries are kept (ms), the default of `prune`; `null` keeps them. @default null */
@@ -28,16 +29,14 @@ export interface WebhookAdminOptions {
 }
 
 /**
- * `store.webhooks`: the operator's tools over the outbox (inspect deliveries
- * of every endpoint and subscription, re-queue, resend, recover), and the
- * tenants' self-service on `endpoints` and `deliveries`.
+ * `store.allTenants.webhooks`: the operator's tools, across every tenant and
+ * with no principal (inspect deliveries of every endpoint and subscription,
+ * re-queue, resend, recover, prune; list, disable and enable any tenant's
+ * endpoint). Tenants' self-service is `store.webhooks`.
  */
 export class WebhookAdmin {
-  /** Tenants' webhook endpoints (each call takes a principal), plus the operator's `listAll` and `setStatus`. */
-  readonly endpoints: TenantWebhookEndpoints;
-  /** Tenants' deliveries to their endpoints (each call takes a principal). */
-  readonly deliveries: TenantWebhookDeliveries;
   readonly #outbox: WebhookOutbox;
+  readonly #endpoints: WebhookEndpointRepository;
   readonly #clock: Clock;
   readonly #onRequeue: () => void;
   readonly #retentionMs: number | null;
@@ -46,8 +45,7 @@ export class WebhookAdmin {
   constructor(options: WebhookAdminOptions) {
     this.#outbox = options.outbox;
     this.#clock = options.clock;
-    this.endpoints = options.endpoints;
-    this.deliveries = options.deliveries;
+    this.#endpoints = options.endpoints;
     this.#onRequeue = options.onRequeue ?? (() => {});
     this.#retentionMs = options.retentionMs ?? null;
     this.#onPruned = options.onPruned;
@@ -107,5 +105,17 @@ export class WebhookAdmin {
       throw ValidationError.of('olderThan', `must be a duration in ms of 0 or more, got ${String(olderThan)}`);
     }
     return pruneInBatches(this.#outbox, this.#clock.now() - olderThan, { onBatch: this.#onPruned });
+  }
+
+  /** One page of every tenant's endpoints, ascending id. */
+  async listEndpoints(options: unknown = {}): Promise<EndpointPage> {
+    const { limit = DEFAULT_PAGE, after } = validate(ListEndpointsOptionsSchema, options);
+    return endpointPage(await this.#endpoints.listAll({ after, limit: limit + 1 }), limit);
+  }
+
+  /** Enables or disables any tenant's endpoint (disabling ends its pending deliveries as failed). */
+  async setEndpointStatus(id: string, status: WebhookEndpointStatus, reason?: string): Promise<WebhookEndpoint> {
+    const stored = await this.#endpoints.setStatus(endpointId(id), status, status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined, this.#clock.now());
+    return found(id, stored);
   }
 }

@@ -137,8 +137,8 @@ describe('WebhookDispatcher', () => {
     expect(request!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
     expect(Math.abs(Number(request!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5);
     expect(new Webhook(secret).verify(request!.body, request!.headers)).toEqual({ id: 9223372036854775807, name: 'Fern' });
-    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'delivered', 'delivered status');
-    const [delivery] = await store.webhooks.list();
+    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'delivered', 'delivered status');
+    const [delivery] = await store.allTenants.webhooks.list();
     expect(delivery).toMatchObject({ id: request!.headers['webhook-id'], attemptCount: 1, status: 'delivered' });
     expect(delivery!.attempts[0]).toMatchObject({ statusCode: 204 });
     expect(delivery!.attempts[0]!.error).toBeUndefined();
@@ -149,13 +149,13 @@ describe('WebhookDispatcher', () => {
     const { transport, sent } = fakeTransport((_, all) => (all.length <= 2 ? answered(500) : answered(200)));
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret }] });
     await store.plants.create(acme, { id: 1, name: 'Fern', tag: 'green' });
-    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'delivered', 'delivery after retries');
+    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'delivered', 'delivery after retries');
     expect(sent).toHaveLength(3);
     expect(new Set(sent.map((request) => request.headers['webhook-id'])).size).toBe(1);
     for (const request of sent) expect(() => new Webhook(secret).verify(request.body, request.headers)).not.toThrow();
     expect(sent[1]!.sentAt - sent[0]!.sentAt).toBeGreaterThanOrEqual(19);
     expect(sent[2]!.sentAt - sent[1]!.sentAt).toBeGreaterThanOrEqual(39);
-    const [delivery] = await store.webhooks.list();
+    const [delivery] = await store.allTenants.webhooks.list();
     expect(delivery!.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500, 200]);
     expect(delivery!.attempts[0]!.error).toBe('receiver answered 500');
   });
@@ -165,25 +165,25 @@ describe('WebhookDispatcher', () => {
     const { transport, sent } = fakeTransport(() => (healthy ? answered(200) : { kind: 'retry', reason: 'connect ECONNREFUSED' }));
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] });
     await store.plants.create(acme, { id: 1, name: 'Fern' });
-    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'failed', 'failed status');
-    const [failed] = await store.webhooks.list({ status: 'failed' });
+    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
+    const [failed] = await store.allTenants.webhooks.list({ status: 'failed' });
     expect(failed!.attemptCount).toBe(4);
     expect(failed!.attempts.every((attempt) => attempt.error === 'connect ECONNREFUSED')).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(sent).toHaveLength(4);
 
     healthy = true;
-    await store.webhooks.requeue(failed!.id);
-    await waitFor(async () => (await store.webhooks.get(failed!.id)).status === 'delivered', 'delivery after requeue');
-    expect((await store.webhooks.get(failed!.id)).attemptCount).toBe(5);
-    await expect(store.webhooks.requeue(failed!.id)).rejects.toThrow(/no failed delivery/);
+    await store.allTenants.webhooks.requeue(failed!.id);
+    await waitFor(async () => (await store.allTenants.webhooks.get(failed!.id)).status === 'delivered', 'delivery after requeue');
+    expect((await store.allTenants.webhooks.get(failed!.id)).attemptCount).toBe(5);
+    await expect(store.allTenants.webhooks.requeue(failed!.id)).rejects.toThrow(/no failed delivery/);
   });
 
   it('stops retrying on 410 Gone', async () => {
     const { transport, sent } = fakeTransport(() => answered(410));
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] });
     await store.plants.create(acme, { id: 1, name: 'Fern' });
-    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'failed', 'failed status');
+    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(sent).toHaveLength(1);
   });
@@ -199,7 +199,7 @@ describe('WebhookDispatcher', () => {
     const events: { outcome: string; durationMs: number }[] = [];
     store.events.on('webhook.attempted', (event) => void events.push(event));
     await store.plants.create(acme, { id: 1, name: 'Fern' });
-    await waitFor(async () => (await store.webhooks.list({ status: 'pending' })).length === 0, 'every delivery settled');
+    await waitFor(async () => (await store.allTenants.webhooks.list({ status: 'pending' })).length === 0, 'every delivery settled');
     const counts: Record<string, number> = {};
     for (const event of events) counts[event.outcome] = (counts[event.outcome] ?? 0) + 1;
     // The flaky endpoint: 3 retries (schedule of 3), then failed.
@@ -235,8 +235,8 @@ describe('WebhookDispatcher', () => {
     await producer.plants.create(acme, { id: 1, name: 'Fern' });
     const { transport, sent } = fakeTransport();
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/new', secret: newSecret() }] }, storage);
-    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'failed', 'failed status');
-    expect((await store.webhooks.list())[0]!.attempts).toEqual([expect.objectContaining({ error: 'no subscription for this endpoint' })]);
+    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
+    expect((await store.allTenants.webhooks.list())[0]!.attempts).toEqual([expect.objectContaining({ error: 'no subscription for this endpoint' })]);
     expect(sent).toHaveLength(0);
   });
 
@@ -307,7 +307,7 @@ describe('WebhookDispatcher', () => {
       },
     });
     const store = storeWith({ transport, perEndpointConcurrency: 4, subscriptions: [{ url: 'http://hooks.test/busy', secret: newSecret() }] }, counting);
-    await waitFor(async () => (await store.webhooks.list({ status: 'delivered', limit: 100 })).length === 60, 'all 60 delivered');
+    await waitFor(async () => (await store.allTenants.webhooks.list({ status: 'delivered', limit: 100 })).length === 60, 'all 60 delivered');
     expect(sent).toHaveLength(60);
     expect(released).toBe(0);
     expect(claimed).toBe(60);
@@ -337,7 +337,7 @@ describe('WebhookDispatcher', () => {
     await waitFor(() => sent.length === 3, 'all three sent while none is recorded');
     expect(mostInFlight).toBe(1);
     openGate();
-    await waitFor(async () => (await store.webhooks.list({ status: 'delivered' })).length === 3, 'all recorded');
+    await waitFor(async () => (await store.allTenants.webhooks.list({ status: 'delivered' })).length === 3, 'all recorded');
   });
 
   it('still fails deliveries to endpoints without a subscription while every subscribed one is at its cap', async () => {
@@ -363,9 +363,9 @@ describe('WebhookDispatcher', () => {
     await store.plants.create(acme, { id: 2, name: 'Moss' });
     await store.plants.create(acme, { id: 3, name: 'Ivy' });
     await waitFor(() => sent.length === 1, 'the subscribed endpoint at its cap');
-    expect(await store.webhooks.list({ status: 'failed' })).toEqual([]);
-    await waitFor(async () => (await store.webhooks.list({ status: 'failed' })).length === 1, 'the old delivery failed');
-    expect((await store.webhooks.list({ status: 'failed' }))[0]!.endpointId).toBe(subscriptionId('http://hooks.test/old'));
+    expect(await store.allTenants.webhooks.list({ status: 'failed' })).toEqual([]);
+    await waitFor(async () => (await store.allTenants.webhooks.list({ status: 'failed' })).length === 1, 'the old delivery failed');
+    expect((await store.allTenants.webhooks.list({ status: 'failed' }))[0]!.endpointId).toBe(subscriptionId('http://hooks.test/old'));
     expect(sent).toHaveLength(1);
   });
 
@@ -381,7 +381,7 @@ describe('WebhookDispatcher', () => {
     const subscriptions = Array.from({ length: 4 }, (_, i) => ({ url: `http://hooks.test/${i}`, secret: newSecret() }));
     const store = storeWith({ transport, subscriptions, concurrency: 5, perEndpointConcurrency: 5 });
     for (let id = 1; id <= 50; id++) await store.plants.create(acme, { id, name: `P${id}` });
-    await waitFor(async () => (await store.webhooks.list({ status: 'delivered', limit: 1000 })).length === 200, 'all deliveries');
+    await waitFor(async () => (await store.allTenants.webhooks.list({ status: 'delivered', limit: 1000 })).length === 200, 'all deliveries');
     expect(sent).toHaveLength(200);
     expect(peak).toBeLessThanOrEqual(5);
     expect(peak).toBeGreaterThan(1);
@@ -451,8 +451,8 @@ describe('WebhookDispatcher', () => {
     };
     const store = storeWith({ transport, retrySchedule: [], subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] });
     await store.plants.create(acme, { id: 1, name: 'Fern' });
-    await waitFor(async () => (await store.webhooks.list())[0]?.status === 'failed', 'failed status');
-    expect((await store.webhooks.list())[0]!.attempts[0]!.error).toBe('transport failed: boom');
+    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
+    expect((await store.allTenants.webhooks.list())[0]!.attempts[0]!.error).toBe('transport failed: boom');
   });
 
   it('stop() waits for in-flight attempts, sends nothing afterwards, and is idempotent', async () => {

@@ -1,4 +1,5 @@
-import { INT32_MAX, INT64_MAX, INT64_MIN, ValidationError, int64FromInteger, type ListPlantsInput } from '@plant-store/core';
+import { ValidationError, type ListPlantsInput } from '@plant-store/core';
+import { INT32_MAX, INT64_MAX, INT64_MIN, int64FromInteger } from '@plant-store/core/adapter';
 import { decodeQueryComponent } from './decode-query-component.js';
 
 const LIMIT_MESSAGE = `limit must be an integer between 0 and ${INT32_MAX}`;

@@ -1,4 +1,5 @@
-import { INT64_MAX, INT64_MIN, ValidationError, int64FromInteger } from '@plant-store/core';
+import { ValidationError } from '@plant-store/core';
+import { INT64_MAX, INT64_MIN, int64FromInteger } from '@plant-store/core/adapter';
 
 const ID_MESSAGE = `id must be an integer between ${INT64_MIN} and ${INT64_MAX}`;
 

@@ -1,4 +1,5 @@
-import { ValidationError, WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core';
+import { ValidationError } from '@plant-store/core';
+import { WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core/adapter';
 import { singleQueryParams } from './single-query-params.js';
 
 const DIGITS = /^\d{1,10}$/;

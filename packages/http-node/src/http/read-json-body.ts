@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { JsonDuplicateKeyError, parseJson } from '@plant-store/core';
+import { JsonDuplicateKeyError, parseJson } from '@plant-store/core/adapter';
 import { HttpError } from './http-error.js';
 import { isJsonContentType } from './json-content-type.js';
 import { readBody } from './read-body.js';

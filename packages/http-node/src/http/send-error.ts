@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Logger } from '@plant-store/core';
+import type { Logger } from '@plant-store/core/adapter';
 import { errorBody, errorResponse } from './error-response.js';
 import { sendJson } from './send-json.js';
 

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { plantToJson, type Plant } from '@plant-store/core';
+import type { Plant } from '@plant-store/core';
+import { plantToJson } from '@plant-store/core/adapter';
 import { sendJson } from './send-json.js';
 
 /**

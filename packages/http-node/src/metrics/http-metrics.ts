@@ -79,6 +79,6 @@ function build(store: PlantStore): Instruments {
     requests: createRequestMetrics(client, register),
     attempted: createWebhookAttemptMetrics(client, register),
     pruned: createWebhookPruneMetrics(client, register),
-    outbox: createOutboxMetrics(client, register, store.webhooks),
+    outbox: createOutboxMetrics(client, register, store.allTenants.webhooks),
   };
 }

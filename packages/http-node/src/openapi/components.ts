@@ -1,4 +1,4 @@
-import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '@plant-store/core';
+import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '@plant-store/core/adapter';
 import { errorResponse, ref } from './openapi-helpers.js';
 import { webhookSchemas } from './webhook-schemas.js';
 

@@ -1,4 +1,4 @@
-import { INT32_MAX, MAX_TAG_FILTERS } from '@plant-store/core';
+import { INT32_MAX, MAX_TAG_FILTERS } from '@plant-store/core/adapter';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/read-body.js';
 import { authErrors, bodyErrors, errorResponse, json, ref, requestIdHeader } from './openapi-helpers.js';
 

@@ -1,4 +1,5 @@
-import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core';
+import { DEFAULT_MAX_ENDPOINTS_PER_TENANT } from '@plant-store/core';
+import { WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core/adapter';
 import { authErrors, bodyErrors, errorResponse, json, jsonResponse, ref, requestIdHeader } from './openapi-helpers.js';
 
 // The paths of the webhook endpoints API. Every operation is

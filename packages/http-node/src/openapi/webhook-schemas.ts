@@ -1,11 +1,10 @@
+import { ALL_SCOPES, WEBHOOK_EVENT_TYPES } from '@plant-store/core';
 import {
-  ALL_SCOPES,
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
   ENDPOINT_RATE_LIMIT_MAX,
   ENDPOINT_URL_MAX_LENGTH,
   MIN_SECRET_BYTES,
-  WEBHOOK_EVENT_TYPES,
-} from '@plant-store/core';
+} from '@plant-store/core/adapter';
 import { ref } from './openapi-helpers.js';
 
 const time = (description: string) => ({ type: 'string', format: 'date-time', description: `${description} (RFC 3339, UTC).` });

@@ -1,4 +1,4 @@
-import { plantToJson, requireScope } from '@plant-store/core';
+import { plantToJson, requireScope } from '@plant-store/core/adapter';
 import { authenticateRequest } from '../http/authenticate-request.js';
 import { nextLink } from '../http/next-link.js';
 import { parseListQuery } from '../http/parse-list-query.js';

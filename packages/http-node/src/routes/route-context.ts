@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger, PlantStore } from '@plant-store/core';
+import type { PlantStore } from '@plant-store/core';
+import type { Logger } from '@plant-store/core/adapter';
 import type { DocsFiles } from '../docs/docs-files.js';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
 import type { Route } from './route-table.js';

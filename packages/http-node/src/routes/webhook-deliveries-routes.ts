@@ -1,4 +1,4 @@
-import { requireScope } from '@plant-store/core';
+import { requireScope } from '@plant-store/core/adapter';
 import { authenticateRequest } from '../http/authenticate-request.js';
 import { nextLink } from '../http/next-link.js';
 import { parseDeliveryListQuery, type DeliveryListQuery } from '../http/parse-webhook-list-query.js';

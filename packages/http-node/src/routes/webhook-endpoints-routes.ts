@@ -1,4 +1,5 @@
-import { requireScope, type Principal } from '@plant-store/core';
+import type { Principal } from '@plant-store/core';
+import { requireScope } from '@plant-store/core/adapter';
 import { authenticateRequest } from '../http/authenticate-request.js';
 import { nextLink } from '../http/next-link.js';
 import { parseEndpointListQuery } from '../http/parse-webhook-list-query.js';

@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { isPublicAddress } from '@plant-store/core';
+import { isPublicAddress } from '@plant-store/core/adapter';
 
 /** `code` of the error a refused destination fails with. */
 export const DESTINATION_NOT_ALLOWED = 'EDESTINATIONNOTALLOWED';

@@ -1,5 +1,5 @@
 import type { LookupFunction } from 'node:net';
-import { isPublicAddress, literalHostAddress } from '@plant-store/core';
+import { isPublicAddress, literalHostAddress } from '@plant-store/core/adapter';
 import { DestinationNotAllowedError, guardedLookup, type GuardedLookupOptions } from './guarded-lookup.js';
 
 export interface DestinationGuardOptions extends GuardedLookupOptions {

@@ -1,4 +1,4 @@
-import type { WebhookSendOutcome } from '@plant-store/core';
+import type { WebhookSendOutcome } from '@plant-store/core/adapter';
 import { parseRetryAfter } from './retry-after.js';
 
 /**

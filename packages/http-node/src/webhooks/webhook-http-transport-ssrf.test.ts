@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WebhookRequest } from '@plant-store/core';
+import type { WebhookRequest } from '@plant-store/core/adapter';
 import { webhookHttpTransport } from './webhook-http-transport.js';
 
 // Real receivers on 127.0.0.1 counting TCP connections, so a refusal is
@@ -53,13 +53,12 @@ describe('webhookHttpTransport: restricted destinations (tenant endpoints)', () 
     expect(target.connections).toBe(0);
   });
 
-  it('sends to the same destinations when unrestricted (operator subscriptions) or with allowPrivateDestinations', async () => {
+  it('sends to the same destinations when unrestricted (operator subscriptions, and tenant endpoints of a store with allowPrivateDestinations)', async () => {
     const target = await receiver();
-    expect(await webhookHttpTransport().send(request(`http://127.0.0.1:${target.port}/hook`))).toEqual({ kind: 'delivered', statusCode: 204 });
-    const open = webhookHttpTransport({ allowPrivateDestinations: true });
-    expect(await open.send(request(`http://127.0.0.1:${target.port}/hook`, true))).toEqual({ kind: 'delivered', statusCode: 204 });
-    expect(await open.send(request(`http://localhost:${target.port}/hook`, true))).toEqual({ kind: 'delivered', statusCode: 204 });
-    expect(target.requests).toBe(3);
+    const transport = webhookHttpTransport();
+    expect(await transport.send(request(`http://127.0.0.1:${target.port}/hook`))).toEqual({ kind: 'delivered', statusCode: 204 });
+    expect(await transport.send(request(`http://localhost:${target.port}/hook`))).toEqual({ kind: 'delivered', statusCode: 204 });
+    expect(target.requests).toBe(2);
   });
 
   it('never reuses a trusted request\'s pooled socket for a restricted one (pooled sockets skip the lookup)', async () => {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from '@plant-store/core';
+import { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from '@plant-store/core/adapter';
 import { DESTINATION_NOT_ALLOWED, guardedLookup } from './guarded-lookup.js';
 import { guardedRequestOptions } from './guarded-request-options.js';
 import { httpStatusOutcome } from './http-status-outcome.js';
@@ -15,11 +15,6 @@ export interface WebhookHttpTransportOptions {
   readonly idleSocketTimeoutMs?: number;
   /** `user-agent` sent when a request has none (the dispatcher always sets one). @default none */
   readonly userAgent?: string;
-  /**
-   * Let requests marked `restrictDestination` (tenant endpoints) reach any address, loopback and private ones
-   * included (`PLANT_STORE_WEBHOOK_ALLOW_PRIVATE=true`: tests, internal deployments). @default false
-   */
-  readonly allowPrivateDestinations?: boolean;
 }
 
 /** The attempt-log reason of a refused destination. */
@@ -37,7 +32,6 @@ interface SendContext {
   readonly agents: Agents;
   /** For `restrictDestination` requests: their own pools, whose every new socket goes through the guarded lookup (a pooled socket skips the lookup, so it must never be shared with trusted requests). */
   readonly restrictedAgents: Agents;
-  readonly allowPrivate: boolean;
   readonly maxResponseBytes: number;
   readonly userAgent: string | undefined;
 }
@@ -59,12 +53,12 @@ export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}):
     timeout: options.idleSocketTimeoutMs ?? 4_000,
     scheduling: 'lifo' as const,
   };
-  const allowPrivate = options.allowPrivateDestinations ?? false;
-  const restrictedOptions = allowPrivate ? agentOptions : { ...agentOptions, lookup: guardedLookup() };
+  // Whether tenant endpoints may be private is the store's setting (`webhooks.allowPrivateDestinations`): it leaves
+  // their requests unmarked then, so the transport has no setting of its own that could disagree.
+  const restrictedOptions = { ...agentOptions, lookup: guardedLookup() };
   const context: SendContext = {
     agents: { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) },
     restrictedAgents: { 'http:': new http.Agent(restrictedOptions), 'https:': new https.Agent(restrictedOptions) },
-    allowPrivate,
     maxResponseBytes: options.maxResponseBytes ?? 65_536,
     userAgent: options.userAgent,
   };
@@ -82,7 +76,7 @@ function send(request: WebhookRequest, context: SendContext): Promise<WebhookSen
     return Promise.resolve({ kind: 'failed', reason: `unsupported protocol ${url.protocol}` });
   }
   if (request.signal.aborted) return Promise.resolve({ kind: 'retry', reason: 'aborted before sending' });
-  if (request.restrictDestination && !context.allowPrivate && refusesLiteral(url)) {
+  if (request.restrictDestination && refusesLiteral(url)) {
     return Promise.resolve({ kind: 'failed', reason: DESTINATION_NOT_ALLOWED_REASON });
   }
   return new Promise((resolve) => new Attempt(url, request, context, resolve).start());

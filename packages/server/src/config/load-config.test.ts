@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exportJWK, generateKeyPair } from 'jose';
-import { ConfigurationError, subscriptionId, tokenDigest } from '@plant-store/core';
+import { ConfigurationError } from '@plant-store/core';
+import { subscriptionId, tokenDigest } from '@plant-store/core/adapter';
 import { loadConfig, parseServeArgs } from './load-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-config-'));

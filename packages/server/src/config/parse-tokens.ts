@@ -1,4 +1,5 @@
-import { ConfigurationError, StaticTokenEntrySchema, ValidationError, validate, type StaticTokenEntry } from '@plant-store/core';
+import { ConfigurationError, ValidationError, type StaticTokenEntry } from '@plant-store/core';
+import { StaticTokenEntrySchema, validate } from '@plant-store/core/adapter';
 import { parseJsonArraySetting } from './json-setting.js';
 
 /** A validated token entry (digest lower-cased, scopes checked). */

@@ -1,4 +1,5 @@
-import { WebhookSubscriptionSchema, validate, type WebhookSubscription } from '@plant-store/core';
+import type { WebhookSubscription } from '@plant-store/core';
+import { WebhookSubscriptionSchema, validate } from '@plant-store/core/adapter';
 import { parseJsonArraySetting } from './json-setting.js';
 
 /** Parses `PLANT_STORE_WEBHOOKS` or the webhooks file: a JSON array of `{url, secret, tenant?}`. */

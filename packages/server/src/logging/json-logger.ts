@@ -1,4 +1,4 @@
-import type { LogFields, Logger } from '@plant-store/core';
+import type { LogFields, Logger } from '@plant-store/core/adapter';
 
 /** Severity of a log entry, least to most severe. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

@@ -1,5 +1,5 @@
 import { INVALID_TRACEID, trace } from '@opentelemetry/api';
-import type { LogFields, Logger } from '@plant-store/core';
+import type { LogFields, Logger } from '@plant-store/core/adapter';
 
 /**
  * The logger, with `traceId` and `spanId` of the active span added to each

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ConfigurationError, type Storage } from '@plant-store/core';
+import { ConfigurationError } from '@plant-store/core';
+import type { Storage } from '@plant-store/core/adapter';
 import { describeFsError } from '../config/describe-fs-error.js';
 import type { ServeConfig } from '../config/load-config.js';
 import { settingName } from '../config/settings.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { subscriptionId } from '@plant-store/core';
+import { subscriptionId } from '@plant-store/core/adapter';
 import { sqliteStorage } from '../sqlite-storage.js';
 import { migrate } from './migrate.js';
 import { endpointIdOfUrl } from './002-endpoint-ids.js';

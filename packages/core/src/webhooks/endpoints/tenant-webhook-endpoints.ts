@@ -21,7 +21,6 @@ import {
   newEndpointSecret,
   type EndpointPage,
   type WebhookEndpoint,
-  type WebhookEndpointStatus,
 } from './webhook-endpoint.js';
 import { WEBHOOK_EVENT_CATALOGUE, webhookEventDescription, type WebhookEventDescription } from './webhook-event-catalogue.js';
 
@@ -41,7 +40,8 @@ export interface TenantWebhookEndpointsOptions {
   readonly onCreate?: () => void;
 }
 
-const DEFAULT_PAGE = 100;
+/** Endpoints per page when the caller gives no `limit`. */
+export const DEFAULT_PAGE = 100;
 
 const HOUR_MS = 3_600_000;
 /** The windows of an endpoint's statistics, by name, newest first. */
@@ -69,8 +69,8 @@ export interface EndpointStats {
  * Tenants' self-service on their webhook endpoints: each call
  * takes the caller's principal, checks its scope first, validates its input,
  * and sees only the principal's tenant (another tenant's id is a
- * `NotFoundError`, as a missing one). `listAll` and `setStatus` are the
- * operator's (no principal, any tenant).
+ * `NotFoundError`, as a missing one). What crosses tenants is on
+ * `WebhookAdmin` (`store.allTenants.webhooks`).
  */
 export class TenantWebhookEndpoints {
   readonly #options: TenantWebhookEndpointsOptions;
@@ -219,26 +219,14 @@ export class TenantWebhookEndpoints {
     requireScope(principal, 'webhooks:read');
     return WEBHOOK_EVENT_CATALOGUE;
   }
-
-  /** Operator: one page of every tenant's endpoints, ascending id. */
-  async listAll(options: unknown = {}): Promise<EndpointPage> {
-    const { limit = DEFAULT_PAGE, after } = validate(ListEndpointsOptionsSchema, options);
-    return endpointPage(await this.#options.endpoints.listAll({ after, limit: limit + 1 }), limit);
-  }
-
-  /** Operator: enables or disables any tenant's endpoint (disabling ends its pending deliveries as failed). */
-  async setStatus(id: string, status: WebhookEndpointStatus, reason?: string): Promise<WebhookEndpoint> {
-    const stored = await this.#options.endpoints.setStatus(endpointId(id), status, status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined, this.#options.clock.now());
-    return found(id, stored);
-  }
 }
 
 /** The id to look up: anything that cannot be an endpoint id finds nothing (a `NotFoundError`, as for a missing one). */
-function endpointId(id: unknown): string {
+export function endpointId(id: unknown): string {
   return typeof id === 'string' && isTenantEndpointId(id) ? id : '';
 }
 
-function found<T>(id: unknown, value: T | undefined): T {
+export function found<T>(id: unknown, value: T | undefined): T {
   if (value === undefined) notFound(id);
   return value;
 }
@@ -248,7 +236,7 @@ function notFound(id: unknown): never {
 }
 
 /** A page from `limit + 1` rows: the extra row only says that more remain. */
-function endpointPage(rows: WebhookEndpoint[], limit: number): EndpointPage {
+export function endpointPage(rows: WebhookEndpoint[], limit: number): EndpointPage {
   if (rows.length <= limit) return { endpoints: rows };
   rows.length = limit;
   return { endpoints: rows, nextAfter: rows[limit - 1]!.id };

@@ -11,7 +11,7 @@ const DISABLED_BY_OPERATOR = 'disabled by an operator';
 export async function runWebhooksOperation(store: PlantStore, command: Exclude<WebhooksCommand, { kind: 'help' }>, io: CliIo): Promise<number> {
   switch (command.kind) {
     case 'list': {
-      const deliveries = await store.webhooks.list(definedOnly({ status: command.status, limit: command.limit }));
+      const deliveries = await store.allTenants.webhooks.list(definedOnly({ status: command.status, limit: command.limit }));
       io.stdout.write(command.json ? json(deliveries) : deliveryTable(deliveries));
       return 0;
     }
@@ -20,7 +20,7 @@ export async function runWebhooksOperation(store: PlantStore, command: Exclude<W
     case 'resend':
       return resend(store, command.id, io);
     case 'recover': {
-      const { requeued } = await store.webhooks.recover(command.endpoint, command.since);
+      const { requeued } = await store.allTenants.webhooks.recover(command.endpoint, command.since);
       const since = new Date(command.since).toISOString();
       io.stdout.write(`queued again ${requeued} failed ${requeued === 1 ? 'delivery' : 'deliveries'} to ${command.endpoint} created since ${since}\n`);
       return 0;
@@ -28,18 +28,18 @@ export async function runWebhooksOperation(store: PlantStore, command: Exclude<W
     case 'prune':
       return prune(store, command.olderThan ?? 0, io);
     case 'endpoints list': {
-      const page = await store.webhooks.endpoints.listAll(definedOnly({ limit: command.limit, after: command.after }));
+      const page = await store.allTenants.webhooks.listEndpoints(definedOnly({ limit: command.limit, after: command.after }));
       io.stdout.write(command.json ? json(page.endpoints) : endpointTable(page.endpoints));
       if (page.nextAfter !== undefined && !command.json) io.stdout.write(`more: --after ${page.nextAfter}\n`);
       return 0;
     }
     case 'endpoints disable': {
-      const endpoint = await store.webhooks.endpoints.setStatus(command.id, 'disabled', command.reason ?? DISABLED_BY_OPERATOR);
+      const endpoint = await store.allTenants.webhooks.setEndpointStatus(command.id, 'disabled', command.reason ?? DISABLED_BY_OPERATOR);
       io.stdout.write(`disabled ${endpoint.id} (${endpoint.disabledReason ?? DISABLED_BY_OPERATOR})\n`);
       return 0;
     }
     case 'endpoints enable': {
-      const endpoint = await store.webhooks.endpoints.setStatus(command.id, 'enabled');
+      const endpoint = await store.allTenants.webhooks.setEndpointStatus(command.id, 'enabled');
       io.stdout.write(`enabled ${endpoint.id}\n`);
       return 0;
     }
@@ -47,15 +47,15 @@ export async function runWebhooksOperation(store: PlantStore, command: Exclude<W
 }
 
 async function resend(store: PlantStore, id: string, io: CliIo): Promise<number> {
-  const delivery = await store.webhooks.get(id);
-  await store.webhooks.resend(id);
+  const delivery = await store.allTenants.webhooks.get(id);
+  await store.allTenants.webhooks.resend(id);
   io.stdout.write(`queued ${id} again (was ${delivery.status}, ${attempts(delivery.attemptCount)} so far)\n`);
   return 0;
 }
 
 async function prune(store: PlantStore, olderThan: number, io: CliIo): Promise<number> {
   const cutoff = new Date(Date.now() - olderThan).toISOString();
-  const pruned = await store.webhooks.prune({ olderThan });
+  const pruned = await store.allTenants.webhooks.prune({ olderThan });
   io.stdout.write(`pruned ${pruned} delivered or failed ${pruned === 1 ? 'delivery' : 'deliveries'} (with their attempts) finished before ${cutoff}\n`);
   return 0;
 }
@@ -70,14 +70,14 @@ async function retry(store: PlantStore, id: string, io: CliIo): Promise<number> 
     io.stderr.write(`error: delivery ${id} is ${delivery.status}; only failed deliveries can be re-queued\n`);
     return 1;
   }
-  await store.webhooks.requeue(id);
+  await store.allTenants.webhooks.requeue(id);
   io.stdout.write(`re-queued ${id} (${attempts(delivery.attemptCount)} so far)\n`);
   return 0;
 }
 
 async function findDelivery(store: PlantStore, id: string): Promise<Delivery | undefined> {
   try {
-    return await store.webhooks.get(id);
+    return await store.allTenants.webhooks.get(id);
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
     throw error;

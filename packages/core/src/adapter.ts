@@ -1,0 +1,64 @@
+// @plant-store/core/adapter, the door for adapter authors: the ports a
+// storage, authenticator, transport, clock or logger implements, with their
+// types, and the helpers adapters share with the core so they agree with it
+// (the int64 and JSON codecs, ids, limits, error constants, the destination
+// policy). Apps need none of it: they use `@plant-store/core`.
+
+export type { Storage } from './ports/storage.js';
+export type {
+  CreatePlantResult,
+  EndpointEvent,
+  ListPlantsQuery,
+  PlantOffsetQuery,
+  PlantRepository,
+  PlantsJson,
+} from './ports/plant-repository.js';
+export type { NewPortalLink, PortalLink, PortalLinkRepository, StoredPortalLink } from './ports/portal-link-repository.js';
+export type {
+  AttemptOutcome,
+  ClaimDueOptions,
+  ClaimedDelivery,
+  EndpointAttemptStats,
+  ListDeliveriesQuery,
+  NewDelivery,
+  PruneDeliveriesOptions,
+  RateBudgetAnswer,
+  TenantDeliveriesQuery,
+  WebhookOutbox,
+} from './ports/webhook-outbox.js';
+export type {
+  EndpointAttemptNote,
+  EndpointHealth,
+  EndpointSecrets,
+  EndpointWithSecrets,
+  ListEndpointsQuery,
+  NewWebhookEndpoint,
+  WebhookEndpointChanges,
+  WebhookEndpointRepository,
+} from './ports/webhook-endpoint-repository.js';
+export { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from './ports/webhook-transport.js';
+export type { Authenticator } from './ports/authenticator.js';
+export { systemClock, type Clock } from './ports/clock.js';
+export { silentLogger, type LogFields, type Logger } from './ports/logger.js';
+
+// Codecs: exact int64 ids and JSON that keeps them exact.
+export { INT64_MAX, INT64_MIN, int64FromInteger } from './domain/int64.js';
+export { parseJson } from './json/json-codec.js';
+export { JsonDuplicateKeyError } from './json/json-duplicate-key-error.js';
+export { plantToJson } from './domain/plant.js';
+
+// Input rules, for adapters that check (or document) input before the core does.
+export { validate } from './domain/validate.js';
+export { NewPlantSchema, PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from './domain/plant.js';
+export { INT32_MAX, MAX_TAG_FILTERS } from './domain/list-options.js';
+export { requireScope } from './service/plant-service.js';
+export { StaticTokenEntrySchema } from './auth/static-tokens.js';
+export { tokenDigest } from './auth/token-digest.js';
+export { ENDPOINT_DESCRIPTION_MAX_LENGTH, ENDPOINT_RATE_LIMIT_MAX, WEBHOOK_LIST_LIMIT_MAX } from './webhooks/endpoints/endpoint-schemas.js';
+export { ENDPOINT_URL_MAX_LENGTH } from './webhooks/endpoint-url.js';
+export { MIN_SECRET_BYTES, WebhookSubscriptionSchema, subscriptionId } from './webhooks/webhook-subscription.js';
+
+// Ids, error constants and the destination policy storages and transports share with the core.
+export { newMessageId } from './webhooks/message-id.js';
+export { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, isTenantEndpointId } from './webhooks/endpoints/webhook-endpoint.js';
+export { isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';

@@ -1,0 +1,173 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { Principal } from '../domain/principal.js';
+import { AuthenticationUnavailableError, StorageError, UnauthenticatedError } from '../errors.js';
+import type { PlantEventBus } from '../events/plant-events.js';
+import type { Authenticator } from '../ports/authenticator.js';
+import type { Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { Storage } from '../ports/storage.js';
+import type { WebhookTransport } from '../ports/webhook-transport.js';
+import { firstAuthenticator } from '../auth/first-authenticator.js';
+import { portalLinkAuthenticator } from '../portal/portal-link-authenticator.js';
+import { PortalLinks } from '../portal/portal-links.js';
+import { PlantService } from '../service/plant-service.js';
+import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
+import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
+import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
+import { WebhookAdmin } from '../webhooks/webhook-admin.js';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { WebhookPruner } from '../webhooks/webhook-pruner.js';
+import type { PlantStore, TenantWebhooks } from './create-plant-store.js';
+import type { StoreSettings } from './store-settings.js';
+import { TOKENS } from './tokens.js';
+
+// How each part of a store is made from the parts it resolves. Each factory
+// is registered once per store (see `createPlantStore`) and called once, the
+// first time its part is resolved.
+
+const storage = (c: DependencyContainer) => c.resolve<Storage>(TOKENS.storage);
+const clock = (c: DependencyContainer) => c.resolve<Clock>(TOKENS.clock);
+const logger = (c: DependencyContainer) => c.resolve<Logger>(TOKENS.logger);
+const events = (c: DependencyContainer) => c.resolve<PlantEventBus>(TOKENS.events);
+const settings = (c: DependencyContainer) => c.resolve<StoreSettings>(TOKENS.settings);
+const dispatcher = (c: DependencyContainer) => c.resolve<WebhookDispatcher | undefined>(TOKENS.webhookDispatcher);
+
+export function plantService(c: DependencyContainer): PlantService {
+  const { subscriptions, batchSize } = settings(c);
+  return new PlantService({ plants: storage(c).plants, events: events(c), clock: clock(c), logger: logger(c), subscriptions, batchSize });
+}
+
+/** Where deliveries go: the operator's subscriptions and tenants' endpoints. */
+export function deliveryTargets(c: DependencyContainer): DeliveryTargets {
+  const { subscriptions, allowPrivateDestinations } = settings(c);
+  return combinedTargets(subscriptionTargets(subscriptions), endpointTargets(storage(c).endpoints, clock(c), allowPrivateDestinations));
+}
+
+/** The dispatcher, when the store has a transport (it is what sends); `undefined` without one. Made, not started. */
+export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | undefined {
+  const transport = c.resolve<WebhookTransport | undefined>(TOKENS.webhookTransport);
+  if (!transport) return undefined;
+  const { outbox, endpoints } = storage(c);
+  const targets = c.resolve<DeliveryTargets>(TOKENS.deliveryTargets);
+  return new WebhookDispatcher({ ...settings(c).dispatch, outbox, endpoints, transport, clock: clock(c), logger: logger(c), events: events(c), targets });
+}
+
+/**
+ * Background retention, with the dispatcher: a store without a transport
+ * (an operator's tool) finishes no delivery and so prunes nothing by itself;
+ * `allTenants.webhooks.prune()` is there for it. Made, not started.
+ */
+export function webhookPruner(c: DependencyContainer): WebhookPruner | undefined {
+  const { retentionMs, pruneIntervalMs } = settings(c);
+  if (!dispatcher(c) || retentionMs === null) return undefined;
+  const bus = events(c);
+  const onPruned = (count: number) => bus.emit('webhook.pruned', { count });
+  return new WebhookPruner({ outbox: storage(c).outbox, clock: clock(c), logger: logger(c), retentionMs, intervalMs: pruneIntervalMs, onPruned });
+}
+
+/** The operator's tools across tenants; a re-queue wakes this store's dispatcher, if it has one. */
+export function webhookAdmin(c: DependencyContainer): WebhookAdmin {
+  const { outbox, endpoints } = storage(c);
+  const wake = dispatcher(c);
+  const bus = events(c);
+  return new WebhookAdmin({
+    outbox,
+    endpoints,
+    clock: clock(c),
+    onRequeue: () => wake?.wake(),
+    retentionMs: settings(c).retentionMs,
+    onPruned: (count) => bus.emit('webhook.pruned', { count }),
+  });
+}
+
+/** Tenants' self-service on their endpoints and deliveries. */
+export function tenantWebhooks(c: DependencyContainer): TenantWebhooks {
+  const { outbox, endpoints } = storage(c);
+  const { secretOverlapMs, maxEndpointsPerTenant, allowPrivateDestinations } = settings(c);
+  const wake = dispatcher(c);
+  const onRequeue = () => wake?.wake();
+  return {
+    endpoints: new TenantWebhookEndpoints({
+      endpoints,
+      outbox,
+      clock: clock(c),
+      onRequeue,
+      onCreate: () => wake?.noteEndpointCreated(),
+      secretOverlapMs,
+      maxEndpointsPerTenant,
+      allowPrivateDestinations,
+    }),
+    deliveries: new TenantWebhookDeliveries({ outbox, clock: clock(c), onRequeue }),
+  };
+}
+
+export function portalLinks(c: DependencyContainer): PortalLinks {
+  return new PortalLinks(storage(c).portalLinks, clock(c));
+}
+
+/** The store: starts what runs in the background (the dispatcher, woken by writes here and elsewhere, and the pruner), and stops it on `close()`. */
+export function plantStore(c: DependencyContainer): PlantStore {
+  // Held here, not resolved later: `ready()` still answers (rejects) after `close()` disposed the container.
+  const stored = storage(c);
+  const sending = dispatcher(c);
+  if (sending) {
+    // Event-driven first attempt: wake the dispatcher as soon as a write commits.
+    events(c).on('plant.created', () => sending.wake());
+    events(c).on('plant.deleted', () => sending.wake());
+    sending.start();
+  }
+  const pruner = c.resolve<WebhookPruner | undefined>(TOKENS.webhookPruner);
+  pruner?.start();
+  // Deliveries queued by other instances on a shared database wake this dispatcher too.
+  const unwatch = sending && stored.outbox.watch?.(() => sending.wake());
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      unwatch?.();
+      await Promise.all([sending?.stop(), pruner?.stop()]);
+      await stored.close();
+      c.dispose();
+    })();
+    return closing;
+  };
+  return {
+    plants: c.resolve(TOKENS.plantService),
+    events: events(c),
+    webhooks: c.resolve(TOKENS.tenantWebhooks),
+    allTenants: { webhooks: c.resolve(TOKENS.webhookAdmin) },
+    portalLinks: c.resolve(TOKENS.portalLinks),
+    authenticate: authenticate(c),
+    ready: () => ready(stored),
+    close,
+  };
+}
+
+/** Portal links first: their check reads storage only for `psl_` tokens, and leaves every other token to the host's authenticator. */
+function authenticate(c: DependencyContainer): (token: string | undefined) => Promise<Principal> {
+  const authenticator = firstAuthenticator(portalLinkAuthenticator(storage(c).portalLinks, clock(c)), c.resolve<Authenticator>(TOKENS.authenticator));
+  return async (token) => {
+    if (token === undefined || token === '') throw new UnauthenticatedError('missing_credentials');
+    const principal = await authenticator.authenticate(token).catch(unavailable);
+    if (!principal) throw new UnauthenticatedError('invalid_token');
+    return principal;
+  };
+}
+
+async function ready(storage: Storage): Promise<void> {
+  try {
+    await storage.ping();
+  } catch (error) {
+    throw error instanceof StorageError ? error : new StorageError('storage is not ready', { cause: error });
+  }
+}
+
+/**
+ * Per the port contract an authenticator rejects only when its backing
+ * service fails: neither yes nor no. A `retryAfterMs` on its error (when the
+ * service will be tried again) is passed on, so callers can be told.
+ */
+function unavailable(cause: unknown): never {
+  const retryAfterMs = (cause as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  const known = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0;
+  throw new AuthenticationUnavailableError(known ? { cause, retryAfterMs } : { cause });
+}
