@@ -10,11 +10,10 @@ import {
   type Storage,
   type WebhookRequest,
 } from '@plant-store/core';
+import { describeStorageConformance, sampleDelivery as delivery, samplePlant as plant } from '@plant-store/core/testing';
 import { postgresStorage, type PostgresStorageOptions } from '@plant-store/storage-postgres';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { describeStorageConformance } from './storage-conformance.js';
-import { delivery, plant } from './storage-fixtures.js';
 
 const schemas = testSchemas();
 afterAll(() => schemas.dropAll());

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { StorageError, type NewPortalLink, type Storage } from '@plant-store/core';
+import { StorageError } from '../errors.js';
+import type { NewPortalLink } from '../ports/portal-link-repository.js';
+import type { Storage } from '../ports/storage.js';
 
 const T0 = 1_700_000_000_000;
 const DIGEST = 'a'.repeat(64);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { StorageError, type Plant, type Storage } from '@plant-store/core';
+import type { Plant } from '../domain/plant.js';
+import { StorageError } from '../errors.js';
+import type { Storage } from '../ports/storage.js';
 import { delivery, plant } from './storage-fixtures.js';
 
 const ids = (plants: readonly Plant[]) => plants.map((p) => p.id);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StorageError, type Storage } from '@plant-store/core';
+import { StorageError } from '../errors.js';
+import type { Storage } from '../ports/storage.js';
 import { describePlantRepositoryConformance } from './plant-repository-conformance.js';
 import { describePortalLinkConformance, newPortalLink } from './portal-link-conformance.js';
 import { describeWebhookEndpointConformance, newEndpoint } from './webhook-endpoint-conformance.js';

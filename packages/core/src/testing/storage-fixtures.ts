@@ -1,4 +1,5 @@
-import type { NewDelivery, Plant } from '@plant-store/core';
+import type { Plant } from '../domain/plant.js';
+import type { NewDelivery } from '../ports/webhook-outbox.js';
 
 /** A plant literal; `tag` omitted (not undefined) when not given, as storage must return it. */
 export function plant(id: bigint, name: string, tag?: string): Plant {
