@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { version } from '@plant-store/server';
-import { startServe } from './cli-process.js';
+import { startServe } from '../support/cli-process.js';
 
 interface Received {
   readonly headers: IncomingHttpHeaders;

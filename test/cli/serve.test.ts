@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenDigest } from '@plant-store/core';
-import { READY_LINE, startServe, type ServeProcess } from './cli-process.js';
+import { READY_LINE, startServe, type ServeProcess } from '../support/cli-process.js';
 
 const dirs: string[] = [];
 function tempDir(): string {

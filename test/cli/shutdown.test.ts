@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startServe, type ServeProcess } from './cli-process.js';
+import { startServe, type ServeProcess } from '../support/cli-process.js';
 
 const TOKEN = 'shutdown-test-token';
 const ENV = { PLANT_STORE_TOKENS: `${TOKEN}=acme`, PLANT_STORE_STORAGE: 'memory' };

@@ -16,9 +16,9 @@ import {
   type Plant,
   type PlantStoreClient,
 } from '@plant-store/client';
-import { reservePort, startReceiver, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { startService, type TestService } from '../webhooks/webhook-service.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../http/support/test-server.js';
+import { reservePort, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { startService, type TestService } from '../support/webhook-test-service.js';
+import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../support/test-server.js';
 
 const MAX = 9223372036854775807n;
 const MIN = -9223372036854775808n;

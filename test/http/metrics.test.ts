@@ -6,11 +6,11 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPlantStore, staticTokens, StorageError, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
 import { createPlantServer, createRequestListener, webhookHttpTransport, type PlantServerOptions } from '@plant-store/http-node';
-import { startServe } from '../cli/cli-process.js';
-import { startReceiver, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { openStorage } from '../webhooks/webhook-service.js';
-import { parseExposition, valueOf, type Exposition } from './support/prometheus-text.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type StorageKind, type TestServer } from './support/test-server.js';
+import { startServe } from '../support/cli-process.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { openStorage } from '../support/webhook-test-service.js';
+import { parseExposition, valueOf, type Exposition } from '../support/prometheus-text.js';
+import { STORAGE_KINDS, TOKENS, startTestServer, type StorageKind, type TestServer } from '../support/test-server.js';
 
 // GET /metrics over real HTTP: what it counts moves with real requests and
 // real webhook attempts, the backlog is read from real storage, and nothing

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError, plantToJson, type Plant, type Storage } from '@plant-store/core';
-import { api, expectObservationsDocumented } from './support/api-client.js';
-import { rawRequest, sleep, statusOf } from './support/raw-http.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
+import { api, expectObservationsDocumented } from '../support/api-client.js';
+import { rawRequest, sleep, statusOf } from '../support/raw-http.js';
+import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../support/test-server.js';
 
 expectObservationsDocumented();
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from './support/api-client.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
+import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from '../support/api-client.js';
+import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../support/test-server.js';
 
 // The tenant's webhook endpoints over real HTTP: shapes, keyset
 // pages, validation, SSRF literals, the auth order, scopes and tenant

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { startServe, TSX } from '../cli/cli-process.js';
-import { reservePort, startReceiver } from '../webhooks/webhook-receiver.js';
+import { startServe, TSX } from '../support/cli-process.js';
+import { reservePort, startReceiver } from '../support/webhook-receiver.js';
 
 const root = join(import.meta.dirname, '..', '..');
 

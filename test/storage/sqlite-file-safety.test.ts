@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { StorageError, type NewDelivery, type Storage } from '@plant-store/core';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { makeReadOnly, type ReadOnlyPath } from './read-only-path.js';
+import { makeReadOnly, type ReadOnlyPath } from '../support/read-only-path.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-files-'));
 const readOnly: ReadOnlyPath[] = [];

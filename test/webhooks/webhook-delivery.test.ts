@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { subscriptionId, type DeliveryStatus, type PlantStoreWebhookOptions } from '@plant-store/core';
-import { reservePort, startReceiver, type ReceivedWebhook, type WebhookReceiver } from './webhook-receiver.js';
-import { eventually, openStorage, sleep, startService, type StorageKind, type TestService } from './webhook-service.js';
+import { reservePort, startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually, openStorage, sleep, startService, type StorageKind, type TestService } from '../support/webhook-test-service.js';
 
 const coreVersion = (JSON.parse(readFileSync(new URL('../../packages/core/package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, createPlantStore, type WebhookTransport } from '@plant-store/core';
 import { runCli } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { eventually, sleep } from './webhook-service.js';
+import { eventually, sleep } from '../support/webhook-test-service.js';
 
 const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
 const secret = () => `whsec_${randomBytes(32).toString('base64')}`;

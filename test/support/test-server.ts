@@ -17,7 +17,7 @@ import { createPlantServer, webhookHttpTransport, type PlantServerOptions } from
 import { memoryStorage } from '@plant-store/storage-memory';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { TEST_DATABASE_URL, testSchemas } from '../../support/postgres.js';
+import { TEST_DATABASE_URL, testSchemas } from './postgres.js';
 
 export type StorageKind = 'memory' | 'sqlite';
 /** Beside `StorageKind`: `postgres` (a schema of its own, dropped on close), for suites that check `postgresAvailable` first. */
