@@ -11,7 +11,7 @@ import {
   type WebhookEndpoint,
 } from '@plant-store/client';
 import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../support/test-server.js';
-import { eventually } from '../support/webhook-test-service.js';
+import { eventually } from '../support/eventually.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 // client.webhooks against the REAL service: what the client sends

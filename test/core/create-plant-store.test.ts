@@ -16,16 +16,9 @@ import {
   type WebhookTransport,
 } from '@plant-store/core';
 import { memoryStorage } from '@plant-store/storage-memory';
+import { eventually } from '../support/eventually.js';
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
-
-async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 const admin: Principal = { subject: 'a', tenant: 'acme', scopes: ['plants:read', 'plants:write'] };
 

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../support/postgres.js';
-import { eventually } from '../support/webhook-test-service.js';
+import { eventually } from '../support/eventually.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { api, expectObservationsDocumented, type ApiRequest } from '../support/api-client.js';
 import { TOKENS, startTestServer, type AnyStorageKind, type TestServer } from '../support/test-server.js';

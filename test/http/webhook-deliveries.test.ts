@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, sleep } from '../support/webhook-test-service.js';
+import { eventually } from '../support/eventually.js';
 import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from '../support/api-client.js';
 import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer, type TestServerOptions } from '../support/test-server.js';

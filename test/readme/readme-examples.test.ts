@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startServe, TSX } from '../support/cli-process.js';
 import { reservePort, startReceiver } from '../support/webhook-receiver.js';
 
@@ -233,12 +233,8 @@ describe('typed client and receivers', () => {
           'webhook-signature': new Webhook(secret).sign('msg_readme', timestamp, body),
         };
         const post = (text: string) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers, body: text }).then((response) => response.status);
-        const deadline = Date.now() + 20_000;
-        let status = await post(body).catch(() => 0);
-        while (status === 0 && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          status = await post(body).catch(() => 0);
-        }
+        // The receiver is up once a request gets through at all.
+        const status = await vi.waitFor(() => post(body), { timeout: 20_000, interval: 50 });
         expect(status).toBe(204);
         expect(await post(body.replace('Fern', 'Fern!'))).toBe(400);
         expect(stdout).toBe(printed);

@@ -81,14 +81,3 @@ export async function startService(kind: StorageKind | Storage, webhooks: PlantS
     },
   };
 }
-
-/** Polls until `check` holds (or throws after `timeoutMs`). */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

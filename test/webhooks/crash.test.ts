@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reservePort, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { eventually } from '../support/webhook-test-service.js';
+import { eventually } from '../support/eventually.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-crash-'));

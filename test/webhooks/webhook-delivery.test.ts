@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +7,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { subscriptionId, type DeliveryStatus, type PlantStoreWebhookOptions } from '@plant-store/core';
 import { reservePort, startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { eventually, openStorage, sleep, startService, type StorageKind, type TestService } from '../support/webhook-test-service.js';
+import { eventually } from '../support/eventually.js';
+import { openStorage, startService, type StorageKind, type TestService } from '../support/webhook-test-service.js';
 
 const coreVersion = (JSON.parse(readFileSync(new URL('../../packages/core/package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, createPlantStore, subscriptionId, type Delivery, type WebhookTransport } from '@plant-store/core';
 import { runCli } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { eventually } from '../support/webhook-test-service.js';
+import { eventually } from '../support/eventually.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, createPlantStore, type WebhookTransport } from '@plant-store/core';
 import { runCli } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { eventually, sleep } from '../support/webhook-test-service.js';
+import { eventually } from '../support/eventually.js';
 
 const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
 const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
