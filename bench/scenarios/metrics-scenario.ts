@@ -3,7 +3,7 @@ import type { BenchContext } from '../lib/bench-context.js';
 import { runPairedRounds, type PairedResult, type PairedScenario } from '../lib/paired-rounds.js';
 import type { ServerConfig, StorageKind } from '../lib/server-launcher.js';
 import { startServer, type RunningServer } from '../lib/server-process.js';
-import { startWebhookReceiver } from '../lib/webhook-receiver.js';
+import { startReceiver } from '../../test/support/webhook-receiver.js';
 import { BENCH_TOKENS, createScenario, listScenario, seedReadServer } from './http-scenarios.js';
 
 /** How often the metrics-on service is scraped during its rounds (Prometheus defaults to every 15 s to 1 min). */
@@ -72,9 +72,10 @@ async function measure(context: BenchContext, storage: StorageKind, scenario: Pa
 
 async function runCreate(context: BenchContext, storage: StorageKind): Promise<PairedResult> {
   // As in `create`: one subscription whose receiver holds requests, so both write the outbox row and neither delivers.
-  const receiver = await startWebhookReceiver('hold');
+  const receiver = await startReceiver();
+  receiver.reply(() => 'hang');
   const pair = await startOnOff(context, storage, 'metrics-create', {
-    webhooks: [{ url: receiver.url, secret: receiver.secret }],
+    webhooks: [{ url: receiver.url(), secret: receiver.secret }],
     webhookTimeout: '1h',
   });
   const scenario = createScenario(

@@ -4,7 +4,7 @@ import type { BenchContext } from '../lib/bench-context.js';
 import { runPairedRounds, type PairedResult, type PairedScenario } from '../lib/paired-rounds.js';
 import type { ServerConfig, StorageKind } from '../lib/server-launcher.js';
 import { startServer, type RunningServer } from '../lib/server-process.js';
-import { startWebhookReceiver } from '../lib/webhook-receiver.js';
+import { startReceiver } from '../../test/support/webhook-receiver.js';
 import { BENCH_TOKENS, createScenario, listScenario, seedReadServer } from './http-scenarios.js';
 
 interface Pair {
@@ -39,9 +39,10 @@ async function startOnOff(context: BenchContext, storage: StorageKind, name: str
 
 async function runCreate(context: BenchContext, storage: StorageKind, sinkUrl: string): Promise<PairedResult> {
   // As in `create`: one subscription whose receiver holds requests, so both write the outbox row (with its traceparent) and neither delivers.
-  const receiver = await startWebhookReceiver('hold');
+  const receiver = await startReceiver();
+  receiver.reply(() => 'hang');
   const pair = await startOnOff(context, storage, 'tracing-create', sinkUrl, {
-    webhooks: [{ url: receiver.url, secret: receiver.secret }],
+    webhooks: [{ url: receiver.url(), secret: receiver.secret }],
     webhookTimeout: '1h',
   });
   const scenario = createScenario('tracing-create', 'POST /plants as in `create`; the service exporting its spans to a local OTLP sink against itself without tracing');

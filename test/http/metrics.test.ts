@@ -93,10 +93,12 @@ describe.each(STORAGE_KINDS)('GET /metrics (%s)', (kind: StorageKind) => {
         ping: () => storage.ping(),
         close: () => storage.close(),
         outbox: new Proxy(storage.outbox, {
-          get: (target, property) =>
-            property === 'pendingStats' && failBacklog
-              ? () => Promise.reject(new StorageError('storage is down (test)'))
-              : (Reflect.get(target, property) as (...args: unknown[]) => unknown).bind(target),
+          get: (target, property) => {
+            if (property === 'pendingStats' && failBacklog) return () => Promise.reject(new StorageError('storage is down (test)'));
+            // Optional members the outbox lacks (a shared rate budget) stay absent.
+            const value: unknown = Reflect.get(target, property);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
         }),
       }),
     });
