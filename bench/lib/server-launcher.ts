@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerSpec } from './server-process.js';
+import type { AnyStorageKind } from '../../test/support/storage-kind.js';
 
-export type StorageKind = 'sqlite' | 'memory' | 'postgres';
 export type Contestant = 'service' | 'baseline';
 /** How the service is started: the built CLI, the TypeScript source through tsx, or (self-test of the harness) a baseline. */
 export type ServiceFrom = 'dist' | 'source' | 'baseline';
 
 /** What a benchmarked server is configured with; both contestants get the same flags. */
 export interface ServerConfig {
-  readonly storage: StorageKind;
+  readonly storage: AnyStorageKind;
   /** SQLite file (sqlite only). */
   readonly dbFile?: string;
   /** PostgreSQL only: `--database-url`, `--db-schema`, `--db-pool`. */
@@ -78,7 +78,7 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
   if (options.serviceFrom === 'dist' && !existsSync(dist)) {
     throw new Error(`${dist} is missing: run \`pnpm -r build\` first (or pass --service source)`);
   }
-  const baselines: Record<StorageKind, string> = {
+  const baselines: Record<AnyStorageKind, string> = {
     sqlite: 'raw-sqlite-server.js',
     memory: 'raw-memory-server.js',
     postgres: 'raw-postgres-server.js',

@@ -10,7 +10,9 @@ import {
   type PlantStoreClient,
   type WebhookEndpoint,
 } from '@plant-store/client';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../support/test-server.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 import { eventually } from '../support/eventually.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 

@@ -2,7 +2,9 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, expectObservationsDocumented } from '../support/api-client.js';
 import { bodyOf, headerOf, openRaw, sleep, statusOf } from '../support/raw-http.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../support/test-server.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 expectObservationsDocumented();
 

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError, type PlantRepository, type Storage } from '@plant-store/core';
 import { openapiDocument } from '@plant-store/http-node';
 import { api, observationCount, routeTemplate, undocumentedObservations } from '../support/api-client.js';
-import { TOKENS, startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 import { webhookScenarios, type Scenario } from '../support/openapi-webhook-scenarios.js';
 
 // The OpenAPI document must describe the service as it behaves: this suite

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError, plantToJson, type Plant, type Storage } from '@plant-store/core';
 import { api, expectObservationsDocumented } from '../support/api-client.js';
 import { rawRequest, sleep, statusOf } from '../support/raw-http.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../support/test-server.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 expectObservationsDocumented();
 

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createPlantStore,
-  staticTokens,
   type Authenticator,
   type Clock,
   type LogFields,
@@ -18,27 +17,8 @@ import { memoryStorage } from '@plant-store/storage-memory';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { TEST_DATABASE_URL, testSchemas } from './postgres.js';
-
-export type StorageKind = 'memory' | 'sqlite';
-/** Beside `StorageKind`: `postgres` (a schema of its own, dropped on close), for suites that check `postgresAvailable` first. */
-export type AnyStorageKind = StorageKind | 'postgres';
-
-/** Both storages, for `describe.each(STORAGE_KINDS)`. */
-export const STORAGE_KINDS: readonly StorageKind[] = ['memory', 'sqlite'];
-
-/** Bearer tokens every test server knows. */
-export const TOKENS = {
-  /** Tenant `a`, both scopes. */
-  owner: 'owner-token-a',
-  /** Tenant `b`, both scopes. */
-  otherTenant: 'owner-token-b',
-  /** Tenant `a`, `plants:read` only. */
-  reader: 'reader-token-a',
-  /** Tenant `a`, `plants:write` only. */
-  writer: 'writer-token-a',
-  /** Tenant `a`, `webhooks:read` only. */
-  webhookReader: 'webhook-reader-token-a',
-} as const;
+import type { AnyStorageKind } from './storage-kind.js';
+import { testTokens } from './test-tokens.js';
 
 export interface LogEntry {
   readonly level: keyof Logger;
@@ -95,13 +75,7 @@ export async function startTestServer(kind: AnyStorageKind, options: TestServerO
       logs.push({ level, message, fields });
     };
   const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
-  const tokens = staticTokens([
-    { token: TOKENS.owner, tenant: 'a' },
-    { token: TOKENS.otherTenant, tenant: 'b' },
-    { token: TOKENS.reader, tenant: 'a', scopes: ['plants:read'] },
-    { token: TOKENS.writer, tenant: 'a', scopes: ['plants:write'] },
-    { token: TOKENS.webhookReader, tenant: 'a', scopes: ['webhooks:read'] },
-  ]);
+  const tokens = testTokens();
   const store = createPlantStore({
     storage,
     logger,
