@@ -60,6 +60,6 @@ describe('createTestStore', () => {
 
   it('says how many requests arrived when waiting runs out', async () => {
     const { deliveries } = open();
-    await expect(deliveries.waitFor(1, { timeoutMs: 20 })).rejects.toThrow('0 of 1 webhook requests were sent within 20 ms');
+    await expect(deliveries.waitFor(1, { timeoutMs: 20 })).rejects.toThrow('0 of 1 webhook requests were sent (and their outcomes recorded) within 20 ms');
   });
 });

@@ -31,6 +31,7 @@ const EXAMPLES = [
   { file: 'docs/client.md', heading: 'Example', language: 'ts' },
   { file: 'docs/client.md', heading: 'Verifying webhooks', language: 'ts' },
   { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long', language: 'ts' },
+  { file: 'docs/testing.md', heading: 'A test store', language: 'ts' },
 ] as const;
 
 /** The `## ` sections of a Markdown page, by heading (text up to the next `## `). */
@@ -63,6 +64,7 @@ describe('library examples', () => {
     { file: 'README.md', heading: 'Embedding the core' },
     { file: 'README.md', heading: 'Mounting the HTTP API in your own server' },
     { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long' },
+    { file: 'docs/testing.md', heading: 'A test store' },
   ] as const)('$file $heading: the example runs as written and prints what the page says', async ({ file: page, heading }) => {
     const [example, output] = await codeBlocks(page, heading, 'ts');
     expect(example).toBeDefined();

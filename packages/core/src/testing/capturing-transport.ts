@@ -30,43 +30,61 @@ export interface CapturingTransport extends WebhookTransport {
   readonly sent: readonly CapturedWebhook[];
   /** Changes how later requests are answered. @default every request is delivered (204) */
   reply(handler: CaptureReply): void;
-  /** Resolves with `sent` once it holds `count` requests; rejects after `timeoutMs` of real time naming what arrived. @default timeoutMs 5000 */
+  /**
+   * Resolves with `sent` once it holds `count` requests (and, in a test store, the store recorded
+   * their outcomes, so the next retry is scheduled); rejects after `timeoutMs` of real time saying
+   * how many arrived. @default timeoutMs 5000
+   */
   waitFor(count: number, options?: { timeoutMs?: number }): Promise<readonly CapturedWebhook[]>;
 }
 
 /** A transport that records what the store sends, for tests (see `createTestStore`). */
 export function capturingTransport(): CapturingTransport {
+  return recordingTransport(() => true).transport;
+}
+
+/**
+ * The capturing transport, with what `waitFor` needs beyond the requests
+ * sent: `settled(count)` (e.g. "the store recorded that many outcomes"),
+ * re-checked when `recheck()` is called.
+ */
+export function recordingTransport(settled: (count: number) => boolean): { transport: CapturingTransport; recheck(): void } {
   const sent: CapturedWebhook[] = [];
   const waiters = new Set<() => void>();
+  const recheck = () => {
+    for (const waiter of [...waiters]) waiter();
+  };
   let handler: CaptureReply = () => ({ kind: 'delivered', statusCode: 204 });
-  return {
+  const transport: CapturingTransport = {
     sent,
     async send(request: WebhookRequest) {
       const webhook = capture(request);
       sent.push(webhook);
-      for (const waiter of [...waiters]) waiter();
+      recheck();
       return handler(webhook, sent.length - 1);
     },
     reply(next) {
       handler = next;
     },
     waitFor(count, { timeoutMs = 5_000 } = {}) {
-      if (sent.length >= count) return Promise.resolve(sent);
+      const done = () => sent.length >= count && settled(count);
+      if (done()) return Promise.resolve(sent);
       return new Promise((resolve, reject) => {
         const check = () => {
-          if (sent.length < count) return;
+          if (!done()) return;
           clearTimeout(timer);
           waiters.delete(check);
           resolve(sent);
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`${sent.length} of ${count} webhook requests were sent within ${timeoutMs} ms`));
+          reject(new Error(`${sent.length} of ${count} webhook requests were sent (and their outcomes recorded) within ${timeoutMs} ms`));
         }, timeoutMs);
         waiters.add(check);
       });
     },
   };
+  return { transport, recheck };
 }
 
 function capture(request: WebhookRequest): CapturedWebhook {

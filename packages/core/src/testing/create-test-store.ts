@@ -1,7 +1,7 @@
 import { createPlantStore, type PlantStore, type PlantStoreOptions, type PlantStoreWebhookOptions } from '../composition/create-plant-store.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookOutbox } from '../ports/webhook-outbox.js';
-import { capturingTransport, type CapturingTransport } from './capturing-transport.js';
+import { recordingTransport, type CapturingTransport } from './capturing-transport.js';
 import { manualClock, MANUAL_CLOCK_START, type ManualClock } from './manual-clock.js';
 
 export interface TestStoreOptions extends Omit<PlantStoreOptions, 'clock' | 'webhooks'> {
@@ -29,12 +29,19 @@ export interface TestStore extends PlantStore {
 export function createTestStore(options: TestStoreOptions): TestStore {
   const { startAt, webhooks, storage, ...rest } = options;
   const clock = manualClock(startAt ?? MANUAL_CLOCK_START);
-  const deliveries = capturingTransport();
+  // `deliveries.waitFor(n)` also waits until the store recorded n attempts: only then is a retry
+  // scheduled (from the clock at that moment), so an `advance` right after it finds the retry due.
+  let recorded = 0;
+  const { transport: deliveries, recheck } = recordingTransport((count) => recorded >= count);
   const store = createPlantStore({
     ...rest,
     storage: wakingOnAdvance(storage, clock),
     clock,
     webhooks: { jitter: 0, ...webhooks, transport: deliveries },
+  });
+  store.events.on('webhook.attempted', () => {
+    recorded++;
+    recheck();
   });
   return Object.assign(store, { clock, deliveries });
 }
