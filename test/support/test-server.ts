@@ -16,7 +16,7 @@ import { createPlantServer, webhookHttpTransport, type PlantServerOptions } from
 import { memoryStorage } from '@plant-store/storage-memory';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { TEST_DATABASE_URL, testSchemas } from './postgres.js';
+import { TEST_DATABASE_URL, testSchemas } from './postgres-database.js';
 import type { AnyStorageKind } from './storage-kind.js';
 import { testTokens } from './test-tokens.js';
 
