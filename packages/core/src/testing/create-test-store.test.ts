@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { newEndpointSecret, staticTokens, type Principal } from '@plant-store/core';
-import { createTestStore, MANUAL_CLOCK_START, type TestStore } from '@plant-store/core/testing';
 import { memoryStorage } from '@plant-store/storage-memory';
+import { staticTokens } from '../auth/static-tokens.js';
+import type { Principal } from '../domain/principal.js';
+import { newEndpointSecret } from '../webhooks/endpoints/webhook-endpoint.js';
+import { createTestStore, type TestStore } from './create-test-store.js';
+import { MANUAL_CLOCK_START } from './manual-clock.js';
 
 const writer: Principal = { subject: 'tester', tenant: 'acme', scopes: ['plants:read', 'plants:write'] };
 const secret = newEndpointSecret();

@@ -1,22 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigurationError,
-  createPlantStore,
-  LimitExceededError,
-  staticTokens,
-  StorageError,
-  subscriptionId,
-  ValidationError,
-  type Authenticator,
-  type Clock,
-  type Logger,
-  type Principal,
-  type WebhookRequest,
-  type WebhookTransport,
-} from '@plant-store/core';
 import { memoryStorage } from '@plant-store/storage-memory';
-import { eventually } from '../support/eventually.js';
+import { staticTokens } from '../auth/static-tokens.js';
+import type { Principal } from '../domain/principal.js';
+import { ConfigurationError, LimitExceededError, StorageError, ValidationError } from '../errors.js';
+import type { Authenticator } from '../ports/authenticator.js';
+import type { Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { WebhookRequest, WebhookTransport } from '../ports/webhook-transport.js';
+import { subscriptionId } from '../webhooks/webhook-subscription.js';
+import { createPlantStore } from './create-plant-store.js';
+import { eventually } from '../../../../test/support/eventually.js';
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
