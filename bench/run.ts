@@ -102,7 +102,7 @@ async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pg
 let results: BenchResults = { paired: [] };
 try {
   const startup = selected.has('startup') ? await attempt('startup', () => runStartupScenario(context)) : undefined;
-  const http = ['create', 'create-webhooks', 'list-20', 'list-100', 'get', 'delete'] as const;
+  const http = ['create', 'create-webhooks', 'list-20', 'list-100', 'get', 'delete', 'delete-404'] as const;
   const paired = http.some((name) => selected.has(name)) ? await runHttpSuite(context, failed) : [];
   const webhooks = selected.has('webhooks') ? await attempt('webhooks', () => runWebhookScenario(context)) : undefined;
   const bigList = selected.has('big-list') ? await attempt('big-list', () => runBigListScenario(context)) : undefined;

@@ -10,6 +10,7 @@ export const SCENARIOS = [
   'list-100',
   'get',
   'delete',
+  'delete-404',
   'webhooks',
   'big-list',
   'metrics',
@@ -35,6 +36,8 @@ export interface BenchOptions {
   readonly scenarios: ReadonlySet<ScenarioName>;
   /** Storages of the non-PostgreSQL scenarios (those select PostgreSQL by name: pg-…). */
   readonly storages: readonly ('sqlite' | 'memory')[];
+  /** Logging of the SQLite and memory HTTP scenarios: off (`--log-level warn`), on (one line per request), or both in turn. */
+  readonly logging: readonly boolean[];
   /** Pool size of both contestants on PostgreSQL (`--db-pool`). */
   readonly dbPool: number;
   readonly serviceFrom: ServiceFrom;
@@ -66,7 +69,7 @@ export interface BenchOptions {
   readonly keep: boolean;
 }
 
-const USAGE = `usage: pnpm bench [--quick] [--scenario name[,name…]] [--storage sqlite|memory]
+const USAGE = `usage: pnpm bench [--quick] [--scenario name[,name…]] [--storage sqlite|memory] [--logging off|on|both]
   [--service dist|source|baseline] [--rounds N] [--round-seconds S] [--warmup-seconds S]
   [--connections N] [--big-list N] [--db-pool N] [--steady-seconds S] [--steady-retention S]
   [--no-write] [--out DIR] [--cpu-prof DIR] [--keep]
@@ -92,6 +95,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       quick: { type: 'boolean', default: false },
       scenario: { type: 'string', multiple: true },
       storage: { type: 'string' },
+      logging: { type: 'string', default: 'both' },
       service: { type: 'string', default: 'dist' },
       rounds: { type: 'string' },
       'round-seconds': { type: 'string' },
@@ -119,12 +123,14 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   if (values.storage !== undefined && values.storage !== 'sqlite' && values.storage !== 'memory') {
     throw new Error(`--storage must be sqlite or memory\n${USAGE}`);
   }
+  if (!['off', 'on', 'both'].includes(values.logging)) throw new Error(`--logging must be off, on or both\n${USAGE}`);
   if (!['dist', 'source', 'baseline'].includes(values.service)) throw new Error(`--service must be dist, source or baseline\n${USAGE}`);
   const quick = values.quick;
   return {
     quick,
     scenarios: new Set((requested.length ? requested : SCENARIOS.filter((name) => !OPT_IN_SCENARIOS.includes(name))) as ScenarioName[]),
     storages: values.storage ? [values.storage as 'sqlite' | 'memory'] : ['sqlite', 'memory'],
+    logging: values.logging === 'both' ? [false, true] : [values.logging === 'on'],
     dbPool: Math.round(positive('db-pool', values['db-pool'], 10)),
     serviceFrom: values.service as ServiceFrom,
     connections: positive('connections', values.connections, 32),

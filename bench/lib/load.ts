@@ -22,6 +22,8 @@ export interface LoadOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Called once per request, right before it is written. */
   readonly next: () => LoadRequest;
+  /** The status every answer should have; others count as failures. @default any 2xx */
+  readonly expectedStatus?: number;
 }
 
 export interface LoadResult {
@@ -34,7 +36,7 @@ export interface LoadResult {
   readonly maxMs: number;
   /** Answers per status code. */
   readonly statuses: Readonly<Record<string, number>>;
-  /** Answers outside 2xx plus connection errors and timeouts. */
+  /** Answers outside 2xx (or not the expected status) plus connection errors and timeouts. */
   readonly failures: number;
 }
 
@@ -118,7 +120,7 @@ export function startLoad(options: LoadOptions): LoadRun {
       lastResponse = performance.now();
       latencies.push(ms);
       statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
-      if (statusCode < 200 || statusCode > 299) non2xx++;
+      if (options.expectedStatus === undefined ? statusCode < 200 || statusCode > 299 : statusCode !== options.expectedStatus) non2xx++;
     });
   });
   return { done, stop: () => instance?.stop() };

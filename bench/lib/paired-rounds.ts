@@ -8,6 +8,8 @@ export interface PairedScenario {
   readonly headers: Readonly<Record<string, string>>;
   /** Fixed number of requests per phase instead of a duration (e.g. delete over pre-created ids). */
   readonly amount?: number;
+  /** The status every answer should have (e.g. 404 for deletes of missing ids). @default any 2xx */
+  readonly expectedStatus?: number;
   /**
    * Request generator for one phase (0 = warm-up, 1… = rounds). Called once
    * per server and phase with the same phase number, so both servers see
@@ -43,6 +45,8 @@ export interface PairedResult {
   /** Measured rounds, in order; index i of both arrays ran back to back. */
   readonly service: readonly RoundFigures[];
   readonly baseline: readonly RoundFigures[];
+  /** The lean baseline (SQLite and memory), measured right after the baseline in every phase. */
+  readonly lean?: { readonly warmup: RoundFigures; readonly rounds: readonly RoundFigures[] };
 }
 
 export interface PairedSettings {
@@ -65,6 +69,7 @@ async function measure(
     connections,
     durationS,
     amount: scenario.amount,
+    expectedStatus: scenario.expectedStatus,
     headers: scenario.headers,
     next: scenario.requests(phase),
   });
@@ -101,11 +106,13 @@ function refuseFailingBaseline(what: string, warmup: RoundFigures): void {
  * Warm-up of both servers, then measured rounds interleaved service,
  * baseline, service, baseline…, so drift on a shared machine (other load,
  * thermal, page cache) hits both alike and each round yields one ratio.
+ * A lean baseline, when given, runs right after the baseline in every
+ * phase and yields a second ratio per round.
  */
 export async function runPairedRounds(
   scenario: PairedScenario,
   storage: string,
-  servers: { readonly service: RunningServer; readonly baseline: RunningServer },
+  servers: { readonly service: RunningServer; readonly baseline: RunningServer; readonly lean?: RunningServer },
   settings: PairedSettings,
   log: (message: string) => void,
 ): Promise<PairedResult> {
@@ -115,6 +122,8 @@ export async function runPairedRounds(
     baseline: await measure(servers.baseline, scenario, 0, settings.warmupS, connections),
   };
   refuseFailingBaseline(`${scenario.name} (${storage})`, warmup.baseline);
+  const lean = servers.lean && { warmup: await measure(servers.lean, scenario, 0, settings.warmupS, connections), rounds: [] as RoundFigures[] };
+  if (lean) refuseFailingBaseline(`${scenario.name} (${storage}, lean)`, lean.warmup);
   const service: RoundFigures[] = [];
   const baseline: RoundFigures[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
@@ -122,11 +131,14 @@ export async function runPairedRounds(
     const b = await measure(servers.baseline, scenario, round, settings.roundS, connections);
     service.push(a);
     baseline.push(b);
+    const c = servers.lean && (await measure(servers.lean, scenario, round, settings.roundS, connections));
+    if (c) lean!.rounds.push(c);
     log(
       `  ${scenario.name} ${storage} round ${round}: service ${a.rps.toFixed(0)} req/s p99 ${a.p99Ms.toFixed(2)} ms ${a.cpuUsPerRequest.toFixed(0)} µs/req, ` +
         `baseline ${b.rps.toFixed(0)} req/s p99 ${b.p99Ms.toFixed(2)} ms ${b.cpuUsPerRequest.toFixed(0)} µs/req → ${(a.rps / b.rps).toFixed(2)}x` +
+        (c ? `, lean ${c.rps.toFixed(0)} req/s ${c.cpuUsPerRequest.toFixed(0)} µs/req → ${(a.rps / c.rps).toFixed(2)}x` : '') +
         (a.failures + b.failures ? `  (failures: service ${a.failures}, baseline ${b.failures})` : ''),
     );
   }
-  return { scenario: scenario.name, description: scenario.description, storage, warmup, service, baseline };
+  return { scenario: scenario.name, description: scenario.description, storage, warmup, service, baseline, ...(lean ? { lean } : {}) };
 }

@@ -6,7 +6,9 @@ import type { PairedResult, RoundFigures } from './paired-rounds.js';
 import { median } from './stats.js';
 import {
   checkTargets,
+  medianLeanRatio,
   medianRatio,
+  LEAN_TARGET_SCENARIOS,
   RATIO_TARGET_SCENARIOS,
   MAX_P99_RATIO,
   METRICS_MIN_THROUGHPUT_RATIO,
@@ -83,10 +85,30 @@ function pairedSection(results: readonly PairedResult[]): string {
         ratio(medianRatio(result, 'cpuUsPerRequest')),
         '',
       ]);
+      if (result.lean) rows.push(...leanRows(result));
     }
     parts.push(table(['storage', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU µs/req', 'RSS MiB'], rows));
   }
   return parts.join('\n\n');
+}
+
+/** The lean baseline's row and the service's ratio to it. */
+function leanRows(result: PairedResult): string[][] {
+  const rps = medianLeanRatio(result, 'rps');
+  const verdict = LEAN_TARGET_SCENARIOS.includes(result.scenario) ? ` ${rps >= MIN_THROUGHPUT_RATIO ? '✅' : '❌'}` : '';
+  return [
+    serverRow(result.storage, 'lean baseline', result.lean!.rounds),
+    [
+      result.storage,
+      `**ratio to lean** (median of rounds)${verdict}`,
+      `**${ratio(rps)}**`,
+      ratio(medianLeanRatio(result, 'p50Ms')),
+      ratio(medianLeanRatio(result, 'p99Ms')),
+      '',
+      ratio(medianLeanRatio(result, 'cpuUsPerRequest')),
+      '',
+    ],
+  ];
 }
 
 function roundsSection(results: readonly PairedResult[]): string {
@@ -96,7 +118,9 @@ function roundsSection(results: readonly PairedResult[]): string {
       { label: 'warm-up', service: result.warmup.service, baseline: result.warmup.baseline },
       ...result.service.map((service, index) => ({ label: `round ${index + 1}`, service, baseline: result.baseline[index]! })),
     ];
-    for (const { label, service, baseline } of phases) {
+    const lean = [result.lean?.warmup, ...(result.lean?.rounds ?? [])];
+    for (const [index, { label, service, baseline }] of phases.entries()) {
+      const leanRound = lean[index];
       rows.push([
         result.scenario,
         result.storage,
@@ -107,11 +131,12 @@ function roundsSection(results: readonly PairedResult[]): string {
         `${pct(service.cpuPercent)} / ${pct(baseline.cpuPercent)}`,
         `${int(service.requests)} / ${int(baseline.requests)}`,
         service.failures || baseline.failures ? `${service.failures} / ${baseline.failures}` : '0',
+        leanRound ? `${int(leanRound.rps)} (${ratio(service.rps / leanRound.rps)})` : '–',
       ]);
     }
   }
   return table(
-    ['scenario', 'storage', 'phase', 'req/s service / baseline', 'ratio', 'p99 ms', 'CPU %', 'requests', 'failed'],
+    ['scenario', 'storage', 'phase', 'req/s service / baseline', 'ratio', 'p99 ms', 'CPU %', 'requests', 'failed', 'lean req/s (ratio)'],
     rows,
   );
 }
@@ -260,7 +285,8 @@ function summaryLines(results: BenchResults): string[] {
     lines.push(
       `${result.scenario} (${result.storage}): ${int(medianOf(result.service, 'rps'))} req/s, p99 ${ms(medianOf(result.service, 'p99Ms'))} ms — ` +
         `${ratio(medianRatio(result, 'rps'))} the raw baseline's req/s, ${ratio(medianRatio(result, 'p99Ms'))} its p99, ` +
-        `${ratio(medianRatio(result, 'cpuUsPerRequest'))} its CPU time per request`,
+        `${ratio(medianRatio(result, 'cpuUsPerRequest'))} its CPU time per request` +
+        (result.lean ? `; ${ratio(medianLeanRatio(result, 'rps'))} the lean baseline's req/s, ${ratio(medianLeanRatio(result, 'cpuUsPerRequest'))} its CPU time per request` : ''),
     );
   }
   for (const [feature, list] of [['metrics', results.metrics], ['tracing', results.tracing]] as const) {
@@ -347,6 +373,9 @@ function methodNotes(options: BenchOptions): string {
   return [
     `- Load: autocannon ${'(programmatic API, one client thread)'} over 127.0.0.1, ${options.connections} keep-alive connections, no pipelining. Each scenario: a ${options.warmupS} s warm-up of each server, then ${options.rounds} measured rounds of ${options.roundS} s, interleaved service, baseline, service, baseline… so drift on the machine hits both alike. Delete runs a fixed ${int(options.deleteAmount)} requests per round instead (its ids must exist). Ratios are the median of the per-round ratios service / baseline. Latencies are every response's exact time (autocannon's own histogram rounds to 1 ms).`,
     '- Baselines (`bench/baselines/`): raw `node:http` + better-sqlite3, and the same raw layer over in-memory sorted arrays. Per request they do the service\'s essential work: SHA-256 digest of the bearer token looked up in a map, content type, body size limit and UTF-8 checks, `JSON.parse` behind the same fast-path test as the service\'s codec and hand-written id/name/tag checks, tenant-scoped prepared statements (create: plant + outbox row in one IMMEDIATE transaction), JSON response with exact ids, `LIMIT n+1` and a Link header for pages, an `x-request-id`, and one JSON log line per request to stdout. The SQLite baseline uses the service\'s schema (same tables, keys, STRICT/WITHOUT ROWID and indexes) and pragmas (WAL, synchronous=NORMAL, foreign keys, busy timeout, bigint integers).',
+    '- Lean baselines (`bench/baselines/lean-*`, SQLite and memory): the least a hand-written `node:http` server does for the same answers, for a second ratio. Bearer token → tenant by a `Map` lookup (no digest), `JSON.parse` and hand-written id/name/tag checks; create: one IMMEDIATE transaction with the plant INSERT and one outbox INSERT (an outbox table with only its rowid key), the response body built once and reused as the payload; list and get: one prepared SELECT whose JSON SQLite builds itself (`json_group_array(json_object(…))`, exact for 64-bit ids), Link header included; delete: one prepared DELETE, 204 or a small JSON 404; `writeHead` + `end(body)`. No request id, content-type or UTF-8 checks, metrics or tag filters. With logging on it writes one JSON line per request to stdout. The service must stay within 10 % of it on create, list 20, list 100, get and the 404 answer of delete.',
+    '- Logging: the SQLite and memory scenarios run with logging off (`--log-level warn`) and on (one line per request), for every server of a group alike (`--logging off|on|both`).',
+    '- delete-404: DELETE of ids no server holds, so every answer is the 404 error body (on SQLite the service still runs its write transaction, which changes nothing).',
     '- Both run on bare `node` (the baselines transpiled to JavaScript first), `NODE_ENV=production`, the same flags, normal `info` logging with stdout piped to the harness, which drains and discards it. Tokens: three tenants; reads, creates and deletes each use their own tenant, so they never see each other\'s rows.',
     '- Data: list and get run over 10,000 seeded plants (ids 1…10,000, half with a tag) with random cursors/ids from a seeded generator, the same sequence for both servers in a round. Create uses unique increasing ids per round. Delete removes ids created before the rounds.',
     '- Fairness of create: both servers have one subscription that matches, so both write the plant and one outbox row in the same transaction. In `create` the receiver accepts connections but never answers (timeout 1 h), which keeps webhook sending out of the measurement: the dispatcher has at most its per-endpoint cap of attempts in flight and then only reacts to each commit with an (empty) claim; that reaction is part of the service\'s create path and stays measured. Delivery is measured on its own (webhooks section). `create-webhooks` lets the service deliver every webhook to a receiver answering 200 during the rounds, which the baseline does not do: the full cost, for information, without a target.',

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { ServerSpec } from './server-process.js';
 import type { AnyStorageKind } from '../../test/support/storage-kind.js';
 
-export type Contestant = 'service' | 'baseline';
+/** `baseline`: the equal-work raw server; `lean`: the least a hand-written server does for the same answers (SQLite and memory only). */
+export type Contestant = 'service' | 'baseline' | 'lean';
 /** How the service is started: the built CLI, the TypeScript source through tsx, or (self-test of the harness) a baseline. */
 export type ServiceFrom = 'dist' | 'source' | 'baseline';
 
@@ -83,15 +84,21 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
     memory: 'raw-memory-server.js',
     postgres: 'raw-postgres-server.js',
   };
-  const baseline = (config: ServerConfig) => join(options.baselineDir, baselines[config.storage]);
+  const leans: Partial<Record<AnyStorageKind, string>> = { sqlite: 'lean-sqlite-server.js', memory: 'lean-memory-server.js' };
+  const baseline = (contestant: Contestant, config: ServerConfig) => {
+    const file = contestant === 'lean' ? leans[config.storage] : baselines[config.storage];
+    if (file === undefined) throw new Error(`no lean baseline for ${config.storage}`);
+    return join(options.baselineDir, file);
+  };
   // Production mode for both: the service must then refuse to start without tokens, which we give.
   const env = { NODE_ENV: 'production' };
   return {
     spec(contestant, config) {
       const label = `${contestant} (${config.storage}${config.logging === false ? ', logging off' : ''})`;
       const nodeFlags = config.nodeFlags ?? [];
-      if (contestant === 'baseline' || options.serviceFrom === 'baseline') {
-        return { label, env, args: [...nodeFlags, ...BASELINE_HEAP_FLAGS, baseline(config), ...serveFlags(config)] };
+      if (contestant !== 'service' || options.serviceFrom === 'baseline') {
+        const who = contestant === 'service' ? 'baseline' : contestant;
+        return { label, env, args: [...nodeFlags, ...BASELINE_HEAP_FLAGS, baseline(who, config), ...serveFlags(config)] };
       }
       const entry =
         options.serviceFrom === 'dist' ? [dist] : ['--conditions=source', '--import', 'tsx', source];

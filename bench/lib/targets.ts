@@ -46,9 +46,19 @@ export const METRICS_MIN_THROUGHPUT_RATIO = 0.97;
 /** Tracing every request (with its storage spans) and exporting them may cost at most 10 % of req/s. */
 export const TRACING_MIN_THROUGHPUT_RATIO = 0.9;
 
+/** Scenarios with a throughput target against the lean baseline (where there is one: SQLite and memory). */
+export const LEAN_TARGET_SCENARIOS: readonly string[] = ['create', 'list-20', 'list-100', 'get', 'delete-404'];
+
 /** Median of the per-round ratios service / baseline of one figure. */
 export function medianRatio(result: PairedResult, figure: 'rps' | 'p99Ms' | 'p50Ms' | 'cpuUsPerRequest'): number {
   return median(result.service.map((round, index) => round[figure] / result.baseline[index]![figure]));
+}
+
+/** Median of the per-round ratios service / lean baseline of one figure; NaN without a lean baseline. */
+export function medianLeanRatio(result: PairedResult, figure: 'rps' | 'p99Ms' | 'p50Ms' | 'cpuUsPerRequest'): number {
+  const lean = result.lean?.rounds;
+  if (!lean) return Number.NaN;
+  return median(result.service.map((round, index) => round[figure] / lean[index]![figure]));
 }
 
 const MiB = 2 ** 20;
@@ -69,6 +79,16 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       target: `${result.scenario} (${result.storage}): p99 ≤ ${MAX_P99_RATIO}x baseline`,
       measured: `${p99.toFixed(2)}x`,
       pass: p99 <= MAX_P99_RATIO,
+    });
+  }
+  for (const result of results.paired) {
+    if (!result.lean || !LEAN_TARGET_SCENARIOS.includes(result.scenario)) continue;
+    const rps = medianLeanRatio(result, 'rps');
+    const clean = [...result.service, ...result.lean.rounds].every((round) => round.failures === 0);
+    checks.push({
+      target: `${result.scenario} (${result.storage}): req/s ≥ ${MIN_THROUGHPUT_RATIO}x lean baseline`,
+      measured: `${rps.toFixed(2)}x (CPU µs/req ${medianLeanRatio(result, 'cpuUsPerRequest').toFixed(2)}x)${clean ? '' : ' (with failed requests)'}`,
+      pass: rps >= MIN_THROUGHPUT_RATIO && clean,
     });
   }
   for (const result of results.metrics ?? []) {

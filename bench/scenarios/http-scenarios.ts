@@ -89,6 +89,23 @@ export function getScenario(seeded: number): PairedScenario {
   };
 }
 
+/** Ids no server ever holds: every DELETE of delete-404 answers 404. */
+const MISSING_BASE = 800_000_000;
+
+/** DELETE of ids that do not exist: the not-found answer of a write (a transaction that changes nothing, an error body). */
+export function deleteMissingScenario(): PairedScenario {
+  return {
+    name: 'delete-404',
+    description: 'DELETE /plants/<id> of ids that do not exist (every answer a 404 with the error body)',
+    headers: auth(DELETE_TOKEN),
+    expectedStatus: 404,
+    requests(phase) {
+      let id = MISSING_BASE + phase * 100_000_000;
+      return () => ({ method: 'DELETE', path: `/plants/${id++}` });
+    },
+  };
+}
+
 /** Delete runs a fixed amount per phase over ids created before the run (phase p owns ids p·amount … (p+1)·amount−1). */
 export function deleteScenario(amount: number): PairedScenario {
   return {

@@ -7,6 +7,7 @@ import { startReceiver } from '../../test/support/webhook-receiver.js';
 import {
   BENCH_TOKENS,
   createScenario,
+  deleteMissingScenario,
   deleteScenario,
   getScenario,
   listScenario,
@@ -22,6 +23,8 @@ export type ReceiverMode = 'ok' | 'hold';
 interface Pair {
   readonly service: RunningServer;
   readonly baseline: RunningServer;
+  /** The lean baseline, on storages that have one (SQLite, memory). */
+  readonly lean?: RunningServer;
 }
 
 /**
@@ -37,13 +40,17 @@ export interface PairHome {
   release(name: string): Promise<void>;
   /** Brings what seeding wrote to a steady state before any round, so no background work lands in one contestant's rounds. */
   settle?(name: string): Promise<void>;
+  /** Also run the lean baseline (a third server). */
+  readonly lean?: boolean;
 }
 
-/** SQLite files or memory; files are removed with the work folder. */
-export function localHome(context: BenchContext, storage: 'sqlite' | 'memory'): PairHome {
+/** SQLite files or memory, logging on or off for all three servers; files are removed with the work folder. */
+export function localHome(context: BenchContext, storage: 'sqlite' | 'memory', logging: boolean): PairHome {
+  const variant = logging ? 'log' : 'nolog';
   return {
-    label: storage,
-    config: async (name, who) => ({ storage, dbFile: join(context.workDir, `${name}-${storage}-${who}.db`), tokens: BENCH_TOKENS }),
+    label: `${storage}, logging ${logging ? 'on' : 'off'}`,
+    lean: true,
+    config: async (name, who) => ({ storage, dbFile: join(context.workDir, `${name}-${storage}-${variant}-${who}.db`), logging, tokens: BENCH_TOKENS }),
     release: async () => {},
   };
 }
@@ -52,17 +59,20 @@ async function startPair(context: BenchContext, home: PairHome, name: string, ex
   const slug = `${name}-${home.label.replace(/\W+/g, '-')}`;
   const profile = (who: string) => context.profile(`${slug}-${who}`);
   const service = await startServer(context.launcher.spec('service', { ...(await home.config(name, 'service')), ...extra, ...profile('service') }));
+  let baseline: RunningServer | undefined;
   try {
-    const baseline = await startServer(context.launcher.spec('baseline', { ...(await home.config(name, 'baseline')), ...extra, ...profile('baseline') }));
-    return { service, baseline };
+    baseline = await startServer(context.launcher.spec('baseline', { ...(await home.config(name, 'baseline')), ...extra, ...profile('baseline') }));
+    if (!home.lean) return { service, baseline };
+    const lean = await startServer(context.launcher.spec('lean', { ...(await home.config(name, 'lean')), ...extra, ...profile('lean') }));
+    return { service, baseline, lean };
   } catch (error) {
-    await service.stop();
+    await Promise.all([service.stop(), baseline?.stop()]);
     throw error;
   }
 }
 
 async function stopPair(home: PairHome, name: string, pair: Pair | undefined): Promise<void> {
-  if (pair) await Promise.all([pair.service.stop(), pair.baseline.stop()]);
+  if (pair) await Promise.all([pair.service.stop(), pair.baseline.stop(), pair.lean?.stop()]);
   await home.release(name);
 }
 
@@ -100,7 +110,7 @@ export async function runCreate(context: BenchContext, home: PairHome, mode: Rec
   }
 }
 
-export type PairedReadName = 'list-20' | 'list-100' | 'get' | 'delete';
+export type PairedReadName = 'list-20' | 'list-100' | 'get' | 'delete' | 'delete-404';
 
 /** The read scenarios and delete share one pair per storage, seeded once (delete works in its own tenant). */
 export async function runReads(context: BenchContext, home: PairHome, wanted: readonly PairedReadName[]): Promise<PairedResult[]> {
@@ -112,7 +122,7 @@ export async function runReads(context: BenchContext, home: PairHome, wanted: re
     pair = await startPair(context, home, 'reads');
     const deletes = wanted.includes('delete') ? options.deleteAmount : 0;
     context.log(`  seeding ${options.seedPlants} plants (+${deletes * (options.rounds + 1)} to delete) into each ${storage} server`);
-    for (const server of [pair.service, pair.baseline]) {
+    for (const server of [pair.service, pair.baseline, ...(pair.lean ? [pair.lean] : [])]) {
       await seedReadServer(server, options.seedPlants, deletes, options.rounds + 1);
     }
     await home.settle?.('reads');
@@ -121,6 +131,7 @@ export async function runReads(context: BenchContext, home: PairHome, wanted: re
       'list-100': listScenario(100, options.seedPlants),
       get: getScenario(options.seedPlants),
       delete: deleteScenario(options.deleteAmount),
+      'delete-404': deleteMissingScenario(),
     };
     for (const name of wanted) {
       context.log(`  ${name} (${storage})`);
@@ -148,14 +159,14 @@ export async function runHttpSuite(context: BenchContext, onError: (name: string
       onError(name, error);
     }
   };
-  for (const storage of context.options.storages) {
-    const home = localHome(context, storage);
-    if (selected.has('create')) await group(`create (${storage})`, async () => [await runCreate(context, home, 'hold')]);
+  for (const [storage, logging] of context.options.storages.flatMap((storage) => context.options.logging.map((on) => [storage, on] as const))) {
+    const home = localHome(context, storage, logging);
+    if (selected.has('create')) await group(`create (${home.label})`, async () => [await runCreate(context, home, 'hold')]);
     if (selected.has('create-webhooks')) {
-      await group(`create-webhooks (${storage})`, async () => [await runCreate(context, home, 'ok')]);
+      await group(`create-webhooks (${home.label})`, async () => [await runCreate(context, home, 'ok')]);
     }
-    const reads = (['list-20', 'list-100', 'get', 'delete'] as const).filter((name) => selected.has(name));
-    if (reads.length) await group(`${reads.join(', ')} (${storage})`, () => runReads(context, home, reads));
+    const reads = (['list-20', 'list-100', 'get', 'delete', 'delete-404'] as const).filter((name) => selected.has(name));
+    if (reads.length) await group(`${reads.join(', ')} (${home.label})`, () => runReads(context, home, reads));
   }
   return results;
 }

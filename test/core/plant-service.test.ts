@@ -5,6 +5,7 @@ import {
   createPlantStore,
   ForbiddenError,
   NotFoundError,
+  plantToJson,
   UnauthenticatedError,
   ValidationError,
   type Plant,
@@ -14,6 +15,7 @@ import {
   subscriptionId,
 } from '@plant-store/core';
 import { memoryStorage } from '@plant-store/storage-memory';
+import { sqliteStorage } from '@plant-store/storage-sqlite';
 
 const writer: Principal = { subject: 'w', tenant: 'acme', scopes: ['plants:read', 'plants:write'] };
 const reader: Principal = { subject: 'r', tenant: 'acme', scopes: ['plants:read'] };
@@ -96,6 +98,77 @@ describe('get and delete', () => {
   it('delete of a missing plant is not found and emits nothing', async () => {
     await expect(store.plants.delete(writer, 404)).rejects.toBeInstanceOf(NotFoundError);
     expect(events).toEqual([]);
+  });
+});
+
+describe('expected outcomes', () => {
+  const frames = /\n\s+at /;
+  const failure = (promise: Promise<unknown>): Promise<Error> =>
+    promise.then(
+      () => {
+        throw new Error('expected a rejection');
+      },
+      (error: unknown) => error as Error,
+    );
+  it('are errors of their classes, built without stack frames (answered, not debugged)', async () => {
+    const missing = await failure(store.plants.get(reader, 5n));
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(missing.message).toBe('plant 5 not found');
+    expect(missing.stack).not.toMatch(frames);
+    const gone = await failure(store.plants.delete(writer, 5n));
+    expect(gone).toBeInstanceOf(NotFoundError);
+    expect(gone.stack).not.toMatch(frames);
+    const forbidden = await failure(create({ id: 1, name: 'a' }, reader));
+    expect(forbidden).toBeInstanceOf(ForbiddenError);
+    expect(forbidden.stack).not.toMatch(frames);
+    expect(ValidationError.of('id', 'bad').stack).not.toMatch(frames);
+    // Stack capture is back to normal afterwards, and errors built directly keep theirs.
+    expect(new NotFoundError('direct').stack).toMatch(frames);
+    expect(new Error('plain').stack).toMatch(frames);
+  });
+});
+
+describe('listAsJson', () => {
+  // SQLite writes the pages' JSON itself (PlantRepository.listJson); memory storage has no listJson.
+  beforeEach(async () => {
+    await store.close();
+    store = createPlantStore({ storage: await sqliteStorage({ path: ':memory:' }), batchSize: 3 });
+  });
+
+  it('gives every small page as the JSON of the plants list returns, with the same next cursor', async () => {
+    // Names that look like the wire form must not confuse where a plant begins.
+    const names = ['a,{"id":9,"name":"x"}', '{"id":-1,', 'quote " and \\ and \n', 'plain', 'ünï 🌿', ',{"id":'];
+    const ids = [-9223372036854775808n, -5n, 0n, 7n, 9007199254740993n, 9223372036854775807n];
+    for (const [index, id] of ids.entries()) await create({ id, name: names[index]!, ...(index % 2 ? { tag: 't,{"id":1' } : {}) });
+    for (const limit of [1, 2, 3]) {
+      for (const after of [undefined, -5n, 7n, 9223372036854775807n]) {
+        for (const tags of [undefined, ['t,{"id":1']]) {
+          const options = { limit, ...(after === undefined ? {} : { after }), ...(tags ? { tags } : {}) };
+          const listing = await store.plants.list(reader, options);
+          const page = await store.plants.listAsJson(reader, options);
+          expect(page).toEqual({ json: `[${listing.page!.map(plantToJson).join(',')}]`, ...(listing.nextAfter === undefined ? {} : { nextAfter: listing.nextAfter }) });
+        }
+      }
+    }
+  });
+
+  it('gives listings beyond one batch as list does', async () => {
+    for (let id = 1; id <= 5; id++) await create({ id, name: `p${id}` });
+    const page = await store.plants.listAsJson(reader, { limit: 4 });
+    expect('json' in page).toBe(false);
+    expect(await collectListing(page as Awaited<ReturnType<typeof store.plants.list>>)).toHaveLength(4);
+    await expect(store.plants.listAsJson(other, { limit: 2 })).resolves.toEqual({ json: '[]' });
+  });
+
+  it('gives the listing as list does when storage cannot write JSON', async () => {
+    const memory = createPlantStore({ storage: memoryStorage() });
+    try {
+      await memory.plants.create(writer, { id: 1, name: 'a' });
+      const page = await memory.plants.listAsJson(reader, { limit: 2 });
+      expect(page).toMatchObject({ page: [{ id: 1n, name: 'a' }] });
+    } finally {
+      await memory.close();
+    }
   });
 });
 

@@ -95,12 +95,10 @@ describe.each(STORAGE_KINDS)('GET /metrics (%s)', (kind: StorageKind) => {
         ping: () => storage.ping(),
         close: () => storage.close(),
         outbox: new Proxy(storage.outbox, {
-          get: (target, property) => {
-            if (property === 'pendingStats' && failBacklog) return () => Promise.reject(new StorageError('storage is down (test)'));
-            // Optional members the outbox lacks (a shared rate budget) stay absent.
-            const value: unknown = Reflect.get(target, property);
-            return typeof value === 'function' ? value.bind(target) : value;
-          },
+          get: (target, property) =>
+            property === 'pendingStats' && failBacklog
+              ? () => Promise.reject(new StorageError('storage is down (test)'))
+              : bound(target, property),
         }),
       }),
     });
@@ -419,3 +417,9 @@ describe('the exposition parser used here', () => {
     ]);
   });
 });
+
+/** A member of `target` as a proxy should hand it out: methods bound to it, anything else (an absent optional member) as it is. */
+function bound(target: object, property: string | symbol): unknown {
+  const value: unknown = Reflect.get(target, property);
+  return typeof value === 'function' ? value.bind(target) : value;
+}

@@ -31,6 +31,7 @@ const EXAMPLES = [
   { file: 'docs/client.md', heading: 'Example', language: 'ts' },
   { file: 'docs/client.md', heading: 'Verifying webhooks', language: 'ts' },
   { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long', language: 'ts' },
+  { file: 'docs/portal.md', heading: 'Turning it off', language: 'ts' },
   { file: 'docs/testing.md', heading: 'A test store', language: 'ts' },
 ] as const;
 
@@ -64,6 +65,7 @@ describe('library examples', () => {
     { file: 'README.md', heading: 'Embedding the core' },
     { file: 'README.md', heading: 'Mounting the HTTP API in your own server' },
     { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long' },
+    { file: 'docs/portal.md', heading: 'Turning it off' },
     { file: 'docs/testing.md', heading: 'A test store' },
   ] as const)('$file $heading: the example runs as written and prints what the page says', async ({ file: page, heading }) => {
     const [example, output] = await codeBlocks(page, heading, 'ts');

@@ -12,6 +12,22 @@ export type PlantStoreErrorCode =
   | 'unavailable'
   | 'configuration';
 
+/**
+ * Builds an error without capturing a stack trace. For expected outcomes
+ * that are answered, not debugged (no such plant, no such scope): capturing
+ * the stack cost more than the rest of a 404. The error keeps its class,
+ * name, message and fields; its `stack` is just its first line.
+ */
+export function withoutStack<E extends Error>(make: () => E): E {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** Base of every error core raises on purpose. Messages are safe to show to callers. */
 export abstract class PlantStoreError extends Error {
   abstract readonly code: PlantStoreErrorCode;
@@ -36,8 +52,9 @@ export class ValidationError extends PlantStoreError {
     this.issues = issues;
   }
 
+  /** One issue; built without a stack trace, as it is an answer to bad input (see withoutStack). */
   static of(field: string, message: string): ValidationError {
-    return new ValidationError([{ field, message }]);
+    return withoutStack(() => new ValidationError([{ field, message }]));
   }
 }
 

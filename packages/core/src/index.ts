@@ -51,6 +51,7 @@ export type {
   EndpointEvent,
   ListPlantsQuery,
   PlantOffsetQuery,
+  PlantsJson,
   PlantRepository,
 } from './ports/plant-repository.js';
 export type { Storage } from './ports/storage.js';
@@ -84,7 +85,7 @@ export type {
 export { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from './ports/webhook-transport.js';
 
 export { PlantService, requireScope, type CreatePlantOutcome, type PlantServiceOptions } from './service/plant-service.js';
-export { collectListing, type PlantListing } from './service/plant-listing.js';
+export { collectListing, type PlantListing, type PlantPageJson } from './service/plant-listing.js';
 export {
   createPlantEventBus,
   type PlantEventBus,

@@ -129,6 +129,7 @@ async function handleRequest(context: RouteContext, portal: PortalRoute | undefi
     requestId: requestId(req.headers['x-request-id']),
     query: queryStart === -1 ? '' : url.slice(queryStart + 1),
     head: req.method === 'HEAD',
+    route: undefined,
   };
   try {
     try {
@@ -137,7 +138,7 @@ async function handleRequest(context: RouteContext, portal: PortalRoute | undefi
       sendError(res, exchange.requestId, error, context.logger, leavesLargeBodyUnread(req, context.maxBodyBytes));
     }
     const durationMs = performance.now() - started;
-    context.metrics?.observe(req.method, routed, res.statusCode, durationMs / 1000);
+    context.metrics?.observe(req.method, routed, res.statusCode, durationMs / 1000, exchange.route);
     const fields: Record<string, unknown> = {
       method: req.method,
       path,

@@ -109,13 +109,7 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
     throw error;
   });
   server.on('error', (error) => logger.error('server error', { error }));
-  if (developmentToken !== undefined) {
-    // Printed once, on purpose: this is how the operator learns the token. It never reaches the logs.
-    io.stderr.write(
-      `warning: no tokens configured (set ${settingName('tokens')} or ${settingName('tokensFile')}); ` +
-        `created a development token for tenant "default": ${developmentToken}\n`,
-    );
-  }
+  if (developmentToken !== undefined) announceDevelopmentToken(io, developmentToken);
   io.stdout.write(`plant-store listening on ${url} (storage: ${description})\n`);
   let closing: Promise<void> | undefined;
   return {
@@ -126,6 +120,14 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
       return closing;
     },
   };
+}
+
+/** Printed once, on purpose: this is how the operator learns the token. It never reaches the logs. */
+function announceDevelopmentToken(io: ServeIo, token: string): void {
+  io.stderr.write(
+    `warning: no tokens configured (set ${settingName('tokens')} or ${settingName('tokensFile')}); ` +
+      `created a development token for tenant "default": ${token}\n`,
+  );
 }
 
 /** JSON lines on stdout; with tracing on, each names the trace and span it was written in. */

@@ -15,6 +15,9 @@ import type { Tables } from './tables.js';
  * lease was taken meanwhile is re-checked against the WHERE on its newest
  * version and dropped, so one delivery never goes to two claimers.
  * RETURNING does not keep the ORDER BY: callers sort by (next_attempt_at, seq).
+ * A claim changes only the lease columns, which no index holds, so it is a
+ * HOT update that writes no index entry (`updated_at` moves when an attempt
+ * is recorded; the statistics and pruning indexes read it).
  */
 export const claimDueSql = (t: Tables) => `
   WITH due AS (
@@ -26,7 +29,7 @@ export const claimDueSql = (t: Tables) => `
     LIMIT $4
     FOR UPDATE SKIP LOCKED
   )
-  UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2, updated_at = $3
+  UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2
   FROM due WHERE d.id = due.id
   RETURNING d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq`;
 

@@ -43,6 +43,20 @@ export function listPlantsSql(shape: QueryShape): string {
   return query('id, name, tag', shape, 'LIMIT ?');
 }
 
+// A plant's wire form, tag omitted when absent. SQLite escapes strings as
+// JSON.stringify does and writes 64-bit integers exactly.
+const PLANT_JSON = "CASE WHEN tag IS NULL THEN json_object('id', id, 'name', name) ELSE json_object('id', id, 'name', name, 'tag', tag) END";
+
+/**
+ * The listing of {@link listPlantsSql} as one row: its JSON array, built by
+ * SQLite, the last id and the count. The rows reach the aggregate in the
+ * listing's id order (the inner query is read in order, as a co-routine).
+ * Parameters: those of {@link listPlantsSql}.
+ */
+export function listPlantsJsonSql(shape: QueryShape): string {
+  return `SELECT json_group_array(${PLANT_JSON}), max(id), count(*) FROM (${listPlantsSql(shape)})`;
+}
+
 /** Parameters: see {@link queryParameters}; `last` is the offset and each branch reads offset + 1 rows. */
 export function idAtOffsetSql(shape: QueryShape): string {
   return query('id', shape, 'LIMIT 1 OFFSET ?');

@@ -9,8 +9,9 @@ import {
   type Plant,
   type PlantOffsetQuery,
   type PlantRepository,
+  type PlantsJson,
 } from '@plant-store/core';
-import { idAtOffsetSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
+import { idAtOffsetSql, listPlantsJsonSql, listPlantsSql, queryParameters, type QueryShape } from './plant-queries.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
@@ -57,6 +58,7 @@ export class SqlitePlantRepository implements PlantRepository {
   readonly #select: Statement;
   readonly #delete: Statement;
   readonly #lists = new Map<number, Statement>();
+  readonly #jsonLists = new Map<number, Statement>();
   readonly #offsets = new Map<number, Statement>();
   readonly #create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) => CreatePlantResult;
   readonly #deleteWithEvent: (tenant: string, id: bigint, event: EndpointEvent) => boolean;
@@ -122,6 +124,18 @@ export class SqlitePlantRepository implements PlantRepository {
     });
   }
 
+  async listJson(tenant: string, query: ListPlantsQuery): Promise<PlantsJson> {
+    return withSqliteErrors('list plants', () => {
+      if (query.after === INT64_MAX || query.limit < 1) return { json: '[]', count: 0, lastId: undefined };
+      const tags = distinct(query.tags);
+      const shape = { tagCount: tags.length, bounded: query.until !== undefined };
+      const statement = cached(this.#jsonLists, shape, () => this.#db.prepare(listPlantsJsonSql(shape)).raw(true));
+      const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
+      const [json, lastId, count] = statement.get(...parameters) as [string, bigint | null, bigint];
+      return { json, count: Number(count), lastId: lastId ?? undefined };
+    });
+  }
+
   async idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined> {
     return withSqliteErrors('locate a plant listing offset', () => {
       if (query.after === INT64_MAX || query.offset < 0) return undefined;
@@ -134,6 +148,11 @@ export class SqlitePlantRepository implements PlantRepository {
   }
 
   async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
+    // Deleting what is not there writes nothing: one indexed read answers it,
+    // without taking the write lock for a transaction that would change
+    // nothing. (A plant created meanwhile is as if created just after.)
+    if (withSqliteErrors('delete the plant', () => this.#select.get(tenant, id)) === undefined) return false;
+    // With an event, its own transaction checks the files before COMMIT.
     if (event) return withSqliteErrors('delete the plant', () => this.#deleteWithEvent(tenant, id, event));
     return withSqliteWrite(this.#file, 'delete the plant', () => this.#delete.run(tenant, id).changes > 0);
   }

@@ -41,6 +41,16 @@ export interface PlantOffsetQuery {
   readonly offset: number;
 }
 
+/** What {@link PlantRepository.listJson} returns: the plants of a listing as JSON text. */
+export interface PlantsJson {
+  /** The JSON array of the plants' wire form, exactly what serializing each with `plantToJson` and joining them would give. */
+  readonly json: string;
+  /** How many plants the array holds. */
+  readonly count: number;
+  /** The id of the last plant in the array; `undefined` when it is empty. */
+  readonly lastId: bigint | undefined;
+}
+
 /** Outcome of {@link PlantRepository.create}. */
 export type CreatePlantResult =
   /** The plant and its deliveries were written. */
@@ -60,6 +70,8 @@ export interface PlantRepository {
   get(tenant: string, id: bigint): Promise<Plant | undefined>;
   /** Up to `limit` plants matching the query in ascending id order (signed numeric order); `[]` when none. */
   list(tenant: string, query: ListPlantsQuery): Promise<Plant[]>;
+  /** Optional: the plants `list` returns for the same query, as JSON text built by the storage itself (cheaper than building plant objects to serialize them). */
+  listJson?(tenant: string, query: ListPlantsQuery): Promise<PlantsJson>;
   /** The id at `offset` in the listing the query describes, or `undefined` when fewer plants match. */
   idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined>;
   /** Deletes the plant and, in the same transaction, queues the deliveries of `event` to the tenant's matching endpoints; `true` when it existed, `false` otherwise (nothing queued). Idempotent. Its queued deliveries are kept. */

@@ -17,6 +17,14 @@ export interface PlantListing {
   readonly page?: readonly Plant[];
 }
 
+/** One page of a listing as JSON text (see `PlantService.listAsJson`). */
+export interface PlantPageJson {
+  /** The JSON array of the plants' wire form, in ascending id order. */
+  readonly json: string;
+  /** Set when more plants remain: pass it as `after` for the next page. */
+  readonly nextAfter?: bigint;
+}
+
 /** Collects a listing into one array (for host apps and tests; HTTP streams instead). */
 export async function collectListing(listing: PlantListing): Promise<Plant[]> {
   if (listing.page !== undefined) return [...listing.page];

@@ -1,7 +1,7 @@
 import { parseNewPlant, parsePlantId, plantToJson, samePlant, type Plant } from '../domain/plant.js';
-import { parseListPlantsOptions, type ListPlantsInput } from '../domain/list-options.js';
+import { parseListPlantsOptions, type ListPlantsInput, type ListPlantsOptions } from '../domain/list-options.js';
 import type { Principal, Scope } from '../domain/principal.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, withoutStack } from '../errors.js';
 import type { PlantEventBus, PlantEvents } from '../events/plant-events.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
@@ -9,7 +9,7 @@ import type { PlantRepository } from '../ports/plant-repository.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
 import { newMessageId } from '../webhooks/message-id.js';
 import { subscriptionMatches, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
-import type { PlantListing } from './plant-listing.js';
+import type { PlantListing, PlantPageJson } from './plant-listing.js';
 
 export interface PlantServiceOptions {
   /** Where the plants (and, in the same transaction, their deliveries) are written. */
@@ -71,7 +71,7 @@ export class PlantService {
     const result = await this.#plants.create(principal.tenant, plant, deliveries, event);
     if (!result.created) {
       if (!samePlant(result.plant, plant)) {
-        throw new ConflictError(`a plant with id ${plant.id} already exists with a different name or tag`);
+        throw withoutStack(() => new ConflictError(`a plant with id ${plant.id} already exists with a different name or tag`));
       }
       return { plant: result.plant, created: false };
     }
@@ -84,7 +84,7 @@ export class PlantService {
     requireScope(principal, 'plants:read');
     const plantId = parsePlantId(id);
     const plant = await this.#plants.get(principal.tenant, plantId);
-    if (!plant) throw new NotFoundError(`plant ${plantId} not found`);
+    if (!plant) throw notFound(plantId);
     return plant;
   }
 
@@ -95,8 +95,29 @@ export class PlantService {
    */
   async list(principal: Principal, options: ListPlantsInput = {}): Promise<PlantListing> {
     requireScope(principal, 'plants:read');
-    const { limit, after, tags: tagList } = parseListPlantsOptions(options);
-    const tenant = principal.tenant;
+    return this.#list(principal.tenant, parseListPlantsOptions(options));
+  }
+
+  /**
+   * `list` for callers that send the listing as JSON (the HTTP adapter): a
+   * page of up to the batch size comes back as its JSON text, written by
+   * storage itself when it can (`listJson`), so no plant objects are built
+   * for it; any other listing as `list` returns it.
+   */
+  async listAsJson(principal: Principal, options: ListPlantsInput = {}): Promise<PlantListing | PlantPageJson> {
+    requireScope(principal, 'plants:read');
+    const parsed = parseListPlantsOptions(options);
+    const { limit } = parsed;
+    if (this.#plants.listJson === undefined || limit === undefined || limit === 0 || limit > this.#batchSize) {
+      return this.#list(principal.tenant, parsed);
+    }
+    const tags = parsed.tags !== undefined && parsed.tags.length > 0 ? parsed.tags : undefined;
+    // One extra plant tells whether more remain, as in `list`.
+    const page = await this.#plants.listJson(principal.tenant, { after: parsed.after, tags, limit: limit + 1 });
+    return page.count <= limit ? { json: page.json } : withoutLastPlant(page.json);
+  }
+
+  async #list(tenant: string, { limit, after, tags: tagList }: ListPlantsOptions): Promise<PlantListing> {
     const tags = tagList !== undefined && tagList.length > 0 ? tagList : undefined;
     if (limit === undefined) return { batches: this.#stream(tenant, after, undefined, tags) };
     if (limit === 0) return pageListing([], undefined);
@@ -123,9 +144,7 @@ export class PlantService {
     requireScope(principal, 'plants:write');
     const plantId = parsePlantId(id);
     const event = { eventType: 'plant.deleted', payload: `{"id":${plantId}}`, createdAt: this.#clock.now() } as const;
-    if (!(await this.#plants.delete(principal.tenant, plantId, event))) {
-      throw new NotFoundError(`plant ${plantId} not found`);
-    }
+    if (!(await this.#plants.delete(principal.tenant, plantId, event))) throw notFound(plantId);
     this.#emit('plant.deleted', { tenant: principal.tenant, id: plantId });
   }
 
@@ -168,7 +187,25 @@ export class PlantService {
 
 /** Throws `ForbiddenError` unless the principal holds the scope. */
 export function requireScope(principal: Principal, scope: Scope): void {
-  if (!principal.scopes.includes(scope)) throw new ForbiddenError(scope);
+  if (!principal.scopes.includes(scope)) throw withoutStack(() => new ForbiddenError(scope));
+}
+
+// Expected outcomes, answered as 404 and 403: no stack trace (see withoutStack).
+function notFound(id: bigint): NotFoundError {
+  return withoutStack(() => new NotFoundError(`plant ${id} not found`));
+}
+
+/**
+ * A JSON array of plants in their wire form without its last plant, and
+ * the id of the plant now last (the next page's cursor). Every plant's JSON
+ * starts with `{"id":`, which cannot occur inside a JSON string (its quotes
+ * would be escaped), so searching back for it finds where plants begin.
+ * The array holds at least two plants.
+ */
+function withoutLastPlant(json: string): PlantPageJson {
+  const cut = json.lastIndexOf(',{"id":');
+  const start = json.lastIndexOf('{"id":', cut - 1);
+  return { json: `${json.slice(0, cut)}]`, nextAfter: BigInt(json.slice(start + 6, json.indexOf(',', start))) };
 }
 
 /** A listing of one page already read: callers may take `page` as it is instead of iterating. */

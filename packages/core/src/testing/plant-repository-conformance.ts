@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Plant } from '../domain/plant.js';
+import { plantToJson, type Plant } from '../domain/plant.js';
 import { StorageError } from '../errors.js';
+import type { ListPlantsQuery } from '../ports/plant-repository.js';
 import type { Storage } from '../ports/storage.js';
 import { delivery, plant } from './storage-fixtures.js';
 
@@ -193,6 +194,35 @@ export function describePlantRepositoryConformance(storage: () => Storage): void
       // The storage is still usable afterwards.
       expect((await plants().create('t', plant(1n, 'a'), [delivery('dup')])).created).toBe(true);
       expect(ids(await plants().list('t', { limit: 10 }))).toEqual([1n, 2n]);
+    });
+
+    it('writes a listing as JSON exactly as the plants it lists serialize (when it has listJson)', async () => {
+      const repository = plants();
+      if (repository.listJson === undefined) return;
+      await createAll('t', [
+        plant(-9223372036854775808n, 'min', 'red'),
+        plant(-2n, 'quote " backslash \\ tab \t newline \n nul-free \u0001 end'),
+        plant(3n, 'Monstera déliciosa 🌿 \u4e2d\u6587 \u2028 \u007f', 'ünïcødé'),
+        plant(9007199254740993n, 'beyond 2^53', 'red'),
+        plant(9223372036854775807n, 'max', 'blue'),
+      ]);
+      await createAll('other', [plant(5n, 'not mine')]);
+      const queries: ListPlantsQuery[] = [
+        { limit: 100 },
+        { limit: 2 },
+        { after: -2n, limit: 2 },
+        { after: 3n, until: 9007199254740993n, limit: 10 },
+        { tags: ['red'], limit: 10 },
+        { tags: ['red', 'blue'], after: -9223372036854775808n, limit: 10 },
+        { after: 9223372036854775807n, limit: 10 },
+        { limit: 0 },
+      ];
+      for (const query of queries) {
+        const listed = await repository.list('t', query);
+        const page = await repository.listJson('t', query);
+        expect(page).toEqual({ json: `[${listed.map(plantToJson).join(',')}]`, count: listed.length, lastId: listed.at(-1)?.id });
+      }
+      expect((await repository.listJson('nobody', { limit: 10 })).json).toBe('[]');
     });
   });
 }

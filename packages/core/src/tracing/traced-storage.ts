@@ -18,7 +18,10 @@ type AsyncMember<T> = { [K in keyof T]-?: T[K] extends (...args: never[]) => Pro
 
 // Every member of each port, checked by the compiler, so a member added to a
 // port is not left untraced (or, worse, missing from the wrapper).
-const PLANT_MEMBERS = { create: true, get: true, list: true, idAtOffset: true, delete: true } satisfies Record<keyof PlantRepository, true>;
+const PLANT_MEMBERS = { create: true, get: true, list: true, idAtOffset: true, delete: true } satisfies Record<
+  Exclude<keyof PlantRepository, 'listJson'>,
+  true
+>;
 const OUTBOX_MEMBERS = {
   claimDue: true,
   recordAttempt: true,
@@ -64,41 +67,48 @@ const PORTAL_LINK_MEMBERS = { create: true, find: true, revoke: true, list: true
  */
 export function tracedStorage(storage: Storage): Storage {
   const system = storage.dbSystem;
+  return {
+    plants: tracedPlants(storage.plants, system),
+    outbox: tracedOutbox(storage.outbox, system),
+    endpoints: tracedMembers(storage.endpoints, ENDPOINT_MEMBERS, system, 'webhook_endpoints'),
+    portalLinks: tracedMembers(storage.portalLinks, PORTAL_LINK_MEMBERS, system, 'portal_links'),
+    ...(system === undefined ? {} : { dbSystem: system }),
+    ping: () => storage.ping(),
+    close: () => storage.close(),
+  };
+}
+
+/** Plant calls traced; the writes also stamp their span's `traceparent` on the deliveries they queue. */
+function tracedPlants(plants: PlantRepository, system: string | undefined): PlantRepository {
   const { create: _create, delete: _delete, ...plantReads } = PLANT_MEMBERS;
-  const plants = storage.plants;
-  const plantOps = { create: operation(system, 'plants', 'create'), delete: operation(system, 'plants', 'delete') };
-  const tracedPlants: PlantRepository = {
+  const ops = { create: operation(system, 'plants', 'create'), delete: operation(system, 'plants', 'delete') };
+  return {
     ...tracedMembers(plants, plantReads, system, 'plants'),
+    // Optional: present only when the storage has it (the service asks whether it exists).
+    ...(plants.listJson ? tracedMembers(plants as Required<PlantRepository>, { listJson: true }, system, 'plants') : {}),
     create: (tenant, plant, deliveries, event) =>
-      traced(plantOps.create, (span) => {
+      traced(ops.create, (span) => {
         const traceparent = span && formatTraceparent(span.spanContext());
         return traceparent === undefined
           ? plants.create(tenant, plant, deliveries, event)
           : plants.create(tenant, plant, stampDeliveries(deliveries, traceparent), stampEvent(event, traceparent));
       }),
     delete: (tenant, id, event) =>
-      traced(plantOps.delete, (span) => {
+      traced(ops.delete, (span) => {
         const traceparent = span && formatTraceparent(span.spanContext());
         return plants.delete(tenant, id, traceparent === undefined ? event : stampEvent(event, traceparent));
       }),
   };
-  const outbox = storage.outbox;
-  const tracedOutbox: WebhookOutbox = {
+}
+
+function tracedOutbox(outbox: WebhookOutbox, system: string | undefined): WebhookOutbox {
+  return {
     ...tracedMembers(outbox, OUTBOX_MEMBERS, system, 'webhook_deliveries'),
     // Not a storage call but a subscription: passed through as it is (and left out when the storage has none).
     ...('watch' in outbox ? { watch: (listener: () => void) => outbox.watch!(listener) } : {}),
     // Optional capabilities pass through untraced, and stay absent when the storage has none: the dispatcher
     // asks whether they exist (a shared rate budget changes how it throttles).
     ...(outbox.takeRateBudget ? { takeRateBudget: outbox.takeRateBudget.bind(outbox) } : {}),
-  };
-  return {
-    plants: tracedPlants,
-    outbox: tracedOutbox,
-    endpoints: tracedMembers(storage.endpoints, ENDPOINT_MEMBERS, system, 'webhook_endpoints'),
-    portalLinks: tracedMembers(storage.portalLinks, PORTAL_LINK_MEMBERS, system, 'portal_links'),
-    ...(system === undefined ? {} : { dbSystem: system }),
-    ping: () => storage.ping(),
-    close: () => storage.close(),
   };
 }
 

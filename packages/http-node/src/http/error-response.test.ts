@@ -56,3 +56,13 @@ describe('errorBody', () => {
     expect(errorBody(404, 'gone')).toBe('{"error":404,"message":"gone"}');
   });
 });
+
+describe('HttpError', () => {
+  it('is built without stack frames (every one is an answer to a client), and leaves stack capture as it was', () => {
+    const error = new HttpError(404, 'no resource at this path', ['allow', 'GET']);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.message).toBe('no resource at this path');
+    expect(error.stack).not.toMatch(/\n\s+at /);
+    expect(new Error('plain').stack).toMatch(/\n\s+at /);
+  });
+});

@@ -1,6 +1,6 @@
 import type { PlantStore } from '@plant-store/core';
 import type { Registry } from 'prom-client';
-import { routeTemplate } from '../routes/route-request.js';
+import { routeTemplate, type RouteTemplate } from '../routes/route-request.js';
 import { createOutboxMetrics, type OutboxMetrics } from './outbox-metrics.js';
 import { processMetricsRegistry } from './process-metrics.js';
 import { assertPromClientInstalled, promClient } from './prom-client-module.js';
@@ -13,8 +13,8 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 /** The metrics of one listener. */
 export interface HttpMetrics {
-  /** Records one answered request; `path` is relative to the base path (`undefined` outside it). */
-  observe(method: string | undefined, path: string | undefined, status: number, seconds: number): void;
+  /** Records one answered request; `path` is relative to the base path (`undefined` outside it); `route`, when the router already knows it, is its template. */
+  observe(method: string | undefined, path: string | undefined, status: number, seconds: number, route?: RouteTemplate): void;
   /** The Prometheus text exposition: this listener's metrics (the backlog read from storage now) and the process metrics. */
   scrape(): Promise<string>;
 }
@@ -59,8 +59,8 @@ export function createHttpMetrics(store: PlantStore): HttpMetrics {
     }
   });
   return {
-    observe(method, path, status, seconds) {
-      built().requests.record(method, routeTemplate(path) ?? UNMATCHED_ROUTE, status, seconds);
+    observe(method, path, status, seconds, route) {
+      built().requests.record(method, route ?? routeTemplate(path) ?? UNMATCHED_ROUTE, status, seconds);
     },
     async scrape() {
       const { register, outbox } = built();

@@ -30,7 +30,7 @@ export async function listPlants(context: RouteContext, exchange: Exchange): Pro
   const principal = await authenticateRequest(context.store, exchange.req);
   requireScope(principal, 'plants:read');
   const options = parseListQuery(exchange.query);
-  const listing = await context.store.plants.list(principal, options);
+  const listing = await context.store.plants.listAsJson(principal, options);
   const extraHeaders =
     listing.nextAfter === undefined ? undefined : ['link', nextLink(context.basePath, '/plants', pageParams(options.limit ?? 0, listing.nextAfter, options.tags))];
   if (exchange.head) {
@@ -38,7 +38,8 @@ export async function listPlants(context: RouteContext, exchange: Exchange): Pro
     exchange.res.end();
     return;
   }
-  if (listing.page !== undefined) writePlantPage(exchange.res, exchange.requestId, listing.page, extraHeaders);
+  if ('json' in listing) sendJson(exchange.res, exchange.requestId, 200, listing.json, extraHeaders);
+  else if (listing.page !== undefined) writePlantPage(exchange.res, exchange.requestId, listing.page, extraHeaders);
   else await writePlantList(exchange.res, exchange.requestId, listing.batches, extraHeaders);
 }
 

@@ -27,4 +27,6 @@ export interface Exchange {
   readonly query: string;
   /** True for HEAD: answer as for GET, without a body. */
   readonly head: boolean;
+  /** The route template, set by the router for the plant routes as it matches them, so metrics need not match again. */
+  route?: '/plants' | '/plants/{id}';
 }

@@ -42,6 +42,7 @@ export function routeRequest(context: RouteContext, exchange: Exchange, path: st
   const get = method === 'GET' || method === 'HEAD';
   switch (path) {
     case '/plants':
+      exchange.route = '/plants';
       if (get) return listPlants(context, exchange);
       if (method === 'POST') return createPlant(context, exchange);
       throw methodNotAllowed(method, ALLOWED_METHODS['/plants']);
@@ -65,6 +66,7 @@ export function routeRequest(context: RouteContext, exchange: Exchange, path: st
     throw methodNotAllowed(method, ALLOWED_METHODS['/docs']);
   }
   if (isPlantPath(path)) {
+    exchange.route = '/plants/{id}';
     const idSegment = path.slice(PLANTS_PREFIX.length);
     if (get) return getPlant(context, exchange, idSegment);
     if (method === 'DELETE') return deletePlant(context, exchange, idSegment);

@@ -3,28 +3,24 @@ import { errorLine } from './error-line.js';
 import { mainUsage } from './usage.js';
 import { version } from '../version.js';
 
+/**
+ * The commands that do their work in a module of their own, loaded on demand
+ * so that `--help` or `webhooks` does not load the storage drivers of `serve`.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo) => Promise<number>>>> = {
+  serve: async () => (await import('./serve-command.js')).runServeCommand,
+  webhooks: async () => (await import('./webhooks-command.js')).runWebhooksCommand,
+  'portal-link': async () => (await import('./portal-link/portal-link-command.js')).runPortalLinkCommand,
+  backup: async () => (await import('./backup-command.js')).runBackupCommand,
+};
+
 /** Dispatches `plant-store <command> …` and resolves with the exit status. */
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   const [command, ...args] = argv;
   try {
+    const load = command === undefined ? undefined : COMMANDS[command];
+    if (load && Object.hasOwn(COMMANDS, command!)) return await (await load())(args, env, io);
     switch (command) {
-      case 'serve': {
-        // Loaded on demand so `--help` and `webhooks` do not open the SQLite driver.
-        const { runServeCommand } = await import('./serve-command.js');
-        return await runServeCommand(args, env, io);
-      }
-      case 'webhooks': {
-        const { runWebhooksCommand } = await import('./webhooks-command.js');
-        return await runWebhooksCommand(args, env, io);
-      }
-      case 'portal-link': {
-        const { runPortalLinkCommand } = await import('./portal-link/portal-link-command.js');
-        return await runPortalLinkCommand(args, env, io);
-      }
-      case 'backup': {
-        const { runBackupCommand } = await import('./backup-command.js');
-        return await runBackupCommand(args, env, io);
-      }
       case '-v':
       case '--version':
         io.stdout.write(`${version}\n`);

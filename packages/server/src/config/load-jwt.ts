@@ -1,4 +1,8 @@
-import { parseJwks, type JwtAuthenticatorOptions } from '@plant-store/auth-jwt';
+import type { JwtAuthenticatorOptions } from '@plant-store/auth-jwt';
+// The checker alone, not the package's entry point: that loads jose, which a
+// service without JWT should not spend start-up time on (serve imports the
+// authenticator only when JWT is configured).
+import { parseJwks } from '@plant-store/auth-jwt/parse-jwks';
 import { ConfigurationError, ValidationError } from '@plant-store/core';
 import { SETTINGS, settingName, type SettingKey } from './settings.js';
 
