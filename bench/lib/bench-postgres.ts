@@ -1,8 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { postgresStorage } from '@plant-store/storage-postgres';
-
-/** Where the PostgreSQL scenarios run; every server gets a schema of its own there. */
-export const DEFAULT_BENCH_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+import { connectClient, DEFAULT_DATABASE_URL, dropSchemasStatement } from '../../test/support/postgres-database.js';
 
 /** Schemas of one run on the bench database: created migrated, dropped at the end. */
 export interface BenchPostgres {
@@ -22,17 +20,6 @@ export interface BenchPostgres {
   dropAll(): Promise<void>;
 }
 
-/** The connection string without its password, for messages. */
-export function redactedUrl(databaseUrl: string): string {
-  try {
-    const url = new URL(databaseUrl);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return '(unparsable URL)';
-  }
-}
-
 /**
  * Connects to `PLANT_STORE_BENCH_DATABASE_URL` (default
  * postgres://postgres@127.0.0.1:5432/test). Resolves `{ unreachable }` with
@@ -40,16 +27,10 @@ export function redactedUrl(databaseUrl: string): string {
  * can skip the PostgreSQL scenarios instead of failing the run.
  */
 export async function openBenchPostgres(pool: number): Promise<{ postgres: BenchPostgres } | { unreachable: string }> {
-  const databaseUrl = process.env.PLANT_STORE_BENCH_DATABASE_URL ?? DEFAULT_BENCH_DATABASE_URL;
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000, application_name: 'plant-store-bench' });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-  } catch (error) {
-    await client.end().catch(() => {});
-    return { unreachable: `${redactedUrl(databaseUrl)}: ${error instanceof Error ? error.message : String(error)}` };
-  }
+  const databaseUrl = process.env.PLANT_STORE_BENCH_DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const connected = await connectClient(databaseUrl, 'plant-store-bench');
+  if ('unreachable' in connected) return connected;
+  const { client } = connected;
   const created = new Set<string>();
   const postgres: BenchPostgres = {
     databaseUrl,
@@ -57,7 +38,7 @@ export async function openBenchPostgres(pool: number): Promise<{ postgres: Bench
     async createSchema(name) {
       const schema = `bench_${process.pid}_${name}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
       created.add(schema);
-      await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+      await client.query(dropSchemasStatement([schema]));
       await (await postgresStorage({ connectionString: databaseUrl, schema, poolSize: 1 })).close();
       return schema;
     },
@@ -65,7 +46,7 @@ export async function openBenchPostgres(pool: number): Promise<{ postgres: Bench
       return (await client.query(text, [...parameters])).rows;
     },
     async dropSchema(schema) {
-      await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+      await client.query(dropSchemasStatement([schema]));
       created.delete(schema);
     },
     async dropAll() {

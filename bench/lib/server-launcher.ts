@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerSpec } from './server-process.js';
+import type { AnyStorageKind } from '../../test/support/storage-kind.js';
 
-export type StorageKind = 'sqlite' | 'memory' | 'postgres';
 /** `baseline`: the equal-work raw server; `lean`: the least a hand-written server does for the same answers (SQLite and memory only). */
 export type Contestant = 'service' | 'baseline' | 'lean';
 /** How the service is started: the built CLI, the TypeScript source through tsx, or (self-test of the harness) a baseline. */
@@ -10,7 +10,7 @@ export type ServiceFrom = 'dist' | 'source' | 'baseline';
 
 /** What a benchmarked server is configured with; both contestants get the same flags. */
 export interface ServerConfig {
-  readonly storage: StorageKind;
+  readonly storage: AnyStorageKind;
   /** SQLite file (sqlite only). */
   readonly dbFile?: string;
   /** PostgreSQL only: `--database-url`, `--db-schema`, `--db-pool`. */
@@ -79,12 +79,12 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
   if (options.serviceFrom === 'dist' && !existsSync(dist)) {
     throw new Error(`${dist} is missing: run \`pnpm -r build\` first (or pass --service source)`);
   }
-  const baselines: Record<StorageKind, string> = {
+  const baselines: Record<AnyStorageKind, string> = {
     sqlite: 'raw-sqlite-server.js',
     memory: 'raw-memory-server.js',
     postgres: 'raw-postgres-server.js',
   };
-  const leans: Partial<Record<StorageKind, string>> = { sqlite: 'lean-sqlite-server.js', memory: 'lean-memory-server.js' };
+  const leans: Partial<Record<AnyStorageKind, string>> = { sqlite: 'lean-sqlite-server.js', memory: 'lean-memory-server.js' };
   const baseline = (contestant: Contestant, config: ServerConfig) => {
     const file = contestant === 'lean' ? leans[config.storage] : baselines[config.storage];
     if (file === undefined) throw new Error(`no lean baseline for ${config.storage}`);

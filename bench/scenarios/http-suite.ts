@@ -3,7 +3,7 @@ import type { BenchContext } from '../lib/bench-context.js';
 import { runPairedRounds, type PairedResult, type PairedScenario } from '../lib/paired-rounds.js';
 import type { Contestant, ServerConfig } from '../lib/server-launcher.js';
 import { startServer, type RunningServer } from '../lib/server-process.js';
-import { startWebhookReceiver, type ReceiverMode } from '../lib/webhook-receiver.js';
+import { startReceiver } from '../../test/support/webhook-receiver.js';
 import {
   BENCH_TOKENS,
   createScenario,
@@ -13,6 +13,12 @@ import {
   listScenario,
   seedReadServer,
 } from './http-scenarios.js';
+
+/**
+ * `ok`: the receiver answers at once (keep-alive). `hold`: it reads the request and never
+ * answers, so a dispatcher's attempts stay in flight until its timeout.
+ */
+export type ReceiverMode = 'ok' | 'hold';
 
 interface Pair {
   readonly service: RunningServer;
@@ -81,7 +87,8 @@ async function stopPair(home: PairHome, name: string, pair: Pair | undefined): P
  * baseline (which sends nothing) does not: the full cost, for information.
  */
 export async function runCreate(context: BenchContext, home: PairHome, mode: ReceiverMode): Promise<PairedResult> {
-  const receiver = await startWebhookReceiver(mode);
+  const receiver = await startReceiver();
+  if (mode === 'hold') receiver.reply(() => 'hang');
   const name = mode === 'hold' ? 'create' : 'create-webhooks';
   const scenario: PairedScenario = createScenario(
     name,
@@ -92,7 +99,7 @@ export async function runCreate(context: BenchContext, home: PairHome, mode: Rec
   let pair: Pair | undefined;
   try {
     pair = await startPair(context, home, name, {
-      webhooks: [{ url: receiver.url, secret: receiver.secret }],
+      webhooks: [{ url: receiver.url(), secret: receiver.secret }],
       webhookTimeout: mode === 'hold' ? '1h' : '15s',
     });
     return await runPairedRounds(scenario, home.label, pair, context.options, context.log);

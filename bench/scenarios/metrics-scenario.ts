@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import type { BenchContext } from '../lib/bench-context.js';
 import { runPairedRounds, type PairedResult, type PairedScenario } from '../lib/paired-rounds.js';
-import type { ServerConfig, StorageKind } from '../lib/server-launcher.js';
+import type { AnyStorageKind } from '../../test/support/storage-kind.js';
+import type { ServerConfig } from '../lib/server-launcher.js';
 import { startServer, type RunningServer } from '../lib/server-process.js';
-import { startWebhookReceiver } from '../lib/webhook-receiver.js';
+import { startReceiver } from '../../test/support/webhook-receiver.js';
 import { BENCH_TOKENS, createScenario, listScenario, seedReadServer } from './http-scenarios.js';
 
 /** How often the metrics-on service is scraped during its rounds (Prometheus defaults to every 15 s to 1 min). */
@@ -19,7 +20,7 @@ interface Pair {
  * scraped every second while measured), `baseline` has it off. Both go
  * through `runPairedRounds`, so "service / baseline" reads "on / off".
  */
-async function startOnOff(context: BenchContext, storage: StorageKind, name: string, extra: Partial<ServerConfig> = {}): Promise<Pair> {
+async function startOnOff(context: BenchContext, storage: AnyStorageKind, name: string, extra: Partial<ServerConfig> = {}): Promise<Pair> {
   const config = (metrics: 'on' | 'off'): ServerConfig => ({
     storage,
     dbFile: join(context.workDir, `${name}-${storage}-metrics-${metrics}.db`),
@@ -61,7 +62,7 @@ function scrapeEverySecond(server: RunningServer): { stop(): Promise<void> } {
   };
 }
 
-async function measure(context: BenchContext, storage: StorageKind, scenario: PairedScenario, pair: Pair): Promise<PairedResult> {
+async function measure(context: BenchContext, storage: AnyStorageKind, scenario: PairedScenario, pair: Pair): Promise<PairedResult> {
   const scraper = scrapeEverySecond(pair.service);
   try {
     return await runPairedRounds(scenario, storage, pair, context.options, context.log);
@@ -70,11 +71,12 @@ async function measure(context: BenchContext, storage: StorageKind, scenario: Pa
   }
 }
 
-async function runCreate(context: BenchContext, storage: StorageKind): Promise<PairedResult> {
+async function runCreate(context: BenchContext, storage: AnyStorageKind): Promise<PairedResult> {
   // As in `create`: one subscription whose receiver holds requests, so both write the outbox row and neither delivers.
-  const receiver = await startWebhookReceiver('hold');
+  const receiver = await startReceiver();
+  receiver.reply(() => 'hang');
   const pair = await startOnOff(context, storage, 'metrics-create', {
-    webhooks: [{ url: receiver.url, secret: receiver.secret }],
+    webhooks: [{ url: receiver.url(), secret: receiver.secret }],
     webhookTimeout: '1h',
   });
   const scenario = createScenario(
@@ -89,7 +91,7 @@ async function runCreate(context: BenchContext, storage: StorageKind): Promise<P
   }
 }
 
-async function runList(context: BenchContext, storage: StorageKind): Promise<PairedResult> {
+async function runList(context: BenchContext, storage: AnyStorageKind): Promise<PairedResult> {
   const pair = await startOnOff(context, storage, 'metrics-list');
   const seeded = context.options.seedPlants;
   const scenario: PairedScenario = {

@@ -6,7 +6,7 @@ import type { BenchPostgres } from '../lib/bench-postgres.js';
 import { runLoad } from '../lib/load.js';
 import type { ServerConfig } from '../lib/server-launcher.js';
 import { startServer, type RunningServer } from '../lib/server-process.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../lib/webhook-receiver.js';
+import { startReceiver, type WebhookReceiver } from '../../test/support/webhook-receiver.js';
 import { BENCH_TOKENS } from './http-scenarios.js';
 
 const TENANT = 'bench-writes';
@@ -80,11 +80,11 @@ function verifySample(receiver: WebhookReceiver, sample: number): { checked: num
   const verifier = new Webhook(receiver.secret);
   let checked = 0;
   let valid = 0;
-  for (const arrival of receiver.arrivals.values()) {
+  for (const arrival of receiver.messages.values()) {
     if (checked >= sample) break;
     checked++;
     try {
-      verifier.verify(arrival.body, arrival.headers as Record<string, string>);
+      verifier.verify(arrival.body, arrival.headers);
       valid++;
     } catch {
       // counted as invalid
@@ -95,7 +95,7 @@ function verifySample(receiver: WebhookReceiver, sample: number): { checked: num
 
 function lastArrival(receiver: WebhookReceiver, since: number): number {
   let last = since;
-  for (const arrival of receiver.arrivals.values()) if (arrival.at > last) last = arrival.at;
+  for (const arrival of receiver.messages.values()) if (arrival.headAt > last) last = arrival.headAt;
   return last;
 }
 
@@ -141,17 +141,17 @@ async function outboxState(postgres: BenchPostgres, schema: string): Promise<PgW
  */
 export async function runPgWebhookScenario(context: BenchContext, postgres: BenchPostgres): Promise<PgWebhookResult> {
   const n = context.options.webhookPlants;
-  const receiver = await startWebhookReceiver('ok');
+  const receiver = await startReceiver();
   const schema = await postgres.createSchema('webhooks');
   const servers: RunningServer[] = [];
   try {
     context.log(`  queueing ${n} deliveries in schema ${schema}`);
-    await queueBacklog(postgres, schema, receiver.url, n);
+    await queueBacklog(postgres, schema, receiver.url(), n);
     const config = (index: number): ServerConfig => ({
       storage: 'postgres',
       postgres: { databaseUrl: postgres.databaseUrl, schema, pool: postgres.pool },
       tokens: BENCH_TOKENS,
-      webhooks: [{ url: receiver.url, secret: receiver.secret }],
+      webhooks: [{ url: receiver.url(), secret: receiver.secret }],
       ...context.profile(`pg-webhooks-instance-${index + 1}`),
     });
     const spawnedAt = performance.now();
@@ -163,7 +163,7 @@ export async function runPgWebhookScenario(context: BenchContext, postgres: Benc
     if (failedStart) throw failedStart.reason;
     const readyAt = spawnedAt + Math.min(...servers.map((server) => server.readyMs));
     const cpuBefore = servers.map((server) => server.stats().cpuSeconds);
-    await receiver.waitFor(n, 120_000);
+    await receiver.waitForMessages(n, { timeoutMs: 120_000 });
     const seconds = (lastArrival(receiver, readyAt) - readyAt) / 1000;
     const backlog = {
       deliveries: n,
@@ -178,7 +178,7 @@ export async function runPgWebhookScenario(context: BenchContext, postgres: Benc
 
     const burstStart = performance.now();
     const created = await burst(context, servers, n);
-    await receiver.waitFor(n + created.created, 120_000);
+    await receiver.waitForMessages(n + created.created, { timeoutMs: 120_000 });
     const endToEndSeconds = (lastArrival(receiver, burstStart) - burstStart) / 1000;
     context.log(`  burst: ${created.created} creates over ${INSTANCES} instances, all delivered after ${endToEndSeconds.toFixed(2)} s`);
 
@@ -192,7 +192,7 @@ export async function runPgWebhookScenario(context: BenchContext, postgres: Benc
         endToEndSeconds,
         endToEndPerSecond: created.created / endToEndSeconds,
       },
-      received: receiver.arrivals.size,
+      received: receiver.messages.size,
       expected: n + created.created,
       duplicates: receiver.duplicates(),
       concurrentDuplicates: receiver.concurrentDuplicates(),

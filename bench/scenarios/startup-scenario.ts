@@ -2,14 +2,15 @@ import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { BenchContext } from '../lib/bench-context.js';
-import type { Contestant, StorageKind } from '../lib/server-launcher.js';
+import type { AnyStorageKind } from '../../test/support/storage-kind.js';
+import type { Contestant } from '../lib/server-launcher.js';
 import { startServer } from '../lib/server-process.js';
 import { median } from '../lib/stats.js';
 import { BENCH_TOKENS } from './http-scenarios.js';
 
 export interface StartupResult {
   readonly contestant: Contestant;
-  readonly storage: StorageKind;
+  readonly storage: AnyStorageKind;
   /** Spawn → ready line, each run (ms). */
   readonly readyMs: readonly number[];
   /** RSS one second after ready, each run (bytes). */

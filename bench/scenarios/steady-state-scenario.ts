@@ -5,7 +5,7 @@ import type { BenchPostgres } from '../lib/bench-postgres.js';
 import type { ServerConfig } from '../lib/server-launcher.js';
 import { startServer } from '../lib/server-process.js';
 import { percentile } from '../lib/stats.js';
-import { startWebhookReceiver } from '../lib/webhook-receiver.js';
+import { startReceiver } from '../../test/support/webhook-receiver.js';
 import { BENCH_TOKENS } from './http-scenarios.js';
 
 const TOKEN = 'bench-write-token-0123456789abcdef';
@@ -100,7 +100,7 @@ export async function runSteadyStateScenario(
   const seconds = options.steadyStateS;
   const retentionS = options.steadyRetentionS;
   const keepPlantsS = retentionS;
-  const receiver = await startWebhookReceiver('ok');
+  const receiver = await startReceiver();
   const dbFile = join(context.workDir, 'steady-state.db');
   const schema = storage.kind === 'postgres' ? await storage.postgres.createSchema('steady') : undefined;
   const config: ServerConfig = {
@@ -108,7 +108,7 @@ export async function runSteadyStateScenario(
     ...(storage.kind === 'sqlite' ? { dbFile } : { postgres: { databaseUrl: storage.postgres.databaseUrl, schema: schema!, pool: storage.postgres.pool } }),
     tokens: BENCH_TOKENS,
     logging: false,
-    webhooks: [{ url: receiver.url, secret: receiver.secret }],
+    webhooks: [{ url: receiver.url(), secret: receiver.secret }],
     webhookRetention: `${retentionS}s`,
     ...context.profile(`steady-state-${storage.kind}`),
   };
@@ -196,7 +196,7 @@ export async function runSteadyStateScenario(
       keepPlantsS,
       creates,
       failures,
-      delivered: receiver.arrivals.size,
+      delivered: receiver.messages.size,
       samples,
       midBytes: mid.bytes,
       finalBytes: last.bytes,

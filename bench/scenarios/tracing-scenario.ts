@@ -2,9 +2,10 @@ import { join } from 'node:path';
 import { startOtlpSink } from '../../test/support/otlp-sink.js';
 import type { BenchContext } from '../lib/bench-context.js';
 import { runPairedRounds, type PairedResult, type PairedScenario } from '../lib/paired-rounds.js';
-import type { ServerConfig, StorageKind } from '../lib/server-launcher.js';
+import type { AnyStorageKind } from '../../test/support/storage-kind.js';
+import type { ServerConfig } from '../lib/server-launcher.js';
 import { startServer, type RunningServer } from '../lib/server-process.js';
-import { startWebhookReceiver } from '../lib/webhook-receiver.js';
+import { startReceiver } from '../../test/support/webhook-receiver.js';
 import { BENCH_TOKENS, createScenario, listScenario, seedReadServer } from './http-scenarios.js';
 
 interface Pair {
@@ -18,7 +19,7 @@ interface Pair {
  * `baseline` has no `OTEL_*` variable and loads no SDK. Through
  * `runPairedRounds`, "service / baseline" reads "on / off".
  */
-async function startOnOff(context: BenchContext, storage: StorageKind, name: string, sinkUrl: string, extra: Partial<ServerConfig> = {}): Promise<Pair> {
+async function startOnOff(context: BenchContext, storage: AnyStorageKind, name: string, sinkUrl: string, extra: Partial<ServerConfig> = {}): Promise<Pair> {
   const config = (tracing: 'on' | 'off'): ServerConfig => ({
     storage,
     dbFile: join(context.workDir, `${name}-${storage}-tracing-${tracing}.db`),
@@ -37,11 +38,12 @@ async function startOnOff(context: BenchContext, storage: StorageKind, name: str
   }
 }
 
-async function runCreate(context: BenchContext, storage: StorageKind, sinkUrl: string): Promise<PairedResult> {
+async function runCreate(context: BenchContext, storage: AnyStorageKind, sinkUrl: string): Promise<PairedResult> {
   // As in `create`: one subscription whose receiver holds requests, so both write the outbox row (with its traceparent) and neither delivers.
-  const receiver = await startWebhookReceiver('hold');
+  const receiver = await startReceiver();
+  receiver.reply(() => 'hang');
   const pair = await startOnOff(context, storage, 'tracing-create', sinkUrl, {
-    webhooks: [{ url: receiver.url, secret: receiver.secret }],
+    webhooks: [{ url: receiver.url(), secret: receiver.secret }],
     webhookTimeout: '1h',
   });
   const scenario = createScenario('tracing-create', 'POST /plants as in `create`; the service exporting its spans to a local OTLP sink against itself without tracing');
@@ -53,7 +55,7 @@ async function runCreate(context: BenchContext, storage: StorageKind, sinkUrl: s
   }
 }
 
-async function runList(context: BenchContext, storage: StorageKind, sinkUrl: string): Promise<PairedResult> {
+async function runList(context: BenchContext, storage: AnyStorageKind, sinkUrl: string): Promise<PairedResult> {
   const pair = await startOnOff(context, storage, 'tracing-list', sinkUrl);
   const seeded = context.options.seedPlants;
   const scenario: PairedScenario = {

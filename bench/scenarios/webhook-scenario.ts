@@ -8,7 +8,7 @@ import type { BenchContext } from '../lib/bench-context.js';
 import { runLoad } from '../lib/load.js';
 import { startServer } from '../lib/server-process.js';
 import { latencySummary } from '../lib/stats.js';
-import { startWebhookReceiver, type Arrival, type WebhookReceiver } from '../lib/webhook-receiver.js';
+import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../../test/support/webhook-receiver.js';
 import { BENCH_TOKENS } from './http-scenarios.js';
 
 const TENANT = 'bench-writes';
@@ -48,7 +48,7 @@ export interface WebhookResult {
   readonly signatures: { readonly checked: number; readonly valid: number };
 }
 
-function plantIdOf(arrival: Arrival): number {
+function plantIdOf(arrival: ReceivedWebhook): number {
   return (JSON.parse(arrival.body) as { id: number }).id;
 }
 
@@ -57,10 +57,10 @@ function verifySample(receiver: WebhookReceiver, sample: number): { checked: num
   const verifier = new Webhook(receiver.secret);
   let checked = 0;
   let valid = 0;
-  for (const arrival of receiver.arrivals.values()) {
+  for (const arrival of receiver.messages.values()) {
     if (checked++ >= sample) break;
     try {
-      verifier.verify(arrival.body, arrival.headers as Record<string, string>);
+      verifier.verify(arrival.body, arrival.headers);
       valid++;
     } catch {
       // counted as invalid
@@ -130,18 +130,18 @@ function recordedDelays(context: BenchContext, dbFile: string, low: number, high
  */
 export async function runWebhookScenario(context: BenchContext): Promise<WebhookResult> {
   const { options } = context;
-  const receiver = await startWebhookReceiver('ok');
+  const receiver = await startReceiver();
   const dbFile = join(context.workDir, 'webhooks.db');
   const n = options.webhookPlants;
   try {
     context.log(`  queueing ${n} deliveries`);
-    await queueBacklog(dbFile, receiver.url, n);
+    await queueBacklog(dbFile, receiver.url(), n);
     const server = await startServer(
       context.launcher.spec('service', {
         storage: 'sqlite',
         dbFile,
         tokens: BENCH_TOKENS,
-        webhooks: [{ url: receiver.url, secret: receiver.secret }],
+        webhooks: [{ url: receiver.url(), secret: receiver.secret }],
         ...context.profile('webhooks-sqlite-service'),
       }),
     );
@@ -149,9 +149,9 @@ export async function runWebhookScenario(context: BenchContext): Promise<Webhook
     try {
       const readyAt = performance.now();
       const cpuBefore = server.stats().cpuSeconds;
-      await receiver.waitFor(n, 120_000);
+      await receiver.waitForMessages(n, { timeoutMs: 120_000 });
       let lastAt = readyAt;
-      for (const arrival of receiver.arrivals.values()) if (arrival.at > lastAt) lastAt = arrival.at;
+      for (const arrival of receiver.messages.values()) if (arrival.headAt > lastAt) lastAt = arrival.headAt;
       const backlogSeconds = (lastAt - readyAt) / 1000;
       const backlog = {
         deliveries: n,
@@ -177,12 +177,12 @@ export async function runWebhookScenario(context: BenchContext): Promise<Webhook
         },
       });
       const created = paced.statuses['200'] ?? 0;
-      await receiver.waitFor(n + created, 30_000);
+      await receiver.waitForMessages(n + created, { timeoutMs: 30_000 });
       const delays: number[] = [];
-      for (const arrival of receiver.arrivals.values()) {
+      for (const arrival of receiver.messages.values()) {
         const id = plantIdOf(arrival);
         const sent = sentAt.get(id);
-        if (sent !== undefined && id >= PACED_BASE && id < BURST_BASE) delays.push(arrival.at - sent);
+        if (sent !== undefined && id >= PACED_BASE && id < BURST_BASE) delays.push(arrival.headAt - sent);
       }
       const client = latencySummary(delays);
       context.log(`  latency: ${created} paced creates, POST sent → webhook received p50 ${client.p50.toFixed(2)} ms, p99 ${client.p99.toFixed(2)} ms`);
@@ -201,9 +201,9 @@ export async function runWebhookScenario(context: BenchContext): Promise<Webhook
         },
       });
       const burstCreated = burst.statuses['200'] ?? 0;
-      await receiver.waitFor(n + created + burstCreated, 120_000);
+      await receiver.waitForMessages(n + created + burstCreated, { timeoutMs: 120_000 });
       let burstLast = 0;
-      for (const arrival of receiver.arrivals.values()) if (arrival.at > burstLast) burstLast = arrival.at;
+      for (const arrival of receiver.messages.values()) if (arrival.headAt > burstLast) burstLast = arrival.headAt;
       const endToEndSeconds = (burstLast - burstStart) / 1000;
       context.log(`  burst: ${burstCreated} creates at ${burst.rps.toFixed(0)}/s, all delivered after ${endToEndSeconds.toFixed(2)} s`);
 

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlantStore, staticTokens, type PlantStore } from '@plant-store/core';
 import { createRequestListener } from '@plant-store/http-node';
 import { memoryStorage } from '@plant-store/storage-memory';
-import { startTestServer, TOKENS, type TestServer } from '../http/support/test-server.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 // The API reference page in a real browser: headless Chromium from the Debian
 // package (.ci/run installs it), driven by playwright-core. Elsewhere, without

@@ -8,9 +8,10 @@ import { ALL_SCOPES, createPlantStore, staticTokens, type Principal } from '@pla
 import { createRequestListener } from '@plant-store/http-node';
 import type { PortalAssets } from '@plant-store/portal';
 import { memoryStorage } from '@plant-store/storage-memory';
-import { startTestServer, TOKENS, type TestServer } from '../http/support/test-server.js';
-import { startReceiver, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { buildPortal, CHROMIUM, launchBrowser, openTab, screenshot, seriousViolations, type PortalTab } from './portal-browser.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { buildPortal, CHROMIUM, launchBrowser, openTab, screenshot, seriousViolations, type PortalTab } from '../support/portal-browser.js';
 
 // The tenant webhook portal in a real browser, driven as a person would
 // (labels, roles, buttons, the keyboard), against the real service on

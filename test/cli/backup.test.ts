@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli as runInProcess } from '@plant-store/server';
-import { runCli, startServe, type ServeProcess } from './cli-process.js';
+import { runCli, startServe, type ServeProcess } from '../support/cli-process.js';
 
 /** The SQLite driver of the SQLite adapter (the test suites do not depend on it themselves); only what these tests use. */
 interface SqliteFile {

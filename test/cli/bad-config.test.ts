@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './cli-process.js';
+import { runCli } from '../support/cli-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-cli-config-'));
 const aFile = join(dir, 'a-file');

@@ -6,7 +6,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli } from './cli-process.js';
+import { ROOT, runCli } from '../support/cli-process.js';
 
 const SERVER = join(ROOT, 'packages/server');
 const bin = (JSON.parse(readFileSync(join(SERVER, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['plant-store']!;

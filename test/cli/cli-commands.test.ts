@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli } from './cli-process.js';
+import { ROOT, runCli } from '../support/cli-process.js';
 
 const packageVersion = (JSON.parse(readFileSync(`${ROOT}packages/server/package.json`, 'utf8')) as { version: string }).version;
 

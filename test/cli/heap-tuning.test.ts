@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ROOT, TSX } from './cli-process.js';
+import { ROOT, TSX } from '../support/cli-process.js';
 
 // The plant-store process runs without allocation-site pretenuring
 // (packages/server/src/runtime/heap-tuning.ts). It is set from code, after

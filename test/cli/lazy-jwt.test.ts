@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { READY_LINE, TSX } from './cli-process.js';
+import { READY_LINE, TSX } from '../support/cli-process.js';
 
 const CLI = fileURLToPath(new URL('../../packages/server/src/cli.ts', import.meta.url));
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServe } from './cli-process.js';
+import { startServe } from '../support/cli-process.js';
 
 // Only the chosen storage adapter is loaded: a memory service never maps the
 // better-sqlite3 native addon into its process (read from /proc, the

@@ -7,7 +7,7 @@ import { createPlantStore } from '@plant-store/core';
 import { runCli as runCliInProcess } from '@plant-store/server';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
-import { runCli, startServe } from './cli-process.js';
+import { runCli, startServe } from '../support/cli-process.js';
 
 // `plant-store portal-link` against a running service on the same SQLite
 // file, both as real processes: mint a link, sign in with it over HTTP,

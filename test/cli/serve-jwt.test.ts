@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestIssuer, type TestIssuer, type TestKey } from '@plant-store/auth-jwt/testing';
-import { runCli, startServe } from './cli-process.js';
+import { runCli, startServe } from '../support/cli-process.js';
 
 // `plant-store serve` with the PLANT_STORE_JWT_* settings of docs/authentication.md, as a real process.
 describe('plant-store serve with JWT', () => {

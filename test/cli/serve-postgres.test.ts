@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
-import { runCli, startServe } from './cli-process.js';
+import { runCli, startServe } from '../support/cli-process.js';
 
 // `plant-store serve --storage postgres` as a real process: start-up, a
 // database that is not there, and one lost and restored while running (a TCP

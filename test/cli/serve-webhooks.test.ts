@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { version } from '@plant-store/server';
-import { startServe } from './cli-process.js';
+import { startServe } from '../support/cli-process.js';
+import { eventually } from '../support/eventually.js';
 
 interface Received {
   readonly headers: IncomingHttpHeaders;
@@ -27,14 +28,6 @@ async function receiver(mode: 'answer' | 'hang'): Promise<{ server: Server; url:
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return { server, url: `http://127.0.0.1:${port}/hook`, received };
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-cli-webhooks-'));
@@ -73,7 +66,7 @@ describe('serve with webhooks configured by variable and file', () => {
       expect(created.status).toBe(200);
       await created.text();
 
-      await until(() => answering.received.length > 0 && hanging.received.length > 0, 'both deliveries');
+      await eventually(() => answering.received.length > 0 && hanging.received.length > 0, 'both deliveries');
       const delivery = answering.received[0]!;
       expect(delivery.body).toBe('{"id":-9223372036854775808,"name":"Hooked"}');
       expect(delivery.headers['user-agent']).toBe(`plant-store/${version}`);

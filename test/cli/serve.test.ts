@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { tokenDigest } from '@plant-store/core/adapter';
-import { READY_LINE, startServe, type ServeProcess } from './cli-process.js';
+import { READY_LINE, startServe, type ServeProcess } from '../support/cli-process.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -162,16 +162,17 @@ describe('serve in memory with configured tokens in production', () => {
   });
 });
 
-async function waitForLog(
+function waitForLog(
   service: ServeProcess,
   predicate: (log: Record<string, unknown>) => boolean,
   timeoutMs = 5_000,
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = service.logs().find(predicate);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no matching log line in:\n${service.stdout()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return vi.waitFor(
+    () => {
+      const found = service.logs().find(predicate);
+      if (!found) throw new Error(`no matching log line in:\n${service.stdout()}`);
+      return found;
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 }

@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startServe, type ServeProcess } from './cli-process.js';
+import { startServe, type ServeProcess } from '../support/cli-process.js';
+import { eventually } from '../support/eventually.js';
 
 const TOKEN = 'shutdown-test-token';
 const ENV = { PLANT_STORE_TOKENS: `${TOKEN}=acme`, PLANT_STORE_STORAGE: 'memory' };
@@ -35,14 +36,6 @@ function postHead(body: string): string {
   );
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 function refused(url: string): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
@@ -64,7 +57,7 @@ describe('graceful shutdown of the spawned service', () => {
       // An idle keep-alive connection: must not hold the shutdown up.
       const idle = await open(service.url);
       idle.socket.write('GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n');
-      await until(() => idle.received().endsWith('{"status":"ok"}'), 'the health check');
+      await eventually(() => idle.received().endsWith('{"status":"ok"}'), 'the health check');
 
       // A create whose body is still arriving when the signal comes.
       const body = '{"id": 42, "name": "Slow Fern", "tag": "in-flight"}';
@@ -74,7 +67,7 @@ describe('graceful shutdown of the spawned service', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
 
       service.child.kill('SIGTERM');
-      await until(shuttingDown(service), 'the shutting down log line');
+      await eventually(shuttingDown(service), 'the shutting down log line');
 
       await idle.closed;
       expect(await refused(service.url)).toBe('ECONNREFUSED');

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { makeReadOnly, type ReadOnlyPath } from '../storage/read-only-path.js';
-import { runCli, startServe, type ServeProcess } from './cli-process.js';
+import { makeReadOnly, type ReadOnlyPath } from '../support/read-only-path.js';
+import { runCli, startServe, type ServeProcess } from '../support/cli-process.js';
 
 const TOKEN = 'storage-files-token';
 const ENV = { PLANT_STORE_TOKENS: `${TOKEN}=acme` };

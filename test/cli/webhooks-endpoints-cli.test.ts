@@ -9,7 +9,7 @@ import { runCli } from '@plant-store/server';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
-import { runCli as spawnCliToExit } from './cli-process.js';
+import { runCli as spawnCliToExit } from '../support/cli-process.js';
 
 // The operators' webhook commands on the storages a service really runs on:
 // tenants' endpoints (list, disable, enable), resend and recover, on SQLite

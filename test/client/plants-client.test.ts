@@ -17,9 +17,11 @@ import {
   type Plant,
   type PlantStoreClient,
 } from '@plant-store/client';
-import { reservePort, startReceiver, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { startService, type TestService } from '../webhooks/webhook-service.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../http/support/test-server.js';
+import { reservePort, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { startService, type TestService } from '../support/webhook-test-service.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 const MAX = 9223372036854775807n;
 const MIN = -9223372036854775808n;
@@ -291,7 +293,7 @@ describe('a real webhook received and verified with verifyWebhook', () => {
   });
 
   it('verifies the New Plant webhook of a plant created through the client, exact id included', async () => {
-    const client = createPlantStoreClient({ baseUrl: service.base, token: 't-acme' });
+    const client = createPlantStoreClient({ baseUrl: service.base, token: TOKENS.owner });
     await client.plants.create({ id: MAX, name: 'Big Fern', tag: 'green' });
     await client.plants.create({ id: MIN, name: 'Small Fern' });
     const received = await receiver.waitFor(2);

@@ -10,9 +10,11 @@ import {
   type PlantStoreClient,
   type WebhookEndpoint,
 } from '@plant-store/client';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from '../http/support/test-server.js';
-import { eventually } from '../webhooks/webhook-service.js';
-import { startReceiver, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
+import { eventually } from '../support/eventually.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 // client.webhooks against the REAL service: what the client sends
 // (recorded by a fetch wrapper) and how it reads what the service answers.

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { startServe, type ServeProcess } from '../cli/cli-process.js';
+import { startServe, type ServeProcess } from '../support/cli-process.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
 
 // Several instances end to end: three `plant-store serve` processes on one PostgreSQL

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { startServe, type ServeProcess } from '../cli/cli-process.js';
+import { startServe, type ServeProcess } from '../support/cli-process.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
-import { startReceiver } from '../webhooks/webhook-receiver.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 
 // An endpoint's rateLimit (deliveries per second) holds for the service as a
 // whole: two `plant-store serve` processes on one PostgreSQL schema share

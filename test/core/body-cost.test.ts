@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TSX } from '../cli/cli-process.js';
+import { TSX } from '../support/cli-process.js';
 
 // A create body's parse and validation must cost time linear in its size:
 // a 64 KB number shaped 1000…0001 once took 7 s of CPU and froze the event

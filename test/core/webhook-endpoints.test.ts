@@ -14,6 +14,7 @@ import {
 } from '@plant-store/core';
 import type { Clock, Logger, LogFields, WebhookRequest, WebhookSendOutcome } from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
+import { eventually } from '../support/eventually.js';
 
 const acme: Principal = { subject: 'a', tenant: 'acme', scopes: ALL_SCOPES };
 const globex: Principal = { subject: 'g', tenant: 'globex', scopes: ALL_SCOPES };
@@ -21,13 +22,6 @@ const only = (...scopes: Scope[]): Principal => ({ subject: 's', tenant: 'acme',
 const URL_OK = 'https://hooks.example.com/plants';
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
 
 /** A clock near real time (receivers check timestamps) that tests move forward. */

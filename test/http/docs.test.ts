@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlantStore, staticTokens, type PlantStore } from '@plant-store/core';
 import { createRequestListener, openapiDocument } from '@plant-store/http-node';
 import { memoryStorage } from '@plant-store/storage-memory';
-import { bodyOf, headerOf, rawRequest, statusOf } from './support/raw-http.js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { bodyOf, headerOf, rawRequest, statusOf } from '../support/raw-http.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
 
 // The API reference page over plain HTTP: what it serves, with which headers,
 // and that nothing else can be reached through it. test/browser runs it.

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, expectObservationsDocumented, type ApiResponse } from './support/api-client.js';
-import { openRaw, statusOf } from './support/raw-http.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
+import { api, expectObservationsDocumented, type ApiResponse } from '../support/api-client.js';
+import { openRaw, statusOf } from '../support/raw-http.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 // Property-based fuzzing of everything a client controls: bodies, paths,
 // query strings, header values and raw bytes. The invariants: never a 5xx,

@@ -3,8 +3,9 @@ import { createTestIssuer, type TestIssuer, type TestKey } from '@plant-store/au
 import { firstAuthenticator } from '@plant-store/core';
 import { exportSPKI, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, expectObservationsDocumented } from './support/api-client.js';
-import { TOKENS, startTestServer, type TestServer } from './support/test-server.js';
+import { api, expectObservationsDocumented } from '../support/api-client.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 // JWT bearer tokens end to end: a real issuer serving its JWKS
 // over HTTP, the real Plant Store server, static tokens configured beside.

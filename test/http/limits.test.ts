@@ -1,8 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, expectObservationsDocumented } from './support/api-client.js';
-import { bodyOf, headerOf, openRaw, sleep, statusOf } from './support/raw-http.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { api, expectObservationsDocumented } from '../support/api-client.js';
+import { bodyOf, headerOf, openRaw, statusOf } from '../support/raw-http.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 expectObservationsDocumented();
 
@@ -103,7 +106,7 @@ describe.each(STORAGE_KINDS)('body limits (%s storage)', (kind) => {
       `POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
     // Pipelined: a refused small upload, then a probe on the same connection.
     await conn.write(`${post(2)}{}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
-    while (!conn.received().includes('{"status":"ok"}')) await sleep(5);
+    await vi.waitFor(() => expect(conn.received()).toContain('{"status":"ok"}'), { timeout: 10_000, interval: 5 });
     expect(statusOf(conn.received())).toBe(401);
     expect(headerOf(conn.received(), 'connection')).toBe('keep-alive');
     await conn.write(`${post(1_000_000)}{"id":`);

@@ -7,11 +7,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPlantStore, staticTokens, StorageError, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
 import { createPlantServer, createRequestListener, type PlantServerOptions } from '@plant-store/http-node';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
-import { startServe } from '../cli/cli-process.js';
-import { startReceiver, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { openStorage } from '../webhooks/webhook-service.js';
-import { parseExposition, valueOf, type Exposition } from './support/prometheus-text.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type StorageKind, type TestServer } from './support/test-server.js';
+import { startServe } from '../support/cli-process.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { openStorage } from '../support/webhook-test-service.js';
+import { parseExposition, valueOf, type Exposition } from '../support/prometheus-text.js';
+import { STORAGE_KINDS, type StorageKind } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 // GET /metrics over real HTTP: what it counts moves with real requests and
 // real webhook attempts, the backlog is read from real storage, and nothing

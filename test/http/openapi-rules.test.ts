@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api } from './support/api-client.js';
-import { startTestServer, TOKENS, type TestServer } from './support/test-server.js';
+import { api } from '../support/api-client.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 // The served document and the validation read the same named constants; this
 // suite catches them drifting apart anyway: it takes every limit from the

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError } from '@plant-store/core';
 import type { PlantRepository, Storage } from '@plant-store/core/adapter';
 import { openapiDocument } from '@plant-store/http-node';
-import { api, observationCount, routeTemplate, undocumentedObservations } from './support/api-client.js';
-import { TOKENS, startTestServer, type TestServer } from './support/test-server.js';
-import { webhookScenarios, type Scenario } from './support/webhook-scenarios.js';
+import { api, observationCount, routeTemplate, undocumentedObservations } from '../support/api-client.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
+import { webhookScenarios, type Scenario } from '../support/openapi-webhook-scenarios.js';
 
 // The OpenAPI document must describe the service as it behaves: this suite
 // provokes every status of every operation, checks each against the

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TSX } from '../cli/cli-process.js';
+import { TSX } from '../support/cli-process.js';
 
 const PROBE = fileURLToPath(new URL('./support/parts-probe.ts', import.meta.url));
 

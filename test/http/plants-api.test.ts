@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError, createPlantStoreClient, type Plant } from '@plant-store/client';
-import { api, expectObservationsDocumented, type ApiRequest } from './support/api-client.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
+import { api, expectObservationsDocumented, type ApiRequest } from '../support/api-client.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 const MAX = '9223372036854775807';
 const MIN = '-9223372036854775808';

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '@plant-store/core/adapter';
 import { postgresAvailable } from '../support/postgres.js';
-import { api, expectObservationsDocumented, type ApiResponse } from './support/api-client.js';
-import { TOKENS, startTestServer, type AnyStorageKind, type TestServer } from './support/test-server.js';
+import { api, expectObservationsDocumented, type ApiResponse } from '../support/api-client.js';
+import type { AnyStorageKind } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 // The API behind the tenant webhook portal over real HTTP, on every storage:
 // the session route, and portal link tokens as bearer tokens (tenant, scopes,

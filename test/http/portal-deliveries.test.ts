@@ -1,10 +1,12 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../support/postgres.js';
-import { eventually } from '../webhooks/webhook-service.js';
-import { startReceiver, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { api, expectObservationsDocumented, type ApiRequest } from './support/api-client.js';
-import { TOKENS, startTestServer, type AnyStorageKind, type TestServer } from './support/test-server.js';
+import { eventually } from '../support/eventually.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { api, expectObservationsDocumented, type ApiRequest } from '../support/api-client.js';
+import type { AnyStorageKind } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 // What the portal shows about deliveries, over real HTTP to a real
 // receiver, on every storage: the start of each answer in the attempt log.

@@ -1,10 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execFile } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StorageError, type Plant } from '@plant-store/core';
 import { plantToJson, type Storage } from '@plant-store/core/adapter';
-import { api, expectObservationsDocumented } from './support/api-client.js';
-import { rawRequest, sleep, statusOf } from './support/raw-http.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
+import { api, expectObservationsDocumented } from '../support/api-client.js';
+import { rawRequest, statusOf } from '../support/raw-http.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 expectObservationsDocumented();
 
@@ -189,7 +192,7 @@ describe('streaming edge cases', () => {
       controller.abort();
       // Wait for the server to notice and log the cut-short request.
       const logged = () => server.logs.find((entry) => entry.message === 'request' && entry.fields?.requestId === 'gone');
-      while (!logged()) await sleep(10);
+      await vi.waitFor(() => expect(logged()).toBeDefined(), { timeout: 10_000, interval: 10 });
       expect(logged()!.fields).toMatchObject({ status: 200, aborted: true });
       const callsAtEnd = spy.calls;
       await sleep(100);

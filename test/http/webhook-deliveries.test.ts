@@ -1,9 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, sleep } from '../webhooks/webhook-service.js';
-import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from './support/api-client.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer, type TestServerOptions } from './support/test-server.js';
+import { eventually } from '../support/eventually.js';
+import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from '../support/api-client.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer, type TestServerOptions } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 // Deliveries to tenant endpoints over real HTTP, to a real receiver that
 // verifies every request with the `standardwebhooks` package: both event

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from './support/api-client.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
+import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from '../support/api-client.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 // The tenant's webhook endpoints over real HTTP: shapes, keyset
 // pages, validation, SSRF literals, the auth order, scopes and tenant

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, expectObservationsDocumented, type ApiResponse } from './support/api-client.js';
-import { STORAGE_KINDS, TOKENS, startTestServer, type TestServer } from './support/test-server.js';
+import { api, expectObservationsDocumented, type ApiResponse } from '../support/api-client.js';
+import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 // Property-based fuzzing of the webhook endpoints API: bodies of
 // every write, list queries and id segments. Invariants: never a 5xx, every

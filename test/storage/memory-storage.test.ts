@@ -1,4 +1,4 @@
+import { describeStorageConformance } from '@plant-store/core/testing';
 import { memoryStorage } from '@plant-store/storage-memory';
-import { describeStorageConformance } from './storage-conformance.js';
 
 describeStorageConformance('memory', { create: async () => memoryStorage() });

@@ -3,11 +3,10 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import { ConfigurationError, StorageError, createPlantStore, type Principal } from '@plant-store/core';
 import type { NewDelivery, Storage, WebhookRequest } from '@plant-store/core/adapter';
+import { describeStorageConformance, sampleDelivery as delivery, samplePlant as plant } from '@plant-store/core/testing';
 import { postgresStorage, type PostgresStorageOptions } from '@plant-store/storage-postgres';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { describeStorageConformance } from './storage-conformance.js';
-import { delivery, plant } from './storage-fixtures.js';
 
 const schemas = testSchemas();
 afterAll(() => schemas.dropAll());

@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { StorageError } from '@plant-store/core';
 import type { NewDelivery, Storage } from '@plant-store/core/adapter';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { makeReadOnly, type ReadOnlyPath } from './read-only-path.js';
+import { makeReadOnly, type ReadOnlyPath } from '../support/read-only-path.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-files-'));
 const readOnly: ReadOnlyPath[] = [];

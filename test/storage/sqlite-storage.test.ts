@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { describeStorageConformance } from './storage-conformance.js';
+import { describeStorageConformance } from '@plant-store/core/testing';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-sqlite-conformance-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

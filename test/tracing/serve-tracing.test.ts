@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { startServe, type ServeProcess } from '../cli/cli-process.js';
+import { startServe, type ServeProcess } from '../support/cli-process.js';
 import { CLIENT_KIND, SERVER_KIND, startOtlpSink, type ReceivedSpan } from '../support/otlp-sink.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
 

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { startServe, type ServeProcess } from '../cli/cli-process.js';
-import { startReceiver, type WebhookReceiver } from './webhook-receiver.js';
+import { startServe, type ServeProcess } from '../support/cli-process.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-interrupt-'));
 const services: ServeProcess[] = [];

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,8 +7,11 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryStatus, PlantStoreWebhookOptions } from '@plant-store/core';
 import { subscriptionId } from '@plant-store/core/adapter';
-import { reservePort, startReceiver, type ReceivedWebhook, type WebhookReceiver } from './webhook-receiver.js';
-import { eventually, openStorage, sleep, startService, type StorageKind, type TestService } from './webhook-service.js';
+import { reservePort, startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import type { StorageKind } from '../support/storage-kind.js';
+import { TOKENS } from '../support/test-tokens.js';
+import { openStorage, startService, type TestService } from '../support/webhook-test-service.js';
 
 const coreVersion = (JSON.parse(readFileSync(new URL('../../packages/core/package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -178,11 +182,11 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
   it("sends a tenant's subscription only that tenant's plants, and nothing for a replayed create", async () => {
     const hooks = await receiver();
     const everyone = { url: hooks.url('/all'), secret: newSecret() };
-    const acmeOnly = { url: hooks.url('/acme'), secret: newSecret(), tenant: 'acme' };
+    const acmeOnly = { url: hooks.url('/acme'), secret: newSecret(), tenant: 'a' };
     const api = await service({ subscriptions: [everyone, acmeOnly] });
-    expect(await api.create('{"id":1,"name":"Acme plant"}', 't-acme')).toBe(200);
-    expect(await api.create('{"id":2,"name":"Globex plant"}', 't-globex')).toBe(200);
-    expect(await api.create('{"id":1,"name":"Acme plant"}', 't-acme')).toBe(200); // replay: same plant, no new webhook
+    expect(await api.create('{"id":1,"name":"Acme plant"}', TOKENS.owner)).toBe(200);
+    expect(await api.create('{"id":2,"name":"Globex plant"}', TOKENS.otherTenant)).toBe(200);
+    expect(await api.create('{"id":1,"name":"Acme plant"}', TOKENS.owner)).toBe(200); // replay: same plant, no new webhook
     await hooks.waitFor(3);
     await sleep(150);
     expect(hooks.at('/all').map((request) => request.body).sort()).toEqual(['{"id":1,"name":"Acme plant"}', '{"id":2,"name":"Globex plant"}']);

@@ -7,8 +7,9 @@ import type { Storage } from '@plant-store/core/adapter';
 import { createPlantServer } from '@plant-store/http-node';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
-import { startReceiver, type WebhookReceiver } from './webhook-receiver.js';
-import { eventually, openStorage, startService, type TestService } from './webhook-service.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
+import { openStorage, startService, type TestService } from '../support/webhook-test-service.js';
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 const schemas = testSchemas();

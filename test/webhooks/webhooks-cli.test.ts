@@ -11,7 +11,7 @@ import { ALL_SCOPES, createPlantStore, type Delivery } from '@plant-store/core';
 import { subscriptionId, type WebhookTransport } from '@plant-store/core/adapter';
 import { runCli } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { eventually } from './webhook-service.js';
+import { eventually } from '../support/eventually.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { ALL_SCOPES, createPlantStore } from '@plant-store/core';
 import type { WebhookTransport } from '@plant-store/core/adapter';
 import { runCli } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { eventually, sleep } from './webhook-service.js';
+import { eventually } from '../support/eventually.js';
 
 const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
 const secret = () => `whsec_${randomBytes(32).toString('base64')}`;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AnswerDeadlines } from './answer-deadlines.js';
 
 describe('AnswerDeadlines', () => {
@@ -10,7 +10,7 @@ describe('AnswerDeadlines', () => {
     deadlines.watch((error) => failures.push(error));
     await sleep(40);
     expect(failures).toEqual([]);
-    while (failures.length === 0 && Date.now() - started < 2000) await sleep(5);
+    await vi.waitFor(() => expect(failures).not.toHaveLength(0), { timeout: 2_000, interval: 5 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(80);
     expect(failures.map((error) => error.message)).toEqual(['no answer from the database within 80 ms']);
   });

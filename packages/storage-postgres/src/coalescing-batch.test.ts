@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CoalescingBatch } from './coalescing-batch.js';
 
 interface Call {
@@ -21,17 +21,10 @@ function heldBatch(maxSize = 10) {
     },
   });
   const release = async (index: number, outcome?: Error) => {
-    await until(() => releases.length > index);
+    await vi.waitFor(() => expect(releases.length).toBeGreaterThan(index));
     releases[index]!(outcome);
   };
   return { batch, runs, release };
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; !condition(); turn++) {
-    if (turn > 100) throw new Error('condition never held');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 describe('CoalescingBatch', () => {
@@ -46,7 +39,7 @@ describe('CoalescingBatch', () => {
   it('sends the calls made while a batch is in flight together, as the next batch', async () => {
     const { batch, runs, release } = heldBatch();
     const first = batch.submit({ id: 'a', value: 1 });
-    await until(() => runs.length === 1);
+    await vi.waitFor(() => expect(runs).toHaveLength(1));
     const later = Promise.all([batch.submit({ id: 'b', value: 2 }), batch.submit({ id: 'c', value: 3 })]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(runs).toHaveLength(1); // nothing starts while one is in flight
@@ -80,7 +73,7 @@ describe('CoalescingBatch', () => {
   it('rejects every call of a failed batch, and still runs the calls waiting behind it', async () => {
     const { batch, runs, release } = heldBatch();
     const failing = [batch.submit({ id: 'a', value: 1 }), batch.submit({ id: 'b', value: 2 })];
-    await until(() => runs.length === 1);
+    await vi.waitFor(() => expect(runs).toHaveLength(1));
     const behind = batch.submit({ id: 'c', value: 3 });
     const failure = new Error('connection lost');
     await release(0, failure);

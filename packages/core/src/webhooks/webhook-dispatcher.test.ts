@@ -14,6 +14,7 @@ import { subscriptionTargets } from './delivery-targets.js';
 import { DEFAULT_USER_AGENT } from './webhook-defaults.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookSubscriptionSchema, subscriptionId } from './webhook-subscription.js';
+import { eventually } from '../../../../test/support/eventually.js';
 
 const acme: Principal = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
 const globex: Principal = { subject: 'tester', tenant: 'globex', scopes: ALL_SCOPES };
@@ -59,14 +60,6 @@ function recordingLogger() {
   const at = (level: string) => (message: string, fields?: LogFields) => void lines.push({ level, message, fields });
   const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
   return { logger, lines };
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** `outbox` with its `claimDue` replaced; every other method goes to `outbox`. */
@@ -122,7 +115,7 @@ describe('WebhookDispatcher', () => {
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret }] });
     await store.plants.create(acme, { id: 9223372036854775807n, name: 'Fern' });
     // pollIntervalMs is a minute: only the wake on commit can get it out this fast.
-    await waitFor(() => sent.length === 1, 'the first attempt');
+    await eventually(() => sent.length === 1, 'the first attempt');
     const [request] = sent;
     expect(request!.url).toBe('http://hooks.test/a');
     expect(request!.body).toBe('{"id":9223372036854775807,"name":"Fern"}');
@@ -137,7 +130,7 @@ describe('WebhookDispatcher', () => {
     expect(request!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
     expect(Math.abs(Number(request!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5);
     expect(new Webhook(secret).verify(request!.body, request!.headers)).toEqual({ id: 9223372036854775807, name: 'Fern' });
-    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'delivered', 'delivered status');
+    await eventually(async () => (await store.allTenants.webhooks.list())[0]?.status === 'delivered', 'delivered status');
     const [delivery] = await store.allTenants.webhooks.list();
     expect(delivery).toMatchObject({ id: request!.headers['webhook-id'], attemptCount: 1, status: 'delivered' });
     expect(delivery!.attempts[0]).toMatchObject({ statusCode: 204 });
@@ -149,7 +142,7 @@ describe('WebhookDispatcher', () => {
     const { transport, sent } = fakeTransport((_, all) => (all.length <= 2 ? answered(500) : answered(200)));
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret }] });
     await store.plants.create(acme, { id: 1, name: 'Fern', tag: 'green' });
-    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'delivered', 'delivery after retries');
+    await eventually(async () => (await store.allTenants.webhooks.list())[0]?.status === 'delivered', 'delivery after retries');
     expect(sent).toHaveLength(3);
     expect(new Set(sent.map((request) => request.headers['webhook-id'])).size).toBe(1);
     for (const request of sent) expect(() => new Webhook(secret).verify(request.body, request.headers)).not.toThrow();
@@ -165,7 +158,7 @@ describe('WebhookDispatcher', () => {
     const { transport, sent } = fakeTransport(() => (healthy ? answered(200) : { kind: 'retry', reason: 'connect ECONNREFUSED' }));
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] });
     await store.plants.create(acme, { id: 1, name: 'Fern' });
-    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
+    await eventually(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
     const [failed] = await store.allTenants.webhooks.list({ status: 'failed' });
     expect(failed!.attemptCount).toBe(4);
     expect(failed!.attempts.every((attempt) => attempt.error === 'connect ECONNREFUSED')).toBe(true);
@@ -174,7 +167,7 @@ describe('WebhookDispatcher', () => {
 
     healthy = true;
     await store.allTenants.webhooks.requeue(failed!.id);
-    await waitFor(async () => (await store.allTenants.webhooks.get(failed!.id)).status === 'delivered', 'delivery after requeue');
+    await eventually(async () => (await store.allTenants.webhooks.get(failed!.id)).status === 'delivered', 'delivery after requeue');
     expect((await store.allTenants.webhooks.get(failed!.id)).attemptCount).toBe(5);
     await expect(store.allTenants.webhooks.requeue(failed!.id)).rejects.toThrow(/no failed delivery/);
   });
@@ -183,7 +176,7 @@ describe('WebhookDispatcher', () => {
     const { transport, sent } = fakeTransport(() => answered(410));
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] });
     await store.plants.create(acme, { id: 1, name: 'Fern' });
-    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
+    await eventually(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(sent).toHaveLength(1);
   });
@@ -199,7 +192,7 @@ describe('WebhookDispatcher', () => {
     const events: { outcome: string; durationMs: number }[] = [];
     store.events.on('webhook.attempted', (event) => void events.push(event));
     await store.plants.create(acme, { id: 1, name: 'Fern' });
-    await waitFor(async () => (await store.allTenants.webhooks.list({ status: 'pending' })).length === 0, 'every delivery settled');
+    await eventually(async () => (await store.allTenants.webhooks.list({ status: 'pending' })).length === 0, 'every delivery settled');
     const counts: Record<string, number> = {};
     for (const event of events) counts[event.outcome] = (counts[event.outcome] ?? 0) + 1;
     // The flaky endpoint: 3 retries (schedule of 3), then failed.
@@ -218,7 +211,7 @@ describe('WebhookDispatcher', () => {
     await store.plants.create(acme, { id: 1, name: 'A' });
     await store.plants.create(globex, { id: 2, name: 'G' });
     await store.plants.create(acme, { id: 1, name: 'A' }); // replay
-    await waitFor(() => sent.length >= 3, 'three deliveries');
+    await eventually(() => sent.length >= 3, 'three deliveries');
     await new Promise((resolve) => setTimeout(resolve, 100));
     const to = (url: string) => sent.filter((request) => request.url === url).map((request) => request.body).sort();
     expect(to(all.url)).toEqual(['{"id":1,"name":"A"}', '{"id":2,"name":"G"}']);
@@ -235,7 +228,7 @@ describe('WebhookDispatcher', () => {
     await producer.plants.create(acme, { id: 1, name: 'Fern' });
     const { transport, sent } = fakeTransport();
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/new', secret: newSecret() }] }, storage);
-    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
+    await eventually(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
     expect((await store.allTenants.webhooks.list())[0]!.attempts).toEqual([expect.objectContaining({ error: 'no subscription for this endpoint' })]);
     expect(sent).toHaveLength(0);
   });
@@ -253,7 +246,7 @@ describe('WebhookDispatcher', () => {
       ],
     });
     for (let id = 1; id <= 30; id++) await store.plants.create(acme, { id, name: `P${id}` });
-    await waitFor(() => sent.filter((request) => request.url.endsWith('/fast')).length === 30, 'all fast deliveries');
+    await eventually(() => sent.filter((request) => request.url.endsWith('/fast')).length === 30, 'all fast deliveries');
     // The slow endpoint never has more than its cap in flight.
     expect(sent.filter((request) => request.url.endsWith('/slow'))).toHaveLength(2);
   });
@@ -274,7 +267,7 @@ describe('WebhookDispatcher', () => {
       counting,
     );
     for (let id = 1; id <= 3; id++) await store.plants.create(acme, { id, name: `P${id}` });
-    await waitFor(() => sent.length === 2, 'the endpoint at its cap');
+    await eventually(() => sent.length === 2, 'the endpoint at its cap');
     for (let turn = 0; turn < 5; turn++) await new Promise(setImmediate);
     const claimsAtCap = claims;
     for (let id = 4; id <= 23; id++) {
@@ -307,7 +300,7 @@ describe('WebhookDispatcher', () => {
       },
     });
     const store = storeWith({ transport, perEndpointConcurrency: 4, subscriptions: [{ url: 'http://hooks.test/busy', secret: newSecret() }] }, counting);
-    await waitFor(async () => (await store.allTenants.webhooks.list({ status: 'delivered', limit: 100 })).length === 60, 'all 60 delivered');
+    await eventually(async () => (await store.allTenants.webhooks.list({ status: 'delivered', limit: 100 })).length === 60, 'all 60 delivered');
     expect(sent).toHaveLength(60);
     expect(released).toBe(0);
     expect(claimed).toBe(60);
@@ -334,10 +327,10 @@ describe('WebhookDispatcher', () => {
     const store = storeWith({ transport, perEndpointConcurrency: 1, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] }, slowRecords);
     for (let id = 1; id <= 3; id++) await store.plants.create(acme, { id, name: `P${id}` });
     // No outcome is recorded yet, and still every request went out, one at a time.
-    await waitFor(() => sent.length === 3, 'all three sent while none is recorded');
+    await eventually(() => sent.length === 3, 'all three sent while none is recorded');
     expect(mostInFlight).toBe(1);
     openGate();
-    await waitFor(async () => (await store.allTenants.webhooks.list({ status: 'delivered' })).length === 3, 'all recorded');
+    await eventually(async () => (await store.allTenants.webhooks.list({ status: 'delivered' })).length === 3, 'all recorded');
   });
 
   it('still fails deliveries to endpoints without a subscription while every subscribed one is at its cap', async () => {
@@ -362,9 +355,9 @@ describe('WebhookDispatcher', () => {
     );
     await store.plants.create(acme, { id: 2, name: 'Moss' });
     await store.plants.create(acme, { id: 3, name: 'Ivy' });
-    await waitFor(() => sent.length === 1, 'the subscribed endpoint at its cap');
+    await eventually(() => sent.length === 1, 'the subscribed endpoint at its cap');
     expect(await store.allTenants.webhooks.list({ status: 'failed' })).toEqual([]);
-    await waitFor(async () => (await store.allTenants.webhooks.list({ status: 'failed' })).length === 1, 'the old delivery failed');
+    await eventually(async () => (await store.allTenants.webhooks.list({ status: 'failed' })).length === 1, 'the old delivery failed');
     expect((await store.allTenants.webhooks.list({ status: 'failed' }))[0]!.endpointId).toBe(subscriptionId('http://hooks.test/old'));
     expect(sent).toHaveLength(1);
   });
@@ -381,7 +374,7 @@ describe('WebhookDispatcher', () => {
     const subscriptions = Array.from({ length: 4 }, (_, i) => ({ url: `http://hooks.test/${i}`, secret: newSecret() }));
     const store = storeWith({ transport, subscriptions, concurrency: 5, perEndpointConcurrency: 5 });
     for (let id = 1; id <= 50; id++) await store.plants.create(acme, { id, name: `P${id}` });
-    await waitFor(async () => (await store.allTenants.webhooks.list({ status: 'delivered', limit: 1000 })).length === 200, 'all deliveries');
+    await eventually(async () => (await store.allTenants.webhooks.list({ status: 'delivered', limit: 1000 })).length === 200, 'all deliveries');
     expect(sent).toHaveLength(200);
     expect(peak).toBeLessThanOrEqual(5);
     expect(peak).toBeGreaterThan(1);
@@ -400,7 +393,7 @@ describe('WebhookDispatcher', () => {
     const dispatchers = [new WebhookDispatcher(options), new WebhookDispatcher(options)];
     expect(dispatchers[0]!.owner).not.toBe(dispatchers[1]!.owner);
     for (const dispatcher of dispatchers) dispatcher.start();
-    await waitFor(async () => (await storage.outbox.list({ status: 'delivered', limit: 1000 })).length === 200, 'all deliveries');
+    await eventually(async () => (await storage.outbox.list({ status: 'delivered', limit: 1000 })).length === 200, 'all deliveries');
     await Promise.all(dispatchers.map((dispatcher) => dispatcher.stop()));
     const ids = sent.map((request) => request.headers['webhook-id']);
     expect(ids).toHaveLength(200);
@@ -423,7 +416,7 @@ describe('WebhookDispatcher', () => {
     const dispatcher = new WebhookDispatcher({ outbox: flaky, transport, clock: systemClock, logger, targets: targetsOf(subscription), pollIntervalMs: 10 });
     dispatcher.start();
     const storageLines = () => lines.filter((line) => /storage/.test(line.message));
-    await waitFor(() => failures < 3, 'a few failed passes');
+    await eventually(() => failures < 3, 'a few failed passes');
     expect(storageLines()).toEqual([
       {
         level: 'error',
@@ -431,7 +424,7 @@ describe('WebhookDispatcher', () => {
         fields: { error: 'disk on fire (5 to go)' },
       },
     ]);
-    await waitFor(() => sent.length === 1, 'delivery after storage recovered');
+    await eventually(() => sent.length === 1, 'delivery after storage recovered');
     await dispatcher.stop();
     expect(storageLines()).toHaveLength(2);
     expect(storageLines()[1]).toEqual({
@@ -451,7 +444,7 @@ describe('WebhookDispatcher', () => {
     };
     const store = storeWith({ transport, retrySchedule: [], subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] });
     await store.plants.create(acme, { id: 1, name: 'Fern' });
-    await waitFor(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
+    await eventually(async () => (await store.allTenants.webhooks.list())[0]?.status === 'failed', 'failed status');
     expect((await store.allTenants.webhooks.list())[0]!.attempts[0]!.error).toBe('transport failed: boom');
   });
 
@@ -465,7 +458,7 @@ describe('WebhookDispatcher', () => {
     const storage = memoryStorage();
     const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/a', secret: newSecret() }] }, storage);
     await store.plants.create(acme, { id: 1, name: 'Fern' });
-    await waitFor(() => sent.length === 1, 'first attempt');
+    await eventually(() => sent.length === 1, 'first attempt');
     let closed = false;
     const closing = store.close().then(() => (closed = true));
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -486,7 +479,7 @@ describe('WebhookDispatcher', () => {
     const hanging = fakeTransport(hang);
     const first = new WebhookDispatcher({ ...base, transport: hanging.transport, leaseMs: 600_000, stopTimeoutMs: 10 });
     first.start();
-    await waitFor(() => hanging.sent.length === 1, 'hanging attempt');
+    await eventually(() => hanging.sent.length === 1, 'hanging attempt');
     await first.stop();
     const [interrupted] = await storage.outbox.list();
     expect(interrupted).toMatchObject({ status: 'pending', attemptCount: 1, nextAttemptAt: interrupted!.createdAt });
@@ -497,7 +490,7 @@ describe('WebhookDispatcher', () => {
     const healthy = fakeTransport();
     const second = new WebhookDispatcher({ ...base, transport: healthy.transport, pollIntervalMs: 60_000 });
     second.start();
-    await waitFor(async () => (await storage.outbox.get(interrupted!.id))?.status === 'delivered', 'delivery by the next dispatcher');
+    await eventually(async () => (await storage.outbox.get(interrupted!.id))?.status === 'delivered', 'delivery by the next dispatcher');
     await second.stop();
     expect(healthy.sent[0]!.headers['webhook-id']).toBe(interrupted!.id);
     expect((await storage.outbox.get(interrupted!.id))!.attempts.map((attempt) => attempt.interrupted ?? false)).toEqual([true, false]);
@@ -513,13 +506,13 @@ describe('WebhookDispatcher', () => {
     const base = { outbox: storage.outbox, clock: systemClock, logger, targets: targetsOf(subscription), jitter: 0 };
     const first = new WebhookDispatcher({ ...base, transport: stuck.transport, leaseMs: 600_000, stopTimeoutMs: 10 });
     first.start();
-    await waitFor(() => stuck.sent.length === 1, 'stuck attempt');
+    await eventually(() => stuck.sent.length === 1, 'stuck attempt');
     await first.stop();
     expect(lines.some((line) => line.level === 'warn' && /ignored the abort/.test(line.message))).toBe(true);
     const healthy = fakeTransport();
     const second = new WebhookDispatcher({ ...base, transport: healthy.transport, pollIntervalMs: 60_000 });
     second.start();
-    await waitFor(() => healthy.sent.length === 1, 'takeover without waiting for the lease');
+    await eventually(() => healthy.sent.length === 1, 'takeover without waiting for the lease');
     await second.stop();
     expect(healthy.sent[0]!.headers['webhook-id']).toBe(stuck.sent[0]!.headers['webhook-id']);
   });
@@ -532,7 +525,7 @@ describe('WebhookDispatcher', () => {
     const secret = newSecret();
     const { transport, sent } = fakeTransport();
     storeWith({ transport, subscriptions: [{ id: 'orders', url: 'http://new.test/hook', secret }] }, storage);
-    await waitFor(() => sent.length === 1, 'delivery to the new url');
+    await eventually(() => sent.length === 1, 'delivery to the new url');
     expect(sent[0]!.url).toBe('http://new.test/hook');
     expect(() => new Webhook(secret).verify(sent[0]!.body, sent[0]!.headers)).not.toThrow();
   });
@@ -548,7 +541,7 @@ describe('WebhookDispatcher', () => {
     const targets = { resolve: () => ({ url: 'http://hooks.test/a', keys: [keyOf(current), keyOf(previous)] }) };
     const dispatcher = new WebhookDispatcher({ outbox: storage.outbox, transport, clock: systemClock, logger: recordingLogger().logger, targets });
     dispatcher.start();
-    await waitFor(() => sent.length === 1, 'the attempt');
+    await eventually(() => sent.length === 1, 'the attempt');
     await dispatcher.stop();
     const [request] = sent;
     expect(request!.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { webhookHttpTransport } from './webhook-http-transport.js';
 
 interface Received {
@@ -190,7 +190,7 @@ describe('webhookHttpTransport', () => {
     const { received, url } = await receiver((req) => req.socket.once('close', () => closed()));
     const controller = new AbortController();
     const sending = webhookHttpTransport().send(request(url, { timeoutMs: 600_000, signal: controller.signal }));
-    while (received.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await vi.waitFor(() => expect(received.length).toBeGreaterThan(0));
     controller.abort();
     expect(await sending).toEqual({ kind: 'retry', reason: 'aborted: the dispatcher stopped' });
     await connectionClosed;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { StorageError } from '@plant-store/core';
-import type { NewPortalLink, Storage } from '@plant-store/core/adapter';
+import { StorageError } from '../errors.js';
+import type { NewPortalLink } from '../ports/portal-link-repository.js';
+import type { Storage } from '../ports/storage.js';
 
 const T0 = 1_700_000_000_000;
 const DIGEST = 'a'.repeat(64);

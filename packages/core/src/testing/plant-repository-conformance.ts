@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { StorageError, type Plant } from '@plant-store/core';
-import { plantToJson, type ListPlantsQuery, type Storage } from '@plant-store/core/adapter';
+import { plantToJson, type Plant } from '../domain/plant.js';
+import { StorageError } from '../errors.js';
+import type { ListPlantsQuery } from '../ports/plant-repository.js';
+import type { Storage } from '../ports/storage.js';
 import { delivery, plant } from './storage-fixtures.js';
 
 const ids = (plants: readonly Plant[]) => plants.map((p) => p.id);

@@ -1,6 +1,6 @@
 import { afterAll, expect } from 'vitest';
 import { openapiDocument } from '@plant-store/http-node';
-import { matchRoute } from '../../../packages/http-node/src/routes/route-table.js';
+import { matchRoute } from '../../packages/http-node/src/routes/route-table.js';
 
 export interface ApiRequest {
   /** Bearer token; `undefined` sends no Authorization header. */

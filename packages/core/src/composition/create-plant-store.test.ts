@@ -3,34 +3,19 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigurationError,
-  createPlantStore,
-  LimitExceededError,
-  staticTokens,
-  StorageError,
-  ValidationError,
-  type Principal,
-} from '@plant-store/core';
-import {
-  subscriptionId,
-  type Authenticator,
-  type Clock,
-  type Logger,
-  type WebhookRequest,
-  type WebhookTransport,
-} from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
+import { staticTokens } from '../auth/static-tokens.js';
+import type { Principal } from '../domain/principal.js';
+import { ConfigurationError, LimitExceededError, StorageError, ValidationError } from '../errors.js';
+import type { Authenticator } from '../ports/authenticator.js';
+import type { Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { WebhookRequest, WebhookTransport } from '../ports/webhook-transport.js';
+import { subscriptionId } from '../webhooks/webhook-subscription.js';
+import { createPlantStore } from './create-plant-store.js';
+import { eventually } from '../../../../test/support/eventually.js';
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
-
-async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 const admin: Principal = { subject: 'a', tenant: 'acme', scopes: ['plants:read', 'plants:write'] };
 

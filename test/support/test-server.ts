@@ -2,35 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPlantStore, staticTokens, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
+import { createPlantStore, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
 import type { Authenticator, Clock, LogFields, Logger, Storage } from '@plant-store/core/adapter';
 import { createPlantServer, type PlantServerOptions } from '@plant-store/http-node';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-import { TEST_DATABASE_URL, testSchemas } from '../../support/postgres.js';
-
-export type StorageKind = 'memory' | 'sqlite';
-/** Beside `StorageKind`: `postgres` (a schema of its own, dropped on close), for suites that check `postgresAvailable` first. */
-export type AnyStorageKind = StorageKind | 'postgres';
-
-/** Both storages, for `describe.each(STORAGE_KINDS)`. */
-export const STORAGE_KINDS: readonly StorageKind[] = ['memory', 'sqlite'];
-
-/** Bearer tokens every test server knows. */
-export const TOKENS = {
-  /** Tenant `a`, both scopes. */
-  owner: 'owner-token-a',
-  /** Tenant `b`, both scopes. */
-  otherTenant: 'owner-token-b',
-  /** Tenant `a`, `plants:read` only. */
-  reader: 'reader-token-a',
-  /** Tenant `a`, `plants:write` only. */
-  writer: 'writer-token-a',
-  /** Tenant `a`, `webhooks:read` only. */
-  webhookReader: 'webhook-reader-token-a',
-} as const;
+import { TEST_DATABASE_URL, testSchemas } from './postgres-database.js';
+import type { AnyStorageKind } from './storage-kind.js';
+import { testTokens } from './test-tokens.js';
 
 export interface LogEntry {
   readonly level: keyof Logger;
@@ -87,13 +68,7 @@ export async function startTestServer(kind: AnyStorageKind, options: TestServerO
       logs.push({ level, message, fields });
     };
   const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
-  const tokens = staticTokens([
-    { token: TOKENS.owner, tenant: 'a' },
-    { token: TOKENS.otherTenant, tenant: 'b' },
-    { token: TOKENS.reader, tenant: 'a', scopes: ['plants:read'] },
-    { token: TOKENS.writer, tenant: 'a', scopes: ['plants:write'] },
-    { token: TOKENS.webhookReader, tenant: 'a', scopes: ['webhooks:read'] },
-  ]);
+  const tokens = testTokens();
   const store = createPlantStore({
     storage,
     logger,

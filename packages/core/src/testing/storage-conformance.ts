@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StorageError } from '@plant-store/core';
-import type { Storage } from '@plant-store/core/adapter';
+import { StorageError } from '../errors.js';
+import type { Storage } from '../ports/storage.js';
 import { describePlantRepositoryConformance } from './plant-repository-conformance.js';
 import { describePortalLinkConformance, newPortalLink } from './portal-link-conformance.js';
 import { describeWebhookEndpointConformance, newEndpoint } from './webhook-endpoint-conformance.js';

@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT } from '@plant-store/core';
 import type { ApiRequest, ApiResponse } from './api-client.js';
-import { TOKENS } from './test-server.js';
+import { TOKENS } from './test-tokens.js';
 
 /** One request of the OpenAPI suite and the status it must get. A path may be computed when the request is made (ids created by earlier scenarios). */
 export interface Scenario {

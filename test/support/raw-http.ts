@@ -69,5 +69,3 @@ export function headerOf(raw: string, name: string): string | undefined {
   }
   return undefined;
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { WebhookEndpoint } from '@plant-store/core';
-import type { NewWebhookEndpoint, Storage } from '@plant-store/core/adapter';
+import type { Storage } from '../ports/storage.js';
+import type { NewWebhookEndpoint } from '../ports/webhook-endpoint-repository.js';
+import type { WebhookEndpoint } from '../webhooks/endpoints/webhook-endpoint.js';
 import { delivery, plant } from './storage-fixtures.js';
 
 const T0 = 1_700_000_000_000;

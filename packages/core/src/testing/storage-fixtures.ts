@@ -1,5 +1,5 @@
-import type { Plant } from '@plant-store/core';
-import type { NewDelivery } from '@plant-store/core/adapter';
+import type { Plant } from '../domain/plant.js';
+import type { NewDelivery } from '../ports/webhook-outbox.js';
 
 /** A plant literal; `tag` omitted (not undefined) when not given, as storage must return it. */
 export function plant(id: bigint, name: string, tag?: string): Plant {

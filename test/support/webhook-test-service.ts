@@ -3,29 +3,23 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPlantStore, staticTokens, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
+import { createPlantStore, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
 import { createPlantServer } from '@plant-store/http-node';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
-
-export type StorageKind = 'memory' | 'sqlite';
+import type { StorageKind } from './storage-kind.js';
+import { TOKENS, testTokens } from './test-tokens.js';
 
 /** The reference HTTP service in this process on 127.0.0.1:0, with the real webhook HTTP transport. */
 export interface TestService {
   readonly store: PlantStore;
   readonly base: string;
-  /** POSTs raw JSON text to /plants as the tenant's token; resolves with the status. */
+  /** POSTs raw JSON text to /plants with `token` (tenant a's owner unless given); resolves with the status. */
   create(body: string, token?: string): Promise<number>;
   close(): Promise<void>;
 }
-
-/** Tokens of the test services: `t-acme` for tenant acme, `t-globex` for globex. */
-export const TOKENS = [
-  { token: 't-acme', tenant: 'acme' },
-  { token: 't-globex', tenant: 'globex' },
-];
 
 /** Opens storage of the given kind; SQLite in a fresh temporary folder (or at `path`), removed on close. */
 export async function openStorage(kind: StorageKind, path?: string): Promise<Storage> {
@@ -53,7 +47,7 @@ export async function startService(kind: StorageKind | Storage, webhooks: PlantS
   const storage = typeof kind === 'string' ? await openStorage(kind) : kind;
   const store = createPlantStore({
     storage,
-    authenticator: staticTokens(TOKENS),
+    authenticator: testTokens(),
     webhooks: { transport: webhookHttpTransport(), retrySchedule: [20, 40, 80], timeoutMs: 1_000, jitter: 0, ...webhooks },
   });
   const server: Server = createPlantServer(store);
@@ -63,7 +57,7 @@ export async function startService(kind: StorageKind | Storage, webhooks: PlantS
   return {
     store,
     base,
-    async create(body, token = 't-acme') {
+    async create(body, token: string = TOKENS.owner) {
       const response = await fetch(`${base}/plants`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -83,14 +77,3 @@ export async function startService(kind: StorageKind | Storage, webhooks: PlantS
     },
   };
 }
-
-/** Polls until `check` holds (or throws after `timeoutMs`). */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimDueOptions, NewDelivery, Storage } from '@plant-store/core/adapter';
+import type { Storage } from '../ports/storage.js';
+import type { ClaimDueOptions, NewDelivery } from '../ports/webhook-outbox.js';
 import { delivery, plant } from './storage-fixtures.js';
 import { newEndpoint } from './webhook-endpoint-conformance.js';
 
