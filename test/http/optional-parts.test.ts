@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TSX } from '../support/cli-process.js';
 
-const PROBE = fileURLToPath(new URL('./support/parts-probe.ts', import.meta.url));
+const PROBE = fileURLToPath(new URL('../support/parts-probe.ts', import.meta.url));
 
 interface Probe {
   readonly resolved: string[];

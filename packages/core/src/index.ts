@@ -26,6 +26,8 @@ export type { TenantWebhookDeliveries } from './webhooks/endpoints/tenant-webhoo
 export type { Delivery, DeliveryAttempt, DeliveryStatus, PendingStats } from './ports/webhook-outbox.js';
 export {
   WEBHOOK_EVENT_TYPES,
+  // A new `whsec_` signing secret (32 random bytes), for a host that configures subscriptions itself.
+  newEndpointSecret,
   type DeliveryPage,
   type EndpointPage,
   type WebhookEndpoint,
