@@ -15,7 +15,7 @@ export const endpointStatsSql = (t: Tables) => `
   WITH attempts AS (
     SELECT a.at, coalesce(a.status_code BETWEEN 200 AND 299, false) AS ok, a.status_code
     FROM ${t.attempts} AS a JOIN ${t.deliveries} AS d ON d.id = a.delivery_id
-    WHERE d.endpoint_id = $1 AND d.updated_at >= $2 AND a.at >= $2 AND NOT a.interrupted
+    WHERE d.endpoint_id = $1 AND d.attempt_count > 0 AND d.updated_at >= $2 AND a.at >= $2 AND NOT a.interrupted
       AND coalesce(a.error, '') <> ALL ($4::text[])
   )
   SELECT

@@ -202,7 +202,7 @@ export const REQUEUE_FAILED_SINCE = `
 const ENDPOINT_ATTEMPTS = `
   SELECT a.at, coalesce(a.status_code BETWEEN 200 AND 299, 0) AS ok, a.status_code
   FROM webhook_attempts AS a JOIN webhook_deliveries AS d ON d.id = a.delivery_id
-  WHERE d.endpoint_id = @endpoint AND d.updated_at >= @earliest AND a.at >= @earliest AND a.interrupted = 0
+  WHERE d.endpoint_id = @endpoint AND d.attempt_count > 0 AND d.updated_at >= @earliest AND a.at >= @earliest AND a.interrupted = 0
     AND coalesce(a.error, '') NOT IN ('${ENDPOINT_DELETED_ERROR}', '${ENDPOINT_DISABLED_ERROR}')`;
 
 /**

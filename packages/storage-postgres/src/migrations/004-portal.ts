@@ -31,6 +31,8 @@ export const portal: Migration = {
       .ifNotExists()
       .on('webhook_deliveries')
       .columns(['endpoint_id', 'updated_at'])
+      // Only deliveries with an attempt: a new one (the plant write's) then adds nothing to this index.
+      .where(sql.ref('attempt_count'), '>', 0)
       .execute();
   },
 
