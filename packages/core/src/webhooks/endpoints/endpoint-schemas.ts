@@ -3,7 +3,7 @@ import { isJsonObject } from '../../domain/plant.js';
 import { objectMessage } from '../../domain/validate.js';
 import { endpointUrlSchema, type EndpointUrlOptions } from '../endpoint-url.js';
 import { webhookSecretSchema } from '../webhook-subscription.js';
-import { WEBHOOK_EVENT_TYPES } from './webhook-endpoint.js';
+import { ENDPOINT_ID_PREFIX, WEBHOOK_EVENT_TYPES } from './webhook-endpoint.js';
 
 /** Longest endpoint description, in characters (code points). */
 export const ENDPOINT_DESCRIPTION_MAX_LENGTH = 512;
@@ -117,7 +117,7 @@ const idSchema = (field: string, prefix: string) => {
 
 /** Options of an endpoint listing: `{limit?, after?}` (`after` an endpoint id). */
 export const ListEndpointsOptionsSchema = v.strictObject(
-  { limit: v.exactOptional(limitSchema), after: v.exactOptional(idSchema('after', 'ep_')) },
+  { limit: v.exactOptional(limitSchema), after: v.exactOptional(idSchema('after', ENDPOINT_ID_PREFIX)) },
   objectMessage('list options must be an object {limit?, after?}'),
 );
 
@@ -138,7 +138,7 @@ const timeSchema = (field: string) => {
  */
 export const ListDeliveriesOptionsSchema = v.strictObject(
   {
-    endpoint: v.exactOptional(idSchema('endpoint', 'ep_')),
+    endpoint: v.exactOptional(idSchema('endpoint', ENDPOINT_ID_PREFIX)),
     status: v.exactOptional(v.picklist(['pending', 'delivered', 'failed'], 'status must be "pending", "delivered" or "failed"')),
     eventType: v.exactOptional(v.picklist(WEBHOOK_EVENT_TYPES, `eventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`)),
     since: v.exactOptional(timeSchema('since')),
