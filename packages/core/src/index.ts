@@ -26,8 +26,7 @@ export type { TenantWebhookDeliveries } from './webhooks/endpoints/tenant-webhoo
 export type { Delivery, DeliveryAttempt, DeliveryStatus, PendingStats } from './ports/webhook-outbox.js';
 export {
   WEBHOOK_EVENT_TYPES,
-  // A new `whsec_` signing secret (32 random bytes), for a host that configures subscriptions itself.
-  newEndpointSecret,
+  newEndpointSecret, // a new `whsec_` signing secret, e.g. for a subscription of `webhooks.subscriptions`
   type DeliveryPage,
   type EndpointPage,
   type WebhookEndpoint,
