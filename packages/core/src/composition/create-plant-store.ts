@@ -48,7 +48,7 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
    * `ValidationError` naming the entry. @default []
    */
   readonly subscriptions?: readonly v.InferInput<typeof WebhookSubscriptionSchema>[];
-  /** How deliveries are sent (the HTTP one is `webhookHttpTransport()` from `@plant-store/http-node`). Without one, deliveries are queued (durably) but this store sends nothing. */
+  /** How deliveries are sent (the HTTP one is `webhookHttpTransport()` from `@plant-store/http-node/webhook-transport`). Without one, deliveries are queued (durably) but this store sends nothing. */
   readonly transport?: WebhookTransport;
   /** After a tenant rotates an endpoint's secret, the previous one still signs this long, in ms (`PLANT_STORE_WEBHOOK_SECRET_OVERLAP`). @default 86400000 (24 h) */
   readonly secretOverlapMs?: number;
