@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeTraceRequest } from './otlp-protobuf.js';
 
 /** One attribute value as OTLP/JSON writes it. */
 type AnyValue = { stringValue?: string; intValue?: number | string; boolValue?: boolean; doubleValue?: number };
@@ -23,27 +24,35 @@ export const CLIENT_KIND = 3;
 
 /**
  * A real OTLP/HTTP trace endpoint on 127.0.0.1 (port 0): accepts `POST
- * /v1/traces` with JSON bodies (what `@opentelemetry/exporter-trace-otlp-http`
- * sends) and keeps every span; `keep: false` only counts them (the bench's sink).
+ * /v1/traces` with protobuf or JSON bodies (what
+ * `@opentelemetry/exporter-trace-otlp-proto` and `-http` send) and keeps
+ * every span, with the encoding it came in; `keep: false` only counts them (the bench's sink).
  */
 export async function startOtlpSink(options: { keep?: boolean } = {}) {
   const keep = options.keep ?? true;
   const spans: ReceivedSpan[] = [];
+  const encodings = new Set<'protobuf' | 'json'>();
   let received = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).startsWith('application/json')) {
+      const type = String(req.headers['content-type']);
+      const encoding = type.startsWith('application/x-protobuf') ? 'protobuf' : type.startsWith('application/json') ? 'json' : undefined;
+      if (req.method !== 'POST' || req.url !== '/v1/traces' || encoding === undefined) {
         res.writeHead(415).end();
         return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExportRequest;
+      encodings.add(encoding);
+      const raw = Buffer.concat(chunks);
+      const body = (encoding === 'json' ? JSON.parse(raw.toString('utf8')) : decodeTraceRequest(raw)) as ExportRequest;
       for (const span of flatten(body)) {
         received++;
         if (keep) spans.push(span);
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      // An empty ExportTraceServiceResponse in the request's encoding.
+      if (encoding === 'json') res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -51,6 +60,8 @@ export async function startOtlpSink(options: { keep?: boolean } = {}) {
     /** The base URL, for `OTEL_EXPORTER_OTLP_ENDPOINT`. */
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
+    /** The encodings spans came in. */
+    encodings,
     received: () => received,
     close: () =>
       new Promise<void>((resolve) => {

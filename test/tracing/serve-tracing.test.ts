@@ -149,6 +149,8 @@ describe('tracing with OpenTelemetry (serve, OTLP/HTTP)', () => {
       attributes: { 'http.route': '/plants/{id}', 'http.response.status_code': 200 },
     });
     expectNothingPrivate(sink.spans, receiver.url);
+    // Sent as protobuf, OTLP's default encoding, when no protocol is set.
+    expect([...sink.encodings]).toEqual(['protobuf']);
     // The request's log line names its trace and span.
     const line = service.logs().find((entry) => entry['msg'] === 'request' && entry['method'] === 'POST');
     expect(line).toMatchObject({ traceId: CLIENT_TRACE, spanId: server.spanId });
@@ -165,10 +167,11 @@ describe('tracing with OpenTelemetry (serve, OTLP/HTTP)', () => {
       const receiver = await startReceiver(() => (refusing ? 503 : 204));
       cleanups.push(() => closeServer(receiver.server));
       const schema = schemas.next();
-      const start = async (name: string) => {
+      const start = async (name: string, protocol: Record<string, string> = {}) => {
         const service = await startServe(['--port=0', '--storage=postgres', '--db-schema', schema, '--tokens', `${TOKEN}=${TENANT}`], {
           env: {
             ...tracingEnv(sink.url, name),
+            ...protocol,
             PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL,
             PLANT_STORE_WEBHOOKS: JSON.stringify([{ url: receiver.url, secret: SECRET }]),
             PLANT_STORE_WEBHOOK_RETRY: Array.from({ length: 100 }, () => '100ms').join(','),
@@ -178,8 +181,8 @@ describe('tracing with OpenTelemetry (serve, OTLP/HTTP)', () => {
         return service;
       };
 
-      // Instance a takes the plant; its attempts are refused until it stops.
-      const a = await start('plant-store-a');
+      // Instance a takes the plant; its attempts are refused until it stops. It exports JSON, b protobuf (the default).
+      const a = await start('plant-store-a', { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' });
       expect((await createPlant(a)).status).toBe(200);
       await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThan(0), { timeout: 10_000 });
       expect((await a.stop()).code).toBe(0);
@@ -201,6 +204,7 @@ describe('tracing with OpenTelemetry (serve, OTLP/HTTP)', () => {
       // Every attempt, from either instance, links to the one write that queued the message.
       for (const webhook of receiver.received) expect(attemptSpan(sink.spans, webhook).links).toEqual([{ traceId: CLIENT_TRACE, spanId: write.spanId }]);
       expectNothingPrivate(sink.spans, receiver.url);
+      expect([...sink.encodings].sort()).toEqual(['json', 'protobuf']);
     });
   });
 });

@@ -20,7 +20,7 @@ import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
 import { withTraceIds } from './logging/with-trace-ids.js';
 import type { Tracing } from './tracing/start-tracing.js';
-import { tracingCaveats, tracingRequested } from './tracing/tracing-settings.js';
+import { tracesProtocol, tracingCaveats, tracingRequested } from './tracing/tracing-settings.js';
 import { version } from './version.js';
 
 export interface ServeIo {
@@ -77,7 +77,7 @@ const TRACING_FLUSH_MS = 500;
 export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHandle> {
   const env = io.env ?? process.env;
   // First: the store's dispatcher may make an attempt as soon as it exists, and that attempt is traced too.
-  const tracing = tracingRequested(env) ? await (await import('./tracing/start-tracing.js')).startTracing(version) : undefined;
+  const tracing = tracingRequested(env) ? await (await import('./tracing/start-tracing.js')).startTracing(version, tracesProtocol(env)) : undefined;
   try {
     return await serveTraced(config, io, env, tracing);
   } catch (error) {

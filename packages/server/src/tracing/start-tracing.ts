@@ -1,4 +1,5 @@
 import { context, propagation, trace } from '@opentelemetry/api';
+import type { TracesProtocol } from './tracing-settings.js';
 
 /** The tracing SDK of a running service. */
 export interface Tracing {
@@ -9,18 +10,19 @@ export interface Tracing {
 /**
  * Starts the OpenTelemetry Node tracing SDK and registers it globally (tracer
  * provider, the AsyncLocalStorage context manager, the W3C trace context and
- * baggage propagators): spans are batched and sent over OTLP/HTTP (JSON) to
- * the endpoint the standard `OTEL_*` variables name. The SDK reads those
+ * baggage propagators): spans are batched and sent over OTLP/HTTP, in
+ * `protocol`'s encoding, to the endpoint the standard `OTEL_*` variables name. The SDK reads those
  * variables from the process environment itself (endpoint, headers, timeout,
  * sampler, batch settings, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`).
  * Loaded only when asked (see `tracingRequested`): its modules add to
  * start-up what a service without tracing should not pay.
  */
-export async function startTracing(serviceVersion: string): Promise<Tracing> {
+export async function startTracing(serviceVersion: string, protocol: TracesProtocol): Promise<Tracing> {
   const [{ NodeTracerProvider }, { BatchSpanProcessor }, { OTLPTraceExporter }, resources] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
+    // Only the exporter of the protocol in use is loaded.
+    protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
     import('@opentelemetry/resources'),
   ]);
   // The SDK's defaults, then this service's name and version, then what the environment says (it wins).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tracingCaveats, tracingRequested } from './tracing-settings.js';
+import { tracesProtocol, tracingCaveats, tracingRequested } from './tracing-settings.js';
 
 describe('tracingRequested', () => {
   it('is off unless the standard variables ask for OTLP export', () => {
@@ -20,12 +20,23 @@ describe('tracingRequested', () => {
   });
 });
 
+describe('tracesProtocol', () => {
+  it('is http/protobuf unless http/json is asked for, the traces-specific variable winning', () => {
+    expect(tracesProtocol({})).toBe('http/protobuf');
+    expect(tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/json');
+    expect(tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toBe('http/protobuf');
+    expect(tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' })).toBe('http/json');
+    expect(tracesProtocol({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toBe('http/protobuf');
+  });
+});
+
 describe('tracingCaveats', () => {
   it('names exporters and protocols this service does not speak', () => {
     expect(tracingCaveats({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toEqual([]);
+    expect(tracingCaveats({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).toEqual([]);
     expect(tracingCaveats({ OTEL_TRACES_EXPORTER: 'otlp,console', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toEqual([
       'OTEL_TRACES_EXPORTER: only otlp is supported; ignoring console',
-      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc is not supported; traces are sent as OTLP/HTTP with JSON bodies (http/json)',
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc is not supported; traces are sent as OTLP/HTTP with protobuf bodies (http/protobuf)',
     ]);
   });
 });

@@ -13,20 +13,44 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.trim() || env['OTEL_EXPORTER_OTLP_ENDPOINT']?.trim());
 }
 
+/** The OTLP/HTTP encodings this service can send spans in. */
+export type TracesProtocol = 'http/protobuf' | 'http/json';
+
+/**
+ * The encoding of exported spans: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`,
+ * else `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (the
+ * specification's default, and the cheaper one to write: about a third of
+ * the bytes of JSON and less CPU to encode). A protocol this service does
+ * not speak (`grpc`) falls back to the default (see `tracingCaveats`).
+ */
+export function tracesProtocol(env: NodeJS.ProcessEnv): TracesProtocol {
+  const asked = askedProtocol(env);
+  return asked?.value === 'http/json' ? 'http/json' : 'http/protobuf';
+}
+
 /**
  * What the operator asked for that this service does not do, one sentence
  * each (logged as warnings when tracing starts): exporters other than
- * `otlp`, and OTLP protocols other than `http/json`, the one its exporter speaks.
+ * `otlp`, and OTLP protocols other than `http/protobuf` and `http/json`.
  */
 export function tracingCaveats(env: NodeJS.ProcessEnv): string[] {
   const caveats: string[] = [];
   const others = tracesExporters(env).filter((name) => name !== 'otlp' && name !== 'none');
   if (others.length > 0) caveats.push(`OTEL_TRACES_EXPORTER: only otlp is supported; ignoring ${others.join(', ')}`);
-  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
-    const protocol = env[name]?.trim();
-    if (protocol && protocol !== 'http/json') caveats.push(`${name}=${protocol} is not supported; traces are sent as OTLP/HTTP with JSON bodies (http/json)`);
+  const asked = askedProtocol(env);
+  if (asked && asked.value !== 'http/protobuf' && asked.value !== 'http/json') {
+    caveats.push(`${asked.name}=${asked.value} is not supported; traces are sent as OTLP/HTTP with protobuf bodies (http/protobuf)`);
   }
   return caveats;
+}
+
+/** The protocol variable that decides (the traces-specific one wins), when one is set. */
+function askedProtocol(env: NodeJS.ProcessEnv): { name: string; value: string } | undefined {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const value = env[name]?.trim().toLowerCase();
+    if (value) return { name, value };
+  }
+  return undefined;
 }
 
 function tracesExporters(env: NodeJS.ProcessEnv): string[] {
