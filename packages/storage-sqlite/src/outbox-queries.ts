@@ -86,8 +86,13 @@ export const PRUNABLE = `
 /** Parameters: ids (a JSON array: one parameter for the whole batch). The foreign key deletes their attempts with them. */
 export const DELETE_DELIVERIES = 'DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))';
 
-/** Free pages handed back to the file system after each prune batch (about what a batch of deliveries frees). */
-const VACUUM_PAGES_PER_PRUNE = 2_000;
+/**
+ * Free pages handed back to the file system after each prune batch: about
+ * what a batch of the background pruner's size frees (a larger handful each
+ * time would hold the event loop longer; free pages not handed back yet are
+ * reused by the next writes anyway).
+ */
+const VACUUM_PAGES_PER_PRUNE = 500;
 
 /**
  * Hands free pages back to the file system (incremental auto-vacuum). Run

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { LogFields, Logger } from '../ports/logger.js';
 import type { PruneDeliveriesOptions, WebhookOutbox } from '../ports/webhook-outbox.js';
-import { pruneInBatches, WebhookPruner } from './webhook-pruner.js';
+import { PRUNE_BATCH_SIZE, pruneInBatches, WebhookPruner } from './webhook-pruner.js';
 
 /** An outbox whose `prune` deletes from a count of old deliveries (or fails when told to); nothing else is used. */
 function countingOutbox(old: number) {
@@ -42,18 +42,19 @@ describe('pruneInBatches', () => {
     expect(batches).toEqual([1_000, 1_000, 500]);
   });
 
-  it('defaults to batches of 1,000 and ends early once stopped', async () => {
+  it('defaults to batches of PRUNE_BATCH_SIZE (200) and ends early once stopped', async () => {
+    expect(PRUNE_BATCH_SIZE).toBe(200);
     const { outbox, calls } = countingOutbox(10_000);
     let stop = false;
     const pruned = await pruneInBatches(outbox, 1, { stopped: () => stop, onBatch: () => (stop = true) });
-    expect(pruned).toBe(1_000);
-    expect(calls).toEqual([{ olderThan: 1, limit: 1_000 }]);
+    expect(pruned).toBe(200);
+    expect(calls).toEqual([{ olderThan: 1, limit: 200 }]);
   });
 });
 
 describe('WebhookPruner', () => {
   it('prunes what finished before now minus the retention, run after run; a failed run is logged and the next one tries again', async () => {
-    const { outbox, calls, state } = countingOutbox(1_500);
+    const { outbox, calls, state } = countingOutbox(500);
     state.fail = 1;
     const { logger, lines } = recordingLogger();
     const pruned: number[] = [];
@@ -66,7 +67,7 @@ describe('WebhookPruner', () => {
       onPruned: (count) => pruned.push(count),
     });
     pruner.start();
-    await vi.waitFor(() => expect(pruned).toEqual([1_000, 500]));
+    await vi.waitFor(() => expect(pruned).toEqual([200, 200, 100]));
     await pruner.stop();
     expect(calls.every((call) => call.olderThan === 940_000)).toBe(true);
     expect(lines.find((line) => line.level === 'warn')).toMatchObject({ message: expect.stringContaining('trying again') });
