@@ -47,10 +47,29 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
         const { rows } = await client.query(`SELECT name FROM ${pg.escapeIdentifier(name)}.kysely_migration ORDER BY name`);
         return rows.map((row: { name: string }) => row.name);
       });
-      expect(applied).toEqual(['001-initial', '002-webhook-endpoints', '003-endpoint-rate-budgets', '004-portal', '005-delivery-traceparent']);
+      expect(applied).toEqual(['001-initial', '002-webhook-endpoints', '003-endpoint-rate-budgets', '004-portal', '005-delivery-traceparent', '006-outbox-autovacuum']);
       await a!.plants.create('t', plant(1n, 'from a'), []);
       expect(await b!.plants.get('t', 1n)).toEqual({ id: 1n, name: 'from a' });
       expect(await c!.plants.list('t', { limit: 10 })).toEqual([{ id: 1n, name: 'from a' }]);
+    });
+
+    it('has the outbox tables of its schema vacuumed after a fixed number of dead rows (what retention deletes is reused soon)', async () => {
+      const name = fresh();
+      await open();
+      const options = await withClient(async (client) => {
+        const { rows } = await client.query(
+          `SELECT c.relname, c.reloptions FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE n.nspname = $1 AND c.relname IN ('webhook_deliveries', 'webhook_attempts') ORDER BY c.relname`,
+          [name],
+        );
+        return rows as { relname: string; reloptions: string[] | null }[];
+      });
+      expect(options).toEqual(
+        ['webhook_attempts', 'webhook_deliveries'].map((relname) => ({
+          relname,
+          reloptions: ['autovacuum_vacuum_scale_factor=0', 'autovacuum_vacuum_threshold=1000'],
+        })),
+      );
     });
 
     it('stores ids and times in bigint columns, exact at the int64 edges, without changing pg globally', async () => {

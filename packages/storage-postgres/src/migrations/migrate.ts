@@ -28,6 +28,8 @@ export async function migrate(
     await db.connection().execute(async (connection) => {
       await sql`SELECT pg_advisory_lock(${migrationLockKey(schema)})`.execute(connection);
       await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(connection);
+      // The schema builder qualifies table names itself; raw SQL in a migration resolves them through the path.
+      await sql`SET search_path TO ${sql.id(schema)}`.execute(connection);
       const migrator = new Migrator({
         db: connection.withSchema(schema),
         provider: { getMigrations: async () => ({ ...migrations }) },

@@ -4,6 +4,7 @@ import { webhookEndpoints } from './002-webhook-endpoints.js';
 import { endpointRateBudgets } from './003-endpoint-rate-budgets.js';
 import { portal } from './004-portal.js';
 import { deliveryTraceparent } from './005-delivery-traceparent.js';
+import { outboxAutovacuum } from './006-outbox-autovacuum.js';
 
 /**
  * Every schema version, applied in name order by kysely's Migrator. Listed in
@@ -16,4 +17,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '003-endpoint-rate-budgets': endpointRateBudgets,
   '004-portal': portal,
   '005-delivery-traceparent': deliveryTraceparent,
+  '006-outbox-autovacuum': outboxAutovacuum,
 };
