@@ -147,6 +147,17 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
     expect((await storage.outbox.get('msg_1'))?.traceparent).toBe(formatTraceparent(recorded[1]!.spanContext));
   });
 
+  it('stamps the traceparent of a delete\u2019s span on the deliveries its event queues', async () => {
+    const endpoint = { id: 'ep_deleted', tenant: 'acme', url: 'https://receiver.example/hook', eventTypes: ['plant.deleted'] as const, secret: 'whsec_x', createdAt: 1 };
+    await storage.endpoints.create(endpoint, 50);
+    await storage.plants.create('acme', { id: 1n, name: 'Fern' }, []);
+    await inRequest(() => storage.plants.delete('acme', 1n, { eventType: 'plant.deleted', payload: '{"id":1}', createdAt: 2 }));
+    const deleteSpan = recorded.find((span) => span.name === 'delete plants');
+    expect(deleteSpan).toBeDefined();
+    const [queued] = await storage.outbox.list();
+    expect(queued).toMatchObject({ endpointId: 'ep_deleted', eventType: 'plant.deleted', traceparent: formatTraceparent(deleteSpan!.spanContext) });
+  });
+
   it('ends a failed call\u2019s span as an error naming the error class only, and rethrows', async () => {
     await storage.outbox.enqueue(delivery('msg_1'));
     const failure = inRequest(() => storage.outbox.enqueue(delivery('msg_1')));
