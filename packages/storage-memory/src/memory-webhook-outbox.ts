@@ -33,10 +33,13 @@ interface DeliveryRecord {
 
 const DEFAULT_LIST_LIMIT = 100;
 
+/** The message's own fields only (a caller's extra properties are not stored), optional ones only when set. */
 function copyMessage(message: NewDelivery): NewDelivery {
   const { id, tenant, endpointId, eventType, payload, createdAt, traceparent } = message;
-  const copy: NewDelivery = traceparent === undefined ? { id, tenant, endpointId, eventType, payload, createdAt } : { id, tenant, endpointId, eventType, payload, createdAt, traceparent };
-  return message.test ? { ...copy, test: true } : copy;
+  const copy: { -readonly [K in keyof NewDelivery]: NewDelivery[K] } = { id, tenant, endpointId, eventType, payload, createdAt };
+  if (traceparent !== undefined) copy.traceparent = traceparent;
+  if (message.test) copy.test = true;
+  return copy;
 }
 
 /** The event type and creation time filters of a tenant listing. */
@@ -269,10 +272,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     assertOpen(this.#lifecycle);
     const record = this.#records.get(id);
     if (!record) return false;
-    if (record.status === 'pending') this.#removePending(record);
-    record.status = 'pending';
-    record.nextAttemptAt = now;
-    this.#addPending(record);
+    this.#dueAgain(record, now);
     return true;
   }
 
@@ -281,11 +281,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     let count = 0;
     for (const record of this.#records.values()) {
       if (record.message.endpointId !== endpointId || record.status !== 'failed' || record.message.createdAt < since) continue;
-      record.status = 'pending';
-      record.nextAttemptAt = now;
-      record.leaseOwner = undefined;
-      record.leaseExpiresAt = undefined;
-      this.#addPending(record);
+      this.#dueAgain(record, now);
       count++;
     }
     return count;
@@ -310,9 +306,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     assertOpen(this.#lifecycle);
     const record = this.#records.get(id);
     if (record?.status !== 'failed') return false;
-    record.status = 'pending';
-    record.nextAttemptAt = now;
-    this.#addPending(record);
+    this.#dueAgain(record, now);
     return true;
   }
 
@@ -328,6 +322,18 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     const doomed = old.slice(0, Math.max(0, options.limit));
     for (const record of doomed) this.#records.delete(record.message.id);
     return doomed.length;
+  }
+
+  /**
+   * Pending again, due `now`, at its new place in claim order. A lease it
+   * holds stays (only a pending delivery has one: a finished one's ended
+   * with its last attempt), as in the durable storages.
+   */
+  #dueAgain(record: DeliveryRecord, now: number): void {
+    if (record.status === 'pending') this.#removePending(record);
+    record.status = 'pending';
+    record.nextAttemptAt = now;
+    this.#addPending(record);
   }
 
   /** Inserts a pending record at its place in claim order (new deliveries usually go last). */

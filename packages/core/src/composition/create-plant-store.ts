@@ -37,6 +37,8 @@ import { TOKENS } from './tokens.js';
 // constructor injection read: composition here registers values and
 // factories under symbols, so the container and factory modules are loaded
 // directly, and no global polyfill is patched into the host's `Reflect`.
+// Those paths are tsyringe's internals, not its API: package.json pins one
+// exact version, so an upgrade is a deliberate change that checks them.
 const require = createRequire(import.meta.url);
 const { instance: rootContainer } = require('tsyringe/dist/cjs/dependency-container.js') as { instance: DependencyContainer };
 const { instanceCachingFactory } = require('tsyringe/dist/cjs/factories/index.js') as Pick<typeof Tsyringe, 'instanceCachingFactory'>;

@@ -31,6 +31,11 @@ const logger = (c: DependencyContainer) => c.resolve<Logger>(TOKENS.logger);
 const events = (c: DependencyContainer) => c.resolve<PlantEventBus>(TOKENS.events);
 const settings = (c: DependencyContainer) => c.resolve<StoreSettings>(TOKENS.settings);
 const dispatcher = (c: DependencyContainer) => c.resolve<WebhookDispatcher | undefined>(TOKENS.webhookDispatcher);
+/** Emits `webhook.pruned` with each pruned batch's count, whether the pruner or an operator pruned. */
+const prunedEvent = (c: DependencyContainer) => {
+  const bus = events(c);
+  return (count: number) => bus.emit('webhook.pruned', { count });
+};
 
 export function plantService(c: DependencyContainer): PlantService {
   const { subscriptions, batchSize } = settings(c);
@@ -60,23 +65,20 @@ export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | u
 export function webhookPruner(c: DependencyContainer): WebhookPruner | undefined {
   const { retentionMs, pruneIntervalMs } = settings(c);
   if (!dispatcher(c) || retentionMs === null) return undefined;
-  const bus = events(c);
-  const onPruned = (count: number) => bus.emit('webhook.pruned', { count });
-  return new WebhookPruner({ outbox: storage(c).outbox, clock: clock(c), logger: logger(c), retentionMs, intervalMs: pruneIntervalMs, onPruned });
+  return new WebhookPruner({ outbox: storage(c).outbox, clock: clock(c), logger: logger(c), retentionMs, intervalMs: pruneIntervalMs, onPruned: prunedEvent(c) });
 }
 
 /** The operator's tools across tenants; a re-queue wakes this store's dispatcher, if it has one. */
 export function webhookAdmin(c: DependencyContainer): WebhookAdmin {
   const { outbox, endpoints } = storage(c);
   const wake = dispatcher(c);
-  const bus = events(c);
   return new WebhookAdmin({
     outbox,
     endpoints,
     clock: clock(c),
     onRequeue: () => wake?.wake(),
     retentionMs: settings(c).retentionMs,
-    onPruned: (count) => bus.emit('webhook.pruned', { count }),
+    onPruned: prunedEvent(c),
   });
 }
 

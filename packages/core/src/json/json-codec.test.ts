@@ -74,6 +74,14 @@ describe('parseJson: duplicate keys', () => {
     expect(duplicateKey(`{"k1":0,${wide.join(',')}}`)?.key).toBe('k1');
   });
 
+  it('finds duplicates among more open objects\' keys than its scratch space first holds', () => {
+    const nested = (depth: number, innermost: string): string =>
+      depth === 0 ? innermost : `{"a":1,"b":2,"c":3,"d":4,"n":${nested(depth - 1, innermost)}}`;
+    expect(duplicateKey(nested(20, '{"x":1,"x":2}'))?.key).toBe('x');
+    expect(duplicateKey(nested(20, '{"x":1,"y":[1.5]}'))).toBeUndefined();
+    expect(duplicateKey(`[${nested(20, '{"x":1}')},{"a":1,"a":2}]`)?.key).toBe('a');
+  });
+
   it('quotes a long duplicated key shortened, escaped as JSON', () => {
     const key = `"${'x'.repeat(100)}`;
     const error = duplicateKey(`{${JSON.stringify(key)}:1,${JSON.stringify(key)}:2}`);

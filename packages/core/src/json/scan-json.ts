@@ -185,21 +185,13 @@ function addKey(text: string, start: number, end: number, escaped: boolean, dept
   const from = keysFrom[depth]!;
   let set = keySets.size === 0 ? undefined : keySets.get(depth);
   if (set === undefined && !escaped && spanTop - from < 2 * LINEAR_KEYS_MAX) {
-    const size = end - start;
-    for (let k = from; k < spanTop; k += 2) {
-      const other = spans[k]!;
-      if (spans[k + 1]! - other === size && sameText(text, other, start, size)) {
-        throw new JsonDuplicateKeyError(text.slice(start, end));
-      }
-    }
+    // Still compared in place: `addPlainKey` does that once `spans` has room.
     if (spanTop + 2 > spans.length) {
       const wider = new Int32Array(spans.length * 2);
       wider.set(spans);
       spans = wider;
     }
-    spans[spanTop] = start;
-    spans[spanTop + 1] = end;
-    return spanTop + 2;
+    return addPlainKey(text, start, end, depth, spanTop);
   }
   if (set === undefined) {
     // Keys compared in place so far had no escapes: their text is their value.

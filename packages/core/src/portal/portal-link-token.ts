@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Prefix of every portal link token: `psl_<linkId>_<secret>`. */
-export const PORTAL_LINK_TOKEN_PREFIX = 'psl_';
+const PORTAL_LINK_TOKEN_PREFIX = 'psl_';
 
 // Fixed lengths make the token parse without a separator that base64url
 // itself may contain (`_`): 12 random bytes of id, 32 of secret.

@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { EndpointEvent, PlantRepository } from '../ports/plant-repository.js';
 import type { PortalLinkRepository } from '../ports/portal-link-repository.js';
 import type { Storage } from '../ports/storage.js';
@@ -86,18 +86,24 @@ function tracedPlants(plants: PlantRepository, system: string | undefined): Plan
     ...tracedMembers(plants, plantReads, system, 'plants'),
     // Optional: present only when the storage has it (the service asks whether it exists).
     ...(plants.listJson ? tracedMembers(plants as Required<PlantRepository>, { listJson: true }, system, 'plants') : {}),
-    create: (tenant, plant, deliveries, event) =>
-      traced(ops.create, (span) => {
-        const traceparent = span && formatTraceparent(span.spanContext());
+    create: (tenant, plant, deliveries, event) => {
+      const parent = activeSpanContext();
+      if (parent === undefined) return plants.create(tenant, plant, deliveries, event);
+      return traced(ops.create, parent, (span) => {
+        const traceparent = formatTraceparent(span.spanContext());
         return traceparent === undefined
           ? plants.create(tenant, plant, deliveries, event)
           : plants.create(tenant, plant, stampDeliveries(deliveries, traceparent), stampEvent(event, traceparent));
-      }),
-    delete: (tenant, id, event) =>
-      traced(ops.delete, (span) => {
-        const traceparent = span && formatTraceparent(span.spanContext());
+      });
+    },
+    delete: (tenant, id, event) => {
+      const parent = activeSpanContext();
+      if (parent === undefined) return plants.delete(tenant, id, event);
+      return traced(ops.delete, parent, (span) => {
+        const traceparent = formatTraceparent(span.spanContext());
         return plants.delete(tenant, id, traceparent === undefined ? event : stampEvent(event, traceparent));
-      }),
+      });
+    },
   };
 }
 
@@ -124,20 +130,28 @@ function tracedMembers<T extends object, K extends keyof T>(target: T, members: 
   const wrapped: Partial<Record<K, unknown>> = {};
   for (const member of Object.keys(members) as K[]) {
     const op = operation(system, collection, String(member));
-    wrapped[member] = (...args: unknown[]) => traced(op, () => (target[member] as (...args: unknown[]) => Promise<unknown>).apply(target, args));
+    const call = (args: unknown[]) => (target[member] as (...args: unknown[]) => Promise<unknown>).apply(target, args);
+    wrapped[member] = (...args: unknown[]) => {
+      // Checked here, before any closure is made: without an active span (always, without an SDK) a call costs one context lookup.
+      const parent = activeSpanContext();
+      return parent === undefined ? call(args) : traced(op, parent, () => call(args));
+    };
   }
   return wrapped as Pick<T, K>;
 }
 
-/**
- * Runs `call` in a span of its own when a span is active, handing it the
- * span (whose `traceparent` is stamped on deliveries also when the sampler
- * dropped it: the decision travels with it); without an active span, runs it
- * untouched.
- */
-function traced<T>(op: Operation, call: (span: Span | undefined) => Promise<T>): Promise<T> {
+/** The active context when it holds a span (a call is traced only then), else `undefined`. */
+function activeSpanContext(): Context | undefined {
   const parent = context.active();
-  if (trace.getSpan(parent) === undefined) return call(undefined);
+  return trace.getSpan(parent) === undefined ? undefined : parent;
+}
+
+/**
+ * Runs `call` in a span of its own, a child of `parent`'s, handing it the
+ * span (whose `traceparent` is stamped on deliveries also when the sampler
+ * dropped it: the decision travels with it).
+ */
+function traced<T>(op: Operation, parent: Context, call: (span: Span) => Promise<T>): Promise<T> {
   const span = tracer.startSpan(op.name, { kind: SpanKind.CLIENT, attributes: op.attributes }, parent);
   return context.with(trace.setSpan(parent, span), call, undefined, span).then(
     (value) => {

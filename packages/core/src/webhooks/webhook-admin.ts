@@ -92,7 +92,7 @@ export class WebhookAdmin {
   /**
    * Deletes delivered and failed deliveries (never pending ones), with their
    * attempts, that finished more than `olderThan` ms ago (by default the
-   * store's retention), in batches of at most 1,000; resolves with how many.
+   * store's retention), in batches of `PRUNE_BATCH_SIZE` (200); resolves with how many.
    * `ValidationError` when `olderThan` is not a duration, or is missing while
    * the store keeps deliveries forever.
    */

@@ -122,8 +122,7 @@ export class WebhookDispatcher {
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     this.#slots = new AttemptSlots(concurrency, options.perEndpointConcurrency ?? 16);
     // Rate limits hold across every process on the storage when it keeps a shared budget.
-    const { outbox } = options;
-    this.#throttle = new EndpointThrottle(outbox.takeRateBudget && ((endpointId, rateLimit, now) => outbox.takeRateBudget!(endpointId, rateLimit, now)));
+    this.#throttle = new EndpointThrottle(options.outbox.takeRateBudget?.bind(options.outbox));
     this.#claimer = new DeliveryClaimer({
       outbox: options.outbox,
       clock: options.clock,

@@ -50,6 +50,22 @@ describe('pruneInBatches', () => {
     expect(pruned).toBe(200);
     expect(calls).toEqual([{ olderThan: 1, limit: 200 }]);
   });
+
+  it('yields to the event loop between batches: work queued during one batch runs before the next', async () => {
+    const order: string[] = [];
+    let old = 500;
+    const outbox = {
+      async prune(options: PruneDeliveriesOptions) {
+        order.push('batch');
+        if (order.length === 1) setImmediate(() => order.push('request'));
+        const count = Math.min(options.limit, old);
+        old -= count;
+        return count;
+      },
+    } as unknown as WebhookOutbox;
+    expect(await pruneInBatches(outbox, 1)).toBe(500);
+    expect(order).toEqual(['batch', 'request', 'batch', 'batch']);
+  });
 });
 
 describe('WebhookPruner', () => {

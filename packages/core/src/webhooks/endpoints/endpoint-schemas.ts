@@ -88,20 +88,20 @@ export const RotateSecretSchema = jsonObject({ secret: v.exactOptional(webhookSe
 
 // RFC 3339 date-time (section 5.6), with a time zone.
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-const SINCE_MESSAGE = 'since must be an RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z';
+
+/** An RFC 3339 time as epoch ms, the message naming `field`. */
+const timeSchema = (field: string) => {
+  const message = `${field} must be an RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z`;
+  return v.pipe(
+    v.string(message),
+    v.regex(RFC3339, message),
+    v.transform((text) => Date.parse(text)),
+    v.check((ms) => Number.isFinite(ms), message),
+  );
+};
 
 /** Body of a recover: `{since}` (RFC 3339), output as epoch ms. */
-export const RecoverSchema = jsonObject(
-  {
-    since: v.pipe(
-      v.string(SINCE_MESSAGE),
-      v.regex(RFC3339, SINCE_MESSAGE),
-      v.transform((text) => Date.parse(text)),
-      v.check((ms) => Number.isFinite(ms), SINCE_MESSAGE),
-    ),
-  },
-  'a recover must be a JSON object {since}',
-);
+export const RecoverSchema = jsonObject({ since: timeSchema('since') }, 'a recover must be a JSON object {since}');
 
 const LIMIT_MESSAGE = `limit must be an integer between 1 and ${WEBHOOK_LIST_LIMIT_MAX}`;
 const limitSchema = v.pipe(
@@ -120,17 +120,6 @@ export const ListEndpointsOptionsSchema = v.strictObject(
   { limit: v.exactOptional(limitSchema), after: v.exactOptional(idSchema('after', ENDPOINT_ID_PREFIX)) },
   objectMessage('list options must be an object {limit?, after?}'),
 );
-
-/** An RFC 3339 time as epoch ms, the message naming `field`. */
-const timeSchema = (field: string) => {
-  const message = `${field} must be an RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z`;
-  return v.pipe(
-    v.string(message),
-    v.regex(RFC3339, message),
-    v.transform((text) => Date.parse(text)),
-    v.check((ms) => Number.isFinite(ms), message),
-  );
-};
 
 /**
  * Query of a delivery listing: `{endpoint?, status?, eventType?, since?, until?, limit?, after?}` (`after` a message

@@ -32,8 +32,7 @@ export class TenantWebhookDeliveries {
   async list(principal: Principal, query: unknown = {}): Promise<DeliveryPage> {
     requireScope(principal, 'webhooks:read');
     const { endpoint, status, eventType, since, until, limit = DEFAULT_PAGE, after } = validate(ListDeliveriesOptionsSchema, query);
-    const filters = { ...(eventType !== undefined ? { eventType } : {}), ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}) };
-    const rows = await this.#options.outbox.listForTenant({ tenant: principal.tenant, endpointId: endpoint, status, ...filters, after, limit: limit + 1 });
+    const rows = await this.#options.outbox.listForTenant({ tenant: principal.tenant, endpointId: endpoint, status, eventType, since, until, after, limit: limit + 1 });
     if (!rows) throw ValidationError.of('after', 'after must be the id of a delivery from a previous page');
     if (rows.length <= limit) return { deliveries: rows };
     rows.length = limit;
