@@ -71,8 +71,8 @@ const change = (value: unknown): [number, unknown] => (value === undefined ? [0,
 
 /**
  * Tenants' webhook endpoints in SQLite. Statements are prepared once; the
- * ones that also end pending deliveries run in one IMMEDIATE transaction
- * with those deliveries' statements.
+ * ones that also end pending deliveries run in the write's one IMMEDIATE
+ * transaction with those deliveries' statements.
  */
 export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   readonly #statements: EndpointStatements;
@@ -89,30 +89,31 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
       s.failPendingAttempts.run(Math.round(at), error, endpointId);
       s.failPendingDeliveries.run(Math.round(at), endpointId);
     };
-    this.#update = db
-      .transaction((tenant: string | undefined, id: string, changes: WebhookEndpointChanges) => {
-        const row = s.select.get(id);
-        if (!row || (tenant !== undefined && row.tenant !== tenant)) return undefined;
-        s.update.run(...updateParameters(changes), id);
-        const updated = toEndpoint(s.select.get(id)!);
-        if (updated.status === 'disabled') failPending(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
-        return updated;
-      })
-      .immediate;
+    // These run inside the guarded write's IMMEDIATE transaction (see
+    // withSqliteWrite), which is their transaction: a transaction of their own
+    // would only nest as a savepoint, two more statements per write.
+    this.#update = (tenant, id, changes) => {
+      const row = s.select.get(id);
+      if (!row || (tenant !== undefined && row.tenant !== tenant)) return undefined;
+      s.update.run(...updateParameters(changes), id);
+      const updated = toEndpoint(s.select.get(id)!);
+      if (updated.status === 'disabled') failPending(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
+      return updated;
+    };
     // IMMEDIATE takes the write lock before counting, so two creates (also
     // from two processes on the file) cannot both see room for one more.
-    this.#create = db.transaction((endpoint: NewWebhookEndpoint, maxPerTenant: number) => {
+    this.#create = (endpoint, maxPerTenant) => {
       const { id, tenant, url, eventTypes, description, rateLimit, secret, createdAt } = endpoint;
       if (Number(s.countOfTenant.get(tenant)) >= maxPerTenant) return undefined;
       const at = Math.round(createdAt);
       s.insert.run(id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, secret, at, at);
       return toEndpoint(s.select.get(id)!);
-    }).immediate;
-    this.#delete = db.transaction((tenant: string, id: string, at: number) => {
+    };
+    this.#delete = (tenant, id, at) => {
       if (s.delete.run(id, tenant).changes === 0) return false;
       failPending(id, at, ENDPOINT_DELETED_ERROR);
       return true;
-    }).immediate;
+    };
   }
 
   async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
