@@ -32,15 +32,16 @@ import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-
 /** The endpoint statements, prepared once per storage. */
 interface EndpointStatements {
   readonly insert: Statement<
-    [id: string, tenant: string, url: string, eventTypes: string, description: string | null, rateLimit: number | null, secret: string, createdAt: number, updatedAt: number]
+    [id: string, tenant: string, url: string, eventTypes: string, description: string | null, rateLimit: number | null, secret: string, createdAt: number, updatedAt: number],
+    EndpointRow
   >;
   readonly select: Statement<[id: string], EndpointRow>;
   /** The count alone (plucked). */
   readonly countOfTenant: Statement<[tenant: string], bigint>;
   readonly listOfTenant: Statement<[tenant: string, after: string, limit: number], EndpointRow>;
   readonly listAll: Statement<[after: string, limit: number], EndpointRow>;
-  /** Parameters from `updateParameters`, then the id. */
-  readonly update: Statement<unknown[]>;
+  /** Parameters from `updateParameters`, then the id and the tenant (twice; NULL: any). */
+  readonly update: Statement<unknown[], EndpointRow>;
   readonly delete: Statement<[id: string, tenant: string]>;
   readonly rotate: Statement<[secret: string, previousExpiresAt: number, at: number, id: string, tenant: string]>;
   readonly noteSuccess: Statement<[id: string], EndpointHealthRow>;
@@ -51,12 +52,12 @@ interface EndpointStatements {
 
 function prepareStatements(db: BetterSqlite3): EndpointStatements {
   return {
-    insert: db.prepare(INSERT_ENDPOINT),
+    insert: db.prepare<[string, string, string, string, string | null, number | null, string, number, number], EndpointRow>(INSERT_ENDPOINT),
     select: db.prepare<[string], EndpointRow>(SELECT_ENDPOINT),
     countOfTenant: db.prepare<[string], bigint>(COUNT_TENANT_ENDPOINTS).pluck(true),
     listOfTenant: db.prepare<[string, string, number], EndpointRow>(LIST_TENANT_ENDPOINTS),
     listAll: db.prepare<[string, number], EndpointRow>(LIST_ENDPOINTS),
-    update: db.prepare(UPDATE_ENDPOINT),
+    update: db.prepare<unknown[], EndpointRow>(UPDATE_ENDPOINT),
     delete: db.prepare(DELETE_ENDPOINT),
     rotate: db.prepare(ROTATE_SECRET),
     noteSuccess: db.prepare<[string], EndpointHealthRow>(NOTE_SUCCESS),
@@ -93,10 +94,9 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     // withSqliteWrite), which is their transaction: a transaction of their own
     // would only nest as a savepoint, two more statements per write.
     this.#update = (tenant, id, changes) => {
-      const row = s.select.get(id);
-      if (!row || (tenant !== undefined && row.tenant !== tenant)) return undefined;
-      s.update.run(...updateParameters(changes), id);
-      const updated = toEndpoint(s.select.get(id)!);
+      const row = s.update.get(...updateParameters(changes), id, tenant ?? null, tenant ?? null);
+      if (!row) return undefined;
+      const updated = toEndpoint(row);
       if (updated.status === 'disabled') failPending(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
       return updated;
     };
@@ -106,8 +106,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
       const { id, tenant, url, eventTypes, description, rateLimit, secret, createdAt } = endpoint;
       if (Number(s.countOfTenant.get(tenant)) >= maxPerTenant) return undefined;
       const at = Math.round(createdAt);
-      s.insert.run(id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, secret, at, at);
-      return toEndpoint(s.select.get(id)!);
+      return toEndpoint(s.insert.get(id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, secret, at, at)!);
     };
     this.#delete = (tenant, id, at) => {
       if (s.delete.run(id, tenant).changes === 0) return false;
