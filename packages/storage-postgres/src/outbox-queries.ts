@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { ENDPOINT_ID_PREFIX } from '@plant-store/core/adapter';
+import { advisoryLockKey } from './advisory-lock-key.js';
 import type { Tables } from './tables.js';
 
 /*
@@ -140,7 +140,7 @@ export const requeueFailedSinceSql = (t: Tables) => `
   WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2`;
 
 /** The advisory lock key that lets one session at a time prune this schema's outbox (as text: a bigint parameter). */
-export const pruneLockKey = (t: Tables) => createHash('sha256').update(`plant-store prune of ${t.deliveries}`).digest().readBigInt64BE(0).toString();
+export const pruneLockKey = (t: Tables) => advisoryLockKey(`plant-store prune of ${t.deliveries}`).toString();
 
 /**
  * Parameters: cutoff (epoch ms), limit, lock key. Deletes up to `limit`

@@ -73,7 +73,7 @@ function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number,
   return {
     plants: new PostgresPlantRepository(runner, tables, schema),
     outbox: new PostgresWebhookOutbox({ runner, dispatch }, tables, listener),
-    endpoints: new PostgresWebhookEndpoints(runner, tables, schema),
+    endpoints: new PostgresWebhookEndpoints(runner, tables),
     portalLinks: new PostgresPortalLinks(runner, tables),
     dbSystem: 'postgresql',
     async ping() {

@@ -11,7 +11,6 @@ import {
   type WebhookEndpointChanges,
   type WebhookEndpointRepository,
 } from '@plant-store/core/adapter';
-import { createHash } from 'node:crypto';
 import {
   deleteEndpointSql,
   insertEndpointSql,
@@ -22,6 +21,7 @@ import {
   selectEndpointSql,
   updateEndpointSql,
 } from './endpoint-queries.js';
+import { advisoryLockKey } from './advisory-lock-key.js';
 import type { QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';
 
@@ -67,10 +67,8 @@ function toSecrets(row: EndpointRow): EndpointSecrets {
   return { current: row.secret, previous: row.previous_secret, previousExpiresAt: Number(row.previous_secret_expires_at) };
 }
 
-/** A 64-bit advisory lock key per tenant and schema, for taking turns at creating the tenant's endpoints. */
-function tenantLockKey(schema: string, tenant: string): bigint {
-  return createHash('sha256').update(`plant-store endpoints of tenant ${JSON.stringify(tenant)} in schema ${schema}`).digest().readBigInt64BE(0);
-}
+/** The advisory lock key of a tenant's endpoints in `endpoints` (a schema's table), for taking turns at creating them. */
+const tenantLockKey = (endpoints: string, tenant: string) => advisoryLockKey(`plant-store endpoints of tenant ${JSON.stringify(tenant)} in ${endpoints}`);
 
 /** `undefined` → keep the column; `null` → clear it; a value → set it: a flag and a value per column. */
 const change = (value: unknown): [boolean, unknown] => (value === undefined ? [false, null] : [true, value]);
@@ -80,12 +78,12 @@ type Statement = 'insert' | 'select' | 'list' | 'update' | 'delete' | 'rotate' |
 /** Tenants' webhook endpoints in PostgreSQL; every member is one statement. */
 export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   readonly #runner: QueryRunner;
-  readonly #schema: string;
+  readonly #endpoints: string;
   readonly #sql: { readonly [K in Statement]: string };
 
-  constructor(runner: QueryRunner, tables: Tables, schema: string) {
+  constructor(runner: QueryRunner, tables: Tables) {
     this.#runner = runner;
-    this.#schema = schema;
+    this.#endpoints = tables.endpoints;
     this.#sql = {
       insert: insertEndpointSql(tables),
       select: selectEndpointSql(tables),
@@ -103,7 +101,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
     // Creates of one tenant take turns (on every instance): a statement's
     // snapshot predates any lock it waits for, so the count runs after it.
     const [row] = await this.#runner.transaction('create the endpoint', async (rows) => {
-      await rows(lockTenantEndpointsSql, [tenantLockKey(this.#schema, tenant)]);
+      await rows(lockTenantEndpointsSql, [tenantLockKey(this.#endpoints, tenant)]);
       return rows<EndpointRow>(this.#sql.insert, parameters);
     });
     return row && toEndpoint(row);

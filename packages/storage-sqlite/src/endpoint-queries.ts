@@ -3,10 +3,11 @@
 const COLUMNS = `id, tenant, url, event_types, description, rate_limit, status, disabled_reason, secret, previous_secret,
   previous_secret_expires_at, failing_since, exhausted_at, created_at, updated_at`;
 
-/** Parameters: id, tenant, url, event types (JSON), description, rate limit, secret, created at, updated at. */
+/** Parameters: id, tenant, url, event types (JSON), description, rate limit, secret, created at, updated at. Returns the row. */
 export const INSERT_ENDPOINT = `
   INSERT INTO webhook_endpoints (id, tenant, url, event_types, description, rate_limit, status, secret, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, 'enabled', ?, ?, ?)`;
+  VALUES (?, ?, ?, ?, ?, ?, 'enabled', ?, ?, ?)
+  RETURNING ${COLUMNS}`;
 
 /** Parameters: id. */
 export const SELECT_ENDPOINT = `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = ?`;
@@ -26,12 +27,15 @@ const UPDATABLE = ['url', 'event_types', 'description', 'rate_limit', 'status', 
 /**
  * Parameters: a keep/set flag (0 keeps the column) and a value per updatable
  * column (url, event types, description, rate limit, status, disabled
- * reason), then updated at, id. Enabling clears the reason whatever the update says.
+ * reason), then updated at, id, tenant (twice; NULL: any tenant's). Returns
+ * the updated row, none when there is no such endpoint (of that tenant).
+ * Enabling clears the reason whatever the update says.
  */
 export const UPDATE_ENDPOINT = `
   UPDATE webhook_endpoints SET ${UPDATABLE.map((column) => `${column} = CASE WHEN ? THEN ? ELSE ${column} END`).join(', ')},
     updated_at = ?
-  WHERE id = ?`;
+  WHERE id = ? AND (? IS NULL OR tenant = ?)
+  RETURNING ${COLUMNS}`;
 
 /** Parameters: id, tenant. */
 export const DELETE_ENDPOINT = 'DELETE FROM webhook_endpoints WHERE id = ? AND tenant = ?';

@@ -213,10 +213,12 @@ const ENDPOINT_ATTEMPTS = `
 /**
  * Named parameters: endpoint, earliest (see above), and `w0`, `w1`, … the
  * window starts. A raw row: succeeded and failed counts per window, then the
- * last attempt's time and status.
+ * last attempt's time and status, all in one pass over the attempts: with a
+ * single max() in the query, SQLite takes the bare `status_code` from the
+ * row that has the max.
  */
 export const endpointStatsSql = (windows: number) => `
   WITH attempts AS (${ENDPOINT_ATTEMPTS})
   SELECT ${Array.from({ length: windows }, (_, index) => `sum(CASE WHEN at >= @w${index} THEN ok ELSE 0 END), sum(CASE WHEN at >= @w${index} THEN 1 - ok ELSE 0 END)`).join(', ')},
-    (SELECT at FROM attempts ORDER BY at DESC LIMIT 1), (SELECT status_code FROM attempts ORDER BY at DESC LIMIT 1)
+    max(at), status_code
   FROM attempts`;

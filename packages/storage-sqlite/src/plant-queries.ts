@@ -14,7 +14,7 @@ export const DELETE_PLANT = 'DELETE FROM plants WHERE tenant = ? AND id = ?';
 
 /**
  * One delivery of an endpoint event per enabled endpoint of the tenant subscribed to it, in endpoint id order.
- * Named parameters: tenant, eventType, payload, traceparent, at (created-at and first due time). Ids are `msg_` and the 32 hex
+ * Positional parameters, see {@link FanOutParameters} (positional binding costs less than named: no object per write). Ids are `msg_` and the 32 hex
  * digits of a random version 4 UUID, as core's `newMessageId` makes them: SQLite's randomblob with the version and variant bits set. The endpoints and their
  * random bytes are materialized first, so each row's bytes are drawn once however often the id reads them.
  * The plant write runs it inside its transaction: one statement queues the deliveries to every endpoint.
@@ -22,23 +22,27 @@ export const DELETE_PLANT = 'DELETE FROM plants WHERE tenant = ? AND id = ?';
 export const FAN_OUT = `
   WITH targets AS MATERIALIZED (
     SELECT id, lower(hex(randomblob(16))) AS r FROM webhook_endpoints
-    WHERE tenant = @tenant AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = @eventType)
+    WHERE tenant = ? AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?)
   )
   INSERT INTO webhook_deliveries
     (id, tenant, endpoint_id, event_type, payload, traceparent, status, attempt_count, next_attempt_at, created_at, updated_at)
   SELECT 'msg_' || substr(r, 1, 12) || '4' || substr(r, 14, 3)
       || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
-    @tenant, id, @eventType, @payload, @traceparent, 'pending', 0, @at, @at, @at
+    ?, id, ?, ?, ?, 'pending', 0, ?, ?, ?
   FROM targets ORDER BY id`;
 
-/** The named parameters of {@link FAN_OUT}. */
-export interface FanOutParameters {
-  readonly tenant: string;
-  readonly eventType: string;
-  readonly payload: string;
-  readonly traceparent: string | null;
-  readonly at: number;
-}
+/** The parameters of {@link FAN_OUT}, in order: tenant and event type (twice: the endpoints, then the rows), payload, traceparent, at (first due time, created at, updated at). */
+export type FanOutParameters = [
+  tenant: string,
+  eventType: string,
+  tenant: string,
+  eventType: string,
+  payload: string,
+  traceparent: string | null,
+  dueAt: number,
+  createdAt: number,
+  updatedAt: number,
+];
 
 /*
  * SQL of the plant listings, by number of tag filters and whether the id

@@ -34,7 +34,7 @@ interface PlantStatements {
   /** Raw rows. */
   readonly select: Statement<[tenant: string, id: bigint], PlantRow>;
   readonly delete: Statement<[tenant: string, id: bigint]>;
-  readonly fanOut: Statement<[FanOutParameters]>;
+  readonly fanOut: Statement<FanOutParameters>;
   /** By shape (`shapeKey`), prepared on first use: raw rows; parameters from `queryParameters`. */
   readonly lists: ShapedStatements<Statement<unknown[], PlantRow>>;
   /** By shape (`shapeKey`), prepared on first use: one raw row [JSON array, last id, count]; parameters from `queryParameters`. */
@@ -87,8 +87,9 @@ export class SqlitePlantRepository implements PlantRepository {
     // One statement queues the deliveries of all of them (see FAN_OUT).
     const queueEvent = (tenant: string, event: EndpointEvent | undefined) => {
       if (!event) return;
+      const { eventType, payload, traceparent = null } = event;
       const at = Math.round(event.createdAt);
-      s.fanOut.run({ tenant, eventType: event.eventType, payload: event.payload, at, traceparent: event.traceparent ?? null });
+      s.fanOut.run(tenant, eventType, tenant, eventType, payload, traceparent, at, at, at);
     };
     const create = db.transaction((tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): CreatePlantResult => {
       const stored: Plant = plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };

@@ -32,15 +32,16 @@ import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-
 /** The endpoint statements, prepared once per storage. */
 interface EndpointStatements {
   readonly insert: Statement<
-    [id: string, tenant: string, url: string, eventTypes: string, description: string | null, rateLimit: number | null, secret: string, createdAt: number, updatedAt: number]
+    [id: string, tenant: string, url: string, eventTypes: string, description: string | null, rateLimit: number | null, secret: string, createdAt: number, updatedAt: number],
+    EndpointRow
   >;
   readonly select: Statement<[id: string], EndpointRow>;
   /** The count alone (plucked). */
   readonly countOfTenant: Statement<[tenant: string], bigint>;
   readonly listOfTenant: Statement<[tenant: string, after: string, limit: number], EndpointRow>;
   readonly listAll: Statement<[after: string, limit: number], EndpointRow>;
-  /** Parameters from `updateParameters`, then the id. */
-  readonly update: Statement<unknown[]>;
+  /** Parameters from `updateParameters`, then the id and the tenant (twice; NULL: any). */
+  readonly update: Statement<unknown[], EndpointRow>;
   readonly delete: Statement<[id: string, tenant: string]>;
   readonly rotate: Statement<[secret: string, previousExpiresAt: number, at: number, id: string, tenant: string]>;
   readonly noteSuccess: Statement<[id: string], EndpointHealthRow>;
@@ -51,12 +52,12 @@ interface EndpointStatements {
 
 function prepareStatements(db: BetterSqlite3): EndpointStatements {
   return {
-    insert: db.prepare(INSERT_ENDPOINT),
+    insert: db.prepare<[string, string, string, string, string | null, number | null, string, number, number], EndpointRow>(INSERT_ENDPOINT),
     select: db.prepare<[string], EndpointRow>(SELECT_ENDPOINT),
     countOfTenant: db.prepare<[string], bigint>(COUNT_TENANT_ENDPOINTS).pluck(true),
     listOfTenant: db.prepare<[string, string, number], EndpointRow>(LIST_TENANT_ENDPOINTS),
     listAll: db.prepare<[string, number], EndpointRow>(LIST_ENDPOINTS),
-    update: db.prepare(UPDATE_ENDPOINT),
+    update: db.prepare<unknown[], EndpointRow>(UPDATE_ENDPOINT),
     delete: db.prepare(DELETE_ENDPOINT),
     rotate: db.prepare(ROTATE_SECRET),
     noteSuccess: db.prepare<[string], EndpointHealthRow>(NOTE_SUCCESS),
@@ -71,8 +72,8 @@ const change = (value: unknown): [number, unknown] => (value === undefined ? [0,
 
 /**
  * Tenants' webhook endpoints in SQLite. Statements are prepared once; the
- * ones that also end pending deliveries run in one IMMEDIATE transaction
- * with those deliveries' statements.
+ * ones that also end pending deliveries run in the write's one IMMEDIATE
+ * transaction with those deliveries' statements.
  */
 export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   readonly #statements: EndpointStatements;
@@ -89,30 +90,29 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
       s.failPendingAttempts.run(Math.round(at), error, endpointId);
       s.failPendingDeliveries.run(Math.round(at), endpointId);
     };
-    this.#update = db
-      .transaction((tenant: string | undefined, id: string, changes: WebhookEndpointChanges) => {
-        const row = s.select.get(id);
-        if (!row || (tenant !== undefined && row.tenant !== tenant)) return undefined;
-        s.update.run(...updateParameters(changes), id);
-        const updated = toEndpoint(s.select.get(id)!);
-        if (updated.status === 'disabled') failPending(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
-        return updated;
-      })
-      .immediate;
+    // These run inside the guarded write's IMMEDIATE transaction (see
+    // withSqliteWrite), which is their transaction: a transaction of their own
+    // would only nest as a savepoint, two more statements per write.
+    this.#update = (tenant, id, changes) => {
+      const row = s.update.get(...updateParameters(changes), id, tenant ?? null, tenant ?? null);
+      if (!row) return undefined;
+      const updated = toEndpoint(row);
+      if (updated.status === 'disabled') failPending(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
+      return updated;
+    };
     // IMMEDIATE takes the write lock before counting, so two creates (also
     // from two processes on the file) cannot both see room for one more.
-    this.#create = db.transaction((endpoint: NewWebhookEndpoint, maxPerTenant: number) => {
+    this.#create = (endpoint, maxPerTenant) => {
       const { id, tenant, url, eventTypes, description, rateLimit, secret, createdAt } = endpoint;
       if (Number(s.countOfTenant.get(tenant)) >= maxPerTenant) return undefined;
       const at = Math.round(createdAt);
-      s.insert.run(id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, secret, at, at);
-      return toEndpoint(s.select.get(id)!);
-    }).immediate;
-    this.#delete = db.transaction((tenant: string, id: string, at: number) => {
+      return toEndpoint(s.insert.get(id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, secret, at, at)!);
+    };
+    this.#delete = (tenant, id, at) => {
       if (s.delete.run(id, tenant).changes === 0) return false;
       failPending(id, at, ENDPOINT_DELETED_ERROR);
       return true;
-    }).immediate;
+    };
   }
 
   async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {

@@ -135,10 +135,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   constructor(db: BetterSqlite3, file: GuardedWrites) {
     this.#db = db;
     this.#file = file;
-    this.#snapshot = (read) => db.transaction(read)();
+    // One transaction function for every read (db.transaction builds a new wrapper each time it is called).
+    const inOneTransaction = db.transaction((read: () => unknown) => read());
+    this.#snapshot = <T>(read: () => T) => inOneTransaction(read) as T;
     this.#statements = prepareStatements(db);
-    this.#recordAttempt = recordAttemptTransaction(db, this.#statements);
-    this.#prune = pruneTransaction(db, this.#statements);
+    this.#recordAttempt = recordAttemptStatements(this.#statements);
+    this.#prune = pruneStatements(this.#statements);
   }
 
   /** Queues deliveries, each due at its `createdAt`. Runs inside the caller's transaction (the plant's create). */
@@ -259,9 +261,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return withSqliteWrite(this.#file, 'prune finished deliveries', () => {
       if (options.limit < 1) return 0;
       const pruned = this.#prune(Math.ceil(options.olderThan), Math.trunc(options.limit));
-      // Outside the delete's transaction, so the delete commits first: hands
-      // the pages it freed back to the file system (incremental auto-vacuum),
-      // so the file shrinks back instead of keeping its largest size.
+      // In the same transaction, after the delete: hands the pages it freed
+      // back to the file system (incremental auto-vacuum), so the file
+      // shrinks back instead of keeping its largest size.
       // exec, not a prepared statement: run() takes a single step of this pragma, which frees a single page.
       if (pruned > 0) this.#db.exec(INCREMENTAL_VACUUM);
       return pruned;
@@ -279,9 +281,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 }
 
-/** `recordAttempt` as one IMMEDIATE transaction: the outcome under the lease, then the attempt row. */
-function recordAttemptTransaction(db: BetterSqlite3, s: OutboxStatements): RecordAttempt {
-  const record = db.transaction((id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome) => {
+/**
+ * `recordAttempt`: the outcome under the lease, then the attempt row. Runs
+ * inside the guarded write's IMMEDIATE transaction (see withSqliteWrite); a
+ * transaction of its own would only nest as a savepoint, two more statements
+ * per attempt.
+ */
+function recordAttemptStatements(s: OutboxStatements): RecordAttempt {
+  return (id, owner, attempt, outcome) => {
     const at = wholeMs(attempt.at);
     const durationMs = wholeMs(attempt.durationMs);
     const interrupted = outcome.status === 'interrupted';
@@ -291,16 +298,14 @@ function recordAttemptTransaction(db: BetterSqlite3, s: OutboxStatements): Recor
     if (changes === 0) return false;
     s.insertAttempt.run(id, id, at, durationMs, attempt.statusCode ?? null, attempt.error ?? null, interrupted ? 1 : 0, attempt.response ?? null);
     return true;
-  });
-  return record.immediate;
+  };
 }
 
-/** `prune` as one IMMEDIATE transaction: pick the batch, delete it (the foreign key deletes the attempts with it). */
-function pruneTransaction(db: BetterSqlite3, s: OutboxStatements): (olderThan: number, limit: number) => number {
-  const prune = db.transaction((olderThan: number, limit: number) => {
+/** `prune`'s batch: pick it, delete it (the foreign key deletes the attempts with it). Runs inside the guarded write's transaction, like `recordAttemptStatements`. */
+function pruneStatements(s: OutboxStatements): (olderThan: number, limit: number) => number {
+  return (olderThan, limit) => {
     const ids = s.prunable.all(olderThan, limit);
     if (ids.length === 0) return 0;
     return s.deleteDeliveries.run(JSON.stringify(ids)).changes;
-  });
-  return prune.immediate;
+  };
 }

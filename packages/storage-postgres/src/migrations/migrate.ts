@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { advisoryLockKey } from '../advisory-lock-key.js';
 import { Kysely, Migrator, PostgresDialect, sql, type DatabaseIntrospector, type Migration, type TableMetadata } from 'kysely';
 import pg from 'pg';
 
@@ -45,7 +45,7 @@ export async function migrate(
 
 /** A 64-bit advisory lock key of its own per schema, so different schemas migrate independently. */
 function migrationLockKey(schema: string): bigint {
-  return createHash('sha256').update(`plant-store migrations of schema ${schema}`).digest().readBigInt64BE(0);
+  return advisoryLockKey(`plant-store migrations of schema ${schema}`);
 }
 
 /**

@@ -1,0 +1,86 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { databaseFileGuard } from './database-file-guard.js';
+import { migrate } from './migrations/migrate.js';
+import { MIGRATIONS } from './migrations/migrations.js';
+import { guardedWrites } from './sqlite-error.js';
+import { SqlitePlantRepository } from './sqlite-plant-repository.js';
+import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
+import { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
+
+/*
+ * Which statements the writes send to SQLite, read from the driver's
+ * statement log: the repositories assembled as the storage assembles them,
+ * on a connection that records every statement it runs.
+ */
+
+const T0 = 1_700_000_000_000;
+const TENANT = 'acme';
+
+const connections: BetterSqlite3.Database[] = [];
+afterEach(() => {
+  for (const db of connections.splice(0)) db.close();
+});
+
+async function assembled() {
+  const log: string[] = [];
+  const db = new BetterSqlite3(':memory:', { verbose: (statement) => log.push(String(statement)) });
+  connections.push(db);
+  db.defaultSafeIntegers(true);
+  db.pragma('foreign_keys = ON');
+  await migrate(db, MIGRATIONS);
+  const writes = guardedWrites(db, databaseFileGuard(':memory:'));
+  const outbox = new SqliteWebhookOutbox(db, writes);
+  const endpoints = new SqliteWebhookEndpoints(db, writes);
+  const plants = new SqlitePlantRepository(db, outbox, writes);
+  /** The statements `run` sends. */
+  const statementsOf = async (run: () => Promise<unknown>) => {
+    log.length = 0;
+    await run();
+    return [...log];
+  };
+  return { outbox, endpoints, plants, statementsOf };
+}
+
+const endpoint = (id: string) => ({
+  id,
+  tenant: TENANT,
+  url: `https://${id}.example/hook`,
+  eventTypes: ['plant.created' as const],
+  secret: 'whsec_c2VjcmV0',
+  createdAt: T0,
+});
+
+describe('sqlite write statements', () => {
+  it('a plant write queues the deliveries of every subscribed endpoint with one statement, not one per endpoint', async () => {
+    const { outbox, endpoints, plants, statementsOf } = await assembled();
+    for (const id of ['ep_a', 'ep_b', 'ep_c']) await endpoints.create(endpoint(id), 50);
+    const event = { eventType: 'plant.created' as const, payload: '{"id":"1","name":"fern"}', createdAt: T0 };
+    const statements = await statementsOf(() => plants.create(TENANT, { id: 1n, name: 'fern' }, [], event));
+    expect(statements.filter((sql) => /INSERT INTO webhook_deliveries/.test(sql))).toHaveLength(1);
+    expect((await outbox.list()).map((delivery) => delivery.endpointId).sort()).toEqual(['ep_a', 'ep_b', 'ep_c']);
+  });
+
+  it('runs each write in one transaction, never a transaction nested inside it (a savepoint)', async () => {
+    const { outbox, endpoints, plants, statementsOf } = await assembled();
+    const event = { eventType: 'plant.created' as const, payload: '{"id":"1","name":"fern"}', createdAt: T0 };
+    const writes: (() => Promise<unknown>)[] = [
+      () => endpoints.create(endpoint('ep_a'), 50),
+      () => endpoints.update(TENANT, 'ep_a', { description: 'd', updatedAt: T0 }),
+      () => plants.create(TENANT, { id: 1n, name: 'fern' }, [], event),
+      async () => {
+        const [claimed] = await outbox.claimDue({ owner: 'o', now: T0, leaseMs: 1000, limit: 1 });
+        await outbox.recordAttempt(claimed!.id, 'o', { at: T0, durationMs: 3, statusCode: 200 }, { status: 'delivered' });
+      },
+      () => outbox.prune({ olderThan: T0 + 10, limit: 10 }),
+      () => endpoints.setStatus('ep_a', 'disabled', 'by the operator', T0),
+      () => endpoints.delete(TENANT, 'ep_a', T0),
+    ];
+    for (const write of writes) {
+      const statements = await statementsOf(write);
+      expect(statements.some((sql) => /^BEGIN/.test(sql))).toBe(true);
+      expect(statements.filter((sql) => /^(SAVEPOINT|RELEASE)/.test(sql))).toEqual([]);
+    }
+    expect(await outbox.list()).toEqual([]);
+  });
+});
