@@ -124,6 +124,19 @@ describe('the portal route', () => {
     expect((await send(`${off.url}/portal/app-ABC123.js`)).status).toBe(404);
   });
 
+  it('is counted under the one route the router matched, /portal, for the page and its files', async () => {
+    const counted = await listen({ portal: ASSETS, metrics: true });
+    try {
+      for (const path of ['/portal', '/portal/app-ABC123.js']) expect((await send(`${counted.url}${path}`)).status).toBe(200);
+      const exposition = (await send(`${counted.url}/metrics`)).body.toString();
+      const portalLines = exposition.split('\n').filter((line) => line.startsWith('plant_store_http_requests_total{') && line.includes('route="/portal"'));
+      expect(portalLines).toEqual([expect.stringMatching(/method="GET".*status="200"\} 2$/)]);
+      expect(exposition).not.toContain('route="unmatched"');
+    } finally {
+      counted.server.close();
+    }
+  });
+
   it('refuses assets without the page, and names that are not plain file names', () => {
     const store = createPlantStore({ storage: memoryStorage() });
     const script = ASSETS.get('app-ABC123.js')!;
