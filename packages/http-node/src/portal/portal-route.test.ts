@@ -137,6 +137,18 @@ describe('the portal route', () => {
     }
   });
 
+  it('answers every request with an x-request-id, the client\'s when it sent one', async () => {
+    const answers = await Promise.all([
+      send(`${root.url}/portal`, 'GET', { 'x-request-id': 'portal-1' }),
+      send(`${root.url}/portal/app-ABC123.js`),
+      send(`${root.url}/portal`, 'POST'),
+      send(`${root.url}/portal/missing.js`),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 405, 404]);
+    expect(answers[0]!.headers['x-request-id']).toBe('portal-1');
+    for (const answer of answers) expect(answer.headers['x-request-id']).toMatch(/./);
+  });
+
   it('refuses assets without the page, and names that are not plain file names', () => {
     const store = createPlantStore({ storage: memoryStorage() });
     const script = ASSETS.get('app-ABC123.js')!;
