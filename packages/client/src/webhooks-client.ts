@@ -120,10 +120,7 @@ function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
     rotateSecret: (id, body = {}, options) =>
       transport.sendForJson('POST', url(id, '/rotate-secret'), secretFromJson, { ...options, body }),
     recover: (id, since, options) =>
-      transport.sendForJson('POST', url(id, '/recover'), requeuedFromJson, {
-        ...options,
-        body: { since: since instanceof Date ? since.toISOString() : since },
-      }),
+      transport.sendForJson('POST', url(id, '/recover'), requeuedFromJson, { ...options, body: { since: timeParam(since) } }),
     stats: (id, options) => transport.sendForJson('GET', url(id, '/stats'), endpointStatsFromJson, options),
     sendTest: (id, eventType, options) => transport.sendForJson('POST', url(id, '/test'), deliveryFromJson, { ...options, body: { eventType } }),
   };

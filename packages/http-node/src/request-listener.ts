@@ -8,8 +8,7 @@ import { requestId } from './http/request-id.js';
 import { describeError, sendError } from './http/send-error.js';
 import { createHttpMetrics } from './metrics/http-metrics.js';
 import { openapiDocument } from './openapi/openapi-document.js';
-import type { PortalAssets } from './portal/portal-files.js';
-import { portalRoute, type PortalRoute } from './portal/portal-route.js';
+import { portalFiles, type PortalAssets } from './portal/portal-files.js';
 import type { Exchange, RouteContext } from './routes/route-context.js';
 import { routeRequest } from './routes/route-request.js';
 import type { RouteTemplate } from './routes/route-table.js';
@@ -92,15 +91,15 @@ export function createRequestListener(store: PlantStore, options: RequestListene
     basePath,
     openapiJson: JSON.stringify(openapiDocument(options.version ?? packageVersion, { basePath, docs: options.docs === true, metrics })),
     docs: options.docs === true ? docsFiles() : undefined,
+    portal: options.portal === undefined ? undefined : portalFiles(options.portal),
     ...(metrics ? { metrics: createHttpMetrics(store) } : {}),
   };
-  const portal = options.portal === undefined ? undefined : portalRoute(options.portal);
   return (req, res, next) => {
     if (next !== undefined && !isUnder(req.url ?? '/', basePath)) {
       next();
       return;
     }
-    void tracedRequest(req, res, basePath, () => handleRequest(context, portal, req, res));
+    void tracedRequest(req, res, basePath, () => handleRequest(context, req, res));
   };
 }
 
@@ -122,7 +121,7 @@ function isUnder(url: string, basePath: string): boolean {
 }
 
 /** Answers one request; resolves with the route template the router matched (for the trace), never rejects. */
-async function handleRequest(context: RouteContext, portal: PortalRoute | undefined, req: IncomingMessage, res: ServerResponse): Promise<RouteTemplate | undefined> {
+async function handleRequest(context: RouteContext, req: IncomingMessage, res: ServerResponse): Promise<RouteTemplate | undefined> {
   const started = performance.now();
   const url = req.url ?? '/';
   const queryStart = url.indexOf('?');
@@ -139,7 +138,7 @@ async function handleRequest(context: RouteContext, portal: PortalRoute | undefi
   };
   try {
     try {
-      await (portal?.(exchange, routed) ?? routeRequest(context, exchange, routed));
+      await routeRequest(context, exchange, routed);
     } catch (error) {
       sendError(res, exchange.requestId, error, context.logger, leavesLargeBodyUnread(req, context.maxBodyBytes));
     }

@@ -90,17 +90,25 @@ const gzipAsync = promisify(gzip);
  */
 export function docsFiles(): DocsFiles {
   const swaggerUiFolder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  return preparedOnFirstUse(FILES, (entry) => prepare(entry, swaggerUiFolder));
+}
+
+/**
+ * Files served from memory, one per path of `entries` (the allow-list: no
+ * other path is served); each is prepared on its first request and kept. A
+ * failed preparation is not kept: the next request tries again.
+ */
+export function preparedOnFirstUse<E>(entries: ReadonlyMap<string, E>, prepare: (entry: E) => Promise<DocsFile>): DocsFiles {
   const cache = new Map<string, Promise<DocsFile>>();
   return {
-    has: (path) => FILES.has(path),
+    has: (path) => entries.has(path),
     load(path) {
-      const entry = FILES.get(path);
-      if (entry === undefined) return Promise.reject(new Error(`not a docs file: ${path}`));
+      const entry = entries.get(path);
+      if (entry === undefined) return Promise.reject(new Error(`not a file served here: ${path}`));
       let file = cache.get(path);
       if (file === undefined) {
-        file = prepare(entry, swaggerUiFolder);
+        file = prepare(entry);
         cache.set(path, file);
-        // A failed read is not kept: the next request tries again.
         file.catch(() => cache.delete(path));
       }
       return file;

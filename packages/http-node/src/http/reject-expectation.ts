@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorBody } from './error-response.js';
+import { silentLogger } from '@plant-store/core/adapter';
+import { HttpError } from './http-error.js';
 import { requestId } from './request-id.js';
-import { sendJson } from './send-json.js';
+import { sendError } from './send-error.js';
 
 /**
  * Answers a request whose `Expect` header is not `100-continue` (the only
@@ -11,5 +12,6 @@ import { sendJson } from './send-json.js';
  */
 export function rejectExpectation(req: IncomingMessage, res: ServerResponse): void {
   const message = 'unsupported Expect header: only 100-continue is understood';
-  sendJson(res, requestId(req.headers['x-request-id']), 417, errorBody(417, message), ['connection', 'close']);
+  // A 4xx is never logged, so no logger is needed.
+  sendError(res, requestId(req.headers['x-request-id']), new HttpError(417, message), silentLogger, true);
 }

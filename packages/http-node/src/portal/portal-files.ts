@@ -1,4 +1,4 @@
-import { PAGE_HEADERS, servedFile, type DocsFile, type DocsFiles } from '../docs/docs-files.js';
+import { PAGE_HEADERS, preparedOnFirstUse, servedFile, type DocsFiles } from '../docs/docs-files.js';
 
 /** One file of the portal page, as a host hands it to the listener. */
 export interface PortalAsset {
@@ -38,19 +38,8 @@ export function portalFiles(assets: PortalAssets): DocsFiles {
     else if (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) byPath.set(PREFIX + name, asset);
     else throw new TypeError(`portal asset names must be plain file names, got ${JSON.stringify(name)}`);
   }
-  const prepared = new Map<string, Promise<DocsFile>>();
-  return {
-    has: (path) => byPath.has(path),
-    load(path) {
-      const asset = byPath.get(path);
-      if (asset === undefined) return Promise.reject(new Error(`not a portal file: ${path}`));
-      let file = prepared.get(path);
-      if (file === undefined) {
-        const body = Buffer.from(asset.body.buffer, asset.body.byteOffset, asset.body.byteLength);
-        file = servedFile(body, asset.contentType, asset.immutable === true ? FOREVER : REVALIDATE, PAGE_HEADERS);
-        prepared.set(path, file);
-      }
-      return file;
-    },
-  };
+  return preparedOnFirstUse(byPath, (asset) => {
+    const body = Buffer.from(asset.body.buffer, asset.body.byteOffset, asset.body.byteLength);
+    return servedFile(body, asset.contentType, asset.immutable === true ? FOREVER : REVALIDATE, PAGE_HEADERS);
+  });
 }

@@ -124,6 +124,31 @@ describe('the portal route', () => {
     expect((await send(`${off.url}/portal/app-ABC123.js`)).status).toBe(404);
   });
 
+  it('is counted under the one route the router matched, /portal, for the page and its files', async () => {
+    const counted = await listen({ portal: ASSETS, metrics: true });
+    try {
+      for (const path of ['/portal', '/portal/app-ABC123.js']) expect((await send(`${counted.url}${path}`)).status).toBe(200);
+      const exposition = (await send(`${counted.url}/metrics`)).body.toString();
+      const portalLines = exposition.split('\n').filter((line) => line.startsWith('plant_store_http_requests_total{') && line.includes('route="/portal"'));
+      expect(portalLines).toEqual([expect.stringMatching(/method="GET".*status="200"\} 2$/)]);
+      expect(exposition).not.toContain('route="unmatched"');
+    } finally {
+      counted.server.close();
+    }
+  });
+
+  it('answers every request with an x-request-id, the client\'s when it sent one', async () => {
+    const answers = await Promise.all([
+      send(`${root.url}/portal`, 'GET', { 'x-request-id': 'portal-1' }),
+      send(`${root.url}/portal/app-ABC123.js`),
+      send(`${root.url}/portal`, 'POST'),
+      send(`${root.url}/portal/missing.js`),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 405, 404]);
+    expect(answers[0]!.headers['x-request-id']).toBe('portal-1');
+    for (const answer of answers) expect(answer.headers['x-request-id']).toMatch(/./);
+  });
+
   it('refuses assets without the page, and names that are not plain file names', () => {
     const store = createPlantStore({ storage: memoryStorage() });
     const script = ASSETS.get('app-ABC123.js')!;

@@ -16,6 +16,8 @@ export interface RouteContext {
   readonly openapiJson: string;
   /** The API reference page's files; `undefined` when the page is off (its paths are then 404). */
   readonly docs: DocsFiles | undefined;
+  /** The tenant portal's files; `undefined` when the portal is off (its paths are then 404). */
+  readonly portal: DocsFiles | undefined;
   /** Present when metrics are on: requests are recorded and `GET /metrics` exists. */
   readonly metrics?: HttpMetrics;
 }

@@ -72,6 +72,16 @@ describe('the route table', () => {
     expect(matchRoute('/plants', {})?.template).toBe('/plants');
   });
 
+  it('matches the portal page and its files to one route, only when the portal part is on', () => {
+    const portal = { has: (path: string) => path === '/portal' || path === '/portal/app.js' };
+    expect(matchRoute('/portal', { portal })?.template).toBe('/portal');
+    expect(matchRoute('/portal/app.js', { portal })).toBe(matchRoute('/portal', { portal }));
+    expect(matchRoute('/portal/other.js', { portal })).toBeUndefined();
+    expect(matchRoute('/portal', {})).toBeUndefined();
+    expect(matchRoute('/portal', { portal })?.allow).toBe('GET, HEAD');
+    expect(ROUTES.some((route) => route.template === '/portal')).toBe(false);
+  });
+
   it('gives the raw id segment at the offset of {id}', () => {
     const route = matchRoute('/webhooks/endpoints/ep%201/stats', {})!;
     expect(idSegmentOf('/webhooks/endpoints/ep%201/stats', route)).toBe('ep%201');

@@ -59,8 +59,8 @@ const TABLE = {
   '/metrics': { GET: (context, exchange) => scrapeMetrics(context.metrics!, exchange) },
 } as const satisfies Record<string, Methods>;
 
-/** A path of the route table, as the OpenAPI document writes it. */
-export type RouteTemplate = keyof typeof TABLE;
+/** A path of the route table, as the OpenAPI document writes it, or the portal's. */
+export type RouteTemplate = keyof typeof TABLE | '/portal';
 
 /** One path of the API. Built once; a match is one of these (no per-request object). */
 export interface Route {
@@ -76,15 +76,26 @@ export interface Route {
 /** Which optional parts a listener has on (a `RouteContext` is one); routes of a part that is off do not exist (404). */
 export interface RouteParts {
   readonly docs?: { has(path: string): boolean } | undefined;
+  readonly portal?: { has(path: string): boolean } | undefined;
   readonly metrics?: unknown;
 }
 
+function routeOf(template: RouteTemplate, methods: Methods): Route {
+  return { template, allow: allowOf(methods), methods, idStart: template.indexOf('{id}') };
+}
+
 const routes = new Map<string, Route>(
-  Object.entries(TABLE).map(([template, methods]: [string, Methods]) => [
-    template,
-    { template: template as RouteTemplate, allow: allowOf(methods), methods, idStart: template.indexOf('{id}') },
-  ]),
+  Object.entries(TABLE).map(([template, methods]: [string, Methods]) => [template, routeOf(template as RouteTemplate, methods)]),
 );
+
+/**
+ * The tenant portal's page and each of its files, served as the docs page's
+ * are. Like that page it needs no credentials: the page signs in from the
+ * browser with a token the server never sees in a URL. It is a page, not an
+ * operation of the API, so it stays out of the table (and the OpenAPI
+ * document); matched only when the portal part is on, so `context.portal` is there.
+ */
+const PORTAL = routeOf('/portal', { GET: (context, exchange, _id, path) => docsFile(context.portal!, exchange, path) });
 
 /** Every route, in table order. */
 export const ROUTES: readonly Route[] = [...routes.values()];
@@ -129,7 +140,8 @@ export function matchRoute(path: string, parts: RouteParts): Route | undefined {
     }
     return undefined;
   }
-  return parts.docs?.has(path) === true ? BY_TEMPLATE['/docs'] : undefined;
+  if (parts.docs?.has(path) === true) return BY_TEMPLATE['/docs'];
+  return parts.portal?.has(path) === true ? PORTAL : undefined;
 }
 
 /**

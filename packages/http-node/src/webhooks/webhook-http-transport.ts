@@ -144,14 +144,18 @@ class Attempt {
     // deadline, and what came so far is kept.
     const snippet = new ResponseSnippet(ATTEMPT_RESPONSE_MAX_BYTES);
     const settle = () => {
+      // Called again by each later chunk, the end and the close: the snippet is read once.
+      if (this.#settled) return;
       const response = snippet.text();
       this.#settle(response === undefined ? outcome : { ...outcome, response }, false);
     };
     // Drain (so the socket can be reused) but never buffer beyond the snippet.
     let received = 0;
     res.on('data', (chunk: Buffer) => {
-      snippet.add(chunk);
-      if (snippet.full) settle();
+      if (!this.#settled) {
+        snippet.add(chunk);
+        if (snippet.full) settle();
+      }
       received += chunk.length;
       if (received > this.#context.maxResponseBytes) res.destroy();
     });

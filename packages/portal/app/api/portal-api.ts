@@ -82,20 +82,9 @@ export function portalApi(token: string, pageUrl: string = location.href): Porta
     rotateSecret: (id) => endpoints.rotateSecret(id),
     sendTestEvent: (id, eventType) => endpoints.sendTest(id, eventType),
     async listDeliveries(filter, page) {
-      const query = {
-        ...(filter.endpoint === undefined ? {} : { endpoint: filter.endpoint }),
-        ...(filter.status === undefined ? {} : { status: filter.status }),
-        ...(filter.eventType === undefined ? {} : { eventType: filter.eventType }),
-        ...(filter.since === undefined ? {} : { since: filter.since }),
-        ...(filter.until === undefined ? {} : { until: filter.until }),
-        limit: page.limit,
-        ...(page.after === undefined ? {} : { after: page.after }),
-      };
-      const result = await deliveries.listPage(query);
-      return {
-        deliveries: result.deliveries as PortalDelivery[],
-        ...(result.next?.after === undefined ? {} : { after: result.next.after }),
-      };
+      // The filter and page are the client's query already; it leaves out what is not set.
+      const result = await deliveries.listPage({ ...filter, ...page });
+      return result.next?.after === undefined ? { deliveries: result.deliveries } : { deliveries: result.deliveries, after: result.next.after };
     },
     resend: (id) => deliveries.resend(id),
     recover: (id, since) => endpoints.recover(id, since),

@@ -1,16 +1,12 @@
 import { prettyJson } from '../ui/format.js';
 import { usePortal } from '../ui/portal-context.js';
+import { ViewSection } from '../ui/view-heading.js';
 
 /** Every event type an endpoint can receive, with the JSON Schema of its body and an example. */
 export function CatalogueView() {
   const { eventTypes } = usePortal();
   return (
-    <section aria-labelledby="view-heading">
-      <div class="view-head">
-        <h2 id="view-heading" tabIndex={-1}>
-          Event catalogue
-        </h2>
-      </div>
+    <ViewSection title="Event catalogue">
       <p>
         Each delivery is a POST of one event's body as JSON, signed as Standard Webhooks describes, with the event type in the{' '}
         <code>plant-store-event</code> header.
@@ -40,6 +36,6 @@ export function CatalogueView() {
           </article>
         );
       })}
-    </section>
+    </ViewSection>
   );
 }

@@ -4,6 +4,7 @@ import type { DeliveryFilter, PortalDelivery } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
 import { dateFromLocalInput } from '../ui/format.js';
 import { usePortal } from '../ui/portal-context.js';
+import { ViewSection } from '../ui/view-heading.js';
 import { DeliveryItem } from './delivery-item.js';
 import { RecoverForm } from './recover-form.js';
 
@@ -74,12 +75,7 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
   const endpointUrl = (id: string) => endpoints.find((item) => item.id === id)?.url;
 
   return (
-    <section aria-labelledby="view-heading">
-      <div class="view-head">
-        <h2 id="view-heading" tabIndex={-1}>
-          Delivery log
-        </h2>
-      </div>
+    <ViewSection title="Delivery log">
       <form class="card filters" aria-label="Filter deliveries" onSubmit={apply}>
         <div class="field">
           <label for="filter-endpoint">Endpoint</label>
@@ -152,6 +148,6 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
         </button>
       )}
       {canWrite ? <RecoverForm endpoints={endpoints} onRecovered={() => void load(filter)} /> : null}
-    </section>
+    </ViewSection>
   );
 }

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { EndpointStats } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
 import { usePortal } from '../ui/portal-context.js';
+import { focusViewHeading, ViewSection } from '../ui/view-heading.js';
 import { EndpointCard } from './endpoint-card.js';
 import { EndpointForm } from './endpoint-form.js';
 
@@ -43,21 +44,12 @@ export function EndpointsView() {
     void load();
   }, []);
 
-  const focusHeading = () => document.getElementById('view-heading')?.focus();
-
   return (
-    <section aria-labelledby="view-heading">
-      <div class="view-head">
-        <h2 id="view-heading" tabIndex={-1}>
-          Endpoints
-        </h2>
-        <div class="actions">
-          <button
-            type="button"
-            onClick={() =>
-              void load().then(() => announce('Endpoints refreshed.'))
-            }
-          >
+    <ViewSection
+      title="Endpoints"
+      actions={
+        <>
+          <button type="button" onClick={() => void load().then(() => announce('Endpoints refreshed.'))}>
             Refresh
           </button>
           {canWrite && !creating ? (
@@ -65,8 +57,9 @@ export function EndpointsView() {
               Add endpoint
             </button>
           ) : null}
-        </div>
-      </div>
+        </>
+      }
+    >
       {created === undefined ? null : (
         <div class="card created" role="group" aria-labelledby="created-heading">
           <h3 id="created-heading">Endpoint created</h3>
@@ -114,12 +107,12 @@ export function EndpointsView() {
               }}
               onDeleted={(id) => {
                 setEndpoints((previous) => previous?.filter((item) => item.id !== id));
-                focusHeading();
+                focusViewHeading();
               }}
             />
           ))}
         </div>
       )}
-    </section>
+    </ViewSection>
   );
 }

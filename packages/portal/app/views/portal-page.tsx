@@ -4,6 +4,7 @@ import type { EventTypeInfo, PortalApi, Session } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
 import { formatTime } from '../ui/format.js';
 import { PortalContext, type PortalContextValue } from '../ui/portal-context.js';
+import { focusViewHeading } from '../ui/view-heading.js';
 import { CatalogueView } from './catalogue-view.js';
 import { DeliveriesView } from './deliveries-view.js';
 import { EndpointsView } from './endpoints-view.js';
@@ -59,7 +60,7 @@ export function PortalPage({ api, session, eventTypes, onSignOut, onFailure }: P
 
   // Layout effects: focus moves in the same frame as the change it follows.
   useLayoutEffect(() => {
-    if (switched.current) document.getElementById('view-heading')?.focus();
+    if (switched.current) focusViewHeading();
   }, [view, deliveryEndpoint]);
 
   return (
