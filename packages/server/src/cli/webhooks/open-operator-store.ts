@@ -3,7 +3,7 @@ import { createPlantStore, type PlantStore } from '@plant-store/core';
 import { loadConfig } from '../../config/load-config.js';
 import { SETTINGS } from '../../config/settings.js';
 import { openStorage, type StorageSettings } from '../../storage/open-storage.js';
-import { STORAGE_FLAGS, type StorageFlags } from './webhooks-args.js';
+import { STORAGE_FLAGS, type StorageFlags } from '../command-args.js';
 
 /**
  * The storage settings exactly as `serve` reads them (same flags, variables,
