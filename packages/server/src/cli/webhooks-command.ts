@@ -1,12 +1,9 @@
 import type { CliIo } from './cli-io.js';
 import { UsageError, usageMistake } from './command-args.js';
-import { errorLine } from './error-line.js';
-import { configuredRetention, openOperatorStore, storageSettings } from './webhooks/open-operator-store.js';
+import { configuredRetention, onOperatorStore, storageSettings } from './webhooks/open-operator-store.js';
 import { runWebhooksOperation } from './webhooks/run-webhooks-operation.js';
 import { parseWebhooksArgs, type WebhooksCommand, type WebhooksOperation } from './webhooks/webhooks-args.js';
 import { webhooksUsage } from './webhooks/webhooks-usage.js';
-
-export { webhooksUsage };
 
 /**
  * `plant-store webhooks …`: operator tools over the webhook deliveries and
@@ -28,18 +25,7 @@ export async function runWebhooksCommand(args: readonly string[], env: NodeJS.Pr
   } catch (error) {
     return usageMistake(error, 'webhooks', io);
   }
-  try {
-    // Opened only now, so --help and argument mistakes load no storage driver.
-    const store = await openOperatorStore(settings);
-    try {
-      return await runWebhooksOperation(store, command, io);
-    } finally {
-      await store.close();
-    }
-  } catch (error) {
-    io.stderr.write(errorLine(error));
-    return 1;
-  }
+  return onOperatorStore(settings, io, (store) => runWebhooksOperation(store, command, io));
 }
 
 /** `prune` without `--older-than` prunes what the service's retention would; with retention off it needs the flag. */
