@@ -5,23 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import type { LeanStore } from './lean-listener.js';
 import { leanServe } from './lean-serve.js';
+import { bound } from './sorted-ids.js';
 
 interface Stored {
   readonly id: bigint;
   readonly json: string;
-}
-
-/** First position whose id is ≥ id (`strict`: > id). */
-function bound(plants: readonly Stored[], id: bigint, strict: boolean): number {
-  let low = 0;
-  let high = plants.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const current = plants[middle]!.id;
-    if (current < id || (strict && current === id)) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 function leanMemoryStore(webhookUrls: readonly string[]): LeanStore & { close(): void } {

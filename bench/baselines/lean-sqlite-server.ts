@@ -4,27 +4,9 @@
 // list and get bodies are built by SQLite (json_object keeps 64-bit ids exact).
 // Run: node lean-sqlite-server.js serve --port 0 --db FILE --tokens t=tenant
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { LeanStore } from './lean-listener.js';
 import { leanServe } from './lean-serve.js';
-
-// The slice of better-sqlite3 used here (see raw-sqlite-server.ts).
-interface Statement {
-  run(...params: unknown[]): { changes: number };
-  get(...params: unknown[]): unknown;
-  raw(toggle?: boolean): Statement;
-  pluck(toggle?: boolean): Statement;
-}
-interface Database {
-  pragma(source: string): unknown;
-  exec(source: string): void;
-  prepare(source: string): Statement;
-  defaultSafeIntegers(toggle?: boolean): Database;
-  transaction<A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) & { immediate: (...args: A) => R };
-  close(): void;
-}
-type DatabaseConstructor = new (file: string) => Database;
+import { openSqlite } from './sqlite-driver.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS plants (
@@ -47,20 +29,8 @@ CREATE TABLE IF NOT EXISTS outbox (
 
 const PLANT_JSON = "CASE WHEN tag IS NULL THEN json_object('id', id, 'name', name) ELSE json_object('id', id, 'name', name, 'tag', tag) END";
 
-function loadDriver(): DatabaseConstructor {
-  const path =
-    process.env.BENCH_BETTER_SQLITE3 ??
-    createRequire(join(process.cwd(), 'packages/storage-sqlite/package.json')).resolve('better-sqlite3');
-  return createRequire(import.meta.url)(path) as DatabaseConstructor;
-}
-
 function leanSqliteStore(file: string, webhookUrls: readonly string[]): LeanStore & { close(): void } {
-  const Database = loadDriver();
-  const db = new Database(file);
-  db.defaultSafeIntegers(true);
-  db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  const db = openSqlite(file);
   db.exec(SCHEMA);
   const insertPlant = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
   const insertOutbox = db.prepare("INSERT INTO outbox (id, tenant, endpoint, event_type, payload, created_at) VALUES (?, ?, ?, 'plant.created', ?, ?)");

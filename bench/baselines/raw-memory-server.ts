@@ -3,20 +3,8 @@
 // adapter) and an outbox map.
 // Run: node raw-memory-server.js serve --port 0 --tokens t=tenant
 import { rawServe } from './raw-serve.js';
+import { bound } from './sorted-ids.js';
 import type { RawDelivery, RawPlant, RawStore } from './raw-store.js';
-
-/** First position whose id is ≥ id (`strict`: > id). */
-function bound(plants: readonly RawPlant[], id: bigint, strict: boolean): number {
-  let low = 0;
-  let high = plants.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const current = plants[middle]!.id;
-    if (current < id || (strict && current === id)) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
 
 function rawMemoryStore(): RawStore & { close(): void } {
   const tenants = new Map<string, RawPlant[]>();

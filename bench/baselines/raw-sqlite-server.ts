@@ -3,41 +3,14 @@
 // endpoints), WAL + synchronous=NORMAL.
 // Run: node raw-sqlite-server.js serve --port 0 --db FILE --tokens t=tenant
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { endpointId } from './raw-endpoint-id.js';
 import { plantJson } from './raw-plant-json.js';
 import { rawServe } from './raw-serve.js';
+import { openSqlite } from './sqlite-driver.js';
 import type { RawDelivery, RawPlant, RawStore } from './raw-store.js';
-
-// The slice of better-sqlite3 used here (it is a dependency of
-// storage-sqlite, not of the root, so its types are not visible from bench/).
-interface Statement {
-  run(...params: unknown[]): { changes: number };
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-  raw(toggle?: boolean): Statement;
-}
-interface Database {
-  pragma(source: string): unknown;
-  exec(source: string): void;
-  prepare(source: string): Statement;
-  defaultSafeIntegers(toggle?: boolean): Database;
-  transaction<A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) & { immediate: (...args: A) => R };
-  close(): void;
-}
-type DatabaseConstructor = new (file: string) => Database;
 
 /** A raw row: [id, name, tag]. */
 type PlantRow = [bigint, string, string | null];
-
-function loadDriver(): DatabaseConstructor {
-  const require = createRequire(import.meta.url);
-  const path =
-    process.env.BENCH_BETTER_SQLITE3 ??
-    createRequire(join(process.cwd(), 'packages/storage-sqlite/package.json')).resolve('better-sqlite3');
-  return require(path) as DatabaseConstructor;
-}
 
 const toPlant = ([id, name, tag]: PlantRow): RawPlant => (tag === null ? { id, name } : { id, name, tag });
 
@@ -106,13 +79,8 @@ CREATE INDEX IF NOT EXISTS webhook_endpoints_tenant_id ON webhook_endpoints (ten
 `;
 
 function rawSqliteStore(file: string, webhookUrls: readonly string[]): RawStore & { close(): void } {
-  const Database = loadDriver();
-  const db = new Database(file);
-  // The service's pragmas: bigint integers, busy timeout, WAL, synchronous=NORMAL, foreign keys.
-  db.defaultSafeIntegers(true);
-  db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  const db = openSqlite(file);
+  // And the service's foreign keys.
   db.pragma('foreign_keys = ON');
   db.exec(SCHEMA);
   const insertPlant = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');

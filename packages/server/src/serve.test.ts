@@ -47,6 +47,22 @@ describe('serve (in-process)', () => {
     await expect((await start('off')).store.allTenants.webhooks.prune()).rejects.toMatchObject({ name: 'ValidationError' });
   });
 
+  it('gives the store the configured cap on endpoints per tenant (one more is a 422 naming the limit)', async () => {
+    const config = loadConfig(['--port=0', '--storage=memory', '--tokens=capped=acme', '--webhook-max-endpoints=1'], {});
+    const handle = await serve(config, { stdout: buffer().sink, stderr: buffer().sink, env: {} });
+    handles.push(handle);
+    const create = () =>
+      fetch(`${handle.url}/webhooks/endpoints`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer capped', 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'https://hooks.example/plants' }),
+      });
+    expect((await create()).status).toBe(201);
+    const refused = await create();
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({ error: 422, message: expect.stringContaining('1') });
+  });
+
   it('creates a development token for tenant "default" outside production', async () => {
     const stderr = buffer();
     const handle = await serve(loadConfig(['--port=0', '--storage=memory'], {}), {

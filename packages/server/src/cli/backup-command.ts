@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
-import { ConfigurationError } from '@plant-store/core';
 import { loadConfig } from '../config/load-config.js';
 import { SETTINGS, settingName } from '../config/settings.js';
 import type { CliIo } from './cli-io.js';
+import { UsageError, parseStrict, usageMistake } from './command-args.js';
 import { errorLine } from './error-line.js';
 
 /** `plant-store backup --help`. */
@@ -22,9 +21,6 @@ Options (as for plant-store serve; a flag wins over its variable):
   -h, --help               show this help
 `;
 
-/** A command-line mistake: exit 2 with one line. */
-class UsageError extends Error {}
-
 /**
  * `plant-store backup <file>`: an online copy of the SQLite database that
  * `serve` would open (same `--db`/`PLANT_STORE_DB`). Resolves with the exit
@@ -43,9 +39,7 @@ export async function runBackupCommand(args: readonly string[], env: NodeJS.Proc
     target = parsed.target;
     db = sqlitePath(parsed.storage, parsed.db, env);
   } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof ConfigurationError)) throw error;
-    io.stderr.write(errorLine(error).replace(/\n$/, ' (see plant-store backup --help)\n'));
-    return 2;
+    return usageMistake(error, 'backup', io);
   }
   try {
     // Loaded only now, so --help and mistakes load no native driver.
@@ -60,18 +54,11 @@ export async function runBackupCommand(args: readonly string[], env: NodeJS.Proc
 }
 
 function parse(args: readonly string[]): { help: boolean; target: string; db?: string; storage?: string } {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: { db: { type: 'string' }, storage: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (error) {
-    throw new UsageError(String((error as Error).message).split('. ')[0]!.replace(/^Unknown option/, 'unknown option'));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseStrict<{ db?: string; storage?: string; help?: boolean }>(
+    args,
+    { db: { type: 'string' }, storage: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
   if (values.help) return { help: true, target: '' };
   if (positionals.length === 0 || positionals[0] === '') throw new UsageError('backup needs the file to write: plant-store backup <file>');
   if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);

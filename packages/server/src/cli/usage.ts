@@ -9,7 +9,7 @@ Commands:
               (plant-store webhooks --help)
   backup      copy the SQLite database of a running service to a new file
               (plant-store backup --help)
-  portal-link mint or revoke a sign-in link to a tenant's webhook portal
+  portal-link mint, list or revoke sign-in links to a tenant's webhook portal
               (plant-store portal-link --help)
 
 Options:

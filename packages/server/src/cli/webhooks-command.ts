@@ -1,12 +1,9 @@
-import { ConfigurationError } from '@plant-store/core';
 import type { CliIo } from './cli-io.js';
-import { errorLine } from './error-line.js';
-import { configuredRetention, openOperatorStore, storageSettings } from './webhooks/open-operator-store.js';
+import { UsageError, usageMistake } from './command-args.js';
+import { configuredRetention, onOperatorStore, storageSettings } from './webhooks/open-operator-store.js';
 import { runWebhooksOperation } from './webhooks/run-webhooks-operation.js';
-import { UsageError, parseWebhooksArgs, type WebhooksCommand } from './webhooks/webhooks-args.js';
+import { parseWebhooksArgs, type WebhooksCommand, type WebhooksOperation } from './webhooks/webhooks-args.js';
 import { webhooksUsage } from './webhooks/webhooks-usage.js';
-
-export { webhooksUsage };
 
 /**
  * `plant-store webhooks …`: operator tools over the webhook deliveries and
@@ -15,7 +12,7 @@ export { webhooksUsage };
  * id, unreadable storage), 2 bad arguments or settings.
  */
 export async function runWebhooksCommand(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
-  let command: Exclude<WebhooksCommand, { kind: 'help' }>;
+  let command: WebhooksOperation;
   let settings: ReturnType<typeof storageSettings>;
   try {
     const parsed = parseWebhooksArgs(args, Date.now());
@@ -26,28 +23,16 @@ export async function runWebhooksCommand(args: readonly string[], env: NodeJS.Pr
     settings = storageSettings(parsed.storage, env);
     command = withRetention(parsed.command, env);
   } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof ConfigurationError)) throw error;
-    io.stderr.write(errorLine(error).replace(/\n$/, ' (see plant-store webhooks --help)\n'));
-    return 2;
+    return usageMistake(error, 'webhooks', io);
   }
-  try {
-    // Opened only now, so --help and argument mistakes load no storage driver.
-    const store = await openOperatorStore(settings);
-    try {
-      return await runWebhooksOperation(store, command, io);
-    } finally {
-      await store.close();
-    }
-  } catch (error) {
-    io.stderr.write(errorLine(error));
-    return 1;
-  }
+  return onOperatorStore(settings, io, (store) => runWebhooksOperation(store, command, io));
 }
 
 /** `prune` without `--older-than` prunes what the service's retention would; with retention off it needs the flag. */
-function withRetention<C extends WebhooksCommand>(command: C, env: NodeJS.ProcessEnv): C {
-  if (command.kind !== 'prune' || command.olderThan !== undefined) return command;
+function withRetention(command: Exclude<WebhooksCommand, { kind: 'help' }>, env: NodeJS.ProcessEnv): WebhooksOperation {
+  if (command.kind !== 'prune') return command;
+  if (command.olderThan !== undefined) return { kind: 'prune', olderThan: command.olderThan };
   const retention = configuredRetention(env);
   if (retention === null) throw new UsageError('retention is off (PLANT_STORE_WEBHOOK_RETENTION): prune needs --older-than');
-  return { ...command, olderThan: retention };
+  return { kind: 'prune', olderThan: retention };
 }

@@ -19,6 +19,6 @@ import { setFlagsFromString } from 'node:v8';
  * Set at start, before any request: the flag is read at every GC, so
  * setting it at run time takes effect from the next one.
  */
-export const HEAP_FLAGS = '--no-allocation-site-pretenuring';
+const HEAP_FLAGS = '--no-allocation-site-pretenuring';
 
 setFlagsFromString(HEAP_FLAGS);

@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { MAX_PORTAL_LINK_TTL_MS } from '@plant-store/core';
 import { parseDuration } from '../../config/parse-duration.js';
 import { SETTINGS } from '../../config/settings.js';
-import { STORAGE_FLAGS, UsageError, type StorageFlags } from '../webhooks/webhooks-args.js';
+import { STORAGE_OPTIONS, UsageError, isStorageFlag, parseStrict, storageFlags, type StorageFlags } from '../command-args.js';
 
 export type PortalLinkCommand =
   | { readonly kind: 'help' }
@@ -11,7 +10,7 @@ export type PortalLinkCommand =
   | { readonly kind: 'list'; readonly tenant?: string };
 
 const OPTIONS = {
-  ...Object.fromEntries(Object.values(STORAGE_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
+  ...STORAGE_OPTIONS,
   tenant: { type: 'string' },
   'read-only': { type: 'boolean' },
   expires: { type: 'string' },
@@ -28,13 +27,8 @@ type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extend
  * where `serve` listens by default).
  */
 export function parsePortalLinkArgs(args: readonly string[], env: NodeJS.ProcessEnv): { command: PortalLinkCommand; storage: StorageFlags } {
-  const values = parseStrict(args);
-  const storage: StorageFlags = {};
-  for (const [key, flag] of Object.entries(STORAGE_FLAGS) as [keyof typeof STORAGE_FLAGS, string][]) {
-    const value = values[flag as keyof Values];
-    if (value === '') throw new UsageError(`--${flag} must not be empty`);
-    if (typeof value === 'string') storage[key] = value;
-  }
+  const { values } = parseStrict<Values>(args, OPTIONS, false);
+  const storage = storageFlags(values);
   if (values.help) return { command: { kind: 'help' }, storage };
   if (values.revoke !== undefined) {
     only(values, '--revoke', ['revoke']);
@@ -60,18 +54,9 @@ export function parsePortalLinkArgs(args: readonly string[], env: NodeJS.Process
   };
 }
 
-function parseStrict(args: readonly string[]): Values {
-  try {
-    const parsed = parseArgs({ args: [...args], allowPositionals: false, strict: true, options: OPTIONS });
-    return parsed.values as Values;
-  } catch (error) {
-    throw new UsageError(String((error as Error).message).split('. ')[0]!.replace(/^Unknown option/, 'unknown option'));
-  }
-}
-
 /** Refuses options that `what` does not take (storage flags go with all). */
 function only(values: Values, what: string, allowed: readonly string[]): void {
-  const extra = Object.keys(values).find((name) => !allowed.includes(name) && !(Object.values(STORAGE_FLAGS) as string[]).includes(name));
+  const extra = Object.keys(values).find((name) => !allowed.includes(name) && !isStorageFlag(name));
   if (extra !== undefined) throw new UsageError(`${what} does not take --${extra}`);
 }
 

@@ -1,9 +1,8 @@
-import { ConfigurationError, type PlantStore } from '@plant-store/core';
+import type { PlantStore } from '@plant-store/core';
 import type { CliIo } from '../cli-io.js';
-import { errorLine } from '../error-line.js';
-import { openOperatorStore, storageSettings } from '../webhooks/open-operator-store.js';
+import { usageMistake } from '../command-args.js';
+import { onOperatorStore, storageSettings } from '../webhooks/open-operator-store.js';
 import { textTable } from '../webhooks/text-table.js';
-import { UsageError } from '../webhooks/webhooks-args.js';
 import { parsePortalLinkArgs, type PortalLinkCommand } from './portal-link-args.js';
 import { portalLinkUsage } from './portal-link-usage.js';
 
@@ -23,21 +22,10 @@ export async function runPortalLinkCommand(args: readonly string[], env: NodeJS.
     }
     settings = storageSettings(parsed.storage, env);
   } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof ConfigurationError)) throw error;
-    io.stderr.write(errorLine(error).replace(/\n$/, ' (see plant-store portal-link --help)\n'));
-    return 2;
+    return usageMistake(error, 'portal-link', io);
   }
-  try {
-    const store = await openOperatorStore(settings);
-    try {
-      return await run(store, parsed.command, io);
-    } finally {
-      await store.close();
-    }
-  } catch (error) {
-    io.stderr.write(errorLine(error));
-    return 1;
-  }
+  const command = parsed.command;
+  return onOperatorStore(settings, io, (store) => run(store, command, io));
 }
 
 async function run(store: PlantStore, command: Exclude<PortalLinkCommand, { kind: 'help' }>, io: CliIo): Promise<number> {

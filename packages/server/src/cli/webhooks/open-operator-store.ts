@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { createPlantStore, type PlantStore } from '@plant-store/core';
+import type { CliIo } from '../cli-io.js';
+import { errorLine } from '../error-line.js';
 import { loadConfig } from '../../config/load-config.js';
 import { SETTINGS } from '../../config/settings.js';
 import { openStorage, type StorageSettings } from '../../storage/open-storage.js';
-import { STORAGE_FLAGS, type StorageFlags } from './webhooks-args.js';
+import { STORAGE_FLAGS, type StorageFlags } from '../command-args.js';
 
 /**
  * The storage settings exactly as `serve` reads them (same flags, variables,
@@ -36,10 +38,30 @@ export function configuredRetention(env: NodeJS.ProcessEnv): number | null {
  * SQLite file that does not exist is an error rather than a new empty
  * database.
  */
-export async function openOperatorStore(settings: StorageSettings): Promise<PlantStore> {
+async function openOperatorStore(settings: StorageSettings): Promise<PlantStore> {
   if (settings.storage === 'sqlite' && !existsSync(settings.db)) {
     throw new Error(`database ${settings.db} does not exist (set ${SETTINGS.db.env} or --db)`);
   }
   const { storage } = await openStorage(settings);
   return createPlantStore({ storage });
+}
+
+/**
+ * Runs `operation` on an operator store over the service's storage, closing
+ * it afterwards; resolves with the operation's exit status, or 1 with one
+ * line on stderr when the storage cannot be opened or the operation fails.
+ * Opened only now, so `--help` and argument mistakes load no storage driver.
+ */
+export async function onOperatorStore(settings: StorageSettings, io: CliIo, operation: (store: PlantStore) => Promise<number>): Promise<number> {
+  try {
+    const store = await openOperatorStore(settings);
+    try {
+      return await operation(store);
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    io.stderr.write(errorLine(error));
+    return 1;
+  }
 }

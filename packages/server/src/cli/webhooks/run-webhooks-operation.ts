@@ -2,13 +2,13 @@ import { NotFoundError, type Delivery, type PlantStore } from '@plant-store/core
 import type { CliIo } from '../cli-io.js';
 import { deliveryTable } from './delivery-table.js';
 import { endpointTable } from './endpoint-table.js';
-import type { WebhooksCommand } from './webhooks-args.js';
+import type { WebhooksOperation } from './webhooks-args.js';
 
 /** Operators' disable reason when none is given. */
 const DISABLED_BY_OPERATOR = 'disabled by an operator';
 
 /** Runs one parsed `webhooks` command on an operator store; resolves with the exit status (1: unknown id or wrong state). */
-export async function runWebhooksOperation(store: PlantStore, command: Exclude<WebhooksCommand, { kind: 'help' }>, io: CliIo): Promise<number> {
+export async function runWebhooksOperation(store: PlantStore, command: WebhooksOperation, io: CliIo): Promise<number> {
   switch (command.kind) {
     case 'list': {
       const deliveries = await store.allTenants.webhooks.list(definedOnly({ status: command.status, limit: command.limit }));
@@ -26,7 +26,7 @@ export async function runWebhooksOperation(store: PlantStore, command: Exclude<W
       return 0;
     }
     case 'prune':
-      return prune(store, command.olderThan ?? 0, io);
+      return prune(store, command.olderThan, io);
     case 'endpoints list': {
       const page = await store.allTenants.webhooks.listEndpoints(definedOnly({ limit: command.limit, after: command.after }));
       io.stdout.write(command.json ? json(page.endpoints) : endpointTable(page.endpoints));

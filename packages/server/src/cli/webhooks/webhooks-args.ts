@@ -1,16 +1,6 @@
-import { parseArgs } from 'node:util';
 import type { DeliveryStatus } from '@plant-store/core';
 import { parseDuration } from '../../config/parse-duration.js';
-import type { SettingKey } from '../../config/settings.js';
-
-/** A command-line mistake: exit status 2 with one line. */
-export class UsageError extends Error {}
-
-/** The storage settings a `webhooks` command may be given as flags (the rest of `serve`'s do not apply). */
-export const STORAGE_FLAGS = { storage: 'storage', db: 'db', databaseUrl: 'database-url', dbSchema: 'db-schema', dbPool: 'db-pool' } as const satisfies Partial<
-  Record<SettingKey, string>
->;
-export type StorageFlags = Partial<Record<keyof typeof STORAGE_FLAGS, string>>;
+import { STORAGE_OPTIONS, UsageError, isStorageFlag, parseStrict, storageFlags, type StorageFlags } from '../command-args.js';
 
 export type WebhooksCommand =
   | { readonly kind: 'help' }
@@ -23,9 +13,12 @@ export type WebhooksCommand =
   | { readonly kind: 'endpoints disable'; readonly id: string; readonly reason?: string }
   | { readonly kind: 'endpoints enable'; readonly id: string };
 
+/** A command ready to run: `prune` knows its age limit (from `--older-than` or the configured retention). */
+export type WebhooksOperation = Exclude<WebhooksCommand, { kind: 'help' | 'prune' }> | { readonly kind: 'prune'; readonly olderThan: number };
+
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 const OPTIONS = {
-  ...Object.fromEntries(Object.values(STORAGE_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
+  ...STORAGE_OPTIONS,
   status: { type: 'string' },
   limit: { type: 'string' },
   after: { type: 'string' },
@@ -52,31 +45,14 @@ const ALLOWED: Record<Exclude<WebhooksCommand['kind'], 'help'>, readonly (keyof 
 
 /** Parses `plant-store webhooks …` strictly; mistakes are a `UsageError` with one line. `now` dates `--since 24h`. */
 export function parseWebhooksArgs(args: readonly string[], now: number): { command: WebhooksCommand; storage: StorageFlags } {
-  const { values, positionals } = parseStrict(args);
-  const storage: StorageFlags = {};
-  for (const [key, flag] of Object.entries(STORAGE_FLAGS) as [keyof typeof STORAGE_FLAGS, string][]) {
-    const value = values[flag as keyof Values];
-    if (value === '') throw new UsageError(`--${flag} must not be empty`);
-    if (typeof value === 'string') storage[key] = value;
-  }
+  const { values, positionals } = parseStrict<Values>(args, OPTIONS, true);
+  const storage = storageFlags(values);
   if (values.help) return { command: { kind: 'help' }, storage };
   const [first, ...rest] = positionals;
   const kind = first === 'endpoints' ? endpointsKind(rest.shift()) : commandKind(first);
-  const extra = (Object.keys(values) as (keyof Values)[]).find(
-    (name) => !ALLOWED[kind].includes(name) && !(Object.values(STORAGE_FLAGS) as string[]).includes(name),
-  );
+  const extra = (Object.keys(values) as (keyof Values)[]).find((name) => !ALLOWED[kind].includes(name) && !isStorageFlag(name));
   if (extra !== undefined) throw new UsageError(`${kind} does not take --${extra}`);
   return { command: build(kind, values, rest, now), storage };
-}
-
-function parseStrict(args: readonly string[]): { values: Values; positionals: string[] } {
-  try {
-    const parsed = parseArgs({ args: [...args], allowPositionals: true, strict: true, options: OPTIONS });
-    return { values: parsed.values as Values, positionals: parsed.positionals };
-  } catch (error) {
-    // node:util's messages are long and mention "parseArgs"; keep the useful first sentence.
-    throw new UsageError(String((error as Error).message).split('. ')[0]!.replace(/^Unknown option/, 'unknown option'));
-  }
 }
 
 function commandKind(word: string | undefined): 'list' | 'retry' | 'resend' | 'recover' | 'prune' {
