@@ -3,13 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, createPlantStore } from '@plant-store/core';
 import type { WebhookTransport } from '@plant-store/core/adapter';
-import { runCli } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { eventually } from '../support/eventually.js';
+import { runCliInProcess } from '../support/run-cli-in-process.js';
 
 const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
 const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -22,19 +21,7 @@ const fixtureTransport: WebhookTransport = {
     request.url.endsWith('/gone') ? { kind: 'gone', statusCode: 410, reason: 'receiver answered 410 Gone' } : { kind: 'delivered', statusCode: 204 },
 };
 
-async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (text: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        append(chunk.toString('utf8'));
-        done();
-      },
-    });
-  const status = await runCli(['webhooks', ...args], env, { stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)) });
-  return { status, stdout, stderr };
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => runCliInProcess(['webhooks', ...args], env);
 
 let dir: string;
 let db: string;
