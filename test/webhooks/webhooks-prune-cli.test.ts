@@ -1,25 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, createPlantStore } from '@plant-store/core';
-import type { WebhookTransport } from '@plant-store/core/adapter';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { eventually } from '../support/eventually.js';
+import { fixtureTransport, subscriptions } from '../support/fixture-transport.js';
 import { runCliInProcess } from '../support/run-cli-in-process.js';
 
 const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
-const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
-const subscriptions = [
-  { url: 'http://127.0.0.1:9/ok', secret: secret() },
-  { url: 'http://127.0.0.1:9/gone', secret: secret() },
-];
-const fixtureTransport: WebhookTransport = {
-  send: async (request) =>
-    request.url.endsWith('/gone') ? { kind: 'gone', statusCode: 410, reason: 'receiver answered 410 Gone' } : { kind: 'delivered', statusCode: 204 },
-};
 
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) => runCliInProcess(['webhooks', ...args], env);
 
