@@ -14,7 +14,7 @@ import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** Screenshots of each page: test artefacts, not committed. */
-export const ARTIFACTS = join(ROOT, 'test', 'browser', 'artifacts');
+const ARTIFACTS = join(ROOT, 'test', 'browser', 'artifacts');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export function launchBrowser(): Promise<Browser> {
