@@ -329,6 +329,20 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
       await host.close();
     }
   });
+
+  // Runs last: it looks back over every link the tests above signed in with.
+  it('a portal link never reaches the server: no request of any tab and no line of the server log carries the token or its fragment', async () => {
+    const requested = tabs.flatMap((tab) => tab.requests());
+    const logged = server.logs.map((entry) => JSON.stringify(entry));
+    // Not vacuous: the links' pages were requested and logged, and their API calls were made.
+    expect(requested.some((url) => new URL(url).pathname === '/portal')).toBe(true);
+    expect(logged.some((line) => line.includes('"path":"/portal"'))).toBe(true);
+    expect(logged.some((line) => line.includes('"path":"/webhooks/session"'))).toBe(true);
+    for (const text of [...requested, ...logged]) {
+      expect(text).not.toContain('psl_');
+      expect(text).not.toContain('token=');
+    }
+  });
 });
 
 /** Waits until the element's text contains `text`. */
