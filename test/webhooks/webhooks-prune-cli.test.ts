@@ -19,6 +19,11 @@ let db: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'plant-store-webhooks-prune-'));
   db = join(dir, 'plant-store.db');
+  await seed(db);
+});
+
+/** A database with one delivered and one failed delivery (plant 1) and two pending ones (plant 2). */
+async function seed(db: string): Promise<void> {
   // Plant 1: delivered to /ok, failed (410) at /gone. Retention off here: the CLI is what prunes.
   const sending = createPlantStore({
     storage: await sqliteStorage({ path: db }),
@@ -31,7 +36,7 @@ beforeAll(async () => {
   const queueing = createPlantStore({ storage: await sqliteStorage({ path: db }), webhooks: { subscriptions } });
   await queueing.plants.create(acme, { id: 2, name: 'Ivy' });
   await queueing.close();
-});
+}
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -64,6 +69,20 @@ describe('plant-store webhooks prune', () => {
     const left = JSON.parse((await run(['list', '--db', db, '--json'])).stdout) as { status: string }[];
     expect(left.map((delivery) => delivery.status)).toEqual(['pending', 'pending']);
     expect((await run(['prune', '--db', db, '--older-than', '0s'])).stdout).toMatch(/^pruned 0 /);
+  });
+
+  it('--older-than overrides the retention both ways, and never prunes pending ones', async () => {
+    const own = join(dir, 'older-than.db');
+    await seed(own);
+    await sleep(5);
+    // A retention of 1 ms would prune both finished deliveries; --older-than 30d keeps them.
+    expect((await run(['prune', '--db', own, '--older-than', '30d'], { PLANT_STORE_WEBHOOK_RETENTION: '1ms' })).stdout).toMatch(/^pruned 0 /);
+    // Retention off keeps everything; --older-than 1ms prunes what finished, and only that.
+    const pruned = await run(['prune', '--db', own, '--older-than', '1ms'], { PLANT_STORE_WEBHOOK_RETENTION: 'off' });
+    expect(pruned).toMatchObject({ status: 0, stderr: '' });
+    expect(pruned.stdout).toMatch(/^pruned 2 delivered or failed deliveries/);
+    const left = JSON.parse((await run(['list', '--db', own, '--json'])).stdout) as { status: string }[];
+    expect(left.map((delivery) => delivery.status)).toEqual(['pending', 'pending']);
   });
 
   it('lists prune in its help', async () => {
