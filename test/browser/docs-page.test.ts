@@ -1,32 +1,17 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlantStore, staticTokens, type PlantStore } from '@plant-store/core';
-import { createRequestListener } from '@plant-store/http-node';
-import { memoryStorage } from '@plant-store/storage-memory';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { TOKENS } from '../support/test-tokens.js';
+import { CHROMIUM, CHROMIUM_ARGS, hasBrowser } from '../support/chromium.js';
+import { startHost } from '../support/host-server.js';
 
 // The API reference page in a real browser: headless Chromium from the Debian
 // package (.ci/run installs it), driven by playwright-core. Elsewhere, without
 // the browser, the suite is skipped; in CI a missing browser is a failure.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 const OPERATIONS = ['listPlants', 'addPlant', 'getPlant', 'deletePlant', 'getOpenApiDocument', 'getDocsPage', 'getHealth', 'getReadiness'];
-const hasBrowser = existsSync(CHROMIUM);
 
 // Without the browser the suite is skipped, except under CI=true, where its
 // beforeAll fails instead (CI installs Chromium; see .ci/run).
@@ -72,7 +57,7 @@ describe.skipIf(skip)(`the API reference page in a browser${skip ? ` (${SKIP_REA
   });
 
   it('works under a base path in a host server, calling the API there', async () => {
-    const host = await startHost('/api');
+    const host = await startHost('/api', { docs: true });
     try {
       const page = await openDocs(browser, `${host.url}/api/docs`);
       expect(await operationIds(page.page)).toEqual(expect.arrayContaining(OPERATIONS));
@@ -147,25 +132,4 @@ async function createThroughForm(page: Page, body: string): Promise<string> {
   const status = operation.locator('.live-responses-table .response .response-col_status');
   await status.waitFor();
   return (await status.textContent())?.trim() ?? '';
-}
-
-/** A host's own node:http server with the API mounted under `basePath`, the page on. */
-async function startHost(basePath: string): Promise<{ url: string; close(): Promise<void> }> {
-  const store: PlantStore = createPlantStore({
-    storage: memoryStorage(),
-    authenticator: staticTokens([{ token: 'host-token', tenant: 'host' }]),
-  });
-  const api = createRequestListener(store, { basePath, docs: true });
-  const server: Server = createServer((req, res) => api(req, res, () => res.writeHead(404).end('host: not found')));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await store.close();
-    },
-  };
 }

@@ -1,24 +1,20 @@
-import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ALL_SCOPES, createPlantStore, staticTokens, type Principal } from '@plant-store/core';
-import { createRequestListener } from '@plant-store/http-node';
+import { ALL_SCOPES, type Principal } from '@plant-store/core';
 import type { PortalAssets } from '@plant-store/portal';
-import { memoryStorage } from '@plant-store/storage-memory';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { TOKENS } from '../support/test-tokens.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { buildPortal, CHROMIUM, launchBrowser, openTab, screenshot, seriousViolations, type PortalTab } from '../support/portal-browser.js';
+import { CHROMIUM, hasBrowser } from '../support/chromium.js';
+import { startHost } from '../support/host-server.js';
+import { buildPortal, launchBrowser, openTab, screenshot, seriousViolations, type PortalTab } from '../support/portal-browser.js';
 
 // The tenant webhook portal in a real browser, driven as a person would
 // (labels, roles, buttons, the keyboard), against the real service on
 // SQLite with real webhook deliveries to a real receiver. Headless Chromium
 // from the Debian package; without it the suite is skipped, except under
 // CI=true, where it fails.
-const hasBrowser = existsSync(CHROMIUM);
 const skip = !hasBrowser && process.env.CI !== 'true';
 const SKIP_REASON = `browser test skipped: ${CHROMIUM} is missing (apt-get install chromium)`;
 if (skip) process.stderr.write(`${SKIP_REASON}\n`);
@@ -319,7 +315,7 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
   });
 
   it('works under a base path in a host server, calling the API there', async () => {
-    const host = await startHost('/api', portal.assets);
+    const host = await startHost('/api', { portal: portal.assets });
     try {
       const { page, requests, errors } = await open(`${host.url}/api/portal`);
       await page.getByLabel('Access token').fill('host-token');
@@ -331,6 +327,20 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
       expect(errors()).toEqual([]);
     } finally {
       await host.close();
+    }
+  });
+
+  // Runs last: it looks back over every link the tests above signed in with.
+  it('a portal link never reaches the server: no request of any tab and no line of the server log carries the token or its fragment', async () => {
+    const requested = tabs.flatMap((tab) => tab.requests());
+    const logged = server.logs.map((entry) => JSON.stringify(entry));
+    // Not vacuous: the links' pages were requested and logged, and their API calls were made.
+    expect(requested.some((url) => new URL(url).pathname === '/portal')).toBe(true);
+    expect(logged.some((line) => line.includes('"path":"/portal"'))).toBe(true);
+    expect(logged.some((line) => line.includes('"path":"/webhooks/session"'))).toBe(true);
+    for (const text of [...requested, ...logged]) {
+      expect(text).not.toContain('psl_');
+      expect(text).not.toContain('token=');
     }
   });
 });
@@ -376,22 +386,4 @@ async function visibleButtons(page: Page, names: readonly string[]): Promise<str
   const present: string[] = [];
   for (const name of names) if ((await page.getByRole('button', { name, exact: true }).count()) > 0) present.push(name);
   return present;
-}
-
-/** A host's own node:http server with the API and the portal mounted under `basePath`. */
-async function startHost(basePath: string, assets: PortalAssets): Promise<{ url: string; close(): Promise<void> }> {
-  const store = createPlantStore({ storage: memoryStorage(), authenticator: staticTokens([{ token: 'host-token', tenant: 'host' }]) });
-  const api = createRequestListener(store, { basePath, portal: assets });
-  const server: Server = createServer((req, res) => api(req, res, () => res.writeHead(404).end('host: not found')));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await store.close();
-    },
-  };
 }

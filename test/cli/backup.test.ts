@@ -4,10 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { runCli as runInProcess } from '@plant-store/server';
 import { runCli, startServe, type ServeProcess } from '../support/cli-process.js';
+import { runCliInProcess } from '../support/run-cli-in-process.js';
 
 /** The SQLite driver of the SQLite adapter (the test suites do not depend on it themselves); only what these tests use. */
 interface SqliteFile {
@@ -49,19 +48,7 @@ async function listIds(service: ServeProcess): Promise<number[]> {
   return ((await response.json()) as { id: number }[]).map((plant) => plant.id);
 }
 
-async function backup(args: string[], env: NodeJS.ProcessEnv = {}) {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (text: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        append(chunk.toString('utf8'));
-        done();
-      },
-    });
-  const status = await runInProcess(['backup', ...args], env, { stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)) });
-  return { status, stdout, stderr };
-}
+const backup = (args: string[], env: NodeJS.ProcessEnv = {}) => runCliInProcess(['backup', ...args], env);
 
 describe('plant-store backup', () => {
   it('copies a running service\'s database mid-stream: the copy is intact, and a service on it lists every plant acknowledged before the backup began', async () => {

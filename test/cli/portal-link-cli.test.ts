@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPlantStore } from '@plant-store/core';
-import { runCli as runCliInProcess } from '@plant-store/server';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
 import { runCli, startServe } from '../support/cli-process.js';
+import { runCliInProcess } from '../support/run-cli-in-process.js';
 
 // `plant-store portal-link` against a running service on the same SQLite
 // file, both as real processes: mint a link, sign in with it over HTTP,
@@ -114,19 +113,7 @@ describe.skipIf(!postgresAvailable)('plant-store portal-link on PostgreSQL (stor
   const schemas = testSchemas();
   afterAll(() => schemas.dropAll());
 
-  async function run(args: string[], env: NodeJS.ProcessEnv) {
-    let stdout = '';
-    let stderr = '';
-    const sink = (append: (text: string) => void) =>
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          append(chunk.toString('utf8'));
-          done();
-        },
-      });
-    const status = await runCliInProcess(['portal-link', ...args], env, { stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)) });
-    return { status, stdout, stderr };
-  }
+  const run = (args: string[], env: NodeJS.ProcessEnv) => runCliInProcess(['portal-link', ...args], env);
 
   it('mints a link a store on the same schema accepts, then revokes it', async () => {
     const schema = schemas.next();

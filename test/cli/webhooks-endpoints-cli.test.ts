@@ -1,15 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, createPlantStore, type PlantStore } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
-import { runCli } from '@plant-store/server';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
 import { runCli as spawnCliToExit } from '../support/cli-process.js';
+import { runCliInProcess } from '../support/run-cli-in-process.js';
 
 // The operators' webhook commands on the storages a service really runs on:
 // tenants' endpoints (list, disable, enable), resend and recover, on SQLite
@@ -18,17 +17,6 @@ import { runCli as spawnCliToExit } from '../support/cli-process.js';
 
 const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
 const globex = { subject: 'tester', tenant: 'globex', scopes: ALL_SCOPES };
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString('utf8');
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 interface Target {
   /** Flags that select the storage. */
@@ -73,12 +61,7 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
   let globexEndpoint: string;
   let firstDelivery: string;
 
-  async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-    const stdout = capture();
-    const stderr = capture();
-    const status = await runCli(['webhooks', ...args], env, { stdout: stdout.stream, stderr: stderr.stream });
-    return { status, stdout: stdout.text(), stderr: stderr.text() };
-  }
+  const run = (args: string[], env: NodeJS.ProcessEnv = {}) => runCliInProcess(['webhooks', ...args], env);
 
   beforeAll(async () => {
     if (skip) return;
@@ -168,12 +151,7 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
 });
 
 describe('plant-store webhooks: arguments and settings', () => {
-  async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-    const stdout = capture();
-    const stderr = capture();
-    const status = await runCli(['webhooks', ...args], env, { stdout: stdout.stream, stderr: stderr.stream });
-    return { status, stdout: stdout.text(), stderr: stderr.text() };
-  }
+  const run = (args: string[], env: NodeJS.ProcessEnv = {}) => runCliInProcess(['webhooks', ...args], env);
 
   it('rejects bad arguments with exit 2 and one line', async () => {
     for (const args of [

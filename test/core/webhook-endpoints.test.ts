@@ -2,23 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import {
-  ALL_SCOPES,
   createPlantStore,
   ForbiddenError,
   NotFoundError,
   ValidationError,
   type PlantStore,
   type PlantStoreWebhookOptions,
-  type Principal,
   type Scope,
 } from '@plant-store/core';
 import type { Clock, Logger, LogFields, WebhookRequest, WebhookSendOutcome } from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
+import { acme, globex, only } from '../support/principals.js';
 import { eventually } from '../support/eventually.js';
 
-const acme: Principal = { subject: 'a', tenant: 'acme', scopes: ALL_SCOPES };
-const globex: Principal = { subject: 'g', tenant: 'globex', scopes: ALL_SCOPES };
-const only = (...scopes: Scope[]): Principal => ({ subject: 's', tenant: 'acme', scopes });
 const URL_OK = 'https://hooks.example.com/plants';
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 

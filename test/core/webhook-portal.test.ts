@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  ALL_SCOPES,
   ConflictError,
   ForbiddenError,
   NotFoundError,
@@ -8,19 +7,15 @@ import {
   WEBHOOK_EVENT_CATALOGUE,
   createPlantStore,
   type PlantStore,
-  type Principal,
-  type Scope,
 } from '@plant-store/core';
 import type { Clock } from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
+import { acme, globex, only } from '../support/principals.js';
 
 // The library side of the portal's operations (store.webhooks.endpoints.*):
 // scope first, then input, tenant isolation, and what each returns. Every
 // storage runs them over HTTP in test/http/portal-*.test.ts.
 
-const acme: Principal = { subject: 'a', tenant: 'acme', scopes: ALL_SCOPES };
-const globex: Principal = { subject: 'g', tenant: 'globex', scopes: ALL_SCOPES };
-const only = (...scopes: Scope[]): Principal => ({ subject: 's', tenant: 'acme', scopes });
 
 describe('portal operations in the library', () => {
   const now = 1_800_000_000_000;

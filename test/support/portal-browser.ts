@@ -6,26 +6,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { portalAssets, type PortalAssets } from '@plant-store/portal';
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 
 // What the portal's browser suites share: the browser (launched as the docs
-// page's suite does), the portal built afresh from its sources, a page that
+// page's suite does, from ./chromium.ts), the portal built afresh from its sources, a page that
 // records what went wrong in it, axe-core, and screenshots.
-
-export const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** Screenshots of each page: test artefacts, not committed. */
-export const ARTIFACTS = join(ROOT, 'test', 'browser', 'artifacts');
+const ARTIFACTS = join(ROOT, 'test', 'browser', 'artifacts');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export function launchBrowser(): Promise<Browser> {

@@ -1,49 +1,21 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, createPlantStore, type Delivery } from '@plant-store/core';
-import { subscriptionId, type WebhookTransport } from '@plant-store/core/adapter';
-import { runCli } from '@plant-store/server';
+import { subscriptionId } from '@plant-store/core/adapter';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { eventually } from '../support/eventually.js';
+import { fixtureTransport, subscriptions } from '../support/fixture-transport.js';
+import { runCliInProcess } from '../support/run-cli-in-process.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
-const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
-const subscriptions = [
-  { url: 'http://127.0.0.1:9/ok', secret: secret() },
-  { url: 'http://127.0.0.1:9/gone', secret: secret() },
-];
 
-/** Answers like the receivers of the fixture: /ok takes it, /gone says 410. */
-const fixtureTransport: WebhookTransport = {
-  send: async (request) =>
-    request.url.endsWith('/gone') ? { kind: 'gone', statusCode: 410, reason: 'receiver answered 410 Gone' } : { kind: 'delivered', statusCode: 204 },
-};
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString('utf8');
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
-
-async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const stdout = capture();
-  const stderr = capture();
-  const status = await runCli(['webhooks', ...args], env, { stdout: stdout.stream, stderr: stderr.stream });
-  return { status, stdout: stdout.text(), stderr: stderr.text() };
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => runCliInProcess(['webhooks', ...args], env);
 
 let dir: string;
 let db: string;

@@ -1,40 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, createPlantStore } from '@plant-store/core';
-import type { WebhookTransport } from '@plant-store/core/adapter';
-import { runCli } from '@plant-store/server';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { eventually } from '../support/eventually.js';
+import { fixtureTransport, subscriptions } from '../support/fixture-transport.js';
+import { runCliInProcess } from '../support/run-cli-in-process.js';
 
 const acme = { subject: 'tester', tenant: 'acme', scopes: ALL_SCOPES };
-const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
-const subscriptions = [
-  { url: 'http://127.0.0.1:9/ok', secret: secret() },
-  { url: 'http://127.0.0.1:9/gone', secret: secret() },
-];
-const fixtureTransport: WebhookTransport = {
-  send: async (request) =>
-    request.url.endsWith('/gone') ? { kind: 'gone', statusCode: 410, reason: 'receiver answered 410 Gone' } : { kind: 'delivered', statusCode: 204 },
-};
 
-async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (text: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        append(chunk.toString('utf8'));
-        done();
-      },
-    });
-  const status = await runCli(['webhooks', ...args], env, { stdout: sink((text) => (stdout += text)), stderr: sink((text) => (stderr += text)) });
-  return { status, stdout, stderr };
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => runCliInProcess(['webhooks', ...args], env);
 
 let dir: string;
 let db: string;
@@ -42,6 +19,11 @@ let db: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'plant-store-webhooks-prune-'));
   db = join(dir, 'plant-store.db');
+  await seed(db);
+});
+
+/** A database with one delivered and one failed delivery (plant 1) and two pending ones (plant 2). */
+async function seed(db: string): Promise<void> {
   // Plant 1: delivered to /ok, failed (410) at /gone. Retention off here: the CLI is what prunes.
   const sending = createPlantStore({
     storage: await sqliteStorage({ path: db }),
@@ -54,7 +36,7 @@ beforeAll(async () => {
   const queueing = createPlantStore({ storage: await sqliteStorage({ path: db }), webhooks: { subscriptions } });
   await queueing.plants.create(acme, { id: 2, name: 'Ivy' });
   await queueing.close();
-});
+}
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -87,6 +69,20 @@ describe('plant-store webhooks prune', () => {
     const left = JSON.parse((await run(['list', '--db', db, '--json'])).stdout) as { status: string }[];
     expect(left.map((delivery) => delivery.status)).toEqual(['pending', 'pending']);
     expect((await run(['prune', '--db', db, '--older-than', '0s'])).stdout).toMatch(/^pruned 0 /);
+  });
+
+  it('--older-than overrides the retention both ways, and never prunes pending ones', async () => {
+    const own = join(dir, 'older-than.db');
+    await seed(own);
+    await sleep(5);
+    // A retention of 1 ms would prune both finished deliveries; --older-than 30d keeps them.
+    expect((await run(['prune', '--db', own, '--older-than', '30d'], { PLANT_STORE_WEBHOOK_RETENTION: '1ms' })).stdout).toMatch(/^pruned 0 /);
+    // Retention off keeps everything; --older-than 1ms prunes what finished, and only that.
+    const pruned = await run(['prune', '--db', own, '--older-than', '1ms'], { PLANT_STORE_WEBHOOK_RETENTION: 'off' });
+    expect(pruned).toMatchObject({ status: 0, stderr: '' });
+    expect(pruned.stdout).toMatch(/^pruned 2 delivered or failed deliveries/);
+    const left = JSON.parse((await run(['list', '--db', own, '--json'])).stdout) as { status: string }[];
+    expect(left.map((delivery) => delivery.status)).toEqual(['pending', 'pending']);
   });
 
   it('lists prune in its help', async () => {
