@@ -1,12 +1,14 @@
 import type { Plant } from '@plant-store/core';
 import {
   newMessageId,
+  plantToJson,
   type CreatePlantResult,
   type EndpointEvent,
   type ListPlantsQuery,
   type NewDelivery,
   type PlantOffsetQuery,
   type PlantRepository,
+  type PlantsJson,
 } from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import type { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
@@ -16,6 +18,20 @@ import { SortedPlants } from './sorted-plants.js';
 /** Stored plants are private copies and callers get fresh ones, so nobody can change stored state by mutating an object. */
 function copyPlant(plant: Plant): Plant {
   return plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
+}
+
+/**
+ * Each stored plant's wire form, written on its first listing and kept
+ * while the plant is: stored plants never change (a create of an existing id
+ * changes nothing), so pages are joined from ready text, as a hand-written
+ * server would keep it, instead of serializing every plant of every page.
+ */
+const wireForms = new WeakMap<Plant, string>();
+
+function wireForm(plant: Plant): string {
+  let json = wireForms.get(plant);
+  if (json === undefined) wireForms.set(plant, (json = plantToJson(plant)));
+  return json;
 }
 
 /** Plants per tenant in process memory. */
@@ -65,6 +81,26 @@ export class MemoryPlantRepository implements PlantRepository {
       if (!tags || (plant.tag !== undefined && tags.has(plant.tag))) result.push(copyPlant(plant));
     }
     return result;
+  }
+
+  async listJson(tenant: string, query: ListPlantsQuery): Promise<PlantsJson> {
+    assertOpen(this.#lifecycle);
+    const plants = this.#tenants.get(tenant);
+    if (!plants) return { json: '[]', count: 0, lastId: undefined };
+    const start = query.after === undefined ? 0 : plants.upperBound(query.after);
+    const end = query.until === undefined ? plants.size : plants.upperBound(query.until);
+    const tags = query.tags?.length ? new Set(query.tags) : undefined;
+    let json = '[';
+    let count = 0;
+    let lastId: bigint | undefined;
+    for (let index = start; index < end && count < query.limit; index++) {
+      const plant = plants.at(index)!;
+      if (tags && (plant.tag === undefined || !tags.has(plant.tag))) continue;
+      json += count === 0 ? wireForm(plant) : `,${wireForm(plant)}`;
+      count++;
+      lastId = plant.id;
+    }
+    return { json: `${json}]`, count, lastId };
   }
 
   async idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined> {

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { StorageError } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
+import { backgroundCheckpoints, type BackgroundCheckpoints } from './background-checkpoints.js';
 import { databaseFileGuard, type DatabaseFileGuard } from './database-file-guard.js';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
@@ -47,7 +48,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
   }
   try {
     await retryWhileBusy(busyTimeoutMs, () => prepare(db));
-    return assemble(db, databaseFileGuard(options.path));
+    return assemble(db, databaseFileGuard(options.path), checkpointsFor(db, options.path, busyTimeoutMs));
   } catch (error) {
     if (db.open) db.close();
     throw openError(options.path, error);
@@ -55,8 +56,8 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
 }
 
 /** The storage over an open, migrated database: statements are prepared here, once. */
-function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage {
-  const writes = guardedWrites(db, file);
+function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, checkpoints: BackgroundCheckpoints | undefined): Storage {
+  const writes = guardedWrites(db, checkpoints === undefined ? file : notingWrites(file, checkpoints));
   const outbox = new SqliteWebhookOutbox(db, writes);
   const endpoints = new SqliteWebhookEndpoints(db, writes);
   const plants = new SqlitePlantRepository(db, outbox, writes);
@@ -76,6 +77,8 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage 
     close() {
       closed ??= (async () => {
         file.close();
+        // First, so that the main connection is the last to close and checkpoints what is left.
+        await checkpoints?.close();
         try {
           db.close();
         } catch (error) {
@@ -83,6 +86,23 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard): Storage 
         }
       })();
       return closed;
+    },
+  };
+}
+
+/** Checkpoints off the event loop for a database file; none in memory (no log) or for `file:` URIs (the worker opens plain paths). */
+function checkpointsFor(db: BetterSqlite3.Database, path: string, busyTimeoutMs: number): BackgroundCheckpoints | undefined {
+  if (path === '' || path === ':memory:' || path.startsWith('file:')) return undefined;
+  return backgroundCheckpoints(db, { path, busyTimeoutMs });
+}
+
+/** `file`'s checks, each also counted as a write for the checkpoint worker (every write transaction runs the check once, before COMMIT). */
+function notingWrites(file: DatabaseFileGuard, checkpoints: BackgroundCheckpoints): DatabaseFileGuard {
+  return {
+    ...file,
+    assertSameFile(action) {
+      file.assertSameFile(action);
+      checkpoints.noteWrite();
     },
   };
 }

@@ -1,0 +1,208 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Database as BetterSqlite3 } from 'better-sqlite3';
+
+/**
+ * Copies the write-ahead log back into the database file ("checkpoints") on
+ * a worker thread with a connection of its own, instead of inside a write.
+ *
+ * SQLite's automatic checkpoint runs in the COMMIT that fills the log past
+ * 1,000 pages, on the writing connection, and it syncs the log and the
+ * database to disk: about 10 ms on this kind of disk, most of it waiting for
+ * the sync. better-sqlite3 is synchronous, so each of those commits froze the
+ * event loop for every request in flight; with a plant, its delivery and
+ * their indexes filling the log every hundred or so creates, that wait was
+ * about half the time of a create. A PASSIVE checkpoint from another
+ * connection copies the same pages without taking the write lock, so writes
+ * go on meanwhile. Durability is unchanged: a commit is as durable as before
+ * (in the log), and the checkpoint syncs before it copies.
+ *
+ * The main connection keeps an automatic checkpoint as a backstop at a much
+ * larger log (`BACKSTOP_PAGES`), in case the worker falls behind, and goes
+ * back to SQLite's default when the worker fails. One worker serves every
+ * database of the process (a worker costs tens of milliseconds to start and
+ * its own heap), started once a database has seen `WRITES_BEFORE_WORKER`
+ * writes: a process that only reads, or writes a little and ends (a CLI
+ * command, a test), never starts one, and until then SQLite's own checkpoint
+ * (after 1,000 pages, more than those writes fill) does the work.
+ */
+export interface BackgroundCheckpoints {
+  /** Called once per write transaction: wakes the worker (cheap: a shared counter, no message). */
+  noteWrite(): void;
+  /** Ends the worker's connection to this database after its current checkpoint; call before closing the database (the last connection to close checkpoints what is left). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** SQLite's default automatic checkpoint, in pages: what the main connection goes back to without the worker. */
+const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
+
+/** The main connection's own checkpoint while the worker serves it: 64 MiB of 4 KiB pages, never reached when the worker keeps up. */
+export const BACKSTOP_PAGES = 16_384;
+
+/** Least time between two checkpoints of a database, in ms: each syncs the disk, and under a stream of writes one per interval copies everything queued meanwhile. */
+const PAUSE_MS = 25;
+
+/** Write transactions on a database before the worker serves it. */
+export const WRITES_BEFORE_WORKER = 64;
+
+/** How long `close()` waits for the worker to let go of the database, in ms. */
+const CLOSE_TIMEOUT_MS = 5_000;
+
+/** Slots of a database's shared state. */
+const WRITES = 0;
+const STOP = 1;
+
+/*
+ * The worker's program, as plain JavaScript evaluated by the worker: the
+ * package also runs from its TypeScript sources (tests), where a worker file
+ * would not be JavaScript. Per database it waits (asynchronously, so messages
+ * still arrive) for the write counter to move, checkpoints, pauses, and on
+ * `close` lets go of the file and answers. It loads the very driver the main
+ * thread uses.
+ */
+const WORKER_SOURCE = `
+const { workerData, parentPort } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const pause = (state) => Atomics.waitAsync(state, ${STOP}, 0, ${PAUSE_MS}).value;
+async function serve({ id, path, busyTimeoutMs, state: buffer }) {
+  const state = new Int32Array(buffer);
+  let db;
+  try {
+    db = new Database(path);
+    db.pragma('busy_timeout = ' + busyTimeoutMs);
+    parentPort.postMessage({ id, ready: true });
+    let seen = Atomics.load(state, ${WRITES});
+    while (Atomics.load(state, ${STOP}) === 0) {
+      await Atomics.waitAsync(state, ${WRITES}, seen).value;
+      if (Atomics.load(state, ${STOP}) !== 0) break;
+      seen = Atomics.load(state, ${WRITES});
+      db.pragma('wal_checkpoint(PASSIVE)');
+      await pause(state);
+    }
+    db.close();
+    parentPort.postMessage({ id, closed: true });
+  } catch (error) {
+    try { db?.close(); } catch {}
+    parentPort.postMessage({ id, failed: String(error && error.message || error) });
+  }
+}
+parentPort.on('message', (database) => void serve(database));
+`;
+
+export interface BackgroundCheckpointsOptions {
+  /** The database file (a plain path: in-memory databases have no log to checkpoint). */
+  readonly path: string;
+  readonly busyTimeoutMs: number;
+  /** Called once when the worker fails for this database (it could not open the file, a checkpoint threw): the main connection checkpoints by itself again. */
+  readonly onFailure?: (error: Error) => void;
+}
+
+type WorkerAnswer = { readonly id: number } & ({ readonly ready: true } | { readonly closed: true } | { readonly failed: string });
+
+/** The process's checkpoint worker and the databases it serves, by id. */
+interface SharedWorker {
+  readonly worker: Worker;
+  readonly listeners: Map<number, (answer: WorkerAnswer) => void>;
+}
+
+let shared: SharedWorker | undefined;
+let nextId = 1;
+
+function sharedWorker(): SharedWorker {
+  if (shared !== undefined) return shared;
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3') },
+    // One statement in a loop: a small heap is plenty.
+    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
+  });
+  const listeners = new Map<number, (answer: WorkerAnswer) => void>();
+  const current: SharedWorker = { worker, listeners };
+  worker.on('message', (answer: WorkerAnswer) => listeners.get(answer.id)?.(answer));
+  const lost = (reason: string) => {
+    if (shared === current) shared = undefined;
+    for (const [id, listener] of listeners) listener({ id, failed: reason });
+    listeners.clear();
+  };
+  worker.on('error', (error) => lost(error.message));
+  worker.on('exit', (code) => lost(`the checkpoint worker exited with code ${code}`));
+  // Never the reason the process stays up (after the listeners: adding a message listener refs the port again).
+  worker.unref();
+  return (shared = current);
+}
+
+/** Background checkpoints for `db`, the main connection to the file at `options.path`. */
+export function backgroundCheckpoints(db: BetterSqlite3, options: BackgroundCheckpointsOptions): BackgroundCheckpoints {
+  const state = new Int32Array(new SharedArrayBuffer(8));
+  const id = nextId++;
+  let served: SharedWorker | undefined;
+  let failed = false;
+  let closing: Promise<void> | undefined;
+  let released: (() => void) | undefined;
+  let writesBeforeWorker = WRITES_BEFORE_WORKER;
+
+  const fail = (reason: string) => {
+    served?.listeners.delete(id);
+    served = undefined;
+    released?.();
+    if (failed || closing !== undefined) return;
+    failed = true;
+    if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    options.onFailure?.(new Error(reason));
+  };
+
+  const start = () => {
+    try {
+      served = sharedWorker();
+    } catch (error) {
+      fail(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    served.listeners.set(id, (answer) => {
+      if ('ready' in answer) {
+        // Only once the worker has its connection does the main one stop checkpointing at the default size.
+        if (closing === undefined && db.open) db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+      } else if ('closed' in answer) {
+        served?.listeners.delete(id);
+        released?.();
+      } else fail(answer.failed);
+    });
+    served.worker.postMessage({ id, path: options.path, busyTimeoutMs: options.busyTimeoutMs, state: state.buffer });
+  };
+
+  return {
+    noteWrite() {
+      if (failed || closing !== undefined) return;
+      if (served === undefined) {
+        if (--writesBeforeWorker > 0) return;
+        start();
+      }
+      Atomics.add(state, WRITES, 1);
+      Atomics.notify(state, WRITES, 1);
+    },
+    close() {
+      closing ??= (async () => {
+        if (served === undefined) return;
+        const letGo = new Promise<void>((resolveLetGo) => (released = resolveLetGo));
+        // The counter moves too, so a loop that has not reached its wait yet does not start one.
+        Atomics.store(state, STOP, 1);
+        Atomics.add(state, WRITES, 1);
+        Atomics.notify(state, WRITES);
+        Atomics.notify(state, STOP);
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<void>((resolveTimeout) => {
+          timer = setTimeout(resolveTimeout, CLOSE_TIMEOUT_MS);
+        });
+        try {
+          // A worker stuck past the timeout only delays the final checkpoint to whichever connection closes last.
+          await Promise.race([letGo, timedOut]);
+        } finally {
+          clearTimeout(timer);
+          served?.listeners.delete(id);
+          served = undefined;
+        }
+      })();
+      return closing;
+    },
+  };
+}
