@@ -61,7 +61,7 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
 
   it('a read-write link: create an endpoint, a plant is delivered, rotate the secret, resend; the receiver verifies both', async () => {
     receiver.reply(() => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: 'thanks, got it' }));
-    const link = await server.store.portalLinks.mint({ tenant: 'a' });
+    const link = await server.store.allTenants.portalLinks.mint({ tenant: 'a' });
     const tab = await open(`${server.url}/portal#token=${link.token}`);
     const { page } = tab;
     await expectText(page.getByTestId('session-tenant'), 'a');
@@ -156,7 +156,7 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     // The first attempt and its one retry fail: the delivery has failed.
     await receiver.waitFor(2, { path: '/portal-ops' });
 
-    const link = await server.store.portalLinks.mint({ tenant });
+    const link = await server.store.allTenants.portalLinks.mint({ tenant });
     const { page, errors } = await open(`${server.url}/portal#token=${link.token}`);
     const card = page.getByRole('article', { name: hookUrl });
 
@@ -209,7 +209,7 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
   });
 
   it('the event catalogue shows each type with its JSON Schema and an example', async () => {
-    const link = await server.store.portalLinks.mint({ tenant: 'catalogue', readOnly: true });
+    const link = await server.store.allTenants.portalLinks.mint({ tenant: 'catalogue', readOnly: true });
     const { page, errors } = await open(`${server.url}/portal#token=${link.token}`);
     await page.getByRole('button', { name: 'Event catalogue' }).click();
     for (const type of ['plant.created', 'plant.deleted']) {
@@ -232,7 +232,7 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     await server.store.plants.create(tenantPrincipal(tenant), { id: 2, name: 'Cactus' });
     await receiver.waitFor(1, { path: '/portal-viewer' });
 
-    const link = await server.store.portalLinks.mint({ tenant, readOnly: true });
+    const link = await server.store.allTenants.portalLinks.mint({ tenant, readOnly: true });
     const { page, errors } = await open(`${server.url}/portal#token=${link.token}`);
     await expectText(page.getByTestId('session-access'), 'Read-only');
     await expectText(page.getByTestId('read-only-notice'), 'read-only');
@@ -268,7 +268,7 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     [
       'an expired link',
       async () => {
-        const link = await server.store.portalLinks.mint({ tenant: 'a', expiresInMs: 1 });
+        const link = await server.store.allTenants.portalLinks.mint({ tenant: 'a', expiresInMs: 1 });
         await new Promise((resolve) => setTimeout(resolve, 5));
         return link.token;
       },
@@ -276,8 +276,8 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     [
       'a revoked link',
       async () => {
-        const link = await server.store.portalLinks.mint({ tenant: 'a' });
-        await server.store.portalLinks.revoke(link.id);
+        const link = await server.store.allTenants.portalLinks.mint({ tenant: 'a' });
+        await server.store.allTenants.portalLinks.revoke(link.id);
         return link.token;
       },
     ],

@@ -222,7 +222,7 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
   it('reads the session of its token; a portal link\'s with its expiry as a Date', async () => {
     expect(await client.webhooks.session()).toEqual({ tenant: 'a', subject: expect.stringMatching(/^token:/), scopes: ['plants:read', 'plants:write', 'webhooks:read', 'webhooks:write'] });
     expect(lastRequest()).toMatchObject({ method: 'GET', url: '/webhooks/session', body: '' });
-    const link = await server.store.portalLinks.mint({ tenant: 'a', readOnly: true });
+    const link = await server.store.allTenants.portalLinks.mint({ tenant: 'a', readOnly: true });
     const portal = createPlantStoreClient({ baseUrl: server.url, token: link.token });
     expect(await portal.webhooks.session()).toEqual({
       tenant: 'a',

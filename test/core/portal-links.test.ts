@@ -52,7 +52,7 @@ describe.each(Object.keys(KINDS))('portal links (%s storage)', (kind) => {
 
   it('mints a read-write link for an hour by default; its token signs in to the tenant\u2019s webhooks only', async () => {
     const store = await open();
-    const link = await store.portalLinks.mint({ tenant: 'acme' });
+    const link = await store.allTenants.portalLinks.mint({ tenant: 'acme' });
     expect(link).toEqual({
       id: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
       token: expect.stringMatching(/^psl_[A-Za-z0-9_-]{16}_[A-Za-z0-9_-]{43}$/),
@@ -73,15 +73,15 @@ describe.each(Object.keys(KINDS))('portal links (%s storage)', (kind) => {
 
   it('a read-only link has webhooks:read alone', async () => {
     const store = await open();
-    const link = await store.portalLinks.mint({ tenant: 'acme', readOnly: true });
+    const link = await store.allTenants.portalLinks.mint({ tenant: 'acme', readOnly: true });
     expect(link.scopes).toEqual(['webhooks:read']);
     expect((await store.authenticate(link.token)).scopes).toEqual(['webhooks:read']);
   });
 
   it('stores only a digest of the secret: a token with another secret, or for an unknown link, is an invalid token', async () => {
     const store = await open();
-    const link = await store.portalLinks.mint({ tenant: 'acme' });
-    const stored = JSON.stringify(await store.portalLinks.list('acme'));
+    const link = await store.allTenants.portalLinks.mint({ tenant: 'acme' });
+    const stored = JSON.stringify(await store.allTenants.portalLinks.list('acme'));
     expect(stored).not.toContain(link.token.slice(21));
     const flipped = link.token.slice(0, -1) + (link.token.endsWith('A') ? 'B' : 'A');
     await expect(store.authenticate(flipped)).rejects.toEqual(new UnauthenticatedError('invalid_token'));
@@ -92,7 +92,7 @@ describe.each(Object.keys(KINDS))('portal links (%s storage)', (kind) => {
 
   it('expires: refused from its expiry on', async () => {
     const store = await open();
-    const link = await store.portalLinks.mint({ tenant: 'acme', expiresInMs: 60_000 });
+    const link = await store.allTenants.portalLinks.mint({ tenant: 'acme', expiresInMs: 60_000 });
     offset = 59_999;
     expect((await store.authenticate(link.token)).tenant).toBe('acme');
     offset = 60_000;
@@ -101,36 +101,36 @@ describe.each(Object.keys(KINDS))('portal links (%s storage)', (kind) => {
 
   it('revokes: refused at once; a second revoke or an unknown id is false', async () => {
     const store = await open();
-    const link = await store.portalLinks.mint({ tenant: 'acme', expiresInMs: MAX_PORTAL_LINK_TTL_MS });
-    const other = await store.portalLinks.mint({ tenant: 'acme' });
-    expect(await store.portalLinks.revoke(link.id)).toBe(true);
+    const link = await store.allTenants.portalLinks.mint({ tenant: 'acme', expiresInMs: MAX_PORTAL_LINK_TTL_MS });
+    const other = await store.allTenants.portalLinks.mint({ tenant: 'acme' });
+    expect(await store.allTenants.portalLinks.revoke(link.id)).toBe(true);
     await expect(store.authenticate(link.token)).rejects.toMatchObject({ reason: 'invalid_token' });
     expect((await store.authenticate(other.token)).subject).toBe(`portal-link:${other.id}`);
-    expect(await store.portalLinks.revoke(link.id)).toBe(false);
-    expect(await store.portalLinks.revoke('nope')).toBe(false);
-    expect(await store.portalLinks.revoke('A'.repeat(16))).toBe(false);
+    expect(await store.allTenants.portalLinks.revoke(link.id)).toBe(false);
+    expect(await store.allTenants.portalLinks.revoke('nope')).toBe(false);
+    expect(await store.allTenants.portalLinks.revoke('A'.repeat(16))).toBe(false);
   });
 
   it('lists links newest first, per tenant or all, with revocations', async () => {
     const store = await open();
-    const first = await store.portalLinks.mint({ tenant: 'acme' });
+    const first = await store.allTenants.portalLinks.mint({ tenant: 'acme' });
     offset = 1;
-    const second = await store.portalLinks.mint({ tenant: 'globex', readOnly: true });
-    await store.portalLinks.revoke(first.id);
-    expect((await store.portalLinks.list()).map((link) => link.id)).toEqual([second.id, first.id]);
-    expect(await store.portalLinks.list('acme')).toEqual([
+    const second = await store.allTenants.portalLinks.mint({ tenant: 'globex', readOnly: true });
+    await store.allTenants.portalLinks.revoke(first.id);
+    expect((await store.allTenants.portalLinks.list()).map((link) => link.id)).toEqual([second.id, first.id]);
+    expect(await store.allTenants.portalLinks.list('acme')).toEqual([
       { id: first.id, tenant: 'acme', scopes: ['webhooks:read', 'webhooks:write'], createdAt: first.expiresAt - HOUR, expiresAt: first.expiresAt, revokedAt: clock.now() },
     ]);
   });
 
   it('refuses bad mint options, naming them', async () => {
     const store = await open();
-    const bad = (options: unknown) => store.portalLinks.mint(options as never);
+    const bad = (options: unknown) => store.allTenants.portalLinks.mint(options as never);
     await expect(bad({ tenant: '' })).rejects.toMatchObject({ field: 'tenant' });
     await expect(bad({ tenant: 'acme', expiresInMs: MAX_PORTAL_LINK_TTL_MS + 1 })).rejects.toMatchObject({ field: 'expiresInMs' });
     await expect(bad({ tenant: 'acme', expiresInMs: 0 })).rejects.toBeInstanceOf(ValidationError);
     await expect(bad({ tenant: 'acme', readOnly: 'yes' })).rejects.toMatchObject({ field: 'readOnly' });
     await expect(bad({ tenant: 'acme', scopes: ['plants:read'] })).rejects.toMatchObject({ field: 'scopes' });
-    expect(await store.portalLinks.list()).toEqual([]);
+    expect(await store.allTenants.portalLinks.list()).toEqual([]);
   });
 });

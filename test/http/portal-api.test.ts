@@ -80,14 +80,14 @@ describe.each(KINDS)('portal API over HTTP (%s storage)', (kind) => {
     // Ids in examples are exact int64 text.
     expect(response.text).toContain('"example":{"id":9223372036854775807,');
     // A read-only portal link may read it; a plants-only token may not.
-    const link = await server.store.portalLinks.mint({ tenant: 'a', readOnly: true });
+    const link = await server.store.allTenants.portalLinks.mint({ tenant: 'a', readOnly: true });
     expect((await call('GET', '/webhooks/event-types', link.token)).status).toBe(200);
     expectError(await call('GET', '/webhooks/event-types', TOKENS.reader), 403);
     expectError(await call('GET', '/webhooks/event-types'), 401);
   });
 
   it('a read-write link reads and manages its tenant\u2019s webhooks, and nothing else', async () => {
-    const link = await server.store.portalLinks.mint({ tenant: 'a' });
+    const link = await server.store.allTenants.portalLinks.mint({ tenant: 'a' });
     const session = await call('GET', '/webhooks/session', link.token);
     expect(session.json).toEqual({
       tenant: 'a',
@@ -112,7 +112,7 @@ describe.each(KINDS)('portal API over HTTP (%s storage)', (kind) => {
   it('a read-only link reads, and every write route answers 403', async () => {
     const endpoint = await call('POST', '/webhooks/endpoints', TOKENS.owner, { url: 'https://example.com/ro' });
     const id = (endpoint.json as { id: string }).id;
-    const link = await server.store.portalLinks.mint({ tenant: 'a', readOnly: true });
+    const link = await server.store.allTenants.portalLinks.mint({ tenant: 'a', readOnly: true });
     expect((await call('GET', '/webhooks/session', link.token)).json).toMatchObject({ scopes: ['webhooks:read'] });
     expect((await call('GET', '/webhooks/endpoints', link.token)).status).toBe(200);
     expect((await call('GET', `/webhooks/endpoints/${id}`, link.token)).status).toBe(200);
@@ -135,10 +135,10 @@ describe.each(KINDS)('portal API over HTTP (%s storage)', (kind) => {
   });
 
   it('a revoked link and an expired one are invalid tokens (401 invalid_token)', async () => {
-    const revoked = await server.store.portalLinks.mint({ tenant: 'a' });
-    const expiring = await server.store.portalLinks.mint({ tenant: 'a', expiresInMs: 60_000 });
+    const revoked = await server.store.allTenants.portalLinks.mint({ tenant: 'a' });
+    const expiring = await server.store.allTenants.portalLinks.mint({ tenant: 'a', expiresInMs: 60_000 });
     expect((await call('GET', '/webhooks/session', revoked.token)).status).toBe(200);
-    expect(await server.store.portalLinks.revoke(revoked.id)).toBe(true);
+    expect(await server.store.allTenants.portalLinks.revoke(revoked.id)).toBe(true);
     const refused = await call('GET', '/webhooks/endpoints', revoked.token);
     expectError(refused, 401);
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');

@@ -139,7 +139,7 @@ describe.each(KINDS)('portal deliveries over HTTP (%s storage)', (kind) => {
     expect((await call('POST', `/webhooks/endpoints/${id}/test`, owner({}))).status).toBe(400);
     expect((await call('POST', `/webhooks/endpoints/${id}/test`, owner({ eventType: 'plant.created', extra: 1 }))).status).toBe(400);
     expect((await call('POST', `/webhooks/endpoints/${id}/test`, { token: TOKENS.otherTenant, body: '{"eventType":"plant.created"}' })).status).toBe(404);
-    const link = await server.store.portalLinks.mint({ tenant: 'a', readOnly: true });
+    const link = await server.store.allTenants.portalLinks.mint({ tenant: 'a', readOnly: true });
     expect((await call('POST', `/webhooks/endpoints/${id}/test`, { token: link.token, body: '{"eventType":"plant.created"}' })).status).toBe(403);
     expect((await call('PATCH', `/webhooks/endpoints/${id}`, owner({ status: 'disabled' }))).status).toBe(200);
     const disabled = await call('POST', `/webhooks/endpoints/${id}/test`, owner({ eventType: 'plant.created' }));

@@ -133,7 +133,7 @@ describe('sqlite storage whose files change under it', () => {
     await storage.close();
     const restarted = await open(path);
     expect(await restarted.plants.list('t', { limit: 100 })).toEqual([{ id: 1n, name: 'acknowledged before' }]);
-    expect((await restarted.outbox.list({ limit: 100 })).map((d) => [d.id, d.status])).toEqual([['d1', 'pending']]);
+    expect((await restarted.outbox.list({ limit: 100 }))!.map((d) => [d.id, d.status])).toEqual([['d1', 'pending']]);
     expect((await restarted.endpoints.get('t', 'ep_1'))?.description).toBeUndefined();
   });
 

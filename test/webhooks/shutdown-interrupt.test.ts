@@ -60,7 +60,7 @@ describe('SIGTERM while a webhook attempt is in flight', () => {
     // The log tells the story: the cut-short attempt (not counted toward retries), then the delivery.
     const storage = await sqliteStorage({ path: db });
     try {
-      const [delivery] = await storage.outbox.list();
+      const [delivery] = (await storage.outbox.list())!;
       expect(delivery).toMatchObject({ id: hanging!.headers['webhook-id'], status: 'delivered', attemptCount: 2 });
       expect(delivery!.attempts).toEqual([
         expect.objectContaining({ interrupted: true, error: 'interrupted: the dispatcher stopped' }),

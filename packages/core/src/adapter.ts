@@ -23,7 +23,7 @@ export type {
   NewDelivery,
   PruneDeliveriesOptions,
   RateBudgetAnswer,
-  TenantDeliveriesQuery,
+  RequeueSelector,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
 export type {

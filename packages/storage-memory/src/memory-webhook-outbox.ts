@@ -6,8 +6,8 @@ import {
   type EndpointAttemptStats,
   type ListDeliveriesQuery,
   type NewDelivery,
-  type TenantDeliveriesQuery,
   type PruneDeliveriesOptions,
+  type RequeueSelector,
   type WebhookOutbox,
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
@@ -42,11 +42,26 @@ function copyMessage(message: NewDelivery): NewDelivery {
   return copy;
 }
 
-/** The event type and creation time filters of a tenant listing. */
-function withinFilters(message: NewDelivery, query: TenantDeliveriesQuery): boolean {
+/** Whether the query's `tenant` may see the delivery: its own endpoints' deliveries only; every delivery without one. */
+function inScope(message: NewDelivery, query: ListDeliveriesQuery): boolean {
+  return query.tenant === undefined || (message.tenant === query.tenant && isTenantEndpointId(message.endpointId));
+}
+
+/** The query's filters other than the cursor. */
+function matches(record: DeliveryRecord, query: ListDeliveriesQuery): boolean {
+  const { message } = record;
+  if (!inScope(message, query)) return false;
+  if (query.endpointId !== undefined && message.endpointId !== query.endpointId) return false;
+  if (query.status !== undefined && record.status !== query.status) return false;
   if (query.eventType !== undefined && message.eventType !== query.eventType) return false;
   if (query.since !== undefined && message.createdAt < query.since) return false;
   return query.until === undefined || message.createdAt < query.until;
+}
+
+/** Whether the selector picks the delivery (an id selector's record is found by id). */
+function selects(record: DeliveryRecord, selector: RequeueSelector): boolean {
+  if ('id' in selector) return selector.from === 'any' || record.status === 'failed';
+  return record.message.endpointId === selector.endpointId && record.status === 'failed' && record.message.createdAt >= selector.since;
 }
 
 /** Whether an attempt counts in an endpoint's statistics: not interrupted, and not written by a delete or disable of the endpoint. */
@@ -219,33 +234,18 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     return record && toDelivery(record);
   }
 
-  async list(query: ListDeliveriesQuery = {}): Promise<Delivery[]> {
+  async list(query: ListDeliveriesQuery = {}): Promise<Delivery[] | undefined> {
     assertOpen(this.#lifecycle);
-    const limit = query.limit ?? DEFAULT_LIST_LIMIT;
-    const matching: DeliveryRecord[] = [];
-    for (const record of this.#records.values()) {
-      if (query.status === undefined || record.status === query.status) matching.push(record);
-    }
-    matching.sort(listOrder);
-    return matching.slice(0, Math.max(0, limit)).map(toDelivery);
-  }
-
-  async listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined> {
-    assertOpen(this.#lifecycle);
-    const { tenant, endpointId, status } = query;
-    const mine = (record: DeliveryRecord) => record.message.tenant === tenant && isTenantEndpointId(record.message.endpointId);
     const cursor = query.after === undefined ? undefined : this.#records.get(query.after);
-    if (query.after !== undefined && (!cursor || !mine(cursor))) return undefined;
+    if (query.after !== undefined && (!cursor || !inScope(cursor.message, query))) return undefined;
     const matching: DeliveryRecord[] = [];
     for (const record of this.#records.values()) {
-      if (!mine(record) || (endpointId !== undefined && record.message.endpointId !== endpointId)) continue;
-      if (status !== undefined && record.status !== status) continue;
-      if (!withinFilters(record.message, query)) continue;
+      if (!matches(record, query)) continue;
       if (cursor && listOrder(cursor, record) >= 0) continue;
       matching.push(record);
     }
     matching.sort(listOrder);
-    return matching.slice(0, Math.max(0, query.limit)).map(toDelivery);
+    return matching.slice(0, Math.max(0, query.limit ?? DEFAULT_LIST_LIMIT)).map(toDelivery);
   }
 
   async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
@@ -268,19 +268,12 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     return { windows, lastAttempt: last.statusCode === undefined ? { at: last.at } : { at: last.at, statusCode: last.statusCode } };
   }
 
-  async resend(id: string, now: number): Promise<boolean> {
+  async requeue(selector: RequeueSelector, now: number): Promise<number> {
     assertOpen(this.#lifecycle);
-    const record = this.#records.get(id);
-    if (!record) return false;
-    this.#dueAgain(record, now);
-    return true;
-  }
-
-  async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
-    assertOpen(this.#lifecycle);
+    const candidates = 'id' in selector ? [this.#records.get(selector.id)] : this.#records.values();
     let count = 0;
-    for (const record of this.#records.values()) {
-      if (record.message.endpointId !== endpointId || record.status !== 'failed' || record.message.createdAt < since) continue;
+    for (const record of candidates) {
+      if (!record || !selects(record, selector)) continue;
       this.#dueAgain(record, now);
       count++;
     }
@@ -300,14 +293,6 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
       record.leaseOwner = undefined;
       record.leaseExpiresAt = undefined;
     }
-  }
-
-  async requeue(id: string, now: number): Promise<boolean> {
-    assertOpen(this.#lifecycle);
-    const record = this.#records.get(id);
-    if (record?.status !== 'failed') return false;
-    this.#dueAgain(record, now);
-    return true;
   }
 
   // A scan of every delivery: memory storage holds what a process can, and

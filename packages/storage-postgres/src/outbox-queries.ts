@@ -91,19 +91,8 @@ const deliveryColumns = (t: Tables) => `
 /** Parameters: id. */
 export const getDeliverySql = (t: Tables) => `SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d WHERE d.id = $1`;
 
-/** Parameters: limit. Newest first (creation time, then insertion order). */
-export const listDeliveriesSql = (t: Tables) => `
-  SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d
-  ORDER BY d.created_at DESC, d.seq DESC LIMIT $1`;
-
-/** Parameters: status, limit. */
-export const listDeliveriesByStatusSql = (t: Tables) => `
-  SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d
-  WHERE d.status = $1
-  ORDER BY d.created_at DESC, d.seq DESC LIMIT $2`;
-
-/** Parameters: id, now. */
-export const requeueSql = (t: Tables) => `
+/** Parameters: id, now. A failed delivery back to pending, without a lease. */
+export const requeueFailedSql = (t: Tables) => `
   UPDATE ${t.deliveries}
   SET status = 'pending', next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
   WHERE id = $1 AND status = 'failed'`;
@@ -111,18 +100,24 @@ export const requeueSql = (t: Tables) => `
 /** Deliveries to tenant endpoints (ids with the endpoint prefix), never those of operator subscriptions. */
 const isTenantEndpoint = (column: string) => `left(${column}, ${ENDPOINT_ID_PREFIX.length}) = '${ENDPOINT_ID_PREFIX}'`;
 
-/** Parameters: id, tenant. The listing position of one of the tenant's endpoint deliveries (a keyset cursor). */
-export const tenantCursorSql = (t: Tables) => `
-  SELECT created_at, seq FROM ${t.deliveries} WHERE id = $1 AND tenant = $2 AND ${isTenantEndpoint('endpoint_id')}`;
+/**
+ * Parameters: id, tenant (NULL: none). The listing position of a delivery (a keyset cursor), when the tenant may see
+ * it: one of its endpoint deliveries; any delivery without a tenant.
+ */
+export const listCursorSql = (t: Tables) => `
+  SELECT created_at, seq FROM ${t.deliveries}
+  WHERE id = $1 AND ($2::text IS NULL OR (tenant = $2 AND ${isTenantEndpoint('endpoint_id')}))`;
 
 /**
- * Parameters: tenant, endpoint id (NULL: all), status (NULL: all), cursor created-at and seq (NULL: from the newest),
- * limit, event type (NULL: all), created at or after (NULL: no bound), created before (NULL: no bound). Only
- * deliveries to tenant endpoints, never those of operator subscriptions.
+ * Parameters: tenant (NULL: every delivery; else its endpoint deliveries only, never those of operator
+ * subscriptions), endpoint id (NULL: all), status (NULL: all), cursor created-at and seq (NULL: from the newest),
+ * limit, event type (NULL: all), created at or after (NULL: no bound), created before (NULL: no bound). Newest
+ * first (creation time, then insertion order). Run unprepared, so each call is planned with its parameters and a
+ * filter left NULL drops out of the plan.
  */
-export const listTenantDeliveriesSql = (t: Tables) => `
+export const listDeliveriesSql = (t: Tables) => `
   SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d
-  WHERE d.tenant = $1 AND ${isTenantEndpoint('d.endpoint_id')}
+  WHERE ($1::text IS NULL OR (d.tenant = $1 AND ${isTenantEndpoint('d.endpoint_id')}))
     AND ($2::text IS NULL OR d.endpoint_id = $2) AND ($3::text IS NULL OR d.status = $3)
     AND ($7::text IS NULL OR d.event_type = $7)
     AND ($8::bigint IS NULL OR d.created_at >= $8) AND ($9::bigint IS NULL OR d.created_at < $9)
@@ -130,7 +125,7 @@ export const listTenantDeliveriesSql = (t: Tables) => `
   ORDER BY d.created_at DESC, d.seq DESC LIMIT $6`;
 
 /** Parameters: id, now. Back to pending whatever the state; a lease in flight is left to end by itself. */
-export const resendSql = (t: Tables) => `
+export const requeueAnySql = (t: Tables) => `
   UPDATE ${t.deliveries} SET status = 'pending', next_attempt_at = $2, updated_at = $2 WHERE id = $1`;
 
 /** Parameters: endpoint id, since, now. */

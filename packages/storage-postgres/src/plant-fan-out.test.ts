@@ -49,6 +49,6 @@ describe.skipIf(!postgresAvailable)('postgres plant write fan-out', () => {
     const event = { eventType: 'plant.created' as const, payload: '{"id":"1","name":"fern"}', createdAt: T0 };
     await expect(plants.create('acme', { id: 1n, name: 'fern' }, [], event)).resolves.toMatchObject({ created: true });
     expect(runner!.statements).toHaveLength(1);
-    expect((await storage!.outbox.list()).map((delivery) => delivery.endpointId).sort()).toEqual(['ep_a', 'ep_b', 'ep_c']);
+    expect((await storage!.outbox.list())!.map((delivery) => delivery.endpointId).sort()).toEqual(['ep_a', 'ep_b', 'ep_c']);
   });
 });

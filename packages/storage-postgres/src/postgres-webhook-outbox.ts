@@ -10,7 +10,7 @@ import {
   type NewDelivery,
   type PruneDeliveriesOptions,
   type RateBudgetAnswer,
-  type TenantDeliveriesQuery,
+  type RequeueSelector,
   type WebhookOutbox,
 } from '@plant-store/core/adapter';
 import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
@@ -18,20 +18,18 @@ import type { NotificationListener } from './notification-listener.js';
 import {
   claimDueSql,
   getDeliverySql,
-  listDeliveriesByStatusSql,
+  listCursorSql,
   listDeliveriesSql,
   nextDueAtSql,
   pendingStatsSql,
   pruneLockKey,
   pruneSql,
-  listTenantDeliveriesSql,
   recordAttemptsSql,
   releaseSql,
+  requeueAnySql,
   requeueFailedSinceSql,
-  requeueSql,
-  resendSql,
+  requeueFailedSql,
   takeRateBudgetSql,
-  tenantCursorSql,
 } from './outbox-queries.js';
 import { CoalescingBatch } from './coalescing-batch.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
@@ -65,12 +63,10 @@ type Statement =
   | 'nextDueAt'
   | 'pendingStats'
   | 'get'
+  | 'listCursor'
   | 'list'
-  | 'listByStatus'
-  | 'requeue'
-  | 'tenantCursor'
-  | 'listForTenant'
-  | 'resend'
+  | 'requeueFailed'
+  | 'requeueAny'
   | 'requeueFailedSince'
   | 'endpointStats'
   | 'enqueue'
@@ -110,12 +106,10 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       nextDueAt: nextDueAtSql(tables),
       pendingStats: pendingStatsSql(tables),
       get: getDeliverySql(tables),
+      listCursor: listCursorSql(tables),
       list: listDeliveriesSql(tables),
-      listByStatus: listDeliveriesByStatusSql(tables),
-      requeue: requeueSql(tables),
-      tenantCursor: tenantCursorSql(tables),
-      listForTenant: listTenantDeliveriesSql(tables),
-      resend: resendSql(tables),
+      requeueFailed: requeueFailedSql(tables),
+      requeueAny: requeueAnySql(tables),
       requeueFailedSince: requeueFailedSinceSql(tables),
       endpointStats: endpointStatsSql(tables),
       enqueue: enqueueSql(tables),
@@ -181,41 +175,33 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     return row && toDelivery(row);
   }
 
-  async list(query: ListDeliveriesQuery = {}): Promise<Delivery[]> {
-    const limit = Math.max(0, query.limit ?? DEFAULT_LIST_LIMIT);
-    const rows =
-      query.status === undefined
-        ? await this.#runner.rows<DeliveryRow>('list deliveries', this.#sql.list, [limit])
-        : await this.#runner.rows<DeliveryRow>('list deliveries', this.#sql.listByStatus, [query.status, limit]);
-    return rows.map(toDelivery);
-  }
-
-  async requeue(id: string, now: number): Promise<boolean> {
-    return (await this.#runner.changes('requeue the delivery', this.#sql.requeue, [id, wholeMs(now)])) > 0;
-  }
-
-  async listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined> {
+  async list(query: ListDeliveriesQuery = {}): Promise<Delivery[] | undefined> {
     let cursor: { created_at: bigint; seq: bigint } | undefined;
     if (query.after !== undefined) {
-      [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', this.#sql.tenantCursor, [query.after, query.tenant]);
+      [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', this.#sql.listCursor, [query.after, query.tenant ?? null]);
       if (!cursor) return undefined;
     }
     const parameters = [
-      query.tenant,
+      query.tenant ?? null,
       query.endpointId ?? null,
       query.status ?? null,
       cursor?.created_at ?? null,
       cursor?.seq ?? null,
-      Math.max(0, query.limit),
+      Math.max(0, query.limit ?? DEFAULT_LIST_LIMIT),
       query.eventType ?? null,
       query.since === undefined ? null : Math.ceil(query.since),
       query.until === undefined ? null : Math.ceil(query.until),
     ];
-    return (await this.#runner.rows<DeliveryRow>('list deliveries', this.#sql.listForTenant, parameters)).map(toDelivery);
+    return (await this.#runner.rows<DeliveryRow>('list deliveries', this.#sql.list, parameters)).map(toDelivery);
   }
 
-  async resend(id: string, now: number): Promise<boolean> {
-    return (await this.#runner.changes('resend the delivery', this.#sql.resend, [id, wholeMs(now)])) > 0;
+  async requeue(selector: RequeueSelector, now: number): Promise<number> {
+    const at = wholeMs(now);
+    if (!('id' in selector)) {
+      return this.#runner.changes("recover the endpoint's deliveries", this.#sql.requeueFailedSince, [selector.endpointId, Math.ceil(selector.since), at]);
+    }
+    if (selector.from === 'any') return this.#runner.changes('resend the delivery', this.#sql.requeueAny, [selector.id, at]);
+    return this.#runner.changes('requeue the delivery', this.#sql.requeueFailed, [selector.id, at]);
   }
 
   async enqueue(delivery: NewDelivery): Promise<void> {
@@ -232,10 +218,6 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     if (!row || row.last_at === null) return { windows };
     const at = Number(row.last_at);
     return { windows, lastAttempt: row.last_status === null ? { at } : { at, statusCode: row.last_status } };
-  }
-
-  async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
-    return this.#runner.changes("recover the endpoint's deliveries", this.#sql.requeueFailedSince, [endpointId, Math.ceil(since), wholeMs(now)]);
   }
 
   async prune(options: PruneDeliveriesOptions): Promise<number> {

@@ -56,7 +56,7 @@ export interface AttemptRow {
 }
 
 /** The listing position of a delivery (a keyset cursor). */
-export interface TenantCursorRow {
+export interface CursorRow {
   created_at: bigint;
   rowid: bigint;
 }

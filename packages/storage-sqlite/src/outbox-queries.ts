@@ -1,5 +1,5 @@
-import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, type TenantDeliveriesQuery } from '@plant-store/core/adapter';
-import type { TenantCursorRow } from './delivery-rows.js';
+import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, type ListDeliveriesQuery } from '@plant-store/core/adapter';
+import type { CursorRow } from './delivery-rows.js';
 
 /*
  * SQL of the webhook outbox (better-sqlite3 parameters). `status = 'pending'`
@@ -107,13 +107,6 @@ const DELIVERY_COLUMNS = 'id, tenant, endpoint_id, event_type, payload, created_
 /** Parameters: id. */
 export const SELECT_DELIVERY = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ?`;
 
-/** Parameters: limit. Newest first. */
-export const LIST_DELIVERIES = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries ORDER BY created_at DESC, rowid DESC LIMIT ?`;
-
-/** Parameters: status, limit. Newest first. */
-export const LIST_DELIVERIES_BY_STATUS = `
-  SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`;
-
 /** Parameters: delivery ids (a JSON array). Their attempts, by delivery and number. */
 export const ATTEMPTS_OF = `
   SELECT delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response FROM webhook_attempts
@@ -122,11 +115,18 @@ export const ATTEMPTS_OF = `
 /** Deliveries to tenant endpoints (ids with the endpoint prefix), never those of operator subscriptions. */
 const TENANT_ENDPOINT = `substr(endpoint_id, 1, ${ENDPOINT_ID_PREFIX.length}) = '${ENDPOINT_ID_PREFIX}'`;
 
-/** Parameters: id, tenant. The listing position of a tenant's endpoint delivery (a keyset cursor). */
-export const TENANT_CURSOR = `SELECT created_at, rowid FROM webhook_deliveries WHERE id = ? AND tenant = ? AND ${TENANT_ENDPOINT}`;
+/**
+ * Named parameters: id, tenant (NULL: none). The listing position of a
+ * delivery (a keyset cursor), when the tenant may see it: one of its
+ * endpoint deliveries; any delivery without a tenant.
+ */
+export const LIST_CURSOR = `
+  SELECT created_at, rowid FROM webhook_deliveries
+  WHERE id = @id AND (@tenant IS NULL OR (tenant = @tenant AND ${TENANT_ENDPOINT}))`;
 
-/** Which optional filters a tenant's delivery listing has. */
-export interface TenantDeliveriesShape {
+/** Which optional filters a delivery listing has. */
+export interface DeliveriesShape {
+  readonly tenant: boolean;
   readonly endpoint: boolean;
   readonly status: boolean;
   readonly eventType: boolean;
@@ -136,18 +136,20 @@ export interface TenantDeliveriesShape {
 }
 
 /** A shape's number: one bit per filter. */
-export const tenantDeliveriesKey = (shape: TenantDeliveriesShape): number =>
-  (shape.endpoint ? 1 : 0) | (shape.status ? 2 : 0) | (shape.eventType ? 4 : 0) | (shape.since ? 8 : 0) | (shape.until ? 16 : 0) | (shape.cursor ? 32 : 0);
+export const deliveriesKey = (shape: DeliveriesShape): number =>
+  (shape.endpoint ? 1 : 0) | (shape.status ? 2 : 0) | (shape.eventType ? 4 : 0) | (shape.since ? 8 : 0) | (shape.until ? 16 : 0) | (shape.cursor ? 32 : 0) |
+  (shape.tenant ? 64 : 0);
 
 /**
- * Parameters: tenant, then one per filter the shape has, in this order:
+ * Parameters: one per filter the shape has, in this order: tenant (its
+ * endpoint deliveries only, never those of operator subscriptions),
  * endpoint id, status, event type, created at or after, created before,
  * cursor created-at and rowid (two); then the limit. Newest first. Only the
  * filters given are in the SQL, so each shape gets the plan of its own.
  */
-export function tenantDeliveriesSql(shape: TenantDeliveriesShape): string {
+export function listDeliveriesSql(shape: DeliveriesShape): string {
   const conditions = [
-    `tenant = ? AND ${TENANT_ENDPOINT}`,
+    ...(shape.tenant ? [`tenant = ? AND ${TENANT_ENDPOINT}`] : []),
     ...(shape.endpoint ? ['endpoint_id = ?'] : []),
     ...(shape.status ? ['status = ?'] : []),
     ...(shape.eventType ? ['event_type = ?'] : []),
@@ -155,12 +157,14 @@ export function tenantDeliveriesSql(shape: TenantDeliveriesShape): string {
     ...(shape.until ? ['created_at < ?'] : []),
     ...(shape.cursor ? ['(created_at, rowid) < (?, ?)'] : []),
   ];
-  return `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  return `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries${where} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
 }
 
-/** The shape of a tenant's listing: the filters it has, and whether it goes on after a cursor. */
-export function tenantDeliveriesShape(query: TenantDeliveriesQuery, cursor: TenantCursorRow | undefined): TenantDeliveriesShape {
+/** The shape of a listing: the filters it has, and whether it goes on after a cursor. */
+export function deliveriesShape(query: ListDeliveriesQuery, cursor: CursorRow | undefined): DeliveriesShape {
   return {
+    tenant: query.tenant !== undefined,
     endpoint: query.endpointId !== undefined,
     status: query.status !== undefined,
     eventType: query.eventType !== undefined,
@@ -170,25 +174,26 @@ export function tenantDeliveriesShape(query: TenantDeliveriesQuery, cursor: Tena
   };
 }
 
-/** The parameters of {@link tenantDeliveriesSql} for one listing (of the shape {@link tenantDeliveriesShape} gives). */
-export function tenantDeliveriesParameters(query: TenantDeliveriesQuery, cursor: TenantCursorRow | undefined): unknown[] {
+/** The parameters of {@link listDeliveriesSql} for one listing (of the shape {@link deliveriesShape} gives), `limit` defaulted by the caller. */
+export function listDeliveriesParameters(query: ListDeliveriesQuery, cursor: CursorRow | undefined, limit: number): unknown[] {
   const { tenant, endpointId, status, eventType, since, until } = query;
-  const parameters: unknown[] = [tenant];
+  const parameters: unknown[] = [];
+  if (tenant !== undefined) parameters.push(tenant);
   if (endpointId !== undefined) parameters.push(endpointId);
   if (status !== undefined) parameters.push(status);
   if (eventType !== undefined) parameters.push(eventType);
   if (since !== undefined) parameters.push(Math.ceil(since));
   if (until !== undefined) parameters.push(Math.ceil(until));
   if (cursor) parameters.push(cursor.created_at, cursor.rowid);
-  parameters.push(Math.max(0, query.limit));
+  parameters.push(Math.max(0, limit));
   return parameters;
 }
 
 /** Parameters: due at, updated at, id. Back to pending whatever the state, due now; a lease in flight is left to end by itself. */
-export const RESEND = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`;
+export const REQUEUE_ANY = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`;
 
 /** Parameters: due at, updated at, id. A failed delivery back to pending, without a lease. */
-export const REQUEUE = `
+export const REQUEUE_FAILED = `
   UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
   WHERE id = ? AND status = 'failed'`;
 

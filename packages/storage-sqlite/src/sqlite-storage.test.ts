@@ -185,7 +185,7 @@ describe('sqliteStorage', () => {
 
     const storage = await open(path);
     expect(await storage.plants.list('t', { limit: 1000 })).toHaveLength(2 * WORKER_PLANTS);
-    const delivered = await storage.outbox.list({ status: 'delivered', limit: 1000 });
+    const delivered = (await storage.outbox.list({ status: 'delivered', limit: 1000 }))!;
     expect(delivered).toHaveLength(all.length);
     expect(delivered.every((d) => d.attemptCount === 1)).toBe(true);
     expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(Object.keys(MIGRATIONS).length);
@@ -236,15 +236,15 @@ describe('sqliteStorage', () => {
       await storage.outbox.recordAttempt('d1', 'o', { at: 2, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
       const got = await storage.outbox.get('d1');
       const delivered = await storage.outbox.list({ status: 'delivered' });
-      const ofTenant = await storage.outbox.listForTenant({ tenant: 't', limit: 10 });
-      const resent = await storage.outbox.resend('d1', 3);
+      const ofTenant = await storage.outbox.list({ tenant: 't', limit: 10 });
+      const resent = await storage.outbox.requeue({ id: 'd1', from: 'any' }, 3);
       await storage.close();
       process.stdout.write([listed.map((plant) => plant.name).join(','), got.status, got.attemptCount, delivered.length, ofTenant.length, resent].join(' '));
     `;
     const { code, stdout, stderr } = await runNode(script);
     expect(stderr).toBe('');
     // Tenant listings leave out operator subscriptions ('sub_a' is one).
-    expect({ code, stdout }).toEqual({ code: 0, stdout: 'kept,new delivered 1 1 0 true' });
+    expect({ code, stdout }).toEqual({ code: 0, stdout: 'kept,new delivered 1 1 0 1' });
   });
 
   it('refuses a file migrated by a newer version (a migration it does not know)', async () => {

@@ -7,8 +7,8 @@ import type {
   EndpointAttemptStats,
   ListDeliveriesQuery,
   NewDelivery,
-  TenantDeliveriesQuery,
   PruneDeliveriesOptions,
+  RequeueSelector,
   WebhookOutbox,
 } from '@plant-store/core/adapter';
 import {
@@ -18,8 +18,8 @@ import {
   wholeMs,
   type AttemptRow,
   type ClaimRow,
+  type CursorRow,
   type DeliveryRow,
-  type TenantCursorRow,
 } from './delivery-rows.js';
 import {
   APPLY_INTERRUPTED,
@@ -28,26 +28,24 @@ import {
   CLAIM_DUE,
   CLAIM_DUE_SKIPPING,
   DELETE_DELIVERIES,
+  deliveriesKey,
+  deliveriesShape,
   endpointStatsSql,
   ENQUEUE_DELIVERY,
   INCREMENTAL_VACUUM,
   INSERT_ATTEMPT,
   INSERT_DELIVERY,
-  LIST_DELIVERIES,
-  LIST_DELIVERIES_BY_STATUS,
+  LIST_CURSOR,
+  listDeliveriesParameters,
+  listDeliveriesSql,
   NEXT_DUE_AT,
   PENDING_STATS,
   PRUNABLE,
   RELEASE_LEASES,
-  REQUEUE,
+  REQUEUE_ANY,
+  REQUEUE_FAILED,
   REQUEUE_FAILED_SINCE,
-  RESEND,
   SELECT_DELIVERY,
-  TENANT_CURSOR,
-  tenantDeliveriesKey,
-  tenantDeliveriesParameters,
-  tenantDeliveriesShape,
-  tenantDeliveriesSql,
 } from './outbox-queries.js';
 import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
@@ -76,14 +74,12 @@ interface OutboxStatements {
   readonly prunable: Statement<[olderThan: number, limit: number], string>;
   readonly deleteDeliveries: Statement<[ids: string]>;
   readonly select: Statement<[id: string], DeliveryRow>;
-  readonly list: Statement<[limit: number], DeliveryRow>;
-  readonly listByStatus: Statement<[status: DeliveryStatus, limit: number], DeliveryRow>;
   readonly attemptsOf: Statement<[ids: string], AttemptRow>;
-  readonly tenantCursor: Statement<[id: string, tenant: string], TenantCursorRow>;
-  /** By shape (`tenantDeliveriesKey`), prepared on first use; parameters from `tenantDeliveriesParameters`. */
-  readonly listsOfTenant: ShapedStatements<Statement<unknown[], DeliveryRow>>;
-  readonly resend: Statement<[dueAt: number, updatedAt: number, id: string]>;
-  readonly requeue: Statement<[dueAt: number, updatedAt: number, id: string]>;
+  readonly listCursor: Statement<[{ id: string; tenant: string | null }], CursorRow>;
+  /** By shape (`deliveriesKey`), prepared on first use; parameters from `listDeliveriesParameters`. */
+  readonly lists: ShapedStatements<Statement<unknown[], DeliveryRow>>;
+  readonly requeueAny: Statement<[dueAt: number, updatedAt: number, id: string]>;
+  readonly requeueFailed: Statement<[dueAt: number, updatedAt: number, id: string]>;
   readonly requeueFailedSince: Statement<[dueAt: number, updatedAt: number, endpointId: string, since: number]>;
   /** By number of windows, prepared on first use; a raw row (see `endpointStatsSql`). */
   readonly endpointStats: ShapedStatements<Statement<[Record<string, string | number>], (bigint | null)[]>>;
@@ -104,13 +100,11 @@ function prepareStatements(db: BetterSqlite3): OutboxStatements {
     prunable: db.prepare<[number, number], string>(PRUNABLE).pluck(true),
     deleteDeliveries: db.prepare(DELETE_DELIVERIES),
     select: db.prepare<[string], DeliveryRow>(SELECT_DELIVERY),
-    list: db.prepare<[number], DeliveryRow>(LIST_DELIVERIES),
-    listByStatus: db.prepare<[DeliveryStatus, number], DeliveryRow>(LIST_DELIVERIES_BY_STATUS),
     attemptsOf: db.prepare<[string], AttemptRow>(ATTEMPTS_OF),
-    tenantCursor: db.prepare<[string, string], TenantCursorRow>(TENANT_CURSOR),
-    listsOfTenant: new Map(),
-    resend: db.prepare(RESEND),
-    requeue: db.prepare(REQUEUE),
+    listCursor: db.prepare<[{ id: string; tenant: string | null }], CursorRow>(LIST_CURSOR),
+    lists: new Map(),
+    requeueAny: db.prepare(REQUEUE_ANY),
+    requeueFailed: db.prepare(REQUEUE_FAILED),
     requeueFailedSince: db.prepare(REQUEUE_FAILED_SINCE),
     endpointStats: new Map(),
   };
@@ -206,34 +200,18 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     );
   }
 
-  async list(query: ListDeliveriesQuery = {}): Promise<Delivery[]> {
-    return withSqliteErrors('list deliveries', () => {
-      const limit = query.limit ?? DEFAULT_LIST_LIMIT;
-      if (limit < 1) return [];
-      return this.#snapshot(() =>
-        this.#withAttempts(
-          query.status === undefined ? this.#statements.list.all(limit) : this.#statements.listByStatus.all(query.status, limit),
-        ),
-      );
-    });
-  }
-
-  async listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined> {
+  async list(query: ListDeliveriesQuery = {}): Promise<Delivery[] | undefined> {
     return withSqliteErrors('list deliveries', () =>
       this.#snapshot(() => {
-        const cursor = query.after === undefined ? undefined : this.#statements.tenantCursor.get(query.after, query.tenant);
+        const cursor = query.after === undefined ? undefined : this.#statements.listCursor.get({ id: query.after, tenant: query.tenant ?? null });
         if (query.after !== undefined && !cursor) return undefined;
-        const shape = tenantDeliveriesShape(query, cursor);
-        const statement = shapedStatement(this.#statements.listsOfTenant, tenantDeliveriesKey(shape), () =>
-          this.#db.prepare<unknown[], DeliveryRow>(tenantDeliveriesSql(shape)),
+        const shape = deliveriesShape(query, cursor);
+        const statement = shapedStatement(this.#statements.lists, deliveriesKey(shape), () =>
+          this.#db.prepare<unknown[], DeliveryRow>(listDeliveriesSql(shape)),
         );
-        return this.#withAttempts(statement.all(...tenantDeliveriesParameters(query, cursor)));
+        return this.#withAttempts(statement.all(...listDeliveriesParameters(query, cursor, query.limit ?? DEFAULT_LIST_LIMIT)));
       }),
     );
-  }
-
-  async resend(id: string, now: number): Promise<boolean> {
-    return withSqliteWrite(this.#file, 'resend the delivery', () => this.#statements.resend.run(wholeMs(now), wholeMs(now), id).changes > 0);
   }
 
   async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
@@ -251,10 +229,15 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     });
   }
 
-  async requeueFailedSince(endpointId: string, since: number, now: number): Promise<number> {
-    return withSqliteWrite(this.#file, 'recover the endpoint\'s deliveries', () =>
-      this.#statements.requeueFailedSince.run(wholeMs(now), wholeMs(now), endpointId, Math.ceil(since)).changes,
-    );
+  async requeue(selector: RequeueSelector, now: number): Promise<number> {
+    const at = wholeMs(now);
+    if (!('id' in selector)) {
+      const { endpointId, since } = selector;
+      return withSqliteWrite(this.#file, "recover the endpoint's deliveries", () => this.#statements.requeueFailedSince.run(at, at, endpointId, Math.ceil(since)).changes);
+    }
+    const { id, from } = selector;
+    const statement = from === 'any' ? this.#statements.requeueAny : this.#statements.requeueFailed;
+    return withSqliteWrite(this.#file, from === 'any' ? 'resend the delivery' : 'requeue the delivery', () => statement.run(at, at, id).changes);
   }
 
   async prune(options: PruneDeliveriesOptions): Promise<number> {
@@ -268,10 +251,6 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       if (pruned > 0) this.#db.exec(INCREMENTAL_VACUUM);
       return pruned;
     });
-  }
-
-  async requeue(id: string, now: number): Promise<boolean> {
-    return withSqliteWrite(this.#file, 'requeue the delivery', () => this.#statements.requeue.run(wholeMs(now), wholeMs(now), id).changes > 0);
   }
 
   /** The rows as deliveries, with the attempts of all of them read in one query (no query per delivery). */

@@ -58,7 +58,7 @@ describe('sqlite write statements', () => {
     const event = { eventType: 'plant.created' as const, payload: '{"id":"1","name":"fern"}', createdAt: T0 };
     const statements = await statementsOf(() => plants.create(TENANT, { id: 1n, name: 'fern' }, [], event));
     expect(statements.filter((sql) => /INSERT INTO webhook_deliveries/.test(sql))).toHaveLength(1);
-    expect((await outbox.list()).map((delivery) => delivery.endpointId).sort()).toEqual(['ep_a', 'ep_b', 'ep_c']);
+    expect((await outbox.list())!.map((delivery) => delivery.endpointId).sort()).toEqual(['ep_a', 'ep_b', 'ep_c']);
   });
 
   it('runs each write in one transaction, never a transaction nested inside it (a savepoint)', async () => {

@@ -90,7 +90,7 @@ describe('createPlantStore', () => {
       await store.plants.create(await store.authenticate('host-session'), { id: 1, name: 'Fern' });
       await eventually(async () => (await store.allTenants.webhooks.list())[0]?.status === 'delivered', 'delivery through the host transport');
       // The host's storage holds it, dated by the host's clock, and the host's transport sent it, signed at that time.
-      const [delivery] = await storage.outbox.list();
+      const [delivery] = (await storage.outbox.list())!;
       expect(delivery).toMatchObject({ createdAt: at, endpointId: subscriptionId('https://hooks.example/x'), attempts: [{ at, statusCode: 202 }] });
       expect(sent).toHaveLength(1);
       expect(sent[0]!.headers['webhook-timestamp']).toBe(String(at / 1000));

@@ -111,6 +111,8 @@ export interface TenantWebhooks {
  */
 export interface AllTenants {
   readonly webhooks: WebhookAdmin;
+  /** Portal links: mint, revoke and list sign-ins of any tenant to its webhooks. */
+  readonly portalLinks: PortalLinks;
 }
 
 /** A composed store: the service, its events, tenants' webhooks, the operator's cross-tenant tools, readiness, and the means to authenticate callers. */
@@ -119,8 +121,6 @@ export interface PlantStore {
   readonly events: PlantEventBus;
   readonly webhooks: TenantWebhooks;
   readonly allTenants: AllTenants;
-  /** The operator's portal links: mint, revoke and list sign-ins of one tenant to its webhooks. */
-  readonly portalLinks: PortalLinks;
   /** The principal for a bearer token; `UnauthenticatedError` when it is missing or unknown. */
   authenticate(token: string | undefined): Promise<Principal>;
   /** Resolves when storage answers (readiness); rejects with a `StorageError` when it does not, also after `close()`. */

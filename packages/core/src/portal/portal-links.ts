@@ -41,9 +41,10 @@ export interface MintedPortalLink {
 }
 
 /**
- * `store.portalLinks`: the operator's portal links. A link signs one tenant
- * in to its webhooks (read-only, or read-write), never to its plants, until
- * it expires or is revoked. Operator tools: no principal is checked.
+ * `store.allTenants.portalLinks`: the operator's portal links. A link signs
+ * one tenant in to its webhooks (read-only, or read-write), never to its
+ * plants, until it expires or is revoked. Operator tools across tenants: no
+ * principal is checked.
  */
 export class PortalLinks {
   readonly #links: PortalLinkRepository;

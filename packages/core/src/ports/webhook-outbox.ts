@@ -103,17 +103,18 @@ export interface PendingStats {
   readonly oldestCreatedAt?: number;
 }
 
+/**
+ * Which deliveries `WebhookOutbox.list` returns: the filters given, all of
+ * them (none: every delivery). The operator's log and a tenant's view are the
+ * same query, the tenant's with `tenant` set.
+ */
 export interface ListDeliveriesQuery {
-  /** Only deliveries in this state. @default all */
-  readonly status?: DeliveryStatus;
-  /** Maximum number returned. @default 100 */
-  readonly limit?: number;
-}
-
-/** A tenant's deliveries to its own endpoints (`ep_…` ids; never those of operator subscriptions), newest first. */
-export interface TenantDeliveriesQuery {
-  readonly tenant: string;
-  /** Only deliveries to this endpoint. @default all of the tenant's endpoints */
+  /**
+   * Only this tenant's deliveries to its own endpoints (`ep_…` ids), never those to operator subscriptions, though
+   * they carry the tenant of the plant that caused them: what a tenant may see. @default every delivery
+   */
+  readonly tenant?: string;
+  /** Only deliveries to this endpoint or subscription id. @default all */
   readonly endpointId?: string;
   /** Only deliveries in this state. @default all */
   readonly status?: DeliveryStatus;
@@ -123,11 +124,28 @@ export interface TenantDeliveriesQuery {
   readonly since?: number;
   /** Only deliveries created before this time (epoch ms). @default no upper bound */
   readonly until?: number;
-  /** Keyset cursor: only deliveries listed after this one (a message id of the same listing order). @default from the newest */
+  /**
+   * Keyset cursor: only deliveries listed after this one (a delivery id from an earlier page). It must be a delivery
+   * the query's `tenant` may see (any delivery without one), else `list` resolves with `undefined`; the other
+   * filters do not apply to it, so a delivery whose state changed since still marks its place. @default from the newest
+   */
   readonly after?: string;
-  /** At least 1. */
-  readonly limit: number;
+  /** Most deliveries returned; none when less than 1. @default 100 */
+  readonly limit?: number;
 }
+
+/**
+ * Which deliveries `WebhookOutbox.requeue` puts back to pending: one by id, or
+ * an endpoint's failed ones.
+ */
+export type RequeueSelector =
+  /**
+   * One delivery. `from: 'failed'` only when it failed (a retry after its retries ran out); `from: 'any'` whatever
+   * its state (a resend: a lease in flight is left alone, to end by itself).
+   */
+  | { readonly id: string; readonly from: 'failed' | 'any' }
+  /** Every failed delivery to this endpoint or subscription id created at or after `since` (epoch ms): an endpoint's recovery. */
+  | { readonly endpointId: string; readonly since: number };
 
 /** What the attempts to one endpoint came to over a few time windows, for its health. */
 export interface EndpointAttemptStats {
@@ -164,14 +182,10 @@ export interface WebhookOutbox {
   pendingStats(): Promise<PendingStats>;
   /** One delivery with its attempts, or `undefined`. */
   get(id: string): Promise<Delivery | undefined>;
-  /** Deliveries with their attempts, newest first. */
-  list(query?: ListDeliveriesQuery): Promise<Delivery[]>;
-  /** Puts a failed delivery back to pending, due at `now`, keeping its attempt log; `false` when it does not exist or is not failed. */
-  requeue(id: string, now: number): Promise<boolean>;
-  /** Tenant view: up to `limit` deliveries of the query (newest first: creation time, then insertion order), with attempts; `undefined` when `after` is not one of the tenant's endpoint deliveries. */
-  listForTenant(query: TenantDeliveriesQuery): Promise<Delivery[] | undefined>;
-  /** Puts a delivery in any state back to pending, due at `now`, same id, keeping its attempt log (a lease in flight is left alone); `false` when it does not exist. */
-  resend(id: string, now: number): Promise<boolean>;
+  /** Up to `limit` deliveries of the query, newest first (creation time, then insertion order), with their attempts; `undefined` only when `after` is not a delivery the query may list (see `ListDeliveriesQuery.after`). */
+  list(query?: ListDeliveriesQuery): Promise<Delivery[] | undefined>;
+  /** Puts the selected deliveries back to pending, due at `now`, same ids, keeping their attempt logs, atomically; resolves with how many (0 when none is selected: an unknown id, or one not failed under `from: 'failed'`). */
+  requeue(selector: RequeueSelector, now: number): Promise<number>;
   /**
    * Counts the attempts to `endpointId` made at or after each of `since` (epoch ms; one window each): succeeded
    * when the receiver answered 2xx, failed otherwise. Interrupted attempts, and those a delete or disable of the
@@ -180,8 +194,6 @@ export interface WebhookOutbox {
   endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats>;
   /** Queues one delivery on its own (not with a plant write: a test event), pending and due at its `createdAt`; rejects with a `StorageError` when the id exists. */
   enqueue(delivery: NewDelivery): Promise<void>;
-  /** Puts every failed delivery to `endpointId` created at or after `since` back to pending, due at `now`; resolves with how many. Atomic. */
-  requeueFailedSince(endpointId: string, since: number, now: number): Promise<number>;
   /** Deletes up to `limit` delivered or failed deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */
   prune(options: PruneDeliveriesOptions): Promise<number>;
   /**

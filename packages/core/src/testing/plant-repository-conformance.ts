@@ -167,7 +167,7 @@ export function describePlantRepositoryConformance(storage: () => Storage): void
       expect(again).toEqual({ created: false, plant: { id: 7n, name: 'original', tag: 'x' } });
       expect(await plants().get('t', 7n)).toEqual({ id: 7n, name: 'original', tag: 'x' });
       expect(await storage().outbox.get('second')).toBeUndefined();
-      expect((await storage().outbox.list()).map((d) => d.id)).toEqual(['first']);
+      expect((await storage().outbox.list())!.map((d) => d.id)).toEqual(['first']);
     });
 
     it('writes a plant and all its deliveries in one go', async () => {
@@ -189,7 +189,7 @@ export function describePlantRepositoryConformance(storage: () => Storage): void
       await expect(plants().create('t', plant(3n, 'c'), [delivery('fresh'), delivery('taken')])).rejects.toBeInstanceOf(StorageError);
       expect(await plants().get('t', 3n)).toBeUndefined();
       expect(await storage().outbox.get('fresh')).toBeUndefined();
-      expect((await storage().outbox.list()).map((d) => d.id)).toEqual(['taken']);
+      expect((await storage().outbox.list())!.map((d) => d.id)).toEqual(['taken']);
 
       // The storage is still usable afterwards.
       expect((await plants().create('t', plant(1n, 'a'), [delivery('dup')])).created).toBe(true);

@@ -26,7 +26,7 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
   const create = (id: string, overrides: Partial<NewWebhookEndpoint> = {}) => endpoints().create(newEndpoint(id, overrides), 50);
   const created = (id: bigint, tenant = 'acme', at = T0) =>
     storage().plants.create(tenant, plant(id, `p${id}`), [], { eventType: 'plant.created', payload: `{"id":${id}}`, createdAt: at });
-  const deliveriesOf = async (tenant = 'acme') => (await outbox().listForTenant({ tenant, limit: 100 }))!;
+  const deliveriesOf = async (tenant = 'acme') => (await outbox().list({ tenant, limit: 100 }))!;
 
   describe('webhook endpoints', () => {
     it('creates an enabled endpoint and returns it, with optional fields only when given', async () => {
@@ -214,32 +214,33 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       const all = await deliveriesOf();
       expect(all).toHaveLength(6);
       expect(all.map((d) => d.createdAt)).toEqual([T0 + 3, T0 + 3, T0 + 2, T0 + 2, T0 + 1, T0 + 1]);
-      const pageOne = (await outbox().listForTenant({ tenant: 'acme', limit: 4 }))!;
-      const pageTwo = (await outbox().listForTenant({ tenant: 'acme', limit: 4, after: pageOne[3]!.id }))!;
+      const pageOne = (await outbox().list({ tenant: 'acme', limit: 4 }))!;
+      const pageTwo = (await outbox().list({ tenant: 'acme', limit: 4, after: pageOne[3]!.id }))!;
       expect([...pageOne, ...pageTwo].map((d) => d.id)).toEqual(all.map((d) => d.id));
-      const onlyB = (await outbox().listForTenant({ tenant: 'acme', endpointId: 'ep_b', limit: 10 }))!;
+      const onlyB = (await outbox().list({ tenant: 'acme', endpointId: 'ep_b', limit: 10 }))!;
       expect(onlyB.map((d) => d.endpointId)).toEqual(['ep_b', 'ep_b', 'ep_b']);
-      expect(await outbox().listForTenant({ tenant: 'acme', status: 'failed', limit: 10 })).toEqual([]);
-      expect(await outbox().listForTenant({ tenant: 'acme', endpointId: 'ep_g', limit: 10 })).toEqual([]);
+      expect(await outbox().list({ tenant: 'acme', status: 'failed', limit: 10 })).toEqual([]);
+      expect(await outbox().list({ tenant: 'acme', endpointId: 'ep_g', limit: 10 })).toEqual([]);
       // A cursor that is not one of the tenant's endpoint deliveries.
       const globexId = (await deliveriesOf('globex'))[0]!.id;
-      expect(await outbox().listForTenant({ tenant: 'acme', limit: 10, after: globexId })).toBeUndefined();
-      expect(await outbox().listForTenant({ tenant: 'acme', limit: 10, after: 'msg_sub' })).toBeUndefined();
-      expect(await outbox().listForTenant({ tenant: 'acme', limit: 10, after: 'msg_unknown' })).toBeUndefined();
+      expect(await outbox().list({ tenant: 'acme', limit: 10, after: globexId })).toBeUndefined();
+      expect(await outbox().list({ tenant: 'acme', limit: 10, after: 'msg_sub' })).toBeUndefined();
+      expect(await outbox().list({ tenant: 'acme', limit: 10, after: 'msg_unknown' })).toBeUndefined();
     });
 
-    it('resends a delivery in any state, due now, keeping its id and attempts', async () => {
+    it('resends a delivery in any state (from: any), due now, keeping its id and attempts', async () => {
       await create('ep_a');
       await created(1n);
       const [queued] = await deliveriesOf();
       await outbox().claimDue({ owner: 'o', now: T0 + 1, leaseMs: 1000, limit: 1 });
       await outbox().recordAttempt(queued!.id, 'o', { at: T0 + 1, durationMs: 2, statusCode: 204 }, { status: 'delivered' });
-      expect(await outbox().resend(queued!.id, T0 + 100)).toBe(true);
+      const resend = (id: string, now: number) => outbox().requeue({ id, from: 'any' }, now);
+      expect(await resend(queued!.id, T0 + 100)).toBe(1);
       expect(await outbox().get(queued!.id)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 100, attemptCount: 1 });
-      expect(await outbox().resend(queued!.id, T0 + 200)).toBe(true);
+      expect(await resend(queued!.id, T0 + 200)).toBe(1);
       expect(await outbox().get(queued!.id)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 200 });
       expect((await outbox().claimDue({ owner: 'o', now: T0 + 200, leaseMs: 1000, limit: 5 })).map((d) => d.id)).toEqual([queued!.id]);
-      expect(await outbox().resend('msg_unknown', T0)).toBe(false);
+      expect(await resend('msg_unknown', T0)).toBe(0);
     });
 
     it('recovers the failed deliveries of one endpoint created at or after a time', async () => {
@@ -249,10 +250,10 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       await endpoints().setStatus('ep_a', 'disabled', 'x', T0 + 100);
       await endpoints().setStatus('ep_b', 'disabled', 'x', T0 + 100);
       await endpoints().setStatus('ep_a', 'enabled', undefined, T0 + 200);
-      expect(await outbox().requeueFailedSince('ep_a', T0 + 20, T0 + 300)).toBe(2);
+      expect(await outbox().requeue({ endpointId: 'ep_a', since: T0 + 20 }, T0 + 300)).toBe(2);
       const statuses = (await deliveriesOf()).map((d) => `${d.endpointId}@${d.createdAt - T0}:${d.status}`).sort();
       expect(statuses).toEqual(['ep_a@10:failed', 'ep_a@20:pending', 'ep_a@30:pending', 'ep_b@10:failed', 'ep_b@20:failed', 'ep_b@30:failed']);
-      expect(await outbox().requeueFailedSince('ep_a', T0 + 20, T0 + 300)).toBe(0);
+      expect(await outbox().requeue({ endpointId: 'ep_a', since: T0 + 20 }, T0 + 300)).toBe(0);
       expect(await outbox().nextDueAt()).toBe(T0 + 300);
     });
   });

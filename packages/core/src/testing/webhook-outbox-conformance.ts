@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Storage } from '../ports/storage.js';
-import type { ClaimDueOptions, NewDelivery } from '../ports/webhook-outbox.js';
+import type { ClaimDueOptions, ListDeliveriesQuery, NewDelivery } from '../ports/webhook-outbox.js';
 import { delivery, plant } from './storage-fixtures.js';
 import { newEndpoint } from './webhook-endpoint-conformance.js';
 
@@ -50,7 +50,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       await outbox().recordAttempt('d2', 'a', attempt, { status: 'failed' });
       await outbox().recordAttempt('d4', 'a', attempt, { status: 'pending', nextAttemptAt: T0 + 20 });
       await outbox().recordAttempt('d3', 'a', attempt, { status: 'pending', nextAttemptAt: T0 + 20 });
-      expect(await outbox().requeue('d2', T0 + 20)).toBe(true);
+      expect(await outbox().requeue({ id: 'd2', from: 'failed' }, T0 + 20)).toBe(1);
       expect(await outbox().nextDueAt()).toBe(T0 + 20);
       expect(await claimIds('b', T0 + 19)).toEqual([]);
       expect(await claimIds('b', T0 + 24, { limit: 2 })).toEqual(['d2', 'd3']);
@@ -207,7 +207,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
         { at: T0 + 10, durationMs: 5, statusCode: 204 },
       ];
       expect((await outbox().get('d1'))?.attempts).toEqual(expected);
-      expect((await outbox().list())[0]?.attempts).toEqual(expected);
+      expect((await outbox().list())?.[0]?.attempts).toEqual(expected);
     });
 
     it('counts an endpoint\'s attempts per window (2xx succeeded, others failed) and knows its last one', async () => {
@@ -265,7 +265,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       await outbox().enqueue(delivery('t2', { tenant: 'acme', endpointId: 'ep_x', createdAt: T0 + 6 }));
       expect(await outbox().get('t1')).toEqual({ ...test, status: 'pending', attemptCount: 0, nextAttemptAt: T0 + 5, attempts: [] });
       expect(await outbox().get('t2')).not.toHaveProperty('test');
-      expect((await outbox().listForTenant({ tenant: 'acme', limit: 10 }))!.map((d) => [d.id, d.test])).toEqual([['t2', undefined], ['t1', true]]);
+      expect((await outbox().list({ tenant: 'acme', limit: 10 }))!.map((d) => [d.id, d.test])).toEqual([['t2', undefined], ['t1', true]]);
       expect((await claim('o', T0 + 10)).map((d) => d.id)).toEqual(['t1', 't2']);
       await expect(outbox().enqueue(delivery('t1', { endpointId: 'ep_x' }))).rejects.toThrow();
     });
@@ -278,7 +278,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       await at('c3', T0 + 3);
       await at('d4', T0 + 4, 'plant.deleted');
       const ids = async (query: { eventType?: string; since?: number; until?: number; after?: string; limit?: number }) =>
-        (await outbox().listForTenant({ tenant: 'acme', limit: 10, ...query }))?.map((d) => d.id);
+        (await outbox().list({ tenant: 'acme', limit: 10, ...query }))?.map((d) => d.id);
       expect(await ids({ eventType: 'plant.deleted' })).toEqual(['d4', 'd1']);
       expect(await ids({ since: T0 + 2 })).toEqual(['d4', 'c3', 'c2']);
       expect(await ids({ until: T0 + 2 })).toEqual(['d1', 'c0']);
@@ -286,6 +286,31 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await ids({ since: T0 + 1, until: T0 + 4, eventType: 'plant.created', after: 'c3' })).toEqual(['c2']);
       expect(await ids({ eventType: 'plant.created', limit: 2 })).toEqual(['c3', 'c2']);
       expect(await ids({ since: T0 + 5 })).toEqual([]);
+    });
+
+    it('lists every delivery without a tenant (operator subscriptions\' too), with the same filters and cursor', async () => {
+      const at = (id: string, tenant: string, endpointId: string, createdAt: number, eventType = 'plant.created') =>
+        outbox().enqueue(delivery(id, { tenant, endpointId, eventType, createdAt }));
+      await at('a1', 'acme', 'ep_x', T0);
+      await at('s2', 'acme', 'sub_s', T0 + 1);
+      await at('g3', 'globex', 'ep_y', T0 + 2);
+      await at('s4', 'globex', 'sub_s', T0 + 3, 'plant.deleted');
+      const ids = async (query: ListDeliveriesQuery) => (await outbox().list(query))?.map((d) => d.id);
+      expect(await ids({})).toEqual(['s4', 'g3', 's2', 'a1']);
+      expect(await ids({ endpointId: 'sub_s' })).toEqual(['s4', 's2']);
+      expect(await ids({ endpointId: 'sub_s', eventType: 'plant.created' })).toEqual(['s2']);
+      expect(await ids({ since: T0 + 1, until: T0 + 3 })).toEqual(['g3', 's2']);
+      expect(await ids({ limit: 2 })).toEqual(['s4', 'g3']);
+      expect(await ids({ limit: 2, after: 'g3' })).toEqual(['s2', 'a1']);
+      expect(await ids({ limit: 0 })).toEqual([]);
+      // Without a tenant any delivery marks a place, whatever the other filters; an unknown one does not.
+      expect(await ids({ endpointId: 'ep_x', after: 's4' })).toEqual(['a1']);
+      expect(await ids({ after: 'nope' })).toBeUndefined();
+      // With one: its endpoint deliveries only, and another's delivery or a subscription's marks no place.
+      expect(await ids({ tenant: 'acme' })).toEqual(['a1']);
+      expect(await ids({ tenant: 'acme', endpointId: 'sub_s' })).toEqual([]);
+      expect(await ids({ tenant: 'acme', after: 's2' })).toBeUndefined();
+      expect(await ids({ tenant: 'acme', after: 'g3' })).toBeUndefined();
     });
 
     it('keeps attempt durations in whole milliseconds (sub-millisecond timings are rounded)', async () => {
@@ -352,7 +377,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       await outbox().recordAttempt('d1', 'b', { at: T0 + 99_999, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
       expect(await outbox().pendingStats()).toEqual({ count: 0 });
       // A re-queued failure counts again, with its original creation time.
-      await outbox().requeue('d3', T0 + 200_000);
+      await outbox().requeue({ id: 'd3', from: 'failed' }, T0 + 200_000);
       expect(await outbox().pendingStats()).toEqual({ count: 1, oldestCreatedAt: T0 + 30 });
     });
 
@@ -361,33 +386,34 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       await queue(delivery('new', { createdAt: T0 + 2 }));
       await claim('a', T0 + 10, { limit: 1 });
       await outbox().recordAttempt('old', 'a', { at: T0 + 10, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
-      const listed = await outbox().list();
+      const listed = (await outbox().list())!;
       expect(listed.map((d) => [d.id, d.status])).toEqual([
         ['new', 'pending'],
         ['mid', 'pending'],
         ['old', 'delivered'],
       ]);
       expect(listed[2]!.attempts).toEqual([{ at: T0 + 10, durationMs: 1, statusCode: 200 }]);
-      expect((await outbox().list({ status: 'pending' })).map((d) => d.id)).toEqual(['new', 'mid']);
-      expect((await outbox().list({ status: 'delivered' })).map((d) => d.id)).toEqual(['old']);
+      expect((await outbox().list({ status: 'pending' }))!.map((d) => d.id)).toEqual(['new', 'mid']);
+      expect((await outbox().list({ status: 'delivered' }))!.map((d) => d.id)).toEqual(['old']);
       expect(await outbox().list({ status: 'failed' })).toEqual([]);
-      expect((await outbox().list({ limit: 2 })).map((d) => d.id)).toEqual(['new', 'mid']);
+      expect((await outbox().list({ limit: 2 }))!.map((d) => d.id)).toEqual(['new', 'mid']);
 
       const many = Array.from({ length: 105 }, (_, i) => delivery(`m${i}`, { createdAt: T0 + 100 + i }));
       await queue(...many);
-      const page = await outbox().list();
+      const page = (await outbox().list())!;
       expect(page).toHaveLength(100);
       expect(page[0]!.id).toBe('m104');
     });
 
-    it('re-queues only failed deliveries, due now, keeping their attempts', async () => {
+    it('re-queues one delivery only when failed (from: failed), due now, keeping its attempts', async () => {
       await queue(delivery('d1', { createdAt: T0 }), delivery('d2', { createdAt: T0 }));
       await claim('a', T0, { limit: 1 });
       await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 9, statusCode: 410 }, { status: 'failed' });
-      expect(await outbox().requeue('d2', T0 + 1)).toBe(false); // pending
-      expect(await outbox().requeue('nope', T0 + 1)).toBe(false);
-      expect(await outbox().requeue('d1', T0 + 7000)).toBe(true);
-      expect(await outbox().requeue('d1', T0 + 7000)).toBe(false); // already pending
+      const onlyFailed = (id: string) => ({ id, from: 'failed' }) as const;
+      expect(await outbox().requeue(onlyFailed('d2'), T0 + 1)).toBe(0); // pending
+      expect(await outbox().requeue(onlyFailed('nope'), T0 + 1)).toBe(0);
+      expect(await outbox().requeue(onlyFailed('d1'), T0 + 7000)).toBe(1);
+      expect(await outbox().requeue(onlyFailed('d1'), T0 + 7000)).toBe(0); // already pending
       expect(await outbox().get('d1')).toMatchObject({
         status: 'pending',
         attemptCount: 1,
@@ -398,8 +424,19 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       const [again] = await claim('b', T0 + 7000);
       expect(again).toMatchObject({ id: 'd1', attemptCount: 1 });
       await outbox().recordAttempt('d1', 'b', { at: T0 + 7000, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
-      expect(await outbox().requeue('d1', T0 + 8000)).toBe(false); // delivered
+      expect(await outbox().requeue(onlyFailed('d1'), T0 + 8000)).toBe(0); // delivered
       expect((await outbox().get('d1'))?.attempts).toHaveLength(2);
+    });
+
+    it('re-queues one delivery in any state (from: any), leaving a lease in flight to end by itself', async () => {
+      await queue(delivery('d1', { createdAt: T0 }));
+      await claim('a', T0, { leaseMs: 1000 });
+      expect(await outbox().requeue({ id: 'd1', from: 'any' }, T0 + 10)).toBe(1);
+      expect(await outbox().get('d1')).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 10, attemptCount: 0 });
+      // Still a's: nobody else claims it before the lease ends, and a's result is taken.
+      expect(await claimIds('b', T0 + 999)).toEqual([]);
+      expect(await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 1, statusCode: 200 }, { status: 'delivered' })).toBe(true);
+      expect(await outbox().requeue({ id: 'nope', from: 'any' }, T0)).toBe(0);
     });
 
     it('returns copies: mutating a result does not change what is stored', async () => {
@@ -457,7 +494,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await outbox().get('old-failed')).toBeUndefined();
       expect(await outbox().get('old-pending')).toMatchObject({ status: 'pending' });
       expect(await outbox().get('old-retrying')).toMatchObject({ status: 'pending', attemptCount: 1 });
-      expect((await outbox().list()).map((d) => d.id).sort()).toEqual(['old-pending', 'old-retrying']);
+      expect((await outbox().list())!.map((d) => d.id).sort()).toEqual(['old-pending', 'old-retrying']);
       expect(await outbox().prune({ olderThan: T0 + 1_000_000, limit: 100 })).toBe(0);
     });
 
@@ -502,7 +539,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
 
     it('keeps a finished delivery that was queued again (resend) until it finishes again', async () => {
       await finish('d1', 'delivered', T0, T0 + 10);
-      expect(await outbox().resend('d1', T0 + 20)).toBe(true);
+      expect(await outbox().requeue({ id: 'd1', from: 'any' }, T0 + 20)).toBe(1);
       expect(await outbox().prune({ olderThan: T0 + 1_000, limit: 10 })).toBe(0);
       expect(await outbox().get('d1')).toMatchObject({ status: 'pending', attemptCount: 1 });
     });

@@ -154,7 +154,7 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
     await inRequest(() => storage.plants.delete('acme', 1n, { eventType: 'plant.deleted', payload: '{"id":1}', createdAt: 2 }));
     const deleteSpan = recorded.find((span) => span.name === 'delete plants');
     expect(deleteSpan).toBeDefined();
-    const [queued] = await storage.outbox.list();
+    const [queued] = (await storage.outbox.list())!;
     expect(queued).toMatchObject({ endpointId: 'ep_deleted', eventType: 'plant.deleted', traceparent: formatTraceparent(deleteSpan!.spanContext) });
   });
 

@@ -2,10 +2,11 @@ import { validate } from '../domain/validate.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
-import type { Delivery, ListDeliveriesQuery, PendingStats, WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { Delivery, ListDeliveriesQuery, PendingStats, RequeueSelector, WebhookOutbox } from '../ports/webhook-outbox.js';
 import { ListEndpointsOptionsSchema } from './endpoints/endpoint-schemas.js';
 import { DEFAULT_PAGE, endpointId, endpointPage, found } from './endpoints/tenant-webhook-endpoints.js';
 import type { EndpointPage, WebhookEndpoint, WebhookEndpointStatus } from './endpoints/webhook-endpoint.js';
+import { requeueNow } from './requeue-now.js';
 import { pruneInBatches } from './webhook-pruner.js';
 
 /** What `prune` deletes. */
@@ -38,7 +39,7 @@ export class WebhookAdmin {
   readonly #outbox: WebhookOutbox;
   readonly #endpoints: WebhookEndpointRepository;
   readonly #clock: Clock;
-  readonly #onRequeue: () => void;
+  readonly #requeue: (selector: RequeueSelector) => Promise<number>;
   readonly #retentionMs: number | null;
   readonly #onPruned: ((count: number) => void) | undefined;
 
@@ -46,14 +47,16 @@ export class WebhookAdmin {
     this.#outbox = options.outbox;
     this.#clock = options.clock;
     this.#endpoints = options.endpoints;
-    this.#onRequeue = options.onRequeue ?? (() => {});
+    this.#requeue = requeueNow(options);
     this.#retentionMs = options.retentionMs ?? null;
     this.#onPruned = options.onPruned;
   }
 
   /** Deliveries (newest first) with status and attempt log. */
-  list(query?: ListDeliveriesQuery): Promise<Delivery[]> {
-    return this.#outbox.list(query);
+  async list(query: Pick<ListDeliveriesQuery, 'status' | 'limit'> = {}): Promise<Delivery[]> {
+    const { status, limit } = query;
+    // `undefined` answers an unknown cursor only, and this query has none.
+    return (await this.#outbox.list({ status, limit })) ?? [];
   }
 
   /** One delivery; `NotFoundError` when unknown. */
@@ -70,23 +73,17 @@ export class WebhookAdmin {
 
   /** Puts a failed delivery back in the queue, due now; `NotFoundError` when there is no failed delivery with that id. */
   async requeue(id: string): Promise<void> {
-    if (!(await this.#outbox.requeue(id, this.#clock.now()))) {
-      throw new NotFoundError(`no failed delivery with id ${id}`);
-    }
-    this.#onRequeue();
+    if ((await this.#requeue({ id, from: 'failed' })) === 0) throw new NotFoundError(`no failed delivery with id ${id}`);
   }
 
   /** Puts a delivery in any state back in the queue, due now, same `webhook-id`; `NotFoundError` when unknown. */
   async resend(id: string): Promise<void> {
-    if (!(await this.#outbox.resend(id, this.#clock.now()))) throw new NotFoundError(`delivery ${id} not found`);
-    this.#onRequeue();
+    if ((await this.#requeue({ id, from: 'any' })) === 0) throw new NotFoundError(`delivery ${id} not found`);
   }
 
   /** Queues again every failed delivery to an endpoint or subscription id created at or after `since` (epoch ms); resolves with how many. */
   async recover(endpointId: string, since: number): Promise<{ requeued: number }> {
-    const requeued = await this.#outbox.requeueFailedSince(endpointId, since, this.#clock.now());
-    if (requeued > 0) this.#onRequeue();
-    return { requeued };
+    return { requeued: await this.#requeue({ endpointId, since }) };
   }
 
   /**

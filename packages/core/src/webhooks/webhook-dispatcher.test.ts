@@ -73,10 +73,7 @@ function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']
     prune: (options) => outbox.prune(options),
     get: (id) => outbox.get(id),
     list: (query) => outbox.list(query),
-    requeue: (id, now) => outbox.requeue(id, now),
-    listForTenant: (query) => outbox.listForTenant(query),
-    resend: (...args) => outbox.resend(...args),
-    requeueFailedSince: (...args) => outbox.requeueFailedSince(...args),
+    requeue: (selector, now) => outbox.requeue(selector, now),
     endpointAttemptStats: (...args) => outbox.endpointAttemptStats(...args),
     enqueue: (delivery) => outbox.enqueue(delivery),
   };
@@ -393,7 +390,7 @@ describe('WebhookDispatcher', () => {
     const dispatchers = [new WebhookDispatcher(options), new WebhookDispatcher(options)];
     expect(dispatchers[0]!.owner).not.toBe(dispatchers[1]!.owner);
     for (const dispatcher of dispatchers) dispatcher.start();
-    await eventually(async () => (await storage.outbox.list({ status: 'delivered', limit: 1000 })).length === 200, 'all deliveries');
+    await eventually(async () => (await storage.outbox.list({ status: 'delivered', limit: 1000 }))!.length === 200, 'all deliveries');
     await Promise.all(dispatchers.map((dispatcher) => dispatcher.stop()));
     const ids = sent.map((request) => request.headers['webhook-id']);
     expect(ids).toHaveLength(200);
@@ -481,7 +478,7 @@ describe('WebhookDispatcher', () => {
     first.start();
     await eventually(() => hanging.sent.length === 1, 'hanging attempt');
     await first.stop();
-    const [interrupted] = await storage.outbox.list();
+    const [interrupted] = (await storage.outbox.list())!;
     expect(interrupted).toMatchObject({ status: 'pending', attemptCount: 1, nextAttemptAt: interrupted!.createdAt });
     expect(interrupted!.attempts).toEqual([
       { at: expect.any(Number), durationMs: expect.any(Number), error: 'interrupted: the dispatcher stopped', interrupted: true },
@@ -521,7 +518,7 @@ describe('WebhookDispatcher', () => {
     const storage = memoryStorage();
     const producer = createPlantStore({ storage, webhooks: { subscriptions: [{ id: 'orders', url: 'http://old.test/hook', secret: newSecret() }] } });
     await producer.plants.create(acme, { id: 1, name: 'Fern' });
-    expect((await storage.outbox.list())[0]!.endpointId).toBe('orders');
+    expect((await storage.outbox.list())![0]!.endpointId).toBe('orders');
     const secret = newSecret();
     const { transport, sent } = fakeTransport();
     storeWith({ transport, subscriptions: [{ id: 'orders', url: 'http://new.test/hook', secret }] }, storage);

@@ -39,7 +39,7 @@ describe('migration 002: endpoint ids', () => {
     await fileAtVersion001(path);
     const storage = await sqliteStorage({ path });
     try {
-      const byId = new Map((await storage.outbox.list()).map((delivery) => [delivery.id, delivery]));
+      const byId = new Map((await storage.outbox.list())!.map((delivery) => [delivery.id, delivery]));
       // Literal ids: what the migration writes must not follow later changes to core.
       expect(byId.get('msg_a')).toMatchObject({ endpointId: 'sub_7225f113a8e84f56b0ceb237', status: 'pending', attemptCount: 1 });
       expect(byId.get('msg_a')!.attempts).toEqual([{ at: 1000, durationMs: 5, statusCode: 500, error: 'receiver answered 500' }]);

@@ -2,8 +2,9 @@ import type { Principal } from '../../domain/principal.js';
 import { validate } from '../../domain/validate.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
-import type { Delivery, WebhookOutbox } from '../../ports/webhook-outbox.js';
+import type { Delivery, RequeueSelector, WebhookOutbox } from '../../ports/webhook-outbox.js';
 import { requireScope } from '../../service/plant-service.js';
+import { requeueNow } from '../requeue-now.js';
 import { ListDeliveriesOptionsSchema } from './endpoint-schemas.js';
 import { isTenantEndpointId, type DeliveryPage } from './webhook-endpoint.js';
 
@@ -23,16 +24,18 @@ const DEFAULT_PAGE = 100;
  */
 export class TenantWebhookDeliveries {
   readonly #options: TenantWebhookDeliveriesOptions;
+  readonly #requeue: (selector: RequeueSelector) => Promise<number>;
 
   constructor(options: TenantWebhookDeliveriesOptions) {
     this.#options = options;
+    this.#requeue = requeueNow(options);
   }
 
   /** One page, newest first (`endpoint`, `status`, `eventType` filters, `since`/`until` RFC 3339 on creation time; `limit` 1…1000, default 100; `after` a message id from a previous page). */
   async list(principal: Principal, query: unknown = {}): Promise<DeliveryPage> {
     requireScope(principal, 'webhooks:read');
     const { endpoint, status, eventType, since, until, limit = DEFAULT_PAGE, after } = validate(ListDeliveriesOptionsSchema, query);
-    const rows = await this.#options.outbox.listForTenant({ tenant: principal.tenant, endpointId: endpoint, status, eventType, since, until, after, limit: limit + 1 });
+    const rows = await this.#options.outbox.list({ tenant: principal.tenant, endpointId: endpoint, status, eventType, since, until, after, limit: limit + 1 });
     if (!rows) throw ValidationError.of('after', 'after must be the id of a delivery from a previous page');
     if (rows.length <= limit) return { deliveries: rows };
     rows.length = limit;
@@ -49,8 +52,7 @@ export class TenantWebhookDeliveries {
   async resend(principal: Principal, id: string): Promise<void> {
     requireScope(principal, 'webhooks:write');
     await this.#owned(principal, id);
-    await this.#options.outbox.resend(id, this.#options.clock.now());
-    this.#options.onRequeue?.();
+    await this.#requeue({ id, from: 'any' });
   }
 
   async #owned(principal: Principal, id: string): Promise<Delivery> {

@@ -3,8 +3,9 @@ import { validate } from '../../domain/validate.js';
 import { ConflictError, LimitExceededError, NotFoundError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { WebhookEndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.js';
-import type { Delivery, WebhookOutbox } from '../../ports/webhook-outbox.js';
+import type { Delivery, RequeueSelector, WebhookOutbox } from '../../ports/webhook-outbox.js';
 import { newMessageId } from '../message-id.js';
+import { requeueNow } from '../requeue-now.js';
 import { requireScope } from '../../service/plant-service.js';
 import {
   endpointPatchSchema,
@@ -74,11 +75,13 @@ export interface EndpointStats {
  */
 export class TenantWebhookEndpoints {
   readonly #options: TenantWebhookEndpointsOptions;
+  readonly #requeue: (selector: RequeueSelector) => Promise<number>;
   readonly #newSchema: ReturnType<typeof newEndpointSchema>;
   readonly #patchSchema: ReturnType<typeof endpointPatchSchema>;
 
   constructor(options: TenantWebhookEndpointsOptions) {
     this.#options = options;
+    this.#requeue = requeueNow(options);
     const urlOptions = { allowPrivate: options.allowPrivateDestinations ?? false };
     this.#newSchema = newEndpointSchema(urlOptions);
     this.#patchSchema = endpointPatchSchema(urlOptions);
@@ -165,9 +168,7 @@ export class TenantWebhookEndpoints {
     requireScope(principal, 'webhooks:write');
     const { since } = validate(RecoverSchema, input);
     found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
-    const requeued = await this.#options.outbox.requeueFailedSince(id, since, this.#options.clock.now());
-    if (requeued > 0) this.#options.onRequeue?.();
-    return { requeued };
+    return { requeued: await this.#requeue({ endpointId: id, since }) };
   }
 
   /** How the endpoint's attempts went over the last hour, day and week (2xx succeeded, anything else failed), and its last attempt in that week. */

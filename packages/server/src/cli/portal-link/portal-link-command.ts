@@ -32,16 +32,16 @@ async function run(store: PlantStore, command: Exclude<PortalLinkCommand, { kind
   switch (command.kind) {
     case 'mint': {
       const { tenant, readOnly, expiresInMs, baseUrl } = command;
-      const link = await store.portalLinks.mint({ tenant, readOnly, ...(expiresInMs !== undefined ? { expiresInMs } : {}) });
+      const link = await store.allTenants.portalLinks.mint({ tenant, readOnly, ...(expiresInMs !== undefined ? { expiresInMs } : {}) });
       io.stdout.write(`${baseUrl}/portal#token=${link.token}\n`);
       return 0;
     }
     case 'revoke':
-      if (await store.portalLinks.revoke(command.id)) return 0;
+      if (await store.allTenants.portalLinks.revoke(command.id)) return 0;
       io.stderr.write(`error: no live portal link with id ${command.id} (unknown or already revoked)\n`);
       return 1;
     case 'list': {
-      const links = await store.portalLinks.list(command.tenant);
+      const links = await store.allTenants.portalLinks.list(command.tenant);
       const time = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString());
       const rows = links.map((link) => [link.id, link.tenant, link.scopes.includes('webhooks:write') ? 'read-write' : 'read-only', time(link.expiresAt), time(link.revokedAt)]);
       io.stdout.write(textTable(['ID', 'TENANT', 'ACCESS', 'EXPIRES', 'REVOKED'], rows));
