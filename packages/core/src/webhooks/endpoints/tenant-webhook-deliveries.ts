@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Delivery, WebhookOutbox } from '../../ports/webhook-outbox.js';
 import { requireScope } from '../../service/plant-service.js';
+import { inTraceOf } from '../../tracing/in-trace-of.js';
 import { ListDeliveriesOptionsSchema } from './endpoint-schemas.js';
 import { isTenantEndpointId, type DeliveryPage } from './webhook-endpoint.js';
 
@@ -32,7 +33,7 @@ export class TenantWebhookDeliveries {
   async list(principal: Principal, query: unknown = {}): Promise<DeliveryPage> {
     requireScope(principal, 'webhooks:read');
     const { endpoint, status, eventType, since, until, limit = DEFAULT_PAGE, after } = validate(ListDeliveriesOptionsSchema, query);
-    const rows = await this.#options.outbox.listForTenant({ tenant: principal.tenant, endpointId: endpoint, status, eventType, since, until, after, limit: limit + 1 });
+    const rows = await inTraceOf(principal, this.#options.outbox).listForTenant({ tenant: principal.tenant, endpointId: endpoint, status, eventType, since, until, after, limit: limit + 1 });
     if (!rows) throw ValidationError.of('after', 'after must be the id of a delivery from a previous page');
     if (rows.length <= limit) return { deliveries: rows };
     rows.length = limit;
@@ -49,12 +50,12 @@ export class TenantWebhookDeliveries {
   async resend(principal: Principal, id: string): Promise<void> {
     requireScope(principal, 'webhooks:write');
     await this.#owned(principal, id);
-    await this.#options.outbox.resend(id, this.#options.clock.now());
+    await inTraceOf(principal, this.#options.outbox).resend(id, this.#options.clock.now());
     this.#options.onRequeue?.();
   }
 
   async #owned(principal: Principal, id: string): Promise<Delivery> {
-    const delivery = typeof id === 'string' && id.startsWith('msg_') ? await this.#options.outbox.get(id) : undefined;
+    const delivery = typeof id === 'string' && id.startsWith('msg_') ? await inTraceOf(principal, this.#options.outbox).get(id) : undefined;
     if (!delivery || delivery.tenant !== principal.tenant || !isTenantEndpointId(delivery.endpointId)) {
       throw new NotFoundError(`delivery ${String(id).slice(0, 100)} not found`);
     }
