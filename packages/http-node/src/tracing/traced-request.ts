@@ -8,7 +8,7 @@ const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'P
 
 /**
  * Runs `handle` (which must not reject, and resolves with the route
- * template the router matched, `undefined` for none) in the request's SERVER span,
+ * template the router matched, `undefined` for none) inside the request's SERVER span,
  * continuing the caller's trace when it sent one (the registered propagator
  * reads the headers: W3C `traceparent` by default). The span is named
  * `METHOD /route` with the route template (`/plants/{id}`), never a raw
