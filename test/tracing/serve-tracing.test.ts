@@ -20,6 +20,10 @@ const TENANT = 'acme-tenant';
 const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CLIENT_SPAN = 'b7ad6b7169203331';
 const PLANT_ID = 4242;
+/** Traces of the client's other requests, one each. */
+const LIST_TRACE = '0af7651916cd43dd8448eb211c803191';
+const ENDPOINT_TRACE = '0af7651916cd43dd8448eb211c803192';
+const STATS_TRACE = '0af7651916cd43dd8448eb211c803193';
 
 interface ReceivedWebhook {
   readonly webhookId: string;
@@ -62,6 +66,25 @@ function closeServer(server: Server): Promise<void> {
  */
 function tracingEnv(sinkUrl: string, service: string): Record<string, string> {
   return { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_BSP_SCHEDULE_DELAY: '60000', OTEL_SERVICE_NAME: service };
+}
+
+/** A request of the client's, sent as the child of its span in a trace of its own: `00-<traceId>-<client span>-01`. */
+function tracedFetch(service: ServeProcess, path: string, traceId: string, init: { method?: string; body?: unknown } = {}): Promise<Response> {
+  return fetch(`${service.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', traceparent: `00-${traceId}-${CLIENT_SPAN}-01` },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+}
+
+/** The names of the storage spans in the trace, each checked to be a child of the trace's one SERVER span, named `server`. */
+function storageSpansUnder(spans: readonly ReceivedSpan[], traceId: string, server: string): string[] {
+  const inTrace = spans.filter((span) => span.traceId === traceId);
+  const serverSpans = inTrace.filter((span) => span.kind === SERVER_KIND);
+  expect(serverSpans.map((span) => span.name)).toEqual([server]);
+  const children = inTrace.filter((span) => span !== serverSpans[0]);
+  for (const child of children) expect(child, child.name).toMatchObject({ kind: CLIENT_KIND, parentSpanId: serverSpans[0]!.spanId });
+  return children.map((span) => span.name).sort();
 }
 
 async function createPlant(service: ServeProcess): Promise<Response> {
@@ -134,6 +157,17 @@ describe('tracing with OpenTelemetry (serve, OTLP/HTTP)', () => {
     const read = await fetch(`${service.url}/plants/${PLANT_ID}?secret-query=1`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(read.status).toBe(200);
     await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 10_000 });
+    // Storage calls after several awaits (the listing's are made while its response is written) still have
+    // the request's span as parent: the context is handed on explicitly, as no context follows promises.
+    // Two requests at once: neither's storage spans may land in the other's trace.
+    const [listing, created] = await Promise.all([
+      tracedFetch(service, '/plants?limit=1000', LIST_TRACE),
+      tracedFetch(service, '/webhooks/endpoints', ENDPOINT_TRACE, { method: 'POST', body: { url: 'https://receiver.example/hook' } }),
+    ]);
+    expect([listing.status, created.status]).toEqual([200, 201]);
+    expect(await listing.json()).toEqual([{ id: PLANT_ID, name: 'Ficus' }]);
+    const { id: endpointId } = (await created.json()) as { id: string };
+    expect((await tracedFetch(service, `/webhooks/endpoints/${endpointId}/stats`, STATS_TRACE)).status).toBe(200);
     // The stop flushes what the batch has not sent yet.
     expect((await service.stop()).code).toBe(0);
 
@@ -148,6 +182,10 @@ describe('tracing with OpenTelemetry (serve, OTLP/HTTP)', () => {
     expect(sink.spans.find((span) => span.kind === SERVER_KIND && span.name === 'GET /plants/{id}')).toMatchObject({
       attributes: { 'http.route': '/plants/{id}', 'http.response.status_code': 200 },
     });
+    // A large page: its last id first, then the rows, streamed.
+    expect(storageSpansUnder(sink.spans, LIST_TRACE, 'GET /plants')).toEqual(['idAtOffset plants', 'list plants']);
+    expect(storageSpansUnder(sink.spans, ENDPOINT_TRACE, 'POST /webhooks/endpoints')).toEqual(['create webhook_endpoints']);
+    expect(storageSpansUnder(sink.spans, STATS_TRACE, 'GET /webhooks/endpoints/{id}/stats')).toEqual(['endpointAttemptStats webhook_deliveries', 'get webhook_endpoints']);
     expectNothingPrivate(sink.spans, receiver.url);
     // Sent as protobuf, OTLP's default encoding, when no protocol is set.
     expect([...sink.encodings]).toEqual(['protobuf']);

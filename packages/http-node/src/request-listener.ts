@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { Context } from '@opentelemetry/api';
 import type { PlantStore } from '@plant-store/core';
 import { silentLogger, type Logger } from '@plant-store/core/adapter';
 import { docsFiles } from './docs/docs-files.js';
@@ -12,6 +13,7 @@ import { portalFiles, type PortalAssets } from './portal/portal-files.js';
 import type { Exchange, RouteContext } from './routes/route-context.js';
 import { routeRequest } from './routes/route-request.js';
 import type { RouteTemplate } from './routes/route-table.js';
+import { loggerInTrace } from './tracing/logger-in-trace.js';
 import { tracedRequest } from './tracing/traced-request.js';
 import { version as packageVersion } from './version.js';
 
@@ -99,7 +101,7 @@ export function createRequestListener(store: PlantStore, options: RequestListene
       next();
       return;
     }
-    void tracedRequest(req, res, basePath, () => handleRequest(context, req, res));
+    void tracedRequest(req, res, basePath, (traceContext) => handleRequest(context, req, res, traceContext));
   };
 }
 
@@ -121,8 +123,10 @@ function isUnder(url: string, basePath: string): boolean {
 }
 
 /** Answers one request; resolves with the route template the router matched (for the trace), never rejects. */
-async function handleRequest(context: RouteContext, req: IncomingMessage, res: ServerResponse): Promise<RouteTemplate | undefined> {
+async function handleRequest(context: RouteContext, req: IncomingMessage, res: ServerResponse, traceContext: Context | undefined): Promise<RouteTemplate | undefined> {
   const started = performance.now();
+  // A traced request's lines are written in its span, also those after an await.
+  const logger = traceContext === undefined ? context.logger : loggerInTrace(context.logger, traceContext);
   const url = req.url ?? '/';
   const queryStart = url.indexOf('?');
   // The query string is left out of the log: it is user data and unbounded.
@@ -140,20 +144,20 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
     try {
       await routeRequest(context, exchange, routed);
     } catch (error) {
-      sendError(res, exchange.requestId, error, context.logger, leavesLargeBodyUnread(req, context.maxBodyBytes));
+      sendError(res, exchange.requestId, error, logger, leavesLargeBodyUnread(req, context.maxBodyBytes));
     }
-    recordRequest(context, exchange, path, performance.now() - started);
+    recordRequest(context, logger, exchange, path, performance.now() - started);
   } catch (error) {
     // Only reached if answering the error or logging itself threw. The
     // listener's promise is not awaited by anyone: a rejection here would be
     // unhandled and end the process.
-    lastResort(context.logger, res, error);
+    lastResort(logger, res, error);
   }
   return exchange.route?.template;
 }
 
 /** Counts the answered request (by the route the router matched) and logs its `request` line. */
-function recordRequest(context: RouteContext, { req, res, requestId, route }: Exchange, path: string, durationMs: number): void {
+function recordRequest(context: RouteContext, logger: Logger, { req, res, requestId, route }: Exchange, path: string, durationMs: number): void {
   context.metrics?.observe(req.method, route?.template, res.statusCode, durationMs / 1000);
   const fields: Record<string, unknown> = {
     method: req.method,
@@ -164,7 +168,7 @@ function recordRequest(context: RouteContext, { req, res, requestId, route }: Ex
   };
   // A response cut short: client gone, or storage failed mid-stream.
   if (!res.writableEnded) fields.aborted = true;
-  context.logger.info('request', fields);
+  logger.info('request', fields);
 }
 
 function lastResort(logger: Logger, res: ServerResponse, error: unknown): void {

@@ -1,3 +1,5 @@
+import type { Context } from '@opentelemetry/api';
+
 /**
  * What a principal may do: read plants (list, get), write plants (create,
  * delete), and read or manage its tenant's webhook endpoints and deliveries.
@@ -13,4 +15,13 @@ export interface Principal {
   readonly scopes: readonly Scope[];
   /** When the credentials stop working (epoch ms), when the authenticator knows it (portal links). */
   readonly expiresAt?: number;
+  /**
+   * The OpenTelemetry context of the call (the request's span, say): the
+   * store runs its storage calls for this principal inside it, so their
+   * spans are its children even where no context follows `await`. The HTTP
+   * listener sets it per request. Without it, the context active when each
+   * storage call is made applies (a host whose SDK uses `AsyncLocalStorage`
+   * needs nothing more). Never set it on a principal shared between calls.
+   */
+  readonly traceContext?: Context;
 }

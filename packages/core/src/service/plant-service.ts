@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import type { PlantRepository } from '../ports/plant-repository.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
+import { inTraceOf } from '../tracing/in-trace-of.js';
 import { newMessageId } from '../webhooks/message-id.js';
 import { subscriptionMatches, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
 import type { PlantListing, PlantPageJson } from './plant-listing.js';
@@ -68,7 +69,7 @@ export class PlantService {
     const createdAt = this.#clock.now();
     const deliveries = this.#deliveriesFor(principal.tenant, payload, createdAt);
     const event = { eventType: 'plant.created', payload, createdAt } as const;
-    const result = await this.#plants.create(principal.tenant, plant, deliveries, event);
+    const result = await inTraceOf(principal, this.#plants).create(principal.tenant, plant, deliveries, event);
     if (!result.created) {
       if (!samePlant(result.plant, plant)) {
         throw withoutStack(() => new ConflictError(`a plant with id ${plant.id} already exists with a different name or tag`));
@@ -83,7 +84,7 @@ export class PlantService {
   async get(principal: Principal, id: unknown): Promise<Plant> {
     requireScope(principal, 'plants:read');
     const plantId = parsePlantId(id);
-    const plant = await this.#plants.get(principal.tenant, plantId);
+    const plant = await inTraceOf(principal, this.#plants).get(principal.tenant, plantId);
     if (!plant) throw notFound(plantId);
     return plant;
   }
@@ -95,7 +96,7 @@ export class PlantService {
    */
   async list(principal: Principal, options: ListPlantsInput = {}): Promise<PlantListing> {
     requireScope(principal, 'plants:read');
-    return this.#list(principal.tenant, parseListPlantsOptions(options));
+    return this.#list(principal, parseListPlantsOptions(options));
   }
 
   /**
@@ -109,33 +110,36 @@ export class PlantService {
     const parsed = parseListPlantsOptions(options);
     const { limit } = parsed;
     if (this.#plants.listJson === undefined || limit === undefined || limit === 0 || limit > this.#batchSize) {
-      return this.#list(principal.tenant, parsed);
+      return this.#list(principal, parsed);
     }
     const tags = parsed.tags !== undefined && parsed.tags.length > 0 ? parsed.tags : undefined;
     // One extra plant tells whether more remain, as in `list`.
-    const page = await this.#plants.listJson(principal.tenant, { after: parsed.after, tags, limit: limit + 1 });
+    const page = await inTraceOf(principal, this.#plants).listJson!(principal.tenant, { after: parsed.after, tags, limit: limit + 1 });
     return page.count <= limit ? { json: page.json } : withoutLastPlant(page.json);
   }
 
-  async #list(tenant: string, { limit, after, tags: tagList }: ListPlantsOptions): Promise<PlantListing> {
+  async #list(principal: Principal, { limit, after, tags: tagList }: ListPlantsOptions): Promise<PlantListing> {
+    const { tenant } = principal;
+    // Taken once: the stream's reads come later, from whoever iterates it.
+    const repository = inTraceOf(principal, this.#plants);
     const tags = tagList !== undefined && tagList.length > 0 ? tagList : undefined;
-    if (limit === undefined) return { batches: this.#stream(tenant, after, undefined, tags) };
+    if (limit === undefined) return { batches: this.#stream(repository, tenant, after, undefined, tags) };
     if (limit === 0) return pageListing([], undefined);
     if (limit <= this.#batchSize) {
       // Small page: read one extra row to learn whether more remain.
-      const plants = await this.#plants.list(tenant, { after, tags, limit: limit + 1 });
+      const plants = await repository.list(tenant, { after, tags, limit: limit + 1 });
       if (plants.length <= limit) return pageListing(plants, undefined);
       plants.length = limit;
       return pageListing(plants, plants[limit - 1]!.id);
     }
     // Large page: find its last id first, then stream up to it, so the page
     // never sits in memory and the Link cursor matches the body exactly.
-    const last = await this.#plants.idAtOffset(tenant, { after, tags, offset: limit - 1 });
-    if (last === undefined) return { batches: this.#stream(tenant, after, undefined, tags) };
-    const more = await this.#plants.list(tenant, { after: last, tags, limit: 1 });
+    const last = await repository.idAtOffset(tenant, { after, tags, offset: limit - 1 });
+    if (last === undefined) return { batches: this.#stream(repository, tenant, after, undefined, tags) };
+    const more = await repository.list(tenant, { after: last, tags, limit: 1 });
     return {
       nextAfter: more.length > 0 ? last : undefined,
-      batches: this.#stream(tenant, after, last, tags),
+      batches: this.#stream(repository, tenant, after, last, tags),
     };
   }
 
@@ -144,11 +148,12 @@ export class PlantService {
     requireScope(principal, 'plants:write');
     const plantId = parsePlantId(id);
     const event = { eventType: 'plant.deleted', payload: `{"id":${plantId}}`, createdAt: this.#clock.now() } as const;
-    if (!(await this.#plants.delete(principal.tenant, plantId, event))) throw notFound(plantId);
+    if (!(await inTraceOf(principal, this.#plants).delete(principal.tenant, plantId, event))) throw notFound(plantId);
     this.#emit('plant.deleted', { tenant: principal.tenant, id: plantId });
   }
 
   async *#stream(
+    repository: PlantRepository,
     tenant: string,
     from: bigint | undefined,
     until: bigint | undefined,
@@ -156,7 +161,7 @@ export class PlantService {
   ): AsyncGenerator<Plant[]> {
     let after = from;
     for (;;) {
-      const batch = await this.#plants.list(tenant, { after, until, tags, limit: this.#batchSize });
+      const batch = await repository.list(tenant, { after, until, tags, limit: this.#batchSize });
       if (batch.length > 0) yield batch;
       if (batch.length < this.#batchSize) return;
       after = batch[batch.length - 1]!.id;

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import {
   context,
+  createContextKey,
   ROOT_CONTEXT,
   SpanKind,
   trace,
@@ -16,9 +17,13 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '@plant-store/storage-memory';
+import { createPlantStore, type PlantStore } from '../composition/create-plant-store.js';
+import type { Principal } from '../domain/principal.js';
 import type { Storage } from '../ports/storage.js';
+import { collectListing } from '../service/plant-listing.js';
+import { inTraceOf } from './in-trace-of.js';
 import { formatTraceparent } from './trace-parent.js';
 import { tracedStorage } from './traced-storage.js';
 
@@ -169,5 +174,96 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
     expect(storage.plants).not.toHaveProperty('listJson');
     expect(storage.outbox).not.toHaveProperty('takeRateBudget');
     expect(storage).not.toHaveProperty('dbSystem');
+  });
+});
+
+describe('a store\u2019s storage calls for a principal, with a host\u2019s SDK', () => {
+  const gardener: Principal = { subject: 'app', tenant: 'acme', scopes: ['plants:read', 'plants:write'] };
+  let store: PlantStore;
+
+  beforeAll(() => {
+    context.setGlobalContextManager(new AsyncContextManager());
+    trace.setGlobalTracerProvider(provider);
+  });
+  afterAll(() => {
+    trace.disable();
+    context.disable();
+  });
+  beforeEach(async () => {
+    // Batches of two: an unlimited listing reads storage again each time its stream is iterated.
+    store = createPlantStore({ storage: memoryStorage(), batchSize: 2 });
+    for (const id of [1, 2, 3]) await store.plants.create(gardener, { id, name: `Plant ${id}` });
+    recorded.length = 0;
+  });
+  afterEach(() => store.close());
+
+  /** Creates a plant, then lists them all, reading the stream to its end: storage calls before and after several awaits. */
+  async function createAndList(principal: Principal): Promise<void> {
+    await store.plants.create(principal, { id: 4, name: 'Fern' });
+    const { batches } = await store.plants.list(principal);
+    expect((await collectListing({ batches })).map((plant) => plant.id)).toEqual([1n, 2n, 3n, 4n]);
+  }
+
+  const storageSpans = () => recorded.filter((span) => span.kind === SpanKind.CLIENT).map(({ name, parentSpanId }) => ({ name, parentSpanId }));
+
+  it('without a trace context on the principal, makes the host\u2019s active span their parent, after any await', async () => {
+    const host = await inRequest(async (span) => {
+      await createAndList(gardener);
+      return span;
+    });
+    const parentSpanId = host.spanContext().spanId;
+    expect(storageSpans()).toEqual([
+      { name: 'create plants', parentSpanId },
+      { name: 'list plants', parentSpanId },
+      { name: 'list plants', parentSpanId },
+      { name: 'list plants', parentSpanId },
+    ]);
+  });
+
+  it('with one, makes the principal\u2019s span their parent: the context passed wins over the active one', async () => {
+    const request = tracer.startSpan('GET /plants', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
+    await inRequest(() => createAndList({ ...gardener, traceContext: trace.setSpan(ROOT_CONTEXT, request) }));
+    const parentSpanId = request.spanContext().spanId;
+    expect(storageSpans()).toEqual([
+      { name: 'create plants', parentSpanId },
+      { name: 'list plants', parentSpanId },
+      { name: 'list plants', parentSpanId },
+      { name: 'list plants', parentSpanId },
+    ]);
+  });
+
+  it('with neither, traces nothing', async () => {
+    await createAndList(gardener);
+    expect(recorded).toEqual([]);
+  });
+});
+
+describe('inTraceOf', () => {
+  it('hands back the port itself when the principal carries no trace context (nothing is made per call)', () => {
+    const port = memoryStorage().plants;
+    expect(inTraceOf({ subject: 'app', tenant: 'acme', scopes: [] }, port)).toBe(port);
+  });
+
+  it('otherwise runs each call of the port in the context, with the port as `this`, leaving other members as they are', () => {
+    const key = createContextKey('call');
+    const traceContext = ROOT_CONTEXT.setValue(key, 'request');
+    const seen: unknown[] = [];
+    const port = {
+      limit: 5,
+      read(this: { limit: number }, extra: number) {
+        seen.push(context.active().getValue(key));
+        return this.limit + extra;
+      },
+    };
+    const view = inTraceOf({ subject: 'app', tenant: 'acme', scopes: [], traceContext }, port);
+    expect(view.limit).toBe(5);
+    // A context manager that keeps what `with` sets (the API's default keeps nothing).
+    context.setGlobalContextManager(new AsyncContextManager());
+    try {
+      expect(view.read(1)).toBe(6);
+    } finally {
+      context.disable();
+    }
+    expect(seen).toEqual(['request']);
   });
 });

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { UnauthenticatedError, type PlantStore, type Principal } from '@plant-store/core';
+import { activeTraceContext } from '../tracing/traced-request.js';
 import { bearerToken } from './bearer-token.js';
 
 /**
@@ -7,6 +8,11 @@ import { bearerToken } from './bearer-token.js';
  * `UnauthenticatedError`: `missing_credentials` when the `Authorization`
  * header is absent or not `Bearer <token>`, `invalid_token` for an unknown
  * token. The token never leaves this function (not logged, not echoed).
+ *
+ * In a traced request the principal carries the request's trace context,
+ * so the store's storage calls for it are children of the request's span.
+ * The context is read when this is called: every handler authenticates
+ * first, before any `await`, while the listener still has it active.
  */
 export function authenticateRequest(store: PlantStore, req: IncomingMessage): Promise<Principal> {
   const header = req.headers.authorization;
@@ -19,5 +25,8 @@ export function authenticateRequest(store: PlantStore, req: IncomingMessage): Pr
       ),
     );
   }
-  return store.authenticate(token);
+  const traceContext = activeTraceContext();
+  const principal = store.authenticate(token);
+  // A copy per request: the authenticator may hand out one principal object for every request with its token.
+  return traceContext === undefined ? principal : principal.then((found) => ({ ...found, traceContext }));
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, INVALID_TRACEID, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, INVALID_TRACEID, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 
 const tracer = trace.getTracer('@plant-store/http-node');
 
@@ -14,21 +14,41 @@ const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'P
  * `METHOD /route` with the route template (`/plants/{id}`), never a raw
  * path: ids, tenants and query strings stay out of traces as they stay out
  * of metrics. Without an OpenTelemetry SDK there is no valid span and
- * `handle` runs untouched.
+ * `handle` runs untouched, given no context.
+ *
+ * `handle` gets the span's context to pass on explicitly: it is also the
+ * active one while `handle` starts, but not necessarily after an `await`
+ * (the reference service's context manager does not follow promises).
  */
-export function tracedRequest(req: IncomingMessage, res: ServerResponse, basePath: string, handle: () => Promise<string | undefined>): Promise<unknown> {
+export function tracedRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  basePath: string,
+  handle: (traceContext: Context | undefined) => Promise<string | undefined>,
+): Promise<unknown> {
   const parent = propagation.extract(context.active(), req.headers);
   const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
   const span = tracer.startSpan(method === '_OTHER' ? 'HTTP' : method, { kind: SpanKind.SERVER }, parent);
   // Without an SDK the span is the no-op one, all-zero ids (an SDK's spans always have valid ones): nothing to trace.
-  if (span.spanContext().traceId === INVALID_TRACEID) return handle();
+  if (span.spanContext().traceId === INVALID_TRACEID) return handle(undefined);
   if (span.isRecording()) {
     span.setAttribute('http.request.method', method);
     if (method === '_OTHER') span.setAttribute('http.request.method_original', String(req.method));
     span.setAttribute('url.scheme', (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
     span.setAttribute('network.protocol.version', req.httpVersion);
   }
-  return context.with(trace.setSpan(parent, span), handle).then((template) => endServerSpan(span, method, res, basePath, template));
+  const traceContext = trace.setSpan(parent, span);
+  return context.with(traceContext, handle, undefined, traceContext).then((template) => endServerSpan(span, method, res, basePath, template));
+}
+
+/**
+ * The active context when it holds a span (inside a request's, or a host's),
+ * else `undefined`. Read synchronously where a request starts being handled,
+ * before any `await` can lose it.
+ */
+export function activeTraceContext(): Context | undefined {
+  const active = context.active();
+  return trace.getSpan(active) === undefined ? undefined : active;
 }
 
 function endServerSpan(span: Span, method: string, res: ServerResponse, basePath: string, template: string | undefined): void {

@@ -3,9 +3,9 @@ import type { LogFields, Logger } from '@plant-store/core/adapter';
 
 /**
  * The logger, with `traceId` and `spanId` of the active span added to each
- * entry written inside one (every request line, since the request runs in
- * its span), so a log line leads to its trace and back. Meant for a service
- * whose tracing is on: without it no span is ever active.
+ * entry written inside one (every request line: the listener writes a
+ * request's lines in its span), so a log line leads to its trace and back.
+ * Meant for a service whose tracing is on: without it no span is ever active.
  */
 export function withTraceIds(logger: Logger): Logger {
   const withIds = (fields: LogFields | undefined): LogFields | undefined => {

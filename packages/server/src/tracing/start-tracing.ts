@@ -1,4 +1,5 @@
 import { context, propagation, trace } from '@opentelemetry/api';
+import { SynchronousContextManager } from './synchronous-context-manager.js';
 import type { TracesProtocol } from './tracing-settings.js';
 
 /** The tracing SDK of a running service. */
@@ -9,7 +10,7 @@ export interface Tracing {
 
 /**
  * Starts the OpenTelemetry Node tracing SDK and registers it globally (tracer
- * provider, the AsyncLocalStorage context manager, the W3C trace context and
+ * provider, a synchronous context manager, the W3C trace context and
  * baggage propagators): spans are batched and sent over OTLP/HTTP, in
  * `protocol`'s encoding, to the endpoint the standard `OTEL_*` variables name. The SDK reads those
  * variables from the process environment itself (endpoint, headers, timeout,
@@ -31,7 +32,8 @@ export async function startTracing(serviceVersion: string, protocol: TracesProto
     .merge(resources.resourceFromAttributes({ 'service.name': 'plant-store', 'service.version': serviceVersion }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
-  provider.register();
+  // Not the SDK's default AsyncLocalStorage manager: the service hands its trace context on explicitly (see SynchronousContextManager).
+  provider.register({ contextManager: new SynchronousContextManager() });
   let stopping: Promise<boolean> | undefined;
   return {
     shutdown(timeoutMs) {

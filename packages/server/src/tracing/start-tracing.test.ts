@@ -1,0 +1,44 @@
+import { executionAsyncId } from 'node:async_hooks';
+import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startTracing } from './start-tracing.js';
+import { SynchronousContextManager } from './synchronous-context-manager.js';
+
+/**
+ * The async id a promise reaction runs under: 0 while Node tracks no
+ * promises, non-zero once anything turned on the promise hooks
+ * (`AsyncLocalStorage` does on its first use, for every promise in the process, for good).
+ */
+function promiseReactionAsyncId(): Promise<number> {
+  return new Promise((resolve) => setImmediate(() => void Promise.resolve().then(() => resolve(executionAsyncId()))));
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('startTracing', () => {
+  it('registers a context manager that does not follow promises, so that no promise hook is turned on', async () => {
+    // This process tracks no promises yet, so what follows can tell.
+    expect(await promiseReactionAsyncId()).toBe(0);
+    // Sampling nothing: spans still get valid ids, and there is nothing to export.
+    vi.stubEnv('OTEL_TRACES_SAMPLER', 'always_off');
+    const tracing = await startTracing('0.0.0-test', 'http/protobuf');
+    try {
+      expect((context as unknown as { _getContextManager(): unknown })._getContextManager()).toBeInstanceOf(SynchronousContextManager);
+      const span = trace.getTracer('test').startSpan('request');
+      expect(span.spanContext().traceId).not.toBe('0'.repeat(32));
+      const resumed = await context.with(trace.setSpan(ROOT_CONTEXT, span), async () => {
+        expect(trace.getActiveSpan()).toBe(span);
+        await Promise.resolve();
+        return context.active();
+      });
+      span.end();
+      expect(resumed).toBe(ROOT_CONTEXT);
+      expect(await promiseReactionAsyncId()).toBe(0);
+    } finally {
+      expect(await tracing.shutdown(500)).toBe(true);
+    }
+    expect(trace.getActiveSpan()).toBeUndefined();
+  });
+});
