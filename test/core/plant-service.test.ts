@@ -160,7 +160,10 @@ describe('listAsJson', () => {
   });
 
   it('gives the listing as list does when storage cannot write JSON', async () => {
-    const memory = createPlantStore({ storage: memoryStorage() });
+    const storage = memoryStorage();
+    // The memory adapter's plants, minus the optional JSON listing.
+    const plants = { create: storage.plants.create.bind(storage.plants), get: storage.plants.get.bind(storage.plants), list: storage.plants.list.bind(storage.plants), idAtOffset: storage.plants.idAtOffset.bind(storage.plants), delete: storage.plants.delete.bind(storage.plants) };
+    const memory = createPlantStore({ storage: { ...storage, plants } });
     try {
       await memory.plants.create(writer, { id: 1, name: 'a' });
       const page = await memory.plants.listAsJson(reader, { limit: 2 });

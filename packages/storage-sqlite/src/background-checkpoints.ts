@@ -133,76 +133,104 @@ function sharedWorker(): SharedWorker {
 
 /** Background checkpoints for `db`, the main connection to the file at `options.path`. */
 export function backgroundCheckpoints(db: BetterSqlite3, options: BackgroundCheckpointsOptions): BackgroundCheckpoints {
-  const state = new Int32Array(new SharedArrayBuffer(8));
-  const id = nextId++;
-  let served: SharedWorker | undefined;
-  let failed = false;
-  let closing: Promise<void> | undefined;
-  let released: (() => void) | undefined;
-  let writesBeforeWorker = WRITES_BEFORE_WORKER;
+  return new WorkerCheckpoints(db, options);
+}
 
-  const fail = (reason: string) => {
-    served?.listeners.delete(id);
-    served = undefined;
-    released?.();
-    if (failed || closing !== undefined) return;
-    failed = true;
-    if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
-    options.onFailure?.(new Error(reason));
-  };
+/** One database's share of the process's checkpoint worker. */
+class WorkerCheckpoints implements BackgroundCheckpoints {
+  readonly #db: BetterSqlite3;
+  readonly #options: BackgroundCheckpointsOptions;
+  readonly #state = new Int32Array(new SharedArrayBuffer(8));
+  readonly #id = nextId++;
+  #served: SharedWorker | undefined;
+  #failed = false;
+  #closing: Promise<void> | undefined;
+  #released: (() => void) | undefined;
+  #writesBeforeWorker = WRITES_BEFORE_WORKER;
 
-  const start = () => {
+  constructor(db: BetterSqlite3, options: BackgroundCheckpointsOptions) {
+    this.#db = db;
+    this.#options = options;
+  }
+
+  noteWrite(): void {
+    if (this.#failed || this.#closing !== undefined) return;
+    if (this.#served === undefined) {
+      if (--this.#writesBeforeWorker > 0) return;
+      this.#start();
+    }
+    Atomics.add(this.#state, WRITES, 1);
+    Atomics.notify(this.#state, WRITES, 1);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    if (this.#served === undefined) return;
+    const letGo = new Promise<void>((resolveLetGo) => (this.#released = resolveLetGo));
+    signalStop(this.#state);
+    // A worker stuck past the timeout only delays the final checkpoint to whichever connection closes last.
+    await settledWithin(letGo, CLOSE_TIMEOUT_MS);
+    this.#leave();
+  }
+
+  #start(): void {
     try {
-      served = sharedWorker();
+      this.#served = sharedWorker();
     } catch (error) {
-      fail(error instanceof Error ? error.message : String(error));
+      this.#fail(error instanceof Error ? error.message : String(error));
       return;
     }
-    served.listeners.set(id, (answer) => {
-      if ('ready' in answer) {
-        // Only once the worker has its connection does the main one stop checkpointing at the default size.
-        if (closing === undefined && db.open) db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-      } else if ('closed' in answer) {
-        served?.listeners.delete(id);
-        released?.();
-      } else fail(answer.failed);
-    });
-    served.worker.postMessage({ id, path: options.path, busyTimeoutMs: options.busyTimeoutMs, state: state.buffer });
-  };
+    this.#served.listeners.set(this.#id, (answer) => this.#answered(answer));
+    const { path, busyTimeoutMs } = this.#options;
+    this.#served.worker.postMessage({ id: this.#id, path, busyTimeoutMs, state: this.#state.buffer });
+  }
 
-  return {
-    noteWrite() {
-      if (failed || closing !== undefined) return;
-      if (served === undefined) {
-        if (--writesBeforeWorker > 0) return;
-        start();
-      }
-      Atomics.add(state, WRITES, 1);
-      Atomics.notify(state, WRITES, 1);
-    },
-    close() {
-      closing ??= (async () => {
-        if (served === undefined) return;
-        const letGo = new Promise<void>((resolveLetGo) => (released = resolveLetGo));
-        // The counter moves too, so a loop that has not reached its wait yet does not start one.
-        Atomics.store(state, STOP, 1);
-        Atomics.add(state, WRITES, 1);
-        Atomics.notify(state, WRITES);
-        Atomics.notify(state, STOP);
-        let timer: NodeJS.Timeout | undefined;
-        const timedOut = new Promise<void>((resolveTimeout) => {
-          timer = setTimeout(resolveTimeout, CLOSE_TIMEOUT_MS);
-        });
-        try {
-          // A worker stuck past the timeout only delays the final checkpoint to whichever connection closes last.
-          await Promise.race([letGo, timedOut]);
-        } finally {
-          clearTimeout(timer);
-          served?.listeners.delete(id);
-          served = undefined;
-        }
-      })();
-      return closing;
-    },
-  };
+  #answered(answer: WorkerAnswer): void {
+    if ('ready' in answer) {
+      // Only once the worker has its connection does the main one stop checkpointing at the default size.
+      if (this.#closing === undefined && this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    } else if ('closed' in answer) {
+      this.#leave();
+    } else this.#fail(answer.failed);
+  }
+
+  /** No longer served: the worker let go of the database (or never will). */
+  #leave(): void {
+    this.#served?.listeners.delete(this.#id);
+    this.#served = undefined;
+    this.#released?.();
+  }
+
+  #fail(reason: string): void {
+    this.#leave();
+    if (this.#failed || this.#closing !== undefined) return;
+    this.#failed = true;
+    if (this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    this.#options.onFailure?.(new Error(reason));
+  }
+}
+
+/** Asks the worker's loop for a database to end. The counter moves too, so a loop that has not reached its wait yet does not start one. */
+function signalStop(state: Int32Array): void {
+  Atomics.store(state, STOP, 1);
+  Atomics.add(state, WRITES, 1);
+  Atomics.notify(state, WRITES);
+  Atomics.notify(state, STOP);
+}
+
+/** Resolves when `promise` does, or after `ms`, whichever comes first. */
+async function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<void>((resolveTimeout) => {
+    timer = setTimeout(resolveTimeout, ms);
+  });
+  try {
+    await Promise.race([promise, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -170,8 +170,13 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
     expect(recorded[1]).toMatchObject({ name: 'enqueue webhook_deliveries', ended: true, status: { code: 2 }, attributes: { 'error.type': 'StorageError' } });
   });
 
-  it('leaves absent optional capabilities absent', () => {
-    expect(storage.plants).not.toHaveProperty('listJson');
+  it('leaves absent optional capabilities absent, and keeps present ones', () => {
+    const memory = memoryStorage();
+    const { plants } = memory;
+    // The memory adapter's plants, minus the optional JSON listing.
+    const withoutJson = { create: plants.create.bind(plants), get: plants.get.bind(plants), list: plants.list.bind(plants), idAtOffset: plants.idAtOffset.bind(plants), delete: plants.delete.bind(plants) };
+    expect(tracedStorage({ ...memory, plants: withoutJson }).plants).not.toHaveProperty('listJson');
+    expect(storage.plants).toHaveProperty('listJson');
     expect(storage.outbox).not.toHaveProperty('takeRateBudget');
     expect(storage).not.toHaveProperty('dbSystem');
   });
