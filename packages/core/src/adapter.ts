@@ -23,6 +23,7 @@ export type {
   NewDelivery,
   PruneDeliveriesOptions,
   RateBudgetAnswer,
+  ReclaimSpaceOptions,
   TenantDeliveriesQuery,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
