@@ -204,14 +204,14 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       expect(await storage.outbox.list()).toEqual([]);
     });
 
-    /** How often each outbox table and its TOAST table were vacuumed by hand, from the statistics (a new session each time: no cached snapshot). */
+    /** How often each table the service deletes from, and its TOAST table, were vacuumed by hand, from the statistics (a new session each time: no cached snapshot). */
     const vacuumCounts = (name: string) =>
       withClient(async (client) => {
         const { rows } = await client.query(
           `SELECT c.relname AS table, s.vacuum_count::int AS main, t.vacuum_count::int AS toast
            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
            JOIN pg_stat_all_tables s ON s.relid = c.oid JOIN pg_stat_all_tables t ON t.relid = c.reltoastrelid
-           WHERE n.nspname = $1 AND c.relname IN ('webhook_deliveries', 'webhook_attempts') ORDER BY c.relname`,
+           WHERE n.nspname = $1 AND c.relname IN ('plants', 'webhook_deliveries', 'webhook_attempts') ORDER BY c.relname`,
           [name],
         );
         return rows as { table: string; main: number; toast: number }[];
@@ -224,12 +224,12 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       expect(await storage.outbox.prune({ olderThan: T0 + 1000, limit: 100 })).toBe(ids.length);
     };
 
-    it('reclaims the space of pruned rows with a plain VACUUM of the outbox tables and their TOAST, whatever autovacuum does', async () => {
+    it('reclaims the space of pruned and deleted rows with a plain VACUUM of the outbox tables, plants and their TOAST, whatever autovacuum does', async () => {
       const name = fresh();
       const storage = await open();
       await pruneDelivered(storage, ['d1', 'd2', 'd3']);
       const before = await vacuumCounts(name);
-      expect(before.map((row) => row.table)).toEqual(['webhook_attempts', 'webhook_deliveries']);
+      expect(before.map((row) => row.table)).toEqual(['plants', 'webhook_attempts', 'webhook_deliveries']);
       await storage.outbox.reclaimSpace!();
       // The statistics reach other sessions a little later.
       await vi.waitFor(

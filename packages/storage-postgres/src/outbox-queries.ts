@@ -166,15 +166,18 @@ export const pruneSql = (t: Tables) => `
 
 /**
  * No parameters; outside any transaction (VACUUM cannot run in one). A plain
- * VACUUM of the outbox tables (and their TOAST tables, which it includes):
- * it marks the space of rows that pruning deleted as free for new rows, so
- * the tables stop growing where autovacuum is off or too lazy to keep up. It
+ * VACUUM of the tables the service deletes rows from, the outbox tables
+ * (pruning) and plants (deletes), with their TOAST tables, which it
+ * includes: it marks the space of deleted rows as free for new rows, so the
+ * tables stop growing where autovacuum is off or too lazy to keep up. It
  * does not shrink the files (VACUUM FULL would, but it locks the tables while
  * it rewrites them) and takes no lock that reads, writes or claims wait on.
- * SKIP_LOCKED: a table another VACUUM (autovacuum's, or another instance's)
- * is working on is skipped instead of waited for.
+ * Pages untouched since the last VACUUM are skipped (the visibility map), so
+ * a large table that changes little costs little. SKIP_LOCKED: a table
+ * another VACUUM (autovacuum's, or another instance's) is working on is
+ * skipped instead of waited for.
  */
-export const vacuumOutboxSql = (t: Tables) => `VACUUM (SKIP_LOCKED) ${t.deliveries}, ${t.attempts}`;
+export const vacuumSql = (t: Tables) => `VACUUM (SKIP_LOCKED) ${t.deliveries}, ${t.attempts}, ${t.plants}`;
 
 /**
  * Parameters: endpoint id, window start (epoch ms, a whole second), rate limit. Counts one attempt in the endpoint's

@@ -16,7 +16,7 @@ import {
 } from '@plant-store/core/adapter';
 import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
 import type { NotificationListener } from './notification-listener.js';
-import type { OutboxVacuum } from './outbox-vacuum.js';
+import type { Vacuum } from './vacuum.js';
 import {
   claimDueSql,
   getDeliverySql,
@@ -98,10 +98,10 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
   readonly #records: CoalescingBatch<AttemptRecord, boolean>;
   readonly #pruneLockKey: string;
-  readonly #vacuum: OutboxVacuum;
+  readonly #vacuum: Vacuum;
 
   constructor(
-    runners: { readonly runner: QueryRunner; readonly dispatch: QueryRunner; readonly vacuum: OutboxVacuum },
+    runners: { readonly runner: QueryRunner; readonly dispatch: QueryRunner; readonly vacuum: Vacuum },
     tables: Tables,
     listener: NotificationListener,
   ) {
@@ -253,10 +253,11 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   /**
-   * A plain VACUUM of the outbox tables (see `vacuumOutboxSql`), so the space
-   * of pruned rows is reused whether the server's autovacuum is on, off or
-   * behind. The pruner calls it only after a run that deleted rows, which
-   * only a run that held the prune lock does, so at most once per run.
+   * A plain VACUUM of the outbox tables and of plants (see `vacuumSql`), so
+   * the space of pruned and deleted rows is reused whether the server's
+   * autovacuum is on, off or behind. The pruner calls it only after a run
+   * that deleted rows, which only a run that held the prune lock does, so at
+   * most once per run, on the instance that pruned.
    */
   reclaimSpace(options?: ReclaimSpaceOptions): Promise<void> {
     return this.#vacuum.run(options);

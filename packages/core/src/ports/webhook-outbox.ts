@@ -191,8 +191,9 @@ export interface WebhookOutbox {
   /** Deletes up to `limit` delivered or failed deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */
   prune(options: PruneDeliveriesOptions): Promise<number>;
   /**
-   * Optional: makes the space of the deliveries `prune` deleted reusable by later writes (or hands it back to the
-   * file system): the storage's upkeep that cannot run inside a prune's transaction, or would make it long. Called
+   * Optional: makes the space of the deliveries `prune` deleted (and of other deleted rows, if the storage likes)
+   * reusable by later writes, or hands it back to the file system: the storage's upkeep that cannot run inside a
+   * prune's transaction, or would make it long. Called
    * once after a pruning run that deleted deliveries; safe to call at any time, alongside every other member and
    * from several processes sharing the storage (work another one is doing is skipped, not waited for). Never holds
    * a lock that writes or claims wait on. Resolves early, leaving the rest to the next call, once `signal` is

@@ -14,14 +14,14 @@ const VACUUM_TIMEOUT_MS = 10 * 60_000;
 const ignore = () => {};
 
 /**
- * Runs the VACUUM of the outbox tables (`vacuumOutboxSql`) after pruning, on
- * a connection of its own: VACUUM cannot run inside a transaction block, it
- * needs a longer timeout than the pool's statements, and it must not take a
- * pooled connection from requests for as long as it runs. The connection is
+ * Runs the VACUUM after pruning (`vacuumSql`) on a connection of its own:
+ * VACUUM cannot run inside a transaction block, it needs a longer timeout
+ * than the pool's statements, and it must not take a pooled connection from
+ * requests for as long as it runs. The connection is
  * opened for each VACUUM (at most one per pruning run) and closed after it.
  * One VACUUM at a time per storage: a call while one runs shares it.
  */
-export class OutboxVacuum {
+export class Vacuum {
   readonly #config: pg.ClientConfig;
   readonly #sql: string;
   readonly #clients = new Set<pg.Client>();
@@ -34,9 +34,9 @@ export class OutboxVacuum {
     this.#sql = sql;
   }
 
-  /** Vacuums the outbox tables; resolves early (without error) when `signal` is aborted. */
+  /** Runs the VACUUM; resolves early (without error) when `signal` is aborted. */
   run(options: ReclaimSpaceOptions = {}): Promise<void> {
-    if (this.#closed) return Promise.reject(new StorageError('postgres storage could not vacuum the webhook outbox: the storage is closed'));
+    if (this.#closed) return Promise.reject(new StorageError('postgres storage could not vacuum its tables: the storage is closed'));
     this.#running ??= this.#vacuum(options.signal).finally(() => (this.#running = undefined));
     return this.#running;
   }
@@ -64,7 +64,7 @@ export class OutboxVacuum {
     } catch (error) {
       // Cut short on purpose (the pruner stopped, the storage closed): nothing failed.
       if (signal?.aborted || this.#closed) return;
-      throw postgresError('vacuum the webhook outbox tables', error);
+      throw postgresError('vacuum its tables', error);
     } finally {
       signal?.removeEventListener('abort', drop);
       this.#clients.delete(client);
