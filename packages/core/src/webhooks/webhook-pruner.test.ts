@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { LogFields, Logger } from '../ports/logger.js';
 import type { PruneDeliveriesOptions, ReclaimSpaceOptions, WebhookOutbox } from '../ports/webhook-outbox.js';
+import { WebhookAdmin } from './webhook-admin.js';
 import { PRUNE_BATCH_BUDGET_MS, PRUNE_BATCH_MAX, PRUNE_BATCH_SIZE, PruneBatchSize, pruneInBatches, WebhookPruner } from './webhook-pruner.js';
 
 /**
@@ -172,6 +173,35 @@ describe('WebhookPruner', () => {
     ]);
   });
 
+  it('paces the batches of a run, and stop() ends a pause at once', async () => {
+    // 0.01 ms per delivery: 100 fit in the budget; a batch holds the loop for 1 ms, and is followed by 49 ms.
+    const { outbox, calls, now } = countingOutbox(1_000, 0.01);
+    const pauses: number[] = [];
+    let paused: (() => void) | undefined;
+    const pruner = new WebhookPruner({
+      outbox,
+      clock: { now: () => 1_000_000 },
+      logger: recordingLogger().logger,
+      retentionMs: 60_000,
+      // Also the run's deadline for its pauses: far beyond what these take.
+      intervalMs: 200,
+      now,
+      sleep: (ms, signal) =>
+        new Promise<void>((resolve) => {
+          pauses.push(ms);
+          // The third pause lasts until the pruner stops.
+          if (pauses.length < 3) return resolve();
+          paused = resolve;
+          signal?.addEventListener('abort', () => resolve());
+        }),
+    });
+    pruner.start();
+    await vi.waitFor(() => expect(paused).toBeDefined());
+    await pruner.stop();
+    expect(calls.map((call) => call.limit)).toEqual([200, 100, 100]);
+    expect(pauses.map((ms) => Math.round(ms))).toEqual([98, 49, 49]);
+  });
+
   it('stop() cuts a reclaim in progress short instead of waiting for it', async () => {
     const { outbox } = countingOutbox(10);
     let signal: AbortSignal | undefined;
@@ -186,5 +216,20 @@ describe('WebhookPruner', () => {
     await vi.waitFor(() => expect(signal).toBeDefined());
     await pruner.stop();
     expect(signal?.aborted).toBe(true);
+  });
+});
+
+describe("the operator's prune (WebhookAdmin)", () => {
+  it('reclaims the space after deleting, as the pruner does: a failure is logged, and the count still returned', async () => {
+    const { outbox, reclaims, state } = countingOutbox(300);
+    state.failReclaim = 1;
+    const { logger, lines } = recordingLogger();
+    const admin = new WebhookAdmin({ outbox, clock: { now: () => 1_000_000 }, endpoints: {} as never, logger });
+    expect(await admin.prune({ olderThan: 0 })).toBe(300);
+    expect(reclaims).toHaveLength(1);
+    expect(lines.filter((line) => line.level === 'warn')).toHaveLength(1);
+    // Nothing deleted: nothing to reclaim.
+    expect(await admin.prune({ olderThan: 0 })).toBe(0);
+    expect(reclaims).toHaveLength(1);
   });
 });

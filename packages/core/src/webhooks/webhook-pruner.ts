@@ -1,6 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { WebhookOutbox } from '../ports/webhook-outbox.js';
+import { prunePacing, yieldToEventLoop } from './prune-pacing.js';
 
 /** Most deliveries deleted per storage transaction, however quick the batches are. */
 export const PRUNE_BATCH_MAX = 1_000;
@@ -13,10 +14,12 @@ export const PRUNE_BATCH_SIZE = 200;
  * runs on the event loop (better-sqlite3 is synchronous), so a request that
  * arrives meanwhile waits for the rest of it: the batch size follows how long
  * the last full batch held the loop, so that a slower machine, a larger
- * database or a busier disk make smaller batches instead of longer waits (a
- * batch may take up to about twice this while its size grows). A storage
- * whose driver is asynchronous (PostgreSQL) holds the loop for next to
- * nothing, and its batches grow to `PRUNE_BATCH_MAX`.
+ * database or a busier disk make smaller batches instead of longer waits.
+ * Half the two milliseconds a batch should stay under, since one batch can
+ * cost more per delivery than the last (a WAL checkpoint, a cold page). A
+ * storage whose driver is
+ * asynchronous (PostgreSQL) holds the loop for next to nothing, and its
+ * batches grow to `PRUNE_BATCH_MAX`.
  */
 export const PRUNE_BATCH_BUDGET_MS = 1;
 
@@ -60,10 +63,9 @@ export interface PruneInBatchesOptions {
   readonly onBatch?: (count: number) => void;
   /** A monotonic clock in ms that times how long each batch held the event loop. @default performance.now */
   readonly now?: () => number;
+  /** Runs between batches, given how long the last one held the event loop. @default yields to the event loop */
+  readonly between?: (heldMs: number) => Promise<void>;
 }
-
-/** Hands the event loop back: what arrived during a batch (requests, deliveries) runs before the next one. */
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Deletes every finished delivery that finished before `olderThan` (epoch ms),
@@ -85,7 +87,8 @@ export async function pruneInBatches(outbox: WebhookOutbox, olderThan: number, o
     total += count;
     if (count > 0) options.onBatch?.(count);
     if (count < limit || options.stopped?.()) return total;
-    await yieldToEventLoop();
+    await (options.between ?? yieldToEventLoop)(heldMs);
+    if (options.stopped?.()) return total;
   }
 }
 
@@ -117,14 +120,19 @@ export interface WebhookPrunerOptions {
   readonly maxBatchSize?: number;
   /** Receives each committed batch's count (metrics). @default nothing */
   readonly onPruned?: (count: number) => void;
+  /** Times the batches and the run, in ms (see `PruneBatchSize`, `prunePacing`). @default performance.now */
+  readonly now?: () => number;
+  /** The pauses between batches (see `prunePacing`). @default a timer */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /**
  * Deletes finished deliveries older than the retention in the background:
- * one run per interval, each run in batches until nothing old is left, then
- * the storage's reclaim of the space when the run deleted anything (so at
- * most once per interval). Storage failures are logged and the next run tries
- * again; nothing is thrown.
+ * one run per interval, each run in batches until nothing old is left, paced
+ * to a small share of the event loop (see `prunePacing`), then the storage's
+ * reclaim of the space when the run deleted anything (so at most once per
+ * interval). Storage failures are logged and the next run tries again;
+ * nothing is thrown.
  */
 export class WebhookPruner {
   readonly #options: WebhookPrunerOptions;
@@ -173,15 +181,18 @@ export class WebhookPruner {
 
   async #run(): Promise<void> {
     const { outbox, clock, logger, retentionMs, onPruned } = this.#options;
+    const now = this.#options.now ?? (() => performance.now());
+    const signal = this.#stopping.signal;
+    const between = prunePacing({ now, deadline: now() + this.#intervalMs, signal, sleep: this.#options.sleep });
     let pruned: number;
     try {
-      pruned = await pruneInBatches(outbox, clock.now() - retentionMs, { batchSize: this.#batchSize, stopped: () => this.#stopped, onBatch: onPruned });
+      pruned = await pruneInBatches(outbox, clock.now() - retentionMs, { batchSize: this.#batchSize, stopped: () => this.#stopped, onBatch: onPruned, now, between });
     } catch (error) {
       logger.warn('pruning finished webhook deliveries failed; trying again at the next run', { error });
       return;
     }
     if (pruned === 0) return;
     logger.debug('pruned finished webhook deliveries', { pruned });
-    if (!this.#stopped) await reclaimPrunedSpace(outbox, logger, this.#stopping.signal);
+    if (!this.#stopped) await reclaimPrunedSpace(outbox, logger, signal);
   }
 }
