@@ -11,15 +11,22 @@ import { postgresError } from './postgres-error.js';
  */
 const VACUUM_TIMEOUT_MS = 10 * 60_000;
 
+/**
+ * Paces the VACUUM's reads and writes as autovacuum's own are paced (a VACUUM
+ * run by hand is not, by default): it takes longer, but the statements of
+ * requests and deliveries running meanwhile do not queue behind its I/O.
+ */
+const THROTTLED = "SET vacuum_cost_delay = '2ms'";
+
 const ignore = () => {};
 
 /**
  * Runs the VACUUM after pruning (`vacuumSql`) on a connection of its own:
  * VACUUM cannot run inside a transaction block, it needs a longer timeout
  * than the pool's statements, and it must not take a pooled connection from
- * requests for as long as it runs. The connection is
- * opened for each VACUUM (at most one per pruning run) and closed after it.
- * One VACUUM at a time per storage: a call while one runs shares it.
+ * requests for as long as it runs. The connection is opened for each VACUUM
+ * (at most one per pruning run) and closed after it. One VACUUM at a time
+ * per storage: a call while one runs shares it.
  */
 export class Vacuum {
   readonly #config: pg.ClientConfig;
@@ -60,6 +67,7 @@ export class Vacuum {
     signal?.addEventListener('abort', drop, { once: true });
     try {
       await client.connect();
+      await client.query(THROTTLED);
       await client.query(this.#sql);
     } catch (error) {
       // Cut short on purpose (the pruner stopped, the storage closed): nothing failed.
