@@ -17,9 +17,8 @@ export const PRUNE_BATCH_SIZE = 200;
  * database or a busier disk make smaller batches instead of longer waits.
  * Half the two milliseconds a batch should stay under, since one batch can
  * cost more per delivery than the last (a WAL checkpoint, a cold page). A
- * storage whose driver is
- * asynchronous (PostgreSQL) holds the loop for next to nothing, and its
- * batches grow to `PRUNE_BATCH_MAX`.
+ * storage whose driver is asynchronous (PostgreSQL) holds the loop for next
+ * to nothing, and its batches grow to `PRUNE_BATCH_MAX`.
  */
 export const PRUNE_BATCH_BUDGET_MS = 1;
 
@@ -69,8 +68,9 @@ export interface PruneInBatchesOptions {
 
 /**
  * Deletes every finished delivery that finished before `olderThan` (epoch ms),
- * batch after batch, yielding to the event loop between batches so requests
- * and deliveries keep their turn; resolves with how many were deleted.
+ * batch after batch (each sized by `batchSize`), yielding to the event loop
+ * between batches so requests and deliveries keep their turn; resolves with
+ * how many were deleted.
  */
 export async function pruneInBatches(outbox: WebhookOutbox, olderThan: number, options: PruneInBatchesOptions = {}): Promise<number> {
   const sizer = options.batchSize ?? new PruneBatchSize();
