@@ -257,10 +257,21 @@ ${table(
     ['**size at the middle → at the end**', `**${mib(steady.midBytes)} → ${mib(steady.finalBytes)} MiB (${steady.growthPercent.toFixed(1)} %)**`],
     [`create p99, requests started while no prune batch ran (${int(steady.requestsIdle)} requests)`, `${ms(steady.p99IdleMs)} ms`],
     [`create p99, requests started in a ${'250 ms'} window in which the pruned counter moved (${int(steady.requestsPruning)} requests)`, `${ms(steady.p99PruningMs)} ms`],
+    ...steadyStatePostgresRows(steady),
   ],
 )}
 
 ${table(['s', 'size MiB', 'WAL MiB', 'pruned so far'], rows)}`;
+}
+
+/** PostgreSQL: the server's autovacuum setting, and each table's size at the middle and at the end. */
+function steadyStatePostgresRows(steady: SteadyStateResult): string[][] {
+  if (steady.serverAutovacuum === undefined) return [];
+  const tables = (steady.tableBytes ?? []).map((table) => `${table.name} ${mib(table.mid)} → ${mib(table.final)}`);
+  return [
+    ['server `autovacuum` setting', steady.serverAutovacuum],
+    ['by table, MiB at the middle → at the end', tables.join('; ')],
+  ];
 }
 
 function startupSection(results: BenchResults): string {

@@ -23,6 +23,8 @@ export interface SizeSample {
   readonly walBytes?: number;
   /** Deliveries pruned by the service so far. */
   readonly pruned: number;
+  /** PostgreSQL only: each table of the schema with its indexes and TOAST, by name. */
+  readonly tables?: Readonly<Record<string, number>>;
 }
 
 export interface SteadyStateResult {
@@ -32,6 +34,8 @@ export interface SteadyStateResult {
   readonly retentionS: number;
   /** Plants are deleted this long after their creation, so the plant table itself stays the same size. */
   readonly keepPlantsS: number;
+  /** PostgreSQL only: the server's `autovacuum` setting (the service vacuums the outbox tables itself after pruning either way). */
+  readonly serverAutovacuum?: string;
   readonly creates: number;
   readonly failures: number;
   readonly delivered: number;
@@ -39,6 +43,8 @@ export interface SteadyStateResult {
   /** Size at the middle of the run, at the end, and the growth between them in % of the former. */
   readonly midBytes: number;
   readonly finalBytes: number;
+  /** PostgreSQL only: each table's size at the middle and at the end. */
+  readonly tableBytes?: readonly { readonly name: string; readonly mid: number; readonly final: number }[];
   readonly growthPercent: number;
   /** Create p99 of requests that started while no prune batch ran / while one did (after the first prune only). */
   readonly p99IdleMs: number;
@@ -74,13 +80,20 @@ function sqliteSize(dbFile: string): { bytes: number; walBytes: number } {
   return { bytes: size(dbFile) + walBytes, walBytes };
 }
 
-async function postgresSize(postgres: BenchPostgres, schema: string): Promise<number> {
-  const [row] = await postgres.query<{ bytes: string }>(
-    `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS bytes
+async function postgresSize(postgres: BenchPostgres, schema: string): Promise<{ bytes: number; tables: Record<string, number> }> {
+  const rows = await postgres.query<{ name: string; bytes: string }>(
+    `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes
      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
     [schema],
   );
-  return Number(row!.bytes);
+  const tables = Object.fromEntries(rows.map((row) => [row.name, Number(row.bytes)]));
+  return { bytes: Object.values(tables).reduce((sum, bytes) => sum + bytes, 0), tables };
+}
+
+/** The server's autovacuum setting: with it off, only the service's own VACUUM after pruning reclaims deleted rows. */
+async function serverAutovacuum(postgres: BenchPostgres): Promise<string> {
+  const [row] = await postgres.query<{ autovacuum: string }>('SHOW autovacuum');
+  return row!.autovacuum;
 }
 
 /**
@@ -113,7 +126,8 @@ export async function runSteadyStateScenario(
     ...context.profile(`steady-state-${storage.kind}`),
   };
   const server = await startServer(context.launcher.spec('service', config));
-  const size = async () => (storage.kind === 'sqlite' ? sqliteSize(dbFile) : { bytes: await postgresSize(storage.postgres, schema!) });
+  const size = async () => (storage.kind === 'sqlite' ? sqliteSize(dbFile) : postgresSize(storage.postgres, schema!));
+  const autovacuum = storage.kind === 'postgres' ? await serverAutovacuum(storage.postgres) : undefined;
   try {
     const started = performance.now();
     const elapsedS = () => (performance.now() - started) / 1000;
@@ -157,7 +171,8 @@ export async function runSteadyStateScenario(
     let nextSampleS = 0;
     let nextId = 1;
     const keep = RATE * keepPlantsS;
-    context.log(`  ${storage.kind}: ${seconds} s at ${RATE} creates/s, retention ${retentionS} s, sampling every ${sampleEveryS} s`);
+    const serverSide = autovacuum === undefined ? '' : `, server autovacuum ${autovacuum}`;
+    context.log(`  ${storage.kind}: ${seconds} s at ${RATE} creates/s, retention ${retentionS} s, sampling every ${sampleEveryS} s${serverSide}`);
     while (elapsedS() < seconds) {
       const due = Math.floor(elapsedS() * RATE);
       while (nextId <= due) {
@@ -194,12 +209,16 @@ export async function runSteadyStateScenario(
       ratePerSecond: RATE,
       retentionS,
       keepPlantsS,
+      ...(autovacuum === undefined ? {} : { serverAutovacuum: autovacuum }),
       creates,
       failures,
       delivered: receiver.messages.size,
       samples,
       midBytes: mid.bytes,
       finalBytes: last.bytes,
+      ...(last.tables === undefined
+        ? {}
+        : { tableBytes: Object.keys(last.tables).sort().map((name) => ({ name, mid: mid.tables?.[name] ?? 0, final: last.tables![name]! })) }),
       growthPercent: ((last.bytes - mid.bytes) / mid.bytes) * 100,
       p99IdleMs: p99(idle),
       p99PruningMs: p99(pruning),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import { ConfigurationError, StorageError, createPlantStore, type Principal } from '@plant-store/core';
-import type { NewDelivery, Storage, WebhookRequest } from '@plant-store/core/adapter';
+import { silentLogger, type NewDelivery, type ReclaimSpaceOptions, type Storage, type WebhookRequest } from '@plant-store/core/adapter';
 import { describeStorageConformance, sampleDelivery as delivery, samplePlant as plant } from '@plant-store/core/testing';
 import { postgresStorage, type PostgresStorageOptions } from '@plant-store/storage-postgres';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../support/postgres.js';
@@ -204,6 +204,46 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       expect(await storage.outbox.list()).toEqual([]);
     });
 
+    /** How often each table the service deletes from, and its TOAST table, were vacuumed by hand, from the statistics (a new session each time: no cached snapshot). */
+    const vacuumCounts = (name: string) =>
+      withClient(async (client) => {
+        const { rows } = await client.query(
+          `SELECT c.relname AS table, s.vacuum_count::int AS main, t.vacuum_count::int AS toast
+           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           JOIN pg_stat_all_tables s ON s.relid = c.oid JOIN pg_stat_all_tables t ON t.relid = c.reltoastrelid
+           WHERE n.nspname = $1 AND c.relname IN ('plants', 'webhook_deliveries', 'webhook_attempts') ORDER BY c.relname`,
+          [name],
+        );
+        return rows as { table: string; main: number; toast: number }[];
+      });
+    const pruneDelivered = async (storage: Storage, ids: string[]) => {
+      for (const id of ids) await storage.plants.create('t', plant(BigInt(id.slice(1)), id), [delivery(id, { createdAt: T0 })]);
+      for (const claimed of await storage.outbox.claimDue({ owner: 'o', now: T0, leaseMs: 60_000, limit: 100 })) {
+        await storage.outbox.recordAttempt(claimed.id, 'o', { at: T0, durationMs: 1, statusCode: 200, response: 'ok' }, { status: 'delivered' });
+      }
+      expect(await storage.outbox.prune({ olderThan: T0 + 1000, limit: 100 })).toBe(ids.length);
+    };
+
+    it('reclaims the space of pruned and deleted rows with a plain VACUUM of the outbox tables, plants and their TOAST, whatever autovacuum does', async () => {
+      const name = fresh();
+      const storage = await open();
+      await pruneDelivered(storage, ['d1', 'd2', 'd3']);
+      const before = await vacuumCounts(name);
+      expect(before.map((row) => row.table)).toEqual(['plants', 'webhook_attempts', 'webhook_deliveries']);
+      await storage.outbox.reclaimSpace!();
+      // The statistics reach other sessions a little later.
+      await vi.waitFor(
+        async () => {
+          const after = await vacuumCounts(name);
+          for (const [index, row] of after.entries()) {
+            expect(row.main).toBeGreaterThan(before[index]!.main);
+            expect(row.toast).toBeGreaterThan(before[index]!.toast);
+          }
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+    });
+
     describe('when the database is lost and comes back', () => {
       const target = new URL(TEST_DATABASE_URL);
       const proxied = async () => {
@@ -247,6 +287,59 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
         await direct.plants.create('t', plant(4n, 'after'), [delivery('d4', { createdAt: T0 })]);
         await vi.waitFor(() => expect(woken.mock.calls.length).toBeGreaterThan(heard), { timeout: 10_000 });
         expect((await storage.outbox.claimDue({ owner: 'o', now: T0, leaseMs: 1000, limit: 10 })).map((d) => d.id).sort()).toEqual(['d1', 'd3', 'd4']);
+      });
+
+      it('rejects a VACUUM it cannot run with a StorageError, runs the next once the database is back, and never waits for one at close', async () => {
+        fresh();
+        const { proxy, connectionString } = await proxied();
+        const storage = await open({ connectionString, connectTimeoutMs: 1000 });
+        await pruneDelivered(storage, ['d1']);
+        proxy.cut();
+        await expect(storage.outbox.reclaimSpace!()).rejects.toMatchObject({ name: 'StorageError', message: expect.stringContaining('vacuum') });
+        proxy.restore();
+        await expect(storage.outbox.reclaimSpace!()).resolves.toBeUndefined();
+        // A VACUUM whose connection hangs: close() drops it rather than wait, and the call ends without an error.
+        proxy.stall();
+        const hanging = storage.outbox.reclaimSpace!();
+        await storage.close();
+        await expect(hanging).resolves.toBeUndefined();
+        await expect(storage.outbox.reclaimSpace!()).rejects.toBeInstanceOf(StorageError);
+      });
+
+      it('has the background pruner vacuum after a run that deleted rows; a VACUUM that fails is logged once, and the next run vacuums', async () => {
+        const name = fresh();
+        const storage = await open();
+        const { proxy, connectionString } = await proxied();
+        const gone = await open({ connectionString, connectTimeoutMs: 1000 });
+        proxy.cut();
+        // The first VACUUM goes through a connection to a database that is gone, the next ones to the real one.
+        let reclaims = 0;
+        const outbox = new Proxy(storage.outbox, {
+          get: (target, property) =>
+            property === 'reclaimSpace'
+              ? (options?: ReclaimSpaceOptions) => (reclaims++ === 0 ? gone : storage).outbox.reclaimSpace!(options)
+              : bound(target, property),
+        });
+        const warnings: string[] = [];
+        const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+        const subscriptions = [{ url: 'https://receiver.example/hooks', secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` }];
+        const transport = { send: async () => ({ kind: 'delivered' as const, statusCode: 204 }) };
+        const store = createPlantStore({ storage: { ...storage, outbox }, logger, webhooks: { subscriptions, transport, retentionMs: 1, pruneIntervalMs: 20 } });
+        try {
+          const gardener: Principal = { subject: 's', tenant: 't', scopes: ['plants:write'] };
+          const before = await vacuumCounts(name);
+          await store.plants.create(gardener, { id: 1, name: 'Fern' });
+          await vi.waitFor(() => expect(warnings.filter((warning) => warning.includes('reclaiming'))).toHaveLength(1), { timeout: 10_000 });
+          await store.plants.create(gardener, { id: 2, name: 'Ivy' });
+          await vi.waitFor(() => expect(reclaims).toBe(2), { timeout: 10_000 });
+          await vi.waitFor(
+            async () => expect((await vacuumCounts(name)).map((row) => row.main)).toEqual(before.map((row) => row.main + 1)),
+            { timeout: 10_000, interval: 100 },
+          );
+          expect(warnings).toEqual([expect.stringContaining('reclaiming the space of pruned webhook deliveries failed')]);
+        } finally {
+          await store.close();
+        }
       });
 
       it('times out when the network silently drops everything, and never lends out a connection left waiting', async () => {
@@ -304,3 +397,9 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
     });
   });
 });
+
+/** `target[property]`, bound to `target` when it is a method (for a Proxy that replaces one member). */
+function bound(target: object, property: string | symbol): unknown {
+  const value: unknown = Reflect.get(target, property);
+  return typeof value === 'function' ? value.bind(target) : value;
+}

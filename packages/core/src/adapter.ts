@@ -23,6 +23,7 @@ export type {
   NewDelivery,
   PruneDeliveriesOptions,
   RateBudgetAnswer,
+  ReclaimSpaceOptions,
   RequeueSelector,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';

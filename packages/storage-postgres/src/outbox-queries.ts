@@ -160,6 +160,21 @@ export const pruneSql = (t: Tables) => `
   DELETE FROM ${t.deliveries} WHERE id IN (SELECT id FROM doomed)`;
 
 /**
+ * No parameters; outside any transaction (VACUUM cannot run in one). A plain
+ * VACUUM of the tables the service deletes rows from, the outbox tables
+ * (pruning) and plants (deletes), with their TOAST tables, which it
+ * includes: it marks the space of deleted rows as free for new rows, so the
+ * tables stop growing where autovacuum is off or too lazy to keep up. It
+ * does not shrink the files (VACUUM FULL would, but it locks the tables while
+ * it rewrites them) and takes no lock that reads, writes or claims wait on.
+ * Pages untouched since the last VACUUM are skipped (the visibility map), so
+ * a large table that changes little costs little. SKIP_LOCKED: a table
+ * another VACUUM (autovacuum's, or another instance's) is working on is
+ * skipped instead of waited for.
+ */
+export const vacuumSql = (t: Tables) => `VACUUM (SKIP_LOCKED) ${t.deliveries}, ${t.attempts}, ${t.plants}`;
+
+/**
  * Parameters: endpoint id, window start (epoch ms, a whole second), rate limit. Counts one attempt in the endpoint's
  * budget and returns the row (`used`, `window_start`), or nothing when the window is full (counting nothing). A
  * newer window starts the count again; an older one (a caller whose clock lags) counts against the newer. The

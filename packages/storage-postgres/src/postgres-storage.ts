@@ -5,6 +5,8 @@ import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { NotificationListener } from './notification-listener.js';
 import { OUTBOX_CHANNEL } from './outbox-channel.js';
+import { vacuumSql } from './outbox-queries.js';
+import { Vacuum } from './vacuum.js';
 import { answerDeadlineMs, connectionConfig, createPool } from './postgres-connection.js';
 import { postgresError } from './postgres-error.js';
 import { PostgresPlantRepository } from './postgres-plant-repository.js';
@@ -70,9 +72,10 @@ function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number,
   const dispatch = queryRunner({ ...config, options: '-c synchronous_commit=off' }, deadlineMs, Math.max(2, Math.ceil(poolSize / 2)));
   const tables = tablesIn(schema);
   const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL, payload: schema });
+  const vacuum = new Vacuum(config, vacuumSql(tables));
   return {
     plants: new PostgresPlantRepository(runner, tables, schema),
-    outbox: new PostgresWebhookOutbox({ runner, dispatch }, tables, listener),
+    outbox: new PostgresWebhookOutbox({ runner, dispatch, vacuum }, tables, listener),
     endpoints: new PostgresWebhookEndpoints(runner, tables),
     portalLinks: new PostgresPortalLinks(runner, tables),
     dbSystem: 'postgresql',
@@ -81,6 +84,7 @@ function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number,
     },
     async close() {
       listener.close();
+      vacuum.close();
       await Promise.all([runner.close(), dispatch.close()]);
     },
   };

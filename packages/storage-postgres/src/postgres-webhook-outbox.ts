@@ -10,11 +10,13 @@ import {
   type NewDelivery,
   type PruneDeliveriesOptions,
   type RateBudgetAnswer,
+  type ReclaimSpaceOptions,
   type RequeueSelector,
   type WebhookOutbox,
 } from '@plant-store/core/adapter';
 import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
 import type { NotificationListener } from './notification-listener.js';
+import type { Vacuum } from './vacuum.js';
 import {
   claimDueSql,
   getDeliverySql,
@@ -92,10 +94,16 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
   readonly #records: CoalescingBatch<AttemptRecord, boolean>;
   readonly #pruneLockKey: string;
+  readonly #vacuum: Vacuum;
 
-  constructor(runners: { readonly runner: QueryRunner; readonly dispatch: QueryRunner }, tables: Tables, listener: NotificationListener) {
+  constructor(
+    runners: { readonly runner: QueryRunner; readonly dispatch: QueryRunner; readonly vacuum: Vacuum },
+    tables: Tables,
+    listener: NotificationListener,
+  ) {
     this.#runner = runners.runner;
     this.#dispatch = runners.dispatch;
+    this.#vacuum = runners.vacuum;
     this.#listener = listener;
     this.#claim = prepared(claimDueSql(tables));
     this.#record = prepared(recordAttemptsSql(tables));
@@ -224,6 +232,17 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     if (options.limit < 1) return 0;
     const parameters = [Math.ceil(options.olderThan), Math.trunc(options.limit), this.#pruneLockKey];
     return this.#runner.changes('prune finished deliveries', this.#sql.prune, parameters);
+  }
+
+  /**
+   * A plain VACUUM of the outbox tables and of plants (see `vacuumSql`), so
+   * the space of pruned and deleted rows is reused whether the server's
+   * autovacuum is on, off or behind. The pruner calls it only after a run
+   * that deleted rows, which only a run that held the prune lock does, so at
+   * most once per run, on the instance that pruned.
+   */
+  reclaimSpace(options?: ReclaimSpaceOptions): Promise<void> {
+    return this.#vacuum.run(options);
   }
 
   async takeRateBudget(endpointId: string, rateLimit: number, now: number): Promise<RateBudgetAnswer> {

@@ -87,19 +87,23 @@ export const PRUNABLE = `
 export const DELETE_DELIVERIES = 'DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))';
 
 /**
- * Free pages handed back to the file system after each prune batch: about
- * what a batch of the background pruner's size frees (a larger handful each
- * time would hold the event loop longer; free pages not handed back yet are
- * reused by the next writes anyway).
+ * Free pages handed back to the file system per step of `reclaimSpace`: each
+ * step is a transaction of its own, run on the event loop like every
+ * statement here, and moving a page to fill a hole costs about as much as
+ * deleting a few rows, so a step moves a handful of pages and the event loop
+ * gets its turn between steps.
  */
-const VACUUM_PAGES_PER_PRUNE = 500;
+const RECLAIM_STEP_PAGES = 64;
 
 /**
- * Hands free pages back to the file system (incremental auto-vacuum). Run
- * with `exec`, not as a prepared statement: a prepared statement's single
- * step of this pragma frees a single page.
+ * Hands up to `RECLAIM_STEP_PAGES` free pages back to the file system
+ * (incremental auto-vacuum). Run with `exec`, not as a prepared statement: a
+ * prepared statement's single step of this pragma frees a single page.
  */
-export const INCREMENTAL_VACUUM = `PRAGMA incremental_vacuum(${VACUUM_PAGES_PER_PRUNE})`;
+export const RECLAIM_STEP = `PRAGMA incremental_vacuum(${RECLAIM_STEP_PAGES})`;
+
+/** The number of free pages in the file (plucked). */
+export const FREE_PAGES = 'PRAGMA freelist_count';
 
 /** The delivery columns a `Delivery` is made of (see delivery-rows.ts). */
 const DELIVERY_COLUMNS = 'id, tenant, endpoint_id, event_type, payload, created_at, traceparent, test, status, next_attempt_at';

@@ -298,17 +298,21 @@ describe('sqliteStorage', () => {
       expect(inspect(path, (file) => file.prepare('SELECT name FROM kysely_migration').pluck().all())).toEqual(Object.keys(MIGRATIONS));
     });
 
-    it('hands the pages a prune frees back to the file system, and finds what to prune through an index', async () => {
+    it('hands the pages a prune frees back to the file system on reclaimSpace, and finds what to prune through an index', async () => {
       const path = freshPath();
       const storage = await open(path);
       await deliverMany(storage, 2_000);
       const pages = () => inspect(path, (db) => Number(db.pragma('page_count', { simple: true })));
+      const free = () => inspect(path, (db) => Number(db.pragma('freelist_count', { simple: true })));
       const full = pages();
       let pruned = 0;
       for (let batch; (batch = await storage.outbox.prune({ olderThan: T0 + 100, limit: 1000 })) > 0; ) pruned += batch;
       expect(pruned).toBe(2_000);
+      // The prune's transactions only delete: the freed pages stay in the file, free, until reclaimed.
+      expect(free()).toBeGreaterThan(full / 2);
+      await storage.outbox.reclaimSpace!();
       expect(pages()).toBeLessThan(full / 2);
-      expect(inspect(path, (db) => Number(db.pragma('freelist_count', { simple: true })))).toBeLessThan(50);
+      expect(free()).toBe(0);
       const plan = inspect(path, (db) =>
         db
           .prepare(
@@ -317,6 +321,58 @@ describe('sqliteStorage', () => {
           .all() as { detail: string }[],
       );
       expect(plan.map((step) => step.detail).join('\n')).toContain('webhook_deliveries_finished');
+    });
+  });
+
+  describe('reclaimSpace', () => {
+    const freedFile = async (rows: number) => {
+      const path = freshPath();
+      const storage = await open(path);
+      for (let i = 0; i < rows; i += 100) {
+        const batch = Array.from({ length: 100 }, (_, j) => ({ ...delivery(`d${i + j}`), payload: `{"id":${i + j},"name":"${'x'.repeat(500)}"}` }));
+        await storage.plants.create('t', { id: BigInt(i), name: 'p' }, batch);
+      }
+      for (;;) {
+        const claimed = await storage.outbox.claimDue({ owner: 'o', now: T0, leaseMs: 60_000, limit: 500 });
+        if (claimed.length === 0) break;
+        for (const { id } of claimed) await storage.outbox.recordAttempt(id, 'o', { at: T0, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
+      }
+      while ((await storage.outbox.prune({ olderThan: T0 + 100, limit: 1000 })) > 0);
+      return { path, storage, free: () => inspect(path, (db) => Number(db.pragma('freelist_count', { simple: true }))) };
+    };
+
+    it('works in steps of a few pages, handing the event loop back between them', async () => {
+      const { storage, free } = await freedFile(2_000);
+      const before = free();
+      expect(before).toBeGreaterThan(200);
+      // Work queued while the reclaim runs (a request arriving) gets its turn before the reclaim ends.
+      const seen: number[] = [];
+      let reclaiming = true;
+      const watch = () => {
+        if (!reclaiming) return;
+        seen.push(free());
+        setImmediate(watch);
+      };
+      setImmediate(watch);
+      await storage.outbox.reclaimSpace!();
+      reclaiming = false;
+      expect(free()).toBe(0);
+      const during = seen.filter((count) => count > 0 && count < before);
+      expect(during.length).toBeGreaterThan(1);
+    });
+
+    it('stops early once its signal is aborted, leaving the rest for the next call; does nothing on a file with nothing free', async () => {
+      const { storage, free } = await freedFile(2_000);
+      const before = free();
+      const stop = new AbortController();
+      setImmediate(() => stop.abort());
+      await storage.outbox.reclaimSpace!({ signal: stop.signal });
+      expect(free()).toBeGreaterThan(0);
+      expect(free()).toBeLessThan(before);
+      await storage.outbox.reclaimSpace!();
+      expect(free()).toBe(0);
+      await storage.outbox.reclaimSpace!();
+      expect(free()).toBe(0);
     });
   });
 

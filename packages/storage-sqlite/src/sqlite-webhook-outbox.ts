@@ -8,6 +8,7 @@ import type {
   ListDeliveriesQuery,
   NewDelivery,
   PruneDeliveriesOptions,
+  ReclaimSpaceOptions,
   RequeueSelector,
   WebhookOutbox,
 } from '@plant-store/core/adapter';
@@ -32,7 +33,7 @@ import {
   deliveriesShape,
   endpointStatsSql,
   ENQUEUE_DELIVERY,
-  INCREMENTAL_VACUUM,
+  FREE_PAGES,
   INSERT_ATTEMPT,
   INSERT_DELIVERY,
   LIST_CURSOR,
@@ -41,6 +42,7 @@ import {
   NEXT_DUE_AT,
   PENDING_STATS,
   PRUNABLE,
+  RECLAIM_STEP,
   RELEASE_LEASES,
   REQUEUE_ANY,
   REQUEUE_FAILED,
@@ -73,6 +75,8 @@ interface OutboxStatements {
   /** The ids alone (plucked). */
   readonly prunable: Statement<[olderThan: number, limit: number], string>;
   readonly deleteDeliveries: Statement<[ids: string]>;
+  /** The count alone (plucked). */
+  readonly freePages: Statement<[], bigint>;
   readonly select: Statement<[id: string], DeliveryRow>;
   readonly attemptsOf: Statement<[ids: string], AttemptRow>;
   readonly listCursor: Statement<[{ id: string; tenant: string | null }], CursorRow>;
@@ -99,6 +103,7 @@ function prepareStatements(db: BetterSqlite3): OutboxStatements {
     insertAttempt: db.prepare(INSERT_ATTEMPT),
     prunable: db.prepare<[number, number], string>(PRUNABLE).pluck(true),
     deleteDeliveries: db.prepare(DELETE_DELIVERIES),
+    freePages: db.prepare<[], bigint>(FREE_PAGES).pluck(true),
     select: db.prepare<[string], DeliveryRow>(SELECT_DELIVERY),
     attemptsOf: db.prepare<[string], AttemptRow>(ATTEMPTS_OF),
     listCursor: db.prepare<[{ id: string; tenant: string | null }], CursorRow>(LIST_CURSOR),
@@ -243,14 +248,30 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   async prune(options: PruneDeliveriesOptions): Promise<number> {
     return withSqliteWrite(this.#file, 'prune finished deliveries', () => {
       if (options.limit < 1) return 0;
-      const pruned = this.#prune(Math.ceil(options.olderThan), Math.trunc(options.limit));
-      // In the same transaction, after the delete: hands the pages it freed
-      // back to the file system (incremental auto-vacuum), so the file
-      // shrinks back instead of keeping its largest size.
-      // exec, not a prepared statement: run() takes a single step of this pragma, which frees a single page.
-      if (pruned > 0) this.#db.exec(INCREMENTAL_VACUUM);
-      return pruned;
+      return this.#prune(Math.ceil(options.olderThan), Math.trunc(options.limit));
     });
+  }
+
+  /**
+   * Hands the pages pruning freed back to the file system (incremental
+   * auto-vacuum), so the file shrinks back instead of keeping its largest
+   * size. Not in the prune's transaction: in steps of a few pages, each a
+   * short transaction of its own with the event loop handed back between
+   * them, so requests never wait for more than one step. Free pages not
+   * handed back yet are reused by the next writes anyway.
+   */
+  async reclaimSpace(options: ReclaimSpaceOptions = {}): Promise<void> {
+    let free = withSqliteErrors('count free pages', () => this.#statements.freePages.get()!);
+    while (free > 0n && !options.signal?.aborted) {
+      const before = free;
+      free = withSqliteWrite(this.#file, 'reclaim free pages', () => {
+        this.#db.exec(RECLAIM_STEP);
+        return this.#statements.freePages.get()!;
+      });
+      // A file without incremental auto-vacuum keeps its free pages: nothing more to do.
+      if (free >= before) return;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 
   /** The rows as deliveries, with the attempts of all of them read in one query (no query per delivery). */

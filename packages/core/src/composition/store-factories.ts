@@ -79,6 +79,7 @@ export function webhookAdmin(c: DependencyContainer): WebhookAdmin {
     onRequeue: () => wake?.wake(),
     retentionMs: settings(c).retentionMs,
     onPruned: prunedEvent(c),
+    logger: logger(c),
   });
 }
 

@@ -163,6 +163,12 @@ export interface PruneDeliveriesOptions {
   readonly limit: number;
 }
 
+/** How `reclaimSpace` runs. */
+export interface ReclaimSpaceOptions {
+  /** Ends the reclaim early when aborted (the store is closing). @default never */
+  readonly signal?: AbortSignal | undefined;
+}
+
 /**
  * The transactional outbox of webhook deliveries (rows are added by
  * `PlantRepository.create`). Claims are leases: a delivery held by one owner
@@ -196,6 +202,17 @@ export interface WebhookOutbox {
   enqueue(delivery: NewDelivery): Promise<void>;
   /** Deletes up to `limit` delivered or failed deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */
   prune(options: PruneDeliveriesOptions): Promise<number>;
+  /**
+   * Optional: makes the space of the deliveries `prune` deleted (and of other deleted rows, if the storage likes)
+   * reusable by later writes, or hands it back to the file system: the storage's upkeep that cannot run inside a
+   * prune's transaction, or would make it long. Called
+   * once after a pruning run that deleted deliveries; safe to call at any time, alongside every other member and
+   * from several processes sharing the storage (work another one is doing is skipped, not waited for). Never holds
+   * a lock that writes or claims wait on. Resolves early, leaving the rest to the next call, once `signal` is
+   * aborted. Rejects with a `StorageError` when it fails; nothing is lost, and the next call covers what this one
+   * did not. Adapters whose `prune` leaves nothing to reclaim leave it out.
+   */
+  reclaimSpace?(options?: ReclaimSpaceOptions): Promise<void>;
   /**
    * Optional: counts one attempt to `endpointId` against a budget of `rateLimit` attempts per one-second window
    * (windows aligned to whole seconds of `now`) that every process sharing this storage draws on; atomic, so

@@ -543,5 +543,18 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await outbox().prune({ olderThan: T0 + 1_000, limit: 10 })).toBe(0);
       expect(await outbox().get('d1')).toMatchObject({ status: 'pending', attemptCount: 1 });
     });
+
+    it('reclaims the space of pruned deliveries (when it can) without touching what is left, and can be called again', async (context) => {
+      const reclaim = outbox().reclaimSpace;
+      if (!reclaim) return context.skip('this storage has nothing to reclaim after a prune');
+      for (let i = 0; i < 20; i++) await finish(`d${i}`, 'delivered', T0 + i, T0 + 10 + i);
+      await queue(delivery('kept', { createdAt: T0 }));
+      expect(await outbox().prune({ olderThan: T0 + 100, limit: 100 })).toBe(20);
+      await reclaim.call(outbox());
+      await reclaim.call(outbox(), { signal: AbortSignal.abort() });
+      expect((await outbox().list())!.map((d) => d.id)).toEqual(['kept']);
+      await queue(delivery('after', { createdAt: T0 + 1 }));
+      expect(await claimIds('o', T0 + 1, { limit: 10 })).toEqual(['kept', 'after']);
+    });
   });
 }

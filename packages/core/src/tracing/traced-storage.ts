@@ -112,6 +112,8 @@ function tracedOutbox(outbox: WebhookOutbox, system: string | undefined): Webhoo
     // Optional capabilities pass through untraced, and stay absent when the storage has none: the dispatcher
     // asks whether they exist (a shared rate budget changes how it throttles).
     ...(outbox.takeRateBudget ? { takeRateBudget: outbox.takeRateBudget.bind(outbox) } : {}),
+    // Upkeep after pruning, not a request's storage call: passed through untraced, and absent when the storage has none.
+    ...(outbox.reclaimSpace ? { reclaimSpace: outbox.reclaimSpace.bind(outbox) } : {}),
   };
 }
 

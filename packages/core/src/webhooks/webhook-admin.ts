@@ -1,13 +1,14 @@
 import { validate } from '../domain/validate.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
+import { silentLogger, type Logger } from '../ports/logger.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { Delivery, ListDeliveriesQuery, PendingStats, RequeueSelector, WebhookOutbox } from '../ports/webhook-outbox.js';
 import { ListEndpointsOptionsSchema } from './endpoints/endpoint-schemas.js';
 import { DEFAULT_PAGE, endpointId, endpointPage, found } from './endpoints/tenant-webhook-endpoints.js';
 import type { EndpointPage, WebhookEndpoint, WebhookEndpointStatus } from './endpoints/webhook-endpoint.js';
 import { requeueNow } from './requeue-now.js';
-import { pruneInBatches } from './webhook-pruner.js';
+import { pruneInBatches, reclaimPrunedSpace } from './webhook-pruner.js';
 
 /** What `prune` deletes. */
 export interface PruneOptions {
@@ -27,6 +28,8 @@ export interface WebhookAdminOptions {
   readonly retentionMs?: number | null;
   /** Receives each pruned batch's count (the store emits `webhook.pruned`). @default nothing */
   readonly onPruned?: (count: number) => void;
+  /** Told when reclaiming the space of pruned deliveries fails (the prune itself still counts). @default silentLogger */
+  readonly logger?: Logger;
 }
 
 /**
@@ -42,6 +45,7 @@ export class WebhookAdmin {
   readonly #requeue: (selector: RequeueSelector) => Promise<number>;
   readonly #retentionMs: number | null;
   readonly #onPruned: ((count: number) => void) | undefined;
+  readonly #logger: Logger;
 
   constructor(options: WebhookAdminOptions) {
     this.#outbox = options.outbox;
@@ -50,6 +54,7 @@ export class WebhookAdmin {
     this.#requeue = requeueNow(options);
     this.#retentionMs = options.retentionMs ?? null;
     this.#onPruned = options.onPruned;
+    this.#logger = options.logger ?? silentLogger;
   }
 
   /** Deliveries (newest first) with status and attempt log. */
@@ -89,7 +94,8 @@ export class WebhookAdmin {
   /**
    * Deletes delivered and failed deliveries (never pending ones), with their
    * attempts, that finished more than `olderThan` ms ago (by default the
-   * store's retention), in batches of `PRUNE_BATCH_SIZE` (200); resolves with how many.
+   * store's retention), in batches of at most 1,000, then reclaims their
+   * space as the background pruning does; resolves with how many.
    * `ValidationError` when `olderThan` is not a duration, or is missing while
    * the store keeps deliveries forever.
    */
@@ -101,7 +107,9 @@ export class WebhookAdmin {
     if (!Number.isFinite(olderThan) || olderThan < 0) {
       throw ValidationError.of('olderThan', `must be a duration in ms of 0 or more, got ${String(olderThan)}`);
     }
-    return pruneInBatches(this.#outbox, this.#clock.now() - olderThan, { onBatch: this.#onPruned });
+    const pruned = await pruneInBatches(this.#outbox, this.#clock.now() - olderThan, { onBatch: this.#onPruned });
+    if (pruned > 0) await reclaimPrunedSpace(this.#outbox, this.#logger);
+    return pruned;
   }
 
   /** One page of every tenant's endpoints, ascending id. */

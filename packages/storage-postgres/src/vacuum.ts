@@ -1,0 +1,82 @@
+import pg from 'pg';
+import { StorageError } from '@plant-store/core';
+import type { ReclaimSpaceOptions } from '@plant-store/core/adapter';
+import { postgresError } from './postgres-error.js';
+
+/**
+ * Longest a VACUUM may run, in ms: the server cancels it then (the next
+ * pruning run tries again). Far longer than a statement's timeout, since a
+ * VACUUM reads the tables' indexes whole; a deadline still, so a lost network
+ * cannot hold the pruner forever.
+ */
+const VACUUM_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Paces the VACUUM's reads and writes as autovacuum's own are paced (a VACUUM
+ * run by hand is not, by default): it takes longer, but the statements of
+ * requests and deliveries running meanwhile do not queue behind its I/O.
+ */
+const THROTTLED = "SET vacuum_cost_delay = '2ms'";
+
+const ignore = () => {};
+
+/**
+ * Runs the VACUUM after pruning (`vacuumSql`) on a connection of its own:
+ * VACUUM cannot run inside a transaction block, it needs a longer timeout
+ * than the pool's statements, and it must not take a pooled connection from
+ * requests for as long as it runs. The connection is opened for each VACUUM
+ * (at most one per pruning run) and closed after it. One VACUUM at a time
+ * per storage: a call while one runs shares it.
+ */
+export class Vacuum {
+  readonly #config: pg.ClientConfig;
+  readonly #sql: string;
+  readonly #clients = new Set<pg.Client>();
+  #running: Promise<void> | undefined;
+  #closed = false;
+
+  /** `config`: the storage's client settings; `sql`: the VACUUM statement. */
+  constructor(config: pg.ClientConfig, sql: string) {
+    this.#config = { ...config, statement_timeout: VACUUM_TIMEOUT_MS, query_timeout: VACUUM_TIMEOUT_MS + 1000 };
+    this.#sql = sql;
+  }
+
+  /** Runs the VACUUM; resolves early (without error) when `signal` is aborted. */
+  run(options: ReclaimSpaceOptions = {}): Promise<void> {
+    if (this.#closed) return Promise.reject(new StorageError('postgres storage could not vacuum its tables: the storage is closed'));
+    this.#running ??= this.#vacuum(options.signal).finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  /**
+   * Drops the connection of a VACUUM in progress instead of waiting for it:
+   * the server finishes (or ends) that VACUUM by itself. Idempotent.
+   */
+  close(): void {
+    this.#closed = true;
+    for (const client of this.#clients) void client.end().catch(ignore);
+  }
+
+  async #vacuum(signal: AbortSignal | undefined): Promise<void> {
+    if (signal?.aborted) return;
+    const client = new pg.Client(this.#config);
+    // A connection that dies makes the query fail; the client's own 'error' must not crash the process.
+    client.on('error', ignore);
+    this.#clients.add(client);
+    const drop = () => void client.end().catch(ignore);
+    signal?.addEventListener('abort', drop, { once: true });
+    try {
+      await client.connect();
+      await client.query(THROTTLED);
+      await client.query(this.#sql);
+    } catch (error) {
+      // Cut short on purpose (the pruner stopped, the storage closed): nothing failed.
+      if (signal?.aborted || this.#closed) return;
+      throw postgresError('vacuum its tables', error);
+    } finally {
+      signal?.removeEventListener('abort', drop);
+      this.#clients.delete(client);
+      void client.end().catch(ignore);
+    }
+  }
+}
