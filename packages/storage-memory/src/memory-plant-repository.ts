@@ -21,22 +21,25 @@ function copyPlant(plant: Plant): Plant {
 }
 
 /**
- * Each stored plant's wire form, written on its first listing and kept
- * while the plant is: stored plants never change (a create of an existing id
- * changes nothing), so pages are joined from ready text, as a hand-written
- * server would keep it, instead of serializing every plant of every page.
+ * A stored plant with its wire form, written once when it is stored: stored
+ * plants never change (a create of an existing id changes nothing), so pages
+ * are joined from ready text, as a hand-written server keeps it, instead of
+ * serializing every plant of every page. (A field, not a WeakMap beside the
+ * plants: a large WeakMap makes every garbage collection slower.)
  */
-const wireForms = new WeakMap<Plant, string>();
+interface StoredPlant extends Plant {
+  readonly wire: string;
+}
 
-function wireForm(plant: Plant): string {
-  let json = wireForms.get(plant);
-  if (json === undefined) wireForms.set(plant, (json = plantToJson(plant)));
-  return json;
+function storedPlant(plant: Plant): StoredPlant {
+  return plant.tag === undefined
+    ? { id: plant.id, name: plant.name, wire: plantToJson(plant) }
+    : { id: plant.id, name: plant.name, tag: plant.tag, wire: plantToJson(plant) };
 }
 
 /** Plants per tenant in process memory. */
 export class MemoryPlantRepository implements PlantRepository {
-  readonly #tenants = new Map<string, SortedPlants>();
+  readonly #tenants = new Map<string, SortedPlants<StoredPlant>>();
   readonly #outbox: MemoryWebhookOutbox;
   readonly #endpoints: MemoryWebhookEndpoints;
   readonly #lifecycle: MemoryLifecycle;
@@ -55,8 +58,8 @@ export class MemoryPlantRepository implements PlantRepository {
     // Check every delivery before writing anything: all or nothing, like a transaction.
     this.#outbox.assertInsertable(deliveries);
     let plants = this.#tenants.get(tenant);
-    if (!plants) this.#tenants.set(tenant, (plants = new SortedPlants()));
-    const stored = copyPlant(plant);
+    if (!plants) this.#tenants.set(tenant, (plants = new SortedPlants<StoredPlant>()));
+    const stored = storedPlant(plant);
     plants.insert(stored);
     this.#outbox.insert(deliveries);
     return { created: true, plant: copyPlant(stored) };
@@ -96,7 +99,7 @@ export class MemoryPlantRepository implements PlantRepository {
     for (let index = start; index < end && count < query.limit; index++) {
       const plant = plants.at(index)!;
       if (tags && (plant.tag === undefined || !tags.has(plant.tag))) continue;
-      json += count === 0 ? wireForm(plant) : `,${wireForm(plant)}`;
+      json += count === 0 ? plant.wire : `,${plant.wire}`;
       count++;
       lastId = plant.id;
     }

@@ -5,22 +5,22 @@ import type { Plant } from '@plant-store/core';
  * keyset positions are binary searches: listing a batch after a cursor costs
  * O(log n + limit) however many plants the tenant has.
  */
-export class SortedPlants {
-  readonly #plants: Plant[] = [];
+export class SortedPlants<T extends Plant = Plant> {
+  readonly #plants: T[] = [];
 
   get size(): number {
     return this.#plants.length;
   }
 
   /** The stored plant with that id, or `undefined`. */
-  get(id: bigint): Plant | undefined {
+  get(id: bigint): T | undefined {
     const index = this.lowerBound(id);
     const plant = this.#plants[index];
     return plant?.id === id ? plant : undefined;
   }
 
   /** Inserts the plant unless its id is present; returns the plant already stored, if any. */
-  insert(plant: Plant): Plant | undefined {
+  insert(plant: T): T | undefined {
     const index = this.lowerBound(plant.id);
     const existing = this.#plants[index];
     if (existing?.id === plant.id) return existing;
@@ -39,7 +39,7 @@ export class SortedPlants {
   }
 
   /** The plant at a position (0 = smallest id). */
-  at(index: number): Plant | undefined {
+  at(index: number): T | undefined {
     return this.#plants[index];
   }
 
