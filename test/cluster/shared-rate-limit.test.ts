@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startServe, type ServeProcess } from '../support/cli-process.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
@@ -11,13 +12,6 @@ import { startReceiver } from '../support/webhook-receiver.js';
 const TOKEN = 's3cret';
 const RATE_LIMIT = 5;
 const PLANTS = 40;
-/**
- * Budgets are counted per whole second of the instances' clock at the start
- * of each attempt; the receiver counts arrivals per whole second of its own
- * (the same machine's) clock, a little later. An attempt admitted just
- * before a second ends may so arrive in the next one: allow two such.
- */
-const BOUNDARY_SLACK = 2;
 
 describe.skipIf(!postgresAvailable)('rateLimit across instances on one PostgreSQL database', () => {
   const schemas = testSchemas();
@@ -62,16 +56,28 @@ describe.skipIf(!postgresAvailable)('rateLimit across instances on one PostgreSQ
       interval: 250,
     });
 
+    // Budgets are counted per whole second of each attempt's start, which the
+    // delivery log records; arrival times at the receiver lag behind by as
+    // much as a loaded machine delays a send, so they are not the measure.
     const perSecond = new Map<number, number>();
-    for (const request of receiver.at('/limited')) {
-      const second = Math.floor(request.at / 1000);
-      perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
-    }
+    for (const at of await attemptStarts(schema)) perSecond.set(Math.floor(at / 1000), (perSecond.get(Math.floor(at / 1000)) ?? 0) + 1);
     const busiest = Math.max(...perSecond.values());
-    expect(busiest, `arrivals per second: ${JSON.stringify([...perSecond.values()])}`).toBeLessThanOrEqual(RATE_LIMIT + BOUNDARY_SLACK);
+    expect(busiest, `attempts per second: ${JSON.stringify([...perSecond.values()])}`).toBeLessThanOrEqual(RATE_LIMIT);
     // No message needed a second attempt: the throttle released and waited, it never failed an attempt.
     expect(receiver.at('/limited')).toHaveLength(PLANTS);
 
     await receiver.close();
   });
 });
+
+/** When each delivery attempt in the schema started, epoch ms. */
+async function attemptStarts(schema: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ at: string }>(`SELECT at FROM "${schema}".webhook_attempts`);
+    return rows.map((row) => Number(row.at));
+  } finally {
+    await client.end();
+  }
+}
