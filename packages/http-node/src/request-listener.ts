@@ -138,6 +138,7 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
     requestId: requestId(req.headers['x-request-id']),
     query: queryStart === -1 ? '' : url.slice(queryStart + 1),
     head: req.method === 'HEAD',
+    traceContext,
     route: undefined,
   };
   try {

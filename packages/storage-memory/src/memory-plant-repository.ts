@@ -73,37 +73,30 @@ export class MemoryPlantRepository implements PlantRepository {
 
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {
     assertOpen(this.#lifecycle);
+    return this.#matching(tenant, query).map(copyPlant);
+  }
+
+  async listJson(tenant: string, query: ListPlantsQuery): Promise<PlantsJson> {
+    assertOpen(this.#lifecycle);
+    const plants = this.#matching(tenant, query);
+    let json = '[';
+    for (const [index, plant] of plants.entries()) json += index === 0 ? plant.wire : `,${plant.wire}`;
+    return { json: `${json}]`, count: plants.length, lastId: plants.at(-1)?.id };
+  }
+
+  /** The stored plants the query lists, in id order (the stored objects themselves: callers copy what they hand out). */
+  #matching(tenant: string, query: ListPlantsQuery): StoredPlant[] {
     const plants = this.#tenants.get(tenant);
     if (!plants) return [];
     const start = query.after === undefined ? 0 : plants.upperBound(query.after);
     const end = query.until === undefined ? plants.size : plants.upperBound(query.until);
     const tags = query.tags?.length ? new Set(query.tags) : undefined;
-    const result: Plant[] = [];
+    const result: StoredPlant[] = [];
     for (let index = start; index < end && result.length < query.limit; index++) {
       const plant = plants.at(index)!;
-      if (!tags || (plant.tag !== undefined && tags.has(plant.tag))) result.push(copyPlant(plant));
+      if (!tags || (plant.tag !== undefined && tags.has(plant.tag))) result.push(plant);
     }
     return result;
-  }
-
-  async listJson(tenant: string, query: ListPlantsQuery): Promise<PlantsJson> {
-    assertOpen(this.#lifecycle);
-    const plants = this.#tenants.get(tenant);
-    if (!plants) return { json: '[]', count: 0, lastId: undefined };
-    const start = query.after === undefined ? 0 : plants.upperBound(query.after);
-    const end = query.until === undefined ? plants.size : plants.upperBound(query.until);
-    const tags = query.tags?.length ? new Set(query.tags) : undefined;
-    let json = '[';
-    let count = 0;
-    let lastId: bigint | undefined;
-    for (let index = start; index < end && count < query.limit; index++) {
-      const plant = plants.at(index)!;
-      if (tags && (plant.tag === undefined || !tags.has(plant.tag))) continue;
-      json += count === 0 ? plant.wire : `,${plant.wire}`;
-      count++;
-      lastId = plant.id;
-    }
-    return { json: `${json}]`, count, lastId };
   }
 
   async idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined> {

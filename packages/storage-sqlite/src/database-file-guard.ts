@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync, watch, type FSWatcher } from 'node:fs';
 import { StorageError } from '@plant-store/core';
+import { isPlainFilePath } from './database-path.js';
 
 /**
  * Notices when the database files at the path stop being the files the
@@ -53,7 +54,7 @@ const UNGUARDED: DatabaseFileGuard = { assertSameFile() {}, problem: () => undef
  * failed: the open inode can never come back to the path.
  */
 export function databaseFileGuard(path: string): DatabaseFileGuard {
-  if (path === '' || path === ':memory:' || path.startsWith('file:')) return UNGUARDED;
+  if (!isPlainFilePath(path)) return UNGUARDED;
   const database = identityOf(path);
   if (database === undefined) return UNGUARDED;
   const walPath = `${path}-wal`;

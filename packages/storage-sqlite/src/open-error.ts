@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StorageError } from '@plant-store/core';
 import { notWritable } from './database-file-guard.js';
+import { isPlainFilePath } from './database-path.js';
 
 /** Driver codes of a database SQLite could open (or create) for reading at most. */
 const READ_ONLY_CODES = /^SQLITE_(READONLY|CANTOPEN|PERM|IOERR)/;
@@ -27,7 +28,7 @@ export function openError(path: string, error: unknown): StorageError {
 
 /** Why the file (or, for a file that does not exist yet, its folder) cannot be written; `undefined` when it can. */
 function fileSystemProblem(path: string): string | undefined {
-  if (path === '' || path === ':memory:' || path.startsWith('file:')) return undefined;
+  if (!isPlainFilePath(path)) return undefined;
   if (!existsSync(path)) return notWritable(dirname(path));
   return notWritable(path) ?? notWritable(dirname(path));
 }

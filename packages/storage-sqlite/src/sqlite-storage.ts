@@ -5,6 +5,7 @@ import { StorageError } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
 import { backgroundCheckpoints, type BackgroundCheckpoints } from './background-checkpoints.js';
 import { databaseFileGuard, type DatabaseFileGuard } from './database-file-guard.js';
+import { isPlainFilePath } from './database-path.js';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { openError } from './open-error.js';
@@ -92,7 +93,7 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, checkpoin
 
 /** Checkpoints off the event loop for a database file; none in memory (no log) or for `file:` URIs (the worker opens plain paths). */
 function checkpointsFor(db: BetterSqlite3.Database, path: string, busyTimeoutMs: number): BackgroundCheckpoints | undefined {
-  if (path === '' || path === ':memory:' || path.startsWith('file:')) return undefined;
+  if (!isPlainFilePath(path)) return undefined;
   return backgroundCheckpoints(db, { path, busyTimeoutMs });
 }
 
@@ -108,8 +109,7 @@ function notingWrites(file: DatabaseFileGuard, checkpoints: BackgroundCheckpoint
 }
 
 function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
-  const inMemory = path === ':memory:' || path === '';
-  if (!inMemory && !path.startsWith('file:')) mkdirSync(dirname(resolve(path)), { recursive: true });
+  if (isPlainFilePath(path)) mkdirSync(dirname(resolve(path)), { recursive: true });
   const db = new BetterSqlite3(path);
   try {
     // Every INTEGER is read as a bigint: plant ids are int64 and must never

@@ -209,6 +209,13 @@ describe('a store\u2019s storage calls for a principal, with a host\u2019s SDK',
     expect((await collectListing({ batches })).map((plant) => plant.id)).toEqual([1n, 2n, 3n, 4n]);
   }
 
+  /** The storage spans of `createAndList`, all children of `parentSpanId`: the create, then the listing's batches. */
+  const createAndListSpans = (parentSpanId: string) => [
+    { name: 'create plants', parentSpanId },
+    { name: 'list plants', parentSpanId },
+    { name: 'list plants', parentSpanId },
+    { name: 'list plants', parentSpanId },
+  ];
   const storageSpans = () => recorded.filter((span) => span.kind === SpanKind.CLIENT).map(({ name, parentSpanId }) => ({ name, parentSpanId }));
 
   it('without a trace context on the principal, makes the host\u2019s active span their parent, after any await', async () => {
@@ -217,24 +224,14 @@ describe('a store\u2019s storage calls for a principal, with a host\u2019s SDK',
       return span;
     });
     const parentSpanId = host.spanContext().spanId;
-    expect(storageSpans()).toEqual([
-      { name: 'create plants', parentSpanId },
-      { name: 'list plants', parentSpanId },
-      { name: 'list plants', parentSpanId },
-      { name: 'list plants', parentSpanId },
-    ]);
+    expect(storageSpans()).toEqual(createAndListSpans(parentSpanId));
   });
 
   it('with one, makes the principal\u2019s span their parent: the context passed wins over the active one', async () => {
     const request = tracer.startSpan('GET /plants', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
     await inRequest(() => createAndList({ ...gardener, traceContext: trace.setSpan(ROOT_CONTEXT, request) }));
     const parentSpanId = request.spanContext().spanId;
-    expect(storageSpans()).toEqual([
-      { name: 'create plants', parentSpanId },
-      { name: 'list plants', parentSpanId },
-      { name: 'list plants', parentSpanId },
-      { name: 'list plants', parentSpanId },
-    ]);
+    expect(storageSpans()).toEqual(createAndListSpans(parentSpanId));
   });
 
   it('with neither, traces nothing', async () => {

@@ -4,12 +4,10 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
  * The share of the event loop a background pruning run takes while it runs
  * on schedule. After each batch the pruner waits (1 − share) / share times as
  * long as the batch held the loop: on SQLite, pruning deletes old rows spread
- * all over the file, so its commits fill the write-ahead log with pages that
- * the checkpoints they trigger (on the event loop too) must write back one by
- * one; run back to back, the batches and those checkpoints would take most
- * of the loop for a moment, and requests arriving then would wait behind
- * several of them. Spread out, pruning costs requests about what the steady
- * load's own checkpoints do. On PostgreSQL a batch holds the loop for next to
+ * all over the file, so each commit writes many pages; run back to back, the
+ * batches would take most of the loop for a moment, and requests arriving
+ * then would wait behind several of them. Spread out, pruning costs requests
+ * little more than the steady load's own writes do. On PostgreSQL a batch holds the loop for next to
  * nothing, and so waits next to nothing.
  */
 export const PRUNE_LOOP_SHARE = 0.02;

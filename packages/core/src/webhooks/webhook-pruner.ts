@@ -16,7 +16,7 @@ export const PRUNE_BATCH_SIZE = 200;
  * the last full batch held the loop, so that a slower machine, a larger
  * database or a busier disk make smaller batches instead of longer waits.
  * Half the two milliseconds a batch should stay under, since one batch can
- * cost more per delivery than the last (a WAL checkpoint, a cold page). A
+ * cost more per delivery than the last (a cold page, a busy disk). A
  * storage whose driver is asynchronous (PostgreSQL) holds the loop for next
  * to nothing, and its batches grow to `PRUNE_BATCH_MAX`.
  */

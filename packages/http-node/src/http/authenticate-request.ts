@@ -1,6 +1,5 @@
-import type { IncomingMessage } from 'node:http';
 import { UnauthenticatedError, type PlantStore, type Principal } from '@plant-store/core';
-import { activeTraceContext } from '../tracing/traced-request.js';
+import type { Exchange } from '../routes/route-context.js';
 import { bearerToken } from './bearer-token.js';
 
 /**
@@ -11,10 +10,8 @@ import { bearerToken } from './bearer-token.js';
  *
  * In a traced request the principal carries the request's trace context,
  * so the store's storage calls for it are children of the request's span.
- * The context is read when this is called: every handler authenticates
- * first, before any `await`, while the listener still has it active.
  */
-export function authenticateRequest(store: PlantStore, req: IncomingMessage): Promise<Principal> {
+export function authenticateRequest(store: PlantStore, { req, traceContext }: Pick<Exchange, 'req' | 'traceContext'>): Promise<Principal> {
   const header = req.headers.authorization;
   const token = bearerToken(header);
   if (token === undefined) {
@@ -25,7 +22,6 @@ export function authenticateRequest(store: PlantStore, req: IncomingMessage): Pr
       ),
     );
   }
-  const traceContext = activeTraceContext();
   const principal = store.authenticate(token);
   // A copy per request: the authenticator may hand out one principal object for every request with its token.
   return traceContext === undefined ? principal : principal.then((found) => ({ ...found, traceContext }));

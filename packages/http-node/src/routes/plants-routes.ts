@@ -16,7 +16,7 @@ import type { Exchange, RouteContext } from './route-context.js';
 /** `POST /plants`: create (or replay) a plant. */
 export async function createPlant(context: RouteContext, exchange: Exchange): Promise<void> {
   const { req } = exchange;
-  const principal = await authenticateRequest(context.store, req);
+  const principal = await authenticateRequest(context.store, exchange);
   requireScope(principal, 'plants:write');
   const body = await readJsonBody(req, context.maxBodyBytes);
   const { plant } = await context.store.plants.create(principal, body);
@@ -27,7 +27,7 @@ export async function createPlant(context: RouteContext, exchange: Exchange): Pr
 
 /** `GET /plants`: the caller's plants, filtered and paginated, streamed. */
 export async function listPlants(context: RouteContext, exchange: Exchange): Promise<void> {
-  const principal = await authenticateRequest(context.store, exchange.req);
+  const principal = await authenticateRequest(context.store, exchange);
   requireScope(principal, 'plants:read');
   const options = parseListQuery(exchange.query);
   const listing = await context.store.plants.listAsJson(principal, options);
@@ -45,7 +45,7 @@ export async function listPlants(context: RouteContext, exchange: Exchange): Pro
 
 /** `GET /plants/{id}`. */
 export async function getPlant(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
-  const principal = await authenticateRequest(context.store, exchange.req);
+  const principal = await authenticateRequest(context.store, exchange);
   requireScope(principal, 'plants:read');
   const plant = await context.store.plants.get(principal, parsePlantId(idSegment));
   sendJson(exchange.res, exchange.requestId, 200, plantToJson(plant));
@@ -53,7 +53,7 @@ export async function getPlant(context: RouteContext, exchange: Exchange, idSegm
 
 /** `DELETE /plants/{id}`: 204, or 404 when the caller's tenant has no such plant. */
 export async function deletePlant(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
-  const principal = await authenticateRequest(context.store, exchange.req);
+  const principal = await authenticateRequest(context.store, exchange);
   requireScope(principal, 'plants:write');
   await context.store.plants.delete(principal, parsePlantId(idSegment));
   sendNoContent(exchange.res, exchange.requestId);

@@ -12,7 +12,7 @@ import type { Exchange, RouteContext } from './route-context.js';
 
 /** `GET /webhooks/deliveries?endpoint=&status=&eventType=&since=&until=&limit=&after=`: one keyset page, `Link` when more remain. */
 export async function listDeliveries(context: RouteContext, exchange: Exchange): Promise<void> {
-  const principal = await authenticateRequest(context.store, exchange.req);
+  const principal = await authenticateRequest(context.store, exchange);
   requireScope(principal, 'webhooks:read');
   const query = parseDeliveryListQuery(exchange.query);
   const page = await context.store.webhooks.deliveries.list(principal, query);
@@ -22,7 +22,7 @@ export async function listDeliveries(context: RouteContext, exchange: Exchange):
 
 /** `GET /webhooks/deliveries/{id}`: one delivery with its attempts. */
 export async function getDelivery(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
-  const principal = await authenticateRequest(context.store, exchange.req);
+  const principal = await authenticateRequest(context.store, exchange);
   requireScope(principal, 'webhooks:read');
   const delivery = await context.store.webhooks.deliveries.get(principal, parsePathId(idSegment));
   sendJson(exchange.res, exchange.requestId, 200, deliveryJson(delivery));
@@ -30,7 +30,7 @@ export async function getDelivery(context: RouteContext, exchange: Exchange, idS
 
 /** `POST /webhooks/deliveries/{id}/resend`: 202 `{}`; queued again whatever its state, same `webhook-id`. A body is ignored. */
 export async function resendDelivery(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
-  const principal = await authenticateRequest(context.store, exchange.req);
+  const principal = await authenticateRequest(context.store, exchange);
   requireScope(principal, 'webhooks:write');
   await context.store.webhooks.deliveries.resend(principal, parsePathId(idSegment));
   sendJson(exchange.res, exchange.requestId, 202, '{}');

@@ -15,7 +15,7 @@ import type { Exchange, RouteContext } from './route-context.js';
 // another tenant.
 
 async function principalWith(context: RouteContext, exchange: Exchange, scope: 'webhooks:read' | 'webhooks:write'): Promise<Principal> {
-  const principal = await authenticateRequest(context.store, exchange.req);
+  const principal = await authenticateRequest(context.store, exchange);
   requireScope(principal, scope);
   return principal;
 }

@@ -25,7 +25,7 @@ function catalogueJson(entries: Catalogue): string {
 
 /** `GET /webhooks/event-types`: every event type with its description, JSON Schema and an example body. */
 export async function listEventTypes(context: RouteContext, exchange: Exchange): Promise<void> {
-  const principal = await authenticateRequest(context.store, exchange.req);
+  const principal = await authenticateRequest(context.store, exchange);
   const entries = context.store.webhooks.endpoints.eventTypes(principal);
   sendJson(exchange.res, exchange.requestId, 200, catalogueJson(entries));
 }

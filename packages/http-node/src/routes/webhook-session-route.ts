@@ -9,7 +9,7 @@ import type { Exchange, RouteContext } from './route-context.js';
  * page learns from it which actions to offer.
  */
 export async function getSession(context: RouteContext, exchange: Exchange): Promise<void> {
-  const principal = await authenticateRequest(context.store, exchange.req);
+  const principal = await authenticateRequest(context.store, exchange);
   const session: Record<string, unknown> = { tenant: principal.tenant, subject: principal.subject, scopes: principal.scopes };
   if (principal.expiresAt !== undefined) session.expiresAt = new Date(principal.expiresAt).toISOString();
   sendJson(exchange.res, exchange.requestId, 200, JSON.stringify(session));

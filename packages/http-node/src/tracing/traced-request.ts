@@ -41,16 +41,6 @@ export function tracedRequest(
   return context.with(traceContext, handle, undefined, traceContext).then((template) => endServerSpan(span, method, res, basePath, template));
 }
 
-/**
- * The active context when it holds a span (inside a request's, or a host's),
- * else `undefined`. Read synchronously where a request starts being handled,
- * before any `await` can lose it.
- */
-export function activeTraceContext(): Context | undefined {
-  const active = context.active();
-  return trace.getSpan(active) === undefined ? undefined : active;
-}
-
 function endServerSpan(span: Span, method: string, res: ServerResponse, basePath: string, template: string | undefined): void {
   if (span.isRecording()) {
     // The full route template, base path included.
