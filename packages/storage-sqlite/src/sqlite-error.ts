@@ -18,6 +18,20 @@ export function sqliteError(action: string, error: unknown): StorageError {
 }
 
 /**
+ * Result codes of errors that one row's values cause (a constraint, a type,
+ * a size): the same statements with other rows would have succeeded. Every
+ * other code (busy, full, I/O, read-only, corrupt) is the database's state.
+ */
+const ROW_ERROR_CODES = /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/;
+
+/** Whether `error` (a driver error, or a `StorageError` caused by one) comes from the values of one row rather than the database's state. */
+export function isRowError(error: unknown): boolean {
+  const driverError = error instanceof StorageError ? error.cause : error;
+  const code = (driverError as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && ROW_ERROR_CODES.test(code);
+}
+
+/**
  * Writes that are never acknowledged once the database files were deleted or
  * replaced: what they wrote would be lost at the next start, and a write to a
  * deleted log would still reach the database at a later checkpoint.

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -63,6 +63,68 @@ describe('deleting a plant that is not there', () => {
       other.close();
     }
     await expect(storage.plants.delete('t', 1n)).resolves.toBe(true);
+  });
+});
+
+describe('creates in one turn of the event loop (group commit)', () => {
+  const plant = (id: number, name = `plant ${id}`) => ({ id: BigInt(id), name });
+  const endpointEvent = (id: number) => ({ eventType: 'plant.created' as const, payload: `{"id":${id}}`, createdAt: T0 });
+  /** Bytes the creates added to the write-ahead log (few writes: nothing checkpoints it meanwhile). */
+  const logGrowth = async (createAll: (storage: Storage) => Promise<unknown>) => {
+    const path = freshPath();
+    const storage = await open(path);
+    const before = statSync(`${path}-wal`).size;
+    await createAll(storage);
+    return statSync(`${path}-wal`).size - before;
+  };
+
+  it('commit together: each answers as alone, a repeated id in the same group finds the first, and they share the log pages', async () => {
+    const path = freshPath();
+    const storage = await open(path);
+    const answers = await Promise.all([1, 2, 3, 1, 4].map((id, index) => storage.plants.create('t', plant(id, `name ${index}`), [delivery(`msg_${index}`)])));
+    expect(answers).toEqual([
+      { created: true, plant: { id: 1n, name: 'name 0' } },
+      { created: true, plant: { id: 2n, name: 'name 1' } },
+      { created: true, plant: { id: 3n, name: 'name 2' } },
+      { created: false, plant: { id: 1n, name: 'name 0' } },
+      { created: true, plant: { id: 4n, name: 'name 4' } },
+    ]);
+    // Nothing is queued for the repeated id: its plant was not created.
+    expect((await storage.outbox.list())!.map((queued) => queued.id).sort()).toEqual(['msg_0', 'msg_1', 'msg_2', 'msg_4']);
+  });
+
+  it('share the pages they write to the log', async () => {
+    const ids = Array.from({ length: 16 }, (_, index) => index + 1);
+    const alone = await logGrowth(async (storage) => {
+      for (const id of ids) await storage.plants.create('t', plant(id), [delivery(`msg_${id}`)]);
+    });
+    const together = await logGrowth((storage) => Promise.all(ids.map((id) => storage.plants.create('t', plant(id), [delivery(`msg_${id}`)]))));
+    expect(together).toBeGreaterThan(0);
+    expect(together).toBeLessThan(alone / 4);
+  });
+
+  it("fail one by one: a plant whose own row is refused fails alone, the others of its group are stored", async () => {
+    const path = freshPath();
+    const storage = await open(path);
+    const other = new BetterSqlite3(path);
+    other.exec("CREATE TRIGGER refuse_poison BEFORE INSERT ON plants WHEN NEW.name = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned plant'); END");
+    other.close();
+    const outcomes = await Promise.allSettled([plant(1), plant(2, 'poison'), plant(3)].map((each) => storage.plants.create('t', each, [], endpointEvent(Number(each.id)))));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const refused = (outcomes[1] as PromiseRejectedResult).reason;
+    expect(refused).toBeInstanceOf(StorageError);
+    expect(refused.message).toBe('sqlite storage could not create the plant');
+    expect(refused.cause.message).toBe('poisoned plant');
+    expect(inspect(path, (db) => db.prepare('SELECT id FROM plants ORDER BY id').pluck().all())).toEqual([1, 3]);
+  });
+
+  it('are written by close, when they still wait for their turn', async () => {
+    const path = freshPath();
+    const storage = await sqliteStorage({ path });
+    const creates = [1, 2, 3].map((id) => storage.plants.create('t', plant(id), []));
+    await storage.close();
+    await expect(Promise.all(creates)).resolves.toHaveLength(3);
+    expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM plants').pluck().get())).toBe(3);
   });
 });
 
