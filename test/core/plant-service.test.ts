@@ -128,7 +128,7 @@ describe('expected outcomes', () => {
 });
 
 describe('listAsJson', () => {
-  // SQLite writes the pages' JSON itself (PlantRepository.listJson); memory storage has no listJson.
+  // Storage writes the pages' JSON itself (PlantRepository.listJson); this suite runs it on SQLite.
   beforeEach(async () => {
     await store.close();
     store = createPlantStore({ storage: await sqliteStorage({ path: ':memory:' }), batchSize: 3 });

@@ -73,26 +73,28 @@ export class MemoryPlantRepository implements PlantRepository {
 
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {
     assertOpen(this.#lifecycle);
-    return this.#matching(tenant, query).map(copyPlant);
+    return this.#matching(tenant, query, query.limit).map(copyPlant);
   }
 
   async listJson(tenant: string, query: ListPlantsQuery): Promise<PlantsJson> {
     assertOpen(this.#lifecycle);
-    const plants = this.#matching(tenant, query);
+    // One plant past the limit tells whether more match.
+    const plants = this.#matching(tenant, query, query.limit + 1);
+    const count = Math.min(plants.length, query.limit);
     let json = '[';
-    for (const [index, plant] of plants.entries()) json += index === 0 ? plant.wire : `,${plant.wire}`;
-    return { json: `${json}]`, count: plants.length, lastId: plants.at(-1)?.id };
+    for (let index = 0; index < count; index++) json += index === 0 ? plants[index]!.wire : `,${plants[index]!.wire}`;
+    return { json: `${json}]`, count, lastId: count > 0 ? plants[count - 1]!.id : undefined, more: plants.length > count };
   }
 
-  /** The stored plants the query lists, in id order (the stored objects themselves: callers copy what they hand out). */
-  #matching(tenant: string, query: ListPlantsQuery): StoredPlant[] {
+  /** Up to `limit` stored plants the query lists, in id order (the stored objects themselves: callers copy what they hand out). */
+  #matching(tenant: string, query: ListPlantsQuery, limit: number): StoredPlant[] {
     const plants = this.#tenants.get(tenant);
     if (!plants) return [];
     const start = query.after === undefined ? 0 : plants.upperBound(query.after);
     const end = query.until === undefined ? plants.size : plants.upperBound(query.until);
     const tags = query.tags?.length ? new Set(query.tags) : undefined;
     const result: StoredPlant[] = [];
-    for (let index = start; index < end && result.length < query.limit; index++) {
+    for (let index = start; index < end && result.length < limit; index++) {
       const plant = plants.at(index)!;
       if (!tags || (plant.tag !== undefined && tags.has(plant.tag))) result.push(plant);
     }

@@ -23,7 +23,7 @@ import {
   type FanOutParameters,
   type QueryShape,
 } from './plant-queries.js';
-import { toPlant, type PlantRow } from './plant-rows.js';
+import { toPlant, withoutLastPlant, type PlantRow } from './plant-rows.js';
 import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { GroupCommit } from './group-commit.js';
 import { isRowError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
@@ -182,15 +182,17 @@ export class SqlitePlantRepository implements PlantRepository {
 
   async listJson(tenant: string, query: ListPlantsQuery): Promise<PlantsJson> {
     return withSqliteErrors('list plants', () => {
-      if (query.after === INT64_MAX || query.limit < 1) return { json: '[]', count: 0, lastId: undefined };
+      if (query.after === INT64_MAX || query.limit < 0) return { json: '[]', count: 0, lastId: undefined, more: false };
       const tags = distinct(query.tags);
       const shape = { tagCount: tags.length, bounded: query.until !== undefined };
       const statement = shapedStatement(this.#statements.jsonLists, shapeKey(shape), () =>
         this.#db.prepare<unknown[], [string, bigint | null, bigint]>(listPlantsJsonSql(shape)).raw(true),
       );
-      const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
+      // One plant past the limit tells whether more match; it is cut from the text again (see withoutLastPlant).
+      const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit + 1, query.limit + 1);
       const [json, lastId, count] = statement.get(...parameters)!;
-      return { json, count: Number(count), lastId: lastId ?? undefined };
+      if (count <= BigInt(query.limit)) return { json, count: Number(count), lastId: lastId ?? undefined, more: false };
+      return { ...withoutLastPlant(json), count: query.limit, more: true };
     });
   }
 

@@ -49,6 +49,8 @@ export interface PlantsJson {
   readonly count: number;
   /** The id of the last plant in the array; `undefined` when it is empty. */
   readonly lastId: bigint | undefined;
+  /** Whether more plants match the query after the last one in the array (the listing was cut at its `limit`). */
+  readonly more: boolean;
 }
 
 /** Outcome of {@link PlantRepository.create}. */
@@ -70,7 +72,7 @@ export interface PlantRepository {
   get(tenant: string, id: bigint): Promise<Plant | undefined>;
   /** Up to `limit` plants matching the query in ascending id order (signed numeric order); `[]` when none. */
   list(tenant: string, query: ListPlantsQuery): Promise<Plant[]>;
-  /** Optional: the plants `list` returns for the same query, as JSON text built by the storage itself (cheaper than building plant objects to serialize them). */
+  /** Optional: the plants `list` returns for the same query, as JSON text built by the storage itself (cheaper than building plant objects to serialize them), and whether more match beyond `limit`. */
   listJson?(tenant: string, query: ListPlantsQuery): Promise<PlantsJson>;
   /** The id at `offset` in the listing the query describes, or `undefined` when fewer plants match. */
   idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined>;

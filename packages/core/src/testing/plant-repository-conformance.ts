@@ -213,14 +213,23 @@ export function describePlantRepositoryConformance(storage: () => Storage): void
         { after: -2n, limit: 2 },
         { after: 3n, until: 9007199254740993n, limit: 10 },
         { tags: ['red'], limit: 10 },
+        { tags: ['red'], limit: 1 },
+        { tags: ['red', 'blue'], limit: 2 },
+        { after: 3n, until: 9007199254740993n, limit: 1 },
         { tags: ['red', 'blue'], after: -9223372036854775808n, limit: 10 },
         { after: 9223372036854775807n, limit: 10 },
         { limit: 0 },
       ];
       for (const query of queries) {
         const listed = await repository.list('t', query);
+        const more = (await repository.list('t', { ...query, limit: query.limit + 1 })).length > query.limit;
         const page = await repository.listJson('t', query);
-        expect(page).toEqual({ json: `[${listed.map(plantToJson).join(',')}]`, count: listed.length, lastId: listed.at(-1)?.id });
+        expect(page, JSON.stringify(query, (_, value) => (typeof value === 'bigint' ? String(value) : value))).toEqual({
+          json: `[${listed.map(plantToJson).join(',')}]`,
+          count: listed.length,
+          lastId: listed.at(-1)?.id,
+          more,
+        });
       }
       expect((await repository.listJson('nobody', { limit: 10 })).json).toBe('[]');
     });
