@@ -26,7 +26,7 @@ import {
 import { toPlant, withoutLastPlant, type PlantRow } from './plant-rows.js';
 import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { GroupCommit } from './group-commit.js';
-import { isRowError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
+import { isRowError, withSqliteErrors, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
 /** The plant statements: prepared once per storage, the listings once per shape. */
@@ -44,6 +44,13 @@ interface PlantStatements {
   readonly offsets: ShapedStatements<Statement<unknown[], bigint>>;
 }
 
+/** One plant delete waiting for its group commit. */
+interface PlantDelete {
+  readonly tenant: string;
+  readonly id: bigint;
+  readonly event?: EndpointEvent;
+}
+
 /** One plant create waiting for its group commit. */
 interface PlantCreate {
   readonly tenant: string;
@@ -53,11 +60,11 @@ interface PlantCreate {
 }
 
 /**
- * Most creates in one transaction: about 30 µs each, so a group holds the
- * event loop for a few milliseconds at most. Under load a turn of the loop
- * reads about one request per connection, far fewer.
+ * Most creates or deletes in one transaction: about 30 µs each, so a group
+ * holds the event loop for a few milliseconds at most. Under load a turn of
+ * the loop reads about one request per connection, far fewer.
  */
-const MAX_CREATES_PER_COMMIT = 128;
+const MAX_WRITES_PER_COMMIT = 128;
 
 /** A shape's number: one per tag count and range end. */
 const shapeKey = (shape: QueryShape) => shape.tagCount * 2 + (shape.bounded ? 1 : 0);
@@ -117,7 +124,31 @@ function plantCreates(
   return new GroupCommit({
     commit: (creates) => withSqliteErrors('create the plant', () => commit(creates)),
     isInputError: isRowError,
-    maxGroup: MAX_CREATES_PER_COMMIT,
+    maxGroup: MAX_WRITES_PER_COMMIT,
+  });
+}
+
+/** Plant deletes, committed in groups (see group-commit.ts), each with the deliveries of its event, checking the files before COMMIT. */
+function plantDeletes(
+  db: BetterSqlite3,
+  s: PlantStatements,
+  file: GuardedWrites,
+  queueEvent: ReturnType<typeof eventQueuer>,
+): GroupCommit<PlantDelete, boolean> {
+  const deleteOne = ({ tenant, id, event }: PlantDelete): boolean => {
+    if (s.delete.run(tenant, id).changes === 0) return false;
+    queueEvent(tenant, event);
+    return true;
+  };
+  const commit = db.transaction((deletes: readonly PlantDelete[]): boolean[] => {
+    const results = deletes.map(deleteOne);
+    file.assertSameFile('delete the plant');
+    return results;
+  }).immediate;
+  return new GroupCommit({
+    commit: (deletes) => withSqliteErrors('delete the plant', () => commit(deletes)),
+    isInputError: isRowError,
+    maxGroup: MAX_WRITES_PER_COMMIT,
   });
 }
 
@@ -130,26 +161,21 @@ function lowestId(after: bigint | undefined): bigint {
  * Plants in SQLite. The hot statements are prepared once per storage and run
  * directly on better-sqlite3: compiling a query per call would cost more than
  * running it. Reads use raw rows and safe integers, so ids stay exact bigints.
+ * Creates and deletes are committed in groups, one transaction per turn of
+ * the event loop (see group-commit.ts).
  */
 export class SqlitePlantRepository implements PlantRepository {
   readonly #db: BetterSqlite3;
-  readonly #file: GuardedWrites;
   readonly #statements: PlantStatements;
   readonly #creates: GroupCommit<PlantCreate, CreatePlantResult>;
-  readonly #deleteWithEvent: (tenant: string, id: bigint, event: EndpointEvent) => boolean;
+  readonly #deletes: GroupCommit<PlantDelete, boolean>;
 
   constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, file: GuardedWrites) {
     this.#db = db;
-    this.#file = file;
     const s = (this.#statements = prepareStatements(db));
     const queueEvent = eventQueuer(s);
     this.#creates = plantCreates(db, s, outbox, file, queueEvent);
-    this.#deleteWithEvent = db.transaction((tenant: string, id: bigint, event: EndpointEvent): boolean => {
-      if (s.delete.run(tenant, id).changes === 0) return false;
-      queueEvent(tenant, event);
-      file.assertSameFile('delete the plant');
-      return true;
-    }).immediate;
+    this.#deletes = plantDeletes(db, s, file, queueEvent);
   }
 
   create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
@@ -157,9 +183,10 @@ export class SqlitePlantRepository implements PlantRepository {
     return this.#creates.submit(event === undefined ? { tenant, plant, deliveries } : { tenant, plant, deliveries, event });
   }
 
-  /** Commits the creates still waiting for their group, now: before the database closes. */
-  flushCreates(): void {
+  /** Commits the creates and deletes still waiting for their group, now: before the database closes. */
+  flushWrites(): void {
     this.#creates.flush();
+    this.#deletes.flush();
   }
 
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
@@ -213,8 +240,8 @@ export class SqlitePlantRepository implements PlantRepository {
     // nothing. (A plant created meanwhile is as if created just after.)
     if (withSqliteErrors('delete the plant', () => this.#statements.select.get(tenant, id)) === undefined) return false;
     // With an event, its own transaction checks the files before COMMIT.
-    if (event) return withSqliteErrors('delete the plant', () => this.#deleteWithEvent(tenant, id, event));
-    return withSqliteWrite(this.#file, 'delete the plant', () => this.#statements.delete.run(tenant, id).changes > 0);
+    // Committed with the other deletes of this turn of the event loop (see group-commit.ts).
+    return this.#deletes.submit(event === undefined ? { tenant, id } : { tenant, id, event });
   }
 }
 

@@ -118,6 +118,25 @@ describe('creates in one turn of the event loop (group commit)', () => {
     expect(inspect(path, (db) => db.prepare('SELECT id FROM plants ORDER BY id').pluck().all())).toEqual([1, 3]);
   });
 
+  it('deletes commit together too: a repeated id in the same group is gone for the second, and each event queues its deliveries', async () => {
+    const path = freshPath();
+    const storage = await open(path);
+    const subscribed = { id: 'ep_deletes', tenant: 't', url: 'https://deletes.example/hook', eventTypes: ['plant.deleted' as const], secret: 'whsec_c2VjcmV0', createdAt: T0 };
+    await storage.endpoints!.create(subscribed, 50);
+    for (const id of [1, 2, 3]) await storage.plants.create('t', plant(id), []);
+    const deleted = { eventType: 'plant.deleted' as const, createdAt: T0 };
+    const answers = await Promise.all([
+      storage.plants.delete('t', 1n, { ...deleted, payload: '{"id":1}' }),
+      storage.plants.delete('t', 2n),
+      storage.plants.delete('t', 1n, { ...deleted, payload: '{"id":1}' }),
+      storage.plants.delete('t', 9n),
+      storage.plants.delete('t', 3n, { ...deleted, payload: '{"id":3}' }),
+    ]);
+    expect(answers).toEqual([true, true, false, false, true]);
+    expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM plants').pluck().get())).toBe(0);
+    expect((await storage.outbox.list())!.map((queued) => queued.payload).sort()).toEqual(['{"id":1}', '{"id":3}']);
+  });
+
   it('are written by close, when they still wait for their turn', async () => {
     const path = freshPath();
     const storage = await sqliteStorage({ path });

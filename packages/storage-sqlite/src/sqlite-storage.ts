@@ -77,8 +77,8 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, checkpoin
     },
     close() {
       closed ??= (async () => {
-        // Creates waiting for their group commit are written before anything closes.
-        plants.flushCreates();
+        // Creates and deletes waiting for their group commit are written before anything closes.
+        plants.flushWrites();
         file.close();
         // First, so that the main connection is the last to close and checkpoints what is left.
         await checkpoints?.close();
