@@ -9,6 +9,7 @@ import type { BenchContext } from './lib/bench-context.js';
 import { parseBenchOptions, POSTGRES_SCENARIOS, type BenchOptions } from './lib/bench-options.js';
 import { openBenchPostgres } from './lib/bench-postgres.js';
 import { compileBaselines } from './lib/compile-baselines.js';
+import { describePinning, pinHarness, planCpuPinning, probePinning } from './lib/cpu-pinning.js';
 import { machineInfo } from './lib/machine-info.js';
 import { renderReport } from './lib/report.js';
 import { createServerLauncher } from './lib/server-launcher.js';
@@ -36,6 +37,11 @@ try {
 }
 const startedAt = new Date();
 const started = performance.now();
+const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+// First of all, so that everything the harness does, from transpiling the baselines on, runs on its own CPU.
+const pinning = planCpuPinning(options.pin, probePinning());
+pinHarness(pinning);
+log(describePinning(pinning));
 const workDir = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
 const betterSqlite3 = createRequire(join(repoRoot, 'packages/storage-sqlite/package.json')).resolve('better-sqlite3');
 const baselineDir = join(workDir, 'baselines');
@@ -43,16 +49,15 @@ compileBaselines(join(repoRoot, 'bench/baselines'), baselineDir);
 // The SQLite baseline loads the same better-sqlite3 the storage adapter uses.
 process.env.BENCH_BETTER_SQLITE3 = betterSqlite3;
 
-const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
 const context: BenchContext = {
   options,
-  launcher: createServerLauncher({ repoRoot, serviceFrom: options.serviceFrom, baselineDir }),
+  launcher: createServerLauncher({ repoRoot, serviceFrom: options.serviceFrom, baselineDir, ...(pinning.pinned ? { serverCpu: pinning.serverCpu } : {}) }),
   workDir,
   betterSqlite3,
   log,
   profile: (name) => (options.cpuProfDir ? { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', join(options.cpuProfDir, name)] } : {}),
 };
-const machine = machineInfo(repoRoot, betterSqlite3);
+const machine = machineInfo(repoRoot, betterSqlite3, pinning);
 if (options.cpuProfDir) mkdirSync(options.cpuProfDir, { recursive: true });
 
 const errors: string[] = [];

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ServiceFrom } from './server-launcher.js';
 
 /** Every scenario, in the order a run executes them. */
@@ -67,17 +67,21 @@ export interface BenchOptions {
   readonly cpuProfDir: string | undefined;
   /** Keep the temporary folder (databases, transpiled baselines). */
   readonly keep: boolean;
+  /** Pin every server to one CPU and the harness to another (`--pin on`, the default; applied when the machine allows). */
+  readonly pin: boolean;
 }
 
 const USAGE = `usage: pnpm bench [--quick] [--scenario name[,name…]] [--storage sqlite|memory] [--logging off|on|both]
   [--service dist|source|baseline] [--rounds N] [--round-seconds S] [--warmup-seconds S]
   [--connections N] [--big-list N] [--db-pool N] [--steady-seconds S] [--steady-retention S]
-  [--no-write] [--out DIR] [--cpu-prof DIR] [--keep]
+  [--no-write] [--out DIR] [--cpu-prof DIR] [--keep] [--pin on|off]
 scenarios: ${SCENARIOS.join(', ')}
 ${OPT_IN_SCENARIOS.join(', ')} run for minutes (--steady-seconds, default 300, --quick 40) and only when named
 pg-… scenarios run on PLANT_STORE_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
   each server in a schema of its own, dropped afterwards; skipped when the database is unreachable
---service baseline: a baseline plays the service (self-test of the harness; HTTP scenarios only)`;
+--service baseline: a baseline plays the service (self-test of the harness; HTTP scenarios only)
+--pin on (default): every server on CPU 0 (taskset -c 0), the harness with the load generator on CPU 1;
+  run unpinned, with one line saying why, when taskset is missing or there is one CPU; --pin off: never pinned`;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -86,36 +90,32 @@ function positive(name: string, text: string | undefined, fallback: number): num
   return value;
 }
 
-/** Parses the command line; quick mode shortens every phase so a whole run stays under about three minutes. */
-export function parseBenchOptions(argv: readonly string[]): BenchOptions {
-  // `pnpm bench -- --quick` hands the script a leading `--`: not a positional argument here.
-  const { values } = parseArgs({
-    args: argv[0] === '--' ? argv.slice(1) : [...argv],
-    options: {
-      quick: { type: 'boolean', default: false },
-      scenario: { type: 'string', multiple: true },
-      storage: { type: 'string' },
-      logging: { type: 'string', default: 'both' },
-      service: { type: 'string', default: 'dist' },
-      rounds: { type: 'string' },
-      'round-seconds': { type: 'string' },
-      'warmup-seconds': { type: 'string' },
-      connections: { type: 'string' },
-      'big-list': { type: 'string' },
-      'db-pool': { type: 'string' },
-      'steady-seconds': { type: 'string' },
-      'steady-retention': { type: 'string' },
-      'no-write': { type: 'boolean', default: false },
-      out: { type: 'string', default: 'bench/reports' },
-      'cpu-prof': { type: 'string' },
-      keep: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
+const ARG_OPTIONS = {
+  quick: { type: 'boolean', default: false },
+  scenario: { type: 'string', multiple: true },
+  storage: { type: 'string' },
+  logging: { type: 'string', default: 'both' },
+  service: { type: 'string', default: 'dist' },
+  rounds: { type: 'string' },
+  'round-seconds': { type: 'string' },
+  'warmup-seconds': { type: 'string' },
+  connections: { type: 'string' },
+  'big-list': { type: 'string' },
+  'db-pool': { type: 'string' },
+  'steady-seconds': { type: 'string' },
+  'steady-retention': { type: 'string' },
+  'no-write': { type: 'boolean', default: false },
+  out: { type: 'string', default: 'bench/reports' },
+  'cpu-prof': { type: 'string' },
+  keep: { type: 'boolean', default: false },
+  pin: { type: 'string', default: 'on' },
+  help: { type: 'boolean', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+type ArgValues = ReturnType<typeof parseArgs<{ options: typeof ARG_OPTIONS }>>['values'];
+
+/** The named scenarios, after the choice-valued options are checked. */
+function checkedScenarios(values: ArgValues): string[] {
   const requested = (values.scenario ?? []).flatMap((entry) => entry.split(',')).filter(Boolean);
   for (const name of requested) {
     if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`unknown scenario '${name}'\n${USAGE}`);
@@ -125,6 +125,19 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   }
   if (!['off', 'on', 'both'].includes(values.logging)) throw new Error(`--logging must be off, on or both\n${USAGE}`);
   if (!['dist', 'source', 'baseline'].includes(values.service)) throw new Error(`--service must be dist, source or baseline\n${USAGE}`);
+  if (values.pin !== 'on' && values.pin !== 'off') throw new Error(`--pin must be on or off\n${USAGE}`);
+  return requested;
+}
+
+/** Parses the command line; quick mode shortens every phase so a whole run stays under about three minutes. */
+export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  // `pnpm bench -- --quick` hands the script a leading `--`: not a positional argument here.
+  const { values } = parseArgs({ args: argv[0] === '--' ? argv.slice(1) : [...argv], options: ARG_OPTIONS });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const requested = checkedScenarios(values);
   const quick = values.quick;
   return {
     quick,
@@ -149,5 +162,6 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     outDir: values.out,
     cpuProfDir: values['cpu-prof'],
     keep: values.keep,
+    pin: values.pin === 'on',
   };
 }

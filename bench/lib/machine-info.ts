@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { join } from 'node:path';
+import type { CpuPinning } from './cpu-pinning.js';
 
 /** Where and with what a run happened, for the report header. */
 export interface MachineInfo {
@@ -14,6 +15,8 @@ export interface MachineInfo {
   readonly node: string;
   readonly versions: Readonly<Record<string, string>>;
   readonly commit: string;
+  /** Which CPU the servers and the harness ran on, or why they were not pinned. */
+  readonly cpuPinning: CpuPinning;
 }
 
 function packageVersion(file: string): string {
@@ -47,7 +50,7 @@ function sqliteVersion(betterSqlite3: string): string {
   }
 }
 
-export function machineInfo(repoRoot: string, betterSqlite3: string): MachineInfo {
+export function machineInfo(repoRoot: string, betterSqlite3: string, cpuPinning: CpuPinning): MachineInfo {
   const cpuList = cpus();
   const sqliteDriverRoot = betterSqlite3.slice(0, betterSqlite3.lastIndexOf('/lib/'));
   return {
@@ -64,5 +67,6 @@ export function machineInfo(repoRoot: string, betterSqlite3: string): MachineInf
       SQLite: sqliteVersion(betterSqlite3),
     },
     commit: gitCommit(repoRoot),
+    cpuPinning,
   };
 }

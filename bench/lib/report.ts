@@ -1,6 +1,7 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
 import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
 import type { BenchOptions } from './bench-options.js';
+import { describePinning, type CpuPinning } from './cpu-pinning.js';
 import type { MachineInfo } from './machine-info.js';
 import type { PairedResult, RoundFigures } from './paired-rounds.js';
 import { median } from './stats.js';
@@ -336,6 +337,24 @@ function summaryLines(results: BenchResults): string[] {
   return lines;
 }
 
+function machineSection(machine: MachineInfo, options: BenchOptions): string {
+  const started = options.serviceFrom === 'dist' ? 'built CLI (`packages/server/dist/cli.js serve`)' : options.serviceFrom === 'source' ? 'TypeScript source through tsx' : 'a baseline (harness self-test!)';
+  return `## Machine and versions\n\n${table(
+    ['', ''],
+    [
+      ['CPU', `${machine.cpuModel} × ${machine.cpuCount}`],
+      ['memory', `${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB`],
+      ['OS', machine.os],
+      ['load average at start (1, 5, 15 min)', machine.loadAverage.map((value) => value.toFixed(2)).join(', ')],
+      ['Node.js', machine.node],
+      ...Object.entries(machine.versions),
+      ['commit', machine.commit],
+      ['CPU pinning', describePinning(machine.cpuPinning)],
+      ['service started from', started],
+    ],
+  )}`;
+}
+
 /** The markdown report: header, targets, every figure, method and fairness notes. */
 export function renderReport(input: ReportInput): string {
   const { machine, options, results } = input;
@@ -349,20 +368,8 @@ export function renderReport(input: ReportInput): string {
     input.skipped?.length ? `## Scenarios skipped\n\n${input.skipped.map((line) => `- ${line}`).join('\n')}` : '',
     input.errors.length ? `## Scenarios that failed to run\n\n${input.errors.map((error) => `- ${error}`).join('\n')}` : '',
     `## Targets\n\n${table(['target', 'measured', 'result'], checks.map((check) => [check.target, check.measured, mark(check.pass)]))}`,
-    `## Machine and versions\n\n${table(
-      ['', ''],
-      [
-        ['CPU', `${machine.cpuModel} × ${machine.cpuCount}`],
-        ['memory', `${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB`],
-        ['OS', machine.os],
-        ['load average at start (1, 5, 15 min)', machine.loadAverage.map((value) => value.toFixed(2)).join(', ')],
-        ['Node.js', machine.node],
-        ...Object.entries(machine.versions),
-        ['commit', machine.commit],
-        ['service started from', options.serviceFrom === 'dist' ? 'built CLI (`packages/server/dist/cli.js serve`)' : options.serviceFrom === 'source' ? 'TypeScript source through tsx' : 'a baseline (harness self-test!)'],
-      ],
-    )}`,
-    `## Method\n\n${methodNotes(options)}`,
+    machineSection(machine, options),
+    `## Method\n\n${methodNotes(options, machine)}`,
     results.paired.length ? `## HTTP scenarios\n\nMedians over the measured rounds. CPU % is the server process's user + system time over the round (100 = one core), from /proc/<pid>/stat; CPU µs/req is that time per answered request; RSS is VmRSS at the end of the rounds. On a machine shared with other work the req/s ratio moves from round to round (see Every round); CPU µs/req is the steadier measure of the service's own overhead.\n\n${pairedSection(results.paired)}` : '',
     metricsSection(results),
     tracingSection(results),
@@ -380,8 +387,18 @@ export function renderReport(input: ReportInput): string {
   return `${sections.filter(Boolean).join('\n\n')}\n`;
 }
 
-function methodNotes(options: BenchOptions): string {
+/** Where the processes ran: the independent benchmark pins, and unpinned figures differ from its. */
+function pinningNote(pinning: CpuPinning, cpuCount: number): string {
+  if (!pinning.pinned) {
+    return `- CPUs: ${describePinning(pinning)}. The servers, their helper threads and the harness share all ${cpuCount} CPUs as the scheduler places them, so a server's background threads (SQLite's checkpoint thread, V8's GC helpers) can run beside the load generator: req/s is not comparable with a pinned run.`;
+  }
+  const { serverCpu, harnessCpu } = pinning;
+  return `- CPUs: ${describePinning(pinning)} (\`--pin on\`, the default), as the independent benchmark of this service runs. Every server process (service and baselines alike, in every scenario) starts as \`taskset -c ${serverCpu} node …\`: taskset sets the affinity and execs node in its own place, so the measured PID is node's and every thread node starts (SQLite's background checkpoint thread, V8's GC helpers, libuv's pool) shares CPU ${serverCpu} from the first instruction; each server's affinity is checked in /proc/<pid>/status once it is ready. The harness (autocannon, the webhook receiver, the OTLP sink) moves all its threads to CPU ${harnessCpu} at start (\`taskset -a -cp ${harnessCpu}\`). PostgreSQL's own processes are not pinned. Start-up times include taskset's own exec (a few milliseconds).`;
+}
+
+function methodNotes(options: BenchOptions, machine: MachineInfo): string {
   return [
+    pinningNote(machine.cpuPinning, machine.cpuCount),
     `- Load: autocannon ${'(programmatic API, one client thread)'} over 127.0.0.1, ${options.connections} keep-alive connections, no pipelining. Each scenario: a ${options.warmupS} s warm-up of each server, then ${options.rounds} measured rounds of ${options.roundS} s, interleaved service, baseline, service, baseline… so drift on the machine hits both alike. Delete runs a fixed ${int(options.deleteAmount)} requests per round instead (its ids must exist). Ratios are the median of the per-round ratios service / baseline. Latencies are every response's exact time (autocannon's own histogram rounds to 1 ms).`,
     '- Baselines (`bench/baselines/`): raw `node:http` + better-sqlite3, and the same raw layer over in-memory sorted arrays. Per request they do the service\'s essential work: SHA-256 digest of the bearer token looked up in a map, content type, body size limit and UTF-8 checks, `JSON.parse` behind the same fast-path test as the service\'s codec and hand-written id/name/tag checks, tenant-scoped prepared statements (create: plant + outbox row in one IMMEDIATE transaction), JSON response with exact ids, `LIMIT n+1` and a Link header for pages, an `x-request-id`, and one JSON log line per request to stdout. The SQLite baseline uses the service\'s schema (same tables, keys, STRICT/WITHOUT ROWID and indexes) and pragmas (WAL, synchronous=NORMAL, foreign keys, busy timeout, bigint integers).',
     '- Lean baselines (`bench/baselines/lean-*`, SQLite and memory): the least a hand-written `node:http` server does for the same answers, for a second ratio. Bearer token → tenant by a `Map` lookup (no digest), `JSON.parse` and hand-written id/name/tag checks; create: one IMMEDIATE transaction with the plant INSERT and one outbox INSERT (an outbox table with only its rowid key), the response body built once and reused as the payload; list and get: one prepared SELECT whose JSON SQLite builds itself (`json_group_array(json_object(…))`, exact for 64-bit ids), Link header included; delete: one prepared DELETE, 204 or a small JSON 404; `writeHead` + `end(body)`. No request id, content-type or UTF-8 checks, metrics or tag filters. With logging on it writes one JSON line per request to stdout. The service must stay within 10 % of it on create, list 20, list 100, get and the 404 answer of delete.',

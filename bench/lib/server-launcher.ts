@@ -37,6 +37,8 @@ export interface LauncherOptions {
   readonly serviceFrom: ServiceFrom;
   /** Folder holding the transpiled baselines (raw-sqlite-server.js, raw-memory-server.js, raw-postgres-server.js). */
   readonly baselineDir: string;
+  /** The CPU every server (service and baselines alike) is pinned to; unpinned when not given. */
+  readonly serverCpu?: number;
 }
 
 /** Builds the command lines of the service and the baselines. */
@@ -92,17 +94,18 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
   };
   // Production mode for both: the service must then refuse to start without tokens, which we give.
   const env = { NODE_ENV: 'production' };
+  const cpu = options.serverCpu === undefined ? {} : { cpu: options.serverCpu };
   return {
     spec(contestant, config) {
       const label = `${contestant} (${config.storage}${config.logging === false ? ', logging off' : ''})`;
       const nodeFlags = config.nodeFlags ?? [];
       if (contestant !== 'service' || options.serviceFrom === 'baseline') {
         const who = contestant === 'service' ? 'baseline' : contestant;
-        return { label, env, args: [...nodeFlags, ...BASELINE_HEAP_FLAGS, baseline(who, config), ...serveFlags(config)] };
+        return { label, env, ...cpu, args: [...nodeFlags, ...BASELINE_HEAP_FLAGS, baseline(who, config), ...serveFlags(config)] };
       }
       const entry =
         options.serviceFrom === 'dist' ? [dist] : ['--conditions=source', '--import', 'tsx', source];
-      return { label, env: { ...env, ...config.env }, args: [...nodeFlags, ...entry, ...serveFlags(config)] };
+      return { label, env: { ...env, ...config.env }, ...cpu, args: [...nodeFlags, ...entry, ...serveFlags(config)] };
     },
   };
 }
