@@ -286,7 +286,7 @@ function startupSection(results: BenchResults): string {
   ]);
   return `## Start-up and idle memory
 
-Spawn of \`node\` → ready line on stdout (includes Node's own boot; SQLite on a fresh file, so migrations run), and RSS one second after ready with nothing sent. Medians of ${results.startup[0]!.readyMs.length} runs.
+Spawn of \`node\` → ready line on stdout (includes Node's own boot; SQLite on a fresh file, so its schema is created), and RSS one second after ready with nothing sent. Medians of ${results.startup[0]!.readyMs.length} runs.
 
 ${table(['server', 'storage', 'start → ready ms', 'runs ms', 'idle RSS MiB'], rows)}`;
 }

@@ -22,7 +22,7 @@ export interface StartupResult {
 /**
  * Start to ready (spawn of `node` → the ready line on stdout, so it includes
  * Node's own boot) and idle RSS (one second after ready, nothing sent). For
- * SQLite every run starts on a fresh database file, so the migrations run.
+ * SQLite every run starts on a fresh database file, so its schema is created.
  */
 export async function runStartupScenario(context: BenchContext): Promise<StartupResult[]> {
   const results: StartupResult[] = [];

@@ -15,6 +15,7 @@ import { SqlitePlantRepository } from './sqlite-plant-repository.js';
 import { SqlitePortalLinks } from './sqlite-portal-links.js';
 import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
+import { setStartupPragmas } from './startup-pragmas.js';
 
 export interface SqliteStorageOptions {
   /** Database file; its folder is created when missing. `':memory:'` keeps everything in process memory. */
@@ -25,13 +26,13 @@ export interface SqliteStorageOptions {
 
 /**
  * Storage in one SQLite file (better-sqlite3 prepared statements; kysely's
- * Migrator applies the schema). Opens the file, sets WAL and
- * the other pragmas, applies pending migrations (see migrations/) and checks
- * that the database can be written before resolving, which is why it is
- * async. Several storages, also in several processes, may share a file:
- * claims and transactions stay atomic across them. Rejects with a
- * `StorageError` that names the cause (read-only, not a database, …) when
- * the file cannot be opened, migrated or written.
+ * Migrator applies the schema, or its recorded result on a new file). Opens
+ * the file, sets WAL and the other pragmas, applies pending migrations (see
+ * migrations/) and checks that the database can be written before resolving,
+ * which is why it is async. Several storages, also in several processes,
+ * may share a file: claims and transactions stay atomic across them. Rejects
+ * with a `StorageError` that names the cause (read-only, not a database, …)
+ * when the file cannot be opened, migrated or written.
  *
  * While it runs, writes and `ping()` reject with a `StorageError` once the
  * database file or its write-ahead log at the path is no longer the open one
@@ -134,23 +135,11 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
  * that can answer reads and readiness but no write.
  */
 async function prepare(db: BetterSqlite3.Database): Promise<void> {
-  // Before anything creates a table: a new file starts with incremental
-  // auto-vacuum (an existing one keeps its mode until the VACUUM below).
-  db.pragma('auto_vacuum = INCREMENTAL');
-  db.pragma('journal_mode = WAL');
-  // A checkpoint resets the WAL, but the file keeps its largest size unless
-  // truncated: this caps what stays on disk after a burst of writes.
-  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-  // With WAL, NORMAL is durable against process crashes and loses at most the last commits on power loss.
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
+  setStartupPragmas(db);
   await migrate(db, MIGRATIONS);
   applyIncrementalVacuum(db);
   db.prepare('DELETE FROM plants WHERE 0').run();
 }
-
-/** Largest WAL file left on disk after a checkpoint, in bytes. */
-const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** `PRAGMA auto_vacuum` reports 2 for incremental. */
 const INCREMENTAL = 2n;
