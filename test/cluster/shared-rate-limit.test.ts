@@ -56,13 +56,17 @@ describe.skipIf(!postgresAvailable)('rateLimit across instances on one PostgreSQ
       interval: 250,
     });
 
-    // Budgets are counted per whole second of each attempt's start, which the
-    // delivery log records; arrival times at the receiver lag behind by as
-    // much as a loaded machine delays a send, so they are not the measure.
+    // Each attempt takes its place in a one-second budget before it starts,
+    // and the delivery log records when it started: under load the start can
+    // fall into the next second, so single seconds may show a few more than
+    // the limit. What sharing guarantees is the pace: together the instances
+    // need as long as one would, about (PLANTS / RATE_LIMIT - 1) seconds from
+    // the first start to the last; two budgets of their own would halve it.
+    const starts = (await attemptStarts(schema)).sort((a, b) => a - b);
+    const spanS = (starts.at(-1)! - starts[0]!) / 1000;
     const perSecond = new Map<number, number>();
-    for (const at of await attemptStarts(schema)) perSecond.set(Math.floor(at / 1000), (perSecond.get(Math.floor(at / 1000)) ?? 0) + 1);
-    const busiest = Math.max(...perSecond.values());
-    expect(busiest, `attempts per second: ${JSON.stringify([...perSecond.values()])}`).toBeLessThanOrEqual(RATE_LIMIT);
+    for (const at of starts) perSecond.set(Math.floor(at / 1000), (perSecond.get(Math.floor(at / 1000)) ?? 0) + 1);
+    expect(spanS, `attempts per second: ${JSON.stringify([...perSecond.values()])}`).toBeGreaterThanOrEqual(PLANTS / RATE_LIMIT - 2);
     // No message needed a second attempt: the throttle released and waited, it never failed an attempt.
     expect(receiver.at('/limited')).toHaveLength(PLANTS);
 
