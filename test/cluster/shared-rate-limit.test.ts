@@ -21,7 +21,7 @@ describe.skipIf(!postgresAvailable)('rateLimit across instances on one PostgreSQ
     await schemas.dropAll();
   });
 
-  it('two instances together deliver at most rateLimit per second to the endpoint, and deliver everything', { timeout: 120_000 }, async () => {
+  it('two instances together deliver no faster than the endpoint\'s rateLimit allows, and deliver everything', { timeout: 120_000 }, async () => {
     const receiver = await startReceiver();
     const schema = schemas.next();
     const start = async () => {
