@@ -26,7 +26,7 @@ import {
 import { toPlant, withoutLastPlant, type PlantRow } from './plant-rows.js';
 import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { GroupCommit } from './group-commit.js';
-import { isRowError, withSqliteErrors, type GuardedWrites } from './sqlite-error.js';
+import { isRowError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
 /** The plant statements: prepared once per storage, the listings once per shape. */
@@ -92,21 +92,28 @@ function eventQueuer(s: PlantStatements): (tenant: string, event: EndpointEvent 
 }
 
 /**
- * Plant creates, committed in groups (see group-commit.ts). One transaction
- * for a group, each plant with its deliveries: a failing delivery insert
- * rolls its plant back. IMMEDIATE takes the write lock up front, so a
- * concurrent writer makes us wait (busy_timeout) instead of failing. The
- * tenant's endpoints are selected inside the same transaction, so an
- * endpoint created or disabled concurrently is wholly in or wholly out.
+ * Writes committed in groups (see group-commit.ts): each group in one
+ * guarded IMMEDIATE transaction (`withSqliteWrite`), which checks the files
+ * before COMMIT, so a write to files no longer at the path rolls back.
+ * IMMEDIATE takes the write lock up front: a concurrent writer makes the
+ * group wait (busy_timeout) instead of failing.
  */
-function plantCreates(
-  db: BetterSqlite3,
-  s: PlantStatements,
-  outbox: SqliteWebhookOutbox,
-  file: GuardedWrites,
-  queueEvent: ReturnType<typeof eventQueuer>,
-): GroupCommit<PlantCreate, CreatePlantResult> {
-  const createOne = ({ tenant, plant, deliveries, event }: PlantCreate): CreatePlantResult => {
+function committedInGroups<In, Out>(file: GuardedWrites, action: string, writeOne: (input: In) => Out): GroupCommit<In, Out> {
+  return new GroupCommit({
+    commit: (inputs) => withSqliteWrite(file, action, () => inputs.map(writeOne)),
+    isInputError: isRowError,
+    maxGroup: MAX_WRITES_PER_COMMIT,
+  });
+}
+
+/**
+ * One plant create inside its group's transaction, with its deliveries: a
+ * failing delivery insert rolls its plant back. The tenant's endpoints are
+ * selected inside the same transaction, so an endpoint created or disabled
+ * concurrently is wholly in or wholly out.
+ */
+function plantCreate(s: PlantStatements, outbox: SqliteWebhookOutbox, queueEvent: ReturnType<typeof eventQueuer>): (create: PlantCreate) => CreatePlantResult {
+  return ({ tenant, plant, deliveries, event }) => {
     const stored: Plant = plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
     if (s.insert.run(tenant, plant.id, plant.name, plant.tag ?? null).changes === 0) {
       return { created: false, plant: toPlant(s.select.get(tenant, plant.id)!) };
@@ -115,41 +122,15 @@ function plantCreates(
     queueEvent(tenant, event);
     return { created: true, plant: stored };
   };
-  const commit = db.transaction((creates: readonly PlantCreate[]): CreatePlantResult[] => {
-    const results = creates.map(createOne);
-    // Last, before COMMIT: a write to files no longer at the path rolls back.
-    file.assertSameFile('create the plant');
-    return results;
-  }).immediate;
-  return new GroupCommit({
-    commit: (creates) => withSqliteErrors('create the plant', () => commit(creates)),
-    isInputError: isRowError,
-    maxGroup: MAX_WRITES_PER_COMMIT,
-  });
 }
 
-/** Plant deletes, committed in groups (see group-commit.ts), each with the deliveries of its event, checking the files before COMMIT. */
-function plantDeletes(
-  db: BetterSqlite3,
-  s: PlantStatements,
-  file: GuardedWrites,
-  queueEvent: ReturnType<typeof eventQueuer>,
-): GroupCommit<PlantDelete, boolean> {
-  const deleteOne = ({ tenant, id, event }: PlantDelete): boolean => {
+/** One plant delete inside its group's transaction, with the deliveries of its event. */
+function plantDelete(s: PlantStatements, queueEvent: ReturnType<typeof eventQueuer>): (deletion: PlantDelete) => boolean {
+  return ({ tenant, id, event }) => {
     if (s.delete.run(tenant, id).changes === 0) return false;
     queueEvent(tenant, event);
     return true;
   };
-  const commit = db.transaction((deletes: readonly PlantDelete[]): boolean[] => {
-    const results = deletes.map(deleteOne);
-    file.assertSameFile('delete the plant');
-    return results;
-  }).immediate;
-  return new GroupCommit({
-    commit: (deletes) => withSqliteErrors('delete the plant', () => commit(deletes)),
-    isInputError: isRowError,
-    maxGroup: MAX_WRITES_PER_COMMIT,
-  });
 }
 
 /** The lowest id a query can return: just above `after`. (`after` = INT64_MAX leaves nothing; callers check first.) */
@@ -174,12 +155,12 @@ export class SqlitePlantRepository implements PlantRepository {
     this.#db = db;
     const s = (this.#statements = prepareStatements(db));
     const queueEvent = eventQueuer(s);
-    this.#creates = plantCreates(db, s, outbox, file, queueEvent);
-    this.#deletes = plantDeletes(db, s, file, queueEvent);
+    this.#creates = committedInGroups(file, 'create the plant', plantCreate(s, outbox, queueEvent));
+    this.#deletes = committedInGroups(file, 'delete the plant', plantDelete(s, queueEvent));
   }
 
   create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
-    // Committed with the other creates of this turn of the event loop (see group-commit.ts); its transaction checks the files itself.
+    // Committed with the other creates of this turn of the event loop (see group-commit.ts).
     return this.#creates.submit(event === undefined ? { tenant, plant, deliveries } : { tenant, plant, deliveries, event });
   }
 

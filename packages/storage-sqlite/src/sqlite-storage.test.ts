@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { StorageError } from '@plant-store/core';
 import type { NewDelivery, Storage } from '@plant-store/core/adapter';
+import { refusingImportOf, runNodeScript, spawnNodeScript } from '../../../test/support/node-script.js';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { sqliteStorage } from './sqlite-storage.js';
@@ -306,12 +306,7 @@ describe('sqliteStorage', () => {
     for (const storage of opened.splice(0)) await storage.close();
     // A resolve hook in a fresh process fails any import of kysely.
     const script = `
-      import { register } from 'node:module';
-      register('data:text/javascript,' + encodeURIComponent(
-        'export async function resolve(specifier, context, next) {' +
-        '  if (specifier === "kysely") throw new Error("kysely was loaded");' +
-        '  return next(specifier, context);' +
-        '}'));
+      ${refusingImportOf('kysely')}
       const { sqliteStorage } = await import(${JSON.stringify(storageModule)});
       const storage = await sqliteStorage({ path: ${JSON.stringify(path)} });
       const delivery = { id: 'd1', tenant: 't', endpointId: 'sub_a', eventType: 'plant.created', payload: '{}', createdAt: 1 };
@@ -328,7 +323,7 @@ describe('sqliteStorage', () => {
       await storage.close();
       process.stdout.write([listed.map((plant) => plant.name).join(','), got.status, got.attemptCount, delivered.length, ofTenant.length, resent].join(' '));
     `;
-    const { code, stdout, stderr } = await runNode(script);
+    const { code, stdout, stderr } = await runNodeScript(script);
     expect(stderr).toBe('');
     // Tenant listings leave out operator subscriptions ('sub_a' is one).
     expect({ code, stdout }).toEqual({ code: 0, stdout: 'kept,new delivered 1 1 0 1' });
@@ -504,30 +499,7 @@ describe('sqliteStorage', () => {
 });
 
 const WORKER_PLANTS = 40;
-const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const storageModule = pathToFileURL(fileURLToPath(new URL('./sqlite-storage.ts', import.meta.url))).href;
-
-/** Starts an ES module script in a fresh Node process that loads the TypeScript sources. */
-function spawnNode(script: string) {
-  return spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: repositoryRoot,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-}
-
-/** Runs an ES module script in a fresh Node process (stdin at its end) and resolves with its output. */
-function runNode(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnNode(script);
-  child.stdin.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const OPENERS = 16;
 // Without the retry, a round failed with SQLITE_BUSY about once in six on 2 cores.
@@ -559,7 +531,7 @@ function startOpener() {
       }
     }
   `;
-  const child = spawnNode(script);
+  const child = spawnNodeScript(script);
   const lines: string[] = [];
   const waiting: ((line: string) => void)[] = [];
   let stderr = '';
@@ -621,7 +593,7 @@ function startWorker(path: string, owner: string, firstId: number) {
     await storage.close();
     process.stdout.write(JSON.stringify(claimed));
   `;
-  const child = spawnNode(script);
+  const child = spawnNodeScript(script);
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,8 +5,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Kysely, Migration } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { refusingImportOf, runNodeScript, type ScriptRun } from '../../../../test/support/node-script.js';
 import { setStartupPragmas } from '../startup-pragmas.js';
-import { applyFreshSchema, isEmptyDatabase } from './fresh-file.js';
+import { applyFreshSchema, isEmptyDatabase, type FreshSchema } from './fresh-file.js';
 import { FRESH_SCHEMA } from './fresh-schema.js';
 import { migrate } from './migrate.js';
 import { MIGRATIONS } from './migrations.js';
@@ -35,16 +35,19 @@ const schemaOf = (path: string) => inspect(path, (db) => db.prepare('SELECT type
 const appliedMigrations = (path: string) => inspect(path, (db) => db.prepare('SELECT name FROM kysely_migration ORDER BY name').pluck().all());
 const autoVacuum = (path: string) => inspect(path, (db) => db.pragma('auto_vacuum', { simple: true }));
 
-/** A new file brought to the latest schema the reference way: the storage's start-up pragmas, then kysely's Migrator. */
-async function migrateByKysely(path: string, migrations = MIGRATIONS): Promise<void> {
+/** A new file brought to the latest of `migrations` as the storage does it: its start-up pragmas, then `migrate` with this snapshot of new files. */
+async function migrateNewFile(path: string, migrations: Parameters<typeof migrate>[1], freshSchema: FreshSchema | null): Promise<void> {
   const db = new BetterSqlite3(path);
   try {
     setStartupPragmas(db);
-    await migrate(db, migrations, null);
+    await migrate(db, migrations, freshSchema);
   } finally {
     db.close();
   }
 }
+
+/** A new file brought to the latest schema the reference way: the storage's start-up pragmas, then kysely's Migrator. */
+const migrateByKysely = (path: string, migrations = MIGRATIONS) => migrateNewFile(path, migrations, null);
 
 /** The source of fresh-schema.ts for the schema and bookkeeping of the file at `path`. */
 function snapshotModule(path: string): string {
@@ -139,31 +142,18 @@ describe('the schema of new files', () => {
     // A snapshot one migration behind: its statements must not be used at all.
     const lagging = { migrations: FRESH_SCHEMA.migrations.slice(0, -1), statements: ['CREATE TABLE stale (id integer)'] };
     const path = freshPath();
-    const db = new BetterSqlite3(path);
-    try {
-      setStartupPragmas(db);
-      await migrate(db, MIGRATIONS, lagging);
-    } finally {
-      db.close();
-    }
+    await migrateNewFile(path, MIGRATIONS, lagging);
     expect(schemaOf(path)).toEqual(schemaOf(byKysely));
     // Migrating a new file to an older version (the snapshot is ahead of it).
     const older = freshPath();
     await migrateByKysely(older, { '001-initial': MIGRATIONS['001-initial']! });
     const again = freshPath();
-    const db2 = new BetterSqlite3(again);
-    try {
-      setStartupPragmas(db2);
-      await migrate(db2, { '001-initial': MIGRATIONS['001-initial']! });
-    } finally {
-      db2.close();
-    }
+    await migrateNewFile(again, { '001-initial': MIGRATIONS['001-initial']! }, FRESH_SCHEMA);
     expect(appliedMigrations(again)).toEqual(['001-initial']);
     expect(schemaOf(again)).toEqual(schemaOf(older));
   });
 });
 
-const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const storageModule = pathToFileURL(fileURLToPath(new URL('../sqlite-storage.ts', import.meta.url))).href;
 
 /**
@@ -171,14 +161,9 @@ const storageModule = pathToFileURL(fileURLToPath(new URL('../sqlite-storage.ts'
  * storage at `path`, creates a plant, closes it, opens the file again,
  * creates another and prints the tenant's plant names.
  */
-function openTwiceWithoutKysely(path: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const script = `
-    import { register } from 'node:module';
-    register('data:text/javascript,' + encodeURIComponent(
-      'export async function resolve(specifier, context, next) {' +
-      '  if (specifier === "kysely") throw new Error("kysely was loaded");' +
-      '  return next(specifier, context);' +
-      '}'));
+function openTwiceWithoutKysely(path: string): Promise<ScriptRun> {
+  return runNodeScript(`
+    ${refusingImportOf('kysely')}
     const { sqliteStorage } = await import(${JSON.stringify(storageModule)});
     const created = await sqliteStorage({ path: ${JSON.stringify(path)} });
     await created.plants.create('t', { id: 1n, name: 'first' }, []);
@@ -188,17 +173,5 @@ function openTwiceWithoutKysely(path: string): Promise<{ code: number | null; st
     const listed = await reopened.plants.list('t', { limit: 10 });
     await reopened.close();
     process.stdout.write(listed.map((plant) => plant.name).join(','));
-  `;
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: repositoryRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  `);
 }
