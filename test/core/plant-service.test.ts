@@ -98,6 +98,18 @@ describe('get and delete', () => {
     await expect(store.plants.delete(writer, 404)).rejects.toBeInstanceOf(NotFoundError);
     expect(events).toEqual([]);
   });
+
+  it('deleteIfExists answers whether there was such a plant, with the checks and event of delete', async () => {
+    await create({ id: 7, name: 'Fern' });
+    expect(await store.plants.deleteIfExists(writer, 404)).toBe(false);
+    expect(events.filter(([type]) => type === 'plant.deleted')).toEqual([]);
+    expect(await store.plants.deleteIfExists(other, 7n)).toBe(false);
+    expect(await store.plants.deleteIfExists(writer, 7n)).toBe(true);
+    expect(events.at(-1)).toEqual(['plant.deleted', { tenant: 'acme', id: 7n }]);
+    expect(await store.plants.deleteIfExists(writer, 7n)).toBe(false);
+    await expect(store.plants.deleteIfExists(reader, 7n)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(store.plants.deleteIfExists(writer, 'seven')).rejects.toBeInstanceOf(ValidationError);
+  });
 });
 
 describe('expected outcomes', () => {

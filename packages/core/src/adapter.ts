@@ -52,7 +52,7 @@ export { plantToJson } from './domain/plant.js';
 export { validate } from './domain/validate.js';
 export { NewPlantSchema, PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from './domain/plant.js';
 export { INT32_MAX, MAX_TAG_FILTERS } from './domain/list-options.js';
-export { requireScope } from './service/plant-service.js';
+export { plantNotFoundMessage, requireScope } from './service/plant-service.js';
 export { StaticTokenEntrySchema } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';
 export { ENDPOINT_DESCRIPTION_MAX_LENGTH, ENDPOINT_RATE_LIMIT_MAX, WEBHOOK_LIST_LIMIT_MAX } from './webhooks/endpoints/endpoint-schemas.js';

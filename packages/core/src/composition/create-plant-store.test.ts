@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { staticTokens } from '../auth/static-tokens.js';
 import type { Principal } from '../domain/principal.js';
-import { ConfigurationError, LimitExceededError, StorageError, ValidationError } from '../errors.js';
+import { AuthenticationUnavailableError, ConfigurationError, LimitExceededError, StorageError, ValidationError } from '../errors.js';
 import type { Authenticator } from '../ports/authenticator.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
@@ -97,6 +97,35 @@ describe('createPlantStore', () => {
       expect(sent[0]!.signal).toBeInstanceOf(AbortSignal);
       // The host's logger hears about it.
       expect(logged).toContain('webhook delivered');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('asks the host authenticator for every token a portal link does not own, and reports its failures as unavailable', async () => {
+    const asked: string[] = [];
+    const linkShaped = `psl_${'A'.repeat(16)}_${'B'.repeat(43)}`;
+    const authenticator: Authenticator = {
+      authenticate: (token) => {
+        asked.push(token);
+        if (token === 'throws') throw new Error('directory down');
+        if (token === 'rejects') return Promise.reject(Object.assign(new Error('directory down'), { retryAfterMs: 2500 }));
+        return Promise.resolve(token === linkShaped || token === 'known' ? admin : undefined);
+      },
+    };
+    const store = createPlantStore({ storage: memoryStorage(), authenticator });
+    try {
+      expect(await store.authenticate('known')).toBe(admin);
+      // Shaped like a link token but no link's: the host still decides.
+      expect(await store.authenticate(linkShaped)).toBe(admin);
+      await expect(store.authenticate('unknown')).rejects.toMatchObject({ reason: 'invalid_token' });
+      // A host that throws instead of rejecting still gets an answer, not a thrown call.
+      const thrown = store.authenticate('throws');
+      expect(thrown).toBeInstanceOf(Promise);
+      await expect(thrown).rejects.toBeInstanceOf(AuthenticationUnavailableError);
+      await expect(store.authenticate('rejects')).rejects.toMatchObject({ retryAfterMs: 2500 });
+      await expect(store.authenticate('')).rejects.toMatchObject({ reason: 'missing_credentials' });
+      expect(asked).toEqual(['known', linkShaped, 'unknown', 'throws', 'rejects']);
     } finally {
       await store.close();
     }

@@ -1,6 +1,6 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { Principal } from '../domain/principal.js';
-import { AuthenticationUnavailableError, StorageError, UnauthenticatedError } from '../errors.js';
+import { AuthenticationUnavailableError, StorageError, UnauthenticatedError, withoutStack, type UnauthenticatedReason } from '../errors.js';
 import type { PlantEventBus } from '../events/plant-events.js';
 import type { Authenticator } from '../ports/authenticator.js';
 import type { Clock } from '../ports/clock.js';
@@ -9,6 +9,7 @@ import type { Storage } from '../ports/storage.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { firstAuthenticator } from '../auth/first-authenticator.js';
 import { portalLinkAuthenticator } from '../portal/portal-link-authenticator.js';
+import { parsePortalLinkToken } from '../portal/portal-link-token.js';
 import { PortalLinks } from '../portal/portal-links.js';
 import { PlantService } from '../service/plant-service.js';
 import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
@@ -144,15 +145,37 @@ export function plantStore(c: DependencyContainer): PlantStore {
   };
 }
 
-/** Portal links first: their check reads storage only for `psl_` tokens, and leaves every other token to the host's authenticator. */
+/**
+ * Portal links first: only a token shaped like a link's (`psl_…`) is looked
+ * up among the links, and then also asked of the host's authenticator if no
+ * link knows it; every other token goes straight to the host's, one
+ * promise per request instead of a chain of them.
+ */
 function authenticate(c: DependencyContainer): (token: string | undefined) => Promise<Principal> {
-  const authenticator = firstAuthenticator(portalLinkAuthenticator(storage(c).portalLinks, clock(c)), c.resolve<Authenticator>(TOKENS.authenticator));
-  return async (token) => {
-    if (token === undefined || token === '') throw new UnauthenticatedError('missing_credentials');
-    const principal = await authenticator.authenticate(token).catch(unavailable);
-    if (!principal) throw new UnauthenticatedError('invalid_token');
-    return principal;
+  const host = c.resolve<Authenticator>(TOKENS.authenticator);
+  const linksThenHost = firstAuthenticator(portalLinkAuthenticator(storage(c).portalLinks, clock(c)), host);
+  return (token) => {
+    if (token === undefined || token === '') return Promise.reject(unauthenticated('missing_credentials'));
+    const authenticator = parsePortalLinkToken(token) === undefined ? host : linksThenHost;
+    let principal: Promise<Principal | undefined>;
+    try {
+      principal = authenticator.authenticate(token);
+    } catch (error) {
+      // A host authenticator that throws instead of rejecting fails the same way.
+      principal = Promise.reject(error);
+    }
+    return principal.then(knownPrincipal, unavailable);
   };
+}
+
+function knownPrincipal(principal: Principal | undefined): Principal {
+  if (!principal) throw unauthenticated('invalid_token');
+  return principal;
+}
+
+// Expected outcomes, answered as 401: no stack trace (see withoutStack).
+function unauthenticated(reason: UnauthenticatedReason): UnauthenticatedError {
+  return withoutStack(() => new UnauthenticatedError(reason));
 }
 
 async function ready(storage: Storage): Promise<void> {

@@ -144,11 +144,22 @@ export class PlantService {
 
   /** Deletes the plant and queues `plant.deleted` (`{"id":…}`) to the tenant's endpoints subscribed to it, in the same transaction; `NotFoundError` when the caller's tenant has none. */
   async delete(principal: Principal, id: unknown): Promise<void> {
+    if (!(await this.deleteIfExists(principal, id))) throw notFound(parsePlantId(id));
+  }
+
+  /**
+   * `delete` that answers whether there was such a plant instead of
+   * throwing `NotFoundError` for a miss: for callers to whom a miss is an
+   * ordinary answer (the HTTP adapter's 404 skips an error object and its
+   * trip up the stack).
+   */
+  async deleteIfExists(principal: Principal, id: unknown): Promise<boolean> {
     requireScope(principal, 'plants:write');
     const plantId = parsePlantId(id);
     const event = { eventType: 'plant.deleted', payload: `{"id":${plantId}}`, createdAt: this.#clock.now() } as const;
-    if (!(await inTraceOf(principal, this.#plants).delete(principal.tenant, plantId, event))) throw notFound(plantId);
+    if (!(await inTraceOf(principal, this.#plants).delete(principal.tenant, plantId, event))) return false;
     this.#emit('plant.deleted', { tenant: principal.tenant, id: plantId });
+    return true;
   }
 
   async *#stream(
@@ -194,9 +205,14 @@ export function requireScope(principal: Principal, scope: Scope): void {
   if (!principal.scopes.includes(scope)) throw withoutStack(() => new ForbiddenError(scope));
 }
 
+/** The message of the `NotFoundError` for a plant id, for adapters that answer a miss themselves. */
+export function plantNotFoundMessage(id: bigint): string {
+  return `plant ${id} not found`;
+}
+
 // Expected outcomes, answered as 404 and 403: no stack trace (see withoutStack).
 function notFound(id: bigint): NotFoundError {
-  return withoutStack(() => new NotFoundError(`plant ${id} not found`));
+  return withoutStack(() => new NotFoundError(plantNotFoundMessage(id)));
 }
 
 /** A listing of one page already read: callers may take `page` as it is instead of iterating. */

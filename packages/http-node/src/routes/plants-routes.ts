@@ -1,4 +1,5 @@
-import { plantToJson, requireScope } from '@plant-store/core/adapter';
+import { plantNotFoundMessage, plantToJson, requireScope } from '@plant-store/core/adapter';
+import { errorBody } from '../http/error-response.js';
 import { authenticateRequest } from '../http/authenticate-request.js';
 import { nextLink } from '../http/next-link.js';
 import { parseListQuery } from '../http/parse-list-query.js';
@@ -55,8 +56,10 @@ export async function getPlant(context: RouteContext, exchange: Exchange, idSegm
 export async function deletePlant(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
   const principal = await authenticateRequest(context.store, exchange);
   requireScope(principal, 'plants:write');
-  await context.store.plants.delete(principal, parsePlantId(idSegment));
-  sendNoContent(exchange.res, exchange.requestId);
+  const id = parsePlantId(idSegment);
+  if (await context.store.plants.deleteIfExists(principal, id)) sendNoContent(exchange.res, exchange.requestId);
+  // The same answer a NotFoundError gets, without building one: a miss is a routine answer here.
+  else sendJson(exchange.res, exchange.requestId, 404, errorBody(404, plantNotFoundMessage(id)));
 }
 
 /** The query of the next page: same limit and tag filters, after the last id of this one. */
