@@ -105,8 +105,9 @@ function rawSqliteStore(file: string, webhookUrls: readonly string[]): RawStore 
     }
   };
   const selectOne = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? AND id = ?').raw(true);
-  const selectAfter = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?').raw(true);
-  const selectFirst = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? ORDER BY id LIMIT ?').raw(true);
+  // The limit behind a CAST, as the service writes it: SQLite plans a statement with a bare `LIMIT ?` again at every run.
+  const selectAfter = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? AND id > ? ORDER BY id LIMIT CAST(? AS INTEGER)').raw(true);
+  const selectFirst = db.prepare('SELECT id, name, tag FROM plants WHERE tenant = ? ORDER BY id LIMIT CAST(? AS INTEGER)').raw(true);
   const deleteOne = db.prepare('DELETE FROM plants WHERE tenant = ? AND id = ?');
 
   // IMMEDIATE, like the service: the write lock is taken up front.

@@ -1,5 +1,7 @@
 /* SQL of the webhook endpoint repository (better-sqlite3 positional parameters). */
 
+import { BOUND_LIMIT } from './bound-limit.js';
+
 const COLUMNS = `id, tenant, url, event_types, description, rate_limit, status, disabled_reason, secret, previous_secret,
   previous_secret_expires_at, failing_since, exhausted_at, created_at, updated_at`;
 
@@ -16,10 +18,10 @@ export const SELECT_ENDPOINT = `SELECT ${COLUMNS} FROM webhook_endpoints WHERE i
 export const COUNT_TENANT_ENDPOINTS = 'SELECT count(*) FROM webhook_endpoints WHERE tenant = ?';
 
 /** Parameters: tenant, after (an id; '' from the start), limit. */
-export const LIST_TENANT_ENDPOINTS = `SELECT ${COLUMNS} FROM webhook_endpoints WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?`;
+export const LIST_TENANT_ENDPOINTS = `SELECT ${COLUMNS} FROM webhook_endpoints WHERE tenant = ? AND id > ? ORDER BY id LIMIT ${BOUND_LIMIT}`;
 
 /** Parameters: after (an id; '' from the start), limit. Every tenant's. */
-export const LIST_ENDPOINTS = `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id > ? ORDER BY id LIMIT ?`;
+export const LIST_ENDPOINTS = `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id > ? ORDER BY id LIMIT ${BOUND_LIMIT}`;
 
 /** The columns an update may change, in the order of {@link UPDATE_ENDPOINT}'s parameters. */
 const UPDATABLE = ['url', 'event_types', 'description', 'rate_limit', 'status', 'disabled_reason'];

@@ -1,5 +1,6 @@
 import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, type ListDeliveriesQuery } from '@plant-store/core/adapter';
 import type { CursorRow } from './delivery-rows.js';
+import { BOUND_LIMIT } from './bound-limit.js';
 
 /*
  * SQL of the webhook outbox (better-sqlite3 parameters). `status = 'pending'`
@@ -30,7 +31,7 @@ const claimDue = (skipping: boolean) => `
       AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
       ${skipping ? 'AND endpoint_id NOT IN (SELECT value FROM json_each(?))' : ''}
     ORDER BY next_attempt_at, rowid
-    LIMIT ?)
+    LIMIT ${BOUND_LIMIT})
   RETURNING id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid`;
 
 /** Parameters: owner, lease end, now (three times), limit. RETURNING does not keep the ORDER BY: callers sort (`claimOrder`). */
@@ -81,7 +82,7 @@ export const INSERT_ATTEMPT = `
 export const PRUNABLE = `
   SELECT id FROM webhook_deliveries
   WHERE status IN ('delivered', 'failed') AND updated_at < ?
-  ORDER BY updated_at LIMIT ?`;
+  ORDER BY updated_at LIMIT ${BOUND_LIMIT}`;
 
 /** Parameters: ids (a JSON array: one parameter for the whole batch). The foreign key deletes their attempts with them. */
 export const DELETE_DELIVERIES = 'DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))';
@@ -162,7 +163,7 @@ export function listDeliveriesSql(shape: DeliveriesShape): string {
     ...(shape.cursor ? ['(created_at, rowid) < (?, ?)'] : []),
   ];
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
-  return `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries${where} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+  return `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries${where} ORDER BY created_at DESC, rowid DESC LIMIT ${BOUND_LIMIT}`;
 }
 
 /** The shape of a listing: the filters it has, and whether it goes on after a cursor. */

@@ -3,6 +3,8 @@
  * raw rows (see plant-rows.ts) with safe integers, so ids stay exact bigints.
  */
 
+import { BOUND_LIMIT } from './bound-limit.js';
+
 /** Parameters: tenant, id, name, tag. Inserts nothing when the id is taken (the create then reads the stored plant). */
 export const INSERT_PLANT = 'INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING';
 
@@ -76,7 +78,7 @@ function branch(columns: string, tagged: boolean, bounded: boolean, end: string)
 }
 
 function merged(columns: string, { tagCount, bounded }: QueryShape, end: string): string {
-  const branches = Array.from({ length: tagCount }, () => `SELECT ${columns} FROM (${branch(columns, true, bounded, 'LIMIT ?')})`);
+  const branches = Array.from({ length: tagCount }, () => `SELECT ${columns} FROM (${branch(columns, true, bounded, `LIMIT ${BOUND_LIMIT}`)})`);
   return `${branches.join(' UNION ALL ')} ORDER BY id ${end}`;
 }
 
@@ -86,7 +88,7 @@ function query(columns: string, shape: QueryShape, end: string): string {
 
 /** Parameters: see {@link queryParameters}; `last` is the limit. */
 export function listPlantsSql(shape: QueryShape): string {
-  return query('id, name, tag', shape, 'LIMIT ?');
+  return query('id, name, tag', shape, `LIMIT ${BOUND_LIMIT}`);
 }
 
 // A plant's wire form, tag omitted when absent. SQLite escapes strings as
