@@ -17,6 +17,7 @@ import { errorText } from './storage/error-text.js';
 import { openStorage } from './storage/open-storage.js';
 import { createPlantServer, type PlantServerOptions, type PortalAssets } from '@plant-store/http-node';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
+import { batchedLines } from './logging/batched-lines.js';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
 import { withTraceIds } from './logging/with-trace-ids.js';
 import type { Tracing } from './tracing/start-tracing.js';
@@ -74,14 +75,21 @@ const TRACING_FLUSH_MS = 500;
  * does not exist) and a `ListenError` when the port cannot be taken.
  * Installs no signal handlers: the CLI does (see `runServeCommand`).
  */
-export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHandle> {
+export async function serve(config: ServeConfig, given: ServeIo): Promise<ServeHandle> {
+  // Log lines (and the ready line, so it keeps its place among them) leave once per turn of the event loop.
+  const stdout = batchedLines(given.stdout);
+  const io: ServeIo = { ...given, stdout };
   const env = io.env ?? process.env;
   // First: the store's dispatcher may make an attempt as soon as it exists, and that attempt is traced too.
   const tracing = tracingRequested(env) ? await (await import('./tracing/start-tracing.js')).startTracing(version, tracesProtocol(env)) : undefined;
   try {
-    return await serveTraced(config, io, env, tracing);
+    const handle = await serveTraced(config, io, env, tracing);
+    // Whoever started the service reads its ready line now, not a turn later.
+    stdout.flush();
+    return { ...handle, close: () => handle.close().finally(stdout.flush) };
   } catch (error) {
     await tracing?.shutdown(TRACING_FLUSH_MS);
+    stdout.flush();
     throw error;
   }
 }
