@@ -32,4 +32,17 @@ describe('staticTokens', () => {
     expect(bad({ token: 'ok', tenant: 'u' })).toThrow(/configured twice/);
     expect(bad({ tenant: 't' })).toThrow(expect.objectContaining({ field: 'tokens[1]' }));
   });
+
+  it('answers the same for a token however often, and among more known tokens than it remembers', async () => {
+    const count = 1100;
+    const auth = staticTokens(Array.from({ length: count }, (_, index) => ({ token: `token-${index}`, tenant: `tenant-${index}` })));
+    for (let round = 0; round < 2; round++) {
+      for (let index = 0; index < count; index++) {
+        expect((await auth.authenticate(`token-${index}`))?.tenant).toBe(`tenant-${index}`);
+      }
+    }
+    // Unknown tokens stay unknown, however often they come.
+    for (let attempt = 0; attempt < 3; attempt++) expect(await auth.authenticate('token-x')).toBeUndefined();
+    expect((await auth.authenticate('token-0'))?.tenant).toBe('tenant-0');
+  });
 });

@@ -30,11 +30,18 @@ export const StaticTokenEntrySchema = v.pipe(
 
 export type StaticTokenEntry = v.InferInput<typeof StaticTokenEntrySchema>;
 
+/** Known tokens remembered by their text (see staticTokens). */
+const REMEMBERED_TOKENS = 1024;
+
 /**
- * An `Authenticator` over a fixed set of tokens. Tokens are hashed once at
- * start and looked up by the SHA-256 of the presented token, so no plaintext
- * is kept or compared (and lookup time does not depend on how much of a
- * token matches). Throws a `ValidationError` naming the entry on bad input;
+ * An `Authenticator` over a fixed set of tokens. Tokens are configured and
+ * looked up by their SHA-256 digest, so the configuration need not hold
+ * them and no stored secret is compared byte by byte. A presented token
+ * found to be known is then remembered by its text (the latest 1,024), so a
+ * client's later requests skip the digest, which cost more than the rest of
+ * authenticating; the process holds those tokens as it holds every request's
+ * headers. Unknown tokens are never remembered, so they cannot crowd the
+ * known ones out. Throws a `ValidationError` naming the entry on bad input;
  * a digest listed twice is an error.
  */
 export function staticTokens(entries: readonly StaticTokenEntry[]): Authenticator {
@@ -51,10 +58,22 @@ export function staticTokens(entries: readonly StaticTokenEntry[]): Authenticato
       scopes: Object.freeze([...new Set<Scope>(entry.scopes ?? ALL_SCOPES)]),
     });
   });
+  const remembered = new Map<string, Principal>();
   return {
     // Not `async`: a settled promise is all a Map lookup needs.
     authenticate(token) {
-      return Promise.resolve(principals.get(tokenDigest(token)));
+      let principal = remembered.get(token);
+      if (principal === undefined) {
+        principal = principals.get(tokenDigest(token));
+        if (principal !== undefined) remember(remembered, token, principal);
+      }
+      return Promise.resolve(principal);
     },
   };
+}
+
+/** Adds the token, first letting go of the one remembered longest ago when full. */
+function remember(remembered: Map<string, Principal>, token: string, principal: Principal): void {
+  if (remembered.size >= REMEMBERED_TOKENS) remembered.delete(remembered.keys().next().value!);
+  remembered.set(token, principal);
 }
