@@ -110,6 +110,8 @@ describe('createPlantStore', () => {
         asked.push(token);
         if (token === 'throws') throw new Error('directory down');
         if (token === 'rejects') return Promise.reject(Object.assign(new Error('directory down'), { retryAfterMs: 2500 }));
+        // Not a promise, against the port's type: a JavaScript host may still do it.
+        if (token === 'plain') return admin as unknown as Promise<Principal>;
         return Promise.resolve(token === linkShaped || token === 'known' ? admin : undefined);
       },
     };
@@ -124,8 +126,9 @@ describe('createPlantStore', () => {
       expect(thrown).toBeInstanceOf(Promise);
       await expect(thrown).rejects.toBeInstanceOf(AuthenticationUnavailableError);
       await expect(store.authenticate('rejects')).rejects.toMatchObject({ retryAfterMs: 2500 });
+      expect(await store.authenticate('plain')).toBe(admin);
       await expect(store.authenticate('')).rejects.toMatchObject({ reason: 'missing_credentials' });
-      expect(asked).toEqual(['known', linkShaped, 'unknown', 'throws', 'rejects']);
+      expect(asked).toEqual(['known', linkShaped, 'unknown', 'throws', 'rejects', 'plain']);
     } finally {
       await store.close();
     }

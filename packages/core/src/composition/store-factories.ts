@@ -159,7 +159,9 @@ function authenticate(c: DependencyContainer): (token: string | undefined) => Pr
     const authenticator = parsePortalLinkToken(token) === undefined ? host : linksThenHost;
     let principal: Promise<Principal | undefined>;
     try {
-      principal = authenticator.authenticate(token);
+      // Promise.resolve hands a native promise back as it is, and makes one of a
+      // host's plain value or thenable.
+      principal = Promise.resolve(authenticator.authenticate(token));
     } catch (error) {
       // A host authenticator that throws instead of rejecting fails the same way.
       principal = Promise.reject(error);
