@@ -75,15 +75,14 @@ const TRACING_FLUSH_MS = 500;
  * does not exist) and a `ListenError` when the port cannot be taken.
  * Installs no signal handlers: the CLI does (see `runServeCommand`).
  */
-export async function serve(config: ServeConfig, given: ServeIo): Promise<ServeHandle> {
+export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHandle> {
   // Log lines (and the ready line, so it keeps its place among them) leave once per turn of the event loop.
-  const stdout = batchedLines(given.stdout);
-  const io: ServeIo = { ...given, stdout };
+  const stdout = batchedLines(io.stdout);
   const env = io.env ?? process.env;
   // First: the store's dispatcher may make an attempt as soon as it exists, and that attempt is traced too.
   const tracing = tracingRequested(env) ? await (await import('./tracing/start-tracing.js')).startTracing(version, tracesProtocol(env)) : undefined;
   try {
-    const handle = await serveTraced(config, io, env, tracing);
+    const handle = await serveTraced(config, { ...io, stdout }, env, tracing);
     // Whoever started the service reads its ready line now, not a turn later.
     stdout.flush();
     return { ...handle, close: () => handle.close().finally(stdout.flush) };
