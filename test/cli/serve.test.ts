@@ -85,7 +85,9 @@ describe('serve on SQLite at the default path, without tokens (development)', ()
       status: 200,
     });
     // Everything after the ready line is a JSON log line.
-    const [, ...rest] = service.stdout().trimEnd().split('\n');
+    // Complete lines (a pipe may hand a batch of lines over in pieces).
+    const stdout = service.stdout();
+    const [, ...rest] = stdout.slice(0, stdout.lastIndexOf('\n')).split('\n');
     for (const line of rest) expect(() => JSON.parse(line)).not.toThrow();
     expect(service.stdout()).not.toContain(token);
   });

@@ -73,8 +73,10 @@ export function spawnCli(args: readonly string[], options: CliOptions = {}): Cli
     child,
     stdout: () => stdout,
     stderr: () => stderr,
+    // Complete lines only: the service writes many lines at once, and a pipe may hand them over in pieces.
     logs: () =>
       stdout
+        .slice(0, stdout.lastIndexOf('\n') + 1)
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>),

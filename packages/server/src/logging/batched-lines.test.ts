@@ -26,18 +26,20 @@ describe('batchedLines', () => {
     expect(sink.writes).toHaveLength(2);
   });
 
-  it('writes at once past its size, and on flush()', async () => {
+  it('never splits a line or makes a write larger than its size, unless one line is; writes on flush()', async () => {
     const sink = recordingSink();
     const batched = batchedLines(sink, 8);
-    batched.write('1234\n');
-    batched.write('5678\n');
-    expect(sink.writes).toEqual(['1234\n5678\n']);
+    batched.write('123\n');
+    batched.write('4567\n');
+    expect(sink.writes).toEqual(['123\n']);
+    batched.write('a very long line\n');
+    expect(sink.writes).toEqual(['123\n', '4567\n', 'a very long line\n']);
     batched.write('x\n');
     batched.flush();
-    expect(sink.writes).toEqual(['1234\n5678\n', 'x\n']);
+    expect(sink.writes).toEqual(['123\n', '4567\n', 'a very long line\n', 'x\n']);
     batched.flush();
     await nextTurn();
-    expect(sink.writes).toHaveLength(2);
+    expect(sink.writes).toHaveLength(4);
   });
 
   it('loses nothing when the process exits in the turn the lines were written', async () => {

@@ -6,8 +6,13 @@ export interface BatchedSink extends LogSink {
   flush(): void;
 }
 
-/** Held text, in characters, that is written at once instead of waiting for the end of the turn. */
-const DEFAULT_MAX_CHARS = 64 * 1024;
+/**
+ * Most text one write carries, in characters: POSIX's PIPE_BUF (4 KiB), the
+ * most a pipe takes in one piece. Several processes writing into one pipe
+ * (a supervisor's, say) then cannot split each other's lines, as long as
+ * they are ASCII; and 4 KiB still holds about 25 request lines.
+ */
+const DEFAULT_MAX_CHARS = 4096;
 
 /** Sinks holding text, flushed when the process exits. One `exit` listener for all of them. */
 const holding = new Set<BatchedSink>();
@@ -24,8 +29,8 @@ function flushAllAtExit(): void {
  * line itself, while lines written in the same turn can leave together.
  *
  * Nothing waits longer than the turn it was written in: held text goes out
- * at `setImmediate`, on `flush()`, once it passes `maxChars`, and when the
- * process exits (`process.exit()` and uncaught errors included). Only a
+ * at `setImmediate`, on `flush()`, before a line that would take it past
+ * `maxChars`, and when the process exits (`process.exit()` and uncaught errors included). Only a
  * process killed outright (SIGKILL) loses the lines of its last turn.
  */
 export function batchedLines(sink: LogSink, maxChars = DEFAULT_MAX_CHARS): BatchedSink {
@@ -33,6 +38,8 @@ export function batchedLines(sink: LogSink, maxChars = DEFAULT_MAX_CHARS): Batch
   let scheduled = false;
   const batched: BatchedSink = {
     write(chunk) {
+      // Whole lines per write: what is held goes first when this one would not fit with it.
+      if (held !== '' && held.length + chunk.length > maxChars) batched.flush();
       held += chunk;
       if (held.length >= maxChars) {
         batched.flush();
