@@ -96,13 +96,17 @@ export function listPlantsSql(shape: QueryShape): string {
 const PLANT_JSON = "CASE WHEN tag IS NULL THEN json_object('id', id, 'name', name) ELSE json_object('id', id, 'name', name, 'tag', tag) END";
 
 /**
- * The listing of {@link listPlantsSql} as one row: its JSON array, built by
- * SQLite, the last id and the count. The rows reach the aggregate in the
- * listing's id order (the inner query is read in order, as a co-routine).
- * Parameters: those of {@link listPlantsSql}.
+ * A page of the listing of {@link listPlantsSql} as one row: the JSON array
+ * of its first `@limit` plants, built by SQLite, their last id, and how many
+ * plants the listing read. Read with one plant past the limit, that count
+ * tells whether more match, while the array and the id leave that plant
+ * out. The rows reach the aggregates in the listing's id order (numbered in
+ * it). Parameters: those of {@link listPlantsSql}, and `@limit`.
  */
 export function listPlantsJsonSql(shape: QueryShape): string {
-  return `SELECT json_group_array(${PLANT_JSON}), max(id), count(*) FROM (${listPlantsSql(shape)})`;
+  const page = 'FILTER (WHERE n <= @limit)';
+  return `SELECT json_group_array(${PLANT_JSON}) ${page}, max(id) ${page}, count(*)
+    FROM (SELECT id, name, tag, row_number() OVER (ORDER BY id) AS n FROM (${listPlantsSql(shape)}))`;
 }
 
 /** Parameters: see {@link queryParameters}; `last` is the offset and each branch reads offset + 1 rows. */

@@ -23,7 +23,7 @@ import {
   type FanOutParameters,
   type QueryShape,
 } from './plant-queries.js';
-import { toPlant, withoutLastPlant, type PlantRow } from './plant-rows.js';
+import { toPlant, type PlantRow } from './plant-rows.js';
 import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { GroupCommit } from './group-commit.js';
 import { isRowError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
@@ -39,7 +39,7 @@ interface PlantStatements {
   /** By shape (`shapeKey`), prepared on first use: raw rows; parameters from `queryParameters`. */
   readonly lists: ShapedStatements<Statement<unknown[], PlantRow>>;
   /** By shape (`shapeKey`), prepared on first use: one raw row [JSON array, last id, count]; parameters from `queryParameters`. */
-  readonly jsonLists: ShapedStatements<Statement<unknown[], [json: string, lastId: bigint | null, count: bigint]>>;
+  readonly jsonLists: ShapedStatements<Statement<unknown[], [json: string, lastId: bigint | null, read: bigint]>>;
   /** By shape (`shapeKey`), prepared on first use: the id alone (plucked); parameters from `queryParameters`. */
   readonly offsets: ShapedStatements<Statement<unknown[], bigint>>;
 }
@@ -196,11 +196,11 @@ export class SqlitePlantRepository implements PlantRepository {
       const statement = shapedStatement(this.#statements.jsonLists, shapeKey(shape), () =>
         this.#db.prepare<unknown[], [string, bigint | null, bigint]>(listPlantsJsonSql(shape)).raw(true),
       );
-      // One plant past the limit tells whether more match; it is cut from the text again (see withoutLastPlant).
+      // One plant past the limit tells whether more match; the page itself leaves it out (see listPlantsJsonSql).
       const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit + 1, query.limit + 1);
-      const [json, lastId, count] = statement.get(...parameters)!;
-      if (count <= BigInt(query.limit)) return { json, count: Number(count), lastId: lastId ?? undefined, more: false };
-      return { ...withoutLastPlant(json), count: query.limit, more: true };
+      const [json, lastId, read] = statement.get(...parameters, { limit: query.limit })!;
+      const more = read > BigInt(query.limit);
+      return { json, count: more ? query.limit : Number(read), lastId: lastId ?? undefined, more };
     });
   }
 

@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { StorageError } from '@plant-store/core';
 import type { NewDelivery, Storage } from '@plant-store/core/adapter';
 import { refusingImportOf, runNodeScript, spawnNodeScript } from '../../../test/support/node-script.js';
+import { inspectSqliteFile } from './sqlite-file.test-support.js';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { sqliteStorage } from './sqlite-storage.js';
@@ -37,15 +38,6 @@ const delivery = (id: string, createdAt = T0): NewDelivery => ({
   createdAt,
 });
 
-/** Reads the file behind the storage's back, as another process would. */
-const inspect = <T>(path: string, read: (db: BetterSqlite3.Database) => T): T => {
-  const db = new BetterSqlite3(path, { readonly: true });
-  try {
-    return read(db);
-  } finally {
-    db.close();
-  }
-};
 
 describe('deleting a plant that is not there', () => {
   it('answers false without the write lock, while another connection holds it', async () => {
@@ -116,7 +108,7 @@ describe('creates in one turn of the event loop (group commit)', () => {
     expect(refused).toBeInstanceOf(StorageError);
     expect(refused.message).toBe('sqlite storage could not create the plant');
     expect(refused.cause.message).toBe('poisoned plant');
-    expect(inspect(path, (db) => db.prepare('SELECT id FROM plants ORDER BY id').pluck().all())).toEqual([1, 3]);
+    expect(inspectSqliteFile(path, (db) => db.prepare('SELECT id FROM plants ORDER BY id').pluck().all())).toEqual([1, 3]);
   });
 
   it('deletes commit together too: a repeated id in the same group is gone for the second, and each event queues its deliveries', async () => {
@@ -134,7 +126,7 @@ describe('creates in one turn of the event loop (group commit)', () => {
       storage.plants.delete('t', 3n, { ...deleted, payload: '{"id":3}' }),
     ]);
     expect(answers).toEqual([true, true, false, false, true]);
-    expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM plants').pluck().get())).toBe(0);
+    expect(inspectSqliteFile(path, (db) => db.prepare('SELECT count(*) FROM plants').pluck().get())).toBe(0);
     expect((await storage.outbox.list())!.map((queued) => queued.payload).sort()).toEqual(['{"id":1}', '{"id":3}']);
   });
 
@@ -144,7 +136,7 @@ describe('creates in one turn of the event loop (group commit)', () => {
     const creates = [1, 2, 3].map((id) => storage.plants.create('t', plant(id), []));
     await storage.close();
     await expect(Promise.all(creates)).resolves.toHaveLength(3);
-    expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM plants').pluck().get())).toBe(3);
+    expect(inspectSqliteFile(path, (db) => db.prepare('SELECT count(*) FROM plants').pluck().get())).toBe(3);
   });
 });
 
@@ -158,7 +150,7 @@ describe('sqliteStorage', () => {
     await first.close();
 
     // INTEGER storage (not text or a double), digit for digit.
-    const rows = inspect(path, (db) =>
+    const rows = inspectSqliteFile(path, (db) =>
       db.prepare("SELECT typeof(id) AS type, CAST(id AS TEXT) AS digits FROM plants ORDER BY id").all(),
     );
     expect(rows).toEqual([
@@ -184,13 +176,13 @@ describe('sqliteStorage', () => {
     await (await open(path)).plants.create('t', { id: 1n, name: 'kept' }, []);
     for (const storage of opened.splice(0)) await storage.close();
     const schema = () =>
-      inspect(path, (db) => db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all() as { type: string; name: string }[]);
+      inspectSqliteFile(path, (db) => db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all() as { type: string; name: string }[]);
     const before = schema();
     const again = await open(path);
     expect(await again.plants.get('t', 1n)).toEqual({ id: 1n, name: 'kept' });
     await again.close();
     expect(schema()).toEqual(before);
-    expect(inspect(path, (db) => db.prepare('SELECT name FROM kysely_migration').pluck().all())).toEqual(Object.keys(MIGRATIONS));
+    expect(inspectSqliteFile(path, (db) => db.prepare('SELECT name FROM kysely_migration').pluck().all())).toEqual(Object.keys(MIGRATIONS));
     expect(before.filter((entry) => entry.type === 'table').map((entry) => entry.name)).toEqual(
       expect.arrayContaining(['plants', 'webhook_attempts', 'webhook_deliveries']),
     );
@@ -200,9 +192,9 @@ describe('sqliteStorage', () => {
     const path = freshPath();
     const storage = await open(path);
     await storage.plants.create('t', { id: 1n, name: 'a' }, []);
-    expect(inspect(path, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
+    expect(inspectSqliteFile(path, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
     expect(existsSync(`${path}-wal`)).toBe(true);
-    const strict = inspect(path, (db) =>
+    const strict = inspectSqliteFile(path, (db) =>
       db.prepare("SELECT name FROM pragma_table_list WHERE strict = 1 AND schema = 'main' ORDER BY name").pluck().all(),
     );
     expect(strict).toEqual(['plants', 'portal_links', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints']);
@@ -270,7 +262,7 @@ describe('sqliteStorage', () => {
     const delivered = (await storage.outbox.list({ status: 'delivered', limit: 1000 }))!;
     expect(delivered).toHaveLength(all.length);
     expect(delivered.every((d) => d.attemptCount === 1)).toBe(true);
-    expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(Object.keys(MIGRATIONS).length);
+    expect(inspectSqliteFile(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(Object.keys(MIGRATIONS).length);
   });
 
   it('sixteen processes opening one new file at once all start (busy start-up statements are retried), round after round', async () => {
@@ -283,9 +275,9 @@ describe('sqliteStorage', () => {
         openers.forEach((opener, index) => opener.send({ path, id: index }));
         const answers = await Promise.all(openers.map((opener) => opener.next()));
         expect(answers.filter((answer) => answer !== 'ok'), `round ${round}`).toEqual([]);
-        expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM plants').pluck().get())).toBe(OPENERS);
-        expect(inspect(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(Object.keys(MIGRATIONS).length);
-        expect(inspect(path, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
+        expect(inspectSqliteFile(path, (db) => db.prepare('SELECT count(*) FROM plants').pluck().get())).toBe(OPENERS);
+        expect(inspectSqliteFile(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(Object.keys(MIGRATIONS).length);
+        expect(inspectSqliteFile(path, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
       }
     } finally {
       for (const opener of openers) opener.stop();
@@ -359,7 +351,7 @@ describe('sqliteStorage', () => {
     it('creates new files with incremental auto-vacuum', async () => {
       const path = freshPath();
       await open(path);
-      expect(inspect(path, (db) => db.pragma('auto_vacuum', { simple: true }))).toBe(2);
+      expect(inspectSqliteFile(path, (db) => db.pragma('auto_vacuum', { simple: true }))).toBe(2);
     });
 
     it('converts a file created before incremental auto-vacuum at its next start, keeping its data', async () => {
@@ -372,20 +364,20 @@ describe('sqliteStorage', () => {
       await migrate(db, older);
       db.prepare("INSERT INTO plants (tenant, id, name) VALUES ('t', 1, 'old')").run();
       db.close();
-      expect(inspect(path, (file) => file.pragma('auto_vacuum', { simple: true }))).toBe(0);
+      expect(inspectSqliteFile(path, (file) => file.pragma('auto_vacuum', { simple: true }))).toBe(0);
 
       const storage = await open(path);
       expect(await storage.plants.get('t', 1n)).toEqual({ id: 1n, name: 'old' });
-      expect(inspect(path, (file) => file.pragma('auto_vacuum', { simple: true }))).toBe(2);
-      expect(inspect(path, (file) => file.prepare('SELECT name FROM kysely_migration').pluck().all())).toEqual(Object.keys(MIGRATIONS));
+      expect(inspectSqliteFile(path, (file) => file.pragma('auto_vacuum', { simple: true }))).toBe(2);
+      expect(inspectSqliteFile(path, (file) => file.prepare('SELECT name FROM kysely_migration').pluck().all())).toEqual(Object.keys(MIGRATIONS));
     });
 
     it('hands the pages a prune frees back to the file system on reclaimSpace, and finds what to prune through an index', async () => {
       const path = freshPath();
       const storage = await open(path);
       await deliverMany(storage, 2_000);
-      const pages = () => inspect(path, (db) => Number(db.pragma('page_count', { simple: true })));
-      const free = () => inspect(path, (db) => Number(db.pragma('freelist_count', { simple: true })));
+      const pages = () => inspectSqliteFile(path, (db) => Number(db.pragma('page_count', { simple: true })));
+      const free = () => inspectSqliteFile(path, (db) => Number(db.pragma('freelist_count', { simple: true })));
       const full = pages();
       let pruned = 0;
       for (let batch; (batch = await storage.outbox.prune({ olderThan: T0 + 100, limit: 1000 })) > 0; ) pruned += batch;
@@ -395,7 +387,7 @@ describe('sqliteStorage', () => {
       await storage.outbox.reclaimSpace!();
       expect(pages()).toBeLessThan(full / 2);
       expect(free()).toBe(0);
-      const plan = inspect(path, (db) =>
+      const plan = inspectSqliteFile(path, (db) =>
         db
           .prepare(
             `EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < 1 ORDER BY updated_at LIMIT 10`,
@@ -420,7 +412,7 @@ describe('sqliteStorage', () => {
         for (const { id } of claimed) await storage.outbox.recordAttempt(id, 'o', { at: T0, durationMs: 1, statusCode: 200 }, { status: 'delivered' });
       }
       while ((await storage.outbox.prune({ olderThan: T0 + 100, limit: 1000 })) > 0);
-      return { path, storage, free: () => inspect(path, (db) => Number(db.pragma('freelist_count', { simple: true }))) };
+      return { path, storage, free: () => inspectSqliteFile(path, (db) => Number(db.pragma('freelist_count', { simple: true }))) };
     };
 
     it('works in steps of a few pages, handing the event loop back between them', async () => {
