@@ -29,8 +29,9 @@ describe('serve (in-process)', () => {
     expect(await response.text()).toBe('[]');
 
     await Promise.all([handle.close(), handle.close()]);
-    await expect(fetch(`${handle.url}/healthz`)).rejects.toThrow();
+    // Already written when close() resolves, not a turn of the event loop later (log lines leave in batches).
     expect(stdout.text()).toContain('"msg":"stopped"');
+    await expect(fetch(`${handle.url}/healthz`)).rejects.toThrow();
   });
 
   it('gives the store the configured webhook retention (the default of its prune; off keeps everything)', async () => {
