@@ -5,6 +5,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /** The repository root: the working directory `pnpm start` and the tests use by default. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = fileURLToPath(new URL('../../packages/server/src/cli.ts', import.meta.url));
+/** The bundled CLI `pnpm build` writes: what the `plant-store` bin, `pnpm start` and the docs run. */
+export const BUILT_CLI = fileURLToPath(new URL('../../packages/server/dist/cli.js', import.meta.url));
 // An absolute loader URL, so the CLI can run from any working directory (a bare `tsx` resolves from the cwd).
 export const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
@@ -22,9 +24,11 @@ export interface CliOptions {
   /** The whole environment of the child (only PATH is added): nothing leaks in from the test runner. */
   readonly env?: Record<string, string>;
   readonly cwd?: string;
+  /** `source` (default): the TypeScript sources through tsx, never stale; `build`: the bundled CLI (needs `pnpm build`). */
+  readonly from?: 'source' | 'build';
 }
 
-/** A spawned `plant-store` from source, with its output collected. */
+/** A spawned `plant-store`, with its output collected. */
 export interface CliProcess {
   readonly child: ChildProcess;
   stdout(): string;
@@ -41,9 +45,10 @@ export interface CliProcess {
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<CliExit>;
 }
 
-/** Spawns `node --conditions=source --import tsx packages/server/src/cli.ts …args`. */
+/** Spawns `node --conditions=source --import tsx packages/server/src/cli.ts …args` (or `node packages/server/dist/cli.js …args`). */
 export function spawnCli(args: readonly string[], options: CliOptions = {}): CliProcess {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', TSX, CLI, ...args], {
+  const program = options.from === 'build' ? [BUILT_CLI] : ['--conditions=source', '--import', TSX, CLI];
+  const child = spawn(process.execPath, [...program, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env['PATH'] ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

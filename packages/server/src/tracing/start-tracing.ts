@@ -19,18 +19,17 @@ export interface Tracing {
  * start-up what a service without tracing should not pay.
  */
 export async function startTracing(serviceVersion: string, protocol: TracesProtocol): Promise<Tracing> {
-  const [{ NodeTracerProvider }, { BatchSpanProcessor }, { OTLPTraceExporter }, resources] = await Promise.all([
-    import('@opentelemetry/sdk-trace-node'),
-    import('@opentelemetry/sdk-trace-base'),
+  const [sdk, { OTLPTraceExporter }] = await Promise.all([
+    import('./tracing-sdk.js'),
     // Only the exporter of the protocol in use is loaded.
-    protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
-    import('@opentelemetry/resources'),
+    protocol === 'http/json' ? import('./otlp-json-exporter.js') : import('./otlp-protobuf-exporter.js'),
   ]);
+  const { NodeTracerProvider, BatchSpanProcessor } = sdk;
   // The SDK's defaults, then this service's name and version, then what the environment says (it wins).
-  const resource = resources
+  const resource = sdk
     .defaultResource()
-    .merge(resources.resourceFromAttributes({ 'service.name': 'plant-store', 'service.version': serviceVersion }))
-    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+    .merge(sdk.resourceFromAttributes({ 'service.name': 'plant-store', 'service.version': serviceVersion }))
+    .merge(sdk.detectResources({ detectors: [sdk.envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   // Not the SDK's default AsyncLocalStorage manager: the service hands its trace context on explicitly (see SynchronousContextManager).
   provider.register({ contextManager: new SynchronousContextManager() });
