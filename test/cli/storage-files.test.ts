@@ -7,6 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { makeReadOnly, type ReadOnlyPath } from '../support/read-only-path.js';
 import { runCli, startServe, type ServeProcess } from '../support/cli-process.js';
+import { eventually } from '../support/eventually.js';
 
 const TOKEN = 'storage-files-token';
 const ENV = { PLANT_STORE_TOKENS: `${TOKEN}=acme` };
@@ -64,9 +65,11 @@ describe('serve on SQLite whose database files are deleted while it runs', () =>
         error: `sqlite storage is not ready: the database file ${db} was deleted while open; what is written now would be lost at the next start (restart the service)`,
       }),
     ]);
-    const failedWrites = service.logs().filter((log) => log['msg'] === 'request failed');
-    expect(failedWrites).toHaveLength(2);
-    expect(String(failedWrites[0]!['error'])).toContain(`sqlite storage could not create the plant: the database file ${db} was deleted while open`);
+    // A request's log line is written after its response (lines leave once per turn of the event loop).
+    const failedWrites = () => service.logs().filter((log) => log['msg'] === 'request failed');
+    await eventually(() => failedWrites().length >= 2, 'the log lines of both failed writes');
+    expect(failedWrites()).toHaveLength(2);
+    expect(String(failedWrites()[0]!['error'])).toContain(`sqlite storage could not create the plant: the database file ${db} was deleted while open`);
     expect((await service.stop()).code).toBe(0);
 
     // Restarted on the same path: a new, empty database; no acknowledged write went missing (none was acknowledged after the deletion).

@@ -17,12 +17,17 @@
 //   (its package.json, the portal's assets, swagger-ui's folder, a package
 //   it requires at run time) gets its own source file's URL, computed
 //   relative to the bundle, so the lookup lands where it did unbundled.
+// - Modules written for Node's loader. A module `x.ts` with a sibling
+//   `x.bundle.ts` is replaced by it: the same exports, written for the
+//   bundler (tsyringe's modules, which core requires at run time because
+//   Node loads them faster that way, are imported statically there).
 // - Native code. better-sqlite3 loads a compiled addon found relative to
 //   its own files, so it is never bundled: the module that imports it gets
 //   a stand-in that requires the real package, from where that module
 //   lives, when the module is first evaluated (never for a memory service).
 //
 //   node scripts/bundle-cli.mjs   (run by `pnpm build`, after tsc)
+import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,14 +46,16 @@ const fromBundle = (file) => relative(OUTDIR, file);
 const urlExpression = (path) => `new URL(${JSON.stringify(path)}, import.meta.url).href`;
 
 /** @type {import('esbuild').Plugin} */
-const ownModuleUrls = {
-  name: 'own-module-urls',
+const bundledSources = {
+  name: 'bundled-sources',
   setup(plugin) {
     plugin.onLoad({ filter: /\.[cm]?[jt]s$/, namespace: 'file' }, async (args) => {
-      const text = await readFile(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const loader = args.path.endsWith('ts') ? 'ts' : 'js';
-      return { contents: text.replaceAll('import.meta.url', urlExpression(fromBundle(args.path))), loader };
+      const variant = args.path.replace(/\.ts$/, '.bundle.ts');
+      const path = variant !== args.path && existsSync(variant) ? variant : args.path;
+      const text = await readFile(path, 'utf8');
+      if (path === args.path && !text.includes('import.meta.url')) return undefined;
+      const loader = path.endsWith('ts') ? 'ts' : 'js';
+      return { contents: text.replaceAll('import.meta.url', urlExpression(fromBundle(path))), loader };
     });
   },
 };
@@ -89,7 +96,7 @@ await build({
   banner: { js: "import { createRequire as bundleRequire } from 'node:module';\nconst require = bundleRequire(import.meta.url);" },
   // For `node --enable-source-maps` and debuggers: frames name the sources.
   sourcemap: 'linked',
-  plugins: [ownModuleUrls, nativeRequiredAtRunTime],
+  plugins: [bundledSources, nativeRequiredAtRunTime],
   logLevel: 'warning',
 });
 

@@ -1,5 +1,3 @@
-import { createRequire } from 'node:module';
-import type * as Tsyringe from 'tsyringe';
 import type { DependencyContainer, FactoryProvider, ValueProvider } from 'tsyringe';
 import type * as v from 'valibot';
 import type { Principal } from '../domain/principal.js';
@@ -29,19 +27,7 @@ import {
 } from './store-factories.js';
 import { storeSettings, type StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
-
-// tsyringe is CommonJS. Imported from ESM, Node 20 scans every file it
-// re-exports for named exports, which makes loading it take twice as long;
-// required, it loads as plain CommonJS. Its main entry refuses to load
-// without the reflect-metadata polyfill, which only its decorators and
-// constructor injection read: composition here registers values and
-// factories under symbols, so the container and factory modules are loaded
-// directly, and no global polyfill is patched into the host's `Reflect`.
-// Those paths are tsyringe's internals, not its API: package.json pins one
-// exact version, so an upgrade is a deliberate change that checks them.
-const require = createRequire(import.meta.url);
-const { instance: rootContainer } = require('tsyringe/dist/cjs/dependency-container.js') as { instance: DependencyContainer };
-const { instanceCachingFactory } = require('tsyringe/dist/cjs/factories/index.js') as Pick<typeof Tsyringe, 'instanceCachingFactory'>;
+import { instanceCachingFactory, rootContainer } from './tsyringe-modules.js';
 
 export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
   /**
