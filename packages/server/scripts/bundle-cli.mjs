@@ -89,7 +89,11 @@ await build({
   target: 'node20.19',
   // The workspace packages are bundled from their TypeScript sources, so the
   // bundle never picks up a stale build of them.
-  conditions: ['source'],
+  // `module`, which esbuild adds by itself unless conditions are given: a
+  // package's ES module build where its exports offer one. Named imports
+  // from CommonJS come out of the bundle as getters, read at every use, and
+  // OpenTelemetry's API (CommonJS by default) is used on every request.
+  conditions: ['source', 'module'],
   // pg requires this optional native client only when asked for (`pg.native`).
   external: ['pg-native'],
   // Bundled CommonJS modules call `require` (Node's built-ins, the rest of their package).
