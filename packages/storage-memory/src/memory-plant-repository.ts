@@ -63,15 +63,17 @@ export class MemoryPlantRepository implements PlantRepository {
 
   async create(tenant: string, plant: Plant, given: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
     assertOpen(this.#lifecycle);
-    const existing = this.#tenants.get(tenant)?.get(plant.id);
-    if (existing) return { created: false, plant: copyPlant(existing) };
+    const plants = this.#tenants.get(tenant);
+    // One search: where the plant is, or goes.
+    const index = plants?.lowerBound(plant.id) ?? 0;
+    const existing = plants?.at(index);
+    if (existing?.id === plant.id) return { created: false, plant: copyPlant(existing) };
     const deliveries = [...given, ...this.#eventDeliveries(tenant, event)];
     // Check every delivery before writing anything: all or nothing, like a transaction.
     this.#outbox.assertInsertable(deliveries);
-    let plants = this.#tenants.get(tenant);
-    if (!plants) this.#tenants.set(tenant, (plants = new SortedPlants<StoredPlant>()));
     const stored = storedPlant(plant);
-    plants.insert(stored);
+    if (plants) plants.insertAt(index, stored);
+    else this.#tenants.set(tenant, SortedPlants.of(stored));
     this.#outbox.insert(deliveries);
     return { created: true, plant: copyPlant(stored) };
   }

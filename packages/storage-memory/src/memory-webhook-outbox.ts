@@ -111,10 +111,14 @@ function toDelivery(record: DeliveryRecord): Delivery {
 /** The webhook outbox in process memory: deliveries survive only as long as the process. */
 export class MemoryWebhookOutbox implements WebhookOutbox {
   readonly #records = new Map<string, DeliveryRecord>();
-  // Pending deliveries only (never the delivered history), kept in claim
-  // order: due time, then insertion. A claim stops at the first delivery not
-  // yet due or once it has `limit`, instead of sorting the backlog each time.
-  readonly #pending: DeliveryRecord[] = [];
+  // Pending deliveries only (never the delivered history), by endpoint, each
+  // endpoint's kept in claim order: due time, then insertion. A claim takes
+  // from the front of each endpoint it may claim for, and stops at the first
+  // delivery not yet due or once it has `limit`: it neither sorts the backlog
+  // nor walks past the deliveries of an endpoint it skips (one at its cap of
+  // attempts in flight, whose backlog may be the whole outbox).
+  readonly #pending = new Map<string, DeliveryRecord[]>();
+  #pendingCount = 0;
   readonly #lifecycle: MemoryLifecycle;
   #sequence = 0;
 
@@ -124,12 +128,13 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
 
   /** Throws (writing nothing) when a delivery id is already stored or repeated: the memory twin of a primary-key violation. */
   assertInsertable(deliveries: readonly NewDelivery[]): void {
-    const seen = new Set<string>();
+    // Most creates queue one delivery: no set of the ones seen for that.
+    const seen = deliveries.length > 1 ? new Set<string>() : undefined;
     for (const delivery of deliveries) {
-      if (this.#records.has(delivery.id) || seen.has(delivery.id)) {
+      if (this.#records.has(delivery.id) || seen?.has(delivery.id)) {
         throw new StorageError(`cannot queue delivery ${delivery.id}: a delivery with that id exists`);
       }
-      seen.add(delivery.id);
+      seen?.add(delivery.id);
     }
   }
 
@@ -162,13 +167,22 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     assertOpen(this.#lifecycle);
     const { owner, now, leaseMs, limit } = options;
     const skip = options.skipEndpoints?.length ? new Set(options.skipEndpoints) : undefined;
-    const due: DeliveryRecord[] = [];
-    for (const record of this.#pending) {
-      if (due.length >= limit || record.nextAttemptAt! > now) break;
-      if (record.leaseExpiresAt !== undefined && record.leaseExpiresAt > now) continue;
-      if (skip?.has(record.message.endpointId)) continue;
-      due.push(record);
+    let due: DeliveryRecord[] = [];
+    let endpointsWithDue = 0;
+    for (const [endpointId, queue] of this.#pending) {
+      if (skip?.has(endpointId)) continue;
+      const before = due.length;
+      let taken = 0;
+      for (const record of queue) {
+        if (taken >= limit || record.nextAttemptAt! > now) break;
+        if (record.leaseExpiresAt !== undefined && record.leaseExpiresAt > now) continue;
+        due.push(record);
+        taken++;
+      }
+      if (due.length > before) endpointsWithDue++;
     }
+    // Each endpoint's are in claim order; several endpoints' are merged into it.
+    if (endpointsWithDue > 1) due = due.sort(claimOrder).slice(0, limit);
     const leaseExpiresAt = now + leaseMs;
     return due.map((record) => {
       record.leaseOwner = owner;
@@ -211,11 +225,13 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   async nextDueAt(): Promise<number | undefined> {
     assertOpen(this.#lifecycle);
     let earliest: number | undefined;
-    for (const record of this.#pending) {
-      // In due order: every later delivery is claimable at its due time or later.
-      if (earliest !== undefined && record.nextAttemptAt! >= earliest) break;
-      const at = Math.max(record.nextAttemptAt!, record.leaseExpiresAt ?? -Infinity);
-      if (earliest === undefined || at < earliest) earliest = at;
+    for (const queue of this.#pending.values()) {
+      for (const record of queue) {
+        // In due order: every later delivery is claimable at its due time or later.
+        if (earliest !== undefined && record.nextAttemptAt! >= earliest) break;
+        const at = Math.max(record.nextAttemptAt!, record.leaseExpiresAt ?? -Infinity);
+        if (earliest === undefined || at < earliest) earliest = at;
+      }
     }
     return earliest;
   }
@@ -224,8 +240,8 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     assertOpen(this.#lifecycle);
     // Kept in due order, not creation order (retries move back): one pass over the pending backlog only.
     let oldest = Infinity;
-    for (const record of this.#pending) oldest = Math.min(oldest, record.message.createdAt);
-    return this.#pending.length === 0 ? { count: 0 } : { count: this.#pending.length, oldestCreatedAt: oldest };
+    for (const queue of this.#pending.values()) for (const record of queue) oldest = Math.min(oldest, record.message.createdAt);
+    return this.#pendingCount === 0 ? { count: 0 } : { count: this.#pendingCount, oldestCreatedAt: oldest };
   }
 
   async get(id: string): Promise<Delivery | undefined> {
@@ -282,8 +298,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
 
   /** Ends every pending delivery to the endpoint as failed, with a last attempt saying why (the endpoint was deleted or disabled). */
   failPendingOf(endpointId: string, at: number, error: string): void {
-    for (const record of [...this.#pending]) {
-      if (record.message.endpointId !== endpointId) continue;
+    for (const record of [...(this.#pending.get(endpointId) ?? [])]) {
       this.#removePending(record);
       record.attempts.push({ at, durationMs: 0, error });
       record.countedAttempts++;
@@ -321,27 +336,37 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     this.#addPending(record);
   }
 
-  /** Inserts a pending record at its place in claim order (new deliveries usually go last). */
+  /** Inserts a pending record at its place in its endpoint's claim order (new deliveries usually go last). */
   #addPending(record: DeliveryRecord): void {
-    const index = this.#pendingIndex(record);
-    if (index === this.#pending.length) this.#pending.push(record);
-    else this.#pending.splice(index, 0, record);
+    const { endpointId } = record.message;
+    let queue = this.#pending.get(endpointId);
+    if (queue === undefined) this.#pending.set(endpointId, (queue = []));
+    const index = pendingIndex(queue, record);
+    if (index === queue.length) queue.push(record);
+    else queue.splice(index, 0, record);
+    this.#pendingCount++;
   }
 
   #removePending(record: DeliveryRecord): void {
-    const index = this.#pendingIndex(record);
-    if (this.#pending[index] === record) this.#pending.splice(index, 1);
+    const { endpointId } = record.message;
+    const queue = this.#pending.get(endpointId);
+    if (queue === undefined) return;
+    const index = pendingIndex(queue, record);
+    if (queue[index] !== record) return;
+    queue.splice(index, 1);
+    this.#pendingCount--;
+    if (queue.length === 0) this.#pending.delete(endpointId);
   }
+}
 
-  /** First position in claim order not before `record` (its own position when it is there). */
-  #pendingIndex(record: DeliveryRecord): number {
-    let low = 0;
-    let high = this.#pending.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (claimOrder(this.#pending[middle]!, record) < 0) low = middle + 1;
-      else high = middle;
-    }
-    return low;
+/** First position in a queue in claim order not before `record` (its own position when it is there). */
+function pendingIndex(queue: readonly DeliveryRecord[], record: DeliveryRecord): number {
+  let low = 0;
+  let high = queue.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (claimOrder(queue[middle]!, record) < 0) low = middle + 1;
+    else high = middle;
   }
+  return low;
 }

@@ -8,6 +8,13 @@ import type { Plant } from '@plant-store/core';
 export class SortedPlants<T extends Plant = Plant> {
   readonly #plants: T[] = [];
 
+  /** A collection holding one plant. */
+  static of<T extends Plant>(plant: T): SortedPlants<T> {
+    const plants = new SortedPlants<T>();
+    plants.#plants.push(plant);
+    return plants;
+  }
+
   get size(): number {
     return this.#plants.length;
   }
@@ -24,10 +31,19 @@ export class SortedPlants<T extends Plant = Plant> {
     const index = this.lowerBound(plant.id);
     const existing = this.#plants[index];
     if (existing?.id === plant.id) return existing;
+    this.insertAt(index, plant);
+    return undefined;
+  }
+
+  /**
+   * Inserts the plant at `index`, its `lowerBound` when nothing has changed
+   * since and its id is not present: for a caller that looked first and must
+   * check more before writing, without a second search.
+   */
+  insertAt(index: number, plant: T): void {
     // Ascending ids (the common bulk-load order) append without moving anything.
     if (index === this.#plants.length) this.#plants.push(plant);
     else this.#plants.splice(index, 0, plant);
-    return undefined;
   }
 
   /** Removes the plant with that id; `true` when it was there. */

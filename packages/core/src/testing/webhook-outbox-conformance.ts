@@ -71,6 +71,19 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await claimIds('a', T0 + 10, { skipEndpoints: [] })).toEqual(['slow1', 'other']);
     });
 
+    it('claims across endpoints in one order, earliest due then oldest, up to the limit', async () => {
+      await queue(
+        delivery('a1', { endpointId: 'sub_a', createdAt: T0 + 5 }),
+        delivery('b1', { endpointId: 'sub_b', createdAt: T0 + 1 }),
+        delivery('a2', { endpointId: 'sub_a', createdAt: T0 + 5 }),
+        delivery('c1', { endpointId: 'sub_c', createdAt: T0 + 5 }),
+        delivery('b2', { endpointId: 'sub_b', createdAt: T0 + 9 }),
+      );
+      expect(await claimIds('a', T0 + 10, { limit: 3 })).toEqual(['b1', 'a1', 'a2']);
+      expect(await claimIds('a', T0 + 10, { limit: 3, skipEndpoints: ['sub_b'] })).toEqual(['c1']);
+      expect(await claimIds('a', T0 + 10, { limit: 3 })).toEqual(['b2']);
+    });
+
     it('never hands one delivery to two concurrent claimers', async () => {
       const all = Array.from({ length: 20 }, (_, i) => delivery(`d${String(i).padStart(2, '0')}`, { createdAt: T0 + i }));
       await queue(...all.slice(0, 10));
