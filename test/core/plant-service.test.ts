@@ -186,6 +186,27 @@ describe('listAsJson', () => {
   });
 });
 
+describe('getAsJson', () => {
+  it('gives the JSON of the plant get returns, from storage that writes it and from storage that cannot', async () => {
+    const storage = memoryStorage();
+    // The memory adapter's plants, minus the optional JSON read.
+    const bound = { create: storage.plants.create.bind(storage.plants), get: storage.plants.get.bind(storage.plants), list: storage.plants.list.bind(storage.plants), idAtOffset: storage.plants.idAtOffset.bind(storage.plants), delete: storage.plants.delete.bind(storage.plants) };
+    const withoutJson = createPlantStore({ storage: { ...storage, plants: bound } });
+    try {
+      for (const target of [store, withoutJson]) {
+        await target.plants.create(writer, { id: 9007199254740993n, name: 'quote " ünï 🌿', tag: 'red' });
+        const json = await target.plants.getAsJson(reader, 9007199254740993n);
+        expect(json).toBe(plantToJson(await target.plants.get(reader, 9007199254740993n)));
+        await expect(target.plants.getAsJson(other, 9007199254740993n)).rejects.toMatchObject({ name: 'NotFoundError' });
+        await expect(target.plants.getAsJson({ ...reader, scopes: [] }, 1)).rejects.toMatchObject({ name: 'ForbiddenError' });
+        await expect(target.plants.getAsJson(reader, 'x')).rejects.toMatchObject({ name: 'ValidationError' });
+      }
+    } finally {
+      await withoutJson.close();
+    }
+  });
+});
+
 describe('list', () => {
   const ids = [-9223372036854775808n, -10n, -2n, 0n, 2n, 10n, 9223372036854775807n];
   beforeEach(async () => {

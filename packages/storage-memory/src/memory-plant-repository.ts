@@ -84,6 +84,11 @@ export class MemoryPlantRepository implements PlantRepository {
     return plant && copyPlant(plant);
   }
 
+  async getJson(tenant: string, id: bigint): Promise<string | undefined> {
+    assertOpen(this.#lifecycle);
+    return this.#tenants.get(tenant)?.get(id)?.wire;
+  }
+
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {
     assertOpen(this.#lifecycle);
     return this.#matching(tenant, query, query.limit).map(copyPlant);

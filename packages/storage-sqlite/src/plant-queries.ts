@@ -95,6 +95,9 @@ export function listPlantsSql(shape: QueryShape): string {
 // JSON.stringify does and writes 64-bit integers exactly.
 const PLANT_JSON = "CASE WHEN tag IS NULL THEN json_object('id', id, 'name', name) ELSE json_object('id', id, 'name', name, 'tag', tag) END";
 
+/** Parameters: tenant, id. The plant's wire form as JSON text (see PLANT_JSON); no row when the tenant has none. */
+export const SELECT_PLANT_JSON = `SELECT ${PLANT_JSON} FROM plants WHERE tenant = ? AND id = ?`;
+
 /**
  * A page of the listing of {@link listPlantsSql} as one row: the JSON array
  * of its first `@limit` plants, built by SQLite, their last id, and how many

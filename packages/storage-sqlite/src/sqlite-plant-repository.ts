@@ -20,6 +20,7 @@ import {
   listPlantsSql,
   queryParameters,
   SELECT_PLANT,
+  SELECT_PLANT_JSON,
   type FanOutParameters,
   type QueryShape,
 } from './plant-queries.js';
@@ -34,6 +35,7 @@ interface PlantStatements {
   readonly insert: Statement<[tenant: string, id: bigint, name: string, tag: string | null]>;
   /** Raw rows. */
   readonly select: Statement<[tenant: string, id: bigint], PlantRow>;
+  readonly selectJson: Statement<[tenant: string, id: bigint], string>;
   readonly delete: Statement<[tenant: string, id: bigint]>;
   readonly fanOut: Statement<FanOutParameters>;
   /** By shape (`shapeKey`), prepared on first use: raw rows; parameters from `queryParameters`. */
@@ -73,6 +75,7 @@ function prepareStatements(db: BetterSqlite3): PlantStatements {
   return {
     insert: db.prepare(INSERT_PLANT),
     select: db.prepare<[string, bigint], PlantRow>(SELECT_PLANT).raw(true),
+    selectJson: db.prepare<[string, bigint], string>(SELECT_PLANT_JSON).pluck(true),
     delete: db.prepare(DELETE_PLANT),
     fanOut: db.prepare<FanOutParameters>(FAN_OUT),
     lists: new Map(),
@@ -175,6 +178,10 @@ export class SqlitePlantRepository implements PlantRepository {
       const row = this.#statements.select.get(tenant, id);
       return row && toPlant(row);
     });
+  }
+
+  async getJson(tenant: string, id: bigint): Promise<string | undefined> {
+    return withSqliteErrors('read the plant', () => this.#statements.selectJson.get(tenant, id));
   }
 
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {

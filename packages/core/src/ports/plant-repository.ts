@@ -70,6 +70,8 @@ export interface PlantRepository {
   create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult>;
   /** The plant with that id, or `undefined` when the tenant has none. */
   get(tenant: string, id: bigint): Promise<Plant | undefined>;
+  /** Optional: the plant `get` returns, as its wire JSON text (exactly what `plantToJson` gives) built by the storage itself, or `undefined` when the tenant has none. */
+  getJson?(tenant: string, id: bigint): Promise<string | undefined>;
   /** Up to `limit` plants matching the query in ascending id order (signed numeric order); `[]` when none. */
   list(tenant: string, query: ListPlantsQuery): Promise<Plant[]>;
   /** Optional: the plants `list` returns for the same query, as JSON text built by the storage itself (cheaper than building plant objects to serialize them), and whether more match beyond `limit`. */

@@ -90,6 +90,22 @@ export class PlantService {
   }
 
   /**
+   * `get` for callers that send the plant as JSON (the HTTP adapter): its
+   * wire form (what `plantToJson` gives), written by storage itself when it
+   * can (`getJson`), so no plant object is built for it. `NotFoundError`
+   * when the caller's tenant has none.
+   */
+  async getAsJson(principal: Principal, id: unknown): Promise<string> {
+    requireScope(principal, 'plants:read');
+    const plantId = parsePlantId(id);
+    const plants = inTraceOf(principal, this.#plants);
+    if (plants.getJson === undefined) return plantToJson(await this.get(principal, plantId));
+    const json = await plants.getJson(principal.tenant, plantId);
+    if (json === undefined) throw notFound(plantId);
+    return json;
+  }
+
+  /**
    * Lists the caller's plants in ascending id order. Without `limit`, every
    * plant (streamed in batches); with it, one page and, when more remain,
    * `nextAfter` for the next one.

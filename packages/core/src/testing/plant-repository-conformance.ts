@@ -196,6 +196,22 @@ export function describePlantRepositoryConformance(storage: () => Storage): void
       expect(ids(await plants().list('t', { limit: 10 }))).toEqual([1n, 2n]);
     });
 
+    it('writes a plant as JSON exactly as it serializes (when it has getJson)', async () => {
+      const repository = plants();
+      if (repository.getJson === undefined) return;
+      const stored = [
+        plant(-9223372036854775808n, 'min', 'red'),
+        plant(-2n, 'quote " backslash \\ tab \t newline \n control \u0001 end'),
+        plant(3n, 'Monstera déliciosa 🌿 \u4e2d\u6587 \u2028 \u007f', 'ünïcødé'),
+        plant(9007199254740993n, 'beyond 2^53', 'red'),
+        plant(9223372036854775807n, 'max'),
+      ];
+      await createAll('t', stored);
+      for (const { id } of stored) expect(await repository.getJson('t', id)).toBe(plantToJson((await repository.get('t', id))!));
+      expect(await repository.getJson('t', 4n)).toBeUndefined();
+      expect(await repository.getJson('other', 3n)).toBeUndefined();
+    });
+
     it('writes a listing as JSON exactly as the plants it lists serialize (when it has listJson)', async () => {
       const repository = plants();
       if (repository.listJson === undefined) return;

@@ -19,7 +19,7 @@ type AsyncMember<T> = { [K in keyof T]-?: T[K] extends (...args: never[]) => Pro
 // Every member of each port, checked by the compiler, so a member added to a
 // port is not left untraced (or, worse, missing from the wrapper).
 const PLANT_MEMBERS = { create: true, get: true, list: true, idAtOffset: true, delete: true } satisfies Record<
-  Exclude<keyof PlantRepository, 'listJson'>,
+  Exclude<keyof PlantRepository, 'getJson' | 'listJson'>,
   true
 >;
 const OUTBOX_MEMBERS = {
@@ -82,6 +82,7 @@ function tracedPlants(plants: PlantRepository, system: string | undefined): Plan
   return {
     ...tracedMembers(plants, plantReads, system, 'plants'),
     // Optional: present only when the storage has it (the service asks whether it exists).
+    ...(plants.getJson ? tracedMembers(plants as Required<PlantRepository>, { getJson: true }, system, 'plants') : {}),
     ...(plants.listJson ? tracedMembers(plants as Required<PlantRepository>, { listJson: true }, system, 'plants') : {}),
     create: (tenant, plant, deliveries, event) => {
       const parent = activeSpanContext();

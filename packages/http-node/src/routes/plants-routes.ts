@@ -48,8 +48,7 @@ export async function listPlants(context: RouteContext, exchange: Exchange): Pro
 export async function getPlant(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
   const principal = await authenticateRequest(context.store, exchange);
   requireScope(principal, 'plants:read');
-  const plant = await context.store.plants.get(principal, parsePlantId(idSegment));
-  sendJson(exchange.res, exchange.requestId, 200, plantToJson(plant));
+  sendJson(exchange.res, exchange.requestId, 200, await context.store.plants.getAsJson(principal, parsePlantId(idSegment)));
 }
 
 /** `DELETE /plants/{id}`: 204, or 404 when the caller's tenant has no such plant. */
