@@ -17,6 +17,8 @@
 //   (its package.json, the portal's assets, swagger-ui's folder, a package
 //   it requires at run time) gets its own source file's URL, computed
 //   relative to the bundle, so the lookup lands where it did unbundled.
+//   Those paths assume the workspace packages side by side, with their
+//   src/ folders, as in this repository and in a flat node_modules/@plant-store/.
 // - Modules written for Node's loader. A module `x.ts` with a sibling
 //   `x.bundle.ts` is replaced by it: the same exports, written for the
 //   bundler (tsyringe's modules, which core requires at run time because
