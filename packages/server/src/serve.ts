@@ -19,7 +19,7 @@ import { createPlantServer, type PlantServerOptions, type PortalAssets } from '@
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { batchedLines } from './logging/batched-lines.js';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
-import { withTraceIds } from './logging/with-trace-ids.js';
+import { activeTraceIds } from './logging/active-trace-ids.js';
 import type { Tracing } from './tracing/start-tracing.js';
 import { tracesProtocol, tracingCaveats, tracingRequested } from './tracing/tracing-settings.js';
 import { version } from './version.js';
@@ -139,8 +139,7 @@ function announceDevelopmentToken(io: ServeIo, token: string): void {
 
 /** JSON lines on stdout; with tracing on, each names the trace and span it was written in. */
 function serviceLogger(config: ServeConfig, io: ServeIo, traced: boolean): Logger {
-  const logger = jsonLogger(io.stdout, { level: config.logLevel });
-  return traced ? withTraceIds(logger) : logger;
+  return jsonLogger(io.stdout, { level: config.logLevel, ...(traced ? { contextFields: activeTraceIds } : {}) });
 }
 
 function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {

@@ -30,6 +30,24 @@ describe('jsonLogger', () => {
     ]);
   });
 
+  it('adds the context fields of the moment after the entry\'s own, leaving the caller\'s fields untouched', () => {
+    const out = capture();
+    let context: Record<string, unknown> | undefined = { traceId: 't1', spanId: 's1' };
+    const logger = jsonLogger(out.sink, { now: fixedNow, contextFields: () => context });
+    const fields = { method: 'GET', status: 200 };
+    logger.info('request', fields);
+    // A field that is not plain (a bigint) takes the replacer's path, which must keep the context too.
+    logger.info('created', { id: 9007199254740993n });
+    context = undefined;
+    logger.warn('outside a span');
+    expect(out.lines()).toEqual([
+      '{"time":"2024-01-02T03:04:05.678Z","level":"info","msg":"request","method":"GET","status":200,"traceId":"t1","spanId":"s1"}',
+      '{"time":"2024-01-02T03:04:05.678Z","level":"info","msg":"created","id":"9007199254740993","traceId":"t1","spanId":"s1"}',
+      '{"time":"2024-01-02T03:04:05.678Z","level":"warn","msg":"outside a span"}',
+    ]);
+    expect(fields).toEqual({ method: 'GET', status: 200 });
+  });
+
   it('drops entries below the level', () => {
     const out = capture();
     const logger = jsonLogger(out.sink, { level: 'warn' });

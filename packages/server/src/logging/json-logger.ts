@@ -15,6 +15,12 @@ export interface JsonLoggerOptions {
   readonly level?: LogLevel;
   /** Current time in epoch milliseconds. @default Date.now */
   readonly now?: () => number;
+  /**
+   * Fields of the moment an entry is written (the active span's ids), added
+   * after the entry's own, which are not copied for it. Called once per
+   * entry written.
+   */
+  readonly contextFields?: () => LogFields | undefined;
 }
 
 // Defence in depth: callers must never log credentials, but if one slips into
@@ -33,6 +39,7 @@ const RESERVED = new Set(['time', 'level', 'msg']);
 export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logger {
   const threshold = LOG_LEVELS.indexOf(options.level ?? 'info');
   const now = options.now ?? Date.now;
+  const contextFields = options.contextFields;
 
   // Most entries land in the same millisecond as the one before (one per request under load).
   let lastMs = NaN;
@@ -46,7 +53,7 @@ export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logg
   };
 
   const write = (level: LogLevel, message: string, fields: LogFields | undefined): void => {
-    sink.write(`${serializeEntry({ time: timestamp(now()), level, msg: message }, fields)}\n`);
+    sink.write(`${serializeEntry({ time: timestamp(now()), level, msg: message }, fields, contextFields?.())}\n`);
   };
 
   // Decided once per level: an entry below the threshold costs one empty call.
@@ -56,18 +63,15 @@ export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logg
 }
 
 /** The entry as one JSON line: the envelope plus the fields, serialized as cheaply as they allow. */
-function serializeEntry(envelope: { time: string; level: LogLevel; msg: string }, fields: LogFields | undefined): string {
+function serializeEntry(
+  envelope: { time: string; level: LogLevel; msg: string },
+  fields: LogFields | undefined,
+  context: LogFields | undefined,
+): string {
   // The envelope object itself gets the fields: one object per entry, no copy.
   const entry: Record<string, unknown> = envelope;
-  let plain = true;
-  if (fields) {
-    for (const key of Object.keys(fields)) {
-      const value = fields[key];
-      // A field cannot overwrite the envelope; keep it under another name.
-      entry[RESERVED.has(key) ? `field.${key}` : key] = value;
-      if (plain) plain = isPlainField(key, value);
-    }
-  }
+  const plainFields = addFields(entry, fields);
+  const plain = addFields(entry, context) && plainFields;
   // Fast path (the request line): a replacer would make V8 leave its
   // native serializer, at several times the cost, for nothing to do.
   if (plain) return JSON.stringify(entry);
@@ -77,6 +81,20 @@ function serializeEntry(envelope: { time: string; level: LogLevel; msg: string }
     // A getter that throws or a toJSON that fails must not take the service down.
     return JSON.stringify({ time: envelope.time, level: envelope.level, msg: envelope.msg, logError: 'fields could not be serialized' });
   }
+}
+
+/** Adds the fields to the entry; true when all of them are plain (see isPlainField). */
+function addFields(entry: Record<string, unknown>, fields: LogFields | undefined): boolean {
+  let plain = true;
+  if (fields) {
+    for (const key of Object.keys(fields)) {
+      const value = fields[key];
+      // A field cannot overwrite the envelope; keep it under another name.
+      entry[RESERVED.has(key) ? `field.${key}` : key] = value;
+      if (plain) plain = isPlainField(key, value);
+    }
+  }
+  return plain;
 }
 
 const sensitiveKeys = new Map<string, boolean>();
