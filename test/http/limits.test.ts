@@ -145,6 +145,22 @@ describe.each(STORAGE_KINDS)('body limits (%s storage)', (kind) => {
     expect(statusOf(raw)).toBe(413);
     expect(JSON.parse(bodyOf(raw))).toEqual({ error: 413, message: 'body must not exceed 64 bytes' });
     expect((await api(small.url, 'GET', '/plants/8', { token: TOKENS.owner })).status).toBe(404);
+
+    // The same chunked bodies in one write: whole before the service reads them (taken from node:http's buffer at once).
+    const whole = async (body: string) => {
+      const conn = await openRaw(small.port);
+      await conn.write(
+        `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.owner}\r\n` +
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n' +
+          `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      );
+      return conn.closed;
+    };
+    expect(statusOf(await whole(exact.replace('"id":7', '"id":5')))).toBe(200);
+    expect(JSON.parse(bodyOf(await whole(over)))).toEqual({ error: 413, message: 'body must not exceed 64 bytes' });
+    // The raw answer is read byte for byte (latin1): its UTF-8 decoded here.
+    const utf8 = Buffer.from(bodyOf(await whole('{"id":6,"name":"ünï 🌿"}')), 'latin1').toString('utf8');
+    expect(JSON.parse(utf8)).toEqual({ id: 6, name: 'ünï 🌿' });
   });
 });
 

@@ -27,6 +27,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
   // The client may have gone while the request was being authenticated:
   // 'close' has then already fired and would never reach the listener below.
   if (req.destroyed) return Promise.reject(endedEarly());
+  if (req.complete && req.readableFlowing === null) return bufferedBody(req, maxBytes);
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -55,6 +56,24 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
       timeout: () => fail(new HttpError(408, 'the request body did not arrive in time', ['connection', 'close'])),
     });
   });
+}
+
+/**
+ * The body of a request that arrived whole before anyone read it (a small
+ * body in the packets of its head, the usual case): node:http has parsed it
+ * into the request's buffer already, so it is taken from there at once,
+ * without listeners, timeouts or a turn of the stream machinery.
+ */
+function bufferedBody(req: IncomingMessage, maxBytes: number): Promise<string> {
+  // Paused and never read: one read() hands over everything buffered.
+  const body = req.read() as Buffer | null;
+  const size = body === null ? 0 : body.length;
+  if (size > maxBytes) return Promise.reject(tooLarge(maxBytes));
+  try {
+    return Promise.resolve(body === null ? '' : decodeUtf8([body], size));
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
 }
 
 /** Adds the handlers to the request; returns the function that removes them all. */
