@@ -63,7 +63,7 @@ export class MemoryPlantRepository implements PlantRepository {
 
   async create(tenant: string, plant: Plant, given: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
     assertOpen(this.#lifecycle);
-    const plants = this.#tenants.get(tenant);
+    let plants = this.#tenants.get(tenant);
     // One search: where the plant is, or goes.
     const index = plants?.lowerBound(plant.id) ?? 0;
     const existing = plants?.at(index);
@@ -72,8 +72,8 @@ export class MemoryPlantRepository implements PlantRepository {
     // Check every delivery before writing anything: all or nothing, like a transaction.
     this.#outbox.assertInsertable(deliveries);
     const stored = storedPlant(plant);
-    if (plants) plants.insertAt(index, stored);
-    else this.#tenants.set(tenant, SortedPlants.of(stored));
+    if (!plants) this.#tenants.set(tenant, (plants = new SortedPlants<StoredPlant>()));
+    plants.insertAt(index, stored);
     this.#outbox.insert(deliveries);
     return { created: true, plant: copyPlant(stored) };
   }

@@ -118,7 +118,6 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   // nor walks past the deliveries of an endpoint it skips (one at its cap of
   // attempts in flight, whose backlog may be the whole outbox).
   readonly #pending = new Map<string, DeliveryRecord[]>();
-  #pendingCount = 0;
   readonly #lifecycle: MemoryLifecycle;
   #sequence = 0;
 
@@ -239,9 +238,13 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   async pendingStats(): Promise<PendingStats> {
     assertOpen(this.#lifecycle);
     // Kept in due order, not creation order (retries move back): one pass over the pending backlog only.
+    let count = 0;
     let oldest = Infinity;
-    for (const queue of this.#pending.values()) for (const record of queue) oldest = Math.min(oldest, record.message.createdAt);
-    return this.#pendingCount === 0 ? { count: 0 } : { count: this.#pendingCount, oldestCreatedAt: oldest };
+    for (const queue of this.#pending.values()) {
+      count += queue.length;
+      for (const record of queue) oldest = Math.min(oldest, record.message.createdAt);
+    }
+    return count === 0 ? { count: 0 } : { count, oldestCreatedAt: oldest };
   }
 
   async get(id: string): Promise<Delivery | undefined> {
@@ -344,7 +347,6 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     const index = pendingIndex(queue, record);
     if (index === queue.length) queue.push(record);
     else queue.splice(index, 0, record);
-    this.#pendingCount++;
   }
 
   #removePending(record: DeliveryRecord): void {
@@ -354,7 +356,6 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     const index = pendingIndex(queue, record);
     if (queue[index] !== record) return;
     queue.splice(index, 1);
-    this.#pendingCount--;
     if (queue.length === 0) this.#pending.delete(endpointId);
   }
 }

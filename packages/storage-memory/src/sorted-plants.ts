@@ -8,13 +8,6 @@ import type { Plant } from '@plant-store/core';
 export class SortedPlants<T extends Plant = Plant> {
   readonly #plants: T[] = [];
 
-  /** A collection holding one plant. */
-  static of<T extends Plant>(plant: T): SortedPlants<T> {
-    const plants = new SortedPlants<T>();
-    plants.#plants.push(plant);
-    return plants;
-  }
-
   get size(): number {
     return this.#plants.length;
   }

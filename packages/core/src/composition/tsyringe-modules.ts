@@ -1,6 +1,4 @@
 import { createRequire } from 'node:module';
-import type * as Tsyringe from 'tsyringe';
-import type { DependencyContainer } from 'tsyringe';
 
 // tsyringe is CommonJS. Imported from ESM, Node 20 scans every file it
 // re-exports for named exports, which makes loading it take twice as long;
@@ -14,6 +12,10 @@ import type { DependencyContainer } from 'tsyringe';
 // The `plant-store` CLI bundle uses tsyringe-modules.bundle.ts instead.
 const require = createRequire(import.meta.url);
 
+// Typed in tsyringe-internals.d.ts, which the bundle's static imports use too.
+type ContainerModule = typeof import('tsyringe/dist/cjs/dependency-container.js');
+type FactoriesModule = typeof import('tsyringe/dist/cjs/factories/index.js');
+
 /** tsyringe's root container: each store composes in a child of it. */
-export const { instance: rootContainer } = require('tsyringe/dist/cjs/dependency-container.js') as { instance: DependencyContainer };
-export const { instanceCachingFactory } = require('tsyringe/dist/cjs/factories/index.js') as Pick<typeof Tsyringe, 'instanceCachingFactory'>;
+export const { instance: rootContainer } = require('tsyringe/dist/cjs/dependency-container.js') as ContainerModule;
+export const { instanceCachingFactory } = require('tsyringe/dist/cjs/factories/index.js') as FactoriesModule;

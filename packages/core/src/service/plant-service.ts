@@ -99,8 +99,9 @@ export class PlantService {
     requireScope(principal, 'plants:read');
     const plantId = parsePlantId(id);
     const plants = inTraceOf(principal, this.#plants);
-    if (plants.getJson === undefined) return plantToJson(await this.get(principal, plantId));
-    const json = await plants.getJson(principal.tenant, plantId);
+    const json = plants.getJson
+      ? await plants.getJson(principal.tenant, plantId)
+      : await plants.get(principal.tenant, plantId).then((plant) => plant && plantToJson(plant));
     if (json === undefined) throw notFound(plantId);
     return json;
   }
