@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeTraceRequest } from './otlp-protobuf.js';
+import { countTraceRequestSpans, decodeTraceRequest } from './otlp-protobuf.js';
 
 /** One attribute value as OTLP/JSON writes it. */
 type AnyValue = { stringValue?: string; intValue?: number | string; boolValue?: boolean; doubleValue?: number };
@@ -26,7 +26,8 @@ export const CLIENT_KIND = 3;
  * A real OTLP/HTTP trace endpoint on 127.0.0.1 (port 0): accepts `POST
  * /v1/traces` with protobuf or JSON bodies (what
  * `@opentelemetry/exporter-trace-otlp-proto` and `-http` send) and keeps
- * every span, with the encoding it came in; `keep: false` only counts them (the bench's sink).
+ * every span, with the encoding it came in; `keep: false` only counts them
+ * (the bench's sink), without decoding protobuf bodies.
  */
 export async function startOtlpSink(options: { keep?: boolean } = {}) {
   const keep = options.keep ?? true;
@@ -45,6 +46,11 @@ export async function startOtlpSink(options: { keep?: boolean } = {}) {
       }
       encodings.add(encoding);
       const raw = Buffer.concat(chunks);
+      if (!keep && encoding === 'protobuf') {
+        received += countTraceRequestSpans(raw);
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        return;
+      }
       const body = (encoding === 'json' ? JSON.parse(raw.toString('utf8')) : decodeTraceRequest(raw)) as ExportRequest;
       for (const span of flatten(body)) {
         received++;

@@ -96,6 +96,10 @@ await build({
   // from CommonJS come out of the bundle as getters, read at every use, and
   // OpenTelemetry's API (CommonJS by default) is used on every request.
   conditions: ['source', 'module'],
+  // The same for packages that name their ES module build in `module` rather
+  // than in their exports (the OpenTelemetry SDK): bundled as CommonJS, the
+  // SDK would reach the API through such getters on every span.
+  mainFields: ['module', 'main'],
   // pg requires this optional native client only when asked for (`pg.native`).
   external: ['pg-native'],
   // Bundled CommonJS modules call `require` (Node's built-ins, the rest of their package).
