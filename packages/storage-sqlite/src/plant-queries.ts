@@ -108,8 +108,15 @@ export const SELECT_PLANT_JSON = `SELECT ${PLANT_JSON} FROM plants WHERE tenant 
  */
 export function listPlantsJsonSql(shape: QueryShape): string {
   const page = 'FILTER (WHERE n <= @limit)';
-  return `SELECT json_group_array(${PLANT_JSON}) ${page}, max(id) ${page}, count(*)
-    FROM (SELECT id, name, tag, row_number() OVER (ORDER BY id) AS n FROM (${listPlantsSql(shape)}))`;
+  const numbered = 'id, name, tag, row_number() OVER (ORDER BY id) AS n';
+  // One branch numbers its rows itself: a subquery around it costs SQLite
+  // about 2 µs more per page of 20 (measured), as much as the rest of the
+  // statement's overhead. Merged branches are numbered after their union.
+  const rows =
+    shape.tagCount <= 1
+      ? branch(numbered, shape.tagCount === 1, shape.bounded, `LIMIT ${BOUND_LIMIT}`)
+      : `SELECT ${numbered} FROM (${listPlantsSql(shape)})`;
+  return `SELECT json_group_array(${PLANT_JSON}) ${page}, max(id) ${page}, count(*) FROM (${rows})`;
 }
 
 /** Parameters: see {@link queryParameters}; `last` is the offset and each branch reads offset + 1 rows. */
