@@ -344,9 +344,13 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     const { endpointId } = record.message;
     let queue = this.#pending.get(endpointId);
     if (queue === undefined) this.#pending.set(endpointId, (queue = []));
-    const index = pendingIndex(queue, record);
-    if (index === queue.length) queue.push(record);
-    else queue.splice(index, 0, record);
+    // A new delivery is due last (due now, queued last): checked first, before a search of a backlog.
+    const last = queue.at(-1);
+    if (last === undefined || claimOrder(last, record) < 0) {
+      queue.push(record);
+      return;
+    }
+    queue.splice(pendingIndex(queue, record), 0, record);
   }
 
   #removePending(record: DeliveryRecord): void {
