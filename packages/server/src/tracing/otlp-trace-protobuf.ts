@@ -102,26 +102,7 @@ function writeScopeSpans(writer: ProtobufWriter, scope: InstrumentationScope, sp
 
 function writeSpan(writer: ProtobufWriter, span: ReadableSpan): void {
   const start = writer.begin();
-  const context = span.spanContext();
-  writer.tag(1, LENGTH_DELIMITED);
-  writer.hexBytes(context.traceId);
-  writer.tag(2, LENGTH_DELIMITED);
-  writer.hexBytes(context.spanId);
-  const traceState = context.traceState?.serialize();
-  if (traceState) {
-    writer.tag(3, LENGTH_DELIMITED);
-    writer.string(traceState);
-  }
-  const parent = span.parentSpanContext;
-  if (parent?.spanId) {
-    writer.tag(4, LENGTH_DELIMITED);
-    writer.hexBytes(parent.spanId);
-  }
-  writer.tag(5, LENGTH_DELIMITED);
-  writer.string(span.name);
-  // OTLP's SpanKind counts from SPAN_KIND_UNSPECIFIED (0); the API's from INTERNAL.
-  writer.tag(6, VARINT);
-  writer.varint(span.kind + 1);
+  writeSpanIdentity(writer, span);
   writer.tag(7, FIXED64);
   writer.hrTime(span.startTime);
   writer.tag(8, FIXED64);
@@ -144,8 +125,32 @@ function writeSpan(writer: ProtobufWriter, span: ReadableSpan): void {
   writer.tag(15, LENGTH_DELIMITED);
   writeStatus(writer, span.status);
   writer.tag(16, FIXED32);
-  writer.fixed32(spanFlags(context.traceFlags, parent?.isRemote));
+  writer.fixed32(spanFlags(span.spanContext().traceFlags, span.parentSpanContext?.isRemote));
   writer.end(start);
+}
+
+/** A span's fields 1 to 6: its ids, trace state, parent, name and kind. */
+function writeSpanIdentity(writer: ProtobufWriter, span: ReadableSpan): void {
+  const context = span.spanContext();
+  writer.tag(1, LENGTH_DELIMITED);
+  writer.hexBytes(context.traceId);
+  writer.tag(2, LENGTH_DELIMITED);
+  writer.hexBytes(context.spanId);
+  const traceState = context.traceState?.serialize();
+  if (traceState) {
+    writer.tag(3, LENGTH_DELIMITED);
+    writer.string(traceState);
+  }
+  const parent = span.parentSpanContext;
+  if (parent?.spanId) {
+    writer.tag(4, LENGTH_DELIMITED);
+    writer.hexBytes(parent.spanId);
+  }
+  writer.tag(5, LENGTH_DELIMITED);
+  writer.string(span.name);
+  // OTLP's SpanKind counts from SPAN_KIND_UNSPECIFIED (0); the API's from INTERNAL.
+  writer.tag(6, VARINT);
+  writer.varint(span.kind + 1);
 }
 
 function writeEvent(writer: ProtobufWriter, event: TimedEvent): void {
