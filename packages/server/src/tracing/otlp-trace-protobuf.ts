@@ -1,4 +1,4 @@
-import type { Attributes, AttributeValue, Link, SpanStatus } from '@opentelemetry/api';
+import type { Attributes, AttributeValue, Link, SpanContext, SpanStatus } from '@opentelemetry/api';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { FIXED32, FIXED64, LENGTH_DELIMITED, ProtobufWriter, VARINT } from './protobuf-writer.js';
 
@@ -131,16 +131,7 @@ function writeSpan(writer: ProtobufWriter, span: ReadableSpan): void {
 
 /** A span's fields 1 to 6: its ids, trace state, parent, name and kind. */
 function writeSpanIdentity(writer: ProtobufWriter, span: ReadableSpan): void {
-  const context = span.spanContext();
-  writer.tag(1, LENGTH_DELIMITED);
-  writer.hexBytes(context.traceId);
-  writer.tag(2, LENGTH_DELIMITED);
-  writer.hexBytes(context.spanId);
-  const traceState = context.traceState?.serialize();
-  if (traceState) {
-    writer.tag(3, LENGTH_DELIMITED);
-    writer.string(traceState);
-  }
+  writeContext(writer, span.spanContext());
   const parent = span.parentSpanContext;
   if (parent?.spanId) {
     writer.tag(4, LENGTH_DELIMITED);
@@ -151,6 +142,20 @@ function writeSpanIdentity(writer: ProtobufWriter, span: ReadableSpan): void {
   // OTLP's SpanKind counts from SPAN_KIND_UNSPECIFIED (0); the API's from INTERNAL.
   writer.tag(6, VARINT);
   writer.varint(span.kind + 1);
+}
+
+/** Fields 1 to 3 of a span and of a link alike: trace id, span id, trace state. */
+function writeContext(writer: ProtobufWriter, context: SpanContext): void
+{
+  writer.tag(1, LENGTH_DELIMITED);
+  writer.hexBytes(context.traceId);
+  writer.tag(2, LENGTH_DELIMITED);
+  writer.hexBytes(context.spanId);
+  const traceState = context.traceState?.serialize();
+  if (traceState) {
+    writer.tag(3, LENGTH_DELIMITED);
+    writer.string(traceState);
+  }
 }
 
 function writeEvent(writer: ProtobufWriter, event: TimedEvent): void {
@@ -168,15 +173,7 @@ function writeEvent(writer: ProtobufWriter, event: TimedEvent): void {
 function writeLink(writer: ProtobufWriter, link: Link): void {
   const start = writer.begin();
   const context = link.context;
-  writer.tag(1, LENGTH_DELIMITED);
-  writer.hexBytes(context.traceId);
-  writer.tag(2, LENGTH_DELIMITED);
-  writer.hexBytes(context.spanId);
-  const traceState = context.traceState?.serialize();
-  if (traceState) {
-    writer.tag(3, LENGTH_DELIMITED);
-    writer.string(traceState);
-  }
+  writeContext(writer, context);
   if (link.attributes) writeAttributes(writer, link.attributes, 4);
   writer.tag(5, VARINT);
   writer.varint(link.droppedAttributesCount ?? 0);
