@@ -69,19 +69,23 @@ export interface BenchOptions {
   readonly keep: boolean;
   /** Pin every server to one CPU and the harness to another (`--pin on`, the default; applied when the machine allows). */
   readonly pin: boolean;
+  /** The traced service's sampler in the tracing scenario (`OTEL_TRACES_SAMPLER` and its argument); the SDK's default (every request) when unset. */
+  readonly tracingSampler: { readonly name: string; readonly arg: string | undefined } | undefined;
 }
 
 const USAGE = `usage: pnpm bench [--quick] [--scenario name[,name…]] [--storage sqlite|memory] [--logging off|on|both]
   [--service dist|source|baseline] [--rounds N] [--round-seconds S] [--warmup-seconds S]
   [--connections N] [--big-list N] [--db-pool N] [--steady-seconds S] [--steady-retention S]
-  [--no-write] [--out DIR] [--cpu-prof DIR] [--keep] [--pin on|off]
+  [--no-write] [--out DIR] [--cpu-prof DIR] [--keep] [--pin on|off] [--tracing-sampler NAME[:ARG]]
 scenarios: ${SCENARIOS.join(', ')}
 ${OPT_IN_SCENARIOS.join(', ')} run for minutes (--steady-seconds, default 300, --quick 40) and only when named
 pg-… scenarios run on PLANT_STORE_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
   each server in a schema of its own, dropped afterwards; skipped when the database is unreachable
 --service baseline: a baseline plays the service (self-test of the harness; HTTP scenarios only)
 --pin on (default): every server on CPU 0 (taskset -c 0), the harness with the load generator on CPU 1;
-  run unpinned, with one line saying why, when taskset is missing or there is one CPU; --pin off: never pinned`;
+  run unpinned, with one line saying why, when taskset is missing or there is one CPU; --pin off: never pinned
+--tracing-sampler: the traced service's OTEL_TRACES_SAMPLER in the tracing scenario, with OTEL_TRACES_SAMPLER_ARG
+  after a colon (parentbased_traceidratio:0.01, always_off); every request is recorded without it`;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -109,6 +113,7 @@ const ARG_OPTIONS = {
   'cpu-prof': { type: 'string' },
   keep: { type: 'boolean', default: false },
   pin: { type: 'string', default: 'on' },
+  'tracing-sampler': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -163,5 +168,15 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     cpuProfDir: values['cpu-prof'],
     keep: values.keep,
     pin: values.pin === 'on',
+    tracingSampler: tracingSampler(values['tracing-sampler']),
   };
+}
+
+/** `NAME` or `NAME:ARG`, as the SDK's variables take them. */
+function tracingSampler(text: string | undefined): BenchOptions['tracingSampler'] {
+  if (text === undefined) return undefined;
+  const colon = text.indexOf(':');
+  const name = colon === -1 ? text : text.slice(0, colon);
+  if (!/^[a-z_]+$/.test(name)) throw new Error(`--tracing-sampler must be a sampler name such as always_off or parentbased_traceidratio:0.01\n${USAGE}`);
+  return { name, arg: colon === -1 ? undefined : text.slice(colon + 1) };
 }

@@ -150,10 +150,14 @@ The service with metrics on (\`GET /metrics\` scraped every second during its ro
 }
 
 /** Tracing on (exporting to a local OTLP sink) against off, as the metrics section. */
-function tracingSection(results: BenchResults): string {
+function tracingSection(results: BenchResults, sampler: BenchOptions['tracingSampler']): string {
+  const recorded =
+    sampler === undefined
+      ? 'every request, including each storage call, is a span'
+      : `sampled with \`OTEL_TRACES_SAMPLER=${sampler.name}\`${sampler.arg === undefined ? '' : ` and \`OTEL_TRACES_SAMPLER_ARG=${sampler.arg}\``}`;
   return onOffSection(results.tracing ?? [], 'tracing', TRACING_MIN_THROUGHPUT_RATIO, `## Tracing cost
 
-The service with tracing on (\`OTEL_EXPORTER_OTLP_ENDPOINT\` pointing at a local OTLP/HTTP sink that accepts and drops the spans; every request, including each storage call, is a span) against the same service without any \`OTEL_*\` variable (no SDK loaded), in interleaved rounds as above. Target: req/s with tracing ≥ ${TRACING_MIN_THROUGHPUT_RATIO}x without. Tracing off against the service without this feature is the HTTP scenarios' service row.`);
+The service with tracing on (\`OTEL_EXPORTER_OTLP_ENDPOINT\` pointing at a local OTLP/HTTP sink that accepts and drops the spans; ${recorded}) against the same service without any \`OTEL_*\` variable (no SDK loaded), in interleaved rounds as above. Target: req/s with tracing ≥ ${TRACING_MIN_THROUGHPUT_RATIO}x without. Tracing off against the service without this feature is the HTTP scenarios' service row.`);
 }
 
 /** One row per server and a ratio row per scenario of a feature measured on against off. */
@@ -372,7 +376,7 @@ export function renderReport(input: ReportInput): string {
     `## Method\n\n${methodNotes(options, machine)}`,
     results.paired.length ? `## HTTP scenarios\n\nMedians over the measured rounds. CPU % is the server process's user + system time over the round (100 = one core), from /proc/<pid>/stat; CPU µs/req is that time per answered request; RSS is VmRSS at the end of the rounds. On a machine shared with other work the req/s ratio moves from round to round (see Every round); CPU µs/req is the steadier measure of the service's own overhead.\n\n${pairedSection(results.paired)}` : '',
     metricsSection(results),
-    tracingSection(results),
+    tracingSection(results, options.tracingSampler),
     webhookSection(results),
     pgWebhookSection(results),
     bigListSection(results.bigList, 'SQLite'),

@@ -163,6 +163,19 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
     expect(queued).toMatchObject({ endpointId: 'ep_deleted', eventType: 'plant.deleted', traceparent: formatTraceparent(deleteSpan!.spanContext) });
   });
 
+  it('inside a span the sampler dropped, makes no span and stamps that span\u2019s traceparent, its decision with it', async () => {
+    const dropped = trace.wrapSpanContext({ traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.NONE });
+    await context.with(trace.setSpan(ROOT_CONTEXT, dropped), async () => {
+      await storage.plants.create('acme', { id: 1n, name: 'Fern' }, [delivery('msg_1')]);
+      await storage.outbox.get('msg_1');
+      await storage.plants.delete('acme', 1n, { eventType: 'plant.deleted', payload: '{"id":1}', createdAt: 2 });
+    });
+    expect(recorded).toEqual([]);
+    const traceparent = formatTraceparent(dropped.spanContext());
+    expect(traceparent).toMatch(/-00$/);
+    expect((await storage.outbox.get('msg_1'))?.traceparent).toBe(traceparent);
+  });
+
   it('ends a failed call\u2019s span as an error naming the error class only, and rethrows', async () => {
     await storage.outbox.enqueue(delivery('msg_1'));
     const failure = inRequest(() => storage.outbox.enqueue(delivery('msg_1')));

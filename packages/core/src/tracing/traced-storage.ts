@@ -1,5 +1,5 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import type { EndpointEvent, PlantRepository } from '../ports/plant-repository.js';
+import type { CreatePlantResult, EndpointEvent, PlantRepository } from '../ports/plant-repository.js';
 import type { PortalLinkRepository } from '../ports/portal-link-repository.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
@@ -60,7 +60,10 @@ const PORTAL_LINK_MEMBERS = { create: true, find: true, revoke: true, list: true
  * A call is traced only inside a span (a request's, or a host's): the
  * dispatcher's background polls would otherwise start a trace each. Outside
  * one, and always without an OpenTelemetry SDK, a call goes straight to the
- * storage with nothing added.
+ * storage with nothing added. Inside a span the sampler dropped, a call
+ * makes no span either, and a write stamps that span's `traceparent`: the
+ * decision not to sample travels with the deliveries, and their attempts
+ * link to the request's trace as they would to a storage span of it.
  */
 export function tracedStorage(storage: Storage): Storage {
   const system = storage.dbSystem;
@@ -85,22 +88,26 @@ function tracedPlants(plants: PlantRepository, system: string | undefined): Plan
     ...(plants.getJson ? tracedMembers(plants as Required<PlantRepository>, { getJson: true }, system, 'plants') : {}),
     ...(plants.listJson ? tracedMembers(plants as Required<PlantRepository>, { listJson: true }, system, 'plants') : {}),
     create: (tenant, plant, deliveries, event) => {
-      const parent = activeSpanContext();
-      if (parent === undefined) return plants.create(tenant, plant, deliveries, event);
-      return traced(ops.create, parent, (span) => {
+      const create = (span: Span): Promise<CreatePlantResult> => {
         const traceparent = formatTraceparent(span.spanContext());
         return traceparent === undefined
           ? plants.create(tenant, plant, deliveries, event)
           : plants.create(tenant, plant, stampDeliveries(deliveries, traceparent), stampEvent(event, traceparent));
-      });
+      };
+      const parent = context.active();
+      const parentSpan = trace.getSpan(parent);
+      if (parentSpan === undefined) return plants.create(tenant, plant, deliveries, event);
+      return parentSpan.isRecording() ? traced(ops.create, parent, create) : create(parentSpan);
     },
     delete: (tenant, id, event) => {
-      const parent = activeSpanContext();
-      if (parent === undefined) return plants.delete(tenant, id, event);
-      return traced(ops.delete, parent, (span) => {
+      const remove = (span: Span): Promise<boolean> => {
         const traceparent = formatTraceparent(span.spanContext());
         return plants.delete(tenant, id, traceparent === undefined ? event : stampEvent(event, traceparent));
-      });
+      };
+      const parent = context.active();
+      const parentSpan = trace.getSpan(parent);
+      if (parentSpan === undefined) return plants.delete(tenant, id, event);
+      return parentSpan.isRecording() ? traced(ops.delete, parent, remove) : remove(parentSpan);
     },
   };
 }
@@ -140,17 +147,19 @@ function tracedMembers<T extends object, K extends keyof T>(target: T, members: 
   return wrapped as Pick<T, K>;
 }
 
-/** The active context when it holds a span (a call is traced only then), else `undefined`. */
+/**
+ * The active context when it holds a span that records (a call is traced
+ * only then), else `undefined`. Under a span the sampler dropped, a child
+ * would be dropped too (the SDK's samplers decide per trace): starting one
+ * only to carry the parent's context costs ids, a context and a span object
+ * per call on every request left out of the samples.
+ */
 function activeSpanContext(): Context | undefined {
   const parent = context.active();
-  return trace.getSpan(parent) === undefined ? undefined : parent;
+  return trace.getSpan(parent)?.isRecording() ? parent : undefined;
 }
 
-/**
- * Runs `call` in a span of its own, a child of `parent`'s, handing it the
- * span (whose `traceparent` is stamped on deliveries also when the sampler
- * dropped it: the decision travels with it).
- */
+/** Runs `call` in a span of its own, a child of `parent`'s, handing it the span. */
 function traced<T>(op: Operation, parent: Context, call: (span: Span) => Promise<T>): Promise<T> {
   const span = tracer.startSpan(op.name, { kind: SpanKind.CLIENT, attributes: op.attributes }, parent);
   return context.with(trace.setSpan(parent, span), call, undefined, span).then(

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { parseBenchOptions } from '../../bench/lib/bench-options.js';
+
+describe('--tracing-sampler', () => {
+  it('is unset by default: the tracing scenario records every request', () => {
+    expect(parseBenchOptions([]).tracingSampler).toBeUndefined();
+  });
+
+  it('takes a sampler name, and its argument after a colon', () => {
+    expect(parseBenchOptions(['--tracing-sampler', 'always_off']).tracingSampler).toEqual({ name: 'always_off', arg: undefined });
+    expect(parseBenchOptions(['--tracing-sampler', 'parentbased_traceidratio:0.01']).tracingSampler).toEqual({ name: 'parentbased_traceidratio', arg: '0.01' });
+  });
+
+  it('refuses what is not a sampler name', () => {
+    expect(() => parseBenchOptions(['--tracing-sampler', 'Always Off'])).toThrow(/--tracing-sampler must be a sampler name/);
+  });
+});
