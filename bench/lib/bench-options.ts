@@ -172,6 +172,11 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   };
 }
 
+/** The SDK's variables that set the sampler: `OTEL_TRACES_SAMPLER`, and `OTEL_TRACES_SAMPLER_ARG` when an argument is given. */
+export function tracingSamplerEnv(sampler: NonNullable<BenchOptions['tracingSampler']>): Record<string, string> {
+  return sampler.arg === undefined ? { OTEL_TRACES_SAMPLER: sampler.name } : { OTEL_TRACES_SAMPLER: sampler.name, OTEL_TRACES_SAMPLER_ARG: sampler.arg };
+}
+
 /** `NAME` or `NAME:ARG`, as the SDK's variables take them. */
 function tracingSampler(text: string | undefined): BenchOptions['tracingSampler'] {
   if (text === undefined) return undefined;

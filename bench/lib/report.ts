@@ -1,6 +1,6 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
 import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
-import type { BenchOptions } from './bench-options.js';
+import { tracingSamplerEnv, type BenchOptions } from './bench-options.js';
 import { describePinning, type CpuPinning } from './cpu-pinning.js';
 import type { MachineInfo } from './machine-info.js';
 import type { PairedResult, RoundFigures } from './paired-rounds.js';
@@ -154,7 +154,9 @@ function tracingSection(results: BenchResults, sampler: BenchOptions['tracingSam
   const recorded =
     sampler === undefined
       ? 'every request, including each storage call, is a span'
-      : `sampled with \`OTEL_TRACES_SAMPLER=${sampler.name}\`${sampler.arg === undefined ? '' : ` and \`OTEL_TRACES_SAMPLER_ARG=${sampler.arg}\``}`;
+      : `sampled with ${Object.entries(tracingSamplerEnv(sampler))
+          .map(([name, value]) => `\`${name}=${value}\``)
+          .join(' and ')}`;
   return onOffSection(results.tracing ?? [], 'tracing', TRACING_MIN_THROUGHPUT_RATIO, `## Tracing cost
 
 The service with tracing on (\`OTEL_EXPORTER_OTLP_ENDPOINT\` pointing at a local OTLP/HTTP sink that accepts and drops the spans; ${recorded}) against the same service without any \`OTEL_*\` variable (no SDK loaded), in interleaved rounds as above. Target: req/s with tracing ≥ ${TRACING_MIN_THROUGHPUT_RATIO}x without. Tracing off against the service without this feature is the HTTP scenarios' service row.`);

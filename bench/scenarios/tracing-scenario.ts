@@ -1,5 +1,6 @@
 import { startOtlpSink } from '../../test/support/otlp-sink.js';
 import type { BenchContext } from '../lib/bench-context.js';
+import { tracingSamplerEnv } from '../lib/bench-options.js';
 import type { PairedResult } from '../lib/paired-rounds.js';
 import { runOnOffScenario } from './on-off-scenario.js';
 
@@ -15,8 +16,8 @@ import { runOnOffScenario } from './on-off-scenario.js';
 export async function runTracingScenario(context: BenchContext, onError: (name: string, error: unknown) => void): Promise<PairedResult[]> {
   const sink = await startOtlpSink({ keep: false });
   const sampler = context.options.tracingSampler;
-  const samplerEnv = sampler === undefined ? {} : { OTEL_TRACES_SAMPLER: sampler.name, ...(sampler.arg === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: sampler.arg }) };
-  const sampled = sampler === undefined ? '' : ` (sampler ${sampler.name}${sampler.arg === undefined ? '' : ` ${sampler.arg}`})`;
+  const samplerEnv = sampler === undefined ? {} : tracingSamplerEnv(sampler);
+  const sampled = sampler === undefined ? '' : ` (${Object.entries(samplerEnv).map(([name, value]) => `${name}=${value}`).join(' ')})`;
   try {
     return await runOnOffScenario(
       context,

@@ -1,9 +1,10 @@
 /**
- * A decoder of OTLP's `ExportTraceServiceRequest` protobuf (what
- * the service's exporter sends, as `@opentelemetry/exporter-trace-otlp-proto` does), written against the
- * OTLP .proto field numbers, into the shape OTLP/JSON has (hex ids, attribute
- * `AnyValue`s), so the test sink reads both encodings alike. Only the fields
- * the tests look at are kept; the others are skipped by their wire type.
+ * A decoder of OTLP's `ExportTraceServiceRequest` protobuf (what the
+ * service's exporter sends, as `@opentelemetry/exporter-trace-otlp-proto`
+ * does), written against the OTLP .proto field numbers, into the shape
+ * OTLP/JSON has (hex ids, attribute `AnyValue`s), so the test sink reads
+ * both encodings alike. Only the fields the tests look at are kept; the
+ * others are skipped by their wire type.
  */
 
 type Fields = Map<number, (bigint | Uint8Array)[]>;

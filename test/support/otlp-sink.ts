@@ -24,8 +24,8 @@ export const CLIENT_KIND = 3;
 
 /**
  * A real OTLP/HTTP trace endpoint on 127.0.0.1 (port 0): accepts `POST
- * /v1/traces` with protobuf or JSON bodies (what
- * the service's protobuf exporter and `@opentelemetry/exporter-trace-otlp-http` send) and keeps
+ * /v1/traces` with protobuf or JSON bodies (what the service's protobuf
+ * exporter and `@opentelemetry/exporter-trace-otlp-http` send) and keeps
  * every span, with the encoding it came in; `keep: false` only counts them
  * (the bench's sink), without decoding protobuf bodies.
  */

@@ -1,5 +1,5 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import type { CreatePlantResult, EndpointEvent, PlantRepository } from '../ports/plant-repository.js';
+import type { EndpointEvent, PlantRepository } from '../ports/plant-repository.js';
 import type { PortalLinkRepository } from '../ports/portal-link-repository.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
@@ -87,28 +87,9 @@ function tracedPlants(plants: PlantRepository, system: string | undefined): Plan
     // Optional: present only when the storage has it (the service asks whether it exists).
     ...(plants.getJson ? tracedMembers(plants as Required<PlantRepository>, { getJson: true }, system, 'plants') : {}),
     ...(plants.listJson ? tracedMembers(plants as Required<PlantRepository>, { listJson: true }, system, 'plants') : {}),
-    create: (tenant, plant, deliveries, event) => {
-      const create = (span: Span): Promise<CreatePlantResult> => {
-        const traceparent = formatTraceparent(span.spanContext());
-        return traceparent === undefined
-          ? plants.create(tenant, plant, deliveries, event)
-          : plants.create(tenant, plant, stampDeliveries(deliveries, traceparent), stampEvent(event, traceparent));
-      };
-      const parent = context.active();
-      const parentSpan = trace.getSpan(parent);
-      if (parentSpan === undefined) return plants.create(tenant, plant, deliveries, event);
-      return parentSpan.isRecording() ? traced(ops.create, parent, create) : create(parentSpan);
-    },
-    delete: (tenant, id, event) => {
-      const remove = (span: Span): Promise<boolean> => {
-        const traceparent = formatTraceparent(span.spanContext());
-        return plants.delete(tenant, id, traceparent === undefined ? event : stampEvent(event, traceparent));
-      };
-      const parent = context.active();
-      const parentSpan = trace.getSpan(parent);
-      if (parentSpan === undefined) return plants.delete(tenant, id, event);
-      return parentSpan.isRecording() ? traced(ops.delete, parent, remove) : remove(parentSpan);
-    },
+    create: (tenant, plant, deliveries, event) =>
+      stampedWrite(ops.create, (traceparent) => plants.create(tenant, plant, stampDeliveries(deliveries, traceparent), stampEvent(event, traceparent))),
+    delete: (tenant, id, event) => stampedWrite(ops.delete, (traceparent) => plants.delete(tenant, id, stampEvent(event, traceparent))),
   };
 }
 
@@ -159,6 +140,20 @@ function activeSpanContext(): Context | undefined {
   return trace.getSpan(parent)?.isRecording() ? parent : undefined;
 }
 
+/**
+ * Runs a write that queues deliveries, handing it the `traceparent` to stamp
+ * on them: under a recording span, that of a span of its own; under a span
+ * the sampler dropped, the dropped span's (no child is started, as for
+ * reads); outside any span, none.
+ */
+function stampedWrite<T>(op: Operation, write: (traceparent: string | undefined) => Promise<T>): Promise<T> {
+  const parent = context.active();
+  const parentSpan = trace.getSpan(parent);
+  if (parentSpan === undefined) return write(undefined);
+  const stamped = (span: Span) => write(formatTraceparent(span.spanContext()));
+  return parentSpan.isRecording() ? traced(op, parent, stamped) : stamped(parentSpan);
+}
+
 /** Runs `call` in a span of its own, a child of `parent`'s, handing it the span. */
 function traced<T>(op: Operation, parent: Context, call: (span: Span) => Promise<T>): Promise<T> {
   const span = tracer.startSpan(op.name, { kind: SpanKind.CLIENT, attributes: op.attributes }, parent);
@@ -183,10 +178,10 @@ function failed(span: Span, error: unknown): void {
 
 // Copies made with Object.assign, not a spread: on Node 20 an object spread takes V8's slow path (about 0.5 µs each),
 // and a traced create makes one per delivery.
-function stampDeliveries(deliveries: readonly NewDelivery[], traceparent: string): readonly NewDelivery[] {
-  return deliveries.length === 0 ? deliveries : deliveries.map((delivery) => Object.assign({}, delivery, { traceparent }));
+function stampDeliveries(deliveries: readonly NewDelivery[], traceparent: string | undefined): readonly NewDelivery[] {
+  return traceparent === undefined || deliveries.length === 0 ? deliveries : deliveries.map((delivery) => Object.assign({}, delivery, { traceparent }));
 }
 
-function stampEvent(event: EndpointEvent | undefined, traceparent: string): EndpointEvent | undefined {
-  return event && Object.assign({}, event, { traceparent });
+function stampEvent(event: EndpointEvent | undefined, traceparent: string | undefined): EndpointEvent | undefined {
+  return traceparent === undefined ? event : event && Object.assign({}, event, { traceparent });
 }
