@@ -100,23 +100,22 @@ export const SELECT_PLANT_JSON = `SELECT ${PLANT_JSON} FROM plants WHERE tenant 
 
 /**
  * A page of the listing of {@link listPlantsSql} as one row: the JSON array
- * of its first `@limit` plants, built by SQLite, their last id, and how many
- * plants the listing read. Read with one plant past the limit, that count
- * tells whether more match, while the array and the id leave that plant
- * out. The rows reach the aggregates in the listing's id order (numbered in
- * it). Parameters: those of {@link listPlantsSql}, and `@limit`.
+ * of its plants, built by SQLite, their last id, their count, and the id of
+ * the plant just past the page ({@link idAtOffsetSql} at offset `limit`),
+ * NULL when none matches: whether more remain. The rows reach the aggregate
+ * in the listing's id order (a subquery with a LIMIT is read in its order,
+ * not flattened). Parameters: those of {@link idAtOffsetSql} (offset
+ * `limit`), then those of {@link listPlantsSql} (last `limit`).
+ *
+ * Why a second look at the index instead of reading one row more and
+ * numbering the rows (`row_number() OVER` with a `FILTER` on the
+ * aggregates): the window materialises every row it numbers, and costs
+ * about 27 µs against 19 µs for a page of 20, and 67 against 34 µs for a
+ * page of 100 (measured on 10,000 plants). Walking `limit + 1` index
+ * entries for the next id is cheap next to building the page's JSON.
  */
 export function listPlantsJsonSql(shape: QueryShape): string {
-  const page = 'FILTER (WHERE n <= @limit)';
-  const numbered = 'id, name, tag, row_number() OVER (ORDER BY id) AS n';
-  // One branch numbers its rows itself: a subquery around it costs SQLite
-  // about 2 µs more per page of 20 (measured), as much as the rest of the
-  // statement's overhead. Merged branches are numbered after their union.
-  const rows =
-    shape.tagCount <= 1
-      ? branch(numbered, shape.tagCount === 1, shape.bounded, `LIMIT ${BOUND_LIMIT}`)
-      : `SELECT ${numbered} FROM (${listPlantsSql(shape)})`;
-  return `SELECT json_group_array(${PLANT_JSON}) ${page}, max(id) ${page}, count(*) FROM (${rows})`;
+  return `SELECT json_group_array(${PLANT_JSON}), max(id), count(*), (${idAtOffsetSql(shape)}) FROM (${listPlantsSql(shape)})`;
 }
 
 /** Parameters: see {@link queryParameters}; `last` is the offset and each branch reads offset + 1 rows. */

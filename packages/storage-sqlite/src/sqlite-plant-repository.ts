@@ -31,6 +31,9 @@ import { isRowError, withSqliteErrors, withSqliteWrite, type GuardedWrites } fro
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
 /** The plant statements: prepared once per storage, the listings once per shape. */
+/** A listing page as SQLite builds it: its JSON array, last id and count, and the id just past it (null: no more). */
+type PageRow = [json: string, lastId: bigint | null, count: bigint, nextId: bigint | null];
+
 interface PlantStatements {
   readonly insert: Statement<[tenant: string, id: bigint, name: string, tag: string | null]>;
   /** Raw rows. */
@@ -40,8 +43,8 @@ interface PlantStatements {
   readonly fanOut: Statement<FanOutParameters>;
   /** By shape (`shapeKey`), prepared on first use: raw rows; parameters from `queryParameters`. */
   readonly lists: ShapedStatements<Statement<unknown[], PlantRow>>;
-  /** By shape (`shapeKey`), prepared on first use: one raw row [JSON array, last id, count]; parameters from `queryParameters`. */
-  readonly jsonLists: ShapedStatements<Statement<unknown[], [json: string, lastId: bigint | null, read: bigint]>>;
+  /** By shape (`shapeKey`), prepared on first use: one raw row [JSON array, last id, count, next id]; parameters from `queryParameters` twice (see listPlantsJsonSql). */
+  readonly jsonLists: ShapedStatements<Statement<unknown[], PageRow>>;
   /** By shape (`shapeKey`), prepared on first use: the id alone (plucked); parameters from `queryParameters`. */
   readonly offsets: ShapedStatements<Statement<unknown[], bigint>>;
 }
@@ -200,14 +203,13 @@ export class SqlitePlantRepository implements PlantRepository {
       if (query.after === INT64_MAX || query.limit < 0) return { json: '[]', count: 0, lastId: undefined, more: false };
       const tags = distinct(query.tags);
       const shape = { tagCount: tags.length, bounded: query.until !== undefined };
-      const statement = shapedStatement(this.#statements.jsonLists, shapeKey(shape), () =>
-        this.#db.prepare<unknown[], [string, bigint | null, bigint]>(listPlantsJsonSql(shape)).raw(true),
-      );
-      // One plant past the limit tells whether more match; the page itself leaves it out (see listPlantsJsonSql).
-      const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit + 1, query.limit + 1);
-      const [json, lastId, read] = statement.get(...parameters, { limit: query.limit })!;
-      const more = read > BigInt(query.limit);
-      return { json, count: more ? query.limit : Number(read), lastId: lastId ?? undefined, more };
+      const statement = shapedStatement(this.#statements.jsonLists, shapeKey(shape), () => this.#db.prepare<unknown[], PageRow>(listPlantsJsonSql(shape)).raw(true));
+      const low = lowestId(query.after);
+      // The id just past the page, then the page itself (see listPlantsJsonSql).
+      const parameters = queryParameters(tenant, tags, low, query.until, query.limit + 1, query.limit);
+      for (const parameter of queryParameters(tenant, tags, low, query.until, query.limit, query.limit)) parameters.push(parameter);
+      const [json, lastId, count, nextId] = statement.get(...parameters)!;
+      return { json, count: Number(count), lastId: lastId ?? undefined, more: nextId !== null };
     });
   }
 
