@@ -27,7 +27,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
   // The client may have gone while the request was being authenticated:
   // 'close' has then already fired and would never reach the listener below.
   if (req.destroyed) return Promise.reject(endedEarly());
-  if (req.complete && req.readableFlowing === null) return bufferedBody(req, maxBytes);
+  if (req.readableFlowing === null && isWhollyBuffered(req, declared)) return bufferedBody(req, maxBytes);
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -56,6 +56,19 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
       timeout: () => fail(new HttpError(408, 'the request body did not arrive in time', ['connection', 'close'])),
     });
   });
+}
+
+/**
+ * Whether every byte of the body is in the request's buffer: the request is
+ * complete, or it declared a length and that many bytes are buffered.
+ * node:http parses a body that came in the packets of the head before the
+ * handler's first `await` resumes, but marks the request complete only a
+ * turn of the event loop later; waiting for that would cost four listeners
+ * and a trip through the stream machinery on nearly every write.
+ */
+function isWhollyBuffered(req: IncomingMessage, declared: string | undefined): boolean {
+  if (req.complete) return true;
+  return declared !== undefined && req.headers['transfer-encoding'] === undefined && req.readableLength === Number(declared);
 }
 
 /**
