@@ -10,6 +10,7 @@ import {
   type PlantRepository,
   type PlantsJson,
 } from '@plant-store/core/adapter';
+import { flatString } from './flat-string.js';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import type { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import type { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
@@ -32,20 +33,8 @@ interface StoredPlant extends Plant {
 }
 
 function storedPlant(plant: Plant): StoredPlant {
-  const wire = flatCopy(plantToJson(plant));
+  const wire = flatString(plantToJson(plant));
   return plant.tag === undefined ? { id: plant.id, name: plant.name, wire } : { id: plant.id, name: plant.name, tag: plant.tag, wire };
-}
-
-/**
- * The same text as one flat string. A template literal gives V8 a rope of
- * its pieces, and a page joining a hundred ropes is walked piece by piece
- * each time it is measured and written: about three times the work of
- * joining flat strings (9 against 3.4 µs per page of 100 in a
- * micro-benchmark). Decoding the text's UTF-8 bytes builds a flat string,
- * once per stored plant.
- */
-function flatCopy(text: string): string {
-  return Buffer.from(text, 'utf8').toString('utf8');
 }
 
 /** Plants per tenant in process memory. */

@@ -13,6 +13,7 @@ import {
   ENDPOINT_DISABLED_ERROR,
   isTenantEndpointId,
 } from '@plant-store/core/adapter';
+import { flatString } from './flat-string.js';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 
 /** Mutable state of one delivery; never handed out (callers get copies). */
@@ -33,10 +34,14 @@ interface DeliveryRecord {
 
 const DEFAULT_LIST_LIMIT = 100;
 
-/** The message's own fields only (a caller's extra properties are not stored), optional ones only when set. */
+/**
+ * The message's own fields only (a caller's extra properties are not
+ * stored), optional ones only when set. Its id and payload are made flat: a
+ * stored message is kept until it is delivered and pruned (see flatString).
+ */
 function copyMessage(message: NewDelivery): NewDelivery {
   const { id, tenant, endpointId, eventType, payload, createdAt, traceparent } = message;
-  const copy: { -readonly [K in keyof NewDelivery]: NewDelivery[K] } = { id, tenant, endpointId, eventType, payload, createdAt };
+  const copy: { -readonly [K in keyof NewDelivery]: NewDelivery[K] } = { id: flatString(id), tenant, endpointId, eventType, payload: flatString(payload), createdAt };
   if (traceparent !== undefined) copy.traceparent = traceparent;
   if (message.test) copy.test = true;
   return copy;
