@@ -41,7 +41,14 @@ const DEFAULT_LIST_LIMIT = 100;
  */
 function copyMessage(message: NewDelivery): NewDelivery {
   const { id, tenant, endpointId, eventType, payload, createdAt, traceparent } = message;
-  const copy: { -readonly [K in keyof NewDelivery]: NewDelivery[K] } = { id: flatString(id), tenant, endpointId, eventType, payload: flatString(payload), createdAt };
+  const copy: { -readonly [K in keyof NewDelivery]: NewDelivery[K] } = {
+    id: flatString(id),
+    tenant,
+    endpointId,
+    eventType,
+    payload: flatString(payload),
+    createdAt,
+  };
   if (traceparent !== undefined) copy.traceparent = traceparent;
   if (message.test) copy.test = true;
   return copy;
