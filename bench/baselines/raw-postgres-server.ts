@@ -132,7 +132,9 @@ async function rawPostgresStore(flags: RawServeFlags): Promise<ClosableStore> {
   return {
     async create(tenant, plant, deliveries) {
       const event = ['plant.created', plantJson(plant), Date.now()];
-      const parameters = [tenant, plant.id, plant.name, plant.tag ?? null, ...deliveryColumns(deliveries, endpoints), OUTBOX_CHANNEL, schema, ...event];
+      // No trace context: NULL traceparents for the deliveries and for the event.
+      const traceparents = [deliveries.map(() => null), null];
+      const parameters = [tenant, plant.id, plant.name, plant.tag ?? null, ...deliveryColumns(deliveries, endpoints), OUTBOX_CHANNEL, schema, ...event, ...traceparents];
       const [row] = (await pool.query<{ created: boolean }>(text.create, parameters)).rows;
       return row?.created ? undefined : get(tenant, plant.id);
     },
@@ -147,7 +149,8 @@ async function rawPostgresStore(flags: RawServeFlags): Promise<ClosableStore> {
     },
     async delete(tenant, id) {
       const event = ['plant.deleted', `{"id":${id}}`, Date.now()];
-      const [row] = (await pool.query<{ deleted: boolean }>(text.delete, [tenant, id, ...event, OUTBOX_CHANNEL, schema])).rows;
+      // The last parameter is the event's traceparent: none.
+      const [row] = (await pool.query<{ deleted: boolean }>(text.delete, [tenant, id, ...event, OUTBOX_CHANNEL, schema, null])).rows;
       return row?.deleted === true;
     },
     close: () => pool.end(),
