@@ -11,26 +11,33 @@ interface Read {
 }
 
 /**
- * Sends `parts` over one raw connection (each part a separate write, a pause
- * between them) to a server whose handler awaits once, as the routes do
- * before reading (authentication), then reads the body.
+ * Sends `parts` over one raw connection to a server whose handler awaits
+ * once, as the routes do before reading (authentication), then reads the
+ * body. The first part is written at once; the others only once the read
+ * has begun, so they cannot reach the server early however slow it is.
  */
 async function readOverSocket(parts: readonly string[]): Promise<Read> {
+  let reading: (() => void) | undefined;
+  const begun = new Promise<void>((resolve) => (reading = resolve));
   let seen: ((read: Read) => void) | undefined;
   const read = new Promise<Read>((resolve) => (seen = resolve));
   const server = createServer(async (req: IncomingMessage, res) => {
     await Promise.resolve();
     const pending = readBody(req, 1024);
     const dataListeners = req.listenerCount('data');
+    reading!();
     seen!({ body: await pending, dataListeners });
     res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
   try {
-    for (const part of parts) {
+    socket.write(parts[0]!);
+    await begun;
+    for (const part of parts.slice(1)) {
       socket.write(part);
-      await sleep(20);
+      // Separate packets for a chunked body's pieces.
+      await sleep(5);
     }
     return await read;
   } finally {
