@@ -36,8 +36,9 @@ const DEFAULT_LIST_LIMIT = 100;
 
 /**
  * The message's own fields only (a caller's extra properties are not
- * stored), optional ones only when set. Its id and payload are made flat: a
- * stored message is kept until it is delivered and pruned (see flatString).
+ * stored), optional ones only when set. Its strings built by concatenation
+ * (id, payload, traceparent) are made flat: a stored message is kept until
+ * it is delivered and pruned (see flatString).
  */
 function copyMessage(message: NewDelivery): NewDelivery {
   const { id, tenant, endpointId, eventType, payload, createdAt, traceparent } = message;
@@ -49,7 +50,7 @@ function copyMessage(message: NewDelivery): NewDelivery {
     payload: flatString(payload),
     createdAt,
   };
-  if (traceparent !== undefined) copy.traceparent = traceparent;
+  if (traceparent !== undefined) copy.traceparent = flatString(traceparent);
   if (message.test) copy.test = true;
   return copy;
 }

@@ -30,10 +30,10 @@ import { GroupCommit } from './group-commit.js';
 import { isRowError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
-/** The plant statements: prepared once per storage, the listings once per shape. */
 /** A listing page as SQLite builds it: its JSON array, last id and count, and the id just past it (null: no more). */
 type PageRow = [json: string, lastId: bigint | null, count: bigint, nextId: bigint | null];
 
+/** The plant statements: prepared once per storage, the listings once per shape. */
 interface PlantStatements {
   readonly insert: Statement<[tenant: string, id: bigint, name: string, tag: string | null]>;
   /** Raw rows. */
@@ -206,9 +206,9 @@ export class SqlitePlantRepository implements PlantRepository {
       const statement = shapedStatement(this.#statements.jsonLists, shapeKey(shape), () => this.#db.prepare<unknown[], PageRow>(listPlantsJsonSql(shape)).raw(true));
       const low = lowestId(query.after);
       // The id just past the page, then the page itself (see listPlantsJsonSql).
-      const parameters = queryParameters(tenant, tags, low, query.until, query.limit + 1, query.limit);
-      for (const parameter of queryParameters(tenant, tags, low, query.until, query.limit, query.limit)) parameters.push(parameter);
-      const [json, lastId, count, nextId] = statement.get(...parameters)!;
+      const nextIdParameters = queryParameters(tenant, tags, low, query.until, query.limit + 1, query.limit);
+      const pageParameters = queryParameters(tenant, tags, low, query.until, query.limit, query.limit);
+      const [json, lastId, count, nextId] = statement.get(...nextIdParameters, ...pageParameters)!;
       return { json, count: Number(count), lastId: lastId ?? undefined, more: nextId !== null };
     });
   }

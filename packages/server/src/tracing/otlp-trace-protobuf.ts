@@ -5,6 +5,9 @@ import { FIXED32, FIXED64, LENGTH_DELIMITED, ProtobufWriter, VARINT } from './pr
 type Resource = ReadableSpan['resource'];
 type InstrumentationScope = ReadableSpan['instrumentationScope'];
 
+/** The size of the next request's buffer: the largest request so far and an eighth, at least 16 KiB. */
+let expectedSize = 16 * 1024;
+
 /**
  * Encodes spans as an OTLP `ExportTraceServiceRequest` in protobuf, byte for
  * byte what `@opentelemetry/otlp-transformer`'s `ProtobufTraceSerializer`
@@ -30,13 +33,9 @@ export function encodeTraceExportRequest(spans: readonly ReadableSpan[]): Uint8A
   return writer.buffer.subarray(0, writer.pos);
 }
 
-
 /** Set in a span's and a link's flags: whether the parent (or linked) context came from another process is known. */
 const CONTEXT_HAS_IS_REMOTE = 0x100;
 const CONTEXT_IS_REMOTE = 0x200;
-
-/** The size of the next request's buffer: the largest request so far and an eighth, at least 16 KiB. */
-let expectedSize = 16 * 1024;
 
 /** Spans by resource, then by instrumentation scope (both by identity), in the order first seen. */
 function groupByResourceAndScope(spans: readonly ReadableSpan[]): Map<Resource, Map<InstrumentationScope, ReadableSpan[]>> {
@@ -145,8 +144,7 @@ function writeSpanIdentity(writer: ProtobufWriter, span: ReadableSpan): void {
 }
 
 /** Fields 1 to 3 of a span and of a link alike: trace id, span id, trace state. */
-function writeContext(writer: ProtobufWriter, context: SpanContext): void
-{
+function writeContext(writer: ProtobufWriter, context: SpanContext): void {
   writer.tag(1, LENGTH_DELIMITED);
   writer.hexBytes(context.traceId);
   writer.tag(2, LENGTH_DELIMITED);

@@ -37,12 +37,7 @@ export class ProtobufWriter {
     this.#room(10);
     const buffer = this.buffer;
     if (value >= 0 && value <= 0xffffffff) {
-      let v = value >>> 0;
-      while (v > 0x7f) {
-        buffer[this.pos++] = (v & 0x7f) | 0x80;
-        v >>>= 7;
-      }
-      buffer[this.pos++] = v;
+      this.pos = writeVarint32(buffer, this.pos, value);
       return;
     }
     const magnitude = Math.abs(value);
@@ -155,13 +150,7 @@ export class ProtobufWriter {
     const buffer = this.buffer;
     buffer.copyWithin(start + 1 + extra, start + 1, this.pos);
     this.pos += extra;
-    let at = start;
-    let v = length;
-    while (v > 0x7f) {
-      buffer[at++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    buffer[at] = v;
+    writeVarint32(buffer, start, length);
   }
 
   #room(bytes: number): void {
@@ -172,6 +161,17 @@ export class ProtobufWriter {
     this.buffer.copy(grown, 0, 0, this.pos);
     this.buffer = grown;
   }
+}
+
+/** Writes `value` (0 to 2^32 - 1) as a varint at `at`; returns the position after it. */
+function writeVarint32(buffer: Buffer, at: number, value: number): number {
+  let v = value >>> 0;
+  while (v > 0x7f) {
+    buffer[at++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buffer[at++] = v;
+  return at;
 }
 
 /** A hex digit's value. */
