@@ -1,25 +1,36 @@
-// The OTLP/HTTP exporter for `http/protobuf` (the default), alone so the JSON one is not loaded with it (see tracing-sdk.ts).
-import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
+// The OTLP/HTTP export of the service's own tracer (`http/protobuf`, the default), alone so the JSON exporter is not loaded with it.
+import { diag } from '@opentelemetry/api';
 import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
-import { ProtobufTraceSerializer, TraceExporterMetricsHelper, type IExportTraceServiceResponse, type ISerializer } from '@opentelemetry/otlp-transformer';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { encodeTraceExportRequest } from './otlp-trace-protobuf.js';
+import { ProtobufTraceSerializer, type IExportTraceServiceResponse, type ISerializer } from '@opentelemetry/otlp-transformer';
+import type { BatchExport, EncodedBatch } from './tracer/span-batches.js';
 
-const serializer: ISerializer<ReadableSpan[], IExportTraceServiceResponse> = {
-  serializeRequest: encodeTraceExportRequest,
+// The batch is encoded already (see SpanBatches): the body is sent as it is.
+const serializer: ISerializer<EncodedBatch, IExportTraceServiceResponse> = {
+  serializeRequest: (batch) => batch.body,
   deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
 };
 
+// How the SDK's exporter metrics count a request's items: spans, as its trace exporter counts them.
+const spanCount = { name: 'span' as const, countItems: (batch: EncodedBatch) => batch.spanCount };
+
 /**
- * `@opentelemetry/exporter-trace-otlp-proto`'s exporter, put together from
- * the same parts (the SDK's OTLP/HTTP transport, with its `OTEL_EXPORTER_OTLP_*`
- * settings, retries and compression), with this service's encoder of the
- * request body in place of the SDK's (see `encodeTraceExportRequest`).
+ * Sends encoded batches with the SDK's OTLP/HTTP transport, as
+ * `@opentelemetry/exporter-trace-otlp-proto` does: the `OTEL_EXPORTER_OTLP_*`
+ * settings (endpoint, headers, timeout, compression), retries with
+ * back-off, and a failed export reported through OpenTelemetry's `diag`
+ * logger (the batch is then given up, as the SDK's batch processor gives it up).
  */
-export class OTLPTraceExporter extends OTLPExporterBase<ReadableSpan[]> implements SpanExporter {
-  constructor() {
-    const settings = convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
-    // The component type is the one the SDK's exporter reports its own metrics under.
-    super(createOtlpHttpExportDelegate(settings, serializer, 'otlp_http_span_exporter', TraceExporterMetricsHelper, undefined));
-  }
+export function otlpProtobufExport(): BatchExport {
+  const settings = convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
+  // The component type is the one the SDK's exporter reports its own metrics under.
+  const delegate = createOtlpHttpExportDelegate(settings, serializer, 'otlp_http_span_exporter', spanCount, undefined);
+  return {
+    send(batch, done) {
+      delegate.export(batch, (result) => {
+        if (result.error) diag.error(`Tracing: an export of ${batch.spanCount} spans failed`, result.error);
+        done();
+      });
+    },
+    shutdown: () => delegate.shutdown(),
+  };
 }

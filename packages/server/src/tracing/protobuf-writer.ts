@@ -115,6 +115,13 @@ export class ProtobufWriter {
     this.pos += value.length;
   }
 
+  /** Bytes already encoded (fields of the message being written), copied as they are. */
+  raw(value: Uint8Array): void {
+    this.#room(value.length);
+    this.buffer.set(value, this.pos);
+    this.pos += value.length;
+  }
+
   /** A trace or span id, given in hex (as the SDK keeps them), as its bytes. */
   hexBytes(hex: string): void {
     const length = hex.length >>> 1;

@@ -1,56 +1,79 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, trace, type TracerProvider } from '@opentelemetry/api';
+import type { Resource } from './otlp-trace-protobuf.js';
 import { SynchronousContextManager } from './synchronous-context-manager.js';
 import type { TracesProtocol } from './tracing-settings.js';
 
-/** The tracing SDK of a running service. */
+/** The tracing of a running service. */
 export interface Tracing {
-  /** Exports the spans still buffered (waiting at most `timeoutMs`), then unregisters the SDK. Idempotent. */
+  /** Exports the spans still buffered (waiting at most `timeoutMs`), then unregisters the tracer. Idempotent. */
   shutdown(timeoutMs: number): Promise<boolean>;
 }
 
+/** A started tracer provider: what `startTracing` registers and shuts down. */
+type StartedProvider = TracerProvider & { shutdown(): Promise<void> };
+
 /**
- * Starts the OpenTelemetry Node tracing SDK and registers it globally (tracer
- * provider, a synchronous context manager, the W3C trace context and
- * baggage propagators): spans are batched and sent over OTLP/HTTP, in
- * `protocol`'s encoding, to the endpoint the standard `OTEL_*` variables name. The SDK reads those
- * variables from the process environment itself (endpoint, headers, timeout,
- * sampler, batch settings, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`).
- * Loaded only when asked (see `tracingRequested`): its modules add to
- * start-up what a service without tracing should not pay.
+ * Starts tracing and registers it globally (tracer provider, a synchronous
+ * context manager, the W3C trace context and baggage propagators): spans
+ * are batched and sent over OTLP/HTTP, in `protocol`'s encoding, to the
+ * endpoint the standard `OTEL_*` variables name (endpoint, headers, timeout,
+ * compression, sampler, batch settings, span limits, `OTEL_SERVICE_NAME`,
+ * `OTEL_RESOURCE_ATTRIBUTES`).
+ *
+ * With `http/protobuf` (the default) the tracer is the service's own
+ * (`LightTracerProvider`), which encodes each span as it ends; with
+ * `http/json`, the SDK's tracer and JSON exporter. Both take the SDK's
+ * resource, samplers and OTLP/HTTP transport. Loaded only when asked (see
+ * `tracingRequested`): these modules add to start-up what a service
+ * without tracing should not pay.
  */
-export async function startTracing(serviceVersion: string, protocol: TracesProtocol): Promise<Tracing> {
-  const [sdk, { OTLPTraceExporter }] = await Promise.all([
-    import('./tracing-sdk.js'),
-    // Only the exporter of the protocol in use is loaded.
-    protocol === 'http/json' ? import('./otlp-json-exporter.js') : import('./otlp-protobuf-exporter.js'),
-  ]);
-  const { NodeTracerProvider, BatchSpanProcessor } = sdk;
+export async function startTracing(serviceVersion: string, protocol: TracesProtocol, env: NodeJS.ProcessEnv = process.env): Promise<Tracing> {
+  const sdk = await import('./tracing-sdk.js');
   // The SDK's defaults, then this service's name and version, then what the environment says (it wins).
   const resource = sdk
     .defaultResource()
     .merge(sdk.resourceFromAttributes({ 'service.name': 'plant-store', 'service.version': serviceVersion }))
     .merge(sdk.detectResources({ detectors: [sdk.envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
+  const provider = protocol === 'http/json' ? await sdkProvider(sdk, resource) : await lightProvider(resource, env);
+  trace.setGlobalTracerProvider(provider);
   // Not the SDK's default AsyncLocalStorage manager: the service hands its trace context on explicitly (see SynchronousContextManager).
-  provider.register({ contextManager: new SynchronousContextManager() });
+  context.setGlobalContextManager(new SynchronousContextManager());
+  propagation.setGlobalPropagator(new sdk.CompositePropagator({ propagators: [new sdk.W3CTraceContextPropagator(), new sdk.W3CBaggagePropagator()] }));
   let stopping: Promise<boolean> | undefined;
   return {
     shutdown(timeoutMs) {
-      stopping ??= (async () => {
-        let timer: NodeJS.Timeout | undefined;
-        const timedOut = new Promise<false>((resolveTimeout) => {
-          timer = setTimeout(() => resolveTimeout(false), timeoutMs);
-        });
-        try {
-          return await Promise.race([provider.shutdown().then(() => true), timedOut]);
-        } finally {
-          clearTimeout(timer);
-          trace.disable();
-          context.disable();
-          propagation.disable();
-        }
-      })();
+      stopping ??= shutdownWithin(provider, timeoutMs);
       return stopping;
     },
   };
+}
+
+async function lightProvider(resource: Resource, env: NodeJS.ProcessEnv): Promise<StartedProvider> {
+  const [{ LightTracerProvider }, { tracerSettings }, { otlpProtobufExport }] = await Promise.all([
+    import('./tracer/light-tracer-provider.js'),
+    import('./tracer/tracer-settings.js'),
+    import('./otlp-protobuf-exporter.js'),
+  ]);
+  return new LightTracerProvider(resource, tracerSettings(env), otlpProtobufExport());
+}
+
+async function sdkProvider(sdk: typeof import('./tracing-sdk.js'), resource: Resource): Promise<StartedProvider> {
+  const { OTLPTraceExporter } = await import('./otlp-json-exporter.js');
+  return new sdk.BasicTracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor(new OTLPTraceExporter())] });
+}
+
+/** Shuts `provider` down (exporting what it buffers), giving up after `timeoutMs`; unregisters the API's globals either way. */
+async function shutdownWithin(provider: StartedProvider, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolveTimeout) => {
+    timer = setTimeout(() => resolveTimeout(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([provider.shutdown().then(() => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  }
 }

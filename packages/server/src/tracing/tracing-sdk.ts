@@ -3,6 +3,6 @@
 // CommonJS: imported by name here (statically), Node and the CLI bundle both
 // find their exports, where a dynamic import of one of them gives the bundle
 // only its default export.
-export { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-export { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+export { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+export { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 export { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';

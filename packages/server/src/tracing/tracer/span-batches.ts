@@ -1,0 +1,141 @@
+import { diag, TraceFlags } from '@opentelemetry/api';
+import { appendSpan, writeResourceSpans, type InstrumentationScope, type Resource } from '../otlp-trace-protobuf.js';
+import { ProtobufWriter } from '../protobuf-writer.js';
+import type { EndedSpans, RecordedSpan } from './recorded-span.js';
+import type { BatchSettings } from './tracer-settings.js';
+
+/** One OTLP export request, encoded, and how many spans it carries. */
+export interface EncodedBatch {
+  readonly body: Uint8Array;
+  readonly spanCount: number;
+}
+
+/** Where batches go: one at a time, each reported done (sent or given up on) before the next is handed over. */
+export interface BatchExport {
+  send(batch: EncodedBatch, done: () => void): void;
+  shutdown(): Promise<void>;
+}
+
+/** The encoded spans of one instrumentation scope in the batch being filled. */
+class ScopeBatch implements EndedSpans {
+  readonly writer = new ProtobufWriter(Buffer.allocUnsafe(16 * 1024));
+
+  constructor(
+    readonly scope: InstrumentationScope,
+    private readonly batches: SpanBatches,
+  ) {}
+
+  ended(span: RecordedSpan): void {
+    this.batches.add(this, span);
+  }
+}
+
+/**
+ * The batch span processor of the service's tracer, with the SDK's
+ * behaviour and settings (`OTEL_BSP_*`): sampled spans are exported in
+ * batches of at most `maxExportBatchSize`, a batch leaves when full or
+ * `scheduledDelayMs` after its first span, one export runs at a time, and
+ * spans beyond `maxQueueSize` waiting are dropped (and reported).
+ *
+ * Unlike the SDK's, it keeps no span object: a span is encoded into its
+ * scope's buffer the moment it ends, and a full batch becomes one request
+ * body at once. The buffers are reused from batch to batch; the request
+ * body is new each time, as the exporter holds it while it retries.
+ */
+export class SpanBatches {
+  readonly #resource: Resource;
+  readonly #settings: BatchSettings;
+  readonly #export: BatchExport;
+  readonly #scopes: ScopeBatch[] = [];
+  readonly #waiting: EncodedBatch[] = [];
+  readonly #idle: (() => void)[] = [];
+  #open = 0;
+  #waitingSpans = 0;
+  #exporting = false;
+  #dropped = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  #requestSize = 16 * 1024;
+
+  constructor(resource: Resource, settings: BatchSettings, exporter: BatchExport) {
+    this.#resource = resource;
+    this.#settings = settings;
+    this.#export = exporter;
+  }
+
+  /** Where the spans of `scope` end up: one per scope, kept for the life of the batches. */
+  forScope(scope: InstrumentationScope): EndedSpans {
+    const batch = new ScopeBatch(scope, this);
+    this.#scopes.push(batch);
+    return batch;
+  }
+
+  /** Adds an ended span: encoded now, if sampled and there is room. */
+  add(scope: ScopeBatch, span: RecordedSpan): void {
+    if (this.#stopped || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+    if (this.#open + this.#waitingSpans >= this.#settings.maxQueueSize) {
+      if (this.#dropped++ === 0) diag.warn('Tracing: the span export queue is full (OTEL_BSP_MAX_QUEUE_SIZE); dropping spans until it drains');
+      return;
+    }
+    appendSpan(scope.writer, span);
+    if (++this.#open >= this.#settings.maxExportBatchSize) this.#seal();
+    else if (this.#timer === undefined) this.#startTimer();
+  }
+
+  /** Exports every span ended so far; resolves when all were sent (or given up on). */
+  forceFlush(): Promise<void> {
+    this.#seal();
+    if (!this.#exporting && this.#waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  /** Exports what is left, then shuts the exporter down; spans ended after this are ignored. */
+  async shutdown(): Promise<void> {
+    if (this.#stopped) return;
+    await this.forceFlush();
+    this.#stopped = true;
+    await this.#export.shutdown();
+  }
+
+  #startTimer(): void {
+    this.#timer = setTimeout(() => this.#seal(), this.#settings.scheduledDelayMs);
+    // A pending batch does not keep the process alive: shutdown flushes it.
+    this.#timer.unref();
+  }
+
+  /** Closes the batch being filled into a request and queues it for export. */
+  #seal(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#open === 0) return;
+    const writer = new ProtobufWriter(Buffer.allocUnsafe(this.#requestSize));
+    const scopes = this.#scopes.filter((batch) => batch.writer.pos > 0).map((batch) => ({ scope: batch.scope, spans: batch.writer.buffer.subarray(0, batch.writer.pos) }));
+    writeResourceSpans(writer, this.#resource, scopes);
+    for (const batch of this.#scopes) batch.writer.pos = 0;
+    this.#requestSize = Math.max(this.#requestSize, writer.pos + (writer.pos >>> 3));
+    this.#waiting.push({ body: writer.buffer.subarray(0, writer.pos), spanCount: this.#open });
+    this.#waitingSpans += this.#open;
+    this.#open = 0;
+    if (this.#dropped > 0) {
+      diag.warn(`Tracing: dropped ${this.#dropped} spans because the export queue was full`);
+      this.#dropped = 0;
+    }
+    this.#next();
+  }
+
+  /** Hands the next waiting batch to the exporter, unless one is being sent. */
+  #next(): void {
+    if (this.#exporting) return;
+    const batch = this.#waiting.shift();
+    if (batch === undefined) {
+      for (const resolve of this.#idle.splice(0)) resolve();
+      return;
+    }
+    this.#exporting = true;
+    this.#waitingSpans -= batch.spanCount;
+    this.#export.send(batch, () => {
+      this.#exporting = false;
+      this.#next();
+    });
+  }
+}
