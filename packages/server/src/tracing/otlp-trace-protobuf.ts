@@ -67,8 +67,8 @@ export function appendSpan(writer: ProtobufWriter, span: EncodableSpan): void {
 }
 
 /** Set in a span's and a link's flags: whether the parent (or linked) context came from another process is known. */
-const CONTEXT_HAS_IS_REMOTE = 0x100;
-const CONTEXT_IS_REMOTE = 0x200;
+export const CONTEXT_HAS_IS_REMOTE = 0x100;
+export const CONTEXT_IS_REMOTE = 0x200;
 
 /** Spans by resource, then by instrumentation scope (both by identity), in the order first seen. */
 function groupByResourceAndScope(spans: readonly ReadableSpan[]): Map<Resource, Map<InstrumentationScope, ReadableSpan[]>> {
@@ -188,7 +188,7 @@ function writeContext(writer: ProtobufWriter, context: SpanContext): void {
   }
 }
 
-function writeEvent(writer: ProtobufWriter, event: TimedEvent): void {
+export function writeEvent(writer: ProtobufWriter, event: TimedEvent): void {
   const start = writer.begin();
   writer.tag(1, FIXED64);
   writer.hrTime(event.time);
@@ -200,7 +200,7 @@ function writeEvent(writer: ProtobufWriter, event: TimedEvent): void {
   writer.end(start);
 }
 
-function writeLink(writer: ProtobufWriter, link: Link): void {
+export function writeLink(writer: ProtobufWriter, link: Link): void {
   const start = writer.begin();
   const context = link.context;
   writeContext(writer, context);
@@ -212,7 +212,7 @@ function writeLink(writer: ProtobufWriter, link: Link): void {
   writer.end(start);
 }
 
-function writeStatus(writer: ProtobufWriter, status: SpanStatus): void {
+export function writeStatus(writer: ProtobufWriter, status: SpanStatus): void {
   const start = writer.begin();
   if (status.message) {
     writer.tag(2, LENGTH_DELIMITED);
@@ -236,7 +236,7 @@ function writeAttributes(writer: ProtobufWriter, attributes: Attributes, field: 
   }
 }
 
-function writeKeyValue(writer: ProtobufWriter, key: string, value: unknown): void {
+export function writeKeyValue(writer: ProtobufWriter, key: string, value: unknown): void {
   const start = writer.begin();
   writer.tag(1, LENGTH_DELIMITED);
   writer.string(key);

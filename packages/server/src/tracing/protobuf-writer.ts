@@ -79,33 +79,56 @@ export class ProtobufWriter {
     const fromHigh = highSeconds * 1e9;
     const sumLow = (fromLow >>> 0) + (((fromHigh & 0xffff) * 0x10000) >>> 0) + nanos;
     const high = Math.floor(fromLow / 0x100000000) + ((fromHigh / 0x10000) >>> 0) + Math.floor(sumLow / 0x100000000);
+    this.fixed64(high, sumLow);
+  }
+
+  /** An unsigned 64-bit integer given as its high and low 32 bits. */
+  fixed64(high: number, low: number): void {
     this.#room(8);
-    this.buffer.writeUInt32LE(sumLow >>> 0, this.pos);
+    this.buffer.writeUInt32LE(low >>> 0, this.pos);
     this.buffer.writeUInt32LE(high >>> 0, this.pos + 4);
     this.pos += 8;
   }
 
   string(value: string): void {
-    const start = this.begin();
     const length = value.length;
-    this.#room(length * 3);
-    const buffer = this.buffer;
-    let at = this.pos;
-    // Short ASCII strings (attribute keys, span names, routes) byte by byte; anything else by Node's UTF-8 encoder.
-    if (length <= 64) {
+    // Short ASCII strings (attribute keys and values, span names, routes) byte by byte after a one-byte length,
+    // which is their length in characters; anything else by Node's UTF-8 encoder.
+    if (length < 0x80) {
+      this.#room(length + 1);
+      const buffer = this.buffer;
+      let at = this.pos + 1;
       for (let index = 0; index < length; index++) {
         const code = value.charCodeAt(index);
         if (code > 0x7f) {
-          at = this.pos + buffer.write(value, this.pos, 'utf8');
-          break;
+          this.#utf8(value);
+          return;
         }
         buffer[at++] = code;
       }
-    } else {
-      at += buffer.write(value, at, 'utf8');
+      buffer[this.pos] = length;
+      this.pos = at;
+      return;
     }
-    this.pos = at;
-    this.end(start);
+    this.#utf8(value);
+  }
+
+  /** A 64-bit id kept as two 32-bit words (high first), as 8 bytes with their length. */
+  id64(high: number, low: number): void {
+    this.#room(9);
+    this.buffer[this.pos++] = 8;
+    this.#word(high);
+    this.#word(low);
+  }
+
+  /** A 128-bit id kept as four 32-bit words (highest first), as 16 bytes with their length. */
+  id128(w0: number, w1: number, w2: number, w3: number): void {
+    this.#room(17);
+    this.buffer[this.pos++] = 16;
+    this.#word(w0);
+    this.#word(w1);
+    this.#word(w2);
+    this.#word(w3);
   }
 
   bytes(value: Uint8Array): void {
@@ -158,6 +181,24 @@ export class ProtobufWriter {
     buffer.copyWithin(start + 1 + extra, start + 1, this.pos);
     this.pos += extra;
     writeVarint32(buffer, start, length);
+  }
+
+  #utf8(value: string): void {
+    const length = Buffer.byteLength(value, 'utf8');
+    this.varint(length);
+    this.#room(length);
+    this.pos += this.buffer.write(value, this.pos, 'utf8');
+  }
+
+  /** A 32-bit word, big-endian, where room was made for it. */
+  #word(value: number): void {
+    const buffer = this.buffer;
+    let at = this.pos;
+    buffer[at++] = value >>> 24;
+    buffer[at++] = (value >>> 16) & 0xff;
+    buffer[at++] = (value >>> 8) & 0xff;
+    buffer[at++] = value & 0xff;
+    this.pos = at;
   }
 
   #room(bytes: number): void {

@@ -1,19 +1,19 @@
 import {
   context as contextApi,
   diag,
-  SamplingDecision,
   SpanKind,
   trace,
   TraceFlags,
   type Context,
   type Span,
-  type SpanContext,
   type SpanOptions,
   type Tracer,
+  type TraceState,
 } from '@opentelemetry/api';
-import { RecordedSpan, type EndedSpans } from './recorded-span.js';
-import type { SpanIds } from './span-ids.js';
-import { toHrTime } from './span-time.js';
+import { RecordedSpan, type EndedSpans, type SpanParent } from './recorded-span.js';
+import { hexWord, TraceId, wordsToHex, type SpanIds } from './span-ids.js';
+import type { SampledParent } from './span-sampler.js';
+import { sinceOrigin } from './span-time.js';
 import type { TracerSettings } from './tracer-settings.js';
 
 /**
@@ -22,7 +22,8 @@ import type { TracerSettings } from './tracer-settings.js';
  * new one, and the sampler decides whether the span records. A span the
  * sampler leaves out is the API's non-recording span around its context,
  * which still carries the ids and the decision to the spans and
- * `traceparent`s after it.
+ * `traceparent`s after it. (The SDK's samplers never record a span they
+ * do not sample, so neither does this.)
  */
 export class LightTracer implements Tracer {
   readonly #settings: TracerSettings;
@@ -36,24 +37,21 @@ export class LightTracer implements Tracer {
   }
 
   startSpan(name: string, options: SpanOptions = {}, context: Context = contextApi.active()): Span {
-    const parentContext = options.root ? trace.deleteSpan(context) : context;
-    const parent = trace.getSpanContext(parentContext);
-    const validParent = parent !== undefined && trace.isSpanContextValid(parent) ? parent : undefined;
-    const traceId = validParent?.traceId ?? this.#ids.traceId();
-    const kind = options.kind ?? SpanKind.INTERNAL;
-    const links = options.links ?? [];
-    const attributes = options.attributes ?? {};
-    const result = this.#settings.sampler.shouldSample(parentContext, traceId, name, kind, attributes, links);
-    const spanContext: SpanContext = {
-      traceId,
-      spanId: this.#ids.spanId(),
-      traceFlags: result.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE,
-      traceState: result.traceState ?? validParent?.traceState,
-    };
-    if (result.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(spanContext);
-    const span = new RecordedSpan({ spanContext, parentSpanContext: validParent, name, kind, startTime: toHrTime(options.startTime), links }, this.#settings.limits, this.#sink);
-    span.setAttributes(attributes);
-    if (result.attributes) span.setAttributes(result.attributes);
+    const parentSpan = options.root ? undefined : trace.getSpan(context);
+    const parent = parentSpan === undefined ? undefined : parentOf(parentSpan);
+    const ids = this.#ids;
+    const traceId = parent?.traceId ?? ids.traceId();
+    let spanIdHigh = ids.word();
+    let spanIdLow = ids.word();
+    while ((spanIdHigh | spanIdLow) === 0) [spanIdHigh, spanIdLow] = [ids.word(), ids.word()];
+    if (!this.#settings.sampler(parent, traceId)) {
+      const spanContext = { traceId: traceId.hex, spanId: wordsToHex(spanIdHigh, spanIdLow), traceFlags: TraceFlags.NONE, traceState: parent?.traceState };
+      return trace.wrapSpanContext(spanContext);
+    }
+    const start = { traceId, spanIdHigh, spanIdLow, traceState: parent?.traceState, parent, name, kind: options.kind ?? SpanKind.INTERNAL, startTime: sinceOrigin(options.startTime) };
+    const span = new RecordedSpan(start, this.#settings.limits, this.#sink);
+    if (options.attributes) span.setAttributes(options.attributes);
+    if (options.links) span.addLinks(options.links);
     return span;
   }
 
@@ -71,4 +69,32 @@ export class LightTracer implements Tracer {
     const span = this.startSpan(name, options, parent);
     return contextApi.with(trace.setSpan(parent, span), fn as (span: Span) => ReturnType<F>, undefined, span);
   }
+}
+
+/** What a new span takes from its parent span: the trace, the parent's id and flags, and the trace state. */
+interface Parent extends SpanParent, SampledParent {
+  readonly traceId: TraceId;
+  readonly traceState: TraceState | undefined;
+}
+
+/**
+ * The parent a span in `span`'s context has, or none when its context is
+ * not valid. One of this tracer's own spans gives its words as they are;
+ * any other (a remote context from a `traceparent`, a span the sampler left
+ * out) is read from its hex ids.
+ */
+function parentOf(span: Span): Parent | undefined {
+  if (span instanceof RecordedSpan) {
+    return { traceId: span.traceId, spanIdHigh: span.spanIdHigh, spanIdLow: span.spanIdLow, isRemote: false, sampled: true, traceState: span.traceState };
+  }
+  const context = span.spanContext();
+  if (!trace.isSpanContextValid(context)) return undefined;
+  return {
+    traceId: TraceId.fromHex(context.traceId),
+    spanIdHigh: hexWord(context.spanId, 0),
+    spanIdLow: hexWord(context.spanId, 8),
+    isRemote: context.isRemote === true,
+    sampled: (context.traceFlags & TraceFlags.SAMPLED) !== 0,
+    traceState: context.traceState,
+  };
 }

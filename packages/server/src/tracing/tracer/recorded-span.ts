@@ -4,17 +4,19 @@ import {
   type Attributes,
   type AttributeValue,
   type Exception,
-  type HrTime,
   type Link,
   type Span,
   type SpanContext,
   type SpanKind,
   type SpanStatus,
   type TimeInput,
+  type TraceState,
+  TraceFlags,
 } from '@opentelemetry/api';
 import type { TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { isAttributeValue, sanitized, truncated } from './span-attributes.js';
-import { isBefore, toHrTime } from './span-time.js';
+import { wordsToHex, type TraceId } from './span-ids.js';
+import { sinceOrigin, toHrTime } from './span-time.js';
 import type { SpanLimits } from './tracer-settings.js';
 
 /** Where a span goes when it ends: its scope's batch, which encodes it at once. */
@@ -22,58 +24,83 @@ export interface EndedSpans {
   ended(span: RecordedSpan): void;
 }
 
+/** A span's parent, as the span keeps it. */
+export interface SpanParent {
+  /** The parent span id's two 32-bit words. */
+  readonly spanIdHigh: number;
+  readonly spanIdLow: number;
+  readonly isRemote: boolean;
+}
+
 /** How a span starts: what the tracer decided for it. */
 export interface SpanStart {
-  readonly spanContext: SpanContext;
-  readonly parentSpanContext: SpanContext | undefined;
+  readonly traceId: TraceId;
+  readonly spanIdHigh: number;
+  readonly spanIdLow: number;
+  readonly traceState: TraceState | undefined;
+  readonly parent: SpanParent | undefined;
   readonly name: string;
   readonly kind: SpanKind;
-  readonly startTime: HrTime;
-  readonly links: readonly Link[];
+  readonly startTime: number;
 }
 
 /**
- * A span that records (the sampler kept it), held as plain fields and handed
- * to its scope's batch when it ends, which encodes it then: nothing of it
- * outlives the request, where the SDK keeps every ended span object until
- * its batch is sent. It reads as the SDK's `ReadableSpan` does where the
- * encoder reads it, and follows the SDK's rules: attributes over the limit
- * are counted as dropped, strings cut to the value length limit, an OK
- * status is final, and nothing changes after `end`.
+ * A span that records (the sampler kept it, so it is also sampled), held
+ * as plain fields and handed to its scope's batch when it ends, which
+ * encodes it then: nothing of it outlives the request, where the SDK keeps
+ * every ended span object until its batch is sent. Ids are kept as 32-bit
+ * words and times as milliseconds since the time origin; the hex ids of
+ * `spanContext()` are made only when something asks for them. It follows
+ * the SDK's rules: attributes over the limit are counted as dropped,
+ * strings cut to the value length limit, an OK status is final, and
+ * nothing changes after `end`.
  */
 export class RecordedSpan implements Span {
   name: string;
   readonly kind: SpanKind;
-  readonly startTime: HrTime;
-  endTime: HrTime;
-  readonly parentSpanContext: SpanContext | undefined;
-  readonly attributes: Attributes = {};
+  readonly traceId: TraceId;
+  readonly spanIdHigh: number;
+  readonly spanIdLow: number;
+  readonly traceState: TraceState | undefined;
+  readonly parent: SpanParent | undefined;
+  /** Milliseconds since the time origin. */
+  readonly startTime: number;
+  endTime: number;
+  /** Attribute keys and their values, in the order first set (an attribute set again keeps its place). */
+  readonly attributeKeys: string[] = [];
+  readonly attributeValues: AttributeValue[] = [];
   droppedAttributesCount = 0;
   readonly events: TimedEvent[] = [];
   droppedEventsCount = 0;
   readonly links: Link[] = [];
   droppedLinksCount = 0;
-  status: SpanStatus = { code: SpanStatusCode.UNSET };
-  readonly #spanContext: SpanContext;
+  status: SpanStatus = UNSET;
+  #spanContext: SpanContext | undefined;
   readonly #limits: SpanLimits;
   readonly #sink: EndedSpans;
-  #attributeCount = 0;
   #ended = false;
 
   constructor(start: SpanStart, limits: SpanLimits, sink: EndedSpans) {
-    this.#spanContext = start.spanContext;
-    this.parentSpanContext = start.parentSpanContext;
+    this.traceId = start.traceId;
+    this.spanIdHigh = start.spanIdHigh;
+    this.spanIdLow = start.spanIdLow;
+    this.traceState = start.traceState;
+    this.parent = start.parent;
     this.name = start.name;
     this.kind = start.kind;
     this.startTime = start.startTime;
     this.endTime = start.startTime;
     this.#limits = limits;
     this.#sink = sink;
-    if (start.links.length > 0) this.addLinks(start.links as Link[]);
   }
 
   spanContext(): SpanContext {
-    return this.#spanContext;
+    return (this.#spanContext ??= {
+      traceId: this.traceId.hex,
+      spanId: wordsToHex(this.spanIdHigh, this.spanIdLow),
+      traceFlags: TraceFlags.SAMPLED,
+      traceState: this.traceState,
+    });
   }
 
   isRecording(): boolean {
@@ -86,18 +113,19 @@ export class RecordedSpan implements Span {
       diag.warn(`Invalid attribute value set for key: ${key}`);
       return this;
     }
-    const attributes = this.attributes;
-    if (!Object.hasOwn(attributes, key)) {
-      if (this.#attributeCount >= this.#limits.attributeCountLimit) {
-        this.droppedAttributesCount++;
-        return this;
-      }
-      this.#attributeCount++;
+    const { attributeCountLimit, attributeValueLengthLimit } = this.#limits;
+    const kept = attributeValueLengthLimit === Number.POSITIVE_INFINITY ? value : truncated(value, attributeValueLengthLimit);
+    const index = this.attributeKeys.indexOf(key);
+    if (index >= 0) {
+      this.attributeValues[index] = kept;
+    } else if (this.attributeKeys.length >= attributeCountLimit) {
+      this.droppedAttributesCount++;
+    } else {
+      this.attributeKeys.push(key);
+      this.attributeValues.push(kept);
     }
-    attributes[key] = this.#limits.attributeValueLengthLimit === Number.POSITIVE_INFINITY ? value : truncated(value, this.#limits.attributeValueLengthLimit);
     return this;
   }
-
   setAttributes(attributes: Attributes): this {
     for (const key in attributes) {
       if (Object.hasOwn(attributes, key)) this.setAttribute(key, attributes[key]!);
@@ -115,7 +143,7 @@ export class RecordedSpan implements Span {
     }
     const timeGiven = isTimeInput(attributesOrTime);
     const { attributes, dropped } = sanitized(timeGiven ? undefined : (attributesOrTime as Attributes | undefined), attributeCountLimit, attributeValueLengthLimit);
-    this.events.push({ name, attributes, time: toHrTime(timeGiven ? attributesOrTime : time), droppedAttributesCount: dropped });
+    this.events.push({ name, attributes, time: toHrTime(sinceOrigin(timeGiven ? attributesOrTime : time)), droppedAttributesCount: dropped });
     return this;
   }
 
@@ -162,16 +190,17 @@ export class RecordedSpan implements Span {
 
   end(endTime?: TimeInput): void {
     if (this.#ended) {
-      diag.error(`${this.name} ${this.#spanContext.traceId}-${this.#spanContext.spanId} - You can only call end() on a span once.`);
+      diag.error(`${this.name} ${this.spanContext().traceId}-${this.spanContext().spanId} - You can only call end() on a span once.`);
       return;
     }
     this.#ended = true;
-    const time = toHrTime(endTime);
-    // A clock stepped back (or an end time given before the start) would give a negative duration.
-    this.endTime = isBefore(time, this.startTime) ? this.startTime : time;
+    // An end time given before the start would give a negative duration.
+    this.endTime = Math.max(this.startTime, sinceOrigin(endTime));
     this.#sink.ended(this);
   }
 }
+
+const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
 
 function isTimeInput(value: unknown): value is TimeInput {
   return typeof value === 'number' || value instanceof Date || (Array.isArray(value) && value.length === 2 && typeof value[0] === 'number');

@@ -1,7 +1,8 @@
-import { diag, TraceFlags } from '@opentelemetry/api';
-import { appendSpan, writeResourceSpans, type InstrumentationScope, type Resource } from '../otlp-trace-protobuf.js';
+import { diag } from '@opentelemetry/api';
+import { writeResourceSpans, type InstrumentationScope, type Resource } from '../otlp-trace-protobuf.js';
 import { ProtobufWriter } from '../protobuf-writer.js';
 import type { EndedSpans, RecordedSpan } from './recorded-span.js';
+import { appendRecordedSpan } from './recorded-span-encoder.js';
 import type { BatchSettings } from './tracer-settings.js';
 
 /** One OTLP export request, encoded, and how many spans it carries. */
@@ -72,12 +73,13 @@ export class SpanBatches {
 
   /** Adds an ended span: encoded now, if sampled and there is room. */
   add(scope: ScopeBatch, span: RecordedSpan): void {
-    if (this.#stopped || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+    // Every recorded span is sampled (see LightTracer).
+    if (this.#stopped) return;
     if (this.#open + this.#waitingSpans >= this.#settings.maxQueueSize) {
       if (this.#dropped++ === 0) diag.warn('Tracing: the span export queue is full (OTEL_BSP_MAX_QUEUE_SIZE); dropping spans until it drains');
       return;
     }
-    appendSpan(scope.writer, span);
+    appendRecordedSpan(scope.writer, span);
     if (++this.#open >= this.#settings.maxExportBatchSize) this.#seal();
     else if (this.#timer === undefined) this.#startTimer();
   }

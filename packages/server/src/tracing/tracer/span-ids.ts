@@ -1,37 +1,77 @@
 import { randomFillSync } from 'node:crypto';
 
 /**
- * Random trace and span ids, in hex, cut from a pool of random bytes that
- * is refilled 8 KiB at a time: one call into the system's generator per
- * few hundred spans instead of one per id. An all-zero id is invalid in
- * W3C trace context, so one (a chance in 2^64 or less) is drawn again.
+ * A trace id as four 32-bit words (big-endian order, as signed integers,
+ * which V8 keeps unboxed), shared by every span of the trace in this
+ * process: the encoder writes the words, the ratio sampler reads them, and
+ * the hex form is made only when something asks for it (a log line, a
+ * `traceparent`).
  */
-export class SpanIds {
-  readonly #pool = Buffer.allocUnsafe(8192);
-  #next = this.#pool.length;
+export class TraceId {
+  #hex: string | undefined;
 
-  traceId(): string {
-    return this.#hex(16);
+  constructor(
+    readonly w0: number,
+    readonly w1: number,
+    readonly w2: number,
+    readonly w3: number,
+    hex?: string,
+  ) {
+    this.#hex = hex;
   }
 
-  spanId(): string {
-    return this.#hex(8);
+  /** The id from its 32 hex digits (as a `traceparent` carries it). */
+  static fromHex(hex: string): TraceId {
+    return new TraceId(hexWord(hex, 0), hexWord(hex, 8), hexWord(hex, 16), hexWord(hex, 24), hex);
   }
 
-  #hex(bytes: number): string {
-    for (;;) {
-      if (this.#next + bytes > this.#pool.length) {
-        randomFillSync(this.#pool);
-        this.#next = 0;
-      }
-      const start = this.#next;
-      this.#next += bytes;
-      if (!isZero(this.#pool, start, bytes)) return this.#pool.toString('hex', start, start + bytes);
-    }
+  get hex(): string {
+    return (this.#hex ??= wordsToHex(this.w0, this.w1, this.w2, this.w3));
   }
 }
 
-function isZero(pool: Buffer, start: number, bytes: number): boolean {
-  for (let index = start; index < start + bytes; index++) if (pool[index] !== 0) return false;
-  return true;
+/** The 32-bit word of 8 hex digits at `start` of `hex`, as a signed integer. */
+export function hexWord(hex: string, start: number): number {
+  let word = 0;
+  for (let index = start; index < start + 8; index++) {
+    const code = hex.charCodeAt(index);
+    // 0-9, a-f, A-F.
+    word = (word << 4) | (code <= 0x39 ? code - 0x30 : (code | 0x20) - 0x57);
+  }
+  return word | 0;
+}
+
+const scratch = Buffer.allocUnsafe(16);
+
+/** The hex digits of up to four 32-bit words, in order. */
+export function wordsToHex(...words: number[]): string {
+  for (let index = 0; index < words.length; index++) scratch.writeInt32BE(words[index]! | 0, index * 4);
+  return scratch.toString('hex', 0, words.length * 4);
+}
+
+/**
+ * Random trace and span id words, from a pool of random bytes refilled
+ * 8 KiB at a time: one call into the system's generator per few hundred
+ * spans instead of one per id. An all-zero id is invalid in W3C trace
+ * context, so one (a chance in 2^64 or less) is drawn again.
+ */
+export class SpanIds {
+  readonly #pool = new Int32Array(2048);
+  #next = this.#pool.length;
+
+  traceId(): TraceId {
+    for (;;) {
+      const id = new TraceId(this.word(), this.word(), this.word(), this.word());
+      if ((id.w0 | id.w1 | id.w2 | id.w3) !== 0) return id;
+    }
+  }
+
+  /** One random word; a span id is two, drawn again by the caller when both are zero. */
+  word(): number {
+    if (this.#next === this.#pool.length) {
+      randomFillSync(this.#pool);
+      this.#next = 0;
+    }
+    return this.#pool[this.#next++]!;
+  }
 }

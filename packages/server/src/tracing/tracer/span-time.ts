@@ -1,37 +1,60 @@
 import type { HrTime, TimeInput } from '@opentelemetry/api';
 
-// The process's time origin (ms since the epoch, with a fraction) split once into whole seconds and nanoseconds,
-// so each timestamp is one monotonic reading added to it, exact in integers.
+// The process's time origin (ms since the epoch, with a fraction) split once into whole seconds and nanoseconds:
+// a span keeps its times as milliseconds since the origin (one monotonic clock reading, no array), and they are
+// made epoch nanoseconds, exact in integers, only when it is encoded.
 const ORIGIN_SECONDS = Math.floor(performance.timeOrigin / 1000);
 const ORIGIN_NANOS = Math.round((performance.timeOrigin - ORIGIN_SECONDS * 1000) * 1e6);
 
-/** Now, as `HrTime` since the epoch: the time origin plus the monotonic clock, as the SDK reads it. */
-export function now(): HrTime {
-  return fromOrigin(performance.now());
+/**
+ * A span's `TimeInput` as milliseconds since the time origin, read as the
+ * SDK reads it: none is now (the monotonic clock), an `HrTime` is since the
+ * epoch, a `Date` is its epoch milliseconds, and a number is epoch
+ * milliseconds when it is past the time origin, else milliseconds since the
+ * origin (what `performance.now()` returns).
+ */
+export function sinceOrigin(time?: TimeInput): number {
+  if (time === undefined) return performance.now();
+  if (Array.isArray(time)) return (time[0] - ORIGIN_SECONDS) * 1000 + (time[1] - ORIGIN_NANOS) / 1e6;
+  const millis = time instanceof Date ? time.getTime() : (time as number);
+  return millis < performance.timeOrigin ? millis : millis - performance.timeOrigin;
+}
+
+// The origin in epoch nanoseconds, as the high and low 32 bits of the 64-bit integer (exact, through BigInt, once).
+const ORIGIN_EPOCH_NANOS = BigInt(ORIGIN_SECONDS) * 1_000_000_000n + BigInt(ORIGIN_NANOS);
+const ORIGIN_HIGH = Number(ORIGIN_EPOCH_NANOS >> 32n);
+const ORIGIN_LOW = Number(ORIGIN_EPOCH_NANOS & 0xffffffffn);
+const TWO_TO_32 = 0x100000000;
+
+/** What takes a 64-bit integer as its high and low 32 bits (the protobuf writer's `fixed64`). */
+export interface Fixed64Sink {
+  fixed64(high: number, low: number): void;
 }
 
 /**
- * A span's `TimeInput` as `HrTime`, read as the SDK reads it: an `HrTime` as
- * it is, a `Date` as its epoch milliseconds, and a number as epoch
- * milliseconds when it is past the time origin, else as milliseconds since
- * the origin (what `performance.now()` returns).
+ * Writes milliseconds since the origin to `sink` as epoch nanoseconds
+ * (OTLP's `fixed64` times): the origin's exact
+ * parts plus a count of nanoseconds that stays exact in a double for over
+ * a hundred days of uptime. A time before the origin (a start time given
+ * by a caller) goes through `HrTime`.
  */
-export function toHrTime(time: TimeInput | undefined): HrTime {
-  if (time === undefined) return now();
-  if (Array.isArray(time)) return time as HrTime;
-  const millis = time instanceof Date ? time.getTime() : (time as number);
-  if (millis < performance.timeOrigin) return fromOrigin(millis);
-  const seconds = Math.floor(millis / 1000);
-  return [seconds, Math.round((millis - seconds * 1000) * 1e6)];
+export function writeEpochNanos(sink: Fixed64Sink, millisSinceOrigin: number): void {
+  const nanos = Math.round(millisSinceOrigin * 1e6);
+  if (nanos < 0) {
+    const [seconds, rest] = toHrTime(millisSinceOrigin);
+    const epoch = BigInt(seconds) * 1_000_000_000n + BigInt(rest);
+    sink.fixed64(Number(epoch >> 32n), Number(epoch & 0xffffffffn));
+    return;
+  }
+  const high = Math.floor(nanos / TWO_TO_32);
+  const low = ORIGIN_LOW + (nanos - high * TWO_TO_32);
+  const carry = low >= TWO_TO_32 ? 1 : 0;
+  sink.fixed64(ORIGIN_HIGH + high + carry, low - carry * TWO_TO_32);
 }
 
-/** Whether `end` comes before `start`. */
-export function isBefore(end: HrTime, start: HrTime): boolean {
-  return end[0] < start[0] || (end[0] === start[0] && end[1] < start[1]);
-}
-
-function fromOrigin(millis: number): HrTime {
-  const nanos = ORIGIN_NANOS + Math.round(millis * 1e6);
+/** Milliseconds since the origin as `HrTime` since the epoch (seconds, nanoseconds). */
+export function toHrTime(millisSinceOrigin: number): HrTime {
+  const nanos = ORIGIN_NANOS + Math.round(millisSinceOrigin * 1e6);
   const seconds = Math.floor(nanos / 1e9);
   return [ORIGIN_SECONDS + seconds, nanos - seconds * 1e9];
 }

@@ -1,5 +1,5 @@
 import { diag } from '@opentelemetry/api';
-import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace-base';
+import { samplerFromEnv, type SpanSampler } from './span-sampler.js';
 
 /** How spans are batched for export: the batch span processor's settings. */
 export interface BatchSettings {
@@ -21,7 +21,7 @@ export interface SpanLimits {
 
 /** The tracer's settings, from the standard `OTEL_*` variables, with the specification's defaults. */
 export interface TracerSettings {
-  readonly sampler: Sampler;
+  readonly sampler: SpanSampler;
   readonly batch: BatchSettings;
   readonly limits: SpanLimits;
 }
@@ -49,43 +49,6 @@ export function tracerSettings(env: NodeJS.ProcessEnv): TracerSettings {
       linkCountLimit: positiveInteger(env, 'OTEL_SPAN_LINK_COUNT_LIMIT', 128),
     },
   };
-}
-
-/**
- * The sampler `OTEL_TRACES_SAMPLER` names (with `OTEL_TRACES_SAMPLER_ARG` for
- * the ratio samplers), built from the SDK's samplers; the default, and the
- * fallback for a name it does not know, is `parentbased_always_on`.
- */
-export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
-  const name = env['OTEL_TRACES_SAMPLER']?.trim().toLowerCase() || 'parentbased_always_on';
-  switch (name) {
-    case 'always_on':
-      return new AlwaysOnSampler();
-    case 'always_off':
-      return new AlwaysOffSampler();
-    case 'parentbased_always_on':
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
-    case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
-    case 'traceidratio':
-      return new TraceIdRatioBasedSampler(samplerRatio(env));
-    case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(samplerRatio(env)) });
-    default:
-      diag.error(`OTEL_TRACES_SAMPLER value "${name}" invalid, defaulting to "parentbased_always_on".`);
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
-  }
-}
-
-/** `OTEL_TRACES_SAMPLER_ARG` as a ratio from 0 to 1; 1 when it is unset or out of range, as in the SDK. */
-function samplerRatio(env: NodeJS.ProcessEnv): number {
-  const raw = env['OTEL_TRACES_SAMPLER_ARG']?.trim();
-  const ratio = raw ? Number(raw) : Number.NaN;
-  if (Number.isNaN(ratio) || ratio < 0 || ratio > 1) {
-    diag.error(`OTEL_TRACES_SAMPLER_ARG=${raw ?? ''} is blank or not a ratio from 0 to 1, defaulting to 1.`);
-    return 1;
-  }
-  return ratio;
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -1,0 +1,101 @@
+import { TraceFlags } from '@opentelemetry/api';
+import { CONTEXT_HAS_IS_REMOTE, CONTEXT_IS_REMOTE, writeEvent, writeKeyValue, writeLink, writeStatus } from '../otlp-trace-protobuf.js';
+import { FIXED32, FIXED64, LENGTH_DELIMITED, VARINT, type ProtobufWriter } from '../protobuf-writer.js';
+import type { AttributeValue } from '@opentelemetry/api';
+import type { RecordedSpan } from './recorded-span.js';
+import { writeEpochNanos } from './span-time.js';
+
+/**
+ * Appends `span` as one OTLP `Span` of a `ScopeSpans` message (its field 2),
+ * field for field what the SDK's serializer writes for the same span (a
+ * test decodes it): ids from their words, no hex in between, times from
+ * milliseconds since the time origin.
+ */
+export function appendRecordedSpan(writer: ProtobufWriter, span: RecordedSpan): void {
+  writer.tag(2, LENGTH_DELIMITED);
+  const start = writer.begin();
+  const traceId = span.traceId;
+  writer.tag(1, LENGTH_DELIMITED);
+  writer.id128(traceId.w0, traceId.w1, traceId.w2, traceId.w3);
+  writer.tag(2, LENGTH_DELIMITED);
+  writer.id64(span.spanIdHigh, span.spanIdLow);
+  const traceState = span.traceState?.serialize();
+  if (traceState) {
+    writer.tag(3, LENGTH_DELIMITED);
+    writer.string(traceState);
+  }
+  if (span.parent !== undefined) {
+    writer.tag(4, LENGTH_DELIMITED);
+    writer.id64(span.parent.spanIdHigh, span.parent.spanIdLow);
+  }
+  writer.tag(5, LENGTH_DELIMITED);
+  writer.string(span.name);
+  // OTLP's SpanKind counts from SPAN_KIND_UNSPECIFIED (0); the API's from INTERNAL.
+  writer.tag(6, VARINT);
+  writer.varint(span.kind + 1);
+  writer.tag(7, FIXED64);
+  writeEpochNanos(writer, span.startTime);
+  writer.tag(8, FIXED64);
+  writeEpochNanos(writer, span.endTime);
+  writeSpanContents(writer, span);
+  writer.tag(16, FIXED32);
+  writer.fixed32(TraceFlags.SAMPLED | CONTEXT_HAS_IS_REMOTE | (span.parent?.isRemote ? CONTEXT_IS_REMOTE : 0));
+  writer.end(start);
+}
+
+/** Fields 9 to 15: attributes, events and links with their dropped counts, and the status. */
+function writeSpanContents(writer: ProtobufWriter, span: RecordedSpan): void {
+  const keys = span.attributeKeys;
+  const values = span.attributeValues;
+  for (let index = 0; index < keys.length; index++) writeAttribute(writer, keys[index]!, values[index]!);
+  writer.tag(10, VARINT);
+  writer.varint(span.droppedAttributesCount);
+  for (const event of span.events) {
+    writer.tag(11, LENGTH_DELIMITED);
+    writeEvent(writer, event);
+  }
+  writer.tag(12, VARINT);
+  writer.varint(span.droppedEventsCount);
+  for (const link of span.links) {
+    writer.tag(13, LENGTH_DELIMITED);
+    writeLink(writer, link);
+  }
+  writer.tag(14, VARINT);
+  writer.varint(span.droppedLinksCount);
+  writer.tag(15, LENGTH_DELIMITED);
+  writeStatus(writer, span.status);
+}
+
+/** An attribute's encoding (its field 9 key, length and `KeyValue`), kept for its value. */
+interface EncodedAttribute {
+  readonly value: AttributeValue;
+  readonly bytes: Uint8Array;
+}
+
+// Most attributes repeat from span to span (the method, the route, the status code, the storage operation):
+// each key keeps the encodings of its first few values, and a repeated one is copied instead of encoded again.
+// A key whose values keep changing (an id) fills its few places and is encoded each time after that.
+const VALUES_KEPT_PER_KEY = 8;
+const KEYS_KEPT = 256;
+const encodedAttributes = new Map<string, EncodedAttribute[]>();
+
+/** One attribute as field 9 of a span: copied when this key and value were written before, else encoded (and kept, if there is room). */
+function writeAttribute(writer: ProtobufWriter, key: string, value: AttributeValue): void {
+  const kept = encodedAttributes.get(key);
+  if (kept !== undefined) {
+    for (let index = 0; index < kept.length; index++) {
+      if (kept[index]!.value === value) {
+        writer.raw(kept[index]!.bytes);
+        return;
+      }
+    }
+  }
+  const start = writer.pos;
+  writer.tag(9, LENGTH_DELIMITED);
+  writeKeyValue(writer, key, value);
+  // Arrays are compared by identity, so they are not kept.
+  if (typeof value === 'object' || (kept?.length ?? 0) >= VALUES_KEPT_PER_KEY || (kept === undefined && encodedAttributes.size >= KEYS_KEPT)) return;
+  const bytes = Uint8Array.prototype.slice.call(writer.buffer, start, writer.pos);
+  if (kept === undefined) encodedAttributes.set(key, [{ value, bytes }]);
+  else kept.push({ value, bytes });
+}
