@@ -11,7 +11,7 @@ import {
   type TraceState,
 } from '@opentelemetry/api';
 import { RecordedSpan, type EndedSpans, type SpanParent } from './recorded-span.js';
-import { hexWord, TraceId, wordsToHex, type SpanIds } from './span-ids.js';
+import { hexWord, TraceId, spanIdHex, type SpanIds } from './span-ids.js';
 import type { SampledParent } from './span-sampler.js';
 import { sinceOrigin } from './span-time.js';
 import type { TracerSettings } from './tracer-settings.js';
@@ -45,7 +45,7 @@ export class LightTracer implements Tracer {
     let spanIdLow = ids.word();
     while ((spanIdHigh | spanIdLow) === 0) [spanIdHigh, spanIdLow] = [ids.word(), ids.word()];
     if (!this.#settings.sampler(parent, traceId)) {
-      const spanContext = { traceId: traceId.hex, spanId: wordsToHex(spanIdHigh, spanIdLow), traceFlags: TraceFlags.NONE, traceState: parent?.traceState };
+      const spanContext = { traceId: traceId.hex, spanId: spanIdHex(spanIdHigh, spanIdLow), traceFlags: TraceFlags.NONE, traceState: parent?.traceState };
       return trace.wrapSpanContext(spanContext);
     }
     const start = { traceId, spanIdHigh, spanIdLow, traceState: parent?.traceState, parent, name, kind: options.kind ?? SpanKind.INTERNAL, startTime: sinceOrigin(options.startTime) };

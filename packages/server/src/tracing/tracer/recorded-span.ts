@@ -15,7 +15,7 @@ import {
 } from '@opentelemetry/api';
 import type { TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { isAttributeValue, sanitized, truncated } from './span-attributes.js';
-import { wordsToHex, type TraceId } from './span-ids.js';
+import { spanIdHex, type TraceId } from './span-ids.js';
 import { sinceOrigin, toHrTime } from './span-time.js';
 import type { SpanLimits } from './tracer-settings.js';
 
@@ -97,7 +97,7 @@ export class RecordedSpan implements Span {
   spanContext(): SpanContext {
     return (this.#spanContext ??= {
       traceId: this.traceId.hex,
-      spanId: wordsToHex(this.spanIdHigh, this.spanIdLow),
+      spanId: spanIdHex(this.spanIdHigh, this.spanIdLow),
       traceFlags: TraceFlags.SAMPLED,
       traceState: this.traceState,
     });
