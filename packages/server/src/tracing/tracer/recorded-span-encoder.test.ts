@@ -1,4 +1,4 @@
-import { createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
+import { createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Tracer } from '@opentelemetry/api';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -13,14 +13,23 @@ import { sinceOrigin } from './span-time.js';
 const LIMITS = { attributeCountLimit: 128, attributeValueLengthLimit: Number.POSITIVE_INFINITY, eventCountLimit: 128, linkCountLimit: 128 };
 const nowhere = { ended: () => undefined };
 
-/** The SDK's spans, of one scope, and the request its own serializer writes for them: the reference. */
-function sdkSpans(record: (tracer: ReturnType<BasicTracerProvider['getTracer']>) => void) {
+/** The SDK's spans and the request its own serializer writes for them: the reference. */
+function sdkSpans(record: (provider: BasicTracerProvider) => void) {
   const exporter = new InMemorySpanExporter();
   const resource = resourceFromAttributes({ 'service.name': 'plant-store' });
   const provider = new BasicTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  record(provider.getTracer('@plant-store/http-node', '1.0.0'));
+  record(provider);
   const spans = exporter.getFinishedSpans();
   return { resource, spans, reference: Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!) };
+}
+
+function requestSpans(tracer: Tracer): void {
+  const server = tracer.startSpan('GET', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', 'url.scheme': 'http' } });
+  const storage = tracer.startSpan('listJson plants', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'sqlite' } }, trace.setSpan(ROOT_CONTEXT, server));
+  storage.end();
+  server.setAttribute('http.response.status_code', 200);
+  server.updateName('GET /plants');
+  server.end();
 }
 
 /** The same span as this tracer records it: same ids, times and calls. */
@@ -49,45 +58,86 @@ function recordedCopy(span: ReadableSpan): RecordedSpan {
   return copy;
 }
 
+/** The same spans as this tracer encodes them: each appended to its scope's spans as it ends, then one request around them. */
 function encoded(resource: ReturnType<typeof resourceFromAttributes>, spans: readonly ReadableSpan[]): Buffer {
-  const spanWriter = new ProtobufWriter(Buffer.alloc(64));
-  for (const span of spans) appendRecordedSpan(spanWriter, recordedCopy(span));
+  const scopes = new Map<ReadableSpan['instrumentationScope'], ProtobufWriter>();
+  for (const span of spans) {
+    let scopeWriter = scopes.get(span.instrumentationScope);
+    if (scopeWriter === undefined) scopes.set(span.instrumentationScope, (scopeWriter = new ProtobufWriter(Buffer.alloc(64))));
+    appendRecordedSpan(scopeWriter, recordedCopy(span));
+  }
   const writer = new ProtobufWriter(Buffer.alloc(64));
-  writeResourceSpans(writer, resource, [{ scope: spans[0]!.instrumentationScope, spans: spanWriter.buffer.subarray(0, spanWriter.pos) }]);
+  writeResourceSpans(writer, resource, [...scopes].map(([scope, scopeWriter]) => ({ scope, spans: scopeWriter.buffer.subarray(0, scopeWriter.pos) })));
   return Buffer.from(writer.buffer.subarray(0, writer.pos));
 }
 
 describe('appendRecordedSpan', () => {
   it('writes a request and its storage call byte for byte as the SDK serializer writes them', () => {
-    const { resource, spans, reference } = sdkSpans((tracer) => {
-      const server = tracer.startSpan('GET', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', 'url.scheme': 'http' } });
-      const storage = tracer.startSpan('listJson plants', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'sqlite' } }, trace.setSpan(ROOT_CONTEXT, server));
-      storage.end();
-      server.setAttribute('http.response.status_code', 200);
-      server.updateName('GET /plants');
-      server.end();
-    });
+    const { resource, spans, reference } = sdkSpans((provider) => requestSpans(provider.getTracer('@plant-store/http-node', '1.0.0')));
     expect(encoded(resource, spans)).toEqual(reference);
     // Again: the second time, the repeated attributes are copied from what the first time encoded.
     expect(encoded(resource, spans)).toEqual(reference);
   });
 
-  it('writes every kind of attribute, events, links, an error status and a remote parent with a trace state alike', () => {
+  it('writes every kind of attribute, events, links, statuses, scopes and a remote parent with a trace state alike', () => {
     const remote = trace.setSpanContext(ROOT_CONTEXT, {
       traceId: '0af7651916cd43dd8448eb211c80319c',
       spanId: 'b7ad6b7169203331',
       traceFlags: TraceFlags.SAMPLED,
       isRemote: true,
-      traceState: createTraceState('vendor=value'),
+      traceState: createTraceState('vendor=value,other=thing'),
     });
-    const { resource, spans, reference } = sdkSpans((tracer) => {
-      const attributes = { text: 'plante 🌱', long: 'x'.repeat(300), int: 42, negative: -7, float: 3.25, yes: true, strings: ['a', 'b'], numbers: [1, 2.5] };
-      const link = { context: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: TraceFlags.SAMPLED, isRemote: true }, attributes: { why: 'queued by' } };
-      const span = tracer.startSpan('everything', { kind: SpanKind.PRODUCER, attributes, links: [link] }, remote);
-      span.addEvent('retry', { attempt: 2 });
-      span.setStatus({ code: SpanStatusCode.ERROR, message: 'receiver answered 503' });
+    const { resource, spans, reference } = sdkSpans((provider) => {
+      const tracer = provider.getTracer('scope-a', '2.0.0', { schemaUrl: 'https://opentelemetry.io/schemas/1.29.0' });
+      const links = [
+        { context: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: TraceFlags.SAMPLED, isRemote: true } },
+        { context: { traceId: '4bf92f3577b34da6a3ce929d0e0e4737', spanId: '00f067aa0ba902b8', traceFlags: TraceFlags.NONE }, attributes: { 'link.kind': 'created-by', count: 2 } },
+      ];
+      const span = tracer.startSpan('everything', { kind: SpanKind.PRODUCER, attributes: EVERY_KIND_OF_VALUE, links }, remote);
+      span.addEvent('no attributes');
+      span.addEvent('with attributes', { 'event.field': 'value', 'event.count': 3 });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'failed: ünïcode' });
       span.end();
+      const plain = provider.getTracer('scope-b').startSpan('internal');
+      plain.setStatus({ code: SpanStatusCode.OK });
+      plain.end();
     });
+    expect(spans).toHaveLength(2);
     expect(encoded(resource, spans)).toEqual(reference);
   });
+
+  it('writes lengths of several bytes at every level, in a request larger than its first buffer', () => {
+    const { resource, spans, reference } = sdkSpans((provider) => {
+      const tracer = provider.getTracer('@plant-store/core');
+      for (let index = 0; index < 1_200; index++) requestSpans(tracer);
+    });
+    const bytes = encoded(resource, spans);
+    expect(bytes.length).toBeGreaterThan(64 * 1024);
+    expect(bytes).toEqual(reference);
+  });
 });
+
+const EVERY_KIND_OF_VALUE = {
+  text: 'plain',
+  empty: '',
+  unicode: 'plante 🌱 é — 植物',
+  long: 'x'.repeat(300),
+  longer: 'é'.repeat(9_000),
+  zero: 0,
+  int: 42,
+  negative: -7,
+  large: 2 ** 40,
+  largeNegative: -(2 ** 40),
+  maxSafe: Number.MAX_SAFE_INTEGER,
+  minSafe: Number.MIN_SAFE_INTEGER,
+  beyondInt64: 2 ** 64,
+  float: 3.25,
+  negativeFloat: -0.5,
+  nan: Number.NaN,
+  yes: true,
+  no: false,
+  strings: ['a', 'b', ''],
+  numbers: [1, 2.5, -3],
+  booleans: [true, false],
+  withHoles: ['a', null, undefined, 'b'],
+};

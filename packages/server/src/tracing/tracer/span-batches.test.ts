@@ -1,0 +1,89 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
+import { countTraceRequestSpans, decodeTraceRequest } from '../../../../../test/support/otlp-protobuf.js';
+import { LightTracerProvider } from './light-tracer-provider.js';
+import type { EncodedBatch } from './span-batches.js';
+import { tracerSettings } from './tracer-settings.js';
+
+/** A provider with the given `OTEL_BSP_*` settings whose exporter keeps what it is sent, answering at once or when told. */
+function batching(env: NodeJS.ProcessEnv, answer: 'at once' | 'when told' = 'at once') {
+  const sent: EncodedBatch[] = [];
+  const pending: (() => void)[] = [];
+  let shutDown = false;
+  const provider = new LightTracerProvider({ attributes: { 'service.name': 'plant-store' } } as never, tracerSettings(env), {
+    send(batch, done) {
+      sent.push(batch);
+      if (answer === 'at once') done();
+      else pending.push(done);
+    },
+    async shutdown() {
+      shutDown = true;
+    },
+  });
+  const tracer = provider.getTracer('test');
+  const spans = (count: number) => {
+    for (let index = 0; index < count; index++) tracer.startSpan(`span ${index}`, {}, ROOT_CONTEXT).end();
+  };
+  const answerOne = () => pending.shift()?.();
+  return { provider, spans, sent, answerOne, isShutDown: () => shutDown };
+}
+
+const spanNames = (batch: EncodedBatch) =>
+  (decodeTraceRequest(batch.body) as { resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[] }).resourceSpans.flatMap((resource) =>
+    resource.scopeSpans.flatMap((scope) => scope.spans.map((span) => span.name)),
+  );
+
+describe('SpanBatches', () => {
+  it('sends a batch as soon as it holds the batch size, and the rest when flushed', async () => {
+    const { provider, spans, sent } = batching({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '3', OTEL_BSP_SCHEDULE_DELAY: '60000' });
+    spans(7);
+    expect(sent.map((batch) => batch.spanCount)).toEqual([3, 3]);
+    expect(spanNames(sent[0]!)).toEqual(['span 0', 'span 1', 'span 2']);
+    await provider.forceFlush();
+    expect(sent.map((batch) => countTraceRequestSpans(batch.body))).toEqual([3, 3, 1]);
+  });
+
+  it('sends a batch that is not full once the schedule delay has passed since its first span', async () => {
+    const { spans, sent } = batching({ OTEL_BSP_SCHEDULE_DELAY: '30' });
+    spans(2);
+    expect(sent).toHaveLength(0);
+    const deadline = Date.now() + 5_000;
+    while (sent.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(sent.map((batch) => batch.spanCount)).toEqual([2]);
+  });
+
+  it('sends one batch at a time, and drops the spans past the queue size while they wait', async () => {
+    const { provider, spans, sent, answerOne } = batching({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2', OTEL_BSP_MAX_QUEUE_SIZE: '4', OTEL_BSP_SCHEDULE_DELAY: '60000' }, 'when told');
+    // The first batch is sent; the next two (four spans) wait; the last three find the queue full.
+    spans(9);
+    expect(sent).toHaveLength(1);
+    answerOne();
+    expect(sent).toHaveLength(2);
+    const flushed = provider.forceFlush();
+    answerOne();
+    answerOne();
+    await flushed;
+    expect(sent.map((batch) => batch.spanCount)).toEqual([2, 2, 2]);
+    expect(spanNames(sent[2]!)).toEqual(['span 4', 'span 5']);
+  });
+
+  it('gives each request a body of its own: later batches leave an earlier one as it was', () => {
+    const { spans, sent } = batching({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2', OTEL_BSP_SCHEDULE_DELAY: '60000' });
+    spans(2);
+    const first = Buffer.from(sent[0]!.body);
+    spans(6);
+    expect(Buffer.from(sent[0]!.body)).toEqual(first);
+    expect(spanNames(sent[0]!)).toEqual(['span 0', 'span 1']);
+  });
+
+  it('sends what is left when shut down, shuts the exporter down, then ignores spans', async () => {
+    const { provider, spans, sent, isShutDown } = batching({ OTEL_BSP_SCHEDULE_DELAY: '60000' });
+    spans(5);
+    await provider.shutdown();
+    expect(sent.map((batch) => batch.spanCount)).toEqual([5]);
+    expect(isShutDown()).toBe(true);
+    spans(3);
+    await provider.forceFlush();
+    expect(sent).toHaveLength(1);
+  });
+});
