@@ -38,7 +38,9 @@ export function tracedRequest(
     span.setAttribute('network.protocol.version', req.httpVersion);
   }
   const traceContext = trace.setSpan(parent, span);
-  return context.with(traceContext, handle, undefined, traceContext).then((template) => endServerSpan(span, method, res, basePath, template));
+  const handled = context.with(traceContext, handle, undefined, traceContext);
+  // A span the sampler left out records nothing at its end: no promise is chained for it on every such request.
+  return span.isRecording() ? handled.then((template) => endServerSpan(span, method, res, basePath, template)) : handled;
 }
 
 function endServerSpan(span: Span, method: string, res: ServerResponse, basePath: string, template: string | undefined): void {

@@ -67,6 +67,15 @@ describe('SpanBatches', () => {
     expect(spanNames(sent[2]!)).toEqual(['span 4', 'span 5']);
   });
 
+  it('sends the next batch when an export outlasts the export timeout', async () => {
+    const { spans, sent } = batching({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1', OTEL_BSP_EXPORT_TIMEOUT: '20', OTEL_BSP_SCHEDULE_DELAY: '60000' }, 'when told');
+    spans(2);
+    expect(sent).toHaveLength(1);
+    const deadline = Date.now() + 5_000;
+    while (sent.length === 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(sent).toHaveLength(2);
+  });
+
   it('gives each request a body of its own: later batches leave an earlier one as it was', () => {
     const { spans, sent } = batching({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2', OTEL_BSP_SCHEDULE_DELAY: '60000' });
     spans(2);

@@ -35,8 +35,9 @@ class ScopeBatch implements EndedSpans {
  * The batch span processor of the service's tracer, with the SDK's
  * behaviour and settings (`OTEL_BSP_*`): sampled spans are exported in
  * batches of at most `maxExportBatchSize`, a batch leaves when full or
- * `scheduledDelayMs` after its first span, one export runs at a time, and
- * spans beyond `maxQueueSize` waiting are dropped (and reported).
+ * `scheduledDelayMs` after its first span, one export runs at a time (or
+ * until `exportTimeoutMs` has passed), and spans beyond `maxQueueSize`
+ * waiting are dropped (and reported).
  *
  * Unlike the SDK's, it keeps no span object: a span is encoded into its
  * scope's buffer the moment it ends, and a full batch becomes one request
@@ -135,9 +136,20 @@ export class SpanBatches {
     }
     this.#exporting = true;
     this.#waitingSpans -= batch.spanCount;
-    this.#export.send(batch, () => {
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
       this.#exporting = false;
       this.#next();
-    });
+    };
+    // As the SDK's processor: an export that outlasts the timeout no longer holds the batches behind it.
+    const timer = setTimeout(() => {
+      diag.warn(`Tracing: an export of ${batch.spanCount} spans took longer than OTEL_BSP_EXPORT_TIMEOUT; sending the next batch`);
+      finish();
+    }, this.#settings.exportTimeoutMs);
+    timer.unref();
+    this.#export.send(batch, finish);
   }
 }

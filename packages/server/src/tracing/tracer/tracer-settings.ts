@@ -9,6 +9,8 @@ export interface BatchSettings {
   readonly maxQueueSize: number;
   /** Spans per export request (`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`, at most the queue size). */
   readonly maxExportBatchSize: number;
+  /** Milliseconds an export may take before the next batch goes anyway (`OTEL_BSP_EXPORT_TIMEOUT`). */
+  readonly exportTimeoutMs: number;
 }
 
 /** What one span may hold; beyond it, attributes, events and links are dropped (and counted) and values cut. */
@@ -41,6 +43,7 @@ export function tracerSettings(env: NodeJS.ProcessEnv): TracerSettings {
       scheduledDelayMs: positiveInteger(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000),
       maxQueueSize,
       maxExportBatchSize: Math.min(positiveInteger(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512), maxQueueSize),
+      exportTimeoutMs: positiveInteger(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30_000),
     },
     limits: {
       attributeCountLimit,
