@@ -194,6 +194,25 @@ describe('tracing with OpenTelemetry (serve, OTLP/HTTP)', () => {
     expect(line).toMatchObject({ traceId: CLIENT_TRACE, spanId: server.spanId });
   });
 
+  it('logs a warning when the collector refuses the spans', async () => {
+    const collector = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(400, { 'content-type': 'text/plain' }).end('refused'));
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => closeServer(collector));
+    const url = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    const service = await startServe(['--port=0', '--storage=memory', '--tokens', `${TOKEN}=${TENANT}`], {
+      env: { ...tracingEnv(url, 'plant-store-refused'), OTEL_BSP_SCHEDULE_DELAY: '20' },
+    });
+    cleanups.push(() => service.stop('SIGKILL'));
+    expect((await fetch(`${service.url}/plants`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    await vi.waitFor(
+      () => expect(service.logs()).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'tracing: an export of spans failed; they are dropped' })),
+      { timeout: 10_000 },
+    );
+  });
+
   describe.skipIf(!postgresAvailable)('on PostgreSQL', () => {
     const schemas = testSchemas();
     cleanups.push(() => schemas.dropAll());

@@ -96,6 +96,7 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
 async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.ProcessEnv, tracing: Tracing | undefined): Promise<ServeHandle> {
   const logger = serviceLogger(config, io, tracing !== undefined);
   for (const caveat of tracing ? tracingCaveats(env) : []) logger.warn(`tracing: ${caveat}`);
+  tracing?.reportProblemsTo(logger);
   const { tokens, developmentToken } = resolveTokens(config, env);
   const authenticator = await createAuthenticator(config, tokens);
   const portal = config.portal ? await loadPortal() : undefined;

@@ -27,7 +27,7 @@ export function otlpProtobufExport(): BatchExport {
   return {
     send(batch, done) {
       delegate.export(batch, (result) => {
-        if (result.error) diag.error(`Tracing: an export of ${batch.spanCount} spans failed`, result.error);
+        if (result.error) diag.error('an export of spans failed; they are dropped', result.error);
         done();
       });
     },

@@ -1,4 +1,6 @@
 import { executionAsyncId } from 'node:async_hooks';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTracing } from './start-tracing.js';
@@ -40,5 +42,28 @@ describe('startTracing', () => {
       expect(await tracing.shutdown(500)).toBe(true);
     }
     expect(trace.getActiveSpan()).toBeUndefined();
+  });
+});
+
+describe('startTracing: problems', () => {
+  it('logs an export the collector refused as a warning of the service', async () => {
+    const collector = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(400, { 'content-type': 'text/plain' }).end('no'));
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    try {
+      const warnings: string[] = [];
+      const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) };
+      // The SDK's transport reads its variables from the process environment.
+      vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', `http://127.0.0.1:${(collector.address() as AddressInfo).port}`);
+      const tracing = await startTracing('0.0.0-test', 'http/protobuf');
+      tracing.reportProblemsTo(logger);
+      trace.getTracer('test').startSpan('request', {}, ROOT_CONTEXT).end();
+      expect(await tracing.shutdown(5_000)).toBe(true);
+      expect(warnings).toContain('tracing: an export of spans failed; they are dropped');
+    } finally {
+      await new Promise((resolve) => collector.close(resolve));
+    }
   });
 });

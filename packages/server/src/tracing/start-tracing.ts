@@ -1,10 +1,14 @@
-import { context, propagation, trace, type TracerProvider } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, propagation, trace, type TracerProvider } from '@opentelemetry/api';
+import type { Logger } from '@plant-store/core/adapter';
+import { DiagnosticsLog } from './diagnostics-log.js';
 import type { Resource } from './otlp-trace-protobuf.js';
 import { SynchronousContextManager } from './synchronous-context-manager.js';
 import type { TracesProtocol } from './tracing-settings.js';
 
 /** The tracing of a running service. */
 export interface Tracing {
+  /** Logs OpenTelemetry's own problems (failed exports, dropped spans) as warnings of `logger` from now on (see DiagnosticsLog). */
+  reportProblemsTo(logger: Logger): void;
   /** Exports the spans still buffered (waiting at most `timeoutMs`), then unregisters the tracer. Idempotent. */
   shutdown(timeoutMs: number): Promise<boolean>;
 }
@@ -41,6 +45,9 @@ export async function startTracing(serviceVersion: string, protocol: TracesProto
   propagation.setGlobalPropagator(new sdk.CompositePropagator({ propagators: [new sdk.W3CTraceContextPropagator(), new sdk.W3CBaggagePropagator()] }));
   let stopping: Promise<boolean> | undefined;
   return {
+    reportProblemsTo(logger) {
+      diag.setLogger(new DiagnosticsLog(logger), { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+    },
     shutdown(timeoutMs) {
       stopping ??= shutdownWithin(provider, timeoutMs);
       return stopping;
@@ -75,5 +82,6 @@ async function shutdownWithin(provider: StartedProvider, timeoutMs: number): Pro
     trace.disable();
     context.disable();
     propagation.disable();
+    diag.disable();
   }
 }

@@ -77,7 +77,8 @@ export class SpanBatches {
     // Every recorded span is sampled (see LightTracer).
     if (this.#stopped) return;
     if (this.#open + this.#waitingSpans >= this.#settings.maxQueueSize) {
-      if (this.#dropped++ === 0) diag.warn('Tracing: the span export queue is full (OTEL_BSP_MAX_QUEUE_SIZE); dropping spans until it drains');
+      // Counted, and reported with the next batch.
+      this.#dropped++;
       return;
     }
     appendRecordedSpan(scope.writer, span);
@@ -120,7 +121,7 @@ export class SpanBatches {
     this.#waitingSpans += this.#open;
     this.#open = 0;
     if (this.#dropped > 0) {
-      diag.warn(`Tracing: dropped ${this.#dropped} spans because the export queue was full`);
+      diag.warn('spans were dropped because the export queue was full (OTEL_BSP_MAX_QUEUE_SIZE)', this.#dropped);
       this.#dropped = 0;
     }
     this.#next();
@@ -146,7 +147,7 @@ export class SpanBatches {
     };
     // As the SDK's processor: an export that outlasts the timeout no longer holds the batches behind it.
     const timer = setTimeout(() => {
-      diag.warn(`Tracing: an export of ${batch.spanCount} spans took longer than OTEL_BSP_EXPORT_TIMEOUT; sending the next batch`);
+      diag.warn('an export took longer than OTEL_BSP_EXPORT_TIMEOUT; the next batch is sent', `${batch.spanCount} spans`);
       finish();
     }, this.#settings.exportTimeoutMs);
     timer.unref();

@@ -1,0 +1,63 @@
+import type { DiagLogger } from '@opentelemetry/api';
+import type { Logger } from '@plant-store/core/adapter';
+
+/**
+ * OpenTelemetry's own problems (an export the collector refused, spans
+ * dropped from a full queue, a bad `OTEL_*` value), reported through the
+ * API's `diag` channel by the SDK's parts and the service's tracer, as
+ * warnings of the service's log, so an operator learns why traces are
+ * missing. Without it `diag` goes nowhere.
+ *
+ * The same message is logged at most once per `intervalMs`, with how many
+ * times it came since it was last logged: with a collector down, an
+ * export fails every few hundred requests, and the log should say so
+ * without repeating it that often.
+ */
+export class DiagnosticsLog implements DiagLogger {
+  readonly #logger: Logger;
+  readonly #intervalMs: number;
+  readonly #now: () => number;
+  readonly #lastLogged = new Map<string, { at: number; since: number }>();
+
+  constructor(logger: Logger, intervalMs = 60_000, now: () => number = Date.now) {
+    this.#logger = logger;
+    this.#intervalMs = intervalMs;
+    this.#now = now;
+  }
+
+  error(message: string, ...details: unknown[]): void {
+    this.#log(message, details);
+  }
+
+  warn(message: string, ...details: unknown[]): void {
+    this.#log(message, details);
+  }
+
+  info(): void {}
+
+  debug(): void {}
+
+  verbose(): void {}
+
+  #log(message: string, details: unknown[]): void {
+    const now = this.#now();
+    const last = this.#lastLogged.get(message);
+    if (last !== undefined && now - last.at < this.#intervalMs) {
+      last.since++;
+      return;
+    }
+    // Bounded: messages are meant to be fixed, but one could carry a changing value.
+    if (last === undefined && this.#lastLogged.size >= 100) this.#lastLogged.clear();
+    this.#lastLogged.set(message, { at: now, since: 0 });
+    const fields: Record<string, unknown> = {};
+    if (details.length > 0) fields['detail'] = details.map(describe).join('; ');
+    if (last !== undefined && last.since > 0) fields['repeated'] = last.since;
+    this.#logger.warn(`tracing: ${message}`, fields);
+  }
+}
+
+/** A detail as text: an error by its message (never its stack), anything else as it prints. */
+function describe(detail: unknown): string {
+  if (detail instanceof Error) return detail.message;
+  return typeof detail === 'string' ? detail : String(detail);
+}
