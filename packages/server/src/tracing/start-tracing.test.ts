@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTracing } from './start-tracing.js';
-import { SynchronousContextManager } from './synchronous-context-manager.js';
+import { CHAINED_ROOT, SynchronousContextManager } from './synchronous-context-manager.js';
 
 /**
  * The async id a promise reaction runs under: 0 while Node tracks no
@@ -36,7 +36,7 @@ describe('startTracing', () => {
         return context.active();
       });
       span.end();
-      expect(resumed).toBe(ROOT_CONTEXT);
+      expect(resumed).toBe(CHAINED_ROOT);
       expect(await promiseReactionAsyncId()).toBe(0);
     } finally {
       expect(await tracing.shutdown(500)).toBe(true);

@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
+import type { Context, ContextManager } from '@opentelemetry/api';
 
 /**
  * An OpenTelemetry context manager that keeps the active context for the
@@ -14,7 +14,7 @@ import { ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/
  * more than all the spans it would carry.
  */
 export class SynchronousContextManager implements ContextManager {
-  #active: Context = ROOT_CONTEXT;
+  #active: Context = CHAINED_ROOT;
 
   active(): Context {
     return this.#active;
@@ -47,7 +47,45 @@ export class SynchronousContextManager implements ContextManager {
 
   /** Back to the root context (the API calls this when the SDK is shut down). */
   disable(): this {
-    this.#active = ROOT_CONTEXT;
+    this.#active = CHAINED_ROOT;
     return this;
   }
 }
+
+/**
+ * A context as a chain of values, each context one key and value over its
+ * parent. The API's own contexts copy their whole map for each value set;
+ * a traced request sets one for its span and one per storage call, and a
+ * chain link is one small object where a copied map is several. The
+ * contexts the service makes are a few values deep, so a lookup walks a
+ * few links. A deleted value is a link without one.
+ */
+class ChainedContext implements Context {
+  readonly #parent: ChainedContext | undefined;
+  readonly #key: symbol | undefined;
+  readonly #value: unknown;
+
+  constructor(parent: ChainedContext | undefined, key: symbol | undefined, value: unknown) {
+    this.#parent = parent;
+    this.#key = key;
+    this.#value = value;
+  }
+
+  getValue(key: symbol): unknown {
+    for (let context: ChainedContext | undefined = this; context !== undefined; context = context.#parent) {
+      if (context.#key === key) return context.#value;
+    }
+    return undefined;
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return new ChainedContext(this, key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return new ChainedContext(this, key, undefined);
+  }
+}
+
+/** The context active outside any `with`: no values, as the API's `ROOT_CONTEXT`. */
+export const CHAINED_ROOT: Context = new ChainedContext(undefined, undefined, undefined);

@@ -45,9 +45,8 @@ export function appendRecordedSpan(writer: ProtobufWriter, span: RecordedSpan): 
 
 /** Fields 9 to 15: attributes, events and links with their dropped counts, and the status. */
 function writeSpanContents(writer: ProtobufWriter, span: RecordedSpan): void {
-  const keys = span.attributeKeys;
-  const values = span.attributeValues;
-  for (let index = 0; index < keys.length; index++) writeAttribute(writer, keys[index]!, values[index]!);
+  const attributes = span.attributes;
+  for (let index = 0; index < attributes.length; index += 2) writeAttribute(writer, attributes[index] as string, attributes[index + 1] as AttributeValue);
   writer.tag(10, VARINT);
   writer.varint(span.droppedAttributesCount);
   for (const event of span.events) {

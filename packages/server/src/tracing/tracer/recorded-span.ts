@@ -66,19 +66,26 @@ export class RecordedSpan implements Span {
   /** Milliseconds since the time origin. */
   readonly startTime: number;
   endTime: number;
-  /** Attribute keys and their values, in the order first set (an attribute set again keeps its place). */
-  readonly attributeKeys: string[] = [];
-  readonly attributeValues: AttributeValue[] = [];
+  /**
+   * Attributes as key, value, key, value…, in the order first set (an
+   * attribute set again keeps its place): one array per span, where an
+   * object or two arrays would be more to allocate on every request.
+   */
+  readonly attributes: (string | AttributeValue)[] = [];
   droppedAttributesCount = 0;
-  readonly events: TimedEvent[] = [];
   droppedEventsCount = 0;
-  readonly links: Link[] = [];
   droppedLinksCount = 0;
+  /** As a parent, a span of this tracer is local and sampled: a child takes it as it is (see LightTracer). */
+  readonly isRemote = false;
+  readonly sampled = true;
   status: SpanStatus = UNSET;
   #spanContext: SpanContext | undefined;
   readonly #limits: SpanLimits;
   readonly #sink: EndedSpans;
   #ended = false;
+  // Made on the first event or link: most spans have none.
+  #events: TimedEvent[] | undefined;
+  #links: Link[] | undefined;
 
   constructor(start: SpanStart, limits: SpanLimits, sink: EndedSpans) {
     this.traceId = start.traceId;
@@ -92,6 +99,14 @@ export class RecordedSpan implements Span {
     this.endTime = start.startTime;
     this.#limits = limits;
     this.#sink = sink;
+  }
+
+  get events(): readonly TimedEvent[] {
+    return this.#events ?? NONE;
+  }
+
+  get links(): readonly Link[] {
+    return this.#links ?? NONE;
   }
 
   spanContext(): SpanContext {
@@ -115,17 +130,18 @@ export class RecordedSpan implements Span {
     }
     const { attributeCountLimit, attributeValueLengthLimit } = this.#limits;
     const kept = attributeValueLengthLimit === Number.POSITIVE_INFINITY ? value : truncated(value, attributeValueLengthLimit);
-    const index = this.attributeKeys.indexOf(key);
-    if (index >= 0) {
-      this.attributeValues[index] = kept;
-    } else if (this.attributeKeys.length >= attributeCountLimit) {
-      this.droppedAttributesCount++;
-    } else {
-      this.attributeKeys.push(key);
-      this.attributeValues.push(kept);
+    const attributes = this.attributes;
+    for (let index = 0; index < attributes.length; index += 2) {
+      if (attributes[index] === key) {
+        attributes[index + 1] = kept;
+        return this;
+      }
     }
+    if (attributes.length >= attributeCountLimit * 2) this.droppedAttributesCount++;
+    else attributes.push(key, kept);
     return this;
   }
+
   setAttributes(attributes: Attributes): this {
     for (const key in attributes) {
       if (Object.hasOwn(attributes, key)) this.setAttribute(key, attributes[key]!);
@@ -137,24 +153,26 @@ export class RecordedSpan implements Span {
     if (this.#ended) return this;
     const { eventCountLimit, attributeCountLimit, attributeValueLengthLimit } = this.#limits;
     // As the SDK: at the limit, the oldest event makes room.
-    if (this.events.length >= eventCountLimit) {
-      this.events.shift();
+    const events = (this.#events ??= []);
+    if (events.length >= eventCountLimit) {
+      events.shift();
       this.droppedEventsCount++;
     }
     const timeGiven = isTimeInput(attributesOrTime);
     const { attributes, dropped } = sanitized(timeGiven ? undefined : (attributesOrTime as Attributes | undefined), attributeCountLimit, attributeValueLengthLimit);
-    this.events.push({ name, attributes, time: toHrTime(sinceOrigin(timeGiven ? attributesOrTime : time)), droppedAttributesCount: dropped });
+    events.push({ name, attributes, time: toHrTime(sinceOrigin(timeGiven ? attributesOrTime : time)), droppedAttributesCount: dropped });
     return this;
   }
 
   addLink(link: Link): this {
     if (this.#ended) return this;
-    if (this.links.length >= this.#limits.linkCountLimit) {
+    const links = (this.#links ??= []);
+    if (links.length >= this.#limits.linkCountLimit) {
       this.droppedLinksCount++;
       return this;
     }
     const { attributes, dropped } = sanitized(link.attributes, this.#limits.attributeCountLimit, this.#limits.attributeValueLengthLimit);
-    this.links.push({ context: link.context, attributes, droppedAttributesCount: dropped });
+    links.push({ context: link.context, attributes, droppedAttributesCount: dropped });
     return this;
   }
 
@@ -201,6 +219,7 @@ export class RecordedSpan implements Span {
 }
 
 const UNSET: SpanStatus = { code: SpanStatusCode.UNSET };
+const NONE: readonly never[] = [];
 
 function isTimeInput(value: unknown): value is TimeInput {
   return typeof value === 'number' || value instanceof Date || (Array.isArray(value) && value.length === 2 && typeof value[0] === 'number');
