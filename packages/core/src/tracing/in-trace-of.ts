@@ -15,23 +15,55 @@ import type { Principal } from '../domain/principal.js';
  */
 export function inTraceOf<T extends object>(principal: Principal, port: T): T {
   const traceContext = principal.traceContext;
-  return traceContext === undefined ? port : new Proxy(port, new CallsInContext<T>(traceContext));
+  if (traceContext === undefined) return port;
+  let View = viewClasses.get(port);
+  if (View === undefined) viewClasses.set(port, (View = viewClassOf(port)));
+  return new View(traceContext) as T;
 }
 
-/** Hands out the port's methods wrapped to run in the context; anything else as it is. */
-class CallsInContext<T extends object> implements ProxyHandler<T> {
-  readonly #context: Context;
+/** A view of a port for one trace context. */
+type ViewClass = new (traceContext: Context) => object;
 
-  constructor(traceContext: Context) {
-    this.#context = traceContext;
-  }
+/**
+ * One view class per port, made on the first traced call: a view is then one
+ * small object per request. (A `Proxy` per request, as before, cost a trap
+ * and a new function on every member read, on every traced request.) The
+ * port's members are those it has when its view class is made; the storage
+ * ports are fixed objects.
+ */
+const viewClasses = new WeakMap<object, ViewClass>();
 
-  get(target: T, key: string | symbol): unknown {
-    const value: unknown = Reflect.get(target, key);
-    if (typeof value !== 'function') return value;
-    const traceContext = this.#context;
-    const method = value as (...args: unknown[]) => unknown;
-    // `this` stays the port, as in a direct call.
-    return (...args: unknown[]) => context.with(traceContext, method, target, ...args);
+/** Where a view keeps its context: a symbol, so no member of a port can shadow it. */
+const TRACE_CONTEXT = Symbol('traceContext');
+
+function viewClassOf(port: object): ViewClass {
+  class View {
+    readonly [TRACE_CONTEXT]: Context;
+
+    constructor(traceContext: Context) {
+      this[TRACE_CONTEXT] = traceContext;
+    }
   }
+  for (const key of memberNames(port)) {
+    const descriptor =
+      typeof Reflect.get(port, key) === 'function'
+        ? {
+            // Looked up at each call, as a direct call would; `this` stays the port.
+            value(this: View, ...args: unknown[]): unknown {
+              return context.with(this[TRACE_CONTEXT], Reflect.get(port, key) as (...args: unknown[]) => unknown, port, ...args);
+            },
+          }
+        : { get: () => Reflect.get(port, key) as unknown };
+    Object.defineProperty(View.prototype, key, descriptor);
+  }
+  return View;
+}
+
+/** The port's members: its own and its prototypes' (a class instance's methods), but not Object's. */
+function memberNames(port: object): Set<string | symbol> {
+  const names = new Set<string | symbol>();
+  for (let target: object | null = port; target !== null && target !== Object.prototype; target = Reflect.getPrototypeOf(target)) {
+    for (const key of Reflect.ownKeys(target)) if (key !== 'constructor') names.add(key);
+  }
+  return names;
 }
