@@ -79,10 +79,12 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   // Log lines (and the ready line, so it keeps its place among them) leave once per turn of the event loop.
   const stdout = batchedLines(io.stdout);
   const env = io.env ?? process.env;
+  const traced = tracingRequested(env);
+  const logger = serviceLogger(config, stdout, traced);
   // First: the store's dispatcher may make an attempt as soon as it exists, and that attempt is traced too.
-  const tracing = tracingRequested(env) ? await (await import('./tracing/start-tracing.js')).startTracing(version, tracesProtocol(env)) : undefined;
+  const tracing = traced ? await (await import('./tracing/start-tracing.js')).startTracing(version, tracesProtocol(env), env, logger) : undefined;
   try {
-    const handle = await serveTraced(config, { ...io, stdout }, env, tracing);
+    const handle = await serveTraced(config, { ...io, stdout }, env, tracing, logger);
     // Whoever started the service reads its ready line now, not a turn later.
     stdout.flush();
     return { ...handle, close: () => handle.close().finally(stdout.flush) };
@@ -93,10 +95,8 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   }
 }
 
-async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.ProcessEnv, tracing: Tracing | undefined): Promise<ServeHandle> {
-  const logger = serviceLogger(config, io, tracing !== undefined);
+async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.ProcessEnv, tracing: Tracing | undefined, logger: Logger): Promise<ServeHandle> {
   for (const caveat of tracing ? tracingCaveats(env) : []) logger.warn(`tracing: ${caveat}`);
-  tracing?.reportProblemsTo(logger);
   const { tokens, developmentToken } = resolveTokens(config, env);
   const authenticator = await createAuthenticator(config, tokens);
   const portal = config.portal ? await loadPortal() : undefined;
@@ -139,8 +139,8 @@ function announceDevelopmentToken(io: ServeIo, token: string): void {
 }
 
 /** JSON lines on stdout; with tracing on, each names the trace and span it was written in. */
-function serviceLogger(config: ServeConfig, io: ServeIo, traced: boolean): Logger {
-  return jsonLogger(io.stdout, { level: config.logLevel, ...(traced ? { contextFields: activeTraceIds } : {}) });
+function serviceLogger(config: ServeConfig, stdout: LogSink, traced: boolean): Logger {
+  return jsonLogger(stdout, { level: config.logLevel, ...(traced ? { contextFields: activeTraceIds } : {}) });
 }
 
 function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {

@@ -133,9 +133,7 @@ export class ProtobufWriter {
 
   bytes(value: Uint8Array): void {
     this.varint(value.length);
-    this.#room(value.length);
-    this.buffer.set(value, this.pos);
-    this.pos += value.length;
+    this.raw(value);
   }
 
   /** Bytes already encoded (fields of the message being written), copied as they are. */

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { silentLogger } from '@plant-store/core/adapter';
 import { startTracing } from './start-tracing.js';
 import { CHAINED_ROOT, SynchronousContextManager } from './synchronous-context-manager.js';
 
@@ -25,7 +26,7 @@ describe('startTracing', () => {
     expect(await promiseReactionAsyncId()).toBe(0);
     // Sampling nothing: spans still get valid ids, and there is nothing to export.
     vi.stubEnv('OTEL_TRACES_SAMPLER', 'always_off');
-    const tracing = await startTracing('0.0.0-test', 'http/protobuf');
+    const tracing = await startTracing('0.0.0-test', 'http/protobuf', process.env, silentLogger);
     try {
       expect((context as unknown as { _getContextManager(): unknown })._getContextManager()).toBeInstanceOf(SynchronousContextManager);
       const span = trace.getTracer('test').startSpan('request');
@@ -57,13 +58,21 @@ describe('startTracing: problems', () => {
       const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) };
       // The SDK's transport reads its variables from the process environment.
       vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', `http://127.0.0.1:${(collector.address() as AddressInfo).port}`);
-      const tracing = await startTracing('0.0.0-test', 'http/protobuf');
-      tracing.reportProblemsTo(logger);
+      const tracing = await startTracing('0.0.0-test', 'http/protobuf', process.env, logger);
       trace.getTracer('test').startSpan('request', {}, ROOT_CONTEXT).end();
       expect(await tracing.shutdown(5_000)).toBe(true);
       expect(warnings).toContain('tracing: an export of spans failed; they are dropped');
     } finally {
       await new Promise((resolve) => collector.close(resolve));
     }
+  });
+
+  it('logs a variable that does not parse as a warning, from the start', async () => {
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) };
+    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', 'http://127.0.0.1:9');
+    const tracing = await startTracing('0.0.0-test', 'http/protobuf', { OTEL_BSP_MAX_QUEUE_SIZE: 'lots' }, logger);
+    expect(await tracing.shutdown(500)).toBe(true);
+    expect(warnings).toContain('tracing: OTEL_BSP_MAX_QUEUE_SIZE=lots is not a positive integer; using 2048.');
   });
 });

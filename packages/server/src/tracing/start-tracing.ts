@@ -7,8 +7,6 @@ import type { TracesProtocol } from './tracing-settings.js';
 
 /** The tracing of a running service. */
 export interface Tracing {
-  /** Logs OpenTelemetry's own problems (failed exports, dropped spans) as warnings of `logger` from now on (see DiagnosticsLog). */
-  reportProblemsTo(logger: Logger): void;
   /** Exports the spans still buffered (waiting at most `timeoutMs`), then unregisters the tracer. Idempotent. */
   shutdown(timeoutMs: number): Promise<boolean>;
 }
@@ -25,29 +23,32 @@ type StartedProvider = TracerProvider & { shutdown(): Promise<void> };
  * `OTEL_RESOURCE_ATTRIBUTES`).
  *
  * With `http/protobuf` (the default) the tracer is the service's own
- * (`LightTracerProvider`), which encodes each span as it ends; with
- * `http/json`, the SDK's tracer and JSON exporter. Both take the SDK's
- * resource, samplers and OTLP/HTTP transport. Loaded only when asked (see
+ * (`LightTracerProvider`), which encodes each span as it ends, with its
+ * settings from `env`; with `http/json`, the SDK's tracer and JSON exporter.
+ * Both take the SDK's resource and OTLP/HTTP transport, which read the
+ * process environment themselves. Loaded only when asked (see
  * `tracingRequested`): these modules add to start-up what a service
  * without tracing should not pay.
+ *
+ * OpenTelemetry's own problems (a variable that does not parse, a failed
+ * export, dropped spans) are warnings of `problems` from the start (see
+ * DiagnosticsLog).
  */
-export async function startTracing(serviceVersion: string, protocol: TracesProtocol, env: NodeJS.ProcessEnv = process.env): Promise<Tracing> {
+export async function startTracing(serviceVersion: string, protocol: TracesProtocol, env: NodeJS.ProcessEnv, problems: Logger): Promise<Tracing> {
+  diag.setLogger(new DiagnosticsLog(problems), { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
   const sdk = await import('./tracing-sdk.js');
   // The SDK's defaults, then this service's name and version, then what the environment says (it wins).
   const resource = sdk
     .defaultResource()
     .merge(sdk.resourceFromAttributes({ 'service.name': 'plant-store', 'service.version': serviceVersion }))
     .merge(sdk.detectResources({ detectors: [sdk.envDetector] }));
-  const provider = protocol === 'http/json' ? await sdkProvider(sdk, resource) : await lightProvider(resource, env);
+  const provider = protocol === 'http/json' ? await sdkProvider(resource) : await lightProvider(resource, env);
   trace.setGlobalTracerProvider(provider);
   // Not the SDK's default AsyncLocalStorage manager: the service hands its trace context on explicitly (see SynchronousContextManager).
   context.setGlobalContextManager(new SynchronousContextManager());
   propagation.setGlobalPropagator(new sdk.CompositePropagator({ propagators: [new sdk.W3CTraceContextPropagator(), new sdk.W3CBaggagePropagator()] }));
   let stopping: Promise<boolean> | undefined;
   return {
-    reportProblemsTo(logger) {
-      diag.setLogger(new DiagnosticsLog(logger), { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
-    },
     shutdown(timeoutMs) {
       stopping ??= shutdownWithin(provider, timeoutMs);
       return stopping;
@@ -64,9 +65,9 @@ async function lightProvider(resource: Resource, env: NodeJS.ProcessEnv): Promis
   return new LightTracerProvider(resource, tracerSettings(env), otlpProtobufExport());
 }
 
-async function sdkProvider(sdk: typeof import('./tracing-sdk.js'), resource: Resource): Promise<StartedProvider> {
-  const { OTLPTraceExporter } = await import('./otlp-json-exporter.js');
-  return new sdk.BasicTracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor(new OTLPTraceExporter())] });
+async function sdkProvider(resource: Resource): Promise<StartedProvider> {
+  const { BasicTracerProvider, BatchSpanProcessor, OTLPTraceExporter } = await import('./sdk-json-tracing.js');
+  return new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
 }
 
 /** Shuts `provider` down (exporting what it buffers), giving up after `timeoutMs`; unregisters the API's globals either way. */

@@ -9,9 +9,9 @@ import type { TracerSettings } from './tracer-settings.js';
  * The `plant-store` service's tracer provider: the OpenTelemetry API's
  * tracers, spans and sampling, with the SDK's settings and rules, but spans
  * that are encoded for OTLP the moment they end (see `RecordedSpan` and
- * `SpanBatches`). With every request traced, the SDK's span objects, kept
- * until their batch was sent, and their encoding at export cost the service
- * about a third of its requests per second; this costs a few percent.
+ * `SpanBatches`), where the SDK keeps each span object until its batch is
+ * sent and encodes it then: a request's two spans cost about 1.5 µs here
+ * against 5.4 µs with the SDK's tracer (`bench/tracer-micro.ts`).
  */
 export class LightTracerProvider implements TracerProvider {
   readonly #settings: TracerSettings;

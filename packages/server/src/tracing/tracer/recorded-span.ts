@@ -125,7 +125,8 @@ export class RecordedSpan implements Span {
   setAttribute(key: string, value: AttributeValue): this {
     if (this.#ended) return this;
     if (key === '' || !isAttributeValue(value)) {
-      diag.warn(`Invalid attribute value set for key: ${key}`);
+      // One message whatever the key (the key as its detail), so the log's once-a-minute limit holds.
+      diag.warn('an attribute with an invalid value or an empty key was ignored', key);
       return this;
     }
     const { attributeCountLimit, attributeValueLengthLimit } = this.#limits;
@@ -208,7 +209,7 @@ export class RecordedSpan implements Span {
 
   end(endTime?: TimeInput): void {
     if (this.#ended) {
-      diag.error(`${this.name} ${this.spanContext().traceId}-${this.spanContext().spanId} - You can only call end() on a span once.`);
+      diag.error('a span was ended twice; the second end was ignored', this.name);
       return;
     }
     this.#ended = true;

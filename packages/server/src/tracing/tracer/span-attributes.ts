@@ -36,7 +36,7 @@ export function sanitized(attributes: Attributes | undefined, countLimit: number
     if (!Object.hasOwn(attributes, key)) continue;
     const value: unknown = attributes[key];
     if (key === '' || !isAttributeValue(value)) {
-      diag.warn(`Invalid attribute value set for key: ${key}`);
+      diag.warn('an attribute with an invalid value or an empty key was ignored', key);
       continue;
     }
     if (count >= countLimit) {

@@ -1,4 +1,5 @@
 import type { HrTime, TimeInput } from '@opentelemetry/api';
+import type { ProtobufWriter } from '../protobuf-writer.js';
 
 // The process's time origin (ms since the epoch, with a fraction) split once into whole seconds and nanoseconds:
 // a span keeps its times as milliseconds since the origin (one monotonic clock reading, no array), and they are
@@ -26,30 +27,23 @@ const ORIGIN_HIGH = Number(ORIGIN_EPOCH_NANOS >> 32n);
 const ORIGIN_LOW = Number(ORIGIN_EPOCH_NANOS & 0xffffffffn);
 const TWO_TO_32 = 0x100000000;
 
-/** What takes a 64-bit integer as its high and low 32 bits (the protobuf writer's `fixed64`). */
-export interface Fixed64Sink {
-  fixed64(high: number, low: number): void;
-}
-
 /**
- * Writes milliseconds since the origin to `sink` as epoch nanoseconds
- * (OTLP's `fixed64` times): the origin's exact
+ * Writes milliseconds since the origin as epoch nanoseconds (OTLP's
+ * `fixed64` times), with no array made: the origin's exact high and low
  * parts plus a count of nanoseconds that stays exact in a double for over
- * a hundred days of uptime. A time before the origin (a start time given
- * by a caller) goes through `HrTime`.
+ * a hundred days of uptime. A time before the origin (a start time a
+ * caller gave) goes the general way, through `HrTime`.
  */
-export function writeEpochNanos(sink: Fixed64Sink, millisSinceOrigin: number): void {
+export function writeEpochNanos(writer: ProtobufWriter, millisSinceOrigin: number): void {
   const nanos = Math.round(millisSinceOrigin * 1e6);
   if (nanos < 0) {
-    const [seconds, rest] = toHrTime(millisSinceOrigin);
-    const epoch = BigInt(seconds) * 1_000_000_000n + BigInt(rest);
-    sink.fixed64(Number(epoch >> 32n), Number(epoch & 0xffffffffn));
+    writer.hrTime(toHrTime(millisSinceOrigin));
     return;
   }
   const high = Math.floor(nanos / TWO_TO_32);
   const low = ORIGIN_LOW + (nanos - high * TWO_TO_32);
   const carry = low >= TWO_TO_32 ? 1 : 0;
-  sink.fixed64(ORIGIN_HIGH + high + carry, low - carry * TWO_TO_32);
+  writer.fixed64(ORIGIN_HIGH + high + carry, low - carry * TWO_TO_32);
 }
 
 /** Milliseconds since the origin as `HrTime` since the epoch (seconds, nanoseconds). */
