@@ -140,7 +140,7 @@ function announceDevelopmentToken(io: ServeIo, token: string): void {
 
 /** JSON lines on stdout; with tracing on, each names the trace and span it was written in. */
 function serviceLogger(config: ServeConfig, stdout: LogSink, traced: boolean): Logger {
-  return jsonLogger(stdout, { level: config.logLevel, ...(traced ? { contextFields: activeTraceIds } : {}) });
+  return jsonLogger(stdout, { level: config.logLevel, ...(traced ? { traceIds: activeTraceIds } : {}) });
 }
 
 function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {

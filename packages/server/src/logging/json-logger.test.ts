@@ -30,22 +30,36 @@ describe('jsonLogger', () => {
     ]);
   });
 
-  it('adds the context fields of the moment after the entry\'s own, leaving the caller\'s fields untouched', () => {
+  it('adds the ids of the span active at the moment after the entry\'s own fields, leaving the caller\'s fields untouched', () => {
     const out = capture();
-    let context: Record<string, unknown> | undefined = { traceId: 't1', spanId: 's1' };
-    const logger = jsonLogger(out.sink, { now: fixedNow, contextFields: () => context });
+    let ids: { traceId: string; spanId: string } | undefined = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
+    const logger = jsonLogger(out.sink, { now: fixedNow, traceIds: () => ids });
     const fields = { method: 'GET', status: 200 };
     logger.info('request', fields);
-    // A field that is not plain (a bigint) takes the replacer's path, which must keep the context too.
+    // A field that is not plain (a bigint) takes the replacer's path, which must keep the ids too.
     logger.info('created', { id: 9007199254740993n });
-    context = undefined;
+    ids = undefined;
     logger.warn('outside a span');
+    const envelope = '"time":"2024-01-02T03:04:05.678Z","level":"info"';
+    const named = '"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331"';
     expect(out.lines()).toEqual([
-      '{"time":"2024-01-02T03:04:05.678Z","level":"info","msg":"request","method":"GET","status":200,"traceId":"t1","spanId":"s1"}',
-      '{"time":"2024-01-02T03:04:05.678Z","level":"info","msg":"created","id":"9007199254740993","traceId":"t1","spanId":"s1"}',
+      `{${envelope},"msg":"request","method":"GET","status":200,${named}}`,
+      `{${envelope},"msg":"created","id":"9007199254740993",${named}}`,
       '{"time":"2024-01-02T03:04:05.678Z","level":"warn","msg":"outside a span"}',
     ]);
     expect(fields).toEqual({ method: 'GET', status: 200 });
+  });
+
+  it('serializes ids that are not hex, and ids over fields of the same names, as fields, so every line stays one JSON object', () => {
+    const out = capture();
+    const logger = jsonLogger(out.sink, { now: fixedNow, traceIds: () => ({ traceId: 'a"b\\c', spanId: 's\n1' }) });
+    logger.info('odd ids');
+    const hexLogger = jsonLogger(out.sink, { now: fixedNow, traceIds: () => ({ traceId: 'abc', spanId: 'def' }) });
+    hexLogger.info('own traceId field', { traceId: 'mine', other: 1 });
+    expect(out.entries()).toEqual([
+      { time: '2024-01-02T03:04:05.678Z', level: 'info', msg: 'odd ids', traceId: 'a"b\\c', spanId: 's\n1' },
+      { time: '2024-01-02T03:04:05.678Z', level: 'info', msg: 'own traceId field', traceId: 'abc', other: 1, spanId: 'def' },
+    ]);
   });
 
   it('drops entries below the level', () => {

@@ -59,7 +59,7 @@ export class ProtobufWriter {
 
   fixed32(value: number): void {
     this.#room(4);
-    this.pos = this.buffer.writeUInt32LE(value >>> 0, this.pos);
+    this.#wordLE(value);
   }
 
   double(value: number): void {
@@ -85,9 +85,8 @@ export class ProtobufWriter {
   /** An unsigned 64-bit integer given as its high and low 32 bits. */
   fixed64(high: number, low: number): void {
     this.#room(8);
-    this.buffer.writeUInt32LE(low >>> 0, this.pos);
-    this.buffer.writeUInt32LE(high >>> 0, this.pos + 4);
-    this.pos += 8;
+    this.#wordLE(low);
+    this.#wordLE(high);
   }
 
   string(value: string): void {
@@ -199,6 +198,17 @@ export class ProtobufWriter {
     this.pos = at;
   }
 
+  /** A 32-bit word, little-endian (protobuf's fixed32 and the halves of fixed64), where room was made for it. */
+  #wordLE(value: number): void {
+    const buffer = this.buffer;
+    let at = this.pos;
+    buffer[at++] = value & 0xff;
+    buffer[at++] = (value >>> 8) & 0xff;
+    buffer[at++] = (value >>> 16) & 0xff;
+    buffer[at++] = value >>> 24;
+    this.pos = at;
+  }
+
   #room(bytes: number): void {
     if (this.pos + bytes <= this.buffer.length) return;
     let size = this.buffer.length * 2;
@@ -208,6 +218,9 @@ export class ProtobufWriter {
     this.buffer = grown;
   }
 }
+
+/** Up to this many bytes, \`raw\` copies byte by byte. */
+const SHORT_COPY = 64;
 
 /** Writes `value` (0 to 2^32 - 1) as a varint at `at`; returns the position after it. */
 function writeVarint32(buffer: Buffer, at: number, value: number): number {

@@ -1,6 +1,6 @@
-import { TraceFlags } from '@opentelemetry/api';
+import { SpanStatusCode, TraceFlags } from '@opentelemetry/api';
 import { CONTEXT_HAS_IS_REMOTE, CONTEXT_IS_REMOTE, writeEvent, writeKeyValue, writeLink, writeStatus } from '../otlp-trace-protobuf.js';
-import { FIXED32, FIXED64, LENGTH_DELIMITED, VARINT, type ProtobufWriter } from '../protobuf-writer.js';
+import { FIXED32, FIXED64, LENGTH_DELIMITED, ProtobufWriter, VARINT } from '../protobuf-writer.js';
 import type { AttributeValue } from '@opentelemetry/api';
 import type { RecordedSpan } from './recorded-span.js';
 import { writeEpochNanos } from './span-time.js';
@@ -47,6 +47,15 @@ export function appendRecordedSpan(writer: ProtobufWriter, span: RecordedSpan): 
 function writeSpanContents(writer: ProtobufWriter, span: RecordedSpan): void {
   const attributes = span.attributes;
   for (let index = 0; index < attributes.length; index += 2) writeAttribute(writer, attributes[index] as string, attributes[index + 1] as AttributeValue);
+  if (isBare(span)) writer.raw(BARE_TAIL);
+  else writeTail(writer, span);
+}
+
+/** What fields 10 to 15 are written from. */
+type SpanTail = Pick<RecordedSpan, 'droppedAttributesCount' | 'events' | 'droppedEventsCount' | 'links' | 'droppedLinksCount' | 'status'>;
+
+/** Fields 10 to 15: the dropped attributes count, events and links with their dropped counts, and the status. */
+function writeTail(writer: ProtobufWriter, span: SpanTail): void {
   writer.tag(10, VARINT);
   writer.varint(span.droppedAttributesCount);
   for (const event of span.events) {
@@ -64,6 +73,26 @@ function writeSpanContents(writer: ProtobufWriter, span: RecordedSpan): void {
   writer.tag(15, LENGTH_DELIMITED);
   writeStatus(writer, span.status);
 }
+
+/** A span with nothing dropped, no events or links and no status set: most spans, whose fields 10 to 15 are always the same bytes. */
+function isBare(span: SpanTail): boolean {
+  return (
+    span.droppedAttributesCount === 0 &&
+    span.events.length === 0 &&
+    span.droppedEventsCount === 0 &&
+    span.links.length === 0 &&
+    span.droppedLinksCount === 0 &&
+    span.status.code === SpanStatusCode.UNSET &&
+    span.status.message === undefined
+  );
+}
+
+/** Fields 10 to 15 of a bare span, written once by the general path (so the two cannot differ) and copied for each such span. */
+const BARE_TAIL = ((): Uint8Array => {
+  const writer = new ProtobufWriter(Buffer.alloc(32));
+  writeTail(writer, { droppedAttributesCount: 0, events: [], droppedEventsCount: 0, links: [], droppedLinksCount: 0, status: { code: SpanStatusCode.UNSET } });
+  return writer.buffer.subarray(0, writer.pos);
+})();
 
 /** An attribute's encoding (its field 9 key, length and `KeyValue`), kept for its value. */
 interface EncodedAttribute {
