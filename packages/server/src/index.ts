@@ -2,6 +2,6 @@
 // `plant-store` CLI, for tools that start it in-process.
 export { serve, ListenError, type ServeHandle, type ServeIo } from './serve.js';
 export { loadConfig, type LoadConfigOptions, type ServeArgs, type ServeConfig } from './config/load-config.js';
-export { jsonLogger, LOG_LEVELS, type JsonLoggerOptions, type LogLevel, type LogSink } from './logging/json-logger.js';
+export { jsonLogger, LOG_LEVELS, type JsonLoggerOptions, type LogLevel, type LogSink, type TraceIds } from './logging/json-logger.js';
 export { runCli } from './cli/run-cli.js';
 export { version } from './version.js';

@@ -183,6 +183,36 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
     expect(recorded[1]).toMatchObject({ name: 'enqueue webhook_deliveries', ended: true, status: { code: 2 }, attributes: { 'error.type': 'StorageError' } });
   });
 
+  it('ends a call\u2019s span before its caller resumes, and hands the caller the storage\u2019s own answer', async () => {
+    const memory = memoryStorage();
+    const answer = Promise.resolve(undefined);
+    const traced = tracedStorage({ ...memory, plants: { ...memory.plants, get: () => answer } });
+    await inRequest(async () => {
+      const pending = traced.plants.get('acme', 1n);
+      expect(pending).toBe(answer);
+      await pending;
+      expect(recorded[1]).toMatchObject({ name: 'get plants', ended: true });
+    });
+  });
+
+  it('ends the span of a call that throws instead of rejecting as an error, and rethrows', async () => {
+    const memory = memoryStorage();
+    const broken = new TypeError('not a promise');
+    const traced = tracedStorage({
+      ...memory,
+      plants: {
+        ...memory.plants,
+        get: () => {
+          throw broken;
+        },
+      },
+    });
+    await inRequest(async () => {
+      expect(() => traced.plants.get('acme', 1n)).toThrow(broken);
+    });
+    expect(recorded[1]).toMatchObject({ name: 'get plants', ended: true, status: { code: 2 }, attributes: { 'error.type': 'TypeError' } });
+  });
+
   it('leaves absent optional capabilities absent, and keeps present ones', () => {
     const memory = memoryStorage();
     const { plants } = memory;

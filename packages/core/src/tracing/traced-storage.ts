@@ -155,19 +155,28 @@ function stampedWrite<T>(op: Operation, write: (traceparent: string | undefined)
   return parentSpan.isRecording() ? traced(op, parent, stamped) : stamped(parentSpan);
 }
 
-/** Runs `call` in a span of its own, a child of `parent`'s, handing it the span. */
+/**
+ * Runs `call` in a span of its own, a child of `parent`'s, handing it the
+ * span; the span ends when the call's promise settles. The caller gets the
+ * call's own promise: the span is ended beside it, not by a promise chained
+ * in between, which would cost every traced call a promise more and its
+ * caller a turn of the microtask queue.
+ */
 function traced<T>(op: Operation, parent: Context, call: (span: Span) => Promise<T>): Promise<T> {
   const span = tracer.startSpan(op.name, { kind: SpanKind.CLIENT, attributes: op.attributes }, parent);
-  return context.with(trace.setSpan(parent, span), call, undefined, span).then(
-    (value) => {
-      span.end();
-      return value;
-    },
-    (error: unknown) => {
-      failed(span, error);
-      throw error;
-    },
+  let result: Promise<T>;
+  try {
+    result = context.with(trace.setSpan(parent, span), call, undefined, span);
+  } catch (error) {
+    // A storage that throws instead of rejecting: its span ends as failed all the same.
+    failed(span, error);
+    throw error;
+  }
+  result.then(
+    () => span.end(),
+    (error: unknown) => failed(span, error),
   );
+  return result;
 }
 
 /** The error's class as `error.type`: never its message, which may carry a driver's details of the data. */

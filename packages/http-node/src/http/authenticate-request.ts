@@ -1,4 +1,3 @@
-import type { Context } from '@opentelemetry/api';
 import { UnauthenticatedError, type PlantStore, type Principal } from '@plant-store/core';
 import type { Exchange } from '../routes/route-context.js';
 import { bearerToken } from './bearer-token.js';
@@ -23,20 +22,5 @@ export function authenticateRequest(store: PlantStore, { req, traceContext }: Pi
       ),
     );
   }
-  const principal = store.authenticate(token);
-  return traceContext === undefined ? principal : principal.then((found) => inTrace(found, traceContext));
-}
-
-/**
- * A copy of the principal carrying the trace context: a copy per request,
- * as the authenticator may hand out one principal object for every request
- * with its token. Its fields are written out, not spread or assigned: on
- * Node 20 both of those take V8's generic path, several times the cost of
- * a literal, on every traced request. A principal is what its interface
- * names; anything else an authenticator put on it is not carried over.
- */
-function inTrace(found: Principal, traceContext: Context): Principal {
-  return found.expiresAt === undefined
-    ? { subject: found.subject, tenant: found.tenant, scopes: found.scopes, traceContext }
-    : { subject: found.subject, tenant: found.tenant, scopes: found.scopes, expiresAt: found.expiresAt, traceContext };
+  return store.authenticate(token, traceContext);
 }

@@ -1,5 +1,9 @@
 import type { HrTime, TimeInput } from '@opentelemetry/api';
+import { performance } from 'node:perf_hooks';
 import type { ProtobufWriter } from '../protobuf-writer.js';
+
+// `performance` imported, not the global: the global is a getter on globalThis, which every span's two clock
+// readings would go through.
 
 // The process's time origin (ms since the epoch, with a fraction) split once into whole seconds and nanoseconds:
 // a span keeps its times as milliseconds since the origin (one monotonic clock reading, no array), and they are
