@@ -21,7 +21,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { memoryStorage } from '@plant-store/storage-memory';
 import { createPlantStore, type PlantStore } from '../composition/create-plant-store.js';
 import type { Principal } from '../domain/principal.js';
+import type { EndpointEvent } from '../ports/plant-repository.js';
 import type { Storage } from '../ports/storage.js';
+import type { NewDelivery } from '../ports/webhook-outbox.js';
 import { collectListing } from '../service/plant-listing.js';
 import { inTraceOf } from './in-trace-of.js';
 import { formatTraceparent } from './trace-parent.js';
@@ -211,6 +213,30 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
       expect(() => traced.plants.get('acme', 1n)).toThrow(broken);
     });
     expect(recorded[1]).toMatchObject({ name: 'get plants', ended: true, status: { code: 2 }, attributes: { 'error.type': 'TypeError' } });
+  });
+
+  it('stamps copies that keep every field of the deliveries and event handed in, leaving those untouched', async () => {
+    // `Required` makes these fail to compile when a delivery or an event gains a field, which the stamped
+    // copies (written out field by field) must then carry too.
+    const full: Required<Omit<NewDelivery, 'traceparent'>> = { ...delivery('msg_1'), test: true };
+    const event: Required<Omit<EndpointEvent, 'traceparent'>> = { eventType: 'plant.created', payload: '{"id":1}', createdAt: 2 };
+    const memory = memoryStorage();
+    const handed: { deliveries: readonly NewDelivery[]; event: EndpointEvent | undefined }[] = [];
+    const traced = tracedStorage({
+      ...memory,
+      plants: {
+        ...memory.plants,
+        create: async (_tenant, plant, deliveries, endpointEvent) => {
+          handed.push({ deliveries, event: endpointEvent });
+          return { created: true, plant };
+        },
+      },
+    });
+    await inRequest(() => traced.plants.create('acme', { id: 1n, name: 'Fern' }, [full, delivery('msg_2')], event));
+    const traceparent = formatTraceparent(recorded[1]!.spanContext);
+    expect(handed).toEqual([{ deliveries: [{ ...full, traceparent }, { ...delivery('msg_2'), traceparent }], event: { ...event, traceparent } }]);
+    expect(full).not.toHaveProperty('traceparent');
+    expect(event).not.toHaveProperty('traceparent');
   });
 
   it('leaves absent optional capabilities absent, and keeps present ones', () => {
