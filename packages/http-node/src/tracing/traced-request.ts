@@ -3,8 +3,27 @@ import { context, INVALID_TRACEID, propagation, SpanKind, SpanStatusCode, trace,
 
 const tracer = trace.getTracer('@plant-store/http-node');
 
-/** Methods the HTTP conventions know; any other is recorded as `_OTHER` (a raw method is unbounded user input). */
-const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
+/**
+ * The method as the HTTP conventions know it; any other is `_OTHER` (a raw
+ * method is unbounded user input). A switch, not a `Set`: comparing a few
+ * interned strings costs less than a hash lookup, on every traced request.
+ */
+function knownMethod(method: string | undefined): string {
+  switch (method) {
+    case 'GET':
+    case 'POST':
+    case 'DELETE':
+    case 'PUT':
+    case 'PATCH':
+    case 'HEAD':
+    case 'OPTIONS':
+    case 'CONNECT':
+    case 'TRACE':
+      return method;
+    default:
+      return '_OTHER';
+  }
+}
 
 /**
  * Runs `handle` (which must not reject, and resolves with the route
@@ -27,7 +46,7 @@ export function tracedRequest(
   handle: (traceContext: Context | undefined) => Promise<string | undefined>,
 ): Promise<unknown> {
   const parent = propagation.extract(context.active(), req.headers);
-  const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
+  const method = knownMethod(req.method);
   const span = tracer.startSpan(method === '_OTHER' ? 'HTTP' : method, { kind: SpanKind.SERVER }, parent);
   // Without an SDK the span is the no-op one, all-zero ids (an SDK's spans always have valid ones): nothing to trace.
   if (span.spanContext().traceId === INVALID_TRACEID) return handle(undefined);

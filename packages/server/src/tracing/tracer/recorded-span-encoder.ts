@@ -1,7 +1,7 @@
 import { SpanStatusCode, TraceFlags } from '@opentelemetry/api';
-import { CONTEXT_HAS_IS_REMOTE, CONTEXT_IS_REMOTE, writeEvent, writeKeyValue, writeLink, writeStatus } from '../otlp-trace-protobuf.js';
+import { CONTEXT_HAS_IS_REMOTE, CONTEXT_IS_REMOTE, writeEvent, writeLink, writeStatus } from '../otlp-trace-protobuf.js';
 import { FIXED32, FIXED64, LENGTH_DELIMITED, ProtobufWriter, VARINT } from '../protobuf-writer.js';
-import type { AttributeValue } from '@opentelemetry/api';
+import { writeAttributes } from './encoded-attributes.js';
 import type { RecordedSpan } from './recorded-span.js';
 import { writeEpochNanos } from './span-time.js';
 
@@ -45,8 +45,7 @@ export function appendRecordedSpan(writer: ProtobufWriter, span: RecordedSpan): 
 
 /** Fields 9 to 15: attributes, events and links with their dropped counts, and the status. */
 function writeSpanContents(writer: ProtobufWriter, span: RecordedSpan): void {
-  const attributes = span.attributes;
-  for (let index = 0; index < attributes.length; index += 2) writeAttribute(writer, attributes[index] as string, attributes[index + 1] as AttributeValue);
+  writeAttributes(writer, span.attributes);
   if (isBare(span)) writer.raw(BARE_TAIL);
   else writeTail(writer, span);
 }
@@ -93,37 +92,3 @@ const BARE_TAIL = ((): Uint8Array => {
   writeTail(writer, { droppedAttributesCount: 0, events: [], droppedEventsCount: 0, links: [], droppedLinksCount: 0, status: { code: SpanStatusCode.UNSET } });
   return writer.buffer.subarray(0, writer.pos);
 })();
-
-/** An attribute's encoding (its field 9 key, length and `KeyValue`), kept for its value. */
-interface EncodedAttribute {
-  readonly value: AttributeValue;
-  readonly bytes: Uint8Array;
-}
-
-// Most attributes repeat from span to span (the method, the route, the status code, the storage operation):
-// each key keeps the encodings of its first few values, and a repeated one is copied instead of encoded again.
-// A key whose values keep changing (an id) fills its few places and is encoded each time after that.
-const VALUES_KEPT_PER_KEY = 8;
-const KEYS_KEPT = 256;
-const encodedAttributes = new Map<string, EncodedAttribute[]>();
-
-/** One attribute as field 9 of a span: copied when this key and value were written before, else encoded (and kept, if there is room). */
-function writeAttribute(writer: ProtobufWriter, key: string, value: AttributeValue): void {
-  const kept = encodedAttributes.get(key);
-  if (kept !== undefined) {
-    for (let index = 0; index < kept.length; index++) {
-      if (kept[index]!.value === value) {
-        writer.raw(kept[index]!.bytes);
-        return;
-      }
-    }
-  }
-  const start = writer.pos;
-  writer.tag(9, LENGTH_DELIMITED);
-  writeKeyValue(writer, key, value);
-  // Arrays are compared by identity, so they are not kept.
-  if (typeof value === 'object' || (kept?.length ?? 0) >= VALUES_KEPT_PER_KEY || (kept === undefined && encodedAttributes.size >= KEYS_KEPT)) return;
-  const bytes = Uint8Array.prototype.slice.call(writer.buffer, start, writer.pos);
-  if (kept === undefined) encodedAttributes.set(key, [{ value, bytes }]);
-  else kept.push({ value, bytes });
-}

@@ -1,0 +1,99 @@
+// Instructions per request of the built service with tracing off and on,
+// counted by valgrind's callgrind: the same figure from run to run within
+// about 1 %, on a machine whose other tenants make CPU time vary by 30 %.
+// For telling whether a change to the request path (tracing's above all)
+// made it cheaper; what a request costs in time is the bench's business.
+//
+// Run: node --import tsx bench/instruction-count.ts [--storage memory,sqlite]
+//        [--scenario list,create] [--warm N] [--measured N] [--build DIR,…]
+// Each service runs about 40 s under valgrind; it needs the built CLI
+// (`pnpm build`) of every --build (a checkout of another commit, say).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startOtlpSink } from '../test/support/otlp-sink.js';
+import { startCounted, type InstructionSplit } from './lib/callgrind.js';
+import { runLoad, type LoadRequest } from './lib/load.js';
+import { seededRandom } from './lib/prng.js';
+
+const { values } = parseArgs({
+  options: {
+    storage: { type: 'string', default: 'memory,sqlite' },
+    scenario: { type: 'string', default: 'list,create' },
+    warm: { type: 'string', default: '20000' },
+    measured: { type: 'string', default: '3000' },
+    build: { type: 'string', default: '.' },
+  },
+});
+const WARM = Number(values.warm);
+const MEASURED = Number(values.measured);
+const SEEDED = 2_000;
+const HEADERS = { authorization: 'Bearer bench', 'content-type': 'application/json' };
+
+interface Case {
+  readonly build: string;
+  readonly storage: string;
+  readonly scenario: string;
+  readonly traced: boolean;
+}
+
+const sink = await startOtlpSink({ keep: false });
+const dir = await mkdtemp(join(tmpdir(), 'instruction-count-'));
+try {
+  process.stdout.write('| build | storage | scenario | tracing | instructions per request | compile | gc |\n| --- | --- | --- | --- | --- | --- | --- |\n');
+  for (const build of values.build.split(',')) {
+    for (const storage of values.storage.split(',')) {
+      for (const scenario of values.scenario.split(',')) {
+        const off = await countCase({ build, storage, scenario, traced: false });
+        const on = await countCase({ build, storage, scenario, traced: true });
+        process.stdout.write(`|  |  |  | **on − off** | **${thousands(on.mutator - off.mutator)}** |  |  |\n`);
+      }
+    }
+  }
+} finally {
+  await sink.close();
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** Starts one service, seeds and warms it, counts `MEASURED` requests; prints and returns the split per request. */
+async function countCase(c: Case): Promise<InstructionSplit> {
+  const service = await startCounted(serveArgs(c), serveEnv(c.traced), dir);
+  const next = requests(c.scenario);
+  await runLoad({ url: service.url, connections: 8, amount: SEEDED, headers: HEADERS, expectedStatus: 201, next: requests('create', 1) });
+  await runLoad({ url: service.url, connections: 16, amount: WARM, headers: HEADERS, next });
+  await service.count();
+  const load = await runLoad({ url: service.url, connections: 16, amount: MEASURED, headers: HEADERS, next });
+  const split = await service.finish();
+  if (load.failures > 0) throw new Error(`${load.failures} of the counted requests failed: ${JSON.stringify(load.statuses)}`);
+  const per = { mutator: split.mutator / load.requests, compile: split.compile / load.requests, gc: split.gc / load.requests };
+  process.stdout.write(
+    `| ${c.build} | ${c.storage} | ${c.scenario} | ${c.traced ? 'on' : 'off'} | ${thousands(per.mutator)} | ${thousands(per.compile)} | ${thousands(per.gc)} |\n`,
+  );
+  return per;
+}
+
+function serveArgs(c: Case): string[] {
+  const cli = join(resolve(c.build), 'packages/server/dist/cli.js');
+  const args = [cli, 'serve', '--storage', c.storage, '--port', '0', '--log-level', 'info', '--tokens', 'bench=bench'];
+  return c.storage === 'sqlite' ? [...args, '--db', join(dir, `${c.storage}-${c.traced}-${Date.now()}.db`)] : args;
+}
+
+function serveEnv(traced: boolean): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+  for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
+  return traced ? { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'instruction-count' } : env;
+}
+
+/** `create`: new plants with increasing ids, from `firstId`. `list`: pages of 20 from seeded cursors among the seeded plants. */
+function requests(scenario: string, firstId = SEEDED + 1): () => LoadRequest {
+  const random = seededRandom(7);
+  let id = firstId;
+  if (scenario === 'list') return () => ({ method: 'GET', path: `/plants?limit=20&after=${random(SEEDED - 20)}` });
+  if (scenario !== 'create') throw new Error(`unknown scenario ${scenario}: list or create`);
+  return () => ({ method: 'POST', path: '/plants', body: `{"id":${id++},"name":"Counted plant","tag":"bench"}` });
+}
+
+function thousands(count: number): string {
+  return `${(count / 1000).toFixed(1)}k`;
+}
