@@ -6,6 +6,7 @@
 //
 // Run: node --import tsx bench/instruction-count.ts [--storage memory,sqlite]
 //        [--scenario list,create] [--warm N] [--measured N] [--build DIR,…]
+//        [--tracing-sampler NAME[:ARG]]
 // Each service runs about 40 s under valgrind; it needs the built CLI
 // (`pnpm build`) of every --build (a checkout of another commit, say).
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -24,8 +25,11 @@ const { values } = parseArgs({
     warm: { type: 'string', default: '20000' },
     measured: { type: 'string', default: '3000' },
     build: { type: 'string', default: '.' },
+    // As the bench's --tracing-sampler: NAME[:ARG] for OTEL_TRACES_SAMPLER(_ARG); every request is recorded without it.
+    'tracing-sampler': { type: 'string' },
   },
 });
+const [SAMPLER, SAMPLER_ARG] = values['tracing-sampler']?.split(':') ?? [];
 const WARM = Number(values.warm);
 const MEASURED = Number(values.measured);
 const SEEDED = 2_000;
@@ -82,7 +86,9 @@ function serveArgs(c: Case): string[] {
 function serveEnv(traced: boolean): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
   for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
-  return traced ? { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'instruction-count' } : env;
+  if (!traced) return env;
+  const sampler = SAMPLER === undefined ? {} : { OTEL_TRACES_SAMPLER: SAMPLER, ...(SAMPLER_ARG === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: SAMPLER_ARG }) };
+  return { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'instruction-count', ...sampler };
 }
 
 /** `create`: new plants with increasing ids, from `firstId`. `list`: pages of 20 from seeded cursors among the seeded plants. */

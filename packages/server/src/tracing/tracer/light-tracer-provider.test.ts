@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Span } from '@opentelemetry/api';
-import { TraceIdRatioBasedSampler, SamplingDecision } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, TraceIdRatioBasedSampler, SamplingDecision, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { decodeTraceRequest } from '../../../../../test/support/otlp-protobuf.js';
 import { LightTracerProvider } from './light-tracer-provider.js';
+import type { RecordedSpan } from './recorded-span.js';
 import type { EncodedBatch } from './span-batches.js';
 import { TraceId } from './span-ids.js';
 import { samplerFromEnv } from './span-sampler.js';
@@ -127,6 +128,19 @@ describe('LightTracerProvider', () => {
     expect(followed.isRecording()).toBe(true);
     followed.end();
     expect((await exported()).map((span) => span.name)).toEqual(['continued']);
+  });
+
+  it('records exceptions as events exactly as the SDK’s spans do', () => {
+    const { tracer } = tracing();
+    const sdkTracer = new BasicTracerProvider().getTracer('test');
+    const coded = Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
+    for (const exception of [new TypeError('not a function'), coded, 'plain message', { message: 'no name' }]) {
+      const ours = tracer.startSpan('ours') as RecordedSpan;
+      const theirs = sdkTracer.startSpan('theirs') as unknown as ReadableSpan & Span;
+      ours.recordException(exception);
+      theirs.recordException(exception);
+      expect(ours.events.map(({ name, attributes }) => ({ name, attributes }))).toEqual(theirs.events.map(({ name, attributes }) => ({ name, attributes })));
+    }
   });
 
   it('samples a ratio of trace ids exactly as the SDK’s TraceIdRatioBasedSampler does', () => {
