@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdir } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -76,11 +76,13 @@ function readyUrl(child: ChildProcess): Promise<string> {
   });
 }
 
-/** The dump `callgrind_control -d` wrote (`callgrind.PID.1`). */
+/** The dump `callgrind_control -d` wrote: the first part of the process's output file. */
 async function dumpOf(dir: string, pid: string): Promise<string> {
-  const dump = (await readdir(dir)).find((name) => name === `callgrind.${pid}.1`);
-  if (dump === undefined) throw new Error(`callgrind wrote no dump for process ${pid} in ${dir}`);
-  return join(dir, dump);
+  const dump = join(dir, `callgrind.${pid}.1`);
+  await access(dump).catch(() => {
+    throw new Error(`callgrind wrote no dump for process ${pid} in ${dir}`);
+  });
+  return dump;
 }
 
 // Native functions by the part of V8 they belong to; the JIT's own code has no symbol and counts as the mutator.
