@@ -14,7 +14,7 @@ import type { Exchange, RouteContext } from './routes/route-context.js';
 import { routeRequest } from './routes/route-request.js';
 import type { RouteTemplate } from './routes/route-table.js';
 import { loggerInTrace } from './tracing/logger-in-trace.js';
-import { tracedRequest } from './tracing/traced-request.js';
+import { RouteSpanNames, tracedRequest } from './tracing/traced-request.js';
 import { version as packageVersion } from './version.js';
 
 export interface RequestListenerOptions {
@@ -96,12 +96,13 @@ export function createRequestListener(store: PlantStore, options: RequestListene
     portal: options.portal === undefined ? undefined : portalFiles(options.portal),
     ...(metrics ? { metrics: createHttpMetrics(store) } : {}),
   };
+  const routeSpanNames = new RouteSpanNames(basePath);
   return (req, res, next) => {
     if (next !== undefined && !isUnder(req.url ?? '/', basePath)) {
       next();
       return;
     }
-    void tracedRequest(req, res, basePath, (traceContext) => handleRequest(context, req, res, traceContext));
+    void tracedRequest(req, res, routeSpanNames, (traceContext) => handleRequest(context, req, res, traceContext));
   };
 }
 

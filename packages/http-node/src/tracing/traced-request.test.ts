@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { trace, TraceFlags, type Attributes, type Span, type SpanContext, type SpanStatus, type Tracer } from '@opentelemetry/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { tracedRequest } from './traced-request.js';
+import { RouteSpanNames, tracedRequest } from './traced-request.js';
 
 // The API's interfaces only: a tracer whose spans record what is set on them.
 interface RecordedSpan {
@@ -36,10 +36,12 @@ function recordingSpan(name: string): Span {
 
 const tracer = { startSpan: (name: string) => recordingSpan(name) } as unknown as Tracer;
 
+const routes = new RouteSpanNames('/api');
+
 function request(method: string, statusCode: number, template: string | undefined) {
   const req = { method, headers: {}, socket: {}, httpVersion: '1.1' } as unknown as IncomingMessage;
   const res = { statusCode } as ServerResponse;
-  return tracedRequest(req, res, '/api', async () => template);
+  return tracedRequest(req, res, routes, async () => template);
 }
 
 describe('tracedRequest', () => {
@@ -74,6 +76,19 @@ describe('tracedRequest', () => {
         status: { code: 2 },
         ended: true,
       },
+    ]);
+  });
+
+  it('names each method of one route apart, an unknown one HTTP, from the route\u2019s names made once', async () => {
+    await request('GET', 200, '/plants');
+    await request('POST', 201, '/plants');
+    await request('PROPFIND', 405, '/plants');
+    await request('GET', 200, '/plants');
+    expect(recorded.map((span) => [span.name, span.attributes['http.route']])).toEqual([
+      ['GET /api/plants', '/api/plants'],
+      ['POST /api/plants', '/api/plants'],
+      ['HTTP /api/plants', '/api/plants'],
+      ['GET /api/plants', '/api/plants'],
     ]);
   });
 

@@ -42,7 +42,7 @@ function knownMethod(method: string | undefined): string {
 export function tracedRequest(
   req: IncomingMessage,
   res: ServerResponse,
-  basePath: string,
+  routes: RouteSpanNames,
   handle: (traceContext: Context | undefined) => Promise<string | undefined>,
 ): Promise<unknown> {
   const parent = propagation.extract(context.active(), req.headers);
@@ -59,16 +59,15 @@ export function tracedRequest(
   const traceContext = trace.setSpan(parent, span);
   const handled = context.with(traceContext, handle, undefined, traceContext);
   // A span the sampler left out records nothing at its end: no promise is chained for it on every such request.
-  return span.isRecording() ? handled.then((template) => endServerSpan(span, method, res, basePath, template)) : handled;
+  return span.isRecording() ? handled.then((template) => endServerSpan(span, method, res, routes, template)) : handled;
 }
 
-function endServerSpan(span: Span, method: string, res: ServerResponse, basePath: string, template: string | undefined): void {
+function endServerSpan(span: Span, method: string, res: ServerResponse, routes: RouteSpanNames, template: string | undefined): void {
   if (span.isRecording()) {
-    // The full route template, base path included.
-    const route = template === undefined ? undefined : `${basePath}${template}`;
-    if (route !== undefined) {
-      span.setAttribute('http.route', route);
-      span.updateName(`${method === '_OTHER' ? 'HTTP' : method} ${route}`);
+    if (template !== undefined) {
+      const route = routes.of(template);
+      span.setAttribute('http.route', route.route);
+      span.updateName(route.spanName(method));
     }
     span.setAttribute('http.response.status_code', res.statusCode);
     // The server conventions: a 5xx is the server's error, a 4xx the client's (not an error of this span).
@@ -78,4 +77,45 @@ function endServerSpan(span: Span, method: string, res: ServerResponse, basePath
     }
   }
   span.end();
+}
+
+/**
+ * The `http.route` and span names of one listener's routes: the full
+ * template (base path included) and `METHOD /route`, each made once and
+ * the same string after that. Made per request, they would be new strings
+ * of two parts each time, which a tracer that compares or encodes them
+ * has to flatten, hash and compare character by character again on every
+ * span; the same string is one hash kept in it and equal to itself at
+ * once. Routes and methods are a few each (the router's templates, the
+ * known methods), so nothing is ever dropped.
+ */
+export class RouteSpanNames {
+  readonly #basePath: string;
+  readonly #routes = new Map<string, RouteNames>();
+
+  constructor(basePath: string) {
+    this.#basePath = basePath;
+  }
+
+  of(template: string): RouteNames {
+    let names = this.#routes.get(template);
+    if (names === undefined) this.#routes.set(template, (names = new RouteNames(`${this.#basePath}${template}`)));
+    return names;
+  }
+}
+
+class RouteNames {
+  readonly route: string;
+  readonly #spanNames = new Map<string, string>();
+
+  constructor(route: string) {
+    this.route = route;
+  }
+
+  /** The span name of a request with `method` (a known method or `_OTHER`) to this route. */
+  spanName(method: string): string {
+    let name = this.#spanNames.get(method);
+    if (name === undefined) this.#spanNames.set(method, (name = `${method === '_OTHER' ? 'HTTP' : method} ${this.route}`));
+    return name;
+  }
 }

@@ -187,26 +187,24 @@ export class ProtobufWriter {
     this.pos += this.buffer.write(value, this.pos, 'utf8');
   }
 
+  /** Makes room for `bytes` bytes and moves past them, for the caller to fill in; returns where they start. */
+  skip(bytes: number): number {
+    this.#room(bytes);
+    const at = this.pos;
+    this.pos += bytes;
+    return at;
+  }
+
   /** A 32-bit word, big-endian, where room was made for it. */
   #word(value: number): void {
-    const buffer = this.buffer;
-    let at = this.pos;
-    buffer[at++] = value >>> 24;
-    buffer[at++] = (value >>> 16) & 0xff;
-    buffer[at++] = (value >>> 8) & 0xff;
-    buffer[at++] = value & 0xff;
-    this.pos = at;
+    putWordBE(this.buffer, this.pos, value);
+    this.pos += 4;
   }
 
   /** A 32-bit word, little-endian (protobuf's fixed32 and the halves of fixed64), where room was made for it. */
   #wordLE(value: number): void {
-    const buffer = this.buffer;
-    let at = this.pos;
-    buffer[at++] = value & 0xff;
-    buffer[at++] = (value >>> 8) & 0xff;
-    buffer[at++] = (value >>> 16) & 0xff;
-    buffer[at++] = value >>> 24;
-    this.pos = at;
+    putWordLE(this.buffer, this.pos, value);
+    this.pos += 4;
   }
 
   #room(bytes: number): void {
@@ -219,8 +217,21 @@ export class ProtobufWriter {
   }
 }
 
-/** Up to this many bytes, \`raw\` copies byte by byte. */
-const SHORT_COPY = 64;
+/** Writes a 32-bit word big-endian (as ids are written) at `at` of `buffer`. */
+export function putWordBE(buffer: Uint8Array, at: number, value: number): void {
+  buffer[at] = value >>> 24;
+  buffer[at + 1] = (value >>> 16) & 0xff;
+  buffer[at + 2] = (value >>> 8) & 0xff;
+  buffer[at + 3] = value & 0xff;
+}
+
+/** Writes a 32-bit word little-endian (as fixed32 and the halves of fixed64 are written) at `at` of `buffer`. */
+export function putWordLE(buffer: Uint8Array, at: number, value: number): void {
+  buffer[at] = value & 0xff;
+  buffer[at + 1] = (value >>> 8) & 0xff;
+  buffer[at + 2] = (value >>> 16) & 0xff;
+  buffer[at + 3] = value >>> 24;
+}
 
 /** Writes `value` (0 to 2^32 - 1) as a varint at `at`; returns the position after it. */
 function writeVarint32(buffer: Buffer, at: number, value: number): number {

@@ -106,6 +106,30 @@ describe('appendRecordedSpan', () => {
     expect(encoded(resource, spans)).toEqual(reference);
   });
 
+  it('writes spans of one shape again with their own ids and times, whatever their parent', () => {
+    const { resource, spans, reference } = sdkSpans((provider) => {
+      const tracer = provider.getTracer('@plant-store/core');
+      for (let index = 0; index < 3; index++) {
+        const remote = trace.setSpanContext(ROOT_CONTEXT, {
+          traceId: `${index}af7651916cd43dd8448eb211c80319c`,
+          spanId: `${index}7ad6b7169203331`,
+          traceFlags: TraceFlags.SAMPLED,
+          isRemote: true,
+        });
+        const root = tracer.startSpan('shaped', { kind: SpanKind.SERVER, attributes: { 'http.route': '/plants', array: ['kept'] } });
+        const local = tracer.startSpan('shaped', { kind: SpanKind.SERVER, attributes: { 'http.route': '/plants' } }, trace.setSpan(ROOT_CONTEXT, root));
+        const fromRemote = tracer.startSpan('shaped', { kind: SpanKind.SERVER, attributes: { 'http.route': '/plants' } }, remote);
+        // A few seconds before the time origin: written through HrTime, never from a shape.
+        const before = Math.floor(performance.timeOrigin / 1000) - 3 + index;
+        const early = tracer.startSpan('shaped', { kind: SpanKind.SERVER, attributes: { 'http.route': '/plants' }, startTime: [before, 5] });
+        for (const span of [fromRemote, local, root]) span.end();
+        early.end([before + 1, 7]);
+      }
+    });
+    expect(spans).toHaveLength(12);
+    expect(encoded(resource, spans)).toEqual(reference);
+  });
+
   it('writes lengths of several bytes at every level, in a request larger than its first buffer', () => {
     const { resource, spans, reference } = sdkSpans((provider) => {
       const tracer = provider.getTracer('@plant-store/core');

@@ -1,21 +1,74 @@
 import { SpanStatusCode, TraceFlags } from '@opentelemetry/api';
 import { CONTEXT_HAS_IS_REMOTE, CONTEXT_IS_REMOTE, writeEvent, writeLink, writeStatus } from '../otlp-trace-protobuf.js';
-import { FIXED32, FIXED64, LENGTH_DELIMITED, ProtobufWriter, VARINT } from '../protobuf-writer.js';
+import { FIXED32, FIXED64, LENGTH_DELIMITED, ProtobufWriter, putWordBE, VARINT } from '../protobuf-writer.js';
 import { writeAttributes } from './encoded-attributes.js';
 import type { RecordedSpan } from './recorded-span.js';
-import { writeEpochNanos } from './span-time.js';
+import { type ParentPlace, keepShape, shapeOf, type SpanShape } from './span-shapes.js';
+import { putEpochNanos, writeEpochNanos } from './span-time.js';
 
 /**
  * Appends `span` as one OTLP `Span` of a `ScopeSpans` message (its field 2),
  * field for field what the SDK's serializer writes for the same span (a
  * test decodes it): ids from their words, no hex in between, times from
- * milliseconds since the time origin.
+ * milliseconds since the time origin. A span of a shape written before is
+ * that shape's template with its own ids and times (see `SpanShape`).
  */
 export function appendRecordedSpan(writer: ProtobufWriter, span: RecordedSpan): void {
+  const parent = parentPlace(span);
+  const shapeable = isShapeable(span);
+  if (shapeable) {
+    const shape = shapeOf(span.name, span.kind, parent, span.attributes);
+    if (shape !== undefined) {
+      writeShaped(writer, span, shape);
+      return;
+    }
+  }
+  const start = writer.pos;
+  const { idsFromEnd, timesFromEnd } = writeFields(writer, span);
+  if (!shapeable || holdsArray(span.attributes)) return;
+  // Copied out of the batch's buffer, which is written over; the pairs are the ended span's own, which nothing changes any more.
+  const template = Uint8Array.prototype.slice.call(writer.buffer, start, writer.pos);
+  const { name, kind, attributes: pairs } = span;
+  keepShape({ name, kind, parent, pairs, template, idsAt: template.length - idsFromEnd, timesAt: template.length - timesFromEnd });
+}
+
+/** `template` with `span`'s ids and times written over the ones it was made with. */
+function writeShaped(writer: ProtobufWriter, span: RecordedSpan, shape: SpanShape): void {
+  const at = writer.pos;
+  writer.raw(shape.template);
+  const buffer = writer.buffer;
+  const ids = at + shape.idsAt;
+  const traceId = span.traceId;
+  putWordBE(buffer, ids, traceId.w0);
+  putWordBE(buffer, ids + 4, traceId.w1);
+  putWordBE(buffer, ids + 8, traceId.w2);
+  putWordBE(buffer, ids + 12, traceId.w3);
+  // After the trace id: the span id's key and length, its 8 bytes, then the parent's key, length and 8 bytes.
+  putWordBE(buffer, ids + 18, span.spanIdHigh);
+  putWordBE(buffer, ids + 22, span.spanIdLow);
+  if (span.parent !== undefined) {
+    putWordBE(buffer, ids + 28, span.parent.spanIdHigh);
+    putWordBE(buffer, ids + 32, span.parent.spanIdLow);
+  }
+  const times = at + shape.timesAt;
+  putEpochNanos(buffer, times, span.startTime);
+  // The end time's key between them.
+  putEpochNanos(buffer, times + 9, span.endTime);
+}
+
+/** Where in the encoding, counted from its end, the trace id's bytes and the start time's bytes begin. */
+interface FieldOffsets {
+  readonly idsFromEnd: number;
+  readonly timesFromEnd: number;
+}
+
+/** Writes `span` field by field; returns where its ids and times are, from the end (the length written last may move the rest). */
+function writeFields(writer: ProtobufWriter, span: RecordedSpan): FieldOffsets {
   writer.tag(2, LENGTH_DELIMITED);
   const start = writer.begin();
   const traceId = span.traceId;
   writer.tag(1, LENGTH_DELIMITED);
+  const idsAt = writer.pos + 1;
   writer.id128(traceId.w0, traceId.w1, traceId.w2, traceId.w3);
   writer.tag(2, LENGTH_DELIMITED);
   writer.id64(span.spanIdHigh, span.spanIdLow);
@@ -34,13 +87,39 @@ export function appendRecordedSpan(writer: ProtobufWriter, span: RecordedSpan): 
   writer.tag(6, VARINT);
   writer.varint(span.kind + 1);
   writer.tag(7, FIXED64);
+  const timesAt = writer.pos;
   writeEpochNanos(writer, span.startTime);
   writer.tag(8, FIXED64);
   writeEpochNanos(writer, span.endTime);
   writeSpanContents(writer, span);
   writer.tag(16, FIXED32);
   writer.fixed32(TraceFlags.SAMPLED | CONTEXT_HAS_IS_REMOTE | (span.parent?.isRemote ? CONTEXT_IS_REMOTE : 0));
+  const offsets = { idsFromEnd: writer.pos - idsAt, timesFromEnd: writer.pos - timesAt };
   writer.end(start);
+  return offsets;
+}
+
+function parentPlace(span: RecordedSpan): ParentPlace {
+  if (span.parent === undefined) return 0;
+  return span.parent.isRemote ? 2 : 1;
+}
+
+/**
+ * Whether `span` can be written from a shape, or kept as one: only its ids
+ * and times may differ from those of another span of its shape, so its
+ * other fields must all come from the shape's key (name, kind, parent
+ * place, attributes), its times must be written as the template's are (not
+ * before the time origin), and it carries no trace state, events, links,
+ * drops or status.
+ */
+function isShapeable(span: RecordedSpan): boolean {
+  return span.traceState === undefined && span.startTime >= 0 && isBare(span);
+}
+
+/** Whether an attribute value is an array: shapes compare values by identity, so a span holding one is not kept as a shape. */
+function holdsArray(attributes: RecordedSpan['attributes']): boolean {
+  for (let index = 1; index < attributes.length; index += 2) if (typeof attributes[index] === 'object') return true;
+  return false;
 }
 
 /** Fields 9 to 15: attributes, events and links with their dropped counts, and the status. */

@@ -1,6 +1,6 @@
 import type { HrTime, TimeInput } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
-import type { ProtobufWriter } from '../protobuf-writer.js';
+import { putWordLE, type ProtobufWriter } from '../protobuf-writer.js';
 
 // `performance` imported, not the global: the global is a getter on globalThis, which every span's two clock
 // readings would go through.
@@ -33,21 +33,32 @@ const TWO_TO_32 = 0x100000000;
 
 /**
  * Writes milliseconds since the origin as epoch nanoseconds (OTLP's
- * `fixed64` times), with no array made: the origin's exact high and low
- * parts plus a count of nanoseconds that stays exact in a double for over
- * a hundred days of uptime. A time before the origin (a start time a
- * caller gave) goes the general way, through `HrTime`.
+ * `fixed64` times). A time before the origin (a start time a caller gave)
+ * goes the general way, through `HrTime`.
  */
 export function writeEpochNanos(writer: ProtobufWriter, millisSinceOrigin: number): void {
-  const nanos = Math.round(millisSinceOrigin * 1e6);
-  if (nanos < 0) {
+  if (millisSinceOrigin < 0) {
     writer.hrTime(toHrTime(millisSinceOrigin));
     return;
   }
+  // Room first: it may grow the buffer.
+  const at = writer.skip(8);
+  putEpochNanos(writer.buffer, at, millisSinceOrigin);
+}
+
+/**
+ * Puts milliseconds since the origin (not before it) as epoch nanoseconds,
+ * little-endian, at `at` of `buffer`, with no array made: the origin's
+ * exact high and low parts plus a count of nanoseconds that stays exact in
+ * a double for over a hundred days of uptime.
+ */
+export function putEpochNanos(buffer: Uint8Array, at: number, millisSinceOrigin: number): void {
+  const nanos = Math.round(millisSinceOrigin * 1e6);
   const high = Math.floor(nanos / TWO_TO_32);
   const low = ORIGIN_LOW + (nanos - high * TWO_TO_32);
   const carry = low >= TWO_TO_32 ? 1 : 0;
-  writer.fixed64(ORIGIN_HIGH + high + carry, low - carry * TWO_TO_32);
+  putWordLE(buffer, at, low - carry * TWO_TO_32);
+  putWordLE(buffer, at + 4, ORIGIN_HIGH + high + carry);
 }
 
 /** Milliseconds since the origin as `HrTime` since the epoch (seconds, nanoseconds). */
