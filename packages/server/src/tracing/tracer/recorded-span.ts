@@ -144,9 +144,9 @@ export class RecordedSpan implements Span {
   }
 
   setAttributes(attributes: Attributes): this {
-    for (const key in attributes) {
-      if (Object.hasOwn(attributes, key)) this.setAttribute(key, attributes[key]!);
-    }
+    // Own keys from V8's cache of the object's shape, where for…in with a check of each key is a generic walk.
+    const keys = Object.keys(attributes);
+    for (let index = 0; index < keys.length; index++) this.setAttribute(keys[index]!, attributes[keys[index]!]!);
     return this;
   }
 
