@@ -19,7 +19,7 @@ import { createPlantServer, type PlantServerOptions, type PortalAssets } from '@
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { batchedLines } from './logging/batched-lines.js';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
-import { activeTraceIds } from './logging/active-trace-ids.js';
+import { activeTraceIds, traceIdsIn } from './logging/active-trace-ids.js';
 import type { Tracing } from './tracing/start-tracing.js';
 import { tracesProtocol, tracingCaveats, tracingRequested } from './tracing/tracing-settings.js';
 import { version } from './version.js';
@@ -140,7 +140,7 @@ function announceDevelopmentToken(io: ServeIo, token: string): void {
 
 /** JSON lines on stdout; with tracing on, each names the trace and span it was written in. */
 function serviceLogger(config: ServeConfig, stdout: LogSink, traced: boolean): Logger {
-  return jsonLogger(stdout, { level: config.logLevel, ...(traced ? { traceIds: activeTraceIds } : {}) });
+  return jsonLogger(stdout, { level: config.logLevel, ...(traced ? { traceIds: activeTraceIds, traceIdsIn } : {}) });
 }
 
 function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {

@@ -2,13 +2,15 @@ import { context, type Context } from '@opentelemetry/api';
 import type { LogFields, Logger } from '@plant-store/core/adapter';
 
 /**
- * The logger, writing each entry inside `traceContext`: a logger that names
- * the active span (the reference service's adds `traceId` and `spanId`)
- * names the request's, also for lines written after an `await`, where a
- * context manager that does not follow promises has lost it.
+ * The logger for a request traced in `traceContext`: the logger's own
+ * (`inTrace`) when it has one, which names the request's span on each
+ * line; else the logger writing each entry inside `traceContext`, so a
+ * logger that names the active span names the request's, also for lines
+ * written after an `await`, where a context manager that does not follow
+ * promises has lost it.
  */
 export function loggerInTrace(logger: Logger, traceContext: Context): Logger {
-  return new LoggerInTrace(logger, traceContext);
+  return logger.inTrace?.(traceContext) ?? new LoggerInTrace(logger, traceContext);
 }
 
 // A class, not an object of closures: one small object per traced request instead of five.

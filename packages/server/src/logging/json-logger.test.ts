@@ -1,3 +1,4 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonLogger } from './json-logger.js';
@@ -60,6 +61,35 @@ describe('jsonLogger', () => {
       { time: '2024-01-02T03:04:05.678Z', level: 'info', msg: 'odd ids', traceId: 'a"b\\c', spanId: 's\n1' },
       { time: '2024-01-02T03:04:05.678Z', level: 'info', msg: 'own traceId field', traceId: 'abc', other: 1, spanId: 'def' },
     ]);
+  });
+
+  it('gives, with traceIdsIn, a logger per trace context whose entries carry its span\u2019s ids, at the same level threshold', () => {
+    const out = capture();
+    const contexts: unknown[] = [];
+    const logger = jsonLogger(out.sink, {
+      now: fixedNow,
+      level: 'info',
+      traceIds: () => ({ traceId: 'ffffffffffffffffffffffffffffffff', spanId: 'ffffffffffffffff' }),
+      traceIdsIn: (traceContext) => (contexts.push(traceContext), { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' }),
+    });
+    const request = ROOT_CONTEXT.setValue(Symbol('request'), 1);
+    const inTrace = logger.inTrace!(request);
+    inTrace.debug('below the level');
+    inTrace.info('request', { status: 200 });
+    inTrace.warn('slow');
+    inTrace.error('failed');
+    // The ids are found once for the context, not per entry.
+    expect(contexts).toEqual([request]);
+    const named = '"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331"';
+    expect(out.lines()).toEqual([
+      `{"time":"2024-01-02T03:04:05.678Z","level":"info","msg":"request","status":200,${named}}`,
+      `{"time":"2024-01-02T03:04:05.678Z","level":"warn","msg":"slow",${named}}`,
+      `{"time":"2024-01-02T03:04:05.678Z","level":"error","msg":"failed",${named}}`,
+    ]);
+    // Outside any span the context names, its entries carry no ids; without traceIdsIn there is no inTrace.
+    jsonLogger(out.sink, { now: fixedNow, traceIdsIn: () => undefined }).inTrace!(ROOT_CONTEXT).info('no span');
+    expect(out.lines().at(-1)).toBe('{"time":"2024-01-02T03:04:05.678Z","level":"info","msg":"no span"}');
+    expect(jsonLogger(out.sink).inTrace).toBeUndefined();
   });
 
   it('drops entries below the level', () => {

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { LogFields, Logger } from '@plant-store/core/adapter';
 
 /** Severity of a log entry, least to most severe. */
@@ -20,6 +21,12 @@ export interface JsonLoggerOptions {
    * entry's own fields. Called once per entry written.
    */
   readonly traceIds?: () => TraceIds | undefined;
+  /**
+   * The ids of the span a trace context names. Given, the logger has
+   * `inTrace`: its entries for one context carry these ids, found once for
+   * all of them.
+   */
+  readonly traceIdsIn?: (traceContext: Context) => TraceIds | undefined;
 }
 
 /** A span's ids, as its trace context gives them (lowercase hex). */
@@ -57,14 +64,52 @@ export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logg
     return lastTime;
   };
 
-  const write = (level: LogLevel, message: string, fields: LogFields | undefined): void => {
-    sink.write(`${serializeEntry({ time: timestamp(now()), level, msg: message }, fields, traceIds?.())}\n`);
+  const write: WriteEntry = (level, message, fields, ids) => {
+    sink.write(`${serializeEntry({ time: timestamp(now()), level, msg: message }, fields, ids)}\n`);
   };
 
   // Decided once per level: an entry below the threshold costs one empty call.
   const method = (level: LogLevel): Logger['info'] =>
-    LOG_LEVELS.indexOf(level) < threshold ? () => {} : (message, fields) => write(level, message, fields);
-  return { debug: method('debug'), info: method('info'), warn: method('warn'), error: method('error') };
+    LOG_LEVELS.indexOf(level) < threshold ? () => {} : (message, fields) => write(level, message, fields, traceIds?.());
+  const traceIdsIn = options.traceIdsIn;
+  return {
+    debug: method('debug'),
+    info: method('info'),
+    warn: method('warn'),
+    error: method('error'),
+    ...(traceIdsIn === undefined ? {} : { inTrace: (traceContext: Context) => new EntriesInTrace(write, threshold, traceIdsIn(traceContext)) }),
+  };
+}
+
+type WriteEntry = (level: LogLevel, message: string, fields: LogFields | undefined, ids: TraceIds | undefined) => void;
+
+/** A JSON logger's entries for one trace context (see `inTrace`): each carries the same ids, found when it was made. */
+class EntriesInTrace implements Logger {
+  readonly #write: WriteEntry;
+  readonly #threshold: number;
+  readonly #ids: TraceIds | undefined;
+
+  constructor(write: WriteEntry, threshold: number, ids: TraceIds | undefined) {
+    this.#write = write;
+    this.#threshold = threshold;
+    this.#ids = ids;
+  }
+
+  debug(message: string, fields?: LogFields): void {
+    if (this.#threshold <= 0) this.#write('debug', message, fields, this.#ids);
+  }
+
+  info(message: string, fields?: LogFields): void {
+    if (this.#threshold <= 1) this.#write('info', message, fields, this.#ids);
+  }
+
+  warn(message: string, fields?: LogFields): void {
+    if (this.#threshold <= 2) this.#write('warn', message, fields, this.#ids);
+  }
+
+  error(message: string, fields?: LogFields): void {
+    this.#write('error', message, fields, this.#ids);
+  }
 }
 
 /** The entry as one JSON line: the envelope plus the fields and the span's ids, serialized as cheaply as they allow. */
