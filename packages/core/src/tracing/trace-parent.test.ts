@@ -13,8 +13,17 @@ describe('traceparent', () => {
     expect(formatTraceparent({ traceId, spanId, traceFlags: TraceFlags.NONE })).toBe(`00-${traceId}-${spanId}-00`);
   });
 
-  it('writes nothing for the invalid context every span has without an SDK', () => {
+  it('writes nothing for the invalid context every span has without an SDK, or for ids of the wrong length', () => {
     expect(formatTraceparent(INVALID_SPAN_CONTEXT)).toBeUndefined();
+    expect(formatTraceparent({ traceId: `${traceId}00`, spanId, traceFlags: TraceFlags.SAMPLED })).toBeUndefined();
+    expect(formatTraceparent({ traceId, spanId: spanId.slice(1), traceFlags: TraceFlags.SAMPLED })).toBeUndefined();
+    expect(formatTraceparent({ traceId: '0'.repeat(32), spanId, traceFlags: TraceFlags.SAMPLED })).toBeUndefined();
+    expect(formatTraceparent({ traceId, spanId: '0'.repeat(16), traceFlags: TraceFlags.SAMPLED })).toBeUndefined();
+  });
+
+  it('reads nothing back from ids that are not hex: their digits are checked where a traceparent is read', () => {
+    const written = formatTraceparent({ traceId: 'z'.repeat(32), spanId: 'not-hex-at-all!!', traceFlags: TraceFlags.SAMPLED });
+    expect(parseTraceparent(written)).toBeUndefined();
   });
 
   it('reads nothing from what is not a traceparent (absent, malformed, all-zero ids, unknown version)', () => {

@@ -1,18 +1,25 @@
-import { isSpanContextValid, type SpanContext } from '@opentelemetry/api';
+import { INVALID_SPANID, INVALID_TRACEID, isSpanContextValid, type SpanContext } from '@opentelemetry/api';
 
 // The W3C trace context header, version 00: `00-<trace id>-<span id>-<flags>`.
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 /**
- * The W3C `traceparent` of a span context, or `undefined` for an invalid one
- * (what every span is when no OpenTelemetry SDK is installed). Written by
- * core itself rather than by the registered propagator: the outbox keeps
- * this one format whatever a host propagates on the wire.
+ * The W3C `traceparent` of a span context, or `undefined` for the invalid
+ * one every span has when no OpenTelemetry SDK is installed (all-zero ids)
+ * and for ids of the wrong length. Written by core itself rather than by
+ * the registered propagator: the outbox keeps this one format whatever a
+ * host propagates on the wire.
+ *
+ * The ids' digits are not checked here but where a traceparent is read
+ * (`parseTraceparent`, which drops one that is not hex): an SDK's ids are
+ * hex, and checking all 48 digits cost more than the rest of stamping on
+ * every traced write.
  */
 export function formatTraceparent(spanContext: SpanContext): string | undefined {
-  if (!isSpanContextValid(spanContext)) return undefined;
+  const { traceId, spanId } = spanContext;
+  if (traceId.length !== 32 || spanId.length !== 16 || traceId === INVALID_TRACEID || spanId === INVALID_SPANID) return undefined;
   const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
-  return `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
+  return `00-${traceId}-${spanId}-${flags}`;
 }
 
 /** The span context a stored `traceparent` names, or `undefined` when it is absent or not one. */

@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanOptions } from '@opentelemetry/api';
 import type { EndpointEvent, PlantRepository } from '../ports/plant-repository.js';
 import type { PortalLinkRepository } from '../ports/portal-link-repository.js';
 import type { Storage } from '../ports/storage.js';
@@ -7,10 +7,10 @@ import type { NewDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
 import { formatTraceparent } from './trace-parent.js';
 import { tracer } from './tracer.js';
 
-/** What one traced member is: its span name and attributes, built once per storage. */
+/** What one traced member is: its span name, and its span's kind and attributes, built once per storage. */
 interface Operation {
   readonly name: string;
-  readonly attributes: Attributes;
+  readonly options: SpanOptions;
 }
 
 /** The members of a port that return promises (the ones traced). */
@@ -111,7 +111,8 @@ function operation(system: string | undefined, collection: string, member: strin
   if (system !== undefined) attributes['db.system.name'] = system;
   // The database conventions' `{operation} {target}`. Joined, not a template literal: a template makes a
   // string of two parts, which every span's encoding would have to flatten again; join makes it flat once.
-  return { name: [member, collection].join(' '), attributes };
+  // One options object for every call (frozen: each tracer gets the same one).
+  return { name: [member, collection].join(' '), options: Object.freeze({ kind: SpanKind.CLIENT, attributes: Object.freeze(attributes) }) };
 }
 
 /** Each listed member of `target`, traced; `this` stays the target, and the member is looked up at each call, as an unwrapped call would. */
@@ -163,7 +164,7 @@ function stampedWrite<T>(op: Operation, write: (traceparent: string | undefined)
  * caller a turn of the microtask queue.
  */
 function traced<T>(op: Operation, parent: Context, call: (span: Span) => Promise<T>): Promise<T> {
-  const span = tracer.startSpan(op.name, { kind: SpanKind.CLIENT, attributes: op.attributes }, parent);
+  const span = tracer.startSpan(op.name, op.options, parent);
   let result: Promise<T>;
   try {
     result = context.with(trace.setSpan(parent, span), call, undefined, span);
