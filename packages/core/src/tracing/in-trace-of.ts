@@ -1,5 +1,6 @@
 import { context, type Context } from '@opentelemetry/api';
 import type { Principal } from '../domain/principal.js';
+import { callInContextOf } from './calls-in-context.js';
 
 /**
  * The port whose calls are made for `principal`: the port itself, or, when
@@ -45,15 +46,24 @@ function viewClassOf(port: object): ViewClass {
     }
   }
   for (const key of memberNames(port)) {
+    const member: unknown = Reflect.get(port, key);
+    const callInContext = callInContextOf(member);
     const descriptor =
-      typeof Reflect.get(port, key) === 'function'
+      callInContext !== undefined
         ? {
-            // Looked up at each call, as a direct call would; `this` stays the port.
+            // A traced storage member takes the context as it is (see CallInContext); the traced ports are fixed objects.
             value(this: View, ...args: unknown[]): unknown {
-              return context.with(this[TRACE_CONTEXT], Reflect.get(port, key) as (...args: unknown[]) => unknown, port, ...args);
+              return callInContext(this[TRACE_CONTEXT], args);
             },
           }
-        : { get: () => Reflect.get(port, key) as unknown };
+        : typeof member === 'function'
+          ? {
+              // Looked up at each call, as a direct call would; `this` stays the port.
+              value(this: View, ...args: unknown[]): unknown {
+                return context.with(this[TRACE_CONTEXT], Reflect.get(port, key) as (...args: unknown[]) => unknown, port, ...args);
+              },
+            }
+          : { get: () => Reflect.get(port, key) as unknown };
     Object.defineProperty(View.prototype, key, descriptor);
   }
   return View;

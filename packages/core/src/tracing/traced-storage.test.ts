@@ -339,4 +339,44 @@ describe('inTraceOf', () => {
     }
     expect(seen).toEqual(['request']);
   });
+  it('hands a traced storage\u2019s calls the context itself: a child span under a recording span, else the call runs in the context', async () => {
+    context.setGlobalContextManager(new AsyncContextManager());
+    trace.setGlobalTracerProvider(provider);
+    try {
+      recorded.length = 0;
+      const key = createContextKey('call');
+      const seen: unknown[] = [];
+      const memory = memoryStorage();
+      const plants = memory.plants;
+      const storage = tracedStorage({
+        ...memory,
+        plants: {
+          create: (...args) => plants.create(...args),
+          get: (tenant, id) => (seen.push(context.active().getValue(key)), plants.get(tenant, id)),
+          list: (...args) => plants.list(...args),
+          idAtOffset: (...args) => plants.idAtOffset(...args),
+          delete: (...args) => plants.delete(...args),
+        },
+      });
+      const request = tracer.startSpan('GET /plants/{id}', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
+      const dropped = trace.wrapSpanContext({ traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.NONE });
+      const inContextOf = (span: Span | undefined) => ({ subject: 'app', tenant: 'acme', scopes: [], traceContext: (span ? trace.setSpan(ROOT_CONTEXT, span) : ROOT_CONTEXT).setValue(key, span?.spanContext().spanId ?? 'none') });
+      for (const span of [request, dropped, undefined]) {
+        await inTraceOf(inContextOf(span), storage.plants).get('acme', 1n);
+        await inTraceOf(inContextOf(span), storage.plants).create('acme', { id: 1n, name: 'Fern' }, [delivery(`msg_${seen.length}`)]);
+        await storage.plants.delete('acme', 1n);
+      }
+      // The recording span's calls are its children; the other two made none, and ran in the context they were given.
+      expect(recorded.slice(1).map(({ name, parentSpanId }) => ({ name, parentSpanId }))).toEqual([
+        { name: 'get plants', parentSpanId: request.spanContext().spanId },
+        { name: 'create plants', parentSpanId: request.spanContext().spanId },
+      ]);
+      expect(seen).toEqual([request.spanContext().spanId, dropped.spanContext().spanId, 'none']);
+      const stamped = Object.fromEntries((await memory.outbox.list())!.map((queued) => [queued.id, queued.traceparent]));
+      expect(stamped).toEqual({ msg_1: formatTraceparent(recorded[2]!.spanContext), msg_2: formatTraceparent(dropped.spanContext()), msg_3: undefined });
+    } finally {
+      trace.disable();
+      context.disable();
+    }
+  });
 });

@@ -1,9 +1,11 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanOptions } from '@opentelemetry/api';
+import type { Plant } from '../domain/plant.js';
 import type { EndpointEvent, PlantRepository } from '../ports/plant-repository.js';
 import type { PortalLinkRepository } from '../ports/portal-link-repository.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { NewDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
+import { withCallInContext } from './calls-in-context.js';
 import { formatTraceparent } from './trace-parent.js';
 import { tracer } from './tracer.js';
 
@@ -87,10 +89,17 @@ function tracedPlants(plants: PlantRepository, system: string | undefined): Plan
     // Optional: present only when the storage has it (the service asks whether it exists).
     ...(plants.getJson ? tracedMembers(plants as Required<PlantRepository>, { getJson: true }, system, 'plants') : {}),
     ...(plants.listJson ? tracedMembers(plants as Required<PlantRepository>, { listJson: true }, system, 'plants') : {}),
-    create: (tenant, plant, deliveries, event) =>
-      stampedWrite(ops.create, (traceparent) => plants.create(tenant, plant, stampDeliveries(deliveries, traceparent), stampEvent(event, traceparent))),
-    delete: (tenant, id, event) => stampedWrite(ops.delete, (traceparent) => plants.delete(tenant, id, stampEvent(event, traceparent))),
+    create: stampedMember(ops.create, (traceparent, tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) =>
+      plants.create(tenant, plant, stampDeliveries(deliveries, traceparent), stampEvent(event, traceparent)),
+    ),
+    delete: stampedMember(ops.delete, (traceparent, tenant: string, id: bigint, event?: EndpointEvent) => plants.delete(tenant, id, stampEvent(event, traceparent))),
   };
+}
+
+/** A write that queues deliveries, traced (see `stampedWrite`), in the active context or, from a view, in the one given. */
+function stampedMember<A extends unknown[], T>(op: Operation, write: (traceparent: string | undefined, ...args: A) => Promise<T>): (...args: A) => Promise<T> {
+  const member = (...args: A) => stampedWrite(op, context.active(), false, (traceparent) => write(traceparent, ...args));
+  return withCallInContext(member, (traceContext, args) => stampedWrite(op, traceContext, true, (traceparent) => write(traceparent, ...(args as A))));
 }
 
 function tracedOutbox(outbox: WebhookOutbox, system: string | undefined): WebhookOutbox {
@@ -115,45 +124,51 @@ function operation(system: string | undefined, collection: string, member: strin
   return { name: [member, collection].join(' '), options: Object.freeze({ kind: SpanKind.CLIENT, attributes: Object.freeze(attributes) }) };
 }
 
-/** Each listed member of `target`, traced; `this` stays the target, and the member is looked up at each call, as an unwrapped call would. */
+/**
+ * Each listed member of `target`, traced; `this` stays the target, and the
+ * member is looked up at each call, as an unwrapped call would. Each reads
+ * the active context, or, called from a view (see `inTraceOf`), is given
+ * the view's.
+ */
 function tracedMembers<T extends object, K extends keyof T>(target: T, members: Record<K, true>, system: string | undefined, collection: string): Pick<T, K> {
   const wrapped: Partial<Record<K, unknown>> = {};
   for (const member of Object.keys(members) as K[]) {
     const op = operation(system, collection, String(member));
     const call = (args: unknown[]) => (target[member] as (...args: unknown[]) => Promise<unknown>).apply(target, args);
-    wrapped[member] = (...args: unknown[]) => {
-      // Checked here, before any closure is made: without an active span (always, without an SDK) a call costs one context lookup.
-      const parent = activeSpanContext();
-      return parent === undefined ? call(args) : traced(op, parent, () => call(args));
-    };
+    const ambient = (...args: unknown[]) => tracedCall(op, context.active(), false, call, args);
+    wrapped[member] = withCallInContext(ambient, (traceContext, args) => tracedCall(op, traceContext, true, call, args));
   }
   return wrapped as Pick<T, K>;
 }
 
 /**
- * The active context when it holds a span that records (a call is traced
- * only then), else `undefined`. Under a span the sampler dropped, a child
- * would be dropped too (the SDK's samplers decide per trace): starting one
- * only to carry the parent's context costs ids, a context and a span object
- * per call on every request left out of the samples.
+ * One storage call under `parent`: in a span of its own when `parent` holds
+ * a span that records, else as it is. Under a span the sampler dropped, a
+ * child would be dropped too (the SDK's samplers decide per trace):
+ * starting one only to carry the parent's context costs ids, a context and
+ * a span object per call on every request left out of the samples. When
+ * `enter` (a view's call, given its context), the call runs inside `parent`
+ * either way, as if the view had entered it; else `parent` is the active
+ * context already, and a call outside any span (always, without an SDK)
+ * goes straight to the storage.
  */
-function activeSpanContext(): Context | undefined {
-  const parent = context.active();
-  return trace.getSpan(parent)?.isRecording() ? parent : undefined;
+function tracedCall(op: Operation, parent: Context, enter: boolean, call: (args: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
+  if (trace.getSpan(parent)?.isRecording()) return traced(op, parent, () => call(args));
+  return enter ? context.with(parent, call, undefined, args) : call(args);
 }
 
 /**
- * Runs a write that queues deliveries, handing it the `traceparent` to stamp
- * on them: under a recording span, that of a span of its own; under a span
- * the sampler dropped, the dropped span's (no child is started, as for
- * reads); outside any span, none.
+ * Runs a write that queues deliveries under `parent`, handing it the
+ * `traceparent` to stamp on them: under a recording span, that of a span of
+ * its own; under a span the sampler dropped, the dropped span's (no child
+ * is started, as for reads); outside any span, none. `enter` as for
+ * `tracedCall`.
  */
-function stampedWrite<T>(op: Operation, write: (traceparent: string | undefined) => Promise<T>): Promise<T> {
-  const parent = context.active();
+function stampedWrite<T>(op: Operation, parent: Context, enter: boolean, write: (traceparent: string | undefined) => Promise<T>): Promise<T> {
   const parentSpan = trace.getSpan(parent);
-  if (parentSpan === undefined) return write(undefined);
-  const stamped = (span: Span) => write(formatTraceparent(span.spanContext()));
-  return parentSpan.isRecording() ? traced(op, parent, stamped) : stamped(parentSpan);
+  if (parentSpan?.isRecording()) return traced(op, parent, (span) => write(formatTraceparent(span.spanContext())));
+  const traceparent = parentSpan === undefined ? undefined : formatTraceparent(parentSpan.spanContext());
+  return enter ? context.with(parent, write, undefined, traceparent) : write(traceparent);
 }
 
 /**
