@@ -15,10 +15,13 @@ export const FIXED32 = 5;
  */
 export class ProtobufWriter {
   buffer: Buffer;
+  /** `buffer` as a `DataView`, for 32-bit words: one store each, where bytes are four. */
+  view: DataView;
   pos = 0;
 
   constructor(buffer: Buffer) {
     this.buffer = buffer;
+    this.view = viewOf(buffer);
   }
 
   tag(field: number, wireType: number): void {
@@ -195,15 +198,15 @@ export class ProtobufWriter {
     return at;
   }
 
-  /** A 32-bit word, big-endian, where room was made for it. */
+  /** A 32-bit word (signed or not), big-endian as ids are written, where room was made for it. */
   #word(value: number): void {
-    putWordBE(this.buffer, this.pos, value);
+    this.view.setInt32(this.pos, value);
     this.pos += 4;
   }
 
   /** A 32-bit word, little-endian (protobuf's fixed32 and the halves of fixed64), where room was made for it. */
   #wordLE(value: number): void {
-    putWordLE(this.buffer, this.pos, value);
+    this.view.setUint32(this.pos, value, true);
     this.pos += 4;
   }
 
@@ -214,23 +217,12 @@ export class ProtobufWriter {
     const grown = Buffer.allocUnsafe(size);
     this.buffer.copy(grown, 0, 0, this.pos);
     this.buffer = grown;
+    this.view = viewOf(grown);
   }
 }
 
-/** Writes a 32-bit word big-endian (as ids are written) at `at` of `buffer`. */
-export function putWordBE(buffer: Uint8Array, at: number, value: number): void {
-  buffer[at] = value >>> 24;
-  buffer[at + 1] = (value >>> 16) & 0xff;
-  buffer[at + 2] = (value >>> 8) & 0xff;
-  buffer[at + 3] = value & 0xff;
-}
-
-/** Writes a 32-bit word little-endian (as fixed32 and the halves of fixed64 are written) at `at` of `buffer`. */
-export function putWordLE(buffer: Uint8Array, at: number, value: number): void {
-  buffer[at] = value & 0xff;
-  buffer[at + 1] = (value >>> 8) & 0xff;
-  buffer[at + 2] = (value >>> 16) & 0xff;
-  buffer[at + 3] = value >>> 24;
+function viewOf(buffer: Buffer): DataView {
+  return new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
 /** Writes `value` (0 to 2^32 - 1) as a varint at `at`; returns the position after it. */

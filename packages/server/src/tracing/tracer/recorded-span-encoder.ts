@@ -1,6 +1,6 @@
 import { SpanStatusCode, TraceFlags } from '@opentelemetry/api';
 import { CONTEXT_HAS_IS_REMOTE, CONTEXT_IS_REMOTE, writeEvent, writeLink, writeStatus } from '../otlp-trace-protobuf.js';
-import { FIXED32, FIXED64, LENGTH_DELIMITED, ProtobufWriter, putWordBE, VARINT } from '../protobuf-writer.js';
+import { FIXED32, FIXED64, LENGTH_DELIMITED, ProtobufWriter, VARINT } from '../protobuf-writer.js';
 import { writeAttributes } from './encoded-attributes.js';
 import type { RecordedSpan } from './recorded-span.js';
 import { type ParentPlace, keepShape, shapeOf, type SpanShape } from './span-shapes.js';
@@ -36,24 +36,25 @@ export function appendRecordedSpan(writer: ProtobufWriter, span: RecordedSpan): 
 function writeShaped(writer: ProtobufWriter, span: RecordedSpan, shape: SpanShape): void {
   const at = writer.pos;
   writer.raw(shape.template);
-  const buffer = writer.buffer;
+  // After `raw`, which may have grown the buffer.
+  const view = writer.view;
   const ids = at + shape.idsAt;
   const traceId = span.traceId;
-  putWordBE(buffer, ids, traceId.w0);
-  putWordBE(buffer, ids + 4, traceId.w1);
-  putWordBE(buffer, ids + 8, traceId.w2);
-  putWordBE(buffer, ids + 12, traceId.w3);
+  view.setInt32(ids, traceId.w0);
+  view.setInt32(ids + 4, traceId.w1);
+  view.setInt32(ids + 8, traceId.w2);
+  view.setInt32(ids + 12, traceId.w3);
   // After the trace id: the span id's key and length, its 8 bytes, then the parent's key, length and 8 bytes.
-  putWordBE(buffer, ids + 18, span.spanIdHigh);
-  putWordBE(buffer, ids + 22, span.spanIdLow);
+  view.setInt32(ids + 18, span.spanIdHigh);
+  view.setInt32(ids + 22, span.spanIdLow);
   if (span.parent !== undefined) {
-    putWordBE(buffer, ids + 28, span.parent.spanIdHigh);
-    putWordBE(buffer, ids + 32, span.parent.spanIdLow);
+    view.setInt32(ids + 28, span.parent.spanIdHigh);
+    view.setInt32(ids + 32, span.parent.spanIdLow);
   }
   const times = at + shape.timesAt;
-  putEpochNanos(buffer, times, span.startTime);
+  putEpochNanos(view, times, span.startTime);
   // The end time's key between them.
-  putEpochNanos(buffer, times + 9, span.endTime);
+  putEpochNanos(view, times + 9, span.endTime);
 }
 
 /** Where in the encoding, counted from its end, the trace id's bytes and the start time's bytes begin. */

@@ -1,6 +1,6 @@
 import type { HrTime, TimeInput } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
-import { putWordLE, type ProtobufWriter } from '../protobuf-writer.js';
+import type { ProtobufWriter } from '../protobuf-writer.js';
 
 // `performance` imported, not the global: the global is a getter on globalThis, which every span's two clock
 // readings would go through.
@@ -43,22 +43,22 @@ export function writeEpochNanos(writer: ProtobufWriter, millisSinceOrigin: numbe
   }
   // Room first: it may grow the buffer.
   const at = writer.skip(8);
-  putEpochNanos(writer.buffer, at, millisSinceOrigin);
+  putEpochNanos(writer.view, at, millisSinceOrigin);
 }
 
 /**
  * Puts milliseconds since the origin (not before it) as epoch nanoseconds,
- * little-endian, at `at` of `buffer`, with no array made: the origin's
+ * little-endian, at `at` of `view`, with no array made: the origin's
  * exact high and low parts plus a count of nanoseconds that stays exact in
  * a double for over a hundred days of uptime.
  */
-export function putEpochNanos(buffer: Uint8Array, at: number, millisSinceOrigin: number): void {
+export function putEpochNanos(view: DataView, at: number, millisSinceOrigin: number): void {
   const nanos = Math.round(millisSinceOrigin * 1e6);
   const high = Math.floor(nanos / TWO_TO_32);
   const low = ORIGIN_LOW + (nanos - high * TWO_TO_32);
   const carry = low >= TWO_TO_32 ? 1 : 0;
-  putWordLE(buffer, at, low - carry * TWO_TO_32);
-  putWordLE(buffer, at + 4, ORIGIN_HIGH + high + carry);
+  view.setUint32(at, low - carry * TWO_TO_32, true);
+  view.setUint32(at + 4, ORIGIN_HIGH + high + carry, true);
 }
 
 /** Milliseconds since the origin as `HrTime` since the epoch (seconds, nanoseconds). */
