@@ -12,9 +12,8 @@ import { openapiDocument } from './openapi/openapi-document.js';
 import { portalFiles, type PortalAssets } from './portal/portal-files.js';
 import type { Exchange, RouteContext } from './routes/route-context.js';
 import { routeRequest } from './routes/route-request.js';
-import type { RouteTemplate } from './routes/route-table.js';
 import { loggerInTrace } from './tracing/logger-in-trace.js';
-import { RouteSpanNames, tracedRequest } from './tracing/traced-request.js';
+import { RouteSpanNames, tracedRequest, type ServerSpanEnd } from './tracing/traced-request.js';
 import { version as packageVersion } from './version.js';
 
 export interface RequestListenerOptions {
@@ -102,7 +101,7 @@ export function createRequestListener(store: PlantStore, options: RequestListene
       next();
       return;
     }
-    void tracedRequest(req, res, routeSpanNames, (traceContext) => handleRequest(context, req, res, traceContext));
+    void tracedRequest(req, res, routeSpanNames, (traceContext, serverSpan) => handleRequest(context, req, res, traceContext, serverSpan));
   };
 }
 
@@ -123,8 +122,8 @@ function isUnder(url: string, basePath: string): boolean {
   return Number.isNaN(next) || next === 0x2f /* / */ || next === 0x3f /* ? */;
 }
 
-/** Answers one request; resolves with the route template the router matched (for the trace), never rejects. */
-async function handleRequest(context: RouteContext, req: IncomingMessage, res: ServerResponse, traceContext: Context | undefined): Promise<RouteTemplate | undefined> {
+/** Answers one request, then ends its SERVER span (when traced) with the route template the router matched; never rejects. */
+async function handleRequest(context: RouteContext, req: IncomingMessage, res: ServerResponse, traceContext: Context | undefined, serverSpan: ServerSpanEnd | undefined): Promise<void> {
   const started = performance.now();
   // A traced request's lines are written in its span, also those after an await.
   const logger = traceContext === undefined ? context.logger : loggerInTrace(context.logger, traceContext);
@@ -155,7 +154,8 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
     // unhandled and end the process.
     lastResort(logger, res, error);
   }
-  return exchange.route?.template;
+  // Once answered and logged, as the span's end time says.
+  serverSpan?.end(exchange.route?.template);
 }
 
 /** Counts the answered request (by the route the router matched) and logs its `request` line. */

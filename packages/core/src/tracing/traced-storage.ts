@@ -153,7 +153,7 @@ function tracedMembers<T extends object, K extends keyof T>(target: T, members: 
  * goes straight to the storage.
  */
 function tracedCall(op: Operation, parent: Context, enter: boolean, call: (args: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
-  if (trace.getSpan(parent)?.isRecording()) return traced(op, parent, () => call(args));
+  if (trace.getSpan(parent)?.isRecording()) return traced(op, parent, call, args);
   return enter ? context.with(parent, call, undefined, args) : call(args);
 }
 
@@ -166,23 +166,29 @@ function tracedCall(op: Operation, parent: Context, enter: boolean, call: (args:
  */
 function stampedWrite<T>(op: Operation, parent: Context, enter: boolean, write: (traceparent: string | undefined) => Promise<T>): Promise<T> {
   const parentSpan = trace.getSpan(parent);
-  if (parentSpan?.isRecording()) return traced(op, parent, (span) => write(formatTraceparent(span.spanContext())));
+  if (parentSpan?.isRecording()) return traced(op, parent, writeStamped, write);
   const traceparent = parentSpan === undefined ? undefined : formatTraceparent(parentSpan.spanContext());
   return enter ? context.with(parent, write, undefined, traceparent) : write(traceparent);
 }
 
+/** A stamped write's call in its own span: the write, handed that span's `traceparent`. */
+function writeStamped<T>(write: (traceparent: string | undefined) => Promise<T>, span: Span): Promise<T> {
+  return write(formatTraceparent(span.spanContext()));
+}
+
 /**
- * Runs `call` in a span of its own, a child of `parent`'s, handing it the
- * span; the span ends when the call's promise settles. The caller gets the
- * call's own promise: the span is ended beside it, not by a promise chained
- * in between, which would cost every traced call a promise more and its
+ * Runs `call(arg, span)` in a span of its own, a child of `parent`'s; the
+ * span ends when the call's promise settles. (`arg` passed along, not
+ * closed over: no function is made per call.) The caller gets the call's
+ * own promise: the span is ended beside it, not by a promise chained in
+ * between, which would cost every traced call a promise more and its
  * caller a turn of the microtask queue.
  */
-function traced<T>(op: Operation, parent: Context, call: (span: Span) => Promise<T>): Promise<T> {
+function traced<A, T>(op: Operation, parent: Context, call: (arg: A, span: Span) => Promise<T>, arg: A): Promise<T> {
   const span = tracer.startSpan(op.name, op.options, parent);
   let result: Promise<T>;
   try {
-    result = context.with(trace.setSpan(parent, span), call, undefined, span);
+    result = context.with(trace.setSpan(parent, span), call, undefined, arg, span);
   } catch (error) {
     // A storage that throws instead of rejecting: its span ends as failed all the same.
     failed(span, error);

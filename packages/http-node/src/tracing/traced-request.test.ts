@@ -41,7 +41,7 @@ const routes = new RouteSpanNames('/api');
 function request(method: string, statusCode: number, template: string | undefined) {
   const req = { method, headers: {}, socket: {}, httpVersion: '1.1' } as unknown as IncomingMessage;
   const res = { statusCode } as ServerResponse;
-  return tracedRequest(req, res, routes, async () => template);
+  return tracedRequest(req, res, routes, async (_traceContext, serverSpan) => serverSpan?.end(template));
 }
 
 describe('tracedRequest', () => {
