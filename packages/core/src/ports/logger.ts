@@ -19,5 +19,11 @@ export interface Logger {
   inTrace?(traceContext: Context): Logger;
 }
 
-/** A logger that drops everything (the default for embedded stores). */
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+/** A logger that drops everything (the default for embedded stores), in a trace as outside one. */
+export const silentLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  inTrace: () => silentLogger,
+};

@@ -1,5 +1,5 @@
 import { context, ROOT_CONTEXT, type Context } from '@opentelemetry/api';
-import type { Logger } from '@plant-store/core/adapter';
+import { silentLogger, type Logger } from '@plant-store/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { loggerInTrace } from './logger-in-trace.js';
 
@@ -12,6 +12,8 @@ describe('loggerInTrace', () => {
     const logger: Logger = { ...own, inTrace: (traceContext) => (given.push(traceContext), own) };
     expect(loggerInTrace(logger, request)).toBe(own);
     expect(given).toEqual([request]);
+    // The silent logger is its own, in a trace as outside: nothing is wrapped for lines it drops.
+    expect(loggerInTrace(silentLogger, request)).toBe(silentLogger);
   });
 
   it('writes each entry of a logger without one inside the trace context, with its arguments', () => {
