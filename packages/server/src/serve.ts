@@ -18,6 +18,7 @@ import { openStorage } from './storage/open-storage.js';
 import { createPlantServer, type PlantServerOptions, type PortalAssets } from '@plant-store/http-node';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { batchedLines } from './logging/batched-lines.js';
+import { failingSink } from './logging/failing-sink.js';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
 import { activeTraceIds, traceIdsIn } from './logging/active-trace-ids.js';
 import type { Tracing } from './tracing/start-tracing.js';
@@ -76,8 +77,9 @@ const TRACING_FLUSH_MS = 500;
  * Installs no signal handlers: the CLI does (see `runServeCommand`).
  */
 export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHandle> {
-  // Log lines (and the ready line, so it keeps its place among them) leave once per turn of the event loop.
-  const stdout = batchedLines(io.stdout);
+  // Log lines (and the ready line, so it keeps its place among them) leave once per turn of the event loop;
+  // a stdout that fails (a closed pipe) drops them, and the service goes on.
+  const stdout = batchedLines(failingSink(io.stdout, (message) => io.stderr.write(message)));
   const env = io.env ?? process.env;
   const traced = tracingRequested(env);
   const logger = serviceLogger(config, stdout, traced);
