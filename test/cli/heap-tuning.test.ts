@@ -25,14 +25,17 @@ async function tenureDecisions(nodeArgs: readonly string[]): Promise<{ decisions
 
 describe('the plant-store process heap settings', () => {
   it('a plain node process pretenures the workload (the check below can fail)', async () => {
-    const plain = await tenureDecisions(['-e', '']);
-    expect(plain.stdout).toContain('workload kept 300000 objects');
+    // V8 takes the decision at a young-generation GC of its own timing, and now and then (about one run in ten
+    // here, loaded or not) takes none: the workload is shown to pretenure in one of a few runs.
+    let plain = { decisions: 0, stdout: '' };
+    for (let run = 0; run < 5 && plain.decisions === 0; run++) plain = await tenureDecisions(['-e', '']);
+    expect(plain.stdout).toContain('workload kept 1000000 objects');
     expect(plain.decisions).toBeGreaterThan(0);
   });
 
   it('the CLI process pretenures nothing', async () => {
     const cli = await tenureDecisions(['--conditions=source', '--import', TSX, CLI, '--version']);
-    expect(cli.stdout).toContain('workload kept 300000 objects');
+    expect(cli.stdout).toContain('workload kept 1000000 objects');
     expect(cli.decisions).toBe(0);
   });
 });
