@@ -1,7 +1,7 @@
 import { executionAsyncId } from 'node:async_hooks';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '@plant-store/core/adapter';
 import { startTracing } from './start-tracing.js';
@@ -43,6 +43,30 @@ describe('startTracing', () => {
       expect(await tracing.shutdown(500)).toBe(true);
     }
     expect(trace.getActiveSpan()).toBeUndefined();
+  });
+});
+
+describe('startTracing: propagators', () => {
+  // Sampling nothing: no span is exported, so no collector is needed.
+  const env = { OTEL_TRACES_SAMPLER: 'always_off' };
+
+  it('registers the ones OTEL_PROPAGATORS names (W3C trace context and baggage by default), none for none', async () => {
+    for (const [propagators, fields] of [
+      [undefined, ['traceparent', 'tracestate', 'baggage']],
+      ['tracecontext', ['traceparent', 'tracestate']],
+      ['none', []],
+    ] as const) {
+      const tracing = await startTracing('0.0.0-test', 'http/protobuf', propagators === undefined ? env : { ...env, OTEL_PROPAGATORS: propagators }, silentLogger);
+      try {
+        expect(propagation.fields()).toEqual(fields);
+        const span = trace.getTracer('test').startSpan('request', {}, ROOT_CONTEXT);
+        const headers: Record<string, string> = {};
+        propagation.inject(trace.setSpan(ROOT_CONTEXT, span), headers);
+        expect(Object.keys(headers)).toEqual(fields.length === 0 ? [] : ['traceparent']);
+      } finally {
+        await tracing.shutdown(500);
+      }
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import type { Logger } from '@plant-store/core/adapter';
 import { DiagnosticsLog } from './diagnostics-log.js';
 import type { Resource } from './otlp-trace-protobuf.js';
 import { SynchronousContextManager } from './synchronous-context-manager.js';
-import type { TracesProtocol } from './tracing-settings.js';
+import { tracePropagators, type TracesProtocol } from './tracing-settings.js';
 
 /** The tracing of a running service. */
 export interface Tracing {
@@ -16,7 +16,8 @@ type StartedProvider = TracerProvider & { shutdown(): Promise<void> };
 
 /**
  * Starts tracing and registers it globally (tracer provider, a synchronous
- * context manager, the W3C trace context and baggage propagators): spans
+ * context manager, the propagators `OTEL_PROPAGATORS` names, by default W3C
+ * trace context and baggage): spans
  * are batched and sent over OTLP/HTTP, in `protocol`'s encoding, to the
  * endpoint the standard `OTEL_*` variables name (endpoint, headers, timeout,
  * compression, sampler, batch settings, span limits, `OTEL_SERVICE_NAME`,
@@ -46,7 +47,9 @@ export async function startTracing(serviceVersion: string, protocol: TracesProto
   trace.setGlobalTracerProvider(provider);
   // Not the SDK's default AsyncLocalStorage manager: the service hands its trace context on explicitly (see SynchronousContextManager).
   context.setGlobalContextManager(new SynchronousContextManager());
-  propagation.setGlobalPropagator(new sdk.CompositePropagator({ propagators: [new sdk.W3CTraceContextPropagator(), new sdk.W3CBaggagePropagator()] }));
+  // OTEL_PROPAGATORS' choice; with none, the API's own (which reads and writes nothing) stays.
+  const propagators = tracePropagators(env).map((name) => (name === 'tracecontext' ? new sdk.W3CTraceContextPropagator() : new sdk.W3CBaggagePropagator()));
+  if (propagators.length > 0) propagation.setGlobalPropagator(new sdk.CompositePropagator({ propagators }));
   let stopping: Promise<boolean> | undefined;
   return {
     shutdown(timeoutMs) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tracesProtocol, tracingCaveats, tracingRequested } from './tracing-settings.js';
+import { tracePropagators, tracesProtocol, tracingCaveats, tracingRequested } from './tracing-settings.js';
 
 describe('tracingRequested', () => {
   it('is off unless the standard variables ask for OTLP export', () => {
@@ -30,7 +30,26 @@ describe('tracesProtocol', () => {
   });
 });
 
+describe('tracePropagators', () => {
+  it('is W3C trace context and baggage unless OTEL_PROPAGATORS names others; none means none', () => {
+    expect(tracePropagators({})).toEqual(['tracecontext', 'baggage']);
+    expect(tracePropagators({ OTEL_PROPAGATORS: ' ' })).toEqual(['tracecontext', 'baggage']);
+    expect(tracePropagators({ OTEL_PROPAGATORS: 'tracecontext' })).toEqual(['tracecontext']);
+    expect(tracePropagators({ OTEL_PROPAGATORS: 'Baggage, b3, tracecontext' })).toEqual(['baggage', 'tracecontext']);
+    expect(tracePropagators({ OTEL_PROPAGATORS: 'none' })).toEqual([]);
+    expect(tracePropagators({ OTEL_PROPAGATORS: 'tracecontext,none' })).toEqual([]);
+    expect(tracePropagators({ OTEL_PROPAGATORS: 'b3' })).toEqual([]);
+  });
+});
+
 describe('tracingCaveats', () => {
+  it('names propagators this service does not have', () => {
+    expect(tracingCaveats({ OTEL_PROPAGATORS: 'tracecontext,baggage,none' })).toEqual([]);
+    expect(tracingCaveats({ OTEL_PROPAGATORS: 'b3multi, tracecontext, jaeger' })).toEqual([
+      'OTEL_PROPAGATORS: only tracecontext and baggage are supported; ignoring b3multi, jaeger',
+    ]);
+  });
+
   it('names exporters and protocols this service does not speak', () => {
     expect(tracingCaveats({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toEqual([]);
     expect(tracingCaveats({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).toEqual([]);

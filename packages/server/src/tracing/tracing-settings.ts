@@ -28,15 +28,34 @@ export function tracesProtocol(env: NodeJS.ProcessEnv): TracesProtocol {
   return asked?.value === 'http/json' ? 'http/json' : 'http/protobuf';
 }
 
+/** The propagators this service has: W3C trace context and W3C baggage. */
+export type PropagatorName = 'tracecontext' | 'baggage';
+
+/**
+ * The propagators that read and write trace context on the wire (incoming
+ * requests, webhook deliveries): `OTEL_PROPAGATORS` as the SDK reads it, a
+ * comma-separated list, by default `tracecontext,baggage`; `none` (alone or
+ * in the list) means none. Names this service does not have (`b3`,
+ * `jaeger`, …) are left out (see `tracingCaveats`).
+ */
+export function tracePropagators(env: NodeJS.ProcessEnv): PropagatorName[] {
+  const names = propagatorNames(env);
+  if (names.includes('none')) return [];
+  return names.filter((name): name is PropagatorName => name === 'tracecontext' || name === 'baggage');
+}
+
 /**
  * What the operator asked for that this service does not do, one sentence
  * each (logged as warnings when tracing starts): exporters other than
- * `otlp`, and OTLP protocols other than `http/protobuf` and `http/json`.
+ * `otlp`, OTLP protocols other than `http/protobuf` and `http/json`, and
+ * propagators other than `tracecontext` and `baggage`.
  */
 export function tracingCaveats(env: NodeJS.ProcessEnv): string[] {
   const caveats: string[] = [];
   const others = tracesExporters(env).filter((name) => name !== 'otlp' && name !== 'none');
   if (others.length > 0) caveats.push(`OTEL_TRACES_EXPORTER: only otlp is supported; ignoring ${others.join(', ')}`);
+  const otherPropagators = propagatorNames(env).filter((name) => name !== 'tracecontext' && name !== 'baggage' && name !== 'none');
+  if (otherPropagators.length > 0) caveats.push(`OTEL_PROPAGATORS: only tracecontext and baggage are supported; ignoring ${otherPropagators.join(', ')}`);
   const asked = askedProtocol(env);
   if (asked && asked.value !== 'http/protobuf' && asked.value !== 'http/json') {
     caveats.push(`${asked.name}=${asked.value} is not supported; traces are sent as OTLP/HTTP with protobuf bodies (http/protobuf)`);
@@ -54,7 +73,17 @@ function askedProtocol(env: NodeJS.ProcessEnv): { name: string; value: string } 
 }
 
 function tracesExporters(env: NodeJS.ProcessEnv): string[] {
-  return (env['OTEL_TRACES_EXPORTER'] ?? '')
+  return listed(env['OTEL_TRACES_EXPORTER']);
+}
+
+function propagatorNames(env: NodeJS.ProcessEnv): string[] {
+  const names = listed(env['OTEL_PROPAGATORS']);
+  return names.length > 0 ? names : ['tracecontext', 'baggage'];
+}
+
+/** A comma-separated variable's names, trimmed and in lower case. */
+function listed(value: string | undefined): string[] {
+  return (value ?? '')
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '');
