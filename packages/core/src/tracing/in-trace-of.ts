@@ -37,36 +37,42 @@ const viewClasses = new WeakMap<object, ViewClass>();
 /** Where a view keeps its context: a symbol, so no member of a port can shadow it. */
 const TRACE_CONTEXT = Symbol('traceContext');
 
+/** What a view holds: the trace context its calls are made in. */
+interface View {
+  readonly [TRACE_CONTEXT]: Context;
+}
+
 function viewClassOf(port: object): ViewClass {
-  class View {
+  class PortView implements View {
     readonly [TRACE_CONTEXT]: Context;
 
     constructor(traceContext: Context) {
       this[TRACE_CONTEXT] = traceContext;
     }
   }
-  for (const key of memberNames(port)) {
-    const member: unknown = Reflect.get(port, key);
-    const callInContext = callInContextOf(member);
-    const descriptor =
-      callInContext !== undefined
-        ? {
-            // A traced storage member takes the context as it is (see CallInContext); the traced ports are fixed objects.
-            value(this: View, ...args: unknown[]): unknown {
-              return callInContext(this[TRACE_CONTEXT], args);
-            },
-          }
-        : typeof member === 'function'
-          ? {
-              // Looked up at each call, as a direct call would; `this` stays the port.
-              value(this: View, ...args: unknown[]): unknown {
-                return context.with(this[TRACE_CONTEXT], Reflect.get(port, key) as (...args: unknown[]) => unknown, port, ...args);
-              },
-            }
-          : { get: () => Reflect.get(port, key) as unknown };
-    Object.defineProperty(View.prototype, key, descriptor);
+  for (const key of memberNames(port)) Object.defineProperty(PortView.prototype, key, memberDescriptor(port, key));
+  return PortView;
+}
+
+/** How a view presents one member of `port`: a method run in the view's context, or a getter of anything else. */
+function memberDescriptor(port: object, key: string | symbol): PropertyDescriptor {
+  const member: unknown = Reflect.get(port, key);
+  const callInContext = callInContextOf(member);
+  if (callInContext !== undefined) {
+    return {
+      // A traced storage member takes the context as it is (see CallInContext); the traced ports are fixed objects.
+      value(this: View, ...args: unknown[]): unknown {
+        return callInContext(this[TRACE_CONTEXT], args);
+      },
+    };
   }
-  return View;
+  if (typeof member !== 'function') return { get: () => Reflect.get(port, key) as unknown };
+  return {
+    // Looked up at each call, as a direct call would; `this` stays the port.
+    value(this: View, ...args: unknown[]): unknown {
+      return context.with(this[TRACE_CONTEXT], Reflect.get(port, key) as (...args: unknown[]) => unknown, port, ...args);
+    },
+  };
 }
 
 /** The port's members: its own and its prototypes' (a class instance's methods), but not Object's. */

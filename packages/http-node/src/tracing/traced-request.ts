@@ -25,6 +25,11 @@ function knownMethod(method: string | undefined): string {
   }
 }
 
+/** A SERVER span's name before its route is known, and its first word after: the method, or `HTTP` for one the conventions do not know. */
+function spanNameOf(method: string): string {
+  return method === '_OTHER' ? 'HTTP' : method;
+}
+
 /**
  * Runs `handle` inside the request's SERVER span, continuing the caller's
  * trace when it sent one (the registered propagator reads the headers: W3C
@@ -50,7 +55,7 @@ export function tracedRequest(
 ): Promise<unknown> {
   const parent = propagation.extract(context.active(), req.headers);
   const method = knownMethod(req.method);
-  const span = tracer.startSpan(method === '_OTHER' ? 'HTTP' : method, SERVER, parent);
+  const span = tracer.startSpan(spanNameOf(method), SERVER, parent);
   // Without an SDK the span is the no-op one, all-zero ids (an SDK's spans always have valid ones): nothing to trace.
   if (span.spanContext().traceId === INVALID_TRACEID) return handle(undefined, undefined);
   const traceContext = trace.setSpan(parent, span);
@@ -136,7 +141,7 @@ class RouteNames {
   /** The span name of a request with `method` (a known method or `_OTHER`) to this route. */
   spanName(method: string): string {
     let name = this.#spanNames.get(method);
-    if (name === undefined) this.#spanNames.set(method, (name = `${method === '_OTHER' ? 'HTTP' : method} ${this.route}`));
+    if (name === undefined) this.#spanNames.set(method, (name = `${spanNameOf(method)} ${this.route}`));
     return name;
   }
 }

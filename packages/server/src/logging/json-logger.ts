@@ -68,47 +68,55 @@ export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logg
     sink.write(`${serializeEntry({ time: timestamp(now()), level, msg: message }, fields, ids)}\n`);
   };
 
-  // Decided once per level: an entry below the threshold costs one empty call.
-  const method = (level: LogLevel): Logger['info'] =>
-    LOG_LEVELS.indexOf(level) < threshold ? () => {} : (message, fields) => write(level, message, fields, traceIds?.());
+  // Decided once per level, for this logger and the ones it makes per trace context.
+  const written = Object.fromEntries(LOG_LEVELS.map((level, index) => [level, index >= threshold])) as WrittenLevels;
+  // An entry below the threshold costs one empty call.
+  const method = (level: LogLevel): Logger['info'] => (written[level] ? (message, fields) => write(level, message, fields, traceIds?.()) : () => {});
   const traceIdsIn = options.traceIdsIn;
   return {
     debug: method('debug'),
     info: method('info'),
     warn: method('warn'),
     error: method('error'),
-    ...(traceIdsIn === undefined ? {} : { inTrace: (traceContext: Context) => new EntriesInTrace(write, threshold, traceIdsIn(traceContext)) }),
+    ...(traceIdsIn === undefined ? {} : { inTrace: (traceContext: Context) => new EntriesInTrace(write, written, traceIdsIn(traceContext)) }),
   };
 }
+
+/** Which levels a logger writes (the others are below its threshold). */
+type WrittenLevels = Readonly<Record<LogLevel, boolean>>;
 
 type WriteEntry = (level: LogLevel, message: string, fields: LogFields | undefined, ids: TraceIds | undefined) => void;
 
 /** A JSON logger's entries for one trace context (see `inTrace`): each carries the same ids, found when it was made. */
 class EntriesInTrace implements Logger {
   readonly #write: WriteEntry;
-  readonly #threshold: number;
+  readonly #written: WrittenLevels;
   readonly #ids: TraceIds | undefined;
 
-  constructor(write: WriteEntry, threshold: number, ids: TraceIds | undefined) {
+  constructor(write: WriteEntry, written: WrittenLevels, ids: TraceIds | undefined) {
     this.#write = write;
-    this.#threshold = threshold;
+    this.#written = written;
     this.#ids = ids;
   }
 
   debug(message: string, fields?: LogFields): void {
-    if (this.#threshold <= 0) this.#write('debug', message, fields, this.#ids);
+    this.#entry('debug', message, fields);
   }
 
   info(message: string, fields?: LogFields): void {
-    if (this.#threshold <= 1) this.#write('info', message, fields, this.#ids);
+    this.#entry('info', message, fields);
   }
 
   warn(message: string, fields?: LogFields): void {
-    if (this.#threshold <= 2) this.#write('warn', message, fields, this.#ids);
+    this.#entry('warn', message, fields);
   }
 
   error(message: string, fields?: LogFields): void {
-    this.#write('error', message, fields, this.#ids);
+    this.#entry('error', message, fields);
+  }
+
+  #entry(level: LogLevel, message: string, fields: LogFields | undefined): void {
+    if (this.#written[level]) this.#write(level, message, fields, this.#ids);
   }
 }
 

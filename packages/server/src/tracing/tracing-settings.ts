@@ -29,7 +29,12 @@ export function tracesProtocol(env: NodeJS.ProcessEnv): TracesProtocol {
 }
 
 /** The propagators this service has: W3C trace context and W3C baggage. */
-export type PropagatorName = 'tracecontext' | 'baggage';
+const PROPAGATOR_NAMES = ['tracecontext', 'baggage'] as const;
+export type PropagatorName = (typeof PROPAGATOR_NAMES)[number];
+
+function isPropagatorName(name: string): name is PropagatorName {
+  return (PROPAGATOR_NAMES as readonly string[]).includes(name);
+}
 
 /**
  * The propagators that read and write trace context on the wire (incoming
@@ -41,7 +46,7 @@ export type PropagatorName = 'tracecontext' | 'baggage';
 export function tracePropagators(env: NodeJS.ProcessEnv): PropagatorName[] {
   const names = propagatorNames(env);
   if (names.includes('none')) return [];
-  return names.filter((name): name is PropagatorName => name === 'tracecontext' || name === 'baggage');
+  return names.filter(isPropagatorName);
 }
 
 /**
@@ -54,8 +59,8 @@ export function tracingCaveats(env: NodeJS.ProcessEnv): string[] {
   const caveats: string[] = [];
   const others = tracesExporters(env).filter((name) => name !== 'otlp' && name !== 'none');
   if (others.length > 0) caveats.push(`OTEL_TRACES_EXPORTER: only otlp is supported; ignoring ${others.join(', ')}`);
-  const otherPropagators = propagatorNames(env).filter((name) => name !== 'tracecontext' && name !== 'baggage' && name !== 'none');
-  if (otherPropagators.length > 0) caveats.push(`OTEL_PROPAGATORS: only tracecontext and baggage are supported; ignoring ${otherPropagators.join(', ')}`);
+  const otherPropagators = propagatorNames(env).filter((name) => !isPropagatorName(name) && name !== 'none');
+  if (otherPropagators.length > 0) caveats.push(`OTEL_PROPAGATORS: only ${PROPAGATOR_NAMES.join(' and ')} are supported; ignoring ${otherPropagators.join(', ')}`);
   const asked = askedProtocol(env);
   if (asked && asked.value !== 'http/protobuf' && asked.value !== 'http/json') {
     caveats.push(`${asked.name}=${asked.value} is not supported; traces are sent as OTLP/HTTP with protobuf bodies (http/protobuf)`);
@@ -78,7 +83,7 @@ function tracesExporters(env: NodeJS.ProcessEnv): string[] {
 
 function propagatorNames(env: NodeJS.ProcessEnv): string[] {
   const names = listed(env['OTEL_PROPAGATORS']);
-  return names.length > 0 ? names : ['tracecontext', 'baggage'];
+  return names.length > 0 ? names : [...PROPAGATOR_NAMES];
 }
 
 /** A comma-separated variable's names, trimmed and in lower case. */
