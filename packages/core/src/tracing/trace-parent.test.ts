@@ -11,6 +11,9 @@ describe('traceparent', () => {
     expect(written).toBe(`00-${traceId}-${spanId}-01`);
     expect(parseTraceparent(written)).toEqual({ traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
     expect(formatTraceparent({ traceId, spanId, traceFlags: TraceFlags.NONE })).toBe(`00-${traceId}-${spanId}-00`);
+    // Flags other than the sampled bit (a later version's, say) are kept as two hex digits.
+    expect(formatTraceparent({ traceId, spanId, traceFlags: 0x03 })).toBe(`00-${traceId}-${spanId}-03`);
+    expect(formatTraceparent({ traceId, spanId, traceFlags: 0xa1 })).toBe(`00-${traceId}-${spanId}-a1`);
   });
 
   it('writes nothing for the invalid context every span has without an SDK, or for ids of the wrong length', () => {

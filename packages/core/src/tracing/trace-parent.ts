@@ -18,8 +18,14 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 export function formatTraceparent(spanContext: SpanContext): string | undefined {
   const { traceId, spanId } = spanContext;
   if (traceId.length !== 32 || spanId.length !== 16 || traceId === INVALID_TRACEID || spanId === INVALID_SPANID) return undefined;
-  const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
+  const flags = flagsHex(spanContext.traceFlags & 0xff);
   return `00-${traceId}-${spanId}-${flags}`;
+}
+
+/** Two hex digits of trace flags; the two every span has (sampled or not) without formatting a number each time. */
+function flagsHex(flags: number): string {
+  if (flags === 1) return '01';
+  return flags === 0 ? '00' : flags.toString(16).padStart(2, '0');
 }
 
 /** The span context a stored `traceparent` names, or `undefined` when it is absent or not one. */

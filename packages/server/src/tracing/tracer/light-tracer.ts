@@ -11,7 +11,7 @@ import {
   type TraceState,
 } from '@opentelemetry/api';
 import { RecordedSpan, type EndedSpans, type SpanParent } from './recorded-span.js';
-import { hexWord, TraceId, spanIdHex, type SpanIds } from './span-ids.js';
+import { hexWord, TraceId, type SpanIds } from './span-ids.js';
 import type { SampledParent } from './span-sampler.js';
 import { sinceOrigin } from './span-time.js';
 import type { TracerSettings } from './tracer-settings.js';
@@ -41,14 +41,25 @@ export class LightTracer implements Tracer {
     const parent = parentSpan === undefined ? undefined : parentOf(parentSpan);
     const ids = this.#ids;
     const traceId = parent?.traceId ?? ids.traceId();
-    let spanIdHigh = ids.word();
-    let spanIdLow = ids.word();
-    while ((spanIdHigh | spanIdLow) === 0) [spanIdHigh, spanIdLow] = [ids.word(), ids.word()];
+    const at = ids.spanId();
+    // The span id's digits: the pool's from twice the id's byte offset (see SpanIds).
+    const spanIdDigits = ids.digits;
     if (!this.#settings.sampler(parent, traceId)) {
-      const spanContext = { traceId: traceId.hex, spanId: spanIdHex(spanIdHigh, spanIdLow), traceFlags: TraceFlags.NONE, traceState: parent?.traceState };
+      const spanContext = { traceId: traceId.hex, spanId: spanIdDigits.slice(2 * at, 2 * at + 16), traceFlags: TraceFlags.NONE, traceState: parent?.traceState };
       return trace.wrapSpanContext(spanContext);
     }
-    const start = { traceId, spanIdHigh, spanIdLow, traceState: parent?.traceState, parent, name, kind: options.kind ?? SpanKind.INTERNAL, startTime: sinceOrigin(options.startTime) };
+    const start = {
+      traceId,
+      spanIdHigh: ids.word(at),
+      spanIdLow: ids.word(at + 4),
+      spanIdDigits,
+      spanIdAt: 2 * at,
+      traceState: parent?.traceState,
+      parent,
+      name,
+      kind: options.kind ?? SpanKind.INTERNAL,
+      startTime: sinceOrigin(options.startTime),
+    };
     const span = new RecordedSpan(start, this.#settings.limits, this.#sink);
     if (options.attributes) span.setAttributes(options.attributes);
     if (options.links) span.addLinks(options.links);

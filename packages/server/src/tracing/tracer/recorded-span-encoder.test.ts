@@ -41,6 +41,8 @@ function recordedCopy(span: ReadableSpan): RecordedSpan {
       traceId: TraceId.fromHex(context.traceId),
       spanIdHigh: hexWord(context.spanId, 0),
       spanIdLow: hexWord(context.spanId, 8),
+      spanIdDigits: context.spanId,
+      spanIdAt: 0,
       traceState: context.traceState,
       parent: parent && { spanIdHigh: hexWord(parent.spanId, 0), spanIdLow: hexWord(parent.spanId, 8), isRemote: parent.isRemote === true },
       name: span.name,

@@ -15,7 +15,7 @@ import {
 } from '@opentelemetry/api';
 import type { TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { isAttributeValue, sanitized, truncated } from './span-attributes.js';
-import { spanIdHex, type TraceId } from './span-ids.js';
+import type { TraceId } from './span-ids.js';
 import { sinceOrigin, toHrTime } from './span-time.js';
 import type { SpanLimits } from './tracer-settings.js';
 
@@ -37,6 +37,9 @@ export interface SpanStart {
   readonly traceId: TraceId;
   readonly spanIdHigh: number;
   readonly spanIdLow: number;
+  /** Holds the span id's 16 hex digits from `spanIdAt`: a slice of it is the id's hex, made when asked. */
+  readonly spanIdDigits: string;
+  readonly spanIdAt: number;
   readonly traceState: TraceState | undefined;
   readonly parent: SpanParent | undefined;
   readonly name: string;
@@ -80,6 +83,8 @@ export class RecordedSpan implements Span {
   readonly sampled = true;
   status: SpanStatus = UNSET;
   #spanContext: SpanContext | undefined;
+  readonly #spanIdDigits: string;
+  readonly #spanIdAt: number;
   readonly #limits: SpanLimits;
   readonly #sink: EndedSpans;
   #ended = false;
@@ -91,6 +96,8 @@ export class RecordedSpan implements Span {
     this.traceId = start.traceId;
     this.spanIdHigh = start.spanIdHigh;
     this.spanIdLow = start.spanIdLow;
+    this.#spanIdDigits = start.spanIdDigits;
+    this.#spanIdAt = start.spanIdAt;
     this.traceState = start.traceState;
     this.parent = start.parent;
     this.name = start.name;
@@ -112,7 +119,7 @@ export class RecordedSpan implements Span {
   spanContext(): SpanContext {
     return (this.#spanContext ??= {
       traceId: this.traceId.hex,
-      spanId: spanIdHex(this.spanIdHigh, this.spanIdLow),
+      spanId: this.#spanIdDigits.slice(this.#spanIdAt, this.#spanIdAt + 16),
       traceFlags: TraceFlags.SAMPLED,
       traceState: this.traceState,
     });

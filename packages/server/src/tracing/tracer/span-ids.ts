@@ -4,29 +4,34 @@ import { randomFillSync } from 'node:crypto';
  * A trace id as four 32-bit words (big-endian order, as signed integers,
  * which V8 keeps unboxed), shared by every span of the trace in this
  * process: the encoder writes the words, the ratio sampler reads them, and
- * the hex form is made only when something asks for it (a log line, a
- * `traceparent`).
+ * the hex form is cut from the digits it was drawn with only when something
+ * asks for it (a log line, a `traceparent`).
  */
 export class TraceId {
+  readonly #digits: string;
+  readonly #at: number;
   #hex: string | undefined;
 
+  /** `digits` holds the id's 32 hex digits from `at`. */
   constructor(
     readonly w0: number,
     readonly w1: number,
     readonly w2: number,
     readonly w3: number,
-    hex?: string,
+    digits: string,
+    at: number,
   ) {
-    this.#hex = hex;
+    this.#digits = digits;
+    this.#at = at;
   }
 
   /** The id from its 32 hex digits (as a `traceparent` carries it). */
   static fromHex(hex: string): TraceId {
-    return new TraceId(hexWord(hex, 0), hexWord(hex, 8), hexWord(hex, 16), hexWord(hex, 24), hex);
+    return new TraceId(hexWord(hex, 0), hexWord(hex, 8), hexWord(hex, 16), hexWord(hex, 24), hex, 0);
   }
 
   get hex(): string {
-    return (this.#hex ??= traceIdHex(this.w0, this.w1, this.w2, this.w3));
+    return (this.#hex ??= this.#digits.slice(this.#at, this.#at + 32));
   }
 }
 
@@ -41,62 +46,62 @@ export function hexWord(hex: string, start: number): number {
   return word | 0;
 }
 
-// The hex digits' character codes, and the one of the 4 bits of `word` at `shift`.
-const DIGITS = Uint8Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
-const d = (word: number, shift: number): number => DIGITS[(word >>> shift) & 15]!;
+const POOL_BYTES = 8192;
 
 /**
- * The 16 hex digits of a span id's two words. Made in one `fromCharCode`,
- * a flat string at once: about half the time of writing the words into a
- * buffer and reading it back as hex, and a span's ids are made on every
- * request that is traced (for its log line, and for a span left out of the
- * samples, its context).
- */
-export function spanIdHex(high: number, low: number): string {
-  return String.fromCharCode(
-    d(high, 28), d(high, 24), d(high, 20), d(high, 16), d(high, 12), d(high, 8), d(high, 4), d(high, 0),
-    d(low, 28), d(low, 24), d(low, 20), d(low, 16), d(low, 12), d(low, 8), d(low, 4), d(low, 0),
-  );
-}
-
-/**
- * The 32 hex digits of a trace id's four words, in one `fromCharCode` (see
- * `spanIdHex`): two span ids joined would be a string of two parts, which
- * everything reading it character by character (the log line's check of
- * its ids) reads the slow way, or flattens first.
- */
-function traceIdHex(w0: number, w1: number, w2: number, w3: number): string {
-  return String.fromCharCode(
-    d(w0, 28), d(w0, 24), d(w0, 20), d(w0, 16), d(w0, 12), d(w0, 8), d(w0, 4), d(w0, 0),
-    d(w1, 28), d(w1, 24), d(w1, 20), d(w1, 16), d(w1, 12), d(w1, 8), d(w1, 4), d(w1, 0),
-    d(w2, 28), d(w2, 24), d(w2, 20), d(w2, 16), d(w2, 12), d(w2, 8), d(w2, 4), d(w2, 0),
-    d(w3, 28), d(w3, 24), d(w3, 20), d(w3, 16), d(w3, 12), d(w3, 8), d(w3, 4), d(w3, 0),
-  );
-}
-
-/**
- * Random trace and span id words, from a pool of random bytes refilled
- * 8 KiB at a time: one call into the system's generator per few hundred
- * spans instead of one per id. An all-zero id is invalid in W3C trace
- * context, so one (a chance in 2^64 or less) is drawn again.
+ * Random trace and span ids, drawn from a pool of random bytes refilled
+ * 8 KiB at a time, with the pool's hex digits made in the same step (one
+ * native conversion per few hundred ids): an id's words are read from the
+ * bytes, and its hex form, wanted on every traced request (the log line,
+ * a `traceparent`), is a slice of the digits, which V8 makes without
+ * copying where writing 16 or 32 digits one by one cost a few hundred
+ * instructions an id. A slice keeps its pool's digits (16 KiB) alive while
+ * it lives; the longest-lived, a delivery's stamped `traceparent` in the
+ * memory storage, hold one pool per several hundred requests between them.
+ * An all-zero id is invalid in W3C trace context, so one (a chance in
+ * 2^64 or less) is drawn again.
  */
 export class SpanIds {
-  readonly #pool = new Int32Array(2048);
-  #next = this.#pool.length;
+  readonly #bytes = Buffer.allocUnsafe(POOL_BYTES);
+  readonly #view = new DataView(this.#bytes.buffer, this.#bytes.byteOffset, POOL_BYTES);
+  #next = POOL_BYTES;
+  /** The pool's hex digits: those of the byte at `n` start at `2n`. */
+  digits = '';
 
   traceId(): TraceId {
     for (;;) {
-      const id = new TraceId(this.word(), this.word(), this.word(), this.word());
+      const at = this.#take(16);
+      const view = this.#view;
+      const id = new TraceId(view.getInt32(at), view.getInt32(at + 4), view.getInt32(at + 8), view.getInt32(at + 12), this.digits, 2 * at);
       if ((id.w0 | id.w1 | id.w2 | id.w3) !== 0) return id;
     }
   }
 
-  /** One random word; a span id is two, drawn again by the caller when both are zero. */
-  word(): number {
-    if (this.#next === this.#pool.length) {
-      randomFillSync(this.#pool);
+  /**
+   * Draws a span id: the offset of its 8 bytes in the pool, whose words
+   * `word` reads and whose 16 hex digits start at twice the offset in
+   * `digits`, until the next id is drawn.
+   */
+  spanId(): number {
+    for (;;) {
+      const at = this.#take(8);
+      if ((this.#view.getInt32(at) | this.#view.getInt32(at + 4)) !== 0) return at;
+    }
+  }
+
+  /** The big-endian word at byte `at` of the pool. */
+  word(at: number): number {
+    return this.#view.getInt32(at);
+  }
+
+  #take(size: number): number {
+    if (this.#next + size > POOL_BYTES) {
+      randomFillSync(this.#bytes);
+      this.digits = this.#bytes.toString('hex');
       this.#next = 0;
     }
-    return this.#pool[this.#next++]!;
+    const at = this.#next;
+    this.#next += size;
+    return at;
   }
 }
