@@ -61,6 +61,8 @@ function keepRun(runs: EncodedRun[] | undefined, attributes: readonly (string | 
 
 /** Whether two runs hold the same keys and values in the same order (arrays by identity). */
 export function samePairs(kept: readonly (string | AttributeValue)[], attributes: readonly (string | AttributeValue)[]): boolean {
+  // Spans started with one preset share its array (see LightTracer).
+  if (kept === attributes) return true;
   if (kept.length !== attributes.length) return false;
   for (let index = 0; index < kept.length; index++) if (kept[index] !== attributes[index]) return false;
   return true;

@@ -105,6 +105,33 @@ describe('LightTracerProvider', () => {
     expect(decoded!.status).toEqual({ code: SpanStatusCode.OK });
   });
 
+  it('starts spans with a frozen options object’s attributes, each span changing only its own', async () => {
+    const { tracer, exported } = tracing({ OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '3', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4' });
+    const options = Object.freeze({ kind: SpanKind.CLIENT, attributes: Object.freeze({ op: 'create', table: 'plants' }) });
+    const first = tracer.startSpan('create plants', options, ROOT_CONTEXT);
+    first.setAttribute('op', 'changed');
+    first.setAttribute('extra', 1);
+    first.setAttribute('dropped', 2);
+    first.end();
+    tracer.startSpan('create plants', options, ROOT_CONTEXT).end();
+    // Over the count limit, frozen or not, the attributes are set one by one, as the SDK drops them.
+    const many = Object.freeze({ attributes: Object.freeze({ a: 1, b: 2, c: 3, d: 4 }) });
+    tracer.startSpan('many', many, ROOT_CONTEXT).end();
+    tracer.startSpan('many', many, ROOT_CONTEXT).end();
+    const [changed, untouched, ...limited] = await exported();
+    expect(changed!.attributes).toEqual([
+      { key: 'op', value: { stringValue: 'chan' } },
+      { key: 'table', value: { stringValue: 'plan' } },
+      { key: 'extra', value: { intValue: '1' } },
+    ]);
+    expect(untouched!.attributes).toEqual([
+      { key: 'op', value: { stringValue: 'crea' } },
+      { key: 'table', value: { stringValue: 'plan' } },
+    ]);
+    for (const span of limited) expect(span.attributes.map((entry) => entry.key)).toEqual(['a', 'b', 'c']);
+    expect(options.attributes).toEqual({ op: 'create', table: 'plants' });
+  });
+
   it('cuts strings to the value length limit', async () => {
     const { tracer, exported } = tracing({ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4' });
     tracer.startSpan('cut', { attributes: { text: 'abcdefgh', list: ['abcdefgh', 'ab'] } }, ROOT_CONTEXT).end();

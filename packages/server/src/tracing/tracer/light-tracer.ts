@@ -4,6 +4,8 @@ import {
   SpanKind,
   trace,
   TraceFlags,
+  type Attributes,
+  type AttributeValue,
   type Context,
   type Span,
   type SpanOptions,
@@ -11,6 +13,7 @@ import {
   type TraceState,
 } from '@opentelemetry/api';
 import { RecordedSpan, type EndedSpans, type SpanParent } from './recorded-span.js';
+import { attributePairs } from './span-attributes.js';
 import { hexWord, TraceId, type SpanIds } from './span-ids.js';
 import type { SampledParent } from './span-sampler.js';
 import { sinceOrigin } from './span-time.js';
@@ -29,6 +32,7 @@ export class LightTracer implements Tracer {
   readonly #settings: TracerSettings;
   readonly #ids: SpanIds;
   readonly #sink: EndedSpans;
+  readonly #presets = new WeakMap<Attributes, readonly (string | AttributeValue)[]>();
 
   constructor(settings: TracerSettings, ids: SpanIds, sink: EndedSpans) {
     this.#settings = settings;
@@ -59,11 +63,29 @@ export class LightTracer implements Tracer {
       name,
       kind: options.kind ?? SpanKind.INTERNAL,
       startTime: sinceOrigin(options.startTime),
+      attributes: options.attributes && this.#presetOf(options.attributes),
     };
     const span = new RecordedSpan(start, this.#settings.limits, this.#sink);
-    if (options.attributes) span.setAttributes(options.attributes);
+    if (options.attributes && start.attributes === undefined) span.setAttributes(options.attributes);
     if (options.links) span.addLinks(options.links);
     return span;
+  }
+
+  /**
+   * The attributes of a frozen options' object as a span keeps them, made
+   * once per object: a caller that starts many spans with one such object
+   * (core's storage spans do, per operation) spares each span setting
+   * them one by one. `undefined` for any other object (it may change
+   * between spans), or when a span would drop or report some of them.
+   */
+  #presetOf(attributes: Attributes): readonly (string | AttributeValue)[] | undefined {
+    let preset = this.#presets.get(attributes);
+    if (preset === undefined && Object.isFrozen(attributes)) {
+      const { attributeCountLimit, attributeValueLengthLimit } = this.#settings.limits;
+      preset = attributePairs(attributes, attributeCountLimit, attributeValueLengthLimit) ?? NO_PRESET;
+      this.#presets.set(attributes, preset);
+    }
+    return preset === NO_PRESET ? undefined : preset;
   }
 
   startActiveSpan<F extends (span: Span) => unknown>(name: string, fn: F): ReturnType<F>;
@@ -81,6 +103,9 @@ export class LightTracer implements Tracer {
     return contextApi.with(trace.setSpan(parent, span), fn as (span: Span) => ReturnType<F>, undefined, span);
   }
 }
+
+// Kept for a frozen object whose attributes a span would not keep as they are: looked up once, then set one by one.
+const NO_PRESET: readonly (string | AttributeValue)[] = [];
 
 /** What a new span takes from its parent span: the trace, the parent's id and flags, and the trace state. */
 interface Parent extends SpanParent, SampledParent {

@@ -45,6 +45,8 @@ export interface SpanStart {
   readonly name: string;
   readonly kind: SpanKind;
   readonly startTime: number;
+  /** Attributes the span starts with, as it keeps them (see `attributes`), shared with other spans: copied before a change. */
+  readonly attributes?: readonly (string | AttributeValue)[];
 }
 
 /**
@@ -72,9 +74,12 @@ export class RecordedSpan implements Span {
   /**
    * Attributes as key, value, key, value…, in the order first set (an
    * attribute set again keeps its place): one array per span, where an
-   * object or two arrays would be more to allocate on every request.
+   * object or two arrays would be more to allocate on every request. A
+   * span started with a tracer's preset (see `SpanStart`) shares that
+   * array until its first change, and two spans sharing one have
+   * the same attributes at a glance (see span-shapes.ts).
    */
-  readonly attributes: (string | AttributeValue)[] = [];
+  attributes: readonly (string | AttributeValue)[];
   droppedAttributesCount = 0;
   droppedEventsCount = 0;
   droppedLinksCount = 0;
@@ -88,6 +93,7 @@ export class RecordedSpan implements Span {
   readonly #limits: SpanLimits;
   readonly #sink: EndedSpans;
   #ended = false;
+  #sharedAttributes: boolean;
   // Made on the first event or link: most spans have none.
   #events: TimedEvent[] | undefined;
   #links: Link[] | undefined;
@@ -104,6 +110,8 @@ export class RecordedSpan implements Span {
     this.kind = start.kind;
     this.startTime = start.startTime;
     this.endTime = start.startTime;
+    this.attributes = start.attributes ?? [];
+    this.#sharedAttributes = start.attributes !== undefined;
     this.#limits = limits;
     this.#sink = sink;
   }
@@ -138,7 +146,12 @@ export class RecordedSpan implements Span {
     }
     const { attributeCountLimit, attributeValueLengthLimit } = this.#limits;
     const kept = attributeValueLengthLimit === Number.POSITIVE_INFINITY ? value : truncated(value, attributeValueLengthLimit);
-    const attributes = this.attributes;
+    // A shared preset becomes the span's own on its first change.
+    if (this.#sharedAttributes) {
+      this.attributes = this.attributes.slice();
+      this.#sharedAttributes = false;
+    }
+    const attributes = this.attributes as (string | AttributeValue)[];
     for (let index = 0; index < attributes.length; index += 2) {
       if (attributes[index] === key) {
         attributes[index + 1] = kept;

@@ -27,6 +27,26 @@ export function truncated(value: AttributeValue, limit: number): AttributeValue 
   return value;
 }
 
+/**
+ * `attributes` as a span keeps them (key, value, key, value…, strings cut
+ * to `lengthLimit`); `undefined` when a span would drop or report
+ * any of them (over `countLimit`, an invalid value, an empty key), which
+ * only setting them one by one does as the SDK does.
+ */
+export function attributePairs(attributes: Attributes, countLimit: number, lengthLimit: number): readonly (string | AttributeValue)[] | undefined {
+  const keys = Object.keys(attributes);
+  if (keys.length > countLimit) return undefined;
+  const pairs: (string | AttributeValue)[] = [];
+  for (const key of keys) {
+    const value: unknown = attributes[key];
+    if (key === '' || !isAttributeValue(value)) return undefined;
+    pairs.push(key, lengthLimit === Number.POSITIVE_INFINITY ? value : truncated(value, lengthLimit));
+  }
+  // Not frozen: a frozen array is another kind of elements to V8, which would make every read of a span's attributes
+  // handle two kinds. Spans that share it copy it before a change (see RecordedSpan).
+  return pairs;
+}
+
 /** The valid attributes of `attributes`, for an event or a link (within the limits, as the SDK keeps them); invalid ones are reported and left out. */
 export function sanitized(attributes: Attributes | undefined, countLimit: number, lengthLimit: number): { attributes: Attributes; dropped: number } {
   const kept: Attributes = {};
