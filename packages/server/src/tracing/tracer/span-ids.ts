@@ -56,8 +56,9 @@ const POOL_BYTES = 8192;
  * a `traceparent`), is a slice of the digits, which V8 makes without
  * copying where writing 16 or 32 digits one by one cost a few hundred
  * instructions an id. A slice keeps its pool's digits (16 KiB) alive while
- * it lives; the longest-lived, a delivery's stamped `traceparent` in the
- * memory storage, hold one pool per several hundred requests between them.
+ * it lives, which is a request's time: a delivery's stamped `traceparent`,
+ * kept longer, is written out by the SQL storages and copied flat by the
+ * memory storage before it keeps it.
  * An all-zero id is invalid in W3C trace context, so one (a chance in
  * 2^64 or less) is drawn again.
  */
