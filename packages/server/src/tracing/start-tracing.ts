@@ -17,11 +17,10 @@ type StartedProvider = TracerProvider & { shutdown(): Promise<void> };
 /**
  * Starts tracing and registers it globally (tracer provider, a synchronous
  * context manager, the propagators `OTEL_PROPAGATORS` names, by default W3C
- * trace context and baggage): spans
- * are batched and sent over OTLP/HTTP, in `protocol`'s encoding, to the
- * endpoint the standard `OTEL_*` variables name (endpoint, headers, timeout,
- * compression, sampler, batch settings, span limits, `OTEL_SERVICE_NAME`,
- * `OTEL_RESOURCE_ATTRIBUTES`).
+ * trace context and baggage): spans are batched and sent over OTLP/HTTP,
+ * in `protocol`'s encoding, to the endpoint the standard `OTEL_*` variables
+ * name (endpoint, headers, timeout, compression, sampler, batch settings,
+ * span limits, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`).
  *
  * With `http/protobuf` (the default) the tracer is the service's own
  * (`LightTracerProvider`), which encodes each span as it ends, with its

@@ -14,7 +14,7 @@ import {
   TraceFlags,
 } from '@opentelemetry/api';
 import type { TimedEvent } from '@opentelemetry/sdk-trace-base';
-import { isAttributeValue, sanitized, truncated } from './span-attributes.js';
+import { isAttributeValue, keptValue, sanitized } from './span-attributes.js';
 import type { TraceId } from './span-ids.js';
 import { sinceOrigin, toHrTime } from './span-time.js';
 import type { SpanLimits } from './tracer-settings.js';
@@ -145,7 +145,7 @@ export class RecordedSpan implements Span {
       return this;
     }
     const { attributeCountLimit, attributeValueLengthLimit } = this.#limits;
-    const kept = attributeValueLengthLimit === Number.POSITIVE_INFINITY ? value : truncated(value, attributeValueLengthLimit);
+    const kept = keptValue(value, attributeValueLengthLimit);
     // A shared preset becomes the span's own on its first change.
     if (this.#sharedAttributes) {
       this.attributes = this.attributes.slice();

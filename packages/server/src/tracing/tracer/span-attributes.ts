@@ -20,6 +20,11 @@ export function isAttributeValue(value: unknown): value is AttributeValue {
   return true;
 }
 
+/** `value` as a span keeps it: cut to the value length limit unless there is none (the common case, nothing to look at). */
+export function keptValue(value: AttributeValue, lengthLimit: number): AttributeValue {
+  return lengthLimit === Number.POSITIVE_INFINITY ? value : truncated(value, lengthLimit);
+}
+
 /** `value` with its strings cut to `limit` characters (the value length limit). */
 export function truncated(value: AttributeValue, limit: number): AttributeValue {
   if (typeof value === 'string') return value.length > limit ? value.slice(0, limit) : value;
@@ -40,7 +45,7 @@ export function attributePairs(attributes: Attributes, countLimit: number, lengt
   for (const key of keys) {
     const value: unknown = attributes[key];
     if (key === '' || !isAttributeValue(value)) return undefined;
-    pairs.push(key, lengthLimit === Number.POSITIVE_INFINITY ? value : truncated(value, lengthLimit));
+    pairs.push(key, keptValue(value, lengthLimit));
   }
   // Not frozen: a frozen array is another kind of elements to V8, which would make every read of a span's attributes
   // handle two kinds. Spans that share it copy it before a change (see RecordedSpan).

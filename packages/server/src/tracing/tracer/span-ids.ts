@@ -66,14 +66,18 @@ export class SpanIds {
   readonly #bytes = Buffer.allocUnsafe(POOL_BYTES);
   readonly #view = new DataView(this.#bytes.buffer, this.#bytes.byteOffset, POOL_BYTES);
   #next = POOL_BYTES;
+  #digits = '';
+
   /** The pool's hex digits: those of the byte at `n` start at `2n`. */
-  digits = '';
+  get digits(): string {
+    return this.#digits;
+  }
 
   traceId(): TraceId {
     for (;;) {
       const at = this.#take(16);
       const view = this.#view;
-      const id = new TraceId(view.getInt32(at), view.getInt32(at + 4), view.getInt32(at + 8), view.getInt32(at + 12), this.digits, 2 * at);
+      const id = new TraceId(view.getInt32(at), view.getInt32(at + 4), view.getInt32(at + 8), view.getInt32(at + 12), this.#digits, 2 * at);
       if ((id.w0 | id.w1 | id.w2 | id.w3) !== 0) return id;
     }
   }
@@ -98,7 +102,7 @@ export class SpanIds {
   #take(size: number): number {
     if (this.#next + size > POOL_BYTES) {
       randomFillSync(this.#bytes);
-      this.digits = this.#bytes.toString('hex');
+      this.#digits = this.#bytes.toString('hex');
       this.#next = 0;
     }
     const at = this.#next;
