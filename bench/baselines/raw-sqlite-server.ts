@@ -48,6 +48,7 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_at
 CREATE INDEX IF NOT EXISTS webhook_deliveries_created_at ON webhook_deliveries (created_at);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_tenant_created_at ON webhook_deliveries (tenant, created_at);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_status ON webhook_deliveries (endpoint_id, status);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, next_attempt_at) WHERE status = 'pending';
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   delivery_id TEXT NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
   attempt INTEGER NOT NULL,

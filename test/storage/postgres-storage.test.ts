@@ -47,7 +47,15 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
         const { rows } = await client.query(`SELECT name FROM ${pg.escapeIdentifier(name)}.kysely_migration ORDER BY name`);
         return rows.map((row: { name: string }) => row.name);
       });
-      expect(applied).toEqual(['001-initial', '002-webhook-endpoints', '003-endpoint-rate-budgets', '004-portal', '005-delivery-traceparent', '006-outbox-autovacuum']);
+      expect(applied).toEqual([
+        '001-initial',
+        '002-webhook-endpoints',
+        '003-endpoint-rate-budgets',
+        '004-portal',
+        '005-delivery-traceparent',
+        '006-outbox-autovacuum',
+        '007-endpoint-due',
+      ]);
       await a!.plants.create('t', plant(1n, 'from a'), []);
       expect(await b!.plants.get('t', 1n)).toEqual({ id: 1n, name: 'from a' });
       expect(await c!.plants.list('t', { limit: 10 })).toEqual([{ id: 1n, name: 'from a' }]);

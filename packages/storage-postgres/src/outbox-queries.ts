@@ -9,8 +9,11 @@ import type { Tables } from './tables.js';
  * deliveries should apply.
  */
 
+/** What a claim returns (a `ClaimRow`), of the leased rows `d`. */
+const CLAIMED_COLUMNS = 'd.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq';
+
 /**
- * Parameters: owner, lease end, now, limit, endpoints to skip (text[]).
+ * Parameters: owner, lease end, now, limit.
  * `FOR UPDATE SKIP LOCKED` makes concurrent claimers (on any instance) pass
  * over rows another one is claiming instead of waiting for it; a row whose
  * lease was taken meanwhile is re-checked against the WHERE on its newest
@@ -25,14 +28,61 @@ export const claimDueSql = (t: Tables) => `
     SELECT id FROM ${t.deliveries}
     WHERE status = 'pending' AND next_attempt_at <= $3
       AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
-      AND endpoint_id <> ALL ($5::text[])
     ORDER BY next_attempt_at, seq
     LIMIT $4
     FOR UPDATE SKIP LOCKED
   )
   UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2
   FROM due WHERE d.id = due.id
-  RETURNING d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq`;
+  RETURNING ${CLAIMED_COLUMNS}`;
+
+/*
+ * The endpoint_due index's order, and one endpoint's due deliveries as a
+ * range of it (row comparisons, where `endpoint_id = $1 AND next_attempt_at
+ * <= $2` would be the plain form): no other index gives that order or that
+ * range, so the planner takes this one whatever its statistics say. With the
+ * plain form and one endpoint holding most pending rows, it walks the due
+ * index instead, past that endpoint's whole backlog, or the (endpoint_id,
+ * status) index past an endpoint's whole finished history.
+ */
+const ENDPOINT_DUE_ORDER = 'endpoint_id, next_attempt_at, seq';
+const MIN_BIGINT = '-9223372036854775808';
+
+/**
+ * Parameters: owner, lease end, now, limit, endpoints to pass over (text[]).
+ * The claim of `claimDueSql` for the other endpoints, read endpoint by
+ * endpoint: the endpoints with pending deliveries, each found by one seek
+ * past the one before (a loose index scan of the endpoint_due index), then
+ * up to `limit` of each one's claimable deliveries from its own part of that
+ * index, merged into one due order. Walking the due index instead would step
+ * over every due delivery of the endpoints passed over, the whole backlog
+ * of a slow receiver, on every claim. Rows locked and then left out by the
+ * final LIMIT stay locked only until this statement commits.
+ */
+export const claimDuePassingOverSql = (t: Tables) => `
+  WITH RECURSIVE endpoints(id) AS (
+    (SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' ORDER BY ${ENDPOINT_DUE_ORDER} LIMIT 1)
+    UNION ALL
+    SELECT (SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' AND endpoint_id > endpoints.id ORDER BY ${ENDPOINT_DUE_ORDER} LIMIT 1)
+    FROM endpoints WHERE endpoints.id IS NOT NULL
+  ),
+  due AS (
+    SELECT claimable.id FROM endpoints CROSS JOIN LATERAL (
+      SELECT id, next_attempt_at, seq FROM ${t.deliveries}
+      WHERE status = 'pending'
+        AND (endpoint_id, next_attempt_at) >= (endpoints.id, ${MIN_BIGINT}) AND (endpoint_id, next_attempt_at) <= (endpoints.id, $3)
+        AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
+      ORDER BY ${ENDPOINT_DUE_ORDER}
+      LIMIT $4
+      FOR UPDATE SKIP LOCKED
+    ) AS claimable
+    WHERE endpoints.id IS NOT NULL AND endpoints.id <> ALL ($5::text[])
+    ORDER BY claimable.next_attempt_at, claimable.seq
+    LIMIT $4
+  )
+  UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2
+  FROM due WHERE d.id = due.id
+  RETURNING ${CLAIMED_COLUMNS}`;
 
 /**
  * Records a batch of attempts, one per delivery, all parameters arrays of
@@ -73,10 +123,27 @@ export const releaseSql = (t: Tables) => `
 export const pendingStatsSql = (t: Tables) => `
   SELECT count(*) AS count, min(created_at) AS oldest FROM ${t.deliveries} WHERE status = 'pending'`;
 
-/** No parameters. */
+/**
+ * No parameters. When the next pending delivery is due or its lease ends,
+ * whichever is later; NULL when none is pending. Reads the head of the due
+ * index only: the earliest delivery not leased past its due time (`head`),
+ * and the leased ones due no later than it, whose lease end may come first.
+ * Every later delivery is claimable at its due time or later, so a backlog
+ * behind the head costs nothing.
+ */
 export const nextDueAtSql = (t: Tables) => `
-  SELECT min(greatest(next_attempt_at, lease_expires_at)) AS at
-  FROM ${t.deliveries} WHERE status = 'pending'`;
+  WITH head AS (
+    SELECT next_attempt_at AS at FROM ${t.deliveries}
+    WHERE status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= next_attempt_at)
+    ORDER BY next_attempt_at, seq LIMIT 1
+  )
+  SELECT min(at) AS at FROM (
+    SELECT at FROM head
+    UNION ALL
+    SELECT lease_expires_at FROM ${t.deliveries}
+    WHERE status = 'pending' AND lease_expires_at > next_attempt_at
+      AND next_attempt_at <= coalesce((SELECT at FROM head), ${Number.MAX_SAFE_INTEGER})
+  ) AS candidates`;
 
 /** A delivery's columns and its attempts, oldest first, as a JSON array (one statement: one snapshot). */
 const deliveryColumns = (t: Tables) => `

@@ -18,6 +18,7 @@ import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-r
 import type { NotificationListener } from './notification-listener.js';
 import type { Vacuum } from './vacuum.js';
 import {
+  claimDuePassingOverSql,
   claimDueSql,
   getDeliverySql,
   listCursorSql,
@@ -89,6 +90,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #sql: { readonly [K in Statement]: string };
   /** The dispatcher's per-delivery statements, prepared on each connection. */
   readonly #claim: PreparedStatement;
+  readonly #claimPassingOver: PreparedStatement;
   readonly #record: PreparedStatement;
   readonly #takeRateBudget: PreparedStatement;
   /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
@@ -106,6 +108,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#vacuum = runners.vacuum;
     this.#listener = listener;
     this.#claim = prepared(claimDueSql(tables));
+    this.#claimPassingOver = prepared(claimDuePassingOverSql(tables));
     this.#record = prepared(recordAttemptsSql(tables));
     this.#takeRateBudget = prepared(takeRateBudgetSql(tables));
     this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: (record) => record.id, maxSize: RECORD_BATCH });
@@ -130,8 +133,12 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     if (options.limit < 1) return [];
     const now = wholeMs(options.now);
     const leaseExpiresAt = wholeMs(options.now + options.leaseMs);
-    const parameters = [options.owner, leaseExpiresAt, now, options.limit, options.skipEndpoints ?? []];
-    const rows = await this.#dispatch.rows<ClaimRow>('claim due deliveries', this.#claim, parameters);
+    const skip = options.skipEndpoints ?? [];
+    const parameters = [options.owner, leaseExpiresAt, now, options.limit];
+    const rows =
+      skip.length === 0
+        ? await this.#dispatch.rows<ClaimRow>('claim due deliveries', this.#claim, parameters)
+        : await this.#dispatch.rows<ClaimRow>('claim due deliveries', this.#claimPassingOver, [...parameters, skip]);
     return rows.sort(claimOrder).map((row) => toClaimedDelivery(row, leaseExpiresAt));
   }
 

@@ -77,8 +77,15 @@ export function toClaimedDelivery(row: ClaimRow, leaseExpiresAt: number): Claime
   return { ...toNewDelivery(row), attemptCount: Number(row.attempt_count), leaseExpiresAt };
 }
 
+/** A claimable delivery's place in claim order. */
+export interface DueRow {
+  id: string;
+  next_attempt_at: bigint;
+  rowid: bigint;
+}
+
 /** Earliest due first, then oldest row, as the claim's ORDER BY (RETURNING does not keep it). */
-export const claimOrder = (a: ClaimRow, b: ClaimRow) =>
+export const claimOrder = (a: DueRow, b: DueRow) =>
   a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.rowid < b.rowid ? -1 : a.rowid > b.rowid ? 1 : 0;
 
 function toAttempt(row: AttemptRow): DeliveryAttempt {

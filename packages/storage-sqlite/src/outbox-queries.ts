@@ -8,6 +8,9 @@ import { BOUND_LIMIT } from './bound-limit.js';
  * apply: SQLite uses one only when the query's WHERE implies the index's.
  */
 
+/** The columns a claim returns (a `ClaimRow`). */
+const CLAIMED_COLUMNS = 'id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid';
+
 /** Parameters: id, tenant, endpoint id, event type, payload, due at, created at, updated at, traceparent. */
 export const INSERT_DELIVERY = `
   INSERT INTO webhook_deliveries
@@ -23,27 +26,75 @@ export const ENQUEUE_DELIVERY = `
 // One statement claims: the UPDATE takes the write lock before it reads, so
 // two connections (or processes) on the same file can never lease the same
 // row while its lease holds.
-const claimDue = (skipping: boolean) => `
+/** Parameters: owner, lease end, now (three times), limit. RETURNING does not keep the ORDER BY: callers sort (`claimOrder`). */
+export const CLAIM_DUE = `
   UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
   WHERE id IN (
     SELECT id FROM webhook_deliveries
     WHERE status = 'pending' AND next_attempt_at <= ?
       AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
-      ${skipping ? 'AND endpoint_id NOT IN (SELECT value FROM json_each(?))' : ''}
     ORDER BY next_attempt_at, rowid
     LIMIT ${BOUND_LIMIT})
-  RETURNING id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid`;
+  RETURNING ${CLAIMED_COLUMNS}`;
 
-/** Parameters: owner, lease end, now (three times), limit. RETURNING does not keep the ORDER BY: callers sort (`claimOrder`). */
-export const CLAIM_DUE = claimDue(false);
+/*
+ * A claim that passes over some endpoints reads the others one by one
+ * (their pending deliveries by endpoint, from the endpoint_due index),
+ * inside its write transaction: walking the due index instead would step
+ * over every due delivery of the endpoints passed over, the whole backlog
+ * of a slow receiver, on every claim. INDEXED BY, so that statistics
+ * (an operator's ANALYZE) never turn these to the (endpoint_id, status)
+ * index, which holds every finished delivery too.
+ */
 
-/** Parameters: owner, lease end, now (three times), endpoint ids to pass over (a JSON array), limit. */
-export const CLAIM_DUE_SKIPPING = claimDue(true);
+/**
+ * No parameters. The endpoints with pending deliveries (plucked), each found
+ * by one seek past the one before (a loose index scan): as many steps as
+ * endpoints, however many deliveries each has. Ends with one NULL.
+ */
+export const PENDING_ENDPOINTS = `
+  WITH RECURSIVE endpoints(id) AS (
+    SELECT min(endpoint_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due WHERE status = 'pending'
+    UNION ALL
+    SELECT (
+      SELECT min(endpoint_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due
+      WHERE status = 'pending' AND endpoint_id > endpoints.id)
+    FROM endpoints WHERE endpoints.id IS NOT NULL)
+  SELECT id FROM endpoints`;
 
-/** No parameters. When the next pending delivery is due or its lease ends, whichever is later; NULL when none is pending. */
+/** Parameters: endpoint id, now (twice), limit. The endpoint's claimable deliveries, earliest due first. */
+export const DUE_FOR_ENDPOINT = `
+  SELECT id, next_attempt_at, rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due
+  WHERE status = 'pending' AND endpoint_id = ? AND next_attempt_at <= ?
+    AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
+  ORDER BY next_attempt_at, rowid
+  LIMIT ${BOUND_LIMIT}`;
+
+/** Parameters: owner, lease end, now, ids (a JSON array) the same transaction found claimable. */
+export const LEASE_DELIVERIES = `
+  UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
+  WHERE id IN (SELECT value FROM json_each(?))
+  RETURNING ${CLAIMED_COLUMNS}`;
+
+/**
+ * No parameters. When the next pending delivery is due or its lease ends,
+ * whichever is later; NULL when none is pending. Reads the head of the due
+ * index only: the earliest delivery not leased past its due time (`head`),
+ * and the leased ones due no later than it, whose lease end may come first.
+ * Every later delivery is claimable at its due time or later, so a backlog
+ * behind the head costs nothing.
+ */
 export const NEXT_DUE_AT = `
-  SELECT min(max(next_attempt_at, coalesce(lease_expires_at, next_attempt_at)))
-  FROM webhook_deliveries WHERE status = 'pending'`;
+  WITH head AS (
+    SELECT next_attempt_at AS at FROM webhook_deliveries
+    WHERE status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= next_attempt_at)
+    ORDER BY next_attempt_at LIMIT 1)
+  SELECT min(at) FROM (
+    SELECT at FROM head
+    UNION ALL
+    SELECT lease_expires_at FROM webhook_deliveries
+    WHERE status = 'pending' AND lease_expires_at > next_attempt_at
+      AND next_attempt_at <= coalesce((SELECT at FROM head), ${Number.MAX_SAFE_INTEGER}))`;
 
 /**
  * No parameters: [count, oldest created at] of the pending deliveries. Walks

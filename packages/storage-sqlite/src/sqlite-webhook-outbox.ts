@@ -21,25 +21,28 @@ import {
   type ClaimRow,
   type CursorRow,
   type DeliveryRow,
+  type DueRow,
 } from './delivery-rows.js';
 import {
   APPLY_INTERRUPTED,
   APPLY_OUTCOME,
   ATTEMPTS_OF,
   CLAIM_DUE,
-  CLAIM_DUE_SKIPPING,
   DELETE_DELIVERIES,
   deliveriesKey,
   deliveriesShape,
+  DUE_FOR_ENDPOINT,
   endpointStatsSql,
   ENQUEUE_DELIVERY,
   FREE_PAGES,
   INSERT_ATTEMPT,
   INSERT_DELIVERY,
+  LEASE_DELIVERIES,
   LIST_CURSOR,
   listDeliveriesParameters,
   listDeliveriesSql,
   NEXT_DUE_AT,
+  PENDING_ENDPOINTS,
   PENDING_STATS,
   PRUNABLE,
   RECLAIM_STEP,
@@ -61,7 +64,10 @@ interface OutboxStatements {
   readonly insert: Statement<[...NewDeliveryParameters, traceparent: string | null]>;
   readonly enqueue: Statement<[...NewDeliveryParameters, test: number]>;
   readonly claim: Statement<[owner: string, leaseExpiresAt: number, now: number, now: number, now: number, limit: number], ClaimRow>;
-  readonly claimSkipping: Statement<[owner: string, leaseExpiresAt: number, now: number, now: number, now: number, skip: string, limit: number], ClaimRow>;
+  /** The ids alone (plucked), then one NULL. */
+  readonly pendingEndpoints: Statement<[], string | null>;
+  readonly dueForEndpoint: Statement<[endpointId: string, now: number, now: number, limit: number], DueRow>;
+  readonly lease: Statement<[owner: string, leaseExpiresAt: number, now: number, ids: string], ClaimRow>;
   /** The time alone (plucked). */
   readonly nextDueAt: Statement<[], bigint | null>;
   /** A raw row: [count, oldest created at]. */
@@ -94,7 +100,9 @@ function prepareStatements(db: BetterSqlite3): OutboxStatements {
     insert: db.prepare(INSERT_DELIVERY),
     enqueue: db.prepare(ENQUEUE_DELIVERY),
     claim: db.prepare<[string, number, number, number, number, number], ClaimRow>(CLAIM_DUE),
-    claimSkipping: db.prepare<[string, number, number, number, number, string, number], ClaimRow>(CLAIM_DUE_SKIPPING),
+    pendingEndpoints: db.prepare<[], string | null>(PENDING_ENDPOINTS).pluck(true),
+    dueForEndpoint: db.prepare<[string, number, number, number], DueRow>(DUE_FOR_ENDPOINT),
+    lease: db.prepare<[string, number, number, string], ClaimRow>(LEASE_DELIVERIES),
     nextDueAt: db.prepare<[], bigint | null>(NEXT_DUE_AT).pluck(true),
     pendingStats: db.prepare<[], [bigint, bigint | null]>(PENDING_STATS).raw(true),
     release: db.prepare(RELEASE_LEASES),
@@ -169,9 +177,20 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       const rows =
         skip.length === 0
           ? this.#statements.claim.all(owner, leaseExpiresAt, now, now, now, limit)
-          : this.#statements.claimSkipping.all(owner, leaseExpiresAt, now, now, now, JSON.stringify(skip), limit);
+          : this.#claimPassingOver(new Set(skip), owner, leaseExpiresAt, now, limit);
       return rows.sort(claimOrder).map((row) => toClaimedDelivery(row, leaseExpiresAt));
     });
+  }
+
+  /** The claim of `claimDue` for the endpoints not in `passed`, endpoint by endpoint (see PENDING_ENDPOINTS); inside its transaction. */
+  #claimPassingOver(passed: ReadonlySet<string>, owner: string, leaseExpiresAt: number, now: number, limit: number): ClaimRow[] {
+    const due: DueRow[] = [];
+    for (const endpointId of this.#statements.pendingEndpoints.all()) {
+      if (endpointId !== null && !passed.has(endpointId)) due.push(...this.#statements.dueForEndpoint.all(endpointId, now, now, limit));
+    }
+    if (due.length === 0) return [];
+    const ids = due.sort(claimOrder).slice(0, limit).map((row) => row.id);
+    return this.#statements.lease.all(owner, leaseExpiresAt, now, JSON.stringify(ids));
   }
 
   async recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {

@@ -373,6 +373,38 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await outbox().nextDueAt()).toBeUndefined();
     });
 
+    it('knows when the next delivery becomes claimable behind leases that end at different times, or ended unrecorded', async () => {
+      await queue(delivery('d1', { createdAt: T0 }), delivery('d2', { createdAt: T0 + 1 }), delivery('d3', { endpointId: 'sub_other', createdAt: T0 + 100 }));
+      await claim('a', T0 + 10, { limit: 1, leaseMs: 300 });
+      await claim('b', T0 + 10, { limit: 1, leaseMs: 40 });
+      // d2's lease (to T0 + 50) ends before d3 is due and before d1's lease ends.
+      expect(await outbox().nextDueAt()).toBe(T0 + 50);
+      expect(await claimIds('c', T0 + 100, { limit: 1, leaseMs: 1000, skipEndpoints: ['sub_receiver'] })).toEqual(['d3']);
+      // All leased, and b never recorded its attempt: d2 is claimable again since its lease ended.
+      expect(await outbox().nextDueAt()).toBe(T0 + 50);
+      expect(await claimIds('d', T0 + 100)).toEqual(['d2']);
+      expect(await outbox().nextDueAt()).toBe(T0 + 310);
+    });
+
+    it('passes over endpoints with a backlog ahead and claims the others in one due order, up to the limit', async () => {
+      const backlog = Array.from({ length: 30 }, (_, index) => delivery(`slow${String(index).padStart(2, '0')}`, { endpointId: 'sub_slow', createdAt: T0 + index }));
+      await queue(...backlog);
+      await queue(
+        delivery('a1', { endpointId: 'sub_a', createdAt: T0 + 40 }),
+        delivery('b1', { endpointId: 'sub_b', createdAt: T0 + 41 }),
+        delivery('a2', { endpointId: 'sub_a', createdAt: T0 + 42 }),
+        delivery('b2', { endpointId: 'sub_b', createdAt: T0 + 43 }),
+        delivery('a3', { endpointId: 'sub_a', createdAt: T0 + 44 }),
+        delivery('a4', { endpointId: 'sub_a', createdAt: T0 + 500 }),
+      );
+      expect(await claimIds('a', T0 + 100, { limit: 3, skipEndpoints: ['sub_slow'] })).toEqual(['a1', 'b1', 'a2']);
+      // The leased ones are not claimed again, nor one not yet due.
+      expect(await claimIds('a', T0 + 100, { skipEndpoints: ['sub_slow'] })).toEqual(['b2', 'a3']);
+      expect(await claimIds('b', T0 + 100, { skipEndpoints: ['sub_slow', 'sub_a'] })).toEqual([]);
+      expect(await claimIds('b', T0 + 500, { skipEndpoints: ['sub_slow', 'sub_b'] })).toEqual(['a4']);
+      expect(await claimIds('b', T0 + 500, { limit: 50 })).toEqual(backlog.map((d) => d.id));
+    });
+
     it('counts pending deliveries (leased ones too) and knows when the oldest was queued, whatever its due time', async () => {
       expect(await outbox().pendingStats()).toEqual({ count: 0 });
       await queue(delivery('d1', { createdAt: T0 + 10 }), delivery('d2', { createdAt: T0 + 20 }), delivery('d3', { createdAt: T0 + 30 }));

@@ -62,10 +62,10 @@ export class DeliveryClaimer {
     const knownRoom = knownEndpointIds ? slots.roomFor(knownEndpointIds) : Infinity;
     // Every endpoint is at its cap (a receiver that is slow or hangs): a
     // claim could only find deliveries to endpoints no subscription knows any
-    // more, and would scan the whole backlog to skip the rest, on every
-    // commit's wake. A finishing attempt wakes us when a slot frees; the poll
-    // and the due-time timer (checkDue) still claim, up to one endpoint's cap,
-    // for unknown endpoints (those deliveries fail at once).
+    // more, a storage round trip for nothing on every commit's wake. A
+    // finishing attempt wakes us when a slot frees; the poll and the due-time
+    // timer (checkDue) still claim, up to one endpoint's cap, for unknown
+    // endpoints (those deliveries fail at once).
     if (knownRoom === 0) return checkDue ? Math.min(free, batchSize, slots.perEndpoint) : 0;
     // No more than the endpoints can take: with a busy single endpoint every
     // finished attempt frees one slot, and claiming more than that would

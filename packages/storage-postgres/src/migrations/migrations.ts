@@ -5,6 +5,7 @@ import { endpointRateBudgets } from './003-endpoint-rate-budgets.js';
 import { portal } from './004-portal.js';
 import { deliveryTraceparent } from './005-delivery-traceparent.js';
 import { outboxAutovacuum } from './006-outbox-autovacuum.js';
+import { endpointDue } from './007-endpoint-due.js';
 
 /**
  * Every schema version, applied in name order by kysely's Migrator. Listed in
@@ -18,4 +19,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '004-portal': portal,
   '005-delivery-traceparent': deliveryTraceparent,
   '006-outbox-autovacuum': outboxAutovacuum,
+  '007-endpoint-due': endpointDue,
 };

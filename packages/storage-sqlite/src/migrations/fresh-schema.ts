@@ -13,6 +13,7 @@ export const FRESH_SCHEMA: FreshSchema = {
     '004-webhook-retention',
     '005-portal',
     '006-delivery-traceparent',
+    '007-endpoint-due',
   ],
   statements: [
     `CREATE TABLE "kysely_migration" ("name" varchar(255) not null primary key, "timestamp" varchar(255) not null)`,
@@ -31,5 +32,6 @@ export const FRESH_SCHEMA: FreshSchema = {
     `CREATE TABLE "portal_links" ("id" text primary key, "tenant" text not null, "scopes" text not null, "secret_sha256" text not null, "created_at" integer not null, "expires_at" integer not null, "revoked_at" integer) strict`,
     `CREATE INDEX "portal_links_tenant_created_at" on "portal_links" ("tenant", "created_at")`,
     `CREATE INDEX "webhook_deliveries_endpoint_updated_at" on "webhook_deliveries" ("endpoint_id", "updated_at") where "attempt_count" > 0`,
+    `CREATE INDEX "webhook_deliveries_endpoint_due" on "webhook_deliveries" ("endpoint_id", "next_attempt_at") where "status" = 'pending'`,
   ],
 };

@@ -13,4 +13,5 @@ export const MIGRATIONS: Readonly<Record<string, () => Promise<Migration>>> = {
   '004-webhook-retention': async () => (await import('./004-webhook-retention.js')).webhookRetention,
   '005-portal': async () => (await import('./005-portal.js')).portal,
   '006-delivery-traceparent': async () => (await import('./006-delivery-traceparent.js')).deliveryTraceparent,
+  '007-endpoint-due': async () => (await import('./007-endpoint-due.js')).endpointDue,
 };
