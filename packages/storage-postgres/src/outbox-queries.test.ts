@@ -1,21 +1,13 @@
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '@plant-store/core/adapter';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../../../test/support/postgres.js';
+import { explainedPlan } from '../../../test/support/postgres-plan.js';
 import { claimDuePassingOverSql, nextDueAtSql } from './outbox-queries.js';
 import { postgresStorage } from './postgres-storage.js';
 import { tablesIn } from './tables.js';
 
-/** A node of an EXPLAIN (ANALYZE, FORMAT JSON) plan. */
-interface PlanNode {
-  readonly 'Node Type': string;
-  readonly 'Index Name'?: string;
-  readonly 'Actual Rows': number;
-  readonly 'Actual Loops': number;
-  readonly 'Rows Removed by Filter'?: number;
-  readonly 'Rows Removed by Index Recheck'?: number;
-  readonly Plans?: readonly PlanNode[];
-}
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+// Plan nodes that read rows: sequential, index, index-only and bitmap heap scans (CTE and worktable scans too, which are cheap).
 const SCANS = /Scan$/;
 
 const T0 = 1_700_000_000_000;
@@ -50,31 +42,34 @@ describe.skipIf(!postgresAvailable)('outbox SQL with one endpoint holding most p
     await schemas.dropAll();
   });
 
-  /** Runs `text` (rolled back) and returns what its plan read: rows out of and filtered away in every scan. */
-  const rowsRead = (text: string, parameters: unknown[]) =>
+  /** Runs `use` in a transaction that is rolled back: a claim leases nothing for the next test. */
+  const rolledBack = <T>(use: (client: pg.Client) => Promise<T>) =>
     withClient(async (client) => {
       await client.query('BEGIN');
       try {
-        const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, parameters);
-        const steps = nodes((rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan);
-        return steps
-          .filter((step) => SCANS.test(step['Node Type']))
-          .reduce((sum, step) => sum + (step['Actual Rows'] + (step['Rows Removed by Filter'] ?? 0) + (step['Rows Removed by Index Recheck'] ?? 0)) * step['Actual Loops'], 0);
+        return await use(client);
       } finally {
         await client.query('ROLLBACK');
       }
     });
 
+  /** Runs `text` (rolled back) and returns what its plan read: rows out of and filtered away in every scan. */
+  const rowsRead = (text: string, parameters: unknown[]) =>
+    rolledBack(async (client) =>
+      (await explainedPlan(client, 'ANALYZE, FORMAT JSON', text, parameters))
+        .filter((step) => SCANS.test(step['Node Type']))
+        .reduce(
+          (sum, step) =>
+            sum + ((step['Actual Rows'] ?? 0) + (step['Rows Removed by Filter'] ?? 0) + (step['Rows Removed by Index Recheck'] ?? 0)) * (step['Actual Loops'] ?? 1),
+          0,
+        ),
+    );
+
   it('claims past the slow endpoint reading each other endpoint from the endpoint_due index, not the backlog', async () => {
     const now = T0 + 2 * BACKLOG;
-    const claimed = await withClient(async (client) => {
-      await client.query('BEGIN');
-      try {
-        const { rows } = await client.query(claimDuePassingOverSql(tables), ['o', now + 1000, now, 10, ['sub_slow']]);
-        return rows.map((row: { id: string }) => row.id).sort();
-      } finally {
-        await client.query('ROLLBACK');
-      }
+    const claimed = await rolledBack(async (client) => {
+      const { rows } = await client.query(claimDuePassingOverSql(tables), ['o', now + 1000, now, 10, ['sub_slow']]);
+      return rows.map((row: { id: string }) => row.id).sort();
     });
     expect(claimed).toEqual(['other1', 'other10', 'other2', 'other3', 'other4', 'other5', 'other6', 'other7', 'other8', 'other9']);
     // 4 endpoints found, up to 10 deliveries of each of 2 read, 10 leased: a few dozen rows, not 100,000.

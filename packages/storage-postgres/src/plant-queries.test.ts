@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INT64_MAX, INT64_MIN, type Storage } from '@plant-store/core/adapter';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../../../test/support/postgres.js';
+import { explainedPlan } from '../../../test/support/postgres-plan.js';
 import { idAtOffsetSql, idAtTaggedOffsetSql, listPlantsSql, listTaggedPlantsSql } from './plant-queries.js';
 import { postgresStorage } from './postgres-storage.js';
 import { tablesIn } from './tables.js';
-
-/** Every node of an EXPLAIN (FORMAT JSON) plan. */
-interface PlanNode {
-  readonly 'Node Type': string;
-  readonly 'Index Name'?: string;
-  readonly Plans?: readonly PlanNode[];
-}
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
 
 describe.skipIf(!postgresAvailable)('plant listing SQL on a large table', () => {
   const schemas = testSchemas();
@@ -36,10 +29,7 @@ describe.skipIf(!postgresAvailable)('plant listing SQL on a large table', () => 
   });
 
   const plan = (text: string, parameters: unknown[]) =>
-    withClient(async (client) => {
-      const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${text}`, parameters.map((p) => (typeof p === 'bigint' ? String(p) : p)));
-      return nodes((rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan);
-    });
+    withClient((client) => explainedPlan(client, 'FORMAT JSON', text, parameters.map((p) => (typeof p === 'bigint' ? String(p) : p))));
 
   it('reads a page in order from the primary key (tenant, id): no scan of the table, no sort', async () => {
     const steps = await plan(listPlantsSql(tables), ['t', 5000n, INT64_MAX, 500]);
