@@ -182,7 +182,11 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     });
   }
 
-  /** The claim of `claimDue` for the endpoints not in `passed`, endpoint by endpoint (see PENDING_ENDPOINTS); inside its transaction. */
+  /**
+   * The claim of `claimDue` for the endpoints not in `passed`, endpoint by endpoint (see PENDING_ENDPOINTS). Inside
+   * its IMMEDIATE transaction: no other connection writes between the reads and the lease, so what was read as
+   * claimable still is.
+   */
   #claimPassingOver(passed: ReadonlySet<string>, owner: string, leaseExpiresAt: number, now: number, limit: number): ClaimRow[] {
     const due: DueRow[] = [];
     for (const endpointId of this.#statements.pendingEndpoints.all()) {
