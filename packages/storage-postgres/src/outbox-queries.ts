@@ -1,4 +1,4 @@
-import { ENDPOINT_ID_PREFIX } from '@plant-store/core/adapter';
+import { ENDPOINT_ID_PREFIX, INT64_MIN } from '@plant-store/core/adapter';
 import { advisoryLockKey } from './advisory-lock-key.js';
 import type { Tables } from './tables.js';
 
@@ -46,7 +46,6 @@ export const claimDueSql = (t: Tables) => `
  * status) index past an endpoint's whole finished history.
  */
 const ENDPOINT_DUE_ORDER = 'endpoint_id, next_attempt_at, seq';
-const MIN_BIGINT = '-9223372036854775808';
 
 /**
  * Parameters: owner, lease end, now, limit, endpoints to pass over (text[]).
@@ -70,7 +69,7 @@ export const claimDuePassingOverSql = (t: Tables) => `
     SELECT claimable.id FROM endpoints CROSS JOIN LATERAL (
       SELECT id, next_attempt_at, seq FROM ${t.deliveries}
       WHERE status = 'pending'
-        AND (endpoint_id, next_attempt_at) >= (endpoints.id, ${MIN_BIGINT}) AND (endpoint_id, next_attempt_at) <= (endpoints.id, $3)
+        AND (endpoint_id, next_attempt_at) >= (endpoints.id, ${INT64_MIN}) AND (endpoint_id, next_attempt_at) <= (endpoints.id, $3)
         AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
       ORDER BY ${ENDPOINT_DUE_ORDER}
       LIMIT $4

@@ -23,10 +23,13 @@ export const ENQUEUE_DELIVERY = `
     (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, test)
   VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`;
 
-// One statement claims: the UPDATE takes the write lock before it reads, so
-// two connections (or processes) on the same file can never lease the same
-// row while its lease holds.
-/** Parameters: owner, lease end, now (three times), limit. RETURNING does not keep the ORDER BY: callers sort (`claimOrder`). */
+/**
+ * Parameters: owner, lease end, now (three times), limit. The claim with no
+ * endpoint to pass over, in one statement, run in the claim's IMMEDIATE
+ * transaction as the other claim's statements are: two connections (or
+ * processes) on the same file never lease the same row while its lease
+ * holds. RETURNING does not keep the ORDER BY: callers sort (`claimOrder`).
+ */
 export const CLAIM_DUE = `
   UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
   WHERE id IN (
@@ -50,7 +53,7 @@ export const CLAIM_DUE = `
 /**
  * No parameters. The endpoints with pending deliveries (plucked), each found
  * by one seek past the one before (a loose index scan): as many steps as
- * endpoints, however many deliveries each has. Ends with one NULL.
+ * endpoints, however many deliveries each has.
  */
 export const PENDING_ENDPOINTS = `
   WITH RECURSIVE endpoints(id) AS (
@@ -60,7 +63,7 @@ export const PENDING_ENDPOINTS = `
       SELECT min(endpoint_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due
       WHERE status = 'pending' AND endpoint_id > endpoints.id)
     FROM endpoints WHERE endpoints.id IS NOT NULL)
-  SELECT id FROM endpoints`;
+  SELECT id FROM endpoints WHERE id IS NOT NULL`;
 
 /** Parameters: endpoint id, now (twice), limit. The endpoint's claimable deliveries, earliest due first. */
 export const DUE_FOR_ENDPOINT = `

@@ -64,8 +64,8 @@ interface OutboxStatements {
   readonly insert: Statement<[...NewDeliveryParameters, traceparent: string | null]>;
   readonly enqueue: Statement<[...NewDeliveryParameters, test: number]>;
   readonly claim: Statement<[owner: string, leaseExpiresAt: number, now: number, now: number, now: number, limit: number], ClaimRow>;
-  /** The ids alone (plucked), then one NULL. */
-  readonly pendingEndpoints: Statement<[], string | null>;
+  /** The ids alone (plucked). */
+  readonly pendingEndpoints: Statement<[], string>;
   readonly dueForEndpoint: Statement<[endpointId: string, now: number, now: number, limit: number], DueRow>;
   readonly lease: Statement<[owner: string, leaseExpiresAt: number, now: number, ids: string], ClaimRow>;
   /** The time alone (plucked). */
@@ -100,7 +100,7 @@ function prepareStatements(db: BetterSqlite3): OutboxStatements {
     insert: db.prepare(INSERT_DELIVERY),
     enqueue: db.prepare(ENQUEUE_DELIVERY),
     claim: db.prepare<[string, number, number, number, number, number], ClaimRow>(CLAIM_DUE),
-    pendingEndpoints: db.prepare<[], string | null>(PENDING_ENDPOINTS).pluck(true),
+    pendingEndpoints: db.prepare<[], string>(PENDING_ENDPOINTS).pluck(true),
     dueForEndpoint: db.prepare<[string, number, number, number], DueRow>(DUE_FOR_ENDPOINT),
     lease: db.prepare<[string, number, number, string], ClaimRow>(LEASE_DELIVERIES),
     nextDueAt: db.prepare<[], bigint | null>(NEXT_DUE_AT).pluck(true),
@@ -190,7 +190,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   #claimPassingOver(passed: ReadonlySet<string>, owner: string, leaseExpiresAt: number, now: number, limit: number): ClaimRow[] {
     const due: DueRow[] = [];
     for (const endpointId of this.#statements.pendingEndpoints.all()) {
-      if (endpointId !== null && !passed.has(endpointId)) due.push(...this.#statements.dueForEndpoint.all(endpointId, now, now, limit));
+      if (!passed.has(endpointId)) due.push(...this.#statements.dueForEndpoint.all(endpointId, now, now, limit));
     }
     if (due.length === 0) return [];
     const ids = due.sort(claimOrder).slice(0, limit).map((row) => row.id);
