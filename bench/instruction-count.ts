@@ -6,7 +6,7 @@
 //
 // Run: node --import tsx bench/instruction-count.ts [--storage memory,sqlite]
 //        [--scenario list,create] [--warm N] [--measured N] [--build DIR,…]
-//        [--tracing-sampler NAME[:ARG]]
+//        [--tracing-sampler NAME[:ARG]] [--tracing-env NAME=VALUE,…]
 // Each service runs about 40 s under valgrind; it needs the built CLI
 // (`pnpm build`) of every --build (a checkout of another commit, say).
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,9 +27,13 @@ const { values } = parseArgs({
     build: { type: 'string', default: '.' },
     // As the bench's --tracing-sampler: NAME[:ARG] for OTEL_TRACES_SAMPLER(_ARG); every request is recorded without it.
     'tracing-sampler': { type: 'string' },
+    // More OTEL_* variables of the traced service, NAME=VALUE pairs split at commas (so a value holds none),
+    // e.g. OTEL_BSP_MAX_EXPORT_BATCH_SIZE=4096 to count fewer exports.
+    'tracing-env': { type: 'string', default: '' },
   },
 });
 const [SAMPLER, SAMPLER_ARG] = values['tracing-sampler']?.split(':') ?? [];
+const TRACING_ENV = tracingEnv(values['tracing-env']);
 const WARM = Number(values.warm);
 const MEASURED = Number(values.measured);
 const SEEDED = 2_000;
@@ -88,7 +92,19 @@ function serveEnv(traced: boolean): NodeJS.ProcessEnv {
   for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
   if (!traced) return env;
   const sampler = SAMPLER === undefined ? {} : { OTEL_TRACES_SAMPLER: SAMPLER, ...(SAMPLER_ARG === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: SAMPLER_ARG }) };
-  return { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'instruction-count', ...sampler };
+  return { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: 'instruction-count', ...sampler, ...TRACING_ENV };
+}
+
+/** `NAME=VALUE,…` of `--tracing-env`; only `OTEL_*` names, so a typo cannot quietly change something else. */
+function tracingEnv(list: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of list.split(',').filter((item) => item !== '')) {
+    const at = pair.indexOf('=');
+    const name = pair.slice(0, at);
+    if (at < 0 || !name.startsWith('OTEL_')) throw new Error(`--tracing-env takes OTEL_NAME=VALUE pairs, got ${JSON.stringify(pair)}`);
+    env[name] = pair.slice(at + 1);
+  }
+  return env;
 }
 
 /** `create`: new plants with increasing ids, from `firstId`. `list`: pages of 20 from seeded cursors among the seeded plants. */
