@@ -17,6 +17,7 @@ import type { NewDelivery, Storage } from '@plant-store/core/adapter';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { connectClient, redactedUrl, TEST_DATABASE_URL, testSchemas } from '../test/support/postgres-database.js';
+import { median } from './lib/stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -92,9 +93,4 @@ async function queue(storage: Storage, backlog: number, fast: number): Promise<v
   }
   const batch = Array.from({ length: fast }, (_, index) => delivery(`fast${index}`, 'sub_fast', T0 + backlog + index));
   await storage.plants.create('t', { id: plant++, name: 'p' }, batch);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1]!;
 }

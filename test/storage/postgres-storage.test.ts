@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import { ConfigurationError, StorageError, createPlantStore, type Principal } from '@plant-store/core';
@@ -59,6 +61,30 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       await a!.plants.create('t', plant(1n, 'from a'), []);
       expect(await b!.plants.get('t', 1n)).toEqual({ id: 1n, name: 'from a' });
       expect(await c!.plants.list('t', { limit: 10 })).toEqual([{ id: 1n, name: 'from a' }]);
+    });
+
+    it('migrates a schema whose operator built the endpoint_due index beforehand, with the changelog\'s CONCURRENTLY command', async () => {
+      const name = fresh();
+      const indexOf = () =>
+        withClient(async (client) => {
+          const { rows } = await client.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'webhook_deliveries_endpoint_due'`, [name]);
+          return rows.map((row: { indexdef: string }) => row.indexdef);
+        });
+      await (await postgresStorage(options())).close();
+      const built = await indexOf();
+      expect(built).toHaveLength(1);
+      // The operator's upgrade path: the schema one migration back, and the index built without blocking writes.
+      const command = /`(CREATE INDEX CONCURRENTLY webhook_deliveries_endpoint_due ON <schema>\.[^`]+)`/.exec(readFileSync(join(import.meta.dirname, '..', '..', 'CHANGELOG.md'), 'utf8'))?.[1];
+      expect(command).toBeDefined();
+      await withClient(async (client) => {
+        await client.query(`DROP INDEX ${pg.escapeIdentifier(name)}.webhook_deliveries_endpoint_due`);
+        await client.query(`DELETE FROM ${pg.escapeIdentifier(name)}.kysely_migration WHERE name = '007-endpoint-due'`);
+        await client.query(command!.replace('<schema>', pg.escapeIdentifier(name)));
+      });
+      await open();
+      expect(await indexOf()).toEqual(built);
+      const applied = await withClient(async (client) => (await client.query(`SELECT name FROM ${pg.escapeIdentifier(name)}.kysely_migration WHERE name = '007-endpoint-due'`)).rowCount);
+      expect(applied).toBe(1);
     });
 
     it('has the outbox tables of its schema vacuumed after a fixed number of dead rows (what retention deletes is reused soon)', async () => {

@@ -1,11 +1,8 @@
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Storage } from '@plant-store/core/adapter';
-import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../../../test/support/postgres.js';
-import { explainedPlan } from '../../../test/support/postgres-plan.js';
+import { describe, expect, it } from 'vitest';
+import { postgresAvailable, withClient } from '../../../test/support/postgres.js';
+import { explainedPlan, seededSchema } from '../../../test/support/postgres-plan.js';
 import { claimDuePassingOverSql, nextDueAtSql } from './outbox-queries.js';
-import { postgresStorage } from './postgres-storage.js';
-import { tablesIn } from './tables.js';
 
 // Plan nodes that read rows: sequential, index, index-only and bitmap heap scans (CTE and worktable scans too, which are cheap).
 const SCANS = /Scan$/;
@@ -18,28 +15,16 @@ const BACKLOG = 100_000;
 // endpoints with a little work each: a claim that passes over the slow one, and a look for the next due time,
 // must read about as many rows as they answer with, whatever the planner's statistics make of the skew.
 describe.skipIf(!postgresAvailable)('outbox SQL with one endpoint holding most pending deliveries', () => {
-  const schemas = testSchemas();
-  const schema = schemas.next();
-  const tables = tablesIn(schema);
-  let storage: Storage | undefined;
-
-  beforeAll(async () => {
-    storage = await postgresStorage({ connectionString: TEST_DATABASE_URL, schema });
-    await withClient(async (client) => {
-      const insert = (ids: string, endpoint: string, status: string, due: string, count: number) =>
-        client.query(`
-          INSERT INTO ${tables.deliveries} (id, tenant, endpoint_id, event_type, payload, status, next_attempt_at, created_at, updated_at)
-          SELECT ${ids}, 't', ${endpoint}, 'plant.created', '{}', '${status}', ${due}, ${T0} + i, ${T0} + i
-          FROM generate_series(1, ${count}) AS i`);
-      await insert(`'slow' || i`, `'sub_slow'`, 'pending', `${T0} + i`, BACKLOG);
-      await insert(`'old' || i`, `'sub_history'`, 'delivered', 'NULL', BACKLOG);
-      await insert(`'other' || i`, `'sub_other' || (i % 2)`, 'pending', `${T0} + ${BACKLOG} + i`, 20);
-      await client.query(`ANALYZE ${tables.deliveries}`);
-    });
-  });
-  afterAll(async () => {
-    await storage?.close();
-    await schemas.dropAll();
+  const { tables } = seededSchema(async (client, tables) => {
+    const insert = (ids: string, endpoint: string, status: string, due: string, count: number) =>
+      client.query(`
+        INSERT INTO ${tables.deliveries} (id, tenant, endpoint_id, event_type, payload, status, next_attempt_at, created_at, updated_at)
+        SELECT ${ids}, 't', ${endpoint}, 'plant.created', '{}', '${status}', ${due}, ${T0} + i, ${T0} + i
+        FROM generate_series(1, ${count}) AS i`);
+    await insert(`'slow' || i`, `'sub_slow'`, 'pending', `${T0} + i`, BACKLOG);
+    await insert(`'old' || i`, `'sub_history'`, 'delivered', 'NULL', BACKLOG);
+    await insert(`'other' || i`, `'sub_other' || (i % 2)`, 'pending', `${T0} + ${BACKLOG} + i`, 20);
+    await client.query(`ANALYZE ${tables.deliveries}`);
   });
 
   /** Runs `use` in a transaction that is rolled back: a claim leases nothing for the next test. */

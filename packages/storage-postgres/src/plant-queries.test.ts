@@ -1,31 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INT64_MAX, INT64_MIN, type Storage } from '@plant-store/core/adapter';
-import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../../../test/support/postgres.js';
-import { explainedPlan } from '../../../test/support/postgres-plan.js';
+import { describe, expect, it } from 'vitest';
+import { INT64_MAX, INT64_MIN } from '@plant-store/core/adapter';
+import { postgresAvailable, withClient } from '../../../test/support/postgres.js';
+import { explainedPlan, seededSchema } from '../../../test/support/postgres-plan.js';
 import { idAtOffsetSql, idAtTaggedOffsetSql, listPlantsSql, listTaggedPlantsSql } from './plant-queries.js';
-import { postgresStorage } from './postgres-storage.js';
-import { tablesIn } from './tables.js';
 
 describe.skipIf(!postgresAvailable)('plant listing SQL on a large table', () => {
-  const schemas = testSchemas();
-  const schema = schemas.next();
-  const tables = tablesIn(schema);
-  let storage: Storage | undefined;
-
-  beforeAll(async () => {
-    storage = await postgresStorage({ connectionString: TEST_DATABASE_URL, schema });
-    await withClient(async (client) => {
-      // Two tenants of 100,000 plants; every other plant carries one of 50 tags.
-      await client.query(`
-        INSERT INTO ${tables.plants} (tenant, id, name, tag)
-        SELECT tenant, i, 'p' || i, CASE WHEN i % 2 = 0 THEN 'tag' || (i % 50) END
-        FROM unnest(ARRAY['t', 'u']) AS tenant, generate_series(1, 100000) AS i`);
-      await client.query(`ANALYZE ${tables.plants}`);
-    });
-  });
-  afterAll(async () => {
-    await storage?.close();
-    await schemas.dropAll();
+  const { tables, storage } = seededSchema(async (client, tables) => {
+    // Two tenants of 100,000 plants; every other plant carries one of 50 tags.
+    await client.query(`
+      INSERT INTO ${tables.plants} (tenant, id, name, tag)
+      SELECT tenant, i, 'p' || i, CASE WHEN i % 2 = 0 THEN 'tag' || (i % 50) END
+      FROM unnest(ARRAY['t', 'u']) AS tenant, generate_series(1, 100000) AS i`);
+    await client.query(`ANALYZE ${tables.plants}`);
   });
 
   const plan = (text: string, parameters: unknown[]) =>
@@ -53,10 +39,10 @@ describe.skipIf(!postgresAvailable)('plant listing SQL on a large table', () => 
   });
 
   it('returns the same pages as a plain filter would', async () => {
-    const page = await storage!.plants.list('t', { tags: ['tag2', 'tag4'], after: 1000n, limit: 5 });
+    const page = await storage().plants.list('t', { tags: ['tag2', 'tag4'], after: 1000n, limit: 5 });
     expect(page.map((p) => p.id)).toEqual([1002n, 1004n, 1052n, 1054n, 1102n]);
-    expect(await storage!.plants.idAtOffset('t', { tags: ['tag2', 'tag4'], offset: 4 })).toBe(102n);
-    expect((await storage!.plants.list('u', { after: 99_998n, limit: 5 })).map((p) => p.id)).toEqual([99_999n, 100_000n]);
+    expect(await storage().plants.idAtOffset('t', { tags: ['tag2', 'tag4'], offset: 4 })).toBe(102n);
+    expect((await storage().plants.list('u', { after: 99_998n, limit: 5 })).map((p) => p.id)).toEqual([99_999n, 100_000n]);
   });
 });
 
