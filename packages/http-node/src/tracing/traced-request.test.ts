@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { trace, TraceFlags, type Attributes, type Span, type SpanContext, type SpanStatus, type Tracer } from '@opentelemetry/api';
+import { SpanKind, trace, TraceFlags, type Attributes, type Span, type SpanContext, type SpanOptions, type SpanStatus, type Tracer } from '@opentelemetry/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RouteSpanNames, tracedRequest } from './traced-request.js';
 
@@ -13,10 +13,13 @@ interface RecordedSpan {
 }
 
 const recorded: RecordedSpan[] = [];
+// What each span was started with: the attributes a sampler sees.
+const startOptions: (SpanOptions | undefined)[] = [];
 
-function recordingSpan(name: string): Span {
+function recordingSpan(name: string, options: SpanOptions | undefined): Span {
   const spanContext: SpanContext = { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.SAMPLED };
-  const record: RecordedSpan = { name, attributes: {}, ended: false };
+  const record: RecordedSpan = { name, attributes: { ...options?.attributes }, ended: false };
+  startOptions.push(options);
   recorded.push(record);
   const span: Span = {
     spanContext: () => spanContext,
@@ -34,7 +37,7 @@ function recordingSpan(name: string): Span {
   return span;
 }
 
-const tracer = { startSpan: (name: string) => recordingSpan(name) } as unknown as Tracer;
+const tracer = { startSpan: (name: string, options?: SpanOptions) => recordingSpan(name, options) } as unknown as Tracer;
 
 const routes = new RouteSpanNames('/api');
 
@@ -47,7 +50,7 @@ function request(method: string, statusCode: number, template: string | undefine
 describe('tracedRequest', () => {
   beforeAll(() => void trace.setGlobalTracerProvider({ getTracer: () => tracer }));
   afterAll(() => trace.disable());
-  beforeEach(() => void (recorded.length = 0));
+  beforeEach(() => void ((recorded.length = 0), (startOptions.length = 0)));
 
   it('names the server span by method and full route template, with the conventions\u2019 attributes', async () => {
     await request('GET', 200, '/plants/{id}');
@@ -58,6 +61,20 @@ describe('tracedRequest', () => {
         ended: true,
       },
     ]);
+  });
+
+  it('starts the span with the method, scheme and protocol version, where a sampler sees them, in one options object per kind of request', async () => {
+    await request('POST', 200, '/plants');
+    await request('POST', 200, '/plants');
+    expect(startOptions[0]).toEqual({ kind: SpanKind.SERVER, attributes: { 'http.request.method': 'POST', 'url.scheme': 'http', 'network.protocol.version': '1.1' } });
+    // Frozen and the same each time: a tracer may take its attributes once for every span started with it.
+    expect(startOptions[1]).toBe(startOptions[0]);
+    expect(Object.isFrozen(startOptions[0]?.attributes)).toBe(true);
+    await request('PROPFIND', 200, undefined);
+    await request('PROPFIND', 200, undefined);
+    // A raw method is the request's own: never kept for the next one.
+    expect(startOptions[2]?.attributes).toMatchObject({ 'http.request.method': '_OTHER', 'http.request.method_original': 'PROPFIND' });
+    expect(startOptions[3]).not.toBe(startOptions[2]);
   });
 
   it('records a method the conventions do not know as _OTHER, keeping the original apart, and a 5xx as an error', async () => {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context, INVALID_TRACEID, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, INVALID_TRACEID, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanOptions } from '@opentelemetry/api';
 
 const tracer = trace.getTracer('@plant-store/http-node');
 
@@ -55,21 +55,48 @@ export function tracedRequest(
 ): Promise<unknown> {
   const parent = propagation.extract(context.active(), req.headers);
   const method = knownMethod(req.method);
-  const span = tracer.startSpan(spanNameOf(method), SERVER, parent);
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  const span = tracer.startSpan(spanNameOf(method), serverSpanOptions(method, req, scheme), parent);
   // Without an SDK the span is the no-op one, all-zero ids (an SDK's spans always have valid ones): nothing to trace.
   if (span.spanContext().traceId === INVALID_TRACEID) return handle(undefined, undefined);
   const traceContext = trace.setSpan(parent, span);
   // A span the sampler left out records nothing: nothing to end it with on every such request.
   if (!span.isRecording()) return context.with(traceContext, handle, undefined, traceContext, undefined);
-  span.setAttribute('http.request.method', method);
-  if (method === '_OTHER') span.setAttribute('http.request.method_original', String(req.method));
-  span.setAttribute('url.scheme', (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
-  span.setAttribute('network.protocol.version', req.httpVersion);
   return context.with(traceContext, handle, undefined, traceContext, new ServerSpanEnd(span, method, res, routes));
 }
 
-// One options object for every request (frozen: each tracer gets the same one).
-const SERVER = Object.freeze({ kind: SpanKind.SERVER });
+/**
+ * The SERVER span's options: its kind and the attributes the HTTP
+ * conventions ask for at creation, where a sampler can see them (the
+ * method and scheme; the protocol version with them). For the common
+ * requests (a known method over HTTP/1.1, plain or TLS) one frozen object
+ * each, made once: a tracer may take a frozen object's attributes once for
+ * all its spans, where set one by one they cost every request three calls.
+ */
+function serverSpanOptions(method: string, req: IncomingMessage, scheme: 'http' | 'https'): SpanOptions {
+  const version = req.httpVersion;
+  if (method === '_OTHER' || version !== '1.1') return { kind: SpanKind.SERVER, attributes: serverAttributes(method, req, scheme, version) };
+  const kept = scheme === 'http' ? HTTP_1_1 : HTTPS_1_1;
+  let options = kept.get(method);
+  if (options === undefined) {
+    options = Object.freeze({ kind: SpanKind.SERVER, attributes: Object.freeze(serverAttributes(method, req, scheme, version)) });
+    kept.set(method, options);
+  }
+  return options;
+}
+
+// By method: at most the nine known ones each.
+const HTTP_1_1 = new Map<string, SpanOptions>();
+const HTTPS_1_1 = new Map<string, SpanOptions>();
+
+function serverAttributes(method: string, req: IncomingMessage, scheme: string, version: string): Attributes {
+  const attributes: Attributes = { 'http.request.method': method };
+  // A raw method is unbounded user input: only on the span of the request that sent it.
+  if (method === '_OTHER') attributes['http.request.method_original'] = String(req.method);
+  attributes['url.scheme'] = scheme;
+  attributes['network.protocol.version'] = version;
+  return attributes;
+}
 
 /** How a request's SERVER span ends: with the route the router matched and the response's status. */
 export class ServerSpanEnd {

@@ -14,7 +14,7 @@ import {
 } from '@opentelemetry/api';
 import { RecordedSpan, type EndedSpans, type SpanParent } from './recorded-span.js';
 import { attributePairs } from './span-attributes.js';
-import { hexWord, TraceId, type SpanIds } from './span-ids.js';
+import { hexWord, spanIdHex, TraceId, type SpanIds } from './span-ids.js';
 import type { SampledParent } from './span-sampler.js';
 import { sinceOrigin } from './span-time.js';
 import type { TracerSettings } from './tracer-settings.js';
@@ -49,7 +49,7 @@ export class LightTracer implements Tracer {
     // The span id's digits: the pool's from twice the id's byte offset (see SpanIds).
     const spanIdDigits = ids.digits;
     if (!this.#settings.sampler(parent, traceId)) {
-      const spanContext = { traceId: traceId.hex, spanId: spanIdDigits.slice(2 * at, 2 * at + 16), traceFlags: TraceFlags.NONE, traceState: parent?.traceState };
+      const spanContext = { traceId: traceId.hex, spanId: spanIdHex(spanIdDigits, 2 * at), traceFlags: TraceFlags.NONE, traceState: parent?.traceState };
       return trace.wrapSpanContext(spanContext);
     }
     const start = {

@@ -15,7 +15,7 @@ import {
 } from '@opentelemetry/api';
 import type { TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { isAttributeValue, keptValue, sanitized } from './span-attributes.js';
-import type { TraceId } from './span-ids.js';
+import { spanIdHex, type TraceId } from './span-ids.js';
 import { sinceOrigin, toHrTime } from './span-time.js';
 import type { SpanLimits } from './tracer-settings.js';
 
@@ -127,7 +127,7 @@ export class RecordedSpan implements Span {
   spanContext(): SpanContext {
     return (this.#spanContext ??= {
       traceId: this.traceId.hex,
-      spanId: this.#spanIdDigits.slice(this.#spanIdAt, this.#spanIdAt + 16),
+      spanId: spanIdHex(this.#spanIdDigits, this.#spanIdAt),
       traceFlags: TraceFlags.SAMPLED,
       traceState: this.traceState,
     });

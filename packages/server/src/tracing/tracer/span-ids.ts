@@ -46,6 +46,11 @@ export function hexWord(hex: string, start: number): number {
   return word | 0;
 }
 
+/** A span id's 16 hex digits, cut from a pool's digits (see `SpanIds.digits`) where they start. */
+export function spanIdHex(digits: string, start: number): string {
+  return digits.slice(start, start + 16);
+}
+
 const POOL_BYTES = 8192;
 
 /**
