@@ -1,6 +1,6 @@
 import { StorageError, type PendingStats } from '@plant-store/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createOutboxMetrics, OUTBOX_READ_TIMEOUT_MS } from './outbox-metrics.js';
+import { createOutboxMetrics, OUTBOX_READ_TIMEOUT_MS, SLOW_READ_MS } from './outbox-metrics.js';
 import { promClient } from './prom-client-module.js';
 
 afterEach(() => {
@@ -57,6 +57,75 @@ describe('createOutboxMetrics', () => {
     text = await register.metrics();
     expect(text).toMatch(/^plant_store_storage_up 1$/m);
     expect(text).toMatch(/^plant_store_webhook_deliveries_pending 2$/m);
+  });
+
+  it('reads a quick backlog afresh at every scrape', async () => {
+    let reads = 0;
+    const client = promClient();
+    const register = new client.Registry();
+    const clock = { ms: 0 };
+    const metrics = createOutboxMetrics(client, register, { pendingStats: async () => ({ count: ++reads }) }, () => clock.ms);
+    for (let scrape = 0; scrape < 3; scrape++) {
+      await metrics.update();
+      clock.ms += 1;
+    }
+    expect(reads).toBe(3);
+    expect(await register.metrics()).toMatch(/^plant_store_webhook_deliveries_pending 3$/m);
+  });
+
+  it('lets a slow read answer the scrapes within a hundred times its duration, so counting a large backlog stays under 1 % of the time', async () => {
+    let reads = 0;
+    const client = promClient();
+    const register = new client.Registry();
+    const clock = { ms: 0 };
+    const queuedAt = Date.now() - 60_000;
+    // Each read takes 150 ms of the clock, as counting a million pending deliveries does on SQLite.
+    const backlog = {
+      async pendingStats() {
+        clock.ms += 150;
+        return { count: 1_000_000 + ++reads, oldestCreatedAt: queuedAt };
+      },
+    };
+    const metrics = createOutboxMetrics(client, register, backlog, () => clock.ms);
+    const gauges = async () => {
+      await metrics.update();
+      const text = await register.metrics();
+      return { pending: Number(/^plant_store_webhook_deliveries_pending (\S+)$/m.exec(text)?.[1]), age: Number(/^plant_store_webhook_oldest_pending_age_seconds (\S+)$/m.exec(text)?.[1]), up: /^plant_store_storage_up 1$/m.test(text) };
+    };
+    expect(await gauges()).toMatchObject({ pending: 1_000_001, up: true });
+    clock.ms = 150 * 100 - 1;
+    const kept = await gauges();
+    expect(reads).toBe(1);
+    expect(kept).toMatchObject({ pending: 1_000_001, up: true });
+    // The oldest's age is still counted from when it was queued.
+    expect(kept.age).toBeGreaterThanOrEqual(60);
+    clock.ms = 150 * 100;
+    expect(await gauges()).toMatchObject({ pending: 1_000_002, up: true });
+    expect(reads).toBe(2);
+    expect(SLOW_READ_MS).toBeLessThan(150);
+  });
+
+  it('reads again at the next scrape after a failed read', async () => {
+    let reads = 0;
+    const client = promClient();
+    const register = new client.Registry();
+    const clock = { ms: 0 };
+    const metrics = createOutboxMetrics(
+      client,
+      register,
+      {
+        async pendingStats() {
+          clock.ms += 150;
+          if (++reads === 1) throw new StorageError('database is locked');
+          return { count: 5 };
+        },
+      },
+      () => clock.ms,
+    );
+    await metrics.update();
+    await metrics.update();
+    expect(reads).toBe(2);
+    expect(await register.metrics()).toMatch(/^plant_store_webhook_deliveries_pending 5$/m);
   });
 
   it('gives up on a read that hangs, so a scrape still answers', async () => {
