@@ -35,12 +35,7 @@ const SLOW_READ_SPACING = 100;
  * age of the oldest growing with the clock; a quick read is made afresh
  * at each scrape.
  */
-export function createOutboxMetrics(
-  client: PromClientModule,
-  register: Registry,
-  backlog: Pick<WebhookAdmin, 'pendingStats'>,
-  now: () => number = performance.now.bind(performance),
-): OutboxMetrics {
+export function createOutboxMetrics(client: PromClientModule, register: Registry, backlog: Pick<WebhookAdmin, 'pendingStats'>, now = () => performance.now()): OutboxMetrics {
   const up = new client.Gauge({
     name: 'plant_store_storage_up',
     help: '1 when storage answered the last scrape\'s backlog read, 0 when it failed or timed out.',
@@ -58,17 +53,7 @@ export function createOutboxMetrics(
     help: 'Age of the oldest pending webhook delivery (since it was queued); 0 when none is pending.',
     registers: [],
   });
-  // The last slow read, and until when it stands for a new one.
-  let slow: { readonly stats: PendingStats; readonly until: number } | undefined;
-  const read = async (): Promise<PendingStats> => {
-    const started = now();
-    if (slow !== undefined && started < slow.until) return slow.stats;
-    slow = undefined;
-    const stats = await withTimeout(backlog.pendingStats(), OUTBOX_READ_TIMEOUT_MS, `storage did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`);
-    const took = now() - started;
-    if (took >= SLOW_READ_MS) slow = { stats, until: started + took * SLOW_READ_SPACING };
-    return stats;
-  };
+  const read = spacedReads(backlog, now);
   return {
     async update() {
       try {
@@ -85,6 +70,21 @@ export function createOutboxMetrics(
         register.removeSingleMetric(OLDEST_AGE);
       }
     },
+  };
+}
+
+/** Reads the backlog, or answers with the last read while it was slow and recent (see `createOutboxMetrics`); a failed read is not kept. */
+function spacedReads(backlog: Pick<WebhookAdmin, 'pendingStats'>, now: () => number): () => Promise<PendingStats> {
+  // The last slow read, and until when it stands for a new one.
+  let slow: { readonly stats: PendingStats; readonly until: number } | undefined;
+  return async () => {
+    const started = now();
+    if (slow !== undefined && started < slow.until) return slow.stats;
+    slow = undefined;
+    const stats = await withTimeout(backlog.pendingStats(), OUTBOX_READ_TIMEOUT_MS, `storage did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`);
+    const took = now() - started;
+    if (took >= SLOW_READ_MS) slow = { stats, until: started + took * SLOW_READ_SPACING };
+    return stats;
   };
 }
 
