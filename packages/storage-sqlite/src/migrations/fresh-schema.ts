@@ -14,6 +14,7 @@ export const FRESH_SCHEMA: FreshSchema = {
     '005-portal',
     '006-delivery-traceparent',
     '007-endpoint-due',
+    '008-due-created-at',
   ],
   statements: [
     `CREATE TABLE "kysely_migration" ("name" varchar(255) not null primary key, "timestamp" varchar(255) not null)`,
@@ -21,7 +22,6 @@ export const FRESH_SCHEMA: FreshSchema = {
     `CREATE TABLE "plants" ("tenant" text not null, "id" integer not null, "name" text not null, "tag" text, constraint "plants_pk" primary key ("tenant", "id")) strict, without rowid`,
     `CREATE INDEX "plants_tenant_tag_id" on "plants" ("tenant", "tag", "id") where "tag" is not null`,
     `CREATE TABLE "webhook_deliveries" ("id" text primary key, "tenant" text not null, "endpoint_id" text not null, "event_type" text not null, "payload" text not null, "status" text not null check (status in ('pending', 'delivered', 'failed')), "attempt_count" integer default 0 not null, "next_attempt_at" integer, "lease_owner" text, "lease_expires_at" integer, "created_at" integer not null, "updated_at" integer not null, "test" integer default 0 not null, "traceparent" text) strict`,
-    `CREATE INDEX "webhook_deliveries_due" on "webhook_deliveries" ("next_attempt_at") where "status" = 'pending'`,
     `CREATE INDEX "webhook_deliveries_created_at" on "webhook_deliveries" ("created_at")`,
     `CREATE TABLE "webhook_attempts" ("delivery_id" text not null references "webhook_deliveries" ("id") on delete cascade, "attempt" integer not null, "at" integer not null, "duration_ms" integer not null, "status_code" integer, "error" text, "interrupted" integer default 0 not null check (interrupted in (0, 1)), "response" text, constraint "webhook_attempts_pk" primary key ("delivery_id", "attempt")) strict, without rowid`,
     `CREATE TABLE "webhook_endpoints" ("id" text primary key, "tenant" text not null, "url" text not null, "event_types" text not null, "description" text, "rate_limit" integer, "status" text not null check (status in ('enabled', 'disabled')), "disabled_reason" text, "secret" text not null, "previous_secret" text, "previous_secret_expires_at" integer, "failing_since" integer, "exhausted_at" integer, "created_at" integer not null, "updated_at" integer not null) strict`,
@@ -33,5 +33,6 @@ export const FRESH_SCHEMA: FreshSchema = {
     `CREATE INDEX "portal_links_tenant_created_at" on "portal_links" ("tenant", "created_at")`,
     `CREATE INDEX "webhook_deliveries_endpoint_updated_at" on "webhook_deliveries" ("endpoint_id", "updated_at") where "attempt_count" > 0`,
     `CREATE INDEX "webhook_deliveries_endpoint_due" on "webhook_deliveries" ("endpoint_id", "next_attempt_at") where "status" = 'pending'`,
+    `CREATE INDEX "webhook_deliveries_due" on "webhook_deliveries" ("next_attempt_at", "created_at") where "status" = 'pending'`,
   ],
 };

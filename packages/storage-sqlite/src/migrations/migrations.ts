@@ -14,4 +14,5 @@ export const MIGRATIONS: Readonly<Record<string, () => Promise<Migration>>> = {
   '005-portal': async () => (await import('./005-portal.js')).portal,
   '006-delivery-traceparent': async () => (await import('./006-delivery-traceparent.js')).deliveryTraceparent,
   '007-endpoint-due': async () => (await import('./007-endpoint-due.js')).endpointDue,
+  '008-due-created-at': async () => (await import('./008-due-created-at.js')).dueCreatedAt,
 };
