@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt_at, created_at) WHERE status = 'pending';
 CREATE INDEX IF NOT EXISTS webhook_deliveries_created_at ON webhook_deliveries (created_at);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_tenant_created_at ON webhook_deliveries (tenant, created_at);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_endpoint_status ON webhook_deliveries (endpoint_id, status);
