@@ -10,10 +10,21 @@ export function activeTraceIds(): TraceIds | undefined {
   return traceIdsIn(context.active());
 }
 
-/** `traceId` and `spanId` of the span `traceContext` names (a request's, for its log lines); `undefined` for none. */
+/**
+ * `traceId` and `spanId` of the span `traceContext` names (a request's, for
+ * its log lines); `undefined` for none. Marked `hex` when the span vouches
+ * that its ids are hex digits (the service's own tracer's spans do).
+ */
 export function traceIdsIn(traceContext: Context): TraceIds | undefined {
-  const spanContext = trace.getSpan(traceContext)?.spanContext();
+  const span = trace.getSpan(traceContext);
+  const spanContext = span?.spanContext();
   // The SDK's spans have valid ids; only a no-op span has the all-zero trace id (per line, a comparison beats validating both ids).
   if (spanContext === undefined || spanContext.traceId === INVALID_TRACEID) return undefined;
-  return { traceId: spanContext.traceId, spanId: spanContext.spanId };
+  const hex = (span as Partial<HexIdsSpan>).idsAreHex === true;
+  return { traceId: spanContext.traceId, spanId: spanContext.spanId, hex };
+}
+
+/** A span whose ids are known to be hex digits (the service's tracer's, recorded or not). */
+interface HexIdsSpan {
+  readonly idsAreHex: true;
 }

@@ -63,6 +63,26 @@ describe('jsonLogger', () => {
     ]);
   });
 
+  it('writes ids vouched for as hex after the serialized entry, the same line the serializer writes, and serializes them when a field has their name', () => {
+    const ids = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
+    const vouched = capture();
+    const serialized = capture();
+    const hexLogger = jsonLogger(vouched.sink, { now: fixedNow, traceIds: () => ({ ...ids, hex: true }) });
+    const plainLogger = jsonLogger(serialized.sink, { now: fixedNow, traceIds: () => ids });
+    for (const logger of [hexLogger, plainLogger]) {
+      logger.info('request', { method: 'GET', path: '/plants?x="y"', status: 200, durationMs: 1.5 });
+      logger.info('created', { id: 9007199254740993n });
+      logger.warn('own traceId field', { traceId: 'mine', other: 1 });
+      logger.error('no fields');
+    }
+    expect(vouched.lines()).toEqual(serialized.lines());
+    expect(vouched.entries()[2]).toEqual({ time: '2024-01-02T03:04:05.678Z', level: 'warn', msg: 'own traceId field', traceId: ids.traceId, other: 1, spanId: ids.spanId });
+    expect(vouched.lines()[0]).toBe(
+      '{"time":"2024-01-02T03:04:05.678Z","level":"info","msg":"request","method":"GET","path":"/plants?x=\\"y\\"","status":200,"durationMs":1.5,' +
+        '"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331"}',
+    );
+  });
+
   it('gives, with traceIdsIn, a logger per trace context whose entries carry its span\u2019s ids, at the same level threshold', () => {
     const out = capture();
     const contexts: unknown[] = [];

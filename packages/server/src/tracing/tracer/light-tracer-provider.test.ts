@@ -3,6 +3,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Span } 
 import { BasicTracerProvider, TraceIdRatioBasedSampler, SamplingDecision, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { decodeTraceRequest } from '../../../../../test/support/otlp-protobuf.js';
+import { traceIdsIn } from '../../logging/active-trace-ids.js';
 import { LightTracerProvider } from './light-tracer-provider.js';
 import type { RecordedSpan } from './recorded-span.js';
 import type { EncodedBatch } from './span-batches.js';
@@ -155,6 +156,24 @@ describe('LightTracerProvider', () => {
     expect(followed.isRecording()).toBe(true);
     followed.end();
     expect((await exported()).map((span) => span.name)).toEqual(['continued']);
+  });
+
+  it('marks the log ids of its spans, recorded or not, as hex, and no other span’s', () => {
+    const { tracer } = tracing({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' });
+    const spans = Array.from({ length: 40 }, (_, index) => tracer.startSpan(`span ${index}`, {}, ROOT_CONTEXT));
+    // Both kinds, recorded and left out.
+    expect(new Set(spans.map((span) => span.isRecording()))).toEqual(new Set([true, false]));
+    for (const span of spans) {
+      const ids = traceIdsIn(trace.setSpan(ROOT_CONTEXT, span))!;
+      expect(ids).toEqual({ traceId: span.spanContext().traceId, spanId: span.spanContext().spanId, hex: true });
+      expect(ids.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(ids.spanId).toMatch(/^[0-9a-f]{16}$/);
+    }
+    // Unsampled below a remote parent: the parent's trace id, validated by the API before it is taken.
+    const remote = trace.setSpanContext(ROOT_CONTEXT, { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 0, isRemote: true });
+    expect(traceIdsIn(trace.setSpan(ROOT_CONTEXT, tracer.startSpan('child', {}, remote)))).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', hex: true });
+    // Another tracer's span (here the API's wrapper of a context) vouches for nothing: its ids are serialized, escaped.
+    expect(traceIdsIn(remote)).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', hex: false });
   });
 
   it('records exceptions as events exactly as the SDK’s spans do', () => {

@@ -17,6 +17,7 @@ import { attributePairs } from './span-attributes.js';
 import { hexWord, spanIdHex, TraceId, type SpanIds } from './span-ids.js';
 import type { SampledParent } from './span-sampler.js';
 import { sinceOrigin } from './span-time.js';
+import { UnsampledSpan } from './unsampled-span.js';
 import type { TracerSettings } from './tracer-settings.js';
 
 /**
@@ -50,7 +51,7 @@ export class LightTracer implements Tracer {
     const spanIdDigits = ids.digits;
     if (!this.#settings.sampler(parent, traceId)) {
       const spanContext = { traceId: traceId.hex, spanId: spanIdHex(spanIdDigits, 2 * at), traceFlags: TraceFlags.NONE, traceState: parent?.traceState };
-      return trace.wrapSpanContext(spanContext);
+      return new UnsampledSpan(spanContext);
     }
     const start = {
       traceId,

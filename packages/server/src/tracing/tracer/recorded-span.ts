@@ -133,6 +133,11 @@ export class RecordedSpan implements Span {
     });
   }
 
+  /** The ids are hex digits (see `UnsampledSpan.idsAreHex`): the pool's, or a parent's the API validated. */
+  get idsAreHex(): true {
+    return true;
+  }
+
   isRecording(): boolean {
     return !this.#ended;
   }
