@@ -128,6 +128,33 @@ describe('createOutboxMetrics', () => {
     expect(await register.metrics()).toMatch(/^plant_store_webhook_deliveries_pending 5$/m);
   });
 
+  it('starts no second read while one is still running: a scrape after a timed-out read waits for that read', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let reads = 0;
+    let answer: ((stats: PendingStats) => void) | undefined;
+    const client = promClient();
+    const register = new client.Registry();
+    const metrics = createOutboxMetrics(client, register, {
+      pendingStats: () => (reads++, new Promise<PendingStats>((resolve) => (answer = resolve))),
+    });
+    const first = metrics.update();
+    await vi.advanceTimersByTimeAsync(OUTBOX_READ_TIMEOUT_MS);
+    await first;
+    expect(await register.metrics()).toMatch(/^plant_store_storage_up 0$/m);
+    // The database is still counting: the next scrape joins that count.
+    const second = metrics.update();
+    expect(reads).toBe(1);
+    answer!({ count: 4 });
+    await second;
+    expect(await register.metrics()).toMatch(/^plant_store_webhook_deliveries_pending 4$/m);
+    // Once it is done, a scrape reads afresh.
+    const third = metrics.update();
+    expect(reads).toBe(2);
+    answer!({ count: 5 });
+    await third;
+    expect(await register.metrics()).toMatch(/^plant_store_webhook_deliveries_pending 5$/m);
+  });
+
   it('gives up on a read that hangs, so a scrape still answers', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const text = await exposition(

@@ -73,15 +73,23 @@ export function createOutboxMetrics(client: PromClientModule, register: Registry
   };
 }
 
-/** Reads the backlog, or answers with the last read while it was slow and recent (see `createOutboxMetrics`); a failed read is not kept. */
+/**
+ * Reads the backlog, or answers with the last read while it was slow and
+ * recent (see `createOutboxMetrics`); a failed read is not kept. One read
+ * at a time: a scrape while a read is still running (one that outlasted
+ * its scrape's timeout, say) waits for that read instead of starting
+ * another, so slow reads never pile up in the database.
+ */
 function spacedReads(backlog: Pick<WebhookAdmin, 'pendingStats'>, now: () => number): () => Promise<PendingStats> {
   // The last slow read, and until when it stands for a new one.
   let slow: { readonly stats: PendingStats; readonly until: number } | undefined;
+  let running: Promise<PendingStats> | undefined;
   return async () => {
     const started = now();
     if (slow !== undefined && started < slow.until) return slow.stats;
     slow = undefined;
-    const stats = await withTimeout(backlog.pendingStats(), OUTBOX_READ_TIMEOUT_MS, `storage did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`);
+    const reading = (running ??= backlog.pendingStats().finally(() => (running = undefined)));
+    const stats = await withTimeout(reading, OUTBOX_READ_TIMEOUT_MS, `storage did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`);
     const took = now() - started;
     if (took >= SLOW_READ_MS) slow = { stats, until: started + took * SLOW_READ_SPACING };
     return stats;
