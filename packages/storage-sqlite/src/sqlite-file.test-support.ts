@@ -1,4 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
+import type { Migration } from 'kysely';
+import { MIGRATIONS } from './migrations/migrations.js';
 
 // Shared by this package's tests; left out of the build (tsconfig.build.json) and the package (package.json files).
 
@@ -10,4 +12,14 @@ export function inspectSqliteFile<T>(path: string, read: (db: BetterSqlite3.Data
   } finally {
     db.close();
   }
+}
+
+/** SQLite's plan of `sql` on the file at `path`: the detail of each step, in order. */
+export function queryPlanOf(path: string, sql: string, parameters: unknown[] = []): string[] {
+  return inspectSqliteFile(path, (db) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as { detail: string }[]).map((step) => step.detail));
+}
+
+/** The migrations before `name` (`'004'`: 001 to 003), for a file as an older version left it. */
+export function migrationsBefore(name: string): Record<string, () => Promise<Migration>> {
+  return Object.fromEntries(Object.entries(MIGRATIONS).filter(([migration]) => migration < name));
 }

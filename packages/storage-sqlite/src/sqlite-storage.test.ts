@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { StorageError } from '@plant-store/core';
 import type { NewDelivery, Storage } from '@plant-store/core/adapter';
 import { refusingImportOf, runNodeScript, spawnNodeScript } from '../../../test/support/node-script.js';
-import { inspectSqliteFile } from './sqlite-file.test-support.js';
+import { inspectSqliteFile, migrationsBefore, queryPlanOf } from './sqlite-file.test-support.js';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { sqliteStorage } from './sqlite-storage.js';
@@ -360,8 +360,7 @@ describe('sqliteStorage', () => {
       db.pragma('auto_vacuum = NONE');
       db.pragma('journal_mode = WAL');
       // The migrations before the one that turns incremental auto-vacuum on.
-      const older = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '004'));
-      await migrate(db, older);
+      await migrate(db, migrationsBefore('004'));
       db.prepare("INSERT INTO plants (tenant, id, name) VALUES ('t', 1, 'old')").run();
       db.close();
       expect(inspectSqliteFile(path, (file) => file.pragma('auto_vacuum', { simple: true }))).toBe(0);
@@ -387,14 +386,8 @@ describe('sqliteStorage', () => {
       await storage.outbox.reclaimSpace!();
       expect(pages()).toBeLessThan(full / 2);
       expect(free()).toBe(0);
-      const plan = inspectSqliteFile(path, (db) =>
-        db
-          .prepare(
-            `EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < 1 ORDER BY updated_at LIMIT 10`,
-          )
-          .all() as { detail: string }[],
-      );
-      expect(plan.map((step) => step.detail).join('\n')).toContain('webhook_deliveries_finished');
+      const plan = queryPlanOf(path, `SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < 1 ORDER BY updated_at LIMIT 10`);
+      expect(plan.join('\n')).toContain('webhook_deliveries_finished');
     });
   });
 

@@ -55,8 +55,7 @@ export function tracedRequest(
 ): Promise<unknown> {
   const parent = propagation.extract(context.active(), req.headers);
   const method = knownMethod(req.method);
-  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  const span = tracer.startSpan(spanNameOf(method), serverSpanOptions(method, req, scheme), parent);
+  const span = tracer.startSpan(spanNameOf(method), serverSpanOptions(method, req), parent);
   // Without an SDK the span is the no-op one, all-zero ids (an SDK's spans always have valid ones): nothing to trace.
   if (span.spanContext().traceId === INVALID_TRACEID) return handle(undefined, undefined);
   const traceContext = trace.setSpan(parent, span);
@@ -73,7 +72,8 @@ export function tracedRequest(
  * each, made once: a tracer may take a frozen object's attributes once for
  * all its spans, where set one by one they cost every request three calls.
  */
-function serverSpanOptions(method: string, req: IncomingMessage, scheme: 'http' | 'https'): SpanOptions {
+function serverSpanOptions(method: string, req: IncomingMessage): SpanOptions {
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   const version = req.httpVersion;
   if (method === '_OTHER' || version !== '1.1') return { kind: SpanKind.SERVER, attributes: serverAttributes(method, req, scheme, version) };
   const kept = scheme === 'http' ? HTTP_1_1 : HTTPS_1_1;

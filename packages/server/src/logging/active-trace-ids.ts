@@ -1,4 +1,4 @@
-import { context, INVALID_TRACEID, trace, type Context } from '@opentelemetry/api';
+import { context, INVALID_TRACEID, trace, type Context, type SpanContext } from '@opentelemetry/api';
 import type { TraceIds } from './json-logger.js';
 
 /**
@@ -12,19 +12,21 @@ export function activeTraceIds(): TraceIds | undefined {
 
 /**
  * `traceId` and `spanId` of the span `traceContext` names (a request's, for
- * its log lines); `undefined` for none. Marked `hex` when the span vouches
- * that its ids are hex digits (the service's own tracer's spans do).
+ * its log lines); `undefined` for none. Marked `hex` when the span's
+ * context vouches that its ids are hex digits (see `VouchedSpanContext`).
  */
 export function traceIdsIn(traceContext: Context): TraceIds | undefined {
-  const span = trace.getSpan(traceContext);
-  const spanContext = span?.spanContext();
+  const spanContext: Partial<VouchedSpanContext> | undefined = trace.getSpan(traceContext)?.spanContext();
   // The SDK's spans have valid ids; only a no-op span has the all-zero trace id (per line, a comparison beats validating both ids).
   if (spanContext === undefined || spanContext.traceId === INVALID_TRACEID) return undefined;
-  const hex = (span as Partial<HexIdsSpan>).idsAreHex === true;
-  return { traceId: spanContext.traceId, spanId: spanContext.spanId, hex };
+  return { traceId: spanContext.traceId!, spanId: spanContext.spanId!, hex: spanContext.idsAreHex === true };
 }
 
-/** A span whose ids are known to be hex digits (the service's tracer's, recorded or not). */
-interface HexIdsSpan {
+/**
+ * The context of a span whose tracer vouches that both ids are hex digits
+ * (the service's own tracer does, for its spans recorded or not), so a log
+ * line may carry them as they are.
+ */
+export interface VouchedSpanContext extends SpanContext {
   readonly idsAreHex: true;
 }

@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PENDING_STATS } from '../outbox-queries.js';
-import { inspectSqliteFile } from '../sqlite-file.test-support.js';
+import { migrationsBefore, queryPlanOf } from '../sqlite-file.test-support.js';
 import { sqliteStorage } from '../sqlite-storage.js';
 import { migrate } from './migrate.js';
-import { MIGRATIONS } from './migrations.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-migration-008-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -16,8 +15,7 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 async function fileAtVersion007(path: string): Promise<void> {
   const db = new BetterSqlite3(path);
   try {
-    const upTo007 = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '008'));
-    await migrate(db, upTo007);
+    await migrate(db, migrationsBefore('008'));
     const insert = db.prepare(
       `INSERT INTO webhook_deliveries (id, tenant, endpoint_id, event_type, payload, status, next_attempt_at, created_at, updated_at)
        VALUES (?, 't', 'sub_a', 'plant.created', '{"id":1,"name":"Fern"}', ?, ?, ?, ?)`,
@@ -42,7 +40,7 @@ describe('migration 008: creation times in the due index', () => {
     } finally {
       await storage.close();
     }
-    const plan = inspectSqliteFile(path, (db) => (db.prepare(`EXPLAIN QUERY PLAN ${PENDING_STATS}`).all() as { detail: string }[]).map((step) => step.detail));
+    const plan = queryPlanOf(path, PENDING_STATS);
     expect(plan).toEqual(['SCAN webhook_deliveries USING COVERING INDEX webhook_deliveries_due']);
   });
 });

@@ -12,12 +12,12 @@ import {
   type Tracer,
   type TraceState,
 } from '@opentelemetry/api';
+import type { VouchedSpanContext } from '../../logging/active-trace-ids.js';
 import { RecordedSpan, type EndedSpans, type SpanParent } from './recorded-span.js';
 import { attributePairs } from './span-attributes.js';
 import { hexWord, spanIdHex, TraceId, type SpanIds } from './span-ids.js';
 import type { SampledParent } from './span-sampler.js';
 import { sinceOrigin } from './span-time.js';
-import { UnsampledSpan } from './unsampled-span.js';
 import type { TracerSettings } from './tracer-settings.js';
 
 /**
@@ -50,8 +50,9 @@ export class LightTracer implements Tracer {
     // The span id's digits: the pool's from twice the id's byte offset (see SpanIds).
     const spanIdDigits = ids.digits;
     if (!this.#settings.sampler(parent, traceId)) {
-      const spanContext = { traceId: traceId.hex, spanId: spanIdHex(spanIdDigits, 2 * at), traceFlags: TraceFlags.NONE, traceState: parent?.traceState };
-      return new UnsampledSpan(spanContext);
+      // Vouched for: the ids are the pool's hex digits, or a parent's the API validated as hex (see parentOf).
+      const spanContext: VouchedSpanContext = { traceId: traceId.hex, spanId: spanIdHex(spanIdDigits, 2 * at), traceFlags: TraceFlags.NONE, traceState: parent?.traceState, idsAreHex: true };
+      return trace.wrapSpanContext(spanContext);
     }
     const start = {
       traceId,

@@ -14,6 +14,7 @@ import {
   TraceFlags,
 } from '@opentelemetry/api';
 import type { TimedEvent } from '@opentelemetry/sdk-trace-base';
+import type { VouchedSpanContext } from '../../logging/active-trace-ids.js';
 import { isAttributeValue, keptValue, sanitized } from './span-attributes.js';
 import { spanIdHex, type TraceId } from './span-ids.js';
 import { sinceOrigin, toHrTime } from './span-time.js';
@@ -87,7 +88,7 @@ export class RecordedSpan implements Span {
   readonly isRemote = false;
   readonly sampled = true;
   status: SpanStatus = UNSET;
-  #spanContext: SpanContext | undefined;
+  #spanContext: VouchedSpanContext | undefined;
   readonly #spanIdDigits: string;
   readonly #spanIdAt: number;
   readonly #limits: SpanLimits;
@@ -130,12 +131,9 @@ export class RecordedSpan implements Span {
       spanId: spanIdHex(this.#spanIdDigits, this.#spanIdAt),
       traceFlags: TraceFlags.SAMPLED,
       traceState: this.traceState,
+      // Vouched for: the ids are the pool's hex digits, or a parent's the API validated as hex.
+      idsAreHex: true,
     });
-  }
-
-  /** The ids are hex digits (see `UnsampledSpan.idsAreHex`): the pool's, or a parent's the API validated. */
-  get idsAreHex(): true {
-    return true;
   }
 
   isRecording(): boolean {
