@@ -155,6 +155,41 @@ describe('createOutboxMetrics', () => {
     expect(await register.metrics()).toMatch(/^plant_store_webhook_deliveries_pending 5$/m);
   });
 
+  it('keeps a read that outlasted its scrape: the scrapes after it answer from it, not with storage down at each', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let reads = 0;
+    let answer: ((stats: PendingStats) => void) | undefined;
+    const client = promClient();
+    const register = new client.Registry();
+    const clock = { ms: 0 };
+    const metrics = createOutboxMetrics(
+      client,
+      register,
+      { pendingStats: () => (reads++, new Promise<PendingStats>((resolve) => (answer = resolve))) },
+      () => clock.ms,
+    );
+    // Counting a backlog of many millions takes longer than a scrape waits.
+    const first = metrics.update();
+    await vi.advanceTimersByTimeAsync(OUTBOX_READ_TIMEOUT_MS);
+    await first;
+    expect(await register.metrics()).toMatch(/^plant_store_storage_up 0$/m);
+    clock.ms = 3000;
+    answer!({ count: 12_000_000 });
+    await Promise.resolve();
+    // The next scrapes, within a hundred times the read's 3 s, answer from it.
+    for (const at of [15_000, 3000 * 100 - 1]) {
+      clock.ms = at;
+      await metrics.update();
+      const text = await register.metrics();
+      expect(text).toMatch(/^plant_store_storage_up 1$/m);
+      expect(text).toMatch(/^plant_store_webhook_deliveries_pending 12000000$/m);
+    }
+    expect(reads).toBe(1);
+    clock.ms = 3000 * 100;
+    void metrics.update();
+    expect(reads).toBe(2);
+  });
+
   it('gives up on a read that hangs, so a scrape still answers', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const text = await exposition(

@@ -78,21 +78,32 @@ export function createOutboxMetrics(client: PromClientModule, register: Registry
  * recent (see `createOutboxMetrics`); a failed read is not kept. One read
  * at a time: a scrape while a read is still running (one that outlasted
  * its scrape's timeout, say) waits for that read instead of starting
- * another, so slow reads never pile up in the database.
+ * another, so slow reads never pile up in the database. A read is timed
+ * and kept when it finishes, whoever waits for it: one that outlasts the
+ * scrape's timeout (a backlog of many millions) still answers the scrapes
+ * after it, where dropping it would start the same read at every scrape,
+ * each timing out, and report storage down for as long as the backlog
+ * lasts.
  */
 function spacedReads(backlog: Pick<WebhookAdmin, 'pendingStats'>, now: () => number): () => Promise<PendingStats> {
   // The last slow read, and until when it stands for a new one.
   let slow: { readonly stats: PendingStats; readonly until: number } | undefined;
   let running: Promise<PendingStats> | undefined;
-  return async () => {
+  const timedRead = (started: number) =>
+    backlog
+      .pendingStats()
+      .then((stats) => {
+        const took = now() - started;
+        if (took >= SLOW_READ_MS) slow = { stats, until: started + took * SLOW_READ_SPACING };
+        return stats;
+      })
+      .finally(() => (running = undefined));
+  return () => {
     const started = now();
-    if (slow !== undefined && started < slow.until) return slow.stats;
+    if (slow !== undefined && started < slow.until) return Promise.resolve(slow.stats);
     slow = undefined;
-    const reading = (running ??= backlog.pendingStats().finally(() => (running = undefined)));
-    const stats = await withTimeout(reading, OUTBOX_READ_TIMEOUT_MS, `storage did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`);
-    const took = now() - started;
-    if (took >= SLOW_READ_MS) slow = { stats, until: started + took * SLOW_READ_SPACING };
-    return stats;
+    running ??= timedRead(started);
+    return withTimeout(running, OUTBOX_READ_TIMEOUT_MS, `storage did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`);
   };
 }
 
