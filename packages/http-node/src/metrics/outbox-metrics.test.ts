@@ -17,6 +17,24 @@ async function exposition(answer: () => Promise<PendingStats>, afterStart?: (upd
   return register.metrics();
 }
 
+/** Outbox metrics over a backlog whose reads the test answers (`answer` settles the latest), with fake timeouts. */
+function answeredByHand(now?: () => number) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  let reads = 0;
+  let answer: ((stats: PendingStats) => void) | undefined;
+  const client = promClient();
+  const register = new client.Registry();
+  const metrics = createOutboxMetrics(client, register, { pendingStats: () => (reads++, new Promise<PendingStats>((resolve) => (answer = resolve))) }, now);
+  return { metrics, register, reads: () => reads, answer: (stats: PendingStats) => answer!(stats) };
+}
+
+/** A scrape whose read is not answered before the scrape gives up on it. */
+async function scrapeTimingOut({ metrics }: ReturnType<typeof answeredByHand>): Promise<void> {
+  const scrape = metrics.update();
+  await vi.advanceTimersByTimeAsync(OUTBOX_READ_TIMEOUT_MS);
+  await scrape;
+}
+
 describe('createOutboxMetrics', () => {
   it('reports the pending count and the age of the oldest in seconds, and storage up', async () => {
     const text = await exposition(async () => ({ count: 7, oldestCreatedAt: Date.now() - 90_000 }));
@@ -129,65 +147,44 @@ describe('createOutboxMetrics', () => {
   });
 
   it('starts no second read while one is still running: a scrape after a timed-out read waits for that read', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    let reads = 0;
-    let answer: ((stats: PendingStats) => void) | undefined;
-    const client = promClient();
-    const register = new client.Registry();
-    const metrics = createOutboxMetrics(client, register, {
-      pendingStats: () => (reads++, new Promise<PendingStats>((resolve) => (answer = resolve))),
-    });
-    const first = metrics.update();
-    await vi.advanceTimersByTimeAsync(OUTBOX_READ_TIMEOUT_MS);
-    await first;
-    expect(await register.metrics()).toMatch(/^plant_store_storage_up 0$/m);
+    const backlog = answeredByHand();
+    await scrapeTimingOut(backlog);
+    expect(await backlog.register.metrics()).toMatch(/^plant_store_storage_up 0$/m);
     // The database is still counting: the next scrape joins that count.
-    const second = metrics.update();
-    expect(reads).toBe(1);
-    answer!({ count: 4 });
+    const second = backlog.metrics.update();
+    expect(backlog.reads()).toBe(1);
+    backlog.answer({ count: 4 });
     await second;
-    expect(await register.metrics()).toMatch(/^plant_store_webhook_deliveries_pending 4$/m);
+    expect(await backlog.register.metrics()).toMatch(/^plant_store_webhook_deliveries_pending 4$/m);
     // Once it is done, a scrape reads afresh.
-    const third = metrics.update();
-    expect(reads).toBe(2);
-    answer!({ count: 5 });
+    const third = backlog.metrics.update();
+    expect(backlog.reads()).toBe(2);
+    backlog.answer({ count: 5 });
     await third;
-    expect(await register.metrics()).toMatch(/^plant_store_webhook_deliveries_pending 5$/m);
+    expect(await backlog.register.metrics()).toMatch(/^plant_store_webhook_deliveries_pending 5$/m);
   });
 
   it('keeps a read that outlasted its scrape: the scrapes after it answer from it, not with storage down at each', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    let reads = 0;
-    let answer: ((stats: PendingStats) => void) | undefined;
-    const client = promClient();
-    const register = new client.Registry();
     const clock = { ms: 0 };
-    const metrics = createOutboxMetrics(
-      client,
-      register,
-      { pendingStats: () => (reads++, new Promise<PendingStats>((resolve) => (answer = resolve))) },
-      () => clock.ms,
-    );
+    const backlog = answeredByHand(() => clock.ms);
     // Counting a backlog of many millions takes longer than a scrape waits.
-    const first = metrics.update();
-    await vi.advanceTimersByTimeAsync(OUTBOX_READ_TIMEOUT_MS);
-    await first;
-    expect(await register.metrics()).toMatch(/^plant_store_storage_up 0$/m);
+    await scrapeTimingOut(backlog);
+    expect(await backlog.register.metrics()).toMatch(/^plant_store_storage_up 0$/m);
     clock.ms = 3000;
-    answer!({ count: 12_000_000 });
+    backlog.answer({ count: 12_000_000 });
     await Promise.resolve();
     // The next scrapes, within a hundred times the read's 3 s, answer from it.
     for (const at of [15_000, 3000 * 100 - 1]) {
       clock.ms = at;
-      await metrics.update();
-      const text = await register.metrics();
+      await backlog.metrics.update();
+      const text = await backlog.register.metrics();
       expect(text).toMatch(/^plant_store_storage_up 1$/m);
       expect(text).toMatch(/^plant_store_webhook_deliveries_pending 12000000$/m);
     }
-    expect(reads).toBe(1);
+    expect(backlog.reads()).toBe(1);
     clock.ms = 3000 * 100;
-    void metrics.update();
-    expect(reads).toBe(2);
+    void backlog.metrics.update();
+    expect(backlog.reads()).toBe(2);
   });
 
   it('gives up on a read that hangs, so a scrape still answers', async () => {
