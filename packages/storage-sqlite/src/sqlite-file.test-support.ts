@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { Migration } from 'kysely';
+import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 
 // Shared by this package's tests; left out of the build (tsconfig.build.json) and the package (package.json files).
@@ -17,6 +18,17 @@ export function inspectSqliteFile<T>(path: string, read: (db: BetterSqlite3.Data
 /** SQLite's plan of `sql` on the file at `path`: the detail of each step, in order. */
 export function queryPlanOf(path: string, sql: string, parameters: unknown[] = []): string[] {
   return inspectSqliteFile(path, (db) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as { detail: string }[]).map((step) => step.detail));
+}
+
+/** A new SQLite file at `path` as an older version left it: the migrations before `name`, then `seed`'s rows. */
+export async function migratedFileBefore(path: string, name: string, seed: (db: BetterSqlite3.Database) => void): Promise<void> {
+  const db = new BetterSqlite3(path);
+  try {
+    await migrate(db, migrationsBefore(name));
+    seed(db);
+  } finally {
+    db.close();
+  }
 }
 
 /** The migrations before `name` (`'004'`: 001 to 003), for a file as an older version left it. */

@@ -1,4 +1,4 @@
-import { StorageError, type PendingStats } from '@plant-store/core';
+import { StorageError, type PendingStats, type WebhookAdmin } from '@plant-store/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOutboxMetrics, OUTBOX_READ_TIMEOUT_MS, SLOW_READ_MS } from './outbox-metrics.js';
 import { promClient } from './prom-client-module.js';
@@ -7,10 +7,15 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-async function exposition(answer: () => Promise<PendingStats>, afterStart?: (update: Promise<void>) => Promise<void>): Promise<string> {
+/** Outbox metrics on a registry of their own over `backlog`, with the clock `now` when given. */
+function metricsOver(backlog: Pick<WebhookAdmin, 'pendingStats'>, now?: () => number) {
   const client = promClient();
   const register = new client.Registry();
-  const metrics = createOutboxMetrics(client, register, { pendingStats: answer });
+  return { metrics: createOutboxMetrics(client, register, backlog, now), register };
+}
+
+async function exposition(answer: () => Promise<PendingStats>, afterStart?: (update: Promise<void>) => Promise<void>): Promise<string> {
+  const { metrics, register } = metricsOver({ pendingStats: answer });
   const update = metrics.update();
   await afterStart?.(update);
   await update;
@@ -22,9 +27,7 @@ function answeredByHand(now?: () => number) {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   let reads = 0;
   let answer: ((stats: PendingStats) => void) | undefined;
-  const client = promClient();
-  const register = new client.Registry();
-  const metrics = createOutboxMetrics(client, register, { pendingStats: () => (reads++, new Promise<PendingStats>((resolve) => (answer = resolve))) }, now);
+  const { metrics, register } = metricsOver({ pendingStats: () => (reads++, new Promise<PendingStats>((resolve) => (answer = resolve))) }, now);
   return { metrics, register, reads: () => reads, answer: (stats: PendingStats) => answer!(stats) };
 }
 
@@ -53,18 +56,12 @@ describe('createOutboxMetrics', () => {
 
   it('leaves the backlog out and reports storage down when the read fails, and recovers', async () => {
     let fail = true;
-    const client = promClient();
-    const register = new client.Registry();
-    const metrics = createOutboxMetrics(
-      client,
-      register,
-      {
-        async pendingStats() {
-          if (fail) throw new StorageError('database is locked');
-          return { count: 2, oldestCreatedAt: Date.now() };
-        },
+    const { metrics, register } = metricsOver({
+      async pendingStats() {
+        if (fail) throw new StorageError('database is locked');
+        return { count: 2, oldestCreatedAt: Date.now() };
       },
-    );
+    });
     await metrics.update();
     let text = await register.metrics();
     expect(text).toMatch(/^plant_store_storage_up 0$/m);
@@ -79,10 +76,8 @@ describe('createOutboxMetrics', () => {
 
   it('reads a quick backlog afresh at every scrape', async () => {
     let reads = 0;
-    const client = promClient();
-    const register = new client.Registry();
     const clock = { ms: 0 };
-    const metrics = createOutboxMetrics(client, register, { pendingStats: async () => ({ count: ++reads }) }, () => clock.ms);
+    const { metrics, register } = metricsOver({ pendingStats: async () => ({ count: ++reads }) }, () => clock.ms);
     for (let scrape = 0; scrape < 3; scrape++) {
       await metrics.update();
       clock.ms += 1;
@@ -93,8 +88,6 @@ describe('createOutboxMetrics', () => {
 
   it('lets a slow read answer the scrapes within a hundred times its duration, so counting a large backlog stays under 1 % of the time', async () => {
     let reads = 0;
-    const client = promClient();
-    const register = new client.Registry();
     const clock = { ms: 0 };
     const queuedAt = Date.now() - 60_000;
     // Each read takes 150 ms of the clock, as counting a million pending deliveries does on SQLite.
@@ -104,7 +97,7 @@ describe('createOutboxMetrics', () => {
         return { count: 1_000_000 + ++reads, oldestCreatedAt: queuedAt };
       },
     };
-    const metrics = createOutboxMetrics(client, register, backlog, () => clock.ms);
+    const { metrics, register } = metricsOver(backlog, () => clock.ms);
     const gauges = async () => {
       await metrics.update();
       const text = await register.metrics();
@@ -125,12 +118,8 @@ describe('createOutboxMetrics', () => {
 
   it('reads again at the next scrape after a failed read', async () => {
     let reads = 0;
-    const client = promClient();
-    const register = new client.Registry();
     const clock = { ms: 0 };
-    const metrics = createOutboxMetrics(
-      client,
-      register,
+    const { metrics, register } = metricsOver(
       {
         async pendingStats() {
           clock.ms += 150;

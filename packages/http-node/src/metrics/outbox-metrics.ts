@@ -38,7 +38,7 @@ const SLOW_READ_SPACING = 100;
 export function createOutboxMetrics(client: PromClientModule, register: Registry, backlog: Pick<WebhookAdmin, 'pendingStats'>, now = () => performance.now()): OutboxMetrics {
   const up = new client.Gauge({
     name: 'plant_store_storage_up',
-    help: '1 when storage answered the last scrape\'s backlog read, 0 when it failed or timed out.',
+    help: '1 when the backlog read behind this scrape\'s gauges answered (a slow read stands for the scrapes shortly after it), 0 when it failed or timed out.',
     registers: [register],
   });
   // Registered only while storage answers: a backlog that could not be read
@@ -101,7 +101,6 @@ function spacedReads(backlog: Pick<WebhookAdmin, 'pendingStats'>, now: () => num
   return () => {
     const started = now();
     if (slow !== undefined && started < slow.until) return Promise.resolve(slow.stats);
-    slow = undefined;
     running ??= timedRead(started);
     return withTimeout(running, OUTBOX_READ_TIMEOUT_MS, `storage did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`);
   };

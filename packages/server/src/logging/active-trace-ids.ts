@@ -16,10 +16,10 @@ export function activeTraceIds(): TraceIds | undefined {
  * context vouches that its ids are hex digits (see `VouchedSpanContext`).
  */
 export function traceIdsIn(traceContext: Context): TraceIds | undefined {
-  const spanContext: Partial<VouchedSpanContext> | undefined = trace.getSpan(traceContext)?.spanContext();
+  const spanContext: (SpanContext & Partial<Pick<VouchedSpanContext, 'idsAreHex'>>) | undefined = trace.getSpan(traceContext)?.spanContext();
   // The SDK's spans have valid ids; only a no-op span has the all-zero trace id (per line, a comparison beats validating both ids).
   if (spanContext === undefined || spanContext.traceId === INVALID_TRACEID) return undefined;
-  return { traceId: spanContext.traceId!, spanId: spanContext.spanId!, hex: spanContext.idsAreHex === true };
+  return { traceId: spanContext.traceId, spanId: spanContext.spanId, hex: spanContext.idsAreHex === true };
 }
 
 /**

@@ -1,22 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { subscriptionId } from '@plant-store/core/adapter';
+import { migratedFileBefore } from '../sqlite-file.test-support.js';
 import { sqliteStorage } from '../sqlite-storage.js';
-import { migrate } from './migrate.js';
 import { endpointIdOfUrl } from './002-endpoint-ids.js';
-import { MIGRATIONS } from './migrations.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-migration-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 /** A file as the first version left it: schema 001 only, deliveries pointing at URLs, one attempt made. */
-async function fileAtVersion001(path: string): Promise<void> {
-  const db = new BetterSqlite3(path);
-  try {
-    await migrate(db, { '001-initial': MIGRATIONS['001-initial']! });
+function fileAtVersion001(path: string): Promise<void> {
+  return migratedFileBefore(path, '002', (db) => {
     const insert = db.prepare(
       `INSERT INTO webhook_deliveries (id, tenant, endpoint, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at)
        VALUES (?, 't', ?, 'plant.created', '{"id":1,"name":"Fern"}', 'pending', ?, 1000, 1000, 1000)`,
@@ -28,9 +24,7 @@ async function fileAtVersion001(path: string): Promise<void> {
       'msg_a',
       'receiver answered 500',
     );
-  } finally {
-    db.close();
-  }
+  });
 }
 
 describe('migration 002: endpoint ids', () => {

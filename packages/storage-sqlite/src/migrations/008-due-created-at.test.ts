@@ -1,21 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PENDING_STATS } from '../outbox-queries.js';
-import { migrationsBefore, queryPlanOf } from '../sqlite-file.test-support.js';
+import { migratedFileBefore, queryPlanOf } from '../sqlite-file.test-support.js';
 import { sqliteStorage } from '../sqlite-storage.js';
-import { migrate } from './migrate.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'plant-store-migration-008-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 /** A file one migration back (007), with pending deliveries due in another order than they were queued, and one delivered. */
-async function fileAtVersion007(path: string): Promise<void> {
-  const db = new BetterSqlite3(path);
-  try {
-    await migrate(db, migrationsBefore('008'));
+function fileAtVersion007(path: string): Promise<void> {
+  return migratedFileBefore(path, '008', (db) => {
     const insert = db.prepare(
       `INSERT INTO webhook_deliveries (id, tenant, endpoint_id, event_type, payload, status, next_attempt_at, created_at, updated_at)
        VALUES (?, 't', 'sub_a', 'plant.created', '{"id":1,"name":"Fern"}', ?, ?, ?, ?)`,
@@ -23,9 +19,7 @@ async function fileAtVersion007(path: string): Promise<void> {
     insert.run('msg_old_retry', 'pending', 9000, 1000, 1000);
     insert.run('msg_new', 'pending', 3000, 3000, 3000);
     insert.run('msg_done', 'delivered', null, 500, 600);
-  } finally {
-    db.close();
-  }
+  });
 }
 
 describe('migration 008: creation times in the due index', () => {
