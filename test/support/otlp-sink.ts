@@ -34,6 +34,8 @@ export async function startOtlpSink(options: { keep?: boolean } = {}) {
   const spans: ReceivedSpan[] = [];
   const encodings = new Set<'protobuf' | 'json'>();
   let received = 0;
+  // Spans per export request, in the order they came.
+  const batchSizes: number[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -47,15 +49,17 @@ export async function startOtlpSink(options: { keep?: boolean } = {}) {
       encodings.add(encoding);
       const raw = Buffer.concat(chunks);
       if (!keep && encoding === 'protobuf') {
-        received += countTraceRequestSpans(raw);
+        const count = countTraceRequestSpans(raw);
+        received += count;
+        batchSizes.push(count);
         res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
         return;
       }
       const body = (encoding === 'json' ? JSON.parse(raw.toString('utf8')) : decodeTraceRequest(raw)) as ExportRequest;
-      for (const span of flatten(body)) {
-        received++;
-        if (keep) spans.push(span);
-      }
+      const arrived = flatten(body);
+      received += arrived.length;
+      batchSizes.push(arrived.length);
+      if (keep) for (const span of arrived) spans.push(span);
       // An empty ExportTraceServiceResponse in the request's encoding.
       if (encoding === 'json') res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
@@ -69,6 +73,8 @@ export async function startOtlpSink(options: { keep?: boolean } = {}) {
     /** The encodings spans came in. */
     encodings,
     received: () => received,
+    /** How many spans each export request carried. */
+    batchSizes,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

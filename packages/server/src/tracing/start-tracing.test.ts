@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '@plant-store/core/adapter';
+import { startOtlpSink } from '../../../../test/support/otlp-sink.js';
 import { startTracing } from './start-tracing.js';
 import { CHAINED_ROOT, SynchronousContextManager } from './synchronous-context-manager.js';
 
@@ -43,6 +44,31 @@ describe('startTracing', () => {
       expect(await tracing.shutdown(500)).toBe(true);
     }
     expect(trace.getActiveSpan()).toBeUndefined();
+  });
+});
+
+describe('startTracing: batches', () => {
+  it.each(['http/protobuf', 'http/json'] as const)('exports up to 4,096 spans a request by default, and what OTEL_BSP_* say when set (%s)', async (protocol) => {
+    const sink = await startOtlpSink();
+    try {
+      // The SDK's transport reads its variables from the process environment.
+      vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', sink.url);
+      for (const [env, expected] of [
+        [{}, [4096, 4]],
+        [{ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1000' }, [1000, 1000, 1000, 1000, 100]],
+      ] as const) {
+        sink.batchSizes.length = 0;
+        // A schedule far off: a batch leaves because it is full, or at shutdown.
+        const tracing = await startTracing('0.0.0-test', protocol, { ...env, OTEL_BSP_SCHEDULE_DELAY: '60000' }, silentLogger);
+        const tracer = trace.getTracer('test');
+        for (let index = 0; index < 4100; index++) tracer.startSpan('request', {}, ROOT_CONTEXT).end();
+        expect(await tracing.shutdown(10_000)).toBe(true);
+        // Largest first: the last batch, sent at shutdown, may overtake a full one on another connection.
+        expect([...sink.batchSizes].sort((a, b) => b - a)).toEqual(expected);
+      }
+    } finally {
+      await sink.close();
+    }
   });
 });
 
@@ -97,6 +123,6 @@ describe('startTracing: problems', () => {
     vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', 'http://127.0.0.1:9');
     const tracing = await startTracing('0.0.0-test', 'http/protobuf', { OTEL_BSP_MAX_QUEUE_SIZE: 'lots' }, logger);
     expect(await tracing.shutdown(500)).toBe(true);
-    expect(warnings).toContain('tracing: OTEL_BSP_MAX_QUEUE_SIZE=lots is not a positive integer; using 2048.');
+    expect(warnings).toContain('tracing: OTEL_BSP_MAX_QUEUE_SIZE=lots is not a positive integer; using 16384.');
   });
 });

@@ -42,7 +42,7 @@ export async function startTracing(serviceVersion: string, protocol: TracesProto
     .defaultResource()
     .merge(sdk.resourceFromAttributes({ 'service.name': 'plant-store', 'service.version': serviceVersion }))
     .merge(sdk.detectResources({ detectors: [sdk.envDetector] }));
-  const provider = protocol === 'http/json' ? await sdkProvider(resource) : await lightProvider(resource, env);
+  const provider = protocol === 'http/json' ? await sdkProvider(resource, env) : await lightProvider(resource, env);
   trace.setGlobalTracerProvider(provider);
   // Not the SDK's default AsyncLocalStorage manager: the service hands its trace context on explicitly (see SynchronousContextManager).
   context.setGlobalContextManager(new SynchronousContextManager());
@@ -67,9 +67,20 @@ async function lightProvider(resource: Resource, env: NodeJS.ProcessEnv): Promis
   return new LightTracerProvider(resource, tracerSettings(env), otlpProtobufExport());
 }
 
-async function sdkProvider(resource: Resource): Promise<StartedProvider> {
-  const { BasicTracerProvider, BatchSpanProcessor, OTLPTraceExporter } = await import('./sdk-json-tracing.js');
-  return new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
+async function sdkProvider(resource: Resource, env: NodeJS.ProcessEnv): Promise<StartedProvider> {
+  const [{ BasicTracerProvider, BatchSpanProcessor, OTLPTraceExporter }, { batchSettings }] = await Promise.all([
+    import('./sdk-json-tracing.js'),
+    import('./tracer/tracer-settings.js'),
+  ]);
+  // The same batching as the service's own tracer (its batch sizes, not the SDK's; the variables still win).
+  const batch = batchSettings(env);
+  const processor = new BatchSpanProcessor(new OTLPTraceExporter(), {
+    maxExportBatchSize: batch.maxExportBatchSize,
+    maxQueueSize: batch.maxQueueSize,
+    scheduledDelayMillis: batch.scheduledDelayMs,
+    exportTimeoutMillis: batch.exportTimeoutMs,
+  });
+  return new BasicTracerProvider({ resource, spanProcessors: [processor] });
 }
 
 /** Shuts `provider` down (exporting what it buffers), giving up after `timeoutMs`; unregisters the API's globals either way. */
