@@ -89,17 +89,25 @@ function tracedPlants(plants: PlantRepository, system: string | undefined): Plan
     // Optional: present only when the storage has it (the service asks whether it exists).
     ...(plants.getJson ? tracedMembers(plants as Required<PlantRepository>, { getJson: true }, system, 'plants') : {}),
     ...(plants.listJson ? tracedMembers(plants as Required<PlantRepository>, { listJson: true }, system, 'plants') : {}),
-    create: stampedMember(ops.create, (traceparent, tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) =>
-      plants.create(tenant, plant, stampDeliveries(deliveries, traceparent), stampEvent(event, traceparent)),
+    // The arguments by index: destructuring a tuple goes through the iterator protocol, a spread copies the array.
+    create: stampedMember(ops.create, (traceparent, args: [tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent]) =>
+      plants.create(args[0], args[1], stampDeliveries(args[2], traceparent), stampEvent(args[3], traceparent)),
     ),
-    delete: stampedMember(ops.delete, (traceparent, tenant: string, id: bigint, event?: EndpointEvent) => plants.delete(tenant, id, stampEvent(event, traceparent))),
+    delete: stampedMember(ops.delete, (traceparent, args: [tenant: string, id: bigint, event?: EndpointEvent]) => plants.delete(args[0], args[1], stampEvent(args[2], traceparent))),
   };
 }
 
-/** A write that queues deliveries, traced (see `stampedWrite`), in the active context or, from a view, in the one given. */
-function stampedMember<A extends unknown[], T>(op: Operation, write: (traceparent: string | undefined, ...args: A) => Promise<T>): (...args: A) => Promise<T> {
-  const member = (...args: A) => stampedWrite(op, context.active(), false, (traceparent) => write(traceparent, ...args));
-  return withCallInContext(member, (traceContext, args) => stampedWrite(op, traceContext, true, (traceparent) => write(traceparent, ...(args as A))));
+/**
+ * A write that queues deliveries, traced (see `stampedWrite`), in the active
+ * context or, from a view, in the one given. `write` takes the call's
+ * arguments as the array they came in: no function is made, nor the array
+ * copied by a spread, per call.
+ */
+function stampedMember<A extends unknown[], T>(op: Operation, write: StampedWrite<A, T>): (...args: A) => Promise<T> {
+  // The write in a span of its own, handed that span's traceparent; made once per member.
+  const inSpan = (args: A, span: Span) => write(formatTraceparent(span.spanContext()), args);
+  const member = (...args: A) => stampedWrite(op, context.active(), false, write, inSpan, args);
+  return withCallInContext(member, (traceContext, args) => stampedWrite(op, traceContext, true, write, inSpan, args as A));
 }
 
 function tracedOutbox(outbox: WebhookOutbox, system: string | undefined): WebhookOutbox {
@@ -157,23 +165,21 @@ function tracedCall(op: Operation, parent: Context, enter: boolean, call: (args:
   return enter ? context.with(parent, call, undefined, args) : call(args);
 }
 
+/** A write that queues deliveries: handed the `traceparent` to stamp on them, and the call's arguments. */
+type StampedWrite<A, T> = (traceparent: string | undefined, args: A) => Promise<T>;
+
 /**
  * Runs a write that queues deliveries under `parent`, handing it the
  * `traceparent` to stamp on them: under a recording span, that of a span of
- * its own; under a span the sampler dropped, the dropped span's (no child
- * is started, as for reads); outside any span, none. `enter` as for
- * `tracedCall`.
+ * its own (`inSpan`); under a span the sampler dropped, the dropped span's
+ * (no child is started, as for reads); outside any span, none. `enter` as
+ * for `tracedCall`.
  */
-function stampedWrite<T>(op: Operation, parent: Context, enter: boolean, write: (traceparent: string | undefined) => Promise<T>): Promise<T> {
+function stampedWrite<A, T>(op: Operation, parent: Context, enter: boolean, write: StampedWrite<A, T>, inSpan: (args: A, span: Span) => Promise<T>, args: A): Promise<T> {
   const parentSpan = trace.getSpan(parent);
-  if (parentSpan?.isRecording()) return traced(op, parent, writeStamped, write);
+  if (parentSpan?.isRecording()) return traced(op, parent, inSpan, args);
   const traceparent = parentSpan === undefined ? undefined : formatTraceparent(parentSpan.spanContext());
-  return enter ? context.with(parent, write, undefined, traceparent) : write(traceparent);
-}
-
-/** A stamped write's call in its own span: the write, handed that span's `traceparent`. */
-function writeStamped<T>(write: (traceparent: string | undefined) => Promise<T>, span: Span): Promise<T> {
-  return write(formatTraceparent(span.spanContext()));
+  return enter ? context.with(parent, write, undefined, traceparent, args) : write(traceparent, args);
 }
 
 /**

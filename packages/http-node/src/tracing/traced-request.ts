@@ -56,11 +56,13 @@ export function tracedRequest(
   const parent = propagation.extract(context.active(), req.headers);
   const method = knownMethod(req.method);
   const span = tracer.startSpan(spanNameOf(method), serverSpanOptions(method, req), parent);
-  // Without an SDK the span is the no-op one, all-zero ids (an SDK's spans always have valid ones): nothing to trace.
-  if (span.spanContext().traceId === INVALID_TRACEID) return handle(undefined, undefined);
+  const recording = span.isRecording();
+  // Without an SDK the span is the no-op one, all-zero ids: nothing to trace. An SDK's spans always have valid ids, so
+  // a recording span is not looked at (its trace id is not internalized: `===` with the constant is a runtime call).
+  if (!recording && span.spanContext().traceId === INVALID_TRACEID) return handle(undefined, undefined);
   const traceContext = trace.setSpan(parent, span);
   // A span the sampler left out records nothing: nothing to end it with on every such request.
-  if (!span.isRecording()) return context.with(traceContext, handle, undefined, traceContext, undefined);
+  if (!recording) return context.with(traceContext, handle, undefined, traceContext, undefined);
   return context.with(traceContext, handle, undefined, traceContext, new ServerSpanEnd(span, method, res, routes));
 }
 

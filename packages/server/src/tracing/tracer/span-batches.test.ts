@@ -8,11 +8,14 @@ import { tracerSettings } from './tracer-settings.js';
 /** A provider with the given `OTEL_BSP_*` settings whose exporter keeps what it is sent, answering at once or when told. */
 function batching(env: NodeJS.ProcessEnv, answer: 'at once' | 'when told' = 'at once') {
   const sent: EncodedBatch[] = [];
+  // Each body as it was when sent: a buffer is written again once the exporter is done with it.
+  const asSent: Buffer[] = [];
   const pending: (() => void)[] = [];
   let shutDown = false;
   const provider = new LightTracerProvider({ attributes: { 'service.name': 'plant-store' } } as never, tracerSettings(env), {
     send(batch, done) {
       sent.push(batch);
+      asSent.push(Buffer.from(batch.body));
       if (answer === 'at once') done();
       else pending.push(done);
     },
@@ -25,22 +28,22 @@ function batching(env: NodeJS.ProcessEnv, answer: 'at once' | 'when told' = 'at 
     for (let index = 0; index < count; index++) tracer.startSpan(`span ${index}`, {}, ROOT_CONTEXT).end();
   };
   const answerOne = () => pending.shift()?.();
-  return { provider, spans, sent, answerOne, isShutDown: () => shutDown };
+  return { provider, spans, sent, asSent, answerOne, isShutDown: () => shutDown };
 }
 
-const spanNames = (batch: EncodedBatch) =>
-  (decodeTraceRequest(batch.body) as { resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[] }).resourceSpans.flatMap((resource) =>
+const spanNames = (batch: EncodedBatch | Buffer) =>
+  (decodeTraceRequest(batch instanceof Buffer ? batch : batch.body) as { resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[] }).resourceSpans.flatMap((resource) =>
     resource.scopeSpans.flatMap((scope) => scope.spans.map((span) => span.name)),
   );
 
 describe('SpanBatches', () => {
   it('sends a batch as soon as it holds the batch size, and the rest when flushed', async () => {
-    const { provider, spans, sent } = batching({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '3', OTEL_BSP_SCHEDULE_DELAY: '60000' });
+    const { provider, spans, sent, asSent } = batching({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '3', OTEL_BSP_SCHEDULE_DELAY: '60000' });
     spans(7);
     expect(sent.map((batch) => batch.spanCount)).toEqual([3, 3]);
-    expect(spanNames(sent[0]!)).toEqual(['span 0', 'span 1', 'span 2']);
+    expect(spanNames(asSent[0]!)).toEqual(['span 0', 'span 1', 'span 2']);
     await provider.forceFlush();
-    expect(sent.map((batch) => countTraceRequestSpans(batch.body))).toEqual([3, 3, 1]);
+    expect(asSent.map((body) => countTraceRequestSpans(body))).toEqual([3, 3, 1]);
   });
 
   it('sends a batch that is not full once the schedule delay has passed since its first span', async () => {
@@ -76,13 +79,34 @@ describe('SpanBatches', () => {
     expect(sent).toHaveLength(2);
   });
 
-  it('gives each request a body of its own: later batches leave an earlier one as it was', () => {
-    const { spans, sent } = batching({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2', OTEL_BSP_SCHEDULE_DELAY: '60000' });
+  it('leaves a body as it was until the exporter is done with it, then writes the next batch into its buffer', () => {
+    const { spans, sent, answerOne } = batching({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2', OTEL_BSP_SCHEDULE_DELAY: '60000' }, 'when told');
     spans(2);
     const first = Buffer.from(sent[0]!.body);
-    spans(6);
+    // Two more batches wait while the first is being sent: each in a buffer of its own.
+    spans(4);
     expect(Buffer.from(sent[0]!.body)).toEqual(first);
-    expect(spanNames(sent[0]!)).toEqual(['span 0', 'span 1']);
+    answerOne();
+    expect(sent[1]!.body.buffer).not.toBe(sent[0]!.body.buffer);
+    // The first is done with: the batch sealed next is written where it was.
+    spans(2);
+    expect(spanNames(sent[1]!)).toEqual(['span 0', 'span 1']);
+    answerOne();
+    answerOne();
+    expect(sent.map((batch) => batch.spanCount)).toEqual([2, 2, 2, 2]);
+    expect(sent[3]!.body.buffer).toBe(sent[0]!.body.buffer);
+    expect(spanNames(sent[3]!)).toEqual(['span 0', 'span 1']);
+  });
+
+  it('does not reuse the buffer of a batch given up on for its export timeout (it may still be being sent)', async () => {
+    const { spans, sent } = batching({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1', OTEL_BSP_EXPORT_TIMEOUT: '20', OTEL_BSP_SCHEDULE_DELAY: '60000' }, 'when told');
+    spans(1);
+    const first = Buffer.from(sent[0]!.body);
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && (spans(1), sent.length < 3)) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(sent.length).toBeGreaterThanOrEqual(3);
+    expect(Buffer.from(sent[0]!.body)).toEqual(first);
+    expect(new Set(sent.map((batch) => batch.body.buffer)).size).toBe(sent.length);
   });
 
   it('sends what is left when shut down, shuts the exporter down, then ignores spans', async () => {
