@@ -32,7 +32,7 @@ function batching(env: NodeJS.ProcessEnv, answer: 'at once' | 'when told' = 'at 
 }
 
 const spanNames = (batch: EncodedBatch | Buffer) =>
-  (decodeTraceRequest(batch instanceof Buffer ? batch : batch.body) as { resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[] }).resourceSpans.flatMap((resource) =>
+  (decodeTraceRequest(Buffer.isBuffer(batch) ? batch : batch.body) as { resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[] }).resourceSpans.flatMap((resource) =>
     resource.scopeSpans.flatMap((scope) => scope.spans.map((span) => span.name)),
   );
 
