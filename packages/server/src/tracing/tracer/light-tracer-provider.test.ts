@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Span } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
 import { BasicTracerProvider, TraceIdRatioBasedSampler, SamplingDecision, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { decodeTraceRequest } from '../../../../../test/support/otlp-protobuf.js';
@@ -27,7 +28,8 @@ function tracing(env: NodeJS.ProcessEnv = {}) {
   const batches: EncodedBatch[] = [];
   const provider = new LightTracerProvider({ attributes: { 'service.name': 'plant-store' } } as never, tracerSettings(env), {
     send(batch, done) {
-      batches.push(batch);
+      // A copy: the buffer takes the next batch once this one is done.
+      batches.push({ body: Buffer.from(batch.body), spanCount: batch.spanCount });
       done();
     },
     shutdown: async () => undefined,
@@ -83,7 +85,18 @@ describe('LightTracerProvider', () => {
     expect(root.spanContext().traceId).not.toBe(outer.spanContext().traceId);
   });
 
-  it('keeps the SDK’s rules: attribute limits, invalid values, a final OK status, nothing after end', async () => {
+  it('starts no span where tracing is suppressed, as the SDK’s tracer does not', async () => {
+    const { tracer, exported } = tracing();
+    const outer = tracer.startSpan('outer', {}, ROOT_CONTEXT);
+    const suppressed = tracer.startSpan('export', {}, suppressTracing(trace.setSpan(ROOT_CONTEXT, outer)));
+    expect(suppressed.isRecording()).toBe(false);
+    expect(trace.isSpanContextValid(suppressed.spanContext())).toBe(false);
+    suppressed.end();
+    outer.end();
+    expect((await exported()).map((span) => span.name)).toEqual(['outer']);
+  });
+
+    it('keeps the SDK’s rules: attribute limits, invalid values, a final OK status, nothing after end', async () => {
     const { tracer, exported } = tracing({ OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '2', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4' });
     const span = tracer.startSpan('limits', {}, ROOT_CONTEXT);
     span.setAttribute('a', 'abcdefgh');

@@ -1,6 +1,7 @@
 import {
   context as contextApi,
   diag,
+  INVALID_SPAN_CONTEXT,
   SpanKind,
   trace,
   TraceFlags,
@@ -12,6 +13,7 @@ import {
   type Tracer,
   type TraceState,
 } from '@opentelemetry/api';
+import { isTracingSuppressed } from '@opentelemetry/core';
 import type { VouchedSpanContext } from '../../logging/active-trace-ids.js';
 import { RecordedSpan, type EndedSpans, type SpanParent } from './recorded-span.js';
 import { attributePairs } from './span-attributes.js';
@@ -26,7 +28,9 @@ import type { TracerSettings } from './tracer-settings.js';
  * new one, and the sampler decides whether the span records. A span the
  * sampler leaves out is the API's non-recording span around its context,
  * which still carries the ids and the decision to the spans and
- * `traceparent`s after it. (The SDK's samplers never record a span they
+ * `traceparent`s after it. In a context with tracing suppressed
+ * (`suppressTracing` of `@opentelemetry/core`) it starts no span, as the
+ * SDK's does not. (The SDK's samplers never record a span they
  * do not sample, so neither does this.)
  */
 export class LightTracer implements Tracer {
@@ -42,6 +46,8 @@ export class LightTracer implements Tracer {
   }
 
   startSpan(name: string, options: SpanOptions = {}, context: Context = contextApi.active()): Span {
+    // As the SDK's tracer: no span at all where tracing is suppressed (an exporter's own requests, say).
+    if (isTracingSuppressed(context)) return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
     const parentSpan = options.root ? undefined : trace.getSpan(context);
     const parent = parentSpan === undefined ? undefined : parentOf(parentSpan);
     const ids = this.#ids;
