@@ -28,7 +28,7 @@ const { values } = parseArgs({
     // As the bench's --tracing-sampler: NAME[:ARG] for OTEL_TRACES_SAMPLER(_ARG); every request is recorded without it.
     'tracing-sampler': { type: 'string' },
     // More OTEL_* variables of the traced service, NAME=VALUE pairs split at commas (so a value holds none),
-    // e.g. OTEL_BSP_MAX_EXPORT_BATCH_SIZE=4096 to count fewer exports.
+    // e.g. OTEL_BSP_MAX_EXPORT_BATCH_SIZE=512,OTEL_BSP_MAX_QUEUE_SIZE=2048 to count the SDK's smaller batches.
     'tracing-env': { type: 'string', default: '' },
   },
 });
