@@ -18,16 +18,16 @@ export function activeTraceIds(): TraceIds | undefined {
 export function traceIdsIn(traceContext: Context): TraceIds | undefined {
   const spanContext: (SpanContext & Partial<Pick<VouchedSpanContext, 'idsAreHex'>>) | undefined = trace.getSpan(traceContext)?.spanContext();
   // The SDK's spans have valid ids; only a no-op span has the all-zero trace id (a comparison beats validating both
-  // ids). The first digit settles it for fifteen ids in sixteen: an id cut from a longer string is not internalized,
-  // so `===` with the constant is a call into V8's runtime.
-  if (spanContext === undefined || (spanContext.traceId.charCodeAt(0) === 0x30 && spanContext.traceId === INVALID_TRACEID)) return undefined;
+  // ids). A vouched context is never that one (its ids are a span's of the service's tracer), so it is not compared:
+  // its trace id is not internalized, and `===` with the constant would be a call into V8's runtime on every request.
+  if (spanContext === undefined || (spanContext.idsAreHex !== true && spanContext.traceId === INVALID_TRACEID)) return undefined;
   return { traceId: spanContext.traceId, spanId: spanContext.spanId, hex: spanContext.idsAreHex === true };
 }
 
 /**
  * The context of a span whose tracer vouches that both ids are hex digits
- * (the service's own tracer does, for its spans recorded or not), so a log
- * line may carry them as they are.
+ * and valid, never the all-zero ones (the service's own tracer does, for
+ * its spans recorded or not), so a log line may carry them as they are.
  */
 export interface VouchedSpanContext extends SpanContext {
   readonly idsAreHex: true;

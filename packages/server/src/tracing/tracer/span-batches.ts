@@ -168,7 +168,6 @@ export class SpanBatches {
       finish(false);
     }, this.#settings.exportTimeoutMs);
     timer.unref();
-    // The exporter gets the body and count only (not the buffer behind it).
-    this.#export.send({ body: batch.body, spanCount: batch.spanCount }, () => finish(true));
+    this.#export.send(batch, () => finish(true));
   }
 }

@@ -39,8 +39,8 @@ export interface TracerSettings {
  * OpenTelemetry Collector's own batches are 8,192 spans). A quiet service
  * still exports every `OTEL_BSP_SCHEDULE_DELAY`, so spans arrive as soon.
  */
-export const DEFAULT_MAX_EXPORT_BATCH_SIZE = 4096;
-export const DEFAULT_MAX_QUEUE_SIZE = 4 * DEFAULT_MAX_EXPORT_BATCH_SIZE;
+const DEFAULT_MAX_EXPORT_BATCH_SIZE = 4096;
+const DEFAULT_MAX_QUEUE_SIZE = 4 * DEFAULT_MAX_EXPORT_BATCH_SIZE;
 
 /** Reads the batching settings from `env` as the OpenTelemetry SDK does, with this service's batch sizes (see above). */
 export function batchSettings(env: NodeJS.ProcessEnv): BatchSettings {
