@@ -7,6 +7,7 @@
 // Run: node --import tsx bench/instruction-count.ts [--storage memory,sqlite]
 //        [--scenario list,create] [--warm N] [--measured N] [--build DIR,…]
 //        [--tracing-sampler NAME[:ARG]] [--tracing-env NAME=VALUE,…]
+//        [--functions N]
 // Each service runs about 40 s under valgrind; it needs the built CLI
 // (`pnpm build`) of every --build (a checkout of another commit, say).
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startOtlpSink } from '../test/support/otlp-sink.js';
 import { startCounted, type InstructionSplit } from './lib/callgrind.js';
+import { functionCosts, largestDifferences } from './lib/callgrind-functions.js';
 import { runLoad, type LoadRequest } from './lib/load.js';
 import { seededRandom } from './lib/prng.js';
 
@@ -30,8 +32,13 @@ const { values } = parseArgs({
     // More OTEL_* variables of the traced service, NAME=VALUE pairs split at commas (so a value holds none),
     // e.g. OTEL_BSP_MAX_EXPORT_BATCH_SIZE=512,OTEL_BSP_MAX_QUEUE_SIZE=2048 to count the SDK's smaller batches.
     'tracing-env': { type: 'string', default: '' },
+    // The N functions whose own instructions per request differ most between tracing off and on, JIT code named
+    // from V8's perf map (the services run with --perf-basic-prof): where a difference comes from.
+    functions: { type: 'string', default: '0' },
   },
 });
+const FUNCTIONS = Number(values.functions);
+if (!Number.isInteger(FUNCTIONS) || FUNCTIONS < 0) throw new Error(`--functions takes a count, got ${values.functions}`);
 const [SAMPLER, SAMPLER_ARG] = values['tracing-sampler']?.split(':') ?? [];
 const TRACING_ENV = tracingEnv(values['tracing-env']);
 const WARM = Number(values.warm);
@@ -55,7 +62,8 @@ try {
       for (const scenario of values.scenario.split(',')) {
         const off = await countCase({ build, storage, scenario, traced: false });
         const on = await countCase({ build, storage, scenario, traced: true });
-        process.stdout.write(`|  |  |  | **on − off** | **${thousands(on.mutator - off.mutator)}** |  |  |\n`);
+        process.stdout.write(`|  |  |  | **on − off** | **${thousands(on.split.mutator - off.split.mutator)}** |  |  |\n`);
+        if (FUNCTIONS > 0) printFunctions(off.functions, on.functions);
       }
     }
   }
@@ -64,26 +72,53 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 
-/** Starts one service, seeds and warms it, counts `MEASURED` requests; prints and returns the split per request. */
-async function countCase(c: Case): Promise<InstructionSplit> {
+/** What one service's window counted, per request: the split, and with `--functions` each function's own instructions. */
+interface CountedCase {
+  readonly split: InstructionSplit;
+  readonly functions: Map<string, number>;
+}
+
+/** Starts one service, seeds and warms it, counts `MEASURED` requests; prints the split per request and returns it. */
+async function countCase(c: Case): Promise<CountedCase> {
   const service = await startCounted(serveArgs(c), serveEnv(c.traced), dir);
   const next = requests(c.scenario);
   await runLoad({ url: service.url, connections: 8, amount: SEEDED, headers: HEADERS, expectedStatus: 201, next: requests('create', 1) });
   await runLoad({ url: service.url, connections: 16, amount: WARM, headers: HEADERS, next });
   await service.count();
   const load = await runLoad({ url: service.url, connections: 16, amount: MEASURED, headers: HEADERS, next });
-  const split = await service.finish();
+  const { split, dump, pid } = await service.finish();
   if (load.failures > 0) throw new Error(`${load.failures} of the counted requests failed: ${JSON.stringify(load.statuses)}`);
   const per = { mutator: split.mutator / load.requests, compile: split.compile / load.requests, gc: split.gc / load.requests };
+  const functions = FUNCTIONS > 0 ? await perRequestFunctions(dump, pid, load.requests) : new Map<string, number>();
   process.stdout.write(
     `| ${c.build} | ${c.storage} | ${c.scenario} | ${c.traced ? 'on' : 'off'} | ${thousands(per.mutator)} | ${thousands(per.compile)} | ${thousands(per.gc)} |\n`,
   );
-  return per;
+  return { split: per, functions };
+}
+
+/** Each function's own instructions per request, JIT code named from the perf map V8 wrote for the process (then removed). */
+async function perRequestFunctions(dump: string, pid: string, requests: number): Promise<Map<string, number>> {
+  // Where V8 writes it, whatever TMPDIR says.
+  const perfMap = `/tmp/perf-${pid}.map`;
+  const costs = await functionCosts(dump, perfMap);
+  await rm(perfMap, { force: true });
+  return new Map([...costs].map(([name, count]) => [name, count / requests]));
+}
+
+/** The functions whose instructions per request differ most between the two services, as rows under the pair's. */
+function printFunctions(off: Map<string, number>, on: Map<string, number>): void {
+  process.stdout.write(`\n| function (own instructions per request) | off | on | on − off |\n| --- | --- | --- | --- |\n`);
+  for (const row of largestDifferences(off, on, FUNCTIONS)) {
+    process.stdout.write(`| \`${row.name.slice(0, 100).replaceAll('|', '\\|')}\` | ${Math.round(row.off)} | ${Math.round(row.on)} | ${Math.round(row.on - row.off)} |\n`);
+  }
+  process.stdout.write('\n');
 }
 
 function serveArgs(c: Case): string[] {
   const cli = join(resolve(c.build), 'packages/server/dist/cli.js');
-  const args = [cli, 'serve', '--storage', c.storage, '--port', '0', '--log-level', 'info', '--tokens', 'bench=bench'];
+  // V8 writes /tmp/perf-PID.map, which names the JIT code callgrind sees as addresses.
+  const node = FUNCTIONS > 0 ? ['--perf-basic-prof', cli] : [cli];
+  const args = [...node, 'serve', '--storage', c.storage, '--port', '0', '--log-level', 'info', '--tokens', 'bench=bench'];
   return c.storage === 'sqlite' ? [...args, '--db', join(dir, `${c.storage}-${c.traced}-${Date.now()}.db`)] : args;
 }
 

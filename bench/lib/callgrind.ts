@@ -17,7 +17,14 @@ export interface CountedProcess {
   /** Turns counting on (`callgrind_control -i on`). */
   count(): Promise<void>;
   /** Writes what was counted since `count()` and reads it back, split by kind of work; then kills the process. */
-  finish(): Promise<InstructionSplit>;
+  finish(): Promise<CountedWindow>;
+}
+
+/** What a window counted: its instructions split by kind, the dump they were read from, and the counted process's id. */
+export interface CountedWindow {
+  readonly split: InstructionSplit;
+  readonly dump: string;
+  readonly pid: string;
 }
 
 /** Instructions counted, split by what ran them. */
@@ -53,7 +60,8 @@ export async function startCounted(args: readonly string[], env: NodeJS.ProcessE
       await run('callgrind_control', ['-d', pid]);
       child.kill('SIGKILL');
       await once(child, 'exit');
-      return splitOf(await dumpOf(dir, pid));
+      const dump = await dumpOf(dir, pid);
+      return { split: await splitOf(dump), dump, pid };
     },
   };
 }
@@ -86,7 +94,9 @@ async function dumpOf(dir: string, pid: string): Promise<string> {
 }
 
 // Native functions by the part of V8 they belong to; the JIT's own code has no symbol and counts as the mutator.
-const COMPILE = /compiler::|maglev|Maglev|interpreter::|Parser|Compile|BytecodeGenerator|baseline::|Zone/;
+// V8's JavaScript parsers by their full names: Node's HTTP parser (`node::…::Parser`) and V8's JSON parser
+// (`JsonParser`, JSON.parse) are the request's own work.
+const COMPILE = /compiler::|maglev|Maglev|interpreter::|v8::internal::(?:Pre)?Parser(?:Base)?\b|Compile|BytecodeGenerator|baseline::|Zone/;
 const GC = /Scaveng|MarkCompact|Marking|Sweep|Evacuat|Heap::|GCTracer|Worklist|RememberedSet|SlotSet|MemoryChunk|ConcurrentMark|Visitor|Visit/;
 
 /** The dump's instructions per function (callgrind_annotate's listing), summed by kind. */
