@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startOtlpSink } from '../test/support/otlp-sink.js';
 import { startCounted, type InstructionSplit } from './lib/callgrind.js';
-import { functionCosts, largestDifferences } from './lib/callgrind-functions.js';
+import { largestDifferences } from './lib/callgrind-functions.js';
 import { runLoad, type LoadRequest } from './lib/load.js';
 import { seededRandom } from './lib/prng.js';
 
@@ -72,7 +72,7 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 
-/** What one service's window counted, per request: the split, and with `--functions` each function's own instructions. */
+/** What one service's window counted, per request: the split, and each function's own instructions (JIT code named with `--functions`). */
 interface CountedCase {
   readonly split: InstructionSplit;
   readonly functions: Map<string, number>;
@@ -86,23 +86,13 @@ async function countCase(c: Case): Promise<CountedCase> {
   await runLoad({ url: service.url, connections: 16, amount: WARM, headers: HEADERS, next });
   await service.count();
   const load = await runLoad({ url: service.url, connections: 16, amount: MEASURED, headers: HEADERS, next });
-  const { split, dump, pid } = await service.finish();
+  const { split, functions } = await service.finish();
   if (load.failures > 0) throw new Error(`${load.failures} of the counted requests failed: ${JSON.stringify(load.statuses)}`);
   const per = { mutator: split.mutator / load.requests, compile: split.compile / load.requests, gc: split.gc / load.requests };
-  const functions = FUNCTIONS > 0 ? await perRequestFunctions(dump, pid, load.requests) : new Map<string, number>();
   process.stdout.write(
     `| ${c.build} | ${c.storage} | ${c.scenario} | ${c.traced ? 'on' : 'off'} | ${thousands(per.mutator)} | ${thousands(per.compile)} | ${thousands(per.gc)} |\n`,
   );
-  return { split: per, functions };
-}
-
-/** Each function's own instructions per request, JIT code named from the perf map V8 wrote for the process (then removed). */
-async function perRequestFunctions(dump: string, pid: string, requests: number): Promise<Map<string, number>> {
-  // Where V8 writes it, whatever TMPDIR says.
-  const perfMap = `/tmp/perf-${pid}.map`;
-  const costs = await functionCosts(dump, perfMap);
-  await rm(perfMap, { force: true });
-  return new Map([...costs].map(([name, count]) => [name, count / requests]));
+  return { split: per, functions: new Map([...functions].map(([name, count]) => [name, count / load.requests])) };
 }
 
 /** The functions whose instructions per request differ most between the two services, as rows under the pair's. */

@@ -1,8 +1,9 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { access } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { functionCosts } from './callgrind-functions.js';
 
 const run = promisify(execFile);
 
@@ -16,15 +17,19 @@ export interface CountedProcess {
   readonly url: string;
   /** Turns counting on (`callgrind_control -i on`). */
   count(): Promise<void>;
-  /** Writes what was counted since `count()` and reads it back, split by kind of work; then kills the process. */
+  /** Writes what was counted since `count()` and reads it back, split by kind of work and by function; then kills the process. */
   finish(): Promise<CountedWindow>;
 }
 
-/** What a window counted: its instructions split by kind, the dump they were read from, and the counted process's id. */
+/**
+ * What a window counted: its instructions split by kind, and each
+ * function's own. JIT code is named when the process ran with
+ * `node --perf-basic-prof` (see callgrind-functions.ts), else it keeps
+ * its addresses.
+ */
 export interface CountedWindow {
   readonly split: InstructionSplit;
-  readonly dump: string;
-  readonly pid: string;
+  readonly functions: Map<string, number>;
 }
 
 /** Instructions counted, split by what ran them. */
@@ -60,8 +65,11 @@ export async function startCounted(args: readonly string[], env: NodeJS.ProcessE
       await run('callgrind_control', ['-d', pid]);
       child.kill('SIGKILL');
       await once(child, 'exit');
-      const dump = await dumpOf(dir, pid);
-      return { split: await splitOf(dump), dump, pid };
+      // Where V8 writes a process's perf map, whatever TMPDIR says; removed once read.
+      const perfMap = `/tmp/perf-${pid}.map`;
+      const functions = await functionCosts(await dumpOf(dir, pid), perfMap);
+      await rm(perfMap, { force: true });
+      return { split: splitOf(functions), functions };
     },
   };
 }
@@ -93,23 +101,19 @@ async function dumpOf(dir: string, pid: string): Promise<string> {
   return dump;
 }
 
-// Native functions by the part of V8 they belong to; the JIT's own code has no symbol and counts as the mutator.
+// Native functions by the part of V8 they belong to; the JIT's own code (a perf map's `JS:` names, or bare addresses) is the mutator.
 // V8's JavaScript parsers by their full names: Node's HTTP parser (`node::…::Parser`) and V8's JSON parser
 // (`JsonParser`, JSON.parse) are the request's own work.
 const COMPILE = /compiler::|maglev|Maglev|interpreter::|v8::internal::(?:Pre)?Parser(?:Base)?\b|Compile|BytecodeGenerator|baseline::|Zone/;
 const GC = /Scaveng|MarkCompact|Marking|Sweep|Evacuat|Heap::|GCTracer|Worklist|RememberedSet|SlotSet|MemoryChunk|ConcurrentMark|Visitor|Visit/;
 
-/** The dump's instructions per function (callgrind_annotate's listing), summed by kind. */
-async function splitOf(dump: string): Promise<InstructionSplit> {
-  const { stdout } = await run('callgrind_annotate', ['--threshold=100', dump], { maxBuffer: 256 * 1024 * 1024 });
+/** Functions' instructions summed by kind; JIT code (named from a perf map or by its address) is always the mutator. */
+function splitOf(functions: Map<string, number>): InstructionSplit {
   const split = { mutator: 0, compile: 0, gc: 0 };
-  for (const line of stdout.split('\n')) {
-    const match = /^\s*([\d,]+) \([ \d.]+%\)\s+(.*)$/.exec(line);
-    if (match === null || match[2]!.includes('PROGRAM TOTALS')) continue;
-    const count = Number(match[1]!.replaceAll(',', ''));
-    const name = match[2]!;
-    if (COMPILE.test(name)) split.compile += count;
-    else if (GC.test(name)) split.gc += count;
+  for (const [name, count] of functions) {
+    const native = !name.startsWith('JS:') && !name.startsWith('0x') && name !== 'JIT code';
+    if (native && COMPILE.test(name)) split.compile += count;
+    else if (native && GC.test(name)) split.gc += count;
     else split.mutator += count;
   }
   return split;

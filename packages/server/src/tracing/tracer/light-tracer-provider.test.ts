@@ -96,7 +96,7 @@ describe('LightTracerProvider', () => {
     expect((await exported()).map((span) => span.name)).toEqual(['outer']);
   });
 
-    it('keeps the SDK’s rules: attribute limits, invalid values, a final OK status, nothing after end', async () => {
+  it('keeps the SDK’s rules: attribute limits, invalid values, a final OK status, nothing after end', async () => {
     const { tracer, exported } = tracing({ OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '2', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4' });
     const span = tracer.startSpan('limits', {}, ROOT_CONTEXT);
     span.setAttribute('a', 'abcdefgh');

@@ -31,8 +31,8 @@ function batching(env: NodeJS.ProcessEnv, answer: 'at once' | 'when told' = 'at 
   return { provider, spans, sent, asSent, answerOne, isShutDown: () => shutDown };
 }
 
-const spanNames = (batch: EncodedBatch | Buffer) =>
-  (decodeTraceRequest(Buffer.isBuffer(batch) ? batch : batch.body) as { resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[] }).resourceSpans.flatMap((resource) =>
+const spanNames = (body: Uint8Array) =>
+  (decodeTraceRequest(body) as { resourceSpans: { scopeSpans: { spans: { name: string }[] }[] }[] }).resourceSpans.flatMap((resource) =>
     resource.scopeSpans.flatMap((scope) => scope.spans.map((span) => span.name)),
   );
 
@@ -67,7 +67,7 @@ describe('SpanBatches', () => {
     answerOne();
     await flushed;
     expect(sent.map((batch) => batch.spanCount)).toEqual([2, 2, 2]);
-    expect(spanNames(sent[2]!)).toEqual(['span 4', 'span 5']);
+    expect(spanNames(sent[2]!.body)).toEqual(['span 4', 'span 5']);
   });
 
   it('sends the next batch when an export outlasts the export timeout', async () => {
@@ -90,12 +90,12 @@ describe('SpanBatches', () => {
     expect(sent[1]!.body.buffer).not.toBe(sent[0]!.body.buffer);
     // The first is done with: the batch sealed next is written where it was.
     spans(2);
-    expect(spanNames(sent[1]!)).toEqual(['span 0', 'span 1']);
+    expect(spanNames(sent[1]!.body)).toEqual(['span 0', 'span 1']);
     answerOne();
     answerOne();
     expect(sent.map((batch) => batch.spanCount)).toEqual([2, 2, 2, 2]);
     expect(sent[3]!.body.buffer).toBe(sent[0]!.body.buffer);
-    expect(spanNames(sent[3]!)).toEqual(['span 0', 'span 1']);
+    expect(spanNames(sent[3]!.body)).toEqual(['span 0', 'span 1']);
   });
 
   it('does not reuse the buffer of a batch given up on for its export timeout (it may still be being sent)', async () => {

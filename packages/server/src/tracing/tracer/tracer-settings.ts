@@ -34,8 +34,9 @@ export interface TracerSettings {
  * 2,048. An export costs the service about 0.15 to 0.35 ms of CPU (and the
  * collector a request) whatever it carries; with every request recorded, a
  * busy instance ends 30,000 to 100,000 spans a second, which at 512 a batch
- * is 60 to 200 exports a second, 1 to 7 % of the service's CPU. A batch of 4,096 of this service's spans is about 1 MB of
- * protobuf, well under what collectors accept in one request (the
+ * is 60 to 200 exports a second, 1 to 7 % of the service's CPU. A batch of
+ * 4,096 of this service's spans is about 1 MB of protobuf, well under what
+ * collectors accept in one request (the
  * OpenTelemetry Collector's own batches are 8,192 spans). A quiet service
  * still exports every `OTEL_BSP_SCHEDULE_DELAY`, so spans arrive as soon.
  */
