@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startOtlpSink } from '../../../test/support/otlp-sink.js';
 import { ConfigurationError } from '@plant-store/core';
 import { loadConfig } from './config/load-config.js';
 import { ListenError, serve, type ServeHandle } from './serve.js';
@@ -12,6 +13,7 @@ function buffer() {
 const handles: ServeHandle[] = [];
 afterEach(async () => {
   await Promise.all(handles.splice(0).map((handle) => handle.close()));
+  vi.unstubAllEnvs();
 });
 
 describe('serve (in-process)', () => {
@@ -125,5 +127,34 @@ describe('serve (in-process)', () => {
     handles.push(off);
     expect((await fetch(`${off.url}/portal`)).status).toBe(404);
     expect((await fetch(`${off.url}/${script}`)).status).toBe(404);
+  });
+
+  it('takes its tracing from the process environment, and warns of OTEL_* entries of the given one it does not read', async () => {
+    const sink = await startOtlpSink();
+    try {
+      const config = loadConfig(['--port=0', '--storage=memory', '--tokens=traced=t1'], {});
+      const given = buffer();
+      // Only the given environment names the sink: no tracing, and a warning that says why.
+      const untraced = await serve(config, { stdout: given.sink, stderr: buffer().sink, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } });
+      handles.push(untraced);
+      expect((await fetch(`${untraced.url}/plants`, { headers: { authorization: 'Bearer traced' } })).status).toBe(200);
+      await untraced.close();
+      expect(given.text()).toContain('tracing: OTEL_* variables are read from the process environment; ignoring OTEL_EXPORTER_OTLP_ENDPOINT');
+      expect(given.text()).not.toContain('"traceId"');
+      expect(sink.spans).toEqual([]);
+
+      // The process environment names it: the request's span reaches the sink, whatever the given environment lacks.
+      vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', sink.url);
+      const processEnv = buffer();
+      const traced = await serve(config, { stdout: processEnv.sink, stderr: buffer().sink, env: {} });
+      handles.push(traced);
+      expect((await fetch(`${traced.url}/plants`, { headers: { authorization: 'Bearer traced' } })).status).toBe(200);
+      await traced.close();
+      expect(processEnv.text()).toContain('"traceId"');
+      expect(processEnv.text()).not.toContain('ignoring');
+      expect(sink.spans.map((span) => span.name)).toContain('GET /plants');
+    } finally {
+      await sink.close();
+    }
   });
 });

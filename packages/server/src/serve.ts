@@ -22,7 +22,7 @@ import { failingSink } from './logging/failing-sink.js';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
 import { activeTraceIds, traceIdsIn } from './logging/active-trace-ids.js';
 import type { Tracing } from './tracing/start-tracing.js';
-import { tracesProtocol, tracingCaveats, tracingRequested } from './tracing/tracing-settings.js';
+import { tracesProtocol, tracingCaveats, tracingRequested, tracingVariablesNotRead } from './tracing/tracing-settings.js';
 import { version } from './version.js';
 
 export interface ServeIo {
@@ -30,7 +30,12 @@ export interface ServeIo {
   readonly stdout: LogSink;
   /** Receives warnings meant for the operator (the development token). */
   readonly stderr: LogSink;
-  /** Consulted for NODE_ENV. @default process.env */
+  /**
+   * Consulted for `NODE_ENV`. Not for `OTEL_*`: tracing is process-wide in
+   * OpenTelemetry (one tracer provider per process), so it always reads
+   * `process.env`, and a start with `OTEL_*` entries here that differ from
+   * it logs a warning naming them. @default process.env
+   */
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -81,10 +86,14 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   // a stdout that fails (a closed pipe) drops them, and the service goes on.
   const stdout = batchedLines(failingSink(io.stdout, (message) => io.stderr.write(message)));
   const env = io.env ?? process.env;
-  const traced = tracingRequested(env);
+  // Tracing is the process's, whatever io.env says: OpenTelemetry registers one tracer provider per process, and
+  // the SDK's exporter transport and resource read process.env themselves, so settings from io.env would be half applied.
+  const traced = tracingRequested(process.env);
   const logger = serviceLogger(config, stdout, traced);
+  const ignored = tracingVariablesNotRead(env, process.env);
+  if (ignored.length > 0) logger.warn(`tracing: OTEL_* variables are read from the process environment; ignoring ${ignored.join(', ')} of the environment given to serve`);
   // First: the store's dispatcher may make an attempt as soon as it exists, and that attempt is traced too.
-  const tracing = traced ? await (await import('./tracing/start-tracing.js')).startTracing(version, tracesProtocol(env), env, logger) : undefined;
+  const tracing = traced ? await (await import('./tracing/start-tracing.js')).startTracing(version, tracesProtocol(process.env), process.env, logger) : undefined;
   try {
     const handle = await serveTraced(config, { ...io, stdout }, env, tracing, logger);
     // Whoever started the service reads its ready line now, not a turn later.
@@ -98,7 +107,7 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
 }
 
 async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.ProcessEnv, tracing: Tracing | undefined, logger: Logger): Promise<ServeHandle> {
-  for (const caveat of tracing ? tracingCaveats(env) : []) logger.warn(`tracing: ${caveat}`);
+  for (const caveat of tracing ? tracingCaveats(process.env) : []) logger.warn(`tracing: ${caveat}`);
   const { tokens, developmentToken } = resolveTokens(config, env);
   const authenticator = await createAuthenticator(config, tokens);
   const portal = config.portal ? await loadPortal() : undefined;

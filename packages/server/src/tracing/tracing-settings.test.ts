@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tracePropagators, tracesProtocol, tracingCaveats, tracingRequested } from './tracing-settings.js';
+import { tracePropagators, tracesProtocol, tracingCaveats, tracingRequested, tracingVariablesNotRead } from './tracing-settings.js';
 
 describe('tracingRequested', () => {
   it('is off unless the standard variables ask for OTLP export', () => {
@@ -57,5 +57,16 @@ describe('tracingCaveats', () => {
       'OTEL_TRACES_EXPORTER: only otlp is supported; ignoring console',
       'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc is not supported; traces are sent as OTLP/HTTP with protobuf bodies (http/protobuf)',
     ]);
+  });
+});
+
+describe('tracingVariablesNotRead', () => {
+  it('names the OTEL_* entries of a given environment that the process environment does not hold alike', () => {
+    const processEnv = { OTEL_SERVICE_NAME: 'plants', PATH: '/bin' };
+    expect(tracingVariablesNotRead(processEnv, processEnv)).toEqual([]);
+    expect(tracingVariablesNotRead({ NODE_ENV: 'production', OTEL_SERVICE_NAME: 'plants' }, processEnv)).toEqual([]);
+    expect(
+      tracingVariablesNotRead({ OTEL_SERVICE_NAME: 'other', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', PATH: '/usr/bin' }, processEnv),
+    ).toEqual(['OTEL_SERVICE_NAME', 'OTEL_EXPORTER_OTLP_ENDPOINT']);
   });
 });

@@ -93,3 +93,13 @@ function listed(value: string | undefined): string[] {
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '');
 }
+
+/**
+ * The `OTEL_*` entries of `given` (the environment a caller handed to
+ * `serve`) that the process environment does not hold alike: tracing reads
+ * only the process's, so these are not applied.
+ */
+export function tracingVariablesNotRead(given: NodeJS.ProcessEnv, processEnv: NodeJS.ProcessEnv): string[] {
+  if (given === processEnv) return [];
+  return Object.keys(given).filter((name) => name.startsWith('OTEL_') && given[name] !== processEnv[name]);
+}
