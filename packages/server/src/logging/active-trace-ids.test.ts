@@ -1,6 +1,7 @@
 import { INVALID_SPAN_CONTEXT, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { traceIdsIn, type VouchedSpanContext } from './active-trace-ids.js';
+import type { VouchedSpanContext } from '../tracing/vouched-span-context.js';
+import { traceIdsIn } from './active-trace-ids.js';
 
 // A trace id whose first digit is 0, as one in sixteen are: it must not be taken for the all-zero one.
 const traceId = '0af7651916cd43dd8448eb211c80319c';

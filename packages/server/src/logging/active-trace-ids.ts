@@ -1,4 +1,5 @@
 import { context, INVALID_TRACEID, trace, type Context, type SpanContext } from '@opentelemetry/api';
+import type { VouchedSpanContext } from '../tracing/vouched-span-context.js';
 import type { TraceIds } from './json-logger.js';
 
 /**
@@ -22,13 +23,4 @@ export function traceIdsIn(traceContext: Context): TraceIds | undefined {
   // its trace id is not internalized, and `===` with the constant would be a call into V8's runtime on every request.
   if (spanContext === undefined || (spanContext.idsAreHex !== true && spanContext.traceId === INVALID_TRACEID)) return undefined;
   return { traceId: spanContext.traceId, spanId: spanContext.spanId, hex: spanContext.idsAreHex === true };
-}
-
-/**
- * The context of a span whose tracer vouches that both ids are hex digits
- * and valid, never the all-zero ones (the service's own tracer does, for
- * its spans recorded or not), so a log line may carry them as they are.
- */
-export interface VouchedSpanContext extends SpanContext {
-  readonly idsAreHex: true;
 }

@@ -14,7 +14,7 @@ import {
   type TraceState,
 } from '@opentelemetry/api';
 import { isTracingSuppressed } from '@opentelemetry/core';
-import type { VouchedSpanContext } from '../../logging/active-trace-ids.js';
+import type { VouchedSpanContext } from '../vouched-span-context.js';
 import { RecordedSpan, type EndedSpans, type SpanParent } from './recorded-span.js';
 import { attributePairs } from './span-attributes.js';
 import { hexWord, spanIdHex, TraceId, type SpanIds } from './span-ids.js';

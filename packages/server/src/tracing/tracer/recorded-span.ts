@@ -14,7 +14,7 @@ import {
   TraceFlags,
 } from '@opentelemetry/api';
 import type { TimedEvent } from '@opentelemetry/sdk-trace-base';
-import type { VouchedSpanContext } from '../../logging/active-trace-ids.js';
+import type { VouchedSpanContext } from '../vouched-span-context.js';
 import { isAttributeValue, keptValue, sanitized } from './span-attributes.js';
 import { spanIdHex, type TraceId } from './span-ids.js';
 import { sinceOrigin, toHrTime } from './span-time.js';
