@@ -22,7 +22,7 @@ import { failingSink } from './logging/failing-sink.js';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
 import { activeTraceIds, traceIdsIn } from './logging/active-trace-ids.js';
 import type { Tracing } from './tracing/start-tracing.js';
-import { tracesProtocol, tracingCaveats, tracingRequested, tracingVariablesNotRead } from './tracing/tracing-settings.js';
+import { tracesProtocol, tracingRequested, tracingVariablesNotRead } from './tracing/tracing-settings.js';
 import { version } from './version.js';
 
 export interface ServeIo {
@@ -107,7 +107,6 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
 }
 
 async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.ProcessEnv, tracing: Tracing | undefined, logger: Logger): Promise<ServeHandle> {
-  for (const caveat of tracing ? tracingCaveats(process.env) : []) logger.warn(`tracing: ${caveat}`);
   const { tokens, developmentToken } = resolveTokens(config, env);
   const authenticator = await createAuthenticator(config, tokens);
   const portal = config.portal ? await loadPortal() : undefined;

@@ -125,4 +125,12 @@ describe('startTracing: problems', () => {
     expect(await tracing.shutdown(500)).toBe(true);
     expect(warnings).toContain('tracing: OTEL_BSP_MAX_QUEUE_SIZE=lots is not a positive integer; using 16384.');
   });
+
+  it('warns at start of what the environment asks for that the service does not do', async () => {
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) };
+    const tracing = await startTracing('0.0.0-test', 'http/protobuf', { OTEL_TRACES_SAMPLER: 'always_off', OTEL_PROPAGATORS: 'b3,tracecontext' }, logger);
+    expect(await tracing.shutdown(500)).toBe(true);
+    expect(warnings).toContain('tracing: OTEL_PROPAGATORS: only tracecontext and baggage are supported; ignoring b3');
+  });
 });

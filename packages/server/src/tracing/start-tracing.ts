@@ -3,7 +3,7 @@ import type { Logger } from '@plant-store/core/adapter';
 import { DiagnosticsLog } from './diagnostics-log.js';
 import type { Resource } from './otlp-trace-protobuf.js';
 import { SynchronousContextManager } from './synchronous-context-manager.js';
-import { tracePropagators, type TracesProtocol } from './tracing-settings.js';
+import { tracePropagators, tracingCaveats, type TracesProtocol } from './tracing-settings.js';
 
 /** The tracing of a running service. */
 export interface Tracing {
@@ -32,10 +32,12 @@ type StartedProvider = TracerProvider & { shutdown(): Promise<void> };
  *
  * OpenTelemetry's own problems (a variable that does not parse, a failed
  * export, dropped spans) are warnings of `problems` from the start (see
- * DiagnosticsLog).
+ * DiagnosticsLog), as is what `env` asks for that this service does not do
+ * (see `tracingCaveats`).
  */
 export async function startTracing(serviceVersion: string, protocol: TracesProtocol, env: NodeJS.ProcessEnv, problems: Logger): Promise<Tracing> {
   diag.setLogger(new DiagnosticsLog(problems), { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+  for (const caveat of tracingCaveats(env)) problems.warn(`tracing: ${caveat}`);
   const sdk = await import('./tracing-sdk.js');
   // The SDK's defaults, then this service's name and version, then what the environment says (it wins).
   const resource = sdk

@@ -100,6 +100,5 @@ function listed(value: string | undefined): string[] {
  * only the process's, so these are not applied.
  */
 export function tracingVariablesNotRead(given: NodeJS.ProcessEnv, processEnv: NodeJS.ProcessEnv): string[] {
-  if (given === processEnv) return [];
   return Object.keys(given).filter((name) => name.startsWith('OTEL_') && given[name] !== processEnv[name]);
 }
