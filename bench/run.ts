@@ -23,6 +23,7 @@ import { runPgWebhookScenario } from './scenarios/pg-webhook-scenario.js';
 import { runStartupScenario } from './scenarios/startup-scenario.js';
 import { runSteadyStateScenario } from './scenarios/steady-state-scenario.js';
 import { runTracingScenario } from './scenarios/tracing-scenario.js';
+import { runBusyWaitScenario } from './scenarios/busy-wait-scenario.js';
 import { runWebhookScenario } from './scenarios/webhook-scenario.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -114,8 +115,9 @@ try {
   const metrics = selected.has('metrics') ? await runMetricsScenario(context, failed) : undefined;
   const steadyState = selected.has('steady-state') ? await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' })) : undefined;
   const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
+  const busyWait = selected.has('busy-wait') ? await runBusyWaitScenario(context, failed) : undefined;
   const onPostgres = await runPostgresScenarios();
-  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, bigList, metrics, steadyState, tracing };
+  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, bigList, metrics, steadyState, tracing, busyWait };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });
   else log(`kept ${workDir}`);

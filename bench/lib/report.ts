@@ -162,8 +162,15 @@ function tracingSection(results: BenchResults, sampler: BenchOptions['tracingSam
 The service with tracing on (\`OTEL_EXPORTER_OTLP_ENDPOINT\` pointing at a local OTLP/HTTP sink that accepts and drops the spans; ${recorded}) against the same service without any \`OTEL_*\` variable (no SDK loaded), in interleaved rounds as above. Target: req/s with tracing ≥ ${TRACING_MIN_THROUGHPUT_RATIO}x without. Tracing off against the service without this feature is the HTTP scenarios' service row.`);
 }
 
-/** One row per server and a ratio row per scenario of a feature measured on against off. */
-function onOffSection(results: readonly PairedResult[], feature: string, minRatio: number, heading: string): string {
+/** Spinning before each response against not: what a few microseconds more per request cost here (no target). */
+function busyWaitSection(results: BenchResults, micros: number): string {
+  return onOffSection(results.busyWait ?? [], 'busy-wait', undefined, `## Busy-wait reference
+
+The service spinning ${micros} µs of wall-clock time before each response (\`node --import bench/lib/busy-wait-preload.mjs\`, no tracing) against the same service as it is, in interleaved rounds as above. Its only extra work is the spin, so the ratio says what ${micros} µs more CPU per request costs in req/s on this machine with this load generator: the scale against which to read the tracing ratio. No target.`);
+}
+
+/** One row per server and a ratio row per scenario of a feature measured on against off; the ratio marked against `minRatio` when there is one. */
+function onOffSection(results: readonly PairedResult[], feature: string, minRatio: number | undefined, heading: string): string {
   if (results.length === 0) return '';
   const rows: string[][] = [];
   for (const result of results) {
@@ -173,7 +180,7 @@ function onOffSection(results: readonly PairedResult[], feature: string, minRati
     rows.push([
       result.scenario,
       result.storage,
-      `**ratio** (median of rounds) ${rps >= minRatio ? '✅' : '❌'}`,
+      `**ratio** (median of rounds)${minRatio === undefined ? '' : rps >= minRatio ? ' ✅' : ' ❌'}`,
       `**${ratio(rps)}**`,
       ratio(medianRatio(result, 'p50Ms')),
       ratio(medianRatio(result, 'p99Ms')),
@@ -307,7 +314,7 @@ function summaryLines(results: BenchResults): string[] {
         (result.lean ? `; ${ratio(medianLeanRatio(result, 'rps'))} the lean baseline's req/s, ${ratio(medianLeanRatio(result, 'cpuUsPerRequest'))} its CPU time per request` : ''),
     );
   }
-  for (const [feature, list] of [['metrics', results.metrics], ['tracing', results.tracing]] as const) {
+  for (const [feature, list] of [['metrics', results.metrics], ['tracing', results.tracing], ['busy-wait', results.busyWait]] as const) {
     for (const result of list ?? []) {
       lines.push(
         `${result.scenario} (${result.storage}): ${feature} on ${int(medianOf(result.service, 'rps'))} req/s, off ${int(medianOf(result.baseline, 'rps'))} req/s — ` +
@@ -379,6 +386,7 @@ export function renderReport(input: ReportInput): string {
     results.paired.length ? `## HTTP scenarios\n\nMedians over the measured rounds. CPU % is the server process's user + system time over the round (100 = one core), from /proc/<pid>/stat; CPU µs/req is that time per answered request; RSS is VmRSS at the end of the rounds. On a machine shared with other work the req/s ratio moves from round to round (see Every round); CPU µs/req is the steadier measure of the service's own overhead.\n\n${pairedSection(results.paired)}` : '',
     metricsSection(results),
     tracingSection(results, options.tracingSampler),
+    busyWaitSection(results, options.busyWaitUs),
     webhookSection(results),
     pgWebhookSection(results),
     bigListSection(results.bigList, 'SQLite'),
@@ -386,8 +394,8 @@ export function renderReport(input: ReportInput): string {
     steadyStateSection(results.steadyState),
     steadyStateSection(results.pgSteadyState),
     startupSection(results),
-    results.paired.length || results.metrics?.length || results.tracing?.length
-      ? `## Every round\n\nService / baseline (for metrics-* and tracing-*: on / off). The warm-up is not used for ratios.\n\n${roundsSection([...results.paired, ...(results.metrics ?? []), ...(results.tracing ?? [])])}`
+    results.paired.length || results.metrics?.length || results.tracing?.length || results.busyWait?.length
+      ? `## Every round\n\nService / baseline (for metrics-*, tracing-* and busy-wait-*: on / off). The warm-up is not used for ratios.\n\n${roundsSection([...results.paired, ...(results.metrics ?? []), ...(results.tracing ?? []), ...(results.busyWait ?? [])])}`
       : '',
   ];
   return `${sections.filter(Boolean).join('\n\n')}\n`;

@@ -16,6 +16,8 @@ export interface BenchResults {
   readonly metrics?: readonly PairedResult[];
   /** Tracing on, exporting to a local OTLP sink (`service`), against tracing off (`baseline`), same service. */
   readonly tracing?: readonly PairedResult[];
+  /** The service spinning a few microseconds before each response (`service`) against itself (`baseline`): no target, a scale. */
+  readonly busyWait?: readonly PairedResult[];
   /** Two service instances dispatching from one PostgreSQL schema. */
   readonly pgWebhooks?: PgWebhookResult;
   /** The unlimited list on PostgreSQL. */

@@ -32,14 +32,19 @@ function measure(feature: OnOffFeature, rounds: () => Promise<PairedResult>, pai
 }
 
 async function startOnOff(context: BenchContext, storage: AnyStorageKind, group: string, feature: OnOffFeature, extra: Partial<ServerConfig> = {}): Promise<OnOffPair> {
-  const config = (state: 'on' | 'off'): ServerConfig => ({
-    storage,
-    dbFile: join(context.workDir, `${group}-${storage}-${feature.name}-${state}.db`),
-    tokens: BENCH_TOKENS,
-    ...feature.settings(state),
-    ...extra,
-    ...context.profile(`${group}-${storage}-${feature.name}-${state}`),
-  });
+  const config = (state: 'on' | 'off'): ServerConfig => {
+    const settings = feature.settings(state);
+    const profile = context.profile(`${group}-${storage}-${feature.name}-${state}`);
+    return {
+      storage,
+      dbFile: join(context.workDir, `${group}-${storage}-${feature.name}-${state}.db`),
+      tokens: BENCH_TOKENS,
+      ...settings,
+      ...extra,
+      // A feature's own flags (a preload) and a profile's, both.
+      nodeFlags: [...(settings.nodeFlags ?? []), ...(profile.nodeFlags ?? [])],
+    };
+  };
   const service = await startServer(context.launcher.spec('service', config('on')));
   try {
     const baseline = await startServer(context.launcher.spec('service', config('off')));
