@@ -25,15 +25,20 @@ const provider = new LightTracerProvider(resource, tracerSettings({}), {
 });
 const http = provider.getTracer('@plant-store/http-node');
 const core = provider.getTracer('@plant-store/core');
-// The traced storage hands every call of one member the same attributes object.
-const storageAttributes = { 'db.operation.name': 'listJson', 'db.collection.name': 'plants', 'db.system.name': 'sqlite' };
+// As the service starts them: one frozen options object per method for the SERVER span (its method, scheme and
+// protocol version, which the tracer takes once for all its spans) and per storage member for the CLIENT span.
+const serverOptions = Object.freeze({
+  kind: SpanKind.SERVER,
+  attributes: Object.freeze({ 'http.request.method': 'GET', 'url.scheme': 'http', 'network.protocol.version': '1.1' }),
+});
+const storageOptions = Object.freeze({
+  kind: SpanKind.CLIENT,
+  attributes: Object.freeze({ 'db.operation.name': 'listJson', 'db.collection.name': 'plants', 'db.system.name': 'sqlite' }),
+});
 
 function tracedRequest(): void {
-  const server = http.startSpan('GET', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
-  server.setAttribute('http.request.method', 'GET');
-  server.setAttribute('url.scheme', 'http');
-  server.setAttribute('network.protocol.version', '1.1');
-  const storage = core.startSpan('listJson plants', { kind: SpanKind.CLIENT, attributes: storageAttributes }, trace.setSpan(ROOT_CONTEXT, server));
+  const server = http.startSpan('GET', serverOptions, ROOT_CONTEXT);
+  const storage = core.startSpan('listJson plants', storageOptions, trace.setSpan(ROOT_CONTEXT, server));
   storage.end();
   server.setAttribute('http.route', '/plants');
   server.updateName('GET /plants');
