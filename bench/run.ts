@@ -16,6 +16,7 @@ import { createServerLauncher } from './lib/server-launcher.js';
 import type { BenchResults } from './lib/targets.js';
 import { checkTargets } from './lib/targets.js';
 import { runBigListScenario, runPgBigListScenario } from './scenarios/big-list-scenario.js';
+import { runBusyWaitScenario } from './scenarios/busy-wait-scenario.js';
 import { runHttpSuite } from './scenarios/http-suite.js';
 import { runMetricsScenario } from './scenarios/metrics-scenario.js';
 import { runPostgresHttpSuite } from './scenarios/pg-http-suite.js';
@@ -23,7 +24,6 @@ import { runPgWebhookScenario } from './scenarios/pg-webhook-scenario.js';
 import { runStartupScenario } from './scenarios/startup-scenario.js';
 import { runSteadyStateScenario } from './scenarios/steady-state-scenario.js';
 import { runTracingScenario } from './scenarios/tracing-scenario.js';
-import { runBusyWaitScenario } from './scenarios/busy-wait-scenario.js';
 import { runWebhookScenario } from './scenarios/webhook-scenario.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -11,11 +11,13 @@ const text = process.env.PLANT_STORE_BENCH_BUSY_WAIT_US;
 const micros = Number(text);
 if (!(micros > 0)) throw new Error(`PLANT_STORE_BENCH_BUSY_WAIT_US must be a positive number of microseconds, got ${JSON.stringify(text)}`);
 
+// performance.now() counts milliseconds.
+const millis = micros / 1000;
 const end = ServerResponse.prototype.end;
 // Three named parameters, not a rest parameter: `end` takes at most three, and
 // the wrapper itself should add as little as it can beside the spin.
 ServerResponse.prototype.end = function endAfterBusyWait(chunk, encoding, callback) {
-  const until = performance.now() + micros / 1000;
+  const until = performance.now() + millis;
   while (performance.now() < until);
   return end.call(this, chunk, encoding, callback);
 };

@@ -41,8 +41,8 @@ async function startOnOff(context: BenchContext, storage: AnyStorageKind, group:
       tokens: BENCH_TOKENS,
       ...settings,
       ...extra,
-      // A feature's own flags (a preload) and a profile's, both.
-      nodeFlags: [...(settings.nodeFlags ?? []), ...(profile.nodeFlags ?? [])],
+      // Flags from every source kept (a feature's preload, a profile's), where a spread would keep only the last.
+      nodeFlags: [...(settings.nodeFlags ?? []), ...(extra.nodeFlags ?? []), ...(profile.nodeFlags ?? [])],
     };
   };
   const service = await startServer(context.launcher.spec('service', config('on')));
