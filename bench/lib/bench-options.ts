@@ -14,6 +14,7 @@ export const SCENARIOS = [
   'webhooks',
   'big-list',
   'metrics',
+  'steady-state',
   'tracing',
   'busy-wait',
   'pg-create',
@@ -21,7 +22,6 @@ export const SCENARIOS = [
   'pg-list-100',
   'pg-webhooks',
   'pg-big-list',
-  'steady-state',
   'pg-steady-state',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];

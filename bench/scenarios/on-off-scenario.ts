@@ -31,20 +31,35 @@ function measure(feature: OnOffFeature, rounds: () => Promise<PairedResult>, pai
   return feature.measure ? feature.measure(rounds, pair) : rounds();
 }
 
-async function startOnOff(context: BenchContext, storage: AnyStorageKind, group: string, feature: OnOffFeature, extra: Partial<ServerConfig> = {}): Promise<OnOffPair> {
-  const config = (state: 'on' | 'off'): ServerConfig => {
-    const settings = feature.settings(state);
-    const profile = context.profile(`${group}-${storage}-${feature.name}-${state}`);
-    return {
-      storage,
-      dbFile: join(context.workDir, `${group}-${storage}-${feature.name}-${state}.db`),
-      tokens: BENCH_TOKENS,
-      ...settings,
-      ...extra,
-      // Flags from every source kept (a feature's preload, a profile's), where a spread would keep only the last.
-      nodeFlags: [...(settings.nodeFlags ?? []), ...(extra.nodeFlags ?? []), ...(profile.nodeFlags ?? [])],
-    };
+/**
+ * One server's settings in a group: the storage's, then the feature's in
+ * that state, then the group's (`extra`), the later winning; node flags
+ * from all three and the profile's kept, where a spread would keep only
+ * the last source's (a feature's preload would lose to `--cpu-prof`).
+ */
+export function onOffServerConfig(
+  base: Pick<ServerConfig, 'storage' | 'dbFile'>,
+  settings: Partial<ServerConfig>,
+  extra: Partial<ServerConfig>,
+  profile: Pick<ServerConfig, 'nodeFlags'>,
+): ServerConfig {
+  return {
+    ...base,
+    tokens: BENCH_TOKENS,
+    ...settings,
+    ...extra,
+    nodeFlags: [...(settings.nodeFlags ?? []), ...(extra.nodeFlags ?? []), ...(profile.nodeFlags ?? [])],
   };
+}
+
+async function startOnOff(context: BenchContext, storage: AnyStorageKind, group: string, feature: OnOffFeature, extra: Partial<ServerConfig> = {}): Promise<OnOffPair> {
+  const config = (state: 'on' | 'off'): ServerConfig =>
+    onOffServerConfig(
+      { storage, dbFile: join(context.workDir, `${group}-${storage}-${feature.name}-${state}.db`) },
+      feature.settings(state),
+      extra,
+      context.profile(`${group}-${storage}-${feature.name}-${state}`),
+    );
   const service = await startServer(context.launcher.spec('service', config('on')));
   try {
     const baseline = await startServer(context.launcher.spec('service', config('off')));

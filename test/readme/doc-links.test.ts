@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -61,6 +62,23 @@ describe('relative links in README.md, docs/ and bench/README.md', () => {
     }
     expect(checked).toBeGreaterThan(20);
     expect(broken).toEqual([]);
+  });
+
+  // The repository keeps the reports its pages cite and no others (bench/README.md, Reports): one no page links to
+  // is a replaced run that should have gone to the history.
+  it('link every benchmark report the repository keeps', () => {
+    const linked = new Set<string>();
+    for (const page of pages) {
+      for (const match of prose(readFileSync(join(root, page), 'utf8')).matchAll(/\]\(([^)\s#]+)[^)\s]*\)/g)) {
+        linked.add(relative(root, join(root, dirname(page), decodeURIComponent(match[1]!))));
+      }
+    }
+    // Committed ones only: a run's fresh report waits for its author to link it or throw it away.
+    const kept = execFileSync('git', ['ls-files', 'bench/reports'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter((path) => path.endsWith('.md'));
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.filter((report) => !linked.has(report))).toEqual([]);
   });
 
   it('computes anchors as GitHub does', () => {
