@@ -16,7 +16,9 @@ const millis = micros / 1000;
 const end = ServerResponse.prototype.end;
 // Three named parameters, not a rest parameter: `end` takes at most three, and
 // the wrapper itself should add as little as it can beside the spin.
+// A response ended already (a second `end`, which Node ignores) is not spun for again: one spin per response.
 ServerResponse.prototype.end = function endAfterBusyWait(chunk, encoding, callback) {
+  if (this.writableEnded) return end.call(this, chunk, encoding, callback);
   const until = performance.now() + millis;
   while (performance.now() < until);
   return end.call(this, chunk, encoding, callback);

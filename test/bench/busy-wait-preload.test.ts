@@ -10,11 +10,24 @@ const server = createServer((req, res) => res.end('ok'));
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
-/** Starts SERVER under `node --import` the preload, with the given spin; resolves with its base URL and a stop. */
-async function startSpinning(micros: string | undefined) {
+// A handler that ends its response twice (Node ignores the second) and answers with how long both calls took.
+const ENDS_TWICE = `
+import { createServer } from 'node:http';
+const server = createServer((req, res) => {
+  const started = performance.now();
+  res.setHeader('content-length', '2');
+  res.end('ok');
+  res.end();
+  console.error('ends took ' + (performance.now() - started) + ' ms');
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+`;
+
+/** Starts SERVER (or `source`) under `node --import` the preload, with the given spin; resolves with its base URL and a stop. */
+async function startSpinning(micros: string | undefined, source = SERVER) {
   const env = { ...process.env, PLANT_STORE_BENCH_BUSY_WAIT_US: micros };
   if (micros === undefined) delete env.PLANT_STORE_BENCH_BUSY_WAIT_US;
-  const child = spawn(process.execPath, ['--import', BUSY_WAIT_PRELOAD, '--input-type=module', '-e', SERVER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', BUSY_WAIT_PRELOAD, '--input-type=module', '-e', source], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const port = await new Promise<string | undefined>((resolve) => {
@@ -41,6 +54,20 @@ describe('the busy-wait preload', () => {
         expect(await response.text()).toBe('ok');
         expect(performance.now() - started).toBeGreaterThanOrEqual(30);
       }
+    } finally {
+      server.stop();
+    }
+  });
+
+  it('spins once per response, not again when a response is ended a second time', async () => {
+    // 200 ms a spin: two would take at least 400 ms whatever the machine, one takes 200 ms and its scheduling.
+    const server = await startSpinning('200000', ENDS_TWICE);
+    try {
+      expect(await (await fetch(server.url!)).text()).toBe('ok');
+      await expect.poll(() => server.stderr()).toMatch(/ends took [\d.]+ ms/);
+      const took = Number(/ends took ([\d.]+) ms/.exec(server.stderr())![1]);
+      expect(took).toBeGreaterThanOrEqual(200);
+      expect(took).toBeLessThan(400);
     } finally {
       server.stop();
     }
