@@ -18,8 +18,9 @@ const end = ServerResponse.prototype.end;
 // the wrapper itself should add as little as it can beside the spin.
 // A response ended already (a second `end`, which Node ignores) is not spun for again: one spin per response.
 ServerResponse.prototype.end = function endAfterBusyWait(chunk, encoding, callback) {
-  if (this.writableEnded) return end.call(this, chunk, encoding, callback);
-  const until = performance.now() + millis;
-  while (performance.now() < until);
+  if (!this.writableEnded) {
+    const until = performance.now() + millis;
+    while (performance.now() < until);
+  }
   return end.call(this, chunk, encoding, callback);
 };

@@ -314,8 +314,8 @@ function summaryLines(results: BenchResults): string[] {
         (result.lean ? `; ${ratio(medianLeanRatio(result, 'rps'))} the lean baseline's req/s, ${ratio(medianLeanRatio(result, 'cpuUsPerRequest'))} its CPU time per request` : ''),
     );
   }
-  for (const [feature, list] of [['metrics', results.metrics], ['tracing', results.tracing], ['busy-wait', results.busyWait]] as const) {
-    for (const result of list ?? []) {
+  for (const [feature, list] of onOffFeatures(results)) {
+    for (const result of list) {
       lines.push(
         `${result.scenario} (${result.storage}): ${feature} on ${int(medianOf(result.service, 'rps'))} req/s, off ${int(medianOf(result.baseline, 'rps'))} req/s — ` +
           `${ratio(medianRatio(result, 'rps'))} req/s, ${ratio(medianRatio(result, 'cpuUsPerRequest'))} CPU time per request`,
@@ -369,8 +369,18 @@ function machineSection(machine: MachineInfo, options: BenchOptions): string {
 }
 
 /** The markdown report: header, targets, every figure, method and fairness notes. */
+/** The features measured on against off, each with its results (none when it did not run). */
+function onOffFeatures(results: BenchResults): (readonly [string, readonly PairedResult[]])[] {
+  return [
+    ['metrics', results.metrics ?? []],
+    ['tracing', results.tracing ?? []],
+    ['busy-wait', results.busyWait ?? []],
+  ];
+}
+
 export function renderReport(input: ReportInput): string {
   const { machine, options, results } = input;
+  const onOff = onOffFeatures(results).flatMap(([, list]) => list);
   const checks = checkTargets(results);
   const passed = checks.filter((check) => check.pass).length;
   const date = input.startedAt.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
@@ -394,8 +404,8 @@ export function renderReport(input: ReportInput): string {
     steadyStateSection(results.steadyState),
     steadyStateSection(results.pgSteadyState),
     startupSection(results),
-    results.paired.length || results.metrics?.length || results.tracing?.length || results.busyWait?.length
-      ? `## Every round\n\nService / baseline (for metrics-*, tracing-* and busy-wait-*: on / off). The warm-up is not used for ratios.\n\n${roundsSection([...results.paired, ...(results.metrics ?? []), ...(results.tracing ?? []), ...(results.busyWait ?? [])])}`
+    results.paired.length || onOff.length
+      ? `## Every round\n\nService / baseline (for metrics-*, tracing-* and busy-wait-*: on / off). The warm-up is not used for ratios.\n\n${roundsSection([...results.paired, ...onOff])}`
       : '',
   ];
   return `${sections.filter(Boolean).join('\n\n')}\n`;

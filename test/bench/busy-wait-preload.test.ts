@@ -3,25 +3,23 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { BUSY_WAIT_PRELOAD } from '../../bench/scenarios/busy-wait-scenario.js';
 
-// A plain node:http server that prints its port, then answers every request with "ok".
-const SERVER = `
+/** A plain node:http server with `handler` (the source of a request listener) that prints its port once listening. */
+const serverSource = (handler: string) => `
 import { createServer } from 'node:http';
-const server = createServer((req, res) => res.end('ok'));
+const server = createServer(${handler});
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
-// A handler that ends its response twice (Node ignores the second) and answers with how long both calls took.
-const ENDS_TWICE = `
-import { createServer } from 'node:http';
-const server = createServer((req, res) => {
+// Answers every request with "ok".
+const SERVER = serverSource(`(req, res) => res.end('ok')`);
+
+// Ends its response twice (Node ignores the second) and writes to stderr how long both calls took.
+const ENDS_TWICE = serverSource(`(req, res) => {
   const started = performance.now();
-  res.setHeader('content-length', '2');
   res.end('ok');
   res.end();
   console.error('ends took ' + (performance.now() - started) + ' ms');
-});
-server.listen(0, '127.0.0.1', () => console.log(server.address().port));
-`;
+}`);
 
 /** Starts SERVER (or `source`) under `node --import` the preload, with the given spin; resolves with its base URL and a stop. */
 async function startSpinning(micros: string | undefined, source = SERVER) {

@@ -37,6 +37,13 @@ function anchors(file: string): Set<string> {
   return result;
 }
 
+/** The relative link targets of `page` (outside code), as written: `path`, `path#anchor` or `#anchor`. */
+function relativeLinks(page: string): string[] {
+  return [...prose(readFileSync(join(root, page), 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => match[1]!)
+    .filter((target) => !/^[a-z][a-z+.-]*:/i.test(target)); // https:, mailto:, …
+}
+
 /** What is wrong with one link target of `page`, or undefined. */
 function brokenLink(page: string, target: string): string | undefined {
   const [path, anchor] = target.split('#') as [string, string | undefined];
@@ -52,9 +59,7 @@ describe('relative links in README.md, docs/ and bench/README.md', () => {
     const broken: string[] = [];
     let checked = 0;
     for (const page of pages) {
-      for (const match of prose(readFileSync(join(root, page), 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)) {
-        const target = match[1]!;
-        if (/^[a-z][a-z+.-]*:/i.test(target)) continue; // https:, mailto:, …
+      for (const target of relativeLinks(page)) {
         checked++;
         const problem = brokenLink(page, target);
         if (problem) broken.push(problem);
@@ -69,8 +74,9 @@ describe('relative links in README.md, docs/ and bench/README.md', () => {
   it('link every benchmark report the repository keeps', () => {
     const linked = new Set<string>();
     for (const page of pages) {
-      for (const match of prose(readFileSync(join(root, page), 'utf8')).matchAll(/\]\(([^)\s#]+)[^)\s]*\)/g)) {
-        linked.add(relative(root, join(root, dirname(page), decodeURIComponent(match[1]!))));
+      for (const target of relativeLinks(page)) {
+        const path = target.split('#')[0]!;
+        if (path) linked.add(relative(root, join(root, dirname(page), decodeURIComponent(path))));
       }
     }
     // Committed ones only: a run's fresh report waits for its author to link it or throw it away.
