@@ -5,21 +5,60 @@ interface Running {
   readonly controller: AbortController;
 }
 
+/** The caps attempts run under (see `AttemptSlots`). */
+export interface SlotCaps {
+  /** Most attempts in flight at once. */
+  readonly concurrency: number;
+  /** Most attempts in flight to one endpoint that is not slow. */
+  readonly perEndpoint: number;
+  /** Most attempts in flight to the endpoints of one owner (a tenant). */
+  readonly perOwner: number;
+  /** An attempt that runs this long (ms) makes its endpoint slow, at once, until an attempt to it answers sooner. */
+  readonly slowAfterMs: number;
+}
+
+/** A slow endpoint keeps this many attempts going: enough to notice it has recovered, too few to matter to anyone else. */
+export const SLOW_ENDPOINT_CONCURRENCY = 2;
+
+/** Endpoints whose speed is remembered; the oldest memory goes first (an endpoint forgotten is simply unproven again). */
+const REMEMBERED_ENDPOINTS = 10_000;
+
 /**
- * The attempts in flight, under a global and a per-endpoint cap, each with
- * the controller that aborts it at shutdown. The per-endpoint cap counts
- * requests the endpoint has not answered yet; the global one counts attempts
- * until their outcome is recorded.
+ * The attempts in flight, each with the controller that aborts it at
+ * shutdown, under caps that keep a few endpoints from stalling everyone:
+ *
+ * - a global cap, counted until each outcome is recorded;
+ * - a cap per endpoint, counted until the endpoint answers (it protects
+ *   the receiver; recording does not load it), cut to
+ *   `SLOW_ENDPOINT_CONCURRENCY` while the endpoint is slow;
+ * - a cap per owner (tenant), so that one tenant's endpoints never hold
+ *   every slot;
+ * - a share for endpoints not known to answer promptly (slow ones and
+ *   those not tried yet): at most half the slots, so the other half stays
+ *   for endpoints that answer, however many receivers hang at once.
+ *
+ * An endpoint is fast or slow by its latest attempt: one that ran
+ * `slowAfterMs` (or timed out) makes it slow, one that answered sooner
+ * makes it fast again.
  */
 export class AttemptSlots {
-  readonly #concurrency: number;
-  readonly #perEndpoint: number;
+  readonly #caps: SlotCaps;
+  readonly #slowShare: number;
   readonly #running = new Map<Promise<void>, Running>();
+  /** Requests not yet answered, per endpoint. */
   readonly #perEndpointCount = new Map<string, number>();
+  /** Attempts in flight per owner, with every endpoint of theirs seen meanwhile (passed over while the owner is at its cap). */
+  readonly #owners = new Map<string, { count: number; readonly endpoints: Set<string> }>();
+  /** The latest known speed of endpoints. */
+  readonly #fast = new Map<string, boolean>();
+  /** Attempts in flight that count against the share of endpoints not known to be fast. */
+  #unproven = 0;
 
-  constructor(concurrency: number, perEndpoint: number) {
-    this.#concurrency = Math.max(1, concurrency);
-    this.#perEndpoint = Math.max(1, perEndpoint);
+  constructor(caps: SlotCaps) {
+    const concurrency = Math.max(1, caps.concurrency);
+    const perEndpoint = Math.max(1, caps.perEndpoint);
+    this.#caps = { concurrency, perEndpoint, perOwner: Math.max(1, caps.perOwner), slowAfterMs: caps.slowAfterMs };
+    this.#slowShare = Math.max(Math.min(perEndpoint, concurrency), Math.floor(concurrency / 2));
   }
 
   /** Attempts in flight. */
@@ -29,52 +68,79 @@ export class AttemptSlots {
 
   /** Slots left under the global cap. */
   get free(): number {
-    return this.#concurrency - this.#running.size;
+    return this.#caps.concurrency - this.#running.size;
   }
 
-  /** The per-endpoint cap. */
+  /** The per-endpoint cap (of an endpoint that is not slow). */
   get perEndpoint(): number {
-    return this.#perEndpoint;
+    return this.#caps.perEndpoint;
   }
 
-  /** Whether one more attempt to this endpoint fits its cap. */
-  hasRoomFor(endpointId: string): boolean {
-    return (this.#perEndpointCount.get(endpointId) ?? 0) < this.#perEndpoint;
+  /** Whether one more attempt to this endpoint of this owner fits every cap. */
+  hasRoomFor(endpointId: string, owner: string): boolean {
+    if (this.free <= 0 || (this.#perEndpointCount.get(endpointId) ?? 0) >= this.#endpointCap(endpointId)) return false;
+    if ((this.#owners.get(owner)?.count ?? 0) >= this.#caps.perOwner) return false;
+    return this.#fast.get(endpointId) === true || this.#unproven < this.#slowShare;
   }
 
-  /** Attempts that would still fit, summed over these endpoints. */
+  /** Attempts that would still fit the endpoints' own caps, summed over these endpoints. */
   roomFor(endpointIds: readonly string[]): number {
     let room = 0;
-    for (const id of endpointIds) room += Math.max(0, this.#perEndpoint - (this.#perEndpointCount.get(id) ?? 0));
+    for (const id of endpointIds) room += Math.max(0, this.#endpointCap(id) - (this.#perEndpointCount.get(id) ?? 0));
     return room;
   }
 
-  /** Endpoints at their cap. */
+  /** Endpoints known to have no room now (at their cap, their owner at its cap, or slow while the share is taken): not worth claiming for. */
   fullEndpoints(): string[] {
-    const full: string[] = [];
-    for (const [endpointId, count] of this.#perEndpointCount) if (count >= this.#perEndpoint) full.push(endpointId);
-    return full;
+    const full = new Set<string>();
+    for (const [endpointId, count] of this.#perEndpointCount) if (count >= this.#endpointCap(endpointId)) full.add(endpointId);
+    for (const { count, endpoints } of this.#owners.values()) if (count >= this.#caps.perOwner) for (const id of endpoints) full.add(id);
+    if (this.#unproven >= this.#slowShare) for (const [endpointId, fast] of this.#fast) if (!fast) full.add(endpointId);
+    return [...full];
+  }
+
+  /** Notes an endpoint of an owner with attempts in flight, so that it is passed over while the owner is at its cap. */
+  noteOwner(endpointId: string, owner: string): void {
+    this.#owners.get(owner)?.endpoints.add(endpointId);
+  }
+
+  /** Records how long an answered attempt to the endpoint took: it is slow from `slowAfterMs` on, fast below. */
+  observe(endpointId: string, durationMs: number): void {
+    this.#remember(endpointId, durationMs < this.#caps.slowAfterMs);
   }
 
   /**
    * Runs `attempt` in a slot until it settles. The attempt calls `answered`
    * once the endpoint is done with it (the request finished): its share of
-   * the endpoint's cap frees then, while the outcome is still being recorded,
-   * since the cap protects the receiver and recording does not load it. The
-   * global slot is held until `attempt` settles. `onFreed` runs after each
-   * freeing: when the endpoint's share frees and when the slot does.
+   * the endpoint's and the owner's caps frees then, while the outcome is
+   * still being recorded. The global slot is held until `attempt` settles.
+   * `onFreed` runs after each freeing.
    */
-  run(deliveryId: string, endpointId: string, attempt: (signal: AbortSignal, answered: () => void) => Promise<void>, onFreed: () => void): void {
+  run(deliveryId: string, endpointId: string, owner: string, attempt: (signal: AbortSignal, answered: () => void) => Promise<void>, onFreed: () => void): void {
     const controller = new AbortController();
     this.#perEndpointCount.set(endpointId, (this.#perEndpointCount.get(endpointId) ?? 0) + 1);
+    const owned = this.#owners.get(owner) ?? { count: 0, endpoints: new Set<string>() };
+    owned.count++;
+    owned.endpoints.add(endpointId);
+    this.#owners.set(owner, owned);
+    let unproven = this.#fast.get(endpointId) !== true;
+    if (unproven) this.#unproven++;
+    // Still running at the slow mark: the endpoint is slow now, not when the attempt times out.
+    const overdue = setTimeout(() => {
+      this.#remember(endpointId, false);
+      if (!unproven) this.#unproven++;
+      unproven = true;
+    }, this.#caps.slowAfterMs);
+    overdue.unref?.();
     let holdsEndpoint = true;
-    /** Gives back the endpoint's share once; true when this call did. */
+    /** Gives back the endpoint's and owner's share once; true when this call did. */
     const leaveEndpoint = (): boolean => {
       if (!holdsEndpoint) return false;
       holdsEndpoint = false;
-      const count = (this.#perEndpointCount.get(endpointId) ?? 1) - 1;
-      if (count > 0) this.#perEndpointCount.set(endpointId, count);
-      else this.#perEndpointCount.delete(endpointId);
+      clearTimeout(overdue);
+      if (unproven) this.#unproven--;
+      decrement(this.#perEndpointCount, endpointId);
+      if (--owned.count === 0) this.#owners.delete(owner);
       return true;
     };
     const answered = (): void => {
@@ -109,4 +175,25 @@ export class AttemptSlots {
   deliveryIds(): string[] {
     return [...this.#running.values()].map((running) => running.deliveryId);
   }
+
+  /** Endpoints known to be slow now. */
+  slowEndpoints(): string[] {
+    return [...this.#fast].filter(([, fast]) => !fast).map(([endpointId]) => endpointId);
+  }
+
+  #endpointCap(endpointId: string): number {
+    return this.#fast.get(endpointId) === false ? Math.min(SLOW_ENDPOINT_CONCURRENCY, this.#caps.perEndpoint) : this.#caps.perEndpoint;
+  }
+
+  #remember(endpointId: string, fast: boolean): void {
+    this.#fast.delete(endpointId);
+    this.#fast.set(endpointId, fast);
+    if (this.#fast.size > REMEMBERED_ENDPOINTS) this.#fast.delete(this.#fast.keys().next().value!);
+  }
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const count = (counts.get(key) ?? 1) - 1;
+  if (count > 0) counts.set(key, count);
+  else counts.delete(key);
 }

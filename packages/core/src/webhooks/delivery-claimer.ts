@@ -2,6 +2,12 @@ import type { Clock } from '../ports/clock.js';
 import type { ClaimedDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { AttemptSlots } from './attempt-slots.js';
 import type { EndpointThrottle } from './endpoint-throttle.js';
+import { isTenantEndpointId } from './endpoints/webhook-endpoint.js';
+
+/** Whose share of the slots a delivery takes: its tenant's for a tenant endpoint; an operator subscription is an owner of its own (its endpoint cap bounds it). */
+export function slotOwner(delivery: Pick<ClaimedDelivery, 'tenant' | 'endpointId'>): string {
+  return isTenantEndpointId(delivery.endpointId) ? `tenant:${delivery.tenant}` : `subscription:${delivery.endpointId}`;
+}
 
 export interface DeliveryClaimerOptions {
   readonly outbox: WebhookOutbox;
@@ -43,10 +49,12 @@ export class DeliveryClaimer {
   /** Claims until the caps are reached or nothing more is due; resolves `true` when it stopped because of the caps (a finishing attempt will wake the dispatcher). Rejects when storage fails. */
   async claim(pass: ClaimPass): Promise<boolean> {
     let capped = false;
+    // Endpoints found without room in this pass (an owner at its cap, say): the next round passes over them.
+    const noRoom = new Set<string>();
     while (pass.running()) {
       const limit = this.#limit(pass.checkDue);
       if (limit === 0) return true;
-      const { claimed, skipped } = await this.#claimOnce(limit, pass);
+      const { claimed, skipped } = await this.#claimOnce(limit, pass, noRoom);
       capped ||= skipped;
       if (claimed < limit) return capped;
     }
@@ -75,15 +83,21 @@ export class DeliveryClaimer {
     return Math.min(free, batchSize, knownRoom);
   }
 
-  async #claimOnce(limit: number, pass: ClaimPass): Promise<{ claimed: number; skipped: boolean }> {
+  async #claimOnce(limit: number, pass: ClaimPass, noRoom: Set<string>): Promise<{ claimed: number; skipped: boolean }> {
     const { outbox, clock, owner, leaseMs, slots, throttle } = this.#options;
     const now = clock.now();
-    const skipEndpoints = [...slots.fullEndpoints(), ...throttle.blocked(now)];
+    const skipEndpoints = [...new Set([...slots.fullEndpoints(), ...throttle.blocked(now), ...noRoom])];
     const claimed = await outbox.claimDue({ owner, now, leaseMs, limit, skipEndpoints });
     const surplus: string[] = [];
     for (const delivery of claimed) {
-      if (pass.running() && slots.hasRoomFor(delivery.endpointId)) pass.launch(delivery);
-      else surplus.push(delivery.id);
+      const deliveryOwner = slotOwner(delivery);
+      if (pass.running() && slots.hasRoomFor(delivery.endpointId, deliveryOwner)) {
+        pass.launch(delivery);
+        continue;
+      }
+      surplus.push(delivery.id);
+      noRoom.add(delivery.endpointId);
+      slots.noteOwner(delivery.endpointId, deliveryOwner);
     }
     if (surplus.length > 0) await outbox.release(surplus, owner);
     return { claimed: claimed.length, skipped: skipEndpoints.length > 0 || surplus.length > 0 };

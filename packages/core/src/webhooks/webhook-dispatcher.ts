@@ -10,7 +10,7 @@ import { outsideAnyTrace } from '../tracing/tracer.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { AttemptSlots } from './attempt-slots.js';
 import { attemptDelivery, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
-import { DeliveryClaimer } from './delivery-claimer.js';
+import { DeliveryClaimer, slotOwner } from './delivery-claimer.js';
 import type { DeliveryTargets } from './delivery-targets.js';
 import { DispatchTimer } from './dispatch-timer.js';
 import { EndpointHealth } from './endpoint-health.js';
@@ -27,10 +27,14 @@ export interface WebhookDispatchSettings {
   readonly timeoutMs?: number;
   /** `user-agent` header. @default `plant-store/<version of @plant-store/core>` */
   readonly userAgent?: string;
-  /** Most attempts in flight at once, over all endpoints. @default 64 */
+  /** Most attempts in flight at once, over all endpoints (attempts mostly wait on sockets, so this can be high). @default 256 */
   readonly concurrency?: number;
-  /** Most attempts in flight at once to one endpoint, so a slow endpoint cannot take every slot. @default 16 */
+  /** Most attempts in flight at once to one endpoint that answers promptly (a slow one gets 2). @default 16 */
   readonly perEndpointConcurrency?: number;
+  /** Most attempts in flight at once to one tenant's endpoints, so no tenant can take every slot (an operator subscription has only its endpoint cap). @default a quarter of `concurrency`, at least `perEndpointConcurrency` */
+  readonly perTenantConcurrency?: number;
+  /** An attempt still running after this many ms makes its endpoint slow until one answers sooner. @default the smaller of 5000 and `timeoutMs` */
+  readonly slowAttemptMs?: number;
   /**
    * How long a claim is held before another dispatcher may take the delivery
    * over. Must exceed an attempt (`timeoutMs`) plus recording it; it is also
@@ -44,7 +48,7 @@ export interface WebhookDispatchSettings {
   readonly maxRetryAfterMs?: number;
   /** Each retry delay is spread by up to ± this fraction. 0 disables (tests). @default 0.1 */
   readonly jitter?: number;
-  /** Most deliveries claimed per storage round trip. @default concurrency */
+  /** Most deliveries claimed per storage round trip. @default the smaller of 64 and `concurrency` */
   readonly batchSize?: number;
   /**
    * How long `stop()` lets attempts in flight finish before it aborts them.
@@ -75,8 +79,9 @@ export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
 /**
  * Sends queued deliveries through the transport. Woken right after a commit
  * (so the first attempt is prompt), it claims due deliveries as leases
- * (`DeliveryClaimer`), runs each attempt in a slot under a global and a
- * per-endpoint cap (`AttemptSlots`, `attemptDelivery`), records what came of
+ * (`DeliveryClaimer`), runs each attempt in a slot under caps that keep
+ * slow endpoints and busy tenants from taking every slot (`AttemptSlots`,
+ * `attemptDelivery`), records what came of
  * it (`AttemptRecorder`), and claims more as slots free up. `DispatchTimer`
  * picks up retries and work queued elsewhere. Leases make several
  * dispatchers (stores or processes) on one outbox safe: an attempt is made by
@@ -113,14 +118,20 @@ export class WebhookDispatcher {
 
   constructor(options: WebhookDispatcherOptions) {
     const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
-    const concurrency = Math.max(1, options.concurrency ?? 64);
+    const concurrency = Math.max(1, options.concurrency ?? 256);
+    const perEndpoint = Math.max(1, options.perEndpointConcurrency ?? 16);
     this.#logger = options.logger;
     this.#clock = options.clock;
     this.#outbox = options.outbox;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 2_000;
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
-    this.#slots = new AttemptSlots(concurrency, options.perEndpointConcurrency ?? 16);
+    this.#slots = new AttemptSlots({
+      concurrency,
+      perEndpoint,
+      perOwner: options.perTenantConcurrency ?? Math.max(perEndpoint, Math.ceil(concurrency / 4)),
+      slowAfterMs: options.slowAttemptMs ?? Math.min(5_000, timeoutMs),
+    });
     // Rate limits hold across every process on the storage when it keeps a shared budget.
     this.#throttle = new EndpointThrottle(options.outbox.takeRateBudget?.bind(options.outbox));
     this.#claimer = new DeliveryClaimer({
@@ -128,7 +139,7 @@ export class WebhookDispatcher {
       clock: options.clock,
       owner: this.#owner,
       leaseMs: options.leaseMs ?? timeoutMs + 10_000,
-      batchSize: Math.max(1, options.batchSize ?? concurrency),
+      batchSize: Math.max(1, options.batchSize ?? Math.min(64, concurrency)),
       slots: this.#slots,
       throttle: this.#throttle,
       // Fixed only while no tenant has an endpoint: theirs come and go (see #checkTenantEndpoints).
@@ -260,7 +271,7 @@ export class WebhookDispatcher {
   }
 
   #launch(delivery: ClaimedDelivery): void {
-    this.#slots.run(delivery.id, delivery.endpointId, (signal, answered) => this.#attempt(delivery, signal, answered), () => this.wake());
+    this.#slots.run(delivery.id, delivery.endpointId, slotOwner(delivery), (signal, answered) => this.#attempt(delivery, signal, answered), () => this.wake());
   }
 
   /** One attempt, recorded (or, over the endpoint's rate limit, released for later); never rejects. */
@@ -268,6 +279,7 @@ export class WebhookDispatcher {
     try {
       const result = await attemptDelivery(delivery, this.#context, signal);
       if (result === THROTTLED) return await this.#throttled(delivery);
+      if (!result.interrupted) this.#slots.observe(delivery.endpointId, result.finishedAt - result.startedAt);
       // The endpoint is done with this one: the next may go to it while this outcome is recorded.
       answered();
       const outcome = await this.#recorder.record(delivery, result);
