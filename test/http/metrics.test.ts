@@ -179,6 +179,7 @@ describe.each(STORAGE_KINDS)('GET /metrics (%s)', (kind: StorageKind) => {
       status: (value) => /^[1-5]\d\d$/.test(value),
       outcome: (value) => ['delivered', 'retry', 'gone', 'failed'].includes(value),
       le: (value) => !Number.isNaN(Number(value.replace('Inf', 'Infinity'))),
+      endpoints: (value) => ['all', 'responsive', 'slow'].includes(value),
     };
     const ours = exposition.samples.filter((sample) => sample.name.startsWith('plant_store_'));
     expect(ours.length).toBeGreaterThan(0);

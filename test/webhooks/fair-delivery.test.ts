@@ -92,6 +92,10 @@ function fairnessSuite(start: Start): void {
       expect(Math.max(...latencies)).toBeLessThan(PROMPT_MS);
       // The hanging receiver was really being tried all along, and still is.
       expect(hanging.received.length).toBeGreaterThanOrEqual(32);
+      // The hog's backlog shows as queue delay on the dashboard.
+      const metrics = await (await fetch(`${first}/metrics`)).text();
+      const delay = /^plant_store_webhook_queue_delay_seconds\{endpoints="all"\} (\S+)$/m.exec(metrics);
+      expect(Number(delay?.[1])).toBeGreaterThan(0);
     } finally {
       await deployment.stop();
     }

@@ -248,6 +248,21 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     return earliest;
   }
 
+  async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
+    assertOpen(this.#lifecycle);
+    const waiting = new Map<string, number>();
+    for (const [endpointId, queue] of this.#pending) {
+      // In due order: the first one not leased is the one waiting longest.
+      for (const record of queue) {
+        if (record.nextAttemptAt! > now) break;
+        if (record.leaseExpiresAt !== undefined && record.leaseExpiresAt > now) continue;
+        waiting.set(endpointId, record.nextAttemptAt!);
+        break;
+      }
+    }
+    return waiting;
+  }
+
   async pendingStats(): Promise<PendingStats> {
     assertOpen(this.#lifecycle);
     // Kept in due order, not creation order (retries move back): one pass over the pending backlog only.

@@ -123,6 +123,28 @@ export const pendingStatsSql = (t: Tables) => `
   SELECT count(*) AS count, min(created_at) AS oldest FROM ${t.deliveries} WHERE status = 'pending'`;
 
 /**
+ * Parameters: now. Each endpoint with deliveries due and not leased, and the
+ * earliest of their due times: the endpoints found one seek apart (a loose
+ * index scan, as in the claim that passes over some), then each one's head.
+ */
+export const waitingSinceSql = (t: Tables) => `
+  WITH RECURSIVE endpoints(id) AS (
+    (SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' ORDER BY ${ENDPOINT_DUE_ORDER} LIMIT 1)
+    UNION ALL
+    SELECT (SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' AND endpoint_id > endpoints.id ORDER BY ${ENDPOINT_DUE_ORDER} LIMIT 1)
+    FROM endpoints WHERE endpoints.id IS NOT NULL
+  )
+  SELECT endpoints.id, head.since FROM endpoints CROSS JOIN LATERAL (
+    SELECT next_attempt_at AS since FROM ${t.deliveries}
+    WHERE status = 'pending'
+      AND (endpoint_id, next_attempt_at) >= (endpoints.id, ${INT64_MIN}) AND (endpoint_id, next_attempt_at) <= (endpoints.id, $1)
+      AND (lease_expires_at IS NULL OR lease_expires_at <= $1)
+    ORDER BY ${ENDPOINT_DUE_ORDER}
+    LIMIT 1
+  ) AS head
+  WHERE endpoints.id IS NOT NULL`;
+
+/**
  * No parameters. When the next pending delivery is due or its lease ends,
  * whichever is later; NULL when none is pending. Reads the head of the due
  * index only: the earliest delivery not leased past its due time (`head`),

@@ -24,6 +24,7 @@ import {
   listCursorSql,
   listDeliveriesSql,
   nextDueAtSql,
+  waitingSinceSql,
   pendingStatsSql,
   pruneLockKey,
   pruneSql,
@@ -64,6 +65,7 @@ interface AttemptRecord {
 type Statement =
   | 'release'
   | 'nextDueAt'
+  | 'waitingSince'
   | 'pendingStats'
   | 'get'
   | 'listCursor'
@@ -115,6 +117,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#sql = {
       release: releaseSql(tables),
       nextDueAt: nextDueAtSql(tables),
+      waitingSince: waitingSinceSql(tables),
       pendingStats: pendingStatsSql(tables),
       get: getDeliverySql(tables),
       listCursor: listCursorSql(tables),
@@ -178,6 +181,11 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     const [row] = await this.#runner.rows<{ count: bigint; oldest: bigint | null }>('count pending deliveries', this.#sql.pendingStats, []);
     const count = Number(row?.count ?? 0n);
     return row?.oldest == null ? { count } : { count, oldestCreatedAt: Number(row.oldest) };
+  }
+
+  async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
+    const rows = await this.#runner.rows<{ id: string; since: bigint }>('find the deliveries waiting for a slot', this.#sql.waitingSince, [wholeMs(now)]);
+    return new Map(rows.map((row) => [row.id, Number(row.since)]));
   }
 
   async nextDueAt(): Promise<number | undefined> {

@@ -73,6 +73,22 @@ export const DUE_FOR_ENDPOINT = `
   ORDER BY next_attempt_at, rowid
   LIMIT ${BOUND_LIMIT}`;
 
+/** Parameters: now (twice). Each endpoint with deliveries due and not leased, and the earliest of their due times: one seek per endpoint (see PENDING_ENDPOINTS). */
+export const WAITING_SINCE = `
+  WITH RECURSIVE endpoints(id) AS (
+    SELECT min(endpoint_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due WHERE status = 'pending'
+    UNION ALL
+    SELECT (
+      SELECT min(endpoint_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due
+      WHERE status = 'pending' AND endpoint_id > endpoints.id)
+    FROM endpoints WHERE endpoints.id IS NOT NULL)
+  SELECT id, (
+    SELECT next_attempt_at FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due
+    WHERE status = 'pending' AND endpoint_id = endpoints.id AND next_attempt_at <= @now
+      AND (lease_expires_at IS NULL OR lease_expires_at <= @now)
+    ORDER BY next_attempt_at LIMIT 1) AS since
+  FROM endpoints WHERE id IS NOT NULL`;
+
 /** Parameters: owner, lease end, now, ids (a JSON array) the same transaction found claimable. */
 export const LEASE_DELIVERIES = `
   UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?

@@ -42,6 +42,7 @@ import {
   listDeliveriesParameters,
   listDeliveriesSql,
   NEXT_DUE_AT,
+  WAITING_SINCE,
   PENDING_ENDPOINTS,
   PENDING_STATS,
   PRUNABLE,
@@ -70,6 +71,7 @@ interface OutboxStatements {
   readonly lease: Statement<[owner: string, leaseExpiresAt: number, now: number, ids: string], ClaimRow>;
   /** The time alone (plucked). */
   readonly nextDueAt: Statement<[], bigint | null>;
+  readonly waitingSince: Statement<[{ now: number }], { id: string; since: bigint | null }>;
   /** A raw row: [count, oldest created at]. */
   readonly pendingStats: Statement<[], [bigint, bigint | null]>;
   readonly release: Statement<[ids: string, owner: string]>;
@@ -104,6 +106,7 @@ function prepareStatements(db: BetterSqlite3): OutboxStatements {
     dueForEndpoint: db.prepare<[string, number, number, number], DueRow>(DUE_FOR_ENDPOINT),
     lease: db.prepare<[string, number, number, string], ClaimRow>(LEASE_DELIVERIES),
     nextDueAt: db.prepare<[], bigint | null>(NEXT_DUE_AT).pluck(true),
+    waitingSince: db.prepare<[{ now: number }], { id: string; since: bigint | null }>(WAITING_SINCE),
     pendingStats: db.prepare<[], [bigint, bigint | null]>(PENDING_STATS).raw(true),
     release: db.prepare(RELEASE_LEASES),
     applyOutcome: db.prepare(APPLY_OUTCOME),
@@ -205,6 +208,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return withSqliteErrors('find the next due delivery', () => {
       const at = this.#statements.nextDueAt.get();
       return at === null || at === undefined ? undefined : Number(at);
+    });
+  }
+
+  async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
+    return withSqliteErrors('find the deliveries waiting for a slot', () => {
+      const waiting = new Map<string, number>();
+      for (const { id, since } of this.#statements.waitingSince.all({ now: wholeMs(now) })) if (since !== null) waiting.set(id, Number(since));
+      return waiting;
     });
   }
 

@@ -78,6 +78,7 @@ export function webhookAdmin(c: DependencyContainer): WebhookAdmin {
     endpoints,
     clock: clock(c),
     onRequeue: () => wake?.wake(),
+    slowEndpoints: () => wake?.slowEndpoints() ?? [],
     retentionMs: settings(c).retentionMs,
     onPruned: prunedEvent(c),
     logger: logger(c),

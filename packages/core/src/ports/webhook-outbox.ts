@@ -184,6 +184,8 @@ export interface WebhookOutbox {
   release(ids: readonly string[], owner: string): Promise<void>;
   /** Earliest time a pending delivery becomes claimable (its due time, or its lease end if later), or `undefined` when none is pending. */
   nextDueAt(): Promise<number | undefined>;
+  /** For each endpoint with deliveries due at `now` that no dispatcher holds (waiting for an attempt slot), the earliest of their due times; an empty map when none waits. One index read per endpoint with pending deliveries, however long its backlog: meant for each metrics scrape. */
+  waitingSince(now: number): Promise<ReadonlyMap<string, number>>;
   /** How many deliveries are pending and when the oldest was queued, from one consistent read; `{ count: 0 }` when none. Meant for each metrics scrape, so it must stay cheap with a large delivered history (an indexed read, no full scan). */
   pendingStats(): Promise<PendingStats>;
   /** One delivery with its attempts, or `undefined`. */

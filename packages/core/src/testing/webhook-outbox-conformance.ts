@@ -57,6 +57,20 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await claimIds('b', T0 + 30)).toEqual(['d4', 'd1']);
     });
 
+    it('tells, per endpoint, since when its oldest due delivery that no one holds has waited', async () => {
+      expect(await outbox().waitingSince(T0)).toEqual(new Map());
+      await queue(
+        delivery('a1', { endpointId: 'sub_a', createdAt: T0 + 1 }),
+        delivery('a2', { endpointId: 'sub_a', createdAt: T0 + 2 }),
+        delivery('b1', { endpointId: 'sub_b', createdAt: T0 + 3 }),
+        delivery('c1', { endpointId: 'sub_c', createdAt: T0 + 500 }),
+      );
+      // a1 is leased (in flight): a2 is the one waiting; c1 is not due yet.
+      expect(await claimIds('x', T0 + 10, { limit: 1 })).toEqual(['a1']);
+      expect(await outbox().waitingSince(T0 + 10)).toEqual(new Map([['sub_a', T0 + 2], ['sub_b', T0 + 3]]));
+      expect(await outbox().waitingSince(T0 + 600)).toEqual(new Map([['sub_a', T0 + 2], ['sub_b', T0 + 3], ['sub_c', T0 + 500]]));
+    });
+
     it('returns [] when nothing is pending', async () => {
       expect(await claim('a', T0)).toEqual([]);
     });

@@ -30,6 +30,7 @@ const OUTBOX_MEMBERS = {
   release: true,
   nextDueAt: true,
   pendingStats: true,
+  waitingSince: true,
   get: true,
   list: true,
   requeue: true,

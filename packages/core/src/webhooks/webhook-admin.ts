@@ -22,6 +22,8 @@ export interface WebhookAdminOptions {
   readonly clock: Clock;
   /** Every tenant's endpoints. */
   readonly endpoints: WebhookEndpointRepository;
+  /** Endpoints this process's dispatcher finds slow now (for `queueDelay`). @default none */
+  readonly slowEndpoints?: () => readonly string[];
   /** Called after deliveries are re-queued (the store wakes its dispatcher). @default nothing */
   readonly onRequeue?: () => void;
   /** How long finished deliveries are kept (ms), the default of `prune`; `null` keeps them. @default null */
@@ -38,6 +40,15 @@ export interface WebhookAdminOptions {
  * re-queue, resend, recover, prune; list, disable and enable any tenant's
  * endpoint). Tenants' self-service is `store.webhooks`.
  */
+/** The longest wait of due deliveries for an attempt slot, in ms (see `WebhookAdmin.queueDelay`). */
+export interface QueueDelay {
+  readonly all: number;
+  /** To endpoints not found slow. */
+  readonly responsive: number;
+  /** To endpoints whose attempts run long or time out. */
+  readonly slow: number;
+}
+
 export class WebhookAdmin {
   readonly #outbox: WebhookOutbox;
   readonly #endpoints: WebhookEndpointRepository;
@@ -46,6 +57,7 @@ export class WebhookAdmin {
   readonly #retentionMs: number | null;
   readonly #onPruned: ((count: number) => void) | undefined;
   readonly #logger: Logger;
+  readonly #slowEndpoints: () => readonly string[];
 
   constructor(options: WebhookAdminOptions) {
     this.#outbox = options.outbox;
@@ -55,6 +67,7 @@ export class WebhookAdmin {
     this.#retentionMs = options.retentionMs ?? null;
     this.#onPruned = options.onPruned;
     this.#logger = options.logger ?? silentLogger;
+    this.#slowEndpoints = options.slowEndpoints ?? (() => []);
   }
 
   /** Deliveries (newest first) with status and attempt log. */
@@ -74,6 +87,28 @@ export class WebhookAdmin {
   /** How many deliveries are pending and when the oldest was queued (one cheap storage read; metrics call it per scrape). */
   pendingStats(): Promise<PendingStats> {
     return this.#outbox.pendingStats();
+  }
+
+  /**
+   * How long the due deliveries not yet taken by any dispatcher have waited
+   * for an attempt slot, the longest, in ms (0 when none waits): over every
+   * endpoint, and split between the endpoints this process's dispatcher
+   * finds slow and the others. Deliveries to responsive endpoints that wait
+   * are what starvation looks like. One index read per endpoint with pending
+   * deliveries; metrics call it per scrape.
+   */
+  async queueDelay(): Promise<QueueDelay> {
+    const now = this.#clock.now();
+    const waiting = await this.#outbox.waitingSince(now);
+    const slow = new Set(this.#slowEndpoints());
+    const delay = { all: 0, responsive: 0, slow: 0 };
+    for (const [endpointId, since] of waiting) {
+      const waited = Math.max(0, now - since);
+      const state = slow.has(endpointId) ? 'slow' : 'responsive';
+      delay[state] = Math.max(delay[state], waited);
+      delay.all = Math.max(delay.all, waited);
+    }
+    return delay;
   }
 
   /** Puts a failed delivery back in the queue, due now; `NotFoundError` when there is no failed delivery with that id. */

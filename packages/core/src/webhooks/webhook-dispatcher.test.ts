@@ -70,6 +70,7 @@ function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']
     release: (...args) => outbox.release(...args),
     nextDueAt: () => outbox.nextDueAt(),
     pendingStats: () => outbox.pendingStats(),
+    waitingSince: (now) => outbox.waitingSince(now),
     prune: (options) => outbox.prune(options),
     get: (id) => outbox.get(id),
     list: (query) => outbox.list(query),

@@ -119,19 +119,13 @@ export class WebhookDispatcher {
   constructor(options: WebhookDispatcherOptions) {
     const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
     const concurrency = Math.max(1, options.concurrency ?? 256);
-    const perEndpoint = Math.max(1, options.perEndpointConcurrency ?? 16);
     this.#logger = options.logger;
     this.#clock = options.clock;
     this.#outbox = options.outbox;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 2_000;
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
-    this.#slots = new AttemptSlots({
-      concurrency,
-      perEndpoint,
-      perOwner: options.perTenantConcurrency ?? Math.max(perEndpoint, Math.ceil(concurrency / 4)),
-      slowAfterMs: options.slowAttemptMs ?? Math.min(5_000, timeoutMs),
-    });
+    this.#slots = attemptSlots(options, concurrency, timeoutMs);
     // Rate limits hold across every process on the storage when it keeps a shared budget.
     this.#throttle = new EndpointThrottle(options.outbox.takeRateBudget?.bind(options.outbox));
     this.#claimer = new DeliveryClaimer({
@@ -255,6 +249,11 @@ export class WebhookDispatcher {
     this.#tenantEndpoints = this.#endpoints !== undefined && (await this.#endpoints.listAll({ limit: 1 })).length > 0;
   }
 
+  /** Endpoints whose latest attempt ran long or timed out (they get fewer attempt slots until one answers promptly). */
+  slowEndpoints(): string[] {
+    return this.#slots.slowEndpoints();
+  }
+
   /** A tenant endpoint was created in this process: its deliveries must be claimed on the next wake. */
   noteEndpointCreated(): void {
     this.#tenantEndpoints = true;
@@ -298,6 +297,17 @@ export class WebhookDispatcher {
     await this.#outbox.release([delivery.id], this.#owner);
     this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#clock.now());
   }
+}
+
+/** The slots with the caps of the options, defaults applied. */
+function attemptSlots(options: WebhookDispatchSettings, concurrency: number, timeoutMs: number): AttemptSlots {
+  const perEndpoint = Math.max(1, options.perEndpointConcurrency ?? 16);
+  return new AttemptSlots({
+    concurrency,
+    perEndpoint,
+    perOwner: options.perTenantConcurrency ?? Math.max(perEndpoint, Math.ceil(concurrency / 4)),
+    slowAfterMs: options.slowAttemptMs ?? Math.min(5_000, timeoutMs),
+  });
 }
 
 /** The outcome as metrics name it (a 410 told apart from retries running out); none for an interrupted attempt. */

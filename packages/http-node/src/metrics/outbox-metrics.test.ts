@@ -8,10 +8,11 @@ afterEach(() => {
 });
 
 /** Outbox metrics on a registry of their own over `backlog`, with the clock `now` when given. */
-function metricsOver(backlog: Pick<WebhookAdmin, 'pendingStats'>, now?: () => number) {
+function metricsOver(backlog: Pick<WebhookAdmin, 'pendingStats'> & Partial<Pick<WebhookAdmin, 'queueDelay'>>, now?: () => number) {
   const client = promClient();
   const register = new client.Registry();
-  return { metrics: createOutboxMetrics(client, register, backlog, now), register };
+  const queueDelay = backlog.queueDelay ?? (async () => ({ all: 0, responsive: 0, slow: 0 }));
+  return { metrics: createOutboxMetrics(client, register, { pendingStats: backlog.pendingStats, queueDelay }, now), register };
 }
 
 async function exposition(answer: () => Promise<PendingStats>, afterStart?: (update: Promise<void>) => Promise<void>): Promise<string> {
@@ -21,6 +22,17 @@ async function exposition(answer: () => Promise<PendingStats>, afterStart?: (upd
   await update;
   return register.metrics();
 }
+
+describe('queue delay', () => {
+  it('shows how long due deliveries have waited for a slot, over all endpoints and by whether theirs is slow', async () => {
+    const { metrics, register } = metricsOver({ pendingStats: async () => ({ count: 3 }), queueDelay: async () => ({ all: 9000, responsive: 1500, slow: 9000 }) });
+    await metrics.update();
+    const text = await register.metrics();
+    expect(text).toContain('plant_store_webhook_queue_delay_seconds{endpoints="all"} 9');
+    expect(text).toContain('plant_store_webhook_queue_delay_seconds{endpoints="responsive"} 1.5');
+    expect(text).toContain('plant_store_webhook_queue_delay_seconds{endpoints="slow"} 9');
+  });
+});
 
 /** Outbox metrics over a backlog whose reads the test answers (`answer` settles the latest), with fake timeouts. */
 function answeredByHand(now?: () => number) {

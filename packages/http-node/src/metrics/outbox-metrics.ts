@@ -9,6 +9,10 @@ export const OUTBOX_READ_TIMEOUT_MS = 2000;
 
 const PENDING = 'plant_store_webhook_deliveries_pending';
 const OLDEST_AGE = 'plant_store_webhook_oldest_pending_age_seconds';
+const QUEUE_DELAY = 'plant_store_webhook_queue_delay_seconds';
+
+/** What the gauges read: the store's `allTenants.webhooks`. */
+type Backlog = Pick<WebhookAdmin, 'pendingStats' | 'queueDelay'>;
 
 /** The webhook backlog, read from storage when asked (once per scrape), never per request. */
 export interface OutboxMetrics {
@@ -24,7 +28,7 @@ export const SLOW_READ_MS = 10;
 const SLOW_READ_SPACING = 100;
 
 /**
- * `backlog` is the store's `webhooks` (only `pendingStats` is used); `now`
+ * `backlog` is the store's `webhooks`; `now`
  * a monotonic clock in ms.
  *
  * Counting the pending deliveries reads every one of them (in an index),
@@ -35,7 +39,7 @@ const SLOW_READ_SPACING = 100;
  * read: 6 s), the age of the oldest growing with the clock; a quick read is
  * made afresh at each scrape.
  */
-export function createOutboxMetrics(client: PromClientModule, register: Registry, backlog: Pick<WebhookAdmin, 'pendingStats'>, now = () => performance.now()): OutboxMetrics {
+export function createOutboxMetrics(client: PromClientModule, register: Registry, backlog: Backlog, now = () => performance.now()): OutboxMetrics {
   const up = new client.Gauge({
     name: 'plant_store_storage_up',
     help: '1 when the backlog read behind this scrape\'s gauges answered (a slow read stands for the scrapes shortly after it), 0 when it failed or timed out.',
@@ -43,21 +47,17 @@ export function createOutboxMetrics(client: PromClientModule, register: Registry
   });
   // Registered only while storage answers: a backlog that could not be read
   // is absent, not a misleading 0.
-  const pending = new client.Gauge({
-    name: PENDING,
-    help: 'Webhook deliveries waiting to be delivered (first attempt or retry), over every process sharing the storage.',
-    registers: [],
-  });
-  const oldestAge = new client.Gauge({
-    name: OLDEST_AGE,
-    help: 'Age of the oldest pending webhook delivery (since it was queued); 0 when none is pending.',
-    registers: [],
-  });
+  const { pending, oldestAge, queueDelay } = backlogGauges(client);
   const read = spacedReads(backlog, now);
   return {
     async update() {
       try {
-        const stats = await read();
+        const [stats, delay] = await Promise.all([
+          read(),
+          withTimeout(backlog.queueDelay(), OUTBOX_READ_TIMEOUT_MS, `storage did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`),
+        ]);
+        for (const endpoints of ['all', 'responsive', 'slow'] as const) queueDelay.set({ endpoints }, delay[endpoints] / 1000);
+        show(register, QUEUE_DELAY, queueDelay);
         pending.set(stats.count);
         oldestAge.set(stats.oldestCreatedAt === undefined ? 0 : Math.max(0, Date.now() - stats.oldestCreatedAt) / 1000);
         up.set(1);
@@ -68,9 +68,30 @@ export function createOutboxMetrics(client: PromClientModule, register: Registry
         up.set(0);
         register.removeSingleMetric(PENDING);
         register.removeSingleMetric(OLDEST_AGE);
+        register.removeSingleMetric(QUEUE_DELAY);
       }
     },
   };
+}
+
+function backlogGauges(client: PromClientModule) {
+  const pending = new client.Gauge({
+    name: PENDING,
+    help: 'Webhook deliveries waiting to be delivered (first attempt or retry), over every process sharing the storage.',
+    registers: [],
+  });
+  const oldestAge = new client.Gauge({
+    name: OLDEST_AGE,
+    help: 'Age of the oldest pending webhook delivery (since it was queued); 0 when none is pending.',
+    registers: [],
+  });
+  const queueDelay = new client.Gauge({
+    name: QUEUE_DELAY,
+    help: 'How long the longest-waiting due webhook delivery has waited for an attempt slot; endpoints="responsive" above 0 for long means deliveries are held up by others.',
+    labelNames: ['endpoints'],
+    registers: [],
+  });
+  return { pending, oldestAge, queueDelay };
 }
 
 /**
@@ -85,7 +106,7 @@ export function createOutboxMetrics(client: PromClientModule, register: Registry
  * each timing out, and report storage down for as long as the backlog
  * lasts.
  */
-function spacedReads(backlog: Pick<WebhookAdmin, 'pendingStats'>, now: () => number): () => Promise<PendingStats> {
+function spacedReads(backlog: Backlog, now: () => number): () => Promise<PendingStats> {
   // The last slow read, and until when it stands for a new one.
   let slow: { readonly stats: PendingStats; readonly until: number } | undefined;
   let running: Promise<PendingStats> | undefined;
