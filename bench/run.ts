@@ -17,6 +17,7 @@ import type { BenchResults } from './lib/targets.js';
 import { checkTargets } from './lib/targets.js';
 import { runBigListScenario, runPgBigListScenario } from './scenarios/big-list-scenario.js';
 import { runBusyWaitScenario } from './scenarios/busy-wait-scenario.js';
+import { runFairDeliveryScenario } from './scenarios/fair-delivery-scenario.js';
 import { runHttpSuite } from './scenarios/http-suite.js';
 import { runMetricsScenario } from './scenarios/metrics-scenario.js';
 import { runPostgresHttpSuite } from './scenarios/pg-http-suite.js';
@@ -111,13 +112,14 @@ try {
   const http = ['create', 'create-webhooks', 'list-20', 'list-100', 'get', 'delete', 'delete-404'] as const;
   const paired = http.some((name) => selected.has(name)) ? await runHttpSuite(context, failed) : [];
   const webhooks = selected.has('webhooks') ? await attempt('webhooks', () => runWebhookScenario(context)) : undefined;
+  const fairDelivery = selected.has('fair-delivery') ? await attempt('fair-delivery', () => runFairDeliveryScenario(context)) : undefined;
   const bigList = selected.has('big-list') ? await attempt('big-list', () => runBigListScenario(context)) : undefined;
   const metrics = selected.has('metrics') ? await runMetricsScenario(context, failed) : undefined;
   const steadyState = selected.has('steady-state') ? await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' })) : undefined;
   const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
   const busyWait = selected.has('busy-wait') ? await runBusyWaitScenario(context, failed) : undefined;
   const onPostgres = await runPostgresScenarios();
-  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, bigList, metrics, steadyState, tracing, busyWait };
+  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, fairDelivery, bigList, metrics, steadyState, tracing, busyWait };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });
   else log(`kept ${workDir}`);

@@ -12,6 +12,7 @@ export const SCENARIOS = [
   'delete',
   'delete-404',
   'webhooks',
+  'fair-delivery',
   'big-list',
   'metrics',
   'steady-state',

@@ -327,6 +327,12 @@ function summaryLines(results: BenchResults): string[] {
       `webhooks: ${int(results.webhooks.backlog.perSecond)} deliveries/s; commit → first attempt p50 ${ms(results.webhooks.latency.clientP50Ms)} ms, p99 ${ms(results.webhooks.latency.clientP99Ms)} ms`,
     );
   }
+  if (results.fairDelivery) {
+    const { alone, withHanging, queuedToHanging } = results.fairDelivery;
+    lines.push(
+      `fair delivery: another tenant's webhook p50 ${ms(alone.p50Ms)} ms, p99 ${ms(alone.p99Ms)} ms alone; p50 ${ms(withHanging.p50Ms)} ms, p99 ${ms(withHanging.p99Ms)} ms with ${int(queuedToHanging)} deliveries to hanging endpoints`,
+    );
+  }
   if (results.pgWebhooks) {
     const hooks = results.pgWebhooks;
     lines.push(

@@ -3,6 +3,7 @@ import type { PgWebhookResult } from '../scenarios/pg-webhook-scenario.js';
 import type { StartupResult } from '../scenarios/startup-scenario.js';
 import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
 import type { WebhookResult } from '../scenarios/webhook-scenario.js';
+import type { FairDeliveryResult } from '../scenarios/fair-delivery-scenario.js';
 import type { PairedResult } from './paired-rounds.js';
 import { median } from './stats.js';
 
@@ -11,6 +12,7 @@ export interface BenchResults {
   readonly paired: readonly PairedResult[];
   readonly startup?: readonly StartupResult[];
   readonly webhooks?: WebhookResult;
+  readonly fairDelivery?: FairDeliveryResult;
   readonly bigList?: BigListResult;
   /** Metrics on (`service`) against metrics off (`baseline`), same service. */
   readonly metrics?: readonly PairedResult[];
@@ -127,6 +129,15 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       target: 'webhooks: every delivery signed validly, none lost',
       measured: `${hooks.signatures.valid}/${hooks.signatures.checked} signatures valid`,
       pass: hooks.signatures.valid === hooks.signatures.checked,
+    });
+  }
+  const fair = results.fairDelivery;
+  if (fair) {
+    const ratio = fair.withHanging.p99Ms / fair.alone.p99Ms;
+    checks.push({
+      target: `fair delivery: another tenant's webhook p99 with ${fair.queuedToHanging} deliveries to hanging endpoints ≤ 1.2x alone`,
+      measured: `${ratio.toFixed(2)}x (${fair.withHanging.p99Ms.toFixed(1)} ms against ${fair.alone.p99Ms.toFixed(1)} ms; p50 ${fair.withHanging.p50Ms.toFixed(1)} against ${fair.alone.p50Ms.toFixed(1)} ms)`,
+      pass: ratio <= 1.2 && fair.withHanging.deliveries > 0,
     });
   }
   if (results.pgWebhooks) checks.push(...pgWebhookChecks(results.pgWebhooks));
