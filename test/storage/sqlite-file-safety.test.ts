@@ -128,6 +128,13 @@ describe('sqlite storage whose files change under it', () => {
     await failure(storage.endpoints.update('t', 'ep_1', { description: 'changed', updatedAt: 2 }));
     await expect(storage.ping()).rejects.toThrow(/write-ahead log .* was deleted while open/);
 
+    // The database file as a crash now would leave it (no log at its path):
+    // what was acknowledged before the deletion was copied into it at once.
+    const crashCopy = freshPath();
+    copyFileSync(path, crashCopy);
+    const afterCrash = await open(crashCopy);
+    expect(await afterCrash.plants.list('t', { limit: 100 })).toEqual([{ id: 1n, name: 'acknowledged before' }]);
+
     // Closing checkpoints the deleted log into the database file: what was
     // acknowledged before is kept, and nothing refused was committed.
     await storage.close();

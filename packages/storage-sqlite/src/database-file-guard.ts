@@ -52,8 +52,14 @@ const UNGUARDED: DatabaseFileGuard = { assertSameFile() {}, problem: () => undef
  * Where the file cannot be watched, or there is no log, every write stats
  * the database file as well. Once a file is found changed the guard stays
  * failed: the open inode can never come back to the path.
+ *
+ * `onLogLost` is called once, after the current synchronous work (the
+ * refused transaction's rollback), when the log alone was deleted or
+ * replaced: the connection still holds the old log open, and a checkpoint
+ * through it is the last chance to copy the commits it acknowledged into
+ * the database file before a crash would lose them.
  */
-export function databaseFileGuard(path: string): DatabaseFileGuard {
+export function databaseFileGuard(path: string, onLogLost?: () => void): DatabaseFileGuard {
   if (!isPlainFilePath(path)) return UNGUARDED;
   const database = identityOf(path);
   if (database === undefined) return UNGUARDED;
@@ -62,8 +68,15 @@ export function databaseFileGuard(path: string): DatabaseFileGuard {
   /** The first change found: permanent, so later checks need no stat. */
   let lost: string | undefined;
   const databaseWatch = wal === undefined ? unwatched() : watchForChanges(path);
-  const identityProblem = () =>
-    (lost ??= changed(path, database, 'database file') ?? (wal && changed(walPath, wal, 'write-ahead log')));
+  const identityProblem = () => {
+    if (lost !== undefined) return lost;
+    lost = changed(path, database, 'database file');
+    if (lost === undefined && wal !== undefined) {
+      lost = changed(walPath, wal, 'write-ahead log');
+      if (lost !== undefined && onLogLost) queueMicrotask(onLogLost);
+    }
+    return lost;
+  };
   return {
     assertSameFile(action) {
       if (lost === undefined && (databaseWatch.suspect || (wal !== undefined && !isSameFile(walPath, wal)))) {

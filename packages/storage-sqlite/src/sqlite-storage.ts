@@ -50,7 +50,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
   }
   try {
     await retryWhileBusy(busyTimeoutMs, () => prepare(db));
-    return assemble(db, databaseFileGuard(options.path), checkpointsFor(db, options.path, busyTimeoutMs));
+    return assemble(db, databaseFileGuard(options.path, () => rescueLog(db)), checkpointsFor(db, options.path, busyTimeoutMs));
   } catch (error) {
     if (db.open) db.close();
     throw openError(options.path, error);
@@ -92,6 +92,20 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, checkpoin
       return closed;
     },
   };
+}
+
+/**
+ * Copies the commits of a log deleted under the connection into the
+ * database file, through the connection that still holds the log open:
+ * without it they live only in that open file, and a crash before the next
+ * clean close loses them. Best effort: the writes are refused either way.
+ */
+function rescueLog(db: BetterSqlite3.Database): void {
+  try {
+    if (db.open) db.pragma('wal_checkpoint(FULL)');
+  } catch {
+    // Nothing more to do: readiness and every write already report the lost log.
+  }
 }
 
 /** Checkpoints off the event loop for a database file; none in memory (no log) or for `file:` URIs (the worker opens plain paths). */
