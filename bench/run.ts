@@ -1,4 +1,4 @@
-// `pnpm bench`: the service against raw node:http baselines, in one run.
+// `pnpm bench`: the service against lean node:http baselines, in one run.
 // See bench/lib/report.ts (method notes) for what is measured and how.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,12 +16,8 @@ import { createServerLauncher } from './lib/server-launcher.js';
 import type { BenchResults } from './lib/targets.js';
 import { checkTargets } from './lib/targets.js';
 import { runBigListScenario, runPgBigListScenario } from './scenarios/big-list-scenario.js';
-import { runBusyWaitScenario } from './scenarios/busy-wait-scenario.js';
 import { runFairDeliveryScenario } from './scenarios/fair-delivery-scenario.js';
 import { runHttpSuite } from './scenarios/http-suite.js';
-import { runMetricsScenario } from './scenarios/metrics-scenario.js';
-import { runPostgresHttpSuite } from './scenarios/pg-http-suite.js';
-import { runPgWebhookScenario } from './scenarios/pg-webhook-scenario.js';
 import { runStartupScenario } from './scenarios/startup-scenario.js';
 import { runSteadyStateScenario } from './scenarios/steady-state-scenario.js';
 import { runTracingScenario } from './scenarios/tracing-scenario.js';
@@ -94,8 +90,8 @@ async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pg
   }
   const { postgres } = opened;
   try {
-    const paired = await runPostgresHttpSuite(context, postgres, failed);
-    const pgWebhooks = selected.has('pg-webhooks') ? await attempt('pg-webhooks', () => runPgWebhookScenario(context, postgres)) : undefined;
+    const paired = await runHttpSuite(context, failed, postgres);
+    const pgWebhooks = selected.has('pg-webhooks') ? await attempt('pg-webhooks', () => runWebhookScenario(context, postgres)) : undefined;
     const pgBigList = selected.has('pg-big-list') ? await attempt('pg-big-list', () => runPgBigListScenario(context, postgres)) : undefined;
     const pgSteadyState = selected.has('pg-steady-state')
       ? await attempt('pg-steady-state', () => runSteadyStateScenario(context, { kind: 'postgres', postgres }))
@@ -114,12 +110,10 @@ try {
   const webhooks = selected.has('webhooks') ? await attempt('webhooks', () => runWebhookScenario(context)) : undefined;
   const fairDelivery = selected.has('fair-delivery') ? await attempt('fair-delivery', () => runFairDeliveryScenario(context)) : undefined;
   const bigList = selected.has('big-list') ? await attempt('big-list', () => runBigListScenario(context)) : undefined;
-  const metrics = selected.has('metrics') ? await runMetricsScenario(context, failed) : undefined;
   const steadyState = selected.has('steady-state') ? await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' })) : undefined;
   const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
-  const busyWait = selected.has('busy-wait') ? await runBusyWaitScenario(context, failed) : undefined;
   const onPostgres = await runPostgresScenarios();
-  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, fairDelivery, bigList, metrics, steadyState, tracing, busyWait };
+  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, fairDelivery, bigList, steadyState, tracing };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });
   else log(`kept ${workDir}`);

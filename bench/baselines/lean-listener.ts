@@ -1,17 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+/** A value now (better-sqlite3, memory) or later (pg). */
+type Maybe<T> = T | Promise<T>;
+
 /**
  * The storage slice of a lean baseline. Answers are JSON text ready to
- * send (SQLite builds it itself), so the listener never walks rows.
+ * send (the database builds it itself), so the listener never walks rows.
  */
 export interface LeanStore {
   /** Writes the plant and one outbox row per subscription (payload `body`) in one transaction; the stored plant's JSON when the id exists (nothing written). */
-  create(tenant: string, id: number, name: string, tag: string | undefined, body: string): string | undefined;
+  create(tenant: string, id: number, name: string, tag: string | undefined, body: string): Maybe<string | undefined>;
   /** The plant's JSON, or undefined. */
-  get(tenant: string, id: bigint): string | undefined;
+  get(tenant: string, id: bigint): Maybe<string | undefined>;
   /** Up to `limit` plants with `id > after` as a JSON array; `last` is the cursor when more remain. */
-  page(tenant: string, after: bigint | undefined, limit: number): { readonly body: string; readonly last: bigint | undefined };
-  delete(tenant: string, id: bigint): boolean;
+  page(tenant: string, after: bigint | undefined, limit: number): Maybe<{ readonly body: string; readonly last: bigint | string | undefined }>;
+  delete(tenant: string, id: bigint): Maybe<boolean>;
 }
 
 export interface LeanListenerOptions {
@@ -38,6 +41,12 @@ function fail(res: ServerResponse, status: number, message: string): void {
   send(res, status, `{"error":${status},"message":${JSON.stringify(message)}}`);
 }
 
+/** Calls `use` at once with a synchronous store's answer, so the SQLite and memory baselines pay for no promise. */
+function then<T>(res: ServerResponse, value: Maybe<T>, use: (value: T) => void): void {
+  if (value instanceof Promise) value.then(use, () => fail(res, 503, 'storage unavailable'));
+  else use(value);
+}
+
 function int64(text: string): bigint | undefined {
   if (!INTEGER.test(text)) return undefined;
   const value = BigInt(text);
@@ -58,11 +67,8 @@ function checkPlant(body: unknown): string | { id: number; name: string; tag: st
 
 /**
  * The lean hand-written server: the least work Node and the driver allow
- * for the same answers. Bearer token → tenant by a Map lookup, `JSON.parse`
- * and hand-written checks, one statement (create: one transaction) per
- * request, bodies built by the store, `writeHead` + `end(body)`. No request
- * id, no content-type or UTF-8 checks, no metrics, no tag filters, no
- * unlimited listing (`limit` is required).
+ * for the same answers. No request id, content-type or UTF-8 checks,
+ * metrics, tag filters or unlimited listing (`limit` is required).
  */
 export function createLeanListener(options: LeanListenerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { store, tenants } = options;
@@ -85,9 +91,10 @@ export function createLeanListener(options: LeanListenerOptions): (req: Incoming
       const plant = checkPlant(body);
       if (typeof plant === 'string') return fail(res, 400, plant);
       const json = `{"id":${plant.id},"name":${JSON.stringify(plant.name)}${plant.tag === undefined ? '' : `,"tag":${JSON.stringify(plant.tag)}`}}`;
-      const existing = store.create(tenant, plant.id, plant.name, plant.tag, json);
-      if (existing !== undefined && existing !== json) return fail(res, 409, `a plant with id ${plant.id} already exists with a different name or tag`);
-      send(res, 200, json);
+      then(res, store.create(tenant, plant.id, plant.name, plant.tag, json), (existing) => {
+        if (existing !== undefined && existing !== json) fail(res, 409, `a plant with id ${plant.id} already exists with a different name or tag`);
+        else send(res, 200, json);
+      });
     });
   }
 
@@ -98,21 +105,23 @@ export function createLeanListener(options: LeanListenerOptions): (req: Incoming
     const afterText = params.get('after');
     const after = afterText === null ? undefined : int64(afterText);
     if (afterText !== null && after === undefined) return fail(res, 400, 'after must be an int64');
-    const { body, last } = store.page(tenant, after, limit);
-    send(res, 200, body, last === undefined ? undefined : `</plants?limit=${limit}&after=${last}>; rel="next"`);
+    then(res, store.page(tenant, after, limit), ({ body, last }) =>
+      send(res, 200, body, last === undefined ? undefined : `</plants?limit=${limit}&after=${last}>; rel="next"`),
+    );
   }
 
   function byId(req: IncomingMessage, res: ServerResponse, tenant: string, idText: string): void {
     const id = int64(idText);
     if (id === undefined) return fail(res, 400, 'id must be an int64');
     if (req.method === 'GET') {
-      const body = store.get(tenant, id);
-      return body === undefined ? fail(res, 404, `plant ${id} not found`) : send(res, 200, body);
+      return then(res, store.get(tenant, id), (body) => (body === undefined ? fail(res, 404, `plant ${id} not found`) : send(res, 200, body)));
     }
     if (req.method !== 'DELETE') return fail(res, 405, 'method not allowed');
-    if (!store.delete(tenant, id)) return fail(res, 404, `plant ${id} not found`);
-    res.writeHead(204);
-    res.end();
+    then(res, store.delete(tenant, id), (deleted) => {
+      if (!deleted) return fail(res, 404, `plant ${id} not found`);
+      res.writeHead(204);
+      res.end();
+    });
   }
 
   function route(req: IncomingMessage, res: ServerResponse, path: string, query: string): void {

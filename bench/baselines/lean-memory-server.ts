@@ -5,7 +5,19 @@
 import { randomUUID } from 'node:crypto';
 import type { LeanStore } from './lean-listener.js';
 import { leanServe } from './lean-serve.js';
-import { bound } from './sorted-ids.js';
+
+/** First position whose id is ≥ id (`strict`: > id). */
+function bound(items: readonly { readonly id: bigint }[], id: bigint, strict: boolean): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const current = items[middle]!.id;
+    if (current < id || (strict && current === id)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
 
 interface Stored {
   readonly id: bigint;
@@ -55,4 +67,4 @@ function leanMemoryStore(webhookUrls: readonly string[]): LeanStore & { close():
   };
 }
 
-leanServe('lean-memory baseline', (flags) => leanMemoryStore(flags.webhookUrls));
+await leanServe('lean-memory baseline', async (flags) => leanMemoryStore(flags.webhookUrls));

@@ -62,4 +62,4 @@ function leanSqliteStore(file: string, webhookUrls: readonly string[]): LeanStor
   };
 }
 
-leanServe('lean-sqlite baseline', (flags) => leanSqliteStore(flags.db ?? 'lean-baseline.db', flags.webhookUrls));
+await leanServe('lean-sqlite baseline', async (flags) => leanSqliteStore(flags.db ?? 'lean-baseline.db', flags.webhookUrls));

@@ -14,13 +14,13 @@ export const SCENARIOS = [
   'webhooks',
   'fair-delivery',
   'big-list',
-  'metrics',
   'steady-state',
   'tracing',
-  'busy-wait',
   'pg-create',
   'pg-list-20',
   'pg-list-100',
+  'pg-get',
+  'pg-delete-404',
   'pg-webhooks',
   'pg-big-list',
   'pg-steady-state',
@@ -28,10 +28,10 @@ export const SCENARIOS = [
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /** The scenarios on PostgreSQL (PLANT_STORE_BENCH_DATABASE_URL); skipped with one line when it is unreachable. */
-export const POSTGRES_SCENARIOS: readonly ScenarioName[] = ['pg-create', 'pg-list-20', 'pg-list-100', 'pg-webhooks', 'pg-big-list', 'pg-steady-state'];
+export const POSTGRES_SCENARIOS: readonly ScenarioName[] = SCENARIOS.filter((name) => name.startsWith('pg-'));
 
-/** Scenarios that run for minutes, or measure the machine rather than the service: only when named with --scenario. */
-export const OPT_IN_SCENARIOS: readonly ScenarioName[] = ['busy-wait', 'steady-state', 'pg-steady-state'];
+/** Scenarios that run for minutes: only when named with --scenario. */
+export const OPT_IN_SCENARIOS: readonly ScenarioName[] = ['steady-state', 'pg-steady-state'];
 
 export interface BenchOptions {
   readonly quick: boolean;
@@ -73,15 +73,12 @@ export interface BenchOptions {
   readonly pin: boolean;
   /** The traced service's sampler in the tracing scenario (`OTEL_TRACES_SAMPLER` and its argument); the SDK's default (every request) when unset. */
   readonly tracingSampler: { readonly name: string; readonly arg: string | undefined } | undefined;
-  /** Microseconds the busy-wait scenario's service spins before each response. */
-  readonly busyWaitUs: number;
 }
 
 const USAGE = `usage: pnpm bench [--quick] [--scenario name[,name…]] [--storage sqlite|memory] [--logging off|on|both]
   [--service dist|source|baseline] [--rounds N] [--round-seconds S] [--warmup-seconds S]
   [--connections N] [--big-list N] [--db-pool N] [--steady-seconds S] [--steady-retention S]
   [--no-write] [--out DIR] [--cpu-prof DIR] [--keep] [--pin on|off] [--tracing-sampler NAME[:ARG]]
-  [--busy-wait-us N]
 scenarios: ${SCENARIOS.join(', ')}
 ${OPT_IN_SCENARIOS.join(', ')} run only when named; the steady-state ones run for minutes (--steady-seconds, default 300, --quick 40)
 pg-… scenarios run on PLANT_STORE_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
@@ -90,9 +87,7 @@ pg-… scenarios run on PLANT_STORE_BENCH_DATABASE_URL (default postgres://postg
 --pin on (default): every server on CPU 0 (taskset -c 0), the harness with the load generator on CPU 1;
   run unpinned, with one line saying why, when taskset is missing or there is one CPU; --pin off: never pinned
 --tracing-sampler: the traced service's OTEL_TRACES_SAMPLER in the tracing scenario, with OTEL_TRACES_SAMPLER_ARG
-  after a colon (parentbased_traceidratio:0.01, always_off); every request is recorded without it
---busy-wait-us: what the busy-wait scenario's service spins before each response (default 2): the ratio it gets
-  says what that much more CPU per request costs on this machine, the scale to read the tracing ratio against`;
+  after a colon (parentbased_traceidratio:0.01, always_off); every request is recorded without it`;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -121,7 +116,6 @@ const ARG_OPTIONS = {
   keep: { type: 'boolean', default: false },
   pin: { type: 'string', default: 'on' },
   'tracing-sampler': { type: 'string' },
-  'busy-wait-us': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -177,7 +171,6 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     keep: values.keep,
     pin: values.pin === 'on',
     tracingSampler: tracingSampler(values['tracing-sampler']),
-    busyWaitUs: positive('busy-wait-us', values['busy-wait-us'], 2),
   };
 }
 

@@ -7,11 +7,7 @@ export interface BenchPostgres {
   readonly databaseUrl: string;
   /** Pool size of every server (`--db-pool`). */
   readonly pool: number;
-  /**
-   * A new schema `bench_<pid>_<name>`, migrated by the storage adapter (its
-   * migrations, so service and baseline get exactly the same tables and
-   * indexes); dropped by `dropAll`.
-   */
+  /** A new schema `bench_<pid>_<name>`, migrated by the storage adapter, so service and baseline get the same tables and indexes. */
   createSchema(name: string): Promise<string>;
   /** Runs one statement on the bench database (seeding, checks). */
   query<Row extends pg.QueryResultRow>(text: string, parameters?: readonly unknown[]): Promise<Row[]>;
@@ -20,12 +16,7 @@ export interface BenchPostgres {
   dropAll(): Promise<void>;
 }
 
-/**
- * Connects to `PLANT_STORE_BENCH_DATABASE_URL` (default
- * postgres://postgres@127.0.0.1:5432/test). Resolves `{ unreachable }` with
- * the reason when the database cannot be reached within 3 s, so the runner
- * can skip the PostgreSQL scenarios instead of failing the run.
- */
+/** Connects to `PLANT_STORE_BENCH_DATABASE_URL`; `{ unreachable }` with the reason, so the runner can skip the PostgreSQL scenarios. */
 export async function openBenchPostgres(pool: number): Promise<{ postgres: BenchPostgres } | { unreachable: string }> {
   const databaseUrl = process.env.PLANT_STORE_BENCH_DATABASE_URL ?? DEFAULT_DATABASE_URL;
   const connected = await connectClient(databaseUrl, 'plant-store-bench');

@@ -3,11 +3,8 @@ import { readFileSync } from 'node:fs';
 
 /**
  * Where the processes of a run execute. Pinned, every server gets one core
- * and the harness (autocannon, webhook receiver, OTLP sink) another, as an
- * independent benchmark of the service does: unpinned, a server's own
- * threads (SQLite's background checkpoint, V8's GC helpers, the libuv pool)
- * borrow the load generator's core, and req/s comes out different from what
- * that benchmark measures.
+ * and the harness another: unpinned, a server's own threads (SQLite's
+ * checkpoint, V8's GC helpers, libuv's pool) borrow the load generator's core.
  */
 export type CpuPinning =
   | { readonly pinned: true; readonly serverCpu: number; readonly harnessCpu: number }
@@ -52,11 +49,7 @@ export function probePinning(): PinningProbe {
   return { allowedCpus: allowedCpusOf('self'), tasksetAvailable: tasksetAvailable() };
 }
 
-/**
- * Servers on the first CPU this process may use and the harness on the
- * second (CPU 0 and 1 on an unrestricted machine); unpinned, with the
- * reason, when pinning is off or cannot be done.
- */
+/** Servers on the first CPU this process may use and the harness on the second; unpinned, with the reason, when that cannot be done. */
 export function planCpuPinning(wanted: boolean, probe: PinningProbe): CpuPinning {
   if (!wanted) return { pinned: false, reason: '--pin off' };
   if (!probe.tasksetAvailable) return { pinned: false, reason: 'taskset (util-linux) not found' };
@@ -74,22 +67,16 @@ export function describePinning(pinning: CpuPinning): string {
     : `not pinned (${pinning.reason})`;
 }
 
-/**
- * Moves every thread of this process (`-a`: autocannon's and the
- * receiver's event loop, libuv's pool, V8's helpers) to the harness CPU;
- * threads started later inherit it. Servers spawned afterwards are moved
- * to their own CPU by `taskset -c` before node starts.
- */
+/** Moves every thread of this process (`-a`) to the harness CPU; threads started later inherit it. */
 export function pinHarness(pinning: CpuPinning): void {
   if (!pinning.pinned) return;
   execFileSync('taskset', ['-a', '-cp', String(pinning.harnessCpu), String(process.pid)], { stdio: 'ignore' });
 }
 
 /**
- * The command that starts `node args` on `cpu`: `taskset -c cpu node …`.
- * taskset sets the affinity and then execs node in the same process, so
- * the spawned PID is node's own (its /proc figures are what is measured),
- * and every thread node starts is on that CPU from its first instruction.
+ * `taskset -c cpu node …`: taskset sets the affinity and execs node in its
+ * place, so the spawned PID is node's own (its /proc figures are what is
+ * measured) and every thread node starts is on that CPU from the first.
  */
 export function nodeCommand(args: readonly string[], cpu: number | undefined): { command: string; args: string[] } {
   if (cpu === undefined) return { command: process.execPath, args: [...args] };

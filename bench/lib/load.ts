@@ -9,16 +9,13 @@ export interface LoadRequest {
 }
 
 export interface LoadOptions {
-  /** Base URL of the server. */
   readonly url: string;
   readonly connections: number;
-  /** Run for this many seconds… */
+  /** Run for this many seconds, or until exactly `amount` requests are answered (which takes precedence). */
   readonly durationS?: number;
-  /** …or until exactly this many requests are answered (takes precedence). */
   readonly amount?: number;
   /** Total requests per second across connections. @default unlimited */
   readonly overallRate?: number;
-  /** Extra headers on every request (auth, content type). */
   readonly headers?: Readonly<Record<string, string>>;
   /** Called once per request, right before it is written. */
   readonly next: () => LoadRequest;
@@ -34,13 +31,12 @@ export interface LoadResult {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
-  /** Answers per status code. */
   readonly statuses: Readonly<Record<string, number>>;
   /** Answers outside 2xx (or not the expected status) plus connection errors and timeouts. */
   readonly failures: number;
 }
 
-/** A running load; `stop()` ends it early (used while a long request streams). */
+/** A running load; `stop()` ends it early. */
 export interface LoadRun {
   readonly done: Promise<LoadResult>;
   stop(): void;

@@ -20,7 +20,6 @@ export interface PairedScenario {
 
 /** The figures of one server in one phase. */
 export interface RoundFigures {
-  readonly phase: number;
   readonly requests: number;
   readonly rps: number;
   readonly p50Ms: number;
@@ -45,8 +44,6 @@ export interface PairedResult {
   /** Measured rounds, in order; index i of both arrays ran back to back. */
   readonly service: readonly RoundFigures[];
   readonly baseline: readonly RoundFigures[];
-  /** The lean baseline (SQLite and memory), measured right after the baseline in every phase. */
-  readonly lean?: { readonly warmup: RoundFigures; readonly rounds: readonly RoundFigures[] };
 }
 
 export interface PairedSettings {
@@ -56,13 +53,7 @@ export interface PairedSettings {
   readonly rounds: number;
 }
 
-async function measure(
-  server: RunningServer,
-  scenario: PairedScenario,
-  phase: number,
-  durationS: number,
-  connections: number,
-): Promise<RoundFigures> {
+async function measure(server: RunningServer, scenario: PairedScenario, phase: number, durationS: number, connections: number): Promise<RoundFigures> {
   const before = server.stats();
   const result = await runLoad({
     url: server.url,
@@ -73,72 +64,46 @@ async function measure(
     headers: scenario.headers,
     next: scenario.requests(phase),
   });
-  const after = server.stats();
-  const cpuSeconds = after.cpuSeconds - before.cpuSeconds;
+  const cpuSeconds = server.stats().cpuSeconds - before.cpuSeconds;
   return {
-    phase,
-    requests: result.requests,
-    rps: result.rps,
-    p50Ms: result.p50Ms,
-    p99Ms: result.p99Ms,
-    maxMs: result.maxMs,
+    ...result,
     cpuPercent: (cpuSeconds / result.elapsedS) * 100,
     cpuUsPerRequest: result.requests ? (cpuSeconds * 1e6) / result.requests : Number.NaN,
-    rssBytes: after.rssBytes,
-    failures: result.failures,
-    statuses: result.statuses,
+    rssBytes: server.stats().rssBytes,
   };
-}
-
-/**
- * A baseline that fails is broken (it answers errors fast), and a ratio
- * against it would look like a win: stop at the warm-up rather than report one.
- */
-function refuseFailingBaseline(what: string, warmup: RoundFigures): void {
-  if (warmup.failures === 0) return;
-  throw new Error(
-    `${what}: the baseline failed ${warmup.failures} of ${warmup.requests} warm-up requests ` +
-      `(statuses ${JSON.stringify(warmup.statuses)}); no comparison with it is meaningful`,
-  );
 }
 
 /**
  * Warm-up of both servers, then measured rounds interleaved service,
  * baseline, service, baseline…, so drift on a shared machine (other load,
  * thermal, page cache) hits both alike and each round yields one ratio.
- * A lean baseline, when given, runs right after the baseline in every
- * phase and yields a second ratio per round.
+ * A baseline that fails warm-up requests is broken (it answers errors
+ * fast), and a ratio against it would look like a win: that stops here.
  */
 export async function runPairedRounds(
   scenario: PairedScenario,
   storage: string,
-  servers: { readonly service: RunningServer; readonly baseline: RunningServer; readonly lean?: RunningServer },
+  servers: { readonly service: RunningServer; readonly baseline: RunningServer },
   settings: PairedSettings,
   log: (message: string) => void,
 ): Promise<PairedResult> {
-  const { connections } = settings;
-  const warmup = {
-    service: await measure(servers.service, scenario, 0, settings.warmupS, connections),
-    baseline: await measure(servers.baseline, scenario, 0, settings.warmupS, connections),
-  };
-  refuseFailingBaseline(`${scenario.name} (${storage})`, warmup.baseline);
-  const lean = servers.lean && { warmup: await measure(servers.lean, scenario, 0, settings.warmupS, connections), rounds: [] as RoundFigures[] };
-  if (lean) refuseFailingBaseline(`${scenario.name} (${storage}, lean)`, lean.warmup);
+  const run = (server: RunningServer, phase: number) => measure(server, scenario, phase, phase === 0 ? settings.warmupS : settings.roundS, settings.connections);
+  const warmup = { service: await run(servers.service, 0), baseline: await run(servers.baseline, 0) };
+  if (warmup.baseline.failures > 0) {
+    throw new Error(`${scenario.name} (${storage}): the baseline failed ${warmup.baseline.failures} of ${warmup.baseline.requests} warm-up requests (${JSON.stringify(warmup.baseline.statuses)})`);
+  }
   const service: RoundFigures[] = [];
   const baseline: RoundFigures[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
-    const a = await measure(servers.service, scenario, round, settings.roundS, connections);
-    const b = await measure(servers.baseline, scenario, round, settings.roundS, connections);
+    const a = await run(servers.service, round);
+    const b = await run(servers.baseline, round);
     service.push(a);
     baseline.push(b);
-    const c = servers.lean && (await measure(servers.lean, scenario, round, settings.roundS, connections));
-    if (c) lean!.rounds.push(c);
     log(
-      `  ${scenario.name} ${storage} round ${round}: service ${a.rps.toFixed(0)} req/s p99 ${a.p99Ms.toFixed(2)} ms ${a.cpuUsPerRequest.toFixed(0)} µs/req, ` +
-        `baseline ${b.rps.toFixed(0)} req/s p99 ${b.p99Ms.toFixed(2)} ms ${b.cpuUsPerRequest.toFixed(0)} µs/req → ${(a.rps / b.rps).toFixed(2)}x` +
-        (c ? `, lean ${c.rps.toFixed(0)} req/s ${c.cpuUsPerRequest.toFixed(0)} µs/req → ${(a.rps / c.rps).toFixed(2)}x` : '') +
+      `  ${scenario.name} ${storage} round ${round}: service ${a.rps.toFixed(0)} req/s ${a.cpuUsPerRequest.toFixed(0)} µs/req, ` +
+        `baseline ${b.rps.toFixed(0)} req/s ${b.cpuUsPerRequest.toFixed(0)} µs/req → ${(a.rps / b.rps).toFixed(2)}x` +
         (a.failures + b.failures ? `  (failures: service ${a.failures}, baseline ${b.failures})` : ''),
     );
   }
-  return { scenario: scenario.name, description: scenario.description, storage, warmup, service, baseline, ...(lean ? { lean } : {}) };
+  return { scenario: scenario.name, description: scenario.description, storage, warmup, service, baseline };
 }

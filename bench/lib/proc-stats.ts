@@ -5,24 +5,11 @@ import { readFileSync } from 'node:fs';
 export interface ProcStats {
   /** Resident set size now (VmRSS). */
   readonly rssBytes: number;
-  /** Peak resident set size since start (VmHWM). */
-  readonly hwmBytes: number;
   /** User + system CPU time since start, seconds. */
   readonly cpuSeconds: number;
 }
 
-let ticksPerSecond: number | undefined;
-
-function clockTicks(): number {
-  if (ticksPerSecond === undefined) {
-    try {
-      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      ticksPerSecond = 100;
-    }
-  }
-  return ticksPerSecond;
-}
+const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 function statusKilobytes(status: string, field: string): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
@@ -40,8 +27,7 @@ export function readProcStats(pid: number): ProcStats | undefined {
     const ticks = Number(fields[11]) + Number(fields[12]);
     return {
       rssBytes: statusKilobytes(status, 'VmRSS'),
-      hwmBytes: statusKilobytes(status, 'VmHWM'),
-      cpuSeconds: ticks / clockTicks(),
+      cpuSeconds: ticks / ticksPerSecond,
     };
   } catch {
     return undefined;

@@ -1,20 +1,20 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
 import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
+import type { WebhookResult } from '../scenarios/webhook-scenario.js';
 import { tracingSamplerEnv, type BenchOptions } from './bench-options.js';
-import { describePinning, type CpuPinning } from './cpu-pinning.js';
+import { describePinning } from './cpu-pinning.js';
 import type { MachineInfo } from './machine-info.js';
 import type { PairedResult, RoundFigures } from './paired-rounds.js';
 import { median } from './stats.js';
 import {
   checkTargets,
-  medianLeanRatio,
   medianRatio,
-  LEAN_TARGET_SCENARIOS,
-  RATIO_TARGET_SCENARIOS,
+  targeted,
+  tracingMinRatio,
   MAX_P99_RATIO,
-  METRICS_MIN_THROUGHPUT_RATIO,
-  TRACING_MIN_THROUGHPUT_RATIO,
   MIN_THROUGHPUT_RATIO,
+  P99_TARGET_SCENARIOS,
+  THROUGHPUT_TARGET_SCENARIOS,
   type BenchResults,
 } from './targets.js';
 
@@ -37,16 +37,15 @@ const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '–'
 const mib = (bytes: number) => (Number.isFinite(bytes) ? (bytes / MiB).toFixed(1) : '–');
 const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : '–');
 const pct = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '–');
-const mark = (pass: boolean) => (pass ? '✅ pass' : '❌ miss');
-
-function medianOf(rounds: readonly RoundFigures[], figure: keyof RoundFigures): number {
-  return median(rounds.map((round) => round[figure] as number));
-}
+const mark = (pass: boolean) => (pass ? '✅' : '❌');
+const medianOf = (rounds: readonly RoundFigures[], figure: 'rps' | 'p50Ms' | 'p99Ms' | 'cpuPercent' | 'cpuUsPerRequest') => median(rounds.map((round) => round[figure]));
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
+
+const PAIR_HEADER = ['storage', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU µs/req', 'RSS MiB'];
 
 function serverRow(storage: string, who: string, rounds: readonly RoundFigures[]): string[] {
   const failures = rounds.reduce((sum, round) => sum + round.failures, 0);
@@ -62,54 +61,31 @@ function serverRow(storage: string, who: string, rounds: readonly RoundFigures[]
   ];
 }
 
+/** Both servers' rows and the ratio row of one result; the ratio marked against its targets, when it has some. */
+function pairRows(result: PairedResult, names: readonly [string, string], minRps: number | undefined, p99Targeted: boolean): string[][] {
+  const rps = medianRatio(result, 'rps');
+  const p99 = medianRatio(result, 'p99Ms');
+  const verdict = (minRps === undefined ? '' : ` ${mark(rps >= minRps)}`) + (p99Targeted ? ` / ${mark(p99 <= MAX_P99_RATIO)}` : '');
+  return [
+    serverRow(result.storage, names[0], result.service),
+    serverRow(result.storage, names[1], result.baseline),
+    [result.storage, `**ratio** (median of rounds)${verdict}`, `**${ratio(rps)}**`, ratio(medianRatio(result, 'p50Ms')), `**${ratio(p99)}**`, '', ratio(medianRatio(result, 'cpuUsPerRequest')), ''],
+  ];
+}
+
 function pairedSection(results: readonly PairedResult[]): string {
   const byScenario = new Map<string, PairedResult[]>();
   for (const result of results) byScenario.set(result.scenario, [...(byScenario.get(result.scenario) ?? []), result]);
   const parts: string[] = [];
   for (const [scenario, group] of byScenario) {
-    const targeted = RATIO_TARGET_SCENARIOS.includes(scenario);
-    parts.push(`### ${scenario}\n\n${group[0]!.description}.${targeted ? '' : ' No target: for information.'}`);
-    const rows: string[][] = [];
-    for (const result of group) {
-      rows.push(serverRow(result.storage, 'service', result.service));
-      rows.push(serverRow(result.storage, 'raw baseline', result.baseline));
-      const rps = medianRatio(result, 'rps');
-      const p99 = medianRatio(result, 'p99Ms');
-      const verdict = targeted ? ` ${rps >= MIN_THROUGHPUT_RATIO ? '✅' : '❌'} / ${p99 <= MAX_P99_RATIO ? '✅' : '❌'}` : '';
-      rows.push([
-        result.storage,
-        `**ratio** (median of rounds)${verdict}`,
-        `**${ratio(rps)}**`,
-        ratio(medianRatio(result, 'p50Ms')),
-        `**${ratio(p99)}**`,
-        '',
-        ratio(medianRatio(result, 'cpuUsPerRequest')),
-        '',
-      ]);
-      if (result.lean) rows.push(...leanRows(result));
-    }
-    parts.push(table(['storage', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU µs/req', 'RSS MiB'], rows));
+    const hasTarget = THROUGHPUT_TARGET_SCENARIOS.includes(scenario);
+    parts.push(`### ${scenario}\n\n${group[0]!.description}.${hasTarget ? '' : ' No target: for information.'}`);
+    const rows = group.flatMap((result) =>
+      pairRows(result, ['service', 'lean baseline'], targeted(result, THROUGHPUT_TARGET_SCENARIOS) ? MIN_THROUGHPUT_RATIO : undefined, targeted(result, P99_TARGET_SCENARIOS)),
+    );
+    parts.push(table(PAIR_HEADER, rows));
   }
   return parts.join('\n\n');
-}
-
-/** The lean baseline's row and the service's ratio to it. */
-function leanRows(result: PairedResult): string[][] {
-  const rps = medianLeanRatio(result, 'rps');
-  const verdict = LEAN_TARGET_SCENARIOS.includes(result.scenario) ? ` ${rps >= MIN_THROUGHPUT_RATIO ? '✅' : '❌'}` : '';
-  return [
-    serverRow(result.storage, 'lean baseline', result.lean!.rounds),
-    [
-      result.storage,
-      `**ratio to lean** (median of rounds)${verdict}`,
-      `**${ratio(rps)}**`,
-      ratio(medianLeanRatio(result, 'p50Ms')),
-      ratio(medianLeanRatio(result, 'p99Ms')),
-      '',
-      ratio(medianLeanRatio(result, 'cpuUsPerRequest')),
-      '',
-    ],
-  ];
 }
 
 function roundsSection(results: readonly PairedResult[]): string {
@@ -119,9 +95,7 @@ function roundsSection(results: readonly PairedResult[]): string {
       { label: 'warm-up', service: result.warmup.service, baseline: result.warmup.baseline },
       ...result.service.map((service, index) => ({ label: `round ${index + 1}`, service, baseline: result.baseline[index]! })),
     ];
-    const lean = [result.lean?.warmup, ...(result.lean?.rounds ?? [])];
-    for (const [index, { label, service, baseline }] of phases.entries()) {
-      const leanRound = lean[index];
+    for (const { label, service, baseline } of phases) {
       rows.push([
         result.scenario,
         result.storage,
@@ -132,103 +106,45 @@ function roundsSection(results: readonly PairedResult[]): string {
         `${pct(service.cpuPercent)} / ${pct(baseline.cpuPercent)}`,
         `${int(service.requests)} / ${int(baseline.requests)}`,
         service.failures || baseline.failures ? `${service.failures} / ${baseline.failures}` : '0',
-        leanRound ? `${int(leanRound.rps)} (${ratio(service.rps / leanRound.rps)})` : '–',
       ]);
     }
   }
-  return table(
-    ['scenario', 'storage', 'phase', 'req/s service / baseline', 'ratio', 'p99 ms', 'CPU %', 'requests', 'failed', 'lean req/s (ratio)'],
-    rows,
-  );
+  return table(['scenario', 'storage', 'phase', 'req/s service / baseline', 'ratio', 'p99 ms', 'CPU %', 'requests', 'failed'], rows);
 }
 
-/** Metrics on against off: the same columns as the HTTP scenarios, and the ratio with its target. */
-function metricsSection(results: BenchResults): string {
-  return onOffSection(results.metrics ?? [], 'metrics', METRICS_MIN_THROUGHPUT_RATIO, `## Metrics cost
-
-The service with metrics on (\`GET /metrics\` scraped every second during its rounds) against the same service with \`PLANT_STORE_METRICS=off\`, in interleaved rounds as above. Target: req/s with metrics ≥ ${METRICS_MIN_THROUGHPUT_RATIO}x without. On a shared machine the req/s ratio moves from round to round; CPU µs/req is the steadier measure of what metrics cost.`);
-}
-
-/** Tracing on (exporting to a local OTLP sink) against off, as the metrics section. */
+/** Tracing on (exporting to a local OTLP sink) against off. */
 function tracingSection(results: BenchResults, sampler: BenchOptions['tracingSampler']): string {
+  const tracing = results.tracing;
+  if (!tracing?.pairs.length) return '';
   const recorded =
     sampler === undefined
       ? 'every request, including each storage call, is a span'
       : `sampled with ${Object.entries(tracingSamplerEnv(sampler))
           .map(([name, value]) => `\`${name}=${value}\``)
           .join(' and ')}`;
-  return onOffSection(results.tracing ?? [], 'tracing', TRACING_MIN_THROUGHPUT_RATIO, `## Tracing cost
+  const min = tracingMinRatio(tracing.sampled);
+  const rows = tracing.pairs.flatMap((result) => pairRows(result, ['tracing on', 'tracing off'], min, false).map((row) => [result.scenario, ...row]));
+  return `## Tracing cost
 
-The service with tracing on (\`OTEL_EXPORTER_OTLP_ENDPOINT\` pointing at a local OTLP/HTTP sink that accepts and drops the spans; ${recorded}) against the same service without any \`OTEL_*\` variable (no SDK loaded), in interleaved rounds as above. Target: req/s with tracing ≥ ${TRACING_MIN_THROUGHPUT_RATIO}x without. Tracing off against the service without this feature is the HTTP scenarios' service row.`);
+The service with tracing on (\`OTEL_EXPORTER_OTLP_ENDPOINT\` pointing at a local OTLP/HTTP sink that accepts and drops the spans; ${recorded}) against the same service without any \`OTEL_*\` variable, in interleaved rounds as above. Target: req/s with tracing ≥ ${min}x without.
+
+${table(['scenario', ...PAIR_HEADER], rows)}`;
 }
 
-/** Spinning before each response against not: what a few microseconds more per request cost here (no target). */
-function busyWaitSection(results: BenchResults, micros: number): string {
-  return onOffSection(results.busyWait ?? [], 'busy-wait', undefined, `## Busy-wait reference
-
-The service spinning ${micros} µs of wall-clock time before each response (\`node --import bench/lib/busy-wait-preload.mjs\`, no tracing) against the same service as it is, in interleaved rounds as above. Its only extra work is the spin, so the ratio says what ${micros} µs more CPU per request costs in req/s on this machine with this load generator: the scale against which to read the tracing ratio. No target.`);
-}
-
-/** One row per server and a ratio row per scenario of a feature measured on against off; the ratio marked against `minRatio` when there is one. */
-function onOffSection(results: readonly PairedResult[], feature: string, minRatio: number | undefined, heading: string): string {
-  if (results.length === 0) return '';
-  const rows: string[][] = [];
-  for (const result of results) {
-    rows.push([result.scenario, ...serverRow(result.storage, `${feature} on`, result.service)]);
-    rows.push([result.scenario, ...serverRow(result.storage, `${feature} off`, result.baseline)]);
-    const rps = medianRatio(result, 'rps');
-    rows.push([
-      result.scenario,
-      result.storage,
-      `**ratio** (median of rounds)${minRatio === undefined ? '' : rps >= minRatio ? ' ✅' : ' ❌'}`,
-      `**${ratio(rps)}**`,
-      ratio(medianRatio(result, 'p50Ms')),
-      ratio(medianRatio(result, 'p99Ms')),
-      '',
-      ratio(medianRatio(result, 'cpuUsPerRequest')),
-      '',
-    ]);
-  }
-  return `${heading}
-
-${table(['scenario', 'storage', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU %', 'CPU µs/req', 'RSS MiB'], rows)}`;
-}
-
-function webhookSection(results: BenchResults): string {
-  const hooks = results.webhooks;
+function webhookSection(hooks: WebhookResult | undefined): string {
   if (!hooks) return '';
   const { backlog, latency, burst } = hooks;
-  return `## Webhook dispatch (service on SQLite, one subscription, loopback receiver answering 200)
+  const where = hooks.instances > 1 ? `${hooks.instances} service instances on one PostgreSQL schema` : `service on ${hooks.storage === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`;
+  return `## Webhook dispatch (${where}, one subscription, loopback receiver answering 200)
 
 ${table(
   ['measure', 'value'],
   [
-    [`backlog: ${int(backlog.deliveries)} deliveries queued before start, ready line → last received`, `**${int(backlog.perSecond)} deliveries/s** (${backlog.seconds.toFixed(2)} s, service CPU ${pct(backlog.cpuPercent)} %)`],
-    [`commit → first attempt, ${int(latency.creates)} creates paced at ${latency.ratePerSecond}/s (POST written → webhook received)`, `**p50 ${ms(latency.clientP50Ms)} ms**, p99 ${ms(latency.clientP99Ms)} ms, max ${ms(latency.clientMaxMs)} ms`],
-    ['  the create requests themselves (included above)', `p50 ${ms(latency.createP50Ms)} ms`],
-    ['  as recorded by the service (attempt start − outbox created_at, whole ms)', latency.recordedP50Ms === undefined ? 'not available' : `p50 ${latency.recordedP50Ms} ms, p99 ${latency.recordedP99Ms} ms`],
-    [`burst: ${int(burst.plants)} creates on 32 connections while dispatching`, `creates ${int(burst.createPerSecond)}/s; first POST → last delivery ${burst.endToEndSeconds.toFixed(2)} s = ${int(burst.endToEndPerSecond)} deliveries/s`],
-    ['duplicate deliveries (same webhook-id twice)', int(hooks.duplicates)],
-    ['signatures checked with `standardwebhooks` verify()', `${hooks.signatures.valid} of ${hooks.signatures.checked} valid`],
-  ],
-)}`;
-}
-
-function pgWebhookSection(results: BenchResults): string {
-  const hooks = results.pgWebhooks;
-  if (!hooks) return '';
-  const { backlog, burst } = hooks;
-  return `## Webhook dispatch, ${hooks.instances} service instances on one PostgreSQL schema (one subscription, loopback receiver answering 200)
-
-${table(
-  ['measure', 'value'],
-  [
-    [`backlog: ${int(backlog.deliveries)} deliveries queued before start, first ready line → last received`, `**${int(backlog.perSecond)} deliveries/s** (${backlog.seconds.toFixed(2)} s; CPU per instance ${backlog.cpuPercent.map((cpu) => `${pct(cpu)} %`).join(', ')})`],
-    [`burst: ${int(burst.plants)} creates split over the instances while both dispatch`, `creates ${int(burst.createPerSecond)}/s; first POST → last delivery ${burst.endToEndSeconds.toFixed(2)} s = ${int(burst.endToEndPerSecond)} deliveries/s`],
-    ['distinct webhook-ids received / expected', `${int(hooks.received)} / ${int(hooks.expected)}`],
-    ['**concurrent duplicate attempts** (a second request for a webhook-id while one is in flight)', `**${int(hooks.concurrentDuplicates)}**`],
-    ['repeated webhook-ids in all (any second request)', int(hooks.duplicates)],
-    ['outbox afterwards: not delivered / attempt rows beyond one per delivery', `${int(hooks.outbox.notDelivered)} / ${int(hooks.outbox.extraAttempts)}`],
+    [`backlog: ${int(backlog.deliveries)} deliveries queued before start, first ready line → last received`, `**${int(backlog.perSecond)} deliveries/s** (${backlog.seconds.toFixed(2)} s; CPU ${backlog.cpuPercent.map((cpu) => `${pct(cpu)} %`).join(', ')})`],
+    [`commit → first attempt, ${int(latency.creates)} creates paced at ${latency.ratePerSecond}/s (POST written → webhook received)`, `**p50 ${ms(latency.p50Ms)} ms**, p99 ${ms(latency.p99Ms)} ms, max ${ms(latency.maxMs)} ms (the create itself: p50 ${ms(latency.createP50Ms)} ms)`],
+    [`burst: ${int(burst.plants)} creates while dispatching`, `creates ${int(burst.createPerSecond)}/s; first POST → last delivery ${burst.endToEndSeconds.toFixed(2)} s = ${int(burst.endToEndPerSecond)} deliveries/s`],
+    ['distinct webhook-ids received / creates answered', `${int(hooks.received)} / ${int(hooks.expected)}`],
+    ['concurrent duplicate attempts / repeated webhook-ids in all', `**${int(hooks.concurrentDuplicates)}** / ${int(hooks.duplicates)}`],
     ['signatures checked with `standardwebhooks` verify()', `${hooks.signatures.valid} of ${hooks.signatures.checked} valid`],
   ],
 )}`;
@@ -254,12 +170,7 @@ ${table(
 function steadyStateSection(steady: SteadyStateResult | undefined): string {
   if (!steady) return '';
   const what = steady.storage === 'sqlite' ? 'database file + WAL' : "the schema's tables with indexes and TOAST (pg_total_relation_size)";
-  const rows = steady.samples.map((sample) => [
-    String(sample.atS),
-    mib(sample.bytes),
-    sample.walBytes === undefined ? '' : mib(sample.walBytes),
-    int(sample.pruned),
-  ]);
+  const rows = steady.samples.map((sample) => [String(sample.atS), mib(sample.bytes), int(sample.pruned)]);
   return `## Steady state on ${steady.storage === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${steady.seconds} s at ${steady.ratePerSecond} creates/s, webhook retention ${steady.retentionS} s
 
 Creates paced at ${steady.ratePerSecond}/s, each delivered to a loopback receiver answering 200; every plant is deleted ${steady.keepPlantsS} s after its creation, so the plant table keeps its size and what is measured is whether the outbox levels off. Size: ${what}.
@@ -271,27 +182,17 @@ ${table(
     ['**size at the middle → at the end**', `**${mib(steady.midBytes)} → ${mib(steady.finalBytes)} MiB (${steady.growthPercent.toFixed(1)} %)**`],
     [`create p99, requests started while no prune batch ran (${int(steady.requestsIdle)} requests)`, `${ms(steady.p99IdleMs)} ms`],
     [`create p99, requests started in a ${'250 ms'} window in which the pruned counter moved (${int(steady.requestsPruning)} requests)`, `${ms(steady.p99PruningMs)} ms`],
-    ...steadyStatePostgresRows(steady),
+    ...(steady.serverAutovacuum === undefined ? [] : [['server `autovacuum` setting', steady.serverAutovacuum]]),
   ],
 )}
 
-${table(['s', 'size MiB', 'WAL MiB', 'pruned so far'], rows)}`;
-}
-
-/** PostgreSQL: the server's autovacuum setting, and each table's size at the middle and at the end. */
-function steadyStatePostgresRows(steady: SteadyStateResult): string[][] {
-  if (steady.serverAutovacuum === undefined) return [];
-  const tables = (steady.tableBytes ?? []).map((table) => `${table.name} ${mib(table.mid)} → ${mib(table.final)}`);
-  return [
-    ['server `autovacuum` setting', steady.serverAutovacuum],
-    ['by table, MiB at the middle → at the end', tables.join('; ')],
-  ];
+${table(['s', 'size MiB', 'pruned so far'], rows)}`;
 }
 
 function startupSection(results: BenchResults): string {
   if (!results.startup?.length) return '';
   const rows = results.startup.map((start) => [
-    start.contestant === 'service' ? 'service' : 'raw baseline',
+    start.contestant === 'service' ? 'service' : 'lean baseline',
     start.storage,
     `**${int(start.medianReadyMs)}**`,
     start.readyMs.map(int).join(', '),
@@ -309,23 +210,22 @@ function summaryLines(results: BenchResults): string[] {
   for (const result of results.paired) {
     lines.push(
       `${result.scenario} (${result.storage}): ${int(medianOf(result.service, 'rps'))} req/s, p99 ${ms(medianOf(result.service, 'p99Ms'))} ms — ` +
-        `${ratio(medianRatio(result, 'rps'))} the raw baseline's req/s, ${ratio(medianRatio(result, 'p99Ms'))} its p99, ` +
-        `${ratio(medianRatio(result, 'cpuUsPerRequest'))} its CPU time per request` +
-        (result.lean ? `; ${ratio(medianLeanRatio(result, 'rps'))} the lean baseline's req/s, ${ratio(medianLeanRatio(result, 'cpuUsPerRequest'))} its CPU time per request` : ''),
+        `${ratio(medianRatio(result, 'rps'))} the lean baseline's req/s, ${ratio(medianRatio(result, 'p99Ms'))} its p99, ` +
+        `${ratio(medianRatio(result, 'cpuUsPerRequest'))} its CPU time per request`,
     );
   }
-  for (const [feature, list] of onOffFeatures(results)) {
-    for (const result of list) {
+  for (const result of results.tracing?.pairs ?? []) {
+    lines.push(
+      `${result.scenario} (${result.storage}): tracing on ${int(medianOf(result.service, 'rps'))} req/s, off ${int(medianOf(result.baseline, 'rps'))} req/s — ` +
+        `${ratio(medianRatio(result, 'rps'))} req/s, ${ratio(medianRatio(result, 'cpuUsPerRequest'))} CPU time per request`,
+    );
+  }
+  for (const hooks of [results.webhooks, results.pgWebhooks]) {
+    if (hooks) {
       lines.push(
-        `${result.scenario} (${result.storage}): ${feature} on ${int(medianOf(result.service, 'rps'))} req/s, off ${int(medianOf(result.baseline, 'rps'))} req/s — ` +
-          `${ratio(medianRatio(result, 'rps'))} req/s, ${ratio(medianRatio(result, 'cpuUsPerRequest'))} CPU time per request`,
+        `webhooks (${hooks.storage}, ${hooks.instances} instance${hooks.instances > 1 ? 's' : ''}): ${int(hooks.backlog.perSecond)} deliveries/s; commit → first attempt p50 ${ms(hooks.latency.p50Ms)} ms; ${int(hooks.concurrentDuplicates)} concurrent duplicates`,
       );
     }
-  }
-  if (results.webhooks) {
-    lines.push(
-      `webhooks: ${int(results.webhooks.backlog.perSecond)} deliveries/s; commit → first attempt p50 ${ms(results.webhooks.latency.clientP50Ms)} ms, p99 ${ms(results.webhooks.latency.clientP99Ms)} ms`,
-    );
   }
   if (results.fairDelivery) {
     const { alone, withHanging, queuedToHanging } = results.fairDelivery;
@@ -333,31 +233,22 @@ function summaryLines(results: BenchResults): string[] {
       `fair delivery: another tenant's webhook p50 ${ms(alone.p50Ms)} ms, p99 ${ms(alone.p99Ms)} ms alone; p50 ${ms(withHanging.p50Ms)} ms, p99 ${ms(withHanging.p99Ms)} ms with ${int(queuedToHanging)} deliveries to hanging endpoints`,
     );
   }
-  if (results.pgWebhooks) {
-    const hooks = results.pgWebhooks;
-    lines.push(
-      `webhooks, ${hooks.instances} instances on PostgreSQL: ${int(hooks.backlog.perSecond)} deliveries/s; ${int(hooks.concurrentDuplicates)} concurrent duplicate attempts (${int(hooks.duplicates)} repeated ids in all)`,
-    );
-  }
   for (const [big, where] of [
     [results.bigList, ''],
     [results.pgBigList, ' (postgres)'],
   ] as const) {
-    if (!big) continue;
-    lines.push(
-      `unlimited list of ${int(big.plants)} plants${where}: ${big.seconds.toFixed(1)} s, peak RSS growth ${mib(big.peakGrowthBytes)} MiB, small requests p99 ${ms(big.small.p99Ms)} ms meanwhile`,
-    );
+    if (big) {
+      lines.push(`unlimited list of ${int(big.plants)} plants${where}: ${big.seconds.toFixed(1)} s, peak RSS growth ${mib(big.peakGrowthBytes)} MiB, small requests p99 ${ms(big.small.p99Ms)} ms meanwhile`);
+    }
   }
   for (const start of results.startup ?? []) {
-    if (start.contestant === 'service') {
-      lines.push(`start to ready (${start.storage}): ${int(start.medianReadyMs)} ms; idle RSS ${mib(start.medianIdleRssBytes)} MiB`);
-    }
+    if (start.contestant === 'service') lines.push(`start to ready (${start.storage}): ${int(start.medianReadyMs)} ms; idle RSS ${mib(start.medianIdleRssBytes)} MiB`);
   }
   return lines;
 }
 
 function machineSection(machine: MachineInfo, options: BenchOptions): string {
-  const started = options.serviceFrom === 'dist' ? 'built CLI (`packages/server/dist/cli.js serve`)' : options.serviceFrom === 'source' ? 'TypeScript source through tsx' : 'a baseline (harness self-test!)';
+  const started = { dist: 'built CLI (`packages/server/dist/cli.js serve`)', source: 'TypeScript source through tsx', baseline: 'a baseline (harness self-test!)' }[options.serviceFrom];
   return `## Machine and versions\n\n${table(
     ['', ''],
     [
@@ -374,71 +265,48 @@ function machineSection(machine: MachineInfo, options: BenchOptions): string {
   )}`;
 }
 
-/** The markdown report: header, targets, every figure, method and fairness notes. */
-/** The features measured on against off, each with its results (none when it did not run). */
-function onOffFeatures(results: BenchResults): (readonly [string, readonly PairedResult[]])[] {
+function methodNotes(options: BenchOptions, machine: MachineInfo): string {
+  const pinning = machine.cpuPinning;
   return [
-    ['metrics', results.metrics ?? []],
-    ['tracing', results.tracing ?? []],
-    ['busy-wait', results.busyWait ?? []],
-  ];
+    pinning.pinned
+      ? `- CPUs: every server process starts as \`taskset -c ${pinning.serverCpu} node …\` (its affinity checked once it is ready); the harness (autocannon, the webhook receiver, the OTLP sink) runs on CPU ${pinning.harnessCpu}. PostgreSQL's own processes are not pinned.`
+      : `- CPUs: ${describePinning(pinning)}: servers, their helper threads and the harness share the CPUs, so req/s is not comparable with a pinned run.`,
+    `- Load: autocannon (one client thread) over 127.0.0.1, ${options.connections} keep-alive connections. Each scenario: a ${options.warmupS} s warm-up of each server, then ${options.rounds} rounds of ${options.roundS} s interleaved service, baseline, service, baseline… (delete: ${int(options.deleteAmount)} requests per round). Ratios are the median of the per-round ratios service / baseline; latencies are every response's exact time.`,
+    '- Baselines (`bench/baselines/lean-*`): the least a hand-written `node:http` server does for the same answers. Bearer token → tenant by a `Map` lookup, `JSON.parse` and hand-written id/name/tag checks; create: the plant and one outbox row per subscription in one transaction (one statement on PostgreSQL); list and get: one prepared statement whose JSON the database builds (exact 64-bit ids), Link header included; delete: one DELETE, 204 or a JSON 404. No request ids, content-type or UTF-8 checks, metrics or tag filters; with logging on, one JSON line per request.',
+    '- Both run on bare `node` (baselines transpiled first), `NODE_ENV=production`, the same flags; stdout is drained by the harness. Logging off is `--log-level warn`. Reads, creates and deletes each use their own tenant.',
+    '- Data: list and get over 10,000 seeded plants (half with a tag), random cursors and ids from a seeded generator, the same sequence for both servers. `create` has one subscription whose receiver never answers, so both write the plant and its outbox row but no delivery is measured; `create-webhooks` lets the service deliver to a receiver answering 200 (the baseline does not): the full cost, for information.',
+    '- Process figures come from /proc/<pid>/status (VmRSS) and /proc/<pid>/stat (utime + stime) of the server processes only.',
+  ].join('\n');
 }
 
+/** The markdown report: header, targets, every figure, method. */
 export function renderReport(input: ReportInput): string {
   const { machine, options, results } = input;
-  const onOff = onOffFeatures(results).flatMap(([, list]) => list);
   const checks = checkTargets(results);
   const passed = checks.filter((check) => check.pass).length;
   const date = input.startedAt.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  const every = [...results.paired, ...(results.tracing?.pairs ?? [])];
   const sections = [
     `# Plant Store benchmark — ${date}`,
     `${options.quick ? '**Quick run** (short rounds: a smoke test, noisy; not for comparison). ' : ''}Command: \`${input.command}\`. Took ${Math.round(input.seconds)} s. Targets met: **${passed} of ${checks.length}**.`,
     `## Summary\n\n${summaryLines(results).map((line) => `- ${line}`).join('\n')}`,
     input.skipped?.length ? `## Scenarios skipped\n\n${input.skipped.map((line) => `- ${line}`).join('\n')}` : '',
     input.errors.length ? `## Scenarios that failed to run\n\n${input.errors.map((error) => `- ${error}`).join('\n')}` : '',
-    `## Targets\n\n${table(['target', 'measured', 'result'], checks.map((check) => [check.target, check.measured, mark(check.pass)]))}`,
+    `## Targets\n\n${table(['target', 'measured', 'result'], checks.map((check) => [check.target, check.measured, check.pass ? '✅ pass' : '❌ miss']))}`,
     machineSection(machine, options),
     `## Method\n\n${methodNotes(options, machine)}`,
-    results.paired.length ? `## HTTP scenarios\n\nMedians over the measured rounds. CPU % is the server process's user + system time over the round (100 = one core), from /proc/<pid>/stat; CPU µs/req is that time per answered request; RSS is VmRSS at the end of the rounds. On a machine shared with other work the req/s ratio moves from round to round (see Every round); CPU µs/req is the steadier measure of the service's own overhead.\n\n${pairedSection(results.paired)}` : '',
-    metricsSection(results),
+    results.paired.length
+      ? `## HTTP scenarios\n\nMedians over the measured rounds. CPU % is the server's user + system time over the round (100 = one core); CPU µs/req is that time per answered request, the steadier measure on a shared machine; RSS is at the end of the rounds.\n\n${pairedSection(results.paired)}`
+      : '',
     tracingSection(results, options.tracingSampler),
-    busyWaitSection(results, options.busyWaitUs),
-    webhookSection(results),
-    pgWebhookSection(results),
+    webhookSection(results.webhooks),
+    webhookSection(results.pgWebhooks),
     bigListSection(results.bigList, 'SQLite'),
     bigListSection(results.pgBigList, 'PostgreSQL'),
     steadyStateSection(results.steadyState),
     steadyStateSection(results.pgSteadyState),
     startupSection(results),
-    results.paired.length || onOff.length
-      ? `## Every round\n\nService / baseline (for metrics-*, tracing-* and busy-wait-*: on / off). The warm-up is not used for ratios.\n\n${roundsSection([...results.paired, ...onOff])}`
-      : '',
+    every.length ? `## Every round\n\nService / baseline (tracing-*: on / off). The warm-up is not used for ratios.\n\n${roundsSection(every)}` : '',
   ];
   return `${sections.filter(Boolean).join('\n\n')}\n`;
-}
-
-/** Where the processes ran: the independent benchmark pins, and unpinned figures differ from its. */
-function pinningNote(pinning: CpuPinning, cpuCount: number): string {
-  if (!pinning.pinned) {
-    return `- CPUs: ${describePinning(pinning)}. The servers, their helper threads and the harness share all ${cpuCount} CPUs as the scheduler places them, so a server's background threads (SQLite's checkpoint thread, V8's GC helpers) can run beside the load generator: req/s is not comparable with a pinned run.`;
-  }
-  const { serverCpu, harnessCpu } = pinning;
-  return `- CPUs: ${describePinning(pinning)} (\`--pin on\`, the default), as the independent benchmark of this service runs. Every server process (service and baselines alike, in every scenario) starts as \`taskset -c ${serverCpu} node …\`: taskset sets the affinity and execs node in its own place, so the measured PID is node's and every thread node starts (SQLite's background checkpoint thread, V8's GC helpers, libuv's pool) shares CPU ${serverCpu} from the first instruction; each server's affinity is checked in /proc/<pid>/status once it is ready. The harness (autocannon, the webhook receiver, the OTLP sink) moves all its threads to CPU ${harnessCpu} at start (\`taskset -a -cp ${harnessCpu}\`). PostgreSQL's own processes are not pinned. Start-up times include taskset's own exec (a few milliseconds).`;
-}
-
-function methodNotes(options: BenchOptions, machine: MachineInfo): string {
-  return [
-    pinningNote(machine.cpuPinning, machine.cpuCount),
-    `- Load: autocannon ${'(programmatic API, one client thread)'} over 127.0.0.1, ${options.connections} keep-alive connections, no pipelining. Each scenario: a ${options.warmupS} s warm-up of each server, then ${options.rounds} measured rounds of ${options.roundS} s, interleaved service, baseline, service, baseline… so drift on the machine hits both alike. Delete runs a fixed ${int(options.deleteAmount)} requests per round instead (its ids must exist). Ratios are the median of the per-round ratios service / baseline. Latencies are every response's exact time (autocannon's own histogram rounds to 1 ms).`,
-    '- Baselines (`bench/baselines/`): raw `node:http` + better-sqlite3, and the same raw layer over in-memory sorted arrays. Per request they do the service\'s essential work: SHA-256 digest of the bearer token looked up in a map, content type, body size limit and UTF-8 checks, `JSON.parse` behind the same fast-path test as the service\'s codec and hand-written id/name/tag checks, tenant-scoped prepared statements (create: plant + outbox row in one IMMEDIATE transaction), JSON response with exact ids, `LIMIT n+1` and a Link header for pages, an `x-request-id`, and one JSON log line per request to stdout. The SQLite baseline uses the service\'s schema (same tables, keys, STRICT/WITHOUT ROWID and indexes) and pragmas (WAL, synchronous=NORMAL, foreign keys, busy timeout, bigint integers).',
-    '- Lean baselines (`bench/baselines/lean-*`, SQLite and memory): the least a hand-written `node:http` server does for the same answers, for a second ratio. Bearer token → tenant by a `Map` lookup (no digest), `JSON.parse` and hand-written id/name/tag checks; create: one IMMEDIATE transaction with the plant INSERT and one outbox INSERT (an outbox table with only its rowid key), the response body built once and reused as the payload; list and get: one prepared SELECT whose JSON SQLite builds itself (`json_group_array(json_object(…))`, exact for 64-bit ids), Link header included; delete: one prepared DELETE, 204 or a small JSON 404; `writeHead` + `end(body)`. No request id, content-type or UTF-8 checks, metrics or tag filters. With logging on it writes one JSON line per request to stdout. The service must stay within 10 % of it on create, list 20, list 100, get and the 404 answer of delete.',
-    '- Logging: the SQLite and memory scenarios run with logging off (`--log-level warn`) and on (one line per request), for every server of a group alike (`--logging off|on|both`).',
-    '- delete-404: DELETE of ids no server holds, so every answer is the 404 error body (on SQLite the service still runs its write transaction, which changes nothing).',
-    '- Both run on bare `node` (the baselines transpiled to JavaScript first), `NODE_ENV=production`, the same flags, normal `info` logging with stdout piped to the harness, which drains and discards it. Tokens: three tenants; reads, creates and deletes each use their own tenant, so they never see each other\'s rows.',
-    '- Data: list and get run over 10,000 seeded plants (ids 1…10,000, half with a tag) with random cursors/ids from a seeded generator, the same sequence for both servers in a round. Create uses unique increasing ids per round. Delete removes ids created before the rounds.',
-    '- Fairness of create: both servers have one subscription that matches, so both write the plant and one outbox row in the same transaction. In `create` the receiver accepts connections but never answers (timeout 1 h), which keeps webhook sending out of the measurement: the dispatcher has at most its per-endpoint cap of attempts in flight and then only reacts to each commit with an (empty) claim; that reaction is part of the service\'s create path and stays measured. Delivery is measured on its own (webhooks section). `create-webhooks` lets the service deliver every webhook to a receiver answering 200 during the rounds, which the baseline does not do: the full cost, for information, without a target.',
-    '- Webhooks: the receiver runs in the harness process; arrival time is when the request head arrives. Throughput: deliveries queued through the storage API before the service starts; the rate is their count over ready line → last arrival. Latency: creates paced at 200/s; "commit → first attempt" is measured from the moment the client writes the POST, an upper bound (it includes the create request itself, whose p50 is shown) — the service\'s own record (attempt start − outbox created_at) is shown too.',
-    '- Unlimited list: plants bulk-inserted with one prepared statement into a database migrated by the storage adapter, then `GET /plants` streamed and counted by the harness while GET /plants/{id} runs at 200 requests/s on 4 connections. RSS growth is the peak of 50 ms samples minus the RSS before the list.',
-    '- Process figures come from /proc/<pid>/status (VmRSS) and /proc/<pid>/stat (utime + stime) of the spawned server processes; the harness, autocannon and the receiver are not counted.',
-  ].join('\n');
 }

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { ServerSpec } from './server-process.js';
 import type { AnyStorageKind } from '../../test/support/storage-kind.js';
 
-/** `baseline`: the equal-work raw server; `lean`: the least a hand-written server does for the same answers (SQLite and memory only). */
-export type Contestant = 'service' | 'baseline' | 'lean';
+/** `baseline`: the lean server, the least a hand-written `node:http` server does for the same answers. */
+export type Contestant = 'service' | 'baseline';
 /** How the service is started: the built CLI, the TypeScript source through tsx, or (self-test of the harness) a baseline. */
 export type ServiceFrom = 'dist' | 'source' | 'baseline';
 
@@ -20,12 +20,9 @@ export interface ServerConfig {
   /** token → tenant. */
   readonly tokens: Readonly<Record<string, string>>;
   readonly webhooks?: readonly { readonly url: string; readonly secret: string }[];
-  readonly webhookRetry?: string;
   readonly webhookTimeout?: string;
   /** `--webhook-retention` (service only: the baselines keep nothing to prune). */
   readonly webhookRetention?: string;
-  /** `--metrics`; the service's default (on) when not given. */
-  readonly metrics?: 'on' | 'off';
   /** Extra node flags (e.g. `--cpu-prof`). */
   readonly nodeFlags?: readonly string[];
   /** Extra environment of the service (e.g. the `OTEL_*` variables that turn tracing on). */
@@ -35,7 +32,7 @@ export interface ServerConfig {
 export interface LauncherOptions {
   readonly repoRoot: string;
   readonly serviceFrom: ServiceFrom;
-  /** Folder holding the transpiled baselines (raw-sqlite-server.js, raw-memory-server.js, raw-postgres-server.js). */
+  /** Folder holding the transpiled baselines (lean-sqlite-server.js, …). */
   readonly baselineDir: string;
   /** The CPU every server (service and baselines alike) is pinned to; unpinned when not given. */
   readonly serverCpu?: number;
@@ -47,13 +44,10 @@ export interface ServerLauncher {
 }
 
 /**
- * The V8 setting the service's CLI gives its own process
- * (packages/server/src/runtime/heap-tuning.ts), given to the baselines on
- * their command line: without it a process falls, or not, into promoting
- * the pg driver's rows to the old generation depending on how its first
- * seconds went, so a baseline's CPU per list request came out 215 or 300 µs
- * from one run to the next. Both sides alike, the ratio measures the layers
- * above node and pg, not a GC heuristic.
+ * The V8 setting the service's CLI gives its own process, given to the
+ * baselines too: without it a process falls, or not, into promoting the
+ * driver's rows to the old generation depending on its first seconds, and
+ * the ratio would measure a GC heuristic instead of the layers above node.
  */
 const BASELINE_HEAP_FLAGS = ['--no-allocation-site-pretenuring'];
 
@@ -68,10 +62,8 @@ function serveFlags(config: ServerConfig): string[] {
   }
   flags.push('--tokens', Object.entries(config.tokens).map(([token, tenant]) => `${token}=${tenant}`).join(','));
   if (config.webhooks?.length) flags.push('--webhooks', JSON.stringify(config.webhooks));
-  if (config.webhookRetry) flags.push('--webhook-retry', config.webhookRetry);
   if (config.webhookTimeout) flags.push('--webhook-timeout', config.webhookTimeout);
   if (config.webhookRetention) flags.push('--webhook-retention', config.webhookRetention);
-  if (config.metrics) flags.push('--metrics', config.metrics);
   return flags;
 }
 
@@ -81,17 +73,6 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
   if (options.serviceFrom === 'dist' && !existsSync(dist)) {
     throw new Error(`${dist} is missing: run \`pnpm -r build\` first (or pass --service source)`);
   }
-  const baselines: Record<AnyStorageKind, string> = {
-    sqlite: 'raw-sqlite-server.js',
-    memory: 'raw-memory-server.js',
-    postgres: 'raw-postgres-server.js',
-  };
-  const leans: Partial<Record<AnyStorageKind, string>> = { sqlite: 'lean-sqlite-server.js', memory: 'lean-memory-server.js' };
-  const baseline = (contestant: Contestant, config: ServerConfig) => {
-    const file = contestant === 'lean' ? leans[config.storage] : baselines[config.storage];
-    if (file === undefined) throw new Error(`no lean baseline for ${config.storage}`);
-    return join(options.baselineDir, file);
-  };
   // Production mode for both: the service must then refuse to start without tokens, which we give.
   const env = { NODE_ENV: 'production' };
   const cpu = options.serverCpu === undefined ? {} : { cpu: options.serverCpu };
@@ -99,9 +80,9 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
     spec(contestant, config) {
       const label = `${contestant} (${config.storage}${config.logging === false ? ', logging off' : ''})`;
       const nodeFlags = config.nodeFlags ?? [];
-      if (contestant !== 'service' || options.serviceFrom === 'baseline') {
-        const who = contestant === 'service' ? 'baseline' : contestant;
-        return { label, env, ...cpu, args: [...nodeFlags, ...BASELINE_HEAP_FLAGS, baseline(who, config), ...serveFlags(config)] };
+      if (contestant === 'baseline' || options.serviceFrom === 'baseline') {
+        const baseline = join(options.baselineDir, `lean-${config.storage}-server.js`);
+        return { label, env, ...cpu, args: [...nodeFlags, ...BASELINE_HEAP_FLAGS, baseline, ...serveFlags(config)] };
       }
       const entry =
         options.serviceFrom === 'dist' ? [dist] : ['--conditions=source', '--import', 'tsx', source];

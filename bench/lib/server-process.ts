@@ -23,8 +23,6 @@ export interface RunningServer {
   readonly url: string;
   /** Milliseconds from spawn to the ready line on stdout. */
   readonly readyMs: number;
-  /** Lines written to stdout after the ready line (the request log), counted, not kept. */
-  logLines(): number;
   /** Current /proc figures; throws when the process is gone. */
   stats(): ProcStats;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (null when killed). */
@@ -60,33 +58,26 @@ function stderrTail(child: ServerChild): () => string {
   return () => tail;
 }
 
-/** Stdout up to the ready line, then a count of the lines after it (the request log), which are dropped. */
+/** Stdout up to the ready line (kept to explain a failed start); after it, the request log is drained and dropped. */
 interface StdoutWatch {
   readonly ready: Promise<{ url: string; readyMs: number }>;
-  lines(): number;
-  /** What came before the ready line, to explain a failed start. */
   head(): string;
 }
 
 function watchStdout(child: ServerChild, started: number): StdoutWatch {
   let head = '';
-  let lines = 0;
   let ready = false;
   const promise = new Promise<{ url: string; readyMs: number }>((resolve) => {
     child.stdout.on('data', (chunk: Buffer) => {
-      if (ready) {
-        for (let at = chunk.indexOf(10); at >= 0; at = chunk.indexOf(10, at + 1)) lines++;
-        return;
-      }
+      if (ready) return;
       head += chunk.toString('utf8');
       const match = READY_URL.exec(head);
       if (!match) return;
       ready = true;
-      lines = head.slice(head.indexOf('\n', match.index) + 1).split('\n').length - 1;
       resolve({ url: match[0], readyMs: performance.now() - started });
     });
   });
-  return { ready: promise, lines: () => lines, head: () => head };
+  return { ready: promise, head: () => head };
 }
 
 /** The ready line, or an error when the server exits first or stays silent for `timeoutMs`. */
@@ -148,7 +139,6 @@ export async function startServer(spec: ServerSpec, timeoutMs = 20_000): Promise
     label: spec.label,
     pid,
     ...ready,
-    logLines: stdout.lines,
     stats() {
       const stats = readProcStats(pid);
       if (!stats) throw new Error(`${spec.label} (pid ${pid}) is gone\n${stderr()}`);

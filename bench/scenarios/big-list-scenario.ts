@@ -39,12 +39,7 @@ interface BulkDatabase {
   close(): void;
 }
 
-/**
- * Creates the schema through the storage adapter (its migrations), then
- * bulk-loads the plants with one prepared INSERT in one transaction: the
- * same rows the service would have written, a thousand times faster than
- * a million POSTs.
- */
+/** The schema from the storage adapter, then the rows the service would have written, in one transaction: faster than a million POSTs. */
 async function seed(context: BenchContext, dbFile: string, count: number): Promise<void> {
   await (await sqliteStorage({ path: dbFile })).close();
   const Database = createRequire(import.meta.url)(context.betterSqlite3) as new (file: string) => BulkDatabase;
@@ -89,11 +84,7 @@ function streamAll(server: RunningServer): Promise<{ received: number; bytes: nu
   });
 }
 
-/**
- * The unlimited `GET /plants` over a large tenant on SQLite: how long it
- * takes, how much the server's RSS grows at peak (sampled every 50 ms from
- * /proc), and the latency of small requests served meanwhile.
- */
+/** The unlimited `GET /plants` over a large tenant: how long it takes, the server's peak RSS growth (sampled every 50 ms), and small requests meanwhile. */
 export async function runBigListScenario(context: BenchContext): Promise<BigListResult> {
   const count = context.options.bigListPlants;
   const dbFile = join(context.workDir, 'big-list.db');
@@ -105,11 +96,7 @@ export async function runBigListScenario(context: BenchContext): Promise<BigList
   return measureBigList(context, config, count, seedSeconds);
 }
 
-/**
- * The same on PostgreSQL: a schema migrated by the adapter, the plants
- * inserted by one INSERT … SELECT over generate_series (the rows the
- * service would have written), then ANALYZE; the schema is dropped after.
- */
+/** The same on PostgreSQL, seeded by one INSERT … SELECT over generate_series. */
 export async function runPgBigListScenario(context: BenchContext, postgres: BenchPostgres): Promise<BigListResult> {
   const count = context.options.bigListPlants;
   const schema = await postgres.createSchema('big_list');
@@ -173,13 +160,7 @@ async function measureBigList(context: BenchContext, config: ServerConfig, count
       peakRssBytes,
       peakGrowthBytes: peakRssBytes - rssBeforeBytes,
       rssSamples: samples,
-      small: {
-        requests: smallResult.requests,
-        p50Ms: smallResult.p50Ms,
-        p99Ms: smallResult.p99Ms,
-        maxMs: smallResult.maxMs,
-        failures: smallResult.failures,
-      },
+      small: smallResult,
     };
     context.log(
       `  streamed ${result.received} plants (${(result.bytes / 2 ** 20).toFixed(1)} MiB) in ${result.seconds.toFixed(2)} s; ` +

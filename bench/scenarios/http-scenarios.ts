@@ -21,15 +21,11 @@ const jsonAuth = (token: string) => ({ ...auth(token), 'content-type': 'applicat
 const CREATE_BASE = 1_000_000_000;
 const DELETE_BASE = 500_000_000;
 
-/** The seeded plants: ids 1…n, names of realistic length, a tag on even ids (so both output shapes occur). */
-export function seedPlantBody(id: number): string {
-  return id % 2 === 0
-    ? `{"id":${id},"name":"Seeded plant number ${id}","tag":"tag-${id % 8}"}`
-    : `{"id":${id},"name":"Seeded plant number ${id}"}`;
-}
+/** The seeded plants: names of realistic length, a tag on even ids (so both output shapes occur). */
+const seedPlantBody = (id: number) => `{"id":${id},"name":"Seeded plant number ${id}"${id % 2 === 0 ? `,"tag":"tag-${id % 8}"` : ''}}`;
 
-/** POSTs plants `ids` to a server (32 connections); throws unless every create answered 200. */
-export async function seedPlants(server: RunningServer, token: string, count: number, idOf: (index: number) => number, body = seedPlantBody): Promise<void> {
+/** POSTs `count` plants to a server (32 connections); throws unless every create answered 200. */
+async function seedPlants(server: RunningServer, token: string, count: number, idOf: (index: number) => number): Promise<void> {
   if (count === 0) return;
   let index = 0;
   const result = await runLoad({
@@ -37,7 +33,7 @@ export async function seedPlants(server: RunningServer, token: string, count: nu
     connections: 32,
     amount: count,
     headers: jsonAuth(token),
-    next: () => ({ method: 'POST', path: '/plants', body: body(idOf(index++)) }),
+    next: () => ({ method: 'POST', path: '/plants', body: seedPlantBody(idOf(index++)) }),
   });
   if (result.failures > 0 || result.requests !== count) {
     throw new Error(`${server.label}: seeding ${count} plants failed: ${JSON.stringify(result.statuses)}, ${result.failures} failures`);

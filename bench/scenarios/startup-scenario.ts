@@ -19,11 +19,7 @@ export interface StartupResult {
   readonly medianIdleRssBytes: number;
 }
 
-/**
- * Start to ready (spawn of `node` → the ready line on stdout, so it includes
- * Node's own boot) and idle RSS (one second after ready, nothing sent). For
- * SQLite every run starts on a fresh database file, so its schema is created.
- */
+/** Spawn of `node` → ready line (Node's own boot included; SQLite on a fresh file), and RSS one second after, nothing sent. */
 export async function runStartupScenario(context: BenchContext): Promise<StartupResult[]> {
   const results: StartupResult[] = [];
   for (const storage of context.options.storages) {
@@ -42,14 +38,7 @@ export async function runStartupScenario(context: BenchContext): Promise<Startup
           rmSync(dbFile, { force: true });
         }
       }
-      const result = {
-        contestant,
-        storage,
-        readyMs,
-        idleRssBytes,
-        medianReadyMs: median(readyMs),
-        medianIdleRssBytes: median(idleRssBytes),
-      };
+      const result = { contestant, storage, readyMs, idleRssBytes, medianReadyMs: median(readyMs), medianIdleRssBytes: median(idleRssBytes) };
       context.log(
         `  ${contestant} (${storage}): ready in ${result.medianReadyMs.toFixed(0)} ms, idle RSS ${(result.medianIdleRssBytes / 2 ** 20).toFixed(1)} MiB`,
       );

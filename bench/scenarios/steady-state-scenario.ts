@@ -19,12 +19,8 @@ export interface SizeSample {
   readonly atS: number;
   /** SQLite: database file + WAL; PostgreSQL: every table of the schema with its indexes and TOAST. */
   readonly bytes: number;
-  /** SQLite only: the -wal file (included in `bytes`). */
-  readonly walBytes?: number;
   /** Deliveries pruned by the service so far. */
   readonly pruned: number;
-  /** PostgreSQL only: each table of the schema with its indexes and TOAST, by name. */
-  readonly tables?: Readonly<Record<string, number>>;
 }
 
 export interface SteadyStateResult {
@@ -40,22 +36,14 @@ export interface SteadyStateResult {
   readonly failures: number;
   readonly delivered: number;
   readonly samples: readonly SizeSample[];
-  /** Size at the middle of the run, at the end, and the growth between them in % of the former. */
   readonly midBytes: number;
   readonly finalBytes: number;
-  /** PostgreSQL only: each table's size at the middle and at the end. */
-  readonly tableBytes?: readonly { readonly name: string; readonly mid: number; readonly final: number }[];
   readonly growthPercent: number;
   /** Create p99 of requests that started while no prune batch ran / while one did (after the first prune only). */
   readonly p99IdleMs: number;
   readonly p99PruningMs: number;
   readonly requestsIdle: number;
   readonly requestsPruning: number;
-}
-
-interface Timed {
-  readonly startedAt: number;
-  readonly ms: number;
 }
 
 async function prunedSoFar(url: string): Promise<number | undefined> {
@@ -68,26 +56,14 @@ async function prunedSoFar(url: string): Promise<number | undefined> {
   }
 }
 
-function sqliteSize(dbFile: string): { bytes: number; walBytes: number } {
-  const size = (file: string) => {
-    try {
-      return statSync(file).size;
-    } catch {
-      return 0;
-    }
-  };
-  const walBytes = size(`${dbFile}-wal`);
-  return { bytes: size(dbFile) + walBytes, walBytes };
-}
+const sqliteSize = (dbFile: string) => [dbFile, `${dbFile}-wal`].reduce((sum, file) => sum + (statSync(file, { throwIfNoEntry: false })?.size ?? 0), 0);
 
-async function postgresSize(postgres: BenchPostgres, schema: string): Promise<{ bytes: number; tables: Record<string, number> }> {
-  const rows = await postgres.query<{ name: string; bytes: string }>(
-    `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes
-     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
+async function postgresSize(postgres: BenchPostgres, schema: string): Promise<number> {
+  const [row] = await postgres.query<{ bytes: string }>(
+    `SELECT sum(pg_total_relation_size(c.oid)) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
     [schema],
   );
-  const tables = Object.fromEntries(rows.map((row) => [row.name, Number(row.bytes)]));
-  return { bytes: Object.values(tables).reduce((sum, bytes) => sum + bytes, 0), tables };
+  return Number(row!.bytes);
 }
 
 /** The server's autovacuum setting: with it off, only the service's own VACUUM after pruning reclaims deleted rows. */
@@ -97,13 +73,11 @@ async function serverAutovacuum(postgres: BenchPostgres): Promise<string> {
 }
 
 /**
- * A service run for a while at a steady load with a short webhook retention:
- * creates paced at 200/s (each delivered to a loopback receiver answering 200),
- * every plant deleted again a retention later so the plant table stays the
- * same size, and the storage's size sampled every few seconds. Reports the
- * curve, the growth over the second half against the size at the middle,
- * and the create p99 of requests that started while a prune batch ran
- * against those that did not (both after the first prune).
+ * A service at a steady load with a short webhook retention: creates paced
+ * at 200/s, each delivered, every plant deleted a retention later (so the
+ * plant table keeps its size), the storage's size sampled meanwhile. Reports
+ * the growth over the second half, and the create p99 of requests started
+ * while a prune batch ran against the others (both after the first prune).
  */
 export async function runSteadyStateScenario(
   context: BenchContext,
@@ -131,7 +105,7 @@ export async function runSteadyStateScenario(
   try {
     const started = performance.now();
     const elapsedS = () => (performance.now() - started) / 1000;
-    const timings: Timed[] = [];
+    const timings: { startedAt: number; ms: number }[] = [];
     let failures = 0;
     let creates = 0;
     const inFlight = new Set<Promise<void>>();
@@ -183,14 +157,14 @@ export async function runSteadyStateScenario(
       }
       if (elapsedS() >= nextSampleS) {
         const measured = await size();
-        samples.push({ atS: Math.round(elapsedS()), ...measured, pruned: lastPruned });
+        samples.push({ atS: Math.round(elapsedS()), bytes: measured, pruned: lastPruned });
         nextSampleS += sampleEveryS;
       }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     await Promise.all(inFlight);
     clearInterval(probe);
-    samples.push({ atS: Math.round(elapsedS()), ...(await size()), pruned: (await prunedSoFar(server.url)) ?? lastPruned });
+    samples.push({ atS: Math.round(elapsedS()), bytes: await size(), pruned: (await prunedSoFar(server.url)) ?? lastPruned });
 
     const mid = samples.reduce((best, sample) => (Math.abs(sample.atS - seconds / 2) < Math.abs(best.atS - seconds / 2) ? sample : best));
     const last = samples[samples.length - 1]!;
@@ -216,9 +190,6 @@ export async function runSteadyStateScenario(
       samples,
       midBytes: mid.bytes,
       finalBytes: last.bytes,
-      ...(last.tables === undefined
-        ? {}
-        : { tableBytes: Object.keys(last.tables).sort().map((name) => ({ name, mid: mid.tables?.[name] ?? 0, final: last.tables![name]! })) }),
       growthPercent: ((last.bytes - mid.bytes) / mid.bytes) * 100,
       p99IdleMs: p99(idle),
       p99PruningMs: p99(pruning),

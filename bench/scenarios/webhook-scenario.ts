@@ -1,242 +1,187 @@
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { plantToJson, subscriptionId } from '@plant-store/core/adapter';
+import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import type { BenchContext } from '../lib/bench-context.js';
+import type { BenchPostgres } from '../lib/bench-postgres.js';
 import { runLoad } from '../lib/load.js';
-import { startServer } from '../lib/server-process.js';
+import type { ServerConfig } from '../lib/server-launcher.js';
+import { startServer, type RunningServer } from '../lib/server-process.js';
 import { latencySummary } from '../lib/stats.js';
-import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../../test/support/webhook-receiver.js';
+import { startReceiver, type WebhookReceiver } from '../../test/support/webhook-receiver.js';
 import { BENCH_TOKENS } from './http-scenarios.js';
 
 const TENANT = 'bench-writes';
-const TOKEN = 'bench-write-token-0123456789abcdef';
+const HEADERS = { authorization: 'Bearer bench-write-token-0123456789abcdef', 'content-type': 'application/json' };
 const BACKLOG_BASE = 3_000_000_000;
 const PACED_BASE = 4_000_000_000;
 const BURST_BASE = 5_000_000_000;
 const PACED_RATE = 200;
 
 export interface WebhookResult {
-  /** Deliveries queued before the service started, then sent by it. */
-  readonly backlog: { readonly deliveries: number; readonly seconds: number; readonly perSecond: number; readonly cpuPercent: number };
-  /** Paced creates; latencies in ms. */
-  readonly latency: {
-    readonly creates: number;
-    readonly ratePerSecond: number;
-    /** POST written by the client → webhook request arrived at the receiver (upper bound of commit → first attempt). */
-    readonly clientP50Ms: number;
-    readonly clientP99Ms: number;
-    readonly clientMaxMs: number;
-    /** The create requests' own latency, for reference. */
-    readonly createP50Ms: number;
-    /** From the service's outbox: first attempt start − created_at, whole ms (undefined when the schema could not be read). */
-    readonly recordedP50Ms?: number;
-    readonly recordedP99Ms?: number;
-  };
-  /** Creates as fast as 32 connections go while the dispatcher sends. */
-  readonly burst: {
-    readonly plants: number;
-    readonly createSeconds: number;
-    readonly createPerSecond: number;
-    /** First POST → last delivery. */
-    readonly endToEndSeconds: number;
-    readonly endToEndPerSecond: number;
-  };
+  readonly storage: 'sqlite' | 'postgres';
+  /** Service processes dispatching from the same database. */
+  readonly instances: number;
+  /** Deliveries queued before the services started, then sent by them; CPU % of each instance (100 = one core). */
+  readonly backlog: { readonly deliveries: number; readonly seconds: number; readonly perSecond: number; readonly cpuPercent: readonly number[] };
+  /** Creates paced at 200/s: POST written by the client → webhook arrived (an upper bound of commit → first attempt), ms. */
+  readonly latency: { readonly creates: number; readonly ratePerSecond: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number; readonly createP50Ms: number };
+  /** Creates as fast as the connections go, split over the instances, while they dispatch; first POST → last delivery. */
+  readonly burst: { readonly plants: number; readonly createPerSecond: number; readonly endToEndSeconds: number; readonly endToEndPerSecond: number };
+  /** Distinct `webhook-id`s received, against the deliveries queued and creates answered (requests in flight when a load stops may add a few). */
+  readonly received: number;
+  readonly expected: number;
+  /** Requests beyond the first per `webhook-id`, and those that arrived while another with the same id was in flight. */
   readonly duplicates: number;
+  readonly concurrentDuplicates: number;
   readonly signatures: { readonly checked: number; readonly valid: number };
 }
 
-function plantIdOf(arrival: ReceivedWebhook): number {
-  return (JSON.parse(arrival.body) as { id: number }).id;
-}
-
 /** Checks a sample of deliveries with the `standardwebhooks` reference verifier. */
-function verifySample(receiver: WebhookReceiver, sample: number): { checked: number; valid: number } {
+function verifySample(receiver: WebhookReceiver, sample = 50): { checked: number; valid: number } {
   const verifier = new Webhook(receiver.secret);
-  let checked = 0;
-  let valid = 0;
-  for (const arrival of receiver.messages.values()) {
-    if (checked++ >= sample) break;
+  const arrivals = [...receiver.messages.values()].slice(0, sample);
+  const valid = arrivals.filter((arrival) => {
     try {
       verifier.verify(arrival.body, arrival.headers);
-      valid++;
+      return true;
     } catch {
-      // counted as invalid
+      return false;
     }
-  }
-  return { checked: Math.min(checked, sample), valid };
+  }).length;
+  return { checked: arrivals.length, valid };
 }
 
-/** Queues `count` plants with one delivery each through the storage API, before the service runs. */
-async function queueBacklog(dbFile: string, url: string, count: number): Promise<void> {
-  const storage = await sqliteStorage({ path: dbFile });
+/** When the last webhook arrived (`since` when none came after it). */
+function lastArrival(receiver: WebhookReceiver, since: number): number {
+  let last = since;
+  for (const arrival of receiver.messages.values()) if (arrival.headAt > last) last = arrival.headAt;
+  return last;
+}
+
+/** Queues `count` plants with one delivery each through the storage adapter, before the services run. */
+async function queueBacklog(storage: Awaited<ReturnType<typeof sqliteStorage>>, url: string, count: number): Promise<void> {
   try {
-    for (let index = 0; index < count; index++) {
-      const plant = { id: BigInt(BACKLOG_BASE + index), name: `Backlog plant ${index}` };
-      const delivery = {
-        id: `msg_${randomUUID().replaceAll('-', '')}`,
-        tenant: TENANT,
-        endpointId: subscriptionId(url),
-        eventType: 'plant.created',
-        payload: plantToJson(plant),
-        createdAt: Date.now(),
-      };
-      await storage.plants.create(TENANT, plant, [delivery]);
+    for (let start = 0; start < count; start += 100) {
+      const batch = Array.from({ length: Math.min(100, count - start) }, (_, index) => {
+        const plant = { id: BigInt(BACKLOG_BASE + start + index), name: `Backlog plant ${start + index}` };
+        const delivery = {
+          id: `msg_${randomUUID().replaceAll('-', '')}`,
+          tenant: TENANT,
+          endpointId: subscriptionId(url),
+          eventType: 'plant.created',
+          payload: plantToJson(plant),
+          createdAt: Date.now(),
+        };
+        return storage.plants.create(TENANT, plant, [delivery]);
+      });
+      await Promise.all(batch);
     }
   } finally {
     await storage.close();
   }
 }
 
-// The slice of better-sqlite3 used to read the outbox after the run.
-interface ReadonlyDatabase {
-  prepare(source: string): { pluck(toggle?: boolean): { all(...params: unknown[]): unknown[] } };
-  close(): void;
-}
-
-/** First-attempt delays as the service recorded them (attempt 1 `at` − `created_at`), or undefined when unreadable. */
-function recordedDelays(context: BenchContext, dbFile: string, low: number, high: number): number[] | undefined {
-  try {
-    const Database = createRequire(import.meta.url)(context.betterSqlite3) as new (file: string, options: object) => ReadonlyDatabase;
-    const db = new Database(dbFile, { readonly: true });
-    try {
-      return (
-        db
-          .prepare(
-            `SELECT a.at - d.created_at FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt = 1
-             WHERE CAST(json_extract(d.payload, '$.id') AS INTEGER) BETWEEN ? AND ?`,
-          )
-          .pluck(true)
-          .all(low, high) as number[]
-      ).map(Number);
-    } finally {
-      db.close();
-    }
-  } catch (error) {
-    context.log(`  (could not read recorded attempt times: ${String(error)})`);
-    return undefined;
-  }
-}
-
 /**
- * Webhook dispatch of the service on SQLite, one subscription, a loopback
- * receiver in this process answering 200 at once (keep-alive):
- * 1. backlog: N deliveries queued through the storage API before start;
- *    deliveries/s = N / (ready line → Nth delivery received);
- * 2. latency: creates paced at 200/s; commit → first attempt;
- * 3. burst: N creates as fast as possible, first POST → last delivery.
+ * Webhook dispatch, one subscription, a loopback receiver in this process
+ * answering 200 at once that counts requests per `webhook-id`: one service
+ * on SQLite, or two service processes on one PostgreSQL schema.
+ * 1. backlog: N deliveries queued before start; N / (first ready line → last received);
+ * 2. latency: creates paced at 200/s on the first instance;
+ * 3. burst: N creates split over the instances, first POST → last delivery.
  */
-export async function runWebhookScenario(context: BenchContext): Promise<WebhookResult> {
-  const { options } = context;
+export async function runWebhookScenario(context: BenchContext, postgres?: BenchPostgres): Promise<WebhookResult> {
+  const n = context.options.webhookPlants;
   const receiver = await startReceiver();
   const dbFile = join(context.workDir, 'webhooks.db');
-  const n = options.webhookPlants;
+  const schema = postgres ? await postgres.createSchema('webhooks') : undefined;
+  const instances = postgres ? 2 : 1;
+  const servers: RunningServer[] = [];
   try {
     context.log(`  queueing ${n} deliveries`);
-    await queueBacklog(dbFile, receiver.url(), n);
-    const server = await startServer(
-      context.launcher.spec('service', {
-        storage: 'sqlite',
-        dbFile,
-        tokens: BENCH_TOKENS,
-        webhooks: [{ url: receiver.url(), secret: receiver.secret }],
-        ...context.profile('webhooks-sqlite-service'),
+    const storage = postgres ? await postgresStorage({ connectionString: postgres.databaseUrl, schema, poolSize: 4 }) : await sqliteStorage({ path: dbFile });
+    await queueBacklog(storage, receiver.url(), n);
+    const config = (index: number): ServerConfig => ({
+      ...(postgres ? { storage: 'postgres', postgres: { databaseUrl: postgres.databaseUrl, schema: schema!, pool: postgres.pool } } : { storage: 'sqlite', dbFile }),
+      tokens: BENCH_TOKENS,
+      webhooks: [{ url: receiver.url(), secret: receiver.secret }],
+      ...context.profile(`webhooks-${postgres ? 'postgres' : 'sqlite'}-${index + 1}`),
+    });
+    const spawnedAt = performance.now();
+    const started = await Promise.allSettled(Array.from({ length: instances }, (_, index) => startServer(context.launcher.spec('service', config(index)))));
+    for (const result of started) if (result.status === 'fulfilled') servers.push(result.value);
+    const failedStart = started.find((result) => result.status === 'rejected');
+    if (failedStart) throw failedStart.reason;
+    const readyAt = spawnedAt + Math.min(...servers.map((server) => server.readyMs));
+    const cpuBefore = servers.map((server) => server.stats().cpuSeconds);
+    await receiver.waitForMessages(n, { timeoutMs: 120_000 });
+    const seconds = (lastArrival(receiver, readyAt) - readyAt) / 1000;
+    const cpuPercent = servers.map((server, index) => ((server.stats().cpuSeconds - cpuBefore[index]!) / seconds) * 100);
+    context.log(`  backlog: ${n} deliveries in ${seconds.toFixed(2)} s → ${(n / seconds).toFixed(0)}/s`);
+
+    // Paced creates: the send time of every POST, matched to its webhook by plant id.
+    const sentAt = new Map<number, number>();
+    let pacedId = PACED_BASE;
+    const paced = await runLoad({
+      url: servers[0]!.url,
+      connections: 4,
+      durationS: context.options.webhookLatencyS,
+      overallRate: PACED_RATE,
+      headers: HEADERS,
+      next: () => {
+        const id = pacedId++;
+        sentAt.set(id, performance.now());
+        return { method: 'POST', path: '/plants', body: `{"id":${id},"name":"Paced plant ${id}"}` };
+      },
+    });
+    const created = paced.statuses['200'] ?? 0;
+    await receiver.waitForMessages(n + created, { timeoutMs: 30_000 });
+    const delays: number[] = [];
+    for (const arrival of receiver.messages.values()) {
+      const sent = sentAt.get((JSON.parse(arrival.body) as { id: number }).id);
+      if (sent !== undefined) delays.push(arrival.headAt - sent);
+    }
+    const latency = latencySummary(delays);
+    context.log(`  latency: ${created} paced creates, POST sent → webhook received p50 ${latency.p50.toFixed(2)} ms, p99 ${latency.p99.toFixed(2)} ms`);
+
+    // Burst: creates and dispatch compete for the same processes (a load balancer would split them so).
+    const burstStart = performance.now();
+    const share = Math.ceil(n / instances);
+    const loads = await Promise.all(
+      servers.map((server, at) => {
+        let id = BURST_BASE + at * share;
+        return runLoad({
+          url: server.url,
+          connections: Math.max(1, Math.round(context.options.connections / instances)),
+          amount: share,
+          headers: HEADERS,
+          next: () => ({ method: 'POST', path: '/plants', body: `{"id":${id},"name":"Burst plant ${id++}","tag":"burst"}` }),
+        });
       }),
     );
-    let stopped = false;
-    try {
-      const readyAt = performance.now();
-      const cpuBefore = server.stats().cpuSeconds;
-      await receiver.waitForMessages(n, { timeoutMs: 120_000 });
-      let lastAt = readyAt;
-      for (const arrival of receiver.messages.values()) if (arrival.headAt > lastAt) lastAt = arrival.headAt;
-      const backlogSeconds = (lastAt - readyAt) / 1000;
-      const backlog = {
-        deliveries: n,
-        seconds: backlogSeconds,
-        perSecond: n / backlogSeconds,
-        cpuPercent: ((server.stats().cpuSeconds - cpuBefore) / backlogSeconds) * 100,
-      };
-      context.log(`  backlog: ${n} deliveries in ${backlogSeconds.toFixed(2)} s → ${backlog.perSecond.toFixed(0)}/s`);
-
-      // Paced creates: the send time of every POST, matched to its webhook by plant id.
-      const sentAt = new Map<number, number>();
-      let pacedId = PACED_BASE;
-      const paced = await runLoad({
-        url: server.url,
-        connections: 4,
-        durationS: options.webhookLatencyS,
-        overallRate: PACED_RATE,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        next: () => {
-          const id = pacedId++;
-          sentAt.set(id, performance.now());
-          return { method: 'POST', path: '/plants', body: `{"id":${id},"name":"Paced plant ${id}"}` };
-        },
-      });
-      const created = paced.statuses['200'] ?? 0;
-      await receiver.waitForMessages(n + created, { timeoutMs: 30_000 });
-      const delays: number[] = [];
-      for (const arrival of receiver.messages.values()) {
-        const id = plantIdOf(arrival);
-        const sent = sentAt.get(id);
-        if (sent !== undefined && id >= PACED_BASE && id < BURST_BASE) delays.push(arrival.headAt - sent);
-      }
-      const client = latencySummary(delays);
-      context.log(`  latency: ${created} paced creates, POST sent → webhook received p50 ${client.p50.toFixed(2)} ms, p99 ${client.p99.toFixed(2)} ms`);
-
-      // Burst: creates and dispatch compete for the same process.
-      let burstId = BURST_BASE;
-      const burstStart = performance.now();
-      const burst = await runLoad({
-        url: server.url,
-        connections: options.connections,
-        amount: n,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        next: () => {
-          const id = burstId++;
-          return { method: 'POST', path: '/plants', body: `{"id":${id},"name":"Burst plant ${id}","tag":"burst"}` };
-        },
-      });
-      const burstCreated = burst.statuses['200'] ?? 0;
-      await receiver.waitForMessages(n + created + burstCreated, { timeoutMs: 120_000 });
-      let burstLast = 0;
-      for (const arrival of receiver.messages.values()) if (arrival.headAt > burstLast) burstLast = arrival.headAt;
-      const endToEndSeconds = (burstLast - burstStart) / 1000;
-      context.log(`  burst: ${burstCreated} creates at ${burst.rps.toFixed(0)}/s, all delivered after ${endToEndSeconds.toFixed(2)} s`);
-
-      await server.stop();
-      stopped = true;
-      const recorded = recordedDelays(context, dbFile, PACED_BASE, BURST_BASE - 1);
-      const recordedSummary = recorded?.length ? latencySummary(recorded) : undefined;
-      return {
-        backlog,
-        latency: {
-          creates: created,
-          ratePerSecond: PACED_RATE,
-          clientP50Ms: client.p50,
-          clientP99Ms: client.p99,
-          clientMaxMs: client.max,
-          createP50Ms: paced.p50Ms,
-          recordedP50Ms: recordedSummary?.p50,
-          recordedP99Ms: recordedSummary?.p99,
-        },
-        burst: {
-          plants: burstCreated,
-          createSeconds: burst.elapsedS,
-          createPerSecond: burst.rps,
-          endToEndSeconds,
-          endToEndPerSecond: burstCreated / endToEndSeconds,
-        },
-        duplicates: receiver.duplicates(),
-        signatures: verifySample(receiver, 50),
-      };
-    } finally {
-      if (!stopped) await server.stop();
-    }
+    const burstCreated = loads.reduce((sum, load) => sum + (load.statuses['200'] ?? 0), 0);
+    const createSeconds = (performance.now() - burstStart) / 1000;
+    await receiver.waitForMessages(n + created + burstCreated, { timeoutMs: 120_000 });
+    const endToEndSeconds = (lastArrival(receiver, burstStart) - burstStart) / 1000;
+    context.log(`  burst: ${burstCreated} creates, all delivered after ${endToEndSeconds.toFixed(2)} s`);
+    await Promise.all(servers.map((server) => server.stop()));
+    return {
+      storage: postgres ? 'postgres' : 'sqlite',
+      instances,
+      backlog: { deliveries: n, seconds, perSecond: n / seconds, cpuPercent },
+      latency: { creates: created, ratePerSecond: PACED_RATE, p50Ms: latency.p50, p99Ms: latency.p99, maxMs: latency.max, createP50Ms: paced.p50Ms },
+      burst: { plants: burstCreated, createPerSecond: burstCreated / createSeconds, endToEndSeconds, endToEndPerSecond: burstCreated / endToEndSeconds },
+      received: receiver.messages.size,
+      expected: n + created + burstCreated,
+      duplicates: receiver.duplicates(),
+      concurrentDuplicates: receiver.concurrentDuplicates(),
+      signatures: verifySample(receiver),
+    };
   } finally {
+    await Promise.all(servers.map((server) => server.stop()));
     await receiver.close();
+    if (schema !== undefined) await postgres!.dropSchema(schema);
   }
 }

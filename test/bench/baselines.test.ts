@@ -9,10 +9,10 @@ import { startServer } from '../../bench/lib/server-process.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
 
 // The baselines are scripts the bench runs, not part of the service, and
-// the raw PostgreSQL one runs the storage adapter's own statements: when
-// those gain a parameter, the baseline answers every request with a 503 and
-// the bench's PostgreSQL comparisons fail. Each baseline is started here as
-// the bench starts it and answers the requests of its scenarios.
+// the PostgreSQL one writes to the adapter's tables: when a migration adds a
+// required column, it answers every create with a 503 and the bench's
+// PostgreSQL comparisons fail. Each baseline is started here as the bench
+// starts it and answers the requests of its scenarios.
 
 const root = join(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'plant-store-baselines-'));
@@ -45,6 +45,7 @@ async function exercise(contestant: Contestant, config: ServerConfig): Promise<A
     return [
       await call('POST', '/plants', '{"id":999999999999999,"name":"Fern","tag":"green"}'),
       await call('POST', '/plants', '{"id":2,"name":"Moss"}'),
+      await call('POST', '/plants', '{"id":2,"name":"Moss"}'), // a retry: the same answer
       await call('GET', '/plants/999999999999999'),
       await call('GET', '/plants?limit=1'),
       await call('DELETE', '/plants/2'),
@@ -60,26 +61,25 @@ function expectAnswers(answers: Answer[]): void {
   expect(answers.map((answer) => answer.slice(0, 3))).toEqual([
     ['POST', '/plants', 200],
     ['POST', '/plants', 200],
+    ['POST', '/plants', 200],
     ['GET', '/plants/999999999999999', 200],
     ['GET', '/plants?limit=1', 200],
     ['DELETE', '/plants/2', 204],
     ['DELETE', '/plants/2', 404],
   ]);
   // As text: the largest id every baseline takes (below 10^15) comes back exact.
-  expect(answers[2]![3]).toBe('{"id":999999999999999,"name":"Fern","tag":"green"}');
+  expect(answers[3]![3]).toBe('{"id":999999999999999,"name":"Fern","tag":"green"}');
 }
 
 describe('bench baselines', () => {
   for (const storage of ['sqlite', 'memory'] as const) {
-    for (const contestant of ['baseline', 'lean'] as const) {
-      it(`the ${contestant} on ${storage} answers the scenarios' requests`, async () => {
-        const config: ServerConfig = { storage, dbFile: join(work, `${contestant}.db`), logging: false, tokens, webhooks };
-        expectAnswers(await exercise(contestant, config));
-      });
-    }
+    it(`the baseline on ${storage} answers the scenarios' requests`, async () => {
+      const config: ServerConfig = { storage, dbFile: join(work, `${storage}.db`), logging: false, tokens, webhooks };
+      expectAnswers(await exercise('baseline', config));
+    });
   }
 
-  it.skipIf(!postgresAvailable)("the baseline on PostgreSQL runs the adapter's statements and answers the scenarios' requests", async () => {
+  it.skipIf(!postgresAvailable)("the baseline on PostgreSQL writes to the adapter's tables and answers the scenarios' requests", async () => {
     const schema = schemas.next();
     // Migrated by the adapter, as the bench's schemas are.
     await (await postgresStorage({ connectionString: TEST_DATABASE_URL, schema, poolSize: 1 })).close();

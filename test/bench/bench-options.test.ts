@@ -15,18 +15,3 @@ describe('--tracing-sampler', () => {
     expect(() => parseBenchOptions(['--tracing-sampler', 'Always Off'])).toThrow(/--tracing-sampler must be a sampler name/);
   });
 });
-
-describe('the busy-wait scenario', () => {
-  it('runs only when named, spinning 2 µs unless --busy-wait-us says otherwise', () => {
-    expect(parseBenchOptions([]).scenarios.has('busy-wait')).toBe(false);
-    const named = parseBenchOptions(['--scenario', 'busy-wait']);
-    expect([...named.scenarios]).toEqual(['busy-wait']);
-    expect(named.busyWaitUs).toBe(2);
-    expect(parseBenchOptions(['--scenario', 'busy-wait', '--busy-wait-us', '0.5']).busyWaitUs).toBe(0.5);
-  });
-
-  it('refuses a spin that is not a positive number of microseconds', () => {
-    expect(() => parseBenchOptions(['--busy-wait-us', '0'])).toThrow(/--busy-wait-us must be a positive number/);
-    expect(() => parseBenchOptions(['--busy-wait-us', 'two'])).toThrow(/--busy-wait-us must be a positive number/);
-  });
-});

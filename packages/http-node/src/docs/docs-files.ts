@@ -84,12 +84,19 @@ const gzipAsync = promisify(gzip);
 
 /**
  * The API reference page's files: the page, its start script and the
- * swagger-ui files it needs from the swagger-ui-dist package. The package is
- * located now, so a missing one fails when the listener is created, not on
- * the first visit.
+ * swagger-ui files it needs from the swagger-ui-dist package. That package is
+ * an optional peer (its dependency tree runs an install-time beacon a host
+ * may not want), so it is located now: a host that turns the page on
+ * without it fails when the listener is created, saying what to install.
  */
 export function docsFiles(): DocsFiles {
-  const swaggerUiFolder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  let manifest: string;
+  try {
+    manifest = createRequire(import.meta.url).resolve('swagger-ui-dist/package.json');
+  } catch (cause) {
+    throw new Error('the /docs page (docs: true) needs the swagger-ui-dist package: install it beside @plant-store/http-node, or leave docs off', { cause });
+  }
+  const swaggerUiFolder = dirname(manifest);
   return preparedOnFirstUse(FILES, (entry) => prepare(entry, swaggerUiFolder));
 }
 
