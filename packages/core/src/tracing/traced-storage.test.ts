@@ -242,12 +242,13 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
   it('leaves absent optional capabilities absent, and keeps present ones', () => {
     const memory = memoryStorage();
     const { plants } = memory;
-    // The memory adapter's plants, minus the optional JSON reads.
+    // The memory adapter's plants (without the optional JSON reads), and with them.
     const withoutJson = { create: plants.create.bind(plants), get: plants.get.bind(plants), list: plants.list.bind(plants), idAtOffset: plants.idAtOffset.bind(plants), delete: plants.delete.bind(plants) };
     expect(tracedStorage({ ...memory, plants: withoutJson }).plants).not.toHaveProperty('listJson');
     expect(tracedStorage({ ...memory, plants: withoutJson }).plants).not.toHaveProperty('getJson');
-    expect(storage.plants).toHaveProperty('listJson');
-    expect(storage.plants).toHaveProperty('getJson');
+    const withJson = { ...withoutJson, getJson: async () => undefined, listJson: async () => ({ json: '[]', count: 0, lastId: undefined, more: false }) };
+    expect(tracedStorage({ ...memory, plants: withJson }).plants).toHaveProperty('listJson');
+    expect(tracedStorage({ ...memory, plants: withJson }).plants).toHaveProperty('getJson');
     expect(storage.outbox).not.toHaveProperty('takeRateBudget');
     expect(storage).not.toHaveProperty('dbSystem');
   });
