@@ -19,7 +19,8 @@ import {
 } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '@plant-store/storage-memory';
-import { createPlantStore, type PlantStore } from '../composition/create-plant-store.js';
+import { createPlantStore } from '../composition/create-plant-store.js';
+import type { PlantStore } from '../composition/plant-store.js';
 import type { Principal } from '../domain/principal.js';
 import type { EndpointEvent } from '../ports/plant-repository.js';
 import type { Storage } from '../ports/storage.js';

@@ -1,7 +1,7 @@
 import { docsFile } from './docs-routes.js';
 import { scrapeMetrics } from './metrics-route.js';
 import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.js';
-import type { Exchange, RouteContext } from './route-context.js';
+import type { Route, RouteMethods } from './route-context.js';
 import { healthz, openapi, readyz } from './system-routes.js';
 import { getDelivery, listDeliveries, resendDelivery } from './webhook-deliveries-routes.js';
 import {
@@ -18,15 +18,6 @@ import {
 } from './webhook-endpoints-routes.js';
 import { listEventTypes } from './webhook-event-types-route.js';
 import { getSession } from './webhook-session-route.js';
-
-/**
- * Answers one request on a matched route. `idSegment` is the raw (still
- * percent-encoded) `{id}` segment, `''` for a template without one; `path`
- * the request path relative to the base path.
- */
-export type RouteHandler = (context: RouteContext, exchange: Exchange, idSegment: string, path: string) => void | Promise<void>;
-
-type Methods = Readonly<Partial<Record<'GET' | 'POST' | 'PATCH' | 'DELETE', RouteHandler>>>;
 
 /**
  * The API's paths, as the OpenAPI document writes them, each with a handler
@@ -57,21 +48,7 @@ const TABLE = {
   '/webhooks/event-types': { GET: listEventTypes },
   /** Matched only when the metrics part is on, so `context.metrics` is there. */
   '/metrics': { GET: (context, exchange) => scrapeMetrics(context.metrics!, exchange) },
-} as const satisfies Record<string, Methods>;
-
-/** A path of the route table, as the OpenAPI document writes it, or the portal's. */
-export type RouteTemplate = keyof typeof TABLE | '/portal';
-
-/** One path of the API. Built once; a match is one of these (no per-request object). */
-export interface Route {
-  readonly template: RouteTemplate;
-  /** The `Allow` header of a 405: GET implies HEAD. */
-  readonly allow: string;
-  /** Handlers by method; HEAD is looked up as GET. */
-  readonly methods: Methods;
-  /** Offset of `{id}` in the template, -1 for none: the text before it is literal, so the id starts at the same offset in a matching path. */
-  readonly idStart: number;
-}
+} as const satisfies Record<string, RouteMethods>;
 
 /** Which optional parts a listener has on (a `RouteContext` is one); routes of a part that is off do not exist (404). */
 export interface RouteParts {
@@ -80,12 +57,12 @@ export interface RouteParts {
   readonly metrics?: unknown;
 }
 
-function routeOf(template: RouteTemplate, methods: Methods): Route {
+function routeOf(template: string, methods: RouteMethods): Route {
   return { template, allow: allowOf(methods), methods, idStart: template.indexOf('{id}') };
 }
 
 const routes = new Map<string, Route>(
-  Object.entries(TABLE).map(([template, methods]: [string, Methods]) => [template, routeOf(template as RouteTemplate, methods)]),
+  Object.entries(TABLE).map(([template, methods]: [string, RouteMethods]) => [template, routeOf(template, methods)]),
 );
 
 /**
@@ -101,7 +78,7 @@ const PORTAL = routeOf('/portal', { GET: (context, exchange, _id, path) => docsF
 export const ROUTES: readonly Route[] = [...routes.values()];
 
 /** Every route by template. */
-const BY_TEMPLATE = Object.fromEntries(routes) as Readonly<Record<RouteTemplate, Route>>;
+const BY_TEMPLATE = Object.fromEntries(routes) as Readonly<Record<keyof typeof TABLE, Route>>;
 
 /** A collection whose members have `{id}` routes: `<prefix><id>` and `<prefix><id>/<action>`. */
 interface IdFamily {
@@ -179,7 +156,7 @@ export function idSegmentOf(path: string, route: Route): string {
   return end === -1 ? path.slice(route.idStart) : path.slice(route.idStart, end);
 }
 
-function allowOf(methods: Methods): string {
+function allowOf(methods: RouteMethods): string {
   return Object.keys(methods)
     .flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]))
     .join(', ');
