@@ -46,17 +46,6 @@ export interface ServerLauncher {
   spec(contestant: Contestant, config: ServerConfig): ServerSpec;
 }
 
-/**
- * The V8 setting the service's CLI gives its own process
- * (packages/server/src/runtime/heap-tuning.ts), given to the baselines on
- * their command line: without it a process falls, or not, into promoting
- * the pg driver's rows to the old generation depending on how its first
- * seconds went, so a baseline's CPU per list request came out 215 or 300 µs
- * from one run to the next. Both sides alike, the ratio measures the layers
- * above node and pg, not a GC heuristic.
- */
-const BASELINE_HEAP_FLAGS = ['--no-allocation-site-pretenuring'];
-
 function serveFlags(config: ServerConfig): string[] {
   const logLevel = config.logging === false ? 'warn' : 'info';
   const flags = ['serve', '--port', '0', '--host', '127.0.0.1', '--storage', config.storage, '--log-level', logLevel];
@@ -101,7 +90,7 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
       const nodeFlags = config.nodeFlags ?? [];
       if (contestant !== 'service' || options.serviceFrom === 'baseline') {
         const who = contestant === 'service' ? 'baseline' : contestant;
-        return { label, env, ...cpu, args: [...nodeFlags, ...BASELINE_HEAP_FLAGS, baseline(who, config), ...serveFlags(config)] };
+        return { label, env, ...cpu, args: [...nodeFlags, baseline(who, config), ...serveFlags(config)] };
       }
       const entry =
         options.serviceFrom === 'dist' ? [dist] : ['--conditions=source', '--import', 'tsx', source];
