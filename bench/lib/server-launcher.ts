@@ -43,14 +43,6 @@ export interface ServerLauncher {
   spec(contestant: Contestant, config: ServerConfig): ServerSpec;
 }
 
-/**
- * The V8 setting the service's CLI gives its own process, given to the
- * baselines too: without it a process falls, or not, into promoting the
- * driver's rows to the old generation depending on its first seconds, and
- * the ratio would measure a GC heuristic instead of the layers above node.
- */
-const BASELINE_HEAP_FLAGS = ['--no-allocation-site-pretenuring'];
-
 function serveFlags(config: ServerConfig): string[] {
   const logLevel = config.logging === false ? 'warn' : 'info';
   const flags = ['serve', '--port', '0', '--host', '127.0.0.1', '--storage', config.storage, '--log-level', logLevel];
@@ -82,7 +74,7 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
       const nodeFlags = config.nodeFlags ?? [];
       if (contestant === 'baseline' || options.serviceFrom === 'baseline') {
         const baseline = join(options.baselineDir, `lean-${config.storage}-server.js`);
-        return { label, env, ...cpu, args: [...nodeFlags, ...BASELINE_HEAP_FLAGS, baseline, ...serveFlags(config)] };
+        return { label, env, ...cpu, args: [...nodeFlags, baseline, ...serveFlags(config)] };
       }
       const entry =
         options.serviceFrom === 'dist' ? [dist] : ['--conditions=source', '--import', 'tsx', source];

@@ -76,7 +76,7 @@ const complaints = (service: ServeProcess) => service.logs().filter((line) => li
 describe('the built plant-store CLI', () => {
   it('serves an existing SQLite file (migrated by kysely), delivers a signed webhook, and serves /docs, /portal and /metrics', async () => {
     const db = join(dir, 'existing.db');
-    // A file of the host's that is not empty: the schema is made by kysely's Migrator, not the recorded shortcut.
+    // A file of the host's that is not empty: kysely's Migrator adds the schema beside the host's table.
     const host = new BetterSqlite3(db);
     host.exec('CREATE TABLE host_notes (note TEXT)');
     host.close();

@@ -31,16 +31,3 @@ export function runNodeScript(script: string): Promise<ScriptRun> {
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
-
-/**
- * The opening lines of a script (for `runNodeScript`) after which any import
- * of `specifier` fails with "<specifier> was loaded": a resolve hook, so a
- * test can prove a path never loads a package.
- */
-export function refusingImportOf(specifier: string): string {
-  const hook = `export async function resolve(specifier, context, next) {
-    if (specifier === ${JSON.stringify(specifier)}) throw new Error(${JSON.stringify(`${specifier} was loaded`)});
-    return next(specifier, context);
-  }`;
-  return `import { register } from 'node:module';\nregister('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));\n`;
-}

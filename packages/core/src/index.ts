@@ -3,14 +3,8 @@
 // authors need (ports, codecs, id helpers, limits) is behind the other door,
 // `@plant-store/core/adapter`, so an app's autocomplete shows only its own.
 
-export {
-  createPlantStore,
-  type PlantStore,
-  type PlantStoreOptions,
-  type PlantStoreWebhookOptions,
-  type AllTenants,
-  type TenantWebhooks,
-} from './composition/create-plant-store.js';
+export { createPlantStore } from './composition/create-plant-store.js';
+export type { PlantStore, PlantStoreOptions, PlantStoreWebhookOptions, AllTenants, TenantWebhooks } from './composition/plant-store.js';
 
 // What the store's members are and return (types only: the store makes them).
 export type { NewPlant, Plant } from './domain/plant.js';

@@ -19,17 +19,12 @@
 //   relative to the bundle, so the lookup lands where it did unbundled.
 //   Those paths assume the workspace packages side by side, with their
 //   src/ folders, as in this repository and in a flat node_modules/@plant-store/.
-// - Modules written for Node's loader. A module `x.ts` with a sibling
-//   `x.bundle.ts` is replaced by it: the same exports, written for the
-//   bundler (tsyringe's modules, which core requires at run time because
-//   Node loads them faster that way, are imported statically there).
 // - Native code. better-sqlite3 loads a compiled addon found relative to
 //   its own files, so it is never bundled: the module that imports it gets
 //   a stand-in that requires the real package, from where that module
 //   lives, when the module is first evaluated (never for a memory service).
 //
 //   node scripts/bundle-cli.mjs   (run by `pnpm build`, after tsc)
-import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,12 +47,10 @@ const bundledSources = {
   name: 'bundled-sources',
   setup(plugin) {
     plugin.onLoad({ filter: /\.[cm]?[jt]s$/, namespace: 'file' }, async (args) => {
-      const variant = args.path.replace(/\.ts$/, '.bundle.ts');
-      const path = variant !== args.path && existsSync(variant) ? variant : args.path;
-      const text = await readFile(path, 'utf8');
-      if (path === args.path && !text.includes('import.meta.url')) return undefined;
-      const loader = path.endsWith('ts') ? 'ts' : 'js';
-      return { contents: text.replaceAll('import.meta.url', urlExpression(fromBundle(path))), loader };
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      const loader = args.path.endsWith('ts') ? 'ts' : 'js';
+      return { contents: text.replaceAll('import.meta.url', urlExpression(fromBundle(args.path))), loader };
     });
   },
 };

@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// First, so the flag is set before anything else is loaded (see the module).
-import './runtime/heap-tuning.js';
 import { runCli } from './cli/run-cli.js';
 
 const status = await runCli(process.argv.slice(2), process.env, process);

@@ -1,16 +1,13 @@
 import type { Plant } from '@plant-store/core';
 import {
   newMessageId,
-  plantToJson,
   type CreatePlantResult,
   type EndpointEvent,
   type ListPlantsQuery,
   type NewDelivery,
   type PlantOffsetQuery,
   type PlantRepository,
-  type PlantsJson,
 } from '@plant-store/core/adapter';
-import { flatString } from './flat-string.js';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import type { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import type { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
@@ -21,25 +18,9 @@ function copyPlant(plant: Plant): Plant {
   return plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
 }
 
-/**
- * A stored plant with its wire form, written once when it is stored: stored
- * plants never change (a create of an existing id changes nothing), so pages
- * are joined from ready text, as a hand-written server keeps it, instead of
- * serializing every plant of every page. (A field, not a WeakMap beside the
- * plants: a large WeakMap makes every garbage collection slower.)
- */
-interface StoredPlant extends Plant {
-  readonly wire: string;
-}
-
-function storedPlant(plant: Plant): StoredPlant {
-  const wire = flatString(plantToJson(plant));
-  return plant.tag === undefined ? { id: plant.id, name: plant.name, wire } : { id: plant.id, name: plant.name, tag: plant.tag, wire };
-}
-
 /** Plants per tenant in process memory. */
 export class MemoryPlantRepository implements PlantRepository {
-  readonly #tenants = new Map<string, SortedPlants<StoredPlant>>();
+  readonly #tenants = new Map<string, SortedPlants>();
   readonly #outbox: MemoryWebhookOutbox;
   readonly #endpoints: MemoryWebhookEndpoints;
   readonly #lifecycle: MemoryLifecycle;
@@ -53,18 +34,15 @@ export class MemoryPlantRepository implements PlantRepository {
   async create(tenant: string, plant: Plant, given: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
     assertOpen(this.#lifecycle);
     let plants = this.#tenants.get(tenant);
-    // One search: where the plant is, or goes.
-    const index = plants?.lowerBound(plant.id) ?? 0;
-    const existing = plants?.at(index);
-    if (existing?.id === plant.id) return { created: false, plant: copyPlant(existing) };
+    const existing = plants?.get(plant.id);
+    if (existing) return { created: false, plant: copyPlant(existing) };
     const deliveries = [...given, ...this.#eventDeliveries(tenant, event)];
     // Check every delivery before writing anything: all or nothing, like a transaction.
     this.#outbox.assertInsertable(deliveries);
-    const stored = storedPlant(plant);
-    if (!plants) this.#tenants.set(tenant, (plants = new SortedPlants<StoredPlant>()));
-    plants.insertAt(index, stored);
+    if (!plants) this.#tenants.set(tenant, (plants = new SortedPlants()));
+    plants.insert(copyPlant(plant));
     this.#outbox.insert(deliveries);
-    return { created: true, plant: copyPlant(stored) };
+    return { created: true, plant: copyPlant(plant) };
   }
 
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
@@ -73,37 +51,17 @@ export class MemoryPlantRepository implements PlantRepository {
     return plant && copyPlant(plant);
   }
 
-  async getJson(tenant: string, id: bigint): Promise<string | undefined> {
-    assertOpen(this.#lifecycle);
-    return this.#tenants.get(tenant)?.get(id)?.wire;
-  }
-
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {
     assertOpen(this.#lifecycle);
-    return this.#matching(tenant, query, query.limit).map(copyPlant);
-  }
-
-  async listJson(tenant: string, query: ListPlantsQuery): Promise<PlantsJson> {
-    assertOpen(this.#lifecycle);
-    // One plant past the limit tells whether more match.
-    const plants = this.#matching(tenant, query, query.limit + 1);
-    const count = Math.min(plants.length, query.limit);
-    let json = '[';
-    for (let index = 0; index < count; index++) json += index === 0 ? plants[index]!.wire : `,${plants[index]!.wire}`;
-    return { json: `${json}]`, count, lastId: count > 0 ? plants[count - 1]!.id : undefined, more: plants.length > count };
-  }
-
-  /** Up to `limit` stored plants the query lists, in id order (the stored objects themselves: callers copy what they hand out). */
-  #matching(tenant: string, query: ListPlantsQuery, limit: number): StoredPlant[] {
     const plants = this.#tenants.get(tenant);
     if (!plants) return [];
     const start = query.after === undefined ? 0 : plants.upperBound(query.after);
     const end = query.until === undefined ? plants.size : plants.upperBound(query.until);
     const tags = query.tags?.length ? new Set(query.tags) : undefined;
-    const result: StoredPlant[] = [];
-    for (let index = start; index < end && result.length < limit; index++) {
+    const result: Plant[] = [];
+    for (let index = start; index < end && result.length < query.limit; index++) {
       const plant = plants.at(index)!;
-      if (!tags || (plant.tag !== undefined && tags.has(plant.tag))) result.push(plant);
+      if (!tags || (plant.tag !== undefined && tags.has(plant.tag))) result.push(copyPlant(plant));
     }
     return result;
   }

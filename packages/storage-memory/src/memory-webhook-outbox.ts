@@ -13,7 +13,6 @@ import {
   ENDPOINT_DISABLED_ERROR,
   isTenantEndpointId,
 } from '@plant-store/core/adapter';
-import { flatString } from './flat-string.js';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 
 /** Mutable state of one delivery; never handed out (callers get copies). */
@@ -34,23 +33,18 @@ interface DeliveryRecord {
 
 const DEFAULT_LIST_LIMIT = 100;
 
-/**
- * The message's own fields only (a caller's extra properties are not
- * stored), optional ones only when set. Its strings built by concatenation
- * (id, payload, traceparent) are made flat: a stored message is kept until
- * it is delivered and pruned (see flatString).
- */
+/** The message's own fields only (a caller's extra properties are not stored), optional ones only when set. */
 function copyMessage(message: NewDelivery): NewDelivery {
   const { id, tenant, endpointId, eventType, payload, createdAt, traceparent } = message;
   const copy: { -readonly [K in keyof NewDelivery]: NewDelivery[K] } = {
-    id: flatString(id),
+    id,
     tenant,
     endpointId,
     eventType,
-    payload: flatString(payload),
+    payload,
     createdAt,
   };
-  if (traceparent !== undefined) copy.traceparent = flatString(traceparent);
+  if (traceparent !== undefined) copy.traceparent = traceparent;
   if (message.test) copy.test = true;
   return copy;
 }

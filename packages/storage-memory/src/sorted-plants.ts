@@ -5,38 +5,27 @@ import type { Plant } from '@plant-store/core';
  * keyset positions are binary searches: listing a batch after a cursor costs
  * O(log n + limit) however many plants the tenant has.
  */
-export class SortedPlants<T extends Plant = Plant> {
-  readonly #plants: T[] = [];
+export class SortedPlants {
+  readonly #plants: Plant[] = [];
 
   get size(): number {
     return this.#plants.length;
   }
 
   /** The stored plant with that id, or `undefined`. */
-  get(id: bigint): T | undefined {
+  get(id: bigint): Plant | undefined {
     const index = this.lowerBound(id);
     const plant = this.#plants[index];
     return plant?.id === id ? plant : undefined;
   }
 
   /** Inserts the plant unless its id is present; returns the plant already stored, if any. */
-  insert(plant: T): T | undefined {
+  insert(plant: Plant): Plant | undefined {
     const index = this.lowerBound(plant.id);
     const existing = this.#plants[index];
     if (existing?.id === plant.id) return existing;
-    this.insertAt(index, plant);
+    this.#plants.splice(index, 0, plant);
     return undefined;
-  }
-
-  /**
-   * Inserts the plant at `index`, its `lowerBound` when nothing has changed
-   * since and its id is not present: for a caller that looked first and must
-   * check more before writing, without a second search.
-   */
-  insertAt(index: number, plant: T): void {
-    // Ascending ids (the common bulk-load order) append without moving anything.
-    if (index === this.#plants.length) this.#plants.push(plant);
-    else this.#plants.splice(index, 0, plant);
   }
 
   /** Removes the plant with that id; `true` when it was there. */
@@ -48,7 +37,7 @@ export class SortedPlants<T extends Plant = Plant> {
   }
 
   /** The plant at a position (0 = smallest id). */
-  at(index: number): T | undefined {
+  at(index: number): Plant | undefined {
     return this.#plants[index];
   }
 

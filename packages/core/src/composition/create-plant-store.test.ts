@@ -21,20 +21,6 @@ const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 const admin: Principal = { subject: 'a', tenant: 'acme', scopes: ['plants:read', 'plants:write'] };
 
 describe('createPlantStore', () => {
-  it('patches no global: a fresh process composes, uses and closes a store with no Reflect.getMetadata (no reflect-metadata polyfill)', async () => {
-    const script = [
-      "import { createPlantStore } from '@plant-store/core';",
-      "import { memoryStorage } from '@plant-store/storage-memory';",
-      'const store = createPlantStore({ storage: memoryStorage() });',
-      "await store.plants.create({ subject: 's', tenant: 't', scopes: ['plants:write'] }, { id: 1, name: 'Fern' });",
-      'await store.close();',
-      'console.log(typeof Reflect.getMetadata);',
-    ].join('\n');
-    const args = ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script];
-    const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: join(import.meta.dirname, '..', '..') });
-    expect(stdout.trim()).toBe('undefined');
-  });
-
   it('gives two stores in one process nothing in common', async () => {
     const first = createPlantStore({ storage: memoryStorage(), authenticator: staticTokens([{ token: 'one', tenant: 'acme' }]) });
     const second = createPlantStore({ storage: memoryStorage(), authenticator: staticTokens([{ token: 'two', tenant: 'acme' }]) });

@@ -18,7 +18,7 @@ import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-end
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookPruner } from '../webhooks/webhook-pruner.js';
-import type { PlantStore, TenantWebhooks } from './create-plant-store.js';
+import type { PlantStore, TenantWebhooks } from './plant-store.js';
 import type { StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
 

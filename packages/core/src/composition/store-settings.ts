@@ -3,7 +3,7 @@ import { ConfigurationError, ValidationError } from '../errors.js';
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
 import type { WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
 import { WebhookSubscriptionSchema, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
-import type { PlantStoreOptions, PlantStoreWebhookOptions } from './create-plant-store.js';
+import type { PlantStoreOptions, PlantStoreWebhookOptions } from './plant-store.js';
 
 /** A store's options, checked and defaulted once, before anything is made: a bad one fails `createPlantStore` with nothing started. */
 export interface StoreSettings {

@@ -6,7 +6,7 @@ import { isInexactNumber, parseJson, stringifyJson } from './json-codec.js';
 import { JsonDuplicateKeyError } from './json-duplicate-key-error.js';
 
 describe('parseJson', () => {
-  it('parses small integers as numbers on the fast path', () => {
+  it('parses small integers as numbers', () => {
     expect(parseJson('{"id":42,"name":"x","n":[-1,0,123456789012345]}')).toEqual({
       id: 42,
       name: 'x',
@@ -74,7 +74,7 @@ describe('parseJson: duplicate keys', () => {
     expect(duplicateKey(`{"k1":0,${wide.join(',')}}`)?.key).toBe('k1');
   });
 
-  it('finds duplicates among more open objects\' keys than its scratch space first holds', () => {
+  it('finds duplicates among the keys of many open objects', () => {
     const nested = (depth: number, innermost: string): string =>
       depth === 0 ? innermost : `{"a":1,"b":2,"c":3,"d":4,"n":${nested(depth - 1, innermost)}}`;
     expect(duplicateKey(nested(20, '{"x":1,"x":2}'))?.key).toBe('x');
@@ -151,7 +151,7 @@ const withDuplicate = fc
     return nested;
   });
 
-/** Flat objects (the shape the codec parses directly), near-misses included: bad numbers, bad whitespace, control characters. */
+/** Flat objects (the commonest body), near-misses included: bad numbers, bad whitespace, control characters. */
 const flatLeaf = fc.oneof(
   leaf,
   fc.constantFrom('01', '-', '1.', '.5', '+1', '-01', '-0', 'truex', 'nul', '"\u0001"', '"a\\"', '"\\u0041"', '1e', '0x1', '"\t"', '{}', '[]'),
@@ -167,7 +167,7 @@ const flat = fc
   )
   .map(([entries, ws]) => `${ws}{${entries.map(([name, item, w]) => `${w}${JSON.stringify(name)}${w}:${w}${item}${w}`).join(',')}}${ws}`);
 
-/** The codec's exact path, as before: every number by its spelling. */
+/** The reference: lossless-json reading every number by its spelling. */
 function exactParse(text: string): unknown {
   return losslessParse(text, null, (literal) => {
     const integer = int64FromDecimal(literal);

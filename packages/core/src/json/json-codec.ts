@@ -1,7 +1,6 @@
-import { isLosslessNumber, parse, stringify, type LosslessNumber } from 'lossless-json';
+import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 import { int64FromDecimal } from '../domain/int64.js';
-import { parseFlatObject } from './parse-flat-object.js';
-import { scanJson } from './scan-json.js';
+import { JsonDuplicateKeyError } from './json-duplicate-key-error.js';
 
 /**
  * A JSON number that is not an exact int64: a fraction, or an integer
@@ -17,7 +16,7 @@ export function isInexactNumber(value: unknown): value is InexactNumber {
 
 function parseExactNumber(text: string): unknown {
   const integer = int64FromDecimal(text);
-  if (integer === undefined) return parse(text); // LosslessNumber of the literal
+  if (integer === undefined) return new LosslessNumber(text);
   return integer >= BigInt(Number.MIN_SAFE_INTEGER) && integer <= BigInt(Number.MAX_SAFE_INTEGER)
     ? Number(integer)
     : integer;
@@ -30,24 +29,42 @@ function parseExactNumber(text: string): unknown {
  * Throws `SyntaxError` on malformed JSON, and its subclass
  * `JsonDuplicateKeyError` when an object names a key twice, at any depth:
  * whatever else the text holds, the same text always gets the same answer.
- *
- * The commonest body, one flat object of plain values, is parsed directly.
- * Other text is scanned once for duplicate keys and for a number literal
- * that needs the exact (slower) parser; text with only plain short integers
- * goes to `JSON.parse`, which reads those exactly. Digits inside strings
- * (URLs, versions) do not count.
  */
 export function parseJson(text: string): unknown {
-  const flat = parseFlatObject(text);
-  if (flat !== undefined) return flat;
-  let exact: boolean;
-  try {
-    exact = scanJson(text);
-  } catch (error) {
-    JSON.parse(text); // malformed text is reported as such, whatever the scan made of it
-    throw error;
+  // Repeats are left to `rejectDuplicateKeys`, which runs once the text is known to be JSON,
+  // so malformed text is reported as malformed; lossless-json would let a repeat with an equal value pass.
+  const value = parse(text, null, { parseNumber: parseExactNumber, onDuplicateKey: () => undefined });
+  rejectDuplicateKeys(text);
+  return value;
+}
+
+/** Throws {@link JsonDuplicateKeyError} for the first object of `text` (valid JSON) that names a key twice, compared after decoding escapes. */
+function rejectDuplicateKeys(text: string): void {
+  // One entry per open container: an object's keys so far, or undefined for an array.
+  const open: (Set<string> | undefined)[] = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const start = i;
+      let escaped = false;
+      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') (escaped = true), i++;
+      if (!expectKey) continue;
+      const key: string = escaped ? JSON.parse(text.slice(start, i + 1)) : text.slice(start + 1, i);
+      const keys = open[open.length - 1]!;
+      if (keys.has(key)) throw new JsonDuplicateKeyError(key);
+      keys.add(key);
+      expectKey = false;
+    } else if (c === '{' || c === '[') {
+      expectKey = c === '{';
+      open.push(expectKey ? new Set() : undefined);
+    } else if (c === '}' || c === ']') {
+      open.pop();
+      expectKey = false;
+    } else if (c === ',') {
+      expectKey = open[open.length - 1] !== undefined;
+    }
   }
-  return exact ? parse(text, null, parseExactNumber) : JSON.parse(text);
 }
 
 /** Stringifies JSON with `bigint` written as its exact digits. */

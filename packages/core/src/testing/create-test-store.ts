@@ -1,4 +1,5 @@
-import { createPlantStore, type PlantStore, type PlantStoreOptions, type PlantStoreWebhookOptions } from '../composition/create-plant-store.js';
+import { createPlantStore } from '../composition/create-plant-store.js';
+import type { PlantStore, PlantStoreOptions, PlantStoreWebhookOptions } from '../composition/plant-store.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookOutbox } from '../ports/webhook-outbox.js';
 import { recordingTransport, type CapturingTransport } from './capturing-transport.js';

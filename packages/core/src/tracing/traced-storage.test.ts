@@ -19,7 +19,8 @@ import {
 } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '@plant-store/storage-memory';
-import { createPlantStore, type PlantStore } from '../composition/create-plant-store.js';
+import { createPlantStore } from '../composition/create-plant-store.js';
+import type { PlantStore } from '../composition/plant-store.js';
 import type { Principal } from '../domain/principal.js';
 import type { EndpointEvent } from '../ports/plant-repository.js';
 import type { Storage } from '../ports/storage.js';
@@ -242,12 +243,13 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
   it('leaves absent optional capabilities absent, and keeps present ones', () => {
     const memory = memoryStorage();
     const { plants } = memory;
-    // The memory adapter's plants, minus the optional JSON reads.
+    // The memory adapter's plants (without the optional JSON reads), and with them.
     const withoutJson = { create: plants.create.bind(plants), get: plants.get.bind(plants), list: plants.list.bind(plants), idAtOffset: plants.idAtOffset.bind(plants), delete: plants.delete.bind(plants) };
     expect(tracedStorage({ ...memory, plants: withoutJson }).plants).not.toHaveProperty('listJson');
     expect(tracedStorage({ ...memory, plants: withoutJson }).plants).not.toHaveProperty('getJson');
-    expect(storage.plants).toHaveProperty('listJson');
-    expect(storage.plants).toHaveProperty('getJson');
+    const withJson = { ...withoutJson, getJson: async () => undefined, listJson: async () => ({ json: '[]', count: 0, lastId: undefined, more: false }) };
+    expect(tracedStorage({ ...memory, plants: withJson }).plants).toHaveProperty('listJson');
+    expect(tracedStorage({ ...memory, plants: withJson }).plants).toHaveProperty('getJson');
     expect(storage.outbox).not.toHaveProperty('takeRateBudget');
     expect(storage).not.toHaveProperty('dbSystem');
   });

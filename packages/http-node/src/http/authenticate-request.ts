@@ -1,5 +1,6 @@
+import type { IncomingMessage } from 'node:http';
+import type { Context } from '@opentelemetry/api';
 import { UnauthenticatedError, type PlantStore, type Principal } from '@plant-store/core';
-import type { Exchange } from '../routes/route-context.js';
 import { bearerToken } from './bearer-token.js';
 
 /**
@@ -11,7 +12,10 @@ import { bearerToken } from './bearer-token.js';
  * In a traced request the principal carries the request's trace context,
  * so the store's storage calls for it are children of the request's span.
  */
-export function authenticateRequest(store: PlantStore, { req, traceContext }: Pick<Exchange, 'req' | 'traceContext'>): Promise<Principal> {
+export function authenticateRequest(
+  store: PlantStore,
+  { req, traceContext }: { readonly req: IncomingMessage; readonly traceContext: Context | undefined },
+): Promise<Principal> {
   const header = req.headers.authorization;
   const token = bearerToken(header);
   if (token === undefined) {

@@ -1,9 +1,9 @@
+import { createRequire } from 'node:module';
 import type { PlantStore } from '@plant-store/core';
-import type { Registry } from 'prom-client';
-import { createOutboxMetrics, type OutboxMetrics } from './outbox-metrics.js';
+import type * as PromClient from 'prom-client';
+import { createOutboxMetrics } from './outbox-metrics.js';
 import { processMetricsRegistry } from './process-metrics.js';
-import { assertPromClientInstalled, promClient } from './prom-client-module.js';
-import { createRequestMetrics, type RequestMetrics } from './request-metrics.js';
+import { createRequestMetrics } from './request-metrics.js';
 import { createWebhookAttemptMetrics } from './webhook-attempt-metrics.js';
 import { createWebhookPruneMetrics } from './webhook-prune-metrics.js';
 
@@ -18,67 +18,43 @@ export interface HttpMetrics {
   scrape(): Promise<string>;
 }
 
-interface Instruments {
-  readonly register: Registry;
-  readonly requests: RequestMetrics;
-  readonly attempted: ReturnType<typeof createWebhookAttemptMetrics>;
-  readonly pruned: ReturnType<typeof createWebhookPruneMetrics>;
-  readonly outbox: OutboxMetrics;
-}
+const require = createRequire(import.meta.url);
 
 /**
  * Metrics of one listener, on a registry of its own (never prom-client's
- * global one), so two stores or listeners in one process do not mix. The
- * instruments are built on first use or right after start-up, whichever
- * comes first (see `promClient`).
+ * global one), so two stores or listeners in one process do not mix.
  */
 export function createHttpMetrics(store: PlantStore): HttpMetrics {
-  assertPromClientInstalled();
-  let instruments: Instruments | undefined;
-  const built = (): Instruments => (instruments ??= build(store));
-  setImmediate(() => {
-    try {
-      built();
-    } catch {
-      // Thrown again, and answered as a 500, by the first scrape.
-    }
-  });
+  // Required here rather than imported: a listener with metrics off never loads prom-client.
+  const client = require('prom-client') as typeof PromClient;
+  const register = new client.Registry();
+  const processRegistry = processMetricsRegistry(client);
+  const requests = createRequestMetrics(client, register);
+  const attempted = createWebhookAttemptMetrics(client, register);
+  const pruned = createWebhookPruneMetrics(client, register);
+  const outbox = createOutboxMetrics(client, register, store.allTenants.webhooks);
   store.events.on('webhook.attempted', (event) => {
     try {
-      built().attempted(event);
+      attempted(event);
     } catch {
       // Counting must never disturb the dispatcher that emits this.
     }
   });
   store.events.on('webhook.pruned', (event) => {
     try {
-      built().pruned(event);
+      pruned(event);
     } catch {
       // Counting must never disturb the pruning that emits this.
     }
   });
   return {
     observe(method, route, status, seconds) {
-      built().requests.record(method, route ?? UNMATCHED_ROUTE, status, seconds);
+      requests.record(method, route ?? UNMATCHED_ROUTE, status, seconds);
     },
     async scrape() {
-      const { register, outbox } = built();
       await outbox.update();
-      const [own, process] = await Promise.all([register.metrics(), processMetricsRegistry().metrics()]);
+      const [own, process] = await Promise.all([register.metrics(), processRegistry.metrics()]);
       return `${own}\n${process}`;
     },
-  };
-}
-
-function build(store: PlantStore): Instruments {
-  const client = promClient();
-  const register = new client.Registry();
-  processMetricsRegistry(); // starts the process collectors with the rest
-  return {
-    register,
-    requests: createRequestMetrics(client, register),
-    attempted: createWebhookAttemptMetrics(client, register),
-    pruned: createWebhookPruneMetrics(client, register),
-    outbox: createOutboxMetrics(client, register, store.allTenants.webhooks),
   };
 }

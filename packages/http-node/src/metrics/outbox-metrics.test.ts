@@ -1,7 +1,7 @@
 import { StorageError, type PendingStats, type WebhookAdmin } from '@plant-store/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOutboxMetrics, OUTBOX_READ_TIMEOUT_MS, SLOW_READ_MS } from './outbox-metrics.js';
-import { promClient } from './prom-client-module.js';
+import * as client from 'prom-client';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -9,7 +9,6 @@ afterEach(() => {
 
 /** Outbox metrics on a registry of their own over `backlog`, with the clock `now` when given. */
 function metricsOver(backlog: Pick<WebhookAdmin, 'pendingStats'> & Partial<Pick<WebhookAdmin, 'queueDelay'>>, now?: () => number) {
-  const client = promClient();
   const register = new client.Registry();
   const queueDelay = backlog.queueDelay ?? (async () => ({ all: 0, responsive: 0, slow: 0 }));
   return { metrics: createOutboxMetrics(client, register, { pendingStats: backlog.pendingStats, queueDelay }, now), register };

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { PendingStats, WebhookAdmin } from '@plant-store/core';
+import type * as PromClient from 'prom-client';
 import type { Gauge, Registry } from 'prom-client';
 import { withTimeout } from '../http/with-timeout.js';
-import type { PromClientModule } from './prom-client-module.js';
 
 /** A storage read that has not answered by then counts as failed (a scrape must not hang). */
 export const OUTBOX_READ_TIMEOUT_MS = 2000;
@@ -39,7 +39,7 @@ const SLOW_READ_SPACING = 100;
  * read: 6 s), the age of the oldest growing with the clock; a quick read is
  * made afresh at each scrape.
  */
-export function createOutboxMetrics(client: PromClientModule, register: Registry, backlog: Backlog, now = () => performance.now()): OutboxMetrics {
+export function createOutboxMetrics(client: typeof PromClient, register: Registry, backlog: Backlog, now = () => performance.now()): OutboxMetrics {
   const up = new client.Gauge({
     name: 'plant_store_storage_up',
     help: '1 when the backlog read behind this scrape\'s gauges answered (a slow read stands for the scrapes shortly after it), 0 when it failed or timed out.',
@@ -74,7 +74,7 @@ export function createOutboxMetrics(client: PromClientModule, register: Registry
   };
 }
 
-function backlogGauges(client: PromClientModule) {
+function backlogGauges(client: typeof PromClient) {
   const pending = new client.Gauge({
     name: PENDING,
     help: 'Webhook deliveries waiting to be delivered (first attempt or retry), over every process sharing the storage.',

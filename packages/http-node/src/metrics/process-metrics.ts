@@ -1,5 +1,5 @@
+import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
-import { promClient } from './prom-client-module.js';
 
 let registry: Registry | undefined;
 
@@ -9,9 +9,8 @@ let registry: Registry | undefined;
  * they describe the process, not a listener, and each collector set starts
  * its own event-loop and GC observers, so listeners share it.
  */
-export function processMetricsRegistry(): Registry {
+export function processMetricsRegistry(client: typeof PromClient): Registry {
   if (registry === undefined) {
-    const client = promClient();
     registry = new client.Registry();
     client.collectDefaultMetrics({ register: registry });
   }

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { promClient } from './prom-client-module.js';
+import * as client from 'prom-client';
 import { createRequestMetrics } from './request-metrics.js';
 
 function setup() {
-  const client = promClient();
   const register = new client.Registry();
   return { register, requests: createRequestMetrics(client, register) };
 }

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { promClient } from './prom-client-module.js';
+import * as client from 'prom-client';
 import { createWebhookAttemptMetrics } from './webhook-attempt-metrics.js';
 
 describe('createWebhookAttemptMetrics', () => {
   it('starts every outcome at 0, then counts and times attempts by outcome', async () => {
-    const client = promClient();
     const register = new client.Registry();
     const attempted = createWebhookAttemptMetrics(client, register);
     let text = await register.metrics();

@@ -1,6 +1,6 @@
 import type { PlantEvents, WebhookAttemptOutcome } from '@plant-store/core';
+import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { PromClientModule } from './prom-client-module.js';
 
 /** Every outcome, so each series exists (at 0) from the first scrape: `rate()` needs a starting point. */
 const OUTCOMES: Readonly<Record<WebhookAttemptOutcome, true>> = { delivered: true, retry: true, gone: true, failed: true };
@@ -10,7 +10,7 @@ export const ATTEMPT_DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 
 
 /** Counts and times webhook attempts by outcome; the returned function takes `webhook.attempted` events. */
 export function createWebhookAttemptMetrics(
-  client: PromClientModule,
+  client: typeof PromClient,
   register: Registry,
 ): (event: PlantEvents['webhook.attempted']) => void {
   const attempts = new client.Counter({

@@ -1,9 +1,9 @@
 import type { PlantEvents } from '@plant-store/core';
+import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { PromClientModule } from './prom-client-module.js';
 
 /** Counts deliveries deleted by retention or an operator's prune in this process; the returned function takes `webhook.pruned` events. */
-export function createWebhookPruneMetrics(client: PromClientModule, register: Registry): (event: PlantEvents['webhook.pruned']) => void {
+export function createWebhookPruneMetrics(client: typeof PromClient, register: Registry): (event: PlantEvents['webhook.pruned']) => void {
   const pruned = new client.Counter({
     name: 'plant_store_webhook_deliveries_pruned_total',
     help: 'Finished webhook deliveries (with their attempts) deleted by this process: by retention, or by an operator\'s prune through this store.',

@@ -4,7 +4,6 @@ import type { PlantStore } from '@plant-store/core';
 import type { Logger } from '@plant-store/core/adapter';
 import type { DocsFiles } from '../docs/docs-files.js';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
-import type { Route } from './route-table.js';
 
 /** What every route handler shares for the lifetime of a listener (built once, not per request). */
 export interface RouteContext {
@@ -36,4 +35,25 @@ export interface Exchange {
   readonly traceContext: Context | undefined;
   /** The route the router matched (`undefined` until then, and for none): metrics and traces read its template instead of matching again. */
   route: Route | undefined;
+}
+
+/**
+ * Answers one request on a matched route. `idSegment` is the raw (still
+ * percent-encoded) `{id}` segment, `''` for a template without one; `path`
+ * the request path relative to the base path.
+ */
+export type RouteHandler = (context: RouteContext, exchange: Exchange, idSegment: string, path: string) => void | Promise<void>;
+
+/** A route's handlers by method; HEAD is looked up as GET. */
+export type RouteMethods = Readonly<Partial<Record<'GET' | 'POST' | 'PATCH' | 'DELETE', RouteHandler>>>;
+
+/** One path of the API (see the route table). Built once; a match is one of these (no per-request object). */
+export interface Route {
+  /** The path as the OpenAPI document writes it, or `/portal`. */
+  readonly template: string;
+  /** The `Allow` header of a 405: GET implies HEAD. */
+  readonly allow: string;
+  readonly methods: RouteMethods;
+  /** Offset of `{id}` in the template, -1 for none: the text before it is literal, so the id starts at the same offset in a matching path. */
+  readonly idStart: number;
 }

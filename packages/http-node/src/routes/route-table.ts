@@ -1,7 +1,7 @@
 import { docsFile } from './docs-routes.js';
 import { scrapeMetrics } from './metrics-route.js';
 import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.js';
-import type { Exchange, RouteContext } from './route-context.js';
+import type { Route, RouteMethods } from './route-context.js';
 import { healthz, openapi, readyz } from './system-routes.js';
 import { getDelivery, listDeliveries, resendDelivery } from './webhook-deliveries-routes.js';
 import {
@@ -18,15 +18,6 @@ import {
 } from './webhook-endpoints-routes.js';
 import { listEventTypes } from './webhook-event-types-route.js';
 import { getSession } from './webhook-session-route.js';
-
-/**
- * Answers one request on a matched route. `idSegment` is the raw (still
- * percent-encoded) `{id}` segment, `''` for a template without one; `path`
- * the request path relative to the base path.
- */
-export type RouteHandler = (context: RouteContext, exchange: Exchange, idSegment: string, path: string) => void | Promise<void>;
-
-type Methods = Readonly<Partial<Record<'GET' | 'POST' | 'PATCH' | 'DELETE', RouteHandler>>>;
 
 /**
  * The API's paths, as the OpenAPI document writes them, each with a handler
@@ -57,21 +48,7 @@ const TABLE = {
   '/webhooks/event-types': { GET: listEventTypes },
   /** Matched only when the metrics part is on, so `context.metrics` is there. */
   '/metrics': { GET: (context, exchange) => scrapeMetrics(context.metrics!, exchange) },
-} as const satisfies Record<string, Methods>;
-
-/** A path of the route table, as the OpenAPI document writes it, or the portal's. */
-export type RouteTemplate = keyof typeof TABLE | '/portal';
-
-/** One path of the API. Built once; a match is one of these (no per-request object). */
-export interface Route {
-  readonly template: RouteTemplate;
-  /** The `Allow` header of a 405: GET implies HEAD. */
-  readonly allow: string;
-  /** Handlers by method; HEAD is looked up as GET. */
-  readonly methods: Methods;
-  /** Offset of `{id}` in the template, -1 for none: the text before it is literal, so the id starts at the same offset in a matching path. */
-  readonly idStart: number;
-}
+} as const satisfies Record<string, RouteMethods>;
 
 /** Which optional parts a listener has on (a `RouteContext` is one); routes of a part that is off do not exist (404). */
 export interface RouteParts {
@@ -80,12 +57,12 @@ export interface RouteParts {
   readonly metrics?: unknown;
 }
 
-function routeOf(template: RouteTemplate, methods: Methods): Route {
+function routeOf(template: string, methods: RouteMethods): Route {
   return { template, allow: allowOf(methods), methods, idStart: template.indexOf('{id}') };
 }
 
 const routes = new Map<string, Route>(
-  Object.entries(TABLE).map(([template, methods]: [string, Methods]) => [template, routeOf(template as RouteTemplate, methods)]),
+  Object.entries(TABLE).map(([template, methods]: [string, RouteMethods]) => [template, routeOf(template, methods)]),
 );
 
 /**
@@ -100,8 +77,8 @@ const PORTAL = routeOf('/portal', { GET: (context, exchange, _id, path) => docsF
 /** Every route, in table order. */
 export const ROUTES: readonly Route[] = [...routes.values()];
 
-/** Every route by template. */
-const BY_TEMPLATE = Object.fromEntries(routes) as Readonly<Record<RouteTemplate, Route>>;
+/** The routes without `{id}` matched by path alone (not those of the optional parts). */
+const PLAIN = new Map(ROUTES.filter((route) => route.idStart === -1 && route.template !== '/docs' && route.template !== '/metrics').map((route) => [route.template, route]));
 
 /** A collection whose members have `{id}` routes: `<prefix><id>` and `<prefix><id>/<action>`. */
 interface IdFamily {
@@ -126,9 +103,9 @@ const ID_FAMILIES: readonly IdFamily[] = ['/plants/', '/webhooks/endpoints/', '/
  * is one non-empty segment. Allocates nothing.
  */
 export function matchRoute(path: string, parts: RouteParts): Route | undefined {
-  const exact = exactRoute(path);
-  if (exact !== undefined) return exact;
-  if (path === '/metrics') return parts.metrics === undefined ? undefined : BY_TEMPLATE['/metrics'];
+  const plain = PLAIN.get(path);
+  if (plain !== undefined) return plain;
+  if (path === '/metrics') return parts.metrics === undefined ? undefined : routes.get('/metrics');
   for (const family of ID_FAMILIES) {
     if (!path.startsWith(family.prefix)) continue;
     const start = family.prefix.length;
@@ -140,37 +117,8 @@ export function matchRoute(path: string, parts: RouteParts): Route | undefined {
     }
     return undefined;
   }
-  if (parts.docs?.has(path) === true) return BY_TEMPLATE['/docs'];
+  if (parts.docs?.has(path) === true) return routes.get('/docs');
   return parts.portal?.has(path) === true ? PORTAL : undefined;
-}
-
-/**
- * The route of a template without `{id}` (other than the parts'), spelled
- * out as a switch: V8 compares the constant strings by length first, which
- * is cheaper than hashing a fresh request path for a map lookup. The route
- * table test checks that every template is reached.
- */
-function exactRoute(path: string): Route | undefined {
-  switch (path) {
-    case '/plants':
-      return BY_TEMPLATE['/plants'];
-    case '/healthz':
-      return BY_TEMPLATE['/healthz'];
-    case '/readyz':
-      return BY_TEMPLATE['/readyz'];
-    case '/openapi.json':
-      return BY_TEMPLATE['/openapi.json'];
-    case '/webhooks/endpoints':
-      return BY_TEMPLATE['/webhooks/endpoints'];
-    case '/webhooks/deliveries':
-      return BY_TEMPLATE['/webhooks/deliveries'];
-    case '/webhooks/session':
-      return BY_TEMPLATE['/webhooks/session'];
-    case '/webhooks/event-types':
-      return BY_TEMPLATE['/webhooks/event-types'];
-    default:
-      return undefined;
-  }
 }
 
 /** The raw `{id}` segment of a path that matched `route` (which has one). */
@@ -179,7 +127,7 @@ export function idSegmentOf(path: string, route: Route): string {
   return end === -1 ? path.slice(route.idStart) : path.slice(route.idStart, end);
 }
 
-function allowOf(methods: Methods): string {
+function allowOf(methods: RouteMethods): string {
   return Object.keys(methods)
     .flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]))
     .join(', ');
