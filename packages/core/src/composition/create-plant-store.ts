@@ -1,5 +1,4 @@
 import type { DependencyContainer, FactoryProvider, ValueProvider } from 'tsyringe';
-import type { Context } from '@opentelemetry/api';
 import type * as v from 'valibot';
 import type { Principal } from '../domain/principal.js';
 import { createPlantEventBus, type PlantEventBus } from '../events/plant-events.js';
@@ -110,10 +109,9 @@ export interface PlantStore {
   readonly allTenants: AllTenants;
   /**
    * The principal for a bearer token; `UnauthenticatedError` when it is
-   * missing or unknown. With `traceContext` (the request's span, say), a
-   * copy of it that carries that context (see `Principal.traceContext`).
+   * missing or unknown.
    */
-  authenticate(token: string | undefined, traceContext?: Context): Promise<Principal>;
+  authenticate(token: string | undefined): Promise<Principal>;
   /** Resolves when storage answers (readiness); rejects with a `StorageError` when it does not, also after `close()`. */
   ready(): Promise<void>;
   /**

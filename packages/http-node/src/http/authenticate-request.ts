@@ -7,11 +7,8 @@ import { bearerToken } from './bearer-token.js';
  * `UnauthenticatedError`: `missing_credentials` when the `Authorization`
  * header is absent or not `Bearer <token>`, `invalid_token` for an unknown
  * token. The token never leaves this function (not logged, not echoed).
- *
- * In a traced request the principal carries the request's trace context,
- * so the store's storage calls for it are children of the request's span.
  */
-export function authenticateRequest(store: PlantStore, { req, traceContext }: Pick<Exchange, 'req' | 'traceContext'>): Promise<Principal> {
+export function authenticateRequest(store: PlantStore, { req }: Pick<Exchange, 'req'>): Promise<Principal> {
   const header = req.headers.authorization;
   const token = bearerToken(header);
   if (token === undefined) {
@@ -22,5 +19,5 @@ export function authenticateRequest(store: PlantStore, { req, traceContext }: Pi
       ),
     );
   }
-  return store.authenticate(token, traceContext);
+  return store.authenticate(token);
 }
