@@ -95,12 +95,10 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   const tracing = traced ? await (await import('./tracing/start-tracing.js')).startTracing(version, logger) : undefined;
   try {
     const handle = await serveTraced(config, { ...io, stdout }, env, tracing, logger);
-    // Whoever started the service reads its ready line now, not a turn later.
-    stdout.flush();
-    return { ...handle, close: () => handle.close().finally(stdout.flush) };
+    return { ...handle, close: () => handle.close().finally(() => stdout.end()) };
   } catch (error) {
     await tracing?.shutdown(TRACING_FLUSH_MS);
-    stdout.flush();
+    await stdout.end();
     throw error;
   }
 }

@@ -37,11 +37,13 @@ describe('logOutput', () => {
     expect(warnings).toEqual(['warning: the log output failed (EPIPE); log lines are dropped from now on\n']);
   });
 
-  it('writes to a sink that is not a stream as it is, at once', () => {
+  it('writes to a sink that is not a stream as it is, at once, and nothing after its end', async () => {
     const written: string[] = [];
     const output = logOutput({ write: (chunk: string) => written.push(chunk) }, { write: () => true });
     output.write('one\n');
-    output.flush();
+    expect(written).toEqual(['one\n']);
+    await output.end();
+    output.write('two\n');
     expect(written).toEqual(['one\n']);
   });
 });

@@ -2,11 +2,13 @@ import type { EventEmitter } from 'node:events';
 import { pino } from 'pino';
 import type { LogSink } from './json-logger.js';
 
-/** The service's log output: a sink for the logger and the ready line, and its flush. */
+/** The service's log output: a sink for the logger and the ready line, and its end. */
 export interface LogOutput extends LogSink {
-  /** Writes what is buffered at once (after the ready line, and at shutdown). */
-  flush(): void;
+  /** Resolves once what is buffered is written; lines written after it are dropped. Idempotent. */
+  end(): Promise<void>;
 }
+
+type Destination = LogSink & Partial<EventEmitter> & { end?(): void };
 
 /**
  * The log output on `stdout`. The process's own stdout gets pino's
@@ -20,8 +22,10 @@ export interface LogOutput extends LogSink {
  * service must not stop answering requests because nobody reads its log.
  */
 export function logOutput(stdout: LogSink, stderr: LogSink): LogOutput {
-  const stream: LogSink & Partial<EventEmitter> & { flushSync?(): void } = stdout === process.stdout ? pino.destination({ fd: 1, sync: false }) : stdout;
+  const destination = stdout === process.stdout ? pino.destination({ fd: 1, sync: false }) : undefined;
+  const stream: Destination = destination ?? stdout;
   let failed = false;
+  let ended: Promise<void> | undefined;
   stream.on?.('error', (error: NodeJS.ErrnoException) => {
     if (failed) return;
     failed = true;
@@ -29,15 +33,19 @@ export function logOutput(stdout: LogSink, stderr: LogSink): LogOutput {
   });
   return {
     write(chunk) {
-      if (!failed) stream.write(chunk);
+      if (!failed && ended === undefined) stream.write(chunk);
       return true;
     },
-    flush() {
-      try {
-        if (!failed) stream.flushSync?.();
-      } catch {
-        // Nothing buffered yet, or the destination is gone: nothing to flush.
-      }
+    end() {
+      ended ??=
+        destination === undefined || failed
+          ? Promise.resolve()
+          : new Promise((resolve) => {
+              // The destination writes what it holds, in order, then closes (never fd 1 itself).
+              destination.once('close', () => resolve());
+              destination.end();
+            });
+      return ended;
     },
   };
 }
