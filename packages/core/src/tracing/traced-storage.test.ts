@@ -215,8 +215,6 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
   });
 
   it('stamps copies that keep every field of the deliveries and event handed in, leaving those untouched', async () => {
-    // `Required` makes these fail to compile when a delivery or an event gains a field, which the stamped
-    // copies (written out field by field) must then carry too.
     const full: Required<Omit<NewDelivery, 'traceparent'>> = { ...delivery('msg_1'), test: true };
     const event: Required<Omit<EndpointEvent, 'traceparent'>> = { eventType: 'plant.created', payload: '{"id":1}', createdAt: 2 };
     const memory = memoryStorage();

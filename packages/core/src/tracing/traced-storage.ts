@@ -185,19 +185,10 @@ function failed(span: Span, error: unknown): void {
   span.end();
 }
 
-// Copies written out field by field: a delivery or event is what its interface names, and a test in
-// traced-storage.test.ts fails to compile when either gains a field.
 function stampDeliveries(deliveries: readonly NewDelivery[], traceparent: string | undefined): readonly NewDelivery[] {
-  return traceparent === undefined || deliveries.length === 0 ? deliveries : deliveries.map((delivery) => stampDelivery(delivery, traceparent));
-}
-
-function stampDelivery(delivery: NewDelivery, traceparent: string): NewDelivery {
-  const { id, tenant, endpointId, eventType, payload, createdAt, test } = delivery;
-  return test === undefined
-    ? { id, tenant, endpointId, eventType, payload, createdAt, traceparent }
-    : { id, tenant, endpointId, eventType, payload, createdAt, test, traceparent };
+  return traceparent === undefined ? deliveries : deliveries.map((delivery) => ({ ...delivery, traceparent }));
 }
 
 function stampEvent(event: EndpointEvent | undefined, traceparent: string | undefined): EndpointEvent | undefined {
-  return traceparent === undefined || event === undefined ? event : { eventType: event.eventType, payload: event.payload, createdAt: event.createdAt, traceparent };
+  return traceparent === undefined || event === undefined ? event : { ...event, traceparent };
 }
