@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Context } from '@opentelemetry/api';
 import type { PlantStore } from '@plant-store/core';
 import { silentLogger, type Logger } from '@plant-store/core/adapter';
 import { docsFiles } from './docs/docs-files.js';
@@ -12,8 +11,7 @@ import { openapiDocument } from './openapi/openapi-document.js';
 import { portalFiles, type PortalAssets } from './portal/portal-files.js';
 import type { Exchange, RouteContext } from './routes/route-context.js';
 import { routeRequest } from './routes/route-request.js';
-import { loggerInTrace } from './tracing/logger-in-trace.js';
-import { RouteSpanNames, tracedRequest, type ServerSpanEnd } from './tracing/traced-request.js';
+import { tracedRequest, type EndServerSpan } from './tracing/traced-request.js';
 import { version as packageVersion } from './version.js';
 
 export interface RequestListenerOptions {
@@ -95,13 +93,12 @@ export function createRequestListener(store: PlantStore, options: RequestListene
     portal: options.portal === undefined ? undefined : portalFiles(options.portal),
     ...(metrics ? { metrics: createHttpMetrics(store) } : {}),
   };
-  const routeSpanNames = new RouteSpanNames(basePath);
   return (req, res, next) => {
     if (next !== undefined && !isUnder(req.url ?? '/', basePath)) {
       next();
       return;
     }
-    void tracedRequest(req, res, routeSpanNames, (traceContext, serverSpan) => handleRequest(context, req, res, traceContext, serverSpan));
+    void tracedRequest(req, res, basePath, (endSpan) => handleRequest(context, req, res, endSpan));
   };
 }
 
@@ -123,10 +120,9 @@ function isUnder(url: string, basePath: string): boolean {
 }
 
 /** Answers one request, then ends its SERVER span (when traced) with the route template the router matched; never rejects. */
-async function handleRequest(context: RouteContext, req: IncomingMessage, res: ServerResponse, traceContext: Context | undefined, serverSpan: ServerSpanEnd | undefined): Promise<void> {
+async function handleRequest(context: RouteContext, req: IncomingMessage, res: ServerResponse, endSpan: EndServerSpan | undefined): Promise<void> {
   const started = performance.now();
-  // A traced request's lines are written in its span, also those after an await.
-  const logger = traceContext === undefined ? context.logger : loggerInTrace(context.logger, traceContext);
+  const { logger } = context;
   const url = req.url ?? '/';
   const queryStart = url.indexOf('?');
   // The query string is left out of the log: it is user data and unbounded.
@@ -138,7 +134,6 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
     requestId: requestId(req.headers['x-request-id']),
     query: queryStart === -1 ? '' : url.slice(queryStart + 1),
     head: req.method === 'HEAD',
-    traceContext,
     route: undefined,
   };
   try {
@@ -155,7 +150,7 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
     lastResort(logger, res, error);
   }
   // Once answered and logged, as the span's end time says.
-  serverSpan?.end(exchange.route?.template);
+  endSpan?.(exchange.route?.template);
 }
 
 /** Counts the answered request (by the route the router matched) and logs its `request` line. */

@@ -31,7 +31,7 @@ describe('serve (in-process)', () => {
     expect(await response.text()).toBe('[]');
 
     await Promise.all([handle.close(), handle.close()]);
-    // Already written when close() resolves, not a turn of the event loop later (log lines leave in batches).
+    // Already written when close() resolves.
     expect(stdout.text()).toContain('"msg":"stopped"');
     await expect(fetch(`${handle.url}/healthz`)).rejects.toThrow();
   });

@@ -17,12 +17,11 @@ import { errorText } from './storage/error-text.js';
 import { openStorage } from './storage/open-storage.js';
 import { createPlantServer, type PlantServerOptions, type PortalAssets } from '@plant-store/http-node';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
-import { batchedLines } from './logging/batched-lines.js';
-import { failingSink } from './logging/failing-sink.js';
+import { activeTraceIds } from './logging/active-trace-ids.js';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
-import { activeTraceIds, traceIdsIn } from './logging/active-trace-ids.js';
+import { logOutput } from './logging/log-output.js';
 import type { Tracing } from './tracing/start-tracing.js';
-import { tracesProtocol, tracingRequested, tracingVariablesNotRead } from './tracing/tracing-settings.js';
+import { tracingCaveats, tracingRequested, tracingVariablesNotRead } from './tracing/tracing-settings.js';
 import { version } from './version.js';
 
 export interface ServeIo {
@@ -82,9 +81,8 @@ const TRACING_FLUSH_MS = 500;
  * Installs no signal handlers: the CLI does (see `runServeCommand`).
  */
 export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHandle> {
-  // Log lines (and the ready line, so it keeps its place among them) leave once per turn of the event loop;
-  // a stdout that fails (a closed pipe) drops them, and the service goes on.
-  const stdout = batchedLines(failingSink(io.stdout, (message) => io.stderr.write(message)));
+  // Log lines and the ready line, in their order; a stdout that fails (a closed pipe) drops them, and the service goes on.
+  const stdout = logOutput(io.stdout, io.stderr);
   const env = io.env ?? process.env;
   // Tracing is the process's, whatever io.env says: OpenTelemetry registers one tracer provider per process, and
   // the SDK's exporter transport and resource read process.env themselves, so settings from io.env would be half applied.
@@ -92,16 +90,15 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   const logger = serviceLogger(config, stdout, traced);
   const ignored = tracingVariablesNotRead(env, process.env);
   if (ignored.length > 0) logger.warn(`tracing: OTEL_* variables are read from the process environment; ignoring ${ignored.join(', ')} of the environment given to serve`);
+  for (const caveat of tracingCaveats(process.env)) logger.warn(`tracing: ${caveat}`);
   // First: the store's dispatcher may make an attempt as soon as it exists, and that attempt is traced too.
-  const tracing = traced ? await (await import('./tracing/start-tracing.js')).startTracing(version, tracesProtocol(process.env), process.env, logger) : undefined;
+  const tracing = traced ? await (await import('./tracing/start-tracing.js')).startTracing(version, logger) : undefined;
   try {
     const handle = await serveTraced(config, { ...io, stdout }, env, tracing, logger);
-    // Whoever started the service reads its ready line now, not a turn later.
-    stdout.flush();
-    return { ...handle, close: () => handle.close().finally(stdout.flush) };
+    return { ...handle, close: () => handle.close().finally(() => stdout.end()) };
   } catch (error) {
     await tracing?.shutdown(TRACING_FLUSH_MS);
-    stdout.flush();
+    await stdout.end();
     throw error;
   }
 }
@@ -150,7 +147,7 @@ function announceDevelopmentToken(io: ServeIo, token: string): void {
 
 /** JSON lines on stdout; with tracing on, each names the trace and span it was written in. */
 function serviceLogger(config: ServeConfig, stdout: LogSink, traced: boolean): Logger {
-  return jsonLogger(stdout, { level: config.logLevel, ...(traced ? { traceIds: activeTraceIds, traceIdsIn } : {}) });
+  return jsonLogger(stdout, { level: config.logLevel, ...(traced ? { traceIds: activeTraceIds } : {}) });
 }
 
 function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {

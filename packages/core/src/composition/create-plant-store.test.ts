@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT_CONTEXT, createContextKey } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { staticTokens } from '../auth/static-tokens.js';
@@ -58,27 +57,6 @@ describe('createPlantStore', () => {
     expect(() => create({ url: 'ftp://x', secret: `whsec_${Buffer.alloc(24).toString('base64')}` })).toThrow(/webhooks\[0\]|url/);
     expect(() => create({ url: 'http://x', secret: `whsec_${Buffer.alloc(16).toString('base64')}` })).toThrow(ValidationError);
     expect(() => create({ url: 'http://x', secret: 'plain' })).toThrow(/whsec_/);
-  });
-
-  it('hands back, for a trace context, a copy of the principal with every field of it and the context, leaving the shared one untouched', async () => {
-    // Every field a principal can have but its trace context: `Required` makes this fail to compile when
-    // Principal gains a field, which the traced copy (written out field by field) must then carry too.
-    const shared: Required<Omit<Principal, 'traceContext'>> = { subject: 'host:1', tenant: 'acme', scopes: ['plants:read'], expiresAt: 1_900_000_000_000 };
-    const { expiresAt: _expiresAt, ...lasting } = shared;
-    const authenticator: Authenticator = { authenticate: async (token) => (token === 'expiring' ? shared : token === 'lasting' ? lasting : undefined) };
-    const store = createPlantStore({ storage: memoryStorage(), authenticator });
-    try {
-      const traceContext = ROOT_CONTEXT.setValue(createContextKey('request span'), 'span');
-      expect(await store.authenticate('expiring')).toBe(shared);
-      const traced = await store.authenticate('expiring', traceContext);
-      expect(traced).not.toBe(shared);
-      expect(traced).toEqual({ ...shared, traceContext });
-      expect(shared).not.toHaveProperty('traceContext');
-      expect(Object.keys(await store.authenticate('lasting', traceContext)).sort()).toEqual(['scopes', 'subject', 'tenant', 'traceContext']);
-      await expect(store.authenticate('other', traceContext)).rejects.toMatchObject({ reason: 'invalid_token' });
-    } finally {
-      await store.close();
-    }
   });
 
   it('lets a host replace every port through its options: storage, clock, logger, authenticator, webhook transport', async () => {

@@ -1,4 +1,3 @@
-import type { Context } from '@opentelemetry/api';
 import type * as v from 'valibot';
 import type { Principal } from '../domain/principal.js';
 import type { PlantEventBus } from '../events/plant-events.js';
@@ -95,10 +94,9 @@ export interface PlantStore {
   readonly allTenants: AllTenants;
   /**
    * The principal for a bearer token; `UnauthenticatedError` when it is
-   * missing or unknown. With `traceContext` (the request's span, say), a
-   * copy of it that carries that context (see `Principal.traceContext`).
+   * missing or unknown.
    */
-  authenticate(token: string | undefined, traceContext?: Context): Promise<Principal>;
+  authenticate(token: string | undefined): Promise<Principal>;
   /** Resolves when storage answers (readiness); rejects with a `StorageError` when it does not, also after `close()`. */
   ready(): Promise<void>;
   /**

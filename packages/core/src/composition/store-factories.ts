@@ -1,5 +1,5 @@
 import type { DependencyContainer } from 'tsyringe';
-import { principalInTrace, type Principal } from '../domain/principal.js';
+import type { Principal } from '../domain/principal.js';
 import { AuthenticationUnavailableError, StorageError, UnauthenticatedError, withoutStack, type UnauthenticatedReason } from '../errors.js';
 import type { PlantEventBus } from '../events/plant-events.js';
 import type { Authenticator } from '../ports/authenticator.js';
@@ -155,7 +155,7 @@ export function plantStore(c: DependencyContainer): PlantStore {
 function authenticate(c: DependencyContainer): PlantStore['authenticate'] {
   const host = c.resolve<Authenticator>(TOKENS.authenticator);
   const linksThenHost = firstAuthenticator(portalLinkAuthenticator(storage(c).portalLinks, clock(c)), host);
-  return (token, traceContext) => {
+  return (token) => {
     if (token === undefined || token === '') return Promise.reject(unauthenticated('missing_credentials'));
     const authenticator = parsePortalLinkToken(token) === undefined ? host : linksThenHost;
     let principal: Promise<Principal | undefined>;
@@ -167,8 +167,7 @@ function authenticate(c: DependencyContainer): PlantStore['authenticate'] {
       // A host authenticator that throws instead of rejecting fails the same way.
       principal = Promise.reject(error);
     }
-    // The traced copy is made in the same step: a promise more per traced request costs more than the copy.
-    return principal.then(traceContext === undefined ? knownPrincipal : (found) => principalInTrace(knownPrincipal(found), traceContext), unavailable);
+    return principal.then(knownPrincipal, unavailable);
   };
 }
 

@@ -7,7 +7,6 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import type { PlantRepository } from '../ports/plant-repository.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
-import { inTraceOf } from '../tracing/in-trace-of.js';
 import { newMessageId } from '../webhooks/message-id.js';
 import { subscriptionMatches, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
 import type { PlantListing, PlantPageJson } from './plant-listing.js';
@@ -69,7 +68,7 @@ export class PlantService {
     const createdAt = this.#clock.now();
     const deliveries = this.#deliveriesFor(principal.tenant, payload, createdAt);
     const event = { eventType: 'plant.created', payload, createdAt } as const;
-    const result = await inTraceOf(principal, this.#plants).create(principal.tenant, plant, deliveries, event);
+    const result = await this.#plants.create(principal.tenant, plant, deliveries, event);
     if (!result.created) {
       if (!samePlant(result.plant, plant)) {
         throw withoutStack(() => new ConflictError(`a plant with id ${plant.id} already exists with a different name or tag`));
@@ -84,7 +83,7 @@ export class PlantService {
   async get(principal: Principal, id: unknown): Promise<Plant> {
     requireScope(principal, 'plants:read');
     const plantId = parsePlantId(id);
-    const plant = await inTraceOf(principal, this.#plants).get(principal.tenant, plantId);
+    const plant = await this.#plants.get(principal.tenant, plantId);
     if (!plant) throw notFound(plantId);
     return plant;
   }
@@ -98,7 +97,7 @@ export class PlantService {
   async getAsJson(principal: Principal, id: unknown): Promise<string> {
     requireScope(principal, 'plants:read');
     const plantId = parsePlantId(id);
-    const plants = inTraceOf(principal, this.#plants);
+    const plants = this.#plants;
     const json = plants.getJson
       ? await plants.getJson(principal.tenant, plantId)
       : await plants.get(principal.tenant, plantId).then((plant) => plant && plantToJson(plant));
@@ -130,14 +129,14 @@ export class PlantService {
       return this.#list(principal, parsed);
     }
     const tags = parsed.tags !== undefined && parsed.tags.length > 0 ? parsed.tags : undefined;
-    const page = await inTraceOf(principal, this.#plants).listJson!(principal.tenant, { after: parsed.after, tags, limit });
+    const page = await this.#plants.listJson!(principal.tenant, { after: parsed.after, tags, limit });
     return page.more ? { json: page.json, nextAfter: page.lastId } : { json: page.json };
   }
 
   async #list(principal: Principal, { limit, after, tags: tagList }: ListPlantsOptions): Promise<PlantListing> {
     const { tenant } = principal;
     // Taken once: the stream's reads come later, from whoever iterates it.
-    const repository = inTraceOf(principal, this.#plants);
+    const repository = this.#plants;
     const tags = tagList !== undefined && tagList.length > 0 ? tagList : undefined;
     if (limit === undefined) return { batches: this.#stream(repository, tenant, after, undefined, tags) };
     if (limit === 0) return pageListing([], undefined);
@@ -174,7 +173,7 @@ export class PlantService {
     requireScope(principal, 'plants:write');
     const plantId = parsePlantId(id);
     const event = { eventType: 'plant.deleted', payload: `{"id":${plantId}}`, createdAt: this.#clock.now() } as const;
-    if (!(await inTraceOf(principal, this.#plants).delete(principal.tenant, plantId, event))) return false;
+    if (!(await this.#plants.delete(principal.tenant, plantId, event))) return false;
     this.#emit('plant.deleted', { tenant: principal.tenant, id: plantId });
     return true;
   }

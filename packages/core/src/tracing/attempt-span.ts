@@ -43,11 +43,7 @@ export function addTraceHeaders(headers: Record<string, string>, span: Span): Re
   return headers;
 }
 
-/**
- * Runs `send` with the attempt span active, so spans an instrumented HTTP
- * client makes become its children: for all of `send` with a context manager
- * that follows promises, else while it starts (where a transport starts its request).
- */
+/** Runs `send` with the attempt span active, so spans an instrumented HTTP client makes become its children. */
 export function inAttemptSpan<T>(span: Span, send: () => Promise<T>): Promise<T> {
   return span.isRecording() ? context.with(trace.setSpan(ROOT_CONTEXT, span), send) : send();
 }

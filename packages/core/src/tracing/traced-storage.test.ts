@@ -26,7 +26,6 @@ import type { EndpointEvent } from '../ports/plant-repository.js';
 import type { Storage } from '../ports/storage.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
 import { collectListing } from '../service/plant-listing.js';
-import { inTraceOf } from './in-trace-of.js';
 import { formatTraceparent } from './trace-parent.js';
 import { tracedStorage } from './traced-storage.js';
 
@@ -217,8 +216,6 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
   });
 
   it('stamps copies that keep every field of the deliveries and event handed in, leaving those untouched', async () => {
-    // `Required` makes these fail to compile when a delivery or an event gains a field, which the stamped
-    // copies (written out field by field) must then carry too.
     const full: Required<Omit<NewDelivery, 'traceparent'>> = { ...delivery('msg_1'), test: true };
     const event: Required<Omit<EndpointEvent, 'traceparent'>> = { eventType: 'plant.created', payload: '{"id":1}', createdAt: 2 };
     const memory = memoryStorage();
@@ -291,19 +288,12 @@ describe('a store\u2019s storage calls for a principal, with a host\u2019s SDK',
   ];
   const storageSpans = () => recorded.filter((span) => span.kind === SpanKind.CLIENT).map(({ name, parentSpanId }) => ({ name, parentSpanId }));
 
-  it('without a trace context on the principal, makes the host\u2019s active span their parent, after any await', async () => {
+  it('makes the active span (a request\u2019s, or a host\u2019s) their parent, after any await', async () => {
     const host = await inRequest(async (span) => {
       await createAndList(gardener);
       return span;
     });
     const parentSpanId = host.spanContext().spanId;
-    expect(storageSpans()).toEqual(createAndListSpans(parentSpanId));
-  });
-
-  it('with one, makes the principal\u2019s span their parent: the context passed wins over the active one', async () => {
-    const request = tracer.startSpan('GET /plants', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
-    await inRequest(() => createAndList({ ...gardener, traceContext: trace.setSpan(ROOT_CONTEXT, request) }));
-    const parentSpanId = request.spanContext().spanId;
     expect(storageSpans()).toEqual(createAndListSpans(parentSpanId));
   });
 
@@ -313,35 +303,8 @@ describe('a store\u2019s storage calls for a principal, with a host\u2019s SDK',
   });
 });
 
-describe('inTraceOf', () => {
-  it('hands back the port itself when the principal carries no trace context (nothing is made per call)', () => {
-    const port = memoryStorage().plants;
-    expect(inTraceOf({ subject: 'app', tenant: 'acme', scopes: [] }, port)).toBe(port);
-  });
-
-  it('otherwise runs each call of the port in the context, with the port as `this`, leaving other members as they are', () => {
-    const key = createContextKey('call');
-    const traceContext = ROOT_CONTEXT.setValue(key, 'request');
-    const seen: unknown[] = [];
-    const port = {
-      limit: 5,
-      read(this: { limit: number }, extra: number) {
-        seen.push(context.active().getValue(key));
-        return this.limit + extra;
-      },
-    };
-    const view = inTraceOf({ subject: 'app', tenant: 'acme', scopes: [], traceContext }, port);
-    expect(view.limit).toBe(5);
-    // A context manager that keeps what `with` sets (the API's default keeps nothing).
-    context.setGlobalContextManager(new AsyncContextManager());
-    try {
-      expect(view.read(1)).toBe(6);
-    } finally {
-      context.disable();
-    }
-    expect(seen).toEqual(['request']);
-  });
-  it('hands a traced storage\u2019s calls the context itself: a child span under a recording span, else the call runs in the context', async () => {
+describe('tracedStorage in a context', () => {
+  it('makes a child span under a recording span, and otherwise calls the storage in the active context as it is', async () => {
     context.setGlobalContextManager(new AsyncContextManager());
     trace.setGlobalTracerProvider(provider);
     try {
@@ -362,13 +325,15 @@ describe('inTraceOf', () => {
       });
       const request = tracer.startSpan('GET /plants/{id}', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
       const dropped = trace.wrapSpanContext({ traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.NONE });
-      const inContextOf = (span: Span | undefined) => ({ subject: 'app', tenant: 'acme', scopes: [], traceContext: (span ? trace.setSpan(ROOT_CONTEXT, span) : ROOT_CONTEXT).setValue(key, span?.spanContext().spanId ?? 'none') });
+      const inContextOf = (span: Span | undefined) => (span ? trace.setSpan(ROOT_CONTEXT, span) : ROOT_CONTEXT).setValue(key, span?.spanContext().spanId ?? 'none');
       for (const span of [request, dropped, undefined]) {
-        await inTraceOf(inContextOf(span), storage.plants).get('acme', 1n);
-        await inTraceOf(inContextOf(span), storage.plants).create('acme', { id: 1n, name: 'Fern' }, [delivery(`msg_${seen.length}`)]);
+        await context.with(inContextOf(span), async () => {
+          await storage.plants.get('acme', 1n);
+          await storage.plants.create('acme', { id: 1n, name: 'Fern' }, [delivery(`msg_${seen.length}`)]);
+        });
         await storage.plants.delete('acme', 1n);
       }
-      // The recording span's calls are its children; the other two made none, and ran in the context they were given.
+      // The recording span's calls are its children; the other two made none, and ran in the active context.
       expect(recorded.slice(1).map(({ name, parentSpanId }) => ({ name, parentSpanId }))).toEqual([
         { name: 'get plants', parentSpanId: request.spanContext().spanId },
         { name: 'create plants', parentSpanId: request.spanContext().spanId },

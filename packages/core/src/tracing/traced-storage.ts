@@ -1,11 +1,10 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanOptions } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type SpanOptions } from '@opentelemetry/api';
 import type { Plant } from '../domain/plant.js';
 import type { EndpointEvent, PlantRepository } from '../ports/plant-repository.js';
 import type { PortalLinkRepository } from '../ports/portal-link-repository.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { NewDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
-import { withCallInContext } from './calls-in-context.js';
 import { formatTraceparent } from './trace-parent.js';
 import { tracer } from './tracer.js';
 
@@ -90,7 +89,6 @@ function tracedPlants(plants: PlantRepository, system: string | undefined): Plan
     // Optional: present only when the storage has it (the service asks whether it exists).
     ...(plants.getJson ? tracedMembers(plants as Required<PlantRepository>, { getJson: true }, system, 'plants') : {}),
     ...(plants.listJson ? tracedMembers(plants as Required<PlantRepository>, { listJson: true }, system, 'plants') : {}),
-    // The arguments by index: destructuring a tuple goes through the iterator protocol, a spread copies the array.
     create: stampedMember(ops.create, (traceparent, args: [tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent]) =>
       plants.create(args[0], args[1], stampDeliveries(args[2], traceparent), stampEvent(args[3], traceparent)),
     ),
@@ -98,17 +96,11 @@ function tracedPlants(plants: PlantRepository, system: string | undefined): Plan
   };
 }
 
-/**
- * A write that queues deliveries, traced (see `stampedWrite`), in the active
- * context or, from a view, in the one given. `write` takes the call's
- * arguments as the array they came in: no function is made, nor the array
- * copied by a spread, per call.
- */
+/** A write that queues deliveries, traced (see `stampedWrite`); `write` takes the call's arguments as they came. */
 function stampedMember<A extends unknown[], T>(op: Operation, write: StampedWrite<A, T>): (...args: A) => Promise<T> {
   // The write in a span of its own, handed that span's traceparent; made once per member.
   const inSpan = (args: A, span: Span) => write(formatTraceparent(span.spanContext()), args);
-  const member = (...args: A) => stampedWrite(op, context.active(), false, write, inSpan, args);
-  return withCallInContext(member, (traceContext, args) => stampedWrite(op, traceContext, true, write, inSpan, args as A));
+  return (...args: A) => stampedWrite(op, write, inSpan, args);
 }
 
 function tracedOutbox(outbox: WebhookOutbox, system: string | undefined): WebhookOutbox {
@@ -127,71 +119,50 @@ function tracedOutbox(outbox: WebhookOutbox, system: string | undefined): Webhoo
 function operation(system: string | undefined, collection: string, member: string): Operation {
   const attributes: Attributes = { 'db.operation.name': member, 'db.collection.name': collection };
   if (system !== undefined) attributes['db.system.name'] = system;
-  // The database conventions' `{operation} {target}`. Joined, not a template literal: a template makes a
-  // string of two parts, which every span's encoding would have to flatten again; join makes it flat once.
-  // One options object for every call (frozen: each tracer gets the same one).
-  return { name: [member, collection].join(' '), options: Object.freeze({ kind: SpanKind.CLIENT, attributes: Object.freeze(attributes) }) };
+  // The database conventions' `{operation} {target}`; one options object for every call.
+  return { name: `${member} ${collection}`, options: Object.freeze({ kind: SpanKind.CLIENT, attributes: Object.freeze(attributes) }) };
 }
 
-/**
- * Each listed member of `target`, traced; `this` stays the target, and the
- * member is looked up at each call, as an unwrapped call would. Each reads
- * the active context, or, called from a view (see `inTraceOf`), is given
- * the view's.
- */
+/** Each listed member of `target`, traced; `this` stays the target, and the member is looked up at each call, as an unwrapped call would. */
 function tracedMembers<T extends object, K extends keyof T>(target: T, members: Record<K, true>, system: string | undefined, collection: string): Pick<T, K> {
   const wrapped: Partial<Record<K, unknown>> = {};
   for (const member of Object.keys(members) as K[]) {
     const op = operation(system, collection, String(member));
     const call = (args: unknown[]) => (target[member] as (...args: unknown[]) => Promise<unknown>).apply(target, args);
-    const ambient = (...args: unknown[]) => tracedCall(op, context.active(), false, call, args);
-    wrapped[member] = withCallInContext(ambient, (traceContext, args) => tracedCall(op, traceContext, true, call, args));
+    wrapped[member] = (...args: unknown[]) => tracedCall(op, call, args);
   }
   return wrapped as Pick<T, K>;
 }
 
 /**
- * One storage call under `parent`: in a span of its own when `parent` holds
- * a span that records, else as it is. Under a span the sampler dropped, a
- * child would be dropped too (the SDK's samplers decide per trace):
- * starting one only to carry the parent's context costs ids, a context and
- * a span object per call on every request left out of the samples. When
- * `enter` (a view's call, given its context), the call runs inside `parent`
- * either way, as if the view had entered it; else `parent` is the active
- * context already, and a call outside any span (always, without an SDK)
- * goes straight to the storage.
+ * One storage call: in a span of its own when the active context holds a
+ * span that records, else as it is. Under a span the sampler dropped, a
+ * child would be dropped too (the SDK's samplers decide per trace), so none
+ * is started; outside any span (always, without an SDK) the call goes
+ * straight to the storage.
  */
-function tracedCall(op: Operation, parent: Context, enter: boolean, call: (args: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
-  if (trace.getSpan(parent)?.isRecording()) return traced(op, parent, call, args);
-  return enter ? context.with(parent, call, undefined, args) : call(args);
+function tracedCall(op: Operation, call: (args: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
+  return trace.getActiveSpan()?.isRecording() ? traced(op, call, args) : call(args);
 }
 
 /** A write that queues deliveries: handed the `traceparent` to stamp on them, and the call's arguments. */
 type StampedWrite<A, T> = (traceparent: string | undefined, args: A) => Promise<T>;
 
 /**
- * Runs a write that queues deliveries under `parent`, handing it the
- * `traceparent` to stamp on them: under a recording span, that of a span of
- * its own (`inSpan`); under a span the sampler dropped, the dropped span's
- * (no child is started, as for reads); outside any span, none. `enter` as
- * for `tracedCall`.
+ * Runs a write that queues deliveries, handing it the `traceparent` to stamp
+ * on them: under a recording span, that of a span of its own (`inSpan`);
+ * under a span the sampler dropped, the dropped span's (no child is
+ * started, as for reads); outside any span, none.
  */
-function stampedWrite<A, T>(op: Operation, parent: Context, enter: boolean, write: StampedWrite<A, T>, inSpan: (args: A, span: Span) => Promise<T>, args: A): Promise<T> {
-  const parentSpan = trace.getSpan(parent);
-  if (parentSpan?.isRecording()) return traced(op, parent, inSpan, args);
-  const traceparent = parentSpan === undefined ? undefined : formatTraceparent(parentSpan.spanContext());
-  return enter ? context.with(parent, write, undefined, traceparent, args) : write(traceparent, args);
+function stampedWrite<A, T>(op: Operation, write: StampedWrite<A, T>, inSpan: (args: A, span: Span) => Promise<T>, args: A): Promise<T> {
+  const parentSpan = trace.getActiveSpan();
+  if (parentSpan?.isRecording()) return traced(op, inSpan, args);
+  return write(parentSpan === undefined ? undefined : formatTraceparent(parentSpan.spanContext()), args);
 }
 
-/**
- * Runs `call(arg, span)` in a span of its own, a child of `parent`'s; the
- * span ends when the call's promise settles. (`arg` passed along, not
- * closed over: no function is made per call.) The caller gets the call's
- * own promise: the span is ended beside it, not by a promise chained in
- * between, which would cost every traced call a promise more and its
- * caller a turn of the microtask queue.
- */
-function traced<A, T>(op: Operation, parent: Context, call: (arg: A, span: Span) => Promise<T>, arg: A): Promise<T> {
+/** Runs `call(arg, span)` in a span of its own, a child of the active one; the span ends when the call's promise settles. */
+function traced<A, T>(op: Operation, call: (arg: A, span: Span) => Promise<T>, arg: A): Promise<T> {
+  const parent = context.active();
   const span = tracer.startSpan(op.name, op.options, parent);
   let result: Promise<T>;
   try {
@@ -215,20 +186,10 @@ function failed(span: Span, error: unknown): void {
   span.end();
 }
 
-// Copies written out field by field, not spread or assigned: on Node 20 both of those take V8's generic path,
-// several times the cost of a literal, and a traced create makes one per delivery. A delivery or event is what
-// its interface names; a test in traced-storage.test.ts fails to compile when either gains a field.
 function stampDeliveries(deliveries: readonly NewDelivery[], traceparent: string | undefined): readonly NewDelivery[] {
-  return traceparent === undefined || deliveries.length === 0 ? deliveries : deliveries.map((delivery) => stampDelivery(delivery, traceparent));
-}
-
-function stampDelivery(delivery: NewDelivery, traceparent: string): NewDelivery {
-  const { id, tenant, endpointId, eventType, payload, createdAt, test } = delivery;
-  return test === undefined
-    ? { id, tenant, endpointId, eventType, payload, createdAt, traceparent }
-    : { id, tenant, endpointId, eventType, payload, createdAt, test, traceparent };
+  return traceparent === undefined ? deliveries : deliveries.map((delivery) => ({ ...delivery, traceparent }));
 }
 
 function stampEvent(event: EndpointEvent | undefined, traceparent: string | undefined): EndpointEvent | undefined {
-  return traceparent === undefined || event === undefined ? event : { eventType: event.eventType, payload: event.payload, createdAt: event.createdAt, traceparent };
+  return traceparent === undefined || event === undefined ? event : { ...event, traceparent };
 }

@@ -15,10 +15,9 @@ export interface RequeueNowOptions {
  * called when any went back, so a dispatcher asleep until its next poll
  * sends them at once. Resolves with how many went back.
  */
-export function requeueNow(options: RequeueNowOptions): (selector: RequeueSelector, outbox?: WebhookOutbox) => Promise<number> {
-  // `outbox`: the same outbox seen through a caller's trace (see `inTraceOf`).
-  return async (selector, outbox = options.outbox) => {
-    const requeued = await outbox.requeue(selector, options.clock.now());
+export function requeueNow(options: RequeueNowOptions): (selector: RequeueSelector) => Promise<number> {
+  return async (selector) => {
+    const requeued = await options.outbox.requeue(selector, options.clock.now());
     if (requeued > 0) options.onRequeue?.();
     return requeued;
   };

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { Context } from '@opentelemetry/api';
 import { UnauthenticatedError, type PlantStore, type Principal } from '@plant-store/core';
 import { bearerToken } from './bearer-token.js';
 
@@ -8,14 +7,8 @@ import { bearerToken } from './bearer-token.js';
  * `UnauthenticatedError`: `missing_credentials` when the `Authorization`
  * header is absent or not `Bearer <token>`, `invalid_token` for an unknown
  * token. The token never leaves this function (not logged, not echoed).
- *
- * In a traced request the principal carries the request's trace context,
- * so the store's storage calls for it are children of the request's span.
  */
-export function authenticateRequest(
-  store: PlantStore,
-  { req, traceContext }: { readonly req: IncomingMessage; readonly traceContext: Context | undefined },
-): Promise<Principal> {
+export function authenticateRequest(store: PlantStore, { req }: { readonly req: IncomingMessage }): Promise<Principal> {
   const header = req.headers.authorization;
   const token = bearerToken(header);
   if (token === undefined) {
@@ -26,5 +19,5 @@ export function authenticateRequest(
       ),
     );
   }
-  return store.authenticate(token, traceContext);
+  return store.authenticate(token);
 }

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Context } from '@opentelemetry/api';
 import type { PlantStore } from '@plant-store/core';
 import type { Logger } from '@plant-store/core/adapter';
 import type { DocsFiles } from '../docs/docs-files.js';
@@ -31,8 +30,6 @@ export interface Exchange {
   readonly query: string;
   /** True for HEAD: answer as for GET, without a body. */
   readonly head: boolean;
-  /** The request's trace context (its server span), handed on explicitly to what the request does; `undefined` when not traced. */
-  readonly traceContext: Context | undefined;
   /** The route the router matched (`undefined` until then, and for none): metrics and traces read its template instead of matching again. */
   route: Route | undefined;
 }

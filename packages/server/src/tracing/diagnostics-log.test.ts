@@ -3,18 +3,26 @@ import { DiagnosticsLog } from './diagnostics-log.js';
 
 function recordingLogger() {
   const lines: { message: string; fields: unknown }[] = [];
-  const logger = { debug() {}, info() {}, error() {}, warn: (message: string, fields?: unknown) => lines.push({ message, fields }) };
-  return { logger, lines };
+  const others: string[] = [];
+  const logger = {
+    debug: (message: string) => others.push(`debug ${message}`),
+    info: (message: string) => others.push(`info ${message}`),
+    error() {},
+    warn: (message: string, fields?: unknown) => lines.push({ message, fields }),
+  };
+  return { logger, lines, others };
 }
 
 describe('DiagnosticsLog', () => {
-  it('logs warnings and errors as the service’s warnings, errors by their message', () => {
-    const { logger, lines } = recordingLogger();
+  it('logs warnings and errors as the service’s warnings, errors by their message, and info and debug messages at their levels', () => {
+    const { logger, lines, others } = recordingLogger();
     const log = new DiagnosticsLog(logger);
     log.error('an export of spans failed; they are dropped', new Error('Bad Request'));
     log.warn('spans were dropped because the export queue was full', 12);
-    log.info();
-    log.debug();
+    log.info('started');
+    log.debug('a detail');
+    log.verbose('more detail');
+    expect(others).toEqual(['info tracing: started', 'debug tracing: a detail', 'debug tracing: more detail']);
     expect(lines).toEqual([
       { message: 'tracing: an export of spans failed; they are dropped', fields: { detail: 'Bad Request' } },
       { message: 'tracing: spans were dropped because the export queue was full', fields: { detail: '12' } },

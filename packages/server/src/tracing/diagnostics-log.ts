@@ -4,9 +4,10 @@ import type { Logger } from '@plant-store/core/adapter';
 /**
  * OpenTelemetry's own problems (an export the collector refused, spans
  * dropped from a full queue, a bad `OTEL_*` value), reported through the
- * API's `diag` channel by the SDK's parts and the service's tracer, as
- * warnings of the service's log, so an operator learns why traces are
- * missing. Without it `diag` goes nowhere.
+ * API's `diag` channel by the SDK's parts, as warnings of the service's log
+ * (errors included), so an operator learns why traces are missing; its
+ * info and debug messages, when `OTEL_LOG_LEVEL` asks for them, at those
+ * levels. Without it `diag` goes nowhere.
  *
  * The same message is logged at most once per `intervalMs`, with how many
  * times it came since it was last logged: with a collector down, an
@@ -26,20 +27,26 @@ export class DiagnosticsLog implements DiagLogger {
   }
 
   error(message: string, ...details: unknown[]): void {
-    this.#log(message, details);
+    this.#log('warn', message, details);
   }
 
   warn(message: string, ...details: unknown[]): void {
-    this.#log(message, details);
+    this.#log('warn', message, details);
   }
 
-  info(): void {}
+  info(message: string, ...details: unknown[]): void {
+    this.#log('info', message, details);
+  }
 
-  debug(): void {}
+  debug(message: string, ...details: unknown[]): void {
+    this.#log('debug', message, details);
+  }
 
-  verbose(): void {}
+  verbose(message: string, ...details: unknown[]): void {
+    this.#log('debug', message, details);
+  }
 
-  #log(message: string, details: unknown[]): void {
+  #log(level: 'warn' | 'info' | 'debug', message: string, details: unknown[]): void {
     const now = this.#now();
     const last = this.#lastLogged.get(message);
     if (last !== undefined && now - last.at < this.#intervalMs) {
@@ -52,7 +59,7 @@ export class DiagnosticsLog implements DiagLogger {
     const fields: Record<string, unknown> = {};
     if (details.length > 0) fields['detail'] = details.map(describe).join('; ');
     if (last !== undefined && last.since > 0) fields['repeated'] = last.since;
-    this.#logger.warn(`tracing: ${message}`, fields);
+    this.#logger[level](`tracing: ${message}`, fields);
   }
 }
 

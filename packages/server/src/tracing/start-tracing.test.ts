@@ -1,20 +1,16 @@
-import { executionAsyncId } from 'node:async_hooks';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '@plant-store/core/adapter';
 import { startOtlpSink } from '../../../../test/support/otlp-sink.js';
 import { startTracing } from './start-tracing.js';
-import { CHAINED_ROOT, SynchronousContextManager } from './synchronous-context-manager.js';
 
-/**
- * The async id a promise reaction runs under: 0 while Node tracks no
- * promises, non-zero once anything turned on the promise hooks
- * (`AsyncLocalStorage` does on its first use, for every promise in the process, for good).
- */
-function promiseReactionAsyncId(): Promise<number> {
-  return new Promise((resolve) => setImmediate(() => void Promise.resolve().then(() => resolve(executionAsyncId()))));
+/** A logger keeping its warnings. */
+function warningsLogger() {
+  const warnings: string[] = [];
+  return { warnings, logger: { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) } };
 }
 
 afterEach(() => {
@@ -22,24 +18,20 @@ afterEach(() => {
 });
 
 describe('startTracing', () => {
-  it('registers a context manager that does not follow promises, so that no promise hook is turned on', async () => {
-    // This process tracks no promises yet, so what follows can tell.
-    expect(await promiseReactionAsyncId()).toBe(0);
+  it('registers the AsyncLocalStorage context manager: the active span follows await', async () => {
     // Sampling nothing: spans still get valid ids, and there is nothing to export.
     vi.stubEnv('OTEL_TRACES_SAMPLER', 'always_off');
-    const tracing = await startTracing('0.0.0-test', 'http/protobuf', process.env, silentLogger);
+    const tracing = await startTracing('0.0.0-test', silentLogger);
     try {
-      expect((context as unknown as { _getContextManager(): unknown })._getContextManager()).toBeInstanceOf(SynchronousContextManager);
+      expect((context as unknown as { _getContextManager(): unknown })._getContextManager()).toBeInstanceOf(AsyncLocalStorageContextManager);
       const span = trace.getTracer('test').startSpan('request');
       expect(span.spanContext().traceId).not.toBe('0'.repeat(32));
       const resumed = await context.with(trace.setSpan(ROOT_CONTEXT, span), async () => {
-        expect(trace.getActiveSpan()).toBe(span);
-        await Promise.resolve();
-        return context.active();
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return trace.getActiveSpan();
       });
       span.end();
-      expect(resumed).toBe(CHAINED_ROOT);
-      expect(await promiseReactionAsyncId()).toBe(0);
+      expect(resumed).toBe(span);
     } finally {
       expect(await tracing.shutdown(500)).toBe(true);
     }
@@ -48,24 +40,27 @@ describe('startTracing', () => {
 });
 
 describe('startTracing: batches', () => {
-  it.each(['http/protobuf', 'http/json'] as const)('exports up to 4,096 spans a request by default, and what OTEL_BSP_* say when set (%s)', async (protocol) => {
+  it.each(['http/protobuf', 'http/json'])('exports batches of 512 spans by default, and what OTEL_BSP_* say when set (%s)', async (protocol) => {
     const sink = await startOtlpSink();
     try {
-      // The SDK's transport reads its variables from the process environment.
       vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', sink.url);
-      for (const [env, expected] of [
-        [{}, [4096, 4]],
-        [{ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1000' }, [1000, 1000, 1000, 1000, 100]],
+      vi.stubEnv('OTEL_EXPORTER_OTLP_PROTOCOL', protocol);
+      // A schedule far off: a batch leaves because it is full, or at shutdown.
+      vi.stubEnv('OTEL_BSP_SCHEDULE_DELAY', '60000');
+      for (const [batchSize, expected] of [
+        [undefined, [512, 88]],
+        ['250', [250, 250, 100]],
       ] as const) {
+        if (batchSize !== undefined) vi.stubEnv('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', batchSize);
         sink.batchSizes.length = 0;
-        // A schedule far off: a batch leaves because it is full, or at shutdown.
-        const tracing = await startTracing('0.0.0-test', protocol, { ...env, OTEL_BSP_SCHEDULE_DELAY: '60000' }, silentLogger);
+        const tracing = await startTracing('0.0.0-test', silentLogger);
         const tracer = trace.getTracer('test');
-        for (let index = 0; index < 4100; index++) tracer.startSpan('request', {}, ROOT_CONTEXT).end();
+        for (let index = 0; index < 600; index++) tracer.startSpan('request', {}, ROOT_CONTEXT).end();
         expect(await tracing.shutdown(10_000)).toBe(true);
         // Largest first: the last batch, sent at shutdown, may overtake a full one on another connection.
         expect([...sink.batchSizes].sort((a, b) => b - a)).toEqual(expected);
       }
+      expect([...sink.encodings]).toEqual([protocol === 'http/json' ? 'json' : 'protobuf']);
     } finally {
       await sink.close();
     }
@@ -73,16 +68,16 @@ describe('startTracing: batches', () => {
 });
 
 describe('startTracing: propagators', () => {
-  // Sampling nothing: no span is exported, so no collector is needed.
-  const env = { OTEL_TRACES_SAMPLER: 'always_off' };
-
   it('registers the ones OTEL_PROPAGATORS names (W3C trace context and baggage by default), none for none', async () => {
+    // Sampling nothing: no span is exported, so no collector is needed.
+    vi.stubEnv('OTEL_TRACES_SAMPLER', 'always_off');
     for (const [propagators, fields] of [
       [undefined, ['traceparent', 'tracestate', 'baggage']],
       ['tracecontext', ['traceparent', 'tracestate']],
       ['none', []],
     ] as const) {
-      const tracing = await startTracing('0.0.0-test', 'http/protobuf', propagators === undefined ? env : { ...env, OTEL_PROPAGATORS: propagators }, silentLogger);
+      if (propagators !== undefined) vi.stubEnv('OTEL_PROPAGATORS', propagators);
+      const tracing = await startTracing('0.0.0-test', silentLogger);
       try {
         expect(propagation.fields()).toEqual(fields);
         const span = trace.getTracer('test').startSpan('request', {}, ROOT_CONTEXT);
@@ -104,11 +99,9 @@ describe('startTracing: problems', () => {
     });
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
     try {
-      const warnings: string[] = [];
-      const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) };
-      // The SDK's transport reads its variables from the process environment.
+      const { warnings, logger } = warningsLogger();
       vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', `http://127.0.0.1:${(collector.address() as AddressInfo).port}`);
-      const tracing = await startTracing('0.0.0-test', 'http/protobuf', process.env, logger);
+      const tracing = await startTracing('0.0.0-test', logger);
       trace.getTracer('test').startSpan('request', {}, ROOT_CONTEXT).end();
       expect(await tracing.shutdown(5_000)).toBe(true);
       expect(warnings).toContain('tracing: an export of spans failed; they are dropped');
@@ -117,20 +110,24 @@ describe('startTracing: problems', () => {
     }
   });
 
-  it('logs a variable that does not parse as a warning, from the start', async () => {
-    const warnings: string[] = [];
-    const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) };
+  it('logs a variable that does not parse, and a resource detector it does not know, as warnings, from the start', async () => {
+    const { warnings, logger } = warningsLogger();
     vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', 'http://127.0.0.1:9');
-    const tracing = await startTracing('0.0.0-test', 'http/protobuf', { OTEL_BSP_MAX_QUEUE_SIZE: 'lots' }, logger);
+    vi.stubEnv('OTEL_BSP_MAX_QUEUE_SIZE', 'lots');
+    vi.stubEnv('OTEL_NODE_RESOURCE_DETECTORS', 'env,cloud');
+    const tracing = await startTracing('0.0.0-test', logger);
     expect(await tracing.shutdown(500)).toBe(true);
-    expect(warnings).toContain('tracing: OTEL_BSP_MAX_QUEUE_SIZE=lots is not a positive integer; using 16384.');
+    expect(warnings).toContain("tracing: Unknown value 'lots' for OTEL_BSP_MAX_QUEUE_SIZE, expected a number, using defaults");
+    expect(warnings).toContain('tracing: Invalid resource detector "cloud" specified in the environment variable OTEL_NODE_RESOURCE_DETECTORS');
   });
 
-  it('warns at start of what the environment asks for that the service does not do', async () => {
-    const warnings: string[] = [];
-    const logger = { debug() {}, info() {}, error() {}, warn: (message: string) => warnings.push(message) };
-    const tracing = await startTracing('0.0.0-test', 'http/protobuf', { OTEL_TRACES_SAMPLER: 'always_off', OTEL_PROPAGATORS: 'b3,tracecontext' }, logger);
+  it('follows OTEL_LOG_LEVEL: at error, warnings of the SDK are not logged', async () => {
+    const { warnings, logger } = warningsLogger();
+    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', 'http://127.0.0.1:9');
+    vi.stubEnv('OTEL_BSP_MAX_QUEUE_SIZE', 'lots');
+    vi.stubEnv('OTEL_LOG_LEVEL', 'error');
+    const tracing = await startTracing('0.0.0-test', logger);
     expect(await tracing.shutdown(500)).toBe(true);
-    expect(warnings).toContain('tracing: OTEL_PROPAGATORS: only tracecontext and baggage are supported; ignoring b3');
+    expect(warnings).toEqual([]);
   });
 });

@@ -1,9 +1,7 @@
-import { context, diag, DiagLogLevel, propagation, trace, type TracerProvider } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
 import type { Logger } from '@plant-store/core/adapter';
 import { DiagnosticsLog } from './diagnostics-log.js';
-import type { Resource } from './otlp-trace-protobuf.js';
-import { SynchronousContextManager } from './synchronous-context-manager.js';
-import { tracePropagators, tracingCaveats, type TracesProtocol } from './tracing-settings.js';
+import { tracePropagators, tracesProtocol } from './tracing-settings.js';
 
 /** The tracing of a running service. */
 export interface Tracing {
@@ -11,45 +9,39 @@ export interface Tracing {
   shutdown(timeoutMs: number): Promise<boolean>;
 }
 
-/** A started tracer provider: what `startTracing` registers and shuts down. */
-type StartedProvider = TracerProvider & { shutdown(): Promise<void> };
-
 /**
- * Starts tracing and registers it globally (tracer provider, a synchronous
- * context manager, the propagators `OTEL_PROPAGATORS` names, by default W3C
- * trace context and baggage): spans are batched and sent over OTLP/HTTP,
- * in `protocol`'s encoding, to the endpoint the standard `OTEL_*` variables
- * name (endpoint, headers, timeout, compression, sampler, batch settings,
- * span limits, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`).
+ * Starts the OpenTelemetry SDK and registers it globally: a
+ * `BasicTracerProvider` whose `BatchSpanProcessor` sends spans over
+ * OTLP/HTTP (protobuf, or JSON when the protocol variables ask for it), the
+ * `AsyncLocalStorage` context manager, and the propagators
+ * `OTEL_PROPAGATORS` names. Every setting comes from the standard `OTEL_*`
+ * variables of the process environment, read by the SDK's parts
+ * themselves (sampler, batching, span limits, exporter endpoint, headers,
+ * timeout, compression), plus `OTEL_LOG_LEVEL` and
+ * `OTEL_NODE_RESOURCE_DETECTORS` read here as the Node SDK reads them.
  *
- * With `http/protobuf` (the default) the tracer is the service's own
- * (`LightTracerProvider`), which encodes each span as it ends, with its
- * settings from `env`; with `http/json`, the SDK's tracer and JSON exporter.
- * Both take the SDK's resource and OTLP/HTTP transport, which read the
- * process environment themselves. Loaded only when asked (see
- * `tracingRequested`): these modules add to start-up what a service
- * without tracing should not pay.
- *
- * OpenTelemetry's own problems (a variable that does not parse, a failed
- * export, dropped spans) are warnings of `problems` from the start (see
- * DiagnosticsLog), as is what `env` asks for that this service does not do
- * (see `tracingCaveats`).
+ * Loaded only when asked (see `tracingRequested`): a service without
+ * tracing does not load the SDK. Its own problems (a variable that does not
+ * parse, a failed export, dropped spans) are log entries of `problems`
+ * (see DiagnosticsLog).
  */
-export async function startTracing(serviceVersion: string, protocol: TracesProtocol, env: NodeJS.ProcessEnv, problems: Logger): Promise<Tracing> {
-  diag.setLogger(new DiagnosticsLog(problems), { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
-  for (const caveat of tracingCaveats(env)) problems.warn(`tracing: ${caveat}`);
+export async function startTracing(serviceVersion: string, problems: Logger): Promise<Tracing> {
   const sdk = await import('./tracing-sdk.js');
-  // The SDK's defaults, then this service's name and version, then what the environment says (it wins).
+  const logLevel = sdk.diagLogLevelFromString(process.env['OTEL_LOG_LEVEL']) ?? DiagLogLevel.INFO;
+  diag.setLogger(new DiagnosticsLog(problems), { logLevel, suppressOverrideMessage: true });
+  // The SDK hands a failed export to the global error handler, whose default logs the error as JSON.
+  sdk.setGlobalErrorHandler((error) => diag.error('an export of spans failed; they are dropped', error));
+  // The SDK's defaults, then this service's name and version, then what the detectors find (the environment's wins).
   const resource = sdk
     .defaultResource()
     .merge(sdk.resourceFromAttributes({ 'service.name': 'plant-store', 'service.version': serviceVersion }))
-    .merge(sdk.detectResources({ detectors: [sdk.envDetector] }));
-  const provider = protocol === 'http/json' ? await sdkProvider(resource, env) : await lightProvider(resource, env);
+    .merge(sdk.detectResources({ detectors: resourceDetectors(sdk) }));
+  const exporter = tracesProtocol(process.env) === 'http/json' ? new sdk.OTLPJsonTraceExporter() : new sdk.OTLPProtobufTraceExporter();
+  const provider = new sdk.BasicTracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor(exporter)] });
   trace.setGlobalTracerProvider(provider);
-  // Not the SDK's default AsyncLocalStorage manager: the service hands its trace context on explicitly (see SynchronousContextManager).
-  context.setGlobalContextManager(new SynchronousContextManager());
+  context.setGlobalContextManager(new sdk.AsyncLocalStorageContextManager().enable());
   // OTEL_PROPAGATORS' choice; with none, the API's own (which reads and writes nothing) stays.
-  const propagators = tracePropagators(env).map((name) => (name === 'tracecontext' ? new sdk.W3CTraceContextPropagator() : new sdk.W3CBaggagePropagator()));
+  const propagators = tracePropagators(process.env).map((name) => (name === 'tracecontext' ? new sdk.W3CTraceContextPropagator() : new sdk.W3CBaggagePropagator()));
   if (propagators.length > 0) propagation.setGlobalPropagator(new sdk.CompositePropagator({ propagators }));
   let stopping: Promise<boolean> | undefined;
   return {
@@ -60,39 +52,40 @@ export async function startTracing(serviceVersion: string, protocol: TracesProto
   };
 }
 
-async function lightProvider(resource: Resource, env: NodeJS.ProcessEnv): Promise<StartedProvider> {
-  const [{ LightTracerProvider }, { tracerSettings }, { otlpProtobufExport }] = await Promise.all([
-    import('./tracer/light-tracer-provider.js'),
-    import('./tracer/tracer-settings.js'),
-    import('./otlp-protobuf-exporter.js'),
-  ]);
-  return new LightTracerProvider(resource, tracerSettings(env), otlpProtobufExport());
-}
+type Sdk = typeof import('./tracing-sdk.js');
 
-async function sdkProvider(resource: Resource, env: NodeJS.ProcessEnv): Promise<StartedProvider> {
-  const [{ BasicTracerProvider, BatchSpanProcessor, OTLPTraceExporter }, { batchSettings }] = await Promise.all([
-    import('./sdk-json-tracing.js'),
-    import('./tracer/tracer-settings.js'),
+/** The detectors `OTEL_NODE_RESOURCE_DETECTORS` names (by default `all`), as the Node SDK reads it. */
+function resourceDetectors(sdk: Sdk) {
+  const known = new Map([
+    ['host', sdk.hostDetector],
+    ['os', sdk.osDetector],
+    ['serviceinstance', sdk.serviceInstanceIdDetector],
+    ['process', sdk.processDetector],
+    ['env', sdk.envDetector],
   ]);
-  // The same batching as the service's own tracer (its batch sizes, not the SDK's; the variables still win).
-  const batch = batchSettings(env);
-  const processor = new BatchSpanProcessor(new OTLPTraceExporter(), {
-    maxExportBatchSize: batch.maxExportBatchSize,
-    maxQueueSize: batch.maxQueueSize,
-    scheduledDelayMillis: batch.scheduledDelayMs,
-    exportTimeoutMillis: batch.exportTimeoutMs,
+  const named = sdk.getStringListFromEnv('OTEL_NODE_RESOURCE_DETECTORS') ?? ['all'];
+  if (named.includes('all')) return [...known.values()];
+  if (named.includes('none')) return [];
+  return named.flatMap((name) => {
+    const detector = known.get(name);
+    if (detector === undefined) diag.warn(`Invalid resource detector "${name}" specified in the environment variable OTEL_NODE_RESOURCE_DETECTORS`);
+    return detector ?? [];
   });
-  return new BasicTracerProvider({ resource, spanProcessors: [processor] });
 }
 
 /** Shuts `provider` down (exporting what it buffers), giving up after `timeoutMs`; unregisters the API's globals either way. */
-async function shutdownWithin(provider: StartedProvider, timeoutMs: number): Promise<boolean> {
+async function shutdownWithin(provider: { shutdown(): Promise<void> }, timeoutMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<false>((resolveTimeout) => {
     timer = setTimeout(() => resolveTimeout(false), timeoutMs);
   });
   try {
-    return await Promise.race([provider.shutdown().then(() => true), timedOut]);
+    const exported = provider.shutdown().then(
+      () => true,
+      // The last batch failed (the SDK rejects the shutdown with its error): reported as any failed export.
+      (error: unknown) => (diag.error('an export of spans failed; they are dropped', error), true),
+    );
+    return await Promise.race([exported, timedOut]);
   } finally {
     clearTimeout(timer);
     trace.disable();

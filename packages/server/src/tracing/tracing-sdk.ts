@@ -1,6 +1,25 @@
-// The parts of the OpenTelemetry SDK that tracing takes whatever the tracer (the resource, the W3C propagators),
-// in one module that `startTracing` imports only when tracing is on. These packages are CommonJS: imported by
-// name here (statically), Node and the CLI bundle both find their exports, where a dynamic import of one of them
-// gives the bundle only its default export.
-export { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-export { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+// The OpenTelemetry SDK, in one module that `startTracing` imports only when tracing is on. These packages are
+// CommonJS: imported by name here (statically), Node and the CLI bundle both find their exports, where a dynamic
+// import of one of them gives the bundle only its default export.
+export { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+export {
+  CompositePropagator,
+  diagLogLevelFromString,
+  getStringListFromEnv,
+  setGlobalErrorHandler,
+  W3CBaggagePropagator,
+  W3CTraceContextPropagator,
+} from '@opentelemetry/core';
+export { OTLPTraceExporter as OTLPJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+export { OTLPTraceExporter as OTLPProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+export {
+  defaultResource,
+  detectResources,
+  envDetector,
+  hostDetector,
+  osDetector,
+  processDetector,
+  resourceFromAttributes,
+  serviceInstanceIdDetector,
+} from '@opentelemetry/resources';
+export { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';

@@ -19,9 +19,8 @@ export type TracesProtocol = 'http/protobuf' | 'http/json';
 /**
  * The encoding of exported spans: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`,
  * else `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (the
- * specification's default, and the cheaper one to write: about a third of
- * the bytes of JSON and less CPU to encode). A protocol this service does
- * not speak (`grpc`) falls back to the default (see `tracingCaveats`).
+ * specification's default). A protocol this service does not speak
+ * (`grpc`) falls back to the default (see `tracingCaveats`).
  */
 export function tracesProtocol(env: NodeJS.ProcessEnv): TracesProtocol {
   const asked = askedProtocol(env);
@@ -51,7 +50,7 @@ export function tracePropagators(env: NodeJS.ProcessEnv): PropagatorName[] {
 
 /**
  * What the operator asked for that this service does not do, one sentence
- * each (logged as warnings when tracing starts): exporters other than
+ * each (logged as warnings when the service starts, tracing on or off): exporters other than
  * `otlp`, OTLP protocols other than `http/protobuf` and `http/json`, and
  * propagators other than `tracecontext` and `baggage`.
  */

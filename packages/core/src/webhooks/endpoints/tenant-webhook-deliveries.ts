@@ -4,7 +4,6 @@ import { NotFoundError, ValidationError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Delivery, RequeueSelector, WebhookOutbox } from '../../ports/webhook-outbox.js';
 import { requireScope } from '../../service/plant-service.js';
-import { inTraceOf } from '../../tracing/in-trace-of.js';
 import { requeueNow } from '../requeue-now.js';
 import { ListDeliveriesOptionsSchema } from './endpoint-schemas.js';
 import { isTenantEndpointId, type DeliveryPage } from './webhook-endpoint.js';
@@ -25,7 +24,7 @@ const DEFAULT_PAGE = 100;
  */
 export class TenantWebhookDeliveries {
   readonly #options: TenantWebhookDeliveriesOptions;
-  readonly #requeue: (selector: RequeueSelector, outbox?: WebhookOutbox) => Promise<number>;
+  readonly #requeue: (selector: RequeueSelector) => Promise<number>;
 
   constructor(options: TenantWebhookDeliveriesOptions) {
     this.#options = options;
@@ -36,7 +35,7 @@ export class TenantWebhookDeliveries {
   async list(principal: Principal, query: unknown = {}): Promise<DeliveryPage> {
     requireScope(principal, 'webhooks:read');
     const { endpoint, status, eventType, since, until, limit = DEFAULT_PAGE, after } = validate(ListDeliveriesOptionsSchema, query);
-    const rows = await inTraceOf(principal, this.#options.outbox).list({ tenant: principal.tenant, endpointId: endpoint, status, eventType, since, until, after, limit: limit + 1 });
+    const rows = await this.#options.outbox.list({ tenant: principal.tenant, endpointId: endpoint, status, eventType, since, until, after, limit: limit + 1 });
     if (!rows) throw ValidationError.of('after', 'after must be the id of a delivery from a previous page');
     if (rows.length <= limit) return { deliveries: rows };
     rows.length = limit;
@@ -53,11 +52,11 @@ export class TenantWebhookDeliveries {
   async resend(principal: Principal, id: string): Promise<void> {
     requireScope(principal, 'webhooks:write');
     await this.#owned(principal, id);
-    await this.#requeue({ id, from: 'any' }, inTraceOf(principal, this.#options.outbox));
+    await this.#requeue({ id, from: 'any' });
   }
 
   async #owned(principal: Principal, id: string): Promise<Delivery> {
-    const delivery = typeof id === 'string' && id.startsWith('msg_') ? await inTraceOf(principal, this.#options.outbox).get(id) : undefined;
+    const delivery = typeof id === 'string' && id.startsWith('msg_') ? await this.#options.outbox.get(id) : undefined;
     if (!delivery || delivery.tenant !== principal.tenant || !isTenantEndpointId(delivery.endpointId)) {
       throw new NotFoundError(`delivery ${String(id).slice(0, 100)} not found`);
     }

@@ -7,7 +7,6 @@ import type { Delivery, RequeueSelector, WebhookOutbox } from '../../ports/webho
 import { newMessageId } from '../message-id.js';
 import { requeueNow } from '../requeue-now.js';
 import { requireScope } from '../../service/plant-service.js';
-import { inTraceOf } from '../../tracing/in-trace-of.js';
 import {
   endpointPatchSchema,
   ListEndpointsOptionsSchema,
@@ -76,7 +75,7 @@ export interface EndpointStats {
  */
 export class TenantWebhookEndpoints {
   readonly #options: TenantWebhookEndpointsOptions;
-  readonly #requeue: (selector: RequeueSelector, outbox?: WebhookOutbox) => Promise<number>;
+  readonly #requeue: (selector: RequeueSelector) => Promise<number>;
   readonly #newSchema: ReturnType<typeof newEndpointSchema>;
   readonly #patchSchema: ReturnType<typeof endpointPatchSchema>;
 
@@ -97,7 +96,7 @@ export class TenantWebhookEndpoints {
     const { eventTypes, secret, ...fields } = validate(this.#newSchema, input);
     const chosen = secret ?? newEndpointSecret();
     const max = this.#options.maxEndpointsPerTenant;
-    const endpoint = await inTraceOf(principal, this.#options.endpoints).create(
+    const endpoint = await this.#options.endpoints.create(
       {
         ...fields,
         id: newEndpointId(),
@@ -117,13 +116,13 @@ export class TenantWebhookEndpoints {
   async list(principal: Principal, options: unknown = {}): Promise<EndpointPage> {
     requireScope(principal, 'webhooks:read');
     const { limit = DEFAULT_PAGE, after } = validate(ListEndpointsOptionsSchema, options);
-    return endpointPage(await inTraceOf(principal, this.#options.endpoints).list(principal.tenant, { after, limit: limit + 1 }), limit);
+    return endpointPage(await this.#options.endpoints.list(principal.tenant, { after, limit: limit + 1 }), limit);
   }
 
   /** The caller's endpoint; `NotFoundError` otherwise. */
   async get(principal: Principal, id: string): Promise<WebhookEndpoint> {
     requireScope(principal, 'webhooks:read');
-    return found(id, await inTraceOf(principal, this.#options.endpoints).get(principal.tenant, endpointId(id)));
+    return found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
   }
 
   /** Applies the patch (`status: 'disabled'` ends its pending deliveries as failed); an empty patch returns the endpoint. */
@@ -132,26 +131,26 @@ export class TenantWebhookEndpoints {
     const { status, ...fields } = validate(this.#patchSchema, patch);
     // Nothing to change: the endpoint as it is (its updatedAt stays).
     if (status === undefined && Object.keys(fields).length === 0) {
-      return found(id, await inTraceOf(principal, this.#options.endpoints).get(principal.tenant, endpointId(id)));
+      return found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
     }
     const changes: WebhookEndpointChanges = {
       ...fields,
       ...(status !== undefined ? { status, disabledReason: status === 'disabled' ? DISABLED_BY_TENANT : null } : {}),
       updatedAt: this.#options.clock.now(),
     };
-    return found(id, await inTraceOf(principal, this.#options.endpoints).update(principal.tenant, endpointId(id), changes));
+    return found(id, await this.#options.endpoints.update(principal.tenant, endpointId(id), changes));
   }
 
   /** Deletes the endpoint; its pending deliveries end as failed (`endpoint deleted`). */
   async delete(principal: Principal, id: string): Promise<void> {
     requireScope(principal, 'webhooks:write');
-    if (!(await inTraceOf(principal, this.#options.endpoints).delete(principal.tenant, endpointId(id), this.#options.clock.now()))) notFound(id);
+    if (!(await this.#options.endpoints.delete(principal.tenant, endpointId(id), this.#options.clock.now()))) notFound(id);
   }
 
   /** The endpoint's current signing secret. */
   async getSecret(principal: Principal, id: string): Promise<string> {
     requireScope(principal, 'webhooks:write');
-    return found(id, await inTraceOf(principal, this.#options.endpoints).secrets(principal.tenant, endpointId(id))).current;
+    return found(id, await this.#options.endpoints.secrets(principal.tenant, endpointId(id))).current;
   }
 
   /** Makes a new current secret (`{secret?}`, generated when absent) and returns it; the old one still signs for the overlap. */
@@ -159,7 +158,7 @@ export class TenantWebhookEndpoints {
     requireScope(principal, 'webhooks:write');
     const secret = validate(RotateSecretSchema, input).secret ?? newEndpointSecret();
     const now = this.#options.clock.now();
-    const rotated = await inTraceOf(principal, this.#options.endpoints).rotateSecret(principal.tenant, endpointId(id), secret, now + this.#options.secretOverlapMs, now);
+    const rotated = await this.#options.endpoints.rotateSecret(principal.tenant, endpointId(id), secret, now + this.#options.secretOverlapMs, now);
     if (!rotated) notFound(id);
     return secret;
   }
@@ -168,16 +167,16 @@ export class TenantWebhookEndpoints {
   async recover(principal: Principal, id: string, input: unknown): Promise<{ requeued: number }> {
     requireScope(principal, 'webhooks:write');
     const { since } = validate(RecoverSchema, input);
-    found(id, await inTraceOf(principal, this.#options.endpoints).get(principal.tenant, endpointId(id)));
-    return { requeued: await this.#requeue({ endpointId: id, since }, inTraceOf(principal, this.#options.outbox)) };
+    found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+    return { requeued: await this.#requeue({ endpointId: id, since }) };
   }
 
   /** How the endpoint's attempts went over the last hour, day and week (2xx succeeded, anything else failed), and its last attempt in that week. */
   async stats(principal: Principal, id: string): Promise<EndpointStats> {
     requireScope(principal, 'webhooks:read');
-    const endpoint = found(id, await inTraceOf(principal, this.#options.endpoints).get(principal.tenant, endpointId(id)));
+    const endpoint = found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
     const now = this.#options.clock.now();
-    const { windows, lastAttempt } = await inTraceOf(principal, this.#options.outbox).endpointAttemptStats(
+    const { windows, lastAttempt } = await this.#options.outbox.endpointAttemptStats(
       endpoint.id,
       STATS_WINDOWS.map(([, ms]) => now - ms),
     );
@@ -199,7 +198,7 @@ export class TenantWebhookEndpoints {
   async sendTest(principal: Principal, id: string, input: unknown): Promise<Delivery> {
     requireScope(principal, 'webhooks:write');
     const { eventType } = validate(SendTestSchema, input);
-    const endpoint = found(id, await inTraceOf(principal, this.#options.endpoints).get(principal.tenant, endpointId(id)));
+    const endpoint = found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
     if (endpoint.status === 'disabled') throw new ConflictError(`endpoint ${endpoint.id} is disabled: enable it to send a test event`);
     const delivery = {
       id: newMessageId(),
@@ -210,10 +209,10 @@ export class TenantWebhookEndpoints {
       createdAt: this.#options.clock.now(),
       test: true,
     } as const;
-    await inTraceOf(principal, this.#options.outbox).enqueue(delivery);
+    await this.#options.outbox.enqueue(delivery);
     this.#options.onRequeue?.();
     // Read back, unless it is already gone (deleted with its endpoint meanwhile): then as queued.
-    return (await inTraceOf(principal, this.#options.outbox).get(delivery.id)) ?? { ...delivery, status: 'pending', attemptCount: 0, nextAttemptAt: delivery.createdAt, attempts: [] };
+    return (await this.#options.outbox.get(delivery.id)) ?? { ...delivery, status: 'pending', attemptCount: 0, nextAttemptAt: delivery.createdAt, attempts: [] };
   }
 
   /** The event types an endpoint can subscribe to, with a description and an example body each. */

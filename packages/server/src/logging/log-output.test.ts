@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { failingSink } from './failing-sink.js';
+import { logOutput } from './log-output.js';
 
 /** A stream whose writes fail with EPIPE from the `failAt`-th on, as a pipe whose reader is gone. */
 function pipeClosingAt(failAt: number) {
@@ -20,11 +20,11 @@ function pipeClosingAt(failAt: number) {
   return { stream, written, writes: () => writes };
 }
 
-describe('failingSink', () => {
+describe('logOutput', () => {
   it('writes until the stream fails, then drops what is written, warning once, and nothing throws', async () => {
     const pipe = pipeClosingAt(3);
     const warnings: string[] = [];
-    const sink = failingSink(pipe.stream, (message) => warnings.push(message));
+    const sink = logOutput(pipe.stream, { write: (message: string) => warnings.push(message) });
     sink.write('one\n');
     sink.write('two\n');
     sink.write('three\n');
@@ -37,8 +37,13 @@ describe('failingSink', () => {
     expect(warnings).toEqual(['warning: the log output failed (EPIPE); log lines are dropped from now on\n']);
   });
 
-  it('hands back a sink that is not a stream as it is', () => {
-    const sink = { write: () => true };
-    expect(failingSink(sink, () => {})).toBe(sink);
+  it('writes to a sink that is not a stream as it is, at once, and nothing after its end', async () => {
+    const written: string[] = [];
+    const output = logOutput({ write: (chunk: string) => written.push(chunk) }, { write: () => true });
+    output.write('one\n');
+    expect(written).toEqual(['one\n']);
+    await output.end();
+    output.write('two\n');
+    expect(written).toEqual(['one\n']);
   });
 });
