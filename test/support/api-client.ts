@@ -60,8 +60,9 @@ export function routeTemplate(path: string): string | undefined {
 
 /**
  * Every observation so far whose status the OpenAPI document does not list
- * for that operation. 405 is exempt (it is the answer for an operation that
- * does not exist, documented in the info description); HEAD is checked as GET.
+ * for that operation, neither alone nor by its range (`4XX`). 405 is exempt
+ * (it is the answer for an operation that does not exist, documented in the
+ * info description); HEAD is checked as GET.
  */
 export function undocumentedObservations(): Observation[] {
   const document = openapiDocument('test');
@@ -70,7 +71,7 @@ export function undocumentedObservations(): Observation[] {
     const operation = document.paths[route]?.[method === 'HEAD' ? 'get' : method.toLowerCase()] as
       | { responses: Record<string, unknown> }
       | undefined;
-    return operation?.responses[String(status)] === undefined;
+    return operation?.responses[String(status)] === undefined && operation?.responses[`${String(status)[0]}XX`] === undefined;
   });
 }
 
