@@ -100,8 +100,6 @@ const scenarios: Scenario[] = [
   { method: 'GET', path: '/readyz', status: 200 },
   { method: 'GET', path: '/readyz', fault: 'storage', status: 503 },
   ...webhookScenarios,
-  // An absent optional body, labelled JSON as generated clients do.
-  { method: 'POST', path: '/webhooks/endpoints/ep_none/rotate-secret', request: { ...owner, body: '' }, status: 404 },
   ...refusedScenarios(openapiDocument('test').paths),
 ];
 
