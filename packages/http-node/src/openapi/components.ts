@@ -92,7 +92,7 @@ const responses = () => ({
   NotFound: errorResponse('The caller\'s tenant has no plant with this id.'),
   RequestRefused: errorResponse(
     'Refused before any operation ran, the connection closed: a malformed HTTP request (400), headers or request not received within the timeouts (408), oversized request headers (431).',
-    { connection: { description: 'Always `close`.', schema: { type: 'string', const: 'close' } } },
+    { connection: { description: 'Always `close`.', required: true, schema: { type: 'string', const: 'close' } } },
   ),
   InternalError: errorResponse('An unexpected server failure (logged with the request id; no details are returned).'),
   StorageUnavailable: errorResponse(
