@@ -1,17 +1,25 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError } from '@plant-store/core';
 import type { PlantRepository, Storage } from '@plant-store/core/adapter';
 import { openapiDocument } from '@plant-store/http-node';
+import { ROUTES } from '../../packages/http-node/src/routes/route-table.js';
 import { api, observationCount, routeTemplate, undocumentedObservations } from '../support/api-client.js';
+import { openapiResponseChecker } from '../support/openapi-response-check.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { TOKENS } from '../support/test-tokens.js';
 import { webhookScenarios, type Scenario } from '../support/openapi-webhook-scenarios.js';
 
 // The OpenAPI document must describe the service as it behaves: this suite
-// provokes every status of every operation, checks each against the
-// document, and checks that the document lists no status the service never
-// gives.
+// provokes every status of every operation, checks each response (status,
+// headers, body) against the served document as a strict validator does, and
+// checks that the document lists no status the service never gives.
 
 type Fault = 'none' | 'storage' | 'bug';
 
@@ -92,14 +100,30 @@ const scenarios: Scenario[] = [
   { method: 'GET', path: '/readyz', status: 200 },
   { method: 'GET', path: '/readyz', fault: 'storage', status: 503 },
   ...webhookScenarios,
+  ...refusedScenarios(openapiDocument('test').paths),
 ];
+
+/** For every operation, headers larger than node:http accepts: the `4XX` any request may get before its operation runs. */
+function refusedScenarios(paths: Record<string, Record<string, unknown>>): Scenario[] {
+  const oversized = { headers: { 'x-padding': 'x'.repeat(20_000) } };
+  return Object.entries(paths).flatMap(([route, item]) =>
+    Object.keys(item)
+      .filter((key) => key !== 'parameters')
+      .map((method) => ({ method: method.toUpperCase(), path: route.replace('{id}', '1'), request: oversized, status: 431 })),
+  );
+}
+
+/** The document's response key a status is checked against: its own, else its range. */
+const documentedStatus = (responses: Record<string, unknown>, status: number) => (String(status) in responses ? String(status) : `${String(status)[0]}XX`);
 
 describe('the OpenAPI document', () => {
   const document = openapiDocument('1.2.3');
   const fault = { current: 'none' as Fault };
   let server: TestServer;
+  let problems: ReturnType<typeof openapiResponseChecker>;
   beforeAll(async () => {
     server = await startTestServer('memory', { wrapStorage: (storage) => faultyStorage(storage, fault) });
+    problems = openapiResponseChecker((await api(server.url, 'GET', '/openapi.json')).json as Record<string, unknown>);
   });
   afterAll(() => server.close());
 
@@ -137,6 +161,7 @@ describe('the OpenAPI document', () => {
         const path = typeof scenario.path === 'string' ? scenario.path : scenario.path();
         const response = await api(server.url, scenario.method, path, scenario.request);
         expect(response.status, response.text).toBe(scenario.status);
+        expect(problems(scenario.method, routeTemplate(path)!, response)).toEqual([]);
         scenario.after?.(response);
         if (response.status === 500) {
           // A bug never leaks: generic message, detail in the log only.
@@ -149,9 +174,25 @@ describe('the OpenAPI document', () => {
     },
   );
 
+  it.each(ROUTES.filter(({ template }) => template in document.paths).map(({ template, allow }) => [template, allow] as const))(
+    'PUT %s: 405 with Allow, in the error shape',
+    async (template, allow) => {
+      const response = await api(server.url, 'PUT', template.replace('{id}', '1'), owner);
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe(allow);
+      expect(response.headers.get('x-request-id')).toBeTruthy();
+      expect(response.json).toEqual({ error: 405, message: expect.stringContaining('PUT') });
+    },
+  );
+
   it('lists every status the service gave, and gives every status it lists', () => {
+    const operations = document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
     const observed = new Set(
-      scenarios.map((scenario) => `${scenario.method} ${routeTemplate(typeof scenario.path === 'string' ? scenario.path : scenario.path())} ${scenario.status}`),
+      scenarios.map((scenario) => {
+        const route = routeTemplate(typeof scenario.path === 'string' ? scenario.path : scenario.path())!;
+        const responses = operations[route]?.[scenario.method.toLowerCase()]?.responses ?? {};
+        return `${scenario.method} ${route} ${documentedStatus(responses, scenario.status)}`;
+      }),
     );
     expect(observationCount()).toBeGreaterThanOrEqual(observed.size - 2);
     expect(undocumentedObservations()).toEqual([]);
@@ -165,5 +206,45 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(documented.filter((entry) => !observed.has(entry))).toEqual([]);
+  });
+});
+
+describe('the OpenAPI document with every optional part on', () => {
+  let server: TestServer;
+  let served: Record<string, unknown>;
+  let problems: ReturnType<typeof openapiResponseChecker>;
+  beforeAll(async () => {
+    server = await startTestServer('memory', { docs: true, metrics: true });
+    served = (await api(server.url, 'GET', '/openapi.json')).json as Record<string, unknown>;
+    problems = openapiResponseChecker(served);
+  });
+  afterAll(() => server.close());
+
+  it('is clean under the recommended rules of Redocly\'s linter', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'plant-store-lint-'));
+    try {
+      writeFileSync(join(folder, 'openapi.json'), JSON.stringify(served));
+      const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
+      // Telemetry and the update check off: the linter runs offline.
+      const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+      const { stdout } = await promisify(execFile)(process.execPath, [cli, 'lint', '--extends=recommended', '--format=json', 'openapi.json'], { cwd: folder, env });
+      const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+      expect(report.problems.map(({ ruleId, message }) => `${ruleId}: ${message}`)).toEqual([]);
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('answers /docs and /metrics as documented, 304 and 431 included', async () => {
+    const page = await fetch(`${server.url}/docs`);
+    const responses = [{ route: '/docs', response: page }, { route: '/docs', response: await fetch(`${server.url}/docs`, { headers: { 'if-none-match': page.headers.get('etag')! } }) }];
+    responses.push({ route: '/metrics', response: await fetch(`${server.url}/metrics`) });
+    const oversized = { headers: { 'x-padding': 'x'.repeat(20_000) } };
+    for (const route of ['/docs', '/metrics']) responses.push({ route, response: await fetch(server.url + route, oversized) });
+    expect(responses.map(({ response }) => response.status)).toEqual([200, 304, 200, 431, 431]);
+    for (const { route, response } of responses) {
+      expect(problems('GET', route, { status: response.status, headers: response.headers, text: await response.text() })).toEqual([]);
+    }
   });
 });

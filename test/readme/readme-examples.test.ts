@@ -15,7 +15,8 @@ const hasCurl = await run('curl', ['--version']).then(() => true, () => false);
 
 /**
  * Every `## ` section of README.md and docs/ holding a block in a runnable
- * language (below), with that language: each is run by a test in this file,
+ * language (below), with that language: each is run by a test in this file
+ * (the generated clients' recipes by test/client/generated-clients.test.ts),
  * and the last test fails when a page gains such a block that none runs.
  */
 const RUNNABLE = ['ts', 'js', 'json', 'console'];
@@ -29,6 +30,7 @@ const EXAMPLES = [
   { file: 'docs/webhooks.md', heading: 'Subscribing', language: 'json' },
   { file: 'docs/webhooks.md', heading: 'A receiver', language: 'js' },
   { file: 'docs/client.md', heading: 'Example', language: 'ts' },
+  { file: 'docs/client.md', heading: 'Generated clients', language: 'ts' },
   { file: 'docs/client.md', heading: 'Verifying webhooks', language: 'ts' },
   { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long', language: 'ts' },
   { file: 'docs/portal.md', heading: 'Turning it off', language: 'ts' },

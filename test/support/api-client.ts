@@ -58,10 +58,14 @@ export function routeTemplate(path: string): string | undefined {
   return matchRoute(path.split('?', 1)[0]!, {})?.template;
 }
 
+/** What the HTTP parser answers before any operation runs, documented as every operation's `4XX`. */
+const REFUSED = new Set([400, 408, 431]);
+
 /**
  * Every observation so far whose status the OpenAPI document does not list
- * for that operation. 405 is exempt (it is the answer for an operation that
- * does not exist, documented in the info description); HEAD is checked as GET.
+ * for that operation (the refusals above count as its `4XX`). 405 is exempt
+ * (it is the answer for an operation that does not exist, documented in the
+ * info description); HEAD is checked as GET.
  */
 export function undocumentedObservations(): Observation[] {
   const document = openapiDocument('test');
@@ -70,7 +74,7 @@ export function undocumentedObservations(): Observation[] {
     const operation = document.paths[route]?.[method === 'HEAD' ? 'get' : method.toLowerCase()] as
       | { responses: Record<string, unknown> }
       | undefined;
-    return operation?.responses[String(status)] === undefined;
+    return operation?.responses[String(status)] === undefined && !(REFUSED.has(status) && operation?.responses['4XX'] !== undefined);
   });
 }
 

@@ -92,6 +92,8 @@ export const webhookScenarios: Scenario[] = [
   { method: 'GET', path: () => `${currentEndpoint()}/secret`, request: owner, status: 200 },
   ...itemErrors('GET', (id) => `${endpoint(id)}/secret`, 'write'),
   { method: 'POST', path: () => `${currentEndpoint()}/rotate-secret`, request: owner, status: 200 },
+  // An absent optional body, labelled JSON as generated clients do.
+  { method: 'POST', path: () => `${currentEndpoint()}/rotate-secret`, request: { ...owner, body: '' }, status: 200 },
   { method: 'POST', path: () => `${currentEndpoint()}/rotate-secret`, request: json({ secret: 'x' }), status: 400 },
   ...itemErrors('POST', (id) => `${endpoint(id)}/rotate-secret`, 'write', '{}'),
   ...bodyErrors('POST', () => `${currentEndpoint()}/rotate-secret`),

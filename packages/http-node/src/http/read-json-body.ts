@@ -27,12 +27,11 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
 
 /**
  * Like `readJsonBody` for a request whose body is optional: a request with
- * no body at all (no content type, no length or length 0, not chunked)
- * yields `undefined`.
+ * no body (no length or length 0, not chunked) yields `undefined` whatever
+ * its content type, since generated clients label an absent body JSON too.
  */
 export function readOptionalJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const { headers } = req;
   const empty = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0');
-  if (empty && headers['content-type'] === undefined) return Promise.resolve(undefined);
-  return readJsonBody(req, maxBytes);
+  return empty ? Promise.resolve(undefined) : readJsonBody(req, maxBytes);
 }

@@ -74,11 +74,6 @@ const headers = () => ({
     required: true,
     schema: { type: 'string' },
   },
-  Allow: {
-    description: 'The methods the path supports.',
-    required: true,
-    schema: { type: 'string', examples: ['GET, HEAD, POST'] },
-  },
 });
 
 const responses = () => ({
@@ -95,7 +90,10 @@ const responses = () => ({
     { 'www-authenticate': ref('headers', 'WwwAuthenticate') },
   ),
   NotFound: errorResponse('The caller\'s tenant has no plant with this id.'),
-  MethodNotAllowed: errorResponse('The path exists but not with this method.', { allow: ref('headers', 'Allow') }),
+  RequestRefused: errorResponse(
+    'Refused before any operation ran, the connection closed: a malformed HTTP request (400), headers or request not received within the timeouts (408), oversized request headers (431).',
+    { connection: { description: 'Always `close`.', required: true, schema: { type: 'string', const: 'close' } } },
+  ),
   InternalError: errorResponse('An unexpected server failure (logged with the request id; no details are returned).'),
   StorageUnavailable: errorResponse(
     'Storage, or the service that checks tokens (a JWKS endpoint), is unavailable; retry later (`Retry-After` when known).',

@@ -1,4 +1,5 @@
 import { components } from './components.js';
+import { ref } from './openapi-helpers.js';
 import { plantPaths } from './plant-paths.js';
 import { docsPath, metricsPath, openapiJsonPath, probePaths } from './system-paths.js';
 import { webhookEvents } from './webhook-events.js';
@@ -34,10 +35,10 @@ const info = (version: string) => ({
     'sane one: 1 to 128 printable ASCII characters; generated otherwise). Every error has the shape',
     '`{"error": <status>, "message": <text naming the offending field or parameter>}`.',
     '',
-    'Beyond the responses listed per operation: an unknown path is a 404; a known path with another method is a',
-    '405 with `Allow`; HEAD is accepted wherever GET is (same headers, no body); a malformed HTTP request is a 400,',
-    'request headers not received within the headers timeout (default 10 s) or a request not received within the',
-    'request timeout (default 30 s) a 408, oversized request headers a 431, each closing the connection.',
+    'Beyond the operations listed: an unknown path is a 404, and a known path with another method a 405 with `Allow`',
+    '(both in the error shape); HEAD is accepted wherever GET is (same headers, no body). Any request may be refused',
+    'before it reaches its operation (`4XX`): malformed (400), too slow (408: headers within 10 s, the whole request',
+    'within 30 s by default) or with oversized headers (431).',
     '',
     'Authentication comes first: a request to an authenticated operation without valid credentials gets the 401,',
     'whatever its body or parameters; one without the required scope gets the 403.',
@@ -63,6 +64,16 @@ function paths(basePath: string, options: OpenApiDocumentOptions): Record<string
   };
 }
 
+/** `paths` with the `4XX` that the HTTP parser can answer any request with added to every operation. */
+function withRequestRefused(paths: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  for (const item of Object.values(paths)) {
+    for (const [key, operation] of Object.entries(item)) {
+      if (key !== 'parameters') (operation as { responses: Record<string, unknown> }).responses['4XX'] = ref('responses', 'RequestRefused');
+    }
+  }
+  return paths;
+}
+
 /**
  * The OpenAPI 3.1 description of the service as it behaves, webhook
  * included. Kept in step with the routes by the end-to-end suite, which
@@ -81,7 +92,7 @@ export function openapiDocument(version: string, options: OpenApiDocumentOptions
     servers: [{ url: basePath === '' ? '/' : basePath, description: 'This service (relative to the URL the document was fetched from).' }],
     tags: tags(),
     security: [{ bearerAuth: [] }],
-    paths: paths(basePath, options),
+    paths: withRequestRefused(paths(basePath, options)),
     webhooks: webhookEvents(),
     components: components(),
   };

@@ -41,9 +41,10 @@ const listPlants = (basePath: string) => ({
   tags: ['plants'],
   summary: 'List plants',
   description: [
-    'The caller\'s plants in ascending id order. Without `limit`, all of them, streamed (chunked transfer',
-    'encoding). With `limit`, one page; when more plants remain (and only then) the response has a',
-    '`Link: </plants?limit=N&after=LAST…>; rel="next"` header. The body is always a plain array.',
+    'The caller\'s plants in ascending id order. Without `limit`, all of them. With `limit`, one page; when more plants',
+    'remain (and only then) the response has a `Link: </plants?limit=N&after=LAST…>; rel="next"` header. The body is',
+    'always a plain array: streamed (chunked transfer encoding) when longer than one storage batch, with a `content-length`',
+    'when shorter.',
     'Unknown query parameters are ignored. Requires the `plants:read` scope.',
   ].join(' '),
   security: [{ bearerAuth: ['plants:read'] }],

@@ -128,7 +128,8 @@ const rotateItem = {
     tags,
     summary: 'Rotate the signing secret',
     description: [
-      'Replaces the secret (with `secret` when given, else a new one; the body may be left out). For the overlap period',
+      'Replaces the secret (with `secret` when given, else a new one; the body may be left out or empty, whatever its content',
+      'type). For the overlap period',
       '(24 h by default) every delivery is signed with the new and the previous secret (`webhook-signature: v1,<new> v1,<old>`),',
       'so receivers holding either verify. Requires `webhooks:write`.',
     ].join(' '),
