@@ -15,6 +15,7 @@ export const FRESH_SCHEMA: FreshSchema = {
     '006-delivery-traceparent',
     '007-endpoint-due',
     '008-due-created-at',
+    '009-endpoint-headers',
   ],
   statements: [
     `CREATE TABLE "kysely_migration" ("name" varchar(255) not null primary key, "timestamp" varchar(255) not null)`,
@@ -24,7 +25,7 @@ export const FRESH_SCHEMA: FreshSchema = {
     `CREATE TABLE "webhook_deliveries" ("id" text primary key, "tenant" text not null, "endpoint_id" text not null, "event_type" text not null, "payload" text not null, "status" text not null check (status in ('pending', 'delivered', 'failed')), "attempt_count" integer default 0 not null, "next_attempt_at" integer, "lease_owner" text, "lease_expires_at" integer, "created_at" integer not null, "updated_at" integer not null, "test" integer default 0 not null, "traceparent" text) strict`,
     `CREATE INDEX "webhook_deliveries_created_at" on "webhook_deliveries" ("created_at")`,
     `CREATE TABLE "webhook_attempts" ("delivery_id" text not null references "webhook_deliveries" ("id") on delete cascade, "attempt" integer not null, "at" integer not null, "duration_ms" integer not null, "status_code" integer, "error" text, "interrupted" integer default 0 not null check (interrupted in (0, 1)), "response" text, constraint "webhook_attempts_pk" primary key ("delivery_id", "attempt")) strict, without rowid`,
-    `CREATE TABLE "webhook_endpoints" ("id" text primary key, "tenant" text not null, "url" text not null, "event_types" text not null, "description" text, "rate_limit" integer, "status" text not null check (status in ('enabled', 'disabled')), "disabled_reason" text, "secret" text not null, "previous_secret" text, "previous_secret_expires_at" integer, "failing_since" integer, "exhausted_at" integer, "created_at" integer not null, "updated_at" integer not null) strict`,
+    `CREATE TABLE "webhook_endpoints" ("id" text primary key, "tenant" text not null, "url" text not null, "event_types" text not null, "description" text, "rate_limit" integer, "status" text not null check (status in ('enabled', 'disabled')), "disabled_reason" text, "secret" text not null, "previous_secret" text, "previous_secret_expires_at" integer, "failing_since" integer, "exhausted_at" integer, "created_at" integer not null, "updated_at" integer not null, "headers" text) strict`,
     `CREATE INDEX "webhook_endpoints_tenant_id" on "webhook_endpoints" ("tenant", "id")`,
     `CREATE INDEX "webhook_deliveries_tenant_created_at" on "webhook_deliveries" ("tenant", "created_at")`,
     `CREATE INDEX "webhook_deliveries_endpoint_status" on "webhook_deliveries" ("endpoint_id", "status")`,
