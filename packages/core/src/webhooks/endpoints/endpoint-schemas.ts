@@ -63,24 +63,39 @@ export const RESERVED_HEADER_NAMES: readonly string[] = Object.freeze([
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Visible ASCII, space and tab: HTTP/1.1 gives other bytes no agreed meaning, and CR or LF would split the request.
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
-const isReservedHeader = (name: string): boolean => {
-  const lower = name.toLowerCase();
-  return lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower);
-};
 const HEADERS_MESSAGE = `headers must be an object of at most ${ENDPOINT_HEADERS_MAX} header names to string values`;
-const HEADER_VALUE_MESSAGE = `a header value must be a string of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs (no CR or LF)`;
+
+/** What is wrong with a headers object, naming the offending header (`headers.<name>`) when one is. */
+function headersProblem(headers: Record<string, unknown>): { name?: string; message: string } | undefined {
+  const names = Object.keys(headers);
+  if (names.length > ENDPOINT_HEADERS_MAX) return { message: HEADERS_MESSAGE };
+  const seen = new Set<string>();
+  for (const name of names) {
+    const field = `headers.${name.slice(0, 100)}`;
+    const lower = name.toLowerCase();
+    if (!HEADER_NAME.test(name)) return { name, message: `${field} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+.^_\`|~-)` };
+    if (lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower)) return { name, message: `${field} is set by the service (as is every webhook-* header)` };
+    if (seen.has(lower)) return { name, message: `${field} names a header twice (names are case-insensitive)` };
+    seen.add(lower);
+    const value = headers[name];
+    if (typeof value !== 'string' || value.length > ENDPOINT_HEADER_VALUE_MAX_LENGTH || !HEADER_VALUE.test(value)) {
+      return { name, message: `${field} must be a string of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs (no CR or LF)` };
+    }
+  }
+  return undefined;
+}
+
 const headersSchema = v.pipe(
   v.custom<Record<string, unknown>>(isJsonObject, HEADERS_MESSAGE),
-  v.record(
-    v.pipe(
-      v.string(),
-      v.regex(HEADER_NAME, 'a header name must be an HTTP token (letters, digits and !#$%&\'*+.^_`|~-)'),
-      v.check((name) => !isReservedHeader(name), 'this header is set by the service (as is every webhook-* header)'),
-    ),
-    v.pipe(v.string(HEADER_VALUE_MESSAGE), v.maxLength(ENDPOINT_HEADER_VALUE_MAX_LENGTH, HEADER_VALUE_MESSAGE), v.regex(HEADER_VALUE, HEADER_VALUE_MESSAGE)),
-  ),
-  v.check((headers) => Object.keys(headers).length <= ENDPOINT_HEADERS_MAX, HEADERS_MESSAGE),
-  v.check((headers) => new Set(Object.keys(headers).map((name) => name.toLowerCase())).size === Object.keys(headers).length, 'headers must not name a header twice (names are case-insensitive)'),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const problem = headersProblem(dataset.value);
+    if (!problem) return;
+    const { name, message } = problem;
+    if (name === undefined) addIssue({ message });
+    else addIssue({ message, path: [{ type: 'object', origin: 'value', input: dataset.value, key: name, value: dataset.value[name] }] });
+  }),
+  v.transform((headers) => headers as Record<string, string>),
 );
 
 const SIGNATURE_MESSAGE = 'signature must be "hmac" or "ed25519"';
