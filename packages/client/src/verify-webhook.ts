@@ -57,7 +57,7 @@ function verificationKey(secret: string): { kind: 'v1' | 'v1a'; key: Uint8Array<
   return { kind: 'v1', key };
 }
 
-function webCrypto(): SubtleCrypto {
+function webCrypto(): typeof globalThis.crypto.subtle {
   const subtle = globalThis.crypto?.subtle;
   if (subtle === undefined) throw new TypeError('verifyWebhook needs WebCrypto (crypto.subtle; browsers offer it on https only)');
   return subtle;
