@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { eventually } from '../support/eventually.js';
 import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from '../support/api-client.js';
-import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { postgresAvailable } from '../support/postgres.js';
+import { STORAGE_KINDS, type AnyStorageKind } from '../support/storage-kind.js';
 import { startTestServer, type TestServer, type TestServerOptions } from '../support/test-server.js';
 import { TOKENS } from '../support/test-tokens.js';
 
@@ -39,7 +40,7 @@ function verifies(secret: string, request: ReceivedWebhook): boolean {
   }
 }
 
-async function withServer(kind: 'memory' | 'sqlite', options: TestServerOptions) {
+async function withServer(kind: AnyStorageKind, options: TestServerOptions) {
   const server = await startTestServer(kind, options);
   const call = (method: string, path: string, request: ApiRequest = {}) => api(server.url, method, path, request);
   const as = (token: string, body?: unknown): ApiRequest => ({ token, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -139,6 +140,53 @@ describe.each(STORAGE_KINDS)('deliveries to tenant endpoints (%s storage)', (kin
     await t.call('DELETE', `/webhooks/endpoints/${id}`, t.owner());
   });
 
+  it('resends a delivered message: 202 {}, the same webhook-id arrives again', async () => {
+    const { id, secret } = await t.endpoint({ url: receiver.url('/resend') });
+    await t.plant(88);
+    const [first] = await receiver.waitFor(1, { path: '/resend' });
+    const messageId = first!.headers['webhook-id']!;
+    await eventually(async () => (await t.delivery(messageId)).status === 'delivered', 'delivered');
+    const resent = await t.call('POST', `/webhooks/deliveries/${messageId}/resend`, { token: TOKENS.owner });
+    expect(resent.status).toBe(202);
+    expect(resent.text).toBe('{}');
+    const [, second] = await receiver.waitFor(2, { path: '/resend' });
+    expect(second!.headers['webhook-id']).toBe(messageId);
+    expect(second!.body).toBe(first!.body);
+    expect(verifies(secret, second!)).toBe(true);
+    await eventually(async () => (await t.delivery(messageId)).attempts.length === 2, 'second attempt recorded');
+    await t.call('DELETE', `/webhooks/endpoints/${id}`, t.owner());
+  });
+
+  it('keeps deliveries to another tenant\'s endpoints out of sight: 404 on get and resend, absent from lists', async () => {
+    const mine = await t.endpoint({ url: receiver.url('/isolated') });
+    await t.plant(99);
+    const [request] = await receiver.waitFor(1, { path: '/isolated' });
+    const messageId = request!.headers['webhook-id']!;
+    const other = t.as(TOKENS.otherTenant);
+    expectError(await t.call('GET', `/webhooks/deliveries/${messageId}`, other), 404, new RegExp(messageId));
+    expectError(await t.call('POST', `/webhooks/deliveries/${messageId}/resend`, other), 404);
+    expect((await t.deliveries('', TOKENS.otherTenant)).map((delivery) => delivery.id)).not.toContain(messageId);
+    expect(await t.deliveries(`?endpoint=${mine.id}`, TOKENS.otherTenant)).toEqual([]);
+    expectError(await t.call('POST', `/webhooks/endpoints/${mine.id}/recover`, t.as(TOKENS.otherTenant, { since: '2020-01-01T00:00:00Z' })), 404);
+    expectError(await t.call('POST', `/webhooks/deliveries/${messageId}/resend`, { token: TOKENS.webhookReader }), 403);
+    expect((await t.call('GET', `/webhooks/deliveries/${messageId}`, { token: TOKENS.webhookReader })).status).toBe(200);
+    await t.call('DELETE', `/webhooks/endpoints/${mine.id}`, t.owner());
+  });
+});
+
+// On PostgreSQL too: its headers column is jsonb, and its secret columns hold whsk_ keys as they hold whsec_ secrets.
+describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['postgres'] as const) : [])])('custom headers and Ed25519 signatures (%s storage)', (kind) => {
+  let receiver: WebhookReceiver;
+  let t: Awaited<ReturnType<typeof withServer>>;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    t = await withServer(kind, { deliver: true, allowPrivateDestinations: true, webhooks: { secretOverlapMs: 60 * 60_000 } });
+  });
+  afterAll(async () => {
+    await t.server.close();
+    await receiver.close();
+  });
+
   it("sends the endpoint's own headers on every attempt, the changed ones after a PATCH, and never logs their values", async () => {
     const { id, secret } = await t.endpoint({ url: receiver.url('/headers'), headers: { Authorization: 'Bearer hdr-value-1', 'X-Team': 'garden' } });
     await t.plant(61);
@@ -183,39 +231,6 @@ describe.each(STORAGE_KINDS)('deliveries to tenant endpoints (%s storage)', (kin
     await expect(verifyWebhook(after!.body, after!.headers, fresh)).resolves.toEqual({ id: 72n, name: 'Fern' });
     expect(JSON.stringify(t.server.logs)).not.toMatch(/whsk_/);
     await t.call('DELETE', `/webhooks/endpoints/${created.id}`, t.owner());
-  });
-
-  it('resends a delivered message: 202 {}, the same webhook-id arrives again', async () => {
-    const { id, secret } = await t.endpoint({ url: receiver.url('/resend') });
-    await t.plant(88);
-    const [first] = await receiver.waitFor(1, { path: '/resend' });
-    const messageId = first!.headers['webhook-id']!;
-    await eventually(async () => (await t.delivery(messageId)).status === 'delivered', 'delivered');
-    const resent = await t.call('POST', `/webhooks/deliveries/${messageId}/resend`, { token: TOKENS.owner });
-    expect(resent.status).toBe(202);
-    expect(resent.text).toBe('{}');
-    const [, second] = await receiver.waitFor(2, { path: '/resend' });
-    expect(second!.headers['webhook-id']).toBe(messageId);
-    expect(second!.body).toBe(first!.body);
-    expect(verifies(secret, second!)).toBe(true);
-    await eventually(async () => (await t.delivery(messageId)).attempts.length === 2, 'second attempt recorded');
-    await t.call('DELETE', `/webhooks/endpoints/${id}`, t.owner());
-  });
-
-  it('keeps deliveries to another tenant\'s endpoints out of sight: 404 on get and resend, absent from lists', async () => {
-    const mine = await t.endpoint({ url: receiver.url('/isolated') });
-    await t.plant(99);
-    const [request] = await receiver.waitFor(1, { path: '/isolated' });
-    const messageId = request!.headers['webhook-id']!;
-    const other = t.as(TOKENS.otherTenant);
-    expectError(await t.call('GET', `/webhooks/deliveries/${messageId}`, other), 404, new RegExp(messageId));
-    expectError(await t.call('POST', `/webhooks/deliveries/${messageId}/resend`, other), 404);
-    expect((await t.deliveries('', TOKENS.otherTenant)).map((delivery) => delivery.id)).not.toContain(messageId);
-    expect(await t.deliveries(`?endpoint=${mine.id}`, TOKENS.otherTenant)).toEqual([]);
-    expectError(await t.call('POST', `/webhooks/endpoints/${mine.id}/recover`, t.as(TOKENS.otherTenant, { since: '2020-01-01T00:00:00Z' })), 404);
-    expectError(await t.call('POST', `/webhooks/deliveries/${messageId}/resend`, { token: TOKENS.webhookReader }), 403);
-    expect((await t.call('GET', `/webhooks/deliveries/${messageId}`, { token: TOKENS.webhookReader })).status).toBe(200);
-    await t.call('DELETE', `/webhooks/endpoints/${mine.id}`, t.owner());
   });
 });
 
