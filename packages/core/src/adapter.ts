@@ -57,6 +57,8 @@ export { StaticTokenEntrySchema } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';
 export {
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
+  ENDPOINT_HEADER_NAME,
+  ENDPOINT_HEADER_VALUE,
   ENDPOINT_HEADER_VALUE_MAX_LENGTH,
   ENDPOINT_HEADERS_MAX,
   ENDPOINT_RATE_LIMIT_MAX,

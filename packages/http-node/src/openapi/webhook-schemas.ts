@@ -1,6 +1,8 @@
 import { ALL_SCOPES, WEBHOOK_EVENT_TYPES } from '@plant-store/core';
 import {
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
+  ENDPOINT_HEADER_NAME,
+  ENDPOINT_HEADER_VALUE,
   ENDPOINT_HEADER_VALUE_MAX_LENGTH,
   ENDPOINT_HEADERS_MAX,
   ENDPOINT_RATE_LIMIT_MAX,
@@ -40,8 +42,8 @@ const rateLimit = {
 const headers = {
   type: 'object',
   maxProperties: ENDPOINT_HEADERS_MAX,
-  propertyNames: { pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" },
-  additionalProperties: { type: 'string', maxLength: ENDPOINT_HEADER_VALUE_MAX_LENGTH, pattern: '^[\t\x20-\x7e]*$' },
+  propertyNames: { pattern: ENDPOINT_HEADER_NAME.source },
+  additionalProperties: { type: 'string', maxLength: ENDPOINT_HEADER_VALUE_MAX_LENGTH, pattern: ENDPOINT_HEADER_VALUE.source },
   description: [
     `Request headers sent on every attempt to the endpoint: at most ${ENDPOINT_HEADERS_MAX}, names HTTP tokens (case-insensitive, no`,
     `repeats), values of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs. Names the service sets`,

@@ -59,10 +59,10 @@ export const RESERVED_HEADER_NAMES: readonly string[] = Object.freeze([
   'tracestate',
   'plant-store-event',
 ]);
-// An RFC 9110 token.
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-// Visible ASCII, space and tab: HTTP/1.1 gives other bytes no agreed meaning, and CR or LF would split the request.
-const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+/** A custom header name: an HTTP token (RFC 9110). */
+export const ENDPOINT_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A custom header value: visible ASCII, space and tab (HTTP/1.1 gives other bytes no agreed meaning, and CR or LF would split the request). */
+export const ENDPOINT_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 const HEADERS_MESSAGE = `headers must be an object of at most ${ENDPOINT_HEADERS_MAX} header names to string values`;
 
 /** What is wrong with a headers object, naming the offending header (`headers.<name>`) when one is. */
@@ -73,12 +73,12 @@ function headersProblem(headers: Record<string, unknown>): { name?: string; mess
   for (const name of names) {
     const field = `headers.${name.slice(0, 100)}`;
     const lower = name.toLowerCase();
-    if (!HEADER_NAME.test(name)) return { name, message: `${field} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+.^_\`|~-)` };
+    if (!ENDPOINT_HEADER_NAME.test(name)) return { name, message: `${field} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+.^_\`|~-)` };
     if (lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower)) return { name, message: `${field} is set by the service (as is every webhook-* header)` };
     if (seen.has(lower)) return { name, message: `${field} names a header twice (names are case-insensitive)` };
     seen.add(lower);
     const value = headers[name];
-    if (typeof value !== 'string' || value.length > ENDPOINT_HEADER_VALUE_MAX_LENGTH || !HEADER_VALUE.test(value)) {
+    if (typeof value !== 'string' || value.length > ENDPOINT_HEADER_VALUE_MAX_LENGTH || !ENDPOINT_HEADER_VALUE.test(value)) {
       return { name, message: `${field} must be a string of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs (no CR or LF)` };
     }
   }
