@@ -1,5 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
+import { verifyWebhook } from '@plant-store/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ALL_SCOPES, type Principal } from '@plant-store/core';
 import type { PortalAssets } from '@plant-store/portal';
@@ -145,6 +146,49 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
 
     expect(tab.errors()).toEqual([]);
     expect(tab.requests().filter((url) => new URL(url).origin !== new URL(server.url).origin && !url.startsWith('data:'))).toEqual([]);
+  });
+
+  it('creates an Ed25519 endpoint with custom headers from the form: the receiver gets them and verifies with the public key shown', async () => {
+    const tenant = 'keys';
+    const link = await server.store.allTenants.portalLinks.mint({ tenant });
+    const { page, errors } = await open(`${server.url}/portal#token=${link.token}`);
+    const hookUrl = receiver.url('/portal-keys');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByLabel('URL').fill(hookUrl);
+    await page.getByLabel('Custom headers (optional)').fill('X-Team: garden\nAuthorization: Bearer portal-1');
+    await page.getByLabel('Signature').selectOption('ed25519');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await expectText(page.getByRole('status'), `Created ${hookUrl}.`);
+    const publicKey = (await page.getByTestId('created-secret').textContent())!;
+    expect(publicKey).toMatch(/^whpk_/);
+    await expectText(page.getByRole('group', { name: 'Endpoint created' }), 'Public key:');
+    const card = page.getByRole('article', { name: hookUrl });
+    await expectText(card, 'X-Team, Authorization');
+
+    await server.store.plants.create(tenantPrincipal(tenant), { id: 5, name: 'Fern' });
+    const [request] = await receiver.waitFor(1, { path: '/portal-keys' });
+    expect(request!.headers).toMatchObject({ 'x-team': 'garden', authorization: 'Bearer portal-1' });
+    await expect(verifyWebhook(request!.body, request!.headers, publicKey)).resolves.toEqual({ id: 5n, name: 'Fern' });
+
+    // A malformed line is caught in the form; clearing the field removes the headers.
+    await card.getByRole('button', { name: 'Edit' }).click();
+    const field = card.getByLabel('Custom headers (optional)');
+    expect(await field.inputValue()).toBe('X-Team: garden\nAuthorization: Bearer portal-1');
+    await field.fill('no colon here');
+    await card.getByRole('button', { name: 'Save changes' }).click();
+    await expectText(card.getByRole('alert'), 'Write each header as "Name: value"');
+    await field.fill('Host: elsewhere');
+    await card.getByRole('button', { name: 'Save changes' }).click();
+    await expectText(card.getByRole('alert'), 'headers.Host is set by the service');
+    await field.fill('');
+    await card.getByRole('button', { name: 'Save changes' }).click();
+    await expectText(page.getByRole('status'), `Saved ${hookUrl}.`);
+    const [stored] = (await server.store.webhooks.endpoints.list(tenantPrincipal(tenant))).endpoints;
+    expect(stored).not.toHaveProperty('headers');
+    await card.getByRole('button', { name: 'Reveal secret' }).click();
+    await expectText(card, `Public key: ${publicKey}`);
+    // The refused header is the browser's one logged failure.
+    expect(errors()).toEqual([expect.stringMatching(/status of 400/)]);
   });
 
   it('edit, disable, enable and delete an endpoint; recover its failed deliveries once the receiver is back', async () => {

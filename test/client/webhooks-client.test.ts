@@ -112,6 +112,23 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(Math.abs(created.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
   });
 
+  it('creates an Ed25519 endpoint with custom headers: the public key on create, getSecret and rotation; headers replaced and removed', async () => {
+    const headers = { Authorization: 'Bearer abc', 'X-Team': 'garden' };
+    const created = await client.webhooks.endpoints.create({ url: 'https://example.com/keyed', headers, signature: 'ed25519' });
+    expect(lastRequest().body).toBe(JSON.stringify({ url: 'https://example.com/keyed', headers, signature: 'ed25519' }));
+    expect(created).toMatchObject({ headers, secret: expect.stringMatching(/^whpk_[A-Za-z0-9+/]{43}=$/) });
+    expect(await client.webhooks.endpoints.getSecret(created.id)).toBe(created.secret);
+    const rotated = await client.webhooks.endpoints.rotateSecret(created.id);
+    expect(rotated).toMatch(/^whpk_/);
+    expect(rotated).not.toBe(created.secret);
+    expect((await client.webhooks.endpoints.update(created.id, { headers: { 'X-Other': '1' } })).headers).toEqual({ 'X-Other': '1' });
+    const cleared = await client.webhooks.endpoints.update(created.id, { headers: null });
+    expect(lastRequest().body).toBe('{"headers":null}');
+    expect(cleared).not.toHaveProperty('headers');
+    await expect(client.webhooks.endpoints.update(created.id, { headers: { 'Webhook-Id': 'x' } })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^headers\.Webhook-Id /) });
+    await client.webhooks.endpoints.delete(created.id);
+  });
+
   it('gets, updates, reads and rotates the secret, recovers and deletes', async () => {
     const { id, secret } = await client.webhooks.endpoints.create({ url: 'https://example.com/two' });
     const fetched = await client.webhooks.endpoints.get(id);

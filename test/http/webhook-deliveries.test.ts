@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { verifyWebhook } from '@plant-store/client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from '../support/api-client.js';
-import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { postgresAvailable } from '../support/postgres.js';
+import { STORAGE_KINDS, type AnyStorageKind } from '../support/storage-kind.js';
 import { startTestServer, type TestServer, type TestServerOptions } from '../support/test-server.js';
 import { TOKENS } from '../support/test-tokens.js';
 
@@ -38,7 +40,7 @@ function verifies(secret: string, request: ReceivedWebhook): boolean {
   }
 }
 
-async function withServer(kind: 'memory' | 'sqlite', options: TestServerOptions) {
+async function withServer(kind: AnyStorageKind, options: TestServerOptions) {
   const server = await startTestServer(kind, options);
   const call = (method: string, path: string, request: ApiRequest = {}) => api(server.url, method, path, request);
   const as = (token: string, body?: unknown): ApiRequest => ({ token, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -169,6 +171,66 @@ describe.each(STORAGE_KINDS)('deliveries to tenant endpoints (%s storage)', (kin
     expectError(await t.call('POST', `/webhooks/deliveries/${messageId}/resend`, { token: TOKENS.webhookReader }), 403);
     expect((await t.call('GET', `/webhooks/deliveries/${messageId}`, { token: TOKENS.webhookReader })).status).toBe(200);
     await t.call('DELETE', `/webhooks/endpoints/${mine.id}`, t.owner());
+  });
+});
+
+// On PostgreSQL too: its headers column is jsonb, and its secret columns hold whsk_ keys as they hold whsec_ secrets.
+describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['postgres'] as const) : [])])('custom headers and Ed25519 signatures (%s storage)', (kind) => {
+  let receiver: WebhookReceiver;
+  let t: Awaited<ReturnType<typeof withServer>>;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    t = await withServer(kind, { deliver: true, allowPrivateDestinations: true, webhooks: { secretOverlapMs: 60 * 60_000 } });
+  });
+  afterAll(async () => {
+    await t.server.close();
+    await receiver.close();
+  });
+
+  it("sends the endpoint's own headers on every attempt, the changed ones after a PATCH, and never logs their values", async () => {
+    const { id, secret } = await t.endpoint({ url: receiver.url('/headers'), headers: { Authorization: 'Bearer hdr-value-1', 'X-Team': 'garden' } });
+    await t.plant(61);
+    const [first] = await receiver.waitFor(1, { path: '/headers' });
+    expect(first!.headers).toMatchObject({ authorization: 'Bearer hdr-value-1', 'x-team': 'garden', 'plant-store-event': 'plant.created' });
+    expect(verifies(secret, first!)).toBe(true);
+    const messageId = first!.headers['webhook-id']!;
+    await eventually(async () => (await t.delivery(messageId)).status === 'delivered', 'delivered');
+    expect((await t.call('POST', `/webhooks/deliveries/${messageId}/resend`, t.owner())).status).toBe(202);
+    const [, again] = await receiver.waitFor(2, { path: '/headers' });
+    expect(again!.headers).toMatchObject({ 'webhook-id': messageId, authorization: 'Bearer hdr-value-1', 'x-team': 'garden' });
+    const patched = await t.call('PATCH', `/webhooks/endpoints/${id}`, t.owner({ headers: { 'X-Other': 'hdr-value-2' } }));
+    expect(patched.json).toMatchObject({ headers: { 'X-Other': 'hdr-value-2' } });
+    await t.plant(62);
+    const [, , third] = await receiver.waitFor(3, { path: '/headers' });
+    expect(third!.headers['x-other']).toBe('hdr-value-2');
+    expect(third!.headers).not.toHaveProperty('authorization');
+    expect(JSON.stringify(t.server.logs)).not.toMatch(/hdr-value/);
+    await t.call('DELETE', `/webhooks/endpoints/${id}`, t.owner());
+  });
+
+  it('signs an ed25519 endpoint with v1a: verifyWebhook passes with the whpk_ key, and after a rotation with the old and the new key', async () => {
+    const created = await t.endpoint({ url: receiver.url('/ed25519'), signature: 'ed25519' });
+    expect(created.secret).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect((await t.call('GET', `/webhooks/endpoints/${created.id}/secret`, t.owner())).json).toEqual({ secret: created.secret });
+    await t.plant(71);
+    const [request] = await receiver.waitFor(1, { path: '/ed25519' });
+    expect(request!.headers['webhook-signature']).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
+    await expect(verifyWebhook(request!.body, request!.headers, created.secret)).resolves.toEqual({ id: 71n, name: 'Fern' });
+    // Nothing a receiver holds can sign: there is no HMAC signature to check with the public key's bytes.
+    expect(verifies(`whsec_${created.secret.slice('whpk_'.length)}`, request!)).toBe(false);
+
+    expectError(await t.call('POST', `/webhooks/endpoints/${created.id}/rotate-secret`, t.owner({ secret: secretOf(6) })), 400, /^secret /);
+    const rotated = await t.call('POST', `/webhooks/endpoints/${created.id}/rotate-secret`, t.owner());
+    const fresh = (rotated.json as { secret: string }).secret;
+    expect(fresh).toMatch(/^whpk_/);
+    expect(fresh).not.toBe(created.secret);
+    await t.plant(72);
+    const [, after] = await receiver.waitFor(2, { path: '/ed25519' });
+    expect(after!.headers['webhook-signature']!.split(' ').map((signature) => signature.slice(0, 4))).toEqual(['v1a,', 'v1a,']);
+    await expect(verifyWebhook(after!.body, after!.headers, created.secret)).resolves.toEqual({ id: 72n, name: 'Fern' });
+    await expect(verifyWebhook(after!.body, after!.headers, fresh)).resolves.toEqual({ id: 72n, name: 'Fern' });
+    expect(JSON.stringify(t.server.logs)).not.toMatch(/whsk_/);
+    await t.call('DELETE', `/webhooks/endpoints/${created.id}`, t.owner());
   });
 });
 

@@ -72,9 +72,19 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
   });
 
   it('keeps every supplied field, in the documented order', async () => {
-    const created = await create({ url: 'https://example.com/all', eventTypes: ['plant.deleted', 'plant.created'], description: 'all of it', secret: SECRET, rateLimit: 5 });
-    expect(Object.keys(created)).toEqual(['id', 'url', 'eventTypes', 'description', 'rateLimit', 'status', 'createdAt', 'updatedAt', 'secret']);
-    expect(created).toMatchObject({ eventTypes: ['plant.deleted', 'plant.created'], description: 'all of it', rateLimit: 5, secret: SECRET });
+    const headers = { Authorization: 'Bearer x', 'X-Team': 'garden' };
+    const created = await create({ url: 'https://example.com/all', eventTypes: ['plant.deleted', 'plant.created'], description: 'all of it', secret: SECRET, rateLimit: 5, headers });
+    expect(Object.keys(created)).toEqual(['id', 'url', 'eventTypes', 'description', 'rateLimit', 'headers', 'status', 'createdAt', 'updatedAt', 'secret']);
+    expect(created).toMatchObject({ eventTypes: ['plant.deleted', 'plant.created'], description: 'all of it', rateLimit: 5, headers, secret: SECRET });
+    expect((await call('GET', `/webhooks/endpoints/${created.id}`, owner())).json).toMatchObject({ headers });
+    // Replaced as a whole; null and {} remove them.
+    expect((await call('PATCH', `/webhooks/endpoints/${created.id}`, owner({ headers: { 'X-New': '1' } }))).json).toMatchObject({ headers: { 'X-New': '1' } });
+    expect((await call('PATCH', `/webhooks/endpoints/${created.id}`, owner({ headers: {} }))).json).not.toHaveProperty('headers');
+    await call('PATCH', `/webhooks/endpoints/${created.id}`, owner({ headers }));
+    expect((await call('PATCH', `/webhooks/endpoints/${created.id}`, owner({ headers: null }))).json).not.toHaveProperty('headers');
+    const keyed = await create({ url: 'https://example.com/ed25519', signature: 'ed25519' });
+    expect(keyed.secret).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect((await call('GET', `/webhooks/endpoints/${keyed.id}/secret`, owner())).json).toEqual({ secret: keyed.secret });
   });
 
   it('updates with PATCH: changes only what is given; status disabled carries a reason, enabled clears it', async () => {
@@ -200,6 +210,21 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expectError(await post('{"url":"https://example.com/x","rateLimit":0}'), 400, /rateLimit/);
     expectError(await post('{"url":"https://example.com/x","rateLimit":1.5}'), 400, /rateLimit/);
     expectError(await post('{"url":"https://example.com/x","status":"disabled"}'), 400, /status/);
+    const withHeaders = (headers: unknown) => post(JSON.stringify({ url: 'https://example.com/x', headers }));
+    expectError(await withHeaders([]), 400, /^headers must be an object/);
+    expectError(await withHeaders(Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`x-h${index}`, 'v']))), 400, /^headers must be an object of at most 20/);
+    expectError(await withHeaders({ 'bad name': 'v' }), 400, /^headers\.bad name is not a header name/);
+    for (const name of ['Content-Type', 'content-length', 'Host', 'user-agent', 'Connection', 'transfer-encoding', 'traceparent', 'TraceState', 'Webhook-Signature', 'webhook-anything', 'plant-store-event']) {
+      expectError(await withHeaders({ [name]: 'v' }), 400, new RegExp(`^headers\\.${name} is set by the service`));
+    }
+    expectError(await withHeaders({ 'X-A': 'a', 'x-a': 'b' }), 400, /^headers\.x-a names a header twice/);
+    expectError(await withHeaders({ 'X-A': 'a\r\nX-Injected: 1' }), 400, /^headers\.X-A must be a string of at most 1024/);
+    expectError(await withHeaders({ 'X-A': 'a\nb' }), 400, /^headers\.X-A must be/);
+    expectError(await withHeaders({ 'X-A': 'x'.repeat(1025) }), 400, /^headers\.X-A must be/);
+    expectError(await withHeaders({ 'X-A': 1 }), 400, /^headers\.X-A must be/);
+    expect((await withHeaders({ 'X-A': 'x'.repeat(1024) })).status).toBe(201);
+    expectError(await post('{"url":"https://example.com/x","signature":"rsa"}'), 400, /^signature must be "hmac" or "ed25519"/);
+    expectError(await post(JSON.stringify({ url: 'https://example.com/x', signature: 'ed25519', secret: SECRET })), 400, /^secret cannot be given for an ed25519 endpoint/);
     expectError(await post('{"url":'), 400, /not valid JSON/);
     // A key named twice, at any depth, whatever else the body holds (URLs often contain digits like "7.0").
     expectError(await post('{"url":"https://example.com/v7.0","url":"https://example.com/x"}'), 400, /^body is not valid JSON: duplicate key "url"$/);
@@ -211,6 +236,8 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     const { id } = await create({ url: 'https://example.com/patch-validation' });
     expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ status: 'paused' })), 400, /status/);
     expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ secret: SECRET })), 400, /secret/);
+    expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ headers: { Host: 'evil' } })), 400, /^headers\.Host is set by the service/);
+    expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ signature: 'ed25519' })), 400, /signature/);
     expectError(await call('PATCH', `/webhooks/endpoints/${id}`, { token: TOKENS.owner, body: '{}', headers: { 'content-type': 'application/merge-patch+json' } }), 415);
   });
 

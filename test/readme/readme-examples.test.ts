@@ -1,8 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { verifyWebhook } from '@plant-store/client';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
 import { startServe, TSX } from '../support/cli-process.js';
@@ -32,6 +34,7 @@ const EXAMPLES = [
   { file: 'docs/client.md', heading: 'Example', language: 'ts' },
   { file: 'docs/client.md', heading: 'Generated clients', language: 'ts' },
   { file: 'docs/client.md', heading: 'Verifying webhooks', language: 'ts' },
+  { file: 'README.md', heading: 'Receiving webhooks', language: 'ts' },
   { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long', language: 'ts' },
   { file: 'docs/portal.md', heading: 'Turning it off', language: 'ts' },
   { file: 'docs/testing.md', heading: 'A test store', language: 'ts' },
@@ -124,7 +127,8 @@ describe('webhook endpoints walk-through', () => {
       .replace(/ep_[A-Za-z0-9_-]{20,}/g, 'ep_<id>')
       .replace(/msg_[0-9a-f]{32}/g, 'msg_<id>')
       .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>')
-      .replace(/"durationMs":\d+/g, '"durationMs":<n>');
+      .replace(/"durationMs":\d+/g, '"durationMs":<n>')
+      .replace(/whpk_[A-Za-z0-9+/]{43}=/g, 'whpk_<key>');
 
   it.skipIf(!hasCurl)('prints what docs/webhook-endpoints.md shows, line by line, in one shell, to a real receiver', async () => {
     const [session] = await codeBlocks('docs/webhook-endpoints.md', 'Walk-through with curl', 'console');
@@ -147,6 +151,15 @@ describe('webhook endpoints walk-through', () => {
         expect({ command, output: actual }).toEqual({ command, output: normalise(output) });
       });
       expect(receiver.at('/hooks').length).toBeGreaterThanOrEqual(2);
+      // Both kinds verify: the HMAC endpoint with its (rotated) secret, the Ed25519 one with its public key alone.
+      // The secret the page creates the endpoint with (it still signs after the rotation, for the overlap).
+      const secret = /"secret": "(whsec_[^"]+)"/.exec(session!)![1]!;
+      for (const request of receiver.at('/hooks')) await expect(verifyWebhook(request.body, request.headers, secret)).resolves.toBeDefined();
+      const publicKey = /whpk_[A-Za-z0-9+/]{43}=/.exec(stdout)![0];
+      const [signed] = receiver.at('/signed');
+      expect(signed!.headers['authorization']).toBe('Bearer receiver-token');
+      expect(signed!.headers['webhook-signature']).toMatch(/^v1a,/);
+      await expect(verifyWebhook(signed!.body, signed!.headers, publicKey)).resolves.toEqual({ id: 1n, name: 'Monstera' });
     } finally {
       await service.stop();
       await receiver.close();
@@ -215,11 +228,20 @@ describe('typed client and receivers', () => {
   });
 
   it.each([
-    { file: 'docs/client.md', heading: 'Verifying webhooks', language: 'ts', printed: 'new plant 9223372036854775807n webhook-id msg_readme\n' },
-    { file: 'docs/webhooks.md', heading: 'A receiver', language: 'js', printed: 'new plant {"id":9223372036854775807,"name":"Fern"}\n' },
-  ] as const)('$file $heading: the receiver accepts a signed webhook and refuses a tampered one', async ({ file, heading, language, printed }) => {
+    { file: 'docs/client.md', heading: 'Verifying webhooks', language: 'ts', kind: 'hmac', printed: 'new plant 9223372036854775807n webhook-id msg_readme\n' },
+    { file: 'README.md', heading: 'Receiving webhooks', language: 'ts', kind: 'hmac', printed: 'new plant 9223372036854775807n webhook-id msg_readme\n' },
+    { file: 'README.md', heading: 'Receiving webhooks', language: 'ts', kind: 'ed25519', printed: 'new plant 9223372036854775807n webhook-id msg_readme\n' },
+    { file: 'docs/webhooks.md', heading: 'A receiver', language: 'js', kind: 'hmac', printed: 'new plant {"id":9223372036854775807,"name":"Fern"}\n' },
+  ] as const)('$file $heading ($kind): the receiver accepts a signed webhook and refuses a tampered one', async ({ file, heading, language, kind, printed }) => {
     const [receiver] = await codeBlocks(file, heading, language);
-    const secret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+    const hmacSecret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    // What the receiver is given: the secret, or the public key alone (base64 of its raw 32 bytes).
+    const secret = kind === 'hmac' ? hmacSecret : `whpk_${Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('base64')}`;
+    const signature = (id: string, timestamp: Date, body: string) =>
+      kind === 'hmac'
+        ? new Webhook(hmacSecret).sign(id, timestamp, body)
+        : `v1a,${sign(null, Buffer.from(`${id}.${Math.floor(timestamp.getTime() / 1000)}.${body}`), privateKey).toString('base64')}`;
     const port = await reservePort();
     expect(receiver).toContain('.listen(3000)');
     const code = receiver!.replace('.listen(3000)', `.listen(${port}, '127.0.0.1')`);
@@ -236,7 +258,7 @@ describe('typed client and receivers', () => {
         const headers = {
           'webhook-id': 'msg_readme',
           'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-          'webhook-signature': new Webhook(secret).sign('msg_readme', timestamp, body),
+          'webhook-signature': signature('msg_readme', timestamp, body),
         };
         const post = (text: string) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers, body: text }).then((response) => response.status);
         // The receiver is up once a request gets through at all.

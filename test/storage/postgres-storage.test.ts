@@ -57,6 +57,7 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
         '005-delivery-traceparent',
         '006-outbox-autovacuum',
         '007-endpoint-due',
+        '009-endpoint-headers',
       ]);
       await a!.plants.create('t', plant(1n, 'from a'), []);
       expect(await b!.plants.get('t', 1n)).toEqual({ id: 1n, name: 'from a' });
@@ -73,12 +74,13 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       await (await postgresStorage(options())).close();
       const built = await indexOf();
       expect(built).toHaveLength(1);
-      // The operator's upgrade path: the schema one migration back, and the index built without blocking writes.
+      // The operator's upgrade path: the schema as it was before that migration, and the index built without blocking writes.
       const command = /`(CREATE INDEX CONCURRENTLY webhook_deliveries_endpoint_due ON <schema>\.[^`]+)`/.exec(readFileSync(join(import.meta.dirname, '..', '..', 'CHANGELOG.md'), 'utf8'))?.[1];
       expect(command).toBeDefined();
       await withClient(async (client) => {
         await client.query(`DROP INDEX ${pg.escapeIdentifier(name)}.webhook_deliveries_endpoint_due`);
-        await client.query(`DELETE FROM ${pg.escapeIdentifier(name)}.kysely_migration WHERE name = '007-endpoint-due'`);
+        await client.query(`ALTER TABLE ${pg.escapeIdentifier(name)}.webhook_endpoints DROP COLUMN headers`);
+        await client.query(`DELETE FROM ${pg.escapeIdentifier(name)}.kysely_migration WHERE name >= '007-endpoint-due'`);
         await client.query(command!.replace('<schema>', pg.escapeIdentifier(name)));
       });
       await open();

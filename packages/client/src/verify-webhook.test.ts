@@ -1,3 +1,4 @@
+import { generateKeyPairSync, sign as signWith } from 'node:crypto';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -121,5 +122,35 @@ describe('verifyWebhook agrees with the standardwebhooks package', () => {
     await expect(verifyWebhook('{"name":1}', signed('{"name":1}'), secret)).rejects.toThrow(/not a Plant Store event payload/);
     await expect(verifyWebhook('x', headers, 'whsec_')).rejects.toThrow(TypeError);
     await expect(verifyWebhook('x', headers, 'whsec_!!!')).rejects.toThrow(TypeError);
+  });
+
+  describe('Ed25519 (v1a)', () => {
+    const keyPair = () => {
+      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      return { privateKey, publicKey: `whpk_${Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('base64')}` };
+    };
+    const signV1a = (privateKey: ReturnType<typeof keyPair>['privateKey'], id: string, body: string) =>
+      `v1a,${signWith(null, Buffer.from(`${id}.${nowSeconds}.${body}`), privateKey).toString('base64')}`;
+    const body = '{"id":42,"name":"Fern"}';
+
+    it('verifies with the whpk_ public key, also when the current and the previous key both sign', async () => {
+      const current = keyPair();
+      const previous = keyPair();
+      const headers = { 'webhook-id': 'msg_a', 'webhook-timestamp': String(nowSeconds), 'webhook-signature': `${signV1a(current.privateKey, 'msg_a', body)} ${signV1a(previous.privateKey, 'msg_a', body)}` };
+      expect(await verifyWebhook(body, headers, current.publicKey)).toEqual({ id: 42n, name: 'Fern' });
+      expect(await verifyWebhook(body, headers, previous.publicKey)).toEqual({ id: 42n, name: 'Fern' });
+    });
+
+    it('rejects another key, a changed body, a v1 signature and a malformed key', async () => {
+      const { privateKey, publicKey } = keyPair();
+      const headers = { 'webhook-id': 'msg_b', 'webhook-timestamp': String(nowSeconds), 'webhook-signature': signV1a(privateKey, 'msg_b', body) };
+      await expect(verifyWebhook(body, headers, keyPair().publicKey)).rejects.toThrow(/no matching signature/);
+      await expect(verifyWebhook(body.replace('42', '43'), headers, publicKey)).rejects.toThrow(/no matching signature/);
+      const hmacSecret = secretOf(new Uint8Array(32).fill(3));
+      await expect(verifyWebhook(body, { ...headers, 'webhook-signature': sign(hmacSecret, 'msg_b', nowSeconds, body) }, publicKey)).rejects.toThrow(/no matching signature/);
+      // A v1a signature does not pass for an HMAC secret either.
+      await expect(verifyWebhook(body, headers, hmacSecret)).rejects.toThrow(/no matching signature/);
+      await expect(verifyWebhook(body, headers, 'whpk_AAAA')).rejects.toThrow(TypeError);
+    });
   });
 });

@@ -34,30 +34,58 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
   return undefined;
 }
 
-/** The HMAC key of a `whsec_<base64>` secret (the prefix is optional, as in the standardwebhooks package). */
-function secretKey(secret: string): Uint8Array<ArrayBuffer> {
-  const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+/** The bytes of base64 text, or an empty array when it is not base64. */
+function base64Bytes(encoded: string): Uint8Array<ArrayBuffer> {
   let binary: string;
   try {
     binary = atob(encoded);
   } catch {
     binary = '';
   }
-  if (binary === '') throw new TypeError('webhook secret must be "whsec_" followed by base64');
   return Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }
 
-async function expectedSignature(key: Uint8Array<ArrayBuffer>, signedPrefix: string, body: string | Uint8Array): Promise<string> {
+/** The key a receiver verifies with: a `whpk_` Ed25519 public key, else the HMAC key of a `whsec_` secret (the prefix optional, as in the standardwebhooks package). */
+function verificationKey(secret: string): { kind: 'v1' | 'v1a'; key: Uint8Array<ArrayBuffer> } {
+  if (secret.startsWith('whpk_')) {
+    const key = base64Bytes(secret.slice('whpk_'.length));
+    if (key.length !== 32) throw new TypeError('webhook public key must be "whpk_" followed by base64 of 32 bytes');
+    return { kind: 'v1a', key };
+  }
+  const key = base64Bytes(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret);
+  if (key.length === 0) throw new TypeError('webhook secret must be "whsec_" followed by base64');
+  return { kind: 'v1', key };
+}
+
+function webCrypto(): typeof globalThis.crypto.subtle {
   const subtle = globalThis.crypto?.subtle;
   if (subtle === undefined) throw new TypeError('verifyWebhook needs WebCrypto (crypto.subtle; browsers offer it on https only)');
+  return subtle;
+}
+
+function signedContent(signedPrefix: string, body: string | Uint8Array): Uint8Array<ArrayBuffer> {
   const prefix = encoder.encode(signedPrefix);
   const bodyBytes = typeof body === 'string' ? encoder.encode(body) : body;
   const content = new Uint8Array(prefix.length + bodyBytes.length);
   content.set(prefix);
   content.set(bodyBytes, prefix.length);
-  const hmacKey = await subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = new Uint8Array(await subtle.sign('HMAC', hmacKey, content));
+  return content;
+}
+
+async function expectedSignature(key: Uint8Array<ArrayBuffer>, content: Uint8Array<ArrayBuffer>): Promise<string> {
+  const hmacKey = await webCrypto().importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = new Uint8Array(await webCrypto().sign('HMAC', hmacKey, content));
   return btoa(String.fromCharCode(...mac));
+}
+
+/** Whether any of the `v1a,` signatures is an Ed25519 signature of the content by the public key. */
+async function anyEd25519Match(key: Uint8Array<ArrayBuffer>, content: Uint8Array<ArrayBuffer>, signatures: readonly string[]): Promise<boolean> {
+  const publicKey = await webCrypto().importKey('raw', key, { name: 'Ed25519' }, false, ['verify']);
+  for (const signature of signatures) {
+    const bytes = base64Bytes(signature);
+    if (bytes.length === 64 && (await webCrypto().verify({ name: 'Ed25519' }, publicKey, bytes, content))) return true;
+  }
+  return false;
 }
 
 /** Compares without an early exit, so the time taken does not tell how much of a forged signature was right. */
@@ -80,10 +108,12 @@ function checkTimestamp(timestamp: string, options: VerifyWebhookOptions): void 
 /**
  * Verifies a webhook the Standard Webhooks way and returns its payload
  * (plant ids as exact `bigint`). `body` must be the raw request body, not
- * re-serialized JSON. The signature is HMAC-SHA256 over
- * `<webhook-id>.<webhook-timestamp>.<body>` with the secret's key; any one
- * of the space-separated `v1,` signatures may match (during a secret
- * rotation the service sends one per secret). Throws
+ * re-serialized JSON. `secret` is what the endpoint's create answer (or
+ * `getSecret`) gave: with a `whsec_` secret the signature is HMAC-SHA256
+ * (`v1,`), with a `whpk_` public key Ed25519 (`v1a,`), over
+ * `<webhook-id>.<webhook-timestamp>.<body>`; any one of the space-separated
+ * signatures of that kind may match (during a rotation the service sends
+ * one per key). Throws
  * `WebhookVerificationError` for missing headers, a timestamp outside the
  * tolerance, no matching signature or a body that is not an event payload;
  * `TypeError` for a malformed secret (a configuration mistake).
@@ -94,17 +124,23 @@ export async function verifyWebhook(
   secret: string,
   options: VerifyWebhookOptions = {},
 ): Promise<WebhookPayload> {
-  const key = secretKey(secret);
+  const { kind, key } = verificationKey(secret);
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
   if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
   checkTimestamp(timestamp, options);
-  const expected = await expectedSignature(key, `${id}.${timestamp}.`, body);
-  const matches = signatures.split(' ').some((versioned) => {
+  const content = signedContent(`${id}.${timestamp}.`, body);
+  const candidates = signatures.split(' ').flatMap((versioned) => {
     const [version, signature] = versioned.split(',');
-    return version === 'v1' && signature !== undefined && constantTimeEqual(signature, expected);
+    return version === kind && signature !== undefined ? [signature] : [];
   });
+  let matches: boolean;
+  if (kind === 'v1a') matches = await anyEd25519Match(key, content, candidates);
+  else {
+    const expected = await expectedSignature(key, content);
+    matches = candidates.some((signature) => constantTimeEqual(signature, expected));
+  }
   if (!matches) throw new WebhookVerificationError('no matching signature');
   let parsed: unknown;
   try {

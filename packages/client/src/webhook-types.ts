@@ -27,6 +27,8 @@ export interface WebhookEndpoint {
   readonly description?: string;
   /** Deliveries per second to this endpoint (throttled, never dropped). */
   readonly rateLimit?: number;
+  /** Request headers sent on every attempt to it; absent when none. */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly status: WebhookEndpointStatus;
   /** Why the service disabled it (e.g. every attempt failed for days). */
   readonly disabledReason?: string;
@@ -34,9 +36,9 @@ export interface WebhookEndpoint {
   readonly updatedAt: Date;
 }
 
-/** An endpoint as returned by create: with its signing secret. */
+/** An endpoint as returned by create: with what its receiver verifies with. */
 export interface WebhookEndpointWithSecret extends WebhookEndpoint {
-  /** `whsec_…`: give it to `verifyWebhook` in the receiver. */
+  /** `whsec_…` (HMAC) or `whpk_…` (the public key of an Ed25519 endpoint): give it to `verifyWebhook` in the receiver. */
   readonly secret: string;
 }
 
@@ -46,10 +48,14 @@ export interface NewWebhookEndpoint {
   /** @default ['plant.created'] */
   readonly eventTypes?: readonly WebhookEventType[];
   readonly description?: string;
-  /** `whsec_<base64>`. @default a new secret of 32 random bytes */
+  /** `whsec_<base64>`, for `hmac` only. @default a new secret of 32 random bytes */
   readonly secret?: string;
   /** Deliveries per second. @default no limit */
   readonly rateLimit?: number;
+  /** Request headers sent on every attempt (at most 20; not the ones the service sets). @default none */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** `'ed25519'`: the service keeps the secret key and answers with the `whpk_` public key (`v1a` signatures). @default 'hmac' */
+  readonly signature?: 'hmac' | 'ed25519';
 }
 
 export interface WebhookEndpointUpdate {
@@ -57,6 +63,8 @@ export interface WebhookEndpointUpdate {
   readonly eventTypes?: readonly WebhookEventType[];
   readonly description?: string;
   readonly rateLimit?: number;
+  /** Replaces every header; `null` or `{}` removes them. */
+  readonly headers?: Readonly<Record<string, string>> | null;
   /** `'enabled'` turns a disabled endpoint back on (then `recover` resends what failed). */
   readonly status?: WebhookEndpointStatus;
 }

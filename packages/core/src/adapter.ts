@@ -55,7 +55,16 @@ export { INT32_MAX, MAX_TAG_FILTERS } from './domain/list-options.js';
 export { plantNotFoundMessage, requireScope } from './service/plant-service.js';
 export { StaticTokenEntrySchema } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';
-export { ENDPOINT_DESCRIPTION_MAX_LENGTH, ENDPOINT_RATE_LIMIT_MAX, WEBHOOK_LIST_LIMIT_MAX } from './webhooks/endpoints/endpoint-schemas.js';
+export {
+  ENDPOINT_DESCRIPTION_MAX_LENGTH,
+  ENDPOINT_HEADER_NAME,
+  ENDPOINT_HEADER_VALUE,
+  ENDPOINT_HEADER_VALUE_MAX_LENGTH,
+  ENDPOINT_HEADERS_MAX,
+  ENDPOINT_RATE_LIMIT_MAX,
+  RESERVED_HEADER_NAMES,
+  WEBHOOK_LIST_LIMIT_MAX,
+} from './webhooks/endpoints/endpoint-schemas.js';
 export { ENDPOINT_URL_MAX_LENGTH } from './webhooks/endpoint-url.js';
 export { MIN_SECRET_BYTES, WebhookSubscriptionSchema, subscriptionId } from './webhooks/webhook-subscription.js';
 

@@ -23,12 +23,13 @@ interface EndpointRecord {
 
 /** A fresh copy without absent optional fields, as durable adapters return endpoints. */
 function copyEndpoint(endpoint: WebhookEndpoint): WebhookEndpoint {
-  const { description, rateLimit, disabledReason, eventTypes, ...rest } = endpoint;
+  const { description, rateLimit, headers, disabledReason, eventTypes, ...rest } = endpoint;
   return {
     ...rest,
     eventTypes: [...eventTypes],
     ...(description !== undefined ? { description } : {}),
     ...(rateLimit !== undefined ? { rateLimit } : {}),
+    ...(headers !== undefined ? { headers: { ...headers } } : {}),
     ...(disabledReason !== undefined && rest.status === 'disabled' ? { disabledReason } : {}),
   };
 }
@@ -36,7 +37,7 @@ function copyEndpoint(endpoint: WebhookEndpoint): WebhookEndpoint {
 /** The endpoint after `changes` (null removes; enabling clears the reason). */
 function applyChanges(endpoint: WebhookEndpoint, changes: WebhookEndpointChanges): WebhookEndpoint {
   const next: Record<string, unknown> = { ...endpoint, updatedAt: changes.updatedAt };
-  for (const key of ['url', 'eventTypes', 'description', 'rateLimit', 'status', 'disabledReason'] as const) {
+  for (const key of ['url', 'eventTypes', 'description', 'rateLimit', 'headers', 'status', 'disabledReason'] as const) {
     const value = changes[key];
     if (value === null) delete next[key];
     else if (value !== undefined) next[key] = value;

@@ -6,7 +6,7 @@ import type { Tables } from './tables.js';
  * statement (data-modifying CTEs), so nothing is half done.
  */
 
-export const ENDPOINT_COLUMNS = `id, tenant, url, event_types, description, rate_limit, status, disabled_reason,
+export const ENDPOINT_COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, status, disabled_reason,
   secret, previous_secret, previous_secret_expires_at, created_at, updated_at`;
 
 /**
@@ -32,12 +32,12 @@ export const lockTenantEndpointsSql = 'SELECT pg_advisory_xact_lock($1::bigint)'
 
 /**
  * Parameters: id, tenant, url, event types (text[]), description, rate limit, secret, created at, most endpoints per
- * tenant. Inserts nothing when the tenant has that many already: run it after `lockTenantEndpointsSql` in the same
+ * tenant, headers (JSON text). Inserts nothing when the tenant has that many already: run it after `lockTenantEndpointsSql` in the same
  * transaction, so the count sees every endpoint created before the lock was granted.
  */
 export const insertEndpointSql = (t: Tables) => `
-  INSERT INTO ${t.endpoints} (id, tenant, url, event_types, description, rate_limit, status, secret, created_at, updated_at)
-  SELECT $1, $2, $3, $4::text[], $5, $6::integer, 'enabled', $7, $8, $8
+  INSERT INTO ${t.endpoints} (id, tenant, url, event_types, description, rate_limit, headers, status, secret, created_at, updated_at)
+  SELECT $1, $2, $3, $4::text[], $5, $6::integer, $10::jsonb, 'enabled', $7, $8, $8
   WHERE (SELECT count(*) FROM ${t.endpoints} WHERE tenant = $2) < $9::integer
   RETURNING ${ENDPOINT_COLUMNS}`;
 
@@ -55,14 +55,14 @@ const set = (column: string, flag: number, cast = '') => `${column} = CASE WHEN 
 
 /**
  * Parameters: id, tenant (NULL: any), then a keep/set flag and a value for url, event types, description, rate
- * limit, status, disabled reason ($3 … $14), updated at ($15), the error of ended deliveries ($16). Enabling clears
- * the reason; leaving the endpoint disabled ends its pending deliveries.
+ * limit, status, disabled reason ($3 … $14), updated at ($15), the error of ended deliveries ($16), then for headers
+ * (JSON text; $17, $18). Enabling clears the reason; leaving the endpoint disabled ends its pending deliveries.
  */
 export const updateEndpointSql = (t: Tables) => `
   WITH changed AS (
     UPDATE ${t.endpoints} SET
       ${set('url', 3, '::text')}, ${set('event_types', 5, '::text[]')}, ${set('description', 7, '::text')},
-      ${set('rate_limit', 9, '::integer')}, ${set('status', 11, '::text')},
+      ${set('rate_limit', 9, '::integer')}, ${set('status', 11, '::text')}, ${set('headers', 17, '::jsonb')},
       disabled_reason = CASE WHEN (CASE WHEN $11::boolean THEN $12::text ELSE status END) = 'enabled' THEN NULL
                              WHEN $13::boolean THEN $14::text ELSE disabled_reason END,
       updated_at = $15::bigint

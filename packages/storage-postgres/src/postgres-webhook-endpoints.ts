@@ -33,6 +33,8 @@ interface EndpointRow {
   readonly event_types: WebhookEventType[];
   readonly description: string | null;
   readonly rate_limit: number | null;
+  /** jsonb, parsed by pg. */
+  readonly headers: Record<string, string> | null;
   readonly status: WebhookEndpointStatus;
   readonly disabled_reason: string | null;
   readonly secret: string;
@@ -55,6 +57,7 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
     eventTypes: [...row.event_types],
     ...(row.description !== null ? { description: row.description } : {}),
     ...(row.rate_limit !== null ? { rateLimit: row.rate_limit } : {}),
+    ...(row.headers !== null ? { headers: row.headers } : {}),
     status: row.status,
     ...(row.disabled_reason !== null && row.status === 'disabled' ? { disabledReason: row.disabled_reason } : {}),
     createdAt: Number(row.created_at),
@@ -96,8 +99,19 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
-    const { id, tenant, url, eventTypes, description, rateLimit, secret, createdAt } = endpoint;
-    const parameters = [id, tenant, url, [...eventTypes], description ?? null, rateLimit ?? null, secret, Math.round(createdAt), maxPerTenant];
+    const { id, tenant, url, eventTypes, description, rateLimit, headers, secret, createdAt } = endpoint;
+    const parameters = [
+      id,
+      tenant,
+      url,
+      [...eventTypes],
+      description ?? null,
+      rateLimit ?? null,
+      secret,
+      Math.round(createdAt),
+      maxPerTenant,
+      headers ? JSON.stringify(headers) : null,
+    ];
     // Creates of one tenant take turns (on every instance): a statement's
     // snapshot predates any lock it waits for, so the count runs after it.
     const [row] = await this.#runner.transaction('create the endpoint', async (rows) => {
@@ -183,6 +197,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
       ...change(changes.disabledReason),
       Math.round(changes.updatedAt),
       ENDPOINT_DISABLED_ERROR,
+      ...change(changes.headers && JSON.stringify(changes.headers)),
     ];
     const [row] = await this.#runner.rows<EndpointRow>('update the endpoint', this.#sql.update, parameters);
     return row && toEndpoint(row);

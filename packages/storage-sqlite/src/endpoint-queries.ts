@@ -2,13 +2,13 @@
 
 import { BOUND_LIMIT } from './bound-limit.js';
 
-const COLUMNS = `id, tenant, url, event_types, description, rate_limit, status, disabled_reason, secret, previous_secret,
+const COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, status, disabled_reason, secret, previous_secret,
   previous_secret_expires_at, failing_since, exhausted_at, created_at, updated_at`;
 
-/** Parameters: id, tenant, url, event types (JSON), description, rate limit, secret, created at, updated at. Returns the row. */
+/** Parameters: id, tenant, url, event types (JSON), description, rate limit, headers (JSON), secret, created at, updated at. Returns the row. */
 export const INSERT_ENDPOINT = `
-  INSERT INTO webhook_endpoints (id, tenant, url, event_types, description, rate_limit, status, secret, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, 'enabled', ?, ?, ?)
+  INSERT INTO webhook_endpoints (id, tenant, url, event_types, description, rate_limit, headers, status, secret, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, 'enabled', ?, ?, ?)
   RETURNING ${COLUMNS}`;
 
 /** Parameters: id. */
@@ -24,12 +24,12 @@ export const LIST_TENANT_ENDPOINTS = `SELECT ${COLUMNS} FROM webhook_endpoints W
 export const LIST_ENDPOINTS = `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id > ? ORDER BY id LIMIT ${BOUND_LIMIT}`;
 
 /** The columns an update may change, in the order of {@link UPDATE_ENDPOINT}'s parameters. */
-const UPDATABLE = ['url', 'event_types', 'description', 'rate_limit', 'status', 'disabled_reason'];
+const UPDATABLE = ['url', 'event_types', 'description', 'rate_limit', 'headers', 'status', 'disabled_reason'];
 
 /**
  * Parameters: a keep/set flag (0 keeps the column) and a value per updatable
- * column (url, event types, description, rate limit, status, disabled
- * reason), then updated at, id, tenant (twice; NULL: any tenant's). Returns
+ * column (url, event types, description, rate limit, headers, status,
+ * disabled reason), then updated at, id, tenant (twice; NULL: any tenant's). Returns
  * the updated row, none when there is no such endpoint (of that tenant).
  * Enabling clears the reason whatever the update says.
  */

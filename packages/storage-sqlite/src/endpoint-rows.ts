@@ -10,6 +10,8 @@ export interface EndpointRow {
   event_types: string;
   description: string | null;
   rate_limit: bigint | null;
+  /** The custom headers, a JSON object. */
+  headers: string | null;
   status: WebhookEndpointStatus;
   disabled_reason: string | null;
   secret: string;
@@ -32,6 +34,7 @@ export function toEndpoint(row: EndpointRow): WebhookEndpoint {
     eventTypes: JSON.parse(row.event_types) as WebhookEventType[],
     ...(row.description !== null ? { description: row.description } : {}),
     ...(row.rate_limit !== null ? { rateLimit: Number(row.rate_limit) } : {}),
+    ...(row.headers !== null ? { headers: JSON.parse(row.headers) as Record<string, string> } : {}),
     status: row.status,
     ...(row.disabled_reason !== null && row.status === 'disabled' ? { disabledReason: row.disabled_reason } : {}),
     createdAt: Number(row.created_at),

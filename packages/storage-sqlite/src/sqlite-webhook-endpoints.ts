@@ -32,7 +32,18 @@ import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-
 /** The endpoint statements, prepared once per storage. */
 interface EndpointStatements {
   readonly insert: Statement<
-    [id: string, tenant: string, url: string, eventTypes: string, description: string | null, rateLimit: number | null, secret: string, createdAt: number, updatedAt: number],
+    [
+      id: string,
+      tenant: string,
+      url: string,
+      eventTypes: string,
+      description: string | null,
+      rateLimit: number | null,
+      headers: string | null,
+      secret: string,
+      createdAt: number,
+      updatedAt: number,
+    ],
     EndpointRow
   >;
   readonly select: Statement<[id: string], EndpointRow>;
@@ -52,7 +63,7 @@ interface EndpointStatements {
 
 function prepareStatements(db: BetterSqlite3): EndpointStatements {
   return {
-    insert: db.prepare<[string, string, string, string, string | null, number | null, string, number, number], EndpointRow>(INSERT_ENDPOINT),
+    insert: db.prepare<[string, string, string, string, string | null, number | null, string | null, string, number, number], EndpointRow>(INSERT_ENDPOINT),
     select: db.prepare<[string], EndpointRow>(SELECT_ENDPOINT),
     countOfTenant: db.prepare<[string], bigint>(COUNT_TENANT_ENDPOINTS).pluck(true),
     listOfTenant: db.prepare<[string, string, number], EndpointRow>(LIST_TENANT_ENDPOINTS),
@@ -103,10 +114,10 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     // IMMEDIATE takes the write lock before counting, so two creates (also
     // from two processes on the file) cannot both see room for one more.
     this.#create = (endpoint, maxPerTenant) => {
-      const { id, tenant, url, eventTypes, description, rateLimit, secret, createdAt } = endpoint;
+      const { id, tenant, url, eventTypes, description, rateLimit, headers, secret, createdAt } = endpoint;
       if (Number(s.countOfTenant.get(tenant)) >= maxPerTenant) return undefined;
       const at = Math.round(createdAt);
-      return toEndpoint(s.insert.get(id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, secret, at, at)!);
+      return toEndpoint(s.insert.get(id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, headers ? JSON.stringify(headers) : null, secret, at, at)!);
     };
     this.#delete = (tenant, id, at) => {
       if (s.delete.run(id, tenant).changes === 0) return false;
@@ -190,11 +201,13 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
 function updateParameters(changes: WebhookEndpointChanges): unknown[] {
   const eventTypes = changes.eventTypes && JSON.stringify(changes.eventTypes);
   const rateLimit = changes.rateLimit === undefined || changes.rateLimit === null ? changes.rateLimit : Math.round(changes.rateLimit);
+  const headers = changes.headers && JSON.stringify(changes.headers);
   return [
     ...change(changes.url),
     ...change(eventTypes),
     ...change(changes.description),
     ...change(rateLimit),
+    ...change(headers),
     ...change(changes.status),
     ...change(changes.disabledReason),
     Math.round(changes.updatedAt),

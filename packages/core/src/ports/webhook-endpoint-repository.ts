@@ -8,7 +8,9 @@ export interface NewWebhookEndpoint {
   readonly eventTypes: readonly WebhookEventType[];
   readonly description?: string;
   readonly rateLimit?: number;
-  /** `whsec_` secret. */
+  /** At least one header when present. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** `whsec_` secret (HMAC) or `whsk_` secret key (Ed25519). */
   readonly secret: string;
   /** Epoch ms; also its first `updatedAt`. New endpoints are enabled. */
   readonly createdAt: number;
@@ -20,6 +22,8 @@ export interface WebhookEndpointChanges {
   readonly eventTypes?: readonly WebhookEventType[];
   readonly description?: string | null;
   readonly rateLimit?: number | null;
+  /** At least one header when an object. */
+  readonly headers?: Readonly<Record<string, string>> | null;
   readonly status?: WebhookEndpointStatus;
   /** Kept only while disabled: enabling clears it whatever is given. */
   readonly disabledReason?: string | null;
@@ -27,7 +31,7 @@ export interface WebhookEndpointChanges {
   readonly updatedAt: number;
 }
 
-/** An endpoint's signing secrets: the current one, and the previous one while a rotation's overlap lasts. */
+/** An endpoint's signing secrets (`whsec_` or `whsk_`, one kind per endpoint): the current one, and the previous one while a rotation's overlap lasts. */
 export interface EndpointSecrets {
   readonly current: string;
   readonly previous?: string;

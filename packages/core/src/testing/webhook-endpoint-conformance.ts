@@ -109,6 +109,29 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       expect(await endpoints().get('acme', 'ep_a')).toEqual(enabled);
     });
 
+    it('keeps custom headers exactly (names as written, values with any visible ASCII), replaces them as a whole, removes them given null', async () => {
+      const headers = { Authorization: 'Bearer a=b; c="d"', 'X-Team': ' garden\tshed ', 'x-empty': '' };
+      await create('ep_a', { headers });
+      await create('ep_b');
+      expect(await endpoints().get('acme', 'ep_a')).toEqual(stored(newEndpoint('ep_a', { headers })));
+      expect(await endpoints().get('acme', 'ep_b')).not.toHaveProperty('headers');
+      expect((await endpoints().find('ep_a'))!.endpoint.headers).toEqual(headers);
+      const replaced = await endpoints().update('acme', 'ep_a', { headers: { 'X-Other': '1' }, updatedAt: T0 + 1 });
+      expect(replaced!.headers).toEqual({ 'X-Other': '1' });
+      expect((await endpoints().update('acme', 'ep_a', { description: 'kept', updatedAt: T0 + 2 }))!.headers).toEqual({ 'X-Other': '1' });
+      expect(await endpoints().update('acme', 'ep_a', { headers: null, updatedAt: T0 + 3 })).not.toHaveProperty('headers');
+      expect(await endpoints().get('acme', 'ep_a')).not.toHaveProperty('headers');
+    });
+
+    it('keeps an Ed25519 secret key (whsk_) as secret like a whsec_ one, and rotates it', async () => {
+      const current = `whsk_${Buffer.alloc(32, 1).toString('base64')}`;
+      const next = `whsk_${Buffer.alloc(32, 2).toString('base64')}`;
+      await create('ep_k', { secret: current });
+      expect(await endpoints().secrets('acme', 'ep_k')).toEqual({ current });
+      expect(await endpoints().rotateSecret('acme', 'ep_k', next, T0 + 10, T0 + 1)).toBe(true);
+      expect((await endpoints().find('ep_k'))!.secrets).toEqual({ current: next, previous: current, previousExpiresAt: T0 + 10 });
+    });
+
     it('rotates secrets: the new one current, the old one previous until the given time', async () => {
       await create('ep_a');
       expect(await endpoints().secrets('acme', 'ep_a')).toEqual({ current: SECRET });

@@ -86,11 +86,15 @@ async function send(
   }
 }
 
-/** The request headers of one attempt: Standard Webhooks (a fresh timestamp and signature each time, the same id) and the event type. */
+/**
+ * The request headers of one attempt: the endpoint's own headers, then Standard Webhooks (a fresh timestamp and
+ * signature each time, the same id) and the event type, which no endpoint header can replace.
+ */
 export function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: number, userAgent: string): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   const signatures = target.keys.map((secret) => signWebhook({ secret, id: delivery.id, timestamp, body: delivery.payload }));
   return {
+    ...target.headers,
     'content-type': 'application/json',
     'user-agent': userAgent,
     'webhook-id': delivery.id,

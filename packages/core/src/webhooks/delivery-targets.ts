@@ -2,13 +2,16 @@ import type { Clock } from '../ports/clock.js';
 import type { EndpointSecrets, WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
 import { ENDPOINT_DISABLED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
+import { signingKey, type SigningKey } from './webhook-signature.js';
 import { secretKey, type WebhookSubscription } from './webhook-subscription.js';
 
 /** Where one delivery goes and how it is signed, as resolved at the time of an attempt. */
 export interface DeliveryTarget {
   readonly url: string;
-  /** Signing keys, current first; each adds one `v1,` signature (Standard Webhooks allows several, e.g. while a secret is rotated). At least one. */
-  readonly keys: readonly Uint8Array[];
+  /** Signing keys, current first; each adds one `v1,` or `v1a,` signature (Standard Webhooks allows several, e.g. while a secret is rotated). At least one. */
+  readonly keys: readonly SigningKey[];
+  /** The endpoint's own request headers, sent on every attempt. @default none */
+  readonly headers?: Readonly<Record<string, string>>;
   /** The destination is not trusted (a tenant's endpoint): the transport refuses non-public addresses. @default false */
   readonly restrictDestination?: boolean;
   /** Attempts per second to this endpoint. @default unlimited */
@@ -57,6 +60,7 @@ export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clo
         keys: liveKeys(secrets, clock.now()),
         ...(allowPrivateDestinations ? {} : { restrictDestination: true }),
         ...(endpoint.rateLimit !== undefined ? { rateLimit: endpoint.rateLimit } : {}),
+        ...(endpoint.headers !== undefined ? { headers: endpoint.headers } : {}),
         ...(endpoint.status === 'disabled' ? { unavailable: ENDPOINT_DISABLED_ERROR } : {}),
       };
     },
@@ -74,12 +78,12 @@ export function combinedTargets(subscriptions: DeliveryTargets, endpoints: Deliv
   };
 }
 
-function liveKeys(secrets: EndpointSecrets, now: number): Uint8Array[] {
-  const keys: Uint8Array[] = [];
-  const current = secretKey(secrets.current);
+function liveKeys(secrets: EndpointSecrets, now: number): SigningKey[] {
+  const keys: SigningKey[] = [];
+  const current = signingKey(secrets.current);
   if (current) keys.push(current);
   if (secrets.previous !== undefined && secrets.previousExpiresAt !== undefined && now < secrets.previousExpiresAt) {
-    const previous = secretKey(secrets.previous);
+    const previous = signingKey(secrets.previous);
     if (previous) keys.push(previous);
   }
   return keys;

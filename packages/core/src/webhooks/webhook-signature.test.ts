@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { signWebhook } from './webhook-signature.js';
+import { ed25519SecretKey, newEd25519KeyPair, signWebhook, verificationKey } from './webhook-signature.js';
 import { secretKey } from './webhook-subscription.js';
 
 describe('signWebhook', () => {
@@ -35,5 +35,27 @@ describe('signWebhook', () => {
 
   it('rejects a malformed secret', () => {
     expect(() => signWebhook({ secret: 'not-a-secret', id: 'a', timestamp: 1, body: '' })).toThrow(TypeError);
+  });
+
+  it('signs v1a with a whsk_ secret key, verifiable with the whpk_ public key alone', () => {
+    const { secretKey, publicKey } = newEd25519KeyPair();
+    expect(secretKey).toMatch(/^whsk_[A-Za-z0-9+/]{43}=$/);
+    expect(publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect(verificationKey(secretKey)).toBe(publicKey);
+    const input = { id: 'msg_e', timestamp: 1614265330, body: '{"id":1}' };
+    const signature = signWebhook({ ...input, secret: secretKey });
+    expect(signature).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
+    expect(signWebhook({ ...input, secret: ed25519SecretKey(secretKey)! })).toBe(signature);
+    const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(publicKey.slice(5), 'base64')]);
+    const key = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+    const content = Buffer.from(`${input.id}.${input.timestamp}.${input.body}`);
+    expect(verify(null, content, key, Buffer.from(signature.slice(4), 'base64'))).toBe(true);
+    expect(verify(null, Buffer.from('other'), key, Buffer.from(signature.slice(4), 'base64'))).toBe(false);
+  });
+
+  it('leaves an HMAC secret as it is for receivers, and rejects a malformed whsk_', () => {
+    expect(verificationKey('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')).toBe('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+    expect(ed25519SecretKey('whsk_AAAA')).toBeUndefined();
+    expect(() => signWebhook({ secret: 'whsk_AAAA', id: 'a', timestamp: 1, body: '' })).toThrow(TypeError);
   });
 });

@@ -11,7 +11,7 @@ export function endpointJson(endpoint: WebhookEndpoint): string {
   return JSON.stringify(endpointObject(endpoint));
 }
 
-/** What `POST /webhooks/endpoints` answers: the endpoint and its signing secret. */
+/** What `POST /webhooks/endpoints` answers: the endpoint and what receivers verify with (`whsec_` secret or `whpk_` public key). */
 export function endpointWithSecretJson(endpoint: WebhookEndpoint, secret: string): string {
   return JSON.stringify({ ...endpointObject(endpoint), secret });
 }
@@ -20,6 +20,7 @@ function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {
   const json: Record<string, unknown> = { id: endpoint.id, url: endpoint.url, eventTypes: endpoint.eventTypes };
   if (endpoint.description !== undefined) json.description = endpoint.description;
   if (endpoint.rateLimit !== undefined) json.rateLimit = endpoint.rateLimit;
+  if (endpoint.headers !== undefined) json.headers = endpoint.headers;
   json.status = endpoint.status;
   if (endpoint.disabledReason !== undefined) json.disabledReason = endpoint.disabledReason;
   json.createdAt = time(endpoint.createdAt);

@@ -26,10 +26,12 @@ const signatureHeaders = () => [
     required: true,
     description: [
       '`v1,<base64 HMAC-SHA256>` keyed with the base64-decoded part of the `whsec_` secret, over',
-      '`<webhook-id>.<webhook-timestamp>.<body>`. After a rotation of a tenant endpoint\'s secret, two space-separated',
-      'signatures (`v1,<new> v1,<old>`) for the overlap period (24 h by default): a receiver holding either secret verifies.',
+      '`<webhook-id>.<webhook-timestamp>.<body>`; for a tenant endpoint created with `signature: ed25519`,',
+      '`v1a,<base64 Ed25519 signature>` of the same text, verified with the `whpk_` public key. After a rotation of a',
+      'tenant endpoint\'s secret, two space-separated signatures (`v1,<new> v1,<old>`) for the overlap period (24 h by',
+      'default): a receiver holding either key verifies.',
     ].join(' '),
-    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
+    schema: { type: 'string', pattern: '^v1a?,[A-Za-z0-9+/]+={0,2}( v1a?,[A-Za-z0-9+/]+={0,2})*$' },
   },
 ];
 

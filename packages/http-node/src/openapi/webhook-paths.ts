@@ -65,7 +65,7 @@ const endpointsCollection = (basePath: string) => ({
     security: write,
     requestBody: jsonBody('NewEndpoint', 'The new endpoint (`content-type: application/json`).'),
     responses: {
-      '201': jsonResponse('Created: the endpoint with its signing secret.', ref('schemas', 'EndpointWithSecret')),
+      '201': jsonResponse('Created: the endpoint with what receivers verify with (its secret, or its public key).', ref('schemas', 'EndpointWithSecret')),
       '400': ref('responses', 'BadRequest'),
       '422': errorResponse(`The tenant already has as many endpoints as the service allows (${DEFAULT_MAX_ENDPOINTS_PER_TENANT} unless its operator set another limit); the message names the limit. Nothing was created.`),
       ...authErrors,
@@ -115,9 +115,9 @@ const secretItem = {
     operationId: 'getWebhookEndpointSecret',
     tags,
     summary: 'Get the signing secret',
-    description: 'The current secret. Requires `webhooks:write` (the secret lets one forge webhooks).',
+    description: 'What receivers verify with: the current `whsec_` secret, or the `whpk_` public key of an `ed25519` endpoint. Requires `webhooks:write` (an HMAC secret lets one forge webhooks).',
     security: write,
-    responses: { '200': jsonResponse('The current secret.', ref('schemas', 'Secret')), '400': badId, ...authErrors, '404': notFound },
+    responses: { '200': jsonResponse('The current secret or public key.', ref('schemas', 'Secret')), '400': badId, ...authErrors, '404': notFound },
   },
 };
 
@@ -129,8 +129,9 @@ const rotateItem = {
     summary: 'Rotate the signing secret',
     description: [
       'Replaces the secret (with `secret` when given, else a new one; the body may be left out or empty, whatever its content',
-      'type). For the overlap period',
-      '(24 h by default) every delivery is signed with the new and the previous secret (`webhook-signature: v1,<new> v1,<old>`),',
+      'type) and answers with what receivers verify with; an `ed25519` endpoint always gets a new key pair (giving `secret`',
+      'is a 400). For the overlap period (24 h by default) every delivery is signed with the new and the previous key',
+      '(`webhook-signature: v1,<new> v1,<old>`),',
       'so receivers holding either verify. Requires `webhooks:write`.',
     ].join(' '),
     security: write,
@@ -140,7 +141,7 @@ const rotateItem = {
       content: json({ type: 'object', additionalProperties: false, properties: { secret: ref('schemas', 'WebhookSecret') } }),
     },
     responses: {
-      '200': jsonResponse('The new secret.', ref('schemas', 'Secret')),
+      '200': jsonResponse('The new secret or public key.', ref('schemas', 'Secret')),
       '400': ref('responses', 'BadRequest'),
       ...authErrors,
       '404': notFound,

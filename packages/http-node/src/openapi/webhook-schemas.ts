@@ -1,9 +1,14 @@
 import { ALL_SCOPES, WEBHOOK_EVENT_TYPES } from '@plant-store/core';
 import {
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
+  ENDPOINT_HEADER_NAME,
+  ENDPOINT_HEADER_VALUE,
+  ENDPOINT_HEADER_VALUE_MAX_LENGTH,
+  ENDPOINT_HEADERS_MAX,
   ENDPOINT_RATE_LIMIT_MAX,
   ENDPOINT_URL_MAX_LENGTH,
   MIN_SECRET_BYTES,
+  RESERVED_HEADER_NAMES,
 } from '@plant-store/core/adapter';
 import { ref } from './openapi-helpers.js';
 
@@ -34,8 +39,31 @@ const rateLimit = {
   maximum: ENDPOINT_RATE_LIMIT_MAX,
   description: 'Deliveries per second to this endpoint; more are throttled (delayed), never dropped.',
 };
+const headers = {
+  type: 'object',
+  maxProperties: ENDPOINT_HEADERS_MAX,
+  propertyNames: { pattern: ENDPOINT_HEADER_NAME.source },
+  additionalProperties: { type: 'string', maxLength: ENDPOINT_HEADER_VALUE_MAX_LENGTH, pattern: ENDPOINT_HEADER_VALUE.source },
+  description: [
+    `Request headers sent on every attempt to the endpoint: at most ${ENDPOINT_HEADERS_MAX}, names HTTP tokens (case-insensitive, no`,
+    `repeats), values of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs. Names the service sets`,
+    `itself are a 400: ${RESERVED_HEADER_NAMES.map((name) => `\`${name}\``).join(', ')} and every \`webhook-*\`. Values are never logged.`,
+  ].join(' '),
+  examples: [{ Authorization: 'Bearer 8f2c1e', 'X-Team': 'garden' }],
+};
+const signature = {
+  type: 'string',
+  enum: ['hmac', 'ed25519'],
+  default: 'hmac',
+  description: [
+    '`hmac`: a shared `whsec_` secret signs (`v1,`). `ed25519`: the service makes a key pair, keeps the `whsk_` secret key',
+    'and answers with the `whpk_` public key; deliveries carry `v1a,` Ed25519 signatures, and receivers hold nothing that',
+    'could sign. Fixed at creation.',
+  ].join(' '),
+};
 const status = { type: 'string', enum: ['enabled', 'disabled'] };
 const secret = ref('schemas', 'WebhookSecret');
+const verificationKey = ref('schemas', 'VerificationKey');
 
 /** `whsec_` and the base64 of the key. */
 const secretValue = {
@@ -61,6 +89,7 @@ function endpointSchema(extra: Record<string, unknown> = {}) {
       eventTypes,
       description,
       rateLimit,
+      headers,
       status,
       disabledReason: { type: 'string', description: 'Why it is disabled; only while disabled.' },
       createdAt: time('When it was created'),
@@ -74,7 +103,13 @@ function endpointSchema(extra: Record<string, unknown> = {}) {
 const schemas = {
   WebhookEventType: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
   WebhookSecret: secretValue,
-  Secret: { type: 'object', required: ['secret'], additionalProperties: false, properties: { secret } },
+  VerificationKey: {
+    type: 'string',
+    pattern: '^(whsec|whpk)_[A-Za-z0-9+/]+={0,2}$',
+    description: 'What receivers verify with: the `whsec_` secret of an `hmac` endpoint, the `whpk_` public key (base64 of 32 bytes) of an `ed25519` one.',
+    examples: ['whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD64zdyT2vgT0=', 'whpk_8IOka82Qv+4zF3zcpFM0IcVIXCZs09FIu+o1K5MuGD8='],
+  },
+  Secret: { type: 'object', required: ['secret'], additionalProperties: false, properties: { secret: verificationKey } },
   NewEndpoint: {
     type: 'object',
     required: ['url'],
@@ -84,8 +119,10 @@ const schemas = {
       // The default is stated in words: generators make a property with a `default` required in their types.
       eventTypes: { ...eventTypes, description: `${eventTypes.description} Default: \`["plant.created"]\`.` },
       description,
-      secret: { ...secret, description: 'Default: a new secret of 32 random bytes.' },
+      secret: { ...secret, description: 'Default: a new secret of 32 random bytes. Only for `hmac` endpoints.' },
       rateLimit,
+      headers,
+      signature,
     },
   },
   EndpointPatch: {
@@ -97,13 +134,14 @@ const schemas = {
       eventTypes,
       description,
       rateLimit,
+      headers: { ...headers, type: ['object', 'null'], description: `${headers.description} \`null\` or \`{}\` removes them; an object replaces them all.` },
       status: { ...status, description: '`disabled` stops deliveries (reason "disabled by the tenant"); `enabled` resumes them.' },
     },
   },
   Endpoint: endpointSchema(),
   EndpointWithSecret: {
-    ...endpointSchema({ secret }),
-    description: 'The endpoint and its signing secret (only on create).',
+    ...endpointSchema({ secret: verificationKey }),
+    description: 'The endpoint and what receivers verify with (only on create).',
   },
   Attempt: {
     type: 'object',

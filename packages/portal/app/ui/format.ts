@@ -12,6 +12,11 @@ export function formatRate(rate: number | null, succeeded: number, failed: numbe
   return `${percent}% (${succeeded} of ${succeeded + failed})`;
 }
 
+/** What a verification key is called: an Ed25519 endpoint's receiver holds a public key (`whpk_`), an HMAC one a secret. */
+export function verificationKeyLabel(key: string): string {
+  return key.startsWith('whpk_') ? 'Public key' : 'Signing secret';
+}
+
 const BIGINT_MARK = '\u0000bigint:';
 
 /**

@@ -2,7 +2,7 @@ import type { WebhookEndpoint, WebhookEventType } from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { EndpointStats } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
-import { formatRate, formatTime } from '../ui/format.js';
+import { formatRate, formatTime, verificationKeyLabel } from '../ui/format.js';
 import { usePortal } from '../ui/portal-context.js';
 import { EndpointForm } from './endpoint-form.js';
 
@@ -117,6 +117,13 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
               <dd>{endpoint.rateLimit} per second</dd>
             </div>
           )}
+          {endpoint.headers === undefined ? null : (
+            <div>
+              <dt>Custom headers</dt>
+              {/* Names only: values are often credentials; Edit shows them. */}
+              <dd>{Object.keys(endpoint.headers).join(', ')}</dd>
+            </div>
+          )}
           <div>
             <dt>Id</dt>
             <dd>
@@ -127,7 +134,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
       )}
       {secret === undefined ? null : (
         <p class="secret">
-          Signing secret: <code data-testid="secret">{secret}</code>
+          {verificationKeyLabel(secret)}: <code data-testid="secret">{secret}</code>
         </p>
       )}
       <div class="actions" role="group" aria-label={`Actions for ${endpoint.url}`}>
@@ -154,8 +161,9 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
                 disabled={busy}
                 onClick={() =>
                   void act(async () => {
-                    setSecret(await api.getSecret(endpoint.id));
-                    announce(`The signing secret of ${endpoint.url} is shown.`);
+                    const shown = await api.getSecret(endpoint.id);
+                    setSecret(shown);
+                    announce(`The ${verificationKeyLabel(shown).toLowerCase()} of ${endpoint.url} is shown.`);
                   })
                 }
               >

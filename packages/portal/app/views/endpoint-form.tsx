@@ -11,7 +11,26 @@ interface EndpointFormProps {
   readonly onCancel: () => void;
 }
 
-/** Create or edit an endpoint: its URL, the events it receives, a description and a rate limit. */
+/** Headers as the form shows them: one `Name: value` per line. */
+function headersText(headers: Readonly<Record<string, string>> | undefined): string {
+  return Object.entries(headers ?? {})
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
+}
+
+/** The form's header lines as an object, or the first line that is not `Name: value` (blank lines are skipped). */
+function parseHeaders(text: string): Record<string, string> | { readonly badLine: string } {
+  const headers: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const colon = line.indexOf(':');
+    if (colon <= 0) return { badLine: line };
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** Create or edit an endpoint: its URL, the events it receives, a description, a rate limit, custom headers and (on create) how it is signed. */
 export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) {
   const { eventTypes, fail } = usePortal();
   const prefix = endpoint === undefined ? 'new-endpoint' : `edit-${endpoint.id}`;
@@ -19,6 +38,8 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
   const [description, setDescription] = useState(endpoint?.description ?? '');
   const [types, setTypes] = useState<readonly string[]>(endpoint?.eventTypes ?? ['plant.created']);
   const [rateLimit, setRateLimit] = useState(endpoint?.rateLimit === undefined ? '' : String(endpoint.rateLimit));
+  const [headers, setHeaders] = useState(headersText(endpoint?.headers));
+  const [signature, setSignature] = useState<'hmac' | 'ed25519'>('hmac');
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const first = useRef<HTMLInputElement>(null);
@@ -30,10 +51,18 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
       setProblem('Choose at least one event type.');
       return;
     }
+    const parsed = parseHeaders(headers);
+    if ('badLine' in parsed) {
+      setProblem(`Write each header as "Name: value" on its own line ("${parsed.badLine}" is not).`);
+      return;
+    }
     const changes: { -readonly [K in keyof NewWebhookEndpoint]: NewWebhookEndpoint[K] } = {
       url: url.trim(),
       eventTypes: types as WebhookEventType[],
+      // Always sent, so that clearing the field removes them on an edit.
+      headers: parsed,
     };
+    if (endpoint === undefined && signature === 'ed25519') changes.signature = 'ed25519';
     if (description.trim() !== '') changes.description = description.trim();
     if (rateLimit.trim() !== '') changes.rateLimit = Number(rateLimit);
     setBusy(true);
@@ -101,6 +130,26 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
           onInput={(event) => setRateLimit(event.currentTarget.value)}
         />
       </div>
+      <div class="field">
+        <label for={`${prefix}-headers`}>Custom headers (optional), one "Name: value" per line</label>
+        <textarea
+          id={`${prefix}-headers`}
+          rows={3}
+          spellcheck={false}
+          placeholder="Authorization: Bearer …"
+          value={headers}
+          onInput={(event) => setHeaders(event.currentTarget.value)}
+        />
+      </div>
+      {endpoint === undefined ? (
+        <div class="field">
+          <label for={`${prefix}-signature`}>Signature</label>
+          <select id={`${prefix}-signature`} value={signature} onChange={(event) => setSignature(event.currentTarget.value as 'hmac' | 'ed25519')}>
+            <option value="hmac">HMAC-SHA256 with a shared secret</option>
+            <option value="ed25519">Ed25519: the receiver holds only a public key</option>
+          </select>
+        </div>
+      ) : null}
       {problem === undefined ? null : (
         <p class="problem" role="alert">
           {problem}

@@ -2,6 +2,7 @@ import type { WebhookEndpoint } from '@plant-store/client';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { EndpointStats } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
+import { verificationKeyLabel } from '../ui/format.js';
 import { usePortal } from '../ui/portal-context.js';
 import { focusViewHeading, ViewSection } from '../ui/view-heading.js';
 import { EndpointCard } from './endpoint-card.js';
@@ -64,10 +65,11 @@ export function EndpointsView() {
         <div class="card created" role="group" aria-labelledby="created-heading">
           <h3 id="created-heading">Endpoint created</h3>
           <p>
-            Give this signing secret to the receiver at {created.url}; it verifies every delivery with it. You can reveal it again later.
+            Give this {verificationKeyLabel(created.secret).toLowerCase()} to the receiver at {created.url}; it verifies every delivery with it. You can
+            reveal it again later.
           </p>
           <p class="secret">
-            Signing secret: <code data-testid="created-secret">{created.secret}</code>
+            {verificationKeyLabel(created.secret)}: <code data-testid="created-secret">{created.secret}</code>
           </p>
           <button type="button" onClick={() => setCreated(undefined)}>
             Done

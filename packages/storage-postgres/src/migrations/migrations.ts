@@ -6,6 +6,7 @@ import { portal } from './004-portal.js';
 import { deliveryTraceparent } from './005-delivery-traceparent.js';
 import { outboxAutovacuum } from './006-outbox-autovacuum.js';
 import { endpointDue } from './007-endpoint-due.js';
+import { endpointHeaders } from './009-endpoint-headers.js';
 
 /**
  * Every schema version, applied in name order by kysely's Migrator. Listed in
@@ -20,4 +21,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '005-delivery-traceparent': deliveryTraceparent,
   '006-outbox-autovacuum': outboxAutovacuum,
   '007-endpoint-due': endpointDue,
+  '009-endpoint-headers': endpointHeaders,
 };

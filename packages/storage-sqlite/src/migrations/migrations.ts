@@ -15,4 +15,5 @@ export const MIGRATIONS: Readonly<Record<string, () => Promise<Migration>>> = {
   '006-delivery-traceparent': async () => (await import('./006-delivery-traceparent.js')).deliveryTraceparent,
   '007-endpoint-due': async () => (await import('./007-endpoint-due.js')).endpointDue,
   '008-due-created-at': async () => (await import('./008-due-created-at.js')).dueCreatedAt,
+  '009-endpoint-headers': async () => (await import('./009-endpoint-headers.js')).endpointHeaders,
 };

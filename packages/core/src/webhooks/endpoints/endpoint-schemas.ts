@@ -43,25 +43,93 @@ const rateLimitSchema = v.pipe(
 
 const STATUS_MESSAGE = 'status must be "enabled" or "disabled"';
 
+/** Most custom headers on one endpoint. */
+export const ENDPOINT_HEADERS_MAX = 20;
+/** Longest custom header value, in bytes. */
+export const ENDPOINT_HEADER_VALUE_MAX_LENGTH = 1024;
+/** Header names the service sets itself (and every `webhook-*`): an endpoint may not send its own. */
+export const RESERVED_HEADER_NAMES: readonly string[] = Object.freeze([
+  'content-type',
+  'content-length',
+  'host',
+  'user-agent',
+  'connection',
+  'transfer-encoding',
+  'traceparent',
+  'tracestate',
+  'plant-store-event',
+]);
+/** A custom header name: an HTTP token (RFC 9110). */
+export const ENDPOINT_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A custom header value: visible ASCII, space and tab (HTTP/1.1 gives other bytes no agreed meaning, and CR or LF would split the request). */
+export const ENDPOINT_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+const HEADERS_MESSAGE = `headers must be an object of at most ${ENDPOINT_HEADERS_MAX} header names to string values`;
+
+/** What is wrong with a headers object, naming the offending header (`headers.<name>`) when one is. */
+function headersProblem(headers: Record<string, unknown>): { name?: string; message: string } | undefined {
+  const names = Object.keys(headers);
+  if (names.length > ENDPOINT_HEADERS_MAX) return { message: HEADERS_MESSAGE };
+  const seen = new Set<string>();
+  for (const name of names) {
+    const field = `headers.${name.slice(0, 100)}`;
+    const lower = name.toLowerCase();
+    if (!ENDPOINT_HEADER_NAME.test(name)) return { name, message: `${field} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+.^_\`|~-)` };
+    if (lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower)) return { name, message: `${field} is set by the service (as is every webhook-* header)` };
+    if (seen.has(lower)) return { name, message: `${field} names a header twice (names are case-insensitive)` };
+    seen.add(lower);
+    const value = headers[name];
+    if (typeof value !== 'string' || value.length > ENDPOINT_HEADER_VALUE_MAX_LENGTH || !ENDPOINT_HEADER_VALUE.test(value)) {
+      return { name, message: `${field} must be a string of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs (no CR or LF)` };
+    }
+  }
+  return undefined;
+}
+
+const headersSchema = v.pipe(
+  v.custom<Record<string, unknown>>(isJsonObject, HEADERS_MESSAGE),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const problem = headersProblem(dataset.value);
+    if (!problem) return;
+    const { name, message } = problem;
+    if (name === undefined) addIssue({ message });
+    else addIssue({ message, path: [{ type: 'object', origin: 'value', input: dataset.value, key: name, value: dataset.value[name] }] });
+  }),
+  v.transform((headers) => headers as Record<string, string>),
+);
+
+const SIGNATURE_MESSAGE = 'signature must be "hmac" or "ed25519"';
+
 /** A JSON object, then the strict shape (so an array or null gets the object message, not a key's). */
 const jsonObject = <const TEntries extends v.ObjectEntries>(entries: TEntries, what: string) =>
   v.pipe(v.custom<Record<string, unknown>>(isJsonObject, what), v.strictObject(entries, objectMessage(what)));
 
-/** Body of a create: `{url, eventTypes?, description?, secret?, rateLimit?}`. */
+/** Body of a create: `{url, eventTypes?, description?, secret?, rateLimit?, headers?, signature?}`; `secret` only for `hmac`. */
 export function newEndpointSchema(options: EndpointUrlOptions) {
-  return jsonObject(
-    {
-      url: endpointUrlSchema(options),
-      eventTypes: v.exactOptional(eventTypesSchema),
-      description: v.exactOptional(descriptionSchema),
-      secret: v.exactOptional(webhookSecretSchema()),
-      rateLimit: v.exactOptional(rateLimitSchema),
-    },
-    'an endpoint must be a JSON object {url, eventTypes?, description?, secret?, rateLimit?}',
+  return v.pipe(
+    jsonObject(
+      {
+        url: endpointUrlSchema(options),
+        eventTypes: v.exactOptional(eventTypesSchema),
+        description: v.exactOptional(descriptionSchema),
+        secret: v.exactOptional(webhookSecretSchema()),
+        rateLimit: v.exactOptional(rateLimitSchema),
+        headers: v.exactOptional(headersSchema),
+        signature: v.exactOptional(v.picklist(['hmac', 'ed25519'], SIGNATURE_MESSAGE)),
+      },
+      'an endpoint must be a JSON object {url, eventTypes?, description?, secret?, rateLimit?, headers?, signature?}',
+    ),
+    v.forward(
+      v.check(({ secret, signature }) => secret === undefined || signature !== 'ed25519', ED25519_SECRET_MESSAGE),
+      ['secret'],
+    ),
   );
 }
 
-/** Body of an update: any of `{url, eventTypes, description, rateLimit, status}`; `null` removes `description` or `rateLimit`. */
+/** Why an ed25519 endpoint takes no `secret`: its secret key must never have been outside the service. */
+export const ED25519_SECRET_MESSAGE = 'secret cannot be given for an ed25519 endpoint: the service makes its key pair';
+
+/** Body of an update: any of `{url, eventTypes, description, rateLimit, headers, status}`; `null` removes `description`, `rateLimit` or `headers`. */
 export function endpointPatchSchema(options: EndpointUrlOptions) {
   return jsonObject(
     {
@@ -69,9 +137,10 @@ export function endpointPatchSchema(options: EndpointUrlOptions) {
       eventTypes: v.exactOptional(eventTypesSchema),
       description: v.exactOptional(v.nullable(descriptionSchema)),
       rateLimit: v.exactOptional(v.nullable(rateLimitSchema)),
+      headers: v.exactOptional(v.nullable(headersSchema)),
       status: v.exactOptional(v.picklist(['enabled', 'disabled'], STATUS_MESSAGE)),
     },
-    'an endpoint update must be a JSON object {url?, eventTypes?, description?, rateLimit?, status?}',
+    'an endpoint update must be a JSON object {url?, eventTypes?, description?, rateLimit?, headers?, status?}',
   );
 }
 

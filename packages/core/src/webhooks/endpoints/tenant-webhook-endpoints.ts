@@ -1,13 +1,15 @@
 import type { Principal } from '../../domain/principal.js';
 import { validate } from '../../domain/validate.js';
-import { ConflictError, LimitExceededError, NotFoundError } from '../../errors.js';
+import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { WebhookEndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.js';
 import type { Delivery, RequeueSelector, WebhookOutbox } from '../../ports/webhook-outbox.js';
 import { newMessageId } from '../message-id.js';
 import { requeueNow } from '../requeue-now.js';
 import { requireScope } from '../../service/plant-service.js';
+import { newEd25519KeyPair, verificationKey } from '../webhook-signature.js';
 import {
+  ED25519_SECRET_MESSAGE,
   endpointPatchSchema,
   ListEndpointsOptionsSchema,
   newEndpointSchema,
@@ -88,17 +90,21 @@ export class TenantWebhookEndpoints {
   }
 
   /**
-   * Creates an enabled endpoint; returns it with its signing secret (the given one, or a new `whsec_` of 32 random
-   * bytes). A tenant that already has `maxEndpointsPerTenant` endpoints gets a `LimitExceededError`.
+   * Creates an enabled endpoint; returns it with what the receiver verifies with: for `signature: 'hmac'` (the
+   * default) its secret (the given one, or a new `whsec_` of 32 random bytes), for `'ed25519'` the `whpk_` public key
+   * of a new key pair whose secret key stays in storage. A tenant that already has `maxEndpointsPerTenant` endpoints
+   * gets a `LimitExceededError`.
    */
   async create(principal: Principal, input: unknown): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     requireScope(principal, 'webhooks:write');
-    const { eventTypes, secret, ...fields } = validate(this.#newSchema, input);
-    const chosen = secret ?? newEndpointSecret();
+    const { eventTypes, secret, signature, headers, ...fields } = validate(this.#newSchema, input);
+    const keys = signature === 'ed25519' ? newEd25519KeyPair() : undefined;
+    const chosen = keys?.secretKey ?? secret ?? newEndpointSecret();
     const max = this.#options.maxEndpointsPerTenant;
     const endpoint = await this.#options.endpoints.create(
       {
         ...fields,
+        ...(headers && Object.keys(headers).length > 0 ? { headers } : {}),
         id: newEndpointId(),
         tenant: principal.tenant,
         eventTypes: eventTypes ?? ['plant.created'],
@@ -109,7 +115,7 @@ export class TenantWebhookEndpoints {
     );
     if (!endpoint) throw new LimitExceededError(`a tenant may have at most ${max} webhook endpoint${max === 1 ? '' : 's'}`, max);
     this.#options.onCreate?.();
-    return { endpoint, secret: chosen };
+    return { endpoint, secret: keys?.publicKey ?? chosen };
   }
 
   /** One page of the caller's endpoints in ascending id order (`limit` 1…1000, default 100; `after` an endpoint id). */
@@ -128,7 +134,9 @@ export class TenantWebhookEndpoints {
   /** Applies the patch (`status: 'disabled'` ends its pending deliveries as failed); an empty patch returns the endpoint. */
   async update(principal: Principal, id: string, patch: unknown): Promise<WebhookEndpoint> {
     requireScope(principal, 'webhooks:write');
-    const { status, ...fields } = validate(this.#patchSchema, patch);
+    const { status, headers, ...rest } = validate(this.#patchSchema, patch);
+    // `{}` and `null` both leave the endpoint without headers.
+    const fields = headers === undefined ? rest : { ...rest, headers: headers && Object.keys(headers).length > 0 ? headers : null };
     // Nothing to change: the endpoint as it is (its updatedAt stays).
     if (status === undefined && Object.keys(fields).length === 0) {
       return found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
@@ -147,20 +155,29 @@ export class TenantWebhookEndpoints {
     if (!(await this.#options.endpoints.delete(principal.tenant, endpointId(id), this.#options.clock.now()))) notFound(id);
   }
 
-  /** The endpoint's current signing secret. */
+  /** What a receiver verifies the endpoint's deliveries with: its current `whsec_` secret, or the `whpk_` public key of its current Ed25519 key pair. */
   async getSecret(principal: Principal, id: string): Promise<string> {
     requireScope(principal, 'webhooks:write');
-    return found(id, await this.#options.endpoints.secrets(principal.tenant, endpointId(id))).current;
+    return verificationKey(found(id, await this.#options.endpoints.secrets(principal.tenant, endpointId(id))).current);
   }
 
-  /** Makes a new current secret (`{secret?}`, generated when absent) and returns it; the old one still signs for the overlap. */
+  /**
+   * Makes a new current secret of the endpoint's kind and returns what receivers verify with (as `getSecret`); the
+   * old one still signs for the overlap. An HMAC endpoint may be given `{secret}`; an Ed25519 one always gets a new
+   * key pair.
+   */
   async rotateSecret(principal: Principal, id: string, input: unknown = {}): Promise<string> {
     requireScope(principal, 'webhooks:write');
-    const secret = validate(RotateSecretSchema, input).secret ?? newEndpointSecret();
+    const given = validate(RotateSecretSchema, input).secret;
+    const endpoints = this.#options.endpoints;
+    const current = found(id, await endpoints.secrets(principal.tenant, endpointId(id))).current;
+    const ed25519 = current.startsWith('whsk_');
+    if (ed25519 && given !== undefined) throw new ValidationError([{ field: 'secret', message: ED25519_SECRET_MESSAGE }]);
+    const keys = ed25519 ? newEd25519KeyPair() : undefined;
+    const secret = keys?.secretKey ?? given ?? newEndpointSecret();
     const now = this.#options.clock.now();
-    const rotated = await this.#options.endpoints.rotateSecret(principal.tenant, endpointId(id), secret, now + this.#options.secretOverlapMs, now);
-    if (!rotated) notFound(id);
-    return secret;
+    if (!(await endpoints.rotateSecret(principal.tenant, endpointId(id), secret, now + this.#options.secretOverlapMs, now))) notFound(id);
+    return keys?.publicKey ?? secret;
   }
 
   /** Queues again every failed delivery to the endpoint created at or after `since` (RFC 3339). */

@@ -21,6 +21,8 @@ export interface WebhookEndpoint {
   readonly description?: string;
   /** Deliveries per second to this endpoint (throttled, never dropped). */
   readonly rateLimit?: number;
+  /** Request headers sent on every attempt to it, as the tenant wrote them; absent when none. */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly status: WebhookEndpointStatus;
   /** Why it is disabled; only while disabled. */
   readonly disabledReason?: string;
