@@ -57,7 +57,7 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
         '005-delivery-traceparent',
         '006-outbox-autovacuum',
         '007-endpoint-due',
-        '009-endpoint-headers',
+        '008-endpoint-headers',
       ]);
       await a!.plants.create('t', plant(1n, 'from a'), []);
       expect(await b!.plants.get('t', 1n)).toEqual({ id: 1n, name: 'from a' });

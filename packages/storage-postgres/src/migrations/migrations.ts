@@ -6,7 +6,7 @@ import { portal } from './004-portal.js';
 import { deliveryTraceparent } from './005-delivery-traceparent.js';
 import { outboxAutovacuum } from './006-outbox-autovacuum.js';
 import { endpointDue } from './007-endpoint-due.js';
-import { endpointHeaders } from './009-endpoint-headers.js';
+import { endpointHeaders } from './008-endpoint-headers.js';
 
 /**
  * Every schema version, applied in name order by kysely's Migrator. Listed in
@@ -21,5 +21,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '005-delivery-traceparent': deliveryTraceparent,
   '006-outbox-autovacuum': outboxAutovacuum,
   '007-endpoint-due': endpointDue,
-  '009-endpoint-headers': endpointHeaders,
+  '008-endpoint-headers': endpointHeaders,
 };
