@@ -237,9 +237,11 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
   it('reads the event catalogue with bigint ids in the examples', async () => {
     const catalogue = await client.webhooks.eventTypes();
     expect(lastRequest()).toMatchObject({ method: 'GET', url: '/webhooks/event-types' });
-    expect(catalogue.map((entry) => entry.type)).toEqual(['plant.created', 'plant.deleted']);
+    expect(catalogue.map((entry) => entry.type)).toEqual(['plant.created', 'plant.deleted', 'webhook.endpoint.disabled', 'webhook.delivery.failed']);
     expect(catalogue[0]!.example).toEqual({ id: 9223372036854775807n, name: 'Monstera deliciosa', tag: 'indoor' });
     expect(catalogue[1]!.example).toEqual({ id: 9223372036854775807n });
+    // Operational events: their time as a Date.
+    expect(catalogue[3]!.example).toMatchObject({ eventType: 'plant.created', attempts: 8, at: new Date('2026-05-02T16:30:00.000Z') });
     expect(catalogue[0]!.schema).toMatchObject({ type: 'object', required: ['id', 'name'] });
   });
 

@@ -29,6 +29,8 @@ export type {
   WebhooksClient,
 } from './webhooks-client.js';
 export type {
+  DeliveryFailedPayload,
+  EndpointDisabledPayload,
   ListWebhookDeliveriesQuery,
   ListWebhookEndpointsQuery,
   NewWebhookEndpoint,

@@ -27,10 +27,14 @@ export function dateFromJson(value: unknown): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** A webhook body: the plant of `plant.created`, or `{ id }` of `plant.deleted`. */
+/** A webhook body: the plant of `plant.created`, `{ id }` of `plant.deleted`, or an operational event (its `at` a Date). */
 export function payloadFromJson(value: unknown): WebhookPayload | undefined {
   if (!isObject(value)) return undefined;
   if ('name' in value) return plantFromJson(value);
+  if (typeof value['endpointId'] === 'string') {
+    const at = dateFromJson(value['at']);
+    return at === undefined ? undefined : ({ ...value, at } as unknown as WebhookPayload);
+  }
   const id = idFromJson(value['id']);
   return id === undefined ? undefined : { ...value, id };
 }

@@ -6,15 +6,37 @@
 import type { Plant } from './plant.js';
 
 /** Events an endpoint can subscribe to. */
-export type WebhookEventType = 'plant.created' | 'plant.deleted';
+export type WebhookEventType = 'plant.created' | 'plant.deleted' | 'webhook.endpoint.disabled' | 'webhook.delivery.failed';
 
 /** Body of a `plant.deleted` event. */
 export interface PlantDeletedPayload {
   readonly id: bigint;
 }
 
-/** What a webhook carries: the plant for `plant.created`, `{ id }` for `plant.deleted`. */
-export type WebhookPayload = Plant | PlantDeletedPayload;
+/** Body of a `webhook.endpoint.disabled` event: another endpoint of the tenant was disabled automatically. */
+export interface EndpointDisabledPayload {
+  /** Only in deliveries to operator subscriptions. */
+  readonly tenant?: string;
+  readonly endpointId: string;
+  readonly reason: string;
+  readonly at: Date;
+}
+
+/** Body of a `webhook.delivery.failed` event: a delivery to another endpoint of the tenant ran out of retries. */
+export interface DeliveryFailedPayload {
+  /** Only in deliveries to operator subscriptions. */
+  readonly tenant?: string;
+  readonly deliveryId: string;
+  readonly endpointId: string;
+  readonly eventType: WebhookEventType;
+  readonly attempts: number;
+  readonly lastError: string;
+  /** When its last attempt ended. */
+  readonly at: Date;
+}
+
+/** What a webhook carries: the plant for `plant.created`, `{ id }` for `plant.deleted`, the event for the operational types. */
+export type WebhookPayload = Plant | PlantDeletedPayload | EndpointDisabledPayload | DeliveryFailedPayload;
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 
