@@ -255,7 +255,13 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
       endpointId: id,
       lastAttempt: { at: expect.any(Date), statusCode: 500 },
       windows: { '1h': { succeeded: 0, failed: 1, successRate: 0 }, '24h': { succeeded: 0, failed: 1, successRate: 0 }, '7d': { succeeded: 0, failed: 1, successRate: 0 } },
+      hourly: expect.any(Array),
     });
+    // The hours: 24, starts as Dates, the failed attempt in the one it was made in.
+    expect(stats.hourly).toHaveLength(24);
+    expect(stats.hourly.every((hour) => hour.start instanceof Date && hour.start.getTime() % 3_600_000 === 0)).toBe(true);
+    const hour = Math.floor(stats.lastAttempt!.at.getTime() / 3_600_000) * 3_600_000;
+    expect(stats.hourly.find((entry) => entry.start.getTime() === hour)).toEqual({ start: new Date(hour), succeeded: 0, failed: 1 });
   });
 
   it('sends a test event and reads back the delivery marked test, its payload id a bigint', async () => {

@@ -45,6 +45,7 @@ export type {
   WebhookEndpointWithSecret,
   WebhookEventType,
   WebhookEventTypeInfo,
+  WebhookHourStats,
   WebhookPayload,
   WebhookSession,
   WebhookWindowStats,

@@ -5,6 +5,7 @@ import type {
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointStats,
+  WebhookHourStats,
   WebhookEndpointWithSecret,
   WebhookEventTypeInfo,
   WebhookPayload,
@@ -112,8 +113,16 @@ export function endpointStatsFromJson(value: unknown): WebhookEndpointStats | un
     const window = windows[name];
     if (!isObject(window) || typeof window['succeeded'] !== 'number' || typeof window['failed'] !== 'number') return undefined;
   }
+  const hourly = Array.isArray(value['hourly']) ? value['hourly'].map(hourFromJson) : [];
+  if (hourly.includes(undefined)) return undefined;
   const { lastAttempt: rawLast, ...rest } = value;
-  if (rawLast === undefined) return rest as unknown as WebhookEndpointStats;
+  if (rawLast === undefined) return { ...rest, hourly } as unknown as WebhookEndpointStats;
   const at = isObject(rawLast) ? dateFromJson(rawLast['at']) : undefined;
-  return at === undefined ? undefined : ({ ...rest, lastAttempt: { ...(rawLast as Json), at } } as unknown as WebhookEndpointStats);
+  return at === undefined ? undefined : ({ ...rest, hourly, lastAttempt: { ...(rawLast as Json), at } } as unknown as WebhookEndpointStats);
+}
+
+function hourFromJson(value: unknown): WebhookHourStats | undefined {
+  if (!isObject(value) || typeof value['succeeded'] !== 'number' || typeof value['failed'] !== 'number') return undefined;
+  const start = dateFromJson(value['start']);
+  return start === undefined ? undefined : { start, succeeded: value['succeeded'], failed: value['failed'] };
 }

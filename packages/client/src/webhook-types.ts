@@ -165,9 +165,19 @@ export interface WebhookWindowStats {
   readonly successRate: number | null;
 }
 
-/** An endpoint's health: attempts over the last hour, day and week, and its last attempt (within the week). */
+/** Attempts in one clock hour of `endpoints.stats()`. */
+export interface WebhookHourStats {
+  /** Start of the hour (a whole UTC hour). */
+  readonly start: Date;
+  readonly succeeded: number;
+  readonly failed: number;
+}
+
+/** An endpoint's health: attempts over the last hour, day and week, hour by hour over the last day, and its last attempt (within the week). */
 export interface WebhookEndpointStats {
   readonly endpointId: string;
   readonly lastAttempt?: { readonly at: Date; readonly statusCode?: number };
   readonly windows: { readonly '1h': WebhookWindowStats; readonly '24h': WebhookWindowStats; readonly '7d': WebhookWindowStats };
+  /** The last 24 clock hours, oldest first; the last one is the current hour so far. */
+  readonly hourly: readonly WebhookHourStats[];
 }

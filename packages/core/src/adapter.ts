@@ -56,6 +56,7 @@ export { plantNotFoundMessage, requireScope } from './service/plant-service.js';
 export { StaticTokenEntrySchema } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';
 export { ENDPOINT_DESCRIPTION_MAX_LENGTH, ENDPOINT_RATE_LIMIT_MAX, WEBHOOK_LIST_LIMIT_MAX } from './webhooks/endpoints/endpoint-schemas.js';
+export { STATS_HOURS } from './webhooks/endpoints/tenant-webhook-endpoints.js';
 export { ENDPOINT_URL_MAX_LENGTH } from './webhooks/endpoint-url.js';
 export { MIN_SECRET_BYTES, WebhookSubscriptionSchema, subscriptionId } from './webhooks/webhook-subscription.js';
 

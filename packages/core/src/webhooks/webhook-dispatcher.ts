@@ -149,17 +149,9 @@ export class WebhookDispatcher {
     this.#context = { transport: options.transport, targets: options.targets, throttle: this.#throttle, clock: options.clock, timeoutMs, userAgent };
     const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
     this.#endpoints = options.endpoints;
-    const operational = options.operationalEvents;
-    this.#operational = operational;
-    this.#health =
-      options.endpoints &&
-      new EndpointHealth({
-        endpoints: options.endpoints,
-        disableAfterMs,
-        clock: options.clock,
-        logger: options.logger,
-        ...(operational ? { onDisabled: (...args) => this.#queued(operational.endpointDisabled(...args)) } : {}),
-      });
+    this.#operational = options.operationalEvents;
+    const onDisabled = (...args: Parameters<OperationalEvents['endpointDisabled']>) => this.#queued(this.#operational?.endpointDisabled(...args));
+    this.#health = options.endpoints && new EndpointHealth({ endpoints: options.endpoints, disableAfterMs, clock: options.clock, logger: options.logger, onDisabled });
     this.#timer = new DispatchTimer(options.clock, () => {
       this.#checkDue = true;
       this.wake();
@@ -299,7 +291,7 @@ export class WebhookDispatcher {
       const metric = outcome && attemptOutcome(outcome, result);
       if (metric) this.#events?.emit('webhook.attempted', { outcome: metric, durationMs: Math.max(0, result.finishedAt - result.startedAt) });
       if (outcome?.status === 'pending') this.#timer.scheduleAt(outcome.nextAttemptAt);
-      if (outcome?.status === 'failed' && this.#operational) await this.#queued(this.#operational.deliveryFailed(delivery, result.outcome, result.finishedAt));
+      if (outcome?.status === 'failed') await this.#queued(this.#operational?.deliveryFailed(delivery, result.outcome, result.finishedAt));
       if (outcome) await this.#health?.observe(delivery, outcome, result.startedAt);
     } catch (error) {
       // The lease runs out and the delivery is tried again: at-least-once.
@@ -308,9 +300,9 @@ export class WebhookDispatcher {
   }
 
   /** Waits for operational events to be queued and sends them; a storage failure loses them (logged), never the attempt's record. */
-  async #queued(queuing: Promise<number>): Promise<void> {
+  async #queued(queuing: Promise<number> | undefined): Promise<void> {
     try {
-      if ((await queuing) > 0) this.wake();
+      if (((await queuing) ?? 0) > 0) this.wake();
     } catch (error) {
       this.#logger.error('webhook dispatcher: could not queue an operational event', { error: describe(error) });
     }

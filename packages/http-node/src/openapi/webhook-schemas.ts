@@ -4,6 +4,7 @@ import {
   ENDPOINT_RATE_LIMIT_MAX,
   ENDPOINT_URL_MAX_LENGTH,
   MIN_SECRET_BYTES,
+  STATS_HOURS,
 } from '@plant-store/core/adapter';
 import { ref } from './openapi-helpers.js';
 
@@ -199,7 +200,7 @@ const schemas = {
   },
   EndpointStats: {
     type: 'object',
-    required: ['endpointId', 'windows'],
+    required: ['endpointId', 'windows', 'hourly'],
     additionalProperties: false,
     properties: {
       endpointId: { type: 'string' },
@@ -215,6 +216,18 @@ const schemas = {
         required: ['1h', '24h', '7d'],
         additionalProperties: false,
         properties: { '1h': ref('schemas', 'WindowStats'), '24h': ref('schemas', 'WindowStats'), '7d': ref('schemas', 'WindowStats') },
+      },
+      hourly: {
+        type: 'array',
+        minItems: STATS_HOURS,
+        maxItems: STATS_HOURS,
+        description: `The last ${STATS_HOURS} clock hours (UTC), oldest first; the last one is the current hour so far.`,
+        items: {
+          type: 'object',
+          required: ['start', 'succeeded', 'failed'],
+          additionalProperties: false,
+          properties: { start: time('Start of the hour'), succeeded: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0 } },
+        },
       },
     },
   },
