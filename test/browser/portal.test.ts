@@ -109,6 +109,15 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     await page.getByRole('button', { name: 'Endpoints' }).click();
     await expectText(card.getByTestId('success-rate'), '100% (1 of 1)');
     await expectText(card.getByTestId('last-attempt'), 'status 200');
+    // The chart of the last 24 hours is drawn in the page, hidden from screen readers, which read its table instead.
+    expect(await card.getByTestId('health-chart').getAttribute('aria-hidden')).toBe('true');
+    const bars = await card.locator('rect.bar-succeeded').evaluateAll((rects) => rects.map((rect) => Number(rect.getAttribute('height'))));
+    expect(bars).toHaveLength(24);
+    expect(Math.max(...bars)).toBeGreaterThan(0);
+    const hours = card.getByRole('table', { name: `Attempts per hour to ${hookUrl}, last 24 hours` });
+    const cells = await hours.locator('tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => Number(cell.textContent))));
+    expect(cells).toHaveLength(24);
+    expect(cells.reduce((sum, [succeeded, failed]) => [sum[0]! + succeeded!, sum[1]! + failed!], [0, 0])).toEqual([1, 0]);
     await card.getByRole('button', { name: 'Rotate secret' }).click();
     await expectText(page.getByRole('status'), `Rotated the secret of ${hookUrl}`);
     const secondSecret = (await card.getByTestId('secret').textContent())!;

@@ -254,9 +254,11 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
   it('reads the event catalogue with bigint ids in the examples', async () => {
     const catalogue = await client.webhooks.eventTypes();
     expect(lastRequest()).toMatchObject({ method: 'GET', url: '/webhooks/event-types' });
-    expect(catalogue.map((entry) => entry.type)).toEqual(['plant.created', 'plant.deleted']);
+    expect(catalogue.map((entry) => entry.type)).toEqual(['plant.created', 'plant.deleted', 'webhook.endpoint.disabled', 'webhook.delivery.failed']);
     expect(catalogue[0]!.example).toEqual({ id: 9223372036854775807n, name: 'Monstera deliciosa', tag: 'indoor' });
     expect(catalogue[1]!.example).toEqual({ id: 9223372036854775807n });
+    // Operational events: their time as a Date.
+    expect(catalogue[3]!.example).toMatchObject({ eventType: 'plant.created', attempts: 8, at: new Date('2026-05-02T16:30:00.000Z') });
     expect(catalogue[0]!.schema).toMatchObject({ type: 'object', required: ['id', 'name'] });
   });
 
@@ -270,7 +272,13 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
       endpointId: id,
       lastAttempt: { at: expect.any(Date), statusCode: 500 },
       windows: { '1h': { succeeded: 0, failed: 1, successRate: 0 }, '24h': { succeeded: 0, failed: 1, successRate: 0 }, '7d': { succeeded: 0, failed: 1, successRate: 0 } },
+      hourly: expect.any(Array),
     });
+    // The hours: 24, starts as Dates, the failed attempt in the one it was made in.
+    expect(stats.hourly).toHaveLength(24);
+    expect(stats.hourly.every((hour) => hour.start instanceof Date && hour.start.getTime() % 3_600_000 === 0)).toBe(true);
+    const hour = Math.floor(stats.lastAttempt!.at.getTime() / 3_600_000) * 3_600_000;
+    expect(stats.hourly.find((entry) => entry.start.getTime() === hour)).toEqual({ start: new Date(hour), succeeded: 0, failed: 1 });
   });
 
   it('sends a test event and reads back the delivery marked test, its payload id a bigint', async () => {

@@ -112,8 +112,8 @@ describe('store.webhooks.endpoints: scopes, validation, tenant isolation', () =>
       [e.create(acme, { url: 'ftp://x.example/' }), 'url', 'url must be an absolute http or https URL'],
       [e.create(acme, { url: 'http://127.0.0.1/h' }), 'url', 'url must not point to a private, loopback, link-local or multicast address'],
       [e.create(acme, { url: 'https://u:p@x.example/' }), 'url', 'url must not contain credentials'],
-      [e.create(acme, { url: URL_OK, eventTypes: [] }), 'eventTypes', 'eventTypes must be a non-empty array of plant.created, plant.deleted'],
-      [e.create(acme, { url: URL_OK, eventTypes: ['plant.updated'] }), 'eventTypes.0', 'eventTypes must be a non-empty array of plant.created, plant.deleted'],
+      [e.create(acme, { url: URL_OK, eventTypes: [] }), 'eventTypes', 'eventTypes must be a non-empty array of plant.created, plant.deleted, webhook.endpoint.disabled, webhook.delivery.failed'],
+      [e.create(acme, { url: URL_OK, eventTypes: ['plant.updated'] }), 'eventTypes.0', 'eventTypes must be a non-empty array of plant.created, plant.deleted, webhook.endpoint.disabled, webhook.delivery.failed'],
       [e.create(acme, { url: URL_OK, eventTypes: ['plant.created', 'plant.created'] }), 'eventTypes', 'eventTypes must not list a type twice'],
       [e.create(acme, { url: URL_OK, description: 'x'.repeat(513) }), 'description', 'description must be a string of at most 512 characters'],
       [e.create(acme, { url: URL_OK, secret: 'whsec_c2hvcnQ=' }), 'secret', 'secret must be "whsec_" followed by base64 of at least 24 random bytes'],
@@ -339,5 +339,87 @@ describe('tenant endpoints: what gets delivered', () => {
     expect(await s.webhooks.endpoints.recover(acme, endpoint.id, { since: '2000-01-01T00:00:00+01:00' })).toEqual({ requeued: 1 });
     await eventually(() => sent.length === 3, 'the recovered delivery');
     expect((await s.allTenants.webhooks.listEndpoints({ limit: 10 })).endpoints.map((e) => e.id)).toEqual([endpoint.id]);
+  });
+});
+
+describe('operational events', () => {
+  const URL_BAD = 'https://failing.example.com/plants';
+  const URL_OPERATOR = 'https://ops.example.com/hooks';
+  const failing = () =>
+    fakeTransport((request) => (request.url.startsWith(URL_BAD) ? { kind: 'retry', statusCode: 500, reason: 'receiver answered 500' } : { kind: 'delivered', statusCode: 204 }));
+  const bodies = (sent: WebhookRequest[], type: string, url?: string) =>
+    sent.filter((r) => r.headers['plant-store-event'] === type && (url === undefined || r.url === url)).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+
+  it('webhook.delivery.failed goes to the tenant\'s other subscribed endpoints and to operator subscriptions listing it, never to the failing one, and never about itself', async () => {
+    const { sent, transport } = failing();
+    const subscriptions = [{ url: URL_OPERATOR, secret: newSecret(), eventTypes: ['webhook.delivery.failed' as const] }];
+    const s = store({ transport, retrySchedule: [5], subscriptions });
+    const types = ['plant.created', 'webhook.delivery.failed'];
+    const { endpoint: bad } = await s.webhooks.endpoints.create(acme, { url: URL_BAD, eventTypes: types });
+    // A second failing endpoint subscribed to the reports: its failed report is not reported again (no loop).
+    const { endpoint: bad2 } = await s.webhooks.endpoints.create(acme, { url: `${URL_BAD}/2`, eventTypes: ['webhook.delivery.failed'] });
+    const { endpoint: watcher } = await s.webhooks.endpoints.create(acme, { url: URL_OK, eventTypes: ['webhook.delivery.failed'] });
+    await s.webhooks.endpoints.create(globex, { url: `${URL_OK}/globex`, eventTypes: ['webhook.delivery.failed'] });
+    await s.plants.create(acme, { id: 1, name: 'Fern' });
+    const [failed] = (await s.webhooks.deliveries.list(acme, { endpoint: bad.id })).deliveries;
+    await eventually(() => bodies(sent, 'webhook.delivery.failed', URL_OK).length === 1 && bodies(sent, 'webhook.delivery.failed', URL_OPERATOR).length === 1, 'the reports');
+    await eventually(async () => (await s.webhooks.deliveries.list(acme, { endpoint: bad2.id, status: 'failed' })).deliveries.length === 1, 'the report to the second failing endpoint failed');
+    await settle();
+
+    const report = { deliveryId: failed!.id, endpointId: bad.id, eventType: 'plant.created', attempts: 2, lastError: 'receiver answered 500', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) };
+    expect(bodies(sent, 'webhook.delivery.failed', URL_OK)).toEqual([report]);
+    expect(bodies(sent, 'webhook.delivery.failed', URL_OPERATOR)).toEqual([{ tenant: 'acme', ...report }]);
+    // Not to the failing endpoint itself, not to another tenant, and nothing about the failed report.
+    expect(bodies(sent, 'webhook.delivery.failed', URL_BAD)).toEqual([]);
+    expect(bodies(sent, 'webhook.delivery.failed', `${URL_OK}/globex`)).toEqual([]);
+    expect((await s.webhooks.deliveries.list(acme, { endpoint: watcher.id })).deliveries).toHaveLength(1);
+    expect((await s.webhooks.deliveries.list(acme, { eventType: 'webhook.delivery.failed' })).deliveries).toHaveLength(2);
+  });
+
+  it('no webhook.delivery.failed for a 410 or a test event', async () => {
+    const { sent, transport } = fakeTransport((request) => {
+      if (request.url === URL_BAD) return { kind: 'gone', statusCode: 410, reason: 'receiver answered 410 Gone: no more attempts' };
+      return request.url === URL_OK ? { kind: 'delivered', statusCode: 204 } : { kind: 'retry', statusCode: 500, reason: 'receiver answered 500' };
+    });
+    const s = store({ transport, retrySchedule: [5] });
+    await s.webhooks.endpoints.create(acme, { url: URL_BAD });
+    const { endpoint: tested } = await s.webhooks.endpoints.create(acme, { url: `${URL_BAD}/test`, eventTypes: ['plant.deleted'] });
+    await s.webhooks.endpoints.create(acme, { url: URL_OK, eventTypes: ['webhook.delivery.failed'] });
+    await s.plants.create(acme, { id: 1, name: 'Fern' });
+    await s.webhooks.endpoints.sendTest(acme, tested.id, { eventType: 'plant.created' });
+    await eventually(async () => (await s.webhooks.deliveries.list(acme, { status: 'failed' })).deliveries.length === 2, 'the 410 and the test failed');
+    await settle();
+    expect(bodies(sent, 'webhook.delivery.failed')).toEqual([]);
+  });
+
+  it('webhook.endpoint.disabled goes to the tenant\'s other endpoints subscribed to it when one is disabled automatically', async () => {
+    const { clock, advance } = movableClock();
+    const { sent, transport } = failing();
+    const subscriptions = [{ url: URL_OPERATOR, secret: newSecret(), tenant: 'acme', eventTypes: ['webhook.endpoint.disabled' as const] }];
+    const s = store({ transport, retrySchedule: [5], disableAfterMs: 3_600_000, subscriptions }, { clock });
+    const { endpoint: bad } = await s.webhooks.endpoints.create(acme, { url: URL_BAD, eventTypes: ['plant.created', 'webhook.endpoint.disabled'] });
+    await s.webhooks.endpoints.create(acme, { url: URL_OK, eventTypes: ['webhook.endpoint.disabled'] });
+    await s.plants.create(acme, { id: 1, name: 'Exhausted' });
+    await eventually(async () => (await s.webhooks.deliveries.list(acme, { status: 'failed' })).deliveries.length === 1, 'the first message exhausted');
+    advance(3_600_000);
+    await s.plants.create(acme, { id: 2, name: 'Pending' });
+    await eventually(() => bodies(sent, 'webhook.endpoint.disabled', URL_OK).length === 1 && bodies(sent, 'webhook.endpoint.disabled', URL_OPERATOR).length === 1, 'the notices');
+    const { disabledReason } = await s.webhooks.endpoints.get(acme, bad.id);
+    const notice = { endpointId: bad.id, reason: disabledReason, at: expect.stringMatching(/Z$/) };
+    expect(bodies(sent, 'webhook.endpoint.disabled', URL_OK)).toEqual([notice]);
+    expect(bodies(sent, 'webhook.endpoint.disabled', URL_OPERATOR)).toEqual([{ tenant: 'acme', ...notice }]);
+    expect(bodies(sent, 'webhook.endpoint.disabled', URL_BAD)).toEqual([]);
+    // The operator subscription lists only the operational type: no plant.created for it.
+    expect(sent.filter((r) => r.url === URL_OPERATOR && r.headers['plant-store-event'] === 'plant.created')).toEqual([]);
+  });
+
+  it('operational types are in the catalogue, subscribable, and refused on a subscription when unknown', async () => {
+    const s = store();
+    expect(s.webhooks.endpoints.eventTypes(acme).map((e) => e.type)).toEqual(['plant.created', 'plant.deleted', 'webhook.endpoint.disabled', 'webhook.delivery.failed']);
+    const { endpoint } = await s.webhooks.endpoints.create(acme, { url: URL_OK, eventTypes: ['webhook.endpoint.disabled'] });
+    expect(endpoint.eventTypes).toEqual(['webhook.endpoint.disabled']);
+    expect(() => createPlantStore({ storage: memoryStorage(), webhooks: { subscriptions: [{ url: URL_OK, secret: newSecret(), eventTypes: ['plant.deleted' as never] }] } })).toThrow(
+      /eventTypes must be a non-empty array of plant.created, webhook.endpoint.disabled, webhook.delivery.failed/,
+    );
   });
 });

@@ -69,10 +69,39 @@ describe('portal operations in the library', () => {
     const store = open();
     const id = await endpointOf(store);
     const none = { succeeded: 0, failed: 0, successRate: null };
-    expect(await store.webhooks.endpoints.stats(only('webhooks:read'), id)).toEqual({ endpointId: id, windows: { '1h': none, '24h': none, '7d': none } });
+    const hourly = Array.from({ length: 24 }, (_, index) => ({ start: now - (23 - index) * 3_600_000, succeeded: 0, failed: 0 }));
+    expect(await store.webhooks.endpoints.stats(only('webhooks:read'), id)).toEqual({ endpointId: id, windows: { '1h': none, '24h': none, '7d': none }, hourly });
     await expect(store.webhooks.endpoints.stats(only('plants:read'), id)).rejects.toBeInstanceOf(ForbiddenError);
     await expect(store.webhooks.endpoints.stats(globex, id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(store.webhooks.endpoints.stats(acme, 'not-an-id')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('stats: 24 clock hours, oldest first, the last one the current hour so far', async () => {
+    const H = 3_600_000;
+    const storage = memoryStorage();
+    // Half past the hour that starts at `now`.
+    const store = createPlantStore({ storage, clock: { now: () => now + H / 2 } });
+    stores.push(store);
+    const id = await endpointOf(store);
+    await storage.outbox.enqueue({ id: 'msg_hours', tenant: 'acme', endpointId: id, eventType: 'plant.created', payload: '{}', createdAt: now - 30 * H });
+    const attempt = async (at: number, statusCode: number) => {
+      const [claimed] = await storage.outbox.claimDue({ owner: 'o', now: at, leaseMs: 1_000, limit: 1 });
+      expect(await storage.outbox.recordAttempt(claimed!.id, 'o', { at, durationMs: 1, statusCode }, { status: 'pending', nextAttemptAt: at })).toBe(true);
+    };
+    await attempt(now - 25 * H, 500); // before the first hour
+    await attempt(now - 23 * H, 500); // the first hour, at its start
+    await attempt(now - 23 * H + 10, 204);
+    await attempt(now - 2 * H + 5, 500);
+    await attempt(now - 1, 204); // the end of the hour before this one
+    await attempt(now + 60_000, 204); // this hour
+    const { hourly, windows } = await store.webhooks.endpoints.stats(acme, id);
+    expect(hourly).toHaveLength(24);
+    expect(hourly[0]).toEqual({ start: now - 23 * H, succeeded: 1, failed: 1 });
+    expect(hourly[21]).toEqual({ start: now - 2 * H, succeeded: 0, failed: 1 });
+    expect(hourly[22]).toEqual({ start: now - H, succeeded: 1, failed: 0 });
+    expect(hourly[23]).toEqual({ start: now, succeeded: 1, failed: 0 });
+    const total = hourly.reduce((sum, hour) => ({ succeeded: sum.succeeded + hour.succeeded, failed: sum.failed + hour.failed }), { succeeded: 0, failed: 0 });
+    expect(total).toEqual({ succeeded: windows['24h'].succeeded, failed: windows['24h'].failed });
   });
 
   it('deliveries list: eventType, since and until are validated and name themselves', async () => {

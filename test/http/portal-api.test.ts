@@ -61,7 +61,7 @@ describe.each(KINDS)('portal API over HTTP (%s storage)', (kind) => {
     const response = await call('GET', '/webhooks/event-types', TOKENS.webhookReader);
     expect(response.status).toBe(200);
     const catalogue = response.json as { type: string; description: string; schema: Record<string, unknown>; example: unknown }[];
-    expect(catalogue.map((entry) => entry.type)).toEqual(['plant.created', 'plant.deleted']);
+    expect(catalogue.map((entry) => entry.type)).toEqual(['plant.created', 'plant.deleted', 'webhook.endpoint.disabled', 'webhook.delivery.failed']);
     const [created, deleted] = catalogue;
     expect(created!.schema).toMatchObject({
       $schema: 'https://json-schema.org/draft/2020-12/schema',

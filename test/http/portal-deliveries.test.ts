@@ -93,13 +93,26 @@ describe.each(KINDS)('portal deliveries over HTTP (%s storage)', (kind) => {
     const response = await call('GET', `/webhooks/endpoints/${id}/stats`, { token: TOKENS.webhookReader });
     expect(response.status, response.text).toBe(200);
     const window = { succeeded: 1, failed: 1, successRate: 0.5 };
-    expect(response.json).toEqual({
+    type Hour = { start: string; succeeded: number; failed: number };
+    const stats = response.json as { lastAttempt: { at: string }; hourly: Hour[] };
+    expect(stats).toEqual({
       endpointId: id,
       lastAttempt: { at: expect.stringMatching(/Z$/), statusCode: 502 },
       windows: { '1h': window, '24h': window, '7d': window },
+      hourly: expect.any(Array),
     });
+    // 24 clock hours, oldest first, up to the current one; the two attempts are in the hours they were made in.
+    const starts = stats.hourly.map((hour) => Date.parse(hour.start));
+    expect(starts).toHaveLength(24);
+    starts.forEach((start, index) => expect(start).toBe(starts[23]! - (23 - index) * 3_600_000));
+    expect(stats.hourly[23]!.start).toMatch(/:00:00\.000Z$/);
+    const hourOf = (at: string) => stats.hourly.find((hour) => Date.parse(hour.start) === Math.floor(Date.parse(at) / 3_600_000) * 3_600_000)!;
+    expect(hourOf(stats.lastAttempt.at).failed).toBe(1);
+    expect(stats.hourly.reduce((sum, hour) => sum + hour.succeeded * 10 + hour.failed, 0)).toBe(11);
     const none = { succeeded: 0, failed: 0, successRate: null };
-    expect((await call('GET', `/webhooks/endpoints/${quiet}/stats`, owner())).json).toEqual({ endpointId: quiet, windows: { '1h': none, '24h': none, '7d': none } });
+    const quietStats = (await call('GET', `/webhooks/endpoints/${quiet}/stats`, owner())).json as { hourly: Hour[] };
+    expect(quietStats).toEqual({ endpointId: quiet, windows: { '1h': none, '24h': none, '7d': none }, hourly: expect.any(Array) });
+    expect(quietStats.hourly.every((hour) => hour.succeeded === 0 && hour.failed === 0)).toBe(true);
     expect((await call('GET', `/webhooks/endpoints/${id}/stats`, { token: TOKENS.otherTenant })).status).toBe(404);
     expect((await call('GET', `/webhooks/endpoints/${id}/stats`, { token: TOKENS.reader })).status).toBe(403);
     expect((await call('GET', '/webhooks/endpoints/ep_nope/stats', owner())).status).toBe(404);

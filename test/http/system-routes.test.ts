@@ -31,7 +31,7 @@ describe.each(STORAGE_KINDS)('system routes and protocol details (%s storage)', 
     const document = response.json as { openapi: string; info: { version: string }; webhooks: object };
     expect(document.openapi).toBe('3.1.0');
     expect(document.info.version).toBe(version);
-    expect(Object.keys(document.webhooks)).toEqual(['/plant/webhook', 'plant.deleted']);
+    expect(Object.keys(document.webhooks)).toEqual(['/plant/webhook', 'plant.deleted', 'webhook.endpoint.disabled', 'webhook.delivery.failed']);
     const result = await new Validator().validate(document as never);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);

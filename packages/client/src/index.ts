@@ -29,6 +29,8 @@ export type {
   WebhooksClient,
 } from './webhooks-client.js';
 export type {
+  DeliveryFailedPayload,
+  EndpointDisabledPayload,
   ListWebhookDeliveriesQuery,
   ListWebhookEndpointsQuery,
   NewWebhookEndpoint,
@@ -43,6 +45,7 @@ export type {
   WebhookEndpointWithSecret,
   WebhookEventType,
   WebhookEventTypeInfo,
+  WebhookHourStats,
   WebhookPayload,
   WebhookSession,
   WebhookWindowStats,

@@ -5,6 +5,7 @@ import type {
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointStats,
+  WebhookHourStats,
   WebhookEndpointWithSecret,
   WebhookEventTypeInfo,
   WebhookPayload,
@@ -27,10 +28,14 @@ export function dateFromJson(value: unknown): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** A webhook body: the plant of `plant.created`, or `{ id }` of `plant.deleted`. */
+/** A webhook body: the plant of `plant.created`, `{ id }` of `plant.deleted`, or an operational event (its `at` a Date). */
 export function payloadFromJson(value: unknown): WebhookPayload | undefined {
   if (!isObject(value)) return undefined;
   if ('name' in value) return plantFromJson(value);
+  if (typeof value['endpointId'] === 'string') {
+    const at = dateFromJson(value['at']);
+    return at === undefined ? undefined : ({ ...value, at } as unknown as WebhookPayload);
+  }
   const id = idFromJson(value['id']);
   return id === undefined ? undefined : { ...value, id };
 }
@@ -108,8 +113,16 @@ export function endpointStatsFromJson(value: unknown): WebhookEndpointStats | un
     const window = windows[name];
     if (!isObject(window) || typeof window['succeeded'] !== 'number' || typeof window['failed'] !== 'number') return undefined;
   }
+  const hourly = Array.isArray(value['hourly']) ? value['hourly'].map(hourFromJson) : [];
+  if (hourly.includes(undefined)) return undefined;
   const { lastAttempt: rawLast, ...rest } = value;
-  if (rawLast === undefined) return rest as unknown as WebhookEndpointStats;
+  if (rawLast === undefined) return { ...rest, hourly } as unknown as WebhookEndpointStats;
   const at = isObject(rawLast) ? dateFromJson(rawLast['at']) : undefined;
-  return at === undefined ? undefined : ({ ...rest, lastAttempt: { ...(rawLast as Json), at } } as unknown as WebhookEndpointStats);
+  return at === undefined ? undefined : ({ ...rest, hourly, lastAttempt: { ...(rawLast as Json), at } } as unknown as WebhookEndpointStats);
+}
+
+function hourFromJson(value: unknown): WebhookHourStats | undefined {
+  if (!isObject(value) || typeof value['succeeded'] !== 'number' || typeof value['failed'] !== 'number') return undefined;
+  const start = dateFromJson(value['start']);
+  return start === undefined ? undefined : { start, succeeded: value['succeeded'], failed: value['failed'] };
 }

@@ -6,15 +6,37 @@
 import type { Plant } from './plant.js';
 
 /** Events an endpoint can subscribe to. */
-export type WebhookEventType = 'plant.created' | 'plant.deleted';
+export type WebhookEventType = 'plant.created' | 'plant.deleted' | 'webhook.endpoint.disabled' | 'webhook.delivery.failed';
 
 /** Body of a `plant.deleted` event. */
 export interface PlantDeletedPayload {
   readonly id: bigint;
 }
 
-/** What a webhook carries: the plant for `plant.created`, `{ id }` for `plant.deleted`. */
-export type WebhookPayload = Plant | PlantDeletedPayload;
+/** Body of a `webhook.endpoint.disabled` event: another endpoint of the tenant was disabled automatically. */
+export interface EndpointDisabledPayload {
+  /** Only in deliveries to operator subscriptions. */
+  readonly tenant?: string;
+  readonly endpointId: string;
+  readonly reason: string;
+  readonly at: Date;
+}
+
+/** Body of a `webhook.delivery.failed` event: a delivery to another endpoint of the tenant ran out of retries. */
+export interface DeliveryFailedPayload {
+  /** Only in deliveries to operator subscriptions. */
+  readonly tenant?: string;
+  readonly deliveryId: string;
+  readonly endpointId: string;
+  readonly eventType: WebhookEventType;
+  readonly attempts: number;
+  readonly lastError: string;
+  /** When its last attempt ended. */
+  readonly at: Date;
+}
+
+/** What a webhook carries: the plant for `plant.created`, `{ id }` for `plant.deleted`, the event for the operational types. */
+export type WebhookPayload = Plant | PlantDeletedPayload | EndpointDisabledPayload | DeliveryFailedPayload;
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 
@@ -151,9 +173,19 @@ export interface WebhookWindowStats {
   readonly successRate: number | null;
 }
 
-/** An endpoint's health: attempts over the last hour, day and week, and its last attempt (within the week). */
+/** Attempts in one clock hour of `endpoints.stats()`. */
+export interface WebhookHourStats {
+  /** Start of the hour (a whole UTC hour). */
+  readonly start: Date;
+  readonly succeeded: number;
+  readonly failed: number;
+}
+
+/** An endpoint's health: attempts over the last hour, day and week, hour by hour over the last day, and its last attempt (within the week). */
 export interface WebhookEndpointStats {
   readonly endpointId: string;
   readonly lastAttempt?: { readonly at: Date; readonly statusCode?: number };
   readonly windows: { readonly '1h': WebhookWindowStats; readonly '24h': WebhookWindowStats; readonly '7d': WebhookWindowStats };
+  /** The last 24 clock hours, oldest first; the last one is the current hour so far. */
+  readonly hourly: readonly WebhookHourStats[];
 }

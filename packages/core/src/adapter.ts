@@ -65,6 +65,7 @@ export {
   RESERVED_HEADER_NAMES,
   WEBHOOK_LIST_LIMIT_MAX,
 } from './webhooks/endpoints/endpoint-schemas.js';
+export { STATS_HOURS } from './webhooks/endpoints/tenant-webhook-endpoints.js';
 export { ENDPOINT_URL_MAX_LENGTH } from './webhooks/endpoint-url.js';
 export { MIN_SECRET_BYTES, WebhookSubscriptionSchema, subscriptionId } from './webhooks/webhook-subscription.js';
 

@@ -16,6 +16,7 @@ import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTar
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
 import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
+import { OperationalEvents } from '../webhooks/operational-events.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookPruner } from '../webhooks/webhook-pruner.js';
 import type { PlantStore, TenantWebhooks } from './plant-store.js';
@@ -55,7 +56,9 @@ export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | u
   if (!transport) return undefined;
   const { outbox, endpoints } = storage(c);
   const targets = c.resolve<DeliveryTargets>(TOKENS.deliveryTargets);
-  return new WebhookDispatcher({ ...settings(c).dispatch, outbox, endpoints, transport, clock: clock(c), logger: logger(c), events: events(c), targets });
+  const { dispatch, subscriptions } = settings(c);
+  const operationalEvents = new OperationalEvents({ outbox, endpoints, subscriptions, clock: clock(c) });
+  return new WebhookDispatcher({ ...dispatch, outbox, endpoints, transport, clock: clock(c), logger: logger(c), events: events(c), targets, operationalEvents });
 }
 
 /**

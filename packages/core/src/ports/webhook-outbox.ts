@@ -197,7 +197,8 @@ export interface WebhookOutbox {
   /**
    * Counts the attempts to `endpointId` made at or after each of `since` (epoch ms; one window each): succeeded
    * when the receiver answered 2xx, failed otherwise. Interrupted attempts, and those a delete or disable of the
-   * endpoint wrote, are left out. One consistent read; cheap for a long history (indexed, no full scan).
+   * endpoint wrote, are left out. One consistent read; cheap for a long history (indexed, no full scan), also with
+   * a few dozen windows (an endpoint's hours are asked for as windows).
    */
   endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats>;
   /** Queues one delivery on its own (not with a plant write: a test event), pending and due at its `createdAt`; rejects with a `StorageError` when the id exists. */

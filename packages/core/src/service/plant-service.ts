@@ -194,12 +194,12 @@ export class PlantService {
     }
   }
 
-  /** The operator subscriptions' deliveries (they get `plant.created` only); tenants' endpoints are chosen by storage, in the write. */
+  /** The operator subscriptions' deliveries (`plant.created` to those that list it); tenants' endpoints are chosen by storage, in the write. */
   #deliveriesFor(tenant: string, payload: string, createdAt: number): NewDelivery[] {
     const deliveries: NewDelivery[] = [];
     if (this.#subscriptions.length === 0) return deliveries;
     for (const subscription of this.#subscriptions) {
-      if (!subscriptionMatches(subscription, tenant)) continue;
+      if (!subscriptionMatches(subscription, tenant) || !subscription.eventTypes.includes('plant.created')) continue;
       deliveries.push({ id: newMessageId(), tenant, endpointId: subscription.id, eventType: 'plant.created', payload, createdAt });
     }
     return deliveries;

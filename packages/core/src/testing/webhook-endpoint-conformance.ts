@@ -185,6 +185,20 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       expect(await deliveriesOf()).toHaveLength(1);
     });
 
+    it('keeps operational event types on an endpoint; plant writes queue nothing for them, an enqueued event is listed by type', async () => {
+      const operational = ['webhook.endpoint.disabled', 'webhook.delivery.failed'] as const;
+      expect(await create('ep_ops', { eventTypes: operational })).toEqual(stored(newEndpoint('ep_ops', { eventTypes: operational })));
+      expect((await endpoints().get('acme', 'ep_ops'))?.eventTypes).toEqual(operational);
+      await created(1n);
+      expect(await storage().plants.delete('acme', 1n, { eventType: 'plant.deleted', payload: '{"id":1}', createdAt: T0 + 1 })).toBe(true);
+      expect(await deliveriesOf()).toEqual([]);
+      const payload = '{"endpointId":"ep_other","reason":"failing","at":"2023-11-14T22:13:20.000Z"}';
+      await outbox().enqueue({ id: 'msg_ops', tenant: 'acme', endpointId: 'ep_ops', eventType: 'webhook.endpoint.disabled', payload, createdAt: T0 + 2 });
+      expect(await outbox().list({ tenant: 'acme', eventType: 'webhook.endpoint.disabled' })).toEqual([
+        expect.objectContaining({ id: 'msg_ops', endpointId: 'ep_ops', payload, status: 'pending', nextAttemptAt: T0 + 2 }),
+      ]);
+    });
+
     it('ends pending deliveries as failed when the endpoint is disabled or deleted, leaving others alone', async () => {
       await create('ep_a');
       await create('ep_b');

@@ -284,6 +284,16 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
         lastAttempt: { at: now - 60_000, statusCode: 500 },
       });
       expect(await outbox().endpointAttemptStats('ep_z', windows)).toEqual({ windows: [{ succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }] });
+      // Many windows in one read (an endpoint's hours); an attempt at a window's very start is in it.
+      const hours = Array.from({ length: 24 }, (_, index) => now - (24 - index) * H);
+      const counts = (await outbox().endpointAttemptStats('ep_x', hours)).windows;
+      expect(counts).toHaveLength(24);
+      expect(counts[0]).toEqual({ succeeded: 2, failed: 2 });
+      expect(counts[4]).toEqual({ succeeded: 2, failed: 2 });
+      expect(counts[5]).toEqual({ succeeded: 2, failed: 1 });
+      expect(counts[14]).toEqual({ succeeded: 2, failed: 1 });
+      expect(counts[15]).toEqual({ succeeded: 1, failed: 1 });
+      expect(counts[23]).toEqual({ succeeded: 1, failed: 1 });
     });
 
     it('enqueues a delivery on its own, keeping its test flag; a second one with that id is rejected', async () => {

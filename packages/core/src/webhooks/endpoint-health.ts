@@ -10,6 +10,8 @@ export interface EndpointHealthOptions {
   readonly disableAfterMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Called once an endpoint was disabled automatically, with its tenant, the reason and the time (epoch ms). @default nothing */
+  readonly onDisabled?: (tenant: string, endpointId: string, reason: string, at: number) => Promise<unknown>;
 }
 
 /**
@@ -41,9 +43,11 @@ export class EndpointHealth {
     // Attempts still in flight when it was disabled end here too: disable (and log) once.
     if ((await endpoints.find(endpointId))?.endpoint.status !== 'enabled') return;
     const reason = `every attempt failed for ${describeDuration(disableAfterMs)} or more (since ${new Date(failingSince).toISOString()})`;
-    const disabled = await endpoints.setStatus(endpointId, 'disabled', reason, clock.now());
+    const at = clock.now();
+    const disabled = await endpoints.setStatus(endpointId, 'disabled', reason, at);
     if (!disabled) return;
     logger.warn('webhook endpoint disabled: every attempt failed', { endpointId, tenant: disabled.tenant, failingSince, disableAfterMs });
+    await this.#options.onDisabled?.(disabled.tenant, endpointId, reason, at);
   }
 }
 

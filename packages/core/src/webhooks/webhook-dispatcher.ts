@@ -15,6 +15,7 @@ import type { DeliveryTargets } from './delivery-targets.js';
 import { DispatchTimer } from './dispatch-timer.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { EndpointThrottle } from './endpoint-throttle.js';
+import type { OperationalEvents } from './operational-events.js';
 import { RetryPolicy } from './retry-policy.js';
 import { StorageOutage } from './storage-outage.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_USER_AGENT } from './webhook-defaults.js';
@@ -74,6 +75,8 @@ export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
   readonly targets: DeliveryTargets;
   /** Tenants' endpoints, for auto-disable. @default none: nothing is disabled */
   readonly endpoints?: WebhookEndpointRepository;
+  /** Queues `webhook.endpoint.disabled` and `webhook.delivery.failed` when an endpoint is disabled or a delivery fails. @default none */
+  readonly operationalEvents?: OperationalEvents;
 }
 
 /**
@@ -107,6 +110,7 @@ export class WebhookDispatcher {
   #tenantEndpoints = true;
   readonly #events: PlantEventBus | undefined;
   readonly #outage: StorageOutage;
+  readonly #operational: OperationalEvents | undefined;
 
   #state: 'idle' | 'running' | 'stopped' = 'idle';
   #pumpScheduled = false;
@@ -145,7 +149,9 @@ export class WebhookDispatcher {
     this.#context = { transport: options.transport, targets: options.targets, throttle: this.#throttle, clock: options.clock, timeoutMs, userAgent };
     const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
     this.#endpoints = options.endpoints;
-    this.#health = options.endpoints && new EndpointHealth({ endpoints: options.endpoints, disableAfterMs, clock: options.clock, logger: options.logger });
+    this.#operational = options.operationalEvents;
+    const onDisabled = (...args: Parameters<OperationalEvents['endpointDisabled']>) => this.#queued(this.#operational?.endpointDisabled(...args));
+    this.#health = options.endpoints && new EndpointHealth({ endpoints: options.endpoints, disableAfterMs, clock: options.clock, logger: options.logger, onDisabled });
     this.#timer = new DispatchTimer(options.clock, () => {
       this.#checkDue = true;
       this.wake();
@@ -285,10 +291,20 @@ export class WebhookDispatcher {
       const metric = outcome && attemptOutcome(outcome, result);
       if (metric) this.#events?.emit('webhook.attempted', { outcome: metric, durationMs: Math.max(0, result.finishedAt - result.startedAt) });
       if (outcome?.status === 'pending') this.#timer.scheduleAt(outcome.nextAttemptAt);
+      if (outcome?.status === 'failed') await this.#queued(this.#operational?.deliveryFailed(delivery, result.outcome, result.finishedAt));
       if (outcome) await this.#health?.observe(delivery, outcome, result.startedAt);
     } catch (error) {
       // The lease runs out and the delivery is tried again: at-least-once.
       this.#logger.error('webhook dispatcher: could not record an attempt, will retry', { deliveryId: delivery.id, error: describe(error) });
+    }
+  }
+
+  /** Waits for operational events to be queued and sends them; a storage failure loses them (logged), never the attempt's record. */
+  async #queued(queuing: Promise<number> | undefined): Promise<void> {
+    try {
+      if (((await queuing) ?? 0) > 0) this.wake();
+    } catch (error) {
+      this.#logger.error('webhook dispatcher: could not queue an operational event', { error: describe(error) });
     }
   }
 

@@ -24,6 +24,11 @@ export function webhookSecretSchema(field = 'secret') {
   );
 }
 
+/** What an operator subscription can receive: every new plant, and the operational events of every tenant it matches. */
+export const SUBSCRIPTION_EVENT_TYPES = Object.freeze(['plant.created', 'webhook.endpoint.disabled', 'webhook.delivery.failed'] as const);
+
+const EVENT_TYPES_MESSAGE = `eventTypes must be a non-empty array of ${SUBSCRIPTION_EVENT_TYPES.join(', ')}`;
+
 const ID_MESSAGE = 'id must be 1 to 64 letters, digits, "_", "-", "." or ":", not starting with "ep_" (tenant endpoint ids)';
 
 /**
@@ -39,7 +44,7 @@ export function subscriptionId(url: string): string {
 
 /**
  * A subscriber to "New Plant": where to POST, how to sign, which tenant
- * (absent = all), and its id (deliveries refer to it by id; derived from the
+ * (absent = all), what it receives (`eventTypes`, default `plant.created`), and its id (deliveries refer to it by id; derived from the
  * url unless given, see {@link subscriptionId}).
  */
 export const WebhookSubscriptionSchema = v.pipe(
@@ -60,10 +65,21 @@ export const WebhookSubscriptionSchema = v.pipe(
       ),
       secret: webhookSecretSchema(),
       tenant: v.exactOptional(v.pipe(v.string('tenant must be a non-empty string'), v.minLength(1, 'tenant must be a non-empty string'))),
+      eventTypes: v.exactOptional(
+        v.pipe(
+          v.array(v.picklist(SUBSCRIPTION_EVENT_TYPES, EVENT_TYPES_MESSAGE), EVENT_TYPES_MESSAGE),
+          v.minLength(1, EVENT_TYPES_MESSAGE),
+          v.check((types) => new Set(types).size === types.length, 'eventTypes must not list a type twice'),
+        ),
+      ),
     },
-    objectMessage('a subscription must be an object {url, secret, tenant?, id?}'),
+    objectMessage('a subscription must be an object {url, secret, tenant?, id?, eventTypes?}'),
   ),
-  v.transform(({ id, ...rest }) => ({ ...rest, id: id ?? subscriptionId(rest.url) })),
+  v.transform(({ id, eventTypes, ...rest }) => ({
+    ...rest,
+    id: id ?? subscriptionId(rest.url),
+    eventTypes: eventTypes ?? ['plant.created' as const],
+  })),
 );
 
 export type WebhookSubscription = v.InferOutput<typeof WebhookSubscriptionSchema>;

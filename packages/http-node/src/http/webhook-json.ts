@@ -48,9 +48,10 @@ function attemptObject(attempt: DeliveryAttempt): Record<string, unknown> {
 
 /** An endpoint's statistics, the last attempt's time as RFC 3339. */
 export function endpointStatsJson(stats: EndpointStats): string {
-  const { endpointId, lastAttempt, windows } = stats;
+  const { endpointId, lastAttempt, windows, hourly } = stats;
   const last = lastAttempt && { at: time(lastAttempt.at), ...(lastAttempt.statusCode !== undefined ? { statusCode: lastAttempt.statusCode } : {}) };
-  return JSON.stringify({ endpointId, ...(last ? { lastAttempt: last } : {}), windows });
+  const hours = hourly.map(({ start, succeeded, failed }) => ({ start: time(start), succeeded, failed }));
+  return JSON.stringify({ endpointId, ...(last ? { lastAttempt: last } : {}), windows, hourly: hours });
 }
 
 /** A JSON array of already serialized items. */

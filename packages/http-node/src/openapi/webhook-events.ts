@@ -1,8 +1,9 @@
 import { json, ref } from './openapi-helpers.js';
 
 // The webhooks the service sends (OpenAPI `webhooks`): "New Plant" to
-// operator subscriptions and tenant endpoints, and `plant.deleted` to tenant
-// endpoints that subscribe to it. Both are signed the same way.
+// operator subscriptions and tenant endpoints, `plant.deleted` to tenant
+// endpoints that subscribe to it, and the operational events to both. All are
+// signed the same way.
 
 /** The headers of the Standard Webhooks signature. */
 const signatureHeaders = () => [
@@ -109,7 +110,44 @@ const plantDeleted = () => ({
   },
 });
 
+const operational = [
+  'Never sent to the endpoint it is about. Also sent to every operator subscription that lists the type in its',
+  '`eventTypes` (for every tenant it matches), with `tenant` added to the body.',
+].join(' ');
+
+/** An operational event: queued by the dispatcher to the tenant's other endpoints subscribed to it. */
+const operationalEvent = (operationId: string, type: string, summary: string, when: string, schema: string) => ({
+  post: {
+    operationId,
+    summary: `${summary} (\`${type}\`)`,
+    description: [`Sent to each of the tenant's other enabled endpoints subscribed to \`${type}\` ${when}.`, operational, delivery].join(' '),
+    parameters: headers(type),
+    requestBody: { required: true, content: json(ref('schemas', schema)) },
+    responses: structuredClone(responses),
+  },
+});
+
 /** The `webhooks` section of the document, a fresh object each time. */
 export function webhookEvents(): Record<string, Record<string, unknown>> {
-  return { '/plant/webhook': newPlant(), 'plant.deleted': plantDeleted() };
+  return {
+    '/plant/webhook': newPlant(),
+    'plant.deleted': plantDeleted(),
+    'webhook.endpoint.disabled': operationalEvent(
+      'endpointDisabledWebhook',
+      'webhook.endpoint.disabled',
+      'Endpoint disabled',
+      'when an endpoint is disabled automatically (every attempt failed for days)',
+      'EndpointDisabledEvent',
+    ),
+    'webhook.delivery.failed': operationalEvent(
+      'deliveryFailedWebhook',
+      'webhook.delivery.failed',
+      'Delivery failed',
+      [
+        'when a delivery to an endpoint runs out of retries (not for a 410 answer, a test event, a delivery ended by deleting',
+        'or disabling its endpoint, nor a `webhook.delivery.failed` message, so that failures never feed each other)',
+      ].join(' '),
+      'DeliveryFailedEvent',
+    ),
+  };
 }

@@ -9,6 +9,7 @@ import {
   ENDPOINT_URL_MAX_LENGTH,
   MIN_SECRET_BYTES,
   RESERVED_HEADER_NAMES,
+  STATS_HOURS,
 } from '@plant-store/core/adapter';
 import { ref } from './openapi-helpers.js';
 
@@ -32,6 +33,9 @@ const eventTypes = {
   items: ref('schemas', 'WebhookEventType'),
   description: 'The events sent to the endpoint; at least one, no repeats.',
 };
+const operatorTenant = { type: 'string', description: 'The tenant the event is about; only in deliveries to operator subscriptions.' };
+/** Every body a message can have, one schema per kind. */
+const eventBodies = () => ['Plant', 'PlantDeleted', 'EndpointDisabledEvent', 'DeliveryFailedEvent'].map((name) => ref('schemas', name));
 const description = { type: 'string', maxLength: ENDPOINT_DESCRIPTION_MAX_LENGTH, description: `At most ${ENDPOINT_DESCRIPTION_MAX_LENGTH} characters.` };
 const rateLimit = {
   type: 'integer',
@@ -170,8 +174,8 @@ const schemas = {
       endpointId: { type: 'string' },
       eventType: ref('schemas', 'WebhookEventType'),
       payload: {
-        description: 'The exact body sent: the plant for `plant.created`, `{"id": <int64>}` for `plant.deleted`.',
-        oneOf: [ref('schemas', 'Plant'), ref('schemas', 'PlantDeleted')],
+        description: 'The exact body sent: the plant for `plant.created`, `{"id": <int64>}` for `plant.deleted`, the event for the operational types.',
+        oneOf: eventBodies(),
       },
       status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
       attempts: { type: 'array', items: ref('schemas', 'Attempt'), description: 'Oldest first.' },
@@ -185,6 +189,31 @@ const schemas = {
     required: ['id'],
     additionalProperties: false,
     properties: { id: ref('schemas', 'PlantId') },
+  },
+  EndpointDisabledEvent: {
+    type: 'object',
+    required: ['endpointId', 'reason', 'at'],
+    additionalProperties: false,
+    properties: {
+      tenant: operatorTenant,
+      endpointId: { type: 'string', description: 'The endpoint that was disabled.', examples: ['ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'] },
+      reason: { type: 'string', description: 'Its `disabledReason`.' },
+      at: time('When it was disabled'),
+    },
+  },
+  DeliveryFailedEvent: {
+    type: 'object',
+    required: ['deliveryId', 'endpointId', 'eventType', 'attempts', 'lastError', 'at'],
+    additionalProperties: false,
+    properties: {
+      tenant: operatorTenant,
+      deliveryId: { type: 'string', description: 'The delivery that failed (`GET /webhooks/deliveries/{id}` shows its attempts).' },
+      endpointId: { type: 'string', description: 'The endpoint it was for.' },
+      eventType: ref('schemas', 'WebhookEventType'),
+      attempts: { type: 'integer', minimum: 1, description: 'Attempts it was given (interrupted ones not counted).' },
+      lastError: { type: 'string', description: 'Why its last attempt failed, e.g. `receiver answered 500`.' },
+      at: time('When its last attempt ended'),
+    },
   },
   Recover: {
     type: 'object',
@@ -217,7 +246,7 @@ const schemas = {
   },
   EndpointStats: {
     type: 'object',
-    required: ['endpointId', 'windows'],
+    required: ['endpointId', 'windows', 'hourly'],
     additionalProperties: false,
     properties: {
       endpointId: { type: 'string' },
@@ -234,6 +263,18 @@ const schemas = {
         additionalProperties: false,
         properties: { '1h': ref('schemas', 'WindowStats'), '24h': ref('schemas', 'WindowStats'), '7d': ref('schemas', 'WindowStats') },
       },
+      hourly: {
+        type: 'array',
+        minItems: STATS_HOURS,
+        maxItems: STATS_HOURS,
+        description: `The last ${STATS_HOURS} clock hours (UTC), oldest first; the last one is the current hour so far.`,
+        items: {
+          type: 'object',
+          required: ['start', 'succeeded', 'failed'],
+          additionalProperties: false,
+          properties: { start: time('Start of the hour'), succeeded: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0 } },
+        },
+      },
     },
   },
   EventType: {
@@ -246,7 +287,7 @@ const schemas = {
       schema: { type: 'object', description: 'JSON Schema (2020-12) of the body sent for this type.' },
       example: {
         description: 'An example body; "send a test event" sends it.',
-        oneOf: [ref('schemas', 'Plant'), ref('schemas', 'PlantDeleted')],
+        oneOf: eventBodies(),
       },
     },
   },

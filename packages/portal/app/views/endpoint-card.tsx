@@ -5,6 +5,7 @@ import { useAnnounce } from '../ui/announcer.js';
 import { formatRate, formatTime, verificationKeyLabel } from '../ui/format.js';
 import { usePortal } from '../ui/portal-context.js';
 import { EndpointForm } from './endpoint-form.js';
+import { HealthChart } from './health-chart.js';
 
 interface EndpointCardProps {
   readonly endpoint: WebhookEndpoint;
@@ -132,6 +133,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
           </div>
         </dl>
       )}
+      {editing || stats === undefined ? null : <HealthChart hours={stats.hourly} subject={endpoint.url} />}
       {secret === undefined ? null : (
         <p class="secret">
           {verificationKeyLabel(secret)}: <code data-testid="secret">{secret}</code>

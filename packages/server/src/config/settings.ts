@@ -43,7 +43,7 @@ export const SETTINGS = {
   jwtIssuer: { env: 'PLANT_STORE_JWT_ISSUER', flag: 'jwt-issuer', default: undefined, help: 'required iss of JWTs (needed with JWT)' },
   jwtAudience: { env: 'PLANT_STORE_JWT_AUDIENCE', flag: 'jwt-audience', default: undefined, help: 'required aud of JWTs (needed with JWT)' },
   jwtTenantClaim: { env: 'PLANT_STORE_JWT_TENANT_CLAIM', flag: 'jwt-tenant-claim', default: 'tenant', help: 'JWT claim that names the tenant' },
-  webhooks: { env: 'PLANT_STORE_WEBHOOKS', flag: 'webhooks', default: undefined, help: 'JSON array of {url, secret, tenant?}' },
+  webhooks: { env: 'PLANT_STORE_WEBHOOKS', flag: 'webhooks', default: undefined, help: 'JSON array of {url, secret, tenant?, id?, eventTypes?}' },
   webhooksFile: { env: 'PLANT_STORE_WEBHOOKS_FILE', flag: 'webhooks-file', default: undefined, help: 'the same, from a file' },
   webhookRetry: {
     env: 'PLANT_STORE_WEBHOOK_RETRY',

@@ -61,11 +61,24 @@ export interface EndpointWindowStats {
   readonly successRate: number | null;
 }
 
-/** An endpoint's health: its attempts over the last hour, day and week, and its last attempt (within the week). Times are epoch ms. */
+/** Hours in `EndpointStats.hourly`. */
+export const STATS_HOURS = 24;
+
+/** Attempts in one clock hour. */
+export interface EndpointHourStats {
+  /** Start of the hour (a whole UTC hour), epoch ms. */
+  readonly start: number;
+  readonly succeeded: number;
+  readonly failed: number;
+}
+
+/** An endpoint's health: its attempts over the last hour, day and week, hour by hour over the last day, and its last attempt (within the week). Times are epoch ms. */
 export interface EndpointStats {
   readonly endpointId: string;
   readonly lastAttempt?: { readonly at: number; readonly statusCode?: number };
   readonly windows: { readonly '1h': EndpointWindowStats; readonly '24h': EndpointWindowStats; readonly '7d': EndpointWindowStats };
+  /** {@link STATS_HOURS} clock hours, oldest first; the last is the current hour so far. */
+  readonly hourly: readonly EndpointHourStats[];
 }
 
 /**
@@ -188,23 +201,32 @@ export class TenantWebhookEndpoints {
     return { requeued: await this.#requeue({ endpointId: id, since }) };
   }
 
-  /** How the endpoint's attempts went over the last hour, day and week (2xx succeeded, anything else failed), and its last attempt in that week. */
+  /** How the endpoint's attempts went over the last hour, day and week and in each of the last 24 clock hours (2xx succeeded, anything else failed), and its last attempt in that week. */
   async stats(principal: Principal, id: string): Promise<EndpointStats> {
     requireScope(principal, 'webhooks:read');
     const endpoint = found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
     const now = this.#options.clock.now();
-    const { windows, lastAttempt } = await this.#options.outbox.endpointAttemptStats(
-      endpoint.id,
-      STATS_WINDOWS.map(([, ms]) => now - ms),
-    );
+    const currentHour = Math.floor(now / HOUR_MS) * HOUR_MS;
+    const hourStarts = Array.from({ length: STATS_HOURS }, (_, index) => currentHour - (STATS_HOURS - 1 - index) * HOUR_MS);
+    // One read for all of it: the hours are windows too (attempts since each hour's start), told apart by subtraction.
+    const { windows, lastAttempt } = await this.#options.outbox.endpointAttemptStats(endpoint.id, [
+      ...STATS_WINDOWS.map(([, ms]) => now - ms),
+      ...hourStarts,
+    ]);
+    const counted = (index: number) => windows[index] ?? { succeeded: 0, failed: 0 };
     const byName = Object.fromEntries(
       STATS_WINDOWS.map(([name], index) => {
-        const { succeeded, failed } = windows[index] ?? { succeeded: 0, failed: 0 };
+        const { succeeded, failed } = counted(index);
         const total = succeeded + failed;
         return [name, { succeeded, failed, successRate: total === 0 ? null : succeeded / total }];
       }),
     ) as EndpointStats['windows'];
-    return { endpointId: endpoint.id, ...(lastAttempt ? { lastAttempt } : {}), windows: byName };
+    const hourly = hourStarts.map((start, hour) => {
+      const since = counted(STATS_WINDOWS.length + hour);
+      const later = hour + 1 < STATS_HOURS ? counted(STATS_WINDOWS.length + hour + 1) : { succeeded: 0, failed: 0 };
+      return { start, succeeded: since.succeeded - later.succeeded, failed: since.failed - later.failed };
+    });
+    return { endpointId: endpoint.id, ...(lastAttempt ? { lastAttempt } : {}), windows: byName, hourly };
   }
 
   /**

@@ -1,11 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Delivery } from '../../ports/webhook-outbox.js';
 
-/** The events a tenant endpoint can subscribe to. */
-export type WebhookEventType = 'plant.created' | 'plant.deleted';
+/** The events a tenant endpoint can subscribe to: its plants', and operational ones about its other endpoints. */
+export type WebhookEventType = 'plant.created' | 'plant.deleted' | OperationalEventType;
+
+/** Events about the webhooks themselves, queued by the dispatcher rather than by a plant write. */
+export type OperationalEventType = 'webhook.endpoint.disabled' | 'webhook.delivery.failed';
 
 /** Every known event type, in documentation order. */
-export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = Object.freeze(['plant.created', 'plant.deleted']);
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = Object.freeze([
+  'plant.created',
+  'plant.deleted',
+  'webhook.endpoint.disabled',
+  'webhook.delivery.failed',
+]);
 
 /** Whether an endpoint gets deliveries (`disabled`: by the tenant, an operator, or automatically after failing). */
 export type WebhookEndpointStatus = 'enabled' | 'disabled';

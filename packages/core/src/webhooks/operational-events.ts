@@ -1,0 +1,103 @@
+import type { Clock } from '../ports/clock.js';
+import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
+import type { ClaimedDelivery, NewDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
+import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, isTenantEndpointId, type OperationalEventType } from './endpoints/webhook-endpoint.js';
+import { newMessageId } from './message-id.js';
+import { subscriptionMatches, type WebhookSubscription } from './webhook-subscription.js';
+
+export interface OperationalEventsOptions {
+  readonly outbox: WebhookOutbox;
+  readonly endpoints: WebhookEndpointRepository;
+  /** The operator's subscriptions: those listing an operational type get it for every tenant they match. */
+  readonly subscriptions: readonly WebhookSubscription[];
+  readonly clock: Clock;
+}
+
+/** Endpoints read per page when looking for a tenant's subscribers. */
+const PAGE = 100;
+
+/**
+ * Queues the events about the webhooks themselves (`webhook.endpoint.disabled`,
+ * `webhook.delivery.failed`) through the outbox, like any delivery: to the
+ * tenant's other enabled endpoints that subscribe to the type (never to the
+ * endpoint the event is about, which is failing), and to the operator's
+ * subscriptions that list it, with `tenant` added to their body.
+ *
+ * They are queued just after the outcome that causes them is recorded, not in
+ * its transaction: a crash in between loses that one notice (the delivery's
+ * state and the endpoint's status, which they report, are kept).
+ */
+export class OperationalEvents {
+  readonly #options: OperationalEventsOptions;
+
+  constructor(options: OperationalEventsOptions) {
+    this.#options = options;
+  }
+
+  /** An endpoint was disabled automatically at `at` (epoch ms); resolves with how many deliveries were queued. */
+  endpointDisabled(tenant: string, endpointId: string, reason: string, at: number): Promise<number> {
+    return this.#queue(tenant, endpointId, 'webhook.endpoint.disabled', { endpointId, reason, at: new Date(at).toISOString() });
+  }
+
+  /**
+   * A delivery to a tenant endpoint ended failed at `at` after the attempt that came to `outcome`; resolves with
+   * how many deliveries were queued about it (0 when it is not worth telling, see {@link reportsFailure}).
+   */
+  deliveryFailed(delivery: ClaimedDelivery, outcome: WebhookSendOutcome, at: number): Promise<number> {
+    if (!reportsFailure(delivery, outcome)) return Promise.resolve(0);
+    const body = {
+      deliveryId: delivery.id,
+      endpointId: delivery.endpointId,
+      eventType: delivery.eventType,
+      attempts: delivery.attemptCount + 1,
+      lastError: outcome.kind === 'delivered' ? '' : outcome.reason,
+      at: new Date(at).toISOString(),
+    };
+    return this.#queue(delivery.tenant, delivery.endpointId, 'webhook.delivery.failed', body);
+  }
+
+  async #queue(tenant: string, about: string, eventType: OperationalEventType, body: Record<string, unknown>): Promise<number> {
+    const { outbox, clock } = this.#options;
+    const createdAt = clock.now();
+    const tenantPayload = JSON.stringify(body);
+    const operatorPayload = JSON.stringify({ tenant, ...body });
+    const deliveries: NewDelivery[] = [];
+    for (const endpointId of await this.#tenantSubscribers(tenant, about, eventType)) {
+      deliveries.push({ id: newMessageId(), tenant, endpointId, eventType, payload: tenantPayload, createdAt });
+    }
+    for (const subscription of this.#options.subscriptions) {
+      if (!subscription.eventTypes.includes(eventType) || !subscriptionMatches(subscription, tenant)) continue;
+      deliveries.push({ id: newMessageId(), tenant, endpointId: subscription.id, eventType, payload: operatorPayload, createdAt });
+    }
+    for (const delivery of deliveries) await outbox.enqueue(delivery);
+    return deliveries.length;
+  }
+
+  /** The tenant's enabled endpoints subscribed to `eventType`, except the one the event is about. */
+  async #tenantSubscribers(tenant: string, about: string, eventType: OperationalEventType): Promise<string[]> {
+    const ids: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.#options.endpoints.list(tenant, { limit: PAGE, ...(after !== undefined ? { after } : {}) });
+      for (const endpoint of page) {
+        if (endpoint.id !== about && endpoint.status === 'enabled' && endpoint.eventTypes.includes(eventType)) ids.push(endpoint.id);
+      }
+      if (page.length < PAGE) return ids;
+      after = page[page.length - 1]!.id;
+    }
+  }
+}
+
+/**
+ * Whether a failed delivery is reported: only one to a tenant endpoint that ran out of attempts on its own.
+ * Not a 410 (the receiver asked for no more, which is no fault to report), not one ended by deleting or
+ * disabling its endpoint (`webhook.endpoint.disabled` covers the latter), not a test event, and never one
+ * about a `webhook.delivery.failed` message: two endpoints failing each other's reports would otherwise
+ * queue reports forever.
+ */
+function reportsFailure(delivery: NewDelivery, outcome: WebhookSendOutcome): boolean {
+  if (!isTenantEndpointId(delivery.endpointId) || delivery.test || delivery.eventType === 'webhook.delivery.failed') return false;
+  if (outcome.kind === 'delivered' || outcome.kind === 'gone') return false;
+  return outcome.reason !== ENDPOINT_DELETED_ERROR && outcome.reason !== ENDPOINT_DISABLED_ERROR;
+}
