@@ -30,3 +30,15 @@ describe('the busy-wait scenario', () => {
     expect(() => parseBenchOptions(['--busy-wait-us', 'two'])).toThrow(/--busy-wait-us must be a positive number/);
   });
 });
+
+describe('--node', () => {
+  it('runs on Node 24 unless told another tested line', () => {
+    expect(parseBenchOptions([]).node).toBe('24');
+    expect(parseBenchOptions(['--node', '20']).node).toBe('20');
+    expect(parseBenchOptions(['--node', '26']).node).toBe('26');
+  });
+
+  it('refuses a line the suite is not tested on', () => {
+    expect(() => parseBenchOptions(['--node', '22'])).toThrow(/--node must be one of 20, 24, 26/);
+  });
+});
