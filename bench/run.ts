@@ -49,7 +49,7 @@ pinHarness(pinning);
 log(describePinning(pinning));
 const workDir = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
 const betterSqlite3 = createRequire(join(repoRoot, 'packages/storage-sqlite/package.json')).resolve('better-sqlite3');
-ensureSqliteAddon(repoRoot, betterSqlite3, log);
+ensureSqliteAddon(repoRoot, options.node, betterSqlite3, log);
 const baselineDir = join(workDir, 'baselines');
 compileBaselines(join(repoRoot, 'bench/baselines'), baselineDir);
 // The SQLite baseline loads the same better-sqlite3 the storage adapter uses.

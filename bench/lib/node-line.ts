@@ -36,15 +36,16 @@ export function rerunOnLine(repoRoot: string, line: NodeLine, argv: readonly str
  * rebuild stays in node_modules; the line it was installed on gets it back
  * by a rebuild there.
  */
-export function ensureSqliteAddon(repoRoot: string, betterSqlite3: string, log: (message: string) => void): void {
+export function ensureSqliteAddon(repoRoot: string, line: NodeLine, betterSqlite3: string, log: (message: string) => void): void {
   const probe = `new (require(${JSON.stringify(betterSqlite3)}))(':memory:').close()`;
   const loads = () => spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
   const first = loads();
   if (first.status === 0) return;
   if (!/NODE_MODULE_VERSION/.test(first.stderr)) throw new Error(`better-sqlite3 does not load on ${process.version}:\n${first.stderr}`);
   log(`better-sqlite3 in node_modules was built for another Node line: rebuilding it for ${process.version} (afterwards, \`npx -y pnpm@10 rebuild better-sqlite3\` on your usual line gives it back)`);
-  // Its output to stderr: stdout may carry the report (--no-write).
-  execFileSync('npx', ['-y', 'pnpm@10', 'rebuild', 'better-sqlite3'], { cwd: repoRoot, stdio: ['ignore', 2, 2] });
+  // With the line's headers whichever node this is, and its output on stderr: stdout may carry the report (--no-write).
+  const env = { ...process.env, ...nodeLineEnv(repoRoot, line) };
+  execFileSync('npx', ['-y', 'pnpm@10', 'rebuild', 'better-sqlite3'], { cwd: repoRoot, env, stdio: ['ignore', 2, 2] });
   const second = loads();
   if (second.status !== 0) throw new Error(`better-sqlite3 still does not load on ${process.version} after a rebuild:\n${second.stderr}`);
 }
