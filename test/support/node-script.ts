@@ -38,9 +38,11 @@ export function runNodeScript(script: string): Promise<ScriptRun> {
  * test can prove a path never loads a package.
  */
 export function refusingImportOf(specifier: string): string {
-  const hook = `export async function resolve(specifier, context, next) {
-    if (specifier === ${JSON.stringify(specifier)}) throw new Error(${JSON.stringify(`${specifier} was loaded`)});
-    return next(specifier, context);
-  }`;
-  return `import { register } from 'node:module';\nregister('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));\n`;
+  const refuse = `if (specifier === ${JSON.stringify(specifier)}) throw new Error(${JSON.stringify(`${specifier} was loaded`)});`;
+  const hook = `export async function resolve(specifier, context, next) { ${refuse} return next(specifier, context); }`;
+  // registerHooks where Node has it (22.15 on): from Node 26 on, register() writes a deprecation warning to stderr; Node 20 has only register().
+  return `import * as nodeModule from 'node:module';
+if (nodeModule.registerHooks) nodeModule.registerHooks({ resolve(specifier, context, next) { ${refuse} return next(specifier, context); } });
+else nodeModule.register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));
+`;
 }
