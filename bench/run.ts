@@ -11,6 +11,7 @@ import { openBenchPostgres } from './lib/bench-postgres.js';
 import { compileBaselines } from './lib/compile-baselines.js';
 import { describePinning, pinHarness, planCpuPinning, probePinning } from './lib/cpu-pinning.js';
 import { machineInfo } from './lib/machine-info.js';
+import { ensureSqliteAddon, rerunOnLine } from './lib/node-line.js';
 import { renderReport } from './lib/report.js';
 import { createServerLauncher } from './lib/server-launcher.js';
 import type { BenchResults } from './lib/targets.js';
@@ -33,6 +34,9 @@ try {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(2);
 }
+// Started on another line (`pnpm bench` runs on the developer's node): the whole run moves to the chosen one.
+const rerun = rerunOnLine(repoRoot, options.node, process.argv.slice(1));
+if (rerun !== undefined) process.exit(rerun);
 const startedAt = new Date();
 const started = performance.now();
 const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
@@ -42,6 +46,7 @@ pinHarness(pinning);
 log(describePinning(pinning));
 const workDir = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
 const betterSqlite3 = createRequire(join(repoRoot, 'packages/storage-sqlite/package.json')).resolve('better-sqlite3');
+ensureSqliteAddon(repoRoot, options.node, betterSqlite3, log);
 const baselineDir = join(workDir, 'baselines');
 compileBaselines(join(repoRoot, 'bench/baselines'), baselineDir);
 // The SQLite baseline loads the same better-sqlite3 the storage adapter uses.

@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { NODE_LINES, type NodeLine } from './node-line.js';
 import type { ServiceFrom } from './server-launcher.js';
 
 /** Every scenario, in the order a run executes them. */
@@ -34,6 +35,8 @@ export const POSTGRES_SCENARIOS: readonly ScenarioName[] = SCENARIOS.filter((nam
 export const OPT_IN_SCENARIOS: readonly ScenarioName[] = ['steady-state', 'pg-steady-state'];
 
 export interface BenchOptions {
+  /** The Node line every process of the run (harness, service, baselines) runs on (`--node`). */
+  readonly node: NodeLine;
   readonly quick: boolean;
   readonly scenarios: ReadonlySet<ScenarioName>;
   /** Storages of the non-PostgreSQL scenarios (those select PostgreSQL by name: pg-…). */
@@ -75,10 +78,11 @@ export interface BenchOptions {
   readonly tracingSampler: { readonly name: string; readonly arg: string | undefined } | undefined;
 }
 
-const USAGE = `usage: pnpm bench [--quick] [--scenario name[,name…]] [--storage sqlite|memory] [--logging off|on|both]
+const USAGE = `usage: pnpm bench [--node 20|24|26] [--quick] [--scenario name[,name…]] [--storage sqlite|memory] [--logging off|on|both]
   [--service dist|source|baseline] [--rounds N] [--round-seconds S] [--warmup-seconds S]
   [--connections N] [--big-list N] [--db-pool N] [--steady-seconds S] [--steady-retention S]
   [--no-write] [--out DIR] [--cpu-prof DIR] [--keep] [--pin on|off] [--tracing-sampler NAME[:ARG]]
+--node: the Node line of the whole run (default 24, the line teams deploy), fetched by scripts/node-line.sh
 scenarios: ${SCENARIOS.join(', ')}
 ${OPT_IN_SCENARIOS.join(', ')} run only when named; the steady-state ones run for minutes (--steady-seconds, default 300, --quick 40)
 pg-… scenarios run on PLANT_STORE_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
@@ -97,6 +101,7 @@ function positive(name: string, text: string | undefined, fallback: number): num
 }
 
 const ARG_OPTIONS = {
+  node: { type: 'string', default: '24' },
   quick: { type: 'boolean', default: false },
   scenario: { type: 'string', multiple: true },
   storage: { type: 'string' },
@@ -133,6 +138,7 @@ function checkedScenarios(values: ArgValues): string[] {
   if (!['off', 'on', 'both'].includes(values.logging)) throw new Error(`--logging must be off, on or both\n${USAGE}`);
   if (!['dist', 'source', 'baseline'].includes(values.service)) throw new Error(`--service must be dist, source or baseline\n${USAGE}`);
   if (values.pin !== 'on' && values.pin !== 'off') throw new Error(`--pin must be on or off\n${USAGE}`);
+  if (!(NODE_LINES as readonly string[]).includes(values.node)) throw new Error(`--node must be one of ${NODE_LINES.join(', ')}\n${USAGE}`);
   return requested;
 }
 
@@ -147,6 +153,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const requested = checkedScenarios(values);
   const quick = values.quick;
   return {
+    node: values.node as NodeLine,
     quick,
     scenarios: new Set((requested.length ? requested : SCENARIOS.filter((name) => !OPT_IN_SCENARIOS.includes(name))) as ScenarioName[]),
     storages: values.storage ? [values.storage as 'sqlite' | 'memory'] : ['sqlite', 'memory'],

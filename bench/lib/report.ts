@@ -287,7 +287,7 @@ export function renderReport(input: ReportInput): string {
   const date = input.startedAt.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
   const every = [...results.paired, ...(results.tracing?.pairs ?? [])];
   const sections = [
-    `# Plant Store benchmark — ${date}`,
+    `# Plant Store benchmark — ${date}, Node.js ${machine.node}`,
     `${options.quick ? '**Quick run** (short rounds: a smoke test, noisy; not for comparison). ' : ''}Command: \`${input.command}\`. Took ${Math.round(input.seconds)} s. Targets met: **${passed} of ${checks.length}**.`,
     `## Summary\n\n${summaryLines(results).map((line) => `- ${line}`).join('\n')}`,
     input.skipped?.length ? `## Scenarios skipped\n\n${input.skipped.map((line) => `- ${line}`).join('\n')}` : '',

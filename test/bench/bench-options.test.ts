@@ -15,3 +15,16 @@ describe('--tracing-sampler', () => {
     expect(() => parseBenchOptions(['--tracing-sampler', 'Always Off'])).toThrow(/--tracing-sampler must be a sampler name/);
   });
 });
+
+
+describe('--node', () => {
+  it('runs on Node 24 unless told another tested line', () => {
+    expect(parseBenchOptions([]).node).toBe('24');
+    expect(parseBenchOptions(['--node', '20']).node).toBe('20');
+    expect(parseBenchOptions(['--node', '26']).node).toBe('26');
+  });
+
+  it('refuses a line the suite is not tested on', () => {
+    expect(() => parseBenchOptions(['--node', '22'])).toThrow(/--node must be one of 20, 24, 26/);
+  });
+});
