@@ -143,8 +143,8 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
         { token: 'file-token', tenant: 'f' },
       ],
       webhooks: [
-        { id: subscriptionId('http://127.0.0.1:9/env'), url: 'http://127.0.0.1:9/env', secret: SECRET, tenant: 'e' },
-        { id: subscriptionId('http://127.0.0.1:9/env-file'), url: 'http://127.0.0.1:9/env-file', secret: SECRET },
+        { id: subscriptionId('http://127.0.0.1:9/env'), url: 'http://127.0.0.1:9/env', secret: SECRET, tenant: 'e', eventTypes: ['plant.created'] },
+        { id: subscriptionId('http://127.0.0.1:9/env-file'), url: 'http://127.0.0.1:9/env-file', secret: SECRET, eventTypes: ['plant.created'] },
       ],
       webhookRetryMs: [1_000, 2_000],
       webhookTimeoutMs: 3_000,
@@ -178,8 +178,8 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
         { token: 'flag-file-token', tenant: 'g' },
       ],
       webhooks: [
-        { id: subscriptionId('http://127.0.0.1:9/flag'), url: 'http://127.0.0.1:9/flag', secret: SECRET },
-        { id: subscriptionId('http://127.0.0.1:9/flag-file'), url: 'http://127.0.0.1:9/flag-file', secret: SECRET },
+        { id: subscriptionId('http://127.0.0.1:9/flag'), url: 'http://127.0.0.1:9/flag', secret: SECRET, eventTypes: ['plant.created'] },
+        { id: subscriptionId('http://127.0.0.1:9/flag-file'), url: 'http://127.0.0.1:9/flag-file', secret: SECRET, eventTypes: ['plant.created'] },
       ],
       webhookRetryMs: [10, 20, 30],
       webhookTimeoutMs: 500,
@@ -296,8 +296,8 @@ describe('loadConfig webhooks', () => {
       PLANT_STORE_WEBHOOKS_FILE: file,
     });
     expect(config.webhooks).toEqual([
-      { id: subscriptionId('http://127.0.0.1:1/a'), url: 'http://127.0.0.1:1/a', secret: SECRET },
-      { id: subscriptionId('https://example.test/b'), url: 'https://example.test/b', secret: SECRET, tenant: 'acme' },
+      { id: subscriptionId('http://127.0.0.1:1/a'), url: 'http://127.0.0.1:1/a', secret: SECRET, eventTypes: ['plant.created'] },
+      { id: subscriptionId('https://example.test/b'), url: 'https://example.test/b', secret: SECRET, tenant: 'acme', eventTypes: ['plant.created'] },
     ]);
   });
 
