@@ -40,8 +40,24 @@ async function openPostgres(config: StorageSettings): Promise<{ storage: Storage
     const storage = await postgresStorage({ connectionString: config.databaseUrl!, poolSize: config.dbPool, schema: config.dbSchema });
     return { storage, description: `postgres ${where}${config.dbSchema === 'public' ? '' : ` schema ${config.dbSchema}`}` };
   } catch (error) {
-    throw new ConfigurationError(settingName('databaseUrl'), `cannot use the database at ${where}: ${errorText(error)}`);
+    throw new ConfigurationError(settingName('databaseUrl'), `cannot use the database at ${where}: ${driverReason(error)}`);
   }
+}
+
+/**
+ * The driver's own reason, which tells a missing database, an unknown role
+ * and a refused connection apart; the adapter's wrapper only says that
+ * opening failed. pg's messages name the user and the database, never the
+ * password.
+ */
+function driverReason(error: unknown): string {
+  let reason = error;
+  while (reason instanceof Error && reason.cause !== undefined) reason = reason.cause;
+  const code = (reason as { code?: string }).code;
+  if (code === 'ECONNREFUSED') return `connection refused (${errorText(reason)}): is PostgreSQL running there?`;
+  // The server's own errors read well without their SQLSTATE.
+  if (reason instanceof Error && 'severity' in reason) return reason.message;
+  return errorText(reason);
 }
 
 /** `postgres://user@host:5432/db`: what an operator needs to recognise the database, never the password. */
