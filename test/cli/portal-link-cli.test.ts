@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPlantStore } from '@plant-store/core';
 import { postgresStorage } from '@plant-store/storage-postgres';
-import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
+import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../support/postgres.js';
 import { runCli, startServe } from '../support/cli-process.js';
 import { runCliInProcess } from '../support/run-cli-in-process.js';
 
@@ -118,11 +118,12 @@ describe.skipIf(!postgresAvailable)('plant-store portal-link on PostgreSQL (stor
   it('mints a link a store on the same schema accepts, then revokes it', async () => {
     const schema = schemas.next();
     const env = { PLANT_STORE_STORAGE: 'postgres', PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL, PLANT_STORE_DB_SCHEMA: schema };
-    const minted = await run(['--tenant', 'acme', '--expires', '30m', '--base-url', 'https://plants.example.com/api'], env);
-    expect(minted).toMatchObject({ status: 0, stderr: '' });
-    const token = /^https:\/\/plants\.example\.com\/api\/portal#token=(psl_\S+)\n$/.exec(minted.stdout)![1]!;
+    // The service creates the schema; operator commands only use it.
     const store = createPlantStore({ storage: await postgresStorage({ connectionString: TEST_DATABASE_URL, schema }) });
     try {
+      const minted = await run(['--tenant', 'acme', '--expires', '30m', '--base-url', 'https://plants.example.com/api'], env);
+      expect(minted).toMatchObject({ status: 0, stderr: '' });
+      const token = /^https:\/\/plants\.example\.com\/api\/portal#token=(psl_\S+)\n$/.exec(minted.stdout)![1]!;
       const principal = await store.authenticate(token);
       expect(principal).toMatchObject({ tenant: 'acme', scopes: ['webhooks:read', 'webhooks:write'] });
       expect(Math.abs(principal.expiresAt! - Date.now() - 30 * 60_000)).toBeLessThan(60_000);
@@ -132,5 +133,24 @@ describe.skipIf(!postgresAvailable)('plant-store portal-link on PostgreSQL (stor
     } finally {
       await store.close();
     }
+  });
+
+  it('operator commands refuse a missing or out-of-date schema and create nothing', async () => {
+    const typo = schemas.next();
+    const flags = ['--storage', 'postgres', '--database-url', TEST_DATABASE_URL, '--db-schema', typo];
+    for (const args of [['portal-link', '--tenant', 'acme', '--base-url', 'http://plants.example.com'], ['webhooks', 'list']]) {
+      const exit = await runCli([...args, ...flags]);
+      expect(exit).toMatchObject({ code: 1, stdout: '' });
+      expect(exit.stderr).toMatch(new RegExp(`^error: .*schema ${typo} does not exist or holds no Plant Store tables\\n$`));
+    }
+    const created = await withClient((client) => client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [typo]));
+    expect(created.rowCount).toBe(0);
+
+    const old = schemas.next();
+    await (await postgresStorage({ connectionString: TEST_DATABASE_URL, schema: old })).close();
+    await withClient((client) => client.query(`DELETE FROM "${old}".kysely_migration WHERE name = (SELECT max(name) FROM "${old}".kysely_migration)`));
+    const exit = await runCli(['webhooks', 'list', '--storage', 'postgres', '--database-url', TEST_DATABASE_URL, '--db-schema', old]);
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toMatch(/schema \S+ is at version \S+, this plant-store expects \S+ \(plant-store serve migrates an older schema\)\n$/);
   });
 });

@@ -11,13 +11,15 @@ import { errorText } from './error-text.js';
 export type StorageSettings = Pick<ServeConfig, 'storage' | 'db' | 'databaseUrl' | 'dbPool' | 'dbSchema'>;
 
 // Each adapter is loaded only when chosen: the SQLite one brings its native
-// driver, a memory service has no use for it (and the reverse).
-export async function openStorage(config: StorageSettings): Promise<{ storage: Storage; description: string }> {
+// driver, a memory service has no use for it (and the reverse). Only `serve`
+// migrates: operator commands pass `migrate: false`, so a mistyped PostgreSQL
+// schema is refused instead of created empty.
+export async function openStorage(config: StorageSettings, migrate = true): Promise<{ storage: Storage; description: string }> {
   if (config.storage === 'memory') {
     const { memoryStorage } = await import('@plant-store/storage-memory');
     return { storage: memoryStorage(), description: 'memory' };
   }
-  if (config.storage === 'postgres') return openPostgres(config);
+  if (config.storage === 'postgres') return openPostgres(config, migrate);
   const { sqliteStorage } = await import('@plant-store/storage-sqlite');
   const path = resolve(config.db);
   try {
@@ -33,11 +35,11 @@ export async function openStorage(config: StorageSettings): Promise<{ storage: S
 }
 
 /** PostgreSQL: unreachable or unusable at start is a configuration error (exit 2); the URL is shown without its password. */
-async function openPostgres(config: StorageSettings): Promise<{ storage: Storage; description: string }> {
+async function openPostgres(config: StorageSettings, migrate: boolean): Promise<{ storage: Storage; description: string }> {
   const { postgresStorage } = await import('@plant-store/storage-postgres');
   const where = redactedUrl(config.databaseUrl!);
   try {
-    const storage = await postgresStorage({ connectionString: config.databaseUrl!, poolSize: config.dbPool, schema: config.dbSchema });
+    const storage = await postgresStorage({ connectionString: config.databaseUrl!, poolSize: config.dbPool, schema: config.dbSchema, migrate });
     return { storage, description: `postgres ${where}${config.dbSchema === 'public' ? '' : ` schema ${config.dbSchema}`}` };
   } catch (error) {
     throw new ConfigurationError(settingName('databaseUrl'), `cannot use the database at ${where}: ${driverReason(error)}`);

@@ -35,14 +35,14 @@ export function configuredRetention(env: NodeJS.ProcessEnv): number | null {
 /**
  * A store over the service's storage, for operator commands: no transport
  * (a running service sends what these commands queue) and no tokens. A
- * SQLite file that does not exist is an error rather than a new empty
- * database.
+ * SQLite file or PostgreSQL schema that does not exist is an error rather
+ * than a new empty database.
  */
 async function openOperatorStore(settings: StorageSettings): Promise<PlantStore> {
   if (settings.storage === 'sqlite' && !existsSync(settings.db)) {
     throw new Error(`database ${settings.db} does not exist (set ${SETTINGS.db.env} or --db)`);
   }
-  const { storage } = await openStorage(settings);
+  const { storage } = await openStorage(settings, false);
   return createPlantStore({ storage });
 }
 
