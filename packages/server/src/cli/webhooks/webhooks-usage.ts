@@ -30,7 +30,7 @@ endpoints  tenants' webhook endpoints: list them (ascending id, --limit
            failed) or enable it again (then recover resends what failed)
 
 Storage (as for plant-store serve; a flag wins over its variable):
-  --storage sqlite|postgres|memory  ${SETTINGS.storage.env} (default: ${SETTINGS.storage.default})
+  --storage sqlite|postgres         ${SETTINGS.storage.env} (default: ${SETTINGS.storage.default})
   --db FILE                         ${SETTINGS.db.env} (default: ${SETTINGS.db.default})
   --database-url URL                ${SETTINGS.databaseUrl.env}, for postgres
   --db-schema NAME                  ${SETTINGS.dbSchema.env} (default: ${SETTINGS.dbSchema.default})
