@@ -6,12 +6,12 @@ import {
   ConfigurationError,
   createPlantStore,
   firstAuthenticator,
-  staticTokens,
   type PlantStore,
   type PlantStoreWebhookOptions,
 } from '@plant-store/core';
 import type { Authenticator, Logger } from '@plant-store/core/adapter';
 import type { ServeConfig } from './config/load-config.js';
+import { replaceableTokens } from './config/replaceable-tokens.js';
 import { settingName } from './config/settings.js';
 import { errorText } from './storage/error-text.js';
 import { openStorage } from './storage/open-storage.js';
@@ -44,6 +44,13 @@ export interface ServeHandle {
   /** Base URL with the real port, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
   readonly store: PlantStore;
+  /**
+   * Applies the tokens of `read()` (the configuration read again) in one
+   * step, logging how many were added and removed; when `read` throws (a
+   * bad file), keeps the current set and logs why. `trigger` says what
+   * asked for it (`SIGHUP`, a file change). Never throws.
+   */
+  reload(read: () => ServeConfig, trigger: string): void;
   /**
    * Graceful stop: stops accepting connections, lets in-flight requests
    * finish (cutting connections still open after `shutdownTimeoutMs`), then
@@ -108,7 +115,8 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
 
 async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.ProcessEnv, tracing: Tracing | undefined, logger: Logger): Promise<ServeHandle> {
   const { tokens, developmentToken } = resolveTokens(config, env);
-  const authenticator = await createAuthenticator(config, tokens);
+  const replaceable = replaceableTokens(tokens);
+  const authenticator = await createAuthenticator(config, replaceable.authenticator, tokens.length > 0 || config.tokensFile !== undefined);
   const portal = config.portal ? await loadPortal() : undefined;
   const { storage, description } = await openStorage(config);
   let store: PlantStore | undefined;
@@ -133,6 +141,18 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
   return {
     url,
     store: running,
+    reload(read, trigger) {
+      // Without a file, the tokens come from the variable alone, which a running process cannot see change.
+      if (config.tokensFile === undefined) return logger.info('nothing to reload: no tokens file is configured', { trigger });
+      let next: ServeConfig;
+      try {
+        next = read();
+      } catch (error) {
+        logger.warn('reload failed; the current tokens stay in use', { trigger, error: errorText(error) });
+        return;
+      }
+      logger.info('tokens reloaded', { trigger, ...replaceable.replace(next.tokens) });
+    },
     close() {
       closing ??= shutdown(server, running, logger, config.shutdownTimeoutMs, tracing);
       return closing;
@@ -245,12 +265,11 @@ async function shutdown(
 }
 
 /** Static tokens first (a digest lookup), then JWTs; the JWT adapter (jose) is loaded only when configured. */
-async function createAuthenticator(config: ServeConfig, tokens: ServeConfig['tokens']): Promise<Authenticator> {
-  const statics = staticTokens(tokens);
+async function createAuthenticator(config: ServeConfig, statics: Authenticator, withStatics: boolean): Promise<Authenticator> {
   if (config.jwt === undefined) return statics;
   const { jwtAuthenticator } = await import('@plant-store/auth-jwt');
   const jwt = jwtAuthenticator(config.jwt);
-  return tokens.length > 0 ? firstAuthenticator(statics, jwt) : jwt;
+  return withStatics ? firstAuthenticator(statics, jwt) : jwt;
 }
 
 /** Configured tokens, or, when neither tokens nor JWT are configured and outside production, one fresh development token for tenant `default`. */

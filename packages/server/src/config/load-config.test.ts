@@ -142,6 +142,8 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
         { token: 'env-token', tenant: 'e' },
         { token: 'file-token', tenant: 'f' },
       ],
+      tokensFile,
+      webhooksFile,
       webhooks: [
         { id: subscriptionId('http://127.0.0.1:9/env'), url: 'http://127.0.0.1:9/env', secret: SECRET, tenant: 'e' },
         { id: subscriptionId('http://127.0.0.1:9/env-file'), url: 'http://127.0.0.1:9/env-file', secret: SECRET },
@@ -177,6 +179,8 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
         { token: 'flag-token', tenant: 't' },
         { token: 'flag-file-token', tenant: 'g' },
       ],
+      tokensFile: otherTokensFile,
+      webhooksFile: otherWebhooksFile,
       webhooks: [
         { id: subscriptionId('http://127.0.0.1:9/flag'), url: 'http://127.0.0.1:9/flag', secret: SECRET },
         { id: subscriptionId('http://127.0.0.1:9/flag-file'), url: 'http://127.0.0.1:9/flag-file', secret: SECRET },
