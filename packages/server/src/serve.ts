@@ -45,9 +45,10 @@ export interface ServeHandle {
   readonly url: string;
   readonly store: PlantStore;
   /**
-   * Applies the tokens of `read()` (the configuration read again) in one
-   * step, logging how many were added and removed; when `read` throws (a
-   * bad file), keeps the current set and logs why. `trigger` says what
+   * Applies the tokens and webhook subscriptions of `read()` (the
+   * configuration read again), each set in one step, logging how many were
+   * added and removed; when `read` throws (a bad file), keeps both and logs
+   * why. Only what comes from a file can have changed. `trigger` says what
    * asked for it (`SIGHUP`, a file change). Never throws.
    */
   reload(read: () => ServeConfig, trigger: string): void;
@@ -142,16 +143,19 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
     url,
     store: running,
     reload(read, trigger) {
-      // Without a file, the tokens come from the variable alone, which a running process cannot see change.
-      if (config.tokensFile === undefined) return logger.info('nothing to reload: no tokens file is configured', { trigger });
+      // Without a file, tokens and subscriptions come from variables alone, which a running process cannot see change.
+      if (config.tokensFile === undefined && config.webhooksFile === undefined) {
+        return logger.info('nothing to reload: no tokens file or webhooks file is configured', { trigger });
+      }
       let next: ServeConfig;
       try {
         next = read();
       } catch (error) {
-        logger.warn('reload failed; the current tokens stay in use', { trigger, error: errorText(error) });
+        logger.warn('reload failed; the current tokens and webhook subscriptions stay in use', { trigger, error: errorText(error) });
         return;
       }
-      logger.info('tokens reloaded', { trigger, ...replaceable.replace(next.tokens) });
+      if (config.tokensFile !== undefined) logger.info('tokens reloaded', { trigger, ...replaceable.replace(next.tokens) });
+      if (config.webhooksFile !== undefined) logger.info('webhook subscriptions reloaded', { trigger, ...running.allTenants.subscriptions.replace(next.webhooks) });
     },
     close() {
       closing ??= shutdown(server, running, logger, config.shutdownTimeoutMs, tracing);

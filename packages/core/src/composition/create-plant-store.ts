@@ -26,6 +26,7 @@ import {
   webhookDispatcher,
   webhookPruner,
 } from './store-factories.js';
+import { OperatorSubscriptions } from './operator-subscriptions.js';
 import { storeSettings, type StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
 import { instanceCachingFactory, rootContainer } from './tsyringe-modules.js';
@@ -100,6 +101,8 @@ export interface AllTenants {
   readonly webhooks: WebhookAdmin;
   /** Portal links: mint, revoke and list sign-ins of any tenant to its webhooks. */
   readonly portalLinks: PortalLinks;
+  /** The operator's webhook subscriptions (`webhooks.subscriptions`), replaceable while the store runs. */
+  readonly subscriptions: OperatorSubscriptions;
 }
 
 /** A composed store: the service, its events, tenants' webhooks, the operator's cross-tenant tools, readiness, and the means to authenticate callers. */
@@ -156,6 +159,7 @@ function registrations(options: PlantStoreOptions, settings: StoreSettings): [sy
     // A factory: the container takes no `undefined` value, and without a transport this store queues and sends nothing.
     [TOKENS.webhookTransport, { useFactory: () => options.webhooks?.transport }],
     [TOKENS.settings, { useValue: settings }],
+    [TOKENS.subscriptions, { useValue: new OperatorSubscriptions(settings.subscriptions) }],
     [TOKENS.events, once(() => createPlantEventBus())],
     [TOKENS.plantService, once(plantService)],
     [TOKENS.deliveryTargets, once(deliveryTargets)],

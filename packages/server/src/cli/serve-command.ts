@@ -13,7 +13,7 @@ import { serveUsage } from './usage.js';
 // promise to operators is an exit within 10 s, the time `docker stop` waits
 // before it sends SIGKILL.
 const STOP_MARGIN_MS = 2_000;
-// How often the tokens file is checked for changes.
+// How often the tokens and webhooks files are checked for changes.
 const FILE_POLL_MS = 1_000;
 
 /**
@@ -36,7 +36,7 @@ export async function runServeCommand(args: readonly string[], env: NodeJS.Proce
     const reload = (trigger: string) => handle?.reload(() => loadConfig(parsed, env), trigger);
     process.on('SIGHUP', () => reload('SIGHUP'));
     // Polling the file's status catches edits and replacements by rename (as editors and Kubernetes make) alike.
-    for (const path of [config.tokensFile].filter((path) => path !== undefined)) {
+    for (const path of [config.tokensFile, config.webhooksFile].filter((path) => path !== undefined)) {
       watchFile(path, { persistent: false, interval: FILE_POLL_MS }, (now, before) => {
         if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) reload(`${path} changed`);
       });
