@@ -50,6 +50,25 @@ describe('plant-store serve with JWT', () => {
     }
   });
 
+  it('asks a JWKS that failed its first fetch again after a second, not a full cooldown', async () => {
+    issuer.behaviour = 'fail';
+    const service = await startServe(['--storage', 'memory', '--port', '0'], {
+      env: { PLANT_STORE_JWT_JWKS_URL: issuer.jwksUrl, PLANT_STORE_JWT_ISSUER: issuer.issuer, PLANT_STORE_JWT_AUDIENCE: issuer.audience },
+    });
+    try {
+      const token = await issuer.sign(key);
+      const down = await call(service.url, token);
+      expect(down.status).toBe(503);
+      expect(down.headers.get('retry-after')).toBe('1');
+      issuer.behaviour = 'serve';
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await call(service.url, token)).status).toBe(200);
+    } finally {
+      issuer.behaviour = 'serve';
+      await service.stop();
+    }
+  });
+
   it('refuses to start on a JWKS file that holds no keys, naming the variable', async () => {
     const file = join(folder, 'empty.json');
     writeFileSync(file, '{"keys":[]}');

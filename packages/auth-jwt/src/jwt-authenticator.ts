@@ -35,6 +35,12 @@ export interface JwtAuthenticatorOptions {
   readonly jwksTimeoutMs?: number;
   /** Least time between two JWKS fetches, whatever their outcome; a failed fetch is remembered that long (`jwksUrl` only). @default 30000 */
   readonly jwksCooldownMs?: number;
+  /**
+   * Until a key set was loaded once, the wait after the first failed fetch,
+   * doubled after each further one up to `jwksCooldownMs`: no JWT works
+   * yet, so an identity provider that is back soon is asked soon (`jwksUrl` only). @default 1000
+   */
+  readonly jwksFirstRetryMs?: number;
   /** Age after which the JWKS is refreshed in the background (`jwksUrl` only). @default 600000 (10 minutes) */
   readonly jwksMaxAgeMs?: number;
   /** @default the system clock */
@@ -121,6 +127,7 @@ function keySource(options: JwtAuthenticatorOptions, clock: Clock): JWTVerifyGet
       url: jwksUrl(options.jwksUrl),
       timeoutMs: duration('jwksTimeoutMs', options.jwksTimeoutMs, 5_000, 1),
       cooldownMs: duration('jwksCooldownMs', options.jwksCooldownMs, 30_000, 0),
+      firstRetryMs: duration('jwksFirstRetryMs', options.jwksFirstRetryMs, 1_000, 0),
       maxAgeMs: duration('jwksMaxAgeMs', options.jwksMaxAgeMs, 600_000, 0),
       clock,
     });
