@@ -117,7 +117,7 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
 async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.ProcessEnv, tracing: Tracing | undefined, logger: Logger): Promise<ServeHandle> {
   const { tokens, developmentToken } = resolveTokens(config, env);
   const replaceable = replaceableTokens(tokens);
-  const authenticator = await createAuthenticator(config, replaceable.authenticator, tokens.length > 0 || config.tokensFile !== undefined);
+  const authenticator = await createAuthenticator(config, replaceable.authenticator, tokens.length > 0 || config.tokensFile !== undefined, logger);
   const portal = config.portal ? await loadPortal() : undefined;
   const { storage, description } = await openStorage(config);
   let store: PlantStore | undefined;
@@ -269,10 +269,10 @@ async function shutdown(
 }
 
 /** Static tokens first (a digest lookup), then JWTs; the JWT adapter (jose) is loaded only when configured. */
-async function createAuthenticator(config: ServeConfig, statics: Authenticator, withStatics: boolean): Promise<Authenticator> {
+async function createAuthenticator(config: ServeConfig, statics: Authenticator, withStatics: boolean, logger: Logger): Promise<Authenticator> {
   if (config.jwt === undefined) return statics;
   const { jwtAuthenticator } = await import('@plant-store/auth-jwt');
-  const jwt = jwtAuthenticator(config.jwt);
+  const jwt = jwtAuthenticator({ ...config.jwt, logger });
   return withStatics ? firstAuthenticator(statics, jwt) : jwt;
 }
 
