@@ -43,6 +43,11 @@ describe.concurrent('plant-store commands', () => {
     expect(result.stdout).toMatch(/PLANT_STORE_WEBHOOK_MAX_ENDPOINTS: most webhook endpoints one tenant may have .*\(default: 50\)\n/);
   });
 
+  it('serve --help names every duration unit the settings accept', async () => {
+    const result = await runCli(['serve', '--help']);
+    expect(result.stdout).toMatch(/--webhook-retry <value>\n\s+PLANT_STORE_WEBHOOK_RETRY: delays between webhook attempts \(ms, s, m, h, d;/);
+  });
+
   it('without a command prints the usage on stderr and exits 2', async () => {
     const result = await runCli([]);
     expect(result.code).toBe(2);
@@ -52,7 +57,7 @@ describe.concurrent('plant-store commands', () => {
 
   it.each([
     [['webhooks', 'list', '--storage', 'memory']],
-    [['portal-link', '--tenant', 'acme'], { PLANT_STORE_STORAGE: 'memory' }],
+    [['portal-link', '--tenant', 'acme', '--base-url', 'http://x'], { PLANT_STORE_STORAGE: 'memory' }],
   ])('%j refuses memory storage, which only the service itself can see', async (args, env?: Record<string, string>) => {
     const result = await runCli(args, { env });
     expect(result).toMatchObject({ code: 2, stdout: '' });

@@ -50,7 +50,7 @@ export const SETTINGS = {
     flag: 'webhook-retry',
     // Core's defaults, spelled as a user would type them: the rules are written once.
     default: DEFAULT_RETRY_SCHEDULE.map(formatDuration).join(','),
-    help: 'delays between webhook attempts (ms, s, m, h; "none" = no retry)',
+    help: 'delays between webhook attempts (ms, s, m, h, d; "none" = no retry)',
   },
   webhookTimeout: {
     env: 'PLANT_STORE_WEBHOOK_TIMEOUT',
