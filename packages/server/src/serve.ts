@@ -285,7 +285,7 @@ function resolveTokens(
   if (env['NODE_ENV'] === 'production') {
     throw new ConfigurationError(
       settingName('tokens'),
-      `no tokens configured; NODE_ENV=production requires ${settingName('tokens')}, ${settingName('tokensFile')} or ${settingName('jwtJwksUrl')}`,
+      `no tokens configured; NODE_ENV=production requires ${settingName('tokens')}, ${settingName('tokensFile')}, ${settingName('jwtJwksUrl')} or ${settingName('jwtJwksFile')}`,
     );
   }
   const token = `dev_${randomBytes(24).toString('base64url')}`;

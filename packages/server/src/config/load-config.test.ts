@@ -306,7 +306,7 @@ describe('loadConfig webhooks', () => {
   });
 
   it.each([
-    ['[{"url":"http://x', 'not valid JSON (expected a JSON array)'],
+    ['[{"url":"http://x', 'not valid JSON at line 1, column 18 (expected a JSON array)'],
     [JSON.stringify({ url: 'http://127.0.0.1/a', secret: SECRET }), 'must be a JSON array'],
     [JSON.stringify([{ url: 'ftp://127.0.0.1/a', secret: SECRET }]), 'entry [0]: url must be an absolute http or https URL'],
     [JSON.stringify([{ url: 'http://127.0.0.1/a' }]), 'entry [0]: secret is required'],
