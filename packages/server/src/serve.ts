@@ -142,25 +142,30 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
   return {
     url,
     store: running,
-    reload(read, trigger) {
-      // Without a file, tokens and subscriptions come from variables alone, which a running process cannot see change.
-      if (config.tokensFile === undefined && config.webhooksFile === undefined) {
-        return logger.info('nothing to reload: no tokens file or webhooks file is configured', { trigger });
-      }
-      let next: ServeConfig;
-      try {
-        next = read();
-      } catch (error) {
-        logger.warn('reload failed; the current tokens and webhook subscriptions stay in use', { trigger, error: errorText(error) });
-        return;
-      }
-      if (config.tokensFile !== undefined) logger.info('tokens reloaded', { trigger, ...replaceable.replace(next.tokens) });
-      if (config.webhooksFile !== undefined) logger.info('webhook subscriptions reloaded', { trigger, ...running.allTenants.subscriptions.replace(next.webhooks) });
-    },
+    reload: reloader(config, replaceable, running, logger),
     close() {
       closing ??= shutdown(server, running, logger, config.shutdownTimeoutMs, tracing);
       return closing;
     },
+  };
+}
+
+/** `ServeHandle.reload` of a running service. */
+function reloader(config: ServeConfig, tokens: ReturnType<typeof replaceableTokens>, store: PlantStore, logger: Logger): ServeHandle['reload'] {
+  return (read, trigger) => {
+    // Without a file, tokens and subscriptions come from variables alone, which a running process cannot see change.
+    if (config.tokensFile === undefined && config.webhooksFile === undefined) {
+      return logger.info('nothing to reload: no tokens file or webhooks file is configured', { trigger });
+    }
+    let next: ServeConfig;
+    try {
+      next = read();
+    } catch (error) {
+      logger.warn('reload failed; the current tokens and webhook subscriptions stay in use', { trigger, error: errorText(error) });
+      return;
+    }
+    if (config.tokensFile !== undefined) logger.info('tokens reloaded', { trigger, ...tokens.replace(next.tokens) });
+    if (config.webhooksFile !== undefined) logger.info('webhook subscriptions reloaded', { trigger, ...store.allTenants.subscriptions.replace(next.webhooks) });
   };
 }
 

@@ -15,7 +15,14 @@ export interface SubscriptionChanges {
  * delivery goes to its subscription as it is at the attempt, and fails when
  * that subscription is gone.
  */
-export class OperatorSubscriptions {
+export interface OperatorSubscriptions {
+  /** The current set, validated. */
+  readonly list: readonly WebhookSubscription[];
+  replace(input: readonly unknown[]): SubscriptionChanges;
+}
+
+/** The store's part behind `allTenants.subscriptions`, which also tells the dispatcher where deliveries go. */
+export class ReplaceableSubscriptions implements OperatorSubscriptions {
   #list: readonly WebhookSubscription[];
   #targets: DeliveryTargets;
 
@@ -33,7 +40,6 @@ export class OperatorSubscriptions {
     return this.#targets;
   }
 
-  /** Validates `input` as `createPlantStore` does (a `ValidationError` changes nothing), then replaces the set in one step. */
   replace(input: readonly unknown[]): SubscriptionChanges {
     const next = validateSubscriptions(input);
     const before = keys(this.#list);

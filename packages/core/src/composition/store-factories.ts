@@ -19,7 +19,7 @@ import { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookPruner } from '../webhooks/webhook-pruner.js';
 import type { PlantStore, TenantWebhooks } from './create-plant-store.js';
-import type { OperatorSubscriptions } from './operator-subscriptions.js';
+import type { ReplaceableSubscriptions } from './operator-subscriptions.js';
 import type { StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
 
@@ -39,7 +39,7 @@ const prunedEvent = (c: DependencyContainer) => {
   return (count: number) => bus.emit('webhook.pruned', { count });
 };
 
-const subscriptions = (c: DependencyContainer) => c.resolve<OperatorSubscriptions>(TOKENS.subscriptions);
+const subscriptions = (c: DependencyContainer) => c.resolve<ReplaceableSubscriptions>(TOKENS.subscriptions);
 
 export function plantService(c: DependencyContainer): PlantService {
   const current = subscriptions(c);

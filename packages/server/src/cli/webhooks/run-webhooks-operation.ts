@@ -11,17 +11,9 @@ const DISABLED_BY_OPERATOR = 'disabled by an operator';
 /** Runs one parsed `webhooks` command on an operator store; resolves with the exit status (1: unknown id or wrong state). */
 export async function runWebhooksOperation(store: PlantStore, command: WebhooksOperation, io: CliIo): Promise<number> {
   switch (command.kind) {
-    case 'list': {
-      const { status, limit, endpoint, tenant } = command;
-      const deliveries = await store.allTenants.webhooks.list(definedOnly({ status, limit, endpointId: endpoint, tenant }));
-      io.stdout.write(command.json ? jsonLine(deliveries.map(withTenant(deliveryJson))) : deliveryTable(deliveries));
-      return 0;
-    }
-    case 'get': {
-      const delivery = await store.allTenants.webhooks.get(command.id);
-      io.stdout.write(command.json ? `${withTenant(deliveryJson)(delivery)}\n` : deliveryDetails(delivery));
-      return 0;
-    }
+    case 'list':
+    case 'get':
+      return show(store, command, io);
     case 'retry':
       return retry(store, command.id, io);
     case 'resend':
@@ -51,6 +43,18 @@ export async function runWebhooksOperation(store: PlantStore, command: WebhooksO
       return 0;
     }
   }
+}
+
+async function show(store: PlantStore, command: Extract<WebhooksOperation, { kind: 'list' | 'get' }>, io: CliIo): Promise<number> {
+  if (command.kind === 'get') {
+    const delivery = await store.allTenants.webhooks.get(command.id);
+    io.stdout.write(command.json ? `${withTenant(deliveryJson)(delivery)}\n` : deliveryDetails(delivery));
+    return 0;
+  }
+  const { status, limit, endpoint, tenant } = command;
+  const deliveries = await store.allTenants.webhooks.list(definedOnly({ status, limit, endpointId: endpoint, tenant }));
+  io.stdout.write(command.json ? jsonLine(deliveries.map(withTenant(deliveryJson))) : deliveryTable(deliveries));
+  return 0;
 }
 
 async function resend(store: PlantStore, id: string, io: CliIo): Promise<number> {
