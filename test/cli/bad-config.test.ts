@@ -9,6 +9,8 @@ const dir = mkdtempSync(join(tmpdir(), 'plant-store-cli-config-'));
 const aFile = join(dir, 'a-file');
 writeFileSync(aFile, 'not a folder');
 const SECRET_TOKEN = 'super-secret-token-value';
+const trailingComma = join(dir, 'trailing-comma.json');
+writeFileSync(trailingComma, `[\n  {"token": "${SECRET_TOKEN}", "tenant": "acme"},\n]\n`);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -48,6 +50,11 @@ describe.concurrent('bad configuration exits with status 2 and one line naming t
       {},
       `error: PLANT_STORE_TOKENS_FILE (--tokens-file): cannot read ${join(dir, 'missing.json')}: no such file`,
     ],
+    [
+      [`--tokens-file=${trailingComma}`],
+      {},
+      `error: PLANT_STORE_TOKENS_FILE (--tokens-file): ${trailingComma}: not valid JSON at line 2, column 58 (a trailing comma) (expected a JSON array)`,
+    ],
     [['--prot=8080'], {}, 'error: --prot: unknown option (see plant-store serve --help)'],
   ] as const)('serve %j with %j', async (args, env, line) => {
     const result = await runCli(['serve', '--storage=memory', ...args], { env: { ...env } });
@@ -60,7 +67,7 @@ describe.concurrent('bad configuration exits with status 2 and one line naming t
     const result = await runCli(['serve', '--storage=memory', '--port=0'], { env: { NODE_ENV: 'production' } });
     expect(result.code).toBe(2);
     expect(expectOneLine(result)).toBe(
-      'error: PLANT_STORE_TOKENS (--tokens): no tokens configured; NODE_ENV=production requires PLANT_STORE_TOKENS (--tokens), PLANT_STORE_TOKENS_FILE (--tokens-file) or PLANT_STORE_JWT_JWKS_URL (--jwt-jwks-url)',
+      'error: PLANT_STORE_TOKENS (--tokens): no tokens configured; NODE_ENV=production requires PLANT_STORE_TOKENS (--tokens), PLANT_STORE_TOKENS_FILE (--tokens-file), PLANT_STORE_JWT_JWKS_URL (--jwt-jwks-url) or PLANT_STORE_JWT_JWKS_FILE (--jwt-jwks-file)',
     );
   });
 

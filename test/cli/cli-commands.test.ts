@@ -43,11 +43,25 @@ describe.concurrent('plant-store commands', () => {
     expect(result.stdout).toMatch(/PLANT_STORE_WEBHOOK_MAX_ENDPOINTS: most webhook endpoints one tenant may have .*\(default: 50\)\n/);
   });
 
+  it('serve --help names every duration unit the settings accept', async () => {
+    const result = await runCli(['serve', '--help']);
+    expect(result.stdout).toMatch(/--webhook-retry <value>\n\s+PLANT_STORE_WEBHOOK_RETRY: delays between webhook attempts \(ms, s, m, h, d;/);
+  });
+
   it('without a command prints the usage on stderr and exits 2', async () => {
     const result = await runCli([]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^Usage: plant-store <command>/);
+  });
+
+  it.each([
+    [['webhooks', 'list', '--storage', 'memory']],
+    [['portal-link', '--tenant', 'acme', '--base-url', 'http://x'], { PLANT_STORE_STORAGE: 'memory' }],
+  ])('%j refuses memory storage, which only the service itself can see', async (args, env?: Record<string, string>) => {
+    const result = await runCli(args, { env });
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toMatch(/^error: PLANT_STORE_STORAGE \(--storage\) is memory: only the service's own process can see its data \(see plant-store \S+ --help\)\n$/);
   });
 
   it('rejects an unknown command with one line and status 2', async () => {

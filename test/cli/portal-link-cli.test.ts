@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPlantStore } from '@plant-store/core';
 import { postgresStorage } from '@plant-store/storage-postgres';
-import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
+import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../support/postgres.js';
 import { runCli, startServe } from '../support/cli-process.js';
 import { runCliInProcess } from '../support/run-cli-in-process.js';
 
@@ -85,6 +85,37 @@ describe('plant-store portal-link', () => {
     expect(minted.stdout).toMatch(/^http:\/\/\[::1\]:9999\/portal#token=psl_/);
   });
 
+  it('needs --base-url or PLANT_STORE_PUBLIC_URL when the listen address says nothing; warns of a tenant nobody knows', async () => {
+    const env = { PLANT_STORE_DB: join(dir, 'guess.db') };
+    const service = await startServe(['--port=0'], { env: { ...env, PLANT_STORE_TOKENS: 't=acme' } });
+    await service.stop();
+    for (const [extra, why] of [
+      [{ HOST: '0.0.0.0', PORT: '8080' }, 'HOST is 0.0.0.0'],
+      [{ HOST: '::', PORT: '8080' }, 'HOST is ::'],
+      [{}, 'PORT is not set'],
+    ] as const) {
+      const exit = await runCli(['portal-link', '--tenant', 'acme'], { env: { ...env, ...extra } });
+      expect(exit).toMatchObject({ code: 2, stdout: '' });
+      expect(exit.stderr).toBe(
+        `error: cannot tell where tenants reach the service (${why}): give --base-url or set PLANT_STORE_PUBLIC_URL (see plant-store portal-link --help)\n`,
+      );
+    }
+    const publicUrl = await runCli(['portal-link', '--tenant', 'acme'], {
+      env: { ...env, HOST: '0.0.0.0', PLANT_STORE_PUBLIC_URL: 'https://plants.example.com/api/', PLANT_STORE_TOKENS: 't=acme' },
+    });
+    expect(publicUrl).toMatchObject({ code: 0, stderr: '' });
+    expect(publicUrl.stdout).toMatch(/^https:\/\/plants\.example\.com\/api\/portal#token=psl_\S+\n$/);
+
+    const typo = await runCli(['portal-link', '--tenant', 'acmee', '--base-url', 'https://plants.example.com'], { env: { ...env, PLANT_STORE_TOKENS: 't=acme' } });
+    expect(typo.code).toBe(0);
+    expect(typo.stdout).toMatch(/^https:\/\/plants\.example\.com\/portal#token=psl_/);
+    expect(typo.stderr).toMatch(/^warning: tenant acmee has no webhook endpoint, nor a token in PLANT_STORE_TOKENS \(--tokens\) or PLANT_STORE_TOKENS_FILE \(--tokens-file\) here: check its spelling \(the link works all the same\)\n$/);
+
+    const id = LINK.exec(publicUrl.stdout.replace('https://plants.example.com/api', 'http://x'))![2]!.slice(4, 20);
+    const revoked = await runCli(['portal-link', '--revoke', id], { env });
+    expect(revoked).toMatchObject({ code: 0, stdout: `revoked portal link ${id}\n`, stderr: '' });
+  });
+
   it.each([
     [['portal-link'], /needs --tenant/],
     [['portal-link', '--tenant', 'acme', '--expires', '8d'], /--expires must be a duration .*at most 7d/],
@@ -103,7 +134,7 @@ describe('plant-store portal-link', () => {
     const help = await runCli(['portal-link', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: plant-store portal-link --tenant/);
-    const missing = await runCli(['portal-link', '--tenant', 'acme'], { env: { PLANT_STORE_DB: join(dir, 'missing.db') } });
+    const missing = await runCli(['portal-link', '--tenant', 'acme', '--base-url', 'http://x'], { env: { PLANT_STORE_DB: join(dir, 'missing.db') } });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/does not exist/);
   });
@@ -117,12 +148,13 @@ describe.skipIf(!postgresAvailable)('plant-store portal-link on PostgreSQL (stor
 
   it('mints a link a store on the same schema accepts, then revokes it', async () => {
     const schema = schemas.next();
-    const env = { PLANT_STORE_STORAGE: 'postgres', PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL, PLANT_STORE_DB_SCHEMA: schema };
-    const minted = await run(['--tenant', 'acme', '--expires', '30m', '--base-url', 'https://plants.example.com/api'], env);
-    expect(minted).toMatchObject({ status: 0, stderr: '' });
-    const token = /^https:\/\/plants\.example\.com\/api\/portal#token=(psl_\S+)\n$/.exec(minted.stdout)![1]!;
+    const env = { PLANT_STORE_STORAGE: 'postgres', PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL, PLANT_STORE_DB_SCHEMA: schema, PLANT_STORE_TOKENS: 't=acme' };
+    // The service creates the schema; operator commands only use it.
     const store = createPlantStore({ storage: await postgresStorage({ connectionString: TEST_DATABASE_URL, schema }) });
     try {
+      const minted = await run(['--tenant', 'acme', '--expires', '30m', '--base-url', 'https://plants.example.com/api'], env);
+      expect(minted).toMatchObject({ status: 0, stderr: '' });
+      const token = /^https:\/\/plants\.example\.com\/api\/portal#token=(psl_\S+)\n$/.exec(minted.stdout)![1]!;
       const principal = await store.authenticate(token);
       expect(principal).toMatchObject({ tenant: 'acme', scopes: ['webhooks:read', 'webhooks:write'] });
       expect(Math.abs(principal.expiresAt! - Date.now() - 30 * 60_000)).toBeLessThan(60_000);
@@ -132,5 +164,24 @@ describe.skipIf(!postgresAvailable)('plant-store portal-link on PostgreSQL (stor
     } finally {
       await store.close();
     }
+  });
+
+  it('operator commands refuse a missing or out-of-date schema and create nothing', async () => {
+    const typo = schemas.next();
+    const flags = ['--storage', 'postgres', '--database-url', TEST_DATABASE_URL, '--db-schema', typo];
+    for (const args of [['portal-link', '--tenant', 'acme', '--base-url', 'http://plants.example.com'], ['webhooks', 'list']]) {
+      const exit = await runCli([...args, ...flags]);
+      expect(exit).toMatchObject({ code: 1, stdout: '' });
+      expect(exit.stderr).toMatch(new RegExp(`^error: .*schema ${typo} does not exist or holds no Plant Store tables\\n$`));
+    }
+    const created = await withClient((client) => client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [typo]));
+    expect(created.rowCount).toBe(0);
+
+    const old = schemas.next();
+    await (await postgresStorage({ connectionString: TEST_DATABASE_URL, schema: old })).close();
+    await withClient((client) => client.query(`DELETE FROM "${old}".kysely_migration WHERE name = (SELECT max(name) FROM "${old}".kysely_migration)`));
+    const exit = await runCli(['webhooks', 'list', '--storage', 'postgres', '--database-url', TEST_DATABASE_URL, '--db-schema', old]);
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toMatch(/schema \S+ is at version \S+, this plant-store expects \S+ \(plant-store serve migrates an older schema\)\n$/);
   });
 });

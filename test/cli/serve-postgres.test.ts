@@ -46,6 +46,19 @@ describe.skipIf(!postgresAvailable)('plant-store serve on PostgreSQL', () => {
     const exit = await runCli(['serve', '--storage', 'postgres', '--database-url', `postgres://app:hunter2@127.0.0.1:${proxy.port}/test`]);
     expect(exit.code).toBe(2);
     expect(exit.stderr).toMatch(/^error: PLANT_STORE_DATABASE_URL \(--database-url\): cannot use the database at postgres:\/\/app@127\.0\.0\.1:\d+\/test: .+\n$/);
+    expect(exit.stderr).toContain(': connection refused (');
+    expect(exit.stderr).not.toContain('hunter2');
+  });
+
+  it.each([
+    ['a missing database', { pathname: '/plant_store_no_such_db' }, 'database "plant_store_no_such_db" does not exist'],
+    ['an unknown role', { username: 'plant_store_no_such_role' }, 'role "plant_store_no_such_role" does not exist'],
+  ])('names %s at start, without the password', async (_, change, reason) => {
+    const url = new URL(TEST_DATABASE_URL);
+    Object.assign(url, change, { password: 'hunter2' });
+    const exit = await runCli(['serve', '--storage', 'postgres', '--database-url', url.toString()]);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toMatch(new RegExp(`^error: PLANT_STORE_DATABASE_URL \\(--database-url\\): cannot use the database at postgres://[^ ]+: ${reason}\n$`));
     expect(exit.stderr).not.toContain('hunter2');
   });
 

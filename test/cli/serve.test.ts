@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { tokenDigest } from '@plant-store/core/adapter';
-import { READY_LINE, startServe, type ServeProcess } from '../support/cli-process.js';
+import { READY_LINE, ROOT, startServe, type ServeProcess } from '../support/cli-process.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -155,6 +155,14 @@ describe('serve in memory with configured tokens in production', () => {
     expect(await page.text()).toContain('docs/swagger-ui-bundle.js');
     const document = (await (await fetch(`${service.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(document.paths['/docs']).toBeDefined();
+  });
+
+  it('serves only metrics that the operations page documents', async () => {
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    const names = [...text.matchAll(/^# TYPE (plant_store_\w+) /gm)].map((match) => match[1]!);
+    expect(names.length).toBeGreaterThan(0);
+    const page = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
+    expect(names.filter((name) => !page.includes(`| \`${name}\` |`))).toEqual([]);
   });
 
   it('stops on SIGINT with status 0', async () => {

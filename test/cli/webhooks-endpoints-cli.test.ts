@@ -128,18 +128,48 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
     expect((await store.webhooks.deliveries.get(acme, firstDelivery)).status).toBe('pending');
   });
 
-  it.skipIf(skip)('fails with exit 1 and one line for unknown ids (recover of an unknown id finds nothing to queue)', async () => {
+  it.skipIf(skip)('fails with exit 1 and one line for unknown ids, everywhere', async () => {
     for (const args of [
       ['endpoints', 'disable', 'ep_nope'],
       ['endpoints', 'enable', 'ep_nope'],
       ['resend', 'msg_nope'],
+      ['get', 'msg_nope'],
+      ['recover', '--endpoint', 'ep_nope', '--since', '2000-01-01T00:00:00Z'],
+      ['recover', '--endpoint', 'sub_nope', '--since', '1h'],
+      ['list', '--endpoint', 'ep_nope'],
     ]) {
-      const result = await run([...args, ...target.flags]);
-      expect({ args, status: result.status, stdout: result.stdout }).toEqual({ args, status: 1, stdout: '' });
+      const result = await spawnCliToExit(['webhooks', ...args, ...target.flags]);
+      expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 1, stdout: '' });
       expect(result.stderr).toMatch(/^error: [^\n]*nope[^\n]*\n$/);
     }
-    const recovered = await run(['recover', '--endpoint', 'ep_nope', '--since', '2000-01-01T00:00:00Z', ...target.flags]);
-    expect(recovered).toEqual({ status: 0, stdout: 'queued again 0 failed deliveries to ep_nope created since 2000-01-01T00:00:00.000Z\n', stderr: '' });
+    // A known endpoint with nothing to recover is no error.
+    const recovered = await run(['recover', '--endpoint', globexEndpoint, '--since', '2000-01-01T00:00:00Z', ...target.flags]);
+    expect(recovered).toEqual({ status: 0, stdout: `queued again 0 failed deliveries to ${globexEndpoint} created since 2000-01-01T00:00:00.000Z\n`, stderr: '' });
+  });
+
+  it.skipIf(skip)('filters the delivery log by endpoint and tenant, and shows one delivery with its attempts', async () => {
+    const byTenant = await spawnCliToExit(['webhooks', 'list', '--tenant', 'globex', ...target.flags]);
+    expect(byTenant).toMatchObject({ code: 0, stderr: '' });
+    const rows = byTenant.stdout.trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+/);
+    expect(rows.slice(1)).toEqual([expect.stringMatching(new RegExp(`^msg_\\S+\\s+globex\\s+pending\\s.*${globexEndpoint}$`))]);
+
+    const byEndpoint = await spawnCliToExit(['webhooks', 'list', '--endpoint', acmeEndpoint, '--json', ...target.flags]);
+    expect(byEndpoint).toMatchObject({ code: 0, stderr: '' });
+    const listed = JSON.parse(byEndpoint.stdout) as { tenant: string; endpointId: string; payload: unknown; createdAt: string }[];
+    expect(listed.map((delivery) => [delivery.tenant, delivery.endpointId])).toEqual([
+      ['acme', acmeEndpoint],
+      ['acme', acmeEndpoint],
+    ]);
+    expect(listed.map((delivery) => delivery.payload)).toEqual([{ id: 2, name: 'Ivy' }, { id: 1, name: 'Fern' }]);
+    expect(listed[0]!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    const shown = await spawnCliToExit(['webhooks', 'get', firstDelivery, ...target.flags]);
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    expect(shown.stdout).toMatch(new RegExp(`^id: +${firstDelivery}\ntenant: +acme\nendpoint: +${acmeEndpoint}\nevent: +plant.created\n`));
+    expect(shown.stdout).toContain('payload:      {"id":1,"name":"Fern"}\n');
+    const json = await spawnCliToExit(['webhooks', 'get', firstDelivery, '--json', ...target.flags]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ tenant: 'acme', id: firstDelivery, endpointId: acmeEndpoint, eventType: 'plant.created', payload: { id: 1, name: 'Fern' } });
   });
 
   it.skipIf(skip)('works as a spawned process too', async () => {
@@ -190,6 +220,7 @@ describe('plant-store webhooks: arguments and settings', () => {
       'plant-store webhooks resend <delivery-id>',
       'plant-store webhooks recover --endpoint <endpoint-id> --since <time>',
       'plant-store webhooks retry <delivery-id>',
+      'plant-store webhooks get <delivery-id> [--json]',
       '--database-url URL',
       'PLANT_STORE_DB_SCHEMA',
     ]) {

@@ -117,14 +117,14 @@ describe('JWT bearer tokens when the JWKS is unavailable', () => {
   });
   afterAll(() => issuer.close());
 
-  // The authenticator's clock is moved by hand: a failed fetch is remembered for the cooldown (default 30 s).
-  const start = () => {
+  // The authenticator's clock is moved by hand: a failed first fetch is remembered for 1 s, doubling up to the cooldown (default 30 s).
+  const start = (firstRetryMs?: number) => {
     const clock = { ms: Date.now(), now: () => clock.ms };
     const started = startTestServer('memory', {
       wrapAuthenticator: (tokens) =>
         firstAuthenticator(
           tokens,
-          jwtAuthenticator({ jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: issuer.audience, jwksTimeoutMs: 300, clock }),
+          jwtAuthenticator({ jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: issuer.audience, jwksTimeoutMs: 300, clock, ...(firstRetryMs === undefined ? {} : { jwksFirstRetryMs: firstRetryMs }) }),
         ),
     });
     return started.then((server) => ({ server, clock }));
@@ -141,12 +141,12 @@ describe('JWT bearer tokens when the JWKS is unavailable', () => {
     const { server, clock } = await start();
     try {
       const token = await issuer.sign(key);
-      expectUnavailable(await api(server.url, 'GET', '/plants', { token }), '30');
+      expectUnavailable(await api(server.url, 'GET', '/plants', { token }), '1');
       expect(JSON.stringify(server.logs)).not.toContain(token);
       // Static tokens do not depend on the JWKS and keep working.
       expect((await api(server.url, 'GET', '/plants', { token: TOKENS.owner })).status).toBe(200);
       issuer.behaviour = 'serve';
-      clock.ms += 30_000;
+      clock.ms += 1_000;
       expect((await api(server.url, 'GET', '/plants', { token })).status).toBe(200);
     } finally {
       issuer.behaviour = 'serve';
@@ -156,7 +156,7 @@ describe('JWT bearer tokens when the JWKS is unavailable', () => {
 
   it('remembers a failed JWKS fetch: requests in the cooldown get 503 with the seconds left, and cost no fetch', async () => {
     issuer.behaviour = 'error';
-    const { server, clock } = await start();
+    const { server, clock } = await start(30_000);
     try {
       const token = await issuer.sign(key);
       const before = issuer.jwksRequests;

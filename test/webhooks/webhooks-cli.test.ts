@@ -52,22 +52,23 @@ describe('plant-store webhooks (in process)', () => {
     expect(stderr).toBe('');
     expect(status).toBe(0);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+ATTEMPTS\s+CREATED\s+NEXT ATTEMPT\s+LAST RESULT\s+ENDPOINT$/);
+    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+ATTEMPTS\s+CREATED\s+NEXT ATTEMPT\s+LAST RESULT\s+ENDPOINT$/);
     expect(lines).toHaveLength(5);
     expect(lines.slice(1, 3).every((line) => line.includes('pending'))).toBe(true);
     const failedLine = lines.find((line) => line.startsWith(failedId))!;
-    expect(failedLine).toMatch(/\bfailed\s+1\b.*410 Gone/);
+    expect(failedLine).toMatch(/\sacme\s+failed\s+1\b.*410 Gone/);
     expect(failedLine.endsWith(` ${subscriptionId(subscriptions[1]!.url)}`)).toBe(true);
     expect(lines.find((line) => line.startsWith(deliveredId))).toMatch(/\bdelivered\s+1\b.*\s204\s+sub_[0-9a-f]{24}$/);
   });
 
-  it('filters by status, limits, and prints JSON with every attempt', async () => {
+  it('filters by status, limits, and prints JSON with every attempt, as the HTTP API shows it', async () => {
     const failed = await run(['list', '--status', 'failed', '--json', '--db', db]);
     expect(failed.status).toBe(0);
     const deliveries = JSON.parse(failed.stdout) as Delivery[];
     expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]).toMatchObject({ id: failedId, status: 'failed', attemptCount: 1, endpointId: subscriptionId(subscriptions[1]!.url), payload: '{"id":1,"name":"Fern"}' });
-    expect(deliveries[0]!.attempts).toEqual([expect.objectContaining({ statusCode: 410 })]);
+    expect(deliveries[0]).toMatchObject({ tenant: 'acme', id: failedId, status: 'failed', endpointId: subscriptionId(subscriptions[1]!.url), payload: { id: 1, name: 'Fern' } });
+    expect(deliveries[0]!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(deliveries[0]!.attempts).toEqual([expect.objectContaining({ statusCode: 410, at: expect.stringMatching(/Z$/) })]);
 
     const limited = await run(['list', '--limit=1', '--json', '--db', db]);
     expect((JSON.parse(limited.stdout) as Delivery[]).map((delivery) => delivery.status)).toEqual(['pending']);

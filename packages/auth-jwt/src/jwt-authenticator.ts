@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ConfigurationError, ValidationError, type Principal } from '@plant-store/core';
-import { systemClock, tokenDigest, type Authenticator, type Clock } from '@plant-store/core/adapter';
+import { silentLogger, systemClock, tokenDigest, type Authenticator, type Clock, type Logger } from '@plant-store/core/adapter';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { jwtPrincipal } from './jwt-principal.js';
 import { parseJwks } from './parse-jwks.js';
@@ -35,10 +35,18 @@ export interface JwtAuthenticatorOptions {
   readonly jwksTimeoutMs?: number;
   /** Least time between two JWKS fetches, whatever their outcome; a failed fetch is remembered that long (`jwksUrl` only). @default 30000 */
   readonly jwksCooldownMs?: number;
+  /**
+   * Until a key set was loaded once, the wait after the first failed fetch,
+   * doubled after each further one up to `jwksCooldownMs`: no JWT works
+   * yet, so an identity provider that is back soon is asked soon (`jwksUrl` only). @default 1000
+   */
+  readonly jwksFirstRetryMs?: number;
   /** Age after which the JWKS is refreshed in the background (`jwksUrl` only). @default 600000 (10 minutes) */
   readonly jwksMaxAgeMs?: number;
   /** @default the system clock */
   readonly clock?: Clock;
+  /** Told at `info` why each token was refused (never the token), for whoever wires up an identity provider. @default none */
+  readonly logger?: Logger;
 }
 
 /**
@@ -71,16 +79,22 @@ export function jwtAuthenticator(options: JwtAuthenticatorOptions): Authenticato
   };
   if (tenantClaim === '') throw new ConfigurationError('tenantClaim', 'must be a non-empty claim name');
   const getKey = keySource(options, clock);
+  const logger = options.logger ?? silentLogger;
+  const refuse = (reason: string, fields: Record<string, unknown> = {}): undefined => {
+    logger.info('JWT refused', { reason, ...fields });
+    return undefined;
+  };
 
   return {
     async authenticate(token) {
-      if (token.length > MAX_TOKEN_LENGTH) return undefined;
+      if (token.length > MAX_TOKEN_LENGTH) return refuse(`longer than ${MAX_TOKEN_LENGTH} characters`);
       const digest = tokenDigest(token);
       const now = clock.now();
       const cached = cache.get(digest, now);
       if (cached) return cached;
       const verified = await verifyToken(token, getKey, { ...verifyOptions, currentDate: new Date(now) }, tenantClaim);
-      if (!verified?.principal) return undefined;
+      if ('refused' in verified) return refuse(verified.refused, verified.fields);
+      if (!verified.principal) return refuse(`no "sub" or no "${tenantClaim}" claim (a non-empty string)`);
       cache.set(digest, verified.principal, verified.expiresAt);
       return verified.principal;
     },
@@ -89,14 +103,15 @@ export function jwtAuthenticator(options: JwtAuthenticatorOptions): Authenticato
 
 /**
  * The token's principal (`undefined` when its claims name none) and expiry,
- * or `undefined` for a token that does not verify.
+ * or why it does not verify: jose's message (it never quotes the token), and
+ * for a wrong issuer or audience the value the token has.
  */
 async function verifyToken(
   token: string,
   getKey: JWTVerifyGetKey,
   options: JWTVerifyOptions,
   tenantClaim: string,
-): Promise<{ principal: Principal | undefined; expiresAt: number } | undefined> {
+): Promise<{ principal: Principal | undefined; expiresAt: number } | { refused: string; fields?: Record<string, unknown> }> {
   try {
     const { payload } = await jwtVerify(token, getKey, options);
     return { principal: jwtPrincipal(payload, tenantClaim), expiresAt: payload.exp! * 1000 };
@@ -104,8 +119,11 @@ async function verifyToken(
     // Every verdict on the token is a JOSEError; anything else (the JWKS
     // source failing, a key in the set that cannot be imported) is not the
     // caller's fault and must not pass for "invalid token".
-    if (error instanceof errors.JOSEError) return undefined;
-    throw error;
+    if (!(error instanceof errors.JOSEError)) throw error;
+    if (error instanceof errors.JWTClaimValidationFailed && (error.claim === 'iss' || error.claim === 'aud')) {
+      return { refused: error.message, fields: { [error.claim]: error.payload[error.claim] } };
+    }
+    return { refused: error.message };
   }
 }
 
@@ -121,6 +139,7 @@ function keySource(options: JwtAuthenticatorOptions, clock: Clock): JWTVerifyGet
       url: jwksUrl(options.jwksUrl),
       timeoutMs: duration('jwksTimeoutMs', options.jwksTimeoutMs, 5_000, 1),
       cooldownMs: duration('jwksCooldownMs', options.jwksCooldownMs, 30_000, 0),
+      firstRetryMs: duration('jwksFirstRetryMs', options.jwksFirstRetryMs, 1_000, 0),
       maxAgeMs: duration('jwksMaxAgeMs', options.jwksMaxAgeMs, 600_000, 0),
       clock,
     });

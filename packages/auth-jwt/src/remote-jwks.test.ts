@@ -50,6 +50,8 @@ describe('remote JWKS: at most one fetch per cooldown before the first successfu
       issuer: issuer.issuer,
       audience: issuer.audience,
       jwksCooldownMs: COOLDOWN_MS,
+      // The backoff before a first load is tested on its own.
+      jwksFirstRetryMs: COOLDOWN_MS,
       clock,
       ...options,
     });
@@ -104,6 +106,25 @@ describe('remote JWKS: at most one fetch per cooldown before the first successfu
       expect(await outcome(auth.authenticate(forged(key.kid)))).toBe('refused');
       expect(await outcome(auth.authenticate(valid))).toBe('accepted');
       expect(issuer.jwksRequests - before).toBe(3);
+    } finally {
+      issuer.behaviour = 'serve';
+    }
+  });
+
+  it('before the first load, retries after 1 s, doubling up to the cooldown', async () => {
+    issuer.behaviour = 'fail';
+    try {
+      const { auth, clock } = remoteAuth({ jwksFirstRetryMs: 1_000 });
+      const valid = await issuer.sign(key, {}, clock.ms);
+      const waits: number[] = [];
+      for (let i = 0; i < 7; i += 1) {
+        const error = (await outcome(auth.authenticate(valid))) as JwksUnavailableError;
+        waits.push(error.retryAfterMs!);
+        clock.ms += error.retryAfterMs!;
+      }
+      expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, COOLDOWN_MS, COOLDOWN_MS]);
+      issuer.behaviour = 'serve';
+      expect(await outcome(auth.authenticate(valid))).toBe('accepted');
     } finally {
       issuer.behaviour = 'serve';
     }

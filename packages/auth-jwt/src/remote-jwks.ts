@@ -10,6 +10,8 @@ export interface RemoteJwksOptions {
   readonly timeoutMs: number;
   /** Least time between the starts of two fetches, whatever their outcome; 0 lifts the limit. */
   readonly cooldownMs: number;
+  /** Before any key set was loaded: the wait after the first failure, doubled after each further one up to `cooldownMs`. */
+  readonly firstRetryMs: number;
   /** Age after which the key set is refreshed in the background. */
   readonly maxAgeMs: number;
   readonly clock: Clock;
@@ -22,8 +24,10 @@ export interface RemoteJwksOptions {
  *   so a flood of tokens (forged, unsigned, made-up `kid`s) cannot turn into
  *   a flood of fetches against the issuer, failing or not;
  * - the first token waits for the first fetch (bounded by `timeoutMs`); if it
- *   fails, the failure is remembered until the cooldown is over and every
- *   token in between rejects at once with `JwksUnavailableError`, whose
+ *   fails, the failure is remembered for `firstRetryMs`, doubled after each
+ *   further failure up to the cooldown (no JWT works until one succeeds, so
+ *   a provider back after a blip is asked again soon), and every token in
+ *   between rejects at once with `JwksUnavailableError`, whose
  *   `retryAfterMs` says when the next fetch will be tried;
  * - an unknown `kid` triggers a refetch (keys rotated at the issuer); in the
  *   cooldown, an unknown `kid` is just unknown;
@@ -42,6 +46,8 @@ class RemoteKeySet {
   private attemptedAt = Number.NEGATIVE_INFINITY;
   /** Why the last fetch failed, while no key set was ever loaded. */
   private failure = 'not fetched yet';
+  /** Fetches failed in a row while no key set was ever loaded. */
+  private failures = 0;
   private pending: Promise<JWTVerifyGetKey> | undefined;
 
   constructor(private readonly options: RemoteJwksOptions) {}
@@ -83,6 +89,7 @@ class RemoteKeySet {
         },
         (error: unknown) => {
           // Whatever went wrong, the caller learns it as "unavailable" and when to come back.
+          if (this.keys === undefined) this.failures += 1;
           this.failure = error instanceof JwksUnavailableError ? error.reason : error instanceof Error ? error.message : String(error);
           const cause = error instanceof JwksUnavailableError ? error.cause : error;
           throw new JwksUnavailableError(this.options.url.href, this.failure, { cause, retryAfterMs: this.retryAfterMs() });
@@ -95,11 +102,18 @@ class RemoteKeySet {
   }
 
   private coolingDown(): boolean {
-    return this.options.clock.now() - this.attemptedAt < this.options.cooldownMs;
+    return this.options.clock.now() - this.attemptedAt < this.waitMs();
   }
 
   private retryAfterMs(): number {
-    return Math.max(0, this.attemptedAt + this.options.cooldownMs - this.options.clock.now());
+    return Math.max(0, this.attemptedAt + this.waitMs() - this.options.clock.now());
+  }
+
+  /** Least time between fetches now: the cooldown, or less while no key set was ever loaded. */
+  private waitMs(): number {
+    const { cooldownMs, firstRetryMs } = this.options;
+    if (this.keys !== undefined || this.failures === 0) return cooldownMs;
+    return Math.min(cooldownMs, firstRetryMs * 2 ** (this.failures - 1));
   }
 }
 

@@ -15,6 +15,7 @@ export { collectListing, type PlantListing, type PlantPageJson } from './service
 export type { PlantEventBus, PlantEvents, WebhookAttemptOutcome } from './events/plant-events.js';
 export type { PortalLinks, MintPortalLinkOptions, MintedPortalLink } from './portal/portal-links.js';
 export type { PruneOptions, QueueDelay, WebhookAdmin } from './webhooks/webhook-admin.js';
+export type { OperatorSubscriptions, SubscriptionChanges } from './composition/operator-subscriptions.js';
 export type { EndpointHourStats, EndpointStats, EndpointWindowStats, TenantWebhookEndpoints } from './webhooks/endpoints/tenant-webhook-endpoints.js';
 export type { TenantWebhookDeliveries } from './webhooks/endpoints/tenant-webhook-deliveries.js';
 export type { Delivery, DeliveryAttempt, DeliveryStatus, PendingStats } from './ports/webhook-outbox.js';

@@ -6,12 +6,12 @@ import {
   ConfigurationError,
   createPlantStore,
   firstAuthenticator,
-  staticTokens,
   type PlantStore,
   type PlantStoreWebhookOptions,
 } from '@plant-store/core';
 import type { Authenticator, Logger } from '@plant-store/core/adapter';
 import type { ServeConfig } from './config/load-config.js';
+import { replaceableTokens } from './config/replaceable-tokens.js';
 import { settingName } from './config/settings.js';
 import { errorText } from './storage/error-text.js';
 import { openStorage } from './storage/open-storage.js';
@@ -43,6 +43,14 @@ export interface ServeHandle {
   /** Base URL with the real port, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
   readonly store: PlantStore;
+  /**
+   * Applies the tokens and webhook subscriptions of `read()` (the
+   * configuration read again), each set in one step, logging how many were
+   * added and removed; when `read` throws (a bad file), keeps both and logs
+   * why. Only what comes from a file can have changed. `trigger` says what
+   * asked for it (`SIGHUP`, a file change). Never throws.
+   */
+  reload(read: () => ServeConfig, trigger: string): void;
   /**
    * Graceful stop: stops accepting connections, lets in-flight requests
    * finish (cutting connections still open after `shutdownTimeoutMs`), then
@@ -105,7 +113,8 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
 
 async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.ProcessEnv, tracing: Tracing | undefined, logger: Logger): Promise<ServeHandle> {
   const { tokens, developmentToken } = resolveTokens(config, env);
-  const authenticator = await createAuthenticator(config, tokens);
+  const replaceable = replaceableTokens(tokens);
+  const authenticator = await createAuthenticator(config, replaceable.authenticator, tokens.length > 0 || config.tokensFile !== undefined, logger);
   const portal = config.portal ? await loadPortal() : undefined;
   const { storage, description } = await openStorage(config);
   let store: PlantStore | undefined;
@@ -130,10 +139,30 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
   return {
     url,
     store: running,
+    reload: reloader(config, replaceable, running, logger),
     close() {
       closing ??= shutdown(server, running, logger, config.shutdownTimeoutMs, tracing);
       return closing;
     },
+  };
+}
+
+/** `ServeHandle.reload` of a running service. */
+function reloader(config: ServeConfig, tokens: ReturnType<typeof replaceableTokens>, store: PlantStore, logger: Logger): ServeHandle['reload'] {
+  return (read, trigger) => {
+    // Without a file, tokens and subscriptions come from variables alone, which a running process cannot see change.
+    if (config.tokensFile === undefined && config.webhooksFile === undefined) {
+      return logger.info('nothing to reload: no tokens file or webhooks file is configured', { trigger });
+    }
+    let next: ServeConfig;
+    try {
+      next = read();
+    } catch (error) {
+      logger.warn('reload failed; the current tokens and webhook subscriptions stay in use', { trigger, error: errorText(error) });
+      return;
+    }
+    if (config.tokensFile !== undefined) logger.info('tokens reloaded', { trigger, ...tokens.replace(next.tokens) });
+    if (config.webhooksFile !== undefined) logger.info('webhook subscriptions reloaded', { trigger, ...store.allTenants.subscriptions.replace(next.webhooks) });
   };
 }
 
@@ -242,12 +271,11 @@ async function shutdown(
 }
 
 /** Static tokens first (a digest lookup), then JWTs; the JWT adapter (jose) is loaded only when configured. */
-async function createAuthenticator(config: ServeConfig, tokens: ServeConfig['tokens']): Promise<Authenticator> {
-  const statics = staticTokens(tokens);
+async function createAuthenticator(config: ServeConfig, statics: Authenticator, withStatics: boolean, logger: Logger): Promise<Authenticator> {
   if (config.jwt === undefined) return statics;
   const { jwtAuthenticator } = await import('@plant-store/auth-jwt');
-  const jwt = jwtAuthenticator(config.jwt);
-  return tokens.length > 0 ? firstAuthenticator(statics, jwt) : jwt;
+  const jwt = jwtAuthenticator({ ...config.jwt, logger });
+  return withStatics ? firstAuthenticator(statics, jwt) : jwt;
 }
 
 /** Configured tokens, or, when neither tokens nor JWT are configured and outside production, one fresh development token for tenant `default`. */
@@ -259,7 +287,7 @@ function resolveTokens(
   if (env['NODE_ENV'] === 'production') {
     throw new ConfigurationError(
       settingName('tokens'),
-      `no tokens configured; NODE_ENV=production requires ${settingName('tokens')}, ${settingName('tokensFile')} or ${settingName('jwtJwksUrl')}`,
+      `no tokens configured; NODE_ENV=production requires ${settingName('tokens')}, ${settingName('tokensFile')}, ${settingName('jwtJwksUrl')} or ${settingName('jwtJwksFile')}`,
     );
   }
   const token = `dev_${randomBytes(24).toString('base64url')}`;

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { ConfigurationError } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
-import { migrate } from './migrations/migrate.js';
+import { checkMigrated, migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { NotificationListener } from './notification-listener.js';
 import { OUTBOX_CHANNEL } from './outbox-channel.js';
@@ -23,6 +23,13 @@ export interface PostgresStorageOptions {
   readonly poolSize?: number;
   /** Schema holding the tables, created when missing: several deployments or test runs can share one database. @default 'public' */
   readonly schema?: string;
+  /**
+   * Whether to create a missing schema and apply pending migrations; with
+   * `false`, a schema that is missing or not at this version is refused
+   * instead (tools that must not create a schema a service would never read).
+   * @default true
+   */
+  readonly migrate?: boolean;
   /** How long to wait for a connection (a new one, or a free one from the pool) before failing, in ms. @default 5000 */
   readonly connectTimeoutMs?: number;
   /**
@@ -55,7 +62,7 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
   const config = connectionConfig(settings);
   if (schema === '') throw new ConfigurationError('schema', 'must not be empty');
   try {
-    await migrate(config, schema, MIGRATIONS);
+    await (options.migrate === false ? checkMigrated : migrate)(config, schema, MIGRATIONS);
   } catch (error) {
     throw postgresError(`open the database at ${redacted(options.connectionString)} (schema ${schema})`, error);
   }

@@ -16,6 +16,7 @@ import {
   webhookDispatcher,
   webhookPruner,
 } from './store-factories.js';
+import { ReplaceableSubscriptions, type OperatorSubscriptions } from './operator-subscriptions.js';
 import { storeSettings, type StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
 
@@ -52,6 +53,7 @@ function registrations(options: PlantStoreOptions, settings: StoreSettings): [sy
     // A factory: the container takes no `undefined` value, and without a transport this store queues and sends nothing.
     [TOKENS.webhookTransport, { useFactory: () => options.webhooks?.transport }],
     [TOKENS.settings, { useValue: settings }],
+    [TOKENS.subscriptions, { useValue: new ReplaceableSubscriptions(settings.subscriptions) }],
     [TOKENS.events, once(() => createPlantEventBus())],
     [TOKENS.plantService, once(plantService)],
     [TOKENS.deliveryTargets, once(deliveryTargets)],

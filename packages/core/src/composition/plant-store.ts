@@ -6,6 +6,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
+import type { OperatorSubscriptions } from './operator-subscriptions.js';
 import type { PortalLinks } from '../portal/portal-links.js';
 import type { PlantService } from '../service/plant-service.js';
 import type { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
@@ -84,6 +85,8 @@ export interface AllTenants {
   readonly webhooks: WebhookAdmin;
   /** Portal links: mint, revoke and list sign-ins of any tenant to its webhooks. */
   readonly portalLinks: PortalLinks;
+  /** The operator's webhook subscriptions (`webhooks.subscriptions`), replaceable while the store runs. */
+  readonly subscriptions: OperatorSubscriptions;
 }
 
 /** A composed store: the service, its events, tenants' webhooks, the operator's cross-tenant tools, readiness, and the means to authenticate callers. */

@@ -12,7 +12,7 @@ import { portalLinkAuthenticator } from '../portal/portal-link-authenticator.js'
 import { parsePortalLinkToken } from '../portal/portal-link-token.js';
 import { PortalLinks } from '../portal/portal-links.js';
 import { PlantService } from '../service/plant-service.js';
-import { combinedTargets, endpointTargets, subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
+import { combinedTargets, endpointTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
 import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
@@ -20,6 +20,7 @@ import { OperationalEvents } from '../webhooks/operational-events.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookPruner } from '../webhooks/webhook-pruner.js';
 import type { PlantStore, TenantWebhooks } from './plant-store.js';
+import type { ReplaceableSubscriptions } from './operator-subscriptions.js';
 import type { StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
 
@@ -39,15 +40,24 @@ const prunedEvent = (c: DependencyContainer) => {
   return (count: number) => bus.emit('webhook.pruned', { count });
 };
 
+const subscriptions = (c: DependencyContainer) => c.resolve<ReplaceableSubscriptions>(TOKENS.subscriptions);
+
 export function plantService(c: DependencyContainer): PlantService {
-  const { subscriptions, batchSize } = settings(c);
-  return new PlantService({ plants: storage(c).plants, events: events(c), clock: clock(c), logger: logger(c), subscriptions, batchSize });
+  const current = subscriptions(c);
+  const { batchSize } = settings(c);
+  return new PlantService({ plants: storage(c).plants, events: events(c), clock: clock(c), logger: logger(c), subscriptions: () => current.list, batchSize });
 }
 
-/** Where deliveries go: the operator's subscriptions and tenants' endpoints. */
+/** Where deliveries go: the operator's subscriptions as they are at each attempt, and tenants' endpoints. */
 export function deliveryTargets(c: DependencyContainer): DeliveryTargets {
-  const { subscriptions, allowPrivateDestinations } = settings(c);
-  return combinedTargets(subscriptionTargets(subscriptions), endpointTargets(storage(c).endpoints, clock(c), allowPrivateDestinations));
+  const current = subscriptions(c);
+  const endpoints = endpointTargets(storage(c).endpoints, clock(c), settings(c).allowPrivateDestinations);
+  return {
+    resolve: (delivery) => combinedTargets(current.targets, endpoints).resolve(delivery),
+    get ids() {
+      return current.targets.ids;
+    },
+  };
 }
 
 /** The dispatcher, when the store has a transport (it is what sends); `undefined` without one. Made, not started. */
@@ -56,9 +66,9 @@ export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | u
   if (!transport) return undefined;
   const { outbox, endpoints } = storage(c);
   const targets = c.resolve<DeliveryTargets>(TOKENS.deliveryTargets);
-  const { dispatch, subscriptions } = settings(c);
-  const operationalEvents = new OperationalEvents({ outbox, endpoints, subscriptions, clock: clock(c) });
-  return new WebhookDispatcher({ ...dispatch, outbox, endpoints, transport, clock: clock(c), logger: logger(c), events: events(c), targets, operationalEvents });
+  const current = subscriptions(c);
+  const operationalEvents = new OperationalEvents({ outbox, endpoints, subscriptions: () => current.list, clock: clock(c) });
+  return new WebhookDispatcher({ ...settings(c).dispatch, outbox, endpoints, transport, clock: clock(c), logger: logger(c), events: events(c), targets, operationalEvents });
 }
 
 /**
@@ -142,7 +152,7 @@ export function plantStore(c: DependencyContainer): PlantStore {
     plants: c.resolve(TOKENS.plantService),
     events: events(c),
     webhooks: c.resolve(TOKENS.tenantWebhooks),
-    allTenants: { webhooks: c.resolve(TOKENS.webhookAdmin), portalLinks: c.resolve(TOKENS.portalLinks) },
+    allTenants: { webhooks: c.resolve(TOKENS.webhookAdmin), portalLinks: c.resolve(TOKENS.portalLinks), subscriptions: subscriptions(c) },
     authenticate: authenticate(c),
     ready: () => ready(stored),
     close,

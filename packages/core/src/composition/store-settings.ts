@@ -58,7 +58,7 @@ function retentionOf(webhooks: PlantStoreWebhookOptions): number | null {
 }
 
 /** Validates each subscription (naming its index) and refuses two with one id: deliveries find their subscription by id. */
-function validateSubscriptions(input: readonly unknown[]): readonly WebhookSubscription[] {
+export function validateSubscriptions(input: readonly unknown[]): readonly WebhookSubscription[] {
   const seen = new Map<string, number>();
   const subscriptions = input.map((entry, index) => {
     const subscription = validate(WebhookSubscriptionSchema, entry, `webhooks[${index}]`);

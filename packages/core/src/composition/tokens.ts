@@ -6,6 +6,7 @@ export const TOKENS = {
   authenticator: Symbol('Authenticator'),
   webhookTransport: Symbol('WebhookTransport'),
   settings: Symbol('StoreSettings'),
+  subscriptions: Symbol('OperatorSubscriptions'),
   events: Symbol('PlantEventBus'),
   plantService: Symbol('PlantService'),
   deliveryTargets: Symbol('DeliveryTargets'),

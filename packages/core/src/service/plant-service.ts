@@ -20,8 +20,8 @@ export interface PlantServiceOptions {
   readonly clock?: Clock;
   /** Reports failing event listeners. @default a logger that drops everything */
   readonly logger?: Logger;
-  /** Who gets a "New Plant" delivery; validated (`WebhookSubscriptionSchema`). @default [] */
-  readonly subscriptions?: readonly WebhookSubscription[];
+  /** Who gets a "New Plant" delivery, asked at each create (the set may be replaced); validated (`WebhookSubscriptionSchema`). @default none */
+  readonly subscriptions?: () => readonly WebhookSubscription[];
   /** Plants read from storage per batch when streaming. @default 500 */
   readonly batchSize?: number;
 }
@@ -42,7 +42,7 @@ export class PlantService {
   readonly #events: PlantEventBus;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #subscriptions: readonly WebhookSubscription[];
+  readonly #subscriptions: () => readonly WebhookSubscription[];
   readonly #batchSize: number;
 
   constructor(options: PlantServiceOptions) {
@@ -50,7 +50,7 @@ export class PlantService {
     this.#events = options.events;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
-    this.#subscriptions = options.subscriptions ?? [];
+    this.#subscriptions = options.subscriptions ?? (() => []);
     this.#batchSize = options.batchSize ?? 500;
   }
 
@@ -197,8 +197,9 @@ export class PlantService {
   /** The operator subscriptions' deliveries (`plant.created` to those that list it); tenants' endpoints are chosen by storage, in the write. */
   #deliveriesFor(tenant: string, payload: string, createdAt: number): NewDelivery[] {
     const deliveries: NewDelivery[] = [];
-    if (this.#subscriptions.length === 0) return deliveries;
-    for (const subscription of this.#subscriptions) {
+    const subscriptions = this.#subscriptions();
+    if (subscriptions.length === 0) return deliveries;
+    for (const subscription of subscriptions) {
       if (!subscriptionMatches(subscription, tenant) || !subscription.eventTypes.includes('plant.created')) continue;
       deliveries.push({ id: newMessageId(), tenant, endpointId: subscription.id, eventType: 'plant.created', payload, createdAt });
     }

@@ -9,8 +9,8 @@ import { subscriptionMatches, type WebhookSubscription } from './webhook-subscri
 export interface OperationalEventsOptions {
   readonly outbox: WebhookOutbox;
   readonly endpoints: WebhookEndpointRepository;
-  /** The operator's subscriptions: those listing an operational type get it for every tenant they match. */
-  readonly subscriptions: readonly WebhookSubscription[];
+  /** The operator's subscriptions as they are now (they can be replaced while the store runs): those listing an operational type get it for every tenant they match. */
+  readonly subscriptions: () => readonly WebhookSubscription[];
   readonly clock: Clock;
 }
 
@@ -66,7 +66,7 @@ export class OperationalEvents {
     for (const endpointId of await this.#tenantSubscribers(tenant, about, eventType)) {
       deliveries.push({ id: newMessageId(), tenant, endpointId, eventType, payload: tenantPayload, createdAt });
     }
-    for (const subscription of this.#options.subscriptions) {
+    for (const subscription of this.#options.subscriptions()) {
       if (!subscription.eventTypes.includes(eventType) || !subscriptionMatches(subscription, tenant)) continue;
       deliveries.push({ id: newMessageId(), tenant, endpointId: subscription.id, eventType, payload: operatorPayload, createdAt });
     }

@@ -6,7 +6,7 @@ import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-reposi
 import type { Delivery, ListDeliveriesQuery, PendingStats, RequeueSelector, WebhookOutbox } from '../ports/webhook-outbox.js';
 import { ListEndpointsOptionsSchema } from './endpoints/endpoint-schemas.js';
 import { DEFAULT_PAGE, endpointId, endpointPage, found } from './endpoints/tenant-webhook-endpoints.js';
-import type { EndpointPage, WebhookEndpoint, WebhookEndpointStatus } from './endpoints/webhook-endpoint.js';
+import { isTenantEndpointId, type EndpointPage, type WebhookEndpoint, type WebhookEndpointStatus } from './endpoints/webhook-endpoint.js';
 import { requeueNow } from './requeue-now.js';
 import { pruneInBatches, reclaimPrunedSpace } from './webhook-pruner.js';
 
@@ -70,11 +70,18 @@ export class WebhookAdmin {
     this.#slowEndpoints = options.slowEndpoints ?? (() => []);
   }
 
-  /** Deliveries (newest first) with status and attempt log. */
-  async list(query: Pick<ListDeliveriesQuery, 'status' | 'limit'> = {}): Promise<Delivery[]> {
-    const { status, limit } = query;
+  /**
+   * Deliveries (newest first) with status and attempt log. `tenant` keeps
+   * that tenant's endpoints' deliveries (as the tenant sees them);
+   * `NotFoundError` for an `endpointId` that is neither an endpoint nor a
+   * subscription with deliveries.
+   */
+  async list(query: Pick<ListDeliveriesQuery, 'status' | 'limit' | 'endpointId' | 'tenant'> = {}): Promise<Delivery[]> {
+    const { status, limit, endpointId, tenant } = query;
     // `undefined` answers an unknown cursor only, and this query has none.
-    return (await this.#outbox.list({ status, limit })) ?? [];
+    const deliveries = (await this.#outbox.list({ status, limit, endpointId, tenant })) ?? [];
+    if (deliveries.length === 0 && endpointId !== undefined) await this.#known(endpointId);
+    return deliveries;
   }
 
   /** One delivery; `NotFoundError` when unknown. */
@@ -121,9 +128,20 @@ export class WebhookAdmin {
     if ((await this.#requeue({ id, from: 'any' })) === 0) throw new NotFoundError(`delivery ${id} not found`);
   }
 
-  /** Queues again every failed delivery to an endpoint or subscription id created at or after `since` (epoch ms); resolves with how many. */
+  /**
+   * Queues again every failed delivery to an endpoint or subscription id created at or after `since` (epoch ms);
+   * resolves with how many. `NotFoundError` for an id that is neither an endpoint nor a subscription with deliveries.
+   */
   async recover(endpointId: string, since: number): Promise<{ requeued: number }> {
-    return { requeued: await this.#requeue({ endpointId, since }) };
+    const requeued = await this.#requeue({ endpointId, since });
+    if (requeued === 0) await this.#known(endpointId);
+    return { requeued };
+  }
+
+  /** Throws `NotFoundError` unless `id` is a tenant's endpoint or a subscription that deliveries went to (the only trace a subscription leaves in storage). */
+  async #known(id: string): Promise<void> {
+    const known = isTenantEndpointId(id) ? (await this.#endpoints.find(id)) !== undefined : ((await this.#outbox.list({ endpointId: id, limit: 1 })) ?? []).length > 0;
+    if (!known) throw new NotFoundError(`no endpoint ${id.slice(0, 100)}, and no deliveries to a subscription with that id`);
   }
 
   /**

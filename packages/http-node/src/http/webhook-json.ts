@@ -1,6 +1,7 @@
 import type { Delivery, DeliveryAttempt, EndpointStats, WebhookEndpoint } from '@plant-store/core';
 
-// JSON writers of the webhook endpoints API. Times go out as
+// JSON writers of the webhook endpoints API (and of the operator CLI's --json,
+// so both show one shape). Times go out as
 // RFC 3339 (core keeps epoch milliseconds); a delivery's payload is embedded
 // as the exact JSON text that is signed and sent, so int64 ids stay exact.
 

@@ -1,5 +1,6 @@
+import { watchFile } from 'node:fs';
 import { ConfigurationError } from '@plant-store/core';
-import { loadConfig, parseServeArgs } from '../config/load-config.js';
+import { loadConfig, parseServeArgs, type ServeConfig } from '../config/load-config.js';
 import type { ServeHandle } from '../serve.js';
 import type { CliIo } from './cli-io.js';
 import { errorLine } from './error-line.js';
@@ -12,6 +13,8 @@ import { serveUsage } from './usage.js';
 // promise to operators is an exit within 10 s, the time `docker stop` waits
 // before it sends SIGKILL.
 const STOP_MARGIN_MS = 2_000;
+// How often the tokens and webhooks files are checked for changes.
+const FILE_POLL_MS = 1_000;
 
 /**
  * `plant-store serve`: loads the configuration, runs the service and resolves
@@ -20,16 +23,24 @@ const STOP_MARGIN_MS = 2_000;
  * stop in time.
  */
 export async function runServeCommand(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
-  let handle: ServeHandle;
-  let shutdownTimeoutMs: number;
+  let handle: ServeHandle | undefined;
+  let config: ServeConfig;
   try {
     const parsed = parseServeArgs(args);
     if (parsed.help) {
       io.stdout.write(serveUsage);
       return 0;
     }
-    const config = loadConfig(parsed, env);
-    shutdownTimeoutMs = config.shutdownTimeoutMs;
+    config = loadConfig(parsed, env);
+    // SIGHUP (a terminal closing, an operator after editing a file) ends a process by default: from now on it reloads.
+    const reload = (trigger: string) => handle?.reload(() => loadConfig(parsed, env), trigger);
+    process.on('SIGHUP', () => reload('SIGHUP'));
+    // Polling the file's status catches edits and replacements by rename (as editors and Kubernetes make) alike.
+    for (const path of [config.tokensFile, config.webhooksFile].filter((path) => path !== undefined)) {
+      watchFile(path, { persistent: false, interval: FILE_POLL_MS }, (now, before) => {
+        if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) reload(`${path} changed`);
+      });
+    }
     // Loaded only once the configuration is valid: a typo is reported without opening the storage drivers.
     const { serve } = await import('../serve.js');
     handle = await serve(config, { stdout: io.stdout, stderr: io.stderr, env });
@@ -38,7 +49,7 @@ export async function runServeCommand(args: readonly string[], env: NodeJS.Proce
     return error instanceof ConfigurationError ? 2 : 1;
   }
 
-  return untilStopped(handle, shutdownTimeoutMs, io);
+  return untilStopped(handle, config.shutdownTimeoutMs, io);
 }
 
 /**

@@ -18,8 +18,8 @@ export function parseJsonArraySetting<T>(
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch {
-    throw new ConfigurationError(name, `${where}not valid JSON (expected a JSON array)`);
+  } catch (error) {
+    throw new ConfigurationError(name, `${where}not valid JSON${whereInText(text, String((error as Error).message))} (expected a JSON array)`);
   }
   if (!Array.isArray(parsed)) throw new ConfigurationError(name, `${where}must be a JSON array`);
   return parsed.map((item, index) => {
@@ -30,4 +30,19 @@ export function parseJsonArraySetting<T>(
       throw error;
     }
   });
+}
+
+/**
+ * Where the JSON went wrong, as ` at line L, column C`: from the parser's
+ * position when its message has one (its messages may quote the text, so
+ * they are never shown), else at the first trailing comma, the usual slip.
+ */
+function whereInText(text: string, message: string): string {
+  if (message.includes('end of JSON input')) return ': it ends too early';
+  const reported = /at position (\d+)/.exec(message)?.[1];
+  const trailingComma = reported === undefined ? /,\s*[\]}]/.exec(text)?.index : undefined;
+  const position = reported === undefined ? trailingComma : Number(reported);
+  if (position === undefined) return '';
+  const before = text.slice(0, position).split('\n');
+  return ` at line ${before.length}, column ${before.at(-1)!.length + 1}${trailingComma === undefined ? '' : ' (a trailing comma)'}`;
 }

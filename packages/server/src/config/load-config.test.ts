@@ -142,6 +142,8 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
         { token: 'env-token', tenant: 'e' },
         { token: 'file-token', tenant: 'f' },
       ],
+      tokensFile,
+      webhooksFile,
       webhooks: [
         { id: subscriptionId('http://127.0.0.1:9/env'), url: 'http://127.0.0.1:9/env', secret: SECRET, tenant: 'e', eventTypes: ['plant.created'] },
         { id: subscriptionId('http://127.0.0.1:9/env-file'), url: 'http://127.0.0.1:9/env-file', secret: SECRET, eventTypes: ['plant.created'] },
@@ -177,6 +179,8 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
         { token: 'flag-token', tenant: 't' },
         { token: 'flag-file-token', tenant: 'g' },
       ],
+      tokensFile: otherTokensFile,
+      webhooksFile: otherWebhooksFile,
       webhooks: [
         { id: subscriptionId('http://127.0.0.1:9/flag'), url: 'http://127.0.0.1:9/flag', secret: SECRET, eventTypes: ['plant.created'] },
         { id: subscriptionId('http://127.0.0.1:9/flag-file'), url: 'http://127.0.0.1:9/flag-file', secret: SECRET, eventTypes: ['plant.created'] },
@@ -302,7 +306,7 @@ describe('loadConfig webhooks', () => {
   });
 
   it.each([
-    ['[{"url":"http://x', 'not valid JSON (expected a JSON array)'],
+    ['[{"url":"http://x', 'not valid JSON at line 1, column 18 (expected a JSON array)'],
     [JSON.stringify({ url: 'http://127.0.0.1/a', secret: SECRET }), 'must be a JSON array'],
     [JSON.stringify([{ url: 'ftp://127.0.0.1/a', secret: SECRET }]), 'entry [0]: url must be an absolute http or https URL'],
     [JSON.stringify([{ url: 'http://127.0.0.1/a' }]), 'entry [0]: secret is required'],

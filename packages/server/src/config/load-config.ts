@@ -27,8 +27,12 @@ export interface ServeConfig {
   readonly jwt?: JwtConfig;
   /** From the tokens variable and the tokens file, merged; empty when none is configured. */
   readonly tokens: readonly TokenEntry[];
+  /** The tokens file, watched for changes while serving. */
+  readonly tokensFile?: string;
   /** From the webhooks variable and the webhooks file, merged. */
   readonly webhooks: readonly WebhookSubscription[];
+  /** The webhooks file, watched for changes while serving. */
+  readonly webhooksFile?: string;
   readonly webhookRetryMs: readonly number[];
   readonly webhookTimeoutMs: number;
   /** After a rotation, how long the previous endpoint secret still signs. */
@@ -105,11 +109,13 @@ export function loadConfig(
 ): ServeConfig {
   const flags = isServeArgs(args) ? args.values : parseServeArgs(args).values;
   const read = settingReader(flags, env, options.readFile ?? ((path: string) => readFileSync(path, 'utf8')));
+  const tokensFile = read.file('tokensFile');
   return {
     ...listenSettings(read),
     ...storageSettings(read),
     ...optional('jwt', loadJwt(read.raw, read.file)),
-    tokens: loadTokens(read.raw('tokens'), read.file('tokensFile')),
+    tokens: loadTokens(read.raw('tokens'), tokensFile),
+    ...optional('tokensFile', tokensFile?.path),
     ...webhookSettings(read),
     ...httpSettings(read),
     logLevel: read.choice('logLevel', LOG_LEVELS),
@@ -142,6 +148,7 @@ function storageSettings(read: SettingReader): Pick<ServeConfig, 'storage' | 'db
 type WebhookSettings = Pick<
   ServeConfig,
   | 'webhooks'
+  | 'webhooksFile'
   | 'webhookRetryMs'
   | 'webhookTimeoutMs'
   | 'webhookSecretOverlapMs'
@@ -156,8 +163,10 @@ function webhookSettings(read: SettingReader): WebhookSettings {
   if (webhookRetryMs === undefined) {
     throw read.fail('webhookRetry', `must be a comma-separated list of durations such as 5s,5m,2h, or none${read.got('webhookRetry')}`);
   }
+  const webhooksFile = read.file('webhooksFile');
   return {
-    webhooks: loadWebhooks(read.raw('webhooks'), read.file('webhooksFile')),
+    webhooks: loadWebhooks(read.raw('webhooks'), webhooksFile),
+    ...optional('webhooksFile', webhooksFile?.path),
     webhookRetryMs,
     webhookTimeoutMs: read.duration('webhookTimeout', 1),
     // Not timers: these only compare times, so they may exceed what a Node timer holds.

@@ -20,7 +20,7 @@ export const SETTINGS = {
     help: 'PostgreSQL connection URL (postgres://user:password@host:5432/db), for --storage postgres',
   },
   dbPool: { env: 'PLANT_STORE_DB_POOL', flag: 'db-pool', default: '10', help: 'PostgreSQL connections per instance' },
-  dbSchema: { env: 'PLANT_STORE_DB_SCHEMA', flag: 'db-schema', default: 'public', help: 'PostgreSQL schema of the tables (created if missing)' },
+  dbSchema: { env: 'PLANT_STORE_DB_SCHEMA', flag: 'db-schema', default: 'public', help: 'PostgreSQL schema of the tables (serve creates or migrates it; other commands refuse one missing or out of date)' },
   tokens: {
     env: 'PLANT_STORE_TOKENS',
     flag: 'tokens',
@@ -50,7 +50,7 @@ export const SETTINGS = {
     flag: 'webhook-retry',
     // Core's defaults, spelled as a user would type them: the rules are written once.
     default: DEFAULT_RETRY_SCHEDULE.map(formatDuration).join(','),
-    help: 'delays between webhook attempts (ms, s, m, h; "none" = no retry)',
+    help: 'delays between webhook attempts (ms, s, m, h, d; "none" = no retry)',
   },
   webhookTimeout: {
     env: 'PLANT_STORE_WEBHOOK_TIMEOUT',

@@ -11,13 +11,15 @@ import { errorText } from './error-text.js';
 export type StorageSettings = Pick<ServeConfig, 'storage' | 'db' | 'databaseUrl' | 'dbPool' | 'dbSchema'>;
 
 // Each adapter is loaded only when chosen: the SQLite one brings its native
-// driver, a memory service has no use for it (and the reverse).
-export async function openStorage(config: StorageSettings): Promise<{ storage: Storage; description: string }> {
+// driver, a memory service has no use for it (and the reverse). Only `serve`
+// migrates: operator commands pass `migrate: false`, so a mistyped PostgreSQL
+// schema is refused instead of created empty.
+export async function openStorage(config: StorageSettings, migrate = true): Promise<{ storage: Storage; description: string }> {
   if (config.storage === 'memory') {
     const { memoryStorage } = await import('@plant-store/storage-memory');
     return { storage: memoryStorage(), description: 'memory' };
   }
-  if (config.storage === 'postgres') return openPostgres(config);
+  if (config.storage === 'postgres') return openPostgres(config, migrate);
   const { sqliteStorage } = await import('@plant-store/storage-sqlite');
   const path = resolve(config.db);
   try {
@@ -33,15 +35,31 @@ export async function openStorage(config: StorageSettings): Promise<{ storage: S
 }
 
 /** PostgreSQL: unreachable or unusable at start is a configuration error (exit 2); the URL is shown without its password. */
-async function openPostgres(config: StorageSettings): Promise<{ storage: Storage; description: string }> {
+async function openPostgres(config: StorageSettings, migrate: boolean): Promise<{ storage: Storage; description: string }> {
   const { postgresStorage } = await import('@plant-store/storage-postgres');
   const where = redactedUrl(config.databaseUrl!);
   try {
-    const storage = await postgresStorage({ connectionString: config.databaseUrl!, poolSize: config.dbPool, schema: config.dbSchema });
+    const storage = await postgresStorage({ connectionString: config.databaseUrl!, poolSize: config.dbPool, schema: config.dbSchema, migrate });
     return { storage, description: `postgres ${where}${config.dbSchema === 'public' ? '' : ` schema ${config.dbSchema}`}` };
   } catch (error) {
-    throw new ConfigurationError(settingName('databaseUrl'), `cannot use the database at ${where}: ${errorText(error)}`);
+    throw new ConfigurationError(settingName('databaseUrl'), `cannot use the database at ${where}: ${driverReason(error)}`);
   }
+}
+
+/**
+ * The driver's own reason, which tells a missing database, an unknown role
+ * and a refused connection apart; the adapter's wrapper only says that
+ * opening failed. pg's messages name the user and the database, never the
+ * password.
+ */
+function driverReason(error: unknown): string {
+  let reason = error;
+  while (reason instanceof Error && reason.cause !== undefined) reason = reason.cause;
+  const code = (reason as { code?: string }).code;
+  if (code === 'ECONNREFUSED') return `connection refused (${errorText(reason)}): is PostgreSQL running there?`;
+  // The server's own errors read well without their SQLSTATE.
+  if (reason instanceof Error && 'severity' in reason) return reason.message;
+  return errorText(reason);
 }
 
 /** `postgres://user@host:5432/db`: what an operator needs to recognise the database, never the password. */

@@ -43,6 +43,34 @@ export async function migrate(
   }
 }
 
+/**
+ * Throws unless `schema` exists and holds exactly `migrations` (kysely's
+ * Migrator records each applied one in `kysely_migration`): for tools that
+ * must not create or change a schema, such as an operator command pointed
+ * at a mistyped one. Creates and changes nothing.
+ */
+export async function checkMigrated(config: pg.ClientConfig, schema: string, migrations: Readonly<Record<string, Migration>>): Promise<void> {
+  const client = new pg.Client(config);
+  client.on('error', () => {}); // the query below rejects instead
+  await client.connect();
+  try {
+    const table = `${client.escapeIdentifier(schema)}.kysely_migration`;
+    const { rows } = await client.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY name`).catch((error: { code?: string }) => {
+      // 3F000: no such schema; 42P01: a schema without our tables.
+      if (error.code === '3F000' || error.code === '42P01') return { rows: [] };
+      throw error;
+    });
+    const expected = Object.keys(migrations).sort();
+    if (rows.length === 0) throw new Error(`schema ${schema} does not exist or holds no Plant Store tables`);
+    const applied = rows.map((row) => row.name);
+    if (applied.join() !== expected.join()) {
+      throw new Error(`schema ${schema} is at version ${applied.at(-1)}, this plant-store expects ${expected.at(-1)} (plant-store serve migrates an older schema)`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 /** A 64-bit advisory lock key of its own per schema, so different schemas migrate independently. */
 function migrationLockKey(schema: string): bigint {
   return advisoryLockKey(`plant-store migrations of schema ${schema}`);

@@ -23,8 +23,7 @@ type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extend
 
 /**
  * Parses `plant-store portal-link …` strictly; mistakes are a `UsageError`
- * with one line. `env` gives the default base URL (`http://<HOST>:<PORT>`,
- * where `serve` listens by default).
+ * with one line. `env` gives the default base URL (see `baseUrl`).
  */
 export function parsePortalLinkArgs(args: readonly string[], env: NodeJS.ProcessEnv): { command: PortalLinkCommand; storage: StorageFlags } {
   const { values } = parseStrict<Values>(args, OPTIONS, false);
@@ -71,18 +70,37 @@ function expires(value: string): number {
   return ms;
 }
 
-/** `--base-url`, else where `serve` listens with the same HOST and PORT; without a trailing slash. */
+/** Where tenants reach the service, when it is not where `serve` listens. */
+export const PUBLIC_URL_ENV = 'PLANT_STORE_PUBLIC_URL';
+
+/**
+ * `--base-url`, else `PLANT_STORE_PUBLIC_URL`, else where `serve` listens
+ * with the same HOST and PORT when that can be told: not for an address
+ * that listens everywhere (0.0.0.0, ::) nor without PORT (the service's may
+ * differ from this shell's). Without a trailing slash.
+ */
 function baseUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  const text = flag ?? `http://${hostForUrl(env[SETTINGS.host.env] || SETTINGS.host.default!)}:${env[SETTINGS.port.env] || SETTINGS.port.default}`;
+  const publicUrl = env[PUBLIC_URL_ENV]?.trim() || undefined;
+  const source = flag !== undefined ? '--base-url' : publicUrl !== undefined ? PUBLIC_URL_ENV : undefined;
+  const text = flag ?? publicUrl ?? listenUrl(env);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--base-url must be an absolute http(s) URL, got ${JSON.stringify(text)}`);
+    throw new UsageError(`${source} must be an absolute http(s) URL, got ${JSON.stringify(text)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--base-url must be an http or https URL');
-  if (url.search !== '' || url.hash !== '') throw new UsageError('--base-url must not have a query or fragment');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source} must be an http or https URL`);
+  if (url.search !== '' || url.hash !== '') throw new UsageError(`${source} must not have a query or fragment`);
   return url.toString().replace(/\/+$/, '');
+}
+
+function listenUrl(env: NodeJS.ProcessEnv): string {
+  const host = env[SETTINGS.host.env]?.trim() || SETTINGS.host.default!;
+  const port = env[SETTINGS.port.env]?.trim();
+  const guessless = (why: string) => new UsageError(`cannot tell where tenants reach the service (${why}): give --base-url or set ${PUBLIC_URL_ENV}`);
+  if (!port || port === '0') throw guessless(`${SETTINGS.port.env} is ${port ? '0' : 'not set'}`);
+  if (/^(0\.0\.0\.0|\[?(::|0(:0){7})\]?)$/.test(host)) throw guessless(`${SETTINGS.host.env} is ${host}`);
+  return `http://${hostForUrl(host)}:${port}`;
 }
 
 /** An IPv6 address goes in brackets in a URL. */

@@ -7,14 +7,18 @@ Mints a sign-in link to the tenant webhook portal and prints it as one line,
 <base-url>/portal#token=psl_… . The token is in the URL fragment, which the
 browser never sends to a server. A link works for one tenant's webhooks
 only (read and manage; with --read-only, read), never its plants, until it
-expires or is revoked. Give it only to that tenant.
+expires or is revoked. Give it only to that tenant. A tenant with no
+webhook endpoint and no token in PLANT_STORE_TOKENS or the tokens file gets
+its link with a warning (a typo, perhaps).
 
 Options:
   --tenant <tenant>       the tenant the link signs in to
   --read-only             the link may only read (scope webhooks:read)
   --expires <duration>    how long the link works, e.g. 30m, 1h, 2d (default 1h, at most 7d)
-  --base-url <url>        where the service is reached, with its base path
-                          (default http://<HOST>:<PORT> from the same variables as serve)
+  --base-url <url>        where tenants reach the service, with its base path
+                          (default PLANT_STORE_PUBLIC_URL, else http://<HOST>:<PORT>
+                          from the same variables as serve; required when PORT
+                          is not set or HOST listens everywhere, 0.0.0.0 or ::)
   --revoke <link-id>      refuse the link's token from now on (the id is printed by --list)
   --list                  the links (of --tenant, else of every tenant), newest first
 

@@ -1,6 +1,8 @@
 import type { Delivery } from '@plant-store/core';
 import { textTable } from './text-table.js';
 
+const time = (ms: number | undefined): string => (ms === undefined ? '-' : new Date(ms).toISOString());
+
 /** Deliveries as a table: one line each, with the result of the last attempt. */
 export function deliveryTable(deliveries: readonly Delivery[]): string {
   if (deliveries.length === 0) return 'no deliveries\n';
@@ -9,13 +11,38 @@ export function deliveryTable(deliveries: readonly Delivery[]): string {
     const result = last === undefined ? '-' : (last.error ?? String(last.statusCode));
     return [
       delivery.id,
+      delivery.tenant,
       delivery.status,
       String(delivery.attemptCount),
-      new Date(delivery.createdAt).toISOString(),
-      delivery.nextAttemptAt === undefined ? '-' : new Date(delivery.nextAttemptAt).toISOString(),
+      time(delivery.createdAt),
+      time(delivery.nextAttemptAt),
       result,
       delivery.endpointId,
     ];
   });
-  return textTable(['ID', 'STATUS', 'ATTEMPTS', 'CREATED', 'NEXT ATTEMPT', 'LAST RESULT', 'ENDPOINT'], rows);
+  return textTable(['ID', 'TENANT', 'STATUS', 'ATTEMPTS', 'CREATED', 'NEXT ATTEMPT', 'LAST RESULT', 'ENDPOINT'], rows);
+}
+
+/** One delivery: its fields, its payload, then every attempt with its result and the start of the receiver's answer. */
+export function deliveryDetails(delivery: Delivery): string {
+  const fields = [
+    ['id', delivery.id],
+    ['tenant', delivery.tenant],
+    ['endpoint', delivery.endpointId],
+    ['event', delivery.eventType],
+    ['status', delivery.status],
+    ['created', time(delivery.createdAt)],
+    ['next attempt', time(delivery.nextAttemptAt)],
+    ['payload', delivery.payload],
+  ];
+  const head = fields.map(([name, value]) => `${`${name}:`.padEnd(14)}${value}\n`).join('');
+  if (delivery.attempts.length === 0) return `${head}\nno attempts yet\n`;
+  const rows = delivery.attempts.map((attempt) => [
+    time(attempt.at),
+    `${attempt.durationMs} ms`,
+    attempt.statusCode === undefined ? '-' : String(attempt.statusCode),
+    attempt.error ?? (attempt.interrupted ? 'interrupted' : '-'),
+    (attempt.response ?? '-').replace(/\s+/g, ' ').slice(0, 80),
+  ]);
+  return `${head}\n${textTable(['AT', 'DURATION', 'STATUS', 'ERROR', 'RESPONSE'], rows)}`;
 }

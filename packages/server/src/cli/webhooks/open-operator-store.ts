@@ -3,15 +3,16 @@ import { createPlantStore, type PlantStore } from '@plant-store/core';
 import type { CliIo } from '../cli-io.js';
 import { errorLine } from '../error-line.js';
 import { loadConfig } from '../../config/load-config.js';
-import { SETTINGS } from '../../config/settings.js';
+import { SETTINGS, settingName } from '../../config/settings.js';
 import { openStorage, type StorageSettings } from '../../storage/open-storage.js';
-import { STORAGE_FLAGS, type StorageFlags } from '../command-args.js';
+import { STORAGE_FLAGS, UsageError, type StorageFlags } from '../command-args.js';
 
 /**
  * The storage settings exactly as `serve` reads them (same flags, variables,
  * defaults and errors), from the storage flags and the storage variables
  * only: the other settings of the service do not concern these commands, so
  * a problem in one of them (an unreadable tokens file, …) does not stop them.
+ * Memory storage is refused.
  */
 export function storageSettings(flags: StorageFlags, env: NodeJS.ProcessEnv): StorageSettings {
   const storageEnv: NodeJS.ProcessEnv = {};
@@ -20,6 +21,8 @@ export function storageSettings(flags: StorageFlags, env: NodeJS.ProcessEnv): St
     if (env[name] !== undefined) storageEnv[name] = env[name];
   }
   const { storage, db, databaseUrl, dbPool, dbSchema } = loadConfig({ help: false, values: flags }, storageEnv);
+  // A memory service's data lives in its own process: a new, empty memory here would answer falsely.
+  if (storage === 'memory') throw new UsageError(`${settingName('storage')} is memory: only the service's own process can see its data`);
   return databaseUrl === undefined ? { storage, db, dbPool, dbSchema } : { storage, db, databaseUrl, dbPool, dbSchema };
 }
 
@@ -35,14 +38,14 @@ export function configuredRetention(env: NodeJS.ProcessEnv): number | null {
 /**
  * A store over the service's storage, for operator commands: no transport
  * (a running service sends what these commands queue) and no tokens. A
- * SQLite file that does not exist is an error rather than a new empty
- * database.
+ * SQLite file or PostgreSQL schema that does not exist is an error rather
+ * than a new empty database.
  */
 async function openOperatorStore(settings: StorageSettings): Promise<PlantStore> {
   if (settings.storage === 'sqlite' && !existsSync(settings.db)) {
     throw new Error(`database ${settings.db} does not exist (set ${SETTINGS.db.env} or --db)`);
   }
-  const { storage } = await openStorage(settings);
+  const { storage } = await openStorage(settings, false);
   return createPlantStore({ storage });
 }
 

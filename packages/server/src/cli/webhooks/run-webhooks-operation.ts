@@ -1,6 +1,7 @@
 import { NotFoundError, type Delivery, type PlantStore } from '@plant-store/core';
 import type { CliIo } from '../cli-io.js';
-import { deliveryTable } from './delivery-table.js';
+import { deliveryJson, endpointJson, jsonArray } from '@plant-store/http-node/webhook-json';
+import { deliveryDetails, deliveryTable } from './delivery-table.js';
 import { endpointTable } from './endpoint-table.js';
 import type { WebhooksOperation } from './webhooks-args.js';
 
@@ -10,11 +11,9 @@ const DISABLED_BY_OPERATOR = 'disabled by an operator';
 /** Runs one parsed `webhooks` command on an operator store; resolves with the exit status (1: unknown id or wrong state). */
 export async function runWebhooksOperation(store: PlantStore, command: WebhooksOperation, io: CliIo): Promise<number> {
   switch (command.kind) {
-    case 'list': {
-      const deliveries = await store.allTenants.webhooks.list(definedOnly({ status: command.status, limit: command.limit }));
-      io.stdout.write(command.json ? json(deliveries) : deliveryTable(deliveries));
-      return 0;
-    }
+    case 'list':
+    case 'get':
+      return show(store, command, io);
     case 'retry':
       return retry(store, command.id, io);
     case 'resend':
@@ -29,7 +28,7 @@ export async function runWebhooksOperation(store: PlantStore, command: WebhooksO
       return prune(store, command.olderThan, io);
     case 'endpoints list': {
       const page = await store.allTenants.webhooks.listEndpoints(definedOnly({ limit: command.limit, after: command.after }));
-      io.stdout.write(command.json ? json(page.endpoints) : endpointTable(page.endpoints));
+      io.stdout.write(command.json ? jsonLine(page.endpoints.map(withTenant(endpointJson))) : endpointTable(page.endpoints));
       if (page.nextAfter !== undefined && !command.json) io.stdout.write(`more: --after ${page.nextAfter}\n`);
       return 0;
     }
@@ -44,6 +43,18 @@ export async function runWebhooksOperation(store: PlantStore, command: WebhooksO
       return 0;
     }
   }
+}
+
+async function show(store: PlantStore, command: Extract<WebhooksOperation, { kind: 'list' | 'get' }>, io: CliIo): Promise<number> {
+  if (command.kind === 'get') {
+    const delivery = await store.allTenants.webhooks.get(command.id);
+    io.stdout.write(command.json ? `${withTenant(deliveryJson)(delivery)}\n` : deliveryDetails(delivery));
+    return 0;
+  }
+  const { status, limit, endpoint, tenant } = command;
+  const deliveries = await store.allTenants.webhooks.list(definedOnly({ status, limit, endpointId: endpoint, tenant }));
+  io.stdout.write(command.json ? jsonLine(deliveries.map(withTenant(deliveryJson))) : deliveryTable(deliveries));
+  return 0;
 }
 
 async function resend(store: PlantStore, id: string, io: CliIo): Promise<number> {
@@ -85,7 +96,12 @@ async function findDelivery(store: PlantStore, id: string): Promise<Delivery | u
 }
 
 const attempts = (count: number): string => `${count} ${count === 1 ? 'attempt' : 'attempts'}`;
-const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+/** One JSON array per line, each item as the HTTP API shows it plus the tenant the operator needs (the API is per tenant). */
+const jsonLine = (items: readonly string[]): string => `${jsonArray(items)}\n`;
+const withTenant =
+  <T extends { tenant: string }>(write: (item: T) => string) =>
+  (item: T): string =>
+    `{"tenant":${JSON.stringify(item.tenant)},${write(item).slice(1)}`;
 
 /** Options without their undefined members (the core's option schemas refuse `undefined`). */
 function definedOnly<T extends object>(options: T): T {

@@ -4,7 +4,8 @@ import { STORAGE_OPTIONS, UsageError, isStorageFlag, parseStrict, storageFlags, 
 
 export type WebhooksCommand =
   | { readonly kind: 'help' }
-  | { readonly kind: 'list'; readonly status?: DeliveryStatus; readonly limit?: number; readonly json: boolean }
+  | { readonly kind: 'list'; readonly status?: DeliveryStatus; readonly limit?: number; readonly endpoint?: string; readonly tenant?: string; readonly json: boolean }
+  | { readonly kind: 'get'; readonly id: string; readonly json: boolean }
   | { readonly kind: 'retry' | 'resend'; readonly id: string }
   | { readonly kind: 'recover'; readonly endpoint: string; readonly since: number }
   /** `olderThan` in ms; absent: the configured retention. */
@@ -23,6 +24,7 @@ const OPTIONS = {
   limit: { type: 'string' },
   after: { type: 'string' },
   endpoint: { type: 'string' },
+  tenant: { type: 'string' },
   since: { type: 'string' },
   reason: { type: 'string' },
   'older-than': { type: 'string' },
@@ -33,7 +35,8 @@ type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extend
 
 /** Which command-specific options each command takes (storage flags go with all). */
 const ALLOWED: Record<Exclude<WebhooksCommand['kind'], 'help'>, readonly (keyof Values)[]> = {
-  list: ['status', 'limit', 'json'],
+  list: ['status', 'limit', 'endpoint', 'tenant', 'json'],
+  get: ['json'],
   retry: [],
   resend: [],
   recover: ['endpoint', 'since'],
@@ -55,10 +58,10 @@ export function parseWebhooksArgs(args: readonly string[], now: number): { comma
   return { command: build(kind, values, rest, now), storage };
 }
 
-function commandKind(word: string | undefined): 'list' | 'retry' | 'resend' | 'recover' | 'prune' {
-  if (word === 'list' || word === 'retry' || word === 'resend' || word === 'recover' || word === 'prune') return word;
-  if (word === undefined) throw new UsageError('missing subcommand: list, retry, resend, recover, prune or endpoints');
-  throw new UsageError(`unknown subcommand '${word}': use list, retry, resend, recover, prune or endpoints`);
+function commandKind(word: string | undefined): 'list' | 'get' | 'retry' | 'resend' | 'recover' | 'prune' {
+  if (word === 'list' || word === 'get' || word === 'retry' || word === 'resend' || word === 'recover' || word === 'prune') return word;
+  if (word === undefined) throw new UsageError('missing subcommand: list, get, retry, resend, recover, prune or endpoints');
+  throw new UsageError(`unknown subcommand '${word}': use list, get, retry, resend, recover, prune or endpoints`);
 }
 
 function endpointsKind(word: string | undefined): 'endpoints list' | 'endpoints disable' | 'endpoints enable' {
@@ -71,7 +74,16 @@ function build(kind: Exclude<WebhooksCommand['kind'], 'help'>, values: Values, r
   switch (kind) {
     case 'list':
       noArguments(rest);
-      return { kind, status: status(values.status), limit: limit(values.limit), json: values.json ?? false };
+      return {
+        kind,
+        status: status(values.status),
+        limit: limit(values.limit),
+        endpoint: nonEmpty(values.endpoint, 'endpoint'),
+        tenant: nonEmpty(values.tenant, 'tenant'),
+        json: values.json ?? false,
+      };
+    case 'get':
+      return { kind, id: oneId(kind, rest), json: values.json ?? false };
     case 'endpoints list':
       noArguments(rest);
       if (values.after === '') throw new UsageError('--after must not be empty');
@@ -94,6 +106,11 @@ function build(kind: Exclude<WebhooksCommand['kind'], 'help'>, values: Values, r
     default:
       return { kind, id: oneId(kind, rest) };
   }
+}
+
+function nonEmpty(value: string | undefined, flag: string): string | undefined {
+  if (value === '') throw new UsageError(`--${flag} must not be empty`);
+  return value;
 }
 
 function noArguments(rest: readonly string[]): void {

@@ -2,7 +2,8 @@ import { SETTINGS } from '../../config/settings.js';
 
 /** `plant-store webhooks --help`. */
 export const webhooksUsage = `Usage:
-  plant-store webhooks list [--status pending|delivered|failed] [--limit N] [--json]
+  plant-store webhooks list [--status pending|delivered|failed] [--endpoint <id>] [--tenant <tenant>] [--limit N] [--json]
+  plant-store webhooks get <delivery-id> [--json]
   plant-store webhooks retry <delivery-id>
   plant-store webhooks resend <delivery-id>
   plant-store webhooks recover --endpoint <endpoint-id> --since <time>
@@ -14,8 +15,13 @@ export const webhooksUsage = `Usage:
 Operator tools over the storage of the service (every tenant). A running
 service sends what they queue within about a second.
 
-list       deliveries, newest first, with status, attempts and last result
-           (--limit defaults to 100; --json prints them with every attempt)
+list       deliveries, newest first, with tenant, status, attempts and last
+           result (--limit defaults to 100); --endpoint keeps those to one
+           endpoint or subscription id, --tenant those to the tenant's own
+           endpoints
+get        one delivery: its payload and every attempt with its status code,
+           error and the start of the receiver's answer
+           (--json: one line in the shapes of the HTTP API, with the tenant)
 retry      puts a failed delivery back in the queue
 resend     queues a delivery again whatever its state, with the same webhook-id
 recover    queues again every failed delivery to a tenant endpoint created at
@@ -30,7 +36,7 @@ endpoints  tenants' webhook endpoints: list them (ascending id, --limit
            failed) or enable it again (then recover resends what failed)
 
 Storage (as for plant-store serve; a flag wins over its variable):
-  --storage sqlite|postgres|memory  ${SETTINGS.storage.env} (default: ${SETTINGS.storage.default})
+  --storage sqlite|postgres         ${SETTINGS.storage.env} (default: ${SETTINGS.storage.default})
   --db FILE                         ${SETTINGS.db.env} (default: ${SETTINGS.db.default})
   --database-url URL                ${SETTINGS.databaseUrl.env}, for postgres
   --db-schema NAME                  ${SETTINGS.dbSchema.env} (default: ${SETTINGS.dbSchema.default})
