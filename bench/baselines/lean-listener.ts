@@ -126,7 +126,7 @@ export function createLeanListener(options: LeanListenerOptions): (req: Incoming
 
   function route(req: IncomingMessage, res: ServerResponse, path: string, query: string): void {
     const header = req.headers.authorization;
-    const tenant = header !== undefined && header.startsWith('Bearer ') ? tenants.get(header.slice(7)) : undefined;
+    const tenant = header?.startsWith('Bearer ') ? tenants.get(header.slice(7)) : undefined;
     if (tenant === undefined) return fail(res, 401, 'invalid bearer token');
     if (path === '/plants') {
       if (req.method === 'POST') return create(req, res, tenant);

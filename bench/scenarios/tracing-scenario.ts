@@ -41,19 +41,21 @@ export async function runTracingScenario(context: BenchContext, onError: (name: 
     });
     const before = sink.received();
     const servers: RunningServer[] = [];
+    let result: PairedResult;
     try {
       for (const state of ['on', 'off'] as const) servers.push(await startServer(context.launcher.spec('service', config(state))));
       const [on, off] = servers as [RunningServer, RunningServer];
       if (!receiver) for (const server of servers) await seedReadServer(server, seeded, 0, 0);
-      return await runPairedRounds(scenario, storage, { service: on, baseline: off }, context.options, context.log);
+      result = await runPairedRounds(scenario, storage, { service: on, baseline: off }, context.options, context.log);
     } finally {
       // Receiver first: its held requests then fail at once instead of making the services' shutdown wait for them.
       await receiver?.close();
       await Promise.all(servers.map((server) => server.stop()));
-      // Counted after the stop: a service exports what it still buffers when it stops.
-      if (sink.received() === before && sampler === undefined) throw new Error('the OTLP sink received no span: tracing was not on');
-      context.log(`  ${sink.received() - before} spans exported`);
     }
+    // Counted after the stop: a service exports what it still buffers when it stops.
+    if (sink.received() === before && sampler === undefined) throw new Error('the OTLP sink received no span: tracing was not on');
+    context.log(`  ${sink.received() - before} spans exported`);
+    return result;
   }
 
   const results: PairedResult[] = [];

@@ -7,7 +7,7 @@ import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../su
 import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from '../support/api-client.js';
 import { postgresAvailable } from '../support/postgres.js';
 import { STORAGE_KINDS, type AnyStorageKind } from '../support/storage-kind.js';
-import { startTestServer, type TestServer, type TestServerOptions } from '../support/test-server.js';
+import { startTestServer, type TestServerOptions } from '../support/test-server.js';
 import { TOKENS } from '../support/test-tokens.js';
 
 // Deliveries to tenant endpoints over real HTTP, to a real receiver that

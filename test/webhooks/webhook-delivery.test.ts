@@ -168,7 +168,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
     const hooks = await receiver();
-    hooks.reply((request, index) => (index === 0 ? { status: 302, headers: { location: '/moved' } } : { status: 204 }));
+    hooks.reply((_request, index) => (index === 0 ? { status: 302, headers: { location: '/moved' } } : { status: 204 }));
     const api = await service({ subscriptions: [{ url: hooks.url('/hook'), secret: newSecret() }] });
     expect(await api.create('{"id":1,"name":"Fern"}')).toBe(200);
     await hooks.waitFor(2);

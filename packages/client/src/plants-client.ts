@@ -1,4 +1,4 @@
-import { type CallOptions, type HttpTransport } from './http-transport.js';
+import type { CallOptions, HttpTransport } from './http-transport.js';
 import { fetchPage, followPages } from './paged-list.js';
 import { plantFromJson, type NewPlant, type Plant } from './plant.js';
 import { plantId, type PlantIdInput } from './plant-id.js';

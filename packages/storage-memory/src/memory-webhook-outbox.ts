@@ -200,7 +200,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   async recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
     assertOpen(this.#lifecycle);
     const record = this.#records.get(id);
-    if (!record || record.status !== 'pending' || record.leaseOwner !== owner) return false;
+    if (record?.status !== 'pending' || record.leaseOwner !== owner) return false;
     record.leaseOwner = undefined;
     record.leaseExpiresAt = undefined;
     if (outcome.status === 'interrupted') {

@@ -1,5 +1,5 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
-import type { WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
+import type { WebhookEndpoint, WebhookEndpointStatus, } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,

@@ -1,7 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { staticTokens } from '../auth/static-tokens.js';

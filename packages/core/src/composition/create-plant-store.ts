@@ -16,7 +16,7 @@ import {
   webhookDispatcher,
   webhookPruner,
 } from './store-factories.js';
-import { ReplaceableSubscriptions, type OperatorSubscriptions } from './operator-subscriptions.js';
+import { ReplaceableSubscriptions, } from './operator-subscriptions.js';
 import { storeSettings, type StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
 
