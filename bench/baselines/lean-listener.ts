@@ -146,7 +146,15 @@ export function createLeanListener(options: LeanListenerOptions): (req: Incoming
     else route(req, res, path, at === -1 ? '' : url.slice(at + 1));
     if (!options.log) return;
     res.once('finish', () => {
-      const line = { time: new Date().toISOString(), level: 'info', msg: 'request', method: req.method, path, status: res.statusCode, durationMs: Math.round((performance.now() - started) * 10) / 10 };
+      const line = {
+        time: new Date().toISOString(),
+        level: 'info',
+        msg: 'request',
+        method: req.method,
+        path,
+        status: res.statusCode,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+      };
       process.stdout.write(`${JSON.stringify(line)}\n`);
     });
   };

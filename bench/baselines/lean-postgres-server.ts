@@ -48,7 +48,7 @@ async function leanPostgresStore(flags: LeanServeFlags): Promise<LeanStore & { c
       const [row] = (await pool.query<{ body: string; last: string | null; count: number }>(page, [tenant, after ?? -(2n ** 63n), limit])).rows;
       return { body: row!.body, last: row!.count > limit ? (row!.last ?? undefined) : undefined };
     },
-    delete: async (tenant, id) => ((await pool.query(`DELETE FROM ${schema}.plants WHERE tenant = $1 AND id = $2 RETURNING 1`, [tenant, id])).rows.length > 0),
+    delete: async (tenant, id) => (await pool.query(`DELETE FROM ${schema}.plants WHERE tenant = $1 AND id = $2 RETURNING 1`, [tenant, id])).rows.length > 0,
     close: () => pool.end(),
   };
 }

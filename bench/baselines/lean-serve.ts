@@ -42,7 +42,13 @@ export async function leanServe(name: string, open: (flags: LeanServeFlags) => P
     tenants.set(entry.slice(0, at), entry.slice(at + 1));
   }
   const webhookUrls = (JSON.parse(values.webhooks) as { url: string }[]).map((subscription) => subscription.url);
-  const store = await open({ db: values.db, databaseUrl: values['database-url'], dbSchema: values['db-schema'], dbPool: Number(values['db-pool']), webhookUrls });
+  const store = await open({
+    db: values.db,
+    databaseUrl: values['database-url'],
+    dbSchema: values['db-schema'],
+    dbPool: Number(values['db-pool']),
+    webhookUrls,
+  });
   const log = values['log-level'] !== 'warn' && values['log-level'] !== 'error';
   const server = createServer(createLeanListener({ store, tenants, log }));
   server.headersTimeout = 10_000;

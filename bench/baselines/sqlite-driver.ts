@@ -24,9 +24,7 @@ type DatabaseConstructor = new (file: string) => Database;
 
 /** The driver the bench run names (`BENCH_BETTER_SQLITE3`), else storage-sqlite's. */
 function loadDriver(): DatabaseConstructor {
-  const path =
-    process.env.BENCH_BETTER_SQLITE3 ??
-    createRequire(join(process.cwd(), 'packages/storage-sqlite/package.json')).resolve('better-sqlite3');
+  const path = process.env.BENCH_BETTER_SQLITE3 ?? createRequire(join(process.cwd(), 'packages/storage-sqlite/package.json')).resolve('better-sqlite3');
   return createRequire(import.meta.url)(path) as DatabaseConstructor;
 }
 

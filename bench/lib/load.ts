@@ -57,10 +57,7 @@ interface AutocannonResult {
   errors: number;
   timeouts: number;
 }
-type Autocannon = (
-  options: Record<string, unknown>,
-  callback: (error: Error | null, result: AutocannonResult) => void,
-) => AutocannonInstance;
+type Autocannon = (options: Record<string, unknown>, callback: (error: Error | null, result: AutocannonResult) => void) => AutocannonInstance;
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 

@@ -42,7 +42,9 @@ export function ensureSqliteAddon(repoRoot: string, line: NodeLine, betterSqlite
   const first = loads();
   if (first.status === 0) return;
   if (!/NODE_MODULE_VERSION/.test(first.stderr)) throw new Error(`better-sqlite3 does not load on ${process.version}:\n${first.stderr}`);
-  log(`better-sqlite3 in node_modules was built for another Node line: rebuilding it for ${process.version} (afterwards, \`npx -y pnpm@10 -r rebuild better-sqlite3\` on your usual line gives it back)`);
+  log(
+    `better-sqlite3 in node_modules was built for another Node line: rebuilding it for ${process.version} (afterwards, \`npx -y pnpm@10 -r rebuild better-sqlite3\` on your usual line gives it back)`,
+  );
   // With the line's headers whichever node this is, and its output on stderr: stdout may carry the report (--no-write).
   const env = { ...process.env, ...nodeLineEnv(repoRoot, line) };
   execFileSync('npx', ['-y', 'pnpm@10', '--recursive', 'rebuild', 'better-sqlite3'], { cwd: repoRoot, env, stdio: ['ignore', 2, 2] });

@@ -87,10 +87,13 @@ export async function runPairedRounds(
   settings: PairedSettings,
   log: (message: string) => void,
 ): Promise<PairedResult> {
-  const run = (server: RunningServer, phase: number) => measure(server, scenario, phase, phase === 0 ? settings.warmupS : settings.roundS, settings.connections);
+  const run = (server: RunningServer, phase: number) =>
+    measure(server, scenario, phase, phase === 0 ? settings.warmupS : settings.roundS, settings.connections);
   const warmup = { service: await run(servers.service, 0), baseline: await run(servers.baseline, 0) };
   if (warmup.baseline.failures > 0) {
-    throw new Error(`${scenario.name} (${storage}): the baseline failed ${warmup.baseline.failures} of ${warmup.baseline.requests} warm-up requests (${JSON.stringify(warmup.baseline.statuses)})`);
+    throw new Error(
+      `${scenario.name} (${storage}): the baseline failed ${warmup.baseline.failures} of ${warmup.baseline.requests} warm-up requests (${JSON.stringify(warmup.baseline.statuses)})`,
+    );
   }
   const service: RoundFigures[] = [];
   const baseline: RoundFigures[] = [];

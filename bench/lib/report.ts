@@ -38,7 +38,8 @@ const mib = (bytes: number) => (Number.isFinite(bytes) ? (bytes / MiB).toFixed(1
 const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : '–');
 const pct = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '–');
 const mark = (pass: boolean) => (pass ? '✅' : '❌');
-const medianOf = (rounds: readonly RoundFigures[], figure: 'rps' | 'p50Ms' | 'p99Ms' | 'cpuPercent' | 'cpuUsPerRequest') => median(rounds.map((round) => round[figure]));
+const medianOf = (rounds: readonly RoundFigures[], figure: 'rps' | 'p50Ms' | 'p99Ms' | 'cpuPercent' | 'cpuUsPerRequest') =>
+  median(rounds.map((round) => round[figure]));
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
@@ -69,7 +70,16 @@ function pairRows(result: PairedResult, names: readonly [string, string], minRps
   return [
     serverRow(result.storage, names[0], result.service),
     serverRow(result.storage, names[1], result.baseline),
-    [result.storage, `**ratio** (median of rounds)${verdict}`, `**${ratio(rps)}**`, ratio(medianRatio(result, 'p50Ms')), `**${ratio(p99)}**`, '', ratio(medianRatio(result, 'cpuUsPerRequest')), ''],
+    [
+      result.storage,
+      `**ratio** (median of rounds)${verdict}`,
+      `**${ratio(rps)}**`,
+      ratio(medianRatio(result, 'p50Ms')),
+      `**${ratio(p99)}**`,
+      '',
+      ratio(medianRatio(result, 'cpuUsPerRequest')),
+      '',
+    ],
   ];
 }
 
@@ -81,7 +91,12 @@ function pairedSection(results: readonly PairedResult[]): string {
     const hasTarget = THROUGHPUT_TARGET_SCENARIOS.includes(scenario);
     parts.push(`### ${scenario}\n\n${group[0]!.description}.${hasTarget ? '' : ' No target: for information.'}`);
     const rows = group.flatMap((result) =>
-      pairRows(result, ['service', 'lean baseline'], targeted(result, THROUGHPUT_TARGET_SCENARIOS) ? MIN_THROUGHPUT_RATIO : undefined, targeted(result, P99_TARGET_SCENARIOS)),
+      pairRows(
+        result,
+        ['service', 'lean baseline'],
+        targeted(result, THROUGHPUT_TARGET_SCENARIOS) ? MIN_THROUGHPUT_RATIO : undefined,
+        targeted(result, P99_TARGET_SCENARIOS),
+      ),
     );
     parts.push(table(PAIR_HEADER, rows));
   }
@@ -134,15 +149,27 @@ ${table(['scenario', ...PAIR_HEADER], rows)}`;
 function webhookSection(hooks: WebhookResult | undefined): string {
   if (!hooks) return '';
   const { backlog, latency, burst } = hooks;
-  const where = hooks.instances > 1 ? `${hooks.instances} service instances on one PostgreSQL schema` : `service on ${hooks.storage === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`;
+  const where =
+    hooks.instances > 1
+      ? `${hooks.instances} service instances on one PostgreSQL schema`
+      : `service on ${hooks.storage === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`;
   return `## Webhook dispatch (${where}, one subscription, loopback receiver answering 200)
 
 ${table(
   ['measure', 'value'],
   [
-    [`backlog: ${int(backlog.deliveries)} deliveries queued before start, first ready line → last received`, `**${int(backlog.perSecond)} deliveries/s** (${backlog.seconds.toFixed(2)} s; CPU ${backlog.cpuPercent.map((cpu) => `${pct(cpu)} %`).join(', ')})`],
-    [`commit → first attempt, ${int(latency.creates)} creates paced at ${latency.ratePerSecond}/s (POST written → webhook received)`, `**p50 ${ms(latency.p50Ms)} ms**, p99 ${ms(latency.p99Ms)} ms, max ${ms(latency.maxMs)} ms (the create itself: p50 ${ms(latency.createP50Ms)} ms)`],
-    [`burst: ${int(burst.plants)} creates while dispatching`, `creates ${int(burst.createPerSecond)}/s; first POST → last delivery ${burst.endToEndSeconds.toFixed(2)} s = ${int(burst.endToEndPerSecond)} deliveries/s`],
+    [
+      `backlog: ${int(backlog.deliveries)} deliveries queued before start, first ready line → last received`,
+      `**${int(backlog.perSecond)} deliveries/s** (${backlog.seconds.toFixed(2)} s; CPU ${backlog.cpuPercent.map((cpu) => `${pct(cpu)} %`).join(', ')})`,
+    ],
+    [
+      `commit → first attempt, ${int(latency.creates)} creates paced at ${latency.ratePerSecond}/s (POST written → webhook received)`,
+      `**p50 ${ms(latency.p50Ms)} ms**, p99 ${ms(latency.p99Ms)} ms, max ${ms(latency.maxMs)} ms (the create itself: p50 ${ms(latency.createP50Ms)} ms)`,
+    ],
+    [
+      `burst: ${int(burst.plants)} creates while dispatching`,
+      `creates ${int(burst.createPerSecond)}/s; first POST → last delivery ${burst.endToEndSeconds.toFixed(2)} s = ${int(burst.endToEndPerSecond)} deliveries/s`,
+    ],
     ['distinct webhook-ids received / creates answered', `${int(hooks.received)} / ${int(hooks.expected)}`],
     ['concurrent duplicate attempts / repeated webhook-ids in all', `**${int(hooks.concurrentDuplicates)}** / ${int(hooks.duplicates)}`],
     ['signatures checked with `standardwebhooks` verify()', `${hooks.signatures.valid} of ${hooks.signatures.checked} valid`],
@@ -161,7 +188,10 @@ ${table(
     ['duration', `${big.seconds.toFixed(2)} s (${int(big.received / big.seconds)} plants/s)`],
     ['RSS before → peak (sampled every 50 ms)', `${mib(big.rssBeforeBytes)} → ${mib(big.peakRssBytes)} MiB (${big.rssSamples} samples)`],
     ['**peak RSS growth**', `**${mib(big.peakGrowthBytes)} MiB**`],
-    [`small requests meanwhile (GET /plants/{id}, 4 connections, 200/s)`, `${int(big.small.requests)} requests, p50 ${ms(big.small.p50Ms)} ms, **p99 ${ms(big.small.p99Ms)} ms**, max ${ms(big.small.maxMs)} ms, ${big.small.failures} failed`],
+    [
+      `small requests meanwhile (GET /plants/{id}, 4 connections, 200/s)`,
+      `${int(big.small.requests)} requests, p50 ${ms(big.small.p50Ms)} ms, **p99 ${ms(big.small.p99Ms)} ms**, max ${ms(big.small.maxMs)} ms, ${big.small.failures} failed`,
+    ],
     ['seeding (bulk INSERT, not measured)', `${big.seedSeconds.toFixed(1)} s`],
   ],
 )}`;
@@ -181,7 +211,10 @@ ${table(
     ['creates / failed requests / deliveries received', `${int(steady.creates)} / ${int(steady.failures)} / ${int(steady.delivered)}`],
     ['**size at the middle → at the end**', `**${mib(steady.midBytes)} → ${mib(steady.finalBytes)} MiB (${steady.growthPercent.toFixed(1)} %)**`],
     [`create p99, requests started while no prune batch ran (${int(steady.requestsIdle)} requests)`, `${ms(steady.p99IdleMs)} ms`],
-    [`create p99, requests started in a ${'250 ms'} window in which the pruned counter moved (${int(steady.requestsPruning)} requests)`, `${ms(steady.p99PruningMs)} ms`],
+    [
+      `create p99, requests started in a ${'250 ms'} window in which the pruned counter moved (${int(steady.requestsPruning)} requests)`,
+      `${ms(steady.p99PruningMs)} ms`,
+    ],
     ...(steady.serverAutovacuum === undefined ? [] : [['server `autovacuum` setting', steady.serverAutovacuum]]),
   ],
 )}
@@ -238,17 +271,24 @@ function summaryLines(results: BenchResults): string[] {
     [results.pgBigList, ' (postgres)'],
   ] as const) {
     if (big) {
-      lines.push(`unlimited list of ${int(big.plants)} plants${where}: ${big.seconds.toFixed(1)} s, peak RSS growth ${mib(big.peakGrowthBytes)} MiB, small requests p99 ${ms(big.small.p99Ms)} ms meanwhile`);
+      lines.push(
+        `unlimited list of ${int(big.plants)} plants${where}: ${big.seconds.toFixed(1)} s, peak RSS growth ${mib(big.peakGrowthBytes)} MiB, small requests p99 ${ms(big.small.p99Ms)} ms meanwhile`,
+      );
     }
   }
   for (const start of results.startup ?? []) {
-    if (start.contestant === 'service') lines.push(`start to ready (${start.storage}): ${int(start.medianReadyMs)} ms; idle RSS ${mib(start.medianIdleRssBytes)} MiB`);
+    if (start.contestant === 'service')
+      lines.push(`start to ready (${start.storage}): ${int(start.medianReadyMs)} ms; idle RSS ${mib(start.medianIdleRssBytes)} MiB`);
   }
   return lines;
 }
 
 function machineSection(machine: MachineInfo, options: BenchOptions): string {
-  const started = { dist: 'built CLI (`packages/server/dist/cli.js serve`)', source: 'TypeScript source through tsx', baseline: 'a baseline (harness self-test!)' }[options.serviceFrom];
+  const started = {
+    dist: 'built CLI (`packages/server/dist/cli.js serve`)',
+    source: 'TypeScript source through tsx',
+    baseline: 'a baseline (harness self-test!)',
+  }[options.serviceFrom];
   return `## Machine and versions\n\n${table(
     ['', ''],
     [
@@ -284,15 +324,23 @@ export function renderReport(input: ReportInput): string {
   const { machine, options, results } = input;
   const checks = checkTargets(results);
   const passed = checks.filter((check) => check.pass).length;
-  const date = input.startedAt.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  const date = input.startedAt
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
   const every = [...results.paired, ...(results.tracing?.pairs ?? [])];
   const sections = [
     `# Plant Store benchmark — ${date}, Node.js ${machine.node}`,
     `${options.quick ? '**Quick run** (short rounds: a smoke test, noisy; not for comparison). ' : ''}Command: \`${input.command}\`. Took ${Math.round(input.seconds)} s. Targets met: **${passed} of ${checks.length}**.`,
-    `## Summary\n\n${summaryLines(results).map((line) => `- ${line}`).join('\n')}`,
+    `## Summary\n\n${summaryLines(results)
+      .map((line) => `- ${line}`)
+      .join('\n')}`,
     input.skipped?.length ? `## Scenarios skipped\n\n${input.skipped.map((line) => `- ${line}`).join('\n')}` : '',
     input.errors.length ? `## Scenarios that failed to run\n\n${input.errors.map((error) => `- ${error}`).join('\n')}` : '',
-    `## Targets\n\n${table(['target', 'measured', 'result'], checks.map((check) => [check.target, check.measured, check.pass ? '✅ pass' : '❌ miss']))}`,
+    `## Targets\n\n${table(
+      ['target', 'measured', 'result'],
+      checks.map((check) => [check.target, check.measured, check.pass ? '✅ pass' : '❌ miss']),
+    )}`,
     machineSection(machine, options),
     `## Method\n\n${methodNotes(options, machine)}`,
     results.paired.length

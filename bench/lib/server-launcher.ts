@@ -52,7 +52,12 @@ function serveFlags(config: ServerConfig): string[] {
     const { databaseUrl, schema, pool } = config.postgres;
     flags.push('--database-url', databaseUrl, '--db-schema', schema, '--db-pool', String(pool));
   }
-  flags.push('--tokens', Object.entries(config.tokens).map(([token, tenant]) => `${token}=${tenant}`).join(','));
+  flags.push(
+    '--tokens',
+    Object.entries(config.tokens)
+      .map(([token, tenant]) => `${token}=${tenant}`)
+      .join(','),
+  );
   if (config.webhooks?.length) flags.push('--webhooks', JSON.stringify(config.webhooks));
   if (config.webhookTimeout) flags.push('--webhook-timeout', config.webhookTimeout);
   if (config.webhookRetention) flags.push('--webhook-retention', config.webhookRetention);
@@ -76,8 +81,7 @@ export function createServerLauncher(options: LauncherOptions): ServerLauncher {
         const baseline = join(options.baselineDir, `lean-${config.storage}-server.js`);
         return { label, env, ...cpu, args: [...nodeFlags, baseline, ...serveFlags(config)] };
       }
-      const entry =
-        options.serviceFrom === 'dist' ? [dist] : ['--conditions=source', '--import', 'tsx', source];
+      const entry = options.serviceFrom === 'dist' ? [dist] : ['--conditions=source', '--import', 'tsx', source];
       return { label, env: { ...env, ...config.env }, ...cpu, args: [...nodeFlags, ...entry, ...serveFlags(config)] };
     },
   };

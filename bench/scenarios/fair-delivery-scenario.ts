@@ -55,7 +55,8 @@ async function victimLatency(context: BenchContext, server: RunningServer, fast:
   });
   const created = paced.statuses['200'] ?? 0;
   await fast.waitFor(before + created, { timeoutMs: 60_000 });
-  const delays = fast.received.map((arrival) => ({ arrival, id: (JSON.parse(arrival.body) as { id: number }).id }))
+  const delays = fast.received
+    .map((arrival) => ({ arrival, id: (JSON.parse(arrival.body) as { id: number }).id }))
     .filter(({ id }) => id >= firstId)
     .map(({ arrival, id }) => arrival.headAt - sentAt.get(id)!);
   const summary = latencySummary(delays);

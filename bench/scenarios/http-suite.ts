@@ -57,7 +57,9 @@ function postgresHome(postgres: BenchPostgres, logging: boolean): PairHome {
 
 async function withPair<T>(context: BenchContext, home: PairHome, name: string, extra: Partial<ServerConfig>, run: (pair: Pair) => Promise<T>): Promise<T> {
   const start = async (who: Contestant) =>
-    startServer(context.launcher.spec(who, { ...(await home.config(name, who)), ...extra, ...context.profile(`${name}-${home.label.replace(/\W+/g, '-')}-${who}`) }));
+    startServer(
+      context.launcher.spec(who, { ...(await home.config(name, who)), ...extra, ...context.profile(`${name}-${home.label.replace(/\W+/g, '-')}-${who}`) }),
+    );
   const servers: RunningServer[] = [];
   try {
     for (const who of ['service', 'baseline'] as const) servers.push(await start(who));

@@ -19,11 +19,19 @@ import { BENCH_TOKENS, createScenario, listScenario, seedReadServer } from './ht
  * `onError` and the others still run; without a sampler, a group in which
  * the sink received no span fails, as it would measure nothing.
  */
-export async function runTracingScenario(context: BenchContext, onError: (name: string, error: unknown) => void): Promise<NonNullable<BenchResults['tracing']>> {
+export async function runTracingScenario(
+  context: BenchContext,
+  onError: (name: string, error: unknown) => void,
+): Promise<NonNullable<BenchResults['tracing']>> {
   const sink = await startOtlpSink({ keep: false });
   const sampler = context.options.tracingSampler;
   const samplerEnv = sampler === undefined ? {} : tracingSamplerEnv(sampler);
-  const sampled = sampler === undefined ? '' : ` (${Object.entries(samplerEnv).map(([name, value]) => `${name}=${value}`).join(' ')})`;
+  const sampled =
+    sampler === undefined
+      ? ''
+      : ` (${Object.entries(samplerEnv)
+          .map(([name, value]) => `${name}=${value}`)
+          .join(' ')})`;
   const comparison = `the service exporting its spans to a local OTLP sink${sampled} against itself without tracing`;
   const seeded = context.options.seedPlants;
 

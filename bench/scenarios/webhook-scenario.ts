@@ -27,7 +27,14 @@ export interface WebhookResult {
   /** Deliveries queued before the services started, then sent by them; CPU % of each instance (100 = one core). */
   readonly backlog: { readonly deliveries: number; readonly seconds: number; readonly perSecond: number; readonly cpuPercent: readonly number[] };
   /** Creates paced at 200/s: POST written by the client → webhook arrived (an upper bound of commit → first attempt), ms. */
-  readonly latency: { readonly creates: number; readonly ratePerSecond: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number; readonly createP50Ms: number };
+  readonly latency: {
+    readonly creates: number;
+    readonly ratePerSecond: number;
+    readonly p50Ms: number;
+    readonly p99Ms: number;
+    readonly maxMs: number;
+    readonly createP50Ms: number;
+  };
   /** Creates as fast as the connections go, split over the instances, while they dispatch; first POST → last delivery. */
   readonly burst: { readonly plants: number; readonly createPerSecond: number; readonly endToEndSeconds: number; readonly endToEndPerSecond: number };
   /** Distinct `webhook-id`s received, against the deliveries queued and creates answered (requests in flight when a load stops may add a few). */
@@ -104,7 +111,9 @@ export async function runWebhookScenario(context: BenchContext, postgres?: Bench
     const storage = postgres ? await postgresStorage({ connectionString: postgres.databaseUrl, schema, poolSize: 4 }) : await sqliteStorage({ path: dbFile });
     await queueBacklog(storage, receiver.url(), n);
     const config = (index: number): ServerConfig => ({
-      ...(postgres ? { storage: 'postgres', postgres: { databaseUrl: postgres.databaseUrl, schema: schema!, pool: postgres.pool } } : { storage: 'sqlite', dbFile }),
+      ...(postgres
+        ? { storage: 'postgres', postgres: { databaseUrl: postgres.databaseUrl, schema: schema!, pool: postgres.pool } }
+        : { storage: 'sqlite', dbFile }),
       tokens: BENCH_TOKENS,
       webhooks: [{ url: receiver.url(), secret: receiver.secret }],
       ...context.profile(`webhooks-${postgres ? 'postgres' : 'sqlite'}-${index + 1}`),

@@ -16,7 +16,6 @@ describe('--tracing-sampler', () => {
   });
 });
 
-
 describe('--node', () => {
   it('runs on Node 24 unless told another tested line', () => {
     expect(parseBenchOptions([]).node).toBe('24');

@@ -115,7 +115,9 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     expect(bars).toHaveLength(24);
     expect(Math.max(...bars)).toBeGreaterThan(0);
     const hours = card.getByRole('table', { name: `Attempts per hour to ${hookUrl}, last 24 hours` });
-    const cells = await hours.locator('tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => Number(cell.textContent))));
+    const cells = await hours
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => Number(cell.textContent))));
     expect(cells).toHaveLength(24);
     expect(cells.reduce((sum, [succeeded, failed]) => [sum[0]! + succeeded!, sum[1]! + failed!], [0, 0])).toEqual([1, 0]);
     await card.getByRole('button', { name: 'Rotate secret' }).click();
@@ -294,7 +296,18 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     await expectText(card.getByTestId('last-attempt'), 'status 204');
     await screenshot(page, 'portal-read-only');
     expect(await seriousViolations(page)).toEqual([]);
-    const WRITES = ['Add endpoint', 'Edit', 'Disable', 'Enable', 'Reveal secret', 'Rotate secret', 'Delete', 'Send test event', 'Resend', 'Recover failed deliveries'];
+    const WRITES = [
+      'Add endpoint',
+      'Edit',
+      'Disable',
+      'Enable',
+      'Reveal secret',
+      'Rotate secret',
+      'Delete',
+      'Send test event',
+      'Resend',
+      'Recover failed deliveries',
+    ];
     expect(await visibleButtons(page, WRITES)).toEqual([]);
 
     await page.getByRole('button', { name: 'Delivery log' }).click();

@@ -51,7 +51,7 @@ async function listIds(service: ServeProcess): Promise<number[]> {
 const backup = (args: string[], env: NodeJS.ProcessEnv = {}) => runCliInProcess(['backup', ...args], env);
 
 describe('plant-store backup', () => {
-  it('copies a running service\'s database mid-stream: the copy is intact, and a service on it lists every plant acknowledged before the backup began', async () => {
+  it("copies a running service's database mid-stream: the copy is intact, and a service on it lists every plant acknowledged before the backup began", async () => {
     const db = join(dir, 'live.db');
     const copy = join(dir, 'copy.db');
     const service = await serve(db);

@@ -35,11 +35,7 @@ describe.concurrent('bad configuration exits with status 2 and one line naming t
       'error: PLANT_STORE_WEBHOOK_RETRY (--webhook-retry): must be a comma-separated list of durations such as 5s,5m,2h, or none (got "5s,soon")',
     ],
     [[], { PLANT_STORE_LOG_LEVEL: 'loud' }, 'error: PLANT_STORE_LOG_LEVEL (--log-level): must be one of debug, info, warn, error (got "loud")'],
-    [
-      [],
-      { PLANT_STORE_TOKENS: `${SECRET_TOKEN}=` },
-      'error: PLANT_STORE_TOKENS (--tokens): entry 1: tenant must be a non-empty string',
-    ],
+    [[], { PLANT_STORE_TOKENS: `${SECRET_TOKEN}=` }, 'error: PLANT_STORE_TOKENS (--tokens): entry 1: tenant must be a non-empty string'],
     [
       [],
       { PLANT_STORE_WEBHOOKS: '[{"url":"http://127.0.0.1:1/hook","secret":"whsec_dG9vIHNob3J0"}]' },
@@ -74,7 +70,9 @@ describe.concurrent('bad configuration exits with status 2 and one line naming t
   it('names PLANT_STORE_DB when the database folder cannot be created', async () => {
     const result = await runCli(['serve', '--port=0', `--db=${join(aFile, 'plants.db')}`], { env: { PLANT_STORE_TOKENS: 't=x' } });
     expect(result.code).toBe(2);
-    expect(expectOneLine(result)).toMatch(/^error: PLANT_STORE_DB \(--db\): cannot create the folder of .*a-file\/plants\.db: part of the path is a file, not a folder$/);
+    expect(expectOneLine(result)).toMatch(
+      /^error: PLANT_STORE_DB \(--db\): cannot create the folder of .*a-file\/plants\.db: part of the path is a file, not a folder$/,
+    );
   });
 
   it('names HOST when the address is not local', async () => {

@@ -55,14 +55,16 @@ describe.concurrent('plant-store commands', () => {
     expect(result.stderr).toMatch(/^Usage: plant-store <command>/);
   });
 
-  it.each([
-    [['webhooks', 'list', '--storage', 'memory']],
-    [['portal-link', '--tenant', 'acme', '--base-url', 'http://x'], { PLANT_STORE_STORAGE: 'memory' }],
-  ])('%j refuses memory storage, which only the service itself can see', async (args, env?: Record<string, string>) => {
-    const result = await runCli(args, { env });
-    expect(result).toMatchObject({ code: 2, stdout: '' });
-    expect(result.stderr).toMatch(/^error: PLANT_STORE_STORAGE \(--storage\) is memory: only the service's own process can see its data \(see plant-store \S+ --help\)\n$/);
-  });
+  it.each([[['webhooks', 'list', '--storage', 'memory']], [['portal-link', '--tenant', 'acme', '--base-url', 'http://x'], { PLANT_STORE_STORAGE: 'memory' }]])(
+    '%j refuses memory storage, which only the service itself can see',
+    async (args, env?: Record<string, string>) => {
+      const result = await runCli(args, { env });
+      expect(result).toMatchObject({ code: 2, stdout: '' });
+      expect(result.stderr).toMatch(
+        /^error: PLANT_STORE_STORAGE \(--storage\) is memory: only the service's own process can see its data \(see plant-store \S+ --help\)\n$/,
+      );
+    },
+  );
 
   it('rejects an unknown command with one line and status 2', async () => {
     const result = await runCli(['server']);

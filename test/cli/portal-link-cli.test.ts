@@ -106,10 +106,14 @@ describe('plant-store portal-link', () => {
     expect(publicUrl).toMatchObject({ code: 0, stderr: '' });
     expect(publicUrl.stdout).toMatch(/^https:\/\/plants\.example\.com\/api\/portal#token=psl_\S+\n$/);
 
-    const typo = await runCli(['portal-link', '--tenant', 'acmee', '--base-url', 'https://plants.example.com'], { env: { ...env, PLANT_STORE_TOKENS: 't=acme' } });
+    const typo = await runCli(['portal-link', '--tenant', 'acmee', '--base-url', 'https://plants.example.com'], {
+      env: { ...env, PLANT_STORE_TOKENS: 't=acme' },
+    });
     expect(typo.code).toBe(0);
     expect(typo.stdout).toMatch(/^https:\/\/plants\.example\.com\/portal#token=psl_/);
-    expect(typo.stderr).toMatch(/^warning: tenant acmee has no webhook endpoint, nor a token in PLANT_STORE_TOKENS \(--tokens\) or PLANT_STORE_TOKENS_FILE \(--tokens-file\) here: check its spelling \(the link works all the same\)\n$/);
+    expect(typo.stderr).toMatch(
+      /^warning: tenant acmee has no webhook endpoint, nor a token in PLANT_STORE_TOKENS \(--tokens\) or PLANT_STORE_TOKENS_FILE \(--tokens-file\) here: check its spelling \(the link works all the same\)\n$/,
+    );
 
     const id = LINK.exec(publicUrl.stdout.replace('https://plants.example.com/api', 'http://x'))![2]!.slice(4, 20);
     const revoked = await runCli(['portal-link', '--revoke', id], { env });
@@ -169,7 +173,10 @@ describe.skipIf(!postgresAvailable)('plant-store portal-link on PostgreSQL (stor
   it('operator commands refuse a missing or out-of-date schema and create nothing', async () => {
     const typo = schemas.next();
     const flags = ['--storage', 'postgres', '--database-url', TEST_DATABASE_URL, '--db-schema', typo];
-    for (const args of [['portal-link', '--tenant', 'acme', '--base-url', 'http://plants.example.com'], ['webhooks', 'list']]) {
+    for (const args of [
+      ['portal-link', '--tenant', 'acme', '--base-url', 'http://plants.example.com'],
+      ['webhooks', 'list'],
+    ]) {
       const exit = await runCli([...args, ...flags]);
       expect(exit).toMatchObject({ code: 1, stdout: '' });
       expect(exit.stderr).toMatch(new RegExp(`^error: .*schema ${typo} does not exist or holds no Plant Store tables\\n$`));

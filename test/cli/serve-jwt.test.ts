@@ -41,11 +41,7 @@ describe('plant-store serve with JWT', () => {
     });
     try {
       const past = Date.now() - 3_600_000;
-      const tokens = [
-        await issuer.sign(key, { aud: 'someone-else' }),
-        await issuer.sign(key, {}, past),
-        await issuer.sign(key, { tenant: undefined }),
-      ];
+      const tokens = [await issuer.sign(key, { aud: 'someone-else' }), await issuer.sign(key, {}, past), await issuer.sign(key, { tenant: undefined })];
       for (const token of tokens) {
         const refused = await call(service.url, token);
         expect(refused.status).toBe(401);

@@ -45,7 +45,9 @@ describe.skipIf(!postgresAvailable)('plant-store serve on PostgreSQL', () => {
     await proxy.close();
     const exit = await runCli(['serve', '--storage', 'postgres', '--database-url', `postgres://app:hunter2@127.0.0.1:${proxy.port}/test`]);
     expect(exit.code).toBe(2);
-    expect(exit.stderr).toMatch(/^error: PLANT_STORE_DATABASE_URL \(--database-url\): cannot use the database at postgres:\/\/app@127\.0\.0\.1:\d+\/test: .+\n$/);
+    expect(exit.stderr).toMatch(
+      /^error: PLANT_STORE_DATABASE_URL \(--database-url\): cannot use the database at postgres:\/\/app@127\.0\.0\.1:\d+\/test: .+\n$/,
+    );
     expect(exit.stderr).toContain(': connection refused (');
     expect(exit.stderr).not.toContain('hunter2');
   });

@@ -70,9 +70,7 @@ describe('serve with webhooks configured by variable and file', () => {
       const delivery = answering.received[0]!;
       expect(delivery.body).toBe('{"id":-9223372036854775808,"name":"Hooked"}');
       expect(delivery.headers['user-agent']).toBe(`plant-store/${version}`);
-      expect(() =>
-        new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>),
-      ).not.toThrow();
+      expect(() => new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>)).not.toThrow();
       expect(service.stdout()).not.toContain(secret);
 
       // The attempt to the hanging receiver is still in flight (its timeout is 30 s).

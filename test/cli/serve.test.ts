@@ -172,11 +172,7 @@ describe('serve in memory with configured tokens in production', () => {
   });
 });
 
-function waitForLog(
-  service: ServeProcess,
-  predicate: (log: Record<string, unknown>) => boolean,
-  timeoutMs = 5_000,
-): Promise<Record<string, unknown>> {
+function waitForLog(service: ServeProcess, predicate: (log: Record<string, unknown>) => boolean, timeoutMs = 5_000): Promise<Record<string, unknown>> {
   return vi.waitFor(
     () => {
       const found = service.logs().find(predicate);

@@ -67,7 +67,8 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
     if (skip) return;
     target = await make();
     store = createPlantStore({ storage: await target.open() });
-    acmeEndpoint = (await store.webhooks.endpoints.create(acme, { url: 'https://example.com/acme', eventTypes: ['plant.created', 'plant.deleted'] })).endpoint.id;
+    acmeEndpoint = (await store.webhooks.endpoints.create(acme, { url: 'https://example.com/acme', eventTypes: ['plant.created', 'plant.deleted'] })).endpoint
+      .id;
     globexEndpoint = (await store.webhooks.endpoints.create(globex, { url: 'https://example.com/globex' })).endpoint.id;
     await store.plants.create(acme, { id: 1, name: 'Fern' });
     await store.plants.create(acme, { id: 2, name: 'Ivy' });
@@ -80,7 +81,7 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
     await target.cleanup();
   });
 
-  it.skipIf(skip)('lists every tenant\'s endpoints, in pages', async () => {
+  it.skipIf(skip)("lists every tenant's endpoints, in pages", async () => {
     const listed = await run(['endpoints', 'list', ...target.flags]);
     expect(listed.stderr).toBe('');
     expect(listed.status).toBe(0);
@@ -144,7 +145,11 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
     }
     // A known endpoint with nothing to recover is no error.
     const recovered = await run(['recover', '--endpoint', globexEndpoint, '--since', '2000-01-01T00:00:00Z', ...target.flags]);
-    expect(recovered).toEqual({ status: 0, stdout: `queued again 0 failed deliveries to ${globexEndpoint} created since 2000-01-01T00:00:00.000Z\n`, stderr: '' });
+    expect(recovered).toEqual({
+      status: 0,
+      stdout: `queued again 0 failed deliveries to ${globexEndpoint} created since 2000-01-01T00:00:00.000Z\n`,
+      stderr: '',
+    });
   });
 
   it.skipIf(skip)('filters the delivery log by endpoint and tenant, and shows one delivery with its attempts', async () => {
@@ -161,7 +166,10 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
       ['acme', acmeEndpoint],
       ['acme', acmeEndpoint],
     ]);
-    expect(listed.map((delivery) => delivery.payload)).toEqual([{ id: 2, name: 'Ivy' }, { id: 1, name: 'Fern' }]);
+    expect(listed.map((delivery) => delivery.payload)).toEqual([
+      { id: 2, name: 'Ivy' },
+      { id: 1, name: 'Fern' },
+    ]);
     expect(listed[0]!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     const shown = await spawnCliToExit(['webhooks', 'get', firstDelivery, ...target.flags]);
@@ -169,7 +177,13 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
     expect(shown.stdout).toMatch(new RegExp(`^id: +${firstDelivery}\ntenant: +acme\nendpoint: +${acmeEndpoint}\nevent: +plant.created\n`));
     expect(shown.stdout).toContain('payload:      {"id":1,"name":"Fern"}\n');
     const json = await spawnCliToExit(['webhooks', 'get', firstDelivery, '--json', ...target.flags]);
-    expect(JSON.parse(json.stdout)).toMatchObject({ tenant: 'acme', id: firstDelivery, endpointId: acmeEndpoint, eventType: 'plant.created', payload: { id: 1, name: 'Fern' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      tenant: 'acme',
+      id: firstDelivery,
+      endpointId: acmeEndpoint,
+      eventType: 'plant.created',
+      payload: { id: 1, name: 'Fern' },
+    });
   });
 
   it.skipIf(skip)('works as a spawned process too', async () => {

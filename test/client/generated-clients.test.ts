@@ -15,7 +15,9 @@ const PAGE = join(import.meta.dirname, '..', '..', 'docs', 'client.md');
 
 /** The `ts` blocks of the page's "Generated clients" section, in order. */
 function recipeBlocks(): string[] {
-  const section = readFileSync(PAGE, 'utf8').split(/^## /m).find((part) => part.startsWith('Generated clients\n'))!;
+  const section = readFileSync(PAGE, 'utf8')
+    .split(/^## /m)
+    .find((part) => part.startsWith('Generated clients\n'))!;
   return [...section.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => match[1]!);
 }
 

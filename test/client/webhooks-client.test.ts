@@ -42,7 +42,10 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => undefined, (caught: unknown) => caught);
+  return promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
 }
 
 describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s storage)', (kind) => {
@@ -125,7 +128,10 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     const cleared = await client.webhooks.endpoints.update(created.id, { headers: null });
     expect(lastRequest().body).toBe('{"headers":null}');
     expect(cleared).not.toHaveProperty('headers');
-    await expect(client.webhooks.endpoints.update(created.id, { headers: { 'Webhook-Id': 'x' } })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^headers\.Webhook-Id /) });
+    await expect(client.webhooks.endpoints.update(created.id, { headers: { 'Webhook-Id': 'x' } })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/^headers\.Webhook-Id /),
+    });
     await client.webhooks.endpoints.delete(created.id);
   });
 
@@ -236,8 +242,12 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(denied).toMatchObject({ status: 403, requiredScope: 'webhooks:write' });
   });
 
-  it('reads the session of its token; a portal link\'s with its expiry as a Date', async () => {
-    expect(await client.webhooks.session()).toEqual({ tenant: 'a', subject: expect.stringMatching(/^token:/), scopes: ['plants:read', 'plants:write', 'webhooks:read', 'webhooks:write'] });
+  it("reads the session of its token; a portal link's with its expiry as a Date", async () => {
+    expect(await client.webhooks.session()).toEqual({
+      tenant: 'a',
+      subject: expect.stringMatching(/^token:/),
+      scopes: ['plants:read', 'plants:write', 'webhooks:read', 'webhooks:write'],
+    });
     expect(lastRequest()).toMatchObject({ method: 'GET', url: '/webhooks/session', body: '' });
     const link = await server.store.allTenants.portalLinks.mint({ tenant: 'a', readOnly: true });
     const portal = createPlantStoreClient({ baseUrl: server.url, token: link.token });
@@ -262,7 +272,7 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(catalogue[0]!.schema).toMatchObject({ type: 'object', required: ['id', 'name'] });
   });
 
-  it('reads an endpoint\'s stats, the last attempt\'s time as a Date', async () => {
+  it("reads an endpoint's stats, the last attempt's time as a Date", async () => {
     const { id } = await client.webhooks.endpoints.create({ url: receiver.url('/fail') });
     await server.store.plants.create({ subject: 's', tenant: 'a', scopes: ['plants:write'] }, { id: 777001, name: 'stats' });
     await eventually(async () => (await client.webhooks.endpoints.stats(id)).windows['1h'].failed === 1, 'one failed attempt');
@@ -271,7 +281,11 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(stats).toEqual({
       endpointId: id,
       lastAttempt: { at: expect.any(Date), statusCode: 500 },
-      windows: { '1h': { succeeded: 0, failed: 1, successRate: 0 }, '24h': { succeeded: 0, failed: 1, successRate: 0 }, '7d': { succeeded: 0, failed: 1, successRate: 0 } },
+      windows: {
+        '1h': { succeeded: 0, failed: 1, successRate: 0 },
+        '24h': { succeeded: 0, failed: 1, successRate: 0 },
+        '7d': { succeeded: 0, failed: 1, successRate: 0 },
+      },
       hourly: expect.any(Array),
     });
     // The hours: 24, starts as Dates, the failed attempt in the one it was made in.
@@ -285,7 +299,12 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     const { id } = await client.webhooks.endpoints.create({ url: receiver.url('/client-test') });
     const delivery = await client.webhooks.endpoints.sendTest(id, 'plant.created');
     expect(lastRequest()).toMatchObject({ method: 'POST', url: `/webhooks/endpoints/${id}/test`, body: '{"eventType":"plant.created"}' });
-    expect(delivery).toMatchObject({ endpointId: id, eventType: 'plant.created', test: true, payload: { id: 9223372036854775807n, name: 'Monstera deliciosa' } });
+    expect(delivery).toMatchObject({
+      endpointId: id,
+      eventType: 'plant.created',
+      test: true,
+      payload: { id: 9223372036854775807n, name: 'Monstera deliciosa' },
+    });
     expect(await rejection(client.webhooks.endpoints.sendTest(id, 'plant.moved' as never))).toBeInstanceOf(ValidationError);
   });
 
@@ -295,7 +314,9 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     await client.webhooks.endpoints.sendTest(id, 'plant.created');
     await client.webhooks.endpoints.sendTest(id, 'plant.deleted');
     const since = first.createdAt;
-    const deleted = await collect(client.webhooks.deliveries.list({ endpoint: id, eventType: 'plant.deleted', since, until: new Date(Date.now() + 60_000), limit: 1 }));
+    const deleted = await collect(
+      client.webhooks.deliveries.list({ endpoint: id, eventType: 'plant.deleted', since, until: new Date(Date.now() + 60_000), limit: 1 }),
+    );
     expect(deleted.map((delivery) => delivery.eventType)).toEqual(['plant.deleted', 'plant.deleted']);
     expect(requests.at(-2)!.url).toBe(
       `/webhooks/deliveries?endpoint=${id}&eventType=plant.deleted&since=${encodeURIComponent(since.toISOString())}&until=${encodeURIComponent(new URL(server.url + requests.at(-2)!.url).searchParams.get('until')!)}&limit=1`,

@@ -74,18 +74,15 @@ describe.skipIf(!postgresAvailable)('several instances on one PostgreSQL databas
     const receiver = await startCountingReceiver();
     const schema = schemas.next();
     const start = async () => {
-      const service = await startServe(
-        ['--port', '0', '--storage', 'postgres', '--db-schema', schema, '--tokens', `${TOKEN}=acme`, '--log-level', 'warn'],
-        {
-          env: {
-            PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL,
-            PLANT_STORE_WEBHOOKS: JSON.stringify([{ url: receiver.url, secret: SECRET }]),
-            PLANT_STORE_WEBHOOK_RETRY: '100ms,100ms,100ms,100ms,100ms,100ms',
-            // A short timeout keeps the lease of a killed instance's attempt (timeout + 10 s) inside the test.
-            PLANT_STORE_WEBHOOK_TIMEOUT: '1s',
-          },
+      const service = await startServe(['--port', '0', '--storage', 'postgres', '--db-schema', schema, '--tokens', `${TOKEN}=acme`, '--log-level', 'warn'], {
+        env: {
+          PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL,
+          PLANT_STORE_WEBHOOKS: JSON.stringify([{ url: receiver.url, secret: SECRET }]),
+          PLANT_STORE_WEBHOOK_RETRY: '100ms,100ms,100ms,100ms,100ms,100ms',
+          // A short timeout keeps the lease of a killed instance's attempt (timeout + 10 s) inside the test.
+          PLANT_STORE_WEBHOOK_TIMEOUT: '1s',
         },
-      );
+      });
       running.push(service);
       return service;
     };

@@ -21,14 +21,13 @@ describe.skipIf(!postgresAvailable)('rateLimit across instances on one PostgreSQ
     await schemas.dropAll();
   });
 
-  it('two instances together deliver no faster than the endpoint\'s rateLimit allows, and deliver everything', { timeout: 120_000 }, async () => {
+  it("two instances together deliver no faster than the endpoint's rateLimit allows, and deliver everything", { timeout: 120_000 }, async () => {
     const receiver = await startReceiver();
     const schema = schemas.next();
     const start = async () => {
-      const service = await startServe(
-        ['--port', '0', '--storage', 'postgres', '--db-schema', schema, '--tokens', `${TOKEN}=acme`, '--log-level', 'warn'],
-        { env: { PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL, PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true' } },
-      );
+      const service = await startServe(['--port', '0', '--storage', 'postgres', '--db-schema', schema, '--tokens', `${TOKEN}=acme`, '--log-level', 'warn'], {
+        env: { PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL, PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true' },
+      });
       running.push(service);
       return service;
     };

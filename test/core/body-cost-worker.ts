@@ -5,10 +5,15 @@
 import { ValidationError } from '@plant-store/core';
 import { NewPlantSchema, parseJson, validate } from '@plant-store/core/adapter';
 
-const bodies = JSON.parse(await new Promise<string>((resolve) => {
-  let input = '';
-  process.stdin.setEncoding('utf8').on('data', (chunk: string) => (input += chunk)).on('end', () => resolve(input));
-})) as string[];
+const bodies = JSON.parse(
+  await new Promise<string>((resolve) => {
+    let input = '';
+    process.stdin
+      .setEncoding('utf8')
+      .on('data', (chunk: string) => (input += chunk))
+      .on('end', () => resolve(input));
+  }),
+) as string[];
 
 const costs = bodies.map((body) => {
   const start = process.cpuUsage();

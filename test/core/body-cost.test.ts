@@ -38,11 +38,18 @@ function measure(bodies: readonly string[], deadlineMs = 20_000): Promise<Cost[]
 }
 
 /** Digit runs that stress every step of number handling: zero runs, nines, huge exponents, fractions. */
-const digitRun = fc.tuple(fc.constantFrom('0', '9', '1', '00', '10'), fc.integer({ min: 1_000, max: 60_000 })).map(([unit, count]) =>
-  unit.repeat(Math.ceil(count / unit.length)),
-);
+const digitRun = fc
+  .tuple(fc.constantFrom('0', '9', '1', '00', '10'), fc.integer({ min: 1_000, max: 60_000 }))
+  .map(([unit, count]) => unit.repeat(Math.ceil(count / unit.length)));
 const pathologicalNumber = fc
-  .tuple(fc.constantFrom('', '-'), fc.constantFrom('1', '0', ''), digitRun, fc.constantFrom('', '1', '0'), fc.constantFrom('', '.', '.0'), fc.constantFrom('', 'e-40000', 'e+5', 'E999999', 'e0'))
+  .tuple(
+    fc.constantFrom('', '-'),
+    fc.constantFrom('1', '0', ''),
+    digitRun,
+    fc.constantFrom('', '1', '0'),
+    fc.constantFrom('', '.', '.0'),
+    fc.constantFrom('', 'e-40000', 'e+5', 'E999999', 'e0'),
+  )
   .map(([sign, lead, run, tail, fraction, exponent]) => `${sign}${lead || '1'}${run}${tail}${fraction === '.' ? '.5' : fraction}${exponent}`);
 const field = fc.constantFrom('id', 'name', 'tag', 'extra');
 
@@ -58,7 +65,10 @@ describe('create body cost', () => {
   });
 
   it('pathological numbers in any field stay within a CPU budget per KB', async () => {
-    const bodies = fc.sample(fc.tuple(pathologicalNumber, field).map(([number, key]) => bodyWith(number, key)), { numRuns: 60, seed: 8 });
+    const bodies = fc.sample(
+      fc.tuple(pathologicalNumber, field).map(([number, key]) => bodyWith(number, key)),
+      { numRuns: 60, seed: 8 },
+    );
     const costs = await measure(bodies);
     for (const [index, cost] of costs.entries()) {
       const budget = CPU_MS_FIXED + (CPU_MS_PER_KB * cost.bytes) / 1024;

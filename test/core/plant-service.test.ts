@@ -35,8 +35,7 @@ beforeEach(() => {
 });
 afterEach(() => store.close());
 
-const create = (plant: { id: bigint | number; name: string; tag?: string }, principal = writer) =>
-  store.plants.create(principal, plant);
+const create = (plant: { id: bigint | number; name: string; tag?: string }, principal = writer) => store.plants.create(principal, plant);
 const all = async (principal: Principal, options = {}) => collectListing(await store.plants.list(principal, options));
 
 describe('create', () => {
@@ -157,7 +156,10 @@ describe('listAsJson', () => {
           const options = { limit, ...(after === undefined ? {} : { after }), ...(tags ? { tags } : {}) };
           const listing = await store.plants.list(reader, options);
           const page = await store.plants.listAsJson(reader, options);
-          expect(page).toEqual({ json: `[${listing.page!.map(plantToJson).join(',')}]`, ...(listing.nextAfter === undefined ? {} : { nextAfter: listing.nextAfter }) });
+          expect(page).toEqual({
+            json: `[${listing.page!.map(plantToJson).join(',')}]`,
+            ...(listing.nextAfter === undefined ? {} : { nextAfter: listing.nextAfter }),
+          });
         }
       }
     }
@@ -174,7 +176,13 @@ describe('listAsJson', () => {
   it('gives the listing as list does when storage cannot write JSON', async () => {
     const storage = memoryStorage();
     // The memory adapter's plants, minus the optional JSON listing.
-    const plants = { create: storage.plants.create.bind(storage.plants), get: storage.plants.get.bind(storage.plants), list: storage.plants.list.bind(storage.plants), idAtOffset: storage.plants.idAtOffset.bind(storage.plants), delete: storage.plants.delete.bind(storage.plants) };
+    const plants = {
+      create: storage.plants.create.bind(storage.plants),
+      get: storage.plants.get.bind(storage.plants),
+      list: storage.plants.list.bind(storage.plants),
+      idAtOffset: storage.plants.idAtOffset.bind(storage.plants),
+      delete: storage.plants.delete.bind(storage.plants),
+    };
     const memory = createPlantStore({ storage: { ...storage, plants } });
     try {
       await memory.plants.create(writer, { id: 1, name: 'a' });
@@ -190,7 +198,13 @@ describe('getAsJson', () => {
   it('gives the JSON of the plant get returns, from storage that writes it and from storage that cannot', async () => {
     const storage = memoryStorage();
     // The memory adapter's plants, minus the optional JSON read.
-    const bound = { create: storage.plants.create.bind(storage.plants), get: storage.plants.get.bind(storage.plants), list: storage.plants.list.bind(storage.plants), idAtOffset: storage.plants.idAtOffset.bind(storage.plants), delete: storage.plants.delete.bind(storage.plants) };
+    const bound = {
+      create: storage.plants.create.bind(storage.plants),
+      get: storage.plants.get.bind(storage.plants),
+      list: storage.plants.list.bind(storage.plants),
+      idAtOffset: storage.plants.idAtOffset.bind(storage.plants),
+      delete: storage.plants.delete.bind(storage.plants),
+    };
     const withoutJson = createPlantStore({ storage: { ...storage, plants: bound } });
     try {
       for (const target of [store, withoutJson]) {

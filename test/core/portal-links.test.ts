@@ -2,14 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import {
-  MAX_PORTAL_LINK_TTL_MS,
-  UnauthenticatedError,
-  ValidationError,
-  createPlantStore,
-  staticTokens,
-  type PlantStore,
-} from '@plant-store/core';
+import { MAX_PORTAL_LINK_TTL_MS, UnauthenticatedError, ValidationError, createPlantStore, staticTokens, type PlantStore } from '@plant-store/core';
 import type { Clock, Storage } from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { postgresStorage } from '@plant-store/storage-postgres';
@@ -119,7 +112,14 @@ describe.each(Object.keys(KINDS))('portal links (%s storage)', (kind) => {
     await store.allTenants.portalLinks.revoke(first.id);
     expect((await store.allTenants.portalLinks.list()).map((link) => link.id)).toEqual([second.id, first.id]);
     expect(await store.allTenants.portalLinks.list('acme')).toEqual([
-      { id: first.id, tenant: 'acme', scopes: ['webhooks:read', 'webhooks:write'], createdAt: first.expiresAt - HOUR, expiresAt: first.expiresAt, revokedAt: clock.now() },
+      {
+        id: first.id,
+        tenant: 'acme',
+        scopes: ['webhooks:read', 'webhooks:write'],
+        createdAt: first.expiresAt - HOUR,
+        expiresAt: first.expiresAt,
+        revokedAt: clock.now(),
+      },
     ]);
   });
 

@@ -37,7 +37,14 @@ describe('tracing without an OpenTelemetry SDK', () => {
       });
       expect(response.status).toBe(200);
       await vi.waitFor(() => expect(sent).toHaveLength(1));
-      expect(Object.keys(sent[0]!.headers).sort()).toEqual(['content-type', 'plant-store-event', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp']);
+      expect(Object.keys(sent[0]!.headers).sort()).toEqual([
+        'content-type',
+        'plant-store-event',
+        'user-agent',
+        'webhook-id',
+        'webhook-signature',
+        'webhook-timestamp',
+      ]);
       expect(activeWhileSending).toEqual([undefined]);
       const [delivery] = await store.allTenants.webhooks.list();
       expect(delivery).toBeDefined();

@@ -112,8 +112,16 @@ describe('store.webhooks.endpoints: scopes, validation, tenant isolation', () =>
       [e.create(acme, { url: 'ftp://x.example/' }), 'url', 'url must be an absolute http or https URL'],
       [e.create(acme, { url: 'http://127.0.0.1/h' }), 'url', 'url must not point to a private, loopback, link-local or multicast address'],
       [e.create(acme, { url: 'https://u:p@x.example/' }), 'url', 'url must not contain credentials'],
-      [e.create(acme, { url: URL_OK, eventTypes: [] }), 'eventTypes', 'eventTypes must be a non-empty array of plant.created, plant.deleted, webhook.endpoint.disabled, webhook.delivery.failed'],
-      [e.create(acme, { url: URL_OK, eventTypes: ['plant.updated'] }), 'eventTypes.0', 'eventTypes must be a non-empty array of plant.created, plant.deleted, webhook.endpoint.disabled, webhook.delivery.failed'],
+      [
+        e.create(acme, { url: URL_OK, eventTypes: [] }),
+        'eventTypes',
+        'eventTypes must be a non-empty array of plant.created, plant.deleted, webhook.endpoint.disabled, webhook.delivery.failed',
+      ],
+      [
+        e.create(acme, { url: URL_OK, eventTypes: ['plant.updated'] }),
+        'eventTypes.0',
+        'eventTypes must be a non-empty array of plant.created, plant.deleted, webhook.endpoint.disabled, webhook.delivery.failed',
+      ],
       [e.create(acme, { url: URL_OK, eventTypes: ['plant.created', 'plant.created'] }), 'eventTypes', 'eventTypes must not list a type twice'],
       [e.create(acme, { url: URL_OK, description: 'x'.repeat(513) }), 'description', 'description must be a string of at most 512 characters'],
       [e.create(acme, { url: URL_OK, secret: 'whsec_c2hvcnQ=' }), 'secret', 'secret must be "whsec_" followed by base64 of at least 24 random bytes'],
@@ -152,7 +160,7 @@ describe('store.webhooks.endpoints: scopes, validation, tenant isolation', () =>
     expect(enabled).not.toHaveProperty('rateLimit');
   });
 
-  it('answers another tenant\'s ids exactly like missing ones (NotFoundError), for endpoints and deliveries', async () => {
+  it("answers another tenant's ids exactly like missing ones (NotFoundError), for endpoints and deliveries", async () => {
     const s = store();
     const { endpoint } = await s.webhooks.endpoints.create(acme, { url: URL_OK });
     await s.plants.create(acme, { id: 1, name: 'Fern' });
@@ -175,7 +183,7 @@ describe('store.webhooks.endpoints: scopes, validation, tenant isolation', () =>
     expect((await s.webhooks.deliveries.list(globex)).deliveries).toEqual([]);
   });
 
-  it('shows tenants only deliveries to their endpoints; operator subscriptions stay the operator\'s', async () => {
+  it("shows tenants only deliveries to their endpoints; operator subscriptions stay the operator's", async () => {
     const s = store({ subscriptions: [{ url: 'https://operator.example/h', secret: newSecret() }] });
     const { endpoint } = await s.webhooks.endpoints.create(acme, { url: URL_OK });
     await s.plants.create(acme, { id: 1, name: 'Fern' });
@@ -244,7 +252,7 @@ describe('tenant endpoints: what gets delivered', () => {
     expect(() => new Webhook(oldSecret).verify(after.body, after.headers)).toThrow();
   });
 
-  it('throttles an endpoint to its rateLimit per second of the dispatcher\'s clock, and drops nothing', async () => {
+  it("throttles an endpoint to its rateLimit per second of the dispatcher's clock, and drops nothing", async () => {
     const { clock, advance } = movableClock();
     let frozenAt = clock.now();
     const frozen: Clock = { now: () => frozenAt };
@@ -288,7 +296,13 @@ describe('tenant endpoints: what gets delivered', () => {
     const second = (await s.webhooks.deliveries.list(acme)).deliveries.find((d) => d.payload.includes('Pending'))!;
     expect(second.status).toBe('failed');
     expect(second.attempts.at(-1)).toMatchObject({ durationMs: 0, error: 'endpoint disabled' });
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'webhook endpoint disabled: every attempt failed', fields: expect.objectContaining({ endpointId: endpoint.id, tenant: 'acme' }) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: 'webhook endpoint disabled: every attempt failed',
+        fields: expect.objectContaining({ endpointId: endpoint.id, tenant: 'acme' }),
+      }),
+    );
 
     // Disabled: nothing new is queued or attempted for it.
     const attempts = sent.length;
@@ -346,11 +360,15 @@ describe('operational events', () => {
   const URL_BAD = 'https://failing.example.com/plants';
   const URL_OPERATOR = 'https://ops.example.com/hooks';
   const failing = () =>
-    fakeTransport((request) => (request.url.startsWith(URL_BAD) ? { kind: 'retry', statusCode: 500, reason: 'receiver answered 500' } : { kind: 'delivered', statusCode: 204 }));
+    fakeTransport((request) =>
+      request.url.startsWith(URL_BAD) ? { kind: 'retry', statusCode: 500, reason: 'receiver answered 500' } : { kind: 'delivered', statusCode: 204 },
+    );
   const bodies = (sent: WebhookRequest[], type: string, url?: string) =>
-    sent.filter((r) => r.headers['plant-store-event'] === type && (url === undefined || r.url === url)).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    sent
+      .filter((r) => r.headers['plant-store-event'] === type && (url === undefined || r.url === url))
+      .map((r) => JSON.parse(r.body) as Record<string, unknown>);
 
-  it('webhook.delivery.failed goes to the tenant\'s other subscribed endpoints and to operator subscriptions listing it, never to the failing one, and never about itself', async () => {
+  it("webhook.delivery.failed goes to the tenant's other subscribed endpoints and to operator subscriptions listing it, never to the failing one, and never about itself", async () => {
     const { sent, transport } = failing();
     const subscriptions = [{ url: URL_OPERATOR, secret: newSecret(), eventTypes: ['webhook.delivery.failed' as const] }];
     const s = store({ transport, retrySchedule: [5], subscriptions });
@@ -362,11 +380,24 @@ describe('operational events', () => {
     await s.webhooks.endpoints.create(globex, { url: `${URL_OK}/globex`, eventTypes: ['webhook.delivery.failed'] });
     await s.plants.create(acme, { id: 1, name: 'Fern' });
     const [failed] = (await s.webhooks.deliveries.list(acme, { endpoint: bad.id })).deliveries;
-    await eventually(() => bodies(sent, 'webhook.delivery.failed', URL_OK).length === 1 && bodies(sent, 'webhook.delivery.failed', URL_OPERATOR).length === 1, 'the reports');
-    await eventually(async () => (await s.webhooks.deliveries.list(acme, { endpoint: bad2.id, status: 'failed' })).deliveries.length === 1, 'the report to the second failing endpoint failed');
+    await eventually(
+      () => bodies(sent, 'webhook.delivery.failed', URL_OK).length === 1 && bodies(sent, 'webhook.delivery.failed', URL_OPERATOR).length === 1,
+      'the reports',
+    );
+    await eventually(
+      async () => (await s.webhooks.deliveries.list(acme, { endpoint: bad2.id, status: 'failed' })).deliveries.length === 1,
+      'the report to the second failing endpoint failed',
+    );
     await settle();
 
-    const report = { deliveryId: failed!.id, endpointId: bad.id, eventType: 'plant.created', attempts: 2, lastError: 'receiver answered 500', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) };
+    const report = {
+      deliveryId: failed!.id,
+      endpointId: bad.id,
+      eventType: 'plant.created',
+      attempts: 2,
+      lastError: 'receiver answered 500',
+      at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+    };
     expect(bodies(sent, 'webhook.delivery.failed', URL_OK)).toEqual([report]);
     expect(bodies(sent, 'webhook.delivery.failed', URL_OPERATOR)).toEqual([{ tenant: 'acme', ...report }]);
     // Not to the failing endpoint itself, not to another tenant, and nothing about the failed report.
@@ -392,7 +423,7 @@ describe('operational events', () => {
     expect(bodies(sent, 'webhook.delivery.failed')).toEqual([]);
   });
 
-  it('webhook.endpoint.disabled goes to the tenant\'s other endpoints subscribed to it when one is disabled automatically', async () => {
+  it("webhook.endpoint.disabled goes to the tenant's other endpoints subscribed to it when one is disabled automatically", async () => {
     const { clock, advance } = movableClock();
     const { sent, transport } = failing();
     const subscriptions = [{ url: URL_OPERATOR, secret: newSecret(), tenant: 'acme', eventTypes: ['webhook.endpoint.disabled' as const] }];
@@ -403,7 +434,10 @@ describe('operational events', () => {
     await eventually(async () => (await s.webhooks.deliveries.list(acme, { status: 'failed' })).deliveries.length === 1, 'the first message exhausted');
     advance(3_600_000);
     await s.plants.create(acme, { id: 2, name: 'Pending' });
-    await eventually(() => bodies(sent, 'webhook.endpoint.disabled', URL_OK).length === 1 && bodies(sent, 'webhook.endpoint.disabled', URL_OPERATOR).length === 1, 'the notices');
+    await eventually(
+      () => bodies(sent, 'webhook.endpoint.disabled', URL_OK).length === 1 && bodies(sent, 'webhook.endpoint.disabled', URL_OPERATOR).length === 1,
+      'the notices',
+    );
     const { disabledReason } = await s.webhooks.endpoints.get(acme, bad.id);
     const notice = { endpointId: bad.id, reason: disabledReason, at: expect.stringMatching(/Z$/) };
     expect(bodies(sent, 'webhook.endpoint.disabled', URL_OK)).toEqual([notice]);
@@ -415,11 +449,19 @@ describe('operational events', () => {
 
   it('operational types are in the catalogue, subscribable, and refused on a subscription when unknown', async () => {
     const s = store();
-    expect(s.webhooks.endpoints.eventTypes(acme).map((e) => e.type)).toEqual(['plant.created', 'plant.deleted', 'webhook.endpoint.disabled', 'webhook.delivery.failed']);
+    expect(s.webhooks.endpoints.eventTypes(acme).map((e) => e.type)).toEqual([
+      'plant.created',
+      'plant.deleted',
+      'webhook.endpoint.disabled',
+      'webhook.delivery.failed',
+    ]);
     const { endpoint } = await s.webhooks.endpoints.create(acme, { url: URL_OK, eventTypes: ['webhook.endpoint.disabled'] });
     expect(endpoint.eventTypes).toEqual(['webhook.endpoint.disabled']);
-    expect(() => createPlantStore({ storage: memoryStorage(), webhooks: { subscriptions: [{ url: URL_OK, secret: newSecret(), eventTypes: ['plant.deleted' as never] }] } })).toThrow(
-      /eventTypes must be a non-empty array of plant.created, webhook.endpoint.disabled, webhook.delivery.failed/,
-    );
+    expect(() =>
+      createPlantStore({
+        storage: memoryStorage(),
+        webhooks: { subscriptions: [{ url: URL_OK, secret: newSecret(), eventTypes: ['plant.deleted' as never] }] },
+      }),
+    ).toThrow(/eventTypes must be a non-empty array of plant.created, webhook.endpoint.disabled, webhook.delivery.failed/);
   });
 });

@@ -1,13 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  ValidationError,
-  WEBHOOK_EVENT_CATALOGUE,
-  createPlantStore,
-  type PlantStore,
-} from '@plant-store/core';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError, WEBHOOK_EVENT_CATALOGUE, createPlantStore, type PlantStore } from '@plant-store/core';
 import type { Clock } from '@plant-store/core/adapter';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { acme, globex, only } from '../support/principals.js';
@@ -15,7 +7,6 @@ import { acme, globex, only } from '../support/principals.js';
 // The library side of the portal's operations (store.webhooks.endpoints.*):
 // scope first, then input, tenant isolation, and what each returns. Every
 // storage runs them over HTTP in test/http/portal-*.test.ts.
-
 
 describe('portal operations in the library', () => {
   const now = 1_800_000_000_000;
@@ -70,7 +61,11 @@ describe('portal operations in the library', () => {
     const id = await endpointOf(store);
     const none = { succeeded: 0, failed: 0, successRate: null };
     const hourly = Array.from({ length: 24 }, (_, index) => ({ start: now - (23 - index) * 3_600_000, succeeded: 0, failed: 0 }));
-    expect(await store.webhooks.endpoints.stats(only('webhooks:read'), id)).toEqual({ endpointId: id, windows: { '1h': none, '24h': none, '7d': none }, hourly });
+    expect(await store.webhooks.endpoints.stats(only('webhooks:read'), id)).toEqual({
+      endpointId: id,
+      windows: { '1h': none, '24h': none, '7d': none },
+      hourly,
+    });
     await expect(store.webhooks.endpoints.stats(only('plants:read'), id)).rejects.toBeInstanceOf(ForbiddenError);
     await expect(store.webhooks.endpoints.stats(globex, id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(store.webhooks.endpoints.stats(acme, 'not-an-id')).rejects.toBeInstanceOf(NotFoundError);

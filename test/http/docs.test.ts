@@ -14,9 +14,7 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 
 // The API reference page over plain HTTP: what it serves, with which headers,
 // and that nothing else can be reached through it. test/browser runs it.
-const swaggerUiFolder = dirname(
-  createRequire(join(import.meta.dirname, '../../packages/http-node/package.json')).resolve('swagger-ui-dist/package.json'),
-);
+const swaggerUiFolder = dirname(createRequire(join(import.meta.dirname, '../../packages/http-node/package.json')).resolve('swagger-ui-dist/package.json'));
 
 interface Got {
   readonly status: number;
@@ -57,7 +55,9 @@ describe('GET /docs', () => {
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.headers['x-request-id']).toMatch(/./);
     expect(page.headers['x-content-type-options']).toBe('nosniff');
-    const policy = String(page.headers['content-security-policy']).split(';').map((directive) => directive.trim());
+    const policy = String(page.headers['content-security-policy'])
+      .split(';')
+      .map((directive) => directive.trim());
     expect(policy).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'"]));
     expect(page.body.toString()).toContain('<div id="swagger-ui"></div>');
   });
@@ -139,7 +139,11 @@ describe('GET /docs', () => {
   });
 
   it('answers other methods with 405 and Allow', async () => {
-    for (const [method, path] of [['POST', '/docs'], ['DELETE', '/docs/swagger-ui.css'], ['PUT', '/docs/docs-init.js']] as const) {
+    for (const [method, path] of [
+      ['POST', '/docs'],
+      ['DELETE', '/docs/swagger-ui.css'],
+      ['PUT', '/docs/docs-init.js'],
+    ] as const) {
       const response = await fetch(server.url + path, { method });
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('GET, HEAD');

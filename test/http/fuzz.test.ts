@@ -44,14 +44,14 @@ const textLiteral = fc.oneof(
   fc.constantFrom('null', '1', '""', '[]', '{}', '"\\ud800"', '"\\u0000"'),
 );
 const asObject = (fields: Record<string, string>) =>
-  `{${Object.entries(fields).map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(',')}}`;
+  `{${Object.entries(fields)
+    .map(([key, value]) => `${JSON.stringify(key)}:${value}`)
+    .join(',')}}`;
 const fieldArbitraries = { id: idLiteral, name: textLiteral, tag: textLiteral, tags: textLiteral, ['__proto__']: textLiteral };
 /** Create bodies that are mostly plausible: right and wrong keys with right and wrong values. */
 const plausibleBody = fc.oneof(
   fc.record(fieldArbitraries, { requiredKeys: [] }).map(asObject),
-  fc
-    .record({ id: idLiteral, name: textLiteral, tag: textLiteral }, { requiredKeys: ['id', 'name'] })
-    .map(asObject),
+  fc.record({ id: idLiteral, name: textLiteral, tag: textLiteral }, { requiredKeys: ['id', 'name'] }).map(asObject),
   fc
     .record({ id: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String), name: textLiteral, tag: textLiteral }, { requiredKeys: ['id', 'name'] })
     .map(asObject),
@@ -127,9 +127,9 @@ describe.each(STORAGE_KINDS)('fuzzing the HTTP API (%s storage)', (kind) => {
       fc.integer({ min: -5, max: 2 ** 32 }).map(String),
       fc.constantFrom('', '%', '%zz', '+', '1.5', '-0', '00', '%E2%82', 'a%20b'),
     );
-    const query = fc.array(fc.tuple(name, value, fc.boolean()), { maxLength: 6 }).map((pairs) =>
-      pairs.map(([key, text, withEquals]) => (withEquals ? `${key}=${text}` : key)).join('&'),
-    );
+    const query = fc
+      .array(fc.tuple(name, value, fc.boolean()), { maxLength: 6 })
+      .map((pairs) => pairs.map(([key, text, withEquals]) => (withEquals ? `${key}=${text}` : key)).join('&'));
     await fc.assert(
       fc.asyncProperty(query, async (search) => {
         const response = expectWellFormed(await api(server.url, 'GET', `/plants?${search}`, { token: TOKENS.owner }));
@@ -168,9 +168,18 @@ describe.each(STORAGE_KINDS)('fuzzing the HTTP API (%s storage)', (kind) => {
 
   it('answers or closes on any raw bytes, without a 5xx', async () => {
     const requestLine = fc
-      .tuple(fc.constantFrom('GET', 'POST', 'DELETE', 'BREW', ''), fc.constantFrom('/plants', '/healthz', '*', ''), fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2', ''))
+      .tuple(
+        fc.constantFrom('GET', 'POST', 'DELETE', 'BREW', ''),
+        fc.constantFrom('/plants', '/healthz', '*', ''),
+        fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2', ''),
+      )
       .map(([method, target, version]) => `${method} ${target} ${version}\r\n`);
-    const headerLines = fc.array(printable(40).map((line) => `${line}\r\n`), { maxLength: 5 }).map((lines) => lines.join(''));
+    const headerLines = fc
+      .array(
+        printable(40).map((line) => `${line}\r\n`),
+        { maxLength: 5 },
+      )
+      .map((lines) => lines.join(''));
     const bytes = fc.oneof(
       fc.tuple(requestLine, headerLines, fc.string({ maxLength: 50 })).map(([line, headers, body]) => Buffer.from(`${line}${headers}\r\n${body}`)),
       fc.uint8Array({ maxLength: 300 }).map((array) => Buffer.from(array)),

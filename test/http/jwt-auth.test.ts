@@ -22,10 +22,7 @@ describe('JWT bearer tokens over HTTP', () => {
   const startServer = (options: Partial<JwtAuthenticatorOptions> = {}) =>
     startTestServer('memory', {
       wrapAuthenticator: (tokens) =>
-        firstAuthenticator(
-          tokens,
-          jwtAuthenticator({ jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: issuer.audience, ...options }),
-        ),
+        firstAuthenticator(tokens, jwtAuthenticator({ jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: issuer.audience, ...options })),
     });
 
   beforeAll(async () => {
@@ -124,7 +121,14 @@ describe('JWT bearer tokens when the JWKS is unavailable', () => {
       wrapAuthenticator: (tokens) =>
         firstAuthenticator(
           tokens,
-          jwtAuthenticator({ jwksUrl: issuer.jwksUrl, issuer: issuer.issuer, audience: issuer.audience, jwksTimeoutMs: 300, clock, ...(firstRetryMs === undefined ? {} : { jwksFirstRetryMs: firstRetryMs }) }),
+          jwtAuthenticator({
+            jwksUrl: issuer.jwksUrl,
+            issuer: issuer.issuer,
+            audience: issuer.audience,
+            jwksTimeoutMs: 300,
+            clock,
+            ...(firstRetryMs === undefined ? {} : { jwksFirstRetryMs: firstRetryMs }),
+          }),
         ),
     });
     return started.then((server) => ({ server, clock }));

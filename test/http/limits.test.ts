@@ -102,8 +102,7 @@ describe.each(STORAGE_KINDS)('body limits (%s storage)', (kind) => {
 
   it('keeps the connection after refusing a small body, closes it after leaving a large one unread', async () => {
     const conn = await openRaw(server.port);
-    const post = (length: number) =>
-      `POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    const post = (length: number) => `POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
     // Pipelined: a refused small upload, then a probe on the same connection.
     await conn.write(`${post(2)}{}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
     await vi.waitFor(() => expect(conn.received()).toContain('{"status":"ok"}'), { timeout: 10_000, interval: 5 });

@@ -97,9 +97,7 @@ describe.each(STORAGE_KINDS)('GET /metrics (%s)', (kind: StorageKind) => {
         close: () => storage.close(),
         outbox: new Proxy(storage.outbox, {
           get: (target, property) =>
-            property === 'pendingStats' && failBacklog
-              ? () => Promise.reject(new StorageError('storage is down (test)'))
-              : bound(target, property),
+            property === 'pendingStats' && failBacklog ? () => Promise.reject(new StorageError('storage is down (test)')) : bound(target, property),
         }),
       }),
     });
@@ -172,7 +170,17 @@ describe.each(STORAGE_KINDS)('GET /metrics (%s)', (kind: StorageKind) => {
     await rawStatus(server.port, 'GET', '/plants', { authorization: `Bearer ${TOKENS.otherTenant}` });
     const { text, exposition } = await scrape(server.url);
     for (const marker of markers) expect(text, marker).not.toContain(marker);
-    const routes = new Set(['/plants', '/plants/{id}', '/healthz', '/readyz', '/openapi.json', '/metrics', 'unmatched', '/webhooks/endpoints/{id}', '/webhooks/deliveries/{id}/resend']);
+    const routes = new Set([
+      '/plants',
+      '/plants/{id}',
+      '/healthz',
+      '/readyz',
+      '/openapi.json',
+      '/metrics',
+      'unmatched',
+      '/webhooks/endpoints/{id}',
+      '/webhooks/deliveries/{id}/resend',
+    ]);
     const allowed: Record<string, (value: string) => boolean> = {
       method: (value) => ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'OTHER'].includes(value),
       route: (value) => routes.has(value),
@@ -342,7 +350,7 @@ describe('metrics on and off', () => {
     expect(result.errors ?? []).toEqual([]);
   });
 
-  it('keeps two listeners in one process apart, and never touches prom-client\'s global registry', async () => {
+  it("keeps two listeners in one process apart, and never touches prom-client's global registry", async () => {
     const first = await serverWith({ metrics: true });
     const second = await serverWith({ metrics: true });
     for (let i = 0; i < 3; i++) await (await fetch(`${first.url}/healthz`)).arrayBuffer();

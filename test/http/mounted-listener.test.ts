@@ -40,7 +40,10 @@ describe('the request listener mounted under a base path', () => {
       expect(created.status).toBe(200);
     }
     const page = await fetch(`${url}/api/plants?limit=2`, { headers: auth });
-    expect(await page.json()).toEqual([{ id: 1, name: 'plant 1' }, { id: 2, name: 'plant 2' }]);
+    expect(await page.json()).toEqual([
+      { id: 1, name: 'plant 1' },
+      { id: 2, name: 'plant 2' },
+    ]);
     // The Link header carries the base path, so following it stays inside the API.
     expect(page.headers.get('link')).toBe('</api/plants?limit=2&after=2>; rel="next"');
     const next = await fetch(new URL('/api/plants?limit=2&after=2', url), { headers: auth });

@@ -153,26 +153,27 @@ describe('the OpenAPI document', () => {
   });
 
   const label = (scenario: Scenario) => (typeof scenario.path === 'string' ? scenario.path : scenario.path.toString().replace(/^\(\) => /, ''));
-  it.each(scenarios.map((scenario) => [`${scenario.method} ${label(scenario)}${scenario.fault && scenario.fault !== 'none' ? ` (${scenario.fault})` : ''}`, scenario] as const))(
-    '%s answers as documented',
-    async (_, scenario) => {
-      fault.current = scenario.fault ?? 'none';
-      try {
-        const path = typeof scenario.path === 'string' ? scenario.path : scenario.path();
-        const response = await api(server.url, scenario.method, path, scenario.request);
-        expect(response.status, response.text).toBe(scenario.status);
-        expect(problems(scenario.method, routeTemplate(path)!, response)).toEqual([]);
-        scenario.after?.(response);
-        if (response.status === 500) {
-          // A bug never leaks: generic message, detail in the log only.
-          expect(response.json).toEqual({ error: 500, message: 'internal server error' });
-          expect(server.logs.at(-2)?.fields?.error).toMatch(/TypeError: Cannot read properties/);
-        }
-      } finally {
-        fault.current = 'none';
+  it.each(
+    scenarios.map(
+      (scenario) => [`${scenario.method} ${label(scenario)}${scenario.fault && scenario.fault !== 'none' ? ` (${scenario.fault})` : ''}`, scenario] as const,
+    ),
+  )('%s answers as documented', async (_, scenario) => {
+    fault.current = scenario.fault ?? 'none';
+    try {
+      const path = typeof scenario.path === 'string' ? scenario.path : scenario.path();
+      const response = await api(server.url, scenario.method, path, scenario.request);
+      expect(response.status, response.text).toBe(scenario.status);
+      expect(problems(scenario.method, routeTemplate(path)!, response)).toEqual([]);
+      scenario.after?.(response);
+      if (response.status === 500) {
+        // A bug never leaks: generic message, detail in the log only.
+        expect(response.json).toEqual({ error: 500, message: 'internal server error' });
+        expect(server.logs.at(-2)?.fields?.error).toMatch(/TypeError: Cannot read properties/);
       }
-    },
-  );
+    } finally {
+      fault.current = 'none';
+    }
+  });
 
   it.each(ROUTES.filter(({ template }) => template in document.paths).map(({ template, allow }) => [template, allow] as const))(
     'PUT %s: 405 with Allow, in the error shape',
@@ -220,14 +221,17 @@ describe('the OpenAPI document with every optional part on', () => {
   });
   afterAll(() => server.close());
 
-  it('is clean under the recommended rules of Redocly\'s linter', async () => {
+  it("is clean under the recommended rules of Redocly's linter", async () => {
     const folder = mkdtempSync(join(tmpdir(), 'plant-store-lint-'));
     try {
       writeFileSync(join(folder, 'openapi.json'), JSON.stringify(served));
       const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
       // Telemetry and the update check off: the linter runs offline.
       const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
-      const { stdout } = await promisify(execFile)(process.execPath, [cli, 'lint', '--extends=recommended', '--format=json', 'openapi.json'], { cwd: folder, env });
+      const { stdout } = await promisify(execFile)(process.execPath, [cli, 'lint', '--extends=recommended', '--format=json', 'openapi.json'], {
+        cwd: folder,
+        env,
+      });
       const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
       expect(report.problems.map(({ ruleId, message }) => `${ruleId}: ${message}`)).toEqual([]);
       expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
@@ -238,7 +242,10 @@ describe('the OpenAPI document with every optional part on', () => {
 
   it('answers /docs and /metrics as documented, 304 and 431 included', async () => {
     const page = await fetch(`${server.url}/docs`);
-    const responses = [{ route: '/docs', response: page }, { route: '/docs', response: await fetch(`${server.url}/docs`, { headers: { 'if-none-match': page.headers.get('etag')! } }) }];
+    const responses = [
+      { route: '/docs', response: page },
+      { route: '/docs', response: await fetch(`${server.url}/docs`, { headers: { 'if-none-match': page.headers.get('etag')! } }) },
+    ];
     responses.push({ route: '/metrics', response: await fetch(`${server.url}/metrics`) });
     const oversized = { headers: { 'x-padding': 'x'.repeat(20_000) } };
     for (const route of ['/docs', '/metrics']) responses.push({ route, response: await fetch(server.url + route, oversized) });

@@ -119,7 +119,7 @@ describe.each(KINDS)('portal deliveries over HTTP (%s storage)', (kind) => {
     expect((await call('POST', `/webhooks/endpoints/${id}/stats`, owner())).status).toBe(405);
   });
 
-  it('POST /webhooks/endpoints/{id}/test: queues the type\'s example to that endpoint only, signed, marked test', async () => {
+  it("POST /webhooks/endpoints/{id}/test: queues the type's example to that endpoint only, signed, marked test", async () => {
     receiver.reply(() => ({ status: 204 }));
     const created = await call('POST', '/webhooks/endpoints', owner({ url: receiver.url('/test-target'), eventTypes: ['plant.created'] }));
     const { id, secret } = created.json as { id: string; secret: string };
@@ -144,7 +144,7 @@ describe.each(KINDS)('portal deliveries over HTTP (%s storage)', (kind) => {
     expect(real).not.toHaveProperty('test');
   });
 
-  it('test events: 400 naming eventType, 409 for a disabled endpoint, 404 for another tenant\'s, 403 for a read-only link', async () => {
+  it("test events: 400 naming eventType, 409 for a disabled endpoint, 404 for another tenant's, 403 for a read-only link", async () => {
     const id = await endpoint('/test-errors');
     const unknown = await call('POST', `/webhooks/endpoints/${id}/test`, owner({ eventType: 'plant.updated' }));
     expect(unknown.status).toBe(400);
@@ -182,10 +182,17 @@ describe.each(KINDS)('portal deliveries over HTTP (%s storage)', (kind) => {
     expect((await list(`until=${encodeURIComponent(sent[2]!.createdAt)}`)).ids).toEqual([d1, c0]);
     const page = await list(`eventType=plant.created&since=${sent[0]!.createdAt}&limit=2`);
     expect(page.ids).toEqual([c3, c2]);
-    expect(page.link).toBe(`</webhooks/deliveries?endpoint=${id}&eventType=plant.created&since=${encodeURIComponent(sent[0]!.createdAt)}&limit=2&after=${c2}>; rel="next"`);
+    expect(page.link).toBe(
+      `</webhooks/deliveries?endpoint=${id}&eventType=plant.created&since=${encodeURIComponent(sent[0]!.createdAt)}&limit=2&after=${c2}>; rel="next"`,
+    );
     const next = await call('GET', page.link!.slice(1, page.link!.indexOf('>')), owner());
     expect((next.json as DeliveryJson[]).map((delivery) => delivery.id)).toEqual([c0]);
-    for (const [query, name] of [['eventType=plant.moved', 'eventType'], ['since=yesterday', 'since'], ['until=2026-13-01T00:00:00Z', 'until'], ['since=a&since=b', 'since']]) {
+    for (const [query, name] of [
+      ['eventType=plant.moved', 'eventType'],
+      ['since=yesterday', 'since'],
+      ['until=2026-13-01T00:00:00Z', 'until'],
+      ['since=a&since=b', 'since'],
+    ]) {
       const bad = await call('GET', `/webhooks/deliveries?${query}`, owner());
       expect(bad.status).toBe(400);
       expect((bad.json as { message: string }).message).toContain(name);

@@ -70,13 +70,10 @@ describe.each(STORAGE_KINDS)('streamed listing of 100,000 plants (%s storage)', 
     // streams: each needs a few event-loop turns, the list ~200 batches.
     // Raw sockets keep client-side overhead out of the picture.
     const others = Promise.all([
-      rawRequest(server.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n').then((raw) =>
-        events.push(`healthz ${statusOf(raw)}`),
+      rawRequest(server.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n').then((raw) => events.push(`healthz ${statusOf(raw)}`)),
+      rawRequest(server.port, `GET /plants/${plant(123).id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.owner}\r\nConnection: close\r\n\r\n`).then(
+        (raw) => events.push(`get ${statusOf(raw)}`),
       ),
-      rawRequest(
-        server.port,
-        `GET /plants/${plant(123).id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.owner}\r\nConnection: close\r\n\r\n`,
-      ).then((raw) => events.push(`get ${statusOf(raw)}`)),
     ]);
     const response = await list;
     expect(response.status).toBe(200);
@@ -110,10 +107,7 @@ describe.each(STORAGE_KINDS)('streamed listing of 100,000 plants (%s storage)', 
       if (call !== firstCall + 3) return;
       others = Promise.all([
         rawRequest(server.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
-        rawRequest(
-          server.port,
-          `GET /plants/${plant(123).id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.owner}\r\nConnection: close\r\n\r\n`,
-        ),
+        rawRequest(server.port, `GET /plants/${plant(123).id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.owner}\r\nConnection: close\r\n\r\n`),
       ]);
     };
     const reader = `

@@ -126,7 +126,9 @@ describe.each(STORAGE_KINDS)('system routes and protocol details (%s storage)', 
     // Probes repeat every few seconds; the reason is logged once, not per probe.
     for (let probe = 0; probe < 3; probe++) expect((await api(server.url, 'GET', '/readyz')).status).toBe(503);
     const warnings = server.logs.filter((entry) => entry.message === 'storage is not ready');
-    expect(warnings).toEqual([{ level: 'warn', message: 'storage is not ready', fields: { requestId: expect.any(String), error: expect.stringMatching(/storage/) } }]);
+    expect(warnings).toEqual([
+      { level: 'warn', message: 'storage is not ready', fields: { requestId: expect.any(String), error: expect.stringMatching(/storage/) } },
+    ]);
     const health = await api(server.url, 'GET', '/healthz');
     expect(health.status).toBe(200);
     // Plant operations now fail as "storage unavailable" (503), without internals.

@@ -157,7 +157,7 @@ describe.each(STORAGE_KINDS)('deliveries to tenant endpoints (%s storage)', (kin
     await t.call('DELETE', `/webhooks/endpoints/${id}`, t.owner());
   });
 
-  it('keeps deliveries to another tenant\'s endpoints out of sight: 404 on get and resend, absent from lists', async () => {
+  it("keeps deliveries to another tenant's endpoints out of sight: 404 on get and resend, absent from lists", async () => {
     const mine = await t.endpoint({ url: receiver.url('/isolated') });
     await t.plant(99);
     const [request] = await receiver.waitFor(1, { path: '/isolated' });
@@ -175,64 +175,67 @@ describe.each(STORAGE_KINDS)('deliveries to tenant endpoints (%s storage)', (kin
 });
 
 // On PostgreSQL too: its headers column is jsonb, and its secret columns hold whsk_ keys as they hold whsec_ secrets.
-describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['postgres'] as const) : [])])('custom headers and Ed25519 signatures (%s storage)', (kind) => {
-  let receiver: WebhookReceiver;
-  let t: Awaited<ReturnType<typeof withServer>>;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    t = await withServer(kind, { deliver: true, allowPrivateDestinations: true, webhooks: { secretOverlapMs: 60 * 60_000 } });
-  });
-  afterAll(async () => {
-    await t.server.close();
-    await receiver.close();
-  });
+describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['postgres'] as const) : [])])(
+  'custom headers and Ed25519 signatures (%s storage)',
+  (kind) => {
+    let receiver: WebhookReceiver;
+    let t: Awaited<ReturnType<typeof withServer>>;
+    beforeAll(async () => {
+      receiver = await startReceiver();
+      t = await withServer(kind, { deliver: true, allowPrivateDestinations: true, webhooks: { secretOverlapMs: 60 * 60_000 } });
+    });
+    afterAll(async () => {
+      await t.server.close();
+      await receiver.close();
+    });
 
-  it("sends the endpoint's own headers on every attempt, the changed ones after a PATCH, and never logs their values", async () => {
-    const { id, secret } = await t.endpoint({ url: receiver.url('/headers'), headers: { Authorization: 'Bearer hdr-value-1', 'X-Team': 'garden' } });
-    await t.plant(61);
-    const [first] = await receiver.waitFor(1, { path: '/headers' });
-    expect(first!.headers).toMatchObject({ authorization: 'Bearer hdr-value-1', 'x-team': 'garden', 'plant-store-event': 'plant.created' });
-    expect(verifies(secret, first!)).toBe(true);
-    const messageId = first!.headers['webhook-id']!;
-    await eventually(async () => (await t.delivery(messageId)).status === 'delivered', 'delivered');
-    expect((await t.call('POST', `/webhooks/deliveries/${messageId}/resend`, t.owner())).status).toBe(202);
-    const [, again] = await receiver.waitFor(2, { path: '/headers' });
-    expect(again!.headers).toMatchObject({ 'webhook-id': messageId, authorization: 'Bearer hdr-value-1', 'x-team': 'garden' });
-    const patched = await t.call('PATCH', `/webhooks/endpoints/${id}`, t.owner({ headers: { 'X-Other': 'hdr-value-2' } }));
-    expect(patched.json).toMatchObject({ headers: { 'X-Other': 'hdr-value-2' } });
-    await t.plant(62);
-    const [, , third] = await receiver.waitFor(3, { path: '/headers' });
-    expect(third!.headers['x-other']).toBe('hdr-value-2');
-    expect(third!.headers).not.toHaveProperty('authorization');
-    expect(JSON.stringify(t.server.logs)).not.toMatch(/hdr-value/);
-    await t.call('DELETE', `/webhooks/endpoints/${id}`, t.owner());
-  });
+    it("sends the endpoint's own headers on every attempt, the changed ones after a PATCH, and never logs their values", async () => {
+      const { id, secret } = await t.endpoint({ url: receiver.url('/headers'), headers: { Authorization: 'Bearer hdr-value-1', 'X-Team': 'garden' } });
+      await t.plant(61);
+      const [first] = await receiver.waitFor(1, { path: '/headers' });
+      expect(first!.headers).toMatchObject({ authorization: 'Bearer hdr-value-1', 'x-team': 'garden', 'plant-store-event': 'plant.created' });
+      expect(verifies(secret, first!)).toBe(true);
+      const messageId = first!.headers['webhook-id']!;
+      await eventually(async () => (await t.delivery(messageId)).status === 'delivered', 'delivered');
+      expect((await t.call('POST', `/webhooks/deliveries/${messageId}/resend`, t.owner())).status).toBe(202);
+      const [, again] = await receiver.waitFor(2, { path: '/headers' });
+      expect(again!.headers).toMatchObject({ 'webhook-id': messageId, authorization: 'Bearer hdr-value-1', 'x-team': 'garden' });
+      const patched = await t.call('PATCH', `/webhooks/endpoints/${id}`, t.owner({ headers: { 'X-Other': 'hdr-value-2' } }));
+      expect(patched.json).toMatchObject({ headers: { 'X-Other': 'hdr-value-2' } });
+      await t.plant(62);
+      const [, , third] = await receiver.waitFor(3, { path: '/headers' });
+      expect(third!.headers['x-other']).toBe('hdr-value-2');
+      expect(third!.headers).not.toHaveProperty('authorization');
+      expect(JSON.stringify(t.server.logs)).not.toMatch(/hdr-value/);
+      await t.call('DELETE', `/webhooks/endpoints/${id}`, t.owner());
+    });
 
-  it('signs an ed25519 endpoint with v1a: verifyWebhook passes with the whpk_ key, and after a rotation with the old and the new key', async () => {
-    const created = await t.endpoint({ url: receiver.url('/ed25519'), signature: 'ed25519' });
-    expect(created.secret).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
-    expect((await t.call('GET', `/webhooks/endpoints/${created.id}/secret`, t.owner())).json).toEqual({ secret: created.secret });
-    await t.plant(71);
-    const [request] = await receiver.waitFor(1, { path: '/ed25519' });
-    expect(request!.headers['webhook-signature']).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
-    await expect(verifyWebhook(request!.body, request!.headers, created.secret)).resolves.toEqual({ id: 71n, name: 'Fern' });
-    // Nothing a receiver holds can sign: there is no HMAC signature to check with the public key's bytes.
-    expect(verifies(`whsec_${created.secret.slice('whpk_'.length)}`, request!)).toBe(false);
+    it('signs an ed25519 endpoint with v1a: verifyWebhook passes with the whpk_ key, and after a rotation with the old and the new key', async () => {
+      const created = await t.endpoint({ url: receiver.url('/ed25519'), signature: 'ed25519' });
+      expect(created.secret).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+      expect((await t.call('GET', `/webhooks/endpoints/${created.id}/secret`, t.owner())).json).toEqual({ secret: created.secret });
+      await t.plant(71);
+      const [request] = await receiver.waitFor(1, { path: '/ed25519' });
+      expect(request!.headers['webhook-signature']).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
+      await expect(verifyWebhook(request!.body, request!.headers, created.secret)).resolves.toEqual({ id: 71n, name: 'Fern' });
+      // Nothing a receiver holds can sign: there is no HMAC signature to check with the public key's bytes.
+      expect(verifies(`whsec_${created.secret.slice('whpk_'.length)}`, request!)).toBe(false);
 
-    expectError(await t.call('POST', `/webhooks/endpoints/${created.id}/rotate-secret`, t.owner({ secret: secretOf(6) })), 400, /^secret /);
-    const rotated = await t.call('POST', `/webhooks/endpoints/${created.id}/rotate-secret`, t.owner());
-    const fresh = (rotated.json as { secret: string }).secret;
-    expect(fresh).toMatch(/^whpk_/);
-    expect(fresh).not.toBe(created.secret);
-    await t.plant(72);
-    const [, after] = await receiver.waitFor(2, { path: '/ed25519' });
-    expect(after!.headers['webhook-signature']!.split(' ').map((signature) => signature.slice(0, 4))).toEqual(['v1a,', 'v1a,']);
-    await expect(verifyWebhook(after!.body, after!.headers, created.secret)).resolves.toEqual({ id: 72n, name: 'Fern' });
-    await expect(verifyWebhook(after!.body, after!.headers, fresh)).resolves.toEqual({ id: 72n, name: 'Fern' });
-    expect(JSON.stringify(t.server.logs)).not.toMatch(/whsk_/);
-    await t.call('DELETE', `/webhooks/endpoints/${created.id}`, t.owner());
-  });
-});
+      expectError(await t.call('POST', `/webhooks/endpoints/${created.id}/rotate-secret`, t.owner({ secret: secretOf(6) })), 400, /^secret /);
+      const rotated = await t.call('POST', `/webhooks/endpoints/${created.id}/rotate-secret`, t.owner());
+      const fresh = (rotated.json as { secret: string }).secret;
+      expect(fresh).toMatch(/^whpk_/);
+      expect(fresh).not.toBe(created.secret);
+      await t.plant(72);
+      const [, after] = await receiver.waitFor(2, { path: '/ed25519' });
+      expect(after!.headers['webhook-signature']!.split(' ').map((signature) => signature.slice(0, 4))).toEqual(['v1a,', 'v1a,']);
+      await expect(verifyWebhook(after!.body, after!.headers, created.secret)).resolves.toEqual({ id: 72n, name: 'Fern' });
+      await expect(verifyWebhook(after!.body, after!.headers, fresh)).resolves.toEqual({ id: 72n, name: 'Fern' });
+      expect(JSON.stringify(t.server.logs)).not.toMatch(/whsk_/);
+      await t.call('DELETE', `/webhooks/endpoints/${created.id}`, t.owner());
+    });
+  },
+);
 
 describe.each(STORAGE_KINDS)('failing receivers: recover and the end of the overlap (%s storage)', (kind) => {
   let receiver: WebhookReceiver;
@@ -417,7 +420,7 @@ describe('auto-disable (a compressed clock)', () => {
     const { id } = await t.endpoint({ url: receiver.url('/down') });
     let plant = 0;
     const deadline = Date.now() + 20_000;
-    while ((await t.call('GET', `/webhooks/endpoints/${id}`, t.owner()) as ApiResponse & { json: { status: string } }).json.status === 'enabled') {
+    while (((await t.call('GET', `/webhooks/endpoints/${id}`, t.owner())) as ApiResponse & { json: { status: string } }).json.status === 'enabled') {
       if (Date.now() > deadline) throw new Error('not disabled in time');
       await t.plant(++plant);
       await sleep(100);

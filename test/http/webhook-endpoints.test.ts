@@ -73,7 +73,14 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
 
   it('keeps every supplied field, in the documented order', async () => {
     const headers = { Authorization: 'Bearer x', 'X-Team': 'garden' };
-    const created = await create({ url: 'https://example.com/all', eventTypes: ['plant.deleted', 'plant.created'], description: 'all of it', secret: SECRET, rateLimit: 5, headers });
+    const created = await create({
+      url: 'https://example.com/all',
+      eventTypes: ['plant.deleted', 'plant.created'],
+      description: 'all of it',
+      secret: SECRET,
+      rateLimit: 5,
+      headers,
+    });
     expect(Object.keys(created)).toEqual(['id', 'url', 'eventTypes', 'description', 'rateLimit', 'headers', 'status', 'createdAt', 'updatedAt', 'secret']);
     expect(created).toMatchObject({ eventTypes: ['plant.deleted', 'plant.created'], description: 'all of it', rateLimit: 5, headers, secret: SECRET });
     expect((await call('GET', `/webhooks/endpoints/${created.id}`, owner())).json).toMatchObject({ headers });
@@ -92,7 +99,11 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     const empty = await call('PATCH', `/webhooks/endpoints/${id}`, owner({}));
     expect(empty.status).toBe(200);
     expect(empty.json).toMatchObject({ id, url: 'https://example.com/patch', description: 'before', status: 'enabled' });
-    const disabled = await call('PATCH', `/webhooks/endpoints/${id}`, owner({ status: 'disabled', url: 'https://example.com/moved', eventTypes: ['plant.deleted'], rateLimit: 3 }));
+    const disabled = await call(
+      'PATCH',
+      `/webhooks/endpoints/${id}`,
+      owner({ status: 'disabled', url: 'https://example.com/moved', eventTypes: ['plant.deleted'], rateLimit: 3 }),
+    );
     expect(disabled.status).toBe(200);
     expect(disabled.json).toMatchObject({
       id,
@@ -212,9 +223,25 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expectError(await post('{"url":"https://example.com/x","status":"disabled"}'), 400, /status/);
     const withHeaders = (headers: unknown) => post(JSON.stringify({ url: 'https://example.com/x', headers }));
     expectError(await withHeaders([]), 400, /^headers must be an object/);
-    expectError(await withHeaders(Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`x-h${index}`, 'v']))), 400, /^headers must be an object of at most 20/);
+    expectError(
+      await withHeaders(Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`x-h${index}`, 'v']))),
+      400,
+      /^headers must be an object of at most 20/,
+    );
     expectError(await withHeaders({ 'bad name': 'v' }), 400, /^headers\.bad name is not a header name/);
-    for (const name of ['Content-Type', 'content-length', 'Host', 'user-agent', 'Connection', 'transfer-encoding', 'traceparent', 'TraceState', 'Webhook-Signature', 'webhook-anything', 'plant-store-event']) {
+    for (const name of [
+      'Content-Type',
+      'content-length',
+      'Host',
+      'user-agent',
+      'Connection',
+      'transfer-encoding',
+      'traceparent',
+      'TraceState',
+      'Webhook-Signature',
+      'webhook-anything',
+      'plant-store-event',
+    ]) {
       expectError(await withHeaders({ [name]: 'v' }), 400, new RegExp(`^headers\\.${name} is set by the service`));
     }
     expectError(await withHeaders({ 'X-A': 'a', 'x-a': 'b' }), 400, /^headers\.x-a names a header twice/);
@@ -224,11 +251,19 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expectError(await withHeaders({ 'X-A': 1 }), 400, /^headers\.X-A must be/);
     expect((await withHeaders({ 'X-A': 'x'.repeat(1024) })).status).toBe(201);
     expectError(await post('{"url":"https://example.com/x","signature":"rsa"}'), 400, /^signature must be "hmac" or "ed25519"/);
-    expectError(await post(JSON.stringify({ url: 'https://example.com/x', signature: 'ed25519', secret: SECRET })), 400, /^secret cannot be given for an ed25519 endpoint/);
+    expectError(
+      await post(JSON.stringify({ url: 'https://example.com/x', signature: 'ed25519', secret: SECRET })),
+      400,
+      /^secret cannot be given for an ed25519 endpoint/,
+    );
     expectError(await post('{"url":'), 400, /not valid JSON/);
     // A key named twice, at any depth, whatever else the body holds (URLs often contain digits like "7.0").
     expectError(await post('{"url":"https://example.com/v7.0","url":"https://example.com/x"}'), 400, /^body is not valid JSON: duplicate key "url"$/);
-    expectError(await post('{"url":"https://example.com/x","eventTypes":["plant.created"],"rateLimit":{"perSecond":1,"perSecond":2}}'), 400, /^body is not valid JSON: duplicate key "perSecond"$/);
+    expectError(
+      await post('{"url":"https://example.com/x","eventTypes":["plant.created"],"rateLimit":{"perSecond":1,"perSecond":2}}'),
+      400,
+      /^body is not valid JSON: duplicate key "perSecond"$/,
+    );
     expect((await post('{"url":"https://example.com/v7.0","description":"release 2.0","eventTypes":["plant.created"]}')).status).toBe(201);
     expectError(await post('[]'), 400);
     expectError(await post('{"url":"https://example.com/x"}', { 'content-type': 'text/plain' }), 415);
@@ -238,7 +273,10 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ secret: SECRET })), 400, /secret/);
     expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ headers: { Host: 'evil' } })), 400, /^headers\.Host is set by the service/);
     expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ signature: 'ed25519' })), 400, /signature/);
-    expectError(await call('PATCH', `/webhooks/endpoints/${id}`, { token: TOKENS.owner, body: '{}', headers: { 'content-type': 'application/merge-patch+json' } }), 415);
+    expectError(
+      await call('PATCH', `/webhooks/endpoints/${id}`, { token: TOKENS.owner, body: '{}', headers: { 'content-type': 'application/merge-patch+json' } }),
+      415,
+    );
   });
 
   it.each(['127.1', '[::1]', '[::ffff:127.0.0.1]', '0x7f.1', '2130706433', '169.254.169.254', '10.0.0.1', '0.0.0.0', '[fd00::1]', '224.0.0.1'])(
@@ -264,7 +302,16 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
   });
 
   it('answers unknown paths 404 and other methods 405 with Allow, before authentication', async () => {
-    for (const path of ['/webhooks', '/webhooks/', '/webhooks/endpoints/', '/webhooks/endpoints/x/y', '/webhooks/endpoints/x/resend', '/webhooks/deliveries/x/secret', '/webhooks/deliveries//resend', '/webhooks/subscriptions']) {
+    for (const path of [
+      '/webhooks',
+      '/webhooks/',
+      '/webhooks/endpoints/',
+      '/webhooks/endpoints/x/y',
+      '/webhooks/endpoints/x/resend',
+      '/webhooks/deliveries/x/secret',
+      '/webhooks/deliveries//resend',
+      '/webhooks/subscriptions',
+    ]) {
       expectError(await call('GET', path), 404);
     }
     for (const [method, path, allow] of [
@@ -334,7 +381,7 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
       expect((await call('GET', `/webhooks/endpoints/${id}`, { token: TOKENS.webhookReader })).status).toBe(200);
     });
 
-    it('another tenant\'s endpoint is a 404 on every route, and is left unchanged', async () => {
+    it("another tenant's endpoint is a 404 on every route, and is left unchanged", async () => {
       const before = (await call('GET', `/webhooks/endpoints/${id}`, owner())).json;
       const secret = (await call('GET', `/webhooks/endpoints/${id}/secret`, owner())).json;
       for (const [method, path, , body] of routes()) {

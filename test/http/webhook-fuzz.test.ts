@@ -28,7 +28,15 @@ const secret = fc.oneof(
 );
 const url = fc.oneof(
   fc.webUrl({ withQueryParameters: true, withFragments: true }),
-  fc.constantFrom('http://127.1/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0x7f.1/', 'http://2130706433/', 'http://169.254.169.254/', 'http://10.0.0.1/'),
+  fc.constantFrom(
+    'http://127.1/',
+    'http://[::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://0x7f.1/',
+    'http://2130706433/',
+    'http://169.254.169.254/',
+    'http://10.0.0.1/',
+  ),
   fc.constantFrom('ftp://example.com/', 'https://u:p@example.com/', 'https://example.com/\u0000', '/relative', '', 'https://'),
   fc.string({ maxLength: 80 }),
 );
@@ -45,7 +53,11 @@ const fields = {
   secret,
   rateLimit: fc.oneof(fc.integer({ min: -2, max: 10_002 }), value),
   status: fc.oneof(fc.constantFrom('enabled', 'disabled', 'paused'), value),
-  since: fc.oneof(fc.date({ noInvalidDate: true }).map((date) => date.toISOString()), fc.string({ maxLength: 40 }), value),
+  since: fc.oneof(
+    fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+    fc.string({ maxLength: 40 }),
+    value,
+  ),
   extra: value,
 };
 /** Mostly valid endpoints, so the success path is reached too. */

@@ -8,7 +8,13 @@ import { describe, expect, it } from 'vitest';
 // silently otherwise.
 const root = join(import.meta.dirname, '..', '..');
 
-const pages = ['README.md', 'bench/README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const pages = [
+  'README.md',
+  'bench/README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
 function anchorOf(heading: string): string {

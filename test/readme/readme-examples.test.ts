@@ -13,7 +13,10 @@ import { reservePort, startReceiver } from '../support/webhook-receiver.js';
 const root = join(import.meta.dirname, '..', '..');
 
 const run = promisify(execFile);
-const hasCurl = await run('curl', ['--version']).then(() => true, () => false);
+const hasCurl = await run('curl', ['--version']).then(
+  () => true,
+  () => false,
+);
 
 /**
  * Every `## ` section of README.md and docs/ holding a block in a runnable
@@ -59,10 +62,13 @@ async function codeBlocks(file: (typeof EXAMPLES)[number]['file'], heading: stri
 
 /** The `$ command` lines of a console block and the output shown under each. */
 function consoleSteps(session: string): { command: string; output: string }[] {
-  return session.split(/^\$ /m).filter(Boolean).map((step) => {
-    const [command, ...output] = step.trimEnd().split('\n');
-    return { command: command!, output: output.join('\n') };
-  });
+  return session
+    .split(/^\$ /m)
+    .filter(Boolean)
+    .map((step) => {
+      const [command, ...output] = step.trimEnd().split('\n');
+      return { command: command!, output: output.join('\n') };
+    });
 }
 
 describe('library examples', () => {
@@ -82,12 +88,11 @@ describe('library examples', () => {
     try {
       const file = join(scratch, 'embedding.ts');
       await writeFile(file, example!);
-      const { stdout } = await run(
-        process.execPath,
-        ['--conditions=source', '--import', TSX, file],
-        { cwd, env: { ...process.env, NODE_OPTIONS: '' } },
-      );
-      const expected = (output ?? '').split('\n').filter((line) => line.startsWith('// ')).map((line) => line.slice(3));
+      const { stdout } = await run(process.execPath, ['--conditions=source', '--import', TSX, file], { cwd, env: { ...process.env, NODE_OPTIONS: '' } });
+      const expected = (output ?? '')
+        .split('\n')
+        .filter((line) => line.startsWith('// '))
+        .map((line) => line.slice(3));
       expect(stdout.trim().split('\n')).toEqual(expected);
     } finally {
       await rm(scratch, { recursive: true, force: true });
@@ -142,7 +147,9 @@ describe('webhook endpoints walk-through', () => {
       const address = new URL(service.url).host;
       const receiverAddress = `127.0.0.1:${receiver.port}`;
       // One shell for the whole session (EP and MSG carry over); a marker line before each step splits the output.
-      const script = steps.map(({ command }, index) => `echo '@@step ${index}'\n${command.replaceAll('127.0.0.1:8080', address).replaceAll('127.0.0.1:3000', receiverAddress)}`).join('\n');
+      const script = steps
+        .map(({ command }, index) => `echo '@@step ${index}'\n${command.replaceAll('127.0.0.1:8080', address).replaceAll('127.0.0.1:3000', receiverAddress)}`)
+        .join('\n');
       const { stdout } = await run('bash', ['-c', script], { env: { ...process.env, TOKEN: 's3cret' } });
       const outputs = stdout.split(/^@@step \d+\n/m).slice(1);
       expect(outputs).toHaveLength(steps.length);
@@ -220,7 +227,10 @@ describe('typed client and receivers', () => {
       const { stdout } = await withScratchFile(code, 'ts', (file) =>
         run(process.execPath, ['--conditions=source', '--import', TSX, file], { env: { ...process.env, NODE_OPTIONS: '' } }),
       );
-      const expected = output!.split('\n').filter((line) => line.startsWith('// ')).map((line) => line.slice(3));
+      const expected = output!
+        .split('\n')
+        .filter((line) => line.startsWith('// '))
+        .map((line) => line.slice(3));
       expect(stdout.trim().split('\n')).toEqual(expected);
     } finally {
       await service.stop();
@@ -232,45 +242,48 @@ describe('typed client and receivers', () => {
     { file: 'README.md', heading: 'Receiving webhooks', language: 'ts', kind: 'hmac', printed: 'new plant 9223372036854775807n webhook-id msg_readme\n' },
     { file: 'README.md', heading: 'Receiving webhooks', language: 'ts', kind: 'ed25519', printed: 'new plant 9223372036854775807n webhook-id msg_readme\n' },
     { file: 'docs/webhooks.md', heading: 'A receiver', language: 'js', kind: 'hmac', printed: 'new plant {"id":9223372036854775807,"name":"Fern"}\n' },
-  ] as const)('$file $heading ($kind): the receiver accepts a signed webhook and refuses a tampered one', async ({ file, heading, language, kind, printed }) => {
-    const [receiver] = await codeBlocks(file, heading, language);
-    const hmacSecret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    // What the receiver is given: the secret, or the public key alone (base64 of its raw 32 bytes).
-    const secret = kind === 'hmac' ? hmacSecret : `whpk_${Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('base64')}`;
-    const signature = (id: string, timestamp: Date, body: string) =>
-      kind === 'hmac'
-        ? new Webhook(hmacSecret).sign(id, timestamp, body)
-        : `v1a,${sign(null, Buffer.from(`${id}.${Math.floor(timestamp.getTime() / 1000)}.${body}`), privateKey).toString('base64')}`;
-    const port = await reservePort();
-    expect(receiver).toContain('.listen(3000)');
-    const code = receiver!.replace('.listen(3000)', `.listen(${port}, '127.0.0.1')`);
-    await withScratchFile(code, language, async (path) => {
-      const child = spawn(process.execPath, ['--conditions=source', '--import', TSX, path], {
-        env: { ...process.env, NODE_OPTIONS: '', PLANT_STORE_WEBHOOK_SECRET: secret },
-        stdio: ['ignore', 'pipe', 'inherit'],
+  ] as const)(
+    '$file $heading ($kind): the receiver accepts a signed webhook and refuses a tampered one',
+    async ({ file, heading, language, kind, printed }) => {
+      const [receiver] = await codeBlocks(file, heading, language);
+      const hmacSecret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      // What the receiver is given: the secret, or the public key alone (base64 of its raw 32 bytes).
+      const secret = kind === 'hmac' ? hmacSecret : `whpk_${Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('base64')}`;
+      const signature = (id: string, timestamp: Date, body: string) =>
+        kind === 'hmac'
+          ? new Webhook(hmacSecret).sign(id, timestamp, body)
+          : `v1a,${sign(null, Buffer.from(`${id}.${Math.floor(timestamp.getTime() / 1000)}.${body}`), privateKey).toString('base64')}`;
+      const port = await reservePort();
+      expect(receiver).toContain('.listen(3000)');
+      const code = receiver!.replace('.listen(3000)', `.listen(${port}, '127.0.0.1')`);
+      await withScratchFile(code, language, async (path) => {
+        const child = spawn(process.execPath, ['--conditions=source', '--import', TSX, path], {
+          env: { ...process.env, NODE_OPTIONS: '', PLANT_STORE_WEBHOOK_SECRET: secret },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let stdout = '';
+        child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        try {
+          const body = '{"id":9223372036854775807,"name":"Fern"}';
+          const timestamp = new Date();
+          const headers = {
+            'webhook-id': 'msg_readme',
+            'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+            'webhook-signature': signature('msg_readme', timestamp, body),
+          };
+          const post = (text: string) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers, body: text }).then((response) => response.status);
+          // The receiver is up once a request gets through at all.
+          const status = await vi.waitFor(() => post(body), { timeout: 20_000, interval: 50 });
+          expect(status).toBe(204);
+          expect(await post(body.replace('Fern', 'Fern!'))).toBe(400);
+          expect(stdout).toBe(printed);
+        } finally {
+          child.kill();
+        }
       });
-      let stdout = '';
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      try {
-        const body = '{"id":9223372036854775807,"name":"Fern"}';
-        const timestamp = new Date();
-        const headers = {
-          'webhook-id': 'msg_readme',
-          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-          'webhook-signature': signature('msg_readme', timestamp, body),
-        };
-        const post = (text: string) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers, body: text }).then((response) => response.status);
-        // The receiver is up once a request gets through at all.
-        const status = await vi.waitFor(() => post(body), { timeout: 20_000, interval: 50 });
-        expect(status).toBe(204);
-        expect(await post(body.replace('Fern', 'Fern!'))).toBe(400);
-        expect(stdout).toBe(printed);
-      } finally {
-        child.kill();
-      }
-    });
-  });
+    },
+  );
 });
 
 describe('documented examples', () => {
@@ -283,7 +296,13 @@ describe('documented examples', () => {
       }
     }
     const tested = EXAMPLES.map(({ file, heading, language }) => `${file} "${heading}" ${language}`);
-    expect(found.filter((example) => !tested.includes(example)), 'examples no test runs: add them to EXAMPLES and run them').toEqual([]);
-    expect(tested.filter((example) => !found.includes(example)), 'EXAMPLES names sections that hold no such block').toEqual([]);
+    expect(
+      found.filter((example) => !tested.includes(example)),
+      'examples no test runs: add them to EXAMPLES and run them',
+    ).toEqual([]);
+    expect(
+      tested.filter((example) => !found.includes(example)),
+      'EXAMPLES names sections that hold no such block',
+    ).toEqual([]);
   });
 });

@@ -64,18 +64,22 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       expect(await c!.plants.list('t', { limit: 10 })).toEqual([{ id: 1n, name: 'from a' }]);
     });
 
-    it('migrates a schema whose operator built the endpoint_due index beforehand, with the changelog\'s CONCURRENTLY command', async () => {
+    it("migrates a schema whose operator built the endpoint_due index beforehand, with the changelog's CONCURRENTLY command", async () => {
       const name = fresh();
       const indexOf = () =>
         withClient(async (client) => {
-          const { rows } = await client.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'webhook_deliveries_endpoint_due'`, [name]);
+          const { rows } = await client.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'webhook_deliveries_endpoint_due'`, [
+            name,
+          ]);
           return rows.map((row: { indexdef: string }) => row.indexdef);
         });
       await (await postgresStorage(options())).close();
       const built = await indexOf();
       expect(built).toHaveLength(1);
       // The operator's upgrade path: the schema as it was before that migration, and the index built without blocking writes.
-      const command = /`(CREATE INDEX CONCURRENTLY webhook_deliveries_endpoint_due ON <schema>\.[^`]+)`/.exec(readFileSync(join(import.meta.dirname, '..', '..', 'CHANGELOG.md'), 'utf8'))?.[1];
+      const command = /`(CREATE INDEX CONCURRENTLY webhook_deliveries_endpoint_due ON <schema>\.[^`]+)`/.exec(
+        readFileSync(join(import.meta.dirname, '..', '..', 'CHANGELOG.md'), 'utf8'),
+      )?.[1];
       expect(command).toBeDefined();
       await withClient(async (client) => {
         await client.query(`DROP INDEX ${pg.escapeIdentifier(name)}.webhook_deliveries_endpoint_due`);
@@ -85,7 +89,9 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       });
       await open();
       expect(await indexOf()).toEqual(built);
-      const applied = await withClient(async (client) => (await client.query(`SELECT name FROM ${pg.escapeIdentifier(name)}.kysely_migration WHERE name = '007-endpoint-due'`)).rowCount);
+      const applied = await withClient(
+        async (client) => (await client.query(`SELECT name FROM ${pg.escapeIdentifier(name)}.kysely_migration WHERE name = '007-endpoint-due'`)).rowCount,
+      );
       expect(applied).toBe(1);
     });
 
@@ -157,7 +163,15 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
     it('keeps one rate budget per endpoint for every storage on the schema: at most rateLimit admitted per aligned second', async () => {
       fresh();
       const [a, b] = [await open(), await open()];
-      const endpoint = { id: 'ep_rated', tenant: 't', url: 'https://receiver.example/', eventTypes: ['plant.created' as const], rateLimit: 3, secret: 'whsec_x', createdAt: T0 };
+      const endpoint = {
+        id: 'ep_rated',
+        tenant: 't',
+        url: 'https://receiver.example/',
+        eventTypes: ['plant.created' as const],
+        rateLimit: 3,
+        secret: 'whsec_x',
+        createdAt: T0,
+      };
       await a.endpoints.create(endpoint, 50);
       const take = (storage: Storage, now: number) => storage.outbox.takeRateBudget!('ep_rated', 3, now);
       const second = T0 + 5_000;
@@ -173,7 +187,11 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       // A deleted endpoint has no budget (its row goes with it) and admits nothing.
       expect(await a.endpoints.delete('t', 'ep_rated', T0)).toBe(true);
       expect(await take(a, second + 3_000)).toMatchObject({ admitted: false });
-      expect(await withClient(async (client) => (await client.query(`SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.webhook_rate_budgets`)).rows[0].n)).toBe(0);
+      expect(
+        await withClient(
+          async (client) => (await client.query(`SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.webhook_rate_budgets`)).rows[0].n,
+        ),
+      ).toBe(0);
     });
 
     it('wakes watchers on another storage when a create queues deliveries (NOTIFY in the create)', async () => {
@@ -199,7 +217,11 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
       storage.outbox.watch!(probe);
       const sender = createPlantStore({
         storage,
-        webhooks: { subscriptions, pollIntervalMs: 3_600_000, transport: { send: async (request) => (sent.push(request), { kind: 'delivered' as const, statusCode: 204 }) } },
+        webhooks: {
+          subscriptions,
+          pollIntervalMs: 3_600_000,
+          transport: { send: async (request) => (sent.push(request), { kind: 'delivered' as const, statusCode: 204 }) },
+        },
       });
       const writer = createPlantStore({ storage: await postgresStorage(options()), webhooks: { subscriptions } });
       try {
@@ -360,7 +382,11 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
         const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
         const subscriptions = [{ url: 'https://receiver.example/hooks', secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` }];
         const transport = { send: async () => ({ kind: 'delivered' as const, statusCode: 204 }) };
-        const store = createPlantStore({ storage: { ...storage, outbox }, logger, webhooks: { subscriptions, transport, retentionMs: 1, pruneIntervalMs: 20 } });
+        const store = createPlantStore({
+          storage: { ...storage, outbox },
+          logger,
+          webhooks: { subscriptions, transport, retentionMs: 1, pruneIntervalMs: 20 },
+        });
         try {
           const gardener: Principal = { subject: 's', tenant: 't', scopes: ['plants:write'] };
           const before = await vacuumCounts(name);
@@ -368,10 +394,10 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
           await vi.waitFor(() => expect(warnings.filter((warning) => warning.includes('reclaiming'))).toHaveLength(1), { timeout: 10_000 });
           await store.plants.create(gardener, { id: 2, name: 'Ivy' });
           await vi.waitFor(() => expect(reclaims).toBe(2), { timeout: 10_000 });
-          await vi.waitFor(
-            async () => expect((await vacuumCounts(name)).map((row) => row.main)).toEqual(before.map((row) => row.main + 1)),
-            { timeout: 10_000, interval: 100 },
-          );
+          await vi.waitFor(async () => expect((await vacuumCounts(name)).map((row) => row.main)).toEqual(before.map((row) => row.main + 1)), {
+            timeout: 10_000,
+            interval: 100,
+          });
           expect(warnings).toEqual([expect.stringContaining('reclaiming the space of pruned webhook deliveries failed')]);
         } finally {
           await store.close();

@@ -104,14 +104,17 @@ describe('sqlite storage whose files change under it', () => {
     const path = freshPath();
     const storage = await open(path);
     await storage.plants.create('t', { id: 1n, name: 'acknowledged before' }, [delivery('d1')]);
-    await storage.endpoints.create({
-      id: 'ep_1',
-      tenant: 't',
-      url: 'http://127.0.0.1:1/hook',
-      eventTypes: ['plant.created'],
-      secret: 'whsec_x',
-      createdAt: 1,
-    }, 50);
+    await storage.endpoints.create(
+      {
+        id: 'ep_1',
+        tenant: 't',
+        url: 'http://127.0.0.1:1/hook',
+        eventTypes: ['plant.created'],
+        secret: 'whsec_x',
+        createdAt: 1,
+      },
+      50,
+    );
     rmSync(`${path}-wal`);
 
     // No readiness probe first: the very next write is refused.
@@ -202,9 +205,7 @@ describe('sqlite storage on a read-only database', () => {
     readOnly.push(locked);
 
     const error = await failure(sqliteStorage({ path }));
-    expect(error.message).toMatch(
-      new RegExp(`^sqlite storage could not open ${path}: the database is read-only: ${path} is not writable \\((EPERM|EACCES): `),
-    );
+    expect(error.message).toMatch(new RegExp(`^sqlite storage could not open ${path}: the database is read-only: ${path} is not writable \\((EPERM|EACCES): `));
     expect(error.cause).toMatchObject({ code: expect.stringMatching(/^SQLITE_READONLY/) });
   });
 

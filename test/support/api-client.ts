@@ -71,9 +71,7 @@ export function undocumentedObservations(): Observation[] {
   const document = openapiDocument('test');
   return [...observations.values()].filter(({ method, route, status }) => {
     if (status === 405) return false;
-    const operation = document.paths[route]?.[method === 'HEAD' ? 'get' : method.toLowerCase()] as
-      | { responses: Record<string, unknown> }
-      | undefined;
+    const operation = document.paths[route]?.[method === 'HEAD' ? 'get' : method.toLowerCase()] as { responses: Record<string, unknown> } | undefined;
     return operation?.responses[String(status)] === undefined && !(REFUSED.has(status) && operation?.responses['4XX'] !== undefined);
   });
 }

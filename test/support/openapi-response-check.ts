@@ -28,7 +28,11 @@ export function openapiResponseChecker(document: Json) {
   // The document is added whole, so that its `#/components/…` references resolve; its top-level members are not schema keywords.
   ajv.addVocabulary(Object.keys(document));
   ajv.addSchema(document, DOCUMENT);
-  const at = (pointer: string): unknown => pointer.split('/').slice(1).reduce<unknown>((node, key) => (node as Json | undefined)?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], document);
+  const at = (pointer: string): unknown =>
+    pointer
+      .split('/')
+      .slice(1)
+      .reduce<unknown>((node, key) => (node as Json | undefined)?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], document);
   /** The object at `pointer` and its pointer, following one `$ref`. */
   const resolve = (pointer: string): [Json, string] => {
     const node = at(pointer) as Json;

@@ -69,12 +69,15 @@ export const webhookScenarios: Scenario[] = [
   { method: 'POST', path: '/webhooks/endpoints', request: json({ url: 'https://example.com/x' }), fault: 'bug', status: 500 },
   { method: 'POST', path: '/webhooks/endpoints', request: json({ url: 'https://example.com/x' }), fault: 'storage', status: 503 },
   // Tenant b fills its cap of endpoints (the default); one more is a 422.
-  ...Array.from({ length: DEFAULT_MAX_ENDPOINTS_PER_TENANT + 1 }, (_, index): Scenario => ({
-    method: 'POST',
-    path: '/webhooks/endpoints',
-    request: { token: TOKENS.otherTenant, body: JSON.stringify({ url: `https://example.com/cap/${index}` }) },
-    status: index < DEFAULT_MAX_ENDPOINTS_PER_TENANT ? 201 : 422,
-  })),
+  ...Array.from(
+    { length: DEFAULT_MAX_ENDPOINTS_PER_TENANT + 1 },
+    (_, index): Scenario => ({
+      method: 'POST',
+      path: '/webhooks/endpoints',
+      request: { token: TOKENS.otherTenant, body: JSON.stringify({ url: `https://example.com/cap/${index}` }) },
+      status: index < DEFAULT_MAX_ENDPOINTS_PER_TENANT ? 201 : 422,
+    }),
+  ),
 
   { method: 'GET', path: '/webhooks/endpoints', request: owner, status: 200 },
   { method: 'GET', path: '/webhooks/endpoints?limit=x', request: owner, status: 400 },

@@ -57,7 +57,10 @@ export function parseExposition(text: string): Exposition {
     const [, name, labelText, valueText] = match;
     if (!VALUE.test(valueText!)) throw fail('bad value');
     const labels = parseLabels(labelText ?? '', fail);
-    const series = `${name}{${Object.entries(labels).sort().map(([k, v]) => `${k}=${v}`).join(',')}}`;
+    const series = `${name}{${Object.entries(labels)
+      .sort()
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',')}}`;
     if (seenSeries.has(series)) throw fail('repeated series');
     seenSeries.add(series);
     sampled.add(familyOf(name!, types));
@@ -117,9 +120,7 @@ function checkHistograms(samples: readonly Sample[], types: ReadonlyMap<string, 
 
 /** The value of the one sample named `name` whose labels include `labels`; `undefined` when there is none. */
 export function valueOf(exposition: Exposition, name: string, labels: Record<string, string> = {}): number | undefined {
-  const matching = exposition.samples.filter(
-    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
-  );
+  const matching = exposition.samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
   if (matching.length > 1) throw new Error(`${name} ${JSON.stringify(labels)} matches ${matching.length} samples`);
   return matching[0]?.value;
 }

@@ -144,11 +144,19 @@ export async function startReceiver(port = 0): Promise<WebhookReceiver> {
     async waitFor(count, options = {}) {
       const matching = () => (options.path === undefined ? received : received.filter((request) => request.path === options.path));
       const timeoutMs = options.timeoutMs ?? 10_000;
-      await until(() => matching().length >= count, timeoutMs, () => `receiver got ${matching().length} of ${count} webhooks in time`);
+      await until(
+        () => matching().length >= count,
+        timeoutMs,
+        () => `receiver got ${matching().length} of ${count} webhooks in time`,
+      );
       return matching();
     },
     waitForMessages(count, { timeoutMs = 10_000 } = {}) {
-      return until(() => messages.size >= count, timeoutMs, () => `only ${messages.size} of ${count} webhook deliveries arrived within ${timeoutMs} ms`);
+      return until(
+        () => messages.size >= count,
+        timeoutMs,
+        () => `only ${messages.size} of ${count} webhook deliveries arrived within ${timeoutMs} ms`,
+      );
     },
   };
 }

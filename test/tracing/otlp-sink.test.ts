@@ -23,11 +23,23 @@ const kind = Uint8Array.from([6 << 3, 2]); // Span.kind = SERVER (a varint field
 
 /** A span with ids, a name, a kind and a long attribute (a length of two bytes). */
 const span = (name: string) =>
-  field(2, field(1, Buffer.alloc(16, 1)), field(2, Buffer.alloc(8, 2)), field(5, text(name)), kind, field(9, field(1, text('long')), field(2, field(1, text('x'.repeat(300))))));
+  field(
+    2,
+    field(1, Buffer.alloc(16, 1)),
+    field(2, Buffer.alloc(8, 2)),
+    field(5, text(name)),
+    kind,
+    field(9, field(1, text('long')), field(2, field(1, text('x'.repeat(300))))),
+  );
 
 // Two resources; the first with two scopes (two spans, then one), the second with one span.
 const request = Buffer.concat([
-  field(1, field(1, field(1, field(1, text('service.name')), field(2, field(1, text('one'))))), field(2, field(1, field(1, text('scope-a'))), span('a'), span('b')), field(2, span('c'))),
+  field(
+    1,
+    field(1, field(1, field(1, text('service.name')), field(2, field(1, text('one'))))),
+    field(2, field(1, field(1, text('scope-a'))), span('a'), span('b')),
+    field(2, span('c')),
+  ),
   field(1, field(2, field(1, field(1, text('scope-b'))), span('d'))),
 ]);
 

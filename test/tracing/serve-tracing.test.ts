@@ -38,7 +38,11 @@ async function startReceiver(status: () => number) {
     req.resume();
     req.on('end', () => {
       const answer = status();
-      received.push({ webhookId: String(req.headers['webhook-id']), traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined, status: answer });
+      received.push({
+        webhookId: String(req.headers['webhook-id']),
+        traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
+        status: answer,
+      });
       res.writeHead(answer).end();
     });
   });
@@ -181,7 +185,12 @@ describe('tracing with OpenTelemetry (serve, OTLP/HTTP)', () => {
     expect(attempt.links).toEqual([{ traceId: CLIENT_TRACE, spanId: write.spanId }]);
     expect(attempt.attributes).not.toHaveProperty('http.request.resend_count');
     // The dispatcher the write woke works outside the request's trace: its claims and records are not the request's children.
-    expect(sink.spans.filter((span) => span.traceId === CLIENT_TRACE).map((span) => span.name).sort()).toEqual(['POST /plants', 'create plants']);
+    expect(
+      sink.spans
+        .filter((span) => span.traceId === CLIENT_TRACE)
+        .map((span) => span.name)
+        .sort(),
+    ).toEqual(['POST /plants', 'create plants']);
     // The read: its route template, never its id or query.
     expect(sink.spans.find((span) => span.kind === SERVER_KIND && span.name === 'GET /plants/{id}')).toMatchObject({
       attributes: { 'http.route': '/plants/{id}', 'http.response.status_code': 200 },
@@ -189,7 +198,10 @@ describe('tracing with OpenTelemetry (serve, OTLP/HTTP)', () => {
     // A large page: its last id first, then the rows, streamed.
     expect(storageSpansUnder(sink.spans, LIST_TRACE, 'GET /plants')).toEqual(['idAtOffset plants', 'list plants']);
     expect(storageSpansUnder(sink.spans, ENDPOINT_TRACE, 'POST /webhooks/endpoints')).toEqual(['create webhook_endpoints']);
-    expect(storageSpansUnder(sink.spans, STATS_TRACE, 'GET /webhooks/endpoints/{id}/stats')).toEqual(['endpointAttemptStats webhook_deliveries', 'get webhook_endpoints']);
+    expect(storageSpansUnder(sink.spans, STATS_TRACE, 'GET /webhooks/endpoints/{id}/stats')).toEqual([
+      'endpointAttemptStats webhook_deliveries',
+      'get webhook_endpoints',
+    ]);
     expectNothingPrivate(sink.spans, receiver.url);
     // Sent as protobuf, OTLP's default encoding, when no protocol is set.
     expect([...sink.encodings]).toEqual(['protobuf']);

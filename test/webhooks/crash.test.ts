@@ -56,14 +56,22 @@ describe('crash safety of the webhook outbox', () => {
     const receiverPort = await reservePort(); // noted, and nothing listens there yet
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const args = [
-      '--port', '0',
-      '--storage', 'sqlite',
-      '--db', join(dir, 'plant-store.db'),
-      '--tokens', 't=acme',
-      '--webhooks', JSON.stringify([{ url: `http://127.0.0.1:${receiverPort}/hook`, secret }]),
-      '--webhook-retry', '50ms,100ms,200ms,400ms,800ms,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s',
-      '--webhook-timeout', '1s',
-      '--log-level', 'error',
+      '--port',
+      '0',
+      '--storage',
+      'sqlite',
+      '--db',
+      join(dir, 'plant-store.db'),
+      '--tokens',
+      't=acme',
+      '--webhooks',
+      JSON.stringify([{ url: `http://127.0.0.1:${receiverPort}/hook`, secret }]),
+      '--webhook-retry',
+      '50ms,100ms,200ms,400ms,800ms,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s',
+      '--webhook-timeout',
+      '1s',
+      '--log-level',
+      'error',
     ];
 
     // 1. Load, then SIGKILL while requests are still in flight.

@@ -78,14 +78,20 @@ function fairnessSuite(start: Start): void {
     return { hanging, fast };
   }
 
-  it('one tenant with every endpoint it may have hanging, 10,000 deliveries queued: another tenant still gets its webhooks promptly', { timeout: 90_000 }, async () => {
+  it('one tenant with every endpoint it may have hanging, 10,000 deliveries queued: another tenant still gets its webhooks promptly', {
+    timeout: 90_000,
+  }, async () => {
     const { hanging, fast } = await receiversFor();
     const deployment = await start();
     try {
       const [first] = deployment.bases;
       await createEndpoint(first!, 'victim', fast.url('/victim'));
       for (let n = 0; n < MAX_ENDPOINTS; n++) await createEndpoint(first!, 'hog', hanging.url(`/hog/${n}`));
-      await createPlants(first!, 'hog', Array.from({ length: 10_000 / MAX_ENDPOINTS }, (_, i) => i + 1));
+      await createPlants(
+        first!,
+        'hog',
+        Array.from({ length: 10_000 / MAX_ENDPOINTS }, (_, i) => i + 1),
+      );
       // The hog's attempts fill every slot they may have before the victim starts.
       await hanging.waitFor(32);
       const latencies = await victimLatencies(deployment.bases, fast, 15);
@@ -109,7 +115,11 @@ function fairnessSuite(start: Start): void {
       await createEndpoint(first!, 'victim', fast.url('/victim'));
       for (const tenant of HANGING_TENANTS) {
         await createEndpoint(first!, tenant, hanging.url(`/${tenant}`));
-        await createPlants(first!, tenant, Array.from({ length: 100 }, (_, i) => i + 1));
+        await createPlants(
+          first!,
+          tenant,
+          Array.from({ length: 100 }, (_, i) => i + 1),
+        );
       }
       await hanging.waitFor(HANGING_TENANTS.length * 8);
       const latencies = await victimLatencies(deployment.bases, fast, 15);

@@ -42,7 +42,11 @@ describe.each(storages)('operational events on %s', (_, open) => {
     receiver.reply((request) => (request.path === '/bad' ? { status: 500 } : { status: 204 }));
     const operator = { url: receiver.url('/operator'), secret: receiver.secret, eventTypes: ['webhook.endpoint.disabled', 'webhook.delivery.failed'] as const };
     // Disabled as soon as a message is out of retries (every attempt failed for at least 1 ms by then).
-    service = await startService(await open(), { allowPrivateDestinations: true, subscriptions: [{ ...operator, eventTypes: [...operator.eventTypes] }], disableAfterMs: 1 });
+    service = await startService(await open(), {
+      allowPrivateDestinations: true,
+      subscriptions: [{ ...operator, eventTypes: [...operator.eventTypes] }],
+      disableAfterMs: 1,
+    });
     const operational = ['webhook.endpoint.disabled', 'webhook.delivery.failed'];
     const bad = await endpoint(service.base, { url: receiver.url('/bad'), eventTypes: ['plant.created', ...operational] });
     const watcher = await endpoint(service.base, { url: receiver.url('/watch'), eventTypes: operational });
@@ -54,7 +58,8 @@ describe.each(storages)('operational events on %s', (_, open) => {
       const request = receiver!.at(path).find((r) => r.headers['plant-store-event'] === type)!;
       return { request, body: JSON.parse(request.body) as Record<string, unknown> };
     };
-    const failedDelivery = (await service.store.webhooks.deliveries.list({ tenant: 'a', subject: 't', scopes: ['webhooks:read'] }, { endpoint: bad.id })).deliveries[0]!;
+    const failedDelivery = (await service.store.webhooks.deliveries.list({ tenant: 'a', subject: 't', scopes: ['webhooks:read'] }, { endpoint: bad.id }))
+      .deliveries[0]!;
     const failed = bodyOf('/watch', 'webhook.delivery.failed');
     expect(failed.body).toEqual({
       deliveryId: failedDelivery.id,
@@ -65,7 +70,11 @@ describe.each(storages)('operational events on %s', (_, open) => {
       at: new Date(failedDelivery.attempts.at(-1)!.at + failedDelivery.attempts.at(-1)!.durationMs).toISOString(),
     });
     const disabled = bodyOf('/watch', 'webhook.endpoint.disabled');
-    expect(disabled.body).toEqual({ endpointId: bad.id, reason: expect.stringMatching(/^every attempt failed for 1ms or more/), at: expect.stringMatching(/Z$/) });
+    expect(disabled.body).toEqual({
+      endpointId: bad.id,
+      reason: expect.stringMatching(/^every attempt failed for 1ms or more/),
+      at: expect.stringMatching(/Z$/),
+    });
     // Signed like any delivery, with the watcher's own secret.
     const verified = await verifyWebhook(disabled.request.body, disabled.request.headers, watcher.secret);
     expect(verified).toMatchObject({ endpointId: bad.id, at: new Date(disabled.body.at as string) });

@@ -26,12 +26,17 @@ describe('SIGTERM while a webhook attempt is in flight', () => {
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const db = join(dir, 'plant-store.db');
     const args = [
-      '--port', '0',
-      '--db', db,
-      '--tokens', 't=acme',
-      '--webhooks', JSON.stringify([{ url: receiver.url(), secret }]),
+      '--port',
+      '0',
+      '--db',
+      db,
+      '--tokens',
+      't=acme',
+      '--webhooks',
+      JSON.stringify([{ url: receiver.url(), secret }]),
       // An attempt may take 10 minutes: its lease (timeout + 10 s) would hold the delivery that long.
-      '--webhook-timeout', '10m',
+      '--webhook-timeout',
+      '10m',
     ];
     const env = { NODE_ENV: 'test' };
 

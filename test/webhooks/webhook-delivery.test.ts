@@ -56,11 +56,7 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     expect(await api.create('{"id":2e1,"name":"Twenty"}')).toBe(200);
     const got = await hooks.waitFor(3);
     expect(got.map((request) => request.body).sort()).toEqual(
-      [
-        '{"id":-9223372036854775808,"name":"Small ü 🌿","tag":"tiny"}',
-        '{"id":20,"name":"Twenty"}',
-        '{"id":9223372036854775807,"name":"Big Fern"}',
-      ].sort(),
+      ['{"id":-9223372036854775808,"name":"Small ü 🌿","tag":"tiny"}', '{"id":20,"name":"Twenty"}', '{"id":9223372036854775807,"name":"Big Fern"}'].sort(),
     );
     for (const request of got) {
       expect(request.method).toBe('POST');
@@ -72,9 +68,17 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
       expect(request.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
       expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
       expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
-      expect(Object.keys(request.headers).sort()).toEqual(
-        ['connection', 'content-length', 'content-type', 'host', 'plant-store-event', 'user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp'],
-      );
+      expect(Object.keys(request.headers).sort()).toEqual([
+        'connection',
+        'content-length',
+        'content-type',
+        'host',
+        'plant-store-event',
+        'user-agent',
+        'webhook-id',
+        'webhook-signature',
+        'webhook-timestamp',
+      ]);
       expect(() => verify(secret, request)).not.toThrow();
       expect(() => verify(newSecret(), request)).toThrow();
     }
@@ -189,7 +193,12 @@ describe.each<StorageKind>(['memory', 'sqlite'])('New Plant webhook (%s storage)
     expect(await api.create('{"id":1,"name":"Acme plant"}', TOKENS.owner)).toBe(200); // replay: same plant, no new webhook
     await hooks.waitFor(3);
     await sleep(150);
-    expect(hooks.at('/all').map((request) => request.body).sort()).toEqual(['{"id":1,"name":"Acme plant"}', '{"id":2,"name":"Globex plant"}']);
+    expect(
+      hooks
+        .at('/all')
+        .map((request) => request.body)
+        .sort(),
+    ).toEqual(['{"id":1,"name":"Acme plant"}', '{"id":2,"name":"Globex plant"}']);
     expect(hooks.at('/acme').map((request) => request.body)).toEqual(['{"id":1,"name":"Acme plant"}']);
     for (const request of hooks.at('/all')) expect(() => verify(everyone.secret, request)).not.toThrow();
     for (const request of hooks.at('/acme')) expect(() => verify(acmeOnly.secret, request)).not.toThrow();
@@ -252,9 +261,7 @@ describe('New Plant webhook with two services on one SQLite file', () => {
       services.push(one);
       const two = await startService(await openStorage('sqlite', path), { subscriptions, pollIntervalMs: 20 });
       services.push(two);
-      const statuses = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? one : two).create(`{"id":${i + 1},"name":"P${i + 1}"}`)),
-      );
+      const statuses = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? one : two).create(`{"id":${i + 1},"name":"P${i + 1}"}`)));
       expect(statuses.every((status) => status === 200)).toBe(true);
       await eventually(async () => (await one.store.allTenants.webhooks.list({ status: 'delivered', limit: 1000 })).length === 100, 'all delivered');
       await sleep(100);

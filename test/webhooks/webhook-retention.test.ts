@@ -94,7 +94,10 @@ describe.each(kinds)('webhook retention ($name storage)', ({ open, skip }) => {
     const metrics = await metricsListener(api.store);
     expect(await api.create('{"id":1,"name":"kept"}')).toBe(200);
     await eventually(async () => (await api.store.allTenants.webhooks.list())[0]?.status === 'delivered', 'delivered');
-    await expect(api.store.allTenants.webhooks.prune()).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('retention is off') });
+    await expect(api.store.allTenants.webhooks.prune()).rejects.toMatchObject({
+      name: 'ValidationError',
+      message: expect.stringContaining('retention is off'),
+    });
     expect(await api.store.allTenants.webhooks.prune({ olderThan: 3_600_000 })).toBe(0);
     expect(await api.store.allTenants.webhooks.list({ status: 'delivered' })).toHaveLength(1);
     // The operator's prune with a cutoff in the past of everything deletes it, and is counted too.

@@ -66,7 +66,13 @@ describe('plant-store webhooks (in process)', () => {
     expect(failed.status).toBe(0);
     const deliveries = JSON.parse(failed.stdout) as Delivery[];
     expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]).toMatchObject({ tenant: 'acme', id: failedId, status: 'failed', endpointId: subscriptionId(subscriptions[1]!.url), payload: { id: 1, name: 'Fern' } });
+    expect(deliveries[0]).toMatchObject({
+      tenant: 'acme',
+      id: failedId,
+      status: 'failed',
+      endpointId: subscriptionId(subscriptions[1]!.url),
+      payload: { id: 1, name: 'Fern' },
+    });
     expect(deliveries[0]!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(deliveries[0]!.attempts).toEqual([expect.objectContaining({ statusCode: 410, at: expect.stringMatching(/Z$/) })]);
 

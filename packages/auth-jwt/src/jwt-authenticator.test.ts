@@ -132,11 +132,21 @@ describe('jwtAuthenticator: what it refuses (resolves undefined)', () => {
 
   it('never rejects for garbage, however shaped', async () => {
     const { auth } = localAuth([rsa, ec]);
-    const segment = fc.oneof(fc.base64String(), fc.string(), fc.json().map((json) => Buffer.from(json).toString('base64url')));
+    const segment = fc.oneof(
+      fc.base64String(),
+      fc.string(),
+      fc.json().map((json) => Buffer.from(json).toString('base64url')),
+    );
     const header = fc
-      .record({ alg: fc.oneof(fc.constantFrom('RS256', 'ES256', 'EdDSA', 'none', 'HS256'), fc.anything()), kid: fc.oneof(fc.constant(rsa.kid), fc.anything()) }, { requiredKeys: [] })
+      .record(
+        { alg: fc.oneof(fc.constantFrom('RS256', 'ES256', 'EdDSA', 'none', 'HS256'), fc.anything()), kid: fc.oneof(fc.constant(rsa.kid), fc.anything()) },
+        { requiredKeys: [] },
+      )
       .map((value) => Buffer.from(JSON.stringify(value) ?? 'null').toString('base64url'));
-    const token = fc.oneof(fc.string(), fc.tuple(fc.oneof(header, segment), segment, segment).map((parts) => parts.join('.')));
+    const token = fc.oneof(
+      fc.string(),
+      fc.tuple(fc.oneof(header, segment), segment, segment).map((parts) => parts.join('.')),
+    );
     await fc.assert(
       fc.asyncProperty(token, async (candidate) => {
         expect(await auth.authenticate(candidate)).toBeUndefined();
@@ -294,7 +304,11 @@ describe('jwtAuthenticator: configuration errors', () => {
     ['a missing file', { ...base, jwksFile: '/nonexistent/jwks.json' }, /^jwksFile: cannot read \/nonexistent\/jwks.json: no such file$/],
     ['a file that is not JSON', { ...base, jwksFile: file('bad.json', '{keys') }, /^jwksFile: .*bad.json: not valid JSON/],
     ['a file without keys', { ...base, jwksFile: file('array.json', '[]') }, /^jwksFile: .*array.json: a JWKS must be a JSON object/],
-    ['private key material', { ...base, jwks: { keys: [{ kty: 'EC', d: 'secret', x: 'x', y: 'y', crv: 'P-256' }] } }, /^jwks: keys\[0\]: private or symmetric key/],
+    [
+      'private key material',
+      { ...base, jwks: { keys: [{ kty: 'EC', d: 'secret', x: 'x', y: 'y', crv: 'P-256' }] } },
+      /^jwks: keys\[0\]: private or symmetric key/,
+    ],
     ['a symmetric key', { ...base, jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] } }, /keys\[0\]: private or symmetric/],
     ['no usable key', { ...base, jwks: { keys: [] } }, /^jwks: the JWKS has no RSA, EC or OKP key/],
     ['an empty issuer', { ...base, issuer: '', jwks: { keys: [] } }, /^issuer: must be a non-empty string/],

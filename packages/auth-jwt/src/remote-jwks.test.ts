@@ -71,9 +71,7 @@ describe('remote JWKS: at most one fetch per cooldown before the first successfu
       const before = issuer.jwksRequests;
 
       // 100 at once, valid and forged alike: they share the one fetch.
-      const concurrent = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => outcome(auth.authenticate(i % 2 === 0 ? valid : forged(`made-up-${i}`)))),
-      );
+      const concurrent = await Promise.all(Array.from({ length: 100 }, (_, i) => outcome(auth.authenticate(i % 2 === 0 ? valid : forged(`made-up-${i}`)))));
       for (const result of concurrent) {
         expect(result).toBeInstanceOf(JwksUnavailableError);
         expect((result as JwksUnavailableError).message).toMatch(reason);

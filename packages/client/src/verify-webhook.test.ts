@@ -136,7 +136,11 @@ describe('verifyWebhook agrees with the standardwebhooks package', () => {
     it('verifies with the whpk_ public key, also when the current and the previous key both sign', async () => {
       const current = keyPair();
       const previous = keyPair();
-      const headers = { 'webhook-id': 'msg_a', 'webhook-timestamp': String(nowSeconds), 'webhook-signature': `${signV1a(current.privateKey, 'msg_a', body)} ${signV1a(previous.privateKey, 'msg_a', body)}` };
+      const headers = {
+        'webhook-id': 'msg_a',
+        'webhook-timestamp': String(nowSeconds),
+        'webhook-signature': `${signV1a(current.privateKey, 'msg_a', body)} ${signV1a(previous.privateKey, 'msg_a', body)}`,
+      };
       expect(await verifyWebhook(body, headers, current.publicKey)).toEqual({ id: 42n, name: 'Fern' });
       expect(await verifyWebhook(body, headers, previous.publicKey)).toEqual({ id: 42n, name: 'Fern' });
     });
@@ -147,7 +151,9 @@ describe('verifyWebhook agrees with the standardwebhooks package', () => {
       await expect(verifyWebhook(body, headers, keyPair().publicKey)).rejects.toThrow(/no matching signature/);
       await expect(verifyWebhook(body.replace('42', '43'), headers, publicKey)).rejects.toThrow(/no matching signature/);
       const hmacSecret = secretOf(new Uint8Array(32).fill(3));
-      await expect(verifyWebhook(body, { ...headers, 'webhook-signature': sign(hmacSecret, 'msg_b', nowSeconds, body) }, publicKey)).rejects.toThrow(/no matching signature/);
+      await expect(verifyWebhook(body, { ...headers, 'webhook-signature': sign(hmacSecret, 'msg_b', nowSeconds, body) }, publicKey)).rejects.toThrow(
+        /no matching signature/,
+      );
       // A v1a signature does not pass for an HMAC secret either.
       await expect(verifyWebhook(body, headers, hmacSecret)).rejects.toThrow(/no matching signature/);
       await expect(verifyWebhook(body, headers, 'whpk_AAAA')).rejects.toThrow(TypeError);

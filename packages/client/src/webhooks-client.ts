@@ -117,10 +117,8 @@ function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
     update: (id, changes, options) => transport.sendForJson('PATCH', url(id), endpointFromJson, { ...options, body: changes }),
     delete: (id, options) => sendAndDiscard(transport, 'DELETE', url(id), options),
     getSecret: (id, options) => transport.sendForJson('GET', url(id, '/secret'), secretFromJson, options),
-    rotateSecret: (id, body = {}, options) =>
-      transport.sendForJson('POST', url(id, '/rotate-secret'), secretFromJson, { ...options, body }),
-    recover: (id, since, options) =>
-      transport.sendForJson('POST', url(id, '/recover'), requeuedFromJson, { ...options, body: { since: timeParam(since) } }),
+    rotateSecret: (id, body = {}, options) => transport.sendForJson('POST', url(id, '/rotate-secret'), secretFromJson, { ...options, body }),
+    recover: (id, since, options) => transport.sendForJson('POST', url(id, '/recover'), requeuedFromJson, { ...options, body: { since: timeParam(since) } }),
     stats: (id, options) => transport.sendForJson('GET', url(id, '/stats'), endpointStatsFromJson, options),
     sendTest: (id, eventType, options) => transport.sendForJson('POST', url(id, '/test'), deliveryFromJson, { ...options, body: { eventType } }),
   };

@@ -46,7 +46,4 @@ const page = template.replace('%STYLE%', `portal/${style.name}`).replace('%SCRIP
 
 await rm(outdir, { recursive: true, force: true });
 await mkdir(outdir, { recursive: true });
-await Promise.all([
-  ...outputs.map((file) => writeFile(join(outdir, file.name), file.contents)),
-  writeFile(join(outdir, 'index.html'), page),
-]);
+await Promise.all([...outputs.map((file) => writeFile(join(outdir, file.name), file.contents)), writeFile(join(outdir, 'index.html'), page)]);

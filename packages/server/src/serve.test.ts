@@ -76,7 +76,10 @@ describe('serve (in-process)', () => {
     handles.push(handle);
     const token = /development token for tenant "default": (\S+)\n$/.exec(stderr.text())?.[1];
     expect(token).toBeDefined();
-    expect(await handle.store.authenticate(token)).toMatchObject({ tenant: 'default', scopes: ['plants:read', 'plants:write', 'webhooks:read', 'webhooks:write'] });
+    expect(await handle.store.authenticate(token)).toMatchObject({
+      tenant: 'default',
+      scopes: ['plants:read', 'plants:write', 'webhooks:read', 'webhooks:write'],
+    });
   });
 
   it('refuses to start without tokens in production', async () => {

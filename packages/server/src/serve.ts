@@ -1,14 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  ALL_SCOPES,
-  ConfigurationError,
-  createPlantStore,
-  firstAuthenticator,
-  type PlantStore,
-  type PlantStoreWebhookOptions,
-} from '@plant-store/core';
+import { ALL_SCOPES, ConfigurationError, createPlantStore, firstAuthenticator, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
 import type { Authenticator, Logger } from '@plant-store/core/adapter';
 import type { ServeConfig } from './config/load-config.js';
 import { replaceableTokens } from './config/replaceable-tokens.js';
@@ -97,7 +90,8 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   const traced = tracingRequested(process.env);
   const logger = serviceLogger(config, stdout, traced);
   const ignored = tracingVariablesNotRead(env, process.env);
-  if (ignored.length > 0) logger.warn(`tracing: OTEL_* variables are read from the process environment; ignoring ${ignored.join(', ')} of the environment given to serve`);
+  if (ignored.length > 0)
+    logger.warn(`tracing: OTEL_* variables are read from the process environment; ignoring ${ignored.join(', ')} of the environment given to serve`);
   for (const caveat of tracingCaveats(process.env)) logger.warn(`tracing: ${caveat}`);
   // First: the store's dispatcher may make an attempt as soon as it exists, and that attempt is traced too.
   const tracing = traced ? await (await import('./tracing/start-tracing.js')).startTracing(version, logger) : undefined;
@@ -239,13 +233,7 @@ async function listen(server: Server, config: ServeConfig): Promise<string> {
   return formatUrl(server.address() as AddressInfo);
 }
 
-async function shutdown(
-  server: Server,
-  store: PlantStore,
-  logger: Logger,
-  graceMs: number,
-  tracing: Tracing | undefined,
-): Promise<void> {
+async function shutdown(server: Server, store: PlantStore, logger: Logger, graceMs: number, tracing: Tracing | undefined): Promise<void> {
   logger.info('shutting down', { graceMs });
   const drained = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
   // close() stops accepting and drops idle keep-alive connections; a busy one
@@ -279,10 +267,7 @@ async function createAuthenticator(config: ServeConfig, statics: Authenticator, 
 }
 
 /** Configured tokens, or, when neither tokens nor JWT are configured and outside production, one fresh development token for tenant `default`. */
-function resolveTokens(
-  config: ServeConfig,
-  env: NodeJS.ProcessEnv,
-): { tokens: ServeConfig['tokens']; developmentToken?: string } {
+function resolveTokens(config: ServeConfig, env: NodeJS.ProcessEnv): { tokens: ServeConfig['tokens']; developmentToken?: string } {
   if (config.tokens.length > 0 || config.jwt !== undefined) return { tokens: config.tokens };
   if (env['NODE_ENV'] === 'production') {
     throw new ConfigurationError(

@@ -99,6 +99,8 @@ export class MemoryPlantRepository implements PlantRepository {
     if (!event) return [];
     const { eventType, payload, createdAt, traceparent } = event;
     const traced = traceparent === undefined ? {} : { traceparent };
-    return this.#endpoints.matching(tenant, eventType).map((endpointId) => ({ id: newMessageId(), tenant, endpointId, eventType, payload, createdAt, ...traced }));
+    return this.#endpoints
+      .matching(tenant, eventType)
+      .map((endpointId) => ({ id: newMessageId(), tenant, endpointId, eventType, payload, createdAt, ...traced }));
   }
 }

@@ -5,10 +5,7 @@ import { SortedPlants } from './sorted-plants.js';
 const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
 // Small ids collide often (exercising duplicates and removals); extremes check signed order.
 const id = fc.oneof(fc.bigInt({ min: -20n, max: 20n }), int64);
-const operation = fc.oneof(
-  fc.record({ insert: id }),
-  fc.record({ remove: id }),
-);
+const operation = fc.oneof(fc.record({ insert: id }), fc.record({ remove: id }));
 
 describe('SortedPlants', () => {
   it('behaves like a sorted set of ids under any sequence of inserts and removals', () => {

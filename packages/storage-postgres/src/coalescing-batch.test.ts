@@ -51,11 +51,7 @@ describe('CoalescingBatch', () => {
 
   it('never puts two calls with the same key in one batch, and keeps the order of the rest', async () => {
     const { batch, runs, release } = heldBatch();
-    const results = Promise.all([
-      batch.submit({ id: 'x', value: 1 }),
-      batch.submit({ id: 'x', value: 2 }),
-      batch.submit({ id: 'y', value: 3 }),
-    ]);
+    const results = Promise.all([batch.submit({ id: 'x', value: 1 }), batch.submit({ id: 'x', value: 2 }), batch.submit({ id: 'y', value: 3 })]);
     await release(0);
     await release(1);
     expect(await results).toEqual([10, 20, 30]);

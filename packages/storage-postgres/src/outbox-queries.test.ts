@@ -45,7 +45,8 @@ describe.skipIf(!postgresAvailable)('outbox SQL with one endpoint holding most p
         .filter((step) => SCANS.test(step['Node Type']))
         .reduce(
           (sum, step) =>
-            sum + ((step['Actual Rows'] ?? 0) + (step['Rows Removed by Filter'] ?? 0) + (step['Rows Removed by Index Recheck'] ?? 0)) * (step['Actual Loops'] ?? 1),
+            sum +
+            ((step['Actual Rows'] ?? 0) + (step['Rows Removed by Filter'] ?? 0) + (step['Rows Removed by Index Recheck'] ?? 0)) * (step['Actual Loops'] ?? 1),
           0,
         ),
     );

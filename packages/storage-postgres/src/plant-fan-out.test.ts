@@ -42,7 +42,14 @@ describe.skipIf(!postgresAvailable)('postgres plant write fan-out', () => {
 
   it('writes the plant and the deliveries of every subscribed endpoint in one statement, not one per endpoint', async () => {
     for (const id of ['ep_a', 'ep_b', 'ep_c']) {
-      const endpoint = { id, tenant: 'acme', url: `https://${id}.example/hook`, eventTypes: ['plant.created' as const], secret: 'whsec_c2VjcmV0', createdAt: T0 };
+      const endpoint = {
+        id,
+        tenant: 'acme',
+        url: `https://${id}.example/hook`,
+        eventTypes: ['plant.created' as const],
+        secret: 'whsec_c2VjcmV0',
+        createdAt: T0,
+      };
       await storage!.endpoints.create(endpoint, 50);
     }
     const plants = new PostgresPlantRepository(runner!, tablesIn(schema), schema);

@@ -15,7 +15,14 @@ describe.skipIf(!postgresAvailable)('plant listing SQL on a large table', () => 
   });
 
   const plan = (text: string, parameters: unknown[]) =>
-    withClient((client) => explainedPlan(client, 'FORMAT JSON', text, parameters.map((p) => (typeof p === 'bigint' ? String(p) : p))));
+    withClient((client) =>
+      explainedPlan(
+        client,
+        'FORMAT JSON',
+        text,
+        parameters.map((p) => (typeof p === 'bigint' ? String(p) : p)),
+      ),
+    );
 
   it('reads a page in order from the primary key (tenant, id): no scan of the table, no sort', async () => {
     const steps = await plan(listPlantsSql(tables), ['t', 5000n, INT64_MAX, 500]);
@@ -45,4 +52,3 @@ describe.skipIf(!postgresAvailable)('plant listing SQL on a large table', () => 
     expect((await storage().plants.list('u', { after: 99_998n, limit: 5 })).map((p) => p.id)).toEqual([99_999n, 100_000n]);
   });
 });
-

@@ -61,7 +61,6 @@ export const deletePlantSql = (t: Tables) => `
 /** Parameters: tenant, id. */
 export const selectPlantSql = (t: Tables) => `SELECT id, name, tag FROM ${t.plants} WHERE tenant = $1 AND id = $2`;
 
-
 /** Parameters: tenant, lowest id, highest id, limit. */
 export const listPlantsSql = (t: Tables) => `
   SELECT id, name, tag FROM ${t.plants}

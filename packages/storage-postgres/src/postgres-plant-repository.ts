@@ -10,15 +10,7 @@ import {
   type PlantRepository,
 } from '@plant-store/core/adapter';
 import { OUTBOX_CHANNEL } from './outbox-channel.js';
-import {
-  createPlantSql,
-  deletePlantSql,
-  idAtOffsetSql,
-  idAtTaggedOffsetSql,
-  listPlantsSql,
-  listTaggedPlantsSql,
-  selectPlantSql,
-} from './plant-queries.js';
+import { createPlantSql, deletePlantSql, idAtOffsetSql, idAtTaggedOffsetSql, listPlantsSql, listTaggedPlantsSql, selectPlantSql } from './plant-queries.js';
 import type { QueryRunner } from './query-runner.js';
 import type { PlantRow } from './schema.js';
 import type { Tables } from './tables.js';

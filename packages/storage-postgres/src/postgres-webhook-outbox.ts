@@ -229,14 +229,22 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async enqueue(delivery: NewDelivery): Promise<void> {
     const { id, tenant, endpointId, eventType, payload } = delivery;
-    await this.#runner.changes('queue the delivery', this.#sql.enqueue, [id, tenant, endpointId, eventType, payload, wholeMs(delivery.createdAt), delivery.test === true]);
+    await this.#runner.changes('queue the delivery', this.#sql.enqueue, [
+      id,
+      tenant,
+      endpointId,
+      eventType,
+      payload,
+      wholeMs(delivery.createdAt),
+      delivery.test === true,
+    ]);
   }
 
   async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
     const starts = since.map((start) => Math.ceil(start));
     const parameters = [endpointId, Math.min(...starts), starts, [ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR]];
     type Row = { windows: [number, number][] | null; last_at: bigint | null; last_status: number | null };
-    const [row] = await this.#runner.rows<Row>('count the endpoint\'s attempts', this.#sql.endpointStats, parameters);
+    const [row] = await this.#runner.rows<Row>("count the endpoint's attempts", this.#sql.endpointStats, parameters);
     const windows = (row?.windows ?? []).map(([succeeded, failed]) => ({ succeeded, failed }));
     if (!row || row.last_at === null) return { windows };
     const at = Number(row.last_at);

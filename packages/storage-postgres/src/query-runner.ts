@@ -75,7 +75,12 @@ export class QueryRunner {
       return result;
     } catch (error) {
       // Rolled back, the connection is as good as new; if even that fails, it is dropped (closing it rolls back).
-      const rolledBack = error instanceof pg.DatabaseError && (await this.#query(client, 'ROLLBACK', []).then(() => true, () => false));
+      const rolledBack =
+        error instanceof pg.DatabaseError &&
+        (await this.#query(client, 'ROLLBACK', []).then(
+          () => true,
+          () => false,
+        ));
       client.release(rolledBack ? undefined : brokenBy(error));
       throw postgresError(action, error);
     }

@@ -212,7 +212,12 @@ export interface DeliveriesShape {
 
 /** A shape's number: one bit per filter. */
 export const deliveriesKey = (shape: DeliveriesShape): number =>
-  (shape.endpoint ? 1 : 0) | (shape.status ? 2 : 0) | (shape.eventType ? 4 : 0) | (shape.since ? 8 : 0) | (shape.until ? 16 : 0) | (shape.cursor ? 32 : 0) |
+  (shape.endpoint ? 1 : 0) |
+  (shape.status ? 2 : 0) |
+  (shape.eventType ? 4 : 0) |
+  (shape.since ? 8 : 0) |
+  (shape.until ? 16 : 0) |
+  (shape.cursor ? 32 : 0) |
   (shape.tenant ? 64 : 0);
 
 /**

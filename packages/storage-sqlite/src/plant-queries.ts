@@ -128,14 +128,7 @@ export function idAtOffsetSql(shape: QueryShape): string {
  * per branch, each merged branch followed by its own row cap, then `last`.
  * `high` is bound only when given (a bounded shape).
  */
-export function queryParameters(
-  tenant: string,
-  tags: readonly string[],
-  low: bigint,
-  high: bigint | undefined,
-  branchCap: number,
-  last: number,
-): unknown[] {
+export function queryParameters(tenant: string, tags: readonly string[], low: bigint, high: bigint | undefined, branchCap: number, last: number): unknown[] {
   if (tags.length === 0) return high === undefined ? [tenant, low, last] : [tenant, low, high, last];
   const parameters: unknown[] = [];
   for (const tag of tags) {

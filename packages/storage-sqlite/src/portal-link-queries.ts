@@ -3,8 +3,7 @@
 const COLUMNS = 'id, tenant, scopes, secret_sha256, created_at, expires_at, revoked_at';
 
 /** Parameters: id, tenant, scopes (space-separated), secret digest, created at, expires at. */
-export const INSERT_PORTAL_LINK =
-  'INSERT INTO portal_links (id, tenant, scopes, secret_sha256, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)';
+export const INSERT_PORTAL_LINK = 'INSERT INTO portal_links (id, tenant, scopes, secret_sha256, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)';
 
 /** Parameters: id. */
 export const SELECT_PORTAL_LINK = `SELECT ${COLUMNS} FROM portal_links WHERE id = ?`;

@@ -38,7 +38,12 @@ describe('retryWhileBusy', () => {
 
   it('makes one attempt with a zero timeout', async () => {
     let attempts = 0;
-    await expect(retryWhileBusy(0, () => { attempts++; throw sqliteError('SQLITE_BUSY'); })).rejects.toThrow('SQLITE_BUSY');
+    await expect(
+      retryWhileBusy(0, () => {
+        attempts++;
+        throw sqliteError('SQLITE_BUSY');
+      }),
+    ).rejects.toThrow('SQLITE_BUSY');
     expect(attempts).toBe(1);
   });
 });

@@ -203,7 +203,9 @@ export class SqlitePlantRepository implements PlantRepository {
       if (query.after === INT64_MAX || query.limit < 0) return { json: '[]', count: 0, lastId: undefined, more: false };
       const tags = distinct(query.tags);
       const shape = { tagCount: tags.length, bounded: query.until !== undefined };
-      const statement = shapedStatement(this.#statements.jsonLists, shapeKey(shape), () => this.#db.prepare<unknown[], PageRow>(listPlantsJsonSql(shape)).raw(true));
+      const statement = shapedStatement(this.#statements.jsonLists, shapeKey(shape), () =>
+        this.#db.prepare<unknown[], PageRow>(listPlantsJsonSql(shape)).raw(true),
+      );
       const low = lowestId(query.after);
       // The id just past the page, then the page itself (see listPlantsJsonSql).
       const nextIdParameters = queryParameters(tenant, tags, low, query.until, query.limit + 1, query.limit);

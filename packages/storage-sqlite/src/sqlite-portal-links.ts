@@ -1,12 +1,6 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
 import type { NewPortalLink, PortalLink, PortalLinkRepository, StoredPortalLink } from '@plant-store/core/adapter';
-import {
-  INSERT_PORTAL_LINK,
-  LIST_PORTAL_LINKS,
-  LIST_TENANT_PORTAL_LINKS,
-  REVOKE_PORTAL_LINK,
-  SELECT_PORTAL_LINK,
-} from './portal-link-queries.js';
+import { INSERT_PORTAL_LINK, LIST_PORTAL_LINKS, LIST_TENANT_PORTAL_LINKS, REVOKE_PORTAL_LINK, SELECT_PORTAL_LINK } from './portal-link-queries.js';
 import { toPortalLink, toStoredPortalLink, type PortalLinkRow } from './portal-link-rows.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 

@@ -37,7 +37,6 @@ const delivery = (id: string, createdAt = T0): NewDelivery => ({
   createdAt,
 });
 
-
 describe('deleting a plant that is not there', () => {
   it('answers false without the write lock, while another connection holds it', async () => {
     const path = freshPath();
@@ -95,13 +94,15 @@ describe('creates in one turn of the event loop (group commit)', () => {
     expect(together).toBeLessThan(alone / 4);
   });
 
-  it("fail one by one: a plant whose own row is refused fails alone, the others of its group are stored", async () => {
+  it('fail one by one: a plant whose own row is refused fails alone, the others of its group are stored', async () => {
     const path = freshPath();
     const storage = await open(path);
     const other = new BetterSqlite3(path);
     other.exec("CREATE TRIGGER refuse_poison BEFORE INSERT ON plants WHEN NEW.name = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned plant'); END");
     other.close();
-    const outcomes = await Promise.allSettled([plant(1), plant(2, 'poison'), plant(3)].map((each) => storage.plants.create('t', each, [], endpointEvent(Number(each.id)))));
+    const outcomes = await Promise.allSettled(
+      [plant(1), plant(2, 'poison'), plant(3)].map((each) => storage.plants.create('t', each, [], endpointEvent(Number(each.id)))),
+    );
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     const refused = (outcomes[1] as PromiseRejectedResult).reason;
     expect(refused).toBeInstanceOf(StorageError);
@@ -113,7 +114,14 @@ describe('creates in one turn of the event loop (group commit)', () => {
   it('deletes commit together too: a repeated id in the same group is gone for the second, and each event queues its deliveries', async () => {
     const path = freshPath();
     const storage = await open(path);
-    const subscribed = { id: 'ep_deletes', tenant: 't', url: 'https://deletes.example/hook', eventTypes: ['plant.deleted' as const], secret: 'whsec_c2VjcmV0', createdAt: T0 };
+    const subscribed = {
+      id: 'ep_deletes',
+      tenant: 't',
+      url: 'https://deletes.example/hook',
+      eventTypes: ['plant.deleted' as const],
+      secret: 'whsec_c2VjcmV0',
+      createdAt: T0,
+    };
     await storage.endpoints!.create(subscribed, 50);
     for (const id of [1, 2, 3]) await storage.plants.create('t', plant(id), []);
     const deleted = { eventType: 'plant.deleted' as const, createdAt: T0 };
@@ -149,9 +157,7 @@ describe('sqliteStorage', () => {
     await first.close();
 
     // INTEGER storage (not text or a double), digit for digit.
-    const rows = inspectSqliteFile(path, (db) =>
-      db.prepare("SELECT typeof(id) AS type, CAST(id AS TEXT) AS digits FROM plants ORDER BY id").all(),
-    );
+    const rows = inspectSqliteFile(path, (db) => db.prepare('SELECT typeof(id) AS type, CAST(id AS TEXT) AS digits FROM plants ORDER BY id').all());
     expect(rows).toEqual([
       { type: 'integer', digits: '-9223372036854775808' },
       { type: 'integer', digits: '9007199254740993' },
@@ -161,11 +167,7 @@ describe('sqliteStorage', () => {
     const second = await open(path);
     expect(await second.plants.get('t', 9223372036854775807n)).toEqual({ id: 9223372036854775807n, name: 'max' });
     expect(await second.plants.get('t', 9007199254740993n)).toEqual({ id: 9007199254740993n, name: '2^53+1' });
-    expect((await second.plants.list('t', { limit: 10 })).map((p) => p.id)).toEqual([
-      -9223372036854775808n,
-      9007199254740993n,
-      9223372036854775807n,
-    ]);
+    expect((await second.plants.list('t', { limit: 10 })).map((p) => p.id)).toEqual([-9223372036854775808n, 9007199254740993n, 9223372036854775807n]);
     expect(await second.outbox.get('d1')).toMatchObject({ status: 'pending', nextAttemptAt: T0, payload: delivery('d1').payload });
     expect((await second.outbox.claimDue({ owner: 'o', now: T0, leaseMs: 1000, limit: 5 })).map((d) => d.id)).toEqual(['d1']);
   });
@@ -221,7 +223,11 @@ describe('sqliteStorage', () => {
     const b = await open(path);
     const ids = Array.from({ length: 30 }, (_, i) => `d${String(i).padStart(2, '0')}`);
     for (let i = 0; i < ids.length; i += 3) {
-      await (i % 2 ? a : b).plants.create('t', { id: BigInt(i), name: 'p' }, ids.slice(i, i + 3).map((id) => delivery(id, T0 + i)));
+      await (i % 2 ? a : b).plants.create(
+        't',
+        { id: BigInt(i), name: 'p' },
+        ids.slice(i, i + 3).map((id) => delivery(id, T0 + i)),
+      );
     }
     const claimedBy = new Map<string, string>();
     for (let round = 0; round < 20; round++) {
@@ -229,7 +235,10 @@ describe('sqliteStorage', () => {
         a.outbox.claimDue({ owner: 'a', now: T0 + 100, leaseMs: 60_000, limit: 2 }),
         b.outbox.claimDue({ owner: 'b', now: T0 + 100, leaseMs: 60_000, limit: 2 }),
       ]);
-      for (const [owner, claimed] of [['a', fromA], ['b', fromB]] as const) {
+      for (const [owner, claimed] of [
+        ['a', fromA],
+        ['b', fromB],
+      ] as const) {
         for (const { id } of claimed) {
           expect(claimedBy.get(id), `${id} claimed twice`).toBeUndefined();
           claimedBy.set(id, owner);
@@ -273,7 +282,10 @@ describe('sqliteStorage', () => {
         // Every process has loaded the code and waits on stdin: the writes below start them together.
         openers.forEach((opener, index) => opener.send({ path, id: index }));
         const answers = await Promise.all(openers.map((opener) => opener.next()));
-        expect(answers.filter((answer) => answer !== 'ok'), `round ${round}`).toEqual([]);
+        expect(
+          answers.filter((answer) => answer !== 'ok'),
+          `round ${round}`,
+        ).toEqual([]);
         expect(inspectSqliteFile(path, (db) => db.prepare('SELECT count(*) FROM plants').pluck().get())).toBe(OPENERS);
         expect(inspectSqliteFile(path, (db) => db.prepare('SELECT count(*) FROM kysely_migration').pluck().get())).toBe(Object.keys(MIGRATIONS).length);
         expect(inspectSqliteFile(path, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
@@ -377,7 +389,10 @@ describe('sqliteStorage', () => {
       await storage.outbox.reclaimSpace!();
       expect(pages()).toBeLessThan(full / 2);
       expect(free()).toBe(0);
-      const plan = queryPlanOf(path, `SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < 1 ORDER BY updated_at LIMIT 10`);
+      const plan = queryPlanOf(
+        path,
+        `SELECT id FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < 1 ORDER BY updated_at LIMIT 10`,
+      );
       expect(plan.join('\n')).toContain('webhook_deliveries_finished');
     });
   });

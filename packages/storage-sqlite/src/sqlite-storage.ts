@@ -50,7 +50,11 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
   }
   try {
     await retryWhileBusy(busyTimeoutMs, () => prepare(db));
-    return assemble(db, databaseFileGuard(options.path, () => rescueLog(db)), checkpointsFor(db, options.path, busyTimeoutMs));
+    return assemble(
+      db,
+      databaseFileGuard(options.path, () => rescueLog(db)),
+      checkpointsFor(db, options.path, busyTimeoutMs),
+    );
   } catch (error) {
     if (db.open) db.close();
     throw openError(options.path, error);

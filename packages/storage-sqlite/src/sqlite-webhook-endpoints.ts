@@ -1,5 +1,5 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
-import type { WebhookEndpoint, WebhookEndpointStatus, } from '@plant-store/core';
+import type { WebhookEndpoint, WebhookEndpointStatus } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
@@ -114,10 +114,8 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     // IMMEDIATE takes the write lock before counting, so two creates (also
     // from two processes on the file) cannot both see room for one more.
     this.#create = (endpoint, maxPerTenant) => {
-      const { id, tenant, url, eventTypes, description, rateLimit, headers, secret, createdAt } = endpoint;
-      if (Number(s.countOfTenant.get(tenant)) >= maxPerTenant) return undefined;
-      const at = Math.round(createdAt);
-      return toEndpoint(s.insert.get(id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, headers ? JSON.stringify(headers) : null, secret, at, at)!);
+      if (Number(s.countOfTenant.get(endpoint.tenant)) >= maxPerTenant) return undefined;
+      return toEndpoint(s.insert.get(...insertParameters(endpoint))!);
     };
     this.#delete = (tenant, id, at) => {
       if (s.delete.run(id, tenant).changes === 0) return false;
@@ -138,9 +136,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async list(tenant: string, query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
-    return withSqliteErrors('list endpoints', () =>
-      this.#statements.listOfTenant.all(tenant, query.after ?? '', Math.max(0, query.limit)).map(toEndpoint),
-    );
+    return withSqliteErrors('list endpoints', () => this.#statements.listOfTenant.all(tenant, query.after ?? '', Math.max(0, query.limit)).map(toEndpoint));
   }
 
   async update(tenant: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {
@@ -159,8 +155,10 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async rotateSecret(tenant: string, id: string, secret: string, previousExpiresAt: number, at: number): Promise<boolean> {
-    return withSqliteWrite(this.#file, 'rotate the endpoint secret', () =>
-      this.#statements.rotate.run(secret, Math.round(previousExpiresAt), Math.round(at), id, tenant).changes > 0,
+    return withSqliteWrite(
+      this.#file,
+      'rotate the endpoint secret',
+      () => this.#statements.rotate.run(secret, Math.round(previousExpiresAt), Math.round(at), id, tenant).changes > 0,
     );
   }
 
@@ -172,9 +170,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
-    return withSqliteErrors('list endpoints', () =>
-      this.#statements.listAll.all(query.after ?? '', Math.max(0, query.limit)).map(toEndpoint),
-    );
+    return withSqliteErrors('list endpoints', () => this.#statements.listAll.all(query.after ?? '', Math.max(0, query.limit)).map(toEndpoint));
   }
 
   async setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined> {
@@ -212,4 +208,12 @@ function updateParameters(changes: WebhookEndpointChanges): unknown[] {
     ...change(changes.disabledReason),
     Math.round(changes.updatedAt),
   ];
+}
+
+/** The insert statement's parameters, in its column order. */
+function insertParameters(endpoint: NewWebhookEndpoint) {
+  const { id, tenant, url, eventTypes, description, rateLimit, headers, secret, createdAt } = endpoint;
+  const at = Math.round(createdAt);
+  const headersJson = headers ? JSON.stringify(headers) : null;
+  return [id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, headersJson, secret, at, at] as const;
 }

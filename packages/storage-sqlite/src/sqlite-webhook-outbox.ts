@@ -58,7 +58,16 @@ import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-
 
 const DEFAULT_LIST_LIMIT = 100;
 
-type NewDeliveryParameters = [id: string, tenant: string, endpointId: string, eventType: string, payload: string, dueAt: number, createdAt: number, updatedAt: number];
+type NewDeliveryParameters = [
+  id: string,
+  tenant: string,
+  endpointId: string,
+  eventType: string,
+  payload: string,
+  dueAt: number,
+  createdAt: number,
+  updatedAt: number,
+];
 
 /** The outbox statements: prepared once per storage, the shaped ones once per shape. */
 interface OutboxStatements {
@@ -158,7 +167,17 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     for (const delivery of deliveries) {
       const createdAt = wholeMs(delivery.createdAt);
       const { traceparent = null } = delivery;
-      this.#statements.insert.run(delivery.id, delivery.tenant, delivery.endpointId, delivery.eventType, delivery.payload, createdAt, createdAt, createdAt, traceparent);
+      this.#statements.insert.run(
+        delivery.id,
+        delivery.tenant,
+        delivery.endpointId,
+        delivery.eventType,
+        delivery.payload,
+        createdAt,
+        createdAt,
+        createdAt,
+        traceparent,
+      );
     }
   }
 
@@ -196,7 +215,10 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       if (!passed.has(endpointId)) due.push(...this.#statements.dueForEndpoint.all(endpointId, now, now, limit));
     }
     if (due.length === 0) return [];
-    const ids = due.sort(claimOrder).slice(0, limit).map((row) => row.id);
+    const ids = due
+      .sort(claimOrder)
+      .slice(0, limit)
+      .map((row) => row.id);
     return this.#statements.lease.all(owner, leaseExpiresAt, now, JSON.stringify(ids));
   }
 
@@ -254,7 +276,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
-    return withSqliteErrors('count the endpoint\'s attempts', () => {
+    return withSqliteErrors("count the endpoint's attempts", () => {
       const starts = since.map((start) => Math.ceil(start));
       const parameters = { endpoint: endpointId, earliest: Math.min(...starts), ...Object.fromEntries(starts.map((start, index) => [`w${index}`, start])) };
       const statement = shapedStatement(this.#statements.endpointStats, starts.length, () =>
@@ -264,7 +286,10 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       const windows = starts.map((_, index) => ({ succeeded: Number(row[2 * index] ?? 0), failed: Number(row[2 * index + 1] ?? 0) }));
       const [at, statusCode] = row.slice(2 * starts.length);
       if (at === null || at === undefined) return { windows };
-      return { windows, lastAttempt: statusCode === null || statusCode === undefined ? { at: Number(at) } : { at: Number(at), statusCode: Number(statusCode) } };
+      return {
+        windows,
+        lastAttempt: statusCode === null || statusCode === undefined ? { at: Number(at) } : { at: Number(at), statusCode: Number(statusCode) },
+      };
     });
   }
 
@@ -272,7 +297,11 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     const at = wholeMs(now);
     if (!('id' in selector)) {
       const { endpointId, since } = selector;
-      return withSqliteWrite(this.#file, "recover the endpoint's deliveries", () => this.#statements.requeueFailedSince.run(at, at, endpointId, Math.ceil(since)).changes);
+      return withSqliteWrite(
+        this.#file,
+        "recover the endpoint's deliveries",
+        () => this.#statements.requeueFailedSince.run(at, at, endpointId, Math.ceil(since)).changes,
+      );
     }
     const { id, from } = selector;
     const statement = from === 'any' ? this.#statements.requeueAny : this.#statements.requeueFailed;

@@ -16,9 +16,7 @@ export const StaticTokenEntrySchema = v.pipe(
   v.strictObject(
     {
       token: v.exactOptional(v.pipe(v.string('token must be a non-empty string'), v.minLength(1, 'token must be a non-empty string'))),
-      sha256: v.exactOptional(
-        v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex digits'), v.toLowerCase()),
-      ),
+      sha256: v.exactOptional(v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex digits'), v.toLowerCase())),
       tenant: v.pipe(v.string('tenant must be a non-empty string'), v.minLength(1, 'tenant must be a non-empty string')),
       subject: v.exactOptional(v.pipe(v.string('subject must be a non-empty string'), v.minLength(1, 'subject must be a non-empty string'))),
       scopes: v.exactOptional(v.array(v.picklist(ALL_SCOPES, SCOPE_MESSAGE), SCOPE_MESSAGE)),

@@ -49,8 +49,7 @@ describe('createPlantStore', () => {
   });
 
   it('rejects bad webhook subscriptions naming the entry', () => {
-    const create = (subscription: object) =>
-      createPlantStore({ storage: memoryStorage(), webhooks: { subscriptions: [subscription as never] } });
+    const create = (subscription: object) => createPlantStore({ storage: memoryStorage(), webhooks: { subscriptions: [subscription as never] } });
     expect(() => create({ url: 'ftp://x', secret: `whsec_${Buffer.alloc(24).toString('base64')}` })).toThrow(/webhooks\[0\]|url/);
     expect(() => create({ url: 'http://x', secret: `whsec_${Buffer.alloc(16).toString('base64')}` })).toThrow(ValidationError);
     expect(() => create({ url: 'http://x', secret: 'plain' })).toThrow(/whsec_/);
@@ -60,13 +59,24 @@ describe('createPlantStore', () => {
     const at = Date.UTC(2030, 0, 1);
     const clock: Clock = { now: () => at };
     const logged: string[] = [];
-    const logger: Logger = { debug: (m) => void logged.push(m), info: (m) => void logged.push(m), warn: (m) => void logged.push(m), error: (m) => void logged.push(m) };
+    const logger: Logger = {
+      debug: (m) => void logged.push(m),
+      info: (m) => void logged.push(m),
+      warn: (m) => void logged.push(m),
+      error: (m) => void logged.push(m),
+    };
     const authenticator: Authenticator = { authenticate: async (token) => (token === 'host-session' ? admin : undefined) };
     const sent: WebhookRequest[] = [];
     const transport: WebhookTransport = { send: async (request) => (sent.push(request), { kind: 'delivered', statusCode: 202 }) };
     const secret = newSecret();
     const storage = memoryStorage();
-    const store = createPlantStore({ storage, clock, logger, authenticator, webhooks: { transport, subscriptions: [{ url: 'https://hooks.example/x', secret }] } });
+    const store = createPlantStore({
+      storage,
+      clock,
+      logger,
+      authenticator,
+      webhooks: { transport, subscriptions: [{ url: 'https://hooks.example/x', secret }] },
+    });
     try {
       expect(await store.authenticate('host-session')).toBe(admin);
       await expect(store.authenticate('other')).rejects.toMatchObject({ reason: 'invalid_token' });
@@ -127,7 +137,15 @@ describe('createPlantStore', () => {
 
   it('wraps a storage that fails readiness with something other than a StorageError', async () => {
     const storage = memoryStorage();
-    const store = createPlantStore({ storage: { ...storage, plants: storage.plants, outbox: storage.outbox, ping: async () => Promise.reject(new Error('socket closed')), close: () => storage.close() } });
+    const store = createPlantStore({
+      storage: {
+        ...storage,
+        plants: storage.plants,
+        outbox: storage.outbox,
+        ping: async () => Promise.reject(new Error('socket closed')),
+        close: () => storage.close(),
+      },
+    });
     const error = await store.ready().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StorageError);
     expect((error as StorageError).cause).toEqual(new Error('socket closed'));
@@ -140,12 +158,23 @@ describe('createPlantStore', () => {
     expect(subscriptionId(url)).toMatch(/^sub_[0-9a-f]{24}$/);
     expect(subscriptionId(url)).toBe(subscriptionId(url));
     expect(subscriptionId(url)).not.toBe(subscriptionId(`${url}/`));
-    expect(() => create([{ url, secret: newSecret() }, { url, secret: newSecret(), tenant: 'acme' }])).toThrow(
-      expect.objectContaining({ field: 'webhooks[1].id', message: expect.stringMatching(/already used by webhooks\[0\]/) }),
-    );
-    expect(() => create([{ id: 'a', url: 'https://one.example/', secret: newSecret() }, { id: 'a', url: 'https://two.example/', secret: newSecret() }])).toThrow(ValidationError);
+    expect(() =>
+      create([
+        { url, secret: newSecret() },
+        { url, secret: newSecret(), tenant: 'acme' },
+      ]),
+    ).toThrow(expect.objectContaining({ field: 'webhooks[1].id', message: expect.stringMatching(/already used by webhooks\[0\]/) }));
+    expect(() =>
+      create([
+        { id: 'a', url: 'https://one.example/', secret: newSecret() },
+        { id: 'a', url: 'https://two.example/', secret: newSecret() },
+      ]),
+    ).toThrow(ValidationError);
     // The same url twice is fine with distinct ids (e.g. one secret per tenant).
-    void create([{ id: 'acme', url, secret: newSecret(), tenant: 'acme' }, { id: 'globex', url, secret: newSecret(), tenant: 'globex' }]).close();
+    void create([
+      { id: 'acme', url, secret: newSecret(), tenant: 'acme' },
+      { id: 'globex', url, secret: newSecret(), tenant: 'globex' },
+    ]).close();
     expect(() => create([{ id: 'has space', url, secret: newSecret() }])).toThrow(expect.objectContaining({ field: 'webhooks[0].id' }));
     expect(() => create([{ id: '', url, secret: newSecret() }])).toThrow(ValidationError);
   });

@@ -6,17 +6,8 @@ import { systemClock } from '../ports/clock.js';
 import { silentLogger } from '../ports/logger.js';
 import { tracedStorage } from '../tracing/traced-storage.js';
 import type { PlantStore, PlantStoreOptions } from './plant-store.js';
-import {
-  deliveryTargets,
-  plantService,
-  plantStore,
-  portalLinks,
-  tenantWebhooks,
-  webhookAdmin,
-  webhookDispatcher,
-  webhookPruner,
-} from './store-factories.js';
-import { ReplaceableSubscriptions, } from './operator-subscriptions.js';
+import { deliveryTargets, plantService, plantStore, portalLinks, tenantWebhooks, webhookAdmin, webhookDispatcher, webhookPruner } from './store-factories.js';
+import { ReplaceableSubscriptions } from './operator-subscriptions.js';
 import { storeSettings, type StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
 

@@ -68,7 +68,17 @@ export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | u
   const targets = c.resolve<DeliveryTargets>(TOKENS.deliveryTargets);
   const current = subscriptions(c);
   const operationalEvents = new OperationalEvents({ outbox, endpoints, subscriptions: () => current.list, clock: clock(c) });
-  return new WebhookDispatcher({ ...settings(c).dispatch, outbox, endpoints, transport, clock: clock(c), logger: logger(c), events: events(c), targets, operationalEvents });
+  return new WebhookDispatcher({
+    ...settings(c).dispatch,
+    outbox,
+    endpoints,
+    transport,
+    clock: clock(c),
+    logger: logger(c),
+    events: events(c),
+    targets,
+    operationalEvents,
+  });
 }
 
 /**
@@ -79,7 +89,14 @@ export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | u
 export function webhookPruner(c: DependencyContainer): WebhookPruner | undefined {
   const { retentionMs, pruneIntervalMs } = settings(c);
   if (!dispatcher(c) || retentionMs === null) return undefined;
-  return new WebhookPruner({ outbox: storage(c).outbox, clock: clock(c), logger: logger(c), retentionMs, intervalMs: pruneIntervalMs, onPruned: prunedEvent(c) });
+  return new WebhookPruner({
+    outbox: storage(c).outbox,
+    clock: clock(c),
+    logger: logger(c),
+    retentionMs,
+    intervalMs: pruneIntervalMs,
+    onPruned: prunedEvent(c),
+  });
 }
 
 /** The operator's tools across tenants; a re-queue wakes this store's dispatcher, if it has one. */

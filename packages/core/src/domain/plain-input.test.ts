@@ -27,11 +27,7 @@ const anyValue = fc.letrec((tie) => ({
     fc.array(tie('value'), { maxLength: 3 }),
     tie('record'),
   ),
-  record: fc.dictionary(
-    fc.oneof(fc.constantFrom('id', 'name', 'tag', 'tags', 'limit', 'after'), fc.string({ maxLength: 4 })),
-    tie('value'),
-    { maxKeys: 4 },
-  ),
+  record: fc.dictionary(fc.oneof(fc.constantFrom('id', 'name', 'tag', 'tags', 'limit', 'after'), fc.string({ maxLength: 4 })), tie('value'), { maxKeys: 4 }),
 })).value;
 
 const plausibleInt = fc.oneof(
@@ -46,10 +42,7 @@ const plausibleText = fc.oneof(fc.string({ minLength: 1, maxLength: 80 }), anyVa
 
 /** An object with the `required` entries, some of the others, and now and then one more key. */
 function shaped(entries: Record<string, fc.Arbitrary<unknown>>, required: string[] = []): fc.Arbitrary<unknown> {
-  const extra = fc.oneof(
-    { arbitrary: fc.constant(undefined), weight: 5 },
-    { arbitrary: fc.tuple(fc.string({ maxLength: 6 }), anyValue), weight: 1 },
-  );
+  const extra = fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: fc.tuple(fc.string({ maxLength: 6 }), anyValue), weight: 1 });
   return fc
     .tuple(fc.oneof(fc.record(entries, { requiredKeys: required }), fc.record(entries, { requiredKeys: [] })), extra)
     .map(([record, more]) => (more === undefined ? record : { ...record, [more[0]]: more[1] }));

@@ -16,10 +16,7 @@ const LONE_SURROGATE = /\p{Cs}/u;
 const text = (field: string, max: number) =>
   v.pipe(
     v.string(`${field} must be a string of 1 to ${max} characters`),
-    v.check(
-      (value) => value.length > 0 && codePoints(value) <= max,
-      `${field} must be a string of 1 to ${max} characters`,
-    ),
+    v.check((value) => value.length > 0 && codePoints(value) <= max, `${field} must be a string of 1 to ${max} characters`),
     v.check((value) => !LONE_SURROGATE.test(value), `${field} must be valid Unicode text`),
     // PostgreSQL text cannot hold U+0000: refused here for every storage, so all agree.
     v.check((value) => !value.includes('\0'), `${field} must not contain the NUL character`),
@@ -33,13 +30,8 @@ const text = (field: string, max: number) =>
 export function int64Schema(field: string) {
   const message = `${field} must be an integer between ${INT64_MIN} and ${INT64_MAX}`;
   return v.pipe(
-    v.custom<bigint | number | object>(
-      (value) => typeof value === 'bigint' || typeof value === 'number' || isInexactNumber(value),
-      message,
-    ),
-    v.transform((value): bigint | undefined =>
-      typeof value === 'object' ? int64FromDecimal(String(value)) : plainInt64(value),
-    ),
+    v.custom<bigint | number | object>((value) => typeof value === 'bigint' || typeof value === 'number' || isInexactNumber(value), message),
+    v.transform((value): bigint | undefined => (typeof value === 'object' ? int64FromDecimal(String(value)) : plainInt64(value))),
     v.custom<bigint>((value) => value !== undefined, message),
   );
 }

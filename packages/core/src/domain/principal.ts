@@ -14,4 +14,3 @@ export interface Principal {
   /** When the credentials stop working (epoch ms), when the authenticator knows it (portal links). */
   readonly expiresAt?: number;
 }
-

@@ -75,8 +75,7 @@ describe('parseJson: duplicate keys', () => {
   });
 
   it('finds duplicates among the keys of many open objects', () => {
-    const nested = (depth: number, innermost: string): string =>
-      depth === 0 ? innermost : `{"a":1,"b":2,"c":3,"d":4,"n":${nested(depth - 1, innermost)}}`;
+    const nested = (depth: number, innermost: string): string => (depth === 0 ? innermost : `{"a":1,"b":2,"c":3,"d":4,"n":${nested(depth - 1, innermost)}}`);
     expect(duplicateKey(nested(20, '{"x":1,"x":2}'))?.key).toBe('x');
     expect(duplicateKey(nested(20, '{"x":1,"y":[1.5]}'))).toBeUndefined();
     expect(duplicateKey(`[${nested(20, '{"x":1}')},{"a":1,"a":2}]`)?.key).toBe('a');
@@ -108,7 +107,20 @@ const numberLiteral = fc.oneof(
   fc.integer().map(String),
   fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
-  fc.constantFrom('7.0', '2e1', '-0', '0', '1.5', '1e400', '-1E-7', '1.0000000000000001', '9007199254740993', '-9223372036854775808', '123456789012345', '1234567890123456'),
+  fc.constantFrom(
+    '7.0',
+    '2e1',
+    '-0',
+    '0',
+    '1.5',
+    '1e400',
+    '-1E-7',
+    '1.0000000000000001',
+    '9007199254740993',
+    '-9223372036854775808',
+    '123456789012345',
+    '1234567890123456',
+  ),
 );
 const text = fc.oneof(
   fc.string({ maxLength: 12 }),
@@ -120,7 +132,11 @@ const key = fc.oneof(fc.constantFrom('id', 'name', 'tag', 'a', '__proto__', '7.0
 const keyText = (name: string, escape: boolean) =>
   escape && name.length > 0 ? `"\\u${name.charCodeAt(0).toString(16).padStart(4, '0')}${JSON.stringify(name.slice(1)).slice(1)}` : JSON.stringify(name);
 const space = fc.constantFrom('', '', ' ', '\n\t ');
-const leaf = fc.oneof(numberLiteral, text.map((value) => JSON.stringify(value)), fc.constantFrom('true', 'false', 'null'));
+const leaf = fc.oneof(
+  numberLiteral,
+  text.map((value) => JSON.stringify(value)),
+  fc.constantFrom('true', 'false', 'null'),
+);
 const { value } = fc.letrec<{ value: string; array: string; object: string }>((tie) => ({
   value: fc.oneof({ depthSize: 'small' }, leaf, tie('array'), tie('object')),
   array: fc.tuple(fc.array(tie('value'), { maxLength: 4 }), space).map(([items, ws]) => `[${ws}${items.join(`${ws},`)}]`),
@@ -159,10 +175,20 @@ const flatLeaf = fc.oneof(
 const flatSpace = fc.constantFrom('', ' ', '\t', '\n', '\r', '\f', '\v', '\u00a0');
 const flat = fc
   .tuple(
-    fc.uniqueArray(fc.tuple(key, fc.oneof(flatLeaf, fc.array(flatLeaf, { maxLength: 3 }).map((items) => `[${items.join(',')}]`)), flatSpace), {
-      selector: ([name]) => name,
-      maxLength: 5,
-    }),
+    fc.uniqueArray(
+      fc.tuple(
+        key,
+        fc.oneof(
+          flatLeaf,
+          fc.array(flatLeaf, { maxLength: 3 }).map((items) => `[${items.join(',')}]`),
+        ),
+        flatSpace,
+      ),
+      {
+        selector: ([name]) => name,
+        maxLength: 5,
+      },
+    ),
     flatSpace,
   )
   .map(([entries, ws]) => `${ws}{${entries.map(([name, item, w]) => `${w}${JSON.stringify(name)}${w}:${w}${item}${w}`).join(',')}}${ws}`);
@@ -198,17 +224,27 @@ describe('parseJson: properties', () => {
 
   it('never crashes on garbage: a value or a SyntaxError', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), value.chain((json) => fc.tuple(fc.constant(json), fc.nat(), fc.string({ maxLength: 3 })).map(([t, at, junk]) => t.slice(0, at % (t.length + 1)) + junk + t.slice(at % (t.length + 1))))), (json) => {
-        let parsed: unknown;
-        try {
-          parsed = parseJson(json);
-        } catch (error) {
-          expect(error).toBeInstanceOf(SyntaxError);
-          return;
-        }
-        expect(() => JSON.parse(json)).not.toThrow();
-        expect(parsed).toEqual(exactParse(json));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          value.chain((json) =>
+            fc
+              .tuple(fc.constant(json), fc.nat(), fc.string({ maxLength: 3 }))
+              .map(([t, at, junk]) => t.slice(0, at % (t.length + 1)) + junk + t.slice(at % (t.length + 1))),
+          ),
+        ),
+        (json) => {
+          let parsed: unknown;
+          try {
+            parsed = parseJson(json);
+          } catch (error) {
+            expect(error).toBeInstanceOf(SyntaxError);
+            return;
+          }
+          expect(() => JSON.parse(json)).not.toThrow();
+          expect(parsed).toEqual(exactParse(json));
+        },
+      ),
       { numRuns: 2000 },
     );
   });

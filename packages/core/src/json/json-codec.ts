@@ -17,9 +17,7 @@ export function isInexactNumber(value: unknown): value is InexactNumber {
 function parseExactNumber(text: string): unknown {
   const integer = int64FromDecimal(text);
   if (integer === undefined) return new LosslessNumber(text);
-  return integer >= BigInt(Number.MIN_SAFE_INTEGER) && integer <= BigInt(Number.MAX_SAFE_INTEGER)
-    ? Number(integer)
-    : integer;
+  return integer >= BigInt(Number.MIN_SAFE_INTEGER) && integer <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(integer) : integer;
 }
 
 /**

@@ -14,7 +14,15 @@ describe('portal link tokens', () => {
   it('parses only well-formed tokens', () => {
     const { id, secret } = newPortalLinkParts();
     const token = portalLinkToken(id, secret);
-    for (const bad of ['', 'psl_', token.slice(0, -1), `${token}A`, token.replace('psl_', 'psk_'), `${token.slice(0, 20)}.${token.slice(21)}`, token.replace(secret, `${secret.slice(0, -1)}=`)]) {
+    for (const bad of [
+      '',
+      'psl_',
+      token.slice(0, -1),
+      `${token}A`,
+      token.replace('psl_', 'psk_'),
+      `${token.slice(0, 20)}.${token.slice(21)}`,
+      token.replace(secret, `${secret.slice(0, -1)}=`),
+    ]) {
       expect(parsePortalLinkToken(bad)).toBeUndefined();
     }
   });

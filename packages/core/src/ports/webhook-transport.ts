@@ -24,19 +24,20 @@ export interface WebhookRequest {
  * onto these (the HTTP one: 2xx, 410, 429/503 with `Retry-After`, …). Core
  * decides what happens next: the retry schedule is its own.
  */
-export type WebhookSendOutcome = (
+export type WebhookSendOutcome =
   /** The receiver took the message. */
-  | { readonly kind: 'delivered'; readonly statusCode?: number }
-  /** Not taken this time, may work later: retried on core's schedule, and not before `notBefore` (epoch ms) when the receiver asked for a later time (core caps how long it waits). */
-  | { readonly kind: 'retry'; readonly reason: string; readonly statusCode?: number; readonly notBefore?: number }
-  /** The receiver says the endpoint is gone for good: no more attempts for this delivery. */
-  | { readonly kind: 'gone'; readonly reason: string; readonly statusCode?: number }
-  /** Can never work however often it is tried (e.g. a URL the transport cannot send to): no more attempts. */
-  | { readonly kind: 'failed'; readonly reason: string; readonly statusCode?: number }
-) & {
-  /** The start of the receiver's answer body as text (at most `ATTEMPT_RESPONSE_MAX_BYTES` of UTF-8, cut on a character boundary); absent when it sent none. Kept in the attempt log for the tenant to read. */
-  readonly response?: string;
-};
+  (
+    | { readonly kind: 'delivered'; readonly statusCode?: number }
+    /** Not taken this time, may work later: retried on core's schedule, and not before `notBefore` (epoch ms) when the receiver asked for a later time (core caps how long it waits). */
+    | { readonly kind: 'retry'; readonly reason: string; readonly statusCode?: number; readonly notBefore?: number }
+    /** The receiver says the endpoint is gone for good: no more attempts for this delivery. */
+    | { readonly kind: 'gone'; readonly reason: string; readonly statusCode?: number }
+    /** Can never work however often it is tried (e.g. a URL the transport cannot send to): no more attempts. */
+    | { readonly kind: 'failed'; readonly reason: string; readonly statusCode?: number }
+  ) & {
+    /** The start of the receiver's answer body as text (at most `ATTEMPT_RESPONSE_MAX_BYTES` of UTF-8, cut on a character boundary); absent when it sent none. Kept in the attempt log for the tenant to read. */
+    readonly response?: string;
+  };
 
 /** How much of a receiver's answer an attempt keeps: 1 KiB of UTF-8. */
 export const ATTEMPT_RESPONSE_MAX_BYTES = 1024;

@@ -32,7 +32,12 @@ describe('createTestStore', () => {
   });
 
   it('runs a retry when the clock is advanced to its due time, not before', async () => {
-    const { plants, deliveries, clock, allTenants: { webhooks } } = open();
+    const {
+      plants,
+      deliveries,
+      clock,
+      allTenants: { webhooks },
+    } = open();
     deliveries.reply((_, index) => (index === 0 ? { kind: 'retry', reason: 'receiver down', statusCode: 503 } : { kind: 'delivered', statusCode: 204 }));
     await plants.create(writer, { id: 1n, name: 'Fern' });
     await deliveries.waitFor(1);

@@ -51,7 +51,10 @@ export function describePlantRepositoryConformance(storage: () => Storage): void
     it('keeps int64 extremes exact and orders ids numerically, negatives first', async () => {
       const ordered = [-9223372036854775808n, -10n, -2n, 0n, 2n, 10n, 9007199254740993n, 9223372036854775807n];
       // Insert out of order so neither insertion order nor text order can pass.
-      await createAll('t', [10n, -2n, 9223372036854775807n, 0n, -9223372036854775808n, 2n, 9007199254740993n, -10n].map((id) => plant(id, `p${id}`)));
+      await createAll(
+        't',
+        [10n, -2n, 9223372036854775807n, 0n, -9223372036854775808n, 2n, 9007199254740993n, -10n].map((id) => plant(id, `p${id}`)),
+      );
       expect(ids(await plants().list('t', { limit: 100 }))).toEqual(ordered);
       expect(await plants().get('t', 9223372036854775807n)).toEqual({ id: 9223372036854775807n, name: 'p9223372036854775807' });
       expect(await plants().get('t', -9223372036854775808n)).toEqual({ id: -9223372036854775808n, name: 'p-9223372036854775808' });
@@ -65,7 +68,10 @@ export function describePlantRepositoryConformance(storage: () => Storage): void
     });
 
     it('pages with after, until and limit (keyset pagination)', async () => {
-      await createAll('t', [5n, 1n, 9n, 3n, 7n, 2n, 8n, 4n, 10n, 6n].map((id) => plant(id, `p${id}`)));
+      await createAll(
+        't',
+        [5n, 1n, 9n, 3n, 7n, 2n, 8n, 4n, 10n, 6n].map((id) => plant(id, `p${id}`)),
+      );
       expect(ids(await plants().list('t', { limit: 3 }))).toEqual([1n, 2n, 3n]);
       expect(ids(await plants().list('t', { after: 3n, limit: 3 }))).toEqual([4n, 5n, 6n]);
       expect(ids(await plants().list('t', { after: 9n, limit: 3 }))).toEqual([10n]);
@@ -81,7 +87,10 @@ export function describePlantRepositoryConformance(storage: () => Storage): void
 
     it('walks a larger listing batch by batch without gaps or repeats', async () => {
       const all = Array.from({ length: 250 }, (_, i) => BigInt((i * 7919) % 250) - 125n);
-      await createAll('t', all.map((id) => plant(id, 'p')));
+      await createAll(
+        't',
+        all.map((id) => plant(id, 'p')),
+      );
       const seen: bigint[] = [];
       let after: bigint | undefined;
       for (;;) {
@@ -115,13 +124,7 @@ export function describePlantRepositoryConformance(storage: () => Storage): void
     });
 
     it('finds the id at an offset of a listing', async () => {
-      await createAll('t', [
-        plant(-5n, 'a', 'x'),
-        plant(1n, 'b'),
-        plant(2n, 'c', 'y'),
-        plant(3n, 'd', 'x'),
-        plant(9223372036854775807n, 'e', 'x'),
-      ]);
+      await createAll('t', [plant(-5n, 'a', 'x'), plant(1n, 'b'), plant(2n, 'c', 'y'), plant(3n, 'd', 'x'), plant(9223372036854775807n, 'e', 'x')]);
       expect(await plants().idAtOffset('t', { offset: 0 })).toBe(-5n);
       expect(await plants().idAtOffset('t', { offset: 4 })).toBe(9223372036854775807n);
       expect(await plants().idAtOffset('t', { offset: 5 })).toBeUndefined();
@@ -240,7 +243,10 @@ export function describePlantRepositoryConformance(storage: () => Storage): void
         const listed = await repository.list('t', query);
         const more = (await repository.list('t', { ...query, limit: query.limit + 1 })).length > query.limit;
         const page = await repository.listJson('t', query);
-        expect(page, JSON.stringify(query, (_, value) => (typeof value === 'bigint' ? String(value) : value))).toEqual({
+        expect(
+          page,
+          JSON.stringify(query, (_, value) => (typeof value === 'bigint' ? String(value) : value)),
+        ).toEqual({
           json: `[${listed.map(plantToJson).join(',')}]`,
           count: listed.length,
           lastId: listed.at(-1)?.id,

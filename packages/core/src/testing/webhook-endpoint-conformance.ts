@@ -69,7 +69,7 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       await expect(create('ep_a', { tenant: 'globex' })).rejects.toThrow();
     });
 
-    it('keeps tenants apart: another tenant\'s id is undefined or false for every tenant member', async () => {
+    it("keeps tenants apart: another tenant's id is undefined or false for every tenant member", async () => {
       await create('ep_a');
       expect(await endpoints().get('globex', 'ep_a')).toBeUndefined();
       expect(await endpoints().list('globex', { limit: 10 })).toEqual([]);
@@ -81,7 +81,7 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       expect(await endpoints().get('acme', 'ep_missing')).toBeUndefined();
     });
 
-    it('lists a tenant\'s endpoints in ascending (bytewise) id order with keyset pages; listAll spans tenants', async () => {
+    it("lists a tenant's endpoints in ascending (bytewise) id order with keyset pages; listAll spans tenants", async () => {
       for (const id of ['ep_b', 'ep_A', 'ep_-', 'ep__', 'ep_a']) await create(id);
       await create('ep_c', { tenant: 'globex' });
       const ids = async (page: Promise<WebhookEndpoint[]>) => (await page).map((endpoint) => endpoint.id);
@@ -208,7 +208,10 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       const claimed = await outbox().claimDue({ owner: 'o', now: T0 + 5, leaseMs: 1000, limit: 10 });
       const toA = claimed.find((d) => d.endpointId === 'ep_a')!;
       expect(await outbox().recordAttempt(toA.id, 'o', { at: T0 + 5, durationMs: 3, statusCode: 204 }, { status: 'delivered' })).toBe(true);
-      await outbox().release(claimed.filter((d) => d.endpointId === 'ep_b').map((d) => d.id), 'o');
+      await outbox().release(
+        claimed.filter((d) => d.endpointId === 'ep_b').map((d) => d.id),
+        'o',
+      );
 
       const disabled = await endpoints().setStatus('ep_a', 'disabled', 'all attempts failed', T0 + 20);
       expect(disabled).toMatchObject({ status: 'disabled', disabledReason: 'all attempts failed', updatedAt: T0 + 20 });
@@ -241,7 +244,7 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
   });
 
   describe('webhook outbox: tenant view, resend, recover', () => {
-    it('lists only the tenant\'s endpoint deliveries, newest first, filtered, with keyset pages', async () => {
+    it("lists only the tenant's endpoint deliveries, newest first, filtered, with keyset pages", async () => {
       await create('ep_a');
       await create('ep_b');
       await create('ep_g', { tenant: 'globex' });

@@ -14,10 +14,8 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
   const queue = async (...deliveries: NewDelivery[]) => {
     await storage().plants.create('t', plant(nextPlantId++, 'p'), deliveries);
   };
-  const claim = (owner: string, now: number, extra: Partial<ClaimDueOptions> = {}) =>
-    outbox().claimDue({ owner, now, leaseMs: 30_000, limit: 10, ...extra });
-  const claimIds = async (owner: string, now: number, extra: Partial<ClaimDueOptions> = {}) =>
-    (await claim(owner, now, extra)).map((d) => d.id);
+  const claim = (owner: string, now: number, extra: Partial<ClaimDueOptions> = {}) => outbox().claimDue({ owner, now, leaseMs: 30_000, limit: 10, ...extra });
+  const claimIds = async (owner: string, now: number, extra: Partial<ClaimDueOptions> = {}) => (await claim(owner, now, extra)).map((d) => d.id);
 
   describe('webhook outbox', () => {
     it('queues a delivery as pending, due at its creation time, with no attempts', async () => {
@@ -67,8 +65,19 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       );
       // a1 is leased (in flight): a2 is the one waiting; c1 is not due yet.
       expect(await claimIds('x', T0 + 10, { limit: 1 })).toEqual(['a1']);
-      expect(await outbox().waitingSince(T0 + 10)).toEqual(new Map([['sub_a', T0 + 2], ['sub_b', T0 + 3]]));
-      expect(await outbox().waitingSince(T0 + 600)).toEqual(new Map([['sub_a', T0 + 2], ['sub_b', T0 + 3], ['sub_c', T0 + 500]]));
+      expect(await outbox().waitingSince(T0 + 10)).toEqual(
+        new Map([
+          ['sub_a', T0 + 2],
+          ['sub_b', T0 + 3],
+        ]),
+      );
+      expect(await outbox().waitingSince(T0 + 600)).toEqual(
+        new Map([
+          ['sub_a', T0 + 2],
+          ['sub_b', T0 + 3],
+          ['sub_c', T0 + 500],
+        ]),
+      );
     });
 
     it('returns [] when nothing is pending', async () => {
@@ -137,7 +146,12 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       await queue(delivery('d1', { createdAt: T0 }));
       await claim('a', T0);
       expect(
-        await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 15_000, error: 'timeout after 15000 ms' }, { status: 'pending', nextAttemptAt: T0 + 5000 }),
+        await outbox().recordAttempt(
+          'd1',
+          'a',
+          { at: T0, durationMs: 15_000, error: 'timeout after 15000 ms' },
+          { status: 'pending', nextAttemptAt: T0 + 5000 },
+        ),
       ).toBe(true);
       expect(await outbox().get('d1')).toEqual({
         ...delivery('d1', { createdAt: T0 }),
@@ -151,7 +165,12 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       const [retry] = await claim('b', T0 + 5000);
       expect(retry).toMatchObject({ id: 'd1', attemptCount: 1 });
       expect(
-        await outbox().recordAttempt('d1', 'b', { at: T0 + 5000, durationMs: 503, statusCode: 503, error: 'status 503' }, { status: 'pending', nextAttemptAt: T0 + 9000 }),
+        await outbox().recordAttempt(
+          'd1',
+          'b',
+          { at: T0 + 5000, durationMs: 503, statusCode: 503, error: 'status 503' },
+          { status: 'pending', nextAttemptAt: T0 + 9000 },
+        ),
       ).toBe(true);
       await claim('b', T0 + 9000);
       expect(await outbox().recordAttempt('d1', 'b', { at: T0 + 9000, durationMs: 7, statusCode: 204 }, { status: 'delivered' })).toBe(true);
@@ -215,18 +234,27 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       ]);
       expect(results).toEqual([true, true, true, false, false, true]);
       expect(await outbox().get('c1')).toMatchObject({ status: 'delivered', attemptCount: 1, attempts: [{ ...at, statusCode: 200 }] });
-      expect(await outbox().get('c2')).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 70, attempts: [{ ...at, statusCode: 500, error: 'status 500' }] });
+      expect(await outbox().get('c2')).toMatchObject({
+        status: 'pending',
+        nextAttemptAt: T0 + 70,
+        attempts: [{ ...at, statusCode: 500, error: 'status 500' }],
+      });
       expect(await outbox().get('c3')).toMatchObject({ status: 'failed', attempts: [{ ...at, statusCode: 410 }] });
       expect(await outbox().get('c4')).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 3, attempts: [{ ...at, interrupted: true }] });
       expect(await outbox().get('c5')).toMatchObject({ status: 'pending', attemptCount: 0, attempts: [] });
       expect(await claimIds('b', T0 + 20)).toEqual(['c4', 'c5']);
     });
 
-    it('keeps the start of the receiver\'s answer with each attempt, text as given; absent when there was none', async () => {
+    it("keeps the start of the receiver's answer with each attempt, text as given; absent when there was none", async () => {
       await queue(delivery('d1', { createdAt: T0 }));
       const answer = `{"ok":false,"why":"ünïcödé 🌵"}${'x'.repeat(900)}`;
       await claim('a', T0);
-      await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 5, statusCode: 500, error: 'receiver answered 500', response: answer }, { status: 'pending', nextAttemptAt: T0 + 10 });
+      await outbox().recordAttempt(
+        'd1',
+        'a',
+        { at: T0, durationMs: 5, statusCode: 500, error: 'receiver answered 500', response: answer },
+        { status: 'pending', nextAttemptAt: T0 + 10 },
+      );
       await claim('a', T0 + 10);
       await outbox().recordAttempt('d1', 'a', { at: T0 + 10, durationMs: 5, statusCode: 204 }, { status: 'delivered' });
       const expected = [
@@ -237,7 +265,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect((await outbox().list())?.[0]?.attempts).toEqual(expected);
     });
 
-    it('counts an endpoint\'s attempts per window (2xx succeeded, others failed) and knows its last one', async () => {
+    it("counts an endpoint's attempts per window (2xx succeeded, others failed) and knows its last one", async () => {
       const H = 3_600_000;
       const now = T0 + 10 * 24 * H;
       const windows = [now - H, now - 24 * H, now - 7 * 24 * H];
@@ -248,8 +276,20 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
         delivery('other', { endpointId: 'ep_y', createdAt: now - 2 * H }),
         delivery('ended', { endpointId: 'ep_x', createdAt: now - 2 * H }),
       );
-      expect(await outbox().endpointAttemptStats('ep_x', windows)).toEqual({ windows: [{ succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }] });
-      const attempt = async (id: string, at: number, statusCode: number | undefined, outcome: 'pending' | 'delivered' | 'failed' | 'interrupted', error?: string) => {
+      expect(await outbox().endpointAttemptStats('ep_x', windows)).toEqual({
+        windows: [
+          { succeeded: 0, failed: 0 },
+          { succeeded: 0, failed: 0 },
+          { succeeded: 0, failed: 0 },
+        ],
+      });
+      const attempt = async (
+        id: string,
+        at: number,
+        statusCode: number | undefined,
+        outcome: 'pending' | 'delivered' | 'failed' | 'interrupted',
+        error?: string,
+      ) => {
         const claimed = (await claim('o', at)).map((delivery) => delivery.id);
         expect(claimed).toContain(id);
         const recorded = await outbox().recordAttempt(
@@ -280,10 +320,20 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
         lastAttempt: { at: now - 10 * 60_000, statusCode: 201 },
       });
       expect(await outbox().endpointAttemptStats('ep_y', windows)).toEqual({
-        windows: [{ succeeded: 0, failed: 1 }, { succeeded: 0, failed: 1 }, { succeeded: 0, failed: 1 }],
+        windows: [
+          { succeeded: 0, failed: 1 },
+          { succeeded: 0, failed: 1 },
+          { succeeded: 0, failed: 1 },
+        ],
         lastAttempt: { at: now - 60_000, statusCode: 500 },
       });
-      expect(await outbox().endpointAttemptStats('ep_z', windows)).toEqual({ windows: [{ succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }, { succeeded: 0, failed: 0 }] });
+      expect(await outbox().endpointAttemptStats('ep_z', windows)).toEqual({
+        windows: [
+          { succeeded: 0, failed: 0 },
+          { succeeded: 0, failed: 0 },
+          { succeeded: 0, failed: 0 },
+        ],
+      });
       // Many windows in one read (an endpoint's hours); an attempt at a window's very start is in it.
       const hours = Array.from({ length: 24 }, (_, index) => now - (24 - index) * H);
       const counts = (await outbox().endpointAttemptStats('ep_x', hours)).windows;
@@ -302,13 +352,17 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       await outbox().enqueue(delivery('t2', { tenant: 'acme', endpointId: 'ep_x', createdAt: T0 + 6 }));
       expect(await outbox().get('t1')).toEqual({ ...test, status: 'pending', attemptCount: 0, nextAttemptAt: T0 + 5, attempts: [] });
       expect(await outbox().get('t2')).not.toHaveProperty('test');
-      expect((await outbox().list({ tenant: 'acme', limit: 10 }))!.map((d) => [d.id, d.test])).toEqual([['t2', undefined], ['t1', true]]);
+      expect((await outbox().list({ tenant: 'acme', limit: 10 }))!.map((d) => [d.id, d.test])).toEqual([
+        ['t2', undefined],
+        ['t1', true],
+      ]);
       expect((await claim('o', T0 + 10)).map((d) => d.id)).toEqual(['t1', 't2']);
       await expect(outbox().enqueue(delivery('t1', { endpointId: 'ep_x' }))).rejects.toThrow();
     });
 
-    it('filters a tenant\'s listing by event type and creation time (since inclusive, until exclusive), with the cursor', async () => {
-      const at = (id: string, createdAt: number, eventType = 'plant.created') => outbox().enqueue(delivery(id, { tenant: 'acme', endpointId: 'ep_x', eventType, createdAt }));
+    it("filters a tenant's listing by event type and creation time (since inclusive, until exclusive), with the cursor", async () => {
+      const at = (id: string, createdAt: number, eventType = 'plant.created') =>
+        outbox().enqueue(delivery(id, { tenant: 'acme', endpointId: 'ep_x', eventType, createdAt }));
       await at('c0', T0);
       await at('d1', T0 + 1, 'plant.deleted');
       await at('c2', T0 + 2);
@@ -325,7 +379,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await ids({ since: T0 + 5 })).toEqual([]);
     });
 
-    it('lists every delivery without a tenant (operator subscriptions\' too), with the same filters and cursor', async () => {
+    it("lists every delivery without a tenant (operator subscriptions' too), with the same filters and cursor", async () => {
       const at = (id: string, tenant: string, endpointId: string, createdAt: number, eventType = 'plant.created') =>
         outbox().enqueue(delivery(id, { tenant, endpointId, eventType, createdAt }));
       await at('a1', 'acme', 'ep_x', T0);
@@ -368,7 +422,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await outbox().nextDueAt()).toBeUndefined();
     });
 
-    it('releases only the given owner\'s leases, without recording an attempt', async () => {
+    it("releases only the given owner's leases, without recording an attempt", async () => {
       await queue(delivery('d1', { createdAt: T0 }), delivery('d2', { createdAt: T0 + 1 }), delivery('d3', { createdAt: T0 + 2 }));
       await claim('a', T0 + 10, { limit: 2 });
       await claim('b', T0 + 10);
@@ -411,7 +465,9 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
     });
 
     it('passes over endpoints with a backlog ahead and claims the others in one due order, up to the limit', async () => {
-      const backlog = Array.from({ length: 30 }, (_, index) => delivery(`slow${String(index).padStart(2, '0')}`, { endpointId: 'sub_slow', createdAt: T0 + index }));
+      const backlog = Array.from({ length: 30 }, (_, index) =>
+        delivery(`slow${String(index).padStart(2, '0')}`, { endpointId: 'sub_slow', createdAt: T0 + index }),
+      );
       await queue(...backlog);
       await queue(
         delivery('a1', { endpointId: 'sub_a', createdAt: T0 + 40 }),

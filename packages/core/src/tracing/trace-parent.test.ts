@@ -30,7 +30,16 @@ describe('traceparent', () => {
   });
 
   it('reads nothing from what is not a traceparent (absent, malformed, all-zero ids, unknown version)', () => {
-    for (const value of [undefined, '', 'junk', `00-${traceId}-${spanId}`, `00-${'0'.repeat(32)}-${spanId}-01`, `00-${traceId}-${'0'.repeat(16)}-01`, `01-${traceId}-${spanId}-01`, `00-${traceId.toUpperCase()}-${spanId}-01`]) {
+    for (const value of [
+      undefined,
+      '',
+      'junk',
+      `00-${traceId}-${spanId}`,
+      `00-${'0'.repeat(32)}-${spanId}-01`,
+      `00-${traceId}-${'0'.repeat(16)}-01`,
+      `01-${traceId}-${spanId}-01`,
+      `00-${traceId.toUpperCase()}-${spanId}-01`,
+    ]) {
       expect(parseTraceparent(value)).toBeUndefined();
     }
   });

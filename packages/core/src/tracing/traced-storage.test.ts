@@ -68,7 +68,7 @@ class AsyncContextManager implements ContextManager {
 function recordingSpan(record: RecordedSpan): Span {
   const span: Span = {
     spanContext: () => record.spanContext,
-    setAttribute: (key, value) => ((record.attributes as Record<string, unknown>)[key] = value, span),
+    setAttribute: (key, value) => (((record.attributes as Record<string, unknown>)[key] = value), span),
     setAttributes: (attributes) => (Object.assign(record.attributes, attributes), span),
     addEvent: () => span,
     addLink: () => span,
@@ -142,7 +142,13 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
     });
     const requestSpanId = request.spanContext().spanId;
     expect(recorded.slice(1).map(({ name, kind, parentSpanId, ended, attributes }) => ({ name, kind, parentSpanId, ended, attributes }))).toEqual([
-      { name: 'create plants', kind: SpanKind.CLIENT, parentSpanId: requestSpanId, ended: true, attributes: { 'db.operation.name': 'create', 'db.collection.name': 'plants' } },
+      {
+        name: 'create plants',
+        kind: SpanKind.CLIENT,
+        parentSpanId: requestSpanId,
+        ended: true,
+        attributes: { 'db.operation.name': 'create', 'db.collection.name': 'plants' },
+      },
       {
         name: 'get webhook_deliveries',
         kind: SpanKind.CLIENT,
@@ -155,7 +161,14 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
   });
 
   it('stamps the traceparent of a delete\u2019s span on the deliveries its event queues', async () => {
-    const endpoint = { id: 'ep_deleted', tenant: 'acme', url: 'https://receiver.example/hook', eventTypes: ['plant.deleted'] as const, secret: 'whsec_x', createdAt: 1 };
+    const endpoint = {
+      id: 'ep_deleted',
+      tenant: 'acme',
+      url: 'https://receiver.example/hook',
+      eventTypes: ['plant.deleted'] as const,
+      secret: 'whsec_x',
+      createdAt: 1,
+    };
     await storage.endpoints.create(endpoint, 50);
     await storage.plants.create('acme', { id: 1n, name: 'Fern' }, []);
     await inRequest(() => storage.plants.delete('acme', 1n, { eventType: 'plant.deleted', payload: '{"id":1}', createdAt: 2 }));
@@ -232,7 +245,15 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
     });
     await inRequest(() => traced.plants.create('acme', { id: 1n, name: 'Fern' }, [full, delivery('msg_2')], event));
     const traceparent = formatTraceparent(recorded[1]!.spanContext);
-    expect(handed).toEqual([{ deliveries: [{ ...full, traceparent }, { ...delivery('msg_2'), traceparent }], event: { ...event, traceparent } }]);
+    expect(handed).toEqual([
+      {
+        deliveries: [
+          { ...full, traceparent },
+          { ...delivery('msg_2'), traceparent },
+        ],
+        event: { ...event, traceparent },
+      },
+    ]);
     expect(full).not.toHaveProperty('traceparent');
     expect(event).not.toHaveProperty('traceparent');
   });
@@ -241,7 +262,13 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
     const memory = memoryStorage();
     const { plants } = memory;
     // The memory adapter's plants (without the optional JSON reads), and with them.
-    const withoutJson = { create: plants.create.bind(plants), get: plants.get.bind(plants), list: plants.list.bind(plants), idAtOffset: plants.idAtOffset.bind(plants), delete: plants.delete.bind(plants) };
+    const withoutJson = {
+      create: plants.create.bind(plants),
+      get: plants.get.bind(plants),
+      list: plants.list.bind(plants),
+      idAtOffset: plants.idAtOffset.bind(plants),
+      delete: plants.delete.bind(plants),
+    };
     expect(tracedStorage({ ...memory, plants: withoutJson }).plants).not.toHaveProperty('listJson');
     expect(tracedStorage({ ...memory, plants: withoutJson }).plants).not.toHaveProperty('getJson');
     const withJson = { ...withoutJson, getJson: async () => undefined, listJson: async () => ({ json: '[]', count: 0, lastId: undefined, more: false }) };
@@ -325,7 +352,8 @@ describe('tracedStorage in a context', () => {
       });
       const request = tracer.startSpan('GET /plants/{id}', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
       const dropped = trace.wrapSpanContext({ traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.NONE });
-      const inContextOf = (span: Span | undefined) => (span ? trace.setSpan(ROOT_CONTEXT, span) : ROOT_CONTEXT).setValue(key, span?.spanContext().spanId ?? 'none');
+      const inContextOf = (span: Span | undefined) =>
+        (span ? trace.setSpan(ROOT_CONTEXT, span) : ROOT_CONTEXT).setValue(key, span?.spanContext().spanId ?? 'none');
       for (const span of [request, dropped, undefined]) {
         await context.with(inContextOf(span), async () => {
           await storage.plants.get('acme', 1n);

@@ -92,7 +92,9 @@ function tracedPlants(plants: PlantRepository, system: string | undefined): Plan
     create: stampedMember(ops.create, (traceparent, args: [tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent]) =>
       plants.create(args[0], args[1], stampDeliveries(args[2], traceparent), stampEvent(args[3], traceparent)),
     ),
-    delete: stampedMember(ops.delete, (traceparent, args: [tenant: string, id: bigint, event?: EndpointEvent]) => plants.delete(args[0], args[1], stampEvent(args[2], traceparent))),
+    delete: stampedMember(ops.delete, (traceparent, args: [tenant: string, id: bigint, event?: EndpointEvent]) =>
+      plants.delete(args[0], args[1], stampEvent(args[2], traceparent)),
+    ),
   };
 }
 

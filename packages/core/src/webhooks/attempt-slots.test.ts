@@ -4,7 +4,13 @@ import { AttemptSlots, SLOW_ENDPOINT_CONCURRENCY } from './attempt-slots.js';
 /** Starts an attempt that runs until the returned function is called (as an answered request). */
 function hold(slots: AttemptSlots, endpointId: string, owner: string): () => void {
   let finish!: () => void;
-  slots.run(`msg_${Math.random()}`, endpointId, owner, () => new Promise<void>((resolve) => (finish = resolve)), () => {});
+  slots.run(
+    `msg_${Math.random()}`,
+    endpointId,
+    owner,
+    () => new Promise<void>((resolve) => (finish = resolve)),
+    () => {},
+  );
   return () => finish();
 }
 

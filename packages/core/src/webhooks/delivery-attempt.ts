@@ -36,11 +36,7 @@ export const THROTTLED = 'throttled';
  * or disabled endpoint is a `failed` outcome, a transport that throws
  * (against its contract) a `retry`.
  */
-export async function attemptDelivery(
-  delivery: ClaimedDelivery,
-  context: AttemptContext,
-  signal: AbortSignal,
-): Promise<AttemptResult | typeof THROTTLED> {
+export async function attemptDelivery(delivery: ClaimedDelivery, context: AttemptContext, signal: AbortSignal): Promise<AttemptResult | typeof THROTTLED> {
   const startedAt = context.clock.now();
   let target: DeliveryTarget | undefined;
   let lookupFailed: WebhookSendOutcome | undefined;

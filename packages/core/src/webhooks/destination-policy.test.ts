@@ -7,7 +7,7 @@ import { hasNonPublicLiteralHost, isPublicAddress, literalHostAddress } from './
  * rather than through node:net's BlockList, so the two can disagree.
  */
 function isPublicIPv4Integer(n: number): boolean {
-  const within = (network: number, prefix: number) => (n >>> (32 - prefix)) === (network >>> (32 - prefix));
+  const within = (network: number, prefix: number) => n >>> (32 - prefix) === network >>> (32 - prefix);
   return !(
     within(0x00000000, 8) ||
     within(0x0a000000, 8) ||
@@ -33,9 +33,9 @@ const uint32 = fc.integer({ min: 0, max: 0xffffffff });
 // Biased towards the interesting ranges, so every one of them is hit on every run.
 const interestingUint32 = fc.oneof(
   uint32,
-  fc.constantFrom(0x00, 0x0a, 0x64, 0x7f, 0xa9, 0xac, 0xc0, 0xc6, 0xcb, 0xe0, 0xef, 0xf0, 0xff).chain((first) =>
-    fc.integer({ min: 0, max: 0xffffff }).map((rest) => ((first << 24) | rest) >>> 0),
-  ),
+  fc
+    .constantFrom(0x00, 0x0a, 0x64, 0x7f, 0xa9, 0xac, 0xc0, 0xc6, 0xcb, 0xe0, 0xef, 0xf0, 0xff)
+    .chain((first) => fc.integer({ min: 0, max: 0xffffff }).map((rest) => ((first << 24) | rest) >>> 0)),
 );
 
 const host = (spelling: string) => literalHostAddress(new URL(`http://${spelling}/`));

@@ -140,7 +140,9 @@ export class WebhookAdmin {
 
   /** Throws `NotFoundError` unless `id` is a tenant's endpoint or a subscription that deliveries went to (the only trace a subscription leaves in storage). */
   async #known(id: string): Promise<void> {
-    const known = isTenantEndpointId(id) ? (await this.#endpoints.find(id)) !== undefined : ((await this.#outbox.list({ endpointId: id, limit: 1 })) ?? []).length > 0;
+    const known = isTenantEndpointId(id)
+      ? (await this.#endpoints.find(id)) !== undefined
+      : ((await this.#outbox.list({ endpointId: id, limit: 1 })) ?? []).length > 0;
     if (!known) throw new NotFoundError(`no endpoint ${id.slice(0, 100)}, and no deliveries to a subscription with that id`);
   }
 
@@ -173,7 +175,12 @@ export class WebhookAdmin {
 
   /** Enables or disables any tenant's endpoint (disabling ends its pending deliveries as failed). */
   async setEndpointStatus(id: string, status: WebhookEndpointStatus, reason?: string): Promise<WebhookEndpoint> {
-    const stored = await this.#endpoints.setStatus(endpointId(id), status, status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined, this.#clock.now());
+    const stored = await this.#endpoints.setStatus(
+      endpointId(id),
+      status,
+      status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined,
+      this.#clock.now(),
+    );
     return found(id, stored);
   }
 }

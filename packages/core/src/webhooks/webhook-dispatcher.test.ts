@@ -34,9 +34,7 @@ const answered = (statusCode: number): WebhookSendOutcome =>
 
 /** A receiver that never answers; the attempt ends only when the dispatcher aborts it (as the port asks of transports). */
 const hang = (request: WebhookRequest) =>
-  new Promise<WebhookSendOutcome>((resolve) =>
-    request.signal.addEventListener('abort', () => resolve({ kind: 'retry', reason: 'aborted' }), { once: true }),
-  );
+  new Promise<WebhookSendOutcome>((resolve) => request.signal.addEventListener('abort', () => resolve({ kind: 'retry', reason: 'aborted' }), { once: true }));
 
 /** A transport that ignores the abort (against the port's contract): its attempts never end. */
 const ignoreAbort = () => new Promise<WebhookSendOutcome>(() => {});
@@ -212,7 +210,11 @@ describe('WebhookDispatcher', () => {
     await store.plants.create(acme, { id: 1, name: 'A' }); // replay
     await eventually(() => sent.length >= 3, 'three deliveries');
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const to = (url: string) => sent.filter((request) => request.url === url).map((request) => request.body).sort();
+    const to = (url: string) =>
+      sent
+        .filter((request) => request.url === url)
+        .map((request) => request.body)
+        .sort();
     expect(to(all.url)).toEqual(['{"id":1,"name":"A"}', '{"id":2,"name":"G"}']);
     expect(to(onlyAcme.url)).toEqual(['{"id":1,"name":"A"}']);
     for (const request of sent) {
@@ -388,7 +390,16 @@ describe('WebhookDispatcher', () => {
       await new Promise((resolve) => setImmediate(resolve));
       return answered(200);
     });
-    const options = { outbox: storage.outbox, transport, clock: systemClock, logger: recordingLogger().logger, targets: targetsOf(subscription), jitter: 0, concurrency: 7, perEndpointConcurrency: 7 };
+    const options = {
+      outbox: storage.outbox,
+      transport,
+      clock: systemClock,
+      logger: recordingLogger().logger,
+      targets: targetsOf(subscription),
+      jitter: 0,
+      concurrency: 7,
+      perEndpointConcurrency: 7,
+    };
     const dispatchers = [new WebhookDispatcher(options), new WebhookDispatcher(options)];
     expect(dispatchers[0]!.owner).not.toBe(dispatchers[1]!.owner);
     for (const dispatcher of dispatchers) dispatcher.start();
@@ -474,7 +485,14 @@ describe('WebhookDispatcher', () => {
     const producer = createPlantStore({ storage, webhooks: { subscriptions: [subscription] } });
     await producer.plants.create(acme, { id: 1, name: 'Fern' });
     // No retries at all: an interrupted attempt that counted would fail the delivery.
-    const base = { outbox: storage.outbox, clock: systemClock, logger: recordingLogger().logger, targets: targetsOf(subscription), jitter: 0, retrySchedule: [] };
+    const base = {
+      outbox: storage.outbox,
+      clock: systemClock,
+      logger: recordingLogger().logger,
+      targets: targetsOf(subscription),
+      jitter: 0,
+      retrySchedule: [],
+    };
     const hanging = fakeTransport(hang);
     const first = new WebhookDispatcher({ ...base, transport: hanging.transport, leaseMs: 600_000, stopTimeoutMs: 10 });
     first.start();

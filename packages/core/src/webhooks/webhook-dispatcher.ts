@@ -143,15 +143,15 @@ export class WebhookDispatcher {
       // Fixed only while no tenant has an endpoint: theirs come and go (see #checkTenantEndpoints).
       knownEndpointIds: () => (this.#tenantEndpoints ? undefined : options.targets.ids),
     });
-    const policy = new RetryPolicy({ schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, jitter: options.jitter, maxRetryAfterMs: options.maxRetryAfterMs });
-    this.#recorder = new AttemptRecorder({ outbox: options.outbox, owner: this.#owner, policy, logger: options.logger });
+    this.#recorder = new AttemptRecorder({ outbox: options.outbox, owner: this.#owner, policy: retryPolicy(options), logger: options.logger });
     const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#context = { transport: options.transport, targets: options.targets, throttle: this.#throttle, clock: options.clock, timeoutMs, userAgent };
     const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
     this.#endpoints = options.endpoints;
     this.#operational = options.operationalEvents;
     const onDisabled = (...args: Parameters<OperationalEvents['endpointDisabled']>) => this.#queued(this.#operational?.endpointDisabled(...args));
-    this.#health = options.endpoints && new EndpointHealth({ endpoints: options.endpoints, disableAfterMs, clock: options.clock, logger: options.logger, onDisabled });
+    this.#health =
+      options.endpoints && new EndpointHealth({ endpoints: options.endpoints, disableAfterMs, clock: options.clock, logger: options.logger, onDisabled });
     this.#timer = new DispatchTimer(options.clock, () => {
       this.#checkDue = true;
       this.wake();
@@ -276,7 +276,13 @@ export class WebhookDispatcher {
   }
 
   #launch(delivery: ClaimedDelivery): void {
-    this.#slots.run(delivery.id, delivery.endpointId, slotOwner(delivery), (signal, answered) => this.#attempt(delivery, signal, answered), () => this.wake());
+    this.#slots.run(
+      delivery.id,
+      delivery.endpointId,
+      slotOwner(delivery),
+      (signal, answered) => this.#attempt(delivery, signal, answered),
+      () => this.wake(),
+    );
   }
 
   /** One attempt, recorded (or, over the endpoint's rate limit, released for later); never rejects. */
@@ -313,6 +319,10 @@ export class WebhookDispatcher {
     await this.#outbox.release([delivery.id], this.#owner);
     this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#clock.now());
   }
+}
+
+function retryPolicy(options: WebhookDispatchSettings): RetryPolicy {
+  return new RetryPolicy({ schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, jitter: options.jitter, maxRetryAfterMs: options.maxRetryAfterMs });
 }
 
 /** The slots with the caps of the options, defaults applied. */

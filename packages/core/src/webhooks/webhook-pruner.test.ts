@@ -156,7 +156,14 @@ describe('WebhookPruner', () => {
     state.failReclaim = 1;
     const { logger, lines } = recordingLogger();
     const pruned: number[] = [];
-    const pruner = new WebhookPruner({ outbox, clock: { now: () => 1_000_000 }, logger, retentionMs: 60_000, intervalMs: 5, onPruned: (count) => pruned.push(count) });
+    const pruner = new WebhookPruner({
+      outbox,
+      clock: { now: () => 1_000_000 },
+      logger,
+      retentionMs: 60_000,
+      intervalMs: 5,
+      onPruned: (count) => pruned.push(count),
+    });
     pruner.start();
     await vi.waitFor(() => expect(reclaims).toHaveLength(1));
     // Runs go on; those that find nothing to delete reclaim nothing.

@@ -186,7 +186,13 @@ export class WebhookPruner {
     const between = prunePacing({ now, deadline: now() + this.#intervalMs, signal, sleep: this.#options.sleep });
     let pruned: number;
     try {
-      pruned = await pruneInBatches(outbox, clock.now() - retentionMs, { batchSize: this.#batchSize, stopped: () => this.#stopped, onBatch: onPruned, now, between });
+      pruned = await pruneInBatches(outbox, clock.now() - retentionMs, {
+        batchSize: this.#batchSize,
+        stopped: () => this.#stopped,
+        onBatch: onPruned,
+        now,
+        between,
+      });
     } catch (error) {
       logger.warn('pruning finished webhook deliveries failed; trying again at the next run', { error });
       return;

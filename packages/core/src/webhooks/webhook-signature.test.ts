@@ -19,7 +19,11 @@ describe('signWebhook', () => {
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const body = '{"id":9223372036854775807,"name":"Fern 🌿","tag":"ü"}';
     const timestamp = Math.floor(Date.now() / 1000);
-    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook({ secret, id: 'msg_1', timestamp, body }) };
+    const headers = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signWebhook({ secret, id: 'msg_1', timestamp, body }),
+    };
     expect(() => new Webhook(secret).verify(body, headers)).not.toThrow();
     // One changed byte, id or timestamp breaks it.
     expect(() => new Webhook(secret).verify(body.replace('807', '806'), headers)).toThrow();

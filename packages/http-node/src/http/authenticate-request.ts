@@ -13,10 +13,7 @@ export function authenticateRequest(store: PlantStore, { req }: { readonly req: 
   const token = bearerToken(header);
   if (token === undefined) {
     return Promise.reject(
-      new UnauthenticatedError(
-        'missing_credentials',
-        header === undefined ? 'missing bearer token' : 'the authorization header must be "Bearer <token>"',
-      ),
+      new UnauthenticatedError('missing_credentials', header === undefined ? 'missing bearer token' : 'the authorization header must be "Bearer <token>"'),
     );
   }
   return store.authenticate(token);

@@ -27,10 +27,7 @@ describe('errorResponse', () => {
       message: 'missing bearer token',
       headers: ['www-authenticate', 'Bearer realm="plant-store"'],
     });
-    expect(errorResponse(new UnauthenticatedError('invalid_token')).headers).toEqual([
-      'www-authenticate',
-      'Bearer realm="plant-store", error="invalid_token"',
-    ]);
+    expect(errorResponse(new UnauthenticatedError('invalid_token')).headers).toEqual(['www-authenticate', 'Bearer realm="plant-store", error="invalid_token"']);
     expect(errorResponse(new ForbiddenError('plants:write'))).toEqual({
       status: 403,
       message: 'this operation requires the plants:write scope',

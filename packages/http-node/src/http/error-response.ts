@@ -9,11 +9,7 @@ import {
   ValidationError,
 } from '@plant-store/core';
 import { HttpError } from './http-error.js';
-import {
-  INVALID_TOKEN_CHALLENGE,
-  MISSING_CREDENTIALS_CHALLENGE,
-  insufficientScopeChallenge,
-} from './www-authenticate.js';
+import { INVALID_TOKEN_CHALLENGE, MISSING_CREDENTIALS_CHALLENGE, insufficientScopeChallenge } from './www-authenticate.js';
 
 /** What to answer for a failure: status, a message safe for callers, extra headers (flat list). */
 export interface ErrorResponse {

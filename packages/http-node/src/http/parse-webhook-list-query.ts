@@ -32,7 +32,15 @@ export function parseEndpointListQuery(query: string): EndpointListQuery {
 
 /** `endpoint`, `status`, `eventType`, `since`, `until`, `limit` and `after` of `GET /webhooks/deliveries`; values are checked by the core. */
 export function parseDeliveryListQuery(query: string): DeliveryListQuery {
-  const { endpoint, status, eventType, since, until, limit, after } = singleQueryParams(query, ['endpoint', 'status', 'eventType', 'since', 'until', 'limit', 'after']);
+  const { endpoint, status, eventType, since, until, limit, after } = singleQueryParams(query, [
+    'endpoint',
+    'status',
+    'eventType',
+    'since',
+    'until',
+    'limit',
+    'after',
+  ]);
   return withDefined({ endpoint, status, eventType, since, until, limit: limit === undefined ? undefined : parseLimit(limit), after });
 }
 

@@ -39,7 +39,10 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
         reject(error);
       }
     };
-    const fail = (error: HttpError) => settle(() => { throw error; });
+    const fail = (error: HttpError) =>
+      settle(() => {
+        throw error;
+      });
     const unlisten = listen(req, {
       data: (chunk: Buffer) => {
         size += chunk.length;

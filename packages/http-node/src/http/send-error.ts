@@ -16,13 +16,7 @@ import { sendJson } from './send-json.js';
  * the only honest signal left is to abort the connection, so the client
  * sees a truncated response instead of a complete-looking one.
  */
-export function sendError(
-  res: ServerResponse,
-  requestId: string,
-  error: unknown,
-  logger: Logger,
-  closeConnection: boolean,
-): void {
+export function sendError(res: ServerResponse, requestId: string, error: unknown, logger: Logger, closeConnection: boolean): void {
   const { status, message, headers } = errorResponse(error);
   if (status >= 500) logger.error('request failed', { requestId, status, error: describeError(error) });
   if (res.headersSent) {

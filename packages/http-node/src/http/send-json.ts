@@ -5,21 +5,8 @@ import type { ServerResponse } from 'node:http';
  * array, which node:http writes without building a header object.
  * `extraHeaders` is a flat `[name, value, …]` list.
  */
-export function sendJson(
-  res: ServerResponse,
-  requestId: string,
-  status: number,
-  body: string,
-  extraHeaders?: readonly string[],
-): void {
-  const headers = [
-    'content-type',
-    'application/json',
-    'content-length',
-    String(Buffer.byteLength(body)),
-    'x-request-id',
-    requestId,
-  ];
+export function sendJson(res: ServerResponse, requestId: string, status: number, body: string, extraHeaders?: readonly string[]): void {
+  const headers = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'x-request-id', requestId];
   if (extraHeaders !== undefined) for (const item of extraHeaders) headers.push(item);
   res.writeHead(status, headers);
   res.end(body);

@@ -46,8 +46,7 @@ class FakeResponse extends EventEmitter {
   }
 }
 
-const plants = (from: number, count: number): Plant[] =>
-  Array.from({ length: count }, (_, index) => ({ id: BigInt(from + index), name: `p${from + index}` }));
+const plants = (from: number, count: number): Plant[] => Array.from({ length: count }, (_, index) => ({ id: BigInt(from + index), name: `p${from + index}` }));
 
 /** Batches as an async generator that records whether it was closed. */
 function batchesOf(list: Plant[][], state = { closed: false, failAt: -1 }) {
@@ -66,8 +65,7 @@ function batchesOf(list: Plant[][], state = { closed: false, failAt: -1 }) {
   };
 }
 
-const write = (res: FakeResponse, batches: AsyncIterable<Plant[]>, extra?: string[]) =>
-  writePlantList(res as unknown as ServerResponse, 'rid', batches, extra);
+const write = (res: FakeResponse, batches: AsyncIterable<Plant[]>, extra?: string[]) => writePlantList(res as unknown as ServerResponse, 'rid', batches, extra);
 
 describe('writePlantList', () => {
   it('sends an empty list in one piece with a content-length', async () => {
@@ -98,7 +96,11 @@ describe('writePlantList', () => {
   });
 
   it('skips empty batches without breaking the JSON', async () => {
-    for (const list of [[[], plants(1, 1), [], plants(2, 1)], [plants(1, 1), [], [], plants(2, 1), []], [[], [], []]]) {
+    for (const list of [
+      [[], plants(1, 1), [], plants(2, 1)],
+      [plants(1, 1), [], [], plants(2, 1), []],
+      [[], [], []],
+    ]) {
       const res = new FakeResponse();
       await write(res, batchesOf(list));
       expect(JSON.parse(res.body)).toHaveLength(list.flat().length);

@@ -60,12 +60,7 @@ export async function writePlantList(
 }
 
 /** Answers with a listing already in memory (a page): one piece, with a `content-length`. */
-export function writePlantPage(
-  res: ServerResponse,
-  requestId: string,
-  plants: readonly Plant[],
-  extraHeaders: readonly string[] | undefined,
-): void {
+export function writePlantPage(res: ServerResponse, requestId: string, plants: readonly Plant[], extraHeaders: readonly string[] | undefined): void {
   sendJson(res, requestId, 200, `[${serializeBatch(plants)}]`, extraHeaders);
 }
 

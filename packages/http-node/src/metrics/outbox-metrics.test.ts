@@ -24,7 +24,10 @@ async function exposition(answer: () => Promise<PendingStats>, afterStart?: (upd
 
 describe('queue delay', () => {
   it('shows how long due deliveries have waited for a slot, over all endpoints and by whether theirs is slow', async () => {
-    const { metrics, register } = metricsOver({ pendingStats: async () => ({ count: 3 }), queueDelay: async () => ({ all: 9000, responsive: 1500, slow: 9000 }) });
+    const { metrics, register } = metricsOver({
+      pendingStats: async () => ({ count: 3 }),
+      queueDelay: async () => ({ all: 9000, responsive: 1500, slow: 9000 }),
+    });
     await metrics.update();
     const text = await register.metrics();
     expect(text).toContain('plant_store_webhook_queue_delay_seconds{endpoints="all"} 9');
@@ -112,7 +115,11 @@ describe('createOutboxMetrics', () => {
     const gauges = async () => {
       await metrics.update();
       const text = await register.metrics();
-      return { pending: Number(/^plant_store_webhook_deliveries_pending (\S+)$/m.exec(text)?.[1]), age: Number(/^plant_store_webhook_oldest_pending_age_seconds (\S+)$/m.exec(text)?.[1]), up: /^plant_store_storage_up 1$/m.test(text) };
+      return {
+        pending: Number(/^plant_store_webhook_deliveries_pending (\S+)$/m.exec(text)?.[1]),
+        age: Number(/^plant_store_webhook_oldest_pending_age_seconds (\S+)$/m.exec(text)?.[1]),
+        up: /^plant_store_storage_up 1$/m.test(text),
+      };
     };
     expect(await gauges()).toMatchObject({ pending: 1_000_001, up: true });
     clock.ms = 150 * 100 - 1;

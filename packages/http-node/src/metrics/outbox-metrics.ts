@@ -42,7 +42,7 @@ const SLOW_READ_SPACING = 100;
 export function createOutboxMetrics(client: typeof PromClient, register: Registry, backlog: Backlog, now = () => performance.now()): OutboxMetrics {
   const up = new client.Gauge({
     name: 'plant_store_storage_up',
-    help: '1 when the backlog read behind this scrape\'s gauges answered (a slow read stands for the scrapes shortly after it), 0 when it failed or timed out.',
+    help: "1 when the backlog read behind this scrape's gauges answered (a slow read stands for the scrapes shortly after it), 0 when it failed or timed out.",
     registers: [register],
   });
   // Registered only while storage answers: a backlog that could not be read

@@ -12,7 +12,12 @@ async function samples(register: ReturnType<typeof setup>['register'], name: str
   const metric = await register.getSingleMetric(name)!.get();
   const out: Record<string, number> = {};
   for (const { labels, value, metricName } of metric.values as { labels: Record<string, string | number>; value: number; metricName?: string }[]) {
-    const key = [metricName ?? name, ...Object.keys(labels).sort().map((label) => `${label}=${labels[label]}`)].join(' ');
+    const key = [
+      metricName ?? name,
+      ...Object.keys(labels)
+        .sort()
+        .map((label) => `${label}=${labels[label]}`),
+    ].join(' ');
     out[key] = value;
   }
   return out;

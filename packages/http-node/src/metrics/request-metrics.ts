@@ -2,9 +2,7 @@ import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
 
 /** Request durations in seconds: most answers take well under a millisecond, a streamed listing can take seconds. */
-export const REQUEST_DURATION_BUCKETS: readonly number[] = [
-  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
-];
+export const REQUEST_DURATION_BUCKETS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 // Anything else (node:http accepts a few dozen methods) is `OTHER`, so a
 // client cannot add series by inventing methods.

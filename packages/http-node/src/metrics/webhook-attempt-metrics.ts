@@ -9,10 +9,7 @@ const OUTCOMES: Readonly<Record<WebhookAttemptOutcome, true>> = { delivered: tru
 export const ATTEMPT_DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30];
 
 /** Counts and times webhook attempts by outcome; the returned function takes `webhook.attempted` events. */
-export function createWebhookAttemptMetrics(
-  client: typeof PromClient,
-  register: Registry,
-): (event: PlantEvents['webhook.attempted']) => void {
+export function createWebhookAttemptMetrics(client: typeof PromClient, register: Registry): (event: PlantEvents['webhook.attempted']) => void {
   const attempts = new client.Counter({
     name: 'plant_store_webhook_attempts_total',
     help: 'Webhook attempts made by this process, by outcome: delivered, retry (failed, tried again later), gone (410, no more attempts), failed (no attempt left).',

@@ -6,7 +6,7 @@ import type { Registry } from 'prom-client';
 export function createWebhookPruneMetrics(client: typeof PromClient, register: Registry): (event: PlantEvents['webhook.pruned']) => void {
   const pruned = new client.Counter({
     name: 'plant_store_webhook_deliveries_pruned_total',
-    help: 'Finished webhook deliveries (with their attempts) deleted by this process: by retention, or by an operator\'s prune through this store.',
+    help: "Finished webhook deliveries (with their attempts) deleted by this process: by retention, or by an operator's prune through this store.",
     registers: [register],
   });
   return (event) => pruned.inc(event.count);

@@ -65,7 +65,7 @@ const schemas = () => ({
 
 const headers = () => ({
   RequestId: {
-    description: 'The client\'s `x-request-id` when it sent a sane one (1 to 128 printable ASCII characters), otherwise a generated UUID.',
+    description: "The client's `x-request-id` when it sent a sane one (1 to 128 printable ASCII characters), otherwise a generated UUID.",
     required: true,
     schema: { type: 'string', minLength: 1, maxLength: 128 },
   },
@@ -85,19 +85,16 @@ const responses = () => ({
     'Missing, malformed or unknown credentials. `WWW-Authenticate: Bearer realm="plant-store"` when the header is missing or malformed; `…, error="invalid_token"` for an unknown token.',
     { 'www-authenticate': ref('headers', 'WwwAuthenticate') },
   ),
-  Forbidden: errorResponse(
-    'The token lacks the scope. `WWW-Authenticate: Bearer realm="plant-store", error="insufficient_scope", scope="<scope>"`.',
-    { 'www-authenticate': ref('headers', 'WwwAuthenticate') },
-  ),
-  NotFound: errorResponse('The caller\'s tenant has no plant with this id.'),
+  Forbidden: errorResponse('The token lacks the scope. `WWW-Authenticate: Bearer realm="plant-store", error="insufficient_scope", scope="<scope>"`.', {
+    'www-authenticate': ref('headers', 'WwwAuthenticate'),
+  }),
+  NotFound: errorResponse("The caller's tenant has no plant with this id."),
   RequestRefused: errorResponse(
     'Refused before any operation ran, the connection closed: a malformed HTTP request (400), headers or request not received within the timeouts (408), oversized request headers (431).',
     { connection: { description: 'Always `close`.', required: true, schema: { type: 'string', const: 'close' } } },
   ),
   InternalError: errorResponse('An unexpected server failure (logged with the request id; no details are returned).'),
-  StorageUnavailable: errorResponse(
-    'Storage, or the service that checks tokens (a JWKS endpoint), is unavailable; retry later (`Retry-After` when known).',
-  ),
+  StorageUnavailable: errorResponse('Storage, or the service that checks tokens (a JWKS endpoint), is unavailable; retry later (`Retry-After` when known).'),
 });
 
 /** The `components` section: security schemes, schemas, headers and shared responses. */

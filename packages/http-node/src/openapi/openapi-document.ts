@@ -31,7 +31,7 @@ const info = (version: string) => ({
   version,
   summary: 'Store plants per tenant and get a signed webhook for every new one.',
   description: [
-    'Every request and response body is JSON. Every response carries `x-request-id` (the client\'s, when it sent a',
+    "Every request and response body is JSON. Every response carries `x-request-id` (the client's, when it sent a",
     'sane one: 1 to 128 printable ASCII characters; generated otherwise). Every error has the shape',
     '`{"error": <status>, "message": <text naming the offending field or parameter>}`.',
     '',
@@ -47,8 +47,8 @@ const info = (version: string) => ({
 });
 
 const tags = () => [
-  { name: 'plants', description: 'The plants of the caller\'s tenant.' },
-  { name: 'webhooks', description: 'The caller\'s own webhook endpoints and the deliveries to them.' },
+  { name: 'plants', description: "The plants of the caller's tenant." },
+  { name: 'webhooks', description: "The caller's own webhook endpoints and the deliveries to them." },
   { name: 'system', description: 'Probes, the API description and metrics; no authentication.' },
 ];
 

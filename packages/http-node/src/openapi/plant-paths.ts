@@ -41,7 +41,7 @@ const listPlants = (basePath: string) => ({
   tags: ['plants'],
   summary: 'List plants',
   description: [
-    'The caller\'s plants in ascending id order. Without `limit`, all of them. With `limit`, one page; when more plants',
+    "The caller's plants in ascending id order. Without `limit`, all of them. With `limit`, one page; when more plants",
     'remain (and only then) the response has a `Link: </plants?limit=N&after=LAST…>; rel="next"` header. The body is',
     'always a plain array: streamed (chunked transfer encoding) when longer than one storage batch, with a `content-length`',
     'when shorter.',
@@ -120,7 +120,8 @@ const deletePlant = () => ({
   operationId: 'deletePlant',
   tags: ['plants'],
   summary: 'Delete a plant',
-  description: 'Webhooks already queued for the plant are still delivered; `plant.deleted` is queued for the tenant\'s endpoints that subscribe to it, in the same transaction. Requires the `plants:write` scope.',
+  description:
+    "Webhooks already queued for the plant are still delivered; `plant.deleted` is queued for the tenant's endpoints that subscribe to it, in the same transaction. Requires the `plants:write` scope.",
   security: [{ bearerAuth: ['plants:write'] }],
   responses: {
     '204': { description: 'Deleted; no body.', headers: requestIdHeader },

@@ -29,7 +29,7 @@ const signatureHeaders = () => [
       '`v1,<base64 HMAC-SHA256>` keyed with the base64-decoded part of the `whsec_` secret, over',
       '`<webhook-id>.<webhook-timestamp>.<body>`; for a tenant endpoint created with `signature: ed25519`,',
       '`v1a,<base64 Ed25519 signature>` of the same text, verified with the `whpk_` public key. After a rotation of a',
-      'tenant endpoint\'s secret, two space-separated signatures (`v1,<new> v1,<old>`) for the overlap period (24 h by',
+      "tenant endpoint's secret, two space-separated signatures (`v1,<new> v1,<old>`) for the overlap period (24 h by",
       'default): a receiver holding either key verifies.',
     ].join(' '),
     schema: { type: 'string', pattern: '^v1a?,[A-Za-z0-9+/]+={0,2}( v1a?,[A-Za-z0-9+/]+={0,2})*$' },
@@ -80,7 +80,7 @@ const newPlant = () => ({
     operationId: 'newPlantWebhook',
     summary: 'New Plant (`plant.created`)',
     description: [
-      'Sent to every operator subscription matching the plant\'s tenant, and to each of the tenant\'s enabled endpoints',
+      "Sent to every operator subscription matching the plant's tenant, and to each of the tenant's enabled endpoints",
       'subscribed to `plant.created`, once a plant is created (not for a repeated create).',
       delivery,
     ].join(' '),
@@ -99,7 +99,7 @@ const plantDeleted = () => ({
   post: {
     operationId: 'plantDeletedWebhook',
     summary: 'Plant deleted (`plant.deleted`)',
-    description: ['Sent to each of the tenant\'s enabled endpoints subscribed to `plant.deleted` once a plant is deleted.', delivery].join(' '),
+    description: ["Sent to each of the tenant's enabled endpoints subscribed to `plant.deleted` once a plant is deleted.", delivery].join(' '),
     parameters: headers('plant.deleted'),
     requestBody: {
       required: true,

@@ -9,7 +9,7 @@ import { authErrors, bodyErrors, errorResponse, json, jsonResponse, ref, request
 const read = [{ bearerAuth: ['webhooks:read'] }];
 const write = [{ bearerAuth: ['webhooks:write'] }];
 const tags = ['webhooks'];
-const notFound = errorResponse('The caller\'s tenant has no endpoint or delivery with this id.');
+const notFound = errorResponse("The caller's tenant has no endpoint or delivery with this id.");
 const badId = errorResponse('The id segment is not valid percent-encoded UTF-8, empty, too long or holds control characters.');
 
 const idParameter = (what: string) => [
@@ -48,11 +48,16 @@ const endpointsCollection = (basePath: string) => ({
     operationId: 'listWebhookEndpoints',
     tags,
     summary: 'List webhook endpoints',
-    description: 'The tenant\'s endpoints in ascending id order, one page at a time. Unknown query parameters are ignored; a repeated or empty one is a 400. Requires `webhooks:read`.',
+    description:
+      "The tenant's endpoints in ascending id order, one page at a time. Unknown query parameters are ignored; a repeated or empty one is a 400. Requires `webhooks:read`.",
     security: read,
     parameters: pageParameters,
     responses: {
-      '200': jsonResponse('The endpoints (never their secrets).', { type: 'array', items: ref('schemas', 'Endpoint') }, linkHeader(basePath, '/webhooks/endpoints', 'limit=10&after=ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8')),
+      '200': jsonResponse(
+        'The endpoints (never their secrets).',
+        { type: 'array', items: ref('schemas', 'Endpoint') },
+        linkHeader(basePath, '/webhooks/endpoints', 'limit=10&after=ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'),
+      ),
       '400': ref('responses', 'BadRequest'),
       ...authErrors,
     },
@@ -61,13 +66,16 @@ const endpointsCollection = (basePath: string) => ({
     operationId: 'createWebhookEndpoint',
     tags,
     summary: 'Create a webhook endpoint',
-    description: 'Creates an endpoint for the tenant; from then on every matching event is queued for it in the same transaction as the plant change. The answer is the only read of the endpoint that includes its secret besides `GET …/secret`. Requires `webhooks:write`.',
+    description:
+      'Creates an endpoint for the tenant; from then on every matching event is queued for it in the same transaction as the plant change. The answer is the only read of the endpoint that includes its secret besides `GET …/secret`. Requires `webhooks:write`.',
     security: write,
     requestBody: jsonBody('NewEndpoint', 'The new endpoint (`content-type: application/json`).'),
     responses: {
       '201': jsonResponse('Created: the endpoint with what receivers verify with (its secret, or its public key).', ref('schemas', 'EndpointWithSecret')),
       '400': ref('responses', 'BadRequest'),
-      '422': errorResponse(`The tenant already has as many endpoints as the service allows (${DEFAULT_MAX_ENDPOINTS_PER_TENANT} unless its operator set another limit); the message names the limit. Nothing was created.`),
+      '422': errorResponse(
+        `The tenant already has as many endpoints as the service allows (${DEFAULT_MAX_ENDPOINTS_PER_TENANT} unless its operator set another limit); the message names the limit. Nothing was created.`,
+      ),
       ...authErrors,
       ...bodyErrors,
     },
@@ -88,7 +96,8 @@ const endpointItem = {
     operationId: 'updateWebhookEndpoint',
     tags,
     summary: 'Update a webhook endpoint',
-    description: 'Changes the given properties. `status: "enabled"` turns a disabled endpoint back on (then `recover` resends what failed). Requires `webhooks:write`.',
+    description:
+      'Changes the given properties. `status: "enabled"` turns a disabled endpoint back on (then `recover` resends what failed). Requires `webhooks:write`.',
     security: write,
     requestBody: jsonBody('EndpointPatch', 'The changes (`content-type: application/json`).'),
     responses: {
@@ -115,7 +124,8 @@ const secretItem = {
     operationId: 'getWebhookEndpointSecret',
     tags,
     summary: 'Get the signing secret',
-    description: 'What receivers verify with: the current `whsec_` secret, or the `whpk_` public key of an `ed25519` endpoint. Requires `webhooks:write` (an HMAC secret lets one forge webhooks).',
+    description:
+      'What receivers verify with: the current `whsec_` secret, or the `whpk_` public key of an `ed25519` endpoint. Requires `webhooks:write` (an HMAC secret lets one forge webhooks).',
     security: write,
     responses: { '200': jsonResponse('The current secret or public key.', ref('schemas', 'Secret')), '400': badId, ...authErrors, '404': notFound },
   },
@@ -209,35 +219,47 @@ const testItem = {
   },
 };
 
+/** The filters of the delivery log. */
+const deliveryFilters = [
+  { name: 'endpoint', in: 'query', required: false, description: 'Only deliveries to this endpoint.', schema: { type: 'string', minLength: 1 } },
+  {
+    name: 'status',
+    in: 'query',
+    required: false,
+    description: 'Only deliveries in this state.',
+    schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+  },
+  { name: 'eventType', in: 'query', required: false, description: 'Only deliveries of this event type.', schema: ref('schemas', 'WebhookEventType') },
+  {
+    name: 'since',
+    in: 'query',
+    required: false,
+    description: 'Only deliveries created at or after this time (RFC 3339).',
+    schema: { type: 'string', format: 'date-time', examples: ['2026-01-31T12:00:00Z'] },
+  },
+  {
+    name: 'until',
+    in: 'query',
+    required: false,
+    description: 'Only deliveries created before this time (RFC 3339).',
+    schema: { type: 'string', format: 'date-time', examples: ['2026-02-01T12:00:00Z'] },
+  },
+];
+
 const deliveriesCollection = (basePath: string) => ({
   get: {
     operationId: 'listWebhookDeliveries',
     tags,
     summary: 'List webhook deliveries',
-    description: 'Messages to the tenant\'s endpoints with their attempts, newest first, one page at a time. Requires `webhooks:read`.',
+    description: "Messages to the tenant's endpoints with their attempts, newest first, one page at a time. Requires `webhooks:read`.",
     security: read,
-    parameters: [
-      { name: 'endpoint', in: 'query', required: false, description: 'Only deliveries to this endpoint.', schema: { type: 'string', minLength: 1 } },
-      { name: 'status', in: 'query', required: false, description: 'Only deliveries in this state.', schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] } },
-      { name: 'eventType', in: 'query', required: false, description: 'Only deliveries of this event type.', schema: ref('schemas', 'WebhookEventType') },
-      {
-        name: 'since',
-        in: 'query',
-        required: false,
-        description: 'Only deliveries created at or after this time (RFC 3339).',
-        schema: { type: 'string', format: 'date-time', examples: ['2026-01-31T12:00:00Z'] },
-      },
-      {
-        name: 'until',
-        in: 'query',
-        required: false,
-        description: 'Only deliveries created before this time (RFC 3339).',
-        schema: { type: 'string', format: 'date-time', examples: ['2026-02-01T12:00:00Z'] },
-      },
-      ...pageParameters,
-    ],
+    parameters: [...deliveryFilters, ...pageParameters],
     responses: {
-      '200': jsonResponse('The deliveries.', { type: 'array', items: ref('schemas', 'Delivery') }, linkHeader(basePath, '/webhooks/deliveries', 'status=failed&limit=10&after=msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b')),
+      '200': jsonResponse(
+        'The deliveries.',
+        { type: 'array', items: ref('schemas', 'Delivery') },
+        linkHeader(basePath, '/webhooks/deliveries', 'status=failed&limit=10&after=msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'),
+      ),
       '400': ref('responses', 'BadRequest'),
       ...authErrors,
     },
@@ -262,7 +284,8 @@ const resendItem = {
     operationId: 'resendWebhookDelivery',
     tags,
     summary: 'Resend a delivery',
-    description: 'Queues the delivery again whatever its state, with the same `webhook-id` (receivers deduplicate on it). No body is needed. Requires `webhooks:write`.',
+    description:
+      'Queues the delivery again whatever its state, with the same `webhook-id` (receivers deduplicate on it). No body is needed. Requires `webhooks:write`.',
     security: write,
     responses: { '202': jsonResponse('Queued.', ref('schemas', 'Empty')), '400': badId, ...authErrors, '404': notFound },
   },
@@ -298,7 +321,7 @@ const eventTypesItem = {
     summary: 'List the event types',
     description: [
       'Every event type an endpoint can subscribe to, with a description, the JSON Schema of its body (the same as the',
-      'document\'s `webhooks` section, self-contained) and an example body. Requires `webhooks:read`.',
+      "document's `webhooks` section, self-contained) and an example body. Requires `webhooks:read`.",
     ].join(' '),
     security: read,
     responses: {

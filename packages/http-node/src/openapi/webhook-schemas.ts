@@ -154,14 +154,15 @@ const schemas = {
     properties: {
       at: time('When the attempt started'),
       durationMs: { type: 'integer', minimum: 0 },
-      statusCode: { type: 'integer', description: 'The receiver\'s status, when it answered.' },
+      statusCode: { type: 'integer', description: "The receiver's status, when it answered." },
       error: {
         type: 'string',
         description: 'Why it failed without a usable answer (timeout, connection refused, `destination not allowed`, `endpoint deleted`, …).',
       },
       response: {
         type: 'string',
-        description: 'The start of the receiver\'s answer body: its first 1024 bytes as UTF-8 text, cut before a character the limit would split. Absent when the answer had no body (or there was no answer).',
+        description:
+          "The start of the receiver's answer body: its first 1024 bytes as UTF-8 text, cut before a character the limit would split. Absent when the answer had no body (or there was no answer).",
       },
     },
   },
@@ -255,7 +256,7 @@ const schemas = {
         required: ['at'],
         additionalProperties: false,
         description: 'The most recent attempt of the last 7 days; absent when none.',
-        properties: { at: time('When it started'), statusCode: { type: 'integer', description: 'The receiver\'s status, when it answered.' } },
+        properties: { at: time('When it started'), statusCode: { type: 'integer', description: "The receiver's status, when it answered." } },
       },
       windows: {
         type: 'object',

@@ -137,7 +137,7 @@ describe('the portal route', () => {
     }
   });
 
-  it('answers every request with an x-request-id, the client\'s when it sent one', async () => {
+  it("answers every request with an x-request-id, the client's when it sent one", async () => {
     const answers = await Promise.all([
       send(`${root.url}/portal`, 'GET', { 'x-request-id': 'portal-1' }),
       send(`${root.url}/portal/app-ABC123.js`),

@@ -33,7 +33,9 @@ export async function listPlants(context: RouteContext, exchange: Exchange): Pro
   const options = parseListQuery(exchange.query);
   const listing = await context.store.plants.listAsJson(principal, options);
   const extraHeaders =
-    listing.nextAfter === undefined ? undefined : ['link', nextLink(context.basePath, '/plants', pageParams(options.limit ?? 0, listing.nextAfter, options.tags))];
+    listing.nextAfter === undefined
+      ? undefined
+      : ['link', nextLink(context.basePath, '/plants', pageParams(options.limit ?? 0, listing.nextAfter, options.tags))];
   if (exchange.head) {
     exchange.res.writeHead(200, withIds(['content-type', 'application/json'], exchange.requestId, extraHeaders));
     exchange.res.end();

@@ -61,9 +61,7 @@ function routeOf(template: string, methods: RouteMethods): Route {
   return { template, allow: allowOf(methods), methods, idStart: template.indexOf('{id}') };
 }
 
-const routes = new Map<string, Route>(
-  Object.entries(TABLE).map(([template, methods]: [string, RouteMethods]) => [template, routeOf(template, methods)]),
-);
+const routes = new Map<string, Route>(Object.entries(TABLE).map(([template, methods]: [string, RouteMethods]) => [template, routeOf(template, methods)]));
 
 /**
  * The tenant portal's page and each of its files, served as the docs page's
@@ -78,7 +76,9 @@ const PORTAL = routeOf('/portal', { GET: (context, exchange, _id, path) => docsF
 export const ROUTES: readonly Route[] = [...routes.values()];
 
 /** The routes without `{id}` matched by path alone (not those of the optional parts). */
-const PLAIN = new Map(ROUTES.filter((route) => route.idStart === -1 && route.template !== '/docs' && route.template !== '/metrics').map((route) => [route.template, route]));
+const PLAIN = new Map(
+  ROUTES.filter((route) => route.idStart === -1 && route.template !== '/docs' && route.template !== '/metrics').map((route) => [route.template, route]),
+);
 
 /** A collection whose members have `{id}` routes: `<prefix><id>` and `<prefix><id>/<action>`. */
 interface IdFamily {

@@ -55,7 +55,13 @@ describe('tracedRequest', () => {
     expect(recorded).toEqual([
       {
         name: 'GET /api/plants/{id}',
-        attributes: { 'http.request.method': 'GET', 'url.scheme': 'http', 'network.protocol.version': '1.1', 'http.route': '/api/plants/{id}', 'http.response.status_code': 200 },
+        attributes: {
+          'http.request.method': 'GET',
+          'url.scheme': 'http',
+          'network.protocol.version': '1.1',
+          'http.route': '/api/plants/{id}',
+          'http.response.status_code': 200,
+        },
         ended: true,
       },
     ]);
@@ -63,7 +69,10 @@ describe('tracedRequest', () => {
 
   it('starts the span with the method, scheme and protocol version, where a sampler sees them', async () => {
     await request('POST', 200, '/plants');
-    expect(startOptions[0]).toEqual({ kind: SpanKind.SERVER, attributes: { 'http.request.method': 'POST', 'url.scheme': 'http', 'network.protocol.version': '1.1' } });
+    expect(startOptions[0]).toEqual({
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': 'POST', 'url.scheme': 'http', 'network.protocol.version': '1.1' },
+    });
     await request('PROPFIND', 200, undefined);
     expect(startOptions[1]?.attributes).toMatchObject({ 'http.request.method': '_OTHER', 'http.request.method_original': 'PROPFIND' });
   });
@@ -102,6 +111,16 @@ describe('tracedRequest', () => {
 
   it('keeps every method the conventions know as it is', async () => {
     for (const method of ['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']) await request(method, 204, '/plants');
-    expect(recorded.map((span) => span.attributes['http.request.method'])).toEqual(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
+    expect(recorded.map((span) => span.attributes['http.request.method'])).toEqual([
+      'CONNECT',
+      'DELETE',
+      'GET',
+      'HEAD',
+      'OPTIONS',
+      'PATCH',
+      'POST',
+      'PUT',
+      'TRACE',
+    ]);
   });
 });

@@ -20,14 +20,21 @@ export type EndServerSpan = (template: string | undefined) => void;
  * For a span that records, `handle` gets the span's end, to call once the
  * request is answered, with the route template the router matched.
  */
-export function tracedRequest(req: IncomingMessage, res: ServerResponse, basePath: string, handle: (end: EndServerSpan | undefined) => Promise<unknown>): Promise<unknown> {
+export function tracedRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  basePath: string,
+  handle: (end: EndServerSpan | undefined) => Promise<unknown>,
+): Promise<unknown> {
   const parent = propagation.extract(context.active(), req.headers);
   const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
   const span = tracer.startSpan(spanNameOf(method), { kind: SpanKind.SERVER, attributes: serverAttributes(method, req) }, parent);
   const recording = span.isRecording();
   // Without an SDK the span is the no-op one, all-zero ids: nothing to trace.
   if (!recording && span.spanContext().traceId === INVALID_TRACEID) return handle(undefined);
-  const end: EndServerSpan | undefined = recording ? (template) => endServerSpan(span, method, res, template === undefined ? undefined : `${basePath}${template}`) : undefined;
+  const end: EndServerSpan | undefined = recording
+    ? (template) => endServerSpan(span, method, res, template === undefined ? undefined : `${basePath}${template}`)
+    : undefined;
   return context.with(trace.setSpan(parent, span), handle, undefined, end);
 }
 

@@ -79,16 +79,13 @@ describe('guardedRequestOptions against a real receiver on 127.0.0.1', () => {
     expect(target.connections).toBe(0);
   });
 
-  it.each(['127.0.0.1', '127.1', '0x7f.0.0.1', '2130706433', '[::ffff:127.0.0.1]'])(
-    'refuses the literal %s without connecting',
-    async (host) => {
-      const target = await receiver();
-      const url = `http://${host}:${target.port}/hook`;
-      expect(() => guardedRequestOptions(new URL(url))).toThrow(DestinationNotAllowedError);
-      expect(await guardedPost(url)).toEqual(refused);
-      expect(target.connections).toBe(0);
-    },
-  );
+  it.each(['127.0.0.1', '127.1', '0x7f.0.0.1', '2130706433', '[::ffff:127.0.0.1]'])('refuses the literal %s without connecting', async (host) => {
+    const target = await receiver();
+    const url = `http://${host}:${target.port}/hook`;
+    expect(() => guardedRequestOptions(new URL(url))).toThrow(DestinationNotAllowedError);
+    expect(await guardedPost(url)).toEqual(refused);
+    expect(target.connections).toBe(0);
+  });
 
   it('lets both through with allowPrivate, and the request arrives', async () => {
     const target = await receiver();

@@ -61,7 +61,7 @@ describe('webhookHttpTransport: restricted destinations (tenant endpoints)', () 
     expect(target.requests).toBe(2);
   });
 
-  it('never reuses a trusted request\'s pooled socket for a restricted one (pooled sockets skip the lookup)', async () => {
+  it("never reuses a trusted request's pooled socket for a restricted one (pooled sockets skip the lookup)", async () => {
     const target = await receiver();
     const transport = webhookHttpTransport();
     // A trusted request leaves a kept-alive socket to localhost:port in its pool…

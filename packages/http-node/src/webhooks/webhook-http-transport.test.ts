@@ -138,7 +138,10 @@ describe('webhookHttpTransport', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
     try {
-      expect(await webhookHttpTransport().send(request(`http://127.0.0.1:${port}/`, { timeoutMs: 100 }))).toEqual({ kind: 'retry', reason: 'timeout after 100 ms' });
+      expect(await webhookHttpTransport().send(request(`http://127.0.0.1:${port}/`, { timeoutMs: 100 }))).toEqual({
+        kind: 'retry',
+        reason: 'timeout after 100 ms',
+      });
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
@@ -157,7 +160,8 @@ describe('webhookHttpTransport', () => {
     const { url } = await receiver((req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       if (req.url === '/huge') res.end(Buffer.alloc(4 * 1024 * 1024, 'x'));
-      else if (req.url === '/endless-long') res.write('y'.repeat(2000)); // more than a KiB, and never ends
+      else if (req.url === '/endless-long')
+        res.write('y'.repeat(2000)); // more than a KiB, and never ends
       else res.write('x'.repeat(1000)); // less than a KiB, and never ends
     });
     const transport = webhookHttpTransport();
@@ -174,7 +178,12 @@ describe('webhookHttpTransport', () => {
       else res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`${'a'.repeat(1022)}🌵 and more`);
     });
     const transport = webhookHttpTransport();
-    expect(await transport.send(request(`${url}/emoji`))).toEqual({ kind: 'retry', statusCode: 500, reason: 'receiver answered 500', response: 'a'.repeat(1022) });
+    expect(await transport.send(request(`${url}/emoji`))).toEqual({
+      kind: 'retry',
+      statusCode: 500,
+      reason: 'receiver answered 500',
+      response: 'a'.repeat(1022),
+    });
     expect(await transport.send(request(`${url}/empty`))).toEqual({ kind: 'retry', statusCode: 500, reason: 'receiver answered 500' });
   });
 

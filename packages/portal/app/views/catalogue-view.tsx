@@ -8,8 +8,8 @@ export function CatalogueView() {
   return (
     <ViewSection title="Event catalogue">
       <p>
-        Each delivery is a POST of one event's body as JSON, signed as Standard Webhooks describes, with the event type in the{' '}
-        <code>plant-store-event</code> header.
+        Each delivery is a POST of one event's body as JSON, signed as Standard Webhooks describes, with the event type in the <code>plant-store-event</code>{' '}
+        header.
       </p>
       {eventTypes.map((type) => {
         const id = `event-${type.type.replace(/[^a-z0-9-]/gi, '-')}`;

@@ -133,11 +133,7 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
         <ol class="list deliveries" aria-label="Deliveries, newest first">
           {deliveries.map((delivery) => (
             <li key={delivery.id}>
-              <DeliveryItem
-                delivery={delivery}
-                endpointUrl={endpointUrl(delivery.endpointId)}
-                onResent={() => void load(filter)}
-              />
+              <DeliveryItem delivery={delivery} endpointUrl={endpointUrl(delivery.endpointId)} onResent={() => void load(filter)} />
             </li>
           ))}
         </ol>

@@ -100,9 +100,7 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
               id={`${prefix}-type-${type.type}`}
               type="checkbox"
               checked={types.includes(type.type)}
-              onChange={(event) =>
-                setTypes(event.currentTarget.checked ? [...types, type.type] : types.filter((item) => item !== type.type))
-              }
+              onChange={(event) => setTypes(event.currentTarget.checked ? [...types, type.type] : types.filter((item) => item !== type.type))}
             />
             <label for={`${prefix}-type-${type.type}`}>{type.type}</label>
           </div>
@@ -110,13 +108,7 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
       </fieldset>
       <div class="field">
         <label for={`${prefix}-description`}>Description (optional)</label>
-        <input
-          id={`${prefix}-description`}
-          type="text"
-          maxLength={1024}
-          value={description}
-          onInput={(event) => setDescription(event.currentTarget.value)}
-        />
+        <input id={`${prefix}-description`} type="text" maxLength={1024} value={description} onInput={(event) => setDescription(event.currentTarget.value)} />
       </div>
       <div class="field">
         <label for={`${prefix}-rate`}>Rate limit, deliveries per second (optional)</label>

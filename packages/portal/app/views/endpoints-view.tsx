@@ -65,8 +65,8 @@ export function EndpointsView() {
         <div class="card created" role="group" aria-labelledby="created-heading">
           <h3 id="created-heading">Endpoint created</h3>
           <p>
-            Give this {verificationKeyLabel(created.secret).toLowerCase()} to the receiver at {created.url}; it verifies every delivery with it. You can
-            reveal it again later.
+            Give this {verificationKeyLabel(created.secret).toLowerCase()} to the receiver at {created.url}; it verifies every delivery with it. You can reveal
+            it again later.
           </p>
           <p class="secret">
             {verificationKeyLabel(created.secret)}: <code data-testid="created-secret">{created.secret}</code>

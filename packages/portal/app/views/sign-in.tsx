@@ -41,8 +41,7 @@ export function SignIn({ problem, onSubmit }: SignInProps) {
           onInput={(event) => setToken(event.currentTarget.value)}
         />
         <p id="token-help" class="help">
-          A tenant token of the service, or open the portal link you were given. The token is kept in this tab only, until you sign
-          out or close it.
+          A tenant token of the service, or open the portal link you were given. The token is kept in this tab only, until you sign out or close it.
         </p>
         <button type="submit" class="primary">
           Sign in

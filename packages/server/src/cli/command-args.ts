@@ -24,13 +24,21 @@ export function isStorageFlag(name: string): boolean {
 }
 
 /** `node:util`'s strict `parseArgs`, its mistakes as a `UsageError` with one line. */
-export function parseStrict<Values>(args: readonly string[], options: NonNullable<ParseArgsConfig['options']>, allowPositionals: boolean): { values: Values; positionals: string[] } {
+export function parseStrict<Values>(
+  args: readonly string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  allowPositionals: boolean,
+): { values: Values; positionals: string[] } {
   try {
     const parsed = parseArgs({ args: [...args], allowPositionals, strict: true, options });
     return { values: parsed.values as Values, positionals: parsed.positionals };
   } catch (error) {
     // node:util's messages are long and mention "parseArgs"; keep the useful first sentence.
-    throw new UsageError(String((error as Error).message).split('. ')[0]!.replace(/^Unknown option/, 'unknown option'));
+    throw new UsageError(
+      String((error as Error).message)
+        .split('. ')[0]!
+        .replace(/^Unknown option/, 'unknown option'),
+    );
   }
 }
 

@@ -69,13 +69,16 @@ function untilStopped(running: ServeHandle, shutdownTimeoutMs: number, io: CliIo
         io.stderr.write('error: shutdown did not finish in time; exiting\n');
         finish(1);
       }, shutdownTimeoutMs + STOP_MARGIN_MS);
-      running.close().then(
-        () => finish(0),
-        (error: unknown) => {
-          io.stderr.write(errorLine(error));
-          finish(1);
-        },
-      ).finally(() => clearTimeout(watchdog));
+      running
+        .close()
+        .then(
+          () => finish(0),
+          (error: unknown) => {
+            io.stderr.write(errorLine(error));
+            finish(1);
+          },
+        )
+        .finally(() => clearTimeout(watchdog));
     };
     // The handlers stay installed until the process exits, so a late second
     // signal cannot kill a process that is already on its way out.

@@ -8,12 +8,7 @@ import { ConfigurationError, ValidationError } from '@plant-store/core';
  * text: it may hold tokens or webhook secrets, and `JSON.parse` messages
  * quote their input.
  */
-export function parseJsonArraySetting<T>(
-  text: string,
-  parseItem: (item: unknown) => T,
-  name: string,
-  source?: string,
-): T[] {
+export function parseJsonArraySetting<T>(text: string, parseItem: (item: unknown) => T, name: string, source?: string): T[] {
   const where = source === undefined ? '' : `${source}: `;
   let parsed: unknown;
   try {

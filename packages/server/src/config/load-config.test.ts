@@ -272,7 +272,10 @@ describe('loadConfig tokens', () => {
     ['[{"token":"leaky"}]', 'entry [0]: tenant is required'],
     ['[{"token":"ok","tenant":"t"},{"tenant":"t"}]', 'entry [1]: give exactly one of token or sha256'],
     ['[{"token":"leaky","sha256":"' + DIGEST + '","tenant":"t"}]', 'entry [0]: give exactly one of token or sha256'],
-    ['[{"token":"leaky","tenant":"t","scopes":["plants:admin"]}]', 'entry [0]: scopes must be a list of plants:read, plants:write, webhooks:read, webhooks:write'],
+    [
+      '[{"token":"leaky","tenant":"t","scopes":["plants:admin"]}]',
+      'entry [0]: scopes must be a list of plants:read, plants:write, webhooks:read, webhooks:write',
+    ],
     ['[{"token":"leaky","tenant":"t","tenat":"x"}]', "entry [0]: unknown property 'tenat'"],
   ])('rejects the tokens file %j naming the variable, the flag and the file', (content, message) => {
     const file = tempFile(content);
@@ -330,7 +333,10 @@ describe('loadConfig webhooks', () => {
       ]),
       'subscription id hooks is configured twice',
     ],
-    [JSON.stringify([{ id: 'no spaces', url: 'http://127.0.0.1/a', secret: SECRET }]), 'entry [0]: id must be 1 to 64 letters, digits, "_", "-", "." or ":", not starting with "ep_" (tenant endpoint ids)'],
+    [
+      JSON.stringify([{ id: 'no spaces', url: 'http://127.0.0.1/a', secret: SECRET }]),
+      'entry [0]: id must be 1 to 64 letters, digits, "_", "-", "." or ":", not starting with "ep_" (tenant endpoint ids)',
+    ],
   ])('rejects PLANT_STORE_WEBHOOKS=%s naming the variable and never the secret', (value, message) => {
     const error = configError(() => loadConfig([], { PLANT_STORE_WEBHOOKS: value }));
     expect(error.message).toBe(`PLANT_STORE_WEBHOOKS (--webhooks): ${message}`);
@@ -338,7 +344,12 @@ describe('loadConfig webhooks', () => {
   });
 
   it('names the file and the entry for a bad webhooks file', () => {
-    const file = tempFile(JSON.stringify([{ url: 'http://127.0.0.1/a', secret: SECRET }, { url: 'nope', secret: SECRET }]));
+    const file = tempFile(
+      JSON.stringify([
+        { url: 'http://127.0.0.1/a', secret: SECRET },
+        { url: 'nope', secret: SECRET },
+      ]),
+    );
     expect(configError(() => loadConfig([`--webhooks-file=${file}`], {})).message).toBe(
       `PLANT_STORE_WEBHOOKS_FILE (--webhooks-file): ${file}: entry [1]: url must be an absolute http or https URL`,
     );
@@ -415,14 +426,8 @@ describe('loadConfig rejects bad values, naming the variable and its flag', () =
       { PLANT_STORE_WEBHOOK_RETENTION: 'forever' },
       'PLANT_STORE_WEBHOOK_RETENTION (--webhook-retention): must be a positive duration such as 30d, 12h or 20s, or off (got "forever")',
     ],
-    [
-      { PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'yes' },
-      'PLANT_STORE_WEBHOOK_ALLOW_PRIVATE (--webhook-allow-private): must be one of true, false (got "yes")',
-    ],
-    [
-      { PLANT_STORE_WEBHOOK_MAX_ENDPOINTS: '0' },
-      'PLANT_STORE_WEBHOOK_MAX_ENDPOINTS (--webhook-max-endpoints): must be an integer from 1 to 100000 (got "0")',
-    ],
+    [{ PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'yes' }, 'PLANT_STORE_WEBHOOK_ALLOW_PRIVATE (--webhook-allow-private): must be one of true, false (got "yes")'],
+    [{ PLANT_STORE_WEBHOOK_MAX_ENDPOINTS: '0' }, 'PLANT_STORE_WEBHOOK_MAX_ENDPOINTS (--webhook-max-endpoints): must be an integer from 1 to 100000 (got "0")'],
     [
       { PLANT_STORE_WEBHOOK_MAX_ENDPOINTS: 'many' },
       'PLANT_STORE_WEBHOOK_MAX_ENDPOINTS (--webhook-max-endpoints): must be an integer from 1 to 100000 (got "many")',
@@ -435,9 +440,7 @@ describe('loadConfig rejects bad values, naming the variable and its flag', () =
   });
 
   it('names the same setting when the bad value comes from the flag', () => {
-    expect(configError(() => loadConfig(['--max-body=-5'], { PLANT_STORE_MAX_BODY: '100' })).setting).toBe(
-      'PLANT_STORE_MAX_BODY (--max-body)',
-    );
+    expect(configError(() => loadConfig(['--max-body=-5'], { PLANT_STORE_MAX_BODY: '100' })).setting).toBe('PLANT_STORE_MAX_BODY (--max-body)');
     expect(configError(() => loadConfig(['--db='], {})).message).toBe('PLANT_STORE_DB (--db): must be a file path');
   });
 });
@@ -481,12 +484,8 @@ describe('loadConfig PostgreSQL and JWT', () => {
     expect(configError(() => loadConfig([`--jwt-jwks-file=${notJson}`], common)).message).toBe(
       `PLANT_STORE_JWT_JWKS_FILE (--jwt-jwks-file): ${notJson}: not valid JSON (expected a JWKS {"keys": [...]})`,
     );
-    expect(configError(() => loadConfig([`--jwt-jwks-file=${join(dir, 'absent.json')}`], common)).setting).toBe(
-      'PLANT_STORE_JWT_JWKS_FILE (--jwt-jwks-file)',
-    );
-    expect(configError(() => loadConfig([`--jwt-jwks-file=${tempFile('{"keys":[]}')}`], common)).setting).toBe(
-      'PLANT_STORE_JWT_JWKS_FILE (--jwt-jwks-file)',
-    );
+    expect(configError(() => loadConfig([`--jwt-jwks-file=${join(dir, 'absent.json')}`], common)).setting).toBe('PLANT_STORE_JWT_JWKS_FILE (--jwt-jwks-file)');
+    expect(configError(() => loadConfig([`--jwt-jwks-file=${tempFile('{"keys":[]}')}`], common)).setting).toBe('PLANT_STORE_JWT_JWKS_FILE (--jwt-jwks-file)');
   });
 });
 

@@ -102,11 +102,7 @@ export function parseServeArgs(args: readonly string[]): ServeArgs {
  * variable and its flag, e.g. `PLANT_STORE_MAX_BODY (--max-body): must be …`,
  * and never contains a token or secret.
  */
-export function loadConfig(
-  args: readonly string[] | ServeArgs,
-  env: NodeJS.ProcessEnv,
-  options: LoadConfigOptions = {},
-): ServeConfig {
+export function loadConfig(args: readonly string[] | ServeArgs, env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): ServeConfig {
   const flags = isServeArgs(args) ? args.values : parseServeArgs(args).values;
   const read = settingReader(flags, env, options.readFile ?? ((path: string) => readFileSync(path, 'utf8')));
   const tokensFile = read.file('tokensFile');

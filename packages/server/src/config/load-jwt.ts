@@ -34,7 +34,10 @@ export function loadJwt(
   }
   const source = settingName(url !== undefined ? 'jwtJwksUrl' : 'jwtJwksFile');
   const list = (key: 'jwtIssuer' | 'jwtAudience') => {
-    const values = (raw(key) ?? '').split(',').map((value) => value.trim()).filter((value) => value !== '');
+    const values = (raw(key) ?? '')
+      .split(',')
+      .map((value) => value.trim())
+      .filter((value) => value !== '');
     if (values.length === 0) throw fail(key, `is required when ${source} is set (comma-separated for several)`);
     return values;
   };

@@ -28,9 +28,7 @@ describe('parseDuration', () => {
 
 describe('parseDurationList', () => {
   it('reads the default retry schedule', () => {
-    expect(parseDurationList('5s,5m,30m,2h,5h,10h,10h')).toEqual([
-      5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
-    ]);
+    expect(parseDurationList('5s,5m,30m,2h,5h,10h,10h')).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
   });
 
   it('accepts spaces around items and "none" for no retries', () => {

@@ -26,9 +26,7 @@ export function parseTokenList(text: string, name: string): TokenEntry[] {
     if (separator <= 0) throw fail('must be token=tenant or sha256:<64 hex digits>=tenant');
     const credential = item.slice(0, separator).trim();
     const tenant = item.slice(separator + 1).trim();
-    const input = credential.toLowerCase().startsWith('sha256:')
-      ? { sha256: credential.slice('sha256:'.length), tenant }
-      : { token: credential, tenant };
+    const input = credential.toLowerCase().startsWith('sha256:') ? { sha256: credential.slice('sha256:'.length), tenant } : { token: credential, tenant };
     if (input.token !== undefined && !PRESENTABLE.test(input.token)) throw fail(PRESENTABLE_MESSAGE);
     try {
       entries.push(validate(StaticTokenEntrySchema, input));

@@ -71,11 +71,7 @@ function nameReaders({ raw, text, fail }: ReturnType<typeof basicReader>, readFi
  * an empty variable counts as unset, and a missing one falls back to the
  * default of {@link SETTINGS}.
  */
-export function settingReader(
-  flags: Partial<Record<SettingKey, string>>,
-  env: NodeJS.ProcessEnv,
-  readFile: (path: string) => string,
-) {
+export function settingReader(flags: Partial<Record<SettingKey, string>>, env: NodeJS.ProcessEnv, readFile: (path: string) => string) {
   const basic = basicReader(flags, env);
   return {
     ...basic,

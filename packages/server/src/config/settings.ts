@@ -20,7 +20,12 @@ export const SETTINGS = {
     help: 'PostgreSQL connection URL (postgres://user:password@host:5432/db), for --storage postgres',
   },
   dbPool: { env: 'PLANT_STORE_DB_POOL', flag: 'db-pool', default: '10', help: 'PostgreSQL connections per instance' },
-  dbSchema: { env: 'PLANT_STORE_DB_SCHEMA', flag: 'db-schema', default: 'public', help: 'PostgreSQL schema of the tables (serve creates or migrates it; other commands refuse one missing or out of date)' },
+  dbSchema: {
+    env: 'PLANT_STORE_DB_SCHEMA',
+    flag: 'db-schema',
+    default: 'public',
+    help: 'PostgreSQL schema of the tables (serve creates or migrates it; other commands refuse one missing or out of date)',
+  },
   tokens: {
     env: 'PLANT_STORE_TOKENS',
     flag: 'tokens',

@@ -31,7 +31,7 @@ describe('jsonLogger', () => {
     ]);
   });
 
-  it('adds the ids of the span active at the moment, leaving the caller\'s fields untouched', () => {
+  it("adds the ids of the span active at the moment, leaving the caller's fields untouched", () => {
     const out = capture();
     let ids: { traceId: string; spanId: string } | undefined = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
     const logger = jsonLogger(out.sink, { now: fixedNow, traceIds: () => ids });
@@ -142,20 +142,23 @@ describe('jsonLogger', () => {
       fc.constantFrom('token', 'apiKey', 'Authorization', 'secretName', 'msg', 'time', 'level', 'path', 'status', '0', '__proto__'),
       fc.string({ maxLength: 8 }),
     );
-    const value = fc.oneof(
-      fc.string(),
-      fc.double(),
-      fc.constantFrom(0, -0, NaN, Infinity, -Infinity, true, false, null, undefined),
-    );
+    const value = fc.oneof(fc.string(), fc.double(), fc.constantFrom(0, -0, NaN, Infinity, -Infinity, true, false, null, undefined));
     fc.assert(
-      fc.property(fc.dictionary(key.filter((name) => name !== 'zz'), value, { maxKeys: 8 }), (fields) => {
-        const out = capture();
-        const logger = jsonLogger(out.sink, { now: fixedNow });
-        logger.info('m', fields);
-        logger.info('m', { ...fields, zz: {} });
-        const [plain, withObject] = out.lines().map((line) => JSON.parse(line) as Record<string, unknown>);
-        expect(withObject).toEqual({ ...plain, zz: {} });
-      }),
+      fc.property(
+        fc.dictionary(
+          key.filter((name) => name !== 'zz'),
+          value,
+          { maxKeys: 8 },
+        ),
+        (fields) => {
+          const out = capture();
+          const logger = jsonLogger(out.sink, { now: fixedNow });
+          logger.info('m', fields);
+          logger.info('m', { ...fields, zz: {} });
+          const [plain, withObject] = out.lines().map((line) => JSON.parse(line) as Record<string, unknown>);
+          expect(withObject).toEqual({ ...plain, zz: {} });
+        },
+      ),
       { numRuns: 300 },
     );
   });

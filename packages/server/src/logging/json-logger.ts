@@ -52,9 +52,7 @@ export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logg
       messageKey: 'msg',
       timestamp: () => `,"time":"${new Date(now()).toISOString()}"`,
       formatters: { level: (label) => ({ level: label }), log: loggable },
-      ...(traceIds === undefined
-        ? {}
-        : { mixin: () => traceIds() ?? NO_FIELDS, mixinMergeStrategy: (fields: object, ids: object) => ({ ...fields, ...ids }) }),
+      ...(traceIds === undefined ? {} : { mixin: () => traceIds() ?? NO_FIELDS, mixinMergeStrategy: (fields: object, ids: object) => ({ ...fields, ...ids }) }),
     },
     sink as DestinationStream,
   );

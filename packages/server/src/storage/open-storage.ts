@@ -69,4 +69,3 @@ function redactedUrl(text: string): string {
   url.search = '';
   return url.toString();
 }
-

@@ -41,7 +41,9 @@ export async function startTracing(serviceVersion: string, problems: Logger): Pr
   trace.setGlobalTracerProvider(provider);
   context.setGlobalContextManager(new sdk.AsyncLocalStorageContextManager().enable());
   // OTEL_PROPAGATORS' choice; with none, the API's own (which reads and writes nothing) stays.
-  const propagators = tracePropagators(process.env).map((name) => (name === 'tracecontext' ? new sdk.W3CTraceContextPropagator() : new sdk.W3CBaggagePropagator()));
+  const propagators = tracePropagators(process.env).map((name) =>
+    name === 'tracecontext' ? new sdk.W3CTraceContextPropagator() : new sdk.W3CBaggagePropagator(),
+  );
   if (propagators.length > 0) propagation.setGlobalPropagator(new sdk.CompositePropagator({ propagators }));
   let stopping: Promise<boolean> | undefined;
   return {

@@ -65,8 +65,8 @@ describe('tracingVariablesNotRead', () => {
     const processEnv = { OTEL_SERVICE_NAME: 'plants', PATH: '/bin' };
     expect(tracingVariablesNotRead(processEnv, processEnv)).toEqual([]);
     expect(tracingVariablesNotRead({ NODE_ENV: 'production', OTEL_SERVICE_NAME: 'plants' }, processEnv)).toEqual([]);
-    expect(
-      tracingVariablesNotRead({ OTEL_SERVICE_NAME: 'other', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', PATH: '/usr/bin' }, processEnv),
-    ).toEqual(['OTEL_SERVICE_NAME', 'OTEL_EXPORTER_OTLP_ENDPOINT']);
+    expect(tracingVariablesNotRead({ OTEL_SERVICE_NAME: 'other', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', PATH: '/usr/bin' }, processEnv)).toEqual(
+      ['OTEL_SERVICE_NAME', 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+    );
   });
 });

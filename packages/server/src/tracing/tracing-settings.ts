@@ -59,7 +59,8 @@ export function tracingCaveats(env: NodeJS.ProcessEnv): string[] {
   const others = tracesExporters(env).filter((name) => name !== 'otlp' && name !== 'none');
   if (others.length > 0) caveats.push(`OTEL_TRACES_EXPORTER: only otlp is supported; ignoring ${others.join(', ')}`);
   const otherPropagators = propagatorNames(env).filter((name) => !isPropagatorName(name) && name !== 'none');
-  if (otherPropagators.length > 0) caveats.push(`OTEL_PROPAGATORS: only ${PROPAGATOR_NAMES.join(' and ')} are supported; ignoring ${otherPropagators.join(', ')}`);
+  if (otherPropagators.length > 0)
+    caveats.push(`OTEL_PROPAGATORS: only ${PROPAGATOR_NAMES.join(' and ')} are supported; ignoring ${otherPropagators.join(', ')}`);
   const asked = askedProtocol(env);
   if (asked && asked.value !== 'http/protobuf' && asked.value !== 'http/json') {
     caveats.push(`${asked.name}=${asked.value} is not supported; traces are sent as OTLP/HTTP with protobuf bodies (http/protobuf)`);

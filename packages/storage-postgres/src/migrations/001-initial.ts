@@ -31,12 +31,7 @@ async function createPlants(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('plants_pk', ['tenant', 'id'])
     .execute();
   // Tag-filtered listings: each tag reads its plants already in id order.
-  await db.schema
-    .createIndex('plants_tenant_tag_id')
-    .on('plants')
-    .columns(['tenant', 'tag', 'id'])
-    .where(sql.ref('tag'), 'is not', null)
-    .execute();
+  await db.schema.createIndex('plants_tenant_tag_id').on('plants').columns(['tenant', 'tag', 'id']).where(sql.ref('tag'), 'is not', null).execute();
 }
 
 /** The webhook outbox and its indexes. */
@@ -66,16 +61,8 @@ async function createDeliveries(db: Kysely<unknown>): Promise<void> {
     .where(sql.ref('status'), '=', sql.lit('pending'))
     .execute();
   // Operators list newest first, optionally by status.
-  await db.schema
-    .createIndex('webhook_deliveries_created_at')
-    .on('webhook_deliveries')
-    .columns(['created_at', 'seq'])
-    .execute();
-  await db.schema
-    .createIndex('webhook_deliveries_status_created_at')
-    .on('webhook_deliveries')
-    .columns(['status', 'created_at', 'seq'])
-    .execute();
+  await db.schema.createIndex('webhook_deliveries_created_at').on('webhook_deliveries').columns(['created_at', 'seq']).execute();
+  await db.schema.createIndex('webhook_deliveries_status_created_at').on('webhook_deliveries').columns(['status', 'created_at', 'seq']).execute();
 }
 
 /** The attempt log of each delivery. */
@@ -91,8 +78,6 @@ async function createAttempts(db: Kysely<unknown>): Promise<void> {
     // An attempt cut short by a shutdown: logged, but not counted against the retry schedule.
     .addColumn('interrupted', 'boolean', (column) => column.notNull().defaultTo(false))
     .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
-    .addForeignKeyConstraint('webhook_attempts_delivery_fk', ['delivery_id'], 'webhook_deliveries', ['id'], (constraint) =>
-      constraint.onDelete('cascade'),
-    )
+    .addForeignKeyConstraint('webhook_attempts_delivery_fk', ['delivery_id'], 'webhook_deliveries', ['id'], (constraint) => constraint.onDelete('cascade'))
     .execute();
 }

@@ -31,11 +31,7 @@ export const webhookEndpoints: Migration = {
     // A tenant's listing (keyset on id) and the endpoints a plant write fans out to.
     await db.schema.createIndex('webhook_endpoints_tenant_id').on('webhook_endpoints').columns(['tenant', 'id']).execute();
     // Tenants list their deliveries newest first; per-endpoint operations find its deliveries by state.
-    await db.schema
-      .createIndex('webhook_deliveries_tenant_created_at')
-      .on('webhook_deliveries')
-      .columns(['tenant', 'created_at', 'seq'])
-      .execute();
+    await db.schema.createIndex('webhook_deliveries_tenant_created_at').on('webhook_deliveries').columns(['tenant', 'created_at', 'seq']).execute();
     await db.schema.createIndex('webhook_deliveries_endpoint_status').on('webhook_deliveries').columns(['endpoint_id', 'status']).execute();
   },
 

@@ -9,9 +9,7 @@ export const endpointRateBudgets: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema
       .createTable('webhook_rate_budgets')
-      .addColumn('endpoint_id', sql`text COLLATE "C"`, (column) =>
-        column.primaryKey().references('webhook_endpoints.id').onDelete('cascade'),
-      )
+      .addColumn('endpoint_id', sql`text COLLATE "C"`, (column) => column.primaryKey().references('webhook_endpoints.id').onDelete('cascade'))
       // Epoch ms of the window's start, a whole second.
       .addColumn('window_start', 'bigint', (column) => column.notNull())
       .addColumn('used', 'integer', (column) => column.notNull())

@@ -23,7 +23,10 @@ export const portal: Migration = {
       .execute();
     await db.schema.createIndex('portal_links_tenant_created_at').on('portal_links').columns(['tenant', 'created_at']).execute();
     await db.schema.alterTable('webhook_attempts').addColumn('response', 'text').execute();
-    await db.schema.alterTable('webhook_deliveries').addColumn('test', 'boolean', (column) => column.notNull().defaultTo(false)).execute();
+    await db.schema
+      .alterTable('webhook_deliveries')
+      .addColumn('test', 'boolean', (column) => column.notNull().defaultTo(false))
+      .execute();
     // IF NOT EXISTS: an operator with a large outbox may build it beforehand with CREATE INDEX CONCURRENTLY
     // (same name and columns), so that this migration does not block writes while it is built.
     await db.schema

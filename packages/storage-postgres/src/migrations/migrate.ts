@@ -16,11 +16,7 @@ import pg from 'pg';
  * migration it does not know (a newer version wrote it). Throws the error
  * otherwise; a failed migration is rolled back (transactional DDL).
  */
-export async function migrate(
-  config: pg.ClientConfig,
-  schema: string,
-  migrations: Readonly<Record<string, Migration>>,
-): Promise<void> {
+export async function migrate(config: pg.ClientConfig, schema: string, migrations: Readonly<Record<string, Migration>>): Promise<void> {
   const pool = new pg.Pool({ ...config, max: 1 });
   pool.on('error', () => {}); // the migration's own query rejects; see createPool
   const db = new Kysely<unknown>({ dialect: new OneSchemaDialect({ pool }, schema) });
@@ -64,7 +60,9 @@ export async function checkMigrated(config: pg.ClientConfig, schema: string, mig
     if (rows.length === 0) throw new Error(`schema ${schema} does not exist or holds no Plant Store tables`);
     const applied = rows.map((row) => row.name);
     if (applied.join() !== expected.join()) {
-      throw new Error(`schema ${schema} is at version ${applied.at(-1)}, this plant-store expects ${expected.at(-1)} (plant-store serve migrates an older schema)`);
+      throw new Error(
+        `schema ${schema} is at version ${applied.at(-1)}, this plant-store expects ${expected.at(-1)} (plant-store serve migrates an older schema)`,
+      );
     }
   } finally {
     await client.end();

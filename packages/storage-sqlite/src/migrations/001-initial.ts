@@ -29,12 +29,7 @@ async function createPlants(db: Kysely<unknown>): Promise<void> {
     .modifyEnd(sql`strict, without rowid`)
     .execute();
   // Tag-filtered listings: one tag reads its plants already in id order.
-  await db.schema
-    .createIndex('plants_tenant_tag_id')
-    .on('plants')
-    .columns(['tenant', 'tag', 'id'])
-    .where(sql.ref('tag'), 'is not', null)
-    .execute();
+  await db.schema.createIndex('plants_tenant_tag_id').on('plants').columns(['tenant', 'tag', 'id']).where(sql.ref('tag'), 'is not', null).execute();
 }
 
 /** The webhook outbox and its indexes. */
@@ -46,9 +41,7 @@ async function createDeliveries(db: Kysely<unknown>): Promise<void> {
     .addColumn('endpoint', 'text', (column) => column.notNull())
     .addColumn('event_type', 'text', (column) => column.notNull())
     .addColumn('payload', 'text', (column) => column.notNull())
-    .addColumn('status', 'text', (column) =>
-      column.notNull().check(sql`status in ('pending', 'delivered', 'failed')`),
-    )
+    .addColumn('status', 'text', (column) => column.notNull().check(sql`status in ('pending', 'delivered', 'failed')`))
     .addColumn('attempt_count', 'integer', (column) => column.notNull().defaultTo(0))
     .addColumn('next_attempt_at', 'integer')
     .addColumn('lease_owner', 'text')
@@ -65,20 +58,14 @@ async function createDeliveries(db: Kysely<unknown>): Promise<void> {
     .where(sql.ref('status'), '=', sql.lit('pending'))
     .execute();
   // Operators list newest first.
-  await db.schema
-    .createIndex('webhook_deliveries_created_at')
-    .on('webhook_deliveries')
-    .columns(['created_at'])
-    .execute();
+  await db.schema.createIndex('webhook_deliveries_created_at').on('webhook_deliveries').columns(['created_at']).execute();
 }
 
 /** The attempt log of each delivery. */
 async function createAttempts(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('webhook_attempts')
-    .addColumn('delivery_id', 'text', (column) =>
-      column.notNull().references('webhook_deliveries.id').onDelete('cascade'),
-    )
+    .addColumn('delivery_id', 'text', (column) => column.notNull().references('webhook_deliveries.id').onDelete('cascade'))
     .addColumn('attempt', 'integer', (column) => column.notNull())
     .addColumn('at', 'integer', (column) => column.notNull())
     .addColumn('duration_ms', 'integer', (column) => column.notNull())

@@ -54,7 +54,7 @@ describe('migration 002: endpoint ids', () => {
     }
   });
 
-  it('derives ids with its own frozen copy of core\'s subscriptionId, which still gives the same ids', () => {
+  it("derives ids with its own frozen copy of core's subscriptionId, which still gives the same ids", () => {
     // The migration keeps its copy whatever happens to core. Should core's
     // function ever change on purpose, rows migrated before then keep the old
     // ids: update this expectation, never the migration.

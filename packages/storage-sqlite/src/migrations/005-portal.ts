@@ -24,7 +24,10 @@ export const portal: Migration = {
       .execute();
     await db.schema.createIndex('portal_links_tenant_created_at').on('portal_links').columns(['tenant', 'created_at']).execute();
     await db.schema.alterTable('webhook_attempts').addColumn('response', 'text').execute();
-    await db.schema.alterTable('webhook_deliveries').addColumn('test', 'integer', (column) => column.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('webhook_deliveries')
+      .addColumn('test', 'integer', (column) => column.notNull().defaultTo(0))
+      .execute();
     await db.schema
       .createIndex('webhook_deliveries_endpoint_updated_at')
       .on('webhook_deliveries')

@@ -24,10 +24,5 @@ export const dueCreatedAt: Migration = {
 };
 
 function dueIndex(db: Kysely<unknown>, columns: string[]): Promise<void> {
-  return db.schema
-    .createIndex('webhook_deliveries_due')
-    .on('webhook_deliveries')
-    .columns(columns)
-    .where(sql.ref('status'), '=', sql.lit('pending'))
-    .execute();
+  return db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(columns).where(sql.ref('status'), '=', sql.lit('pending')).execute();
 }

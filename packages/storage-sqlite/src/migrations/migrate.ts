@@ -13,9 +13,7 @@ type Migrations = Readonly<Record<string, () => Promise<Migration>>>;
  * error otherwise; nothing is applied then.
  */
 export async function migrate(db: BetterSqlite3.Database, migrations: Migrations): Promise<void> {
-  const loaded = Object.fromEntries(
-    await Promise.all(Object.entries(migrations).map(async ([name, load]) => [name, await load()] as const)),
-  );
+  const loaded = Object.fromEntries(await Promise.all(Object.entries(migrations).map(async ([name, load]) => [name, await load()] as const)));
   // Not destroyed afterwards: that would close the connection the storage goes on using.
   const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) });
   const migrator = new Migrator({

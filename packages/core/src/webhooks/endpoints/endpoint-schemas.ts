@@ -73,13 +73,18 @@ function headersProblem(headers: Record<string, unknown>): { name?: string; mess
   for (const name of names) {
     const field = `headers.${name.slice(0, 100)}`;
     const lower = name.toLowerCase();
-    if (!ENDPOINT_HEADER_NAME.test(name)) return { name, message: `${field} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+.^_\`|~-)` };
-    if (lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower)) return { name, message: `${field} is set by the service (as is every webhook-* header)` };
+    if (!ENDPOINT_HEADER_NAME.test(name))
+      return { name, message: `${field} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+.^_\`|~-)` };
+    if (lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower))
+      return { name, message: `${field} is set by the service (as is every webhook-* header)` };
     if (seen.has(lower)) return { name, message: `${field} names a header twice (names are case-insensitive)` };
     seen.add(lower);
     const value = headers[name];
     if (typeof value !== 'string' || value.length > ENDPOINT_HEADER_VALUE_MAX_LENGTH || !ENDPOINT_HEADER_VALUE.test(value)) {
-      return { name, message: `${field} must be a string of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs (no CR or LF)` };
+      return {
+        name,
+        message: `${field} must be a string of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs (no CR or LF)`,
+      };
     }
   }
   return undefined;
@@ -147,10 +152,7 @@ export function endpointPatchSchema(options: EndpointUrlOptions) {
 const EVENT_TYPE_MESSAGE = `eventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
 
 /** Body of "send a test event": `{eventType}`. */
-export const SendTestSchema = jsonObject(
-  { eventType: v.picklist(WEBHOOK_EVENT_TYPES, EVENT_TYPE_MESSAGE) },
-  'a test event must be a JSON object {eventType}',
-);
+export const SendTestSchema = jsonObject({ eventType: v.picklist(WEBHOOK_EVENT_TYPES, EVENT_TYPE_MESSAGE) }, 'a test event must be a JSON object {eventType}');
 
 /** Body of a rotation: `{secret?}`. */
 export const RotateSecretSchema = jsonObject({ secret: v.exactOptional(webhookSecretSchema()) }, 'a rotation must be a JSON object {secret?}');
@@ -173,12 +175,7 @@ const timeSchema = (field: string) => {
 export const RecoverSchema = jsonObject({ since: timeSchema('since') }, 'a recover must be a JSON object {since}');
 
 const LIMIT_MESSAGE = `limit must be an integer between 1 and ${WEBHOOK_LIST_LIMIT_MAX}`;
-const limitSchema = v.pipe(
-  v.number(LIMIT_MESSAGE),
-  v.integer(LIMIT_MESSAGE),
-  v.minValue(1, LIMIT_MESSAGE),
-  v.maxValue(WEBHOOK_LIST_LIMIT_MAX, LIMIT_MESSAGE),
-);
+const limitSchema = v.pipe(v.number(LIMIT_MESSAGE), v.integer(LIMIT_MESSAGE), v.minValue(1, LIMIT_MESSAGE), v.maxValue(WEBHOOK_LIST_LIMIT_MAX, LIMIT_MESSAGE));
 const idSchema = (field: string, prefix: string) => {
   const message = `${field} must be an id starting with "${prefix}"`;
   return v.pipe(v.string(message), v.regex(new RegExp(`^${prefix}[A-Za-z0-9_-]{1,64}$`), message));

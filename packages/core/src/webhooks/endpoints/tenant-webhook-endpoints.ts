@@ -17,14 +17,7 @@ import {
   RotateSecretSchema,
   SendTestSchema,
 } from './endpoint-schemas.js';
-import {
-  DISABLED_BY_TENANT,
-  isTenantEndpointId,
-  newEndpointId,
-  newEndpointSecret,
-  type EndpointPage,
-  type WebhookEndpoint,
-} from './webhook-endpoint.js';
+import { DISABLED_BY_TENANT, isTenantEndpointId, newEndpointId, newEndpointSecret, type EndpointPage, type WebhookEndpoint } from './webhook-endpoint.js';
 import { WEBHOOK_EVENT_CATALOGUE, webhookEventDescription, type WebhookEventDescription } from './webhook-event-catalogue.js';
 
 export interface TenantWebhookEndpointsOptions {
@@ -209,10 +202,7 @@ export class TenantWebhookEndpoints {
     const currentHour = Math.floor(now / HOUR_MS) * HOUR_MS;
     const hourStarts = Array.from({ length: STATS_HOURS }, (_, index) => currentHour - (STATS_HOURS - 1 - index) * HOUR_MS);
     // One read for all of it: the hours are windows too (attempts since each hour's start), told apart by subtraction.
-    const { windows, lastAttempt } = await this.#options.outbox.endpointAttemptStats(endpoint.id, [
-      ...STATS_WINDOWS.map(([, ms]) => now - ms),
-      ...hourStarts,
-    ]);
+    const { windows, lastAttempt } = await this.#options.outbox.endpointAttemptStats(endpoint.id, [...STATS_WINDOWS.map(([, ms]) => now - ms), ...hourStarts]);
     const counted = (index: number) => windows[index] ?? { succeeded: 0, failed: 0 };
     const byName = Object.fromEntries(
       STATS_WINDOWS.map(([name], index) => {
@@ -251,7 +241,9 @@ export class TenantWebhookEndpoints {
     await this.#options.outbox.enqueue(delivery);
     this.#options.onRequeue?.();
     // Read back, unless it is already gone (deleted with its endpoint meanwhile): then as queued.
-    return (await this.#options.outbox.get(delivery.id)) ?? { ...delivery, status: 'pending', attemptCount: 0, nextAttemptAt: delivery.createdAt, attempts: [] };
+    return (
+      (await this.#options.outbox.get(delivery.id)) ?? { ...delivery, status: 'pending', attemptCount: 0, nextAttemptAt: delivery.createdAt, attempts: [] }
+    );
   }
 
   /** The event types an endpoint can subscribe to, with a description and an example body each. */

@@ -53,7 +53,13 @@ async function run(store: PlantStore, command: Exclude<PortalLinkCommand, { kind
     case 'list': {
       const links = await store.allTenants.portalLinks.list(command.tenant);
       const time = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString());
-      const rows = links.map((link) => [link.id, link.tenant, link.scopes.includes('webhooks:write') ? 'read-write' : 'read-only', time(link.expiresAt), time(link.revokedAt)]);
+      const rows = links.map((link) => [
+        link.id,
+        link.tenant,
+        link.scopes.includes('webhooks:write') ? 'read-write' : 'read-only',
+        time(link.expiresAt),
+        time(link.revokedAt),
+      ]);
       io.stdout.write(textTable(['ID', 'TENANT', 'ACCESS', 'EXPIRES', 'REVOKED'], rows));
       return 0;
     }
@@ -64,7 +70,9 @@ async function run(store: PlantStore, command: Exclude<PortalLinkCommand, { kind
 async function tenantKnown(store: PlantStore, tenant: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const reader = { subject: 'plant-store portal-link', tenant, scopes: ['webhooks:read'] as const };
   if ((await store.webhooks.endpoints.list(reader, { limit: 1 })).endpoints.length > 0) return true;
-  const tokenEnv = Object.fromEntries([SETTINGS.tokens.env, SETTINGS.tokensFile.env].filter((name) => env[name] !== undefined).map((name) => [name, env[name]]));
+  const tokenEnv = Object.fromEntries(
+    [SETTINGS.tokens.env, SETTINGS.tokensFile.env].filter((name) => env[name] !== undefined).map((name) => [name, env[name]]),
+  );
   try {
     return loadConfig({ help: false, values: {} }, tokenEnv).tokens.some((entry) => entry.tenant === tenant);
   } catch {

@@ -4,7 +4,14 @@ import { STORAGE_OPTIONS, UsageError, isStorageFlag, parseStrict, storageFlags, 
 
 export type WebhooksCommand =
   | { readonly kind: 'help' }
-  | { readonly kind: 'list'; readonly status?: DeliveryStatus; readonly limit?: number; readonly endpoint?: string; readonly tenant?: string; readonly json: boolean }
+  | {
+      readonly kind: 'list';
+      readonly status?: DeliveryStatus;
+      readonly limit?: number;
+      readonly endpoint?: string;
+      readonly tenant?: string;
+      readonly json: boolean;
+    }
   | { readonly kind: 'get'; readonly id: string; readonly json: boolean }
   | { readonly kind: 'retry' | 'resend'; readonly id: string }
   | { readonly kind: 'recover'; readonly endpoint: string; readonly since: number }
