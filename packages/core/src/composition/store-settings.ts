@@ -1,8 +1,7 @@
-import { validate } from '../domain/validate.js';
 import { ConfigurationError, ValidationError } from '../errors.js';
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
 import type { WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
-import { WebhookSubscriptionSchema, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
+import { validateSubscriptions, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
 import type { PlantStoreOptions, PlantStoreWebhookOptions } from './plant-store.js';
 
 /** A store's options, checked and defaulted once, before anything is made: a bad one fails `createPlantStore` with nothing started. */
@@ -55,22 +54,4 @@ function retentionOf(webhooks: PlantStoreWebhookOptions): number | null {
     throw ValidationError.of('webhooks.retentionMs', `must be a duration in ms of 0 or more, or null, got ${String(retentionMs)}`);
   }
   return retentionMs;
-}
-
-/** Validates each subscription (naming its index) and refuses two with one id: deliveries find their subscription by id. */
-export function validateSubscriptions(input: readonly unknown[]): readonly WebhookSubscription[] {
-  const seen = new Map<string, number>();
-  const subscriptions = input.map((entry, index) => {
-    const subscription = validate(WebhookSubscriptionSchema, entry, `webhooks[${index}]`);
-    const first = seen.get(subscription.id);
-    if (first !== undefined) {
-      throw ValidationError.of(
-        `webhooks[${index}].id`,
-        `subscription id ${subscription.id} is already used by webhooks[${first}] (without an id, the same url means the same id)`,
-      );
-    }
-    seen.set(subscription.id, index);
-    return subscription;
-  });
-  return Object.freeze(subscriptions);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import { objectMessage } from '../domain/validate.js';
+import { objectMessage, validate } from '../domain/validate.js';
+import { ValidationError } from '../errors.js';
 
 /** Smallest accepted signing key, in bytes (Standard Webhooks recommends 24–64). */
 export const MIN_SECRET_BYTES = 24;
@@ -87,4 +88,22 @@ export type WebhookSubscription = v.InferOutput<typeof WebhookSubscriptionSchema
 /** Whether the subscription wants events of this tenant. */
 export function subscriptionMatches(subscription: WebhookSubscription, tenant: string): boolean {
   return subscription.tenant === undefined || subscription.tenant === tenant;
+}
+
+/** Validates each subscription (naming its index) and refuses two with one id: deliveries find their subscription by id. */
+export function validateSubscriptions(input: readonly unknown[]): readonly WebhookSubscription[] {
+  const seen = new Map<string, number>();
+  const subscriptions = input.map((entry, index) => {
+    const subscription = validate(WebhookSubscriptionSchema, entry, `webhooks[${index}]`);
+    const first = seen.get(subscription.id);
+    if (first !== undefined) {
+      throw ValidationError.of(
+        `webhooks[${index}].id`,
+        `subscription id ${subscription.id} is already used by webhooks[${first}] (without an id, the same url means the same id)`,
+      );
+    }
+    seen.set(subscription.id, index);
+    return subscription;
+  });
+  return Object.freeze(subscriptions);
 }
