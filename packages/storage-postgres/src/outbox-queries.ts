@@ -48,6 +48,19 @@ export const claimDueSql = (t: Tables) => `
 const ENDPOINT_DUE_ORDER = 'endpoint_id, next_attempt_at, seq';
 
 /**
+ * The endpoints with pending deliveries (`endpoints(id)`, ending with a NULL
+ * row), each found by one seek past the one before in the endpoint_due index
+ * (a loose index scan): as many steps as endpoints, however long their backlogs.
+ */
+const pendingEndpointsCte = (t: Tables) => `
+  WITH RECURSIVE endpoints(id) AS (
+    (SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' ORDER BY ${ENDPOINT_DUE_ORDER} LIMIT 1)
+    UNION ALL
+    SELECT (SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' AND endpoint_id > endpoints.id ORDER BY ${ENDPOINT_DUE_ORDER} LIMIT 1)
+    FROM endpoints WHERE endpoints.id IS NOT NULL
+  )`;
+
+/**
  * Parameters: owner, lease end, now, limit, endpoints to pass over (text[]).
  * The claim of `claimDueSql` for the other endpoints, read endpoint by
  * endpoint: the endpoints with pending deliveries, each found by one seek
@@ -58,13 +71,7 @@ const ENDPOINT_DUE_ORDER = 'endpoint_id, next_attempt_at, seq';
  * of a slow receiver, on every claim. Rows locked and then left out by the
  * final LIMIT stay locked only until this statement commits.
  */
-export const claimDuePassingOverSql = (t: Tables) => `
-  WITH RECURSIVE endpoints(id) AS (
-    (SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' ORDER BY ${ENDPOINT_DUE_ORDER} LIMIT 1)
-    UNION ALL
-    SELECT (SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' AND endpoint_id > endpoints.id ORDER BY ${ENDPOINT_DUE_ORDER} LIMIT 1)
-    FROM endpoints WHERE endpoints.id IS NOT NULL
-  ),
+export const claimDuePassingOverSql = (t: Tables) => `${pendingEndpointsCte(t)},
   due AS (
     SELECT claimable.id FROM endpoints CROSS JOIN LATERAL (
       SELECT id, next_attempt_at, seq FROM ${t.deliveries}
@@ -127,13 +134,7 @@ export const pendingStatsSql = (t: Tables) => `
  * earliest of their due times: the endpoints found one seek apart (a loose
  * index scan, as in the claim that passes over some), then each one's head.
  */
-export const waitingSinceSql = (t: Tables) => `
-  WITH RECURSIVE endpoints(id) AS (
-    (SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' ORDER BY ${ENDPOINT_DUE_ORDER} LIMIT 1)
-    UNION ALL
-    SELECT (SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' AND endpoint_id > endpoints.id ORDER BY ${ENDPOINT_DUE_ORDER} LIMIT 1)
-    FROM endpoints WHERE endpoints.id IS NOT NULL
-  )
+export const waitingSinceSql = (t: Tables) => `${pendingEndpointsCte(t)}
   SELECT endpoints.id, head.since FROM endpoints CROSS JOIN LATERAL (
     SELECT next_attempt_at AS since FROM ${t.deliveries}
     WHERE status = 'pending'

@@ -51,18 +51,21 @@ export const CLAIM_DUE = `
  */
 
 /**
- * No parameters. The endpoints with pending deliveries (plucked), each found
- * by one seek past the one before (a loose index scan): as many steps as
- * endpoints, however many deliveries each has.
+ * The endpoints with pending deliveries (`endpoints(id)`, ending with a NULL
+ * row), each found by one seek past the one before (a loose index scan): as
+ * many steps as endpoints, however many deliveries each has.
  */
-export const PENDING_ENDPOINTS = `
+const PENDING_ENDPOINTS_CTE = `
   WITH RECURSIVE endpoints(id) AS (
     SELECT min(endpoint_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due WHERE status = 'pending'
     UNION ALL
     SELECT (
       SELECT min(endpoint_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due
       WHERE status = 'pending' AND endpoint_id > endpoints.id)
-    FROM endpoints WHERE endpoints.id IS NOT NULL)
+    FROM endpoints WHERE endpoints.id IS NOT NULL)`;
+
+/** No parameters. The endpoints with pending deliveries (plucked). */
+export const PENDING_ENDPOINTS = `${PENDING_ENDPOINTS_CTE}
   SELECT id FROM endpoints WHERE id IS NOT NULL`;
 
 /** Parameters: endpoint id, now (twice), limit. The endpoint's claimable deliveries, earliest due first. */
@@ -74,14 +77,7 @@ export const DUE_FOR_ENDPOINT = `
   LIMIT ${BOUND_LIMIT}`;
 
 /** Parameters: now (twice). Each endpoint with deliveries due and not leased, and the earliest of their due times: one seek per endpoint (see PENDING_ENDPOINTS). */
-export const WAITING_SINCE = `
-  WITH RECURSIVE endpoints(id) AS (
-    SELECT min(endpoint_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due WHERE status = 'pending'
-    UNION ALL
-    SELECT (
-      SELECT min(endpoint_id) FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due
-      WHERE status = 'pending' AND endpoint_id > endpoints.id)
-    FROM endpoints WHERE endpoints.id IS NOT NULL)
+export const WAITING_SINCE = `${PENDING_ENDPOINTS_CTE}
   SELECT id, (
     SELECT next_attempt_at FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due
     WHERE status = 'pending' AND endpoint_id = endpoints.id AND next_attempt_at <= @now
