@@ -73,17 +73,20 @@ function expectError(response: ApiResponse, status: number, message?: RegExp): v
   if (message) expect((response.json as { message: string }).message).toMatch(message);
 }
 
+type DeliveringServer = Awaited<ReturnType<typeof withServer>>;
+
+/** A real receiver and a service that delivers to private addresses, with an hour of secret overlap. */
+async function deliveringServer(kind: AnyStorageKind): Promise<{ receiver: WebhookReceiver; t: DeliveringServer }> {
+  const receiver = await startReceiver();
+  const t = await withServer(kind, { deliver: true, allowPrivateDestinations: true, webhooks: { secretOverlapMs: 60 * 60_000 } });
+  return { receiver, t };
+}
+
 describe.each(STORAGE_KINDS)('deliveries to tenant endpoints (%s storage)', (kind) => {
   let receiver: WebhookReceiver;
-  let t: Awaited<ReturnType<typeof withServer>>;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    t = await withServer(kind, { deliver: true, allowPrivateDestinations: true, webhooks: { secretOverlapMs: 60 * 60_000 } });
-  });
-  afterAll(async () => {
-    await t.server.close();
-    await receiver.close();
-  });
+  let t: DeliveringServer;
+  beforeAll(async () => ({ receiver, t } = await deliveringServer(kind)));
+  afterAll(() => Promise.all([t.server.close(), receiver.close()]));
 
   it('sends plant.created signed for the endpoint, with plant-store-event, and shows the delivery', async () => {
     const { id, secret } = await t.endpoint({ url: receiver.url('/created'), secret: secretOf(1) });
@@ -179,15 +182,9 @@ describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['post
   'custom headers and Ed25519 signatures (%s storage)',
   (kind) => {
     let receiver: WebhookReceiver;
-    let t: Awaited<ReturnType<typeof withServer>>;
-    beforeAll(async () => {
-      receiver = await startReceiver();
-      t = await withServer(kind, { deliver: true, allowPrivateDestinations: true, webhooks: { secretOverlapMs: 60 * 60_000 } });
-    });
-    afterAll(async () => {
-      await t.server.close();
-      await receiver.close();
-    });
+    let t: DeliveringServer;
+    beforeAll(async () => ({ receiver, t } = await deliveringServer(kind)));
+    afterAll(() => Promise.all([t.server.close(), receiver.close()]));
 
     it("sends the endpoint's own headers on every attempt, the changed ones after a PATCH, and never logs their values", async () => {
       const { id, secret } = await t.endpoint({ url: receiver.url('/headers'), headers: { Authorization: 'Bearer hdr-value-1', 'X-Team': 'garden' } });

@@ -252,6 +252,26 @@ describe('WebhookDispatcher', () => {
     expect(sent.filter((request) => request.url.endsWith('/slow'))).toHaveLength(2);
   });
 
+  it('tells how long due deliveries wait for a slot, by whether their endpoint is slow', async () => {
+    const { transport } = fakeTransport((request) => (request.url.endsWith('/slow') ? hang(request) : answered(200)));
+    const store = storeWith({
+      transport,
+      perEndpointConcurrency: 1,
+      slowAttemptMs: 20,
+      stopTimeoutMs: 10,
+      subscriptions: [
+        { url: 'http://hooks.test/slow', secret: newSecret() },
+        { url: 'http://hooks.test/fast', secret: newSecret() },
+      ],
+    });
+    for (let id = 1; id <= 3; id++) await store.plants.create(acme, { id, name: `P${id}` });
+    // The slow endpoint's first attempt hangs past the mark; its other two wait behind it, the fast endpoint's none.
+    await eventually(async () => (await store.allTenants.webhooks.queueDelay()).slow > 0, 'a wait on the slow endpoint');
+    const delay = await store.allTenants.webhooks.queueDelay();
+    expect(delay.responsive).toBe(0);
+    expect(delay.all).toBe(delay.slow);
+  });
+
   it('does not go to storage on every commit while every endpoint is at its cap', async () => {
     const { transport, sent } = fakeTransport(hang);
     const storage = memoryStorage();
