@@ -1,10 +1,10 @@
 // `pnpm bench`: the service against lean node:http baselines, in one run.
 // See bench/lib/report.ts (method notes) for what is measured and how.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { betterSqlite3Path } from './baselines/sqlite-driver.js';
 import type { BenchContext } from './lib/bench-context.js';
 import { parseBenchOptions, POSTGRES_SCENARIOS, type BenchOptions } from './lib/bench-options.js';
 import { openBenchPostgres } from './lib/bench-postgres.js';
@@ -45,18 +45,15 @@ const pinning = planCpuPinning(options.pin, probePinning());
 pinHarness(pinning);
 log(describePinning(pinning));
 const workDir = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
-const betterSqlite3 = createRequire(join(repoRoot, 'packages/storage-sqlite/package.json')).resolve('better-sqlite3');
+const betterSqlite3 = betterSqlite3Path();
 ensureSqliteAddon(repoRoot, options.node, betterSqlite3, log);
 const baselineDir = join(workDir, 'baselines');
 compileBaselines(join(repoRoot, 'bench/baselines'), baselineDir);
-// The SQLite baseline loads the same better-sqlite3 the storage adapter uses.
-process.env.BENCH_BETTER_SQLITE3 = betterSqlite3;
 
 const context: BenchContext = {
   options,
   launcher: createServerLauncher({ repoRoot, serviceFrom: options.serviceFrom, baselineDir, ...(pinning.pinned ? { serverCpu: pinning.serverCpu } : {}) }),
   workDir,
-  betterSqlite3,
   log,
   profile: (name) => (options.cpuProfDir ? { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', join(options.cpuProfDir, name)] } : {}),
 };

@@ -22,15 +22,12 @@ export interface Database {
 }
 type DatabaseConstructor = new (file: string) => Database;
 
-/** The driver the bench run names (`BENCH_BETTER_SQLITE3`), else storage-sqlite's. */
-function loadDriver(): DatabaseConstructor {
-  const path = process.env.BENCH_BETTER_SQLITE3 ?? createRequire(join(process.cwd(), 'packages/storage-sqlite/package.json')).resolve('better-sqlite3');
-  return createRequire(import.meta.url)(path) as DatabaseConstructor;
-}
+/** Storage-sqlite's better-sqlite3, resolved from the repository (the working folder of every bench process): the service's own driver. */
+export const betterSqlite3Path = () => createRequire(join(process.cwd(), 'packages/storage-sqlite/package.json')).resolve('better-sqlite3');
 
 /** `file` opened with the service's pragmas: bigint integers, busy timeout, WAL, synchronous=NORMAL. */
 export function openSqlite(file: string): Database {
-  const Driver = loadDriver();
+  const Driver = createRequire(import.meta.url)(betterSqlite3Path()) as DatabaseConstructor;
   const db = new Driver(file);
   db.defaultSafeIntegers(true);
   db.pragma('busy_timeout = 5000');

@@ -7,8 +7,6 @@ export interface BenchContext {
   readonly launcher: ServerLauncher;
   /** Temporary folder for databases; removed after the run. */
   readonly workDir: string;
-  /** Resolved path of better-sqlite3 (seeding and reading SQLite files from the harness). */
-  readonly betterSqlite3: string;
   /** Progress line on stderr. */
   log(message: string): void;
   /** Node flags that make a server write a CPU profile into its own folder `name` (none without `--cpu-prof`). */

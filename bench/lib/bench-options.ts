@@ -34,50 +34,6 @@ export const POSTGRES_SCENARIOS: readonly ScenarioName[] = SCENARIOS.filter((nam
 /** Scenarios that run for minutes: only when named with --scenario. */
 export const OPT_IN_SCENARIOS: readonly ScenarioName[] = ['steady-state', 'pg-steady-state'];
 
-export interface BenchOptions {
-  /** The Node line every process of the run (harness, service, baselines) runs on (`--node`). */
-  readonly node: NodeLine;
-  readonly quick: boolean;
-  readonly scenarios: ReadonlySet<ScenarioName>;
-  /** Storages of the non-PostgreSQL scenarios (those select PostgreSQL by name: pg-…). */
-  readonly storages: readonly ('sqlite' | 'memory')[];
-  /** Logging of the SQLite and memory HTTP scenarios: off (`--log-level warn`), on (one line per request), or both in turn. */
-  readonly logging: readonly boolean[];
-  /** Pool size of both contestants on PostgreSQL (`--db-pool`). */
-  readonly dbPool: number;
-  readonly serviceFrom: ServiceFrom;
-  /** Concurrent keep-alive connections of the HTTP scenarios. */
-  readonly connections: number;
-  readonly warmupS: number;
-  readonly roundS: number;
-  /** Measured rounds per server and scenario (interleaved service, baseline, service, …). */
-  readonly rounds: number;
-  /** Deletes per round (delete runs a fixed amount over pre-created ids). */
-  readonly deleteAmount: number;
-  /** Plants seeded for the list and get scenarios. */
-  readonly seedPlants: number;
-  readonly bigListPlants: number;
-  /** Plants created in the webhook throughput burst. */
-  readonly webhookPlants: number;
-  /** Seconds of paced creates for commit → first attempt latency. */
-  readonly webhookLatencyS: number;
-  readonly startupRuns: number;
-  /** Seconds of the steady-state scenarios, and the webhook retention they run with. */
-  readonly steadyStateS: number;
-  readonly steadyRetentionS: number;
-  /** Write the markdown report (off for `--no-write` smoke runs). */
-  readonly write: boolean;
-  readonly outDir: string;
-  /** When set, the service and the baselines run with `--cpu-prof` and write profiles here (one folder per server). */
-  readonly cpuProfDir: string | undefined;
-  /** Keep the temporary folder (databases, transpiled baselines). */
-  readonly keep: boolean;
-  /** Pin every server to one CPU and the harness to another (`--pin on`, the default; applied when the machine allows). */
-  readonly pin: boolean;
-  /** The traced service's sampler in the tracing scenario (`OTEL_TRACES_SAMPLER` and its argument); the SDK's default (every request) when unset. */
-  readonly tracingSampler: { readonly name: string; readonly arg: string | undefined } | undefined;
-}
-
 const USAGE = `usage: pnpm bench [--node 20|24|26] [--quick] [--scenario name[,name…]] [--storage sqlite|memory] [--logging off|on|both]
   [--service dist|source|baseline] [--rounds N] [--round-seconds S] [--warmup-seconds S]
   [--connections N] [--big-list N] [--db-pool N] [--steady-seconds S] [--steady-retention S]
@@ -142,8 +98,10 @@ function checkedScenarios(values: ArgValues): string[] {
   return requested;
 }
 
+export type BenchOptions = ReturnType<typeof parseBenchOptions>;
+
 /** Parses the command line; quick mode shortens every phase so a whole run stays under about three minutes. */
-export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+export function parseBenchOptions(argv: readonly string[]) {
   // `pnpm bench -- --quick` hands the script a leading `--`: not a positional argument here.
   const { values } = parseArgs({ args: argv[0] === '--' ? argv.slice(1) : [...argv], options: ARG_OPTIONS });
   if (values.help) {
@@ -153,10 +111,15 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const requested = checkedScenarios(values);
   const quick = values.quick;
   return {
+    /** The Node line of every process of the run: harness, service, baselines. */
     node: values.node as NodeLine,
     quick,
-    scenarios: new Set((requested.length ? requested : SCENARIOS.filter((name) => !OPT_IN_SCENARIOS.includes(name))) as ScenarioName[]),
-    storages: values.storage ? [values.storage as 'sqlite' | 'memory'] : ['sqlite', 'memory'],
+    scenarios: new Set(
+      (requested.length ? requested : SCENARIOS.filter((name) => !OPT_IN_SCENARIOS.includes(name))) as ScenarioName[],
+    ) as ReadonlySet<ScenarioName>,
+    /** Storages of the non-PostgreSQL scenarios (those select PostgreSQL by name: pg-…). */
+    storages: (values.storage ? [values.storage] : ['sqlite', 'memory']) as readonly ('sqlite' | 'memory')[],
+    /** Logging of the SQLite and memory HTTP scenarios: off (`--log-level warn`), on, or both in turn. */
     logging: values.logging === 'both' ? [false, true] : [values.logging === 'on'],
     dbPool: Math.round(positive('db-pool', values['db-pool'], 10)),
     serviceFrom: values.service as ServiceFrom,
@@ -164,6 +127,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     warmupS: positive('warmup-seconds', values['warmup-seconds'], quick ? 1 : 3),
     roundS: positive('round-seconds', values['round-seconds'], quick ? 1.5 : 6),
     rounds: Math.round(positive('rounds', values.rounds, quick ? 2 : 5)),
+    /** Deletes per round (delete runs a fixed amount over pre-created ids). */
     deleteAmount: quick ? 3_000 : 15_000,
     seedPlants: 10_000,
     bigListPlants: Math.round(positive('big-list', values['big-list'], 1_000_000)),
@@ -174,6 +138,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     steadyRetentionS: positive('steady-retention', values['steady-retention'], quick ? 5 : 20),
     write: !values['no-write'],
     outDir: values.out,
+    /** Set: every server runs with `--cpu-prof` and writes its profile here (one folder per server). */
     cpuProfDir: values['cpu-prof'],
     keep: values.keep,
     pin: values.pin === 'on',
@@ -182,12 +147,18 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
 }
 
 /** The SDK's variables that set the sampler: `OTEL_TRACES_SAMPLER`, and `OTEL_TRACES_SAMPLER_ARG` when an argument is given. */
-export function tracingSamplerEnv(sampler: NonNullable<BenchOptions['tracingSampler']>): Record<string, string> {
+export function tracingSamplerEnv(sampler: { readonly name: string; readonly arg: string | undefined }): Record<string, string> {
   return sampler.arg === undefined ? { OTEL_TRACES_SAMPLER: sampler.name } : { OTEL_TRACES_SAMPLER: sampler.name, OTEL_TRACES_SAMPLER_ARG: sampler.arg };
 }
 
+/** The sampler as its variables say it, for the report and the log. */
+export const describeSampler = (sampler: { readonly name: string; readonly arg: string | undefined }) =>
+  Object.entries(tracingSamplerEnv(sampler))
+    .map(([name, value]) => `\`${name}=${value}\``)
+    .join(' and ');
+
 /** `NAME` or `NAME:ARG`, as the SDK's variables take them. */
-function tracingSampler(text: string | undefined): BenchOptions['tracingSampler'] {
+function tracingSampler(text: string | undefined): { readonly name: string; readonly arg: string | undefined } | undefined {
   if (text === undefined) return undefined;
   const colon = text.indexOf(':');
   const name = colon === -1 ? text : text.slice(0, colon);

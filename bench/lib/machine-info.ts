@@ -1,23 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { join } from 'node:path';
+import { openSqlite } from '../baselines/sqlite-driver.js';
 import type { CpuPinning } from './cpu-pinning.js';
 
-/** Where and with what a run happened, for the report header. */
-export interface MachineInfo {
-  readonly cpuModel: string;
-  readonly cpuCount: number;
-  readonly memoryBytes: number;
-  readonly os: string;
-  readonly loadAverage: readonly number[];
-  readonly node: string;
-  readonly versions: Readonly<Record<string, string>>;
-  readonly commit: string;
-  /** Which CPU the servers and the harness ran on, or why they were not pinned. */
-  readonly cpuPinning: CpuPinning;
-}
+export type MachineInfo = ReturnType<typeof machineInfo>;
 
 function packageVersion(file: string): string {
   try {
@@ -37,11 +25,9 @@ function gitCommit(repoRoot: string): string {
   }
 }
 
-function sqliteVersion(betterSqlite3: string): string {
+function sqliteVersion(): string {
   try {
-    type Db = { prepare(sql: string): { pluck(): { get(): unknown } }; close(): void };
-    const Database = createRequire(import.meta.url)(betterSqlite3) as new (file: string) => Db;
-    const db = new Database(':memory:');
+    const db = openSqlite(':memory:');
     const version = String(db.prepare('select sqlite_version()').pluck().get());
     db.close();
     return version;
@@ -50,7 +36,8 @@ function sqliteVersion(betterSqlite3: string): string {
   }
 }
 
-export function machineInfo(repoRoot: string, betterSqlite3: string, cpuPinning: CpuPinning): MachineInfo {
+/** Where and with what a run happened, for the report header. */
+export function machineInfo(repoRoot: string, betterSqlite3: string, cpuPinning: CpuPinning) {
   const cpuList = cpus();
   const sqliteDriverRoot = betterSqlite3.slice(0, betterSqlite3.lastIndexOf('/lib/'));
   return {
@@ -64,7 +51,7 @@ export function machineInfo(repoRoot: string, betterSqlite3: string, cpuPinning:
       'plant-store (server)': packageVersion(join(repoRoot, 'packages/server/package.json')),
       autocannon: packageVersion(join(repoRoot, 'node_modules/autocannon/package.json')),
       'better-sqlite3': packageVersion(join(sqliteDriverRoot, 'package.json')),
-      SQLite: sqliteVersion(betterSqlite3),
+      SQLite: sqliteVersion(),
     },
     commit: gitCommit(repoRoot),
     cpuPinning,

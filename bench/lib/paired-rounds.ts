@@ -1,3 +1,4 @@
+import type { BenchOptions } from './bench-options.js';
 import { runLoad, type LoadRequest } from './load.js';
 import type { RunningServer } from './server-process.js';
 
@@ -18,42 +19,12 @@ export interface PairedScenario {
   requests(phase: number): () => LoadRequest;
 }
 
-/** The figures of one server in one phase. */
-export interface RoundFigures {
-  readonly requests: number;
-  readonly rps: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
-  /** Server CPU (user + system) over the phase, % of one core. */
-  readonly cpuPercent: number;
-  /** Server CPU time per answered request, microseconds. */
-  readonly cpuUsPerRequest: number;
-  /** Server RSS at the end of the phase. */
-  readonly rssBytes: number;
-  readonly failures: number;
-  readonly statuses: Readonly<Record<string, number>>;
-}
+/** The figures of one server in one phase; CPU % is its user + system time over the phase (100 = one core), RSS at the end of it. */
+export type RoundFigures = Awaited<ReturnType<typeof measure>>;
+export type PairedResult = Awaited<ReturnType<typeof runPairedRounds>>;
+type PairedSettings = Pick<BenchOptions, 'connections' | 'warmupS' | 'roundS' | 'rounds'>;
 
-export interface PairedResult {
-  readonly scenario: string;
-  readonly description: string;
-  /** Where the servers keep their data, e.g. `sqlite` or `postgres, logging off`. */
-  readonly storage: string;
-  readonly warmup: { readonly service: RoundFigures; readonly baseline: RoundFigures };
-  /** Measured rounds, in order; index i of both arrays ran back to back. */
-  readonly service: readonly RoundFigures[];
-  readonly baseline: readonly RoundFigures[];
-}
-
-export interface PairedSettings {
-  readonly connections: number;
-  readonly warmupS: number;
-  readonly roundS: number;
-  readonly rounds: number;
-}
-
-async function measure(server: RunningServer, scenario: PairedScenario, phase: number, durationS: number, connections: number): Promise<RoundFigures> {
+async function measure(server: RunningServer, scenario: PairedScenario, phase: number, durationS: number, connections: number) {
   const before = server.stats();
   const result = await runLoad({
     url: server.url,
@@ -86,7 +57,7 @@ export async function runPairedRounds(
   servers: { readonly service: RunningServer; readonly baseline: RunningServer },
   settings: PairedSettings,
   log: (message: string) => void,
-): Promise<PairedResult> {
+) {
   const run = (server: RunningServer, phase: number) =>
     measure(server, scenario, phase, phase === 0 ? settings.warmupS : settings.roundS, settings.connections);
   const warmup = { service: await run(servers.service, 0), baseline: await run(servers.baseline, 0) };
@@ -108,5 +79,6 @@ export async function runPairedRounds(
         (a.failures + b.failures ? `  (failures: service ${a.failures}, baseline ${b.failures})` : ''),
     );
   }
+  // Index i of `service` and `baseline` ran back to back; `storage` says where the servers keep their data, e.g. `postgres, logging off`.
   return { scenario: scenario.name, description: scenario.description, storage, warmup, service, baseline };
 }

@@ -1,7 +1,7 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
 import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
 import type { WebhookResult } from '../scenarios/webhook-scenario.js';
-import { tracingSamplerEnv, type BenchOptions } from './bench-options.js';
+import { describeSampler, type BenchOptions } from './bench-options.js';
 import { describePinning } from './cpu-pinning.js';
 import type { MachineInfo } from './machine-info.js';
 import type { PairedResult, RoundFigures } from './paired-rounds.js';
@@ -131,12 +131,7 @@ function roundsSection(results: readonly PairedResult[]): string {
 function tracingSection(results: BenchResults, sampler: BenchOptions['tracingSampler']): string {
   const tracing = results.tracing;
   if (!tracing?.pairs.length) return '';
-  const recorded =
-    sampler === undefined
-      ? 'every request, including each storage call, is a span'
-      : `sampled with ${Object.entries(tracingSamplerEnv(sampler))
-          .map(([name, value]) => `\`${name}=${value}\``)
-          .join(' and ')}`;
+  const recorded = sampler === undefined ? 'every request, including each storage call, is a span' : `sampled with ${describeSampler(sampler)}`;
   const min = tracingMinRatio(tracing.sampled);
   const rows = tracing.pairs.flatMap((result) => pairRows(result, ['tracing on', 'tracing off'], min, false).map((row) => [result.scenario, ...row]));
   return `## Tracing cost
@@ -238,6 +233,7 @@ Spawn of \`node\` → ready line on stdout (includes Node's own boot; SQLite on 
 ${table(['server', 'storage', 'start → ready ms', 'runs ms', 'idle RSS MiB'], rows)}`;
 }
 
+/** The HTTP and tracing ratios in one line each; the other scenarios' figures are in the Targets table and their own sections. */
 function summaryLines(results: BenchResults): string[] {
   const lines: string[] = [];
   for (const result of results.paired) {
@@ -252,33 +248,6 @@ function summaryLines(results: BenchResults): string[] {
       `${result.scenario} (${result.storage}): tracing on ${int(medianOf(result.service, 'rps'))} req/s, off ${int(medianOf(result.baseline, 'rps'))} req/s — ` +
         `${ratio(medianRatio(result, 'rps'))} req/s, ${ratio(medianRatio(result, 'cpuUsPerRequest'))} CPU time per request`,
     );
-  }
-  for (const hooks of [results.webhooks, results.pgWebhooks]) {
-    if (hooks) {
-      lines.push(
-        `webhooks (${hooks.storage}, ${hooks.instances} instance${hooks.instances > 1 ? 's' : ''}): ${int(hooks.backlog.perSecond)} deliveries/s; commit → first attempt p50 ${ms(hooks.latency.p50Ms)} ms; ${int(hooks.concurrentDuplicates)} concurrent duplicates`,
-      );
-    }
-  }
-  if (results.fairDelivery) {
-    const { alone, withHanging, queuedToHanging } = results.fairDelivery;
-    lines.push(
-      `fair delivery: another tenant's webhook p50 ${ms(alone.p50Ms)} ms, p99 ${ms(alone.p99Ms)} ms alone; p50 ${ms(withHanging.p50Ms)} ms, p99 ${ms(withHanging.p99Ms)} ms with ${int(queuedToHanging)} deliveries to hanging endpoints`,
-    );
-  }
-  for (const [big, where] of [
-    [results.bigList, ''],
-    [results.pgBigList, ' (postgres)'],
-  ] as const) {
-    if (big) {
-      lines.push(
-        `unlimited list of ${int(big.plants)} plants${where}: ${big.seconds.toFixed(1)} s, peak RSS growth ${mib(big.peakGrowthBytes)} MiB, small requests p99 ${ms(big.small.p99Ms)} ms meanwhile`,
-      );
-    }
-  }
-  for (const start of results.startup ?? []) {
-    if (start.contestant === 'service')
-      lines.push(`start to ready (${start.storage}): ${int(start.medianReadyMs)} ms; idle RSS ${mib(start.medianIdleRssBytes)} MiB`);
   }
   return lines;
 }

@@ -1,51 +1,27 @@
 import { request } from 'node:http';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
+import { openSqlite } from '../baselines/sqlite-driver.js';
 import type { BenchContext } from '../lib/bench-context.js';
 import type { BenchPostgres } from '../lib/bench-postgres.js';
 import type { ServerConfig } from '../lib/server-launcher.js';
 import { startLoad } from '../lib/load.js';
 import { seededRandom } from '../lib/prng.js';
 import { startServer, type RunningServer } from '../lib/server-process.js';
-import { BENCH_TOKENS } from './http-scenarios.js';
+import { BENCH_TOKENS, READ_TOKEN as TOKEN } from './http-scenarios.js';
 
-const TENANT = 'bench';
-const TOKEN = 'bench-read-token-0123456789abcdef';
+const TENANT = BENCH_TOKENS[TOKEN];
 const SMALL_RATE = 200;
 const SAMPLE_MS = 50;
 
-export interface BigListResult {
-  readonly plants: number;
-  readonly seedSeconds: number;
-  /** Plants counted in the streamed body. */
-  readonly received: number;
-  readonly bytes: number;
-  readonly seconds: number;
-  readonly rssBeforeBytes: number;
-  readonly peakRssBytes: number;
-  readonly peakGrowthBytes: number;
-  readonly rssSamples: number;
-  /** GET /plants/{id} at a steady rate on 4 connections while the list streams. */
-  readonly small: { readonly requests: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number; readonly failures: number };
-}
-
-// The slice of better-sqlite3 used to bulk-load plants.
-interface BulkDatabase {
-  pragma(source: string): unknown;
-  prepare(source: string): { run(...params: unknown[]): unknown };
-  transaction(fn: () => void): () => void;
-  close(): void;
-}
+export type BigListResult = Awaited<ReturnType<typeof measureBigList>>;
 
 /** The schema from the storage adapter, then the rows the service would have written, in one transaction: faster than a million POSTs. */
-async function seed(context: BenchContext, dbFile: string, count: number): Promise<void> {
+async function seed(dbFile: string, count: number): Promise<void> {
   await (await sqliteStorage({ path: dbFile })).close();
-  const Database = createRequire(import.meta.url)(context.betterSqlite3) as new (file: string) => BulkDatabase;
-  const db = new Database(dbFile);
+  const db = openSqlite(dbFile);
   try {
-    db.pragma('journal_mode = WAL');
     const insert = db.prepare('INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?)');
     db.transaction(() => {
       for (let id = 1; id <= count; id++) insert.run(TENANT, id, `Seeded plant number ${id}`, id % 2 === 0 ? `tag-${id % 8}` : null);
@@ -85,11 +61,11 @@ function streamAll(server: RunningServer): Promise<{ received: number; bytes: nu
 }
 
 /** The unlimited `GET /plants` over a large tenant: how long it takes, the server's peak RSS growth (sampled every 50 ms), and small requests meanwhile. */
-export async function runBigListScenario(context: BenchContext): Promise<BigListResult> {
+export async function runBigListScenario(context: BenchContext) {
   const count = context.options.bigListPlants;
   const dbFile = join(context.workDir, 'big-list.db');
   const seedStart = performance.now();
-  await seed(context, dbFile, count);
+  await seed(dbFile, count);
   const seedSeconds = (performance.now() - seedStart) / 1000;
   context.log(`  seeded ${count} plants in ${seedSeconds.toFixed(1)} s`);
   const config: ServerConfig = { storage: 'sqlite', dbFile, tokens: BENCH_TOKENS, ...context.profile('big-list-sqlite-service') };
@@ -97,7 +73,7 @@ export async function runBigListScenario(context: BenchContext): Promise<BigList
 }
 
 /** The same on PostgreSQL, seeded by one INSERT … SELECT over generate_series. */
-export async function runPgBigListScenario(context: BenchContext, postgres: BenchPostgres): Promise<BigListResult> {
+export async function runPgBigListScenario(context: BenchContext, postgres: BenchPostgres) {
   const count = context.options.bigListPlants;
   const schema = await postgres.createSchema('big_list');
   try {
@@ -112,8 +88,7 @@ export async function runPgBigListScenario(context: BenchContext, postgres: Benc
     const seedSeconds = (performance.now() - seedStart) / 1000;
     context.log(`  seeded ${count} plants in ${seedSeconds.toFixed(1)} s`);
     const config: ServerConfig = {
-      storage: 'postgres',
-      postgres: { databaseUrl: postgres.databaseUrl, schema, pool: postgres.pool },
+      ...postgres.serverConfig(schema),
       tokens: BENCH_TOKENS,
       ...context.profile('big-list-postgres-service'),
     };
@@ -123,7 +98,7 @@ export async function runPgBigListScenario(context: BenchContext, postgres: Benc
   }
 }
 
-async function measureBigList(context: BenchContext, config: ServerConfig, count: number, seedSeconds: number): Promise<BigListResult> {
+async function measureBigList(context: BenchContext, config: ServerConfig, count: number, seedSeconds: number) {
   const server = await startServer(context.launcher.spec('service', config));
   try {
     await sleep(1000);
@@ -152,7 +127,7 @@ async function measureBigList(context: BenchContext, config: ServerConfig, count
     }
     const smallResult = await small.done;
     peakRssBytes = Math.max(peakRssBytes, server.stats().rssBytes);
-    const result: BigListResult = {
+    const result = {
       plants: count,
       seedSeconds,
       ...streamed,
@@ -160,6 +135,7 @@ async function measureBigList(context: BenchContext, config: ServerConfig, count
       peakRssBytes,
       peakGrowthBytes: peakRssBytes - rssBeforeBytes,
       rssSamples: samples,
+      /** GET /plants/{id} at a steady rate on 4 connections while the list streams. */
       small: smallResult,
     };
     context.log(

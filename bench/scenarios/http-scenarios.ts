@@ -3,16 +3,11 @@ import type { PairedScenario } from '../lib/paired-rounds.js';
 import { seededRandom } from '../lib/prng.js';
 import type { RunningServer } from '../lib/server-process.js';
 
-/** Tenants and their tokens; every token has both scopes (service `--tokens token=tenant`). */
-export const BENCH_TOKENS = {
-  'bench-read-token-0123456789abcdef': 'bench',
-  'bench-write-token-0123456789abcdef': 'bench-writes',
-  'bench-delete-token-0123456789abcdef': 'bench-deletes',
-} as const;
-
-const READ_TOKEN = 'bench-read-token-0123456789abcdef';
-const WRITE_TOKEN = 'bench-write-token-0123456789abcdef';
+export const READ_TOKEN = 'bench-read-token-0123456789abcdef';
+export const WRITE_TOKEN = 'bench-write-token-0123456789abcdef';
 const DELETE_TOKEN = 'bench-delete-token-0123456789abcdef';
+/** Tenants and their tokens, each with every scope (service `--tokens token=tenant`): reads, creates and deletes each in a tenant of their own. */
+export const BENCH_TOKENS = { [READ_TOKEN]: 'bench', [WRITE_TOKEN]: 'bench-writes', [DELETE_TOKEN]: 'bench-deletes' };
 
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 const jsonAuth = (token: string) => ({ ...auth(token), 'content-type': 'application/json' });
@@ -88,29 +83,22 @@ export function getScenario(seeded: number): PairedScenario {
 /** Ids no server ever holds: every DELETE of delete-404 answers 404. */
 const MISSING_BASE = 800_000_000;
 
-/** DELETE of ids that do not exist: the not-found answer of a write (a transaction that changes nothing, an error body). */
-export function deleteMissingScenario(): PairedScenario {
+/**
+ * DELETE of `amount` plants created before the run per phase (phase p owns
+ * ids p·amount … (p+1)·amount−1), or, without `amount`, of ids that do not
+ * exist: the not-found answer of a write (a transaction that changes nothing, an error body).
+ */
+export function deleteScenario(amount?: number): PairedScenario {
   return {
-    name: 'delete-404',
-    description: 'DELETE /plants/<id> of ids that do not exist (every answer a 404 with the error body)',
+    name: amount === undefined ? 'delete-404' : 'delete',
+    description:
+      amount === undefined
+        ? 'DELETE /plants/<id> of ids that do not exist (every answer a 404 with the error body)'
+        : `DELETE /plants/<id> of ${amount.toLocaleString('en-US')} pre-created plants per round (fixed amount, time measured)`,
     headers: auth(DELETE_TOKEN),
-    expectedStatus: 404,
+    ...(amount === undefined ? { expectedStatus: 404 } : { amount }),
     requests(phase) {
-      let id = MISSING_BASE + phase * 100_000_000;
-      return () => ({ method: 'DELETE', path: `/plants/${id++}` });
-    },
-  };
-}
-
-/** Delete runs a fixed amount per phase over ids created before the run (phase p owns ids p·amount … (p+1)·amount−1). */
-export function deleteScenario(amount: number): PairedScenario {
-  return {
-    name: 'delete',
-    description: `DELETE /plants/<id> of ${amount.toLocaleString('en-US')} pre-created plants per round (fixed amount, time measured)`,
-    headers: auth(DELETE_TOKEN),
-    amount,
-    requests(phase) {
-      let id = DELETE_BASE + phase * amount;
+      let id = amount === undefined ? MISSING_BASE + phase * 100_000_000 : DELETE_BASE + phase * amount;
       return () => ({ method: 'DELETE', path: `/plants/${id++}` });
     },
   };

@@ -7,7 +7,7 @@ import { runPairedRounds, type PairedResult, type PairedScenario } from '../lib/
 import type { Contestant, ServerConfig } from '../lib/server-launcher.js';
 import { startServer, type RunningServer } from '../lib/server-process.js';
 import { startReceiver } from '../../test/support/webhook-receiver.js';
-import { BENCH_TOKENS, createScenario, deleteMissingScenario, deleteScenario, getScenario, listScenario, seedReadServer } from './http-scenarios.js';
+import { BENCH_TOKENS, createScenario, deleteScenario, getScenario, listScenario, seedReadServer } from './http-scenarios.js';
 
 interface Pair {
   readonly service: RunningServer;
@@ -41,7 +41,7 @@ function postgresHome(postgres: BenchPostgres, logging: boolean): PairHome {
     async config(name, who) {
       const schema = await postgres.createSchema(`${name}_${logging}_${who}`);
       schemas.set(name, [...(schemas.get(name) ?? []), schema]);
-      return { storage: 'postgres', postgres: { databaseUrl: postgres.databaseUrl, schema, pool: postgres.pool }, logging, tokens: BENCH_TOKENS };
+      return { ...postgres.serverConfig(schema), logging, tokens: BENCH_TOKENS };
     },
     // Freshly inserted rows make their first readers set hint bits, and autovacuum would get to them
     // during whichever contestant's round: both done now, for both schemas.
@@ -114,7 +114,7 @@ async function runReads(context: BenchContext, home: PairHome, wanted: readonly 
       'list-100': listScenario(100, options.seedPlants),
       get: getScenario(options.seedPlants),
       delete: deleteScenario(options.deleteAmount),
-      'delete-404': deleteMissingScenario(),
+      'delete-404': deleteScenario(),
     };
     const results: PairedResult[] = [];
     for (const name of wanted) {

@@ -2,26 +2,15 @@ import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { BenchContext } from '../lib/bench-context.js';
-import type { AnyStorageKind } from '../../test/support/storage-kind.js';
-import type { Contestant } from '../lib/server-launcher.js';
 import { startServer } from '../lib/server-process.js';
 import { median } from '../lib/stats.js';
 import { BENCH_TOKENS } from './http-scenarios.js';
 
-export interface StartupResult {
-  readonly contestant: Contestant;
-  readonly storage: AnyStorageKind;
-  /** Spawn → ready line, each run (ms). */
-  readonly readyMs: readonly number[];
-  /** RSS one second after ready, each run (bytes). */
-  readonly idleRssBytes: readonly number[];
-  readonly medianReadyMs: number;
-  readonly medianIdleRssBytes: number;
-}
+export type StartupResult = Awaited<ReturnType<typeof runStartupScenario>>[number];
 
 /** Spawn of `node` → ready line (Node's own boot included; SQLite on a fresh file), and RSS one second after, nothing sent. */
-export async function runStartupScenario(context: BenchContext): Promise<StartupResult[]> {
-  const results: StartupResult[] = [];
+export async function runStartupScenario(context: BenchContext) {
+  const results = [];
   for (const storage of context.options.storages) {
     for (const contestant of ['service', 'baseline'] as const) {
       const readyMs: number[] = [];

@@ -6,45 +6,14 @@ import type { ServerConfig } from '../lib/server-launcher.js';
 import { startServer } from '../lib/server-process.js';
 import { percentile } from '../lib/stats.js';
 import { startReceiver } from '../../test/support/webhook-receiver.js';
-import { BENCH_TOKENS } from './http-scenarios.js';
+import { BENCH_TOKENS, WRITE_TOKEN as TOKEN } from './http-scenarios.js';
 
-const TOKEN = 'bench-write-token-0123456789abcdef';
 const RATE = 200;
 const PRUNED = 'plant_store_webhook_deliveries_pruned_total';
 /** How often the pruned counter is read: a request counts as "while pruning" when it started in a window the counter moved in. */
 const PRUNE_WINDOW_MS = 250;
 
-/** One size sample. */
-export interface SizeSample {
-  readonly atS: number;
-  /** SQLite: database file + WAL; PostgreSQL: every table of the schema with its indexes and TOAST. */
-  readonly bytes: number;
-  /** Deliveries pruned by the service so far. */
-  readonly pruned: number;
-}
-
-export interface SteadyStateResult {
-  readonly storage: 'sqlite' | 'postgres';
-  readonly seconds: number;
-  readonly ratePerSecond: number;
-  readonly retentionS: number;
-  /** Plants are deleted this long after their creation, so the plant table itself stays the same size. */
-  readonly keepPlantsS: number;
-  /** PostgreSQL only: the server's `autovacuum` setting (the service vacuums the outbox tables itself after pruning either way). */
-  readonly serverAutovacuum?: string;
-  readonly creates: number;
-  readonly failures: number;
-  readonly delivered: number;
-  readonly samples: readonly SizeSample[];
-  readonly midBytes: number;
-  readonly finalBytes: number;
-  readonly growthPercent: number;
-  /** Create p99 of requests that started while no prune batch ran / while one did (after the first prune only). */
-  readonly p99IdleMs: number;
-  readonly p99PruningMs: number;
-  readonly requestsIdle: number;
-  readonly requestsPruning: number;
-}
+export type SteadyStateResult = Awaited<ReturnType<typeof runSteadyStateScenario>>;
 
 async function prunedSoFar(url: string): Promise<number | undefined> {
   try {
@@ -66,12 +35,6 @@ async function postgresSize(postgres: BenchPostgres, schema: string): Promise<nu
   return Number(row!.bytes);
 }
 
-/** The server's autovacuum setting: with it off, only the service's own VACUUM after pruning reclaims deleted rows. */
-async function serverAutovacuum(postgres: BenchPostgres): Promise<string> {
-  const [row] = await postgres.query<{ autovacuum: string }>('SHOW autovacuum');
-  return row!.autovacuum;
-}
-
 /**
  * A service at a steady load with a short webhook retention: creates paced
  * at 200/s, each delivered, every plant deleted a retention later (so the
@@ -82,7 +45,7 @@ async function serverAutovacuum(postgres: BenchPostgres): Promise<string> {
 export async function runSteadyStateScenario(
   context: BenchContext,
   storage: { readonly kind: 'sqlite' } | { readonly kind: 'postgres'; readonly postgres: BenchPostgres },
-): Promise<SteadyStateResult> {
+) {
   const { options } = context;
   const seconds = options.steadyStateS;
   const retentionS = options.steadyRetentionS;
@@ -91,8 +54,7 @@ export async function runSteadyStateScenario(
   const dbFile = join(context.workDir, 'steady-state.db');
   const schema = storage.kind === 'postgres' ? await storage.postgres.createSchema('steady') : undefined;
   const config: ServerConfig = {
-    storage: storage.kind,
-    ...(storage.kind === 'sqlite' ? { dbFile } : { postgres: { databaseUrl: storage.postgres.databaseUrl, schema: schema!, pool: storage.postgres.pool } }),
+    ...(storage.kind === 'sqlite' ? { storage: 'sqlite', dbFile } : storage.postgres.serverConfig(schema!)),
     tokens: BENCH_TOKENS,
     logging: false,
     webhooks: [{ url: receiver.url(), secret: receiver.secret }],
@@ -101,7 +63,8 @@ export async function runSteadyStateScenario(
   };
   const server = await startServer(context.launcher.spec('service', config));
   const size = async () => (storage.kind === 'sqlite' ? sqliteSize(dbFile) : postgresSize(storage.postgres, schema!));
-  const autovacuum = storage.kind === 'postgres' ? await serverAutovacuum(storage.postgres) : undefined;
+  // With the server's autovacuum off, only the service's own VACUUM after pruning reclaims deleted rows.
+  const autovacuum = storage.kind === 'postgres' ? (await storage.postgres.query<{ autovacuum: string }>('SHOW autovacuum'))[0]!.autovacuum : undefined;
   try {
     const started = performance.now();
     const elapsedS = () => (performance.now() - started) / 1000;
@@ -140,7 +103,8 @@ export async function runSteadyStateScenario(
       });
     }, PRUNE_WINDOW_MS);
 
-    const samples: SizeSample[] = [];
+    // Size: SQLite's database file + WAL, or every table of the PostgreSQL schema with its indexes and TOAST.
+    const samples: { atS: number; bytes: number; pruned: number }[] = [];
     const sampleEveryS = Math.max(1, Math.round(seconds / 40));
     let nextSampleS = 0;
     let nextId = 1;
@@ -177,13 +141,15 @@ export async function runSteadyStateScenario(
       (during ? pruning : idle).push(timing.ms);
     }
     const p99 = (values: number[]) => (values.length ? percentile(Float64Array.from(values).sort(), 99) : Number.NaN);
-    const result: SteadyStateResult = {
+    const result = {
       storage: storage.kind,
       seconds,
       ratePerSecond: RATE,
       retentionS,
+      /** Plants are deleted this long after their creation, so the plant table itself stays the same size. */
       keepPlantsS,
-      ...(autovacuum === undefined ? {} : { serverAutovacuum: autovacuum }),
+      /** PostgreSQL only: the server's `autovacuum` setting (the service vacuums the outbox tables itself after pruning either way). */
+      serverAutovacuum: autovacuum,
       creates,
       failures,
       delivered: receiver.messages.size,
@@ -191,6 +157,7 @@ export async function runSteadyStateScenario(
       midBytes: mid.bytes,
       finalBytes: last.bytes,
       growthPercent: ((last.bytes - mid.bytes) / mid.bytes) * 100,
+      /** Create p99 of requests that started while no prune batch ran / while one did (after the first prune only). */
       p99IdleMs: p99(idle),
       p99PruningMs: p99(pruning),
       requestsIdle: idle.length,

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { startOtlpSink } from '../../test/support/otlp-sink.js';
 import { startReceiver } from '../../test/support/webhook-receiver.js';
 import type { BenchContext } from '../lib/bench-context.js';
-import { tracingSamplerEnv } from '../lib/bench-options.js';
+import { describeSampler, tracingSamplerEnv } from '../lib/bench-options.js';
 import { runPairedRounds, type PairedResult, type PairedScenario } from '../lib/paired-rounds.js';
 import type { ServerConfig } from '../lib/server-launcher.js';
 import type { BenchResults } from '../lib/targets.js';
@@ -26,12 +26,7 @@ export async function runTracingScenario(
   const sink = await startOtlpSink({ keep: false });
   const sampler = context.options.tracingSampler;
   const samplerEnv = sampler === undefined ? {} : tracingSamplerEnv(sampler);
-  const sampled =
-    sampler === undefined
-      ? ''
-      : ` (${Object.entries(samplerEnv)
-          .map(([name, value]) => `${name}=${value}`)
-          .join(' ')})`;
+  const sampled = sampler === undefined ? '' : ` (sampled with ${describeSampler(sampler)})`;
   const comparison = `the service exporting its spans to a local OTLP sink${sampled} against itself without tracing`;
   const seeded = context.options.seedPlants;
 

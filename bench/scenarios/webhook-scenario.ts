@@ -9,42 +9,18 @@ import type { BenchPostgres } from '../lib/bench-postgres.js';
 import { runLoad } from '../lib/load.js';
 import type { ServerConfig } from '../lib/server-launcher.js';
 import { startServer, type RunningServer } from '../lib/server-process.js';
-import { latencySummary } from '../lib/stats.js';
+import { pacedWebhookLatency } from '../lib/webhook-latency.js';
 import { startReceiver, type WebhookReceiver } from '../../test/support/webhook-receiver.js';
-import { BENCH_TOKENS } from './http-scenarios.js';
+import { BENCH_TOKENS, WRITE_TOKEN as TOKEN } from './http-scenarios.js';
 
-const TENANT = 'bench-writes';
-const HEADERS = { authorization: 'Bearer bench-write-token-0123456789abcdef', 'content-type': 'application/json' };
+const TENANT = BENCH_TOKENS[TOKEN];
+const HEADERS = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 const BACKLOG_BASE = 3_000_000_000;
 const PACED_BASE = 4_000_000_000;
 const BURST_BASE = 5_000_000_000;
 const PACED_RATE = 200;
 
-export interface WebhookResult {
-  readonly storage: 'sqlite' | 'postgres';
-  /** Service processes dispatching from the same database. */
-  readonly instances: number;
-  /** Deliveries queued before the services started, then sent by them; CPU % of each instance (100 = one core). */
-  readonly backlog: { readonly deliveries: number; readonly seconds: number; readonly perSecond: number; readonly cpuPercent: readonly number[] };
-  /** Creates paced at 200/s: POST written by the client → webhook arrived (an upper bound of commit → first attempt), ms. */
-  readonly latency: {
-    readonly creates: number;
-    readonly ratePerSecond: number;
-    readonly p50Ms: number;
-    readonly p99Ms: number;
-    readonly maxMs: number;
-    readonly createP50Ms: number;
-  };
-  /** Creates as fast as the connections go, split over the instances, while they dispatch; first POST → last delivery. */
-  readonly burst: { readonly plants: number; readonly createPerSecond: number; readonly endToEndSeconds: number; readonly endToEndPerSecond: number };
-  /** Distinct `webhook-id`s received, against the deliveries queued and creates answered (requests in flight when a load stops may add a few). */
-  readonly received: number;
-  readonly expected: number;
-  /** Requests beyond the first per `webhook-id`, and those that arrived while another with the same id was in flight. */
-  readonly duplicates: number;
-  readonly concurrentDuplicates: number;
-  readonly signatures: { readonly checked: number; readonly valid: number };
-}
+export type WebhookResult = Awaited<ReturnType<typeof runWebhookScenario>>;
 
 /** Checks a sample of deliveries with the `standardwebhooks` reference verifier. */
 function verifySample(receiver: WebhookReceiver, sample = 50): { checked: number; valid: number } {
@@ -99,7 +75,7 @@ async function queueBacklog(storage: Awaited<ReturnType<typeof sqliteStorage>>, 
  * 2. latency: creates paced at 200/s on the first instance;
  * 3. burst: N creates split over the instances, first POST → last delivery.
  */
-export async function runWebhookScenario(context: BenchContext, postgres?: BenchPostgres): Promise<WebhookResult> {
+export async function runWebhookScenario(context: BenchContext, postgres?: BenchPostgres) {
   const n = context.options.webhookPlants;
   const receiver = await startReceiver();
   const dbFile = join(context.workDir, 'webhooks.db');
@@ -111,9 +87,7 @@ export async function runWebhookScenario(context: BenchContext, postgres?: Bench
     const storage = postgres ? await postgresStorage({ connectionString: postgres.databaseUrl, schema, poolSize: 4 }) : await sqliteStorage({ path: dbFile });
     await queueBacklog(storage, receiver.url(), n);
     const config = (index: number): ServerConfig => ({
-      ...(postgres
-        ? { storage: 'postgres', postgres: { databaseUrl: postgres.databaseUrl, schema: schema!, pool: postgres.pool } }
-        : { storage: 'sqlite', dbFile }),
+      ...(postgres ? postgres.serverConfig(schema!) : { storage: 'sqlite', dbFile }),
       tokens: BENCH_TOKENS,
       webhooks: [{ url: receiver.url(), secret: receiver.secret }],
       ...context.profile(`webhooks-${postgres ? 'postgres' : 'sqlite'}-${index + 1}`),
@@ -130,30 +104,16 @@ export async function runWebhookScenario(context: BenchContext, postgres?: Bench
     const cpuPercent = servers.map((server, index) => ((server.stats().cpuSeconds - cpuBefore[index]!) / seconds) * 100);
     context.log(`  backlog: ${n} deliveries in ${seconds.toFixed(2)} s → ${(n / seconds).toFixed(0)}/s`);
 
-    // Paced creates: the send time of every POST, matched to its webhook by plant id.
-    const sentAt = new Map<number, number>();
-    let pacedId = PACED_BASE;
-    const paced = await runLoad({
+    const paced = await pacedWebhookLatency(receiver, {
       url: servers[0]!.url,
+      token: TOKEN,
+      ratePerSecond: PACED_RATE,
       connections: 4,
       durationS: context.options.webhookLatencyS,
-      overallRate: PACED_RATE,
-      headers: HEADERS,
-      next: () => {
-        const id = pacedId++;
-        sentAt.set(id, performance.now());
-        return { method: 'POST', path: '/plants', body: `{"id":${id},"name":"Paced plant ${id}"}` };
-      },
+      firstId: PACED_BASE,
     });
-    const created = paced.statuses['200'] ?? 0;
-    await receiver.waitForMessages(n + created, { timeoutMs: 30_000 });
-    const delays: number[] = [];
-    for (const arrival of receiver.messages.values()) {
-      const sent = sentAt.get((JSON.parse(arrival.body) as { id: number }).id);
-      if (sent !== undefined) delays.push(arrival.headAt - sent);
-    }
-    const latency = latencySummary(delays);
-    context.log(`  latency: ${created} paced creates, POST sent → webhook received p50 ${latency.p50.toFixed(2)} ms, p99 ${latency.p99.toFixed(2)} ms`);
+    const { created } = paced;
+    context.log(`  latency: ${created} paced creates, POST sent → webhook received p50 ${paced.p50Ms.toFixed(2)} ms, p99 ${paced.p99Ms.toFixed(2)} ms`);
 
     // Burst: creates and dispatch compete for the same processes (a load balancer would split them so).
     const burstStart = performance.now();
@@ -177,13 +137,18 @@ export async function runWebhookScenario(context: BenchContext, postgres?: Bench
     context.log(`  burst: ${burstCreated} creates, all delivered after ${endToEndSeconds.toFixed(2)} s`);
     await Promise.all(servers.map((server) => server.stop()));
     return {
-      storage: postgres ? 'postgres' : 'sqlite',
+      storage: postgres ? ('postgres' as const) : ('sqlite' as const),
+      /** Service processes dispatching from the same database. */
       instances,
+      /** Deliveries queued before the services started, then sent by them; CPU % of each instance (100 = one core). */
       backlog: { deliveries: n, seconds, perSecond: n / seconds, cpuPercent },
-      latency: { creates: created, ratePerSecond: PACED_RATE, p50Ms: latency.p50, p99Ms: latency.p99, maxMs: latency.max, createP50Ms: paced.p50Ms },
+      /** Creates paced at 200/s: POST written → webhook arrived (an upper bound of commit → first attempt), ms. */
+      latency: { ...paced, creates: created, ratePerSecond: PACED_RATE },
       burst: { plants: burstCreated, createPerSecond: burstCreated / createSeconds, endToEndSeconds, endToEndPerSecond: burstCreated / endToEndSeconds },
+      /** Distinct `webhook-id`s received, against the creates answered (requests in flight when a load stops may add a few). */
       received: receiver.messages.size,
       expected: n + created + burstCreated,
+      /** Requests beyond the first per `webhook-id`, and those that arrived while another with the same id was in flight. */
       duplicates: receiver.duplicates(),
       concurrentDuplicates: receiver.concurrentDuplicates(),
       signatures: verifySample(receiver),
