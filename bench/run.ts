@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { betterSqlite3Path } from './baselines/sqlite-driver.js';
 import type { BenchContext } from './lib/bench-context.js';
-import { parseBenchOptions, POSTGRES_SCENARIOS, type BenchOptions } from './lib/bench-options.js';
+import { parseBenchOptions, POSTGRES_SCENARIOS, type BenchOptions, type ScenarioName } from './lib/bench-options.js';
 import { openBenchPostgres } from './lib/bench-postgres.js';
 import { compileBaselines } from './lib/compile-baselines.js';
 import { describePinning, pinHarness, planCpuPinning, probePinning } from './lib/cpu-pinning.js';
@@ -66,7 +66,9 @@ function failed(name: string, error: unknown): void {
   log(`${name} FAILED: ${message}`);
   errors.push(`${name}: ${message.split('\n')[0]}`);
 }
-async function attempt<T>(name: string, run: () => Promise<T>): Promise<T | undefined> {
+/** Runs a scenario when it was selected; a failure is reported, and the run goes on. */
+async function attempt<T>(name: ScenarioName, run: () => Promise<T>): Promise<T | undefined> {
+  if (!selected.has(name)) return undefined;
   log(name);
   try {
     return await run();
@@ -93,11 +95,9 @@ async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pg
   const { postgres } = opened;
   try {
     const paired = await runHttpSuite(context, failed, postgres);
-    const pgWebhooks = selected.has('pg-webhooks') ? await attempt('pg-webhooks', () => runWebhookScenario(context, postgres)) : undefined;
-    const pgBigList = selected.has('pg-big-list') ? await attempt('pg-big-list', () => runPgBigListScenario(context, postgres)) : undefined;
-    const pgSteadyState = selected.has('pg-steady-state')
-      ? await attempt('pg-steady-state', () => runSteadyStateScenario(context, { kind: 'postgres', postgres }))
-      : undefined;
+    const pgWebhooks = await attempt('pg-webhooks', () => runWebhookScenario(context, postgres));
+    const pgBigList = await attempt('pg-big-list', () => runPgBigListScenario(context, postgres));
+    const pgSteadyState = await attempt('pg-steady-state', () => runSteadyStateScenario(context, { kind: 'postgres', postgres }));
     return { paired, pgWebhooks, pgBigList, pgSteadyState };
   } finally {
     await postgres.dropAll();
@@ -106,13 +106,13 @@ async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pg
 
 let results: BenchResults = { paired: [] };
 try {
-  const startup = selected.has('startup') ? await attempt('startup', () => runStartupScenario(context)) : undefined;
+  const startup = await attempt('startup', () => runStartupScenario(context));
   const http = ['create', 'create-webhooks', 'list-20', 'list-100', 'get', 'delete', 'delete-404'] as const;
   const paired = http.some((name) => selected.has(name)) ? await runHttpSuite(context, failed) : [];
-  const webhooks = selected.has('webhooks') ? await attempt('webhooks', () => runWebhookScenario(context)) : undefined;
-  const fairDelivery = selected.has('fair-delivery') ? await attempt('fair-delivery', () => runFairDeliveryScenario(context)) : undefined;
-  const bigList = selected.has('big-list') ? await attempt('big-list', () => runBigListScenario(context)) : undefined;
-  const steadyState = selected.has('steady-state') ? await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' })) : undefined;
+  const webhooks = await attempt('webhooks', () => runWebhookScenario(context));
+  const fairDelivery = await attempt('fair-delivery', () => runFairDeliveryScenario(context));
+  const bigList = await attempt('big-list', () => runBigListScenario(context));
+  const steadyState = await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' }));
   const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
   const onPostgres = await runPostgresScenarios();
   results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, fairDelivery, bigList, steadyState, tracing };

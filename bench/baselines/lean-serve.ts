@@ -28,11 +28,9 @@ export async function leanServe(name: string, open: (flags: LeanServeFlags) => P
       tokens: { type: 'string', default: '' },
       webhooks: { type: 'string', default: '[]' },
       'log-level': { type: 'string', default: 'info' },
+      // Given to both contestants, meaningless here.
       storage: { type: 'string' },
-      'webhook-retry': { type: 'string' },
       'webhook-timeout': { type: 'string' },
-      metrics: { type: 'string' },
-      'max-body': { type: 'string' },
     },
     allowPositionals: true,
   });
