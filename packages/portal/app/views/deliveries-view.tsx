@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { DeliveryFilter, PortalDelivery } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
 import { dateFromLocalInput } from '../ui/format.js';
+import { Options } from '../ui/parts.js';
 import { usePortal } from '../ui/portal-context.js';
 import { ViewSection } from '../ui/view-heading.js';
 import { DeliveryItem } from './delivery-item.js';
@@ -81,11 +82,7 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
           <label for="filter-endpoint">Endpoint</label>
           <select id="filter-endpoint" value={endpoint} onChange={(event) => setEndpoint(event.currentTarget.value)}>
             <option value="">All endpoints</option>
-            {endpoints.map((item) => (
-              <option key={item.id} value={item.id}>
-                {item.url}
-              </option>
-            ))}
+            <Options items={endpoints.map((item) => [item.id, item.url] as const)} />
             {endpoint !== '' && endpoints.every((item) => item.id !== endpoint) ? <option value={endpoint}>{endpoint}</option> : null}
           </select>
         </div>
@@ -93,22 +90,14 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
           <label for="filter-status">Status</label>
           <select id="filter-status" value={status} onChange={(event) => setStatus(event.currentTarget.value)}>
             <option value="">Any status</option>
-            {STATUSES.map((item) => (
-              <option key={item} value={item}>
-                {item}
-              </option>
-            ))}
+            <Options items={STATUSES} />
           </select>
         </div>
         <div class="field">
           <label for="filter-event-type">Event type</label>
           <select id="filter-event-type" value={eventType} onChange={(event) => setEventType(event.currentTarget.value)}>
             <option value="">Any event type</option>
-            {eventTypes.map((item) => (
-              <option key={item.type} value={item.type}>
-                {item.type}
-              </option>
-            ))}
+            <Options items={eventTypes.map((item) => item.type)} />
           </select>
         </div>
         <div class="field">
