@@ -34,12 +34,6 @@ export interface WebhookAdminOptions {
   readonly logger?: Logger;
 }
 
-/**
- * `store.allTenants.webhooks`: the operator's tools, across every tenant and
- * with no principal (inspect deliveries of every endpoint and subscription,
- * re-queue, resend, recover, prune; list, disable and enable any tenant's
- * endpoint). Tenants' self-service is `store.webhooks`.
- */
 /** The longest wait of due deliveries for an attempt slot, in ms (see `WebhookAdmin.queueDelay`). */
 export interface QueueDelay {
   readonly all: number;
@@ -49,6 +43,10 @@ export interface QueueDelay {
   readonly slow: number;
 }
 
+/**
+ * `store.allTenants.webhooks`: the operator's tools, across every tenant and with no principal (deliveries of every
+ * endpoint and subscription, re-queue, resend, recover, prune; any tenant's endpoints). Tenants' own is `store.webhooks`.
+ */
 export class WebhookAdmin {
   readonly #outbox: WebhookOutbox;
   readonly #endpoints: WebhookEndpointRepository;
@@ -70,12 +68,7 @@ export class WebhookAdmin {
     this.#slowEndpoints = options.slowEndpoints ?? (() => []);
   }
 
-  /**
-   * Deliveries (newest first) with status and attempt log. `tenant` keeps
-   * that tenant's endpoints' deliveries (as the tenant sees them);
-   * `NotFoundError` for an `endpointId` that is neither an endpoint nor a
-   * subscription with deliveries.
-   */
+  /** Deliveries, newest first (`tenant`: as that tenant sees them); `NotFoundError` for an `endpointId` that is neither an endpoint nor a subscription with deliveries. */
   async list(query: Pick<ListDeliveriesQuery, 'status' | 'limit' | 'endpointId' | 'tenant'> = {}): Promise<Delivery[]> {
     const { status, limit, endpointId, tenant } = query;
     // `undefined` answers an unknown cursor only, and this query has none.
@@ -97,12 +90,8 @@ export class WebhookAdmin {
   }
 
   /**
-   * How long the due deliveries not yet taken by any dispatcher have waited
-   * for an attempt slot, the longest, in ms (0 when none waits): over every
-   * endpoint, and split between the endpoints this process's dispatcher
-   * finds slow and the others. Deliveries to responsive endpoints that wait
-   * are what starvation looks like. One index read per endpoint with pending
-   * deliveries; metrics call it per scrape.
+   * The longest wait, in ms, of due deliveries no dispatcher has taken yet: over all endpoints, and split between the
+   * ones this process finds slow and the others (responsive ones waiting is what starvation looks like). Metrics call it per scrape.
    */
   async queueDelay(): Promise<QueueDelay> {
     const now = this.#clock.now();
@@ -147,21 +136,13 @@ export class WebhookAdmin {
   }
 
   /**
-   * Deletes delivered and failed deliveries (never pending ones), with their
-   * attempts, that finished more than `olderThan` ms ago (by default the
-   * store's retention), in batches of at most 1,000, then reclaims their
-   * space as the background pruning does; resolves with how many.
-   * `ValidationError` when `olderThan` is not a duration, or is missing while
-   * the store keeps deliveries forever.
+   * Deletes delivered and failed deliveries that finished more than `olderThan` ms ago (default: the retention), then
+   * reclaims their space; resolves with how many. `ValidationError` for a bad `olderThan`, or none while retention is off.
    */
   async prune(options: PruneOptions = {}): Promise<number> {
     const olderThan = options.olderThan ?? this.#retentionMs;
-    if (olderThan === null) {
-      throw ValidationError.of('olderThan', 'is required: this store keeps finished deliveries (retention is off)');
-    }
-    if (!Number.isFinite(olderThan) || olderThan < 0) {
-      throw ValidationError.of('olderThan', `must be a duration in ms of 0 or more, got ${String(olderThan)}`);
-    }
+    if (olderThan === null) throw ValidationError.of('olderThan', 'is required: this store keeps finished deliveries (retention is off)');
+    if (!Number.isFinite(olderThan) || olderThan < 0) throw ValidationError.of('olderThan', `must be a duration in ms of 0 or more, got ${String(olderThan)}`);
     const pruned = await pruneInBatches(this.#outbox, this.#clock.now() - olderThan, { onBatch: this.#onPruned });
     if (pruned > 0) await reclaimPrunedSpace(this.#outbox, this.#logger);
     return pruned;
@@ -175,12 +156,7 @@ export class WebhookAdmin {
 
   /** Enables or disables any tenant's endpoint (disabling ends its pending deliveries as failed). */
   async setEndpointStatus(id: string, status: WebhookEndpointStatus, reason?: string): Promise<WebhookEndpoint> {
-    const stored = await this.#endpoints.setStatus(
-      endpointId(id),
-      status,
-      status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined,
-      this.#clock.now(),
-    );
-    return found(id, stored);
+    const disabledReason = status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined;
+    return found(id, await this.#endpoints.setStatus(endpointId(id), status, disabledReason, this.#clock.now()));
   }
 }

@@ -36,12 +36,7 @@ export interface WebhookDispatchSettings {
   readonly perTenantConcurrency?: number;
   /** An attempt still running after this many ms makes its endpoint slow until one answers sooner. @default the smaller of 5000 and `timeoutMs` */
   readonly slowAttemptMs?: number;
-  /**
-   * How long a claim is held before another dispatcher may take the delivery
-   * over. Must exceed an attempt (`timeoutMs`) plus recording it; it is also
-   * how long deliveries in flight at a crash wait before a restarted service
-   * retries them. @default timeoutMs + 10000
-   */
+  /** How long a claim is held before another dispatcher may take the delivery over: more than an attempt plus recording it, and how long deliveries in flight at a crash wait. @default timeoutMs + 10000 */
   readonly leaseMs?: number;
   /** Fallback poll in ms for work this dispatcher was not woken for (queued by other processes, expired leases). @default 1000 */
   readonly pollIntervalMs?: number;
@@ -51,12 +46,7 @@ export interface WebhookDispatchSettings {
   readonly jitter?: number;
   /** Most deliveries claimed per storage round trip. @default the smaller of 64 and `concurrency` */
   readonly batchSize?: number;
-  /**
-   * How long `stop()` lets attempts in flight finish before it aborts them.
-   * Aborted attempts are recorded as interrupted (no retry used up) and are
-   * due again at once; `stop()` waits as long again for that, then releases
-   * the leases of attempts whose transport ignored the abort. @default 2000
-   */
+  /** How long `stop()` lets attempts finish before aborting them (recorded as interrupted, due again at once), and waits again before releasing the leases of those that ignored the abort. @default 2000 */
   readonly stopTimeoutMs?: number;
   /** Lease owner id, unique per dispatcher. @default `<host>:<pid>:<random>` */
   readonly owner?: string;
@@ -80,16 +70,11 @@ export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
 }
 
 /**
- * Sends queued deliveries through the transport. Woken right after a commit
- * (so the first attempt is prompt), it claims due deliveries as leases
- * (`DeliveryClaimer`), runs each attempt in a slot under caps that keep
- * slow endpoints and busy tenants from taking every slot (`AttemptSlots`,
- * `attemptDelivery`), records what came of
- * it (`AttemptRecorder`), and claims more as slots free up. `DispatchTimer`
- * picks up retries and work queued elsewhere. Leases make several
- * dispatchers (stores or processes) on one outbox safe: an attempt is made by
- * the lease holder only. Storage failures are retried, never thrown, and
- * logged once per outage (`StorageOutage`).
+ * Sends queued deliveries through the transport. Woken right after a commit, it claims due deliveries as leases
+ * (`DeliveryClaimer`), runs each in a slot under caps that keep slow endpoints and busy tenants from taking every slot
+ * (`AttemptSlots`), records the outcome (`AttemptRecorder`) and claims more as slots free up; `DispatchTimer` picks up
+ * retries and work queued elsewhere. Only a lease holder attempts, so several dispatchers may share one outbox.
+ * Storage failures are retried, never thrown, and logged once per outage (`StorageOutage`).
  */
 export class WebhookDispatcher {
   readonly #logger: Logger;
@@ -186,12 +171,7 @@ export class WebhookDispatcher {
     );
   }
 
-  /**
-   * Stops taking work (claimed deliveries not yet started are released),
-   * lets attempts in flight run for up to `stopTimeoutMs`, then aborts the
-   * rest: they are recorded as interrupted and due again at once, for this
-   * or another process. Idempotent.
-   */
+  /** Stops taking work, lets attempts in flight run for up to `stopTimeoutMs`, then aborts the rest (recorded as interrupted, due again at once). Idempotent. */
   stop(): Promise<void> {
     this.#stopping ??= this.#stop();
     return this.#stopping;
