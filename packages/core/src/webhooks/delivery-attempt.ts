@@ -43,7 +43,7 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
   try {
     target = await context.targets.resolve(delivery);
   } catch (error) {
-    lookupFailed = { kind: 'retry', reason: `endpoint lookup failed: ${describe(error)}` };
+    lookupFailed = { kind: 'retry', reason: `endpoint lookup failed: ${describeError(error)}` };
   }
   if (target && !target.unavailable && !(await context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now()))) return THROTTLED;
   const span = startAttemptSpan(delivery, target?.url);
@@ -78,7 +78,7 @@ async function send(
       ...(target.restrictDestination ? { restrictDestination: true } : {}),
     });
   } catch (error) {
-    return { kind: 'retry', reason: `transport failed: ${describe(error)}` };
+    return { kind: 'retry', reason: `transport failed: ${describeError(error)}` };
   }
 }
 
@@ -100,6 +100,7 @@ export function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, no
   };
 }
 
-function describe(error: unknown): string {
+/** An error's message, for logs and attempt records. */
+export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -9,7 +9,7 @@ import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { outsideAnyTrace } from '../tracing/tracer.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { AttemptSlots } from './attempt-slots.js';
-import { attemptDelivery, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
+import { attemptDelivery, describeError, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
 import { DeliveryClaimer, slotOwner } from './delivery-claimer.js';
 import type { DeliveryTargets } from './delivery-targets.js';
 import { DispatchTimer } from './dispatch-timer.js';
@@ -189,7 +189,7 @@ export class WebhookDispatcher {
     const stuck = this.#slots.deliveryIds();
     this.#logger.warn('webhook dispatcher stopped with attempts that ignored the abort; their leases are released', { inFlight: stuck.length });
     await this.#outbox.release(stuck, this.#owner).catch((error: unknown) => {
-      this.#logger.error('webhook dispatcher: could not release leases; they are retried when the lease ends', { error: describe(error) });
+      this.#logger.error('webhook dispatcher: could not release leases; they are retried when the lease ends', { error: describeError(error) });
     });
   }
 
@@ -224,7 +224,7 @@ export class WebhookDispatcher {
       } while (this.#pumpAgain && this.#state === 'running');
       this.#outage.succeeded();
     } catch (error) {
-      this.#outage.failed(describe(error));
+      this.#outage.failed(describeError(error));
       this.#checkDue = true;
       this.#timer.scheduleAt(this.#clock.now() + Math.min(this.#pollIntervalMs, 1_000));
     }
@@ -281,7 +281,7 @@ export class WebhookDispatcher {
       if (outcome) await this.#health?.observe(delivery, outcome, result.startedAt);
     } catch (error) {
       // The lease runs out and the delivery is tried again: at-least-once.
-      this.#logger.error('webhook dispatcher: could not record an attempt, will retry', { deliveryId: delivery.id, error: describe(error) });
+      this.#logger.error('webhook dispatcher: could not record an attempt, will retry', { deliveryId: delivery.id, error: describeError(error) });
     }
   }
 
@@ -290,7 +290,7 @@ export class WebhookDispatcher {
     try {
       if (((await queuing) ?? 0) > 0) this.wake();
     } catch (error) {
-      this.#logger.error('webhook dispatcher: could not queue an operational event', { error: describe(error) });
+      this.#logger.error('webhook dispatcher: could not queue an operational event', { error: describeError(error) });
     }
   }
 
@@ -322,8 +322,4 @@ function attemptOutcome(outcome: AttemptOutcome, result: AttemptResult): Webhook
   if (outcome.status === 'pending') return 'retry';
   if (outcome.status === 'failed' && result.outcome.kind === 'gone') return 'gone';
   return outcome.status;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,6 @@
-import type { WebhookDeliveryStatus, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
+import type { ListWebhookDeliveriesQuery, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { DeliveryFilter, PortalDelivery } from '../api/portal-api.js';
+import { allEndpoints } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
 import { dateFromLocalInput } from '../ui/format.js';
 import { Options } from '../ui/parts.js';
@@ -28,16 +28,16 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
   const [eventType, setEventType] = useState('');
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
-  const [deliveries, setDeliveries] = useState<PortalDelivery[] | undefined>(undefined);
+  const [deliveries, setDeliveries] = useState<WebhookDelivery[] | undefined>(undefined);
   const [after, setAfter] = useState<string | undefined>(undefined);
-  const [filter, setFilter] = useState<DeliveryFilter>(initialEndpoint === undefined ? {} : { endpoint: initialEndpoint });
+  const [filter, setFilter] = useState<ListWebhookDeliveriesQuery>(initialEndpoint === undefined ? {} : { endpoint: initialEndpoint });
 
   const load = useCallback(
-    async (applied: DeliveryFilter, from?: string) => {
+    async (applied: ListWebhookDeliveriesQuery, from?: string) => {
       try {
-        const page = await api.listDeliveries(applied, { limit: PAGE_SIZE, ...(from === undefined ? {} : { after: from }) });
+        const page = await api.deliveries.listPage({ ...applied, limit: PAGE_SIZE, ...(from === undefined ? {} : { after: from }) });
         setDeliveries((previous) => (from === undefined ? page.deliveries : [...(previous ?? []), ...page.deliveries]));
-        setAfter(page.after);
+        setAfter(page.next?.after);
         return page;
       } catch (error) {
         fail(error);
@@ -49,14 +49,14 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
 
   useEffect(() => {
     void load(filter);
-    api.listEndpoints().then(setEndpoints, fail);
+    allEndpoints(api).then(setEndpoints, fail);
   }, []);
 
   function apply(event: Event) {
     event.preventDefault();
     const sinceDate = dateFromLocalInput(since);
     const untilDate = dateFromLocalInput(until);
-    const next: DeliveryFilter = {
+    const next: ListWebhookDeliveriesQuery = {
       ...(endpoint === '' ? {} : { endpoint }),
       ...(status === '' ? {} : { status: status as WebhookDeliveryStatus }),
       ...(eventType === '' ? {} : { eventType: eventType as WebhookEventType }),
@@ -68,7 +68,7 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
     void load(next).then((page) => {
       if (page === undefined) return;
       const count = page.deliveries.length;
-      const more = page.after === undefined ? '' : ', older ones on request';
+      const more = page.next?.after === undefined ? '' : ', older ones on request';
       announce(count === 0 ? 'No deliveries match.' : `Showing ${count === 1 ? '1 delivery' : `${count} deliveries`}${more}.`);
     });
   }

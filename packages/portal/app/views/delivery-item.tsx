@@ -1,11 +1,11 @@
-import type { PortalDelivery } from '../api/portal-api.js';
+import type { WebhookDelivery } from '@plant-store/client';
 import { useAnnounce } from '../ui/announcer.js';
 import { prettyJson } from '../ui/format.js';
 import { Fact, Time, useAction } from '../ui/parts.js';
 import { usePortal } from '../ui/portal-context.js';
 
 interface DeliveryItemProps {
-  readonly delivery: PortalDelivery;
+  readonly delivery: WebhookDelivery;
   /** The endpoint's URL, when it is still there. */
   readonly endpointUrl: string | undefined;
   readonly onResent: () => void;
@@ -20,7 +20,7 @@ export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemPr
 
   const resend = () =>
     run(async () => {
-      await api.resend(delivery.id);
+      await api.deliveries.resend(delivery.id);
       announce(`Queued ${delivery.id} again.`, 'success');
       onResent();
     });

@@ -1,6 +1,5 @@
-import type { WebhookEndpoint, WebhookEventType } from '@plant-store/client';
+import type { WebhookEndpoint, WebhookEndpointStats, WebhookEventType } from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { EndpointStats } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
 import { formatRate, verificationKeyLabel } from '../ui/format.js';
 import { Fact, Options, Time, useAction } from '../ui/parts.js';
@@ -11,7 +10,7 @@ import { HealthChart } from './health-chart.js';
 interface EndpointCardProps {
   readonly endpoint: WebhookEndpoint;
   /** Undefined while loading or when it could not be read. */
-  readonly stats: EndpointStats | undefined;
+  readonly stats: WebhookEndpointStats | undefined;
   readonly onChanged: (endpoint: WebhookEndpoint) => void;
   readonly onDeleted: (id: string) => void;
 }
@@ -36,7 +35,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
 
   const setStatus = (status: 'enabled' | 'disabled') =>
     act(async () => {
-      onChanged(await api.updateEndpoint(endpoint.id, { status }));
+      onChanged(await api.endpoints.update(endpoint.id, { status }));
       announce(status === 'enabled' ? `Enabled ${endpoint.url}.` : `Disabled ${endpoint.url}: nothing is delivered to it until it is enabled.`, 'success');
     });
 
@@ -53,7 +52,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
             queueMicrotask(() => editButton.current?.focus());
           }}
           onSave={async (changes) => {
-            onChanged(await api.updateEndpoint(endpoint.id, changes));
+            onChanged(await api.endpoints.update(endpoint.id, changes));
             setEditing(false);
             announce(`Saved ${changes.url}.`, 'success');
           }}
@@ -117,7 +116,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
                 disabled={busy}
                 onClick={() =>
                   void act(async () => {
-                    const shown = await api.getSecret(endpoint.id);
+                    const shown = await api.endpoints.getSecret(endpoint.id);
                     setSecret(shown);
                     announce(`The ${verificationKeyLabel(shown).toLowerCase()} of ${endpoint.url} is shown.`);
                   })
@@ -135,7 +134,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
               disabled={busy}
               onClick={() =>
                 void act(async () => {
-                  setSecret(await api.rotateSecret(endpoint.id));
+                  setSecret(await api.endpoints.rotateSecret(endpoint.id));
                   announce(`Rotated the secret of ${endpoint.url}; the new one is shown. The previous one still signs for a while.`, 'success');
                 })
               }
@@ -155,7 +154,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
           onSubmit={(event) => {
             event.preventDefault();
             void act(async () => {
-              const delivery = await api.sendTestEvent(endpoint.id, testType);
+              const delivery = await api.endpoints.sendTest(endpoint.id, testType);
               announce(`Queued a test ${testType} event to ${endpoint.url} (${delivery.id}).`, 'success');
             });
           }}
@@ -179,7 +178,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
             disabled={busy}
             onClick={() =>
               void act(async () => {
-                await api.deleteEndpoint(endpoint.id);
+                await api.endpoints.delete(endpoint.id);
                 onDeleted(endpoint.id);
                 announce(`Deleted ${endpoint.url}.`, 'success');
               })

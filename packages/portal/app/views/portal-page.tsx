@@ -1,6 +1,7 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { describeError } from '../api/describe-error.js';
-import type { EventTypeInfo, PortalApi, Session } from '../api/portal-api.js';
+import type { WebhookEventTypeInfo, WebhookSession } from '@plant-store/client';
+import type { PortalApi } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
 import { Fact, Time } from '../ui/parts.js';
 import { PortalContext, type PortalContextValue } from '../ui/portal-context.js';
@@ -20,8 +21,8 @@ const VIEWS: readonly { readonly id: View; readonly label: string }[] = [
 
 interface PortalPageProps {
   readonly api: PortalApi;
-  readonly session: Session;
-  readonly eventTypes: readonly EventTypeInfo[];
+  readonly session: WebhookSession;
+  readonly eventTypes: readonly WebhookEventTypeInfo[];
   readonly onSignOut: () => void;
   /** Called with every failed call; true when it ended the sign-in (nothing more to say then). */
   readonly onFailure: (error: unknown) => boolean;

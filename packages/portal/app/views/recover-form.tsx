@@ -28,7 +28,7 @@ export function RecoverForm({ endpoints, onRecovered }: RecoverFormProps) {
       return;
     }
     await run(async () => {
-      const count = await api.recover(chosen, sinceDate);
+      const count = await api.endpoints.recover(chosen, sinceDate);
       announce(count === 1 ? 'Queued 1 failed delivery again.' : `Queued ${count} failed deliveries again.`, 'success');
       onRecovered();
     });
