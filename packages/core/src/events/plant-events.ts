@@ -6,11 +6,7 @@ import type { Plant } from '../domain/plant.js';
 // function itself. Re-type it once here.
 const mitt = mittImport as unknown as typeof mittImport.default;
 
-/**
- * What one webhook attempt led to: `delivered`; `retry` (it failed and is
- * tried again later); `gone` (the receiver answered 410, no more attempts);
- * `failed` (it failed and no attempt is left, or no subscription has its url).
- */
+/** What one webhook attempt led to: `delivered`, `retry` (tried again later), `gone` (a 410: no more attempts) or `failed` (no attempt left). */
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'gone' | 'failed';
 
 /** In-process events, emitted after the storage commit only. */
