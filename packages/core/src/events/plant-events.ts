@@ -1,9 +1,7 @@
 import mittImport, { type Emitter } from 'mitt';
 import type { Plant } from '../domain/plant.js';
 
-// mitt ships CommonJS typings beside an ESM build: under NodeNext TypeScript
-// sees the default import as the module object, while Node hands us the
-// function itself. Re-type it once here.
+// mitt's CommonJS typings make TypeScript (NodeNext) see the default import as the module; Node hands us the function.
 const mitt = mittImport as unknown as typeof mittImport.default;
 
 /** What one webhook attempt led to: `delivered`, `retry` (tried again later), `gone` (a 410: no more attempts) or `failed` (no attempt left). */
