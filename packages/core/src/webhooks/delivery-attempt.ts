@@ -30,12 +30,7 @@ export interface AttemptResult {
 /** No attempt was made: the endpoint's rate limit is reached for now (the delivery is released, not dropped). */
 export const THROTTLED = 'throttled';
 
-/**
- * Makes one attempt: resolves the delivery's endpoint, checks its rate
- * limit, signs, and sends through the transport. Never rejects: a missing
- * or disabled endpoint is a `failed` outcome, a transport that throws
- * (against its contract) a `retry`.
- */
+/** One attempt: resolve the endpoint, check its rate limit, sign, send. Never rejects: no or a disabled endpoint is `failed`, a transport that throws a `retry`. */
 export async function attemptDelivery(delivery: ClaimedDelivery, context: AttemptContext, signal: AbortSignal): Promise<AttemptResult | typeof THROTTLED> {
   const startedAt = context.clock.now();
   let target: DeliveryTarget | undefined;
