@@ -8,12 +8,7 @@ export interface PlantStoreClient {
   readonly webhooks: WebhooksClient;
 }
 
-/**
- * A client for the Plant Store HTTP API over fetch, for Node and browsers.
- * Ids are exact `bigint`s; failures are typed errors (`NotFoundError`,
- * `ConflictError`, …, all `PlantStoreClientError`). Nothing is sent until
- * an operation is called.
- */
+/** A client for the Plant Store HTTP API over fetch, for Node and browsers: exact `bigint` ids, typed errors (all `PlantStoreClientError`). */
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
   const transport = createHttpTransport(options);
   return { plants: plantsClient(transport), webhooks: webhooksClient(transport) };

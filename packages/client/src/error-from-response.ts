@@ -11,6 +11,15 @@ import {
   type PlantStoreClientErrorInit,
 } from './errors.js';
 
+/** The errors a status maps to, besides 401 and 403 (which read the challenge); any other is a `RequestFailedError`. */
+const ERRORS_BY_STATUS: Readonly<Record<number, new (message: string, init: PlantStoreClientErrorInit) => PlantStoreClientError>> = {
+  400: ValidationError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: LimitExceededError,
+  503: UnavailableError,
+};
+
 /** The service's error body: `{"error": <status>, "message": <text>}`. */
 function serviceMessage(text: string): string | undefined {
   try {
@@ -38,24 +47,11 @@ export async function errorFromResponse(response: Response): Promise<PlantStoreC
   const message = serviceMessage(text) ?? `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''}`;
   const init: PlantStoreClientErrorInit = { status, requestId: response.headers.get('x-request-id') ?? undefined };
   const challenge = response.headers.get('www-authenticate');
-  switch (status) {
-    case 400:
-      return new ValidationError(message, init);
-    case 401: {
-      const reason = challengeParameter(challenge, 'error') === 'invalid_token' ? 'invalid_token' : 'missing_credentials';
-      return new UnauthenticatedError(message, { ...init, reason });
-    }
-    case 403:
-      return new ForbiddenError(message, { ...init, requiredScope: challengeParameter(challenge, 'scope') });
-    case 404:
-      return new NotFoundError(message, init);
-    case 409:
-      return new ConflictError(message, init);
-    case 422:
-      return new LimitExceededError(message, init);
-    case 503:
-      return new UnavailableError(message, init);
-    default:
-      return new RequestFailedError('http', message, init);
+  if (status === 401) {
+    const reason = challengeParameter(challenge, 'error') === 'invalid_token' ? 'invalid_token' : 'missing_credentials';
+    return new UnauthenticatedError(message, { ...init, reason });
   }
+  if (status === 403) return new ForbiddenError(message, { ...init, requiredScope: challengeParameter(challenge, 'scope') });
+  const ErrorOfStatus = ERRORS_BY_STATUS[status];
+  return ErrorOfStatus ? new ErrorOfStatus(message, init) : new RequestFailedError('http', message, init);
 }

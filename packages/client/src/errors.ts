@@ -1,9 +1,4 @@
-/**
- * Machine-readable kinds of failure. The first seven are core's codes, as the
- * service maps them to statuses (`storage` is its 503); the last three are the
- * client's own: another status, no usable response, a response that is not
- * what the API documents.
- */
+/** Machine-readable kinds of failure: core's codes as the service maps them to statuses (`storage` is its 503), then the client's own three. */
 export type PlantStoreClientErrorCode =
   | 'validation'
   | 'conflict'
@@ -87,11 +82,7 @@ export class UnavailableError extends PlantStoreClientError {
   readonly code = 'storage';
 }
 
-/**
- * Anything else: another status (`http`: 405, 413, 415, 500, …), no response
- * at all or a body cut off (`network`, `cause` holds fetch's error), or a
- * response that is not what the API documents (`invalid_response`).
- */
+/** Anything else: another status (`http`), no response or a body cut off (`network`, `cause` holds fetch's error), or an undocumented answer (`invalid_response`). */
 export class RequestFailedError extends PlantStoreClientError {
   readonly code: 'http' | 'network' | 'invalid_response';
   constructor(code: 'http' | 'network' | 'invalid_response', message: string, init: PlantStoreClientErrorInit) {

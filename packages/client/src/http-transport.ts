@@ -4,26 +4,13 @@ import { parseJson, stringifyJson } from './json-codec.js';
 
 /** How the client reaches the service. */
 export interface PlantStoreClientOptions {
-  /**
-   * Where the service is, e.g. `http://127.0.0.1:8080`. A path is kept as a
-   * prefix (`https://example.com/plant-store` → `…/plant-store/plants`).
-   */
+  /** Where the service is, e.g. `http://127.0.0.1:8080`; a path is kept as a prefix (`https://example.com/plant-store` → `…/plant-store/plants`). */
   readonly baseUrl: string | URL;
-  /**
-   * Bearer token sent on every request. A function is called before each
-   * request, for tokens that expire (JWT): return the current one.
-   */
+  /** Bearer token sent on every request; a function is called before each one, for tokens that expire (JWT). */
   readonly token: string | (() => string | Promise<string>);
-  /**
-   * The fetch to use (a test double, a fetch with a proxy agent, …).
-   * @default globalThis.fetch
-   */
+  /** The fetch to use (a test double, a fetch with a proxy agent, …). @default globalThis.fetch */
   readonly fetch?: typeof fetch;
-  /**
-   * Extra headers sent on every request (e.g. `user-agent`). `authorization`
-   * and `content-type` are the client's own and cannot be overridden here.
-   * @default {}
-   */
+  /** Extra headers sent on every request (e.g. `user-agent`); `authorization` and `content-type` stay the client's own. @default {} */
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -46,31 +33,23 @@ export interface HttpTransport {
   url(path: string, query?: Readonly<Record<string, QueryValue>>): URL;
   /** Resolves with a 2xx response; rejects with the typed error for anything else. */
   send(method: string, url: URL, options?: SendOptions): Promise<Response>;
-  /**
-   * `send`, then the body parsed exactly (ids never pass through a lossy
-   * `JSON.parse`) and read by `read`; an `invalid_response` error when the
-   * body is not JSON or `read` returns undefined.
-   */
+  /** `send`, then the body parsed exactly (no lossy `JSON.parse`) and read by `read`; `invalid_response` when it is not JSON or `read` returns undefined. */
   sendForJson<T>(method: string, url: URL, read: (value: unknown) => T | undefined, options?: SendOptions): Promise<T>;
 }
 
 /** The error for a response that does not have the documented shape. */
 export function invalidResponse(response: Response, message: string, cause?: unknown): RequestFailedError {
-  return new RequestFailedError('invalid_response', message, {
-    status: response.status,
-    requestId: response.headers.get('x-request-id') ?? undefined,
-    cause,
-  });
+  return responseError(response, 'invalid_response', message, cause);
 }
 
 /** The error for a body that stopped arriving (connection cut, reset), unless the caller aborted: then its reason. */
 export function bodyFailure(response: Response, error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason;
-  return new RequestFailedError('network', `the response body was cut off: ${(error as Error)?.message ?? error}`, {
-    status: response.status,
-    requestId: response.headers.get('x-request-id') ?? undefined,
-    cause: error,
-  });
+  return responseError(response, 'network', `the response body was cut off: ${(error as Error)?.message ?? error}`, error);
+}
+
+function responseError(response: Response, code: 'invalid_response' | 'network', message: string, cause: unknown): RequestFailedError {
+  return new RequestFailedError(code, message, { status: response.status, requestId: response.headers.get('x-request-id') ?? undefined, cause });
 }
 
 /** `path` under the base URL's path, with `query` (an array repeats the parameter). */
@@ -120,10 +99,7 @@ export function createHttpTransport(options: PlantStoreClientOptions): HttpTrans
       response = await fetchImpl(url, { method, headers, body: body === undefined ? undefined : stringifyJson(body), signal });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw new RequestFailedError('network', `${method} ${url.pathname} failed: ${(error as Error)?.message ?? error}`, {
-        status: 0,
-        cause: error,
-      });
+      throw new RequestFailedError('network', `${method} ${url.pathname} failed: ${(error as Error)?.message ?? error}`, { status: 0, cause: error });
     }
     if (!response.ok) throw await errorFromResponse(response);
     return response;

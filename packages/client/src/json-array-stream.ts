@@ -19,11 +19,7 @@ interface SplitState {
   ended: boolean;
 }
 
-/**
- * Cuts the complete elements off the front of `buffer`, scanning from `from`.
- * Only strings and nesting are tracked: each element is parsed (and so
- * checked) by the caller, which keeps this loop small and fast.
- */
+/** Cuts the complete elements off the front of `buffer`, scanning from `from`; only strings and nesting are tracked (the caller parses each element). */
 function splitElements(buffer: string, from: number, state: SplitState, out: string[]): void {
   for (let position = from; position < buffer.length; position++) {
     const char = buffer.charCodeAt(position);
@@ -59,12 +55,9 @@ function splitElements(buffer: string, from: number, state: SplitState, out: str
 }
 
 /**
- * The element texts of a JSON array arriving as a byte stream, each yielded
- * as soon as it is complete: an unlimited list of a million plants is read in
- * constant memory. Throws `SyntaxError` when the text is not an array or ends
- * before its `]` (the service cuts a list short that way when storage fails
- * mid-stream); the stream's own errors pass through. Stopping early cancels
- * the stream, which frees the connection.
+ * The element texts of a JSON array arriving as a byte stream, each as soon as it is complete (constant memory).
+ * `SyntaxError` when it is not an array or ends before its `]` (how the service cuts a list short when storage fails);
+ * stopping early cancels the stream.
  */
 export async function* jsonArrayElements(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const reader = body.getReader();

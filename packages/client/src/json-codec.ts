@@ -4,9 +4,7 @@ const INTEGER = /^-?\d+$/;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 
-// Without a run of 16 digits every number in the text is below 10^15 or has
-// few significant digits, which JSON.parse reads exactly; most responses take
-// this path. A name with many digits merely takes the slower exact one.
+// Without a run of 16 digits every number is one JSON.parse reads exactly: most responses take this fast path.
 const MAY_LOSE_PRECISION = /\d{16}/;
 
 function parseNumber(text: string): number | bigint {
@@ -15,11 +13,7 @@ function parseNumber(text: string): number | bigint {
   return integer >= MIN_SAFE && integer <= MAX_SAFE ? Number(integer) : integer;
 }
 
-/**
- * Parses a response body without losing digits: an integer beyond 2^53
- * becomes a `bigint`, every other number a `number` (the shape readers then
- * turn ids into `bigint` throughout). Throws `SyntaxError` on malformed JSON.
- */
+/** Parses a response body without losing digits: an integer beyond 2^53 becomes a `bigint`, any other number a `number`; `SyntaxError` when malformed. */
 export function parseJson(text: string): unknown {
   if (!MAY_LOSE_PRECISION.test(text)) return JSON.parse(text);
   return parse(text, null, parseNumber);

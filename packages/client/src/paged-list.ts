@@ -17,11 +17,8 @@ export interface RawPage<T, Q> {
 }
 
 /**
- * The next page's URL. The query comes from the Link target resolved
- * against the request URL; the path stays the one requested, so a base URL
- * with a prefix behind a proxy keeps working (the service only knows its own
- * paths). A Link to another origin is refused: the bearer token never
- * leaves the configured origin.
+ * The next page's URL: the Link target's query on the requested path (a base URL's prefix behind a proxy is kept).
+ * A Link to another origin is refused: the bearer token never leaves the configured origin.
  */
 function nextPageUrl(response: Response, requested: URL): URL | undefined {
   try {
@@ -86,12 +83,7 @@ export async function fetchPage<T, Q>(
   return next === undefined ? { items } : { items, next };
 }
 
-/**
- * Every item from `url` on, following `Link` page by page. Items are yielded
- * while their page is still arriving; the next page is requested only when
- * the consumer gets to it. Breaking out of the loop stops the current
- * response.
- */
+/** Every item from `url` on, following `Link` page by page, yielded as they arrive; the next page is requested only when reached. */
 export async function* followPages<T>(transport: HttpTransport, url: URL, read: ItemReader<T>, signal?: AbortSignal): AsyncGenerator<T> {
   let current: URL | undefined = url;
   while (current !== undefined) {

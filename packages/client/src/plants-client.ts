@@ -5,10 +5,7 @@ import { plantId, type PlantIdInput } from './plant-id.js';
 
 /** Which plants to list. */
 export interface ListPlantsQuery {
-  /**
-   * Page size (0 … 2147483647). `list()` follows the pages for you;
-   * without a limit the service streams every plant in one response.
-   */
+  /** Page size (0 … 2147483647), followed by `list()`; without one the service streams every plant in one response. */
   readonly limit?: number;
   /** Only plants with an id greater than this (keyset pagination). */
   readonly after?: PlantIdInput;
@@ -32,11 +29,7 @@ export interface PlantsClient {
   get(id: PlantIdInput, options?: CallOptions): Promise<Plant>;
   /** Deletes the plant; `NotFoundError` when the tenant has none. */
   delete(id: PlantIdInput, options?: CallOptions): Promise<void>;
-  /**
-   * Every matching plant in ascending id order, requested page by page
-   * (`limit` plants each) by following the `Link` header, or in one
-   * streamed response without `limit`. Plants are yielded as they arrive.
-   */
+  /** Every matching plant in ascending id order, as it arrives: page by page along `Link` with `limit`, else in one streamed response. */
   list(options?: ListPlantsOptions): AsyncGenerator<Plant, void, undefined>;
   /** One page (all plants when there is no `limit`); pass `page.next` to get the one after it. */
   listPage(options?: ListPlantsOptions): Promise<PlantPage>;

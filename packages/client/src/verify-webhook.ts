@@ -14,11 +14,7 @@ export class WebhookVerificationError extends Error {
 export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export interface VerifyWebhookOptions {
-  /**
-   * How far `webhook-timestamp` may be from now, either way, in seconds:
-   * older messages are replays, newer ones come from a wrong clock.
-   * @default 300
-   */
+  /** How far `webhook-timestamp` may be from now, either way, in seconds (older: a replay; newer: a wrong clock). @default 300 */
   readonly toleranceSeconds?: number;
   /** The time to check the timestamp against. @default new Date() */
   readonly now?: Date;
@@ -106,17 +102,11 @@ function checkTimestamp(timestamp: string, options: VerifyWebhookOptions): void 
 }
 
 /**
- * Verifies a webhook the Standard Webhooks way and returns its payload
- * (plant ids as exact `bigint`). `body` must be the raw request body, not
- * re-serialized JSON. `secret` is what the endpoint's create answer (or
- * `getSecret`) gave: with a `whsec_` secret the signature is HMAC-SHA256
- * (`v1,`), with a `whpk_` public key Ed25519 (`v1a,`), over
- * `<webhook-id>.<webhook-timestamp>.<body>`; any one of the space-separated
- * signatures of that kind may match (during a rotation the service sends
- * one per key). Throws
- * `WebhookVerificationError` for missing headers, a timestamp outside the
- * tolerance, no matching signature or a body that is not an event payload;
- * `TypeError` for a malformed secret (a configuration mistake).
+ * Verifies a webhook the Standard Webhooks way and returns its payload (plant ids as exact `bigint`). `body` is the raw
+ * request body; `secret` what the endpoint's create (or `getSecret`) gave: a `whsec_` secret checks HMAC-SHA256 (`v1,`),
+ * a `whpk_` public key Ed25519 (`v1a,`), over `<webhook-id>.<webhook-timestamp>.<body>`; any one signature of that kind
+ * may match (a rotation sends one per key). `WebhookVerificationError` for missing headers, a stale timestamp, no
+ * matching signature or a body that is no event payload; `TypeError` for a malformed secret.
  */
 export async function verifyWebhook(
   body: string | Uint8Array,

@@ -12,10 +12,8 @@ import type {
   WebhookSession,
 } from './webhook-types.js';
 
-// Readers from parsed JSON to the types of webhook-types.ts. Each returns
-// undefined when a field the types promise is missing or of the wrong kind;
-// fields it does not know are passed through untouched, so a service that
-// adds one does not break older clients.
+// Readers from parsed JSON to the types of webhook-types.ts: undefined when a promised field is missing or of the
+// wrong kind; unknown fields pass through, so a service that adds one does not break older clients.
 
 type Json = Record<string, unknown>;
 

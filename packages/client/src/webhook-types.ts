@@ -1,7 +1,4 @@
-// The shapes of the webhook endpoints API, as the client returns
-// them. Times are `Date` objects (the wire carries RFC 3339 strings); ids of
-// plants inside payloads are `bigint`. Kept in one file so they are easy to
-// adjust as the service side settles.
+// The shapes of the webhooks API as the client returns them: times are `Date`s, plant ids in payloads `bigint`.
 
 import type { Plant } from './plant.js';
 

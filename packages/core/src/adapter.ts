@@ -1,8 +1,5 @@
-// @plant-store/core/adapter, the door for adapter authors: the ports a
-// storage, authenticator, transport, clock or logger implements, with their
-// types, and the helpers adapters share with the core so they agree with it
-// (the int64 and JSON codecs, ids, limits, error constants, the destination
-// policy). Apps need none of it: they use `@plant-store/core`.
+// @plant-store/core/adapter, the door for adapter authors: the ports they implement, and the helpers they share with
+// the core so they agree with it (codecs, ids, limits, error constants, the destination policy). Apps need none of it.
 
 export type { Storage } from './ports/storage.js';
 export type {

@@ -1,7 +1,5 @@
-// @plant-store/core, the door for apps: compose a store, call it with a
-// principal, catch its typed errors, listen to its events. What adapter
-// authors need (ports, codecs, id helpers, limits) is behind the other door,
-// `@plant-store/core/adapter`, so an app's autocomplete shows only its own.
+// @plant-store/core, the door for apps: compose a store, call it, catch its errors, listen to its events. What adapter
+// authors need (ports, codecs, ids, limits) is behind `@plant-store/core/adapter`, so an app sees only its own.
 
 export { createPlantStore } from './composition/create-plant-store.js';
 export type { PlantStore, PlantStoreOptions, PlantStoreWebhookOptions, AllTenants, TenantWebhooks } from './composition/plant-store.js';

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { describeError, isSignedOut } from './api/describe-error.js';
-import { portalApi, type EventTypeInfo, type PortalApi, type Session } from './api/portal-api.js';
+import type { WebhookEventTypeInfo, WebhookSession } from '@plant-store/client';
+import { portalApi, type PortalApi } from './api/portal-api.js';
 import { forgetToken, storedToken, storeToken, takeTokenFromAddress, type StoredToken } from './auth/token-store.js';
 import { Announcer } from './ui/announcer.js';
 import { PortalPage } from './views/portal-page.js';
@@ -18,8 +19,8 @@ type State =
       readonly kind: 'signed-in';
       readonly token: StoredToken;
       readonly api: PortalApi;
-      readonly session: Session;
-      readonly eventTypes: EventTypeInfo[];
+      readonly session: WebhookSession;
+      readonly eventTypes: WebhookEventTypeInfo[];
     };
 
 export function App() {

@@ -6,11 +6,7 @@ import { fileURLToPath } from 'node:url';
 export interface PortalAsset {
   readonly contentType: string;
   readonly body: Uint8Array;
-  /**
-   * True for files whose name carries a hash of their content: a browser may
-   * keep them for good, as a new build gives them new names. The page itself
-   * (`index.html`) is false, so a new build shows at once.
-   */
+  /** True for files named by a hash of their content (a browser may keep them for good); false for `index.html`, so a new build shows at once. */
   readonly immutable: boolean;
 }
 
@@ -26,12 +22,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.css': 'text/css; charset=utf-8',
 };
 
-/**
- * The built portal (`index.html`, one script, one stylesheet), read into
- * memory from the package's `dist/assets` (or from `folder`). Throws when the
- * bundle has not been built, so a service with the portal on fails at start,
- * not on the first visit.
- */
+/** The built portal (`index.html`, a script, a stylesheet) read into memory from `dist/assets` (or `folder`); throws when it is not built, so a service fails at start. */
 export function portalAssets(folder: string = BUILT_FOLDER): PortalAssets {
   if (!existsSync(join(folder, 'index.html'))) {
     throw new Error(`the portal is not built: ${join(folder, 'index.html')} is missing (run pnpm build)`);

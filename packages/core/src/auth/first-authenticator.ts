@@ -2,12 +2,8 @@ import type { Principal } from '../domain/principal.js';
 import type { Authenticator } from '../ports/authenticator.js';
 
 /**
- * One `Authenticator` over several (static tokens and JWT, say): asks them in
- * order and the first principal wins, so put the cheapest first. When none
- * knows the token but one rejected (its backing service failed), rejects
- * with the first such error: "unknown" cannot be concluded from a source
- * that could not answer. A later principal still wins over an earlier
- * rejection.
+ * One `Authenticator` over several, asked in order (cheapest first): the first principal wins. When none knows the
+ * token but one rejected, rejects with the first such error: "unknown" cannot be concluded from a source that failed.
  */
 export function firstAuthenticator(...authenticators: readonly Authenticator[]): Authenticator {
   return {

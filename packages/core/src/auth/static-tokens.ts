@@ -7,11 +7,7 @@ import { tokenDigest } from './token-digest.js';
 
 const SCOPE_MESSAGE = `scopes must be a list of ${ALL_SCOPES.join(', ')}`;
 
-/**
- * One configured token: the token itself or its SHA-256 digest (hex), its
- * tenant, an optional subject (defaults to `token:<first 8 digest chars>`)
- * and scopes (default: all).
- */
+/** One configured token: the token or its SHA-256 digest (hex), its tenant, a subject (default `token:<first 8 digest chars>`) and scopes (default: all). */
 export const StaticTokenEntrySchema = v.pipe(
   v.strictObject(
     {
@@ -32,24 +28,16 @@ export type StaticTokenEntry = v.InferInput<typeof StaticTokenEntrySchema>;
 const REMEMBERED_TOKENS = 1024;
 
 /**
- * An `Authenticator` over a fixed set of tokens. Tokens are configured and
- * looked up by their SHA-256 digest, so the configuration need not hold
- * them and no stored secret is compared byte by byte. A presented token
- * found to be known is then remembered by its text (the latest 1,024), so a
- * client's later requests skip the digest, which cost more than the rest of
- * authenticating; the process holds those tokens as it holds every request's
- * headers. Unknown tokens are never remembered, so they cannot crowd the
- * known ones out. Throws a `ValidationError` naming the entry on bad input;
- * a digest listed twice is an error.
+ * An `Authenticator` over a fixed set of tokens, looked up by SHA-256 digest (the configuration need not hold them, and
+ * no secret is compared byte by byte). A known token is remembered by its text (the latest 1,024) to skip the digest
+ * next time; unknown ones never are, so they cannot crowd known ones out. `ValidationError` naming a bad or repeated entry.
  */
 export function staticTokens(entries: readonly StaticTokenEntry[]): Authenticator {
   const principals = new Map<string, Principal>();
   entries.forEach((input, index) => {
     const entry = validate(StaticTokenEntrySchema, input, `tokens[${index}]`);
     const digest = entry.sha256 ?? tokenDigest(entry.token!);
-    if (principals.has(digest)) {
-      throw ValidationError.of(`tokens[${index}]`, `tokens[${index}]: the same token is configured twice`);
-    }
+    if (principals.has(digest)) throw ValidationError.of(`tokens[${index}]`, `tokens[${index}]: the same token is configured twice`);
     principals.set(digest, {
       subject: entry.subject ?? `token:${digest.slice(0, 8)}`,
       tenant: entry.tenant,

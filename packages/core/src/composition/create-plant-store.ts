@@ -11,11 +11,7 @@ import { ReplaceableSubscriptions } from './operator-subscriptions.js';
 import { storeSettings, type StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
 
-/**
- * Composes a store from its ports on a private child container, so two
- * stores in one process share no state. Starts the webhook dispatcher when a
- * transport is given.
- */
+/** Composes a store from its ports on a private child container (two stores share no state); starts the dispatcher when a transport is given. */
 export function createPlantStore(options: PlantStoreOptions): PlantStore {
   const settings = storeSettings(options);
   const container = rootContainer.createChildContainer();
@@ -27,12 +23,8 @@ export function createPlantStore(options: PlantStoreOptions): PlantStore {
 }
 
 /**
- * What a store is made of, at a glance. The container is what keeps this a
- * list: each factory resolves the parts it needs by token, so the order here
- * does not matter and no part is wired by hand; each part is made once per
- * store (the container is the store's own), and all of it goes with
- * `close()`. The host's ports come first: an option given replaces the default
- * registration, nothing else changes.
+ * What a store is made of, at a glance: each factory resolves the parts it needs by token, so the order does not
+ * matter and nothing is wired by hand; each part is made once per store. An option given replaces the default port.
  */
 function registrations(options: PlantStoreOptions, settings: StoreSettings): [symbol, ValueProvider<unknown> | FactoryProvider<unknown>][] {
   return [

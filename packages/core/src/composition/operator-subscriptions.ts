@@ -9,12 +9,7 @@ export interface SubscriptionChanges {
   readonly total: number;
 }
 
-/**
- * The operator's subscriptions, replaceable while the store runs (a
- * reloaded webhooks file). New plants fan out to the current set; a queued
- * delivery goes to its subscription as it is at the attempt, and fails when
- * that subscription is gone.
- */
+/** The operator's subscriptions, replaceable while the store runs: a queued delivery goes to its subscription as it is at the attempt, and fails when it is gone. */
 export interface OperatorSubscriptions {
   /** The current set, validated. */
   readonly list: readonly WebhookSubscription[];

@@ -16,44 +16,23 @@ import type { WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js'
 import type { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.js';
 
 export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
-  /**
-   * Who receives "New Plant". Validated: a bad url or secret, or two
-   * subscriptions with the same id (by default the same url), is a
-   * `ValidationError` naming the entry. @default []
-   */
+  /** Who receives "New Plant"; a bad url or secret, or two subscriptions with one id (by default: one url), is a `ValidationError` naming the entry. @default [] */
   readonly subscriptions?: readonly v.InferInput<typeof WebhookSubscriptionSchema>[];
   /** How deliveries are sent (the HTTP one is `webhookHttpTransport()` from `@plant-store/http-node/webhook-transport`). Without one, deliveries are queued (durably) but this store sends nothing. */
   readonly transport?: WebhookTransport;
   /** After a tenant rotates an endpoint's secret, the previous one still signs this long, in ms (`PLANT_STORE_WEBHOOK_SECRET_OVERLAP`). @default 86400000 (24 h) */
   readonly secretOverlapMs?: number;
-  /**
-   * Let tenant endpoints point at non-public addresses (`PLANT_STORE_WEBHOOK_ALLOW_PRIVATE`): their URLs may
-   * have a non-public IP literal host, and their requests are not marked `restrictDestination`, so the transport
-   * connects to any address. The one place this is set: the transport follows each request's mark. @default false
-   */
+  /** Let tenant endpoints point at non-public addresses (`PLANT_STORE_WEBHOOK_ALLOW_PRIVATE`): IP literal hosts are accepted and requests are not marked `restrictDestination`. @default false */
   readonly allowPrivateDestinations?: boolean;
-  /**
-   * Delivered and failed deliveries, with their attempts, are deleted once
-   * they finished this long ago, in ms (`PLANT_STORE_WEBHOOK_RETENTION`); the
-   * store with a transport does it in the background, and it is the default
-   * of `allTenants.webhooks.prune()`. `null` keeps them forever. @default 2592000000 (30 days)
-   */
+  /** Finished deliveries are deleted this long after they finished, in ms (`PLANT_STORE_WEBHOOK_RETENTION`), in the background with a transport and by default in `allTenants.webhooks.prune()`; `null` keeps them. @default 2592000000 (30 days) */
   readonly retentionMs?: number | null;
   /** Time between background pruning runs, in ms. @default half the retention, from 1 s up to 1 min */
   readonly pruneIntervalMs?: number;
-  /**
-   * Most webhook endpoints one tenant may have (`PLANT_STORE_WEBHOOK_MAX_ENDPOINTS`); creating one more is a
-   * `LimitExceededError`. It also bounds how many deliveries one plant write queues for a tenant's endpoints.
-   * A positive integer, else a `ConfigurationError`. @default DEFAULT_MAX_ENDPOINTS_PER_TENANT (50)
-   */
+  /** Most webhook endpoints per tenant (`PLANT_STORE_WEBHOOK_MAX_ENDPOINTS`), so also most deliveries one write queues for them; one more is a `LimitExceededError`. @default DEFAULT_MAX_ENDPOINTS_PER_TENANT (50) */
   readonly maxEndpointsPerTenant?: number;
 }
 
-/**
- * What a store is made of. Every port is an option: a host replaces the
- * clock, logger, authenticator or webhook transport by passing its own; the
- * store composes them on a container of its own.
- */
+/** What a store is made of: every port is an option, so a host replaces the clock, logger, authenticator or transport by passing its own. */
 export interface PlantStoreOptions {
   /** Where plants and the webhook outbox live. Closed by `PlantStore.close()`. */
   readonly storage: Storage;
@@ -75,12 +54,7 @@ export interface TenantWebhooks {
   readonly deliveries: TenantWebhookDeliveries;
 }
 
-/**
- * What crosses tenants: no principal, no tenant check, for the operator's
- * tools (CLI, metrics, back office). Named after what it reaches, not after
- * who may call it (that is the host's decision), so that a route wired to
- * `store.allTenants.…` reads as the warning it is.
- */
+/** What crosses tenants, with no principal or tenant check (CLI, metrics, back office): named after what it reaches, so a route wired to it reads as a warning. */
 export interface AllTenants {
   readonly webhooks: WebhookAdmin;
   /** Portal links: mint, revoke and list sign-ins of any tenant to its webhooks. */
@@ -95,16 +69,10 @@ export interface PlantStore {
   readonly events: PlantEventBus;
   readonly webhooks: TenantWebhooks;
   readonly allTenants: AllTenants;
-  /**
-   * The principal for a bearer token; `UnauthenticatedError` when it is
-   * missing or unknown.
-   */
+  /** The principal for a bearer token; `UnauthenticatedError` when it is missing or unknown. */
   authenticate(token: string | undefined): Promise<Principal>;
   /** Resolves when storage answers (readiness); rejects with a `StorageError` when it does not, also after `close()`. */
   ready(): Promise<void>;
-  /**
-   * Stops the webhook dispatcher (attempts in flight get its `stopTimeoutMs`,
-   * then are interrupted and stay due), then closes storage. Idempotent.
-   */
+  /** Stops the webhook dispatcher (attempts in flight get its `stopTimeoutMs`, then stay due), then closes storage. Idempotent. */
   close(): Promise<void>;
 }

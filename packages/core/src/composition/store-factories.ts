@@ -24,9 +24,7 @@ import type { ReplaceableSubscriptions } from './operator-subscriptions.js';
 import type { StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
 
-// How each part of a store is made from the parts it resolves. Each factory
-// is registered once per store (see `createPlantStore`) and called once, the
-// first time its part is resolved.
+// How each part of a store is made from the parts it resolves; each is called once per store (see `createPlantStore`).
 
 const storage = (c: DependencyContainer) => c.resolve<Storage>(TOKENS.storage);
 const clock = (c: DependencyContainer) => c.resolve<Clock>(TOKENS.clock);
@@ -81,11 +79,7 @@ export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | u
   });
 }
 
-/**
- * Background retention, with the dispatcher: a store without a transport
- * (an operator's tool) finishes no delivery and so prunes nothing by itself;
- * `allTenants.webhooks.prune()` is there for it. Made, not started.
- */
+/** Background retention, with the dispatcher only: a store without a transport finishes nothing (`allTenants.webhooks.prune()` serves it). Made, not started. */
 export function webhookPruner(c: DependencyContainer): WebhookPruner | undefined {
   const { retentionMs, pruneIntervalMs } = settings(c);
   if (!dispatcher(c) || retentionMs === null) return undefined;
@@ -176,12 +170,7 @@ export function plantStore(c: DependencyContainer): PlantStore {
   };
 }
 
-/**
- * Portal links first: only a token shaped like a link's (`psl_…`) is looked
- * up among the links, and then also asked of the host's authenticator if no
- * link knows it; every other token goes straight to the host's, one
- * promise per request instead of a chain of them.
- */
+/** Only a token shaped like a portal link's (`psl_…`) is looked up among the links (then the host's); every other goes straight to the host's authenticator. */
 function authenticate(c: DependencyContainer): PlantStore['authenticate'] {
   const host = c.resolve<Authenticator>(TOKENS.authenticator);
   const linksThenHost = firstAuthenticator(portalLinkAuthenticator(storage(c).portalLinks, clock(c)), host);
@@ -190,11 +179,9 @@ function authenticate(c: DependencyContainer): PlantStore['authenticate'] {
     const authenticator = parsePortalLinkToken(token) === undefined ? host : linksThenHost;
     let principal: Promise<Principal | undefined>;
     try {
-      // Promise.resolve hands a native promise back as it is, and makes one of a
-      // host's plain value or thenable.
       principal = Promise.resolve(authenticator.authenticate(token));
     } catch (error) {
-      // A host authenticator that throws instead of rejecting fails the same way.
+      // One that throws instead of rejecting fails the same way.
       principal = Promise.reject(error);
     }
     return principal.then(knownPrincipal, unavailable);
@@ -219,11 +206,7 @@ async function ready(storage: Storage): Promise<void> {
   }
 }
 
-/**
- * Per the port contract an authenticator rejects only when its backing
- * service fails: neither yes nor no. A `retryAfterMs` on its error (when the
- * service will be tried again) is passed on, so callers can be told.
- */
+/** An authenticator rejects only when its backing service fails (neither yes nor no); its error's `retryAfterMs` is passed on. */
 function unavailable(cause: unknown): never {
   const retryAfterMs = (cause as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
   const known = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) && retryAfterMs >= 0;

@@ -1,16 +1,10 @@
 import mittImport, { type Emitter } from 'mitt';
 import type { Plant } from '../domain/plant.js';
 
-// mitt ships CommonJS typings beside an ESM build: under NodeNext TypeScript
-// sees the default import as the module object, while Node hands us the
-// function itself. Re-type it once here.
+// mitt's CommonJS typings make TypeScript (NodeNext) see the default import as the module; Node hands us the function.
 const mitt = mittImport as unknown as typeof mittImport.default;
 
-/**
- * What one webhook attempt led to: `delivered`; `retry` (it failed and is
- * tried again later); `gone` (the receiver answered 410, no more attempts);
- * `failed` (it failed and no attempt is left, or no subscription has its url).
- */
+/** What one webhook attempt led to: `delivered`, `retry` (tried again later), `gone` (a 410: no more attempts) or `failed` (no attempt left). */
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'gone' | 'failed';
 
 /** In-process events, emitted after the storage commit only. */

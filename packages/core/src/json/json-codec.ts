@@ -2,11 +2,7 @@ import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-jso
 import { int64FromDecimal } from '../domain/int64.js';
 import { JsonDuplicateKeyError } from './json-duplicate-key-error.js';
 
-/**
- * A JSON number that is not an exact int64: a fraction, or an integer
- * beyond int64. Kept as its literal text so validation can say what is wrong
- * instead of silently rounding it.
- */
+/** A JSON number that is not an exact int64, kept as its literal text so validation can say what is wrong instead of rounding it. */
 export type InexactNumber = LosslessNumber;
 
 /** True for numbers the codec could not represent exactly as number or bigint. */
@@ -21,12 +17,9 @@ function parseExactNumber(text: string): unknown {
 }
 
 /**
- * Parses JSON without losing numeric information: integers in the int64
- * range become `number` when safe and `bigint` otherwise, in any spelling
- * (`2e1`, `20.0`); every other number stays an {@link InexactNumber}.
- * Throws `SyntaxError` on malformed JSON, and its subclass
- * `JsonDuplicateKeyError` when an object names a key twice, at any depth:
- * whatever else the text holds, the same text always gets the same answer.
+ * Parses JSON without losing numeric information: int64 integers in any spelling (`2e1`, `20.0`) become `number` when
+ * safe, else `bigint`; other numbers stay {@link InexactNumber}s. `SyntaxError` on malformed JSON, and its subclass
+ * `JsonDuplicateKeyError` when an object at any depth names a key twice.
  */
 export function parseJson(text: string): unknown {
   // Repeats are left to `rejectDuplicateKeys`, which runs once the text is known to be JSON,

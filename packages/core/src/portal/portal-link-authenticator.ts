@@ -4,12 +4,7 @@ import type { Clock } from '../ports/clock.js';
 import type { PortalLinkRepository } from '../ports/portal-link-repository.js';
 import { parsePortalLinkToken, secretMatches } from './portal-link-token.js';
 
-/**
- * An `Authenticator` for portal link tokens (`psl_…`): looks the link up by
- * its id, compares the secret by its SHA-256 digest in constant time, and
- * knows no token that is not a link's, is expired or was revoked. Any other
- * text is left to the other authenticators without a storage read.
- */
+/** An `Authenticator` for live portal link tokens (`psl_…`): the link looked up by id, its secret compared by digest in constant time; other text costs no storage read. */
 export function portalLinkAuthenticator(links: PortalLinkRepository, clock: Clock): Authenticator {
   return {
     async authenticate(token): Promise<Principal | undefined> {

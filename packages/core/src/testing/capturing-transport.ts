@@ -30,11 +30,7 @@ export interface CapturingTransport extends WebhookTransport {
   readonly sent: readonly CapturedWebhook[];
   /** Changes how later requests are answered. @default every request is delivered (204) */
   reply(handler: CaptureReply): void;
-  /**
-   * Resolves with `sent` once it holds `count` requests (and, in a test store, the store recorded
-   * their outcomes, so the next retry is scheduled); rejects after `timeoutMs` of real time saying
-   * how many arrived. @default timeoutMs 5000
-   */
+  /** Resolves with `sent` once it holds `count` requests (in a test store: with their outcomes recorded); rejects after `timeoutMs` of real time. @default timeoutMs 5000 */
   waitFor(count: number, options?: { timeoutMs?: number }): Promise<readonly CapturedWebhook[]>;
 }
 
@@ -43,11 +39,7 @@ export function capturingTransport(): CapturingTransport {
   return recordingTransport(() => true).transport;
 }
 
-/**
- * The capturing transport, with what `waitFor` needs beyond the requests
- * sent: `settled(count)` (e.g. "the store recorded that many outcomes"),
- * re-checked when `recheck()` is called.
- */
+/** The capturing transport whose `waitFor` also waits for `settled(count)` (e.g. "that many outcomes recorded"), re-checked on `recheck()`. */
 export function recordingTransport(settled: (count: number) => boolean): { transport: CapturingTransport; recheck(): void } {
   const sent: CapturedWebhook[] = [];
   const waiters = new Set<() => void>();

@@ -21,11 +21,8 @@ export interface TestStore extends PlantStore {
 }
 
 /**
- * The store as `createPlantStore` composes it, for tests: the dispatcher runs
- * for real, but time moves only when the test says (`clock.advance(ms)` also
- * wakes the dispatcher, so a retry due after the advance is attempted without
- * waiting for its fallback poll) and each request lands in `deliveries`
- * instead of on a network. Retries have no jitter unless `webhooks.jitter` says otherwise.
+ * The store as `createPlantStore` composes it, for tests: the dispatcher runs for real, but time moves only when the
+ * test says (`clock.advance(ms)` also wakes the dispatcher) and requests land in `deliveries`. No jitter unless given.
  */
 export function createTestStore(options: TestStoreOptions): TestStore {
   const { startAt, webhooks, storage, ...rest } = options;
@@ -47,11 +44,7 @@ export function createTestStore(options: TestStoreOptions): TestStore {
   return Object.assign(store, { clock, deliveries });
 }
 
-/**
- * The storage with an outbox whose `watch` also fires when the clock
- * advances: the store wakes its dispatcher on `watch`, the same signal a
- * shared database gives when another instance queued work.
- */
+/** The storage with an outbox whose `watch` (what wakes the dispatcher) also fires when the clock advances. */
 function wakingOnAdvance(storage: Storage, clock: ManualClock): Storage {
   const outbox = storage.outbox;
   const watch = (listener: () => void): (() => void) => {

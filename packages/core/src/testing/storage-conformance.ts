@@ -19,11 +19,7 @@ export interface StorageConformanceOptions {
   readonly capabilities?: StorageCapabilities;
 }
 
-/**
- * The storage conformance suite: every storage adapter runs it, so they all
- * honour the `PlantRepository` and `WebhookOutbox` contracts the same way.
- * The suite owns setup and teardown: a fresh storage per test, closed after.
- */
+/** The storage conformance suite every adapter runs, so they all honour the ports' contracts alike; a fresh storage per test, closed after. */
 export function describeStorageConformance(name: string, options: StorageConformanceOptions): void {
   describe(`${name} storage conformance`, () => {
     let current: Storage | undefined;
@@ -110,12 +106,8 @@ export function describeStorageConformance(name: string, options: StorageConform
           ]);
           await before.plants.create('t', plant(-9223372036854775808n, 'min'), []);
           await before.outbox.claimDue({ owner: 'a', now: 1_700_000_000_000, leaseMs: 1000, limit: 1 });
-          await before.outbox.recordAttempt(
-            'd1',
-            'a',
-            { at: 1_700_000_000_000, durationMs: 12, statusCode: 500 },
-            { status: 'pending', nextAttemptAt: 1_700_000_005_000 },
-          );
+          const attempt = { at: 1_700_000_000_000, durationMs: 12, statusCode: 500 };
+          await before.outbox.recordAttempt('d1', 'a', attempt, { status: 'pending', nextAttemptAt: 1_700_000_005_000 });
           await before.close();
 
           const after = await open(() => persistent!.reopen());
@@ -124,12 +116,7 @@ export function describeStorageConformance(name: string, options: StorageConform
             { id: 9223372036854775807n, name: 'max', tag: 'x' },
           ]);
           expect((await after.plants.get('t', 9223372036854775807n))?.id).toBe(9223372036854775807n);
-          expect(await after.outbox.get('d1')).toMatchObject({
-            status: 'pending',
-            attemptCount: 1,
-            nextAttemptAt: 1_700_000_005_000,
-            attempts: [{ at: 1_700_000_000_000, durationMs: 12, statusCode: 500 }],
-          });
+          expect(await after.outbox.get('d1')).toMatchObject({ status: 'pending', attemptCount: 1, nextAttemptAt: 1_700_000_005_000, attempts: [attempt] });
           expect(await after.outbox.nextDueAt()).toBe(1_700_000_000_001);
           const claimed = await after.outbox.claimDue({ owner: 'b', now: 1_700_000_010_000, leaseMs: 1000, limit: 10 });
           expect(claimed.map((d) => d.id)).toEqual(['d2', 'd1']);

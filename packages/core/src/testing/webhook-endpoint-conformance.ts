@@ -152,11 +152,8 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       await create('ep_off');
       await endpoints().setStatus('ep_off', 'disabled', 'by hand', T0);
       await create('ep_globex', { tenant: 'globex' });
-      const result = await storage().plants.create('acme', plant(1n, 'Fern'), [delivery('msg_sub', { tenant: 'acme', endpointId: 'sub_x' })], {
-        eventType: 'plant.created',
-        payload: '{"id":1,"name":"Fern"}',
-        createdAt: T0 + 7,
-      });
+      const event = { eventType: 'plant.created', payload: '{"id":1,"name":"Fern"}', createdAt: T0 + 7 } as const;
+      const result = await storage().plants.create('acme', plant(1n, 'Fern'), [delivery('msg_sub', { tenant: 'acme', endpointId: 'sub_x' })], event);
       expect(result.created).toBe(true);
       const queued = await deliveriesOf();
       expect(queued.map((d) => d.endpointId).sort()).toEqual(['ep_both', 'ep_created']);
@@ -208,10 +205,8 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       const claimed = await outbox().claimDue({ owner: 'o', now: T0 + 5, leaseMs: 1000, limit: 10 });
       const toA = claimed.find((d) => d.endpointId === 'ep_a')!;
       expect(await outbox().recordAttempt(toA.id, 'o', { at: T0 + 5, durationMs: 3, statusCode: 204 }, { status: 'delivered' })).toBe(true);
-      await outbox().release(
-        claimed.filter((d) => d.endpointId === 'ep_b').map((d) => d.id),
-        'o',
-      );
+      const toB = claimed.filter((d) => d.endpointId === 'ep_b').map((d) => d.id);
+      await outbox().release(toB, 'o');
 
       const disabled = await endpoints().setStatus('ep_a', 'disabled', 'all attempts failed', T0 + 20);
       expect(disabled).toMatchObject({ status: 'disabled', disabledReason: 'all attempts failed', updatedAt: T0 + 20 });

@@ -8,12 +8,8 @@ import { tracer } from './tracer.js';
 export type AttemptSpanOutcome = WebhookSendOutcome['kind'] | 'interrupted';
 
 /**
- * The CLIENT span of one delivery attempt (`POST`, as the HTTP client
- * conventions name a request without a URL template). It starts a trace of
- * its own, linked to the span of the write that queued the delivery: an
- * attempt may come hours later, from another process, and belongs to no
- * request. Its attributes name the receiver by host only: a tenant's URL
- * may carry a secret in its path or query, so `url.full` is left out.
+ * The CLIENT span of one delivery attempt: a trace of its own (it may come hours later, from another process), linked
+ * to the write that queued it. The receiver is named by host only: a tenant's URL may carry a secret in path or query.
  */
 export function startAttemptSpan(delivery: ClaimedDelivery, url: string | undefined): Span {
   const queuedBy = parseTraceparent(delivery.traceparent);
@@ -33,11 +29,7 @@ export function startAttemptSpan(delivery: ClaimedDelivery, url: string | undefi
   return span;
 }
 
-/**
- * Adds the headers that carry the attempt span to the receiver, so its own
- * tracing joins the trace: the registered propagator's (W3C `traceparent`
- * by default). Adds none without an OpenTelemetry SDK (nothing valid to send).
- */
+/** Adds the registered propagator's headers (W3C `traceparent`) so the receiver's tracing joins the attempt's trace; none without an SDK. */
 export function addTraceHeaders(headers: Record<string, string>, span: Span): Record<string, string> {
   propagation.inject(trace.setSpan(ROOT_CONTEXT, span), headers);
   return headers;

@@ -3,12 +3,7 @@ import { isSpanContextValid, type SpanContext } from '@opentelemetry/api';
 // The W3C trace context header, version 00: `00-<trace id>-<span id>-<flags>`.
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
-/**
- * The W3C `traceparent` of a span context, or `undefined` for an invalid one
- * (the all-zero ids every span has when no OpenTelemetry SDK is installed).
- * Written by core itself rather than by the registered propagator: the
- * outbox keeps this one format whatever a host propagates on the wire.
- */
+/** The W3C `traceparent` of a span context (`undefined` for an invalid one, as without an SDK), written by core so the outbox keeps one format whatever a host propagates. */
 export function formatTraceparent(spanContext: SpanContext): string | undefined {
   if (!isSpanContextValid(spanContext)) return undefined;
   return `00-${spanContext.traceId}-${spanContext.spanId}-${(spanContext.traceFlags & 0xff).toString(16).padStart(2, '0')}`;

@@ -53,19 +53,10 @@ const ENDPOINT_MEMBERS = {
 const PORTAL_LINK_MEMBERS = { create: true, find: true, revoke: true, list: true } satisfies Record<keyof PortalLinkRepository, true>;
 
 /**
- * The storage with one CLIENT span per call of its repositories
- * (`db.system.name` from `storage.dbSystem`, `db.operation.name` the port
- * member, `db.collection.name` the repository), and the `traceparent` of the
- * plant write's span stamped on the deliveries it queues, so attempts made
- * later, in any process, link back to it.
- *
- * A call is traced only inside a span (a request's, or a host's): the
- * dispatcher's background polls would otherwise start a trace each. Outside
- * one, and always without an OpenTelemetry SDK, a call goes straight to the
- * storage with nothing added. Inside a span the sampler dropped, a call
- * makes no span either, and a write stamps that span's `traceparent`: the
- * decision not to sample travels with the deliveries, and their attempts
- * link to the request's trace as they would to a storage span of it.
+ * The storage with one CLIENT span per repository call (`db.system.name`, `db.operation.name`, `db.collection.name`),
+ * and the plant write's `traceparent` stamped on the deliveries it queues, so later attempts link back to it. Only
+ * calls inside a recording span are traced (background polls would otherwise start a trace each); inside a span the
+ * sampler dropped, a write stamps that span's `traceparent`, so the decision not to sample travels with the deliveries.
  */
 export function tracedStorage(storage: Storage): Storage {
   const system = storage.dbSystem;
@@ -136,13 +127,7 @@ function tracedMembers<T extends object, K extends keyof T>(target: T, members: 
   return wrapped as Pick<T, K>;
 }
 
-/**
- * One storage call: in a span of its own when the active context holds a
- * span that records, else as it is. Under a span the sampler dropped, a
- * child would be dropped too (the SDK's samplers decide per trace), so none
- * is started; outside any span (always, without an SDK) the call goes
- * straight to the storage.
- */
+/** One storage call: in a span of its own under a recording span, else as it is (a dropped span's child would be dropped too). */
 function tracedCall(op: Operation, call: (args: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
   return trace.getActiveSpan()?.isRecording() ? traced(op, call, args) : call(args);
 }
@@ -150,12 +135,7 @@ function tracedCall(op: Operation, call: (args: unknown[]) => Promise<unknown>, 
 /** A write that queues deliveries: handed the `traceparent` to stamp on them, and the call's arguments. */
 type StampedWrite<A, T> = (traceparent: string | undefined, args: A) => Promise<T>;
 
-/**
- * Runs a write that queues deliveries, handing it the `traceparent` to stamp
- * on them: under a recording span, that of a span of its own (`inSpan`);
- * under a span the sampler dropped, the dropped span's (no child is
- * started, as for reads); outside any span, none.
- */
+/** Runs a write handing it the `traceparent` to stamp: its own span's under a recording span, a dropped span's own, else none. */
 function stampedWrite<A, T>(op: Operation, write: StampedWrite<A, T>, inSpan: (args: A, span: Span) => Promise<T>, args: A): Promise<T> {
   const parentSpan = trace.getActiveSpan();
   if (parentSpan?.isRecording()) return traced(op, inSpan, args);

@@ -14,10 +14,7 @@ export interface AttemptRecorderOptions {
 /** Why an interrupted attempt is in the log. */
 export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped';
 
-/**
- * Turns an attempt's result into the outbox's next state (through the retry
- * policy), writes both under the lease, and logs what it means.
- */
+/** Turns an attempt's result into the outbox's next state (through the retry policy), writes both under the lease, and logs it. */
 export class AttemptRecorder {
   readonly #options: AttemptRecorderOptions;
 

@@ -24,22 +24,11 @@ export const SLOW_ENDPOINT_CONCURRENCY = 2;
 const REMEMBERED_ENDPOINTS = 10_000;
 
 /**
- * The attempts in flight, each with the controller that aborts it at
- * shutdown, under caps that keep a few endpoints from stalling everyone:
- *
- * - a global cap, counted until each outcome is recorded;
- * - a cap per endpoint, counted until the endpoint answers (it protects
- *   the receiver; recording does not load it), cut to
- *   `SLOW_ENDPOINT_CONCURRENCY` while the endpoint is slow;
- * - a cap per owner (tenant), so that one tenant's endpoints never hold
- *   every slot;
- * - a share for endpoints not known to answer promptly (slow ones and
- *   those not tried yet): at most half the slots, so the other half stays
- *   for endpoints that answer, however many receivers hang at once.
- *
- * An endpoint is fast or slow by its latest attempt: one that ran
- * `slowAfterMs` (or timed out) makes it slow, one that answered sooner
- * makes it fast again.
+ * The attempts in flight, each with the controller that aborts it at shutdown, under caps that keep a few endpoints
+ * from stalling everyone: a global cap (held until the outcome is recorded); one per endpoint (held until it answers,
+ * `SLOW_ENDPOINT_CONCURRENCY` while it is slow); one per owner (tenant); and at most half the slots for endpoints not
+ * known to answer promptly, so the rest stays for those that do however many receivers hang. An endpoint is slow
+ * from an attempt that ran `slowAfterMs` until one answers sooner.
  */
 export class AttemptSlots {
   readonly #caps: SlotCaps;
@@ -109,13 +98,7 @@ export class AttemptSlots {
     this.#remember(endpointId, durationMs < this.#caps.slowAfterMs);
   }
 
-  /**
-   * Runs `attempt` in a slot until it settles. The attempt calls `answered`
-   * once the endpoint is done with it (the request finished): its share of
-   * the endpoint's and the owner's caps frees then, while the outcome is
-   * still being recorded. The global slot is held until `attempt` settles.
-   * `onFreed` runs after each freeing.
-   */
+  /** Runs `attempt` in a slot until it settles; its `answered()` frees the endpoint's and owner's share while the outcome is recorded. `onFreed` runs after each freeing. */
   run(deliveryId: string, endpointId: string, owner: string, attempt: (signal: AbortSignal, answered: () => void) => Promise<void>, onFreed: () => void): void {
     const controller = new AbortController();
     this.#perEndpointCount.set(endpointId, (this.#perEndpointCount.get(endpointId) ?? 0) + 1);

@@ -30,12 +30,7 @@ export interface AttemptResult {
 /** No attempt was made: the endpoint's rate limit is reached for now (the delivery is released, not dropped). */
 export const THROTTLED = 'throttled';
 
-/**
- * Makes one attempt: resolves the delivery's endpoint, checks its rate
- * limit, signs, and sends through the transport. Never rejects: a missing
- * or disabled endpoint is a `failed` outcome, a transport that throws
- * (against its contract) a `retry`.
- */
+/** One attempt: resolve the endpoint, check its rate limit, sign, send. Never rejects: no or a disabled endpoint is `failed`, a transport that throws a `retry`. */
 export async function attemptDelivery(delivery: ClaimedDelivery, context: AttemptContext, signal: AbortSignal): Promise<AttemptResult | typeof THROTTLED> {
   const startedAt = context.clock.now();
   let target: DeliveryTarget | undefined;
@@ -43,7 +38,7 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
   try {
     target = await context.targets.resolve(delivery);
   } catch (error) {
-    lookupFailed = { kind: 'retry', reason: `endpoint lookup failed: ${describe(error)}` };
+    lookupFailed = { kind: 'retry', reason: `endpoint lookup failed: ${describeError(error)}` };
   }
   if (target && !target.unavailable && !(await context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now()))) return THROTTLED;
   const span = startAttemptSpan(delivery, target?.url);
@@ -78,7 +73,7 @@ async function send(
       ...(target.restrictDestination ? { restrictDestination: true } : {}),
     });
   } catch (error) {
-    return { kind: 'retry', reason: `transport failed: ${describe(error)}` };
+    return { kind: 'retry', reason: `transport failed: ${describeError(error)}` };
   }
 }
 
@@ -100,6 +95,7 @@ export function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, no
   };
 }
 
-function describe(error: unknown): string {
+/** An error's message, for logs and attempt records. */
+export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -34,11 +34,7 @@ export interface ClaimPass {
   readonly launch: (delivery: ClaimedDelivery) => void;
 }
 
-/**
- * Claims due deliveries as leases while there are free slots and work,
- * never more than the caps can take: claimed deliveries that do not fit
- * (or arrive after a stop) are released at once.
- */
+/** Claims due deliveries as leases while there are free slots and work; what does not fit (or arrives after a stop) is released at once. */
 export class DeliveryClaimer {
   readonly #options: DeliveryClaimerOptions;
 
@@ -68,18 +64,10 @@ export class DeliveryClaimer {
     const free = slots.free;
     if (free <= 0) return 0;
     const knownRoom = knownEndpointIds ? slots.roomFor(knownEndpointIds) : Infinity;
-    // Every endpoint is at its cap (a receiver that is slow or hangs): a
-    // claim could only find deliveries to endpoints no subscription knows any
-    // more, a storage round trip for nothing on every commit's wake. A
-    // finishing attempt wakes us when a slot frees; the poll and the due-time
-    // timer (checkDue) still claim, up to one endpoint's cap, for unknown
-    // endpoints (those deliveries fail at once).
+    // Every known endpoint at its cap: a claim could only find deliveries to unknown endpoints, a round trip for
+    // nothing on each wake. A finishing attempt wakes us; the poll and due timer still claim a few for unknown ones.
     if (knownRoom === 0) return checkDue ? Math.min(free, batchSize, slots.perEndpoint) : 0;
-    // No more than the endpoints can take: with a busy single endpoint every
-    // finished attempt frees one slot, and claiming more than that would
-    // lease rows only to release them again, two wasted writes per delivery.
-    // A delivery to an unknown endpoint still comes up in due order and takes
-    // a slot of its own.
+    // No more than the endpoints can take: leasing rows only to release them costs two writes per delivery.
     return Math.min(free, batchSize, knownRoom);
   }
 

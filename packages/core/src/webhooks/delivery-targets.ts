@@ -20,12 +20,7 @@ export interface DeliveryTarget {
   readonly unavailable?: string;
 }
 
-/**
- * Resolves the endpoint id a delivery refers to: the operator's static
- * subscriptions (`sub_…` and explicit ids) and tenants' endpoints (`ep_…`,
- * read from storage at each attempt, so URL changes and rotations apply to
- * queued messages).
- */
+/** Resolves a delivery's endpoint id: operator subscriptions, and tenants' endpoints (read at each attempt, so URL changes and rotations apply to queued messages). */
 export interface DeliveryTargets {
   /** The target of the delivery's endpoint, or `undefined` when there is none any more (the delivery then fails). */
   resolve(delivery: NewDelivery): DeliveryTarget | undefined | Promise<DeliveryTarget | undefined>;
@@ -45,10 +40,7 @@ export function subscriptionTargets(subscriptions: readonly WebhookSubscription[
   return { resolve: (delivery) => byId.get(delivery.endpointId), ids };
 }
 
-/**
- * The targets of tenants' endpoints: restricted destinations (unless the store allows private ones), their rate
- * limit, every live secret (the previous one until its overlap ends).
- */
+/** The targets of tenants' endpoints: restricted (unless private ones are allowed), rate-limited, signed with every live secret. */
 export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clock, allowPrivateDestinations = false): DeliveryTargets {
   return {
     async resolve(delivery) {

@@ -1,15 +1,9 @@
 import { BlockList, isIP } from 'node:net';
 
-// Where tenant webhooks may go (no SSRF: a tenant must not make the service
-// call into its own network). Pure rules on address
-// text: no DNS, no sockets. The HTTP adapter applies them to the address it
-// actually connects to; the endpoint URL schema applies them to IP literals.
+// Where tenant webhooks may go (no SSRF into the service's own network): pure rules on address text, applied by the
+// HTTP adapter to the address it connects to and by the endpoint URL schema to IP literals.
 
-/**
- * IPv4 ranges that are not public: everything else is. Taken from the IANA
- * special-purpose registry (ranges not globally reachable). The two global
- * entries of that registry that sit inside 192.0.0.0/24 are refused with it.
- */
+/** IPv4 ranges that are not public (IANA special-purpose registry; its two global entries inside 192.0.0.0/24 refused with it). */
 const IPV4_NOT_PUBLIC: readonly (readonly [network: string, prefix: number])[] = [
   ['0.0.0.0', 8], // "this network"; connecting to 0.0.0.0 reaches the local host
   ['10.0.0.0', 8], // private (RFC 1918)
@@ -28,13 +22,7 @@ const IPV4_NOT_PUBLIC: readonly (readonly [network: string, prefix: number])[] =
   ['240.0.0.0', 4], // reserved, including broadcast 255.255.255.255
 ];
 
-/**
- * IPv6 is judged the other way round: only global unicast (2000::/3) can be
- * public, minus these blocks inside it. So ::, ::1, fc00::/7 (unique local),
- * fe80::/10 (link-local), fec0::/10 (old site-local), ff00::/8 (multicast),
- * 100::/64 (discard) and 64:ff9b:1::/48 (local NAT64) are all refused, as is
- * any range IANA has not assigned yet.
- */
+/** IPv6 the other way round: only global unicast (2000::/3) minus these blocks can be public, so every local, multicast or unassigned range is refused. */
 const IPV6_GLOBAL_UNICAST: readonly (readonly [string, number])[] = [['2000::', 3]];
 const IPV6_NOT_PUBLIC: readonly (readonly [string, number])[] = [
   ['2001::', 23], // IETF protocol assignments, including Teredo (2001::/32), whose embedded IPv4 is obfuscated
@@ -53,15 +41,9 @@ function blockList(ranges: readonly (readonly [string, number])[], type: 'ipv4' 
 }
 
 /**
- * Whether a webhook may be delivered to this address: `false` for loopback,
- * link-local, private, unspecified, multicast, shared (CGNAT), benchmarking,
- * documentation and reserved ranges, and for text that is not an IP address.
- *
- * An IPv6 address that carries an IPv4 address is judged by that IPv4
- * address, because that is where packets end up: IPv4-mapped
- * (`::ffff:127.0.0.1`, `::ffff:7f00:1`), IPv4-compatible (`::127.0.0.1`;
- * `::` and `::1` fall under 0.0.0.0/8 this way), NAT64 (64:ff9b::/96) and
- * 6to4 (2002::/16, the IPv4 address in bits 16–47).
+ * Whether a webhook may be delivered to this address: `false` for every non-public range and for text that is not an
+ * IP address. An IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4) is judged by it, as that is
+ * where packets end up (`::` and `::1` fall under 0.0.0.0/8 this way).
  */
 export function isPublicAddress(ip: string): boolean {
   const version = isIP(ip);
@@ -101,14 +83,7 @@ function ipv6Hextets(ip: string): number[] {
   return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
-/**
- * The IP address a URL's host is written as, or `undefined` for a domain
- * name. Relies on the WHATWG URL parser, which has already turned every
- * IPv4 spelling (`127.1`, `0x7f.1`, `2130706433`, `0177.0.0.1`, `%31…`,
- * full-width digits, a trailing dot) into dotted decimal and every IPv6
- * spelling into its bracketed canonical form; a host that is neither is a
- * name (or the URL would not have parsed).
- */
+/** The IP address a URL's host is written as, or `undefined` for a name (the WHATWG parser has already made every IPv4 spelling, `127.1`, `0x7f.1`, …, dotted decimal). */
 export function literalHostAddress(url: URL): string | undefined {
   const host = url.hostname.startsWith('[') && url.hostname.endsWith(']') ? url.hostname.slice(1, -1) : url.hostname;
   return isIP(host) !== 0 ? host : undefined;

@@ -2,12 +2,7 @@ import type { Clock } from '../ports/clock.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 
-/**
- * When the dispatcher looks for work by itself: one timer at the earliest
- * known due time (retries, leases that end, work queued elsewhere) and a slow
- * fallback poll. Both call `onDue`. Timers are unref'd: they never keep a
- * process alive.
- */
+/** When the dispatcher looks for work by itself: a timer at the earliest known due time and a slow fallback poll, both calling `onDue` (unref'd). */
 export class DispatchTimer {
   readonly #clock: Clock;
   readonly #onDue: () => void;

@@ -14,12 +14,7 @@ export interface EndpointHealthOptions {
   readonly onDisabled?: (tenant: string, endpointId: string, reason: string, at: number) => Promise<unknown>;
 }
 
-/**
- * Auto-disable: after each recorded attempt to a tenant endpoint,
- * notes its outcome on the endpoint's failing streak, and disables the
- * endpoint once every attempt has failed for `disableAfterMs` with at least
- * one message exhausted (storage then ends its pending deliveries as failed).
- */
+/** Auto-disable: notes each attempt on the endpoint's failing streak, and disables it once all have failed for `disableAfterMs` with a message exhausted. */
 export class EndpointHealth {
   readonly #options: EndpointHealthOptions;
 

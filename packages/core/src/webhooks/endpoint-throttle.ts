@@ -15,13 +15,9 @@ export type SharedRateBudget = (endpointId: string, rateLimit: number, now: numb
 const WINDOW_MS = 1_000;
 
 /**
- * Per-endpoint `rateLimit` (deliveries per second): at most that
- * many attempts start in any one-second window. A delivery over the limit is
- * not dropped: the dispatcher releases it and claims nothing more for that
- * endpoint until its window ends. Without a shared budget the windows are
- * this dispatcher's own; with one (storage shared by several processes),
- * the budget decides and this only remembers which windows are full, so a
- * blocked endpoint costs no storage round trip until its window ends.
+ * Per-endpoint `rateLimit`: at most that many attempts start in any one-second window; one over it is released, not
+ * dropped, and the endpoint is not claimed for until the window ends. With a shared budget (several processes), the
+ * budget decides and this only remembers full windows, so a blocked endpoint costs no round trip.
  */
 export class EndpointThrottle {
   readonly #windows = new Map<string, Window>();
@@ -50,9 +46,7 @@ export class EndpointThrottle {
     try {
       answer = await shared(endpointId, rateLimit, now);
     } catch {
-      // A budget that cannot be read admits nothing: the endpoint waits one
-      // window (its delivery is released, not dropped) rather than risk
-      // exceeding its limit; storage trouble shows in the release and claims.
+      // Unreadable: wait one window rather than risk exceeding the limit (storage trouble shows in the claims).
       answer = { admitted: false, windowEnd: now + WINDOW_MS, exhausted: true };
     }
     this.#windows.set(endpointId, { start: answer.windowEnd - WINDOW_MS, count: 0, full: answer.exhausted || !answer.admitted });

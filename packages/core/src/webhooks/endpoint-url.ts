@@ -5,34 +5,28 @@ import { hasNonPublicLiteralHost } from './destination-policy.js';
 export const ENDPOINT_URL_MAX_LENGTH = 2048;
 
 export interface EndpointUrlOptions {
-  /**
-   * Accept IP literals that are not public (loopback, private, …); set from
-   * `PLANT_STORE_WEBHOOK_ALLOW_PRIVATE`. @default false
-   */
+  /** Accept IP literals that are not public (loopback, private, …; `PLANT_STORE_WEBHOOK_ALLOW_PRIVATE`). @default false */
   readonly allowPrivate?: boolean;
 }
 
-// Whitespace and control characters: the URL parser would silently trim or
-// drop them, so the URL stored would not be the one the tenant typed.
+// Whitespace and control characters: the URL parser would drop them, so the URL stored would not be the one typed.
 const UNSAFE_CHARACTER = /[\u0000-\u0020\u007f]/;
 
-const codePoints = (text: string): number => {
+/** Length in characters (code points), as the limits count it. */
+export const codePoints = (text: string): number => {
   let count = 0;
   for (const _ of text) count++;
   return count;
 };
 
 /**
- * What is wrong with an endpoint URL, as a message naming
- * `field`, or `undefined` when it is acceptable: an absolute `http` or
- * `https` URL of at most {@link ENDPOINT_URL_MAX_LENGTH} characters, without
- * credentials, whose host is not a non-public IP literal (unless
- * `allowPrivate`). Host names are not resolved here; the transport checks
- * the address it connects to.
+ * What is wrong with an endpoint URL (a message naming `field`), or `undefined` for an absolute http(s) URL of at most
+ * {@link ENDPOINT_URL_MAX_LENGTH} characters, without credentials or a non-public IP literal host (unless `allowPrivate`).
+ * Names are not resolved here: the transport checks the address it connects to.
  */
 export function endpointUrlProblem(url: string, options: EndpointUrlOptions = {}, field = 'url'): string | undefined {
   if (codePoints(url) > ENDPOINT_URL_MAX_LENGTH) return `${field} must be at most ${ENDPOINT_URL_MAX_LENGTH} characters`;
-  const parsed = UNSAFE_CHARACTER.test(url) ? undefined : parseUrl(url);
+  const parsed = UNSAFE_CHARACTER.test(url) || !URL.canParse(url) ? undefined : new URL(url);
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
     return `${field} must be an absolute http or https URL`;
   }
@@ -43,18 +37,7 @@ export function endpointUrlProblem(url: string, options: EndpointUrlOptions = {}
   return undefined;
 }
 
-function parseUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The valibot schema for an endpoint's `url` (create and update): a string
- * that passes {@link endpointUrlProblem}. The output is the string as given.
- */
+/** The schema of an endpoint's `url` (create and update): a string that passes {@link endpointUrlProblem}, output as given. */
 export function endpointUrlSchema(options: EndpointUrlOptions = {}, field = 'url') {
   return v.pipe(
     v.string(`${field} must be an absolute http or https URL`),

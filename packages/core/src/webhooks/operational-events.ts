@@ -18,15 +18,9 @@ export interface OperationalEventsOptions {
 const PAGE = 100;
 
 /**
- * Queues the events about the webhooks themselves (`webhook.endpoint.disabled`,
- * `webhook.delivery.failed`) through the outbox, like any delivery: to the
- * tenant's other enabled endpoints that subscribe to the type (never to the
- * endpoint the event is about, which is failing), and to the operator's
- * subscriptions that list it, with `tenant` added to their body.
- *
- * They are queued just after the outcome that causes them is recorded, not in
- * its transaction: a crash in between loses that one notice (the delivery's
- * state and the endpoint's status, which they report, are kept).
+ * Queues the events about the webhooks themselves like any delivery: to the tenant's other enabled endpoints that
+ * subscribe to the type (never the failing one it is about), and to the operator's subscriptions that list it, with
+ * `tenant` in their body. Queued after the outcome is recorded, not in its transaction: a crash between loses only the notice.
  */
 export class OperationalEvents {
   readonly #options: OperationalEventsOptions;
@@ -90,11 +84,8 @@ export class OperationalEvents {
 }
 
 /**
- * Whether a failed delivery is reported: only one to a tenant endpoint that ran out of attempts on its own.
- * Not a 410 (the receiver asked for no more, which is no fault to report), not one ended by deleting or
- * disabling its endpoint (`webhook.endpoint.disabled` covers the latter), not a test event, and never one
- * about a `webhook.delivery.failed` message: two endpoints failing each other's reports would otherwise
- * queue reports forever.
+ * Whether a failed delivery is reported: only one to a tenant endpoint that ran out of attempts on its own (not a 410,
+ * not ended with its endpoint, not a test), and never a report itself, or two failing endpoints would report forever.
  */
 function reportsFailure(delivery: NewDelivery, outcome: WebhookSendOutcome): boolean {
   if (!isTenantEndpointId(delivery.endpointId) || delivery.test || delivery.eventType === 'webhook.delivery.failed') return false;

@@ -1,14 +1,9 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 
 /**
- * The share of the event loop a background pruning run takes while it runs
- * on schedule. After each batch the pruner waits (1 − share) / share times as
- * long as the batch held the loop: on SQLite, pruning deletes old rows spread
- * all over the file, so each commit writes many pages; run back to back, the
- * batches would take most of the loop for a moment, and requests arriving
- * then would wait behind several of them. Spread out, pruning costs requests
- * little more than the steady load's own writes do. On PostgreSQL a batch holds the loop for next to
- * nothing, and so waits next to nothing.
+ * The share of the event loop a pruning run on schedule takes: after each batch it waits (1 − share) / share times as
+ * long as the batch held the loop. SQLite batches write pages all over the file; back to back they would make requests
+ * wait behind several of them.
  */
 export const PRUNE_LOOP_SHARE = 0.02;
 
@@ -32,13 +27,7 @@ const sleepUnlessAborted = (ms: number, signal?: AbortSignal) =>
     () => {},
   );
 
-/**
- * What a background run does between batches, given how long the last one
- * held the event loop: a pause that keeps the run to `PRUNE_LOOP_SHARE` of
- * the loop, never past the deadline. A run still going at its deadline (a
- * backlog) is behind: it only yields from then on, so pruning keeps up with
- * any rate of deliveries the storage can take.
- */
+/** The pause after a batch that keeps a run to `PRUNE_LOOP_SHARE` of the loop; past the deadline (a backlog) it only yields, so pruning keeps up. */
 export function prunePacing(options: PrunePacingOptions): (heldMs: number) => Promise<void> {
   const sleep = options.sleep ?? sleepUnlessAborted;
   return async (heldMs) => {

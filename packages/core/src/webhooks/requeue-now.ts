@@ -9,12 +9,7 @@ export interface RequeueNowOptions {
   readonly onRequeue?: () => void;
 }
 
-/**
- * The one way core queues deliveries again (the operator's retry, resend and
- * recover, and the tenants' resend and recover): due now, with `onRequeue`
- * called when any went back, so a dispatcher asleep until its next poll
- * sends them at once. Resolves with how many went back.
- */
+/** The one way core queues deliveries again: due now, calling `onRequeue` when any went back (so a sleeping dispatcher sends them at once); resolves with how many. */
 export function requeueNow(options: RequeueNowOptions): (selector: RequeueSelector) => Promise<number> {
   return async (selector) => {
     const requeued = await options.outbox.requeue(selector, options.clock.now());

@@ -19,12 +19,7 @@ export interface AttemptDecision {
   readonly error?: string;
 }
 
-/**
- * Decides what happens after an attempt: delivered is final; gone and failed
- * stop retrying; a retry waits for the next delay of the schedule, and at
- * least until the (capped) time the receiver asked for; after the last delay
- * the delivery fails.
- */
+/** What follows an attempt: delivered is final, gone and failed stop; a retry waits the schedule's next delay (at least the capped time the receiver asked), and fails after the last. */
 export class RetryPolicy {
   readonly #schedule: readonly number[];
   readonly #jitter: number;

@@ -1,13 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 
-/**
- * Logs a run of failed storage passes as one outage: the first failure when
- * it happens, then one summary line when a pass succeeds again (how long
- * and how many passes failed). The dispatcher retries about once a second
- * while storage is down; a line per retry would bury everything else in the
- * log and say nothing new.
- */
+/** Logs a run of failed storage passes as one outage: the first failure, then one summary when a pass succeeds (a line per retry each second would bury the log). */
 export class StorageOutage {
   readonly #logger: Logger;
   readonly #clock: Clock;

@@ -34,12 +34,6 @@ export interface WebhookAdminOptions {
   readonly logger?: Logger;
 }
 
-/**
- * `store.allTenants.webhooks`: the operator's tools, across every tenant and
- * with no principal (inspect deliveries of every endpoint and subscription,
- * re-queue, resend, recover, prune; list, disable and enable any tenant's
- * endpoint). Tenants' self-service is `store.webhooks`.
- */
 /** The longest wait of due deliveries for an attempt slot, in ms (see `WebhookAdmin.queueDelay`). */
 export interface QueueDelay {
   readonly all: number;
@@ -49,65 +43,48 @@ export interface QueueDelay {
   readonly slow: number;
 }
 
+/**
+ * `store.allTenants.webhooks`: the operator's tools, across every tenant and with no principal (deliveries of every
+ * endpoint and subscription, re-queue, resend, recover, prune; any tenant's endpoints). Tenants' own is `store.webhooks`.
+ */
 export class WebhookAdmin {
-  readonly #outbox: WebhookOutbox;
-  readonly #endpoints: WebhookEndpointRepository;
-  readonly #clock: Clock;
+  readonly #options: WebhookAdminOptions;
   readonly #requeue: (selector: RequeueSelector) => Promise<number>;
-  readonly #retentionMs: number | null;
-  readonly #onPruned: ((count: number) => void) | undefined;
-  readonly #logger: Logger;
-  readonly #slowEndpoints: () => readonly string[];
 
   constructor(options: WebhookAdminOptions) {
-    this.#outbox = options.outbox;
-    this.#clock = options.clock;
-    this.#endpoints = options.endpoints;
+    this.#options = options;
     this.#requeue = requeueNow(options);
-    this.#retentionMs = options.retentionMs ?? null;
-    this.#onPruned = options.onPruned;
-    this.#logger = options.logger ?? silentLogger;
-    this.#slowEndpoints = options.slowEndpoints ?? (() => []);
   }
 
-  /**
-   * Deliveries (newest first) with status and attempt log. `tenant` keeps
-   * that tenant's endpoints' deliveries (as the tenant sees them);
-   * `NotFoundError` for an `endpointId` that is neither an endpoint nor a
-   * subscription with deliveries.
-   */
+  /** Deliveries, newest first (`tenant`: as that tenant sees them); `NotFoundError` for an `endpointId` that is neither an endpoint nor a subscription with deliveries. */
   async list(query: Pick<ListDeliveriesQuery, 'status' | 'limit' | 'endpointId' | 'tenant'> = {}): Promise<Delivery[]> {
     const { status, limit, endpointId, tenant } = query;
     // `undefined` answers an unknown cursor only, and this query has none.
-    const deliveries = (await this.#outbox.list({ status, limit, endpointId, tenant })) ?? [];
+    const deliveries = (await this.#options.outbox.list({ status, limit, endpointId, tenant })) ?? [];
     if (deliveries.length === 0 && endpointId !== undefined) await this.#known(endpointId);
     return deliveries;
   }
 
   /** One delivery; `NotFoundError` when unknown. */
   async get(id: string): Promise<Delivery> {
-    const delivery = await this.#outbox.get(id);
+    const delivery = await this.#options.outbox.get(id);
     if (!delivery) throw new NotFoundError(`delivery ${id} not found`);
     return delivery;
   }
 
   /** How many deliveries are pending and when the oldest was queued (one cheap storage read; metrics call it per scrape). */
   pendingStats(): Promise<PendingStats> {
-    return this.#outbox.pendingStats();
+    return this.#options.outbox.pendingStats();
   }
 
   /**
-   * How long the due deliveries not yet taken by any dispatcher have waited
-   * for an attempt slot, the longest, in ms (0 when none waits): over every
-   * endpoint, and split between the endpoints this process's dispatcher
-   * finds slow and the others. Deliveries to responsive endpoints that wait
-   * are what starvation looks like. One index read per endpoint with pending
-   * deliveries; metrics call it per scrape.
+   * The longest wait, in ms, of due deliveries no dispatcher has taken yet: over all endpoints, and split between the
+   * ones this process finds slow and the others (responsive ones waiting is what starvation looks like). Metrics call it per scrape.
    */
   async queueDelay(): Promise<QueueDelay> {
-    const now = this.#clock.now();
-    const waiting = await this.#outbox.waitingSince(now);
-    const slow = new Set(this.#slowEndpoints());
+    const now = this.#options.clock.now();
+    const waiting = await this.#options.outbox.waitingSince(now);
+    const slow = new Set(this.#options.slowEndpoints?.() ?? []);
     const delay = { all: 0, responsive: 0, slow: 0 };
     for (const [endpointId, since] of waiting) {
       const waited = Math.max(0, now - since);
@@ -141,46 +118,33 @@ export class WebhookAdmin {
   /** Throws `NotFoundError` unless `id` is a tenant's endpoint or a subscription that deliveries went to (the only trace a subscription leaves in storage). */
   async #known(id: string): Promise<void> {
     const known = isTenantEndpointId(id)
-      ? (await this.#endpoints.find(id)) !== undefined
-      : ((await this.#outbox.list({ endpointId: id, limit: 1 })) ?? []).length > 0;
+      ? (await this.#options.endpoints.find(id)) !== undefined
+      : ((await this.#options.outbox.list({ endpointId: id, limit: 1 })) ?? []).length > 0;
     if (!known) throw new NotFoundError(`no endpoint ${id.slice(0, 100)}, and no deliveries to a subscription with that id`);
   }
 
   /**
-   * Deletes delivered and failed deliveries (never pending ones), with their
-   * attempts, that finished more than `olderThan` ms ago (by default the
-   * store's retention), in batches of at most 1,000, then reclaims their
-   * space as the background pruning does; resolves with how many.
-   * `ValidationError` when `olderThan` is not a duration, or is missing while
-   * the store keeps deliveries forever.
+   * Deletes delivered and failed deliveries that finished more than `olderThan` ms ago (default: the retention), then
+   * reclaims their space; resolves with how many. `ValidationError` for a bad `olderThan`, or none while retention is off.
    */
   async prune(options: PruneOptions = {}): Promise<number> {
-    const olderThan = options.olderThan ?? this.#retentionMs;
-    if (olderThan === null) {
-      throw ValidationError.of('olderThan', 'is required: this store keeps finished deliveries (retention is off)');
-    }
-    if (!Number.isFinite(olderThan) || olderThan < 0) {
-      throw ValidationError.of('olderThan', `must be a duration in ms of 0 or more, got ${String(olderThan)}`);
-    }
-    const pruned = await pruneInBatches(this.#outbox, this.#clock.now() - olderThan, { onBatch: this.#onPruned });
-    if (pruned > 0) await reclaimPrunedSpace(this.#outbox, this.#logger);
+    const olderThan = options.olderThan ?? this.#options.retentionMs ?? null;
+    if (olderThan === null) throw ValidationError.of('olderThan', 'is required: this store keeps finished deliveries (retention is off)');
+    if (!Number.isFinite(olderThan) || olderThan < 0) throw ValidationError.of('olderThan', `must be a duration in ms of 0 or more, got ${String(olderThan)}`);
+    const pruned = await pruneInBatches(this.#options.outbox, this.#options.clock.now() - olderThan, { onBatch: this.#options.onPruned });
+    if (pruned > 0) await reclaimPrunedSpace(this.#options.outbox, this.#options.logger ?? silentLogger);
     return pruned;
   }
 
   /** One page of every tenant's endpoints, ascending id. */
   async listEndpoints(options: unknown = {}): Promise<EndpointPage> {
     const { limit = DEFAULT_PAGE, after } = validate(ListEndpointsOptionsSchema, options);
-    return endpointPage(await this.#endpoints.listAll({ after, limit: limit + 1 }), limit);
+    return endpointPage(await this.#options.endpoints.listAll({ after, limit: limit + 1 }), limit);
   }
 
   /** Enables or disables any tenant's endpoint (disabling ends its pending deliveries as failed). */
   async setEndpointStatus(id: string, status: WebhookEndpointStatus, reason?: string): Promise<WebhookEndpoint> {
-    const stored = await this.#endpoints.setStatus(
-      endpointId(id),
-      status,
-      status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined,
-      this.#clock.now(),
-    );
-    return found(id, stored);
+    const disabledReason = status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined;
+    return found(id, await this.#options.endpoints.setStatus(endpointId(id), status, disabledReason, this.#options.clock.now()));
   }
 }

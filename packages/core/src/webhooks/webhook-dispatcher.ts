@@ -9,7 +9,7 @@ import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { outsideAnyTrace } from '../tracing/tracer.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { AttemptSlots } from './attempt-slots.js';
-import { attemptDelivery, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
+import { attemptDelivery, describeError, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
 import { DeliveryClaimer, slotOwner } from './delivery-claimer.js';
 import type { DeliveryTargets } from './delivery-targets.js';
 import { DispatchTimer } from './dispatch-timer.js';
@@ -36,12 +36,7 @@ export interface WebhookDispatchSettings {
   readonly perTenantConcurrency?: number;
   /** An attempt still running after this many ms makes its endpoint slow until one answers sooner. @default the smaller of 5000 and `timeoutMs` */
   readonly slowAttemptMs?: number;
-  /**
-   * How long a claim is held before another dispatcher may take the delivery
-   * over. Must exceed an attempt (`timeoutMs`) plus recording it; it is also
-   * how long deliveries in flight at a crash wait before a restarted service
-   * retries them. @default timeoutMs + 10000
-   */
+  /** How long a claim is held before another dispatcher may take the delivery over: more than an attempt plus recording it, and how long deliveries in flight at a crash wait. @default timeoutMs + 10000 */
   readonly leaseMs?: number;
   /** Fallback poll in ms for work this dispatcher was not woken for (queued by other processes, expired leases). @default 1000 */
   readonly pollIntervalMs?: number;
@@ -51,12 +46,7 @@ export interface WebhookDispatchSettings {
   readonly jitter?: number;
   /** Most deliveries claimed per storage round trip. @default the smaller of 64 and `concurrency` */
   readonly batchSize?: number;
-  /**
-   * How long `stop()` lets attempts in flight finish before it aborts them.
-   * Aborted attempts are recorded as interrupted (no retry used up) and are
-   * due again at once; `stop()` waits as long again for that, then releases
-   * the leases of attempts whose transport ignored the abort. @default 2000
-   */
+  /** How long `stop()` lets attempts finish before aborting them (recorded as interrupted, due again at once), and waits again before releasing the leases of those that ignored the abort. @default 2000 */
   readonly stopTimeoutMs?: number;
   /** Lease owner id, unique per dispatcher. @default `<host>:<pid>:<random>` */
   readonly owner?: string;
@@ -80,24 +70,17 @@ export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
 }
 
 /**
- * Sends queued deliveries through the transport. Woken right after a commit
- * (so the first attempt is prompt), it claims due deliveries as leases
- * (`DeliveryClaimer`), runs each attempt in a slot under caps that keep
- * slow endpoints and busy tenants from taking every slot (`AttemptSlots`,
- * `attemptDelivery`), records what came of
- * it (`AttemptRecorder`), and claims more as slots free up. `DispatchTimer`
- * picks up retries and work queued elsewhere. Leases make several
- * dispatchers (stores or processes) on one outbox safe: an attempt is made by
- * the lease holder only. Storage failures are retried, never thrown, and
- * logged once per outage (`StorageOutage`).
+ * Sends queued deliveries through the transport. Woken right after a commit, it claims due deliveries as leases
+ * (`DeliveryClaimer`), runs each in a slot under caps that keep slow endpoints and busy tenants from taking every slot
+ * (`AttemptSlots`), records the outcome (`AttemptRecorder`) and claims more as slots free up; `DispatchTimer` picks up
+ * retries and work queued elsewhere. Only a lease holder attempts, so several dispatchers may share one outbox.
+ * Storage failures are retried, never thrown, and logged once per outage (`StorageOutage`).
  */
 export class WebhookDispatcher {
-  readonly #logger: Logger;
-  readonly #clock: Clock;
+  readonly #options: WebhookDispatcherOptions;
   readonly #pollIntervalMs: number;
   readonly #stopTimeoutMs: number;
   readonly #owner: string;
-  readonly #outbox: WebhookOutbox;
   readonly #slots: AttemptSlots;
   readonly #claimer: DeliveryClaimer;
   readonly #recorder: AttemptRecorder;
@@ -105,12 +88,9 @@ export class WebhookDispatcher {
   readonly #timer: DispatchTimer;
   readonly #throttle: EndpointThrottle;
   readonly #health: EndpointHealth | undefined;
-  readonly #endpoints: WebhookEndpointRepository | undefined;
   /** Whether any tenant endpoint existed at the last look (refreshed with each timer or poll pass); until then, assume so. */
   #tenantEndpoints = true;
-  readonly #events: PlantEventBus | undefined;
   readonly #outage: StorageOutage;
-  readonly #operational: OperationalEvents | undefined;
 
   #state: 'idle' | 'running' | 'stopped' = 'idle';
   #pumpScheduled = false;
@@ -123,9 +103,7 @@ export class WebhookDispatcher {
   constructor(options: WebhookDispatcherOptions) {
     const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
     const concurrency = Math.max(1, options.concurrency ?? 256);
-    this.#logger = options.logger;
-    this.#clock = options.clock;
-    this.#outbox = options.outbox;
+    this.#options = options;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 2_000;
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
@@ -147,16 +125,13 @@ export class WebhookDispatcher {
     const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#context = { transport: options.transport, targets: options.targets, throttle: this.#throttle, clock: options.clock, timeoutMs, userAgent };
     const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
-    this.#endpoints = options.endpoints;
-    this.#operational = options.operationalEvents;
-    const onDisabled = (...args: Parameters<OperationalEvents['endpointDisabled']>) => this.#queued(this.#operational?.endpointDisabled(...args));
+    const onDisabled = (...args: Parameters<OperationalEvents['endpointDisabled']>) => this.#queued(this.#options.operationalEvents?.endpointDisabled(...args));
     this.#health =
       options.endpoints && new EndpointHealth({ endpoints: options.endpoints, disableAfterMs, clock: options.clock, logger: options.logger, onDisabled });
     this.#timer = new DispatchTimer(options.clock, () => {
       this.#checkDue = true;
       this.wake();
     });
-    this.#events = options.events;
     this.#outage = new StorageOutage(options.logger, options.clock);
   }
 
@@ -186,12 +161,7 @@ export class WebhookDispatcher {
     );
   }
 
-  /**
-   * Stops taking work (claimed deliveries not yet started are released),
-   * lets attempts in flight run for up to `stopTimeoutMs`, then aborts the
-   * rest: they are recorded as interrupted and due again at once, for this
-   * or another process. Idempotent.
-   */
+  /** Stops taking work, lets attempts in flight run for up to `stopTimeoutMs`, then aborts the rest (recorded as interrupted, due again at once). Idempotent. */
   stop(): Promise<void> {
     this.#stopping ??= this.#stop();
     return this.#stopping;
@@ -202,14 +172,14 @@ export class WebhookDispatcher {
     this.#timer.stop();
     await this.#pumping; // a claim in progress releases what it got (the state is no longer running)
     if (await this.#slots.settled(this.#stopTimeoutMs)) return;
-    this.#logger.info('webhook dispatcher: interrupting attempts still running', { inFlight: this.#slots.size });
+    this.#options.logger.info('webhook dispatcher: interrupting attempts still running', { inFlight: this.#slots.size });
     this.#slots.abortAll();
     if (await this.#slots.settled(this.#stopTimeoutMs)) return;
     // Their transport ignored the abort: free the deliveries for the next dispatcher all the same.
     const stuck = this.#slots.deliveryIds();
-    this.#logger.warn('webhook dispatcher stopped with attempts that ignored the abort; their leases are released', { inFlight: stuck.length });
-    await this.#outbox.release(stuck, this.#owner).catch((error: unknown) => {
-      this.#logger.error('webhook dispatcher: could not release leases; they are retried when the lease ends', { error: describe(error) });
+    this.#options.logger.warn('webhook dispatcher stopped with attempts that ignored the abort; their leases are released', { inFlight: stuck.length });
+    await this.#options.outbox.release(stuck, this.#owner).catch((error: unknown) => {
+      this.#options.logger.error('webhook dispatcher: could not release leases; they are retried when the lease ends', { error: describeError(error) });
     });
   }
 
@@ -244,15 +214,16 @@ export class WebhookDispatcher {
       } while (this.#pumpAgain && this.#state === 'running');
       this.#outage.succeeded();
     } catch (error) {
-      this.#outage.failed(describe(error));
+      this.#outage.failed(describeError(error));
       this.#checkDue = true;
-      this.#timer.scheduleAt(this.#clock.now() + Math.min(this.#pollIntervalMs, 1_000));
+      this.#timer.scheduleAt(this.#options.clock.now() + Math.min(this.#pollIntervalMs, 1_000));
     }
   }
 
   /** Looks whether any tenant endpoint exists (one row at most), so the claimer knows whether the endpoint set is fixed. */
   async #checkTenantEndpoints(): Promise<void> {
-    this.#tenantEndpoints = this.#endpoints !== undefined && (await this.#endpoints.listAll({ limit: 1 })).length > 0;
+    const { endpoints } = this.#options;
+    this.#tenantEndpoints = endpoints !== undefined && (await endpoints.listAll({ limit: 1 })).length > 0;
   }
 
   /** Endpoints whose latest attempt ran long or timed out (they get fewer attempt slots until one answers promptly). */
@@ -267,9 +238,9 @@ export class WebhookDispatcher {
 
   /** Arms the timer for the earliest due time storage knows (retries, expired leases, work from elsewhere). */
   async #armForNextDue(capped: boolean): Promise<void> {
-    const next = await this.#outbox.nextDueAt();
+    const next = await this.#options.outbox.nextDueAt();
     if (next === undefined || this.#state !== 'running') return;
-    const now = this.#clock.now();
+    const now = this.#options.clock.now();
     if (next > now) this.#timer.scheduleAt(next);
     // Due but not claimed: waiting for a slot, and the completion that frees it wakes us.
     else if (!capped) this.#timer.scheduleAt(now + 5);
@@ -295,13 +266,13 @@ export class WebhookDispatcher {
       answered();
       const outcome = await this.#recorder.record(delivery, result);
       const metric = outcome && attemptOutcome(outcome, result);
-      if (metric) this.#events?.emit('webhook.attempted', { outcome: metric, durationMs: Math.max(0, result.finishedAt - result.startedAt) });
+      if (metric) this.#options.events?.emit('webhook.attempted', { outcome: metric, durationMs: Math.max(0, result.finishedAt - result.startedAt) });
       if (outcome?.status === 'pending') this.#timer.scheduleAt(outcome.nextAttemptAt);
-      if (outcome?.status === 'failed') await this.#queued(this.#operational?.deliveryFailed(delivery, result.outcome, result.finishedAt));
+      if (outcome?.status === 'failed') await this.#queued(this.#options.operationalEvents?.deliveryFailed(delivery, result.outcome, result.finishedAt));
       if (outcome) await this.#health?.observe(delivery, outcome, result.startedAt);
     } catch (error) {
       // The lease runs out and the delivery is tried again: at-least-once.
-      this.#logger.error('webhook dispatcher: could not record an attempt, will retry', { deliveryId: delivery.id, error: describe(error) });
+      this.#options.logger.error('webhook dispatcher: could not record an attempt, will retry', { deliveryId: delivery.id, error: describeError(error) });
     }
   }
 
@@ -310,14 +281,14 @@ export class WebhookDispatcher {
     try {
       if (((await queuing) ?? 0) > 0) this.wake();
     } catch (error) {
-      this.#logger.error('webhook dispatcher: could not queue an operational event', { error: describe(error) });
+      this.#options.logger.error('webhook dispatcher: could not queue an operational event', { error: describeError(error) });
     }
   }
 
   /** Gives the delivery back (due as before) and looks again when the endpoint's rate window ends. */
   async #throttled(delivery: ClaimedDelivery): Promise<void> {
-    await this.#outbox.release([delivery.id], this.#owner);
-    this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#clock.now());
+    await this.#options.outbox.release([delivery.id], this.#owner);
+    this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#options.clock.now());
   }
 }
 
@@ -342,8 +313,4 @@ function attemptOutcome(outcome: AttemptOutcome, result: AttemptResult): Webhook
   if (outcome.status === 'pending') return 'retry';
   if (outcome.status === 'failed' && result.outcome.kind === 'gone') return 'gone';
   return outcome.status;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

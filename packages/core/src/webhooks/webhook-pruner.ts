@@ -10,25 +10,13 @@ export const PRUNE_BATCH_MAX = 1_000;
 export const PRUNE_BATCH_SIZE = 200;
 
 /**
- * How long one batch should hold the event loop, in ms. On SQLite a batch
- * runs on the event loop (better-sqlite3 is synchronous), so a request that
- * arrives meanwhile waits for the rest of it: the batch size follows how long
- * the last full batch held the loop, so that a slower machine, a larger
- * database or a busier disk make smaller batches instead of longer waits.
- * Half the two milliseconds a batch should stay under, since one batch can
- * cost more per delivery than the last (a cold page, a busy disk). A
- * storage whose driver is asynchronous (PostgreSQL) holds the loop for next
- * to nothing, and its batches grow to `PRUNE_BATCH_MAX`.
+ * How long one batch should hold the event loop, in ms: a synchronous driver (SQLite) makes requests wait for a
+ * whole batch, so batches are sized by how long the last full one held the loop. Half the 2 ms a batch should stay
+ * under, as one batch can cost more per delivery than the last; an asynchronous driver's batches grow to the maximum.
  */
 export const PRUNE_BATCH_BUDGET_MS = 1;
 
-/**
- * The size of the next prune batch: it starts at `PRUNE_BATCH_SIZE` and
- * follows the time full batches held the event loop, between 1 and `max`.
- * It shrinks at once when a batch took too long, and grows at most twofold
- * per batch, so one batch that happened to be quick does not make the next
- * one hold the loop for many times the budget.
- */
+/** The size of the next prune batch, between 1 and `max`: it shrinks at once after a batch that took too long, and at most doubles per batch (one quick batch must not make the next hold the loop for many budgets). */
 export class PruneBatchSize {
   readonly #max: number;
   #size: number;
@@ -66,12 +54,7 @@ export interface PruneInBatchesOptions {
   readonly between?: (heldMs: number) => Promise<void>;
 }
 
-/**
- * Deletes every finished delivery that finished before `olderThan` (epoch ms),
- * batch after batch (each sized by `batchSize`), yielding to the event loop
- * between batches so requests and deliveries keep their turn; resolves with
- * how many were deleted.
- */
+/** Deletes the deliveries that finished before `olderThan` (epoch ms) in batches, yielding to the event loop between them; resolves with how many. */
 export async function pruneInBatches(outbox: WebhookOutbox, olderThan: number, options: PruneInBatchesOptions = {}): Promise<number> {
   const sizer = options.batchSize ?? new PruneBatchSize();
   const now = options.now ?? (() => performance.now());
@@ -92,12 +75,7 @@ export async function pruneInBatches(outbox: WebhookOutbox, olderThan: number, o
   }
 }
 
-/**
- * After a pruning run that deleted deliveries: the storage's reclaim of their
- * space (PostgreSQL's VACUUM, SQLite's incremental vacuum), when it has one.
- * A failure is logged once, as a warning, and never thrown: the deletes are
- * committed already, and the next run's reclaim covers this run's rows too.
- */
+/** The storage's reclaim of pruned space, when it has one; a failure is logged, never thrown (the deletes are committed, and the next reclaim covers them). */
 export async function reclaimPrunedSpace(outbox: WebhookOutbox, logger: Logger, signal?: AbortSignal): Promise<void> {
   if (!outbox.reclaimSpace) return;
   try {
@@ -127,12 +105,9 @@ export interface WebhookPrunerOptions {
 }
 
 /**
- * Deletes finished deliveries older than the retention in the background:
- * one run per interval, each run in batches until nothing old is left, paced
- * to a small share of the event loop (see `prunePacing`), then the storage's
- * reclaim of the space when the run deleted anything (so at most once per
- * interval). Storage failures are logged and the next run tries again;
- * nothing is thrown.
+ * Deletes finished deliveries older than the retention in the background: one run per interval, in batches paced to a
+ * small share of the event loop (`prunePacing`), then a reclaim of the space if it deleted anything. Failures are
+ * logged and the next run tries again.
  */
 export class WebhookPruner {
   readonly #options: WebhookPrunerOptions;

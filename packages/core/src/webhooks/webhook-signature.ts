@@ -43,24 +43,14 @@ export function newEd25519KeyPair(): { secretKey: string; publicKey: string } {
   return { secretKey: secret, publicKey: verificationKey(secret) };
 }
 
-/**
- * What a receiver verifies with, given the stored secret: a `whsec_` secret
- * itself (HMAC is symmetric), the `whpk_` public key of a `whsk_` one (the
- * secret key never leaves the service).
- */
+/** What a receiver verifies with: a `whsec_` secret itself (HMAC is symmetric), the `whpk_` public key of a `whsk_` one. */
 export function verificationKey(secret: string): string {
   const key = secret.startsWith('whsk_') ? ed25519SecretKey(secret) : undefined;
   if (!key) return secret;
   return `whpk_${Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x!, 'base64url').toString('base64')}`;
 }
 
-/**
- * The Standard Webhooks `webhook-signature` value over
- * `"<id>.<timestamp>.<body>"`: `v1,<base64 HMAC-SHA256>` for a `whsec_`
- * secret, `v1a,<base64 Ed25519 signature>` for a `whsk_` one. Throws when
- * the secret is malformed (secrets are validated before they get here, so
- * that is a programming error).
- */
+/** The `webhook-signature` value over `"<id>.<timestamp>.<body>"`: `v1,<HMAC-SHA256>` for `whsec_`, `v1a,<Ed25519>` for `whsk_`; throws for a malformed secret. */
 export function signWebhook({ secret, id, timestamp, body }: SignWebhookInput): string {
   const key = typeof secret === 'string' ? signingKey(secret) : secret;
   if (!key || ('length' in key && key.length === 0)) throw new TypeError('webhook secret must be "whsec_" or "whsk_" followed by base64');

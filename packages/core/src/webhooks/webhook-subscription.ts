@@ -33,21 +33,14 @@ const EVENT_TYPES_MESSAGE = `eventTypes must be a non-empty array of ${SUBSCRIPT
 const ID_MESSAGE = 'id must be 1 to 64 letters, digits, "_", "-", "." or ":", not starting with "ep_" (tenant endpoint ids)';
 
 /**
- * The id a subscription gets when its configuration names none: `sub_` and
- * 24 hex digits of the SHA-256 of its url, exactly as written. Stable across
- * restarts and instances, so queued deliveries find their subscription again;
- * it changes with the url, so a subscription whose url changes while
- * deliveries are queued should be given an explicit `id`.
+ * The id of a subscription whose configuration names none: `sub_` and 24 hex digits of the SHA-256 of its url. Stable
+ * across restarts and instances, so queued deliveries find it again; give an `id` to keep them when the url changes.
  */
 export function subscriptionId(url: string): string {
   return `sub_${createHash('sha256').update(url, 'utf8').digest('hex').slice(0, 24)}`;
 }
 
-/**
- * A subscriber to "New Plant": where to POST, how to sign, which tenant
- * (absent = all), what it receives (`eventTypes`, default `plant.created`), and its id (deliveries refer to it by id; derived from the
- * url unless given, see {@link subscriptionId}).
- */
+/** A subscriber to "New Plant": where to POST, how to sign, which tenant (absent: all), what it receives (default `plant.created`), and its id ({@link subscriptionId} unless given). */
 export const WebhookSubscriptionSchema = v.pipe(
   v.strictObject(
     {
@@ -55,14 +48,10 @@ export const WebhookSubscriptionSchema = v.pipe(
       id: v.exactOptional(v.pipe(v.string(ID_MESSAGE), v.regex(/^(?!ep_)[A-Za-z0-9_.:-]{1,64}$/, ID_MESSAGE))),
       url: v.pipe(
         v.string('url must be an http or https URL'),
-        v.check((url) => {
-          try {
-            const parsed = new URL(url);
-            return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
-          } catch {
-            return false;
-          }
-        }, 'url must be an absolute http or https URL'),
+        v.check(
+          (url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol) && new URL(url).hostname !== '',
+          'url must be an absolute http or https URL',
+        ),
       ),
       secret: webhookSecretSchema(),
       tenant: v.exactOptional(v.pipe(v.string('tenant must be a non-empty string'), v.minLength(1, 'tenant must be a non-empty string'))),

@@ -1,6 +1,4 @@
-// Where the page keeps the token it signs in with: sessionStorage, so it
-// lives as long as the tab and is never written to disk for later visits,
-// nor sent anywhere but in the Authorization header of API calls.
+// The token the page signs in with lives in sessionStorage: as long as the tab, never on disk for later visits.
 
 const KEY = 'plant-store-portal-token';
 
@@ -10,12 +8,7 @@ export interface StoredToken {
   readonly fromLink: boolean;
 }
 
-/**
- * Takes a portal link's token out of the address (`#token=…`): stores it,
- * then removes the fragment from the address bar and the history entry at
- * once, so it is not left on screen, in the history or in a bookmark.
- * Returns undefined when the address carries no token.
- */
+/** Takes a portal link's token (`#token=…`) out of the address, so it is not left on screen, in the history or a bookmark, and stores it. */
 export function takeTokenFromAddress(): StoredToken | undefined {
   const fragment = new URLSearchParams(location.hash.replace(/^#/, ''));
   const token = fragment.get('token');

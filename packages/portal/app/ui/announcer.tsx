@@ -19,10 +19,7 @@ export function useAnnounce(): Announce {
   return useContext(AnnounceContext);
 }
 
-/**
- * The page's one status region: present from the start (a live region
- * added later is not read out), polite, and showing the last message.
- */
+/** The page's one polite status region, present from the start (one added later is not read out), showing the last message. */
 export function Announcer({ children }: { readonly children: ComponentChildren }) {
   const [current, setCurrent] = useState<Announcement | undefined>(undefined);
   const announce = useCallback<Announce>((text, tone = 'info') => {

@@ -19,10 +19,7 @@ export function verificationKeyLabel(key: string): string {
 
 const BIGINT_MARK = '\u0000bigint:';
 
-/**
- * JSON, indented, with bigint values written as the exact integers they
- * are (JSON.stringify refuses bigints, and a Number would round ids past 2^53).
- */
+/** JSON, indented, with bigints written as their exact digits (JSON.stringify refuses them; a Number would round ids past 2^53). */
 export function prettyJson(value: unknown): string {
   const text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `${BIGINT_MARK}${item}` : item), 2);
   return text.replace(/"\\u0000bigint:(-?\d+)"/g, '$1');

@@ -1,8 +1,9 @@
-import type { WebhookDeliveryStatus, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
+import type { ListWebhookDeliveriesQuery, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { DeliveryFilter, PortalDelivery } from '../api/portal-api.js';
+import { allEndpoints } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
 import { dateFromLocalInput } from '../ui/format.js';
+import { Options } from '../ui/parts.js';
 import { usePortal } from '../ui/portal-context.js';
 import { ViewSection } from '../ui/view-heading.js';
 import { DeliveryItem } from './delivery-item.js';
@@ -27,16 +28,16 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
   const [eventType, setEventType] = useState('');
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
-  const [deliveries, setDeliveries] = useState<PortalDelivery[] | undefined>(undefined);
+  const [deliveries, setDeliveries] = useState<WebhookDelivery[] | undefined>(undefined);
   const [after, setAfter] = useState<string | undefined>(undefined);
-  const [filter, setFilter] = useState<DeliveryFilter>(initialEndpoint === undefined ? {} : { endpoint: initialEndpoint });
+  const [filter, setFilter] = useState<ListWebhookDeliveriesQuery>(initialEndpoint === undefined ? {} : { endpoint: initialEndpoint });
 
   const load = useCallback(
-    async (applied: DeliveryFilter, from?: string) => {
+    async (applied: ListWebhookDeliveriesQuery, from?: string) => {
       try {
-        const page = await api.listDeliveries(applied, { limit: PAGE_SIZE, ...(from === undefined ? {} : { after: from }) });
+        const page = await api.deliveries.listPage({ ...applied, limit: PAGE_SIZE, ...(from === undefined ? {} : { after: from }) });
         setDeliveries((previous) => (from === undefined ? page.deliveries : [...(previous ?? []), ...page.deliveries]));
-        setAfter(page.after);
+        setAfter(page.next?.after);
         return page;
       } catch (error) {
         fail(error);
@@ -48,14 +49,14 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
 
   useEffect(() => {
     void load(filter);
-    api.listEndpoints().then(setEndpoints, fail);
+    allEndpoints(api).then(setEndpoints, fail);
   }, []);
 
   function apply(event: Event) {
     event.preventDefault();
     const sinceDate = dateFromLocalInput(since);
     const untilDate = dateFromLocalInput(until);
-    const next: DeliveryFilter = {
+    const next: ListWebhookDeliveriesQuery = {
       ...(endpoint === '' ? {} : { endpoint }),
       ...(status === '' ? {} : { status: status as WebhookDeliveryStatus }),
       ...(eventType === '' ? {} : { eventType: eventType as WebhookEventType }),
@@ -67,7 +68,7 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
     void load(next).then((page) => {
       if (page === undefined) return;
       const count = page.deliveries.length;
-      const more = page.after === undefined ? '' : ', older ones on request';
+      const more = page.next?.after === undefined ? '' : ', older ones on request';
       announce(count === 0 ? 'No deliveries match.' : `Showing ${count === 1 ? '1 delivery' : `${count} deliveries`}${more}.`);
     });
   }
@@ -81,11 +82,7 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
           <label for="filter-endpoint">Endpoint</label>
           <select id="filter-endpoint" value={endpoint} onChange={(event) => setEndpoint(event.currentTarget.value)}>
             <option value="">All endpoints</option>
-            {endpoints.map((item) => (
-              <option key={item.id} value={item.id}>
-                {item.url}
-              </option>
-            ))}
+            <Options items={endpoints.map((item) => [item.id, item.url] as const)} />
             {endpoint !== '' && endpoints.every((item) => item.id !== endpoint) ? <option value={endpoint}>{endpoint}</option> : null}
           </select>
         </div>
@@ -93,22 +90,14 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
           <label for="filter-status">Status</label>
           <select id="filter-status" value={status} onChange={(event) => setStatus(event.currentTarget.value)}>
             <option value="">Any status</option>
-            {STATUSES.map((item) => (
-              <option key={item} value={item}>
-                {item}
-              </option>
-            ))}
+            <Options items={STATUSES} />
           </select>
         </div>
         <div class="field">
           <label for="filter-event-type">Event type</label>
           <select id="filter-event-type" value={eventType} onChange={(event) => setEventType(event.currentTarget.value)}>
             <option value="">Any event type</option>
-            {eventTypes.map((item) => (
-              <option key={item.type} value={item.type}>
-                {item.type}
-              </option>
-            ))}
+            <Options items={eventTypes.map((item) => item.type)} />
           </select>
         </div>
         <div class="field">

@@ -1,11 +1,11 @@
-import { useState } from 'preact/hooks';
-import type { PortalDelivery } from '../api/portal-api.js';
+import type { WebhookDelivery } from '@plant-store/client';
 import { useAnnounce } from '../ui/announcer.js';
-import { formatTime, prettyJson } from '../ui/format.js';
+import { prettyJson } from '../ui/format.js';
+import { Fact, Time, useAction } from '../ui/parts.js';
 import { usePortal } from '../ui/portal-context.js';
 
 interface DeliveryItemProps {
-  readonly delivery: PortalDelivery;
+  readonly delivery: WebhookDelivery;
   /** The endpoint's URL, when it is still there. */
   readonly endpointUrl: string | undefined;
   readonly onResent: () => void;
@@ -13,23 +13,17 @@ interface DeliveryItemProps {
 
 /** One delivery: what was sent where, its state, each attempt and (with write access) resending it. */
 export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemProps) {
-  const { api, canWrite, fail } = usePortal();
+  const { api, canWrite } = usePortal();
   const announce = useAnnounce();
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useAction();
   const headingId = `delivery-${delivery.id}`;
 
-  async function resend() {
-    setBusy(true);
-    try {
-      await api.resend(delivery.id);
+  const resend = () =>
+    run(async () => {
+      await api.deliveries.resend(delivery.id);
       announce(`Queued ${delivery.id} again.`, 'success');
       onResent();
-    } catch (error) {
-      fail(error);
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
 
   return (
     <article class="card delivery" aria-labelledby={headingId} data-delivery-id={delivery.id}>
@@ -38,34 +32,22 @@ export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemPr
         {delivery.test === true ? <span class="badge badge-test">test</span> : null}
       </h3>
       <dl class="facts">
-        <div>
-          <dt>Status</dt>
-          <dd>
-            <span class={`badge badge-${delivery.status}`} data-testid="delivery-status">
-              {delivery.status}
-            </span>
-          </dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd>
-            <time dateTime={delivery.createdAt.toISOString()}>{formatTime(delivery.createdAt)}</time>
-          </dd>
-        </div>
+        <Fact label="Status">
+          <span class={`badge badge-${delivery.status}`} data-testid="delivery-status">
+            {delivery.status}
+          </span>
+        </Fact>
+        <Fact label="Created">
+          <Time at={delivery.createdAt} />
+        </Fact>
         {delivery.nextAttemptAt === undefined ? null : (
-          <div>
-            <dt>Next attempt</dt>
-            <dd>
-              <time dateTime={delivery.nextAttemptAt.toISOString()}>{formatTime(delivery.nextAttemptAt)}</time>
-            </dd>
-          </div>
+          <Fact label="Next attempt">
+            <Time at={delivery.nextAttemptAt} />
+          </Fact>
         )}
-        <div>
-          <dt>Message id</dt>
-          <dd>
-            <code>{delivery.id}</code>
-          </dd>
-        </div>
+        <Fact label="Message id">
+          <code>{delivery.id}</code>
+        </Fact>
       </dl>
       <details>
         <summary>Payload</summary>
@@ -92,7 +74,7 @@ export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemPr
               {delivery.attempts.map((attempt, index) => (
                 <tr key={index}>
                   <td>
-                    <time dateTime={attempt.at.toISOString()}>{formatTime(attempt.at)}</time>
+                    <Time at={attempt.at} />
                   </td>
                   <td>{Math.round(attempt.durationMs)} ms</td>
                   <td data-testid="attempt-status">{attempt.statusCode ?? '—'}</td>

@@ -1,8 +1,8 @@
-import type { WebhookEndpoint, WebhookEventType } from '@plant-store/client';
+import type { WebhookEndpoint, WebhookEndpointStats, WebhookEventType } from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { EndpointStats } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
-import { formatRate, formatTime, verificationKeyLabel } from '../ui/format.js';
+import { formatRate, verificationKeyLabel } from '../ui/format.js';
+import { Fact, Options, Time, useAction } from '../ui/parts.js';
 import { usePortal } from '../ui/portal-context.js';
 import { EndpointForm } from './endpoint-form.js';
 import { HealthChart } from './health-chart.js';
@@ -10,20 +10,20 @@ import { HealthChart } from './health-chart.js';
 interface EndpointCardProps {
   readonly endpoint: WebhookEndpoint;
   /** Undefined while loading or when it could not be read. */
-  readonly stats: EndpointStats | undefined;
+  readonly stats: WebhookEndpointStats | undefined;
   readonly onChanged: (endpoint: WebhookEndpoint) => void;
   readonly onDeleted: (id: string) => void;
 }
 
 /** One endpoint: what it is, how it is doing, and (with write access) what can be done to it. */
 export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: EndpointCardProps) {
-  const { api, canWrite, fail, eventTypes, showDeliveries } = usePortal();
+  const { api, canWrite, eventTypes, showDeliveries } = usePortal();
   const announce = useAnnounce();
   const [editing, setEditing] = useState(false);
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const [testType, setTestType] = useState<WebhookEventType>(endpoint.eventTypes[0] ?? eventTypes[0]?.type ?? 'plant.created');
-  const [busy, setBusy] = useState(false);
+  const [busy, act] = useAction();
   const confirmButton = useRef<HTMLButtonElement>(null);
   const editButton = useRef<HTMLButtonElement>(null);
   const headingId = `endpoint-${endpoint.id}`;
@@ -33,21 +33,9 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
     if (confirmingDelete) confirmButton.current?.focus();
   }, [confirmingDelete]);
 
-  /** Runs one action with the card's buttons disabled; failures go to the page. */
-  async function act(action: () => Promise<void>) {
-    setBusy(true);
-    try {
-      await action();
-    } catch (error) {
-      fail(error);
-    } finally {
-      setBusy(false);
-    }
-  }
-
   const setStatus = (status: 'enabled' | 'disabled') =>
     act(async () => {
-      onChanged(await api.updateEndpoint(endpoint.id, { status }));
+      onChanged(await api.endpoints.update(endpoint.id, { status }));
       announce(status === 'enabled' ? `Enabled ${endpoint.url}.` : `Disabled ${endpoint.url}: nothing is delivered to it until it is enabled.`, 'success');
     });
 
@@ -64,73 +52,44 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
             queueMicrotask(() => editButton.current?.focus());
           }}
           onSave={async (changes) => {
-            onChanged(await api.updateEndpoint(endpoint.id, changes));
+            onChanged(await api.endpoints.update(endpoint.id, changes));
             setEditing(false);
             announce(`Saved ${changes.url}.`, 'success');
           }}
         />
       ) : (
         <dl class="facts">
-          <div>
-            <dt>Status</dt>
-            <dd>
-              <span class={`badge badge-${endpoint.status}`} data-testid="endpoint-status">
-                {endpoint.status === 'enabled' ? 'Enabled' : 'Disabled'}
-              </span>
-            </dd>
-          </div>
+          <Fact label="Status">
+            <span class={`badge badge-${endpoint.status}`} data-testid="endpoint-status">
+              {endpoint.status === 'enabled' ? 'Enabled' : 'Disabled'}
+            </span>
+          </Fact>
           {endpoint.disabledReason === undefined ? null : (
-            <div>
-              <dt>Disabled because</dt>
-              <dd data-testid="disabled-reason">{endpoint.disabledReason}</dd>
-            </div>
+            <Fact label="Disabled because" testid="disabled-reason">
+              {endpoint.disabledReason}
+            </Fact>
           )}
-          <div>
-            <dt>Success rate (24 h)</dt>
-            <dd data-testid="success-rate">{day === undefined ? 'unknown' : formatRate(day.successRate, day.succeeded, day.failed)}</dd>
-          </div>
-          <div>
-            <dt>Last attempt</dt>
-            <dd data-testid="last-attempt">
-              {stats?.lastAttempt === undefined ? (
-                'none yet'
-              ) : (
-                <>
-                  <time dateTime={stats.lastAttempt.at.toISOString()}>{formatTime(stats.lastAttempt.at)}</time>
-                  {stats.lastAttempt.statusCode === undefined ? ', no answer' : `, status ${stats.lastAttempt.statusCode}`}
-                </>
-              )}
-            </dd>
-          </div>
-          <div>
-            <dt>Event types</dt>
-            <dd>{endpoint.eventTypes.join(', ')}</dd>
-          </div>
-          {endpoint.description === undefined ? null : (
-            <div>
-              <dt>Description</dt>
-              <dd>{endpoint.description}</dd>
-            </div>
-          )}
-          {endpoint.rateLimit === undefined ? null : (
-            <div>
-              <dt>Rate limit</dt>
-              <dd>{endpoint.rateLimit} per second</dd>
-            </div>
-          )}
-          {endpoint.headers === undefined ? null : (
-            <div>
-              <dt>Custom headers</dt>
-              {/* Names only: values are often credentials; Edit shows them. */}
-              <dd>{Object.keys(endpoint.headers).join(', ')}</dd>
-            </div>
-          )}
-          <div>
-            <dt>Id</dt>
-            <dd>
-              <code>{endpoint.id}</code>
-            </dd>
-          </div>
+          <Fact label="Success rate (24 h)" testid="success-rate">
+            {day === undefined ? 'unknown' : formatRate(day.successRate, day.succeeded, day.failed)}
+          </Fact>
+          <Fact label="Last attempt" testid="last-attempt">
+            {stats?.lastAttempt === undefined ? (
+              'none yet'
+            ) : (
+              <>
+                <Time at={stats.lastAttempt.at} />
+                {stats.lastAttempt.statusCode === undefined ? ', no answer' : `, status ${stats.lastAttempt.statusCode}`}
+              </>
+            )}
+          </Fact>
+          <Fact label="Event types">{endpoint.eventTypes.join(', ')}</Fact>
+          {endpoint.description === undefined ? null : <Fact label="Description">{endpoint.description}</Fact>}
+          {endpoint.rateLimit === undefined ? null : <Fact label="Rate limit">{endpoint.rateLimit} per second</Fact>}
+          {/* Names only: values are often credentials; Edit shows them. */}
+          {endpoint.headers === undefined ? null : <Fact label="Custom headers">{Object.keys(endpoint.headers).join(', ')}</Fact>}
+          <Fact label="Id">
+            <code>{endpoint.id}</code>
+          </Fact>
         </dl>
       )}
       {editing || stats === undefined ? null : <HealthChart hours={stats.hourly} subject={endpoint.url} />}
@@ -148,22 +107,16 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
             <button type="button" ref={editButton} disabled={busy} onClick={() => setEditing(true)}>
               Edit
             </button>
-            {endpoint.status === 'enabled' ? (
-              <button type="button" disabled={busy} onClick={() => void setStatus('disabled')}>
-                Disable
-              </button>
-            ) : (
-              <button type="button" disabled={busy} onClick={() => void setStatus('enabled')}>
-                Enable
-              </button>
-            )}
+            <button type="button" disabled={busy} onClick={() => void setStatus(endpoint.status === 'enabled' ? 'disabled' : 'enabled')}>
+              {endpoint.status === 'enabled' ? 'Disable' : 'Enable'}
+            </button>
             {secret === undefined ? (
               <button
                 type="button"
                 disabled={busy}
                 onClick={() =>
                   void act(async () => {
-                    const shown = await api.getSecret(endpoint.id);
+                    const shown = await api.endpoints.getSecret(endpoint.id);
                     setSecret(shown);
                     announce(`The ${verificationKeyLabel(shown).toLowerCase()} of ${endpoint.url} is shown.`);
                   })
@@ -181,7 +134,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
               disabled={busy}
               onClick={() =>
                 void act(async () => {
-                  setSecret(await api.rotateSecret(endpoint.id));
+                  setSecret(await api.endpoints.rotateSecret(endpoint.id));
                   announce(`Rotated the secret of ${endpoint.url}; the new one is shown. The previous one still signs for a while.`, 'success');
                 })
               }
@@ -201,18 +154,14 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
           onSubmit={(event) => {
             event.preventDefault();
             void act(async () => {
-              const delivery = await api.sendTestEvent(endpoint.id, testType);
+              const delivery = await api.endpoints.sendTest(endpoint.id, testType);
               announce(`Queued a test ${testType} event to ${endpoint.url} (${delivery.id}).`, 'success');
             });
           }}
         >
           <label for={`${headingId}-test-type`}>Test event</label>
           <select id={`${headingId}-test-type`} value={testType} onChange={(event) => setTestType(event.currentTarget.value as WebhookEventType)}>
-            {eventTypes.map((type) => (
-              <option key={type.type} value={type.type}>
-                {type.type}
-              </option>
-            ))}
+            <Options items={eventTypes.map((type) => type.type)} />
           </select>
           <button type="submit" disabled={busy || endpoint.status !== 'enabled'}>
             Send test event
@@ -229,7 +178,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
             disabled={busy}
             onClick={() =>
               void act(async () => {
-                await api.deleteEndpoint(endpoint.id);
+                await api.endpoints.delete(endpoint.id);
                 onDeleted(endpoint.id);
                 announce(`Deleted ${endpoint.url}.`, 'success');
               })

@@ -1,6 +1,6 @@
-import type { WebhookEndpoint } from '@plant-store/client';
+import type { WebhookEndpoint, WebhookEndpointStats } from '@plant-store/client';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { EndpointStats } from '../api/portal-api.js';
+import { allEndpoints } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
 import { verificationKeyLabel } from '../ui/format.js';
 import { usePortal } from '../ui/portal-context.js';
@@ -13,13 +13,13 @@ export function EndpointsView() {
   const { api, canWrite, fail } = usePortal();
   const announce = useAnnounce();
   const [endpoints, setEndpoints] = useState<WebhookEndpoint[] | undefined>(undefined);
-  const [stats, setStats] = useState<ReadonlyMap<string, EndpointStats>>(new Map());
+  const [stats, setStats] = useState<ReadonlyMap<string, WebhookEndpointStats>>(new Map());
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ readonly url: string; readonly secret: string } | undefined>(undefined);
 
   const loadStats = useCallback(
     async (ids: readonly string[]) => {
-      const results = await Promise.allSettled(ids.map((id) => api.endpointStats(id)));
+      const results = await Promise.allSettled(ids.map((id) => api.endpoints.stats(id)));
       setStats((previous) => {
         const next = new Map(previous);
         for (const result of results) if (result.status === 'fulfilled') next.set(result.value.endpointId, result.value);
@@ -33,7 +33,7 @@ export function EndpointsView() {
 
   const load = useCallback(async () => {
     try {
-      const listed = await api.listEndpoints();
+      const listed = await allEndpoints(api);
       setEndpoints(listed);
       await loadStats(listed.map((endpoint) => endpoint.id));
     } catch (error) {
@@ -82,7 +82,7 @@ export function EndpointsView() {
           <EndpointForm
             onCancel={() => setCreating(false)}
             onSave={async (endpoint) => {
-              const saved = await api.createEndpoint(endpoint);
+              const saved = await api.endpoints.create(endpoint);
               setCreating(false);
               setCreated({ url: saved.url, secret: saved.secret });
               setEndpoints((previous) => [...(previous ?? []), saved]);

@@ -15,11 +15,8 @@ interface HealthChartProps {
 }
 
 /**
- * Attempts per hour over the last day as stacked bars (failed on top of
- * succeeded), drawn as SVG in the page itself: the CSP allows no CDN and no
- * inline script, and colours come from the stylesheet because it allows no
- * inline style either. Screen readers skip the drawing and read the same
- * numbers from a visually hidden table.
+ * Attempts per hour over the last day as stacked SVG bars, coloured by the stylesheet (the CSP allows no CDN, inline
+ * script or style); screen readers read the same numbers from a visually hidden table.
  */
 export function HealthChart({ hours, subject }: HealthChartProps) {
   const slot = WIDTH / Math.max(1, hours.length);

@@ -1,8 +1,9 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { describeError } from '../api/describe-error.js';
-import type { EventTypeInfo, PortalApi, Session } from '../api/portal-api.js';
+import type { WebhookEventTypeInfo, WebhookSession } from '@plant-store/client';
+import type { PortalApi } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
-import { formatTime } from '../ui/format.js';
+import { Fact, Time } from '../ui/parts.js';
 import { PortalContext, type PortalContextValue } from '../ui/portal-context.js';
 import { focusViewHeading } from '../ui/view-heading.js';
 import { CatalogueView } from './catalogue-view.js';
@@ -20,8 +21,8 @@ const VIEWS: readonly { readonly id: View; readonly label: string }[] = [
 
 interface PortalPageProps {
   readonly api: PortalApi;
-  readonly session: Session;
-  readonly eventTypes: readonly EventTypeInfo[];
+  readonly session: WebhookSession;
+  readonly eventTypes: readonly WebhookEventTypeInfo[];
   readonly onSignOut: () => void;
   /** Called with every failed call; true when it ended the sign-in (nothing more to say then). */
   readonly onFailure: (error: unknown) => boolean;
@@ -71,21 +72,16 @@ export function PortalPage({ api, session, eventTypes, onSignOut, onFailure }: P
           <h1>Webhooks</h1>
         </div>
         <dl class="session" aria-label="Signed in as">
-          <div>
-            <dt>Tenant</dt>
-            <dd data-testid="session-tenant">{session.tenant}</dd>
-          </div>
-          <div>
-            <dt>Access</dt>
-            <dd data-testid="session-access">{canWrite ? 'Read and write' : 'Read-only'}</dd>
-          </div>
+          <Fact label="Tenant" testid="session-tenant">
+            {session.tenant}
+          </Fact>
+          <Fact label="Access" testid="session-access">
+            {canWrite ? 'Read and write' : 'Read-only'}
+          </Fact>
           {session.expiresAt === undefined ? null : (
-            <div>
-              <dt>Link expires</dt>
-              <dd>
-                <time dateTime={session.expiresAt.toISOString()}>{formatTime(session.expiresAt)}</time>
-              </dd>
-            </div>
+            <Fact label="Link expires">
+              <Time at={session.expiresAt} />
+            </Fact>
           )}
         </dl>
         <button type="button" class="quiet" onClick={onSignOut}>

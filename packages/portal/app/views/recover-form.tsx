@@ -2,6 +2,7 @@ import type { WebhookEndpoint } from '@plant-store/client';
 import { useState } from 'preact/hooks';
 import { useAnnounce } from '../ui/announcer.js';
 import { dateFromLocalInput, localInputValue } from '../ui/format.js';
+import { Options, useAction } from '../ui/parts.js';
 import { usePortal } from '../ui/portal-context.js';
 
 interface RecoverFormProps {
@@ -11,12 +12,12 @@ interface RecoverFormProps {
 
 /** Queues again every failed delivery to one endpoint created since a time (after an outage of the receiver). */
 export function RecoverForm({ endpoints, onRecovered }: RecoverFormProps) {
-  const { api, fail } = usePortal();
+  const { api } = usePortal();
   const announce = useAnnounce();
   const [endpoint, setEndpoint] = useState('');
   // A day back is where most outages are covered; the reader changes it.
   const [since, setSince] = useState(() => localInputValue(new Date(Date.now() - 24 * 3600_000)));
-  const [busy, setBusy] = useState(false);
+  const [busy, run] = useAction();
   const chosen = endpoint === '' ? endpoints[0]?.id : endpoint;
 
   async function submit(event: Event) {
@@ -26,16 +27,11 @@ export function RecoverForm({ endpoints, onRecovered }: RecoverFormProps) {
       announce('Choose an endpoint and a time to recover from.', 'error');
       return;
     }
-    setBusy(true);
-    try {
-      const count = await api.recover(chosen, sinceDate);
+    await run(async () => {
+      const count = await api.endpoints.recover(chosen, sinceDate);
       announce(count === 1 ? 'Queued 1 failed delivery again.' : `Queued ${count} failed deliveries again.`, 'success');
       onRecovered();
-    } catch (error) {
-      fail(error);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -45,11 +41,7 @@ export function RecoverForm({ endpoints, onRecovered }: RecoverFormProps) {
       <div class="field">
         <label for="recover-endpoint">Endpoint</label>
         <select id="recover-endpoint" value={chosen ?? ''} onChange={(event) => setEndpoint(event.currentTarget.value)}>
-          {endpoints.map((item) => (
-            <option key={item.id} value={item.id}>
-              {item.url}
-            </option>
-          ))}
+          <Options items={endpoints.map((item) => [item.id, item.url] as const)} />
         </select>
       </div>
       <div class="field">

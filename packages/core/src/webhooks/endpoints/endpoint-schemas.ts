@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { isJsonObject } from '../../domain/plant.js';
 import { objectMessage } from '../../domain/validate.js';
-import { endpointUrlSchema, type EndpointUrlOptions } from '../endpoint-url.js';
+import { codePoints, endpointUrlSchema, type EndpointUrlOptions } from '../endpoint-url.js';
 import { webhookSecretSchema } from '../webhook-subscription.js';
 import { ENDPOINT_ID_PREFIX, WEBHOOK_EVENT_TYPES } from './webhook-endpoint.js';
 
@@ -12,11 +12,6 @@ export const ENDPOINT_RATE_LIMIT_MAX = 10_000;
 /** Largest page of a tenant listing (endpoints, deliveries); the default is 100. */
 export const WEBHOOK_LIST_LIMIT_MAX = 1000;
 
-const codePoints = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-};
 const LONE_SURROGATE = /\p{Cs}/u;
 
 const EVENT_TYPES_MESSAGE = `eventTypes must be a non-empty array of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
@@ -187,15 +182,12 @@ export const ListEndpointsOptionsSchema = v.strictObject(
   objectMessage('list options must be an object {limit?, after?}'),
 );
 
-/**
- * Query of a delivery listing: `{endpoint?, status?, eventType?, since?, until?, limit?, after?}` (`after` a message
- * id; `since` and `until` RFC 3339 times, output as epoch ms: created at or after `since`, before `until`).
- */
+/** Query of a delivery listing: `after` a message id; `since` (inclusive) and `until` (exclusive) RFC 3339 times, output as epoch ms. */
 export const ListDeliveriesOptionsSchema = v.strictObject(
   {
     endpoint: v.exactOptional(idSchema('endpoint', ENDPOINT_ID_PREFIX)),
     status: v.exactOptional(v.picklist(['pending', 'delivered', 'failed'], 'status must be "pending", "delivered" or "failed"')),
-    eventType: v.exactOptional(v.picklist(WEBHOOK_EVENT_TYPES, `eventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`)),
+    eventType: v.exactOptional(v.picklist(WEBHOOK_EVENT_TYPES, EVENT_TYPE_MESSAGE)),
     since: v.exactOptional(timeSchema('since')),
     until: v.exactOptional(timeSchema('until')),
     limit: v.exactOptional(limitSchema),

@@ -17,11 +17,7 @@ export interface TenantWebhookDeliveriesOptions {
 
 const DEFAULT_PAGE = 100;
 
-/**
- * Tenants' view of the deliveries to their own endpoints (never those of
- * operator subscriptions): list, inspect, resend. Scope first, then input;
- * another tenant's delivery is a `NotFoundError`.
- */
+/** Tenants' view of the deliveries to their own endpoints: list, inspect, resend. Scope first, then input; another tenant's delivery is a `NotFoundError`. */
 export class TenantWebhookDeliveries {
   readonly #options: TenantWebhookDeliveriesOptions;
   readonly #requeue: (selector: RequeueSelector) => Promise<number>;

@@ -75,11 +75,8 @@ export interface EndpointStats {
 }
 
 /**
- * Tenants' self-service on their webhook endpoints: each call
- * takes the caller's principal, checks its scope first, validates its input,
- * and sees only the principal's tenant (another tenant's id is a
- * `NotFoundError`, as a missing one). What crosses tenants is on
- * `WebhookAdmin` (`store.allTenants.webhooks`).
+ * Tenants' self-service on their webhook endpoints: each call checks the principal's scope first, validates its input
+ * and sees only that tenant (another tenant's id is a `NotFoundError`). What crosses tenants is on `WebhookAdmin`.
  */
 export class TenantWebhookEndpoints {
   readonly #options: TenantWebhookEndpointsOptions;
@@ -96,10 +93,8 @@ export class TenantWebhookEndpoints {
   }
 
   /**
-   * Creates an enabled endpoint; returns it with what the receiver verifies with: for `signature: 'hmac'` (the
-   * default) its secret (the given one, or a new `whsec_` of 32 random bytes), for `'ed25519'` the `whpk_` public key
-   * of a new key pair whose secret key stays in storage. A tenant that already has `maxEndpointsPerTenant` endpoints
-   * gets a `LimitExceededError`.
+   * Creates an enabled endpoint; returns it with what the receiver verifies with: its `whsec_` secret (given, or 32
+   * random bytes), or for `'ed25519'` the `whpk_` public key of a new key pair. `LimitExceededError` at the tenant's cap.
    */
   async create(principal: Principal, input: unknown): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     requireScope(principal, 'webhooks:write');
@@ -107,18 +102,16 @@ export class TenantWebhookEndpoints {
     const keys = signature === 'ed25519' ? newEd25519KeyPair() : undefined;
     const chosen = keys?.secretKey ?? secret ?? newEndpointSecret();
     const max = this.#options.maxEndpointsPerTenant;
-    const endpoint = await this.#options.endpoints.create(
-      {
-        ...fields,
-        ...(headers && Object.keys(headers).length > 0 ? { headers } : {}),
-        id: newEndpointId(),
-        tenant: principal.tenant,
-        eventTypes: eventTypes ?? ['plant.created'],
-        secret: chosen,
-        createdAt: this.#options.clock.now(),
-      },
-      max,
-    );
+    const withHeaders = headers && Object.keys(headers).length > 0 ? { ...fields, headers } : fields;
+    const created = {
+      ...withHeaders,
+      id: newEndpointId(),
+      tenant: principal.tenant,
+      eventTypes: eventTypes ?? ['plant.created'],
+      secret: chosen,
+      createdAt: this.#options.clock.now(),
+    };
+    const endpoint = await this.#options.endpoints.create(created, max);
     if (!endpoint) throw new LimitExceededError(`a tenant may have at most ${max} webhook endpoint${max === 1 ? '' : 's'}`, max);
     this.#options.onCreate?.();
     return { endpoint, secret: keys?.publicKey ?? chosen };
@@ -134,7 +127,7 @@ export class TenantWebhookEndpoints {
   /** The caller's endpoint; `NotFoundError` otherwise. */
   async get(principal: Principal, id: string): Promise<WebhookEndpoint> {
     requireScope(principal, 'webhooks:read');
-    return found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+    return this.#own(principal, id);
   }
 
   /** Applies the patch (`status: 'disabled'` ends its pending deliveries as failed); an empty patch returns the endpoint. */
@@ -145,7 +138,7 @@ export class TenantWebhookEndpoints {
     const fields = headers === undefined ? rest : { ...rest, headers: headers && Object.keys(headers).length > 0 ? headers : null };
     // Nothing to change: the endpoint as it is (its updatedAt stays).
     if (status === undefined && Object.keys(fields).length === 0) {
-      return found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+      return this.#own(principal, id);
     }
     const changes: WebhookEndpointChanges = {
       ...fields,
@@ -167,11 +160,7 @@ export class TenantWebhookEndpoints {
     return verificationKey(found(id, await this.#options.endpoints.secrets(principal.tenant, endpointId(id))).current);
   }
 
-  /**
-   * Makes a new current secret of the endpoint's kind and returns what receivers verify with (as `getSecret`); the
-   * old one still signs for the overlap. An HMAC endpoint may be given `{secret}`; an Ed25519 one always gets a new
-   * key pair.
-   */
+  /** A new current secret of the endpoint's kind (`{secret}` may be given for HMAC), returned as `getSecret` does; the old one signs on for the overlap. */
   async rotateSecret(principal: Principal, id: string, input: unknown = {}): Promise<string> {
     requireScope(principal, 'webhooks:write');
     const given = validate(RotateSecretSchema, input).secret;
@@ -190,14 +179,14 @@ export class TenantWebhookEndpoints {
   async recover(principal: Principal, id: string, input: unknown): Promise<{ requeued: number }> {
     requireScope(principal, 'webhooks:write');
     const { since } = validate(RecoverSchema, input);
-    found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+    await this.#own(principal, id);
     return { requeued: await this.#requeue({ endpointId: id, since }) };
   }
 
   /** How the endpoint's attempts went over the last hour, day and week and in each of the last 24 clock hours (2xx succeeded, anything else failed), and its last attempt in that week. */
   async stats(principal: Principal, id: string): Promise<EndpointStats> {
     requireScope(principal, 'webhooks:read');
-    const endpoint = found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+    const endpoint = await this.#own(principal, id);
     const now = this.#options.clock.now();
     const currentHour = Math.floor(now / HOUR_MS) * HOUR_MS;
     const hourStarts = Array.from({ length: STATS_HOURS }, (_, index) => currentHour - (STATS_HOURS - 1 - index) * HOUR_MS);
@@ -219,15 +208,11 @@ export class TenantWebhookEndpoints {
     return { endpointId: endpoint.id, ...(lastAttempt ? { lastAttempt } : {}), windows: byName, hourly };
   }
 
-  /**
-   * Queues the example body of `{eventType}` (any known type, subscribed or not) to this endpoint only, signed and
-   * sent like any delivery and marked `test`; returns the queued delivery. A disabled endpoint is a `ConflictError`:
-   * nothing is sent to it.
-   */
+  /** Queues the example body of `{eventType}` (subscribed or not) to this endpoint only, marked `test`; returns it. `ConflictError` when it is disabled. */
   async sendTest(principal: Principal, id: string, input: unknown): Promise<Delivery> {
     requireScope(principal, 'webhooks:write');
     const { eventType } = validate(SendTestSchema, input);
-    const endpoint = found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
+    const endpoint = await this.#own(principal, id);
     if (endpoint.status === 'disabled') throw new ConflictError(`endpoint ${endpoint.id} is disabled: enable it to send a test event`);
     const delivery = {
       id: newMessageId(),
@@ -250,6 +235,10 @@ export class TenantWebhookEndpoints {
   eventTypes(principal: Principal): readonly WebhookEventDescription[] {
     requireScope(principal, 'webhooks:read');
     return WEBHOOK_EVENT_CATALOGUE;
+  }
+
+  async #own(principal: Principal, id: string): Promise<WebhookEndpoint> {
+    return found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
   }
 }
 
