@@ -63,11 +63,8 @@ export class ListenError extends Error {
 
 // Sweep interval for keep-alive connections that turn idle during shutdown.
 const IDLE_SWEEP_MS = 50;
-// How long shutdown lets webhook attempts in flight run before interrupting
-// them (and then at most as long again to record that). Kept short so the
-// process exits within 10 s: an interrupted attempt stays due, so the next
-// process (or another instance) sends it again at once (at-least-once;
-// receivers dedupe on webhook-id).
+// How long shutdown lets webhook attempts in flight run before interrupting them. Short, so the
+// process exits within 10 s: an interrupted attempt stays due and is sent again by the next process.
 const DISPATCHER_STOP_MS = 1_000;
 // How long shutdown waits for buffered spans to reach the collector: a
 // collector that is down must not hold the exit (the spans are dropped).
@@ -88,7 +85,8 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   // Tracing is the process's, whatever io.env says: OpenTelemetry registers one tracer provider per process, and
   // the SDK's exporter transport and resource read process.env themselves, so settings from io.env would be half applied.
   const traced = tracingRequested(process.env);
-  const logger = serviceLogger(config, stdout, traced);
+  // With tracing on, each log line names the trace and span it was written in.
+  const logger = jsonLogger(stdout, { level: config.logLevel, ...(traced ? { traceIds: activeTraceIds } : {}) });
   const ignored = tracingVariablesNotRead(env, process.env);
   if (ignored.length > 0)
     logger.warn(`tracing: OTEL_* variables are read from the process environment; ignoring ${ignored.join(', ')} of the environment given to serve`);
@@ -168,11 +166,6 @@ function announceDevelopmentToken(io: ServeIo, token: string): void {
   );
 }
 
-/** JSON lines on stdout; with tracing on, each names the trace and span it was written in. */
-function serviceLogger(config: ServeConfig, stdout: LogSink, traced: boolean): Logger {
-  return jsonLogger(stdout, { level: config.logLevel, ...(traced ? { traceIds: activeTraceIds } : {}) });
-}
-
 function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
   return {
     subscriptions: config.webhooks,
@@ -198,8 +191,7 @@ function serverOptions(config: ServeConfig, logger: Logger): PlantServerOptions 
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
     metrics: config.metrics,
     logger,
-    // The service serves its API reference page (GET /docs).
-    docs: true,
+    docs: true, // the service serves its API reference page
   };
 }
 
@@ -230,7 +222,9 @@ async function listen(server: Server, config: ServeConfig): Promise<string> {
   } catch (error) {
     throw listenError(error, config);
   }
-  return formatUrl(server.address() as AddressInfo);
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 async function shutdown(server: Server, store: PlantStore, logger: Logger, graceMs: number, tracing: Tracing | undefined): Promise<void> {
@@ -294,9 +288,4 @@ function listenError(error: unknown, config: ServeConfig): Error {
     default:
       return new ListenError(`cannot listen on ${address}: ${errorText(error)}`, { cause: error });
   }
-}
-
-function formatUrl(address: AddressInfo): string {
-  const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}`;
 }

@@ -3,7 +3,7 @@ import { errorBody } from '../http/error-response.js';
 import { authenticateRequest } from '../http/authenticate-request.js';
 import { nextLink } from '../http/next-link.js';
 import { parseListQuery } from '../http/parse-list-query.js';
-import { parsePlantId } from '../http/parse-plant-id.js';
+import { parsePlantId } from '../http/parse-path-id.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { sendJson, sendNoContent } from '../http/send-json.js';
 import { writePlantList, writePlantPage } from '../http/write-plant-list.js';
