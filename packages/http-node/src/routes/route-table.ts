@@ -3,19 +3,21 @@ import { scrapeMetrics } from './metrics-route.js';
 import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.js';
 import type { Route, RouteMethods } from './route-context.js';
 import { healthz, openapi, readyz } from './system-routes.js';
-import { getDelivery, listDeliveries, resendDelivery } from './webhook-deliveries-routes.js';
 import {
   createEndpoint,
   deleteEndpoint,
+  getDelivery,
   getEndpoint,
   getEndpointSecret,
   getEndpointStats,
+  listDeliveries,
   listEndpoints,
   recoverEndpoint,
+  resendDelivery,
   rotateEndpointSecret,
   sendTestEvent,
   updateEndpoint,
-} from './webhook-endpoints-routes.js';
+} from './webhook-routes.js';
 import { listEventTypes } from './webhook-event-types-route.js';
 import { getSession } from './webhook-session-route.js';
 
