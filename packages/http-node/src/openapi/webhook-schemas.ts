@@ -13,6 +13,9 @@ import {
 } from '@plant-store/core/adapter';
 import { ref } from './openapi-helpers.js';
 
+/** A closed object's `type`, `required` and `additionalProperties`. */
+const closed = (...required: string[]) => ({ type: 'object', required, additionalProperties: false });
+const count = { type: 'integer', minimum: 0 };
 const time = (description: string) => ({ type: 'string', format: 'date-time', description: `${description} (RFC 3339, UTC).` });
 
 const url = {
@@ -84,9 +87,7 @@ const secretValue = {
  */
 function endpointSchema(extra: Record<string, unknown> = {}) {
   return {
-    type: 'object',
-    required: ['id', 'url', 'eventTypes', 'status', 'createdAt', 'updatedAt', ...Object.keys(extra)],
-    additionalProperties: false,
+    ...closed('id', 'url', 'eventTypes', 'status', 'createdAt', 'updatedAt', ...Object.keys(extra)),
     properties: {
       id: { type: 'string', pattern: '^ep_[A-Za-z0-9_-]+$', examples: ['ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'] },
       url,
@@ -113,11 +114,9 @@ const schemas = {
     description: 'What receivers verify with: the `whsec_` secret of an `hmac` endpoint, the `whpk_` public key (base64 of 32 bytes) of an `ed25519` one.',
     examples: ['whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD64zdyT2vgT0=', 'whpk_8IOka82Qv+4zF3zcpFM0IcVIXCZs09FIu+o1K5MuGD8='],
   },
-  Secret: { type: 'object', required: ['secret'], additionalProperties: false, properties: { secret: verificationKey } },
+  Secret: { ...closed('secret'), properties: { secret: verificationKey } },
   NewEndpoint: {
-    type: 'object',
-    required: ['url'],
-    additionalProperties: false,
+    ...closed('url'),
     properties: {
       url,
       // The default is stated in words: generators make a property with a `default` required in their types.
@@ -148,12 +147,10 @@ const schemas = {
     description: 'The endpoint and what receivers verify with (only on create).',
   },
   Attempt: {
-    type: 'object',
-    required: ['at', 'durationMs'],
-    additionalProperties: false,
+    ...closed('at', 'durationMs'),
     properties: {
       at: time('When the attempt started'),
-      durationMs: { type: 'integer', minimum: 0 },
+      durationMs: count,
       statusCode: { type: 'integer', description: "The receiver's status, when it answered." },
       error: {
         type: 'string',
@@ -167,9 +164,7 @@ const schemas = {
     },
   },
   Delivery: {
-    type: 'object',
-    required: ['id', 'endpointId', 'eventType', 'payload', 'status', 'attempts', 'createdAt'],
-    additionalProperties: false,
+    ...closed('id', 'endpointId', 'eventType', 'payload', 'status', 'attempts', 'createdAt'),
     properties: {
       id: { type: 'string', description: 'Also the `webhook-id` the receiver sees.', examples: ['msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'] },
       endpointId: { type: 'string' },
@@ -186,15 +181,11 @@ const schemas = {
     },
   },
   PlantDeleted: {
-    type: 'object',
-    required: ['id'],
-    additionalProperties: false,
+    ...closed('id'),
     properties: { id: ref('schemas', 'PlantId') },
   },
   EndpointDisabledEvent: {
-    type: 'object',
-    required: ['endpointId', 'reason', 'at'],
-    additionalProperties: false,
+    ...closed('endpointId', 'reason', 'at'),
     properties: {
       tenant: operatorTenant,
       endpointId: { type: 'string', description: 'The endpoint that was disabled.', examples: ['ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'] },
@@ -203,9 +194,7 @@ const schemas = {
     },
   },
   DeliveryFailedEvent: {
-    type: 'object',
-    required: ['deliveryId', 'endpointId', 'eventType', 'attempts', 'lastError', 'at'],
-    additionalProperties: false,
+    ...closed('deliveryId', 'endpointId', 'eventType', 'attempts', 'lastError', 'at'),
     properties: {
       tenant: operatorTenant,
       deliveryId: { type: 'string', description: 'The delivery that failed (`GET /webhooks/deliveries/{id}` shows its attempts).' },
@@ -217,51 +206,37 @@ const schemas = {
     },
   },
   Recover: {
-    type: 'object',
-    required: ['since'],
-    additionalProperties: false,
+    ...closed('since'),
     properties: { since: time('Failed deliveries created at or after this time are queued again') },
   },
   Requeued: {
-    type: 'object',
-    required: ['requeued'],
-    additionalProperties: false,
+    ...closed('requeued'),
     properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } },
   },
   Empty: { type: 'object', additionalProperties: false, maxProperties: 0 },
   SendTest: {
-    type: 'object',
-    required: ['eventType'],
-    additionalProperties: false,
+    ...closed('eventType'),
     properties: { eventType: ref('schemas', 'WebhookEventType') },
   },
   WindowStats: {
-    type: 'object',
-    required: ['succeeded', 'failed', 'successRate'],
-    additionalProperties: false,
+    ...closed('succeeded', 'failed', 'successRate'),
     properties: {
-      succeeded: { type: 'integer', minimum: 0 },
-      failed: { type: 'integer', minimum: 0 },
+      succeeded: count,
+      failed: count,
       successRate: { type: ['number', 'null'], minimum: 0, maximum: 1, description: '`succeeded / (succeeded + failed)`; null when no attempt was made.' },
     },
   },
   EndpointStats: {
-    type: 'object',
-    required: ['endpointId', 'windows', 'hourly'],
-    additionalProperties: false,
+    ...closed('endpointId', 'windows', 'hourly'),
     properties: {
       endpointId: { type: 'string' },
       lastAttempt: {
-        type: 'object',
-        required: ['at'],
-        additionalProperties: false,
+        ...closed('at'),
         description: 'The most recent attempt of the last 7 days; absent when none.',
         properties: { at: time('When it started'), statusCode: { type: 'integer', description: "The receiver's status, when it answered." } },
       },
       windows: {
-        type: 'object',
-        required: ['1h', '24h', '7d'],
-        additionalProperties: false,
+        ...closed('1h', '24h', '7d'),
         properties: { '1h': ref('schemas', 'WindowStats'), '24h': ref('schemas', 'WindowStats'), '7d': ref('schemas', 'WindowStats') },
       },
       hourly: {
@@ -270,18 +245,14 @@ const schemas = {
         maxItems: STATS_HOURS,
         description: `The last ${STATS_HOURS} clock hours (UTC), oldest first; the last one is the current hour so far.`,
         items: {
-          type: 'object',
-          required: ['start', 'succeeded', 'failed'],
-          additionalProperties: false,
-          properties: { start: time('Start of the hour'), succeeded: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0 } },
+          ...closed('start', 'succeeded', 'failed'),
+          properties: { start: time('Start of the hour'), succeeded: count, failed: count },
         },
       },
     },
   },
   EventType: {
-    type: 'object',
-    required: ['type', 'description', 'schema', 'example'],
-    additionalProperties: false,
+    ...closed('type', 'description', 'schema', 'example'),
     properties: {
       type: ref('schemas', 'WebhookEventType'),
       description: { type: 'string' },
@@ -293,9 +264,7 @@ const schemas = {
     },
   },
   Session: {
-    type: 'object',
-    required: ['tenant', 'subject', 'scopes'],
-    additionalProperties: false,
+    ...closed('tenant', 'subject', 'scopes'),
     properties: {
       tenant: { type: 'string' },
       subject: { type: 'string', description: 'Who signed in: `portal-link:<link id>` for a portal link.' },
