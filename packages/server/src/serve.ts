@@ -23,10 +23,9 @@ export interface ServeIo {
   /** Receives warnings meant for the operator (the development token). */
   readonly stderr: LogSink;
   /**
-   * Consulted for `NODE_ENV`. Not for `OTEL_*`: tracing is process-wide in
-   * OpenTelemetry (one tracer provider per process), so it always reads
-   * `process.env`, and a start with `OTEL_*` entries here that differ from
-   * it logs a warning naming them. @default process.env
+   * Consulted for `NODE_ENV`. Not for `OTEL_*`: tracing is process-wide, so
+   * it reads `process.env`, and differing `OTEL_*` entries here are warned
+   * about. @default process.env
    */
   readonly env?: NodeJS.ProcessEnv;
 }
@@ -82,8 +81,7 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   // Log lines and the ready line, in their order; a stdout that fails (a closed pipe) drops them, and the service goes on.
   const stdout = logOutput(io.stdout, io.stderr);
   const env = io.env ?? process.env;
-  // Tracing is the process's, whatever io.env says: OpenTelemetry registers one tracer provider per process, and
-  // the SDK's exporter transport and resource read process.env themselves, so settings from io.env would be half applied.
+  // Tracing is the process's, whatever io.env says: the SDK reads process.env itself.
   const traced = tracingRequested(process.env);
   // With tracing on, each log line names the trace and span it was written in.
   const logger = jsonLogger(stdout, { level: config.logLevel, ...(traced ? { traceIds: activeTraceIds } : {}) });
@@ -115,7 +113,6 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
     store = createPlantStore({ storage, authenticator, logger, webhooks: webhookOptions(config) });
     server = createPlantServer(store, { ...serverOptions(config, logger), ...(portal === undefined ? {} : { portal }) });
   } catch (error) {
-    // Options the factories reject (they validate again) must not leave the database open.
     await (store ? store.close() : storage.close());
     throw error;
   }
@@ -230,8 +227,7 @@ async function listen(server: Server, config: ServeConfig): Promise<string> {
 async function shutdown(server: Server, store: PlantStore, logger: Logger, graceMs: number, tracing: Tracing | undefined): Promise<void> {
   logger.info('shutting down', { graceMs });
   const drained = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
-  // close() stops accepting and drops idle keep-alive connections; a busy one
-  // turns idle once its response is written, so keep sweeping until all are gone.
+  // A busy keep-alive connection turns idle once its response is written: keep sweeping until all are gone.
   server.closeIdleConnections();
   const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
   const cut = setTimeout(() => {
@@ -244,8 +240,7 @@ async function shutdown(server: Server, store: PlantStore, logger: Logger, grace
     clearInterval(sweep);
     clearTimeout(cut);
   }
-  // Stops the dispatcher (attempts in flight get a moment, then are
-  // interrupted; unsent deliveries stay queued in the outbox) and then closes storage.
+  // Stops the dispatcher (unsent deliveries stay queued), then closes storage.
   await store.close();
   // Last, so the spans of attempts cut short by the stop are exported too.
   if (tracing && !(await tracing.shutdown(TRACING_FLUSH_MS))) logger.warn('tracing: spans not exported in time were dropped', { timeoutMs: TRACING_FLUSH_MS });

@@ -37,14 +37,12 @@ interface SendContext {
 }
 
 /**
- * The reference `WebhookTransport`: one POST per attempt with node:http or
- * node:https over keep-alive agents, the answer mapped to core's outcomes by
- * `httpStatusOutcome`, with the first 1 KiB of the answer's body as
- * `response`. The timeout covers connecting, sending, the response headers
- * and that first KiB; a response body is drained up to `maxResponseBytes`
- * within the same deadline, and never kept beyond that KiB. Redirects are never followed (node:http does
- * not). An abort of the request's signal ends the attempt at once. Never
- * rejects.
+ * The reference `WebhookTransport`: one POST per attempt over keep-alive
+ * agents, the status mapped by `httpStatusOutcome`, the first 1 KiB of the
+ * answer kept as `response`. The timeout covers connecting, sending, the
+ * headers and that KiB; the rest is drained up to `maxResponseBytes`.
+ * Redirects are not followed; an abort of the request's signal ends the
+ * attempt at once. Never rejects.
  */
 export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}): WebhookTransport {
   const agentOptions = {
@@ -139,9 +137,7 @@ class Attempt {
   #onResponse(res: http.IncomingMessage): void {
     this.#responded = true;
     const outcome = httpStatusOutcome(res.statusCode ?? 0, res.headers['retry-after'], Date.now());
-    // The start of the answer goes to the attempt log. The outcome waits for
-    // it, or for the end of a shorter body; a body that stalls is cut by the
-    // deadline, and what came so far is kept.
+    // The outcome waits for the start of the answer (for the attempt log); a stalled body is cut by the deadline.
     const snippet = new ResponseSnippet(ATTEMPT_RESPONSE_MAX_BYTES);
     const settle = () => {
       // Called again by each later chunk, the end and the close: the snippet is read once.
