@@ -1,8 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from '@plant-store/core/adapter';
-import { DESTINATION_NOT_ALLOWED, guardedLookup } from './guarded-lookup.js';
-import { guardedRequestOptions } from './guarded-request-options.js';
+import { DESTINATION_NOT_ALLOWED, guardedLookup, refusesLiteral } from './guarded-lookup.js';
 import { httpStatusOutcome } from './http-status-outcome.js';
 import { ResponseSnippet } from './response-snippet.js';
 
@@ -178,16 +177,6 @@ class Attempt {
   #cleanUp(): void {
     clearTimeout(this.#deadline);
     this.#request.signal.removeEventListener('abort', this.#onShutdown);
-  }
-}
-
-/** Whether the URL's host is an IP literal that is not public: node:net connects to a literal without any lookup, so it is refused before connecting. */
-function refusesLiteral(url: URL): boolean {
-  try {
-    guardedRequestOptions(url);
-    return false;
-  } catch {
-    return true;
   }
 }
 
