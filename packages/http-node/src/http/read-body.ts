@@ -66,16 +66,11 @@ function isWhollyBuffered(req: IncomingMessage, declared: string | undefined): b
 }
 
 /** The body of a request that arrived whole before anyone read it (the usual small body), taken at once from its buffer. */
-function bufferedBody(req: IncomingMessage, maxBytes: number): Promise<string> {
+async function bufferedBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   // Paused and never read: one read() hands over everything buffered.
-  const body = req.read() as Buffer | null;
-  const size = body === null ? 0 : body.length;
-  if (size > maxBytes) return Promise.reject(tooLarge(maxBytes));
-  try {
-    return Promise.resolve(body === null ? '' : decodeUtf8([body], size));
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
+  const body = (req.read() as Buffer | null) ?? Buffer.alloc(0);
+  if (body.length > maxBytes) throw tooLarge(maxBytes);
+  return decodeUtf8([body], body.length);
 }
 
 function decodeUtf8(chunks: readonly Buffer[], size: number): string {

@@ -40,22 +40,13 @@ const bodyResponses = (ok: Record<string, unknown>, more: Record<string, unknown
   ...bodyErrors,
 });
 
+/** An optional query parameter. */
+const query = (name: string, description: string, schema: object) => ({ name, in: 'query', required: false, description, schema });
+
 const pageParameters = [
-  {
-    name: 'limit',
-    in: 'query',
-    required: false,
-    // The core's default page size (100) has no exported constant; it is stated here in words only.
-    description: `Page size (digits only), 1 to ${WEBHOOK_LIST_LIMIT_MAX}; default 100.`,
-    schema: { type: 'integer', minimum: 1, maximum: WEBHOOK_LIST_LIMIT_MAX },
-  },
-  {
-    name: 'after',
-    in: 'query',
-    required: false,
-    description: 'Keyset cursor: the last id of the previous page (as in the `Link` header).',
-    schema: { type: 'string', minLength: 1 },
-  },
+  // The core's default page size (100) has no exported constant; it is stated here in words only.
+  query('limit', `Page size (digits only), 1 to ${WEBHOOK_LIST_LIMIT_MAX}; default 100.`, { type: 'integer', minimum: 1, maximum: WEBHOOK_LIST_LIMIT_MAX }),
+  query('after', 'Keyset cursor: the last id of the previous page (as in the `Link` header).', { type: 'string', minLength: 1 }),
 ];
 
 const linkHeader = (basePath: string, path: string, example: string) => ({
@@ -219,29 +210,11 @@ const testItem = idItem(
 
 /** The filters of the delivery log. */
 const deliveryFilters = [
-  { name: 'endpoint', in: 'query', required: false, description: 'Only deliveries to this endpoint.', schema: { type: 'string', minLength: 1 } },
-  {
-    name: 'status',
-    in: 'query',
-    required: false,
-    description: 'Only deliveries in this state.',
-    schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
-  },
-  { name: 'eventType', in: 'query', required: false, description: 'Only deliveries of this event type.', schema: ref('schemas', 'WebhookEventType') },
-  {
-    name: 'since',
-    in: 'query',
-    required: false,
-    description: 'Only deliveries created at or after this time (RFC 3339).',
-    schema: { type: 'string', format: 'date-time', examples: ['2026-01-31T12:00:00Z'] },
-  },
-  {
-    name: 'until',
-    in: 'query',
-    required: false,
-    description: 'Only deliveries created before this time (RFC 3339).',
-    schema: { type: 'string', format: 'date-time', examples: ['2026-02-01T12:00:00Z'] },
-  },
+  query('endpoint', 'Only deliveries to this endpoint.', { type: 'string', minLength: 1 }),
+  query('status', 'Only deliveries in this state.', { type: 'string', enum: ['pending', 'delivered', 'failed'] }),
+  query('eventType', 'Only deliveries of this event type.', ref('schemas', 'WebhookEventType')),
+  query('since', 'Only deliveries created at or after this time (RFC 3339).', { type: 'string', format: 'date-time', examples: ['2026-01-31T12:00:00Z'] }),
+  query('until', 'Only deliveries created before this time (RFC 3339).', { type: 'string', format: 'date-time', examples: ['2026-02-01T12:00:00Z'] }),
 ];
 
 const deliveriesCollection = (basePath: string) => ({

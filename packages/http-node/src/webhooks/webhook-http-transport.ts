@@ -62,29 +62,17 @@ export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}):
   return { send: (request) => send(request, context) };
 }
 
-function send(request: WebhookRequest, context: SendContext): Promise<WebhookSendOutcome> {
-  let url: URL;
-  try {
-    url = new URL(request.url);
-  } catch {
-    return Promise.resolve({ kind: 'failed', reason: 'invalid url' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return Promise.resolve({ kind: 'failed', reason: `unsupported protocol ${url.protocol}` });
-  }
-  if (request.signal.aborted) return Promise.resolve({ kind: 'retry', reason: 'aborted before sending' });
-  if (request.restrictDestination && refusesLiteral(url)) {
-    return Promise.resolve({ kind: 'failed', reason: DESTINATION_NOT_ALLOWED_REASON });
-  }
+async function send(request: WebhookRequest, context: SendContext): Promise<WebhookSendOutcome> {
+  const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
+  if (url === undefined) return { kind: 'failed', reason: 'invalid url' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'failed', reason: `unsupported protocol ${url.protocol}` };
+  if (request.signal.aborted) return { kind: 'retry', reason: 'aborted before sending' };
+  if (request.restrictDestination && refusesLiteral(url)) return { kind: 'failed', reason: DESTINATION_NOT_ALLOWED_REASON };
   return new Promise((resolve) => new Attempt(url, request, context, resolve).start());
 }
 
 /** One POST in flight: its deadline, its abort, and the one outcome it settles with. */
 class Attempt {
-  readonly #url: URL;
-  readonly #request: WebhookRequest;
-  readonly #context: SendContext;
-  readonly #resolve: (outcome: WebhookSendOutcome) => void;
   readonly #body: Buffer;
   readonly #headers: Record<string, string>;
   readonly #controller = new AbortController();
@@ -94,11 +82,12 @@ class Attempt {
   #responded = false;
   readonly #onShutdown = () => this.#abort('aborted: the dispatcher stopped');
 
-  constructor(url: URL, request: WebhookRequest, context: SendContext, resolve: (outcome: WebhookSendOutcome) => void) {
-    this.#url = url;
-    this.#request = request;
-    this.#context = context;
-    this.#resolve = resolve;
+  constructor(
+    private readonly url: URL,
+    private readonly request: WebhookRequest,
+    private readonly context: SendContext,
+    private readonly resolve: (outcome: WebhookSendOutcome) => void,
+  ) {
     this.#body = Buffer.from(request.body, 'utf8');
     this.#headers = { ...request.headers, 'content-length': String(this.#body.length) };
     if (context.userAgent !== undefined && !Object.keys(this.#headers).some((name) => USER_AGENT.test(name))) {
@@ -108,16 +97,16 @@ class Attempt {
 
   start(): void {
     // Node timers hold at most 2^31-1 ms (about 24.8 days) and fire at once beyond it: clamp, never overflow.
-    this.#deadline = setTimeout(() => this.#abort(`timeout after ${this.#request.timeoutMs} ms`), Math.min(this.#request.timeoutMs, MAX_TIMER_MS));
-    this.#request.signal.addEventListener('abort', this.#onShutdown, { once: true });
+    this.#deadline = setTimeout(() => this.#abort(`timeout after ${this.request.timeoutMs} ms`), Math.min(this.request.timeoutMs, MAX_TIMER_MS));
+    this.request.signal.addEventListener('abort', this.#onShutdown, { once: true });
     this.#post(true);
   }
 
   #post(mayRetry: boolean): void {
-    const client = this.#url.protocol === 'https:' ? https : http;
-    const agents = this.#request.restrictDestination ? this.#context.restrictedAgents : this.#context.agents;
-    const agent = agents[this.#url.protocol as 'http:' | 'https:'];
-    const req = client.request(this.#url, { method: 'POST', headers: this.#headers, agent, signal: this.#controller.signal });
+    const client = this.url.protocol === 'https:' ? https : http;
+    const agents = this.request.restrictDestination ? this.context.restrictedAgents : this.context.agents;
+    const agent = agents[this.url.protocol as 'http:' | 'https:'];
+    const req = client.request(this.url, { method: 'POST', headers: this.#headers, agent, signal: this.#controller.signal });
     req.on('response', (res) => this.#onResponse(res));
     req.on('error', (error: NodeJS.ErrnoException) => {
       // Once answered, the status decides (an abort while reading the body only cuts the snippet short).
@@ -152,7 +141,7 @@ class Attempt {
         if (snippet.full) settle();
       }
       received += chunk.length;
-      if (received > this.#context.maxResponseBytes) res.destroy();
+      if (received > this.context.maxResponseBytes) res.destroy();
     });
     res.on('end', settle);
     res.on('error', () => {}); // aborted or cut off on purpose; the status is already known
@@ -171,12 +160,12 @@ class Attempt {
     if (done) this.#cleanUp();
     if (this.#settled) return;
     this.#settled = true;
-    this.#resolve(outcome);
+    this.resolve(outcome);
   }
 
   #cleanUp(): void {
     clearTimeout(this.#deadline);
-    this.#request.signal.removeEventListener('abort', this.#onShutdown);
+    this.request.signal.removeEventListener('abort', this.#onShutdown);
   }
 }
 
