@@ -29,11 +29,12 @@ const url = {
   ].join(' '),
   examples: ['https://example.com/hooks/plants'],
 };
+const eventType = ref('schemas', 'WebhookEventType');
 const eventTypes = {
   type: 'array',
   minItems: 1,
   uniqueItems: true,
-  items: ref('schemas', 'WebhookEventType'),
+  items: eventType,
   description: 'The events sent to the endpoint; at least one, no repeats.',
 };
 const operatorTenant = { type: 'string', description: 'The tenant the event is about; only in deliveries to operator subscriptions.' };
@@ -168,7 +169,7 @@ const schemas = {
     properties: {
       id: { type: 'string', description: 'Also the `webhook-id` the receiver sees.', examples: ['msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'] },
       endpointId: { type: 'string' },
-      eventType: ref('schemas', 'WebhookEventType'),
+      eventType,
       payload: {
         description: 'The exact body sent: the plant for `plant.created`, `{"id": <int64>}` for `plant.deleted`, the event for the operational types.',
         oneOf: eventBodies(),
@@ -180,10 +181,7 @@ const schemas = {
       test: { type: 'boolean', const: true, description: 'Present (true) only on a delivery queued by "send a test event".' },
     },
   },
-  PlantDeleted: {
-    ...closed('id'),
-    properties: { id: ref('schemas', 'PlantId') },
-  },
+  PlantDeleted: { ...closed('id'), properties: { id: ref('schemas', 'PlantId') } },
   EndpointDisabledEvent: {
     ...closed('endpointId', 'reason', 'at'),
     properties: {
@@ -199,25 +197,16 @@ const schemas = {
       tenant: operatorTenant,
       deliveryId: { type: 'string', description: 'The delivery that failed (`GET /webhooks/deliveries/{id}` shows its attempts).' },
       endpointId: { type: 'string', description: 'The endpoint it was for.' },
-      eventType: ref('schemas', 'WebhookEventType'),
+      eventType,
       attempts: { type: 'integer', minimum: 1, description: 'Attempts it was given (interrupted ones not counted).' },
       lastError: { type: 'string', description: 'Why its last attempt failed, e.g. `receiver answered 500`.' },
       at: time('When its last attempt ended'),
     },
   },
-  Recover: {
-    ...closed('since'),
-    properties: { since: time('Failed deliveries created at or after this time are queued again') },
-  },
-  Requeued: {
-    ...closed('requeued'),
-    properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } },
-  },
+  Recover: { ...closed('since'), properties: { since: time('Failed deliveries created at or after this time are queued again') } },
+  Requeued: { ...closed('requeued'), properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } } },
   Empty: { type: 'object', additionalProperties: false, maxProperties: 0 },
-  SendTest: {
-    ...closed('eventType'),
-    properties: { eventType: ref('schemas', 'WebhookEventType') },
-  },
+  SendTest: { ...closed('eventType'), properties: { eventType: eventType } },
   WindowStats: {
     ...closed('succeeded', 'failed', 'successRate'),
     properties: {
@@ -244,17 +233,14 @@ const schemas = {
         minItems: STATS_HOURS,
         maxItems: STATS_HOURS,
         description: `The last ${STATS_HOURS} clock hours (UTC), oldest first; the last one is the current hour so far.`,
-        items: {
-          ...closed('start', 'succeeded', 'failed'),
-          properties: { start: time('Start of the hour'), succeeded: count, failed: count },
-        },
+        items: { ...closed('start', 'succeeded', 'failed'), properties: { start: time('Start of the hour'), succeeded: count, failed: count } },
       },
     },
   },
   EventType: {
     ...closed('type', 'description', 'schema', 'example'),
     properties: {
-      type: ref('schemas', 'WebhookEventType'),
+      type: eventType,
       description: { type: 'string' },
       schema: { type: 'object', description: 'JSON Schema (2020-12) of the body sent for this type.' },
       example: {

@@ -1,6 +1,5 @@
 import type { PlantStore, Principal } from '@plant-store/core';
-import { requireScope } from '@plant-store/core/adapter';
-import { authenticateRequest } from '../http/authenticate-request.js';
+import { authorizeRequest } from '../http/authenticate-request.js';
 import { nextLink } from '../http/next-link.js';
 import { parseDeliveryListQuery, parseEndpointListQuery } from '../http/parse-webhook-list-query.js';
 import { parsePathId } from '../http/parse-path-id.js';
@@ -17,12 +16,6 @@ import type { Exchange, RouteContext, RouteHandler } from './route-context.js';
 type Webhooks = PlantStore['webhooks'];
 type Scope = 'webhooks:read' | 'webhooks:write';
 
-async function principalWith(context: RouteContext, exchange: Exchange, scope: Scope): Promise<Principal> {
-  const principal = await authenticateRequest(context.store, exchange);
-  requireScope(principal, scope);
-  return principal;
-}
-
 /** A handler that answers `status` with the JSON `answer` makes of the `{id}` (if the route has one) and the body `body` asks for. */
 function handler(
   scope: Scope,
@@ -31,7 +24,7 @@ function handler(
   answer: (webhooks: Webhooks, principal: Principal, id: string, body: unknown) => Promise<string>,
 ): RouteHandler {
   return async (context, exchange, idSegment) => {
-    const principal = await principalWith(context, exchange, scope);
+    const principal = await authorizeRequest(context.store, exchange, scope);
     const id = idSegment === '' ? '' : parsePathId(idSegment);
     const read = body === 'json' ? readJsonBody : body === 'optional' ? readOptionalJsonBody : undefined;
     const input = read === undefined ? undefined : await read(exchange.req, context.maxBodyBytes);
@@ -55,7 +48,7 @@ export const updateEndpoint = handler('webhooks:write', 200, 'json', async (webh
 
 /** `DELETE /webhooks/endpoints/{id}`: 204; its pending deliveries end as failed. */
 export async function deleteEndpoint(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
-  const principal = await principalWith(context, exchange, 'webhooks:write');
+  const principal = await authorizeRequest(context.store, exchange, 'webhooks:write');
   await context.store.webhooks.endpoints.delete(principal, parsePathId(idSegment));
   sendNoContent(exchange.res, exchange.requestId);
 }
@@ -96,7 +89,7 @@ export const resendDelivery = handler('webhooks:write', 202, 'none', async (webh
 
 /** `GET /webhooks/endpoints`: one keyset page, ids ascending, `Link` when more remain. */
 export async function listEndpoints(context: RouteContext, exchange: Exchange): Promise<void> {
-  const principal = await principalWith(context, exchange, 'webhooks:read');
+  const principal = await authorizeRequest(context.store, exchange, 'webhooks:read');
   const query = parseEndpointListQuery(exchange.query);
   const page = await context.store.webhooks.endpoints.list(principal, query);
   sendPage(context, exchange, '/webhooks/endpoints', query, page.nextAfter, page.endpoints.map(endpointJson));
@@ -104,7 +97,7 @@ export async function listEndpoints(context: RouteContext, exchange: Exchange): 
 
 /** `GET /webhooks/deliveries?endpoint=&status=&eventType=&since=&until=&limit=&after=`: one keyset page, newest first, `Link` when more remain. */
 export async function listDeliveries(context: RouteContext, exchange: Exchange): Promise<void> {
-  const principal = await principalWith(context, exchange, 'webhooks:read');
+  const principal = await authorizeRequest(context.store, exchange, 'webhooks:read');
   const query = parseDeliveryListQuery(exchange.query);
   const page = await context.store.webhooks.deliveries.list(principal, query);
   sendPage(context, exchange, '/webhooks/deliveries', query, page.nextAfter, page.deliveries.map(deliveryJson));
