@@ -27,6 +27,9 @@ const idItem = (what: string, method: string, op: object) => ({
   [method]: op,
 });
 
+/** A path below `/{id}` with one operation, built from `operation`'s arguments. */
+const idOperation = (what: string, method: string, ...args: Parameters<typeof operation>) => idItem(what, method, operation(...args));
+
 /** The answers of an operation on an `{id}` without a body. */
 const idResponses = (ok: Record<string, unknown>) => ({ ...ok, '400': badId, ...authErrors, '404': notFound });
 
@@ -122,90 +125,80 @@ const endpointItem = {
   ),
 };
 
-const secretItem = idItem(
+const secretItem = idOperation(
   'Endpoint',
   'get',
-  operation(
-    'getWebhookEndpointSecret',
-    'Get the signing secret',
-    'What receivers verify with: the current `whsec_` secret, or the `whpk_` public key of an `ed25519` endpoint. Requires `webhooks:write` (an HMAC secret lets one forge webhooks).',
-    'write',
-    idResponses({ '200': jsonResponse('The current secret or public key.', ref('schemas', 'Secret')) }),
-  ),
+  'getWebhookEndpointSecret',
+  'Get the signing secret',
+  'What receivers verify with: the current `whsec_` secret, or the `whpk_` public key of an `ed25519` endpoint. Requires `webhooks:write` (an HMAC secret lets one forge webhooks).',
+  'write',
+  idResponses({ '200': jsonResponse('The current secret or public key.', ref('schemas', 'Secret')) }),
 );
 
-const rotateItem = idItem(
+const rotateItem = idOperation(
   'Endpoint',
   'post',
-  operation(
-    'rotateWebhookEndpointSecret',
-    'Rotate the signing secret',
-    [
-      'Replaces the secret (with `secret` when given, else a new one; the body may be left out or empty, whatever its content',
-      'type) and answers with what receivers verify with; an `ed25519` endpoint always gets a new key pair (giving `secret`',
-      'is a 400). For the overlap period (24 h by default) every delivery is signed with the new and the previous key',
-      '(`webhook-signature: v1,<new> v1,<old>`),',
-      'so receivers holding either verify. Requires `webhooks:write`.',
-    ].join(' '),
-    'write',
-    bodyResponses({ '200': jsonResponse('The new secret or public key.', ref('schemas', 'Secret')) }),
-    {
-      requestBody: {
-        required: false,
-        description: 'Optional: `{"secret": "whsec_…"}` to choose the new secret.',
-        content: json({ type: 'object', additionalProperties: false, properties: { secret: ref('schemas', 'WebhookSecret') } }),
-      },
+  'rotateWebhookEndpointSecret',
+  'Rotate the signing secret',
+  [
+    'Replaces the secret (with `secret` when given, else a new one; the body may be left out or empty, whatever its content',
+    'type) and answers with what receivers verify with; an `ed25519` endpoint always gets a new key pair (giving `secret`',
+    'is a 400). For the overlap period (24 h by default) every delivery is signed with the new and the previous key',
+    '(`webhook-signature: v1,<new> v1,<old>`),',
+    'so receivers holding either verify. Requires `webhooks:write`.',
+  ].join(' '),
+  'write',
+  bodyResponses({ '200': jsonResponse('The new secret or public key.', ref('schemas', 'Secret')) }),
+  {
+    requestBody: {
+      required: false,
+      description: 'Optional: `{"secret": "whsec_…"}` to choose the new secret.',
+      content: json({ type: 'object', additionalProperties: false, properties: { secret: ref('schemas', 'WebhookSecret') } }),
     },
-  ),
+  },
 );
 
-const recoverItem = idItem(
+const recoverItem = idOperation(
   'Endpoint',
   'post',
-  operation(
-    'recoverWebhookEndpoint',
-    'Resend failed deliveries',
-    'Queues again every failed delivery to the endpoint created at or after `since`. Requires `webhooks:write`.',
-    'write',
-    bodyResponses({ '202': jsonResponse('Queued.', ref('schemas', 'Requeued')) }),
-    { requestBody: jsonBody('Recover', '`{"since": "<RFC 3339 time>"}`.') },
-  ),
+  'recoverWebhookEndpoint',
+  'Resend failed deliveries',
+  'Queues again every failed delivery to the endpoint created at or after `since`. Requires `webhooks:write`.',
+  'write',
+  bodyResponses({ '202': jsonResponse('Queued.', ref('schemas', 'Requeued')) }),
+  { requestBody: jsonBody('Recover', '`{"since": "<RFC 3339 time>"}`.') },
 );
 
-const statsItem = idItem(
+const statsItem = idOperation(
   'Endpoint',
   'get',
-  operation(
-    'getWebhookEndpointStats',
-    'Endpoint health',
-    [
-      'How the attempts to the endpoint went over the last hour, 24 hours and 7 days: a 2xx answer succeeded, anything',
-      'else (another status, a timeout, a refused connection) failed; attempts cut short by a shutdown are left out.',
-      'With the most recent attempt of the last 7 days. Requires `webhooks:read`.',
-    ].join(' '),
-    'read',
-    idResponses({ '200': jsonResponse('The statistics.', ref('schemas', 'EndpointStats')) }),
-  ),
+  'getWebhookEndpointStats',
+  'Endpoint health',
+  [
+    'How the attempts to the endpoint went over the last hour, 24 hours and 7 days: a 2xx answer succeeded, anything',
+    'else (another status, a timeout, a refused connection) failed; attempts cut short by a shutdown are left out.',
+    'With the most recent attempt of the last 7 days. Requires `webhooks:read`.',
+  ].join(' '),
+  'read',
+  idResponses({ '200': jsonResponse('The statistics.', ref('schemas', 'EndpointStats')) }),
 );
 
-const testItem = idItem(
+const testItem = idOperation(
   'Endpoint',
   'post',
-  operation(
-    'sendWebhookTestEvent',
-    'Send a test event',
-    [
-      'Queues the example body of `eventType` (see `GET /webhooks/event-types`; any known type, whether the endpoint',
-      'subscribes to it or not) to this endpoint only. It is signed and sent like any delivery, retried the same way,',
-      'and marked `test: true` in the delivery log. Requires `webhooks:write`.',
-    ].join(' '),
-    'write',
-    bodyResponses(
-      { '202': jsonResponse('Queued: the delivery, with `test: true`.', ref('schemas', 'Delivery')) },
-      { '409': errorResponse('The endpoint is disabled: enable it first.') },
-    ),
-    { requestBody: jsonBody('SendTest', '`{"eventType": "plant.created"}`.') },
+  'sendWebhookTestEvent',
+  'Send a test event',
+  [
+    'Queues the example body of `eventType` (see `GET /webhooks/event-types`; any known type, whether the endpoint',
+    'subscribes to it or not) to this endpoint only. It is signed and sent like any delivery, retried the same way,',
+    'and marked `test: true` in the delivery log. Requires `webhooks:write`.',
+  ].join(' '),
+  'write',
+  bodyResponses(
+    { '202': jsonResponse('Queued: the delivery, with `test: true`.', ref('schemas', 'Delivery')) },
+    { '409': errorResponse('The endpoint is disabled: enable it first.') },
   ),
+  { requestBody: jsonBody('SendTest', '`{"eventType": "plant.created"}`.') },
 );
 
 /** The filters of the delivery log. */
@@ -236,28 +229,24 @@ const deliveriesCollection = (basePath: string) => ({
   ),
 });
 
-const deliveryItem = idItem(
+const deliveryItem = idOperation(
   'Delivery',
   'get',
-  operation(
-    'getWebhookDelivery',
-    'Get a webhook delivery',
-    'Requires `webhooks:read`.',
-    'read',
-    idResponses({ '200': jsonResponse('The delivery with its attempts.', ref('schemas', 'Delivery')) }),
-  ),
+  'getWebhookDelivery',
+  'Get a webhook delivery',
+  'Requires `webhooks:read`.',
+  'read',
+  idResponses({ '200': jsonResponse('The delivery with its attempts.', ref('schemas', 'Delivery')) }),
 );
 
-const resendItem = idItem(
+const resendItem = idOperation(
   'Delivery',
   'post',
-  operation(
-    'resendWebhookDelivery',
-    'Resend a delivery',
-    'Queues the delivery again whatever its state, with the same `webhook-id` (receivers deduplicate on it). No body is needed. Requires `webhooks:write`.',
-    'write',
-    idResponses({ '202': jsonResponse('Queued.', ref('schemas', 'Empty')) }),
-  ),
+  'resendWebhookDelivery',
+  'Resend a delivery',
+  'Queues the delivery again whatever its state, with the same `webhook-id` (receivers deduplicate on it). No body is needed. Requires `webhooks:write`.',
+  'write',
+  idResponses({ '202': jsonResponse('Queued.', ref('schemas', 'Empty')) }),
 );
 
 /** What the routes that read no storage themselves can fail with beyond 401/403: checking a portal link reads storage. */
