@@ -96,11 +96,9 @@ export function parseServeArgs(args: readonly string[]): ServeArgs {
 }
 
 /**
- * Reads the configuration of `plant-store serve` from flags and environment
- * (a flag wins over its variable; an empty variable counts as unset) and
- * validates all of it. Throws a `ConfigurationError` whose message names the
- * variable and its flag, e.g. `PLANT_STORE_MAX_BODY (--max-body): must be …`,
- * and never contains a token or secret.
+ * Reads and validates the configuration of `plant-store serve` from flags and
+ * environment (a flag wins; an empty variable counts as unset). Throws a
+ * `ConfigurationError` naming the variable and its flag, never a secret.
  */
 export function loadConfig(args: readonly string[] | ServeArgs, env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): ServeConfig {
   const flags = 'help' in args ? args.values : parseServeArgs(args).values;
