@@ -3,7 +3,7 @@ import { ConfigurationError, ValidationError, type Principal } from '@plant-stor
 import { silentLogger, systemClock, tokenDigest, type Authenticator, type Clock, type Logger } from '@plant-store/core/adapter';
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { jwtPrincipal } from './jwt-principal.js';
-import { parseJwks } from './parse-jwks.js';
+import { parseJwks, parseJwksFile } from './parse-jwks.js';
 import { remoteJwks } from './remote-jwks.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
@@ -51,20 +51,16 @@ export interface JwtAuthenticatorOptions {
 
 /**
  * An `Authenticator` for JWT bearer tokens signed with RS256, PS256, ES256 or
- * EdDSA. `authenticate` resolves `undefined` for every token it cannot accept:
- * malformed, another algorithm (`none`, HS256, …), bad signature, unknown
- * `kid`, expired or not yet valid, wrong issuer or audience, no `exp`, no
- * `sub` or no tenant. It rejects, with `JwksUnavailableError`, only when the
- * remote JWKS is needed and cannot be fetched (network, timeout, non-200
- * answer, not a key set), or failed to be fetched within the last
- * `jwksCooldownMs`: then the token could not be judged at all. The error's
- * `retryAfterMs` says when the next fetch will be tried.
+ * EdDSA. `authenticate` resolves `undefined` for every token it cannot accept
+ * (malformed, another algorithm, bad signature, unknown `kid`, expired, wrong
+ * issuer or audience, no `exp`, `sub` or tenant), and rejects with
+ * `JwksUnavailableError` only when the remote JWKS is needed and cannot be
+ * fetched: then the token could not be judged at all.
  *
- * Verified principals are cached by token digest until the token's `exp`, so
- * a repeat token costs one SHA-256. A consequence: a token stays accepted
- * until it expires even if its key leaves the JWKS. Throws a
- * `ConfigurationError` naming the option for unusable options, including an
- * unreadable or invalid `jwksFile`.
+ * Verified principals are cached by token digest until the token's `exp`: a
+ * token stays accepted until it expires even if its key leaves the JWKS.
+ * Unusable options, an unreadable or invalid `jwksFile` included, throw a
+ * `ConfigurationError` naming the option.
  */
 export function jwtAuthenticator(options: JwtAuthenticatorOptions): Authenticator {
   const clock = options.clock ?? systemClock;
@@ -144,8 +140,7 @@ function keySource(options: JwtAuthenticatorOptions, clock: Clock): JWTVerifyGet
       clock,
     });
   }
-  const jwks = options.jwks !== undefined ? checkedJwks('jwks', options.jwks) : readJwksFile(options.jwksFile!);
-  return createLocalJWKSet(jwks);
+  return createLocalJWKSet(options.jwks !== undefined ? checked('jwks', () => parseJwks(options.jwks)) : readJwksFile(options.jwksFile!));
 }
 
 function readJwksFile(path: string): JSONWebKeySet {
@@ -156,21 +151,15 @@ function readJwksFile(path: string): JSONWebKeySet {
     const code = (error as { code?: string }).code;
     throw new ConfigurationError('jwksFile', `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}`);
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ConfigurationError('jwksFile', `${path}: not valid JSON (expected a JWKS {"keys": [...]})`);
-  }
-  return checkedJwks('jwksFile', parsed, `${path}: `);
+  return checked('jwksFile', () => parseJwksFile(path, text));
 }
 
-function checkedJwks(setting: string, value: unknown, where = ''): JSONWebKeySet {
+/** The checked key set; a `ValidationError` becomes a `ConfigurationError` naming the option. */
+function checked(setting: string, parse: () => JSONWebKeySet): JSONWebKeySet {
   try {
-    return parseJwks(value);
+    return parse();
   } catch (error) {
-    if (error instanceof ValidationError) throw new ConfigurationError(setting, `${where}${error.message}`);
-    throw error;
+    throw error instanceof ValidationError ? new ConfigurationError(setting, error.message) : error;
   }
 }
 

@@ -31,3 +31,18 @@ export function parseJwks(value: unknown): JSONWebKeySet {
   }
   return value as JSONWebKeySet;
 }
+
+/** The text of a JWKS file, checked as `parseJwks` does; the `ValidationError`'s message starts with `path`. */
+export function parseJwksFile(path: string, text: string): JSONWebKeySet {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw ValidationError.of('keys', `${path}: not valid JSON (expected a JWKS {"keys": [...]})`);
+  }
+  try {
+    return parseJwks(value);
+  } catch (error) {
+    throw error instanceof ValidationError ? ValidationError.of(error.field, `${path}: ${error.message}`) : error;
+  }
+}

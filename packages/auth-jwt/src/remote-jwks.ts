@@ -18,22 +18,14 @@ export interface RemoteJwksOptions {
 }
 
 /**
- * A key resolver over a remote JWKS, for `jwtVerify`:
- * - at most one fetch is in flight (callers share it) and at most one starts
- *   per `cooldownMs`, whatever the outcome: a token costs no fetch of its own,
- *   so a flood of tokens (forged, unsigned, made-up `kid`s) cannot turn into
- *   a flood of fetches against the issuer, failing or not;
- * - the first token waits for the first fetch (bounded by `timeoutMs`); if it
- *   fails, the failure is remembered for `firstRetryMs`, doubled after each
- *   further failure up to the cooldown (no JWT works until one succeeds, so
- *   a provider back after a blip is asked again soon), and every token in
- *   between rejects at once with `JwksUnavailableError`, whose
- *   `retryAfterMs` says when the next fetch will be tried;
- * - an unknown `kid` triggers a refetch (keys rotated at the issuer); in the
- *   cooldown, an unknown `kid` is just unknown;
- * - a key set older than `maxAgeMs` is refreshed in the background while the
- *   old one keeps serving, and keeps serving if the refresh fails: a JWKS
- *   outage does not lock out holders of tokens signed with known keys.
+ * A key resolver over a remote JWKS, for `jwtVerify`. At most one fetch is in
+ * flight and at most one starts per `cooldownMs`, so a flood of tokens
+ * (forged, made-up `kid`s) is never a flood of fetches. Until a key set was
+ * loaded, a failure is remembered for `firstRetryMs`, doubled up to the
+ * cooldown, and tokens meanwhile reject at once with `JwksUnavailableError`.
+ * An unknown `kid` triggers a refetch outside the cooldown; a key set older
+ * than `maxAgeMs` is refreshed in the background and keeps serving if that
+ * fails, so an outage does not lock out tokens signed with known keys.
  */
 export function remoteJwks(options: RemoteJwksOptions): JWTVerifyGetKey {
   const keySet = new RemoteKeySet(options);

@@ -24,12 +24,8 @@ export function createPlantServer(store: PlantStore, options: PlantServerOptions
   const keepAliveTimeout = positive('keepAliveTimeoutMs', options.keepAliveTimeoutMs ?? 5_000);
   const server = createServer(
     {
-      // node:http enforces both timeouts by sweeping its connection list every
-      // `connectionsCheckingInterval` (30 s by default, longer than the
-      // timeouts themselves): sweep often enough that a slow client is cut off
-      // close to its deadline. A sweep only walks in-flight requests.
-      // Headers are part of the request, so their deadline cannot be later
-      // than the whole request's (node:http refuses that combination).
+      // node:http enforces both timeouts by a sweep (every 30 s by default): sweep often enough to cut a
+      // slow client close to its deadline. The headers' deadline cannot be later than the request's.
       headersTimeout: Math.min(headersTimeout, requestTimeout),
       requestTimeout,
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
@@ -39,9 +35,7 @@ export function createPlantServer(store: PlantStore, options: PlantServerOptions
     createRequestListener(store, options),
   );
   server.keepAliveTimeout = keepAliveTimeout;
-  // Socket inactivity limit: nothing received or sent for this long. Request
-  // and headers timeouts only cover receiving the request; this also covers a
-  // client that stops reading its response.
+  // Inactivity in either direction: also covers a client that stops reading its response.
   server.timeout = requestTimeout;
   server.on('clientError', handleClientError);
   // Listening replaces node:http's bodiless 417 for an unknown `Expect`.

@@ -29,34 +29,26 @@ export interface RequestListenerOptions {
    */
   readonly basePath?: string;
   /**
-   * Serve the API reference page at `<basePath>/docs`: swagger-ui rendering
-   * the OpenAPI document, with a "try it" that takes a bearer token. Its files
-   * come from the swagger-ui-dist package and are served by the listener
-   * itself (no CDN). Off by default for embedders: a host usually has its own
-   * pages, and this one runs scripts on the host's origin. The reference
-   * service (`@plant-store/server`) turns it on.
+   * Serve the API reference page at `<basePath>/docs`: swagger-ui (from the
+   * swagger-ui-dist package, served by the listener itself) with a "try it".
+   * Off by default: the page runs scripts on the host's origin.
    * @default false
    */
   readonly docs?: boolean;
   /**
-   * Prometheus metrics (prom-client, on a registry of this listener's own):
-   * every request is counted and timed by method, route template and
-   * status, and `GET /metrics` (no authentication) serves them with webhook
-   * attempts by outcome, the pending backlog and process metrics. Off unless
-   * asked: the route is public, so a host decides whether to expose it
-   * (`plant-store serve` turns it on unless `PLANT_STORE_METRICS=off`).
-   * The listener subscribes to the store's events for good: create one
+   * Prometheus metrics on a registry of the listener's own: requests by
+   * method, route template and status, webhook attempts, the pending backlog
+   * and process metrics, at `GET /metrics` (no authentication, so off unless
+   * asked). The listener subscribes to the store's events for good: one
    * listener with metrics per store.
    * @default false
    */
   readonly metrics?: boolean;
   /**
    * Serve the tenant webhook portal at `<basePath>/portal`: these files
-   * (`index.html` at `/portal`, the others at `/portal/<name>`), from memory,
-   * under the same strict Content-Security-Policy as `/docs`. The listener
-   * does not build or find them: `@plant-store/portal`'s `portalAssets()`
-   * returns them (the reference service passes them unless
-   * `PLANT_STORE_PORTAL=off`). Off unless given.
+   * (`index.html` at `/portal`, the others at `/portal/<name>`, as
+   * `@plant-store/portal`'s `portalAssets()` returns them), from memory,
+   * under the same Content-Security-Policy as `/docs`.
    * @default undefined (no portal)
    */
   readonly portal?: PortalAssets;
@@ -80,9 +72,7 @@ export function createRequestListener(store: PlantStore, options: RequestListene
   }
   const basePath = normalizeBasePath(options.basePath ?? '');
   const metrics = options.metrics === true;
-  // `/docs` and `/metrics` are opt-in parts: swagger-ui-dist is located only
-  // by docsFiles() and prom-client required only by createHttpMetrics(), so a
-  // host mounting just the API loads neither (the optional-parts test checks).
+  // swagger-ui-dist and prom-client are loaded only by the parts that need them.
   const context: RouteContext = {
     store,
     logger: options.logger ?? silentLogger,
@@ -144,9 +134,7 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
     }
     recordRequest(context, logger, exchange, path, performance.now() - started);
   } catch (error) {
-    // Only reached if answering the error or logging itself threw. The
-    // listener's promise is not awaited by anyone: a rejection here would be
-    // unhandled and end the process.
+    // Answering the error or logging threw: nobody awaits this promise, so a rejection would end the process.
     lastResort(logger, res, error);
   }
   // Once answered and logged, as the span's end time says.

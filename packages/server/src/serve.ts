@@ -23,10 +23,9 @@ export interface ServeIo {
   /** Receives warnings meant for the operator (the development token). */
   readonly stderr: LogSink;
   /**
-   * Consulted for `NODE_ENV`. Not for `OTEL_*`: tracing is process-wide in
-   * OpenTelemetry (one tracer provider per process), so it always reads
-   * `process.env`, and a start with `OTEL_*` entries here that differ from
-   * it logs a warning naming them. @default process.env
+   * Consulted for `NODE_ENV`. Not for `OTEL_*`: tracing is process-wide, so
+   * it reads `process.env`, and differing `OTEL_*` entries here are warned
+   * about. @default process.env
    */
   readonly env?: NodeJS.ProcessEnv;
 }
@@ -63,11 +62,8 @@ export class ListenError extends Error {
 
 // Sweep interval for keep-alive connections that turn idle during shutdown.
 const IDLE_SWEEP_MS = 50;
-// How long shutdown lets webhook attempts in flight run before interrupting
-// them (and then at most as long again to record that). Kept short so the
-// process exits within 10 s: an interrupted attempt stays due, so the next
-// process (or another instance) sends it again at once (at-least-once;
-// receivers dedupe on webhook-id).
+// How long shutdown lets webhook attempts in flight run before interrupting them. Short, so the
+// process exits within 10 s: an interrupted attempt stays due and is sent again by the next process.
 const DISPATCHER_STOP_MS = 1_000;
 // How long shutdown waits for buffered spans to reach the collector: a
 // collector that is down must not hold the exit (the spans are dropped).
@@ -85,10 +81,10 @@ export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHand
   // Log lines and the ready line, in their order; a stdout that fails (a closed pipe) drops them, and the service goes on.
   const stdout = logOutput(io.stdout, io.stderr);
   const env = io.env ?? process.env;
-  // Tracing is the process's, whatever io.env says: OpenTelemetry registers one tracer provider per process, and
-  // the SDK's exporter transport and resource read process.env themselves, so settings from io.env would be half applied.
+  // Tracing is the process's, whatever io.env says: the SDK reads process.env itself.
   const traced = tracingRequested(process.env);
-  const logger = serviceLogger(config, stdout, traced);
+  // With tracing on, each log line names the trace and span it was written in.
+  const logger = jsonLogger(stdout, { level: config.logLevel, ...(traced ? { traceIds: activeTraceIds } : {}) });
   const ignored = tracingVariablesNotRead(env, process.env);
   if (ignored.length > 0)
     logger.warn(`tracing: OTEL_* variables are read from the process environment; ignoring ${ignored.join(', ')} of the environment given to serve`);
@@ -117,7 +113,6 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
     store = createPlantStore({ storage, authenticator, logger, webhooks: webhookOptions(config) });
     server = createPlantServer(store, { ...serverOptions(config, logger), ...(portal === undefined ? {} : { portal }) });
   } catch (error) {
-    // Options the factories reject (they validate again) must not leave the database open.
     await (store ? store.close() : storage.close());
     throw error;
   }
@@ -168,11 +163,6 @@ function announceDevelopmentToken(io: ServeIo, token: string): void {
   );
 }
 
-/** JSON lines on stdout; with tracing on, each names the trace and span it was written in. */
-function serviceLogger(config: ServeConfig, stdout: LogSink, traced: boolean): Logger {
-  return jsonLogger(stdout, { level: config.logLevel, ...(traced ? { traceIds: activeTraceIds } : {}) });
-}
-
 function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
   return {
     subscriptions: config.webhooks,
@@ -198,8 +188,7 @@ function serverOptions(config: ServeConfig, logger: Logger): PlantServerOptions 
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
     metrics: config.metrics,
     logger,
-    // The service serves its API reference page (GET /docs).
-    docs: true,
+    docs: true, // the service serves its API reference page
   };
 }
 
@@ -230,14 +219,15 @@ async function listen(server: Server, config: ServeConfig): Promise<string> {
   } catch (error) {
     throw listenError(error, config);
   }
-  return formatUrl(server.address() as AddressInfo);
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 async function shutdown(server: Server, store: PlantStore, logger: Logger, graceMs: number, tracing: Tracing | undefined): Promise<void> {
   logger.info('shutting down', { graceMs });
   const drained = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
-  // close() stops accepting and drops idle keep-alive connections; a busy one
-  // turns idle once its response is written, so keep sweeping until all are gone.
+  // A busy keep-alive connection turns idle once its response is written: keep sweeping until all are gone.
   server.closeIdleConnections();
   const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
   const cut = setTimeout(() => {
@@ -250,8 +240,7 @@ async function shutdown(server: Server, store: PlantStore, logger: Logger, grace
     clearInterval(sweep);
     clearTimeout(cut);
   }
-  // Stops the dispatcher (attempts in flight get a moment, then are
-  // interrupted; unsent deliveries stay queued in the outbox) and then closes storage.
+  // Stops the dispatcher (unsent deliveries stay queued), then closes storage.
   await store.close();
   // Last, so the spans of attempts cut short by the stop are exported too.
   if (tracing && !(await tracing.shutdown(TRACING_FLUSH_MS))) logger.warn('tracing: spans not exported in time were dropped', { timeoutMs: TRACING_FLUSH_MS });
@@ -294,9 +283,4 @@ function listenError(error: unknown, config: ServeConfig): Error {
     default:
       return new ListenError(`cannot listen on ${address}: ${errorText(error)}`, { cause: error });
   }
-}
-
-function formatUrl(address: AddressInfo): string {
-  const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}`;
 }

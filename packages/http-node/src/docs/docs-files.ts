@@ -33,16 +33,12 @@ export interface DocsFiles {
 }
 
 const JS = 'text/javascript; charset=utf-8';
-// swagger-ui's files change only with the package, so browsers may keep them
-// a day; the page and its start script are ours and are revalidated on every
-// load (a cheap 304 by ETag), so an upgrade shows at once.
+// swagger-ui's files change only with the package; the page and its script are revalidated (a 304 by ETag).
 const REVALIDATE = 'no-cache';
 const ONE_DAY = 'public, max-age=86400';
 
-// Everything but this origin's scripts, styles and API calls is refused, inline
-// scripts and styles included (swagger-ui styles through the DOM, which CSP
-// allows; the browser test fails on any violation). It draws some icons from
-// data: URLs.
+// Everything but this origin's scripts, styles and API calls is refused, inline ones included
+// (swagger-ui styles through the DOM, which CSP allows); some icons are data: URLs.
 const PAGE_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
@@ -65,12 +61,7 @@ interface Entry {
   readonly headers?: readonly string[];
 }
 
-/**
- * The allow-list: a request path is served only when it is one of these keys,
- * matched literally. Files are read from the swagger-ui-dist folder by these
- * fixed names, never by anything taken from the request, so no path can
- * reach another file.
- */
+/** The allow-list, matched literally: files are read by these fixed names, never by anything from the request. */
 const FILES: ReadonlyMap<string, Entry> = new Map<string, Entry>([
   ['/docs', { source: { text: DOCS_PAGE_HTML }, contentType: 'text/html; charset=utf-8', cacheControl: REVALIDATE, headers: PAGE_HEADERS }],
   ['/docs/docs-init.js', { source: { text: DOCS_INIT_SCRIPT }, contentType: JS, cacheControl: REVALIDATE }],
@@ -83,11 +74,9 @@ const FILES: ReadonlyMap<string, Entry> = new Map<string, Entry>([
 const gzipAsync = promisify(gzip);
 
 /**
- * The API reference page's files: the page, its start script and the
- * swagger-ui files it needs from the swagger-ui-dist package. That package is
- * an optional peer (its dependency tree runs an install-time beacon a host
- * may not want), so it is located now: a host that turns the page on
- * without it fails when the listener is created, saying what to install.
+ * The API reference page's files: the page, its start script and swagger-ui's
+ * files. swagger-ui-dist is an optional peer, located now, so a host that
+ * turns the page on without it fails at once, saying what to install.
  */
 export function docsFiles(): DocsFiles {
   let manifest: string;
@@ -100,11 +89,7 @@ export function docsFiles(): DocsFiles {
   return preparedOnFirstUse(FILES, (entry) => prepare(entry, swaggerUiFolder));
 }
 
-/**
- * Files served from memory, one per path of `entries` (the allow-list: no
- * other path is served); each is prepared on its first request and kept. A
- * failed preparation is not kept: the next request tries again.
- */
+/** Files served from memory, one per path of `entries`, each prepared on its first request and kept (a failure is not). */
 export function preparedOnFirstUse<E>(entries: ReadonlyMap<string, E>, prepare: (entry: E) => Promise<DocsFile>): DocsFiles {
   const cache = new Map<string, Promise<DocsFile>>();
   return {

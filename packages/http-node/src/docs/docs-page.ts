@@ -1,11 +1,6 @@
-// The API reference page and the script that starts swagger-ui on it. Both
-// are served by the service itself, next to swagger-ui's own files (see
-// docs-files.ts), so the page works offline and under a strict
-// Content-Security-Policy: no inline script, nothing from another origin.
-//
-// Every URL is relative to the page (`<base>/docs`), so the page works at the
-// root and under any base path a host mounts the API at: `docs/…` is
-// `<base>/docs/…`, `openapi.json` is `<base>/openapi.json`.
+// The API reference page and the script that starts swagger-ui on it, served by the service
+// itself, so the page works under a strict Content-Security-Policy. Every URL is relative to
+// the page (`<base>/docs`), so it works under any base path.
 
 /** The HTML of `GET <base>/docs`. */
 export const DOCS_PAGE_HTML = `<!doctype html>

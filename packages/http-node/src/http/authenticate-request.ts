@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { UnauthenticatedError, type PlantStore, type Principal } from '@plant-store/core';
+import { UnauthenticatedError, type PlantStore, type Principal, type Scope } from '@plant-store/core';
+import { requireScope } from '@plant-store/core/adapter';
 import { bearerToken } from './bearer-token.js';
 
 /**
@@ -8,13 +9,16 @@ import { bearerToken } from './bearer-token.js';
  * header is absent or not `Bearer <token>`, `invalid_token` for an unknown
  * token. The token never leaves this function (not logged, not echoed).
  */
-export function authenticateRequest(store: PlantStore, { req }: { readonly req: IncomingMessage }): Promise<Principal> {
+export async function authenticateRequest(store: PlantStore, { req }: { readonly req: IncomingMessage }): Promise<Principal> {
   const header = req.headers.authorization;
   const token = bearerToken(header);
-  if (token === undefined) {
-    return Promise.reject(
-      new UnauthenticatedError('missing_credentials', header === undefined ? 'missing bearer token' : 'the authorization header must be "Bearer <token>"'),
-    );
-  }
-  return store.authenticate(token);
+  if (token !== undefined) return store.authenticate(token);
+  throw new UnauthenticatedError('missing_credentials', header === undefined ? 'missing bearer token' : 'the authorization header must be "Bearer <token>"');
+}
+
+/** The principal behind the request's bearer token, which must hold `scope` (else a `ForbiddenError`). */
+export async function authorizeRequest(store: PlantStore, exchange: { readonly req: IncomingMessage }, scope: Scope): Promise<Principal> {
+  const principal = await authenticateRequest(store, exchange);
+  requireScope(principal, scope);
+  return principal;
 }

@@ -38,11 +38,7 @@ export function errorResponse(error: unknown): ErrorResponse {
     return { status: 401, message: error.message, headers: ['www-authenticate', challenge] };
   }
   if (error instanceof ForbiddenError) {
-    return {
-      status: 403,
-      message: error.message,
-      headers: ['www-authenticate', insufficientScopeChallenge(error.requiredScope)],
-    };
+    return { status: 403, message: error.message, headers: ['www-authenticate', insufficientScopeChallenge(error.requiredScope)] };
   }
   if (error instanceof NotFoundError) return { status: 404, message: error.message, headers: NO_HEADERS };
   if (error instanceof ConflictError) return { status: 409, message: error.message, headers: NO_HEADERS };

@@ -1,7 +1,10 @@
 import { ValidationError } from '@plant-store/core';
+import { INT64_MAX, INT64_MIN, int64FromInteger } from '@plant-store/core/adapter';
 
 /** Longest id segment accepted, decoded; longer ones cannot name anything (ids are short) and are a 400. */
 const MAX_ID_LENGTH = 256;
+
+const PLANT_ID_MESSAGE = `id must be an integer between ${INT64_MIN} and ${INT64_MAX}`;
 
 /**
  * The id in a path segment such as `/webhooks/endpoints/{id}`, percent-decoded.
@@ -10,17 +13,25 @@ const MAX_ID_LENGTH = 256;
  * handed to the core, which answers 404 for ids it does not know.
  */
 export function parsePathId(segment: string): string {
-  let id = segment;
-  if (id.indexOf('%') !== -1) {
-    try {
-      id = decodeURIComponent(id);
-    } catch {
-      throw ValidationError.of('id', 'id is not valid percent-encoded UTF-8');
-    }
-  }
-  // eslint-disable-next-line no-control-regex
+  const id = percentDecoded(segment, 'id is not valid percent-encoded UTF-8');
   if (id === '' || id.length > MAX_ID_LENGTH || /[\u0000-\u001f\u007f]/.test(id)) {
     throw ValidationError.of('id', `id must be 1 to ${MAX_ID_LENGTH} printable characters`);
   }
   return id;
+}
+
+/** The plant id of a `/plants/{id}` segment: a plain decimal integer (`-?\d+`) in int64, percent-encoding allowed. */
+export function parsePlantId(segment: string): bigint {
+  const id = int64FromInteger(percentDecoded(segment, PLANT_ID_MESSAGE));
+  if (id === undefined) throw ValidationError.of('id', PLANT_ID_MESSAGE);
+  return id;
+}
+
+function percentDecoded(segment: string, message: string): string {
+  if (segment.indexOf('%') === -1) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw ValidationError.of('id', message);
+  }
 }

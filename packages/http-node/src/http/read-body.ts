@@ -8,18 +8,11 @@ export const DEFAULT_MAX_BODY_BYTES = 65_536;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Reads the request body as UTF-8 text, refusing more than `maxBytes`.
- *
- * A declared `content-length` over the limit is refused before reading a
- * byte; otherwise bytes are counted as chunks arrive (chunked uploads have no
- * length) and the read stops at the first chunk that crosses the limit, so
- * the server never buffers more than `maxBytes` plus one chunk. The caller
- * answers 413 with `connection: close` and node:http drops the rest.
- *
- * Rejects with `HttpError` 413 (too large), 408 (the body stopped arriving:
- * the connection went silent, or the request timeout passed; see
- * `bodyTimedOut`) or 400 (invalid UTF-8, or the client went away before the
- * end).
+ * Reads the request body as UTF-8 text, refusing more than `maxBytes`: a
+ * declared `content-length` over it before reading a byte, else at the first
+ * chunk that crosses it (the server never buffers more than one chunk beyond).
+ * Rejects with `HttpError` 413 (too large), 408 (the body stopped arriving;
+ * see `bodyTimedOut`) or 400 (invalid UTF-8, or the client went away).
  */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   const declared = req.headers['content-length'];
@@ -31,74 +24,53 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const settle = (outcome: () => string): void => {
-      unlisten();
-      try {
-        resolve(outcome());
-      } catch (error) {
-        reject(error);
-      }
-    };
-    const fail = (error: HttpError) =>
-      settle(() => {
-        throw error;
-      });
-    const unlisten = listen(req, {
-      data: (chunk: Buffer) => {
+    const handlers: Record<string, (chunk: Buffer) => void> = {
+      data: (chunk) => {
         size += chunk.length;
         if (size > maxBytes) fail(tooLarge(maxBytes));
         else chunks.push(chunk);
       },
-      end: () => settle(() => decodeUtf8(chunks, size)),
-      // 'close' without 'end' means the client aborted mid-body ('error' is
-      // followed by 'close', so this one listener covers both).
+      end: () => {
+        unlisten();
+        try {
+          resolve(decodeUtf8(chunks, size));
+        } catch (error) {
+          reject(error);
+        }
+      },
+      // 'close' without 'end': the client aborted mid-body ('error' is followed by 'close').
       close: () => fail(endedEarly()),
-      // node:http emits 'timeout' on an incomplete request when its socket goes
-      // silent (server.timeout); with a listener here it leaves the socket open
-      // so the 408 can still be written, logged as what was really sent.
+      // node:http emits 'timeout' on an incomplete request whose socket went silent; with a
+      // listener here it leaves the socket open, so the 408 can still be written.
       timeout: () => fail(new HttpError(408, 'the request body did not arrive in time', ['connection', 'close'])),
-    });
+    };
+    const unlisten = () => {
+      for (const [event, handler] of Object.entries(handlers)) req.off(event, handler);
+    };
+    const fail = (error: HttpError) => {
+      unlisten();
+      reject(error);
+    };
+    for (const [event, handler] of Object.entries(handlers)) req.on(event, handler);
   });
 }
 
 /**
- * Whether every byte of the body is in the request's buffer: the request is
- * complete, or it declared a length and that many bytes are buffered.
- * node:http parses a body that came in the packets of the head before the
- * handler's first `await` resumes, but marks the request complete only a
- * turn of the event loop later; waiting for that would cost four listeners
- * and a trip through the stream machinery on nearly every write.
+ * Whether every byte of the body is in the request's buffer: node:http parses
+ * a body that came with the head at once but marks the request complete only
+ * a turn later, so a declared length fully buffered counts too.
  */
 function isWhollyBuffered(req: IncomingMessage, declared: string | undefined): boolean {
   if (req.complete) return true;
   return declared !== undefined && req.headers['transfer-encoding'] === undefined && req.readableLength === Number(declared);
 }
 
-/**
- * The body of a request that arrived whole before anyone read it (a small
- * body in the packets of its head, the usual case): node:http has parsed it
- * into the request's buffer already, so it is taken from there at once,
- * without listeners, timeouts or a turn of the stream machinery.
- */
-function bufferedBody(req: IncomingMessage, maxBytes: number): Promise<string> {
+/** The body of a request that arrived whole before anyone read it (the usual small body), taken at once from its buffer. */
+async function bufferedBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   // Paused and never read: one read() hands over everything buffered.
-  const body = req.read() as Buffer | null;
-  const size = body === null ? 0 : body.length;
-  if (size > maxBytes) return Promise.reject(tooLarge(maxBytes));
-  try {
-    return Promise.resolve(body === null ? '' : decodeUtf8([body], size));
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
-}
-
-/** Adds the handlers to the request; returns the function that removes them all. */
-function listen(req: IncomingMessage, handlers: Record<string, (chunk: Buffer) => void>): () => void {
-  const entries = Object.entries(handlers);
-  for (const [event, handler] of entries) req.on(event, handler);
-  return () => {
-    for (const [event, handler] of entries) req.off(event, handler);
-  };
+  const body = (req.read() as Buffer | null) ?? Buffer.alloc(0);
+  if (body.length > maxBytes) throw tooLarge(maxBytes);
+  return decodeUtf8([body], body.length);
 }
 
 function decodeUtf8(chunks: readonly Buffer[], size: number): string {
@@ -127,11 +99,9 @@ function endedEarly(): HttpError {
 }
 
 /**
- * True when answering now would leave a request body unread that may be
- * large: one of unknown length (chunked) or declared over `maxBodyBytes`.
- * Such an answer should close the connection; node:http would otherwise read
- * (and discard) the whole upload to keep the connection alive. A small
- * declared body is cheap to discard and keeps the connection.
+ * True when answering now would leave a possibly large body unread (chunked,
+ * or declared over `maxBodyBytes`): such an answer should close the
+ * connection, or node:http would read and discard the whole upload.
  */
 export function leavesLargeBodyUnread(req: IncomingMessage, maxBodyBytes: number): boolean {
   if (req.complete) return false;

@@ -4,17 +4,10 @@ import { errorBody, errorResponse } from './error-response.js';
 import { sendJson } from './send-json.js';
 
 /**
- * Answers a failure with the error shape. Server-side failures (5xx) are
- * logged with their detail; the caller only sees the generic message.
- *
- * With `closeConnection` (a large request body is left unread: auth failed
- * first, body too large, …) the answer says `connection: close`: node:http
- * then closes the socket after the response instead of reading (and
- * discarding) the rest of the upload to keep the connection alive.
- *
- * Once headers are out (a streamed list) the status can no longer change:
- * the only honest signal left is to abort the connection, so the client
- * sees a truncated response instead of a complete-looking one.
+ * Answers a failure with the error shape; 5xx are logged with their detail,
+ * the caller sees the generic message. `closeConnection` (a large body left
+ * unread) adds `connection: close`. Once headers are out (a streamed list),
+ * the connection is aborted so the response cannot look complete.
  */
 export function sendError(res: ServerResponse, requestId: string, error: unknown, logger: Logger, closeConnection: boolean): void {
   const { status, message, headers } = errorResponse(error);

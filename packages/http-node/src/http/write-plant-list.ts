@@ -4,19 +4,12 @@ import { plantToJson } from '@plant-store/core/adapter';
 import { sendJson } from './send-json.js';
 
 /**
- * Writes a listing as one JSON array without ever holding all of it.
- *
- * The first two batches are read before the status line, so a storage
- * failure at the start still becomes a proper error response, and a list
- * that fits in one batch (every small page) goes out in one piece with a
- * `content-length`. Longer lists are streamed with chunked encoding, one
- * write per batch, waiting for 'drain' when the socket pushes back and
- * always yielding a macrotask turn between batches, so other requests are
- * served while a long list streams. A client that disconnects stops the reading.
- *
- * Rejects when storage fails after the headers went out; the caller can
- * then only abort the connection (see `sendError`).
- * `extraHeaders` is a flat `[name, value, …]` list (e.g. `link`).
+ * Writes a listing as one JSON array without ever holding all of it. The
+ * first two batches are read before the status line, so an early storage
+ * failure is still a proper error and a one-batch list goes out whole with a
+ * `content-length`; longer lists stream, one write per batch, yielding
+ * between batches so other requests are served. Rejects when storage fails
+ * after the headers went out (the caller can then only abort).
  */
 export async function writePlantList(
   res: ServerResponse,
@@ -39,9 +32,7 @@ export async function writePlantList(
     let writable = res.write(`[${first}`);
     let separator = first === '' ? '' : ',';
     while (!step.done) {
-      // Always a macrotask turn, also after a 'drain': on a fast socket every
-      // write completes at once and 'drain' comes on process.nextTick, so
-      // waiting for it alone would never let other requests in.
+      // Always a macrotask turn: on a fast socket 'drain' comes on nextTick and would never let other requests in.
       if (!writable) await drained(res);
       await nextTurn();
       if (res.destroyed) return;
@@ -71,17 +62,14 @@ function serializeBatch(plants: readonly Plant[]): string {
   return text;
 }
 
-// setImmediate runs after pending I/O callbacks, so requests that arrived
-// meanwhile get their turn before the next batch.
+// After pending I/O callbacks: requests that arrived meanwhile go before the next batch.
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Resolves on 'drain', or on 'close' when the client went away (at once if it already has: 'close' will not fire again). */
 function drained(res: ServerResponse): Promise<void> {
-  // The buffer may have drained while the next batch was being read (a
-  // storage that takes real time, such as PostgreSQL): 'drain' has then
-  // fired already, and waiting for another would hang the list.
+  // It may have drained while the next batch was read: waiting for another 'drain' would hang.
   if (res.destroyed || !res.writableNeedDrain) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {

@@ -20,24 +20,14 @@ export interface OutboxMetrics {
   update(): Promise<void>;
 }
 
-/**
- * A backlog read that took at least this long (ms) is not repeated for
- * `SLOW_READ_SPACING` times its duration: reads stay under 1 % of the time.
- */
+/** A backlog read that took at least this long (ms) is not repeated for `SLOW_READ_SPACING` times its duration. */
 export const SLOW_READ_MS = 10;
 const SLOW_READ_SPACING = 100;
 
 /**
- * `backlog` is the store's `webhooks`; `now`
- * a monotonic clock in ms.
- *
- * Counting the pending deliveries reads every one of them (in an index),
- * and on SQLite it holds the event loop meanwhile: about 60 ms with a
- * million pending (a receiver down for a day), on every scrape of every
- * Prometheus. So a read that took `SLOW_READ_MS` or more answers the
- * scrapes that come within `SLOW_READ_SPACING` times its duration (a 60 ms
- * read: 6 s), the age of the oldest growing with the clock; a quick read is
- * made afresh at each scrape.
+ * `backlog` is the store's `webhooks`; `now` a monotonic clock in ms.
+ * Counting the pending deliveries reads each of them (and on SQLite holds
+ * the event loop), so a slow read answers the scrapes shortly after it.
  */
 export function createOutboxMetrics(client: typeof PromClient, register: Registry, backlog: Backlog, now = () => performance.now()): OutboxMetrics {
   const up = new client.Gauge({
@@ -96,15 +86,9 @@ function backlogGauges(client: typeof PromClient) {
 
 /**
  * Reads the backlog, or answers with the last read while it was slow and
- * recent (see `createOutboxMetrics`); a failed read is not kept. One read
- * at a time: a scrape while a read is still running (one that outlasted
- * its scrape's timeout, say) waits for that read instead of starting
- * another, so slow reads never pile up in the database. A read is timed
- * and kept when it finishes, whoever waits for it: one that outlasts the
- * scrape's timeout (a backlog of many millions) still answers the scrapes
- * after it, where dropping it would start the same read at every scrape,
- * each timing out, and report storage down for as long as the backlog
- * lasts.
+ * recent; a failed read is not kept. One read at a time, so slow reads never
+ * pile up in the database; a read that outlasts its scrape's timeout is still
+ * kept when it finishes, for the scrapes after it.
  */
 function spacedReads(backlog: Backlog, now: () => number): () => Promise<PendingStats> {
   // The last slow read, and until when it stands for a new one.

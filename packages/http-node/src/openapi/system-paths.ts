@@ -3,94 +3,54 @@ import { json, ref, requestIdHeader } from './openapi-helpers.js';
 // The unauthenticated paths of the service: this document, the reference
 // page, the probes and the metrics. Each builder returns a fresh object.
 
-/** `GET /openapi.json`. */
-export const openapiJsonPath = () => ({
-  get: {
-    operationId: 'getOpenApiDocument',
-    tags: ['system'],
-    summary: 'This document',
-    security: [],
-    responses: {
-      '200': {
-        description: 'The OpenAPI 3.1 document of the service.',
-        headers: requestIdHeader,
-        content: json({ type: 'object' }),
-      },
-    },
-  },
+const systemGet = (operationId: string, summary: string, responses: object, description?: string) => ({
+  get: { operationId, tags: ['system'], summary, ...(description === undefined ? {} : { description }), security: [], responses },
 });
 
+const ok = (description: string, content: object, headers: object = requestIdHeader) => ({ description, headers, content });
+
+/** `GET /openapi.json`. */
+export const openapiJsonPath = () =>
+  systemGet('getOpenApiDocument', 'This document', { '200': ok('The OpenAPI 3.1 document of the service.', json({ type: 'object' })) });
+
 /** `GET /docs`, listed only when the listener serves the page. */
-export const docsPath = () => ({
-  get: {
-    operationId: 'getDocsPage',
-    tags: ['system'],
-    summary: 'API reference page',
-    description: [
+export const docsPath = () =>
+  systemGet(
+    'getDocsPage',
+    'API reference page',
+    {
+      '200': ok(
+        'The page.',
+        { 'text/html': { schema: { type: 'string' } } },
+        { ...requestIdHeader, etag: { description: 'Validator for `If-None-Match`.', schema: { type: 'string' } } },
+      ),
+      '304': { description: 'Not modified: `If-None-Match` holds the current ETag.', headers: requestIdHeader },
+    },
+    [
       'An HTML page rendering this document (swagger-ui), with a "try it" that takes a bearer token through its',
       '"Authorize" dialog. Its scripts, styles and icons are served by the service below `/docs/`; it loads nothing',
       'from elsewhere.',
     ].join(' '),
-    security: [],
-    responses: {
-      '200': {
-        description: 'The page.',
-        headers: {
-          ...requestIdHeader,
-          etag: { description: 'Validator for `If-None-Match`.', schema: { type: 'string' } },
-        },
-        content: { 'text/html': { schema: { type: 'string' } } },
-      },
-      '304': { description: 'Not modified: `If-None-Match` holds the current ETag.', headers: requestIdHeader },
-    },
-  },
-});
+  );
 
 /** `GET /healthz` and `GET /readyz`. */
 export const probePaths = () => ({
-  '/healthz': {
-    get: {
-      operationId: 'getHealth',
-      tags: ['system'],
-      summary: 'Liveness probe',
-      security: [],
-      responses: {
-        '200': { description: 'The process serves requests.', headers: requestIdHeader, content: json(ref('schemas', 'Status')) },
-      },
-    },
-  },
-  '/readyz': {
-    get: {
-      operationId: 'getReadiness',
-      tags: ['system'],
-      summary: 'Readiness probe',
-      security: [],
-      responses: {
-        '200': { description: 'Storage answers queries.', headers: requestIdHeader, content: json(ref('schemas', 'Status')) },
-        '503': ref('responses', 'StorageUnavailable'),
-      },
-    },
-  },
+  '/healthz': systemGet('getHealth', 'Liveness probe', { '200': ok('The process serves requests.', json(ref('schemas', 'Status'))) }),
+  '/readyz': systemGet('getReadiness', 'Readiness probe', {
+    '200': ok('Storage answers queries.', json(ref('schemas', 'Status'))),
+    '503': ref('responses', 'StorageUnavailable'),
+  }),
 });
 
 /** `GET /metrics`, listed only when metrics are on. */
-export const metricsPath = () => ({
-  get: {
-    operationId: 'getMetrics',
-    tags: ['system'],
-    summary: 'Prometheus metrics',
-    description: [
+export const metricsPath = () =>
+  systemGet(
+    'getMetrics',
+    'Prometheus metrics',
+    { '200': ok('The metrics.', { 'text/plain; version=0.0.4': { schema: { type: 'string' } } }) },
+    [
       'Prometheus text format 0.0.4: requests by method, route template and status, request durations, webhook',
       'attempts by outcome, pending webhook deliveries and the age of the oldest (read from storage at each scrape),',
       'process metrics. No label holds a tenant, token, id or URL.',
     ].join(' '),
-    security: [],
-    responses: {
-      '200': {
-        description: 'The metrics.',
-        headers: requestIdHeader,
-        content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } },
-      },
-    },
-  },
-});
+  );

@@ -5,54 +5,28 @@ import { json, ref } from './openapi-helpers.js';
 // endpoints that subscribe to it, and the operational events to both. All are
 // signed the same way.
 
-/** The headers of the Standard Webhooks signature. */
-const signatureHeaders = () => [
-  {
-    name: 'webhook-id',
-    in: 'header',
-    required: true,
-    description: 'Message id, the same on every retry and resend of this message.',
-    schema: { type: 'string', examples: ['msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'] },
-  },
-  {
-    name: 'webhook-timestamp',
-    in: 'header',
-    required: true,
-    description: 'Unix time in seconds of this attempt.',
-    schema: { type: 'string', pattern: '^[0-9]+$' },
-  },
-  {
-    name: 'webhook-signature',
-    in: 'header',
-    required: true,
-    description: [
+const header = (name: string, description: string, schema: object) => ({ name, in: 'header', required: true, description, schema });
+
+/** Every header of a message of `eventType`: the Standard Webhooks signature, the type and the user agent. */
+const headers = (eventType: string) => [
+  header('webhook-id', 'Message id, the same on every retry and resend of this message.', {
+    type: 'string',
+    examples: ['msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'],
+  }),
+  header('webhook-timestamp', 'Unix time in seconds of this attempt.', { type: 'string', pattern: '^[0-9]+$' }),
+  header(
+    'webhook-signature',
+    [
       '`v1,<base64 HMAC-SHA256>` keyed with the base64-decoded part of the `whsec_` secret, over',
       '`<webhook-id>.<webhook-timestamp>.<body>`; for a tenant endpoint created with `signature: ed25519`,',
       '`v1a,<base64 Ed25519 signature>` of the same text, verified with the `whpk_` public key. After a rotation of a',
       "tenant endpoint's secret, two space-separated signatures (`v1,<new> v1,<old>`) for the overlap period (24 h by",
       'default): a receiver holding either key verifies.',
     ].join(' '),
-    schema: { type: 'string', pattern: '^v1a?,[A-Za-z0-9+/]+={0,2}( v1a?,[A-Za-z0-9+/]+={0,2})*$' },
-  },
-];
-
-/** Every header of a message of `eventType`. */
-const headers = (eventType: string) => [
-  ...signatureHeaders(),
-  {
-    name: 'plant-store-event',
-    in: 'header',
-    required: true,
-    description: 'The event type of the message.',
-    schema: { type: 'string', const: eventType },
-  },
-  {
-    name: 'user-agent',
-    in: 'header',
-    required: true,
-    description: '`plant-store/<version>`.',
-    schema: { type: 'string', pattern: '^plant-store/' },
-  },
+    { type: 'string', pattern: '^v1a?,[A-Za-z0-9+/]+={0,2}( v1a?,[A-Za-z0-9+/]+={0,2})*$' },
+  ),
+  header('plant-store-event', 'The event type of the message.', { type: 'string', const: eventType }),
+  header('user-agent', '`plant-store/<version>`.', { type: 'string', pattern: '^plant-store/' }),
 ];
 
 const responses = {
@@ -74,38 +48,14 @@ const delivery = [
   'secret. Delivery is at-least-once: deduplicate on `webhook-id`. Redirects are not followed.',
 ].join(' ');
 
-/** "New Plant": the `plant.created` message. */
-const newPlant = () => ({
+/** The message of `type`: `description` says to whom and when it is sent, `body` (with its description, if any) what it carries. */
+const message = (operationId: string, type: string, summary: string, description: string, schema: string, bodyDescription?: string) => ({
   post: {
-    operationId: 'newPlantWebhook',
-    summary: 'New Plant (`plant.created`)',
-    description: [
-      "Sent to every operator subscription matching the plant's tenant, and to each of the tenant's enabled endpoints",
-      'subscribed to `plant.created`, once a plant is created (not for a repeated create).',
-      delivery,
-    ].join(' '),
-    parameters: headers('plant.created'),
-    requestBody: {
-      required: true,
-      description: 'The new plant, exactly as stored (tag omitted when absent, id exact).',
-      content: json(ref('schemas', 'NewPlant')),
-    },
-    responses: structuredClone(responses),
-  },
-});
-
-/** The `plant.deleted` message. */
-const plantDeleted = () => ({
-  post: {
-    operationId: 'plantDeletedWebhook',
-    summary: 'Plant deleted (`plant.deleted`)',
-    description: ["Sent to each of the tenant's enabled endpoints subscribed to `plant.deleted` once a plant is deleted.", delivery].join(' '),
-    parameters: headers('plant.deleted'),
-    requestBody: {
-      required: true,
-      description: 'The id of the deleted plant, exact: `{"id": <int64>}`.',
-      content: json(ref('schemas', 'PlantDeleted')),
-    },
+    operationId,
+    summary: `${summary} (\`${type}\`)`,
+    description: `${description} ${delivery}`,
+    parameters: headers(type),
+    requestBody: { required: true, ...(bodyDescription === undefined ? {} : { description: bodyDescription }), content: json(ref('schemas', schema)) },
     responses: structuredClone(responses),
   },
 });
@@ -116,22 +66,31 @@ const operational = [
 ].join(' ');
 
 /** An operational event: queued by the dispatcher to the tenant's other endpoints subscribed to it. */
-const operationalEvent = (operationId: string, type: string, summary: string, when: string, schema: string) => ({
-  post: {
-    operationId,
-    summary: `${summary} (\`${type}\`)`,
-    description: [`Sent to each of the tenant's other enabled endpoints subscribed to \`${type}\` ${when}.`, operational, delivery].join(' '),
-    parameters: headers(type),
-    requestBody: { required: true, content: json(ref('schemas', schema)) },
-    responses: structuredClone(responses),
-  },
-});
+const operationalEvent = (operationId: string, type: string, summary: string, when: string, schema: string) =>
+  message(operationId, type, summary, `Sent to each of the tenant's other enabled endpoints subscribed to \`${type}\` ${when}. ${operational}`, schema);
 
 /** The `webhooks` section of the document, a fresh object each time. */
 export function webhookEvents(): Record<string, Record<string, unknown>> {
   return {
-    '/plant/webhook': newPlant(),
-    'plant.deleted': plantDeleted(),
+    '/plant/webhook': message(
+      'newPlantWebhook',
+      'plant.created',
+      'New Plant',
+      [
+        "Sent to every operator subscription matching the plant's tenant, and to each of the tenant's enabled endpoints",
+        'subscribed to `plant.created`, once a plant is created (not for a repeated create).',
+      ].join(' '),
+      'NewPlant',
+      'The new plant, exactly as stored (tag omitted when absent, id exact).',
+    ),
+    'plant.deleted': message(
+      'plantDeletedWebhook',
+      'plant.deleted',
+      'Plant deleted',
+      "Sent to each of the tenant's enabled endpoints subscribed to `plant.deleted` once a plant is deleted.",
+      'PlantDeleted',
+      'The id of the deleted plant, exact: `{"id": <int64>}`.',
+    ),
     'webhook.endpoint.disabled': operationalEvent(
       'endpointDisabledWebhook',
       'webhook.endpoint.disabled',

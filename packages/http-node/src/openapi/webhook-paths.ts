@@ -6,32 +6,50 @@ import { authErrors, bodyErrors, errorResponse, json, jsonResponse, ref, request
 // tenant-scoped: an id of another tenant is a 404, as is one that never
 // existed.
 
-const read = [{ bearerAuth: ['webhooks:read'] }];
-const write = [{ bearerAuth: ['webhooks:write'] }];
-const tags = ['webhooks'];
 const notFound = errorResponse("The caller's tenant has no endpoint or delivery with this id.");
 const badId = errorResponse('The id segment is not valid percent-encoded UTF-8, empty, too long or holds control characters.');
+const badRequest = ref('responses', 'BadRequest');
 
-const idParameter = (what: string) => [
-  { name: 'id', in: 'path', required: true, description: `${what} id (percent-encoded as needed).`, schema: { type: 'string' } },
-];
+/** An operation of the `webhooks` tag; `scope` is the `webhooks:` scope it requires, `extra` its parameters or body. */
+const operation = (operationId: string, summary: string, description: string, scope: string, responses: object, extra: object = {}) => ({
+  operationId,
+  tags: ['webhooks'],
+  summary,
+  description,
+  security: [{ bearerAuth: scope === '' ? [] : [`webhooks:${scope}`] }],
+  ...extra,
+  responses,
+});
+
+/** A path below `/{id}` with one operation. */
+const idItem = (what: string, method: string, op: object) => ({
+  parameters: [{ name: 'id', in: 'path', required: true, description: `${what} id (percent-encoded as needed).`, schema: { type: 'string' } }],
+  [method]: op,
+});
+
+/** A path below `/{id}` with one operation, built from `operation`'s arguments. */
+const idOperation = (what: string, method: string, ...args: Parameters<typeof operation>) => idItem(what, method, operation(...args));
+
+/** The answers of an operation on an `{id}` without a body. */
+const idResponses = (ok: Record<string, unknown>) => ({ ...ok, '400': badId, ...authErrors, '404': notFound });
+
+/** The answers of an operation on an `{id}` that reads a JSON body. */
+const bodyResponses = (ok: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
+  ...ok,
+  '400': badRequest,
+  ...authErrors,
+  '404': notFound,
+  ...more,
+  ...bodyErrors,
+});
+
+/** An optional query parameter. */
+const query = (name: string, description: string, schema: object) => ({ name, in: 'query', required: false, description, schema });
 
 const pageParameters = [
-  {
-    name: 'limit',
-    in: 'query',
-    required: false,
-    // The core's default page size (100) has no exported constant; it is stated here in words only.
-    description: `Page size (digits only), 1 to ${WEBHOOK_LIST_LIMIT_MAX}; default 100.`,
-    schema: { type: 'integer', minimum: 1, maximum: WEBHOOK_LIST_LIMIT_MAX },
-  },
-  {
-    name: 'after',
-    in: 'query',
-    required: false,
-    description: 'Keyset cursor: the last id of the previous page (as in the `Link` header).',
-    schema: { type: 'string', minLength: 1 },
-  },
+  // The core's default page size (100) has no exported constant; it is stated here in words only.
+  query('limit', `Page size (digits only), 1 to ${WEBHOOK_LIST_LIMIT_MAX}; default 100.`, { type: 'integer', minimum: 1, maximum: WEBHOOK_LIST_LIMIT_MAX }),
+  query('after', 'Keyset cursor: the last id of the previous page (as in the `Link` header).', { type: 'string', minLength: 1 }),
 ];
 
 const linkHeader = (basePath: string, path: string, example: string) => ({
@@ -44,252 +62,192 @@ const linkHeader = (basePath: string, path: string, example: string) => ({
 const jsonBody = (schema: string, description: string) => ({ required: true, description, content: json(ref('schemas', schema)) });
 
 const endpointsCollection = (basePath: string) => ({
-  get: {
-    operationId: 'listWebhookEndpoints',
-    tags,
-    summary: 'List webhook endpoints',
-    description:
-      "The tenant's endpoints in ascending id order, one page at a time. Unknown query parameters are ignored; a repeated or empty one is a 400. Requires `webhooks:read`.",
-    security: read,
-    parameters: pageParameters,
-    responses: {
+  get: operation(
+    'listWebhookEndpoints',
+    'List webhook endpoints',
+    "The tenant's endpoints in ascending id order, one page at a time. Unknown query parameters are ignored; a repeated or empty one is a 400. Requires `webhooks:read`.",
+    'read',
+    {
       '200': jsonResponse(
         'The endpoints (never their secrets).',
         { type: 'array', items: ref('schemas', 'Endpoint') },
         linkHeader(basePath, '/webhooks/endpoints', 'limit=10&after=ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'),
       ),
-      '400': ref('responses', 'BadRequest'),
+      '400': badRequest,
       ...authErrors,
     },
-  },
-  post: {
-    operationId: 'createWebhookEndpoint',
-    tags,
-    summary: 'Create a webhook endpoint',
-    description:
-      'Creates an endpoint for the tenant; from then on every matching event is queued for it in the same transaction as the plant change. The answer is the only read of the endpoint that includes its secret besides `GET …/secret`. Requires `webhooks:write`.',
-    security: write,
-    requestBody: jsonBody('NewEndpoint', 'The new endpoint (`content-type: application/json`).'),
-    responses: {
+    { parameters: pageParameters },
+  ),
+  post: operation(
+    'createWebhookEndpoint',
+    'Create a webhook endpoint',
+    'Creates an endpoint for the tenant; from then on every matching event is queued for it in the same transaction as the plant change. The answer is the only read of the endpoint that includes its secret besides `GET …/secret`. Requires `webhooks:write`.',
+    'write',
+    {
       '201': jsonResponse('Created: the endpoint with what receivers verify with (its secret, or its public key).', ref('schemas', 'EndpointWithSecret')),
-      '400': ref('responses', 'BadRequest'),
+      '400': badRequest,
       '422': errorResponse(
         `The tenant already has as many endpoints as the service allows (${DEFAULT_MAX_ENDPOINTS_PER_TENANT} unless its operator set another limit); the message names the limit. Nothing was created.`,
       ),
       ...authErrors,
       ...bodyErrors,
     },
-  },
+    { requestBody: jsonBody('NewEndpoint', 'The new endpoint (`content-type: application/json`).') },
+  ),
 });
 
 const endpointItem = {
-  parameters: idParameter('Endpoint'),
-  get: {
-    operationId: 'getWebhookEndpoint',
-    tags,
-    summary: 'Get a webhook endpoint',
-    description: 'Requires `webhooks:read`.',
-    security: read,
-    responses: { '200': jsonResponse('The endpoint (without its secret).', ref('schemas', 'Endpoint')), '400': badId, ...authErrors, '404': notFound },
-  },
-  patch: {
-    operationId: 'updateWebhookEndpoint',
-    tags,
-    summary: 'Update a webhook endpoint',
-    description:
-      'Changes the given properties. `status: "enabled"` turns a disabled endpoint back on (then `recover` resends what failed). Requires `webhooks:write`.',
-    security: write,
-    requestBody: jsonBody('EndpointPatch', 'The changes (`content-type: application/json`).'),
-    responses: {
-      '200': jsonResponse('The endpoint as updated.', ref('schemas', 'Endpoint')),
-      '400': ref('responses', 'BadRequest'),
-      ...authErrors,
-      '404': notFound,
-      ...bodyErrors,
-    },
-  },
-  delete: {
-    operationId: 'deleteWebhookEndpoint',
-    tags,
-    summary: 'Delete a webhook endpoint',
-    description: 'Its pending deliveries end as failed (`endpoint deleted`). Requires `webhooks:write`.',
-    security: write,
-    responses: { '204': { description: 'Deleted; no body.', headers: requestIdHeader }, '400': badId, ...authErrors, '404': notFound },
-  },
+  ...idItem(
+    'Endpoint',
+    'get',
+    operation(
+      'getWebhookEndpoint',
+      'Get a webhook endpoint',
+      'Requires `webhooks:read`.',
+      'read',
+      idResponses({ '200': jsonResponse('The endpoint (without its secret).', ref('schemas', 'Endpoint')) }),
+    ),
+  ),
+  patch: operation(
+    'updateWebhookEndpoint',
+    'Update a webhook endpoint',
+    'Changes the given properties. `status: "enabled"` turns a disabled endpoint back on (then `recover` resends what failed). Requires `webhooks:write`.',
+    'write',
+    bodyResponses({ '200': jsonResponse('The endpoint as updated.', ref('schemas', 'Endpoint')) }),
+    { requestBody: jsonBody('EndpointPatch', 'The changes (`content-type: application/json`).') },
+  ),
+  delete: operation(
+    'deleteWebhookEndpoint',
+    'Delete a webhook endpoint',
+    'Its pending deliveries end as failed (`endpoint deleted`). Requires `webhooks:write`.',
+    'write',
+    idResponses({ '204': { description: 'Deleted; no body.', headers: requestIdHeader } }),
+  ),
 };
 
-const secretItem = {
-  parameters: idParameter('Endpoint'),
-  get: {
-    operationId: 'getWebhookEndpointSecret',
-    tags,
-    summary: 'Get the signing secret',
-    description:
-      'What receivers verify with: the current `whsec_` secret, or the `whpk_` public key of an `ed25519` endpoint. Requires `webhooks:write` (an HMAC secret lets one forge webhooks).',
-    security: write,
-    responses: { '200': jsonResponse('The current secret or public key.', ref('schemas', 'Secret')), '400': badId, ...authErrors, '404': notFound },
-  },
-};
+const secretItem = idOperation(
+  'Endpoint',
+  'get',
+  'getWebhookEndpointSecret',
+  'Get the signing secret',
+  'What receivers verify with: the current `whsec_` secret, or the `whpk_` public key of an `ed25519` endpoint. Requires `webhooks:write` (an HMAC secret lets one forge webhooks).',
+  'write',
+  idResponses({ '200': jsonResponse('The current secret or public key.', ref('schemas', 'Secret')) }),
+);
 
-const rotateItem = {
-  parameters: idParameter('Endpoint'),
-  post: {
-    operationId: 'rotateWebhookEndpointSecret',
-    tags,
-    summary: 'Rotate the signing secret',
-    description: [
-      'Replaces the secret (with `secret` when given, else a new one; the body may be left out or empty, whatever its content',
-      'type) and answers with what receivers verify with; an `ed25519` endpoint always gets a new key pair (giving `secret`',
-      'is a 400). For the overlap period (24 h by default) every delivery is signed with the new and the previous key',
-      '(`webhook-signature: v1,<new> v1,<old>`),',
-      'so receivers holding either verify. Requires `webhooks:write`.',
-    ].join(' '),
-    security: write,
+const rotateItem = idOperation(
+  'Endpoint',
+  'post',
+  'rotateWebhookEndpointSecret',
+  'Rotate the signing secret',
+  [
+    'Replaces the secret (with `secret` when given, else a new one; the body may be left out or empty, whatever its content',
+    'type) and answers with what receivers verify with; an `ed25519` endpoint always gets a new key pair (giving `secret`',
+    'is a 400). For the overlap period (24 h by default) every delivery is signed with the new and the previous key',
+    '(`webhook-signature: v1,<new> v1,<old>`),',
+    'so receivers holding either verify. Requires `webhooks:write`.',
+  ].join(' '),
+  'write',
+  bodyResponses({ '200': jsonResponse('The new secret or public key.', ref('schemas', 'Secret')) }),
+  {
     requestBody: {
       required: false,
       description: 'Optional: `{"secret": "whsec_…"}` to choose the new secret.',
       content: json({ type: 'object', additionalProperties: false, properties: { secret: ref('schemas', 'WebhookSecret') } }),
     },
-    responses: {
-      '200': jsonResponse('The new secret or public key.', ref('schemas', 'Secret')),
-      '400': ref('responses', 'BadRequest'),
-      ...authErrors,
-      '404': notFound,
-      ...bodyErrors,
-    },
   },
-};
+);
 
-const recoverItem = {
-  parameters: idParameter('Endpoint'),
-  post: {
-    operationId: 'recoverWebhookEndpoint',
-    tags,
-    summary: 'Resend failed deliveries',
-    description: 'Queues again every failed delivery to the endpoint created at or after `since`. Requires `webhooks:write`.',
-    security: write,
-    requestBody: jsonBody('Recover', '`{"since": "<RFC 3339 time>"}`.'),
-    responses: {
-      '202': jsonResponse('Queued.', ref('schemas', 'Requeued')),
-      '400': ref('responses', 'BadRequest'),
-      ...authErrors,
-      '404': notFound,
-      ...bodyErrors,
-    },
-  },
-};
+const recoverItem = idOperation(
+  'Endpoint',
+  'post',
+  'recoverWebhookEndpoint',
+  'Resend failed deliveries',
+  'Queues again every failed delivery to the endpoint created at or after `since`. Requires `webhooks:write`.',
+  'write',
+  bodyResponses({ '202': jsonResponse('Queued.', ref('schemas', 'Requeued')) }),
+  { requestBody: jsonBody('Recover', '`{"since": "<RFC 3339 time>"}`.') },
+);
 
-const statsItem = {
-  parameters: idParameter('Endpoint'),
-  get: {
-    operationId: 'getWebhookEndpointStats',
-    tags,
-    summary: 'Endpoint health',
-    description: [
-      'How the attempts to the endpoint went over the last hour, 24 hours and 7 days: a 2xx answer succeeded, anything',
-      'else (another status, a timeout, a refused connection) failed; attempts cut short by a shutdown are left out.',
-      'With the most recent attempt of the last 7 days. Requires `webhooks:read`.',
-    ].join(' '),
-    security: read,
-    responses: { '200': jsonResponse('The statistics.', ref('schemas', 'EndpointStats')), '400': badId, ...authErrors, '404': notFound },
-  },
-};
+const statsItem = idOperation(
+  'Endpoint',
+  'get',
+  'getWebhookEndpointStats',
+  'Endpoint health',
+  [
+    'How the attempts to the endpoint went over the last hour, 24 hours and 7 days: a 2xx answer succeeded, anything',
+    'else (another status, a timeout, a refused connection) failed; attempts cut short by a shutdown are left out.',
+    'With the most recent attempt of the last 7 days. Requires `webhooks:read`.',
+  ].join(' '),
+  'read',
+  idResponses({ '200': jsonResponse('The statistics.', ref('schemas', 'EndpointStats')) }),
+);
 
-const testItem = {
-  parameters: idParameter('Endpoint'),
-  post: {
-    operationId: 'sendWebhookTestEvent',
-    tags,
-    summary: 'Send a test event',
-    description: [
-      'Queues the example body of `eventType` (see `GET /webhooks/event-types`; any known type, whether the endpoint',
-      'subscribes to it or not) to this endpoint only. It is signed and sent like any delivery, retried the same way,',
-      'and marked `test: true` in the delivery log. Requires `webhooks:write`.',
-    ].join(' '),
-    security: write,
-    requestBody: jsonBody('SendTest', '`{"eventType": "plant.created"}`.'),
-    responses: {
-      '202': jsonResponse('Queued: the delivery, with `test: true`.', ref('schemas', 'Delivery')),
-      '400': ref('responses', 'BadRequest'),
-      ...authErrors,
-      '404': notFound,
-      '409': errorResponse('The endpoint is disabled: enable it first.'),
-      ...bodyErrors,
-    },
-  },
-};
+const testItem = idOperation(
+  'Endpoint',
+  'post',
+  'sendWebhookTestEvent',
+  'Send a test event',
+  [
+    'Queues the example body of `eventType` (see `GET /webhooks/event-types`; any known type, whether the endpoint',
+    'subscribes to it or not) to this endpoint only. It is signed and sent like any delivery, retried the same way,',
+    'and marked `test: true` in the delivery log. Requires `webhooks:write`.',
+  ].join(' '),
+  'write',
+  bodyResponses(
+    { '202': jsonResponse('Queued: the delivery, with `test: true`.', ref('schemas', 'Delivery')) },
+    { '409': errorResponse('The endpoint is disabled: enable it first.') },
+  ),
+  { requestBody: jsonBody('SendTest', '`{"eventType": "plant.created"}`.') },
+);
 
 /** The filters of the delivery log. */
 const deliveryFilters = [
-  { name: 'endpoint', in: 'query', required: false, description: 'Only deliveries to this endpoint.', schema: { type: 'string', minLength: 1 } },
-  {
-    name: 'status',
-    in: 'query',
-    required: false,
-    description: 'Only deliveries in this state.',
-    schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
-  },
-  { name: 'eventType', in: 'query', required: false, description: 'Only deliveries of this event type.', schema: ref('schemas', 'WebhookEventType') },
-  {
-    name: 'since',
-    in: 'query',
-    required: false,
-    description: 'Only deliveries created at or after this time (RFC 3339).',
-    schema: { type: 'string', format: 'date-time', examples: ['2026-01-31T12:00:00Z'] },
-  },
-  {
-    name: 'until',
-    in: 'query',
-    required: false,
-    description: 'Only deliveries created before this time (RFC 3339).',
-    schema: { type: 'string', format: 'date-time', examples: ['2026-02-01T12:00:00Z'] },
-  },
+  query('endpoint', 'Only deliveries to this endpoint.', { type: 'string', minLength: 1 }),
+  query('status', 'Only deliveries in this state.', { type: 'string', enum: ['pending', 'delivered', 'failed'] }),
+  query('eventType', 'Only deliveries of this event type.', ref('schemas', 'WebhookEventType')),
+  query('since', 'Only deliveries created at or after this time (RFC 3339).', { type: 'string', format: 'date-time', examples: ['2026-01-31T12:00:00Z'] }),
+  query('until', 'Only deliveries created before this time (RFC 3339).', { type: 'string', format: 'date-time', examples: ['2026-02-01T12:00:00Z'] }),
 ];
 
 const deliveriesCollection = (basePath: string) => ({
-  get: {
-    operationId: 'listWebhookDeliveries',
-    tags,
-    summary: 'List webhook deliveries',
-    description: "Messages to the tenant's endpoints with their attempts, newest first, one page at a time. Requires `webhooks:read`.",
-    security: read,
-    parameters: [...deliveryFilters, ...pageParameters],
-    responses: {
+  get: operation(
+    'listWebhookDeliveries',
+    'List webhook deliveries',
+    "Messages to the tenant's endpoints with their attempts, newest first, one page at a time. Requires `webhooks:read`.",
+    'read',
+    {
       '200': jsonResponse(
         'The deliveries.',
         { type: 'array', items: ref('schemas', 'Delivery') },
         linkHeader(basePath, '/webhooks/deliveries', 'status=failed&limit=10&after=msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'),
       ),
-      '400': ref('responses', 'BadRequest'),
+      '400': badRequest,
       ...authErrors,
     },
-  },
+    { parameters: [...deliveryFilters, ...pageParameters] },
+  ),
 });
 
-const deliveryItem = {
-  parameters: idParameter('Delivery'),
-  get: {
-    operationId: 'getWebhookDelivery',
-    tags,
-    summary: 'Get a webhook delivery',
-    description: 'Requires `webhooks:read`.',
-    security: read,
-    responses: { '200': jsonResponse('The delivery with its attempts.', ref('schemas', 'Delivery')), '400': badId, ...authErrors, '404': notFound },
-  },
-};
+const deliveryItem = idOperation(
+  'Delivery',
+  'get',
+  'getWebhookDelivery',
+  'Get a webhook delivery',
+  'Requires `webhooks:read`.',
+  'read',
+  idResponses({ '200': jsonResponse('The delivery with its attempts.', ref('schemas', 'Delivery')) }),
+);
 
-const resendItem = {
-  parameters: idParameter('Delivery'),
-  post: {
-    operationId: 'resendWebhookDelivery',
-    tags,
-    summary: 'Resend a delivery',
-    description:
-      'Queues the delivery again whatever its state, with the same `webhook-id` (receivers deduplicate on it). No body is needed. Requires `webhooks:write`.',
-    security: write,
-    responses: { '202': jsonResponse('Queued.', ref('schemas', 'Empty')), '400': badId, ...authErrors, '404': notFound },
-  },
-};
+const resendItem = idOperation(
+  'Delivery',
+  'post',
+  'resendWebhookDelivery',
+  'Resend a delivery',
+  'Queues the delivery again whatever its state, with the same `webhook-id` (receivers deduplicate on it). No body is needed. Requires `webhooks:write`.',
+  'write',
+  idResponses({ '202': jsonResponse('Queued.', ref('schemas', 'Empty')) }),
+);
 
 /** What the routes that read no storage themselves can fail with beyond 401/403: checking a portal link reads storage. */
 const authUnavailable = errorResponse('A portal link could not be checked (storage unavailable); retry later.', {
@@ -297,40 +255,34 @@ const authUnavailable = errorResponse('A portal link could not be checked (stora
 });
 
 const sessionItem = {
-  get: {
-    operationId: 'getWebhookSession',
-    tags,
-    summary: 'Who the token signs in as',
-    description: [
+  get: operation(
+    'getWebhookSession',
+    'Who the token signs in as',
+    [
       'The tenant, subject and scopes of the bearer token, and when it expires for a portal link. Any valid token may',
       'ask, whatever its scopes: the portal learns from it which actions to offer.',
     ].join(' '),
-    security: [{ bearerAuth: [] }],
-    responses: {
-      '200': jsonResponse('The session.', ref('schemas', 'Session')),
-      '401': ref('responses', 'Unauthorized'),
-      '503': authUnavailable,
-    },
-  },
+    '',
+    { '200': jsonResponse('The session.', ref('schemas', 'Session')), '401': ref('responses', 'Unauthorized'), '503': authUnavailable },
+  ),
 };
 
 const eventTypesItem = {
-  get: {
-    operationId: 'listWebhookEventTypes',
-    tags,
-    summary: 'List the event types',
-    description: [
+  get: operation(
+    'listWebhookEventTypes',
+    'List the event types',
+    [
       'Every event type an endpoint can subscribe to, with a description, the JSON Schema of its body (the same as the',
       "document's `webhooks` section, self-contained) and an example body. Requires `webhooks:read`.",
     ].join(' '),
-    security: read,
-    responses: {
+    'read',
+    {
       '200': jsonResponse('The catalogue, in documentation order.', { type: 'array', items: ref('schemas', 'EventType') }),
       '401': ref('responses', 'Unauthorized'),
       '403': ref('responses', 'Forbidden'),
       '503': authUnavailable,
     },
-  },
+  ),
 };
 
 /** Every path of the webhook endpoints API; `basePath` goes into the `Link` examples. */

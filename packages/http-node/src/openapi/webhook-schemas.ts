@@ -13,6 +13,9 @@ import {
 } from '@plant-store/core/adapter';
 import { ref } from './openapi-helpers.js';
 
+/** A closed object's `type`, `required` and `additionalProperties`. */
+const closed = (...required: string[]) => ({ type: 'object', required, additionalProperties: false });
+const count = { type: 'integer', minimum: 0 };
 const time = (description: string) => ({ type: 'string', format: 'date-time', description: `${description} (RFC 3339, UTC).` });
 
 const url = {
@@ -26,11 +29,12 @@ const url = {
   ].join(' '),
   examples: ['https://example.com/hooks/plants'],
 };
+const eventType = ref('schemas', 'WebhookEventType');
 const eventTypes = {
   type: 'array',
   minItems: 1,
   uniqueItems: true,
-  items: ref('schemas', 'WebhookEventType'),
+  items: eventType,
   description: 'The events sent to the endpoint; at least one, no repeats.',
 };
 const operatorTenant = { type: 'string', description: 'The tenant the event is about; only in deliveries to operator subscriptions.' };
@@ -84,9 +88,7 @@ const secretValue = {
  */
 function endpointSchema(extra: Record<string, unknown> = {}) {
   return {
-    type: 'object',
-    required: ['id', 'url', 'eventTypes', 'status', 'createdAt', 'updatedAt', ...Object.keys(extra)],
-    additionalProperties: false,
+    ...closed('id', 'url', 'eventTypes', 'status', 'createdAt', 'updatedAt', ...Object.keys(extra)),
     properties: {
       id: { type: 'string', pattern: '^ep_[A-Za-z0-9_-]+$', examples: ['ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'] },
       url,
@@ -113,11 +115,9 @@ const schemas = {
     description: 'What receivers verify with: the `whsec_` secret of an `hmac` endpoint, the `whpk_` public key (base64 of 32 bytes) of an `ed25519` one.',
     examples: ['whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD64zdyT2vgT0=', 'whpk_8IOka82Qv+4zF3zcpFM0IcVIXCZs09FIu+o1K5MuGD8='],
   },
-  Secret: { type: 'object', required: ['secret'], additionalProperties: false, properties: { secret: verificationKey } },
+  Secret: { ...closed('secret'), properties: { secret: verificationKey } },
   NewEndpoint: {
-    type: 'object',
-    required: ['url'],
-    additionalProperties: false,
+    ...closed('url'),
     properties: {
       url,
       // The default is stated in words: generators make a property with a `default` required in their types.
@@ -148,12 +148,10 @@ const schemas = {
     description: 'The endpoint and what receivers verify with (only on create).',
   },
   Attempt: {
-    type: 'object',
-    required: ['at', 'durationMs'],
-    additionalProperties: false,
+    ...closed('at', 'durationMs'),
     properties: {
       at: time('When the attempt started'),
-      durationMs: { type: 'integer', minimum: 0 },
+      durationMs: count,
       statusCode: { type: 'integer', description: "The receiver's status, when it answered." },
       error: {
         type: 'string',
@@ -167,13 +165,11 @@ const schemas = {
     },
   },
   Delivery: {
-    type: 'object',
-    required: ['id', 'endpointId', 'eventType', 'payload', 'status', 'attempts', 'createdAt'],
-    additionalProperties: false,
+    ...closed('id', 'endpointId', 'eventType', 'payload', 'status', 'attempts', 'createdAt'),
     properties: {
       id: { type: 'string', description: 'Also the `webhook-id` the receiver sees.', examples: ['msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'] },
       endpointId: { type: 'string' },
-      eventType: ref('schemas', 'WebhookEventType'),
+      eventType,
       payload: {
         description: 'The exact body sent: the plant for `plant.created`, `{"id": <int64>}` for `plant.deleted`, the event for the operational types.',
         oneOf: eventBodies(),
@@ -185,16 +181,9 @@ const schemas = {
       test: { type: 'boolean', const: true, description: 'Present (true) only on a delivery queued by "send a test event".' },
     },
   },
-  PlantDeleted: {
-    type: 'object',
-    required: ['id'],
-    additionalProperties: false,
-    properties: { id: ref('schemas', 'PlantId') },
-  },
+  PlantDeleted: { ...closed('id'), properties: { id: ref('schemas', 'PlantId') } },
   EndpointDisabledEvent: {
-    type: 'object',
-    required: ['endpointId', 'reason', 'at'],
-    additionalProperties: false,
+    ...closed('endpointId', 'reason', 'at'),
     properties: {
       tenant: operatorTenant,
       endpointId: { type: 'string', description: 'The endpoint that was disabled.', examples: ['ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'] },
@@ -203,65 +192,40 @@ const schemas = {
     },
   },
   DeliveryFailedEvent: {
-    type: 'object',
-    required: ['deliveryId', 'endpointId', 'eventType', 'attempts', 'lastError', 'at'],
-    additionalProperties: false,
+    ...closed('deliveryId', 'endpointId', 'eventType', 'attempts', 'lastError', 'at'),
     properties: {
       tenant: operatorTenant,
       deliveryId: { type: 'string', description: 'The delivery that failed (`GET /webhooks/deliveries/{id}` shows its attempts).' },
       endpointId: { type: 'string', description: 'The endpoint it was for.' },
-      eventType: ref('schemas', 'WebhookEventType'),
+      eventType,
       attempts: { type: 'integer', minimum: 1, description: 'Attempts it was given (interrupted ones not counted).' },
       lastError: { type: 'string', description: 'Why its last attempt failed, e.g. `receiver answered 500`.' },
       at: time('When its last attempt ended'),
     },
   },
-  Recover: {
-    type: 'object',
-    required: ['since'],
-    additionalProperties: false,
-    properties: { since: time('Failed deliveries created at or after this time are queued again') },
-  },
-  Requeued: {
-    type: 'object',
-    required: ['requeued'],
-    additionalProperties: false,
-    properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } },
-  },
+  Recover: { ...closed('since'), properties: { since: time('Failed deliveries created at or after this time are queued again') } },
+  Requeued: { ...closed('requeued'), properties: { requeued: { type: 'integer', minimum: 0, description: 'How many deliveries were queued again.' } } },
   Empty: { type: 'object', additionalProperties: false, maxProperties: 0 },
-  SendTest: {
-    type: 'object',
-    required: ['eventType'],
-    additionalProperties: false,
-    properties: { eventType: ref('schemas', 'WebhookEventType') },
-  },
+  SendTest: { ...closed('eventType'), properties: { eventType: eventType } },
   WindowStats: {
-    type: 'object',
-    required: ['succeeded', 'failed', 'successRate'],
-    additionalProperties: false,
+    ...closed('succeeded', 'failed', 'successRate'),
     properties: {
-      succeeded: { type: 'integer', minimum: 0 },
-      failed: { type: 'integer', minimum: 0 },
+      succeeded: count,
+      failed: count,
       successRate: { type: ['number', 'null'], minimum: 0, maximum: 1, description: '`succeeded / (succeeded + failed)`; null when no attempt was made.' },
     },
   },
   EndpointStats: {
-    type: 'object',
-    required: ['endpointId', 'windows', 'hourly'],
-    additionalProperties: false,
+    ...closed('endpointId', 'windows', 'hourly'),
     properties: {
       endpointId: { type: 'string' },
       lastAttempt: {
-        type: 'object',
-        required: ['at'],
-        additionalProperties: false,
+        ...closed('at'),
         description: 'The most recent attempt of the last 7 days; absent when none.',
         properties: { at: time('When it started'), statusCode: { type: 'integer', description: "The receiver's status, when it answered." } },
       },
       windows: {
-        type: 'object',
-        required: ['1h', '24h', '7d'],
-        additionalProperties: false,
+        ...closed('1h', '24h', '7d'),
         properties: { '1h': ref('schemas', 'WindowStats'), '24h': ref('schemas', 'WindowStats'), '7d': ref('schemas', 'WindowStats') },
       },
       hourly: {
@@ -269,21 +233,14 @@ const schemas = {
         minItems: STATS_HOURS,
         maxItems: STATS_HOURS,
         description: `The last ${STATS_HOURS} clock hours (UTC), oldest first; the last one is the current hour so far.`,
-        items: {
-          type: 'object',
-          required: ['start', 'succeeded', 'failed'],
-          additionalProperties: false,
-          properties: { start: time('Start of the hour'), succeeded: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0 } },
-        },
+        items: { ...closed('start', 'succeeded', 'failed'), properties: { start: time('Start of the hour'), succeeded: count, failed: count } },
       },
     },
   },
   EventType: {
-    type: 'object',
-    required: ['type', 'description', 'schema', 'example'],
-    additionalProperties: false,
+    ...closed('type', 'description', 'schema', 'example'),
     properties: {
-      type: ref('schemas', 'WebhookEventType'),
+      type: eventType,
       description: { type: 'string' },
       schema: { type: 'object', description: 'JSON Schema (2020-12) of the body sent for this type.' },
       example: {
@@ -293,9 +250,7 @@ const schemas = {
     },
   },
   Session: {
-    type: 'object',
-    required: ['tenant', 'subject', 'scopes'],
-    additionalProperties: false,
+    ...closed('tenant', 'subject', 'scopes'),
     properties: {
       tenant: { type: 'string' },
       subject: { type: 'string', description: 'Who signed in: `portal-link:<link id>` for a portal link.' },

@@ -17,17 +17,14 @@ export type PortalAssets = ReadonlyMap<string, PortalAsset>;
 
 const PAGE = 'index.html';
 const PREFIX = '/portal/';
-// The page is revalidated on every load (a cheap 304 by ETag), so a new build
-// shows at once; the files it links to are named after their content.
+// The page is revalidated on every load; the files it links to are named after their content.
 const REVALIDATE = 'no-cache';
 const FOREVER = 'public, max-age=31536000, immutable';
 
 /**
- * The portal's files as the docs page's are served: from memory, gzip
- * prepared once, ETags, and the page's Content-Security-Policy on each.
- * A request path is served only when it names one of the given files;
- * `/portal/index.html` is not one (the page lives at `/portal`, which its
- * relative links depend on).
+ * The portal's files, served as the docs page's are (from memory, gzip,
+ * ETags, the page's Content-Security-Policy). The page lives at `/portal`
+ * only, which its relative links depend on.
  */
 export function portalFiles(assets: PortalAssets): DocsFiles {
   if (!assets.has(PAGE)) throw new TypeError(`portal assets must hold ${PAGE}`);

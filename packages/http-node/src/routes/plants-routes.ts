@@ -1,9 +1,9 @@
-import { plantNotFoundMessage, plantToJson, requireScope } from '@plant-store/core/adapter';
+import { plantNotFoundMessage, plantToJson } from '@plant-store/core/adapter';
 import { errorBody } from '../http/error-response.js';
-import { authenticateRequest } from '../http/authenticate-request.js';
+import { authorizeRequest } from '../http/authenticate-request.js';
 import { nextLink } from '../http/next-link.js';
 import { parseListQuery } from '../http/parse-list-query.js';
-import { parsePlantId } from '../http/parse-plant-id.js';
+import { parsePlantId } from '../http/parse-path-id.js';
 import { readJsonBody } from '../http/read-json-body.js';
 import { sendJson, sendNoContent } from '../http/send-json.js';
 import { writePlantList, writePlantPage } from '../http/write-plant-list.js';
@@ -17,8 +17,7 @@ import type { Exchange, RouteContext } from './route-context.js';
 /** `POST /plants`: create (or replay) a plant. */
 export async function createPlant(context: RouteContext, exchange: Exchange): Promise<void> {
   const { req } = exchange;
-  const principal = await authenticateRequest(context.store, exchange);
-  requireScope(principal, 'plants:write');
+  const principal = await authorizeRequest(context.store, exchange, 'plants:write');
   const body = await readJsonBody(req, context.maxBodyBytes);
   const { plant } = await context.store.plants.create(principal, body);
   // 200 for both a new plant and a replay: a retry must look
@@ -28,8 +27,7 @@ export async function createPlant(context: RouteContext, exchange: Exchange): Pr
 
 /** `GET /plants`: the caller's plants, filtered and paginated, streamed. */
 export async function listPlants(context: RouteContext, exchange: Exchange): Promise<void> {
-  const principal = await authenticateRequest(context.store, exchange);
-  requireScope(principal, 'plants:read');
+  const principal = await authorizeRequest(context.store, exchange, 'plants:read');
   const options = parseListQuery(exchange.query);
   const listing = await context.store.plants.listAsJson(principal, options);
   const extraHeaders =
@@ -48,15 +46,13 @@ export async function listPlants(context: RouteContext, exchange: Exchange): Pro
 
 /** `GET /plants/{id}`. */
 export async function getPlant(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
-  const principal = await authenticateRequest(context.store, exchange);
-  requireScope(principal, 'plants:read');
+  const principal = await authorizeRequest(context.store, exchange, 'plants:read');
   sendJson(exchange.res, exchange.requestId, 200, await context.store.plants.getAsJson(principal, parsePlantId(idSegment)));
 }
 
 /** `DELETE /plants/{id}`: 204, or 404 when the caller's tenant has no such plant. */
 export async function deletePlant(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
-  const principal = await authenticateRequest(context.store, exchange);
-  requireScope(principal, 'plants:write');
+  const principal = await authorizeRequest(context.store, exchange, 'plants:write');
   const id = parsePlantId(idSegment);
   if (await context.store.plants.deleteIfExists(principal, id)) sendNoContent(exchange.res, exchange.requestId);
   // The same answer a NotFoundError gets, without building one: a miss is a routine answer here.

@@ -3,15 +3,11 @@ import type { Exchange, RouteContext } from './route-context.js';
 import { idSegmentOf, matchRoute } from './route-table.js';
 
 /**
- * Dispatches on path and method through the route table, matching the path
- * once: the match is left on `exchange.route`, where metrics and traces read
- * its template. Unknown paths (404) and wrong methods (405 with `Allow`) are
- * answered before authentication: the route table is public (it is the
- * OpenAPI document), so this tells a caller nothing it could not read there,
- * and spares a token lookup.
- *
- * Only the id segment is percent-decoded, by the handler. `path` is
- * relative to the base path; `undefined` for a request outside it.
+ * Dispatches on path and method through the route table, leaving the match on
+ * `exchange.route` for metrics and traces. Unknown paths (404) and wrong
+ * methods (405 with `Allow`) are answered before authentication: the route
+ * table is public (it is the OpenAPI document). `path` is relative to the
+ * base path, `undefined` outside it.
  */
 export function routeRequest(context: RouteContext, exchange: Exchange, path: string | undefined): void | Promise<void> {
   const route = path === undefined ? undefined : matchRoute(path, context);

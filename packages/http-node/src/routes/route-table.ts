@@ -3,28 +3,27 @@ import { scrapeMetrics } from './metrics-route.js';
 import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.js';
 import type { Route, RouteMethods } from './route-context.js';
 import { healthz, openapi, readyz } from './system-routes.js';
-import { getDelivery, listDeliveries, resendDelivery } from './webhook-deliveries-routes.js';
 import {
   createEndpoint,
   deleteEndpoint,
+  getDelivery,
   getEndpoint,
   getEndpointSecret,
   getEndpointStats,
+  listDeliveries,
   listEndpoints,
   recoverEndpoint,
+  resendDelivery,
   rotateEndpointSecret,
   sendTestEvent,
   updateEndpoint,
-} from './webhook-endpoints-routes.js';
+} from './webhook-routes.js';
 import { listEventTypes } from './webhook-event-types-route.js';
 import { getSession } from './webhook-session-route.js';
 
 /**
  * The API's paths, as the OpenAPI document writes them, each with a handler
- * per method (HEAD is served by GET's). The one place a path is matched: the
- * router dispatches on it, metrics and traces label a request with the
- * template the router matched, the OpenAPI drift test classifies what it
- * observed with it.
+ * per method (HEAD is served by GET's): the one place a path is matched.
  */
 const TABLE = {
   '/plants': { GET: listPlants, POST: createPlant },
@@ -64,11 +63,9 @@ function routeOf(template: string, methods: RouteMethods): Route {
 const routes = new Map<string, Route>(Object.entries(TABLE).map(([template, methods]: [string, RouteMethods]) => [template, routeOf(template, methods)]));
 
 /**
- * The tenant portal's page and each of its files, served as the docs page's
- * are. Like that page it needs no credentials: the page signs in from the
- * browser with a token the server never sees in a URL. It is a page, not an
- * operation of the API, so it stays out of the table (and the OpenAPI
- * document); matched only when the portal part is on, so `context.portal` is there.
+ * The tenant portal's page and files, served as the docs page's are, without
+ * credentials (the page signs in from the browser). A page, not an operation,
+ * so it stays out of the table and the OpenAPI document.
  */
 const PORTAL = routeOf('/portal', { GET: (context, exchange, _id, path) => docsFile(context.portal!, exchange, path) });
 

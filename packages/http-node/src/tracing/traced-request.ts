@@ -11,14 +11,9 @@ export type EndServerSpan = (template: string | undefined) => void;
 
 /**
  * Runs `handle` inside the request's SERVER span, continuing the caller's
- * trace when it sent one (the registered propagator reads the headers: W3C
- * `traceparent` by default). The span is named `METHOD /route` with the
- * route template (`/plants/{id}`), never a raw path: ids, tenants and query
- * strings stay out of traces as they stay out of metrics. Without an
- * OpenTelemetry SDK there is no valid span and `handle` runs untouched.
- *
- * For a span that records, `handle` gets the span's end, to call once the
- * request is answered, with the route template the router matched.
+ * trace (the registered propagator reads the headers). The span is named
+ * `METHOD /route` with the route template, never a raw path, so ids and
+ * tenants stay out of traces. For a span that records, `handle` gets its end.
  */
 export function tracedRequest(
   req: IncomingMessage,

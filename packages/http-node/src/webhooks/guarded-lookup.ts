@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { isPublicAddress } from '@plant-store/core/adapter';
+import { isPublicAddress, literalHostAddress } from '@plant-store/core/adapter';
 
 /** `code` of the error a refused destination fails with. */
 export const DESTINATION_NOT_ALLOWED = 'EDESTINATIONNOTALLOWED';
@@ -46,7 +46,8 @@ export interface GuardedLookupOptions {
  * first: it is misconfigured or an attack either way.
  *
  * node:net skips `lookup` for IP literals; check those before connecting
- * (see `guardedRequestOptions`).
+ * (see `refusesLiteral`). A kept-alive socket is reused without a new lookup,
+ * so guarded requests need an agent of their own, with this lookup on it.
  */
 export function guardedLookup(options: GuardedLookupOptions = {}): LookupFunction {
   const resolve: ResolveAll = options.resolve ?? dns.lookup;
@@ -62,6 +63,12 @@ export function guardedLookup(options: GuardedLookupOptions = {}): LookupFunctio
       callback(null, first.address, first.family);
     });
   };
+}
+
+/** Whether the URL's host is an IP literal that is not public: node:net connects to a literal without any lookup. */
+export function refusesLiteral(url: URL): boolean {
+  const literal = literalHostAddress(url);
+  return literal !== undefined && !isPublicAddress(literal);
 }
 
 function notFound(hostname: string): NodeJS.ErrnoException {

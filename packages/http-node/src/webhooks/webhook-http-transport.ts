@@ -1,8 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from '@plant-store/core/adapter';
-import { DESTINATION_NOT_ALLOWED, guardedLookup } from './guarded-lookup.js';
-import { guardedRequestOptions } from './guarded-request-options.js';
+import { DESTINATION_NOT_ALLOWED, guardedLookup, refusesLiteral } from './guarded-lookup.js';
 import { httpStatusOutcome } from './http-status-outcome.js';
 import { ResponseSnippet } from './response-snippet.js';
 
@@ -37,14 +36,12 @@ interface SendContext {
 }
 
 /**
- * The reference `WebhookTransport`: one POST per attempt with node:http or
- * node:https over keep-alive agents, the answer mapped to core's outcomes by
- * `httpStatusOutcome`, with the first 1 KiB of the answer's body as
- * `response`. The timeout covers connecting, sending, the response headers
- * and that first KiB; a response body is drained up to `maxResponseBytes`
- * within the same deadline, and never kept beyond that KiB. Redirects are never followed (node:http does
- * not). An abort of the request's signal ends the attempt at once. Never
- * rejects.
+ * The reference `WebhookTransport`: one POST per attempt over keep-alive
+ * agents, the status mapped by `httpStatusOutcome`, the first 1 KiB of the
+ * answer kept as `response`. The timeout covers connecting, sending, the
+ * headers and that KiB; the rest is drained up to `maxResponseBytes`.
+ * Redirects are not followed; an abort of the request's signal ends the
+ * attempt at once. Never rejects.
  */
 export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}): WebhookTransport {
   const agentOptions = {
@@ -65,29 +62,17 @@ export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}):
   return { send: (request) => send(request, context) };
 }
 
-function send(request: WebhookRequest, context: SendContext): Promise<WebhookSendOutcome> {
-  let url: URL;
-  try {
-    url = new URL(request.url);
-  } catch {
-    return Promise.resolve({ kind: 'failed', reason: 'invalid url' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return Promise.resolve({ kind: 'failed', reason: `unsupported protocol ${url.protocol}` });
-  }
-  if (request.signal.aborted) return Promise.resolve({ kind: 'retry', reason: 'aborted before sending' });
-  if (request.restrictDestination && refusesLiteral(url)) {
-    return Promise.resolve({ kind: 'failed', reason: DESTINATION_NOT_ALLOWED_REASON });
-  }
+async function send(request: WebhookRequest, context: SendContext): Promise<WebhookSendOutcome> {
+  const url = URL.canParse(request.url) ? new URL(request.url) : undefined;
+  if (url === undefined) return { kind: 'failed', reason: 'invalid url' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'failed', reason: `unsupported protocol ${url.protocol}` };
+  if (request.signal.aborted) return { kind: 'retry', reason: 'aborted before sending' };
+  if (request.restrictDestination && refusesLiteral(url)) return { kind: 'failed', reason: DESTINATION_NOT_ALLOWED_REASON };
   return new Promise((resolve) => new Attempt(url, request, context, resolve).start());
 }
 
 /** One POST in flight: its deadline, its abort, and the one outcome it settles with. */
 class Attempt {
-  readonly #url: URL;
-  readonly #request: WebhookRequest;
-  readonly #context: SendContext;
-  readonly #resolve: (outcome: WebhookSendOutcome) => void;
   readonly #body: Buffer;
   readonly #headers: Record<string, string>;
   readonly #controller = new AbortController();
@@ -97,11 +82,12 @@ class Attempt {
   #responded = false;
   readonly #onShutdown = () => this.#abort('aborted: the dispatcher stopped');
 
-  constructor(url: URL, request: WebhookRequest, context: SendContext, resolve: (outcome: WebhookSendOutcome) => void) {
-    this.#url = url;
-    this.#request = request;
-    this.#context = context;
-    this.#resolve = resolve;
+  constructor(
+    private readonly url: URL,
+    private readonly request: WebhookRequest,
+    private readonly context: SendContext,
+    private readonly resolve: (outcome: WebhookSendOutcome) => void,
+  ) {
     this.#body = Buffer.from(request.body, 'utf8');
     this.#headers = { ...request.headers, 'content-length': String(this.#body.length) };
     if (context.userAgent !== undefined && !Object.keys(this.#headers).some((name) => USER_AGENT.test(name))) {
@@ -111,16 +97,16 @@ class Attempt {
 
   start(): void {
     // Node timers hold at most 2^31-1 ms (about 24.8 days) and fire at once beyond it: clamp, never overflow.
-    this.#deadline = setTimeout(() => this.#abort(`timeout after ${this.#request.timeoutMs} ms`), Math.min(this.#request.timeoutMs, MAX_TIMER_MS));
-    this.#request.signal.addEventListener('abort', this.#onShutdown, { once: true });
+    this.#deadline = setTimeout(() => this.#abort(`timeout after ${this.request.timeoutMs} ms`), Math.min(this.request.timeoutMs, MAX_TIMER_MS));
+    this.request.signal.addEventListener('abort', this.#onShutdown, { once: true });
     this.#post(true);
   }
 
   #post(mayRetry: boolean): void {
-    const client = this.#url.protocol === 'https:' ? https : http;
-    const agents = this.#request.restrictDestination ? this.#context.restrictedAgents : this.#context.agents;
-    const agent = agents[this.#url.protocol as 'http:' | 'https:'];
-    const req = client.request(this.#url, { method: 'POST', headers: this.#headers, agent, signal: this.#controller.signal });
+    const client = this.url.protocol === 'https:' ? https : http;
+    const agents = this.request.restrictDestination ? this.context.restrictedAgents : this.context.agents;
+    const agent = agents[this.url.protocol as 'http:' | 'https:'];
+    const req = client.request(this.url, { method: 'POST', headers: this.#headers, agent, signal: this.#controller.signal });
     req.on('response', (res) => this.#onResponse(res));
     req.on('error', (error: NodeJS.ErrnoException) => {
       // Once answered, the status decides (an abort while reading the body only cuts the snippet short).
@@ -139,9 +125,7 @@ class Attempt {
   #onResponse(res: http.IncomingMessage): void {
     this.#responded = true;
     const outcome = httpStatusOutcome(res.statusCode ?? 0, res.headers['retry-after'], Date.now());
-    // The start of the answer goes to the attempt log. The outcome waits for
-    // it, or for the end of a shorter body; a body that stalls is cut by the
-    // deadline, and what came so far is kept.
+    // The outcome waits for the start of the answer (for the attempt log); a stalled body is cut by the deadline.
     const snippet = new ResponseSnippet(ATTEMPT_RESPONSE_MAX_BYTES);
     const settle = () => {
       // Called again by each later chunk, the end and the close: the snippet is read once.
@@ -157,7 +141,7 @@ class Attempt {
         if (snippet.full) settle();
       }
       received += chunk.length;
-      if (received > this.#context.maxResponseBytes) res.destroy();
+      if (received > this.context.maxResponseBytes) res.destroy();
     });
     res.on('end', settle);
     res.on('error', () => {}); // aborted or cut off on purpose; the status is already known
@@ -176,22 +160,12 @@ class Attempt {
     if (done) this.#cleanUp();
     if (this.#settled) return;
     this.#settled = true;
-    this.#resolve(outcome);
+    this.resolve(outcome);
   }
 
   #cleanUp(): void {
     clearTimeout(this.#deadline);
-    this.#request.signal.removeEventListener('abort', this.#onShutdown);
-  }
-}
-
-/** Whether the URL's host is an IP literal that is not public: node:net connects to a literal without any lookup, so it is refused before connecting. */
-function refusesLiteral(url: URL): boolean {
-  try {
-    guardedRequestOptions(url);
-    return false;
-  } catch {
-    return true;
+    this.request.signal.removeEventListener('abort', this.#onShutdown);
   }
 }
 

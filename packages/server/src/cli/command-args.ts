@@ -18,11 +18,6 @@ export const STORAGE_OPTIONS = Object.fromEntries(Object.values(STORAGE_FLAGS).m
 
 const STORAGE_FLAG_NAMES: readonly string[] = Object.values(STORAGE_FLAGS);
 
-/** Whether `--name` is one of the storage flags, which every operator command takes. */
-export function isStorageFlag(name: string): boolean {
-  return STORAGE_FLAG_NAMES.includes(name);
-}
-
 /** `node:util`'s strict `parseArgs`, its mistakes as a `UsageError` with one line. */
 export function parseStrict<Values>(
   args: readonly string[],
@@ -51,6 +46,18 @@ export function storageFlags(values: Readonly<Record<string, unknown>>): Storage
     if (typeof value === 'string') storage[key] = value;
   }
   return storage;
+}
+
+/** `--<flag>`'s value; given empty, a mistake. */
+export function nonEmpty(value: string | undefined, flag: string): string | undefined {
+  if (value === '') throw new UsageError(`--${flag} must not be empty`);
+  return value;
+}
+
+/** Refuses options that `what` does not take (storage flags go with all). */
+export function refuseOtherOptions(values: object, what: string, allowed: readonly string[]): void {
+  const extra = Object.keys(values).find((name) => !allowed.includes(name) && !STORAGE_FLAG_NAMES.includes(name));
+  if (extra !== undefined) throw new UsageError(`${what} does not take --${extra}`);
 }
 
 /**

@@ -7,11 +7,8 @@ import { errorLine } from './error-line.js';
 import { onShutdownSignal } from './shutdown-signals.js';
 import { serveUsage } from './usage.js';
 
-// Beyond the HTTP grace period, what the webhook dispatcher (1 s) and storage
-// get to stop before the process gives up waiting. With the default 7 s grace
-// the process is gone within 9.25 s (the bin's exit timer adds 250 ms); the
-// promise to operators is an exit within 10 s, the time `docker stop` waits
-// before it sends SIGKILL.
+// Beyond the HTTP grace period, what the dispatcher and storage get to stop: with the default
+// 7 s grace the process exits within 10 s, the time `docker stop` waits before SIGKILL.
 const STOP_MARGIN_MS = 2_000;
 // How often the tokens and webhooks files are checked for changes.
 const FILE_POLL_MS = 1_000;

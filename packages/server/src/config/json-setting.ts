@@ -1,12 +1,9 @@
 import { ConfigurationError, ValidationError } from '@plant-store/core';
 
 /**
- * Parses a setting that holds a JSON array and validates each item with
- * `parseItem` (which throws core's `ValidationError`). Errors name the
- * setting (`name`), where the text came from (`source`: a file path, or
- * nothing for the variable itself) and the item index, but never echo the
- * text: it may hold tokens or webhook secrets, and `JSON.parse` messages
- * quote their input.
+ * Parses a setting that holds a JSON array, each item checked by `parseItem`
+ * (which throws core's `ValidationError`). Errors name the setting, the file
+ * (`source`) and the item index, never the text: it may hold secrets.
  */
 export function parseJsonArraySetting<T>(text: string, parseItem: (item: unknown) => T, name: string, source?: string): T[] {
   const where = source === undefined ? '' : `${source}: `;

@@ -96,14 +96,12 @@ export function parseServeArgs(args: readonly string[]): ServeArgs {
 }
 
 /**
- * Reads the configuration of `plant-store serve` from flags and environment
- * (a flag wins over its variable; an empty variable counts as unset) and
- * validates all of it. Throws a `ConfigurationError` whose message names the
- * variable and its flag, e.g. `PLANT_STORE_MAX_BODY (--max-body): must be …`,
- * and never contains a token or secret.
+ * Reads and validates the configuration of `plant-store serve` from flags and
+ * environment (a flag wins; an empty variable counts as unset). Throws a
+ * `ConfigurationError` naming the variable and its flag, never a secret.
  */
 export function loadConfig(args: readonly string[] | ServeArgs, env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): ServeConfig {
-  const flags = isServeArgs(args) ? args.values : parseServeArgs(args).values;
+  const flags = 'help' in args ? args.values : parseServeArgs(args).values;
   const read = settingReader(flags, env, options.readFile ?? ((path: string) => readFileSync(path, 'utf8')));
   const tokensFile = read.file('tokensFile');
   return {
@@ -141,20 +139,7 @@ function storageSettings(read: SettingReader): Pick<ServeConfig, 'storage' | 'db
   };
 }
 
-type WebhookSettings = Pick<
-  ServeConfig,
-  | 'webhooks'
-  | 'webhooksFile'
-  | 'webhookRetryMs'
-  | 'webhookTimeoutMs'
-  | 'webhookSecretOverlapMs'
-  | 'webhookDisableAfterMs'
-  | 'webhookRetentionMs'
-  | 'webhookAllowPrivate'
-  | 'webhookMaxEndpoints'
->;
-
-function webhookSettings(read: SettingReader): WebhookSettings {
+function webhookSettings(read: SettingReader) {
   const webhookRetryMs = parseDurationList(read.text('webhookRetry'));
   if (webhookRetryMs === undefined) {
     throw read.fail('webhookRetry', `must be a comma-separated list of durations such as 5s,5m,2h, or none${read.got('webhookRetry')}`);
@@ -185,9 +170,7 @@ function retention(read: Pick<SettingReader, 'text' | 'fail' | 'got'>): number |
   return ms;
 }
 
-type HttpSettings = Pick<ServeConfig, 'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'shutdownTimeoutMs'>;
-
-function httpSettings(read: SettingReader): HttpSettings {
+function httpSettings(read: SettingReader) {
   const headersTimeoutMs = read.duration('headersTimeout', 1);
   const requestTimeoutMs = read.duration('requestTimeout', 1);
   // node:http refuses a headers timeout longer than the request timeout.
@@ -266,10 +249,6 @@ function mergeUnique<T>(
     }
   }
   return merged;
-}
-
-function isServeArgs(args: readonly string[] | ServeArgs): args is ServeArgs {
-  return !Array.isArray(args);
 }
 
 function usageError(error: unknown): ConfigurationError {

@@ -2,7 +2,7 @@ import type { JwtAuthenticatorOptions } from '@plant-store/auth-jwt';
 // The checker alone, not the package's entry point: that loads jose, which a
 // service without JWT should not spend start-up time on (serve imports the
 // authenticator only when JWT is configured).
-import { parseJwks } from '@plant-store/auth-jwt/parse-jwks';
+import { parseJwksFile } from '@plant-store/auth-jwt/parse-jwks';
 import { ConfigurationError, ValidationError } from '@plant-store/core';
 import { SETTINGS, settingName, type SettingKey } from './settings.js';
 
@@ -45,23 +45,9 @@ export function loadJwt(
   if (tenantClaim === '') throw fail('jwtTenantClaim', 'must be a claim name');
   const common = { issuer: list('jwtIssuer'), audience: list('jwtAudience'), tenantClaim };
   if (jwksUrl !== undefined) return { jwksUrl, ...common };
-  return { jwks: jwksFromFile(jwksFile!, fail), ...common };
-}
-
-function jwksFromFile(
-  { path, content }: { path: string; content: string },
-  fail: (key: SettingKey, message: string) => ConfigurationError,
-): ReturnType<typeof parseJwks> {
-  let json: unknown;
   try {
-    json = JSON.parse(content);
-  } catch {
-    throw fail('jwtJwksFile', `${path}: not valid JSON (expected a JWKS {"keys": [...]})`);
-  }
-  try {
-    return parseJwks(json);
+    return { jwks: parseJwksFile(jwksFile!.path, jwksFile!.content), ...common };
   } catch (error) {
-    if (error instanceof ValidationError) throw fail('jwtJwksFile', `${path}: ${error.message}`);
-    throw error;
+    throw error instanceof ValidationError ? fail('jwtJwksFile', error.message) : error;
   }
 }

@@ -1,7 +1,6 @@
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-// Node timers overflow above this (they then fire after 1 ms), so longer
-// delays would silently become immediate retries.
+// Node timers overflow above this (firing after 1 ms): longer delays would become immediate retries.
 export const MAX_DURATION_MS = 2 ** 31 - 1;
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;

@@ -11,15 +11,11 @@ export interface LogOutput extends LogSink {
 type Destination = LogSink & Partial<EventEmitter> & { end?(): void };
 
 /**
- * The log output on `stdout`. The process's own stdout gets pino's
- * asynchronous destination: lines written while one write is in flight
- * leave together in the next, instead of one system call per request
- * line; pino flushes it when the process exits. Any other sink (a test's
- * buffer, a host's stream) is written to as it is.
- *
- * A stream that fails (a closed pipe: the log reader gone) makes the
- * output drop its lines from then on, with one warning on `stderr`: a
- * service must not stop answering requests because nobody reads its log.
+ * The log output on `stdout`: for the process's own stdout, pino's
+ * asynchronous destination (lines batched into fewer system calls); any
+ * other sink as it is. A stream that fails (the log reader gone) drops its
+ * lines from then on, with one warning on `stderr`: a service must not stop
+ * answering because nobody reads its log.
  */
 export function logOutput(stdout: LogSink, stderr: LogSink): LogOutput {
   const destination = stdout === process.stdout ? pino.destination({ fd: 1, sync: false }) : undefined;

@@ -10,10 +10,8 @@ import { errorText } from './error-text.js';
 /** What opening storage needs: the storage settings of the service. */
 export type StorageSettings = Pick<ServeConfig, 'storage' | 'db' | 'databaseUrl' | 'dbPool' | 'dbSchema'>;
 
-// Each adapter is loaded only when chosen: the SQLite one brings its native
-// driver, a memory service has no use for it (and the reverse). Only `serve`
-// migrates: operator commands pass `migrate: false`, so a mistyped PostgreSQL
-// schema is refused instead of created empty.
+// Each adapter is loaded only when chosen. Only `serve` migrates: operator commands pass
+// `migrate: false`, so a mistyped PostgreSQL schema is refused instead of created empty.
 export async function openStorage(config: StorageSettings, migrate = true): Promise<{ storage: Storage; description: string }> {
   if (config.storage === 'memory') {
     const { memoryStorage } = await import('@plant-store/storage-memory');
@@ -46,12 +44,7 @@ async function openPostgres(config: StorageSettings, migrate: boolean): Promise<
   }
 }
 
-/**
- * The driver's own reason, which tells a missing database, an unknown role
- * and a refused connection apart; the adapter's wrapper only says that
- * opening failed. pg's messages name the user and the database, never the
- * password.
- */
+/** The driver's own reason (a missing database, an unknown role, a refused connection); pg's never name the password. */
 function driverReason(error: unknown): string {
   let reason = error;
   while (reason instanceof Error && reason.cause !== undefined) reason = reason.cause;

@@ -2,17 +2,11 @@ import type { DiagLogger } from '@opentelemetry/api';
 import type { Logger } from '@plant-store/core/adapter';
 
 /**
- * OpenTelemetry's own problems (an export the collector refused, spans
- * dropped from a full queue, a bad `OTEL_*` value), reported through the
- * API's `diag` channel by the SDK's parts, as warnings of the service's log
- * (errors included), so an operator learns why traces are missing; its
- * info and debug messages, when `OTEL_LOG_LEVEL` asks for them, at those
- * levels. Without it `diag` goes nowhere.
- *
- * The same message is logged at most once per `intervalMs`, with how many
- * times it came since it was last logged: with a collector down, an
- * export fails every few hundred requests, and the log should say so
- * without repeating it that often.
+ * OpenTelemetry's own problems (a refused export, dropped spans, a bad
+ * `OTEL_*` value), from the API's `diag` channel, as warnings of the
+ * service's log (errors included), so an operator learns why traces are
+ * missing; info and debug messages at their levels. The same message is
+ * logged at most once per `intervalMs`, with how often it came meanwhile.
  */
 export class DiagnosticsLog implements DiagLogger {
   readonly #logger: Logger;

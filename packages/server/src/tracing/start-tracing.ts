@@ -10,20 +10,12 @@ export interface Tracing {
 }
 
 /**
- * Starts the OpenTelemetry SDK and registers it globally: a
- * `BasicTracerProvider` whose `BatchSpanProcessor` sends spans over
- * OTLP/HTTP (protobuf, or JSON when the protocol variables ask for it), the
- * `AsyncLocalStorage` context manager, and the propagators
- * `OTEL_PROPAGATORS` names. Every setting comes from the standard `OTEL_*`
- * variables of the process environment, read by the SDK's parts
- * themselves (sampler, batching, span limits, exporter endpoint, headers,
- * timeout, compression), plus `OTEL_LOG_LEVEL` and
- * `OTEL_NODE_RESOURCE_DETECTORS` read here as the Node SDK reads them.
- *
- * Loaded only when asked (see `tracingRequested`): a service without
- * tracing does not load the SDK. Its own problems (a variable that does not
- * parse, a failed export, dropped spans) are log entries of `problems`
- * (see DiagnosticsLog).
+ * Starts the OpenTelemetry SDK and registers it globally: batched OTLP/HTTP
+ * export (protobuf or JSON), the `AsyncLocalStorage` context manager and the
+ * propagators `OTEL_PROPAGATORS` names. The SDK's parts read the standard
+ * `OTEL_*` variables themselves; `OTEL_LOG_LEVEL` and
+ * `OTEL_NODE_RESOURCE_DETECTORS` are read here as the Node SDK reads them.
+ * The SDK's own problems are log entries of `problems` (see DiagnosticsLog).
  */
 export async function startTracing(serviceVersion: string, problems: Logger): Promise<Tracing> {
   const sdk = await import('./tracing-sdk.js');

@@ -1,10 +1,8 @@
 /**
- * Whether the standard OpenTelemetry variables ask for trace export:
- * `OTEL_TRACES_EXPORTER` naming `otlp`, or, when it is unset, an OTLP
- * endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`).
- * `OTEL_SDK_DISABLED=true` and `OTEL_TRACES_EXPORTER=none` turn it off.
- * Unlike the SDK's own default (`otlp`), nothing is exported unless asked:
- * a service that was never pointed at a collector loads no SDK at all.
+ * Whether the OpenTelemetry variables ask for trace export: `OTEL_TRACES_EXPORTER`
+ * naming `otlp`, or, when it is unset, an OTLP endpoint; `OTEL_SDK_DISABLED=true`
+ * turns it off. Unlike the SDK's default, nothing is exported unless asked, so
+ * a service never pointed at a collector loads no SDK at all.
  */
 export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   if (env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true') return false;
@@ -16,12 +14,7 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
 /** The OTLP/HTTP encodings this service can send spans in. */
 export type TracesProtocol = 'http/protobuf' | 'http/json';
 
-/**
- * The encoding of exported spans: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`,
- * else `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf` (the
- * specification's default). A protocol this service does not speak
- * (`grpc`) falls back to the default (see `tracingCaveats`).
- */
+/** The encoding of exported spans, as the protocol variables ask; `http/protobuf` by default and for one not spoken here (`grpc`). */
 export function tracesProtocol(env: NodeJS.ProcessEnv): TracesProtocol {
   const asked = askedProtocol(env);
   return asked?.value === 'http/json' ? 'http/json' : 'http/protobuf';
@@ -36,11 +29,8 @@ function isPropagatorName(name: string): name is PropagatorName {
 }
 
 /**
- * The propagators that read and write trace context on the wire (incoming
- * requests, webhook deliveries): `OTEL_PROPAGATORS` as the SDK reads it, a
- * comma-separated list, by default `tracecontext,baggage`; `none` (alone or
- * in the list) means none. Names this service does not have (`b3`,
- * `jaeger`, …) are left out (see `tracingCaveats`).
+ * The propagators `OTEL_PROPAGATORS` names (by default `tracecontext,baggage`;
+ * `none` anywhere means none), without those this service lacks (`b3`, …).
  */
 export function tracePropagators(env: NodeJS.ProcessEnv): PropagatorName[] {
   const names = propagatorNames(env);
@@ -48,12 +38,7 @@ export function tracePropagators(env: NodeJS.ProcessEnv): PropagatorName[] {
   return names.filter(isPropagatorName);
 }
 
-/**
- * What the operator asked for that this service does not do, one sentence
- * each (logged as warnings when the service starts, tracing on or off): exporters other than
- * `otlp`, OTLP protocols other than `http/protobuf` and `http/json`, and
- * propagators other than `tracecontext` and `baggage`.
- */
+/** What the operator asked for that this service does not do (other exporters, protocols, propagators), one warning each. */
 export function tracingCaveats(env: NodeJS.ProcessEnv): string[] {
   const caveats: string[] = [];
   const others = tracesExporters(env).filter((name) => name !== 'otlp' && name !== 'none');
@@ -94,11 +79,7 @@ function listed(value: string | undefined): string[] {
     .filter((name) => name !== '');
 }
 
-/**
- * The `OTEL_*` entries of `given` (the environment a caller handed to
- * `serve`) that the process environment does not hold alike: tracing reads
- * only the process's, so these are not applied.
- */
+/** The `OTEL_*` entries of the environment handed to `serve` that differ from the process's: tracing reads only the latter. */
 export function tracingVariablesNotRead(given: NodeJS.ProcessEnv, processEnv: NodeJS.ProcessEnv): string[] {
   return Object.keys(given).filter((name) => name.startsWith('OTEL_') && given[name] !== processEnv[name]);
 }

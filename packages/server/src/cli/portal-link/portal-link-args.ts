@@ -1,7 +1,7 @@
 import { MAX_PORTAL_LINK_TTL_MS } from '@plant-store/core';
 import { parseDuration } from '../../config/parse-duration.js';
 import { SETTINGS } from '../../config/settings.js';
-import { STORAGE_OPTIONS, UsageError, isStorageFlag, parseStrict, storageFlags, type StorageFlags } from '../command-args.js';
+import { STORAGE_OPTIONS, UsageError, nonEmpty, parseStrict, refuseOtherOptions, storageFlags, type StorageFlags } from '../command-args.js';
 
 export type PortalLinkCommand =
   | { readonly kind: 'help' }
@@ -30,15 +30,15 @@ export function parsePortalLinkArgs(args: readonly string[], env: NodeJS.Process
   const storage = storageFlags(values);
   if (values.help) return { command: { kind: 'help' }, storage };
   if (values.revoke !== undefined) {
-    only(values, '--revoke', ['revoke']);
+    refuseOtherOptions(values, '--revoke', ['revoke']);
     if (values.revoke === '') throw new UsageError('--revoke needs a link id');
     return { command: { kind: 'revoke', id: values.revoke }, storage };
   }
   if (values.list) {
-    only(values, '--list', ['list', 'tenant']);
+    refuseOtherOptions(values, '--list', ['list', 'tenant']);
     return { command: { kind: 'list', tenant: nonEmpty(values.tenant, 'tenant') }, storage };
   }
-  only(values, 'a new link', ['tenant', 'read-only', 'expires', 'base-url']);
+  refuseOtherOptions(values, 'a new link', ['tenant', 'read-only', 'expires', 'base-url']);
   const tenant = nonEmpty(values.tenant, 'tenant');
   if (tenant === undefined) throw new UsageError('a portal link needs --tenant <tenant> (or --revoke <link-id>, --list)');
   return {
@@ -51,17 +51,6 @@ export function parsePortalLinkArgs(args: readonly string[], env: NodeJS.Process
     },
     storage,
   };
-}
-
-/** Refuses options that `what` does not take (storage flags go with all). */
-function only(values: Values, what: string, allowed: readonly string[]): void {
-  const extra = Object.keys(values).find((name) => !allowed.includes(name) && !isStorageFlag(name));
-  if (extra !== undefined) throw new UsageError(`${what} does not take --${extra}`);
-}
-
-function nonEmpty(value: string | undefined, flag: string): string | undefined {
-  if (value === '') throw new UsageError(`--${flag} must not be empty`);
-  return value;
 }
 
 function expires(value: string): number {

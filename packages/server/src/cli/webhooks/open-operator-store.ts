@@ -8,11 +8,9 @@ import { openStorage, type StorageSettings } from '../../storage/open-storage.js
 import { STORAGE_FLAGS, UsageError, type StorageFlags } from '../command-args.js';
 
 /**
- * The storage settings exactly as `serve` reads them (same flags, variables,
- * defaults and errors), from the storage flags and the storage variables
- * only: the other settings of the service do not concern these commands, so
- * a problem in one of them (an unreadable tokens file, …) does not stop them.
- * Memory storage is refused.
+ * The storage settings exactly as `serve` reads them, from the storage flags
+ * and variables only (a problem in another setting does not stop operator
+ * commands). Memory storage is refused.
  */
 export function storageSettings(flags: StorageFlags, env: NodeJS.ProcessEnv): StorageSettings {
   const storageEnv: NodeJS.ProcessEnv = {};
@@ -50,10 +48,9 @@ async function openOperatorStore(settings: StorageSettings): Promise<PlantStore>
 }
 
 /**
- * Runs `operation` on an operator store over the service's storage, closing
- * it afterwards; resolves with the operation's exit status, or 1 with one
- * line on stderr when the storage cannot be opened or the operation fails.
- * Opened only now, so `--help` and argument mistakes load no storage driver.
+ * Runs `operation` on an operator store, closing it afterwards; resolves with
+ * its exit status, or 1 with one line on stderr when storage cannot be opened
+ * or the operation fails.
  */
 export async function onOperatorStore(settings: StorageSettings, io: CliIo, operation: (store: PlantStore) => Promise<number>): Promise<number> {
   try {

@@ -1,6 +1,6 @@
 import type { DeliveryStatus } from '@plant-store/core';
 import { parseDuration } from '../../config/parse-duration.js';
-import { STORAGE_OPTIONS, UsageError, isStorageFlag, parseStrict, storageFlags, type StorageFlags } from '../command-args.js';
+import { STORAGE_OPTIONS, UsageError, nonEmpty, parseStrict, refuseOtherOptions, storageFlags, type StorageFlags } from '../command-args.js';
 
 export type WebhooksCommand =
   | { readonly kind: 'help' }
@@ -60,8 +60,7 @@ export function parseWebhooksArgs(args: readonly string[], now: number): { comma
   if (values.help) return { command: { kind: 'help' }, storage };
   const [first, ...rest] = positionals;
   const kind = first === 'endpoints' ? endpointsKind(rest.shift()) : commandKind(first);
-  const extra = (Object.keys(values) as (keyof Values)[]).find((name) => !ALLOWED[kind].includes(name) && !isStorageFlag(name));
-  if (extra !== undefined) throw new UsageError(`${kind} does not take --${extra}`);
+  refuseOtherOptions(values, kind, ALLOWED[kind]);
   return { command: build(kind, values, rest, now), storage };
 }
 
@@ -93,8 +92,7 @@ function build(kind: Exclude<WebhooksCommand['kind'], 'help'>, values: Values, r
       return { kind, id: oneId(kind, rest), json: values.json ?? false };
     case 'endpoints list':
       noArguments(rest);
-      if (values.after === '') throw new UsageError('--after must not be empty');
-      return { kind, limit: limit(values.limit), after: values.after, json: values.json ?? false };
+      return { kind, limit: limit(values.limit), after: nonEmpty(values.after, 'after'), json: values.json ?? false };
     case 'recover':
       noArguments(rest);
       if (values.endpoint === undefined || values.endpoint === '') throw new UsageError('recover needs --endpoint <endpoint-id>');
@@ -113,11 +111,6 @@ function build(kind: Exclude<WebhooksCommand['kind'], 'help'>, values: Values, r
     default:
       return { kind, id: oneId(kind, rest) };
   }
-}
-
-function nonEmpty(value: string | undefined, flag: string): string | undefined {
-  if (value === '') throw new UsageError(`--${flag} must not be empty`);
-  return value;
 }
 
 function noArguments(rest: readonly string[]): void {

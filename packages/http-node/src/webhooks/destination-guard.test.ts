@@ -3,8 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net, { type AddressInfo, type LookupFunction } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DESTINATION_NOT_ALLOWED, DestinationNotAllowedError, guardedLookup, type ResolveAll } from './guarded-lookup.js';
-import { guardedRequestOptions } from './guarded-request-options.js';
+import { DESTINATION_NOT_ALLOWED, guardedLookup, refusesLiteral, type ResolveAll } from './guarded-lookup.js';
 
 // Real receivers on loopback. Each counts TCP connections, so a test can
 // prove a refused request never reached it (not even a SYN that completed).
@@ -61,18 +60,15 @@ function post(url: string, options: http.RequestOptions = {}, client: typeof htt
   });
 }
 
-/** Sends through the guard the way a transport would: literal check first, then the lookup on the request. */
-function guardedPost(url: string, options: Parameters<typeof guardedRequestOptions>[1] = {}, requestOptions: http.RequestOptions = {}) {
-  try {
-    return post(url, { ...requestOptions, ...guardedRequestOptions(new URL(url), options) });
-  } catch (error) {
-    return Promise.resolve({ error: error as NodeJS.ErrnoException });
-  }
-}
-
 const refused = { error: expect.objectContaining({ code: DESTINATION_NOT_ALLOWED, message: 'destination not allowed' }) };
 
-describe('guardedRequestOptions against a real receiver on 127.0.0.1', () => {
+/** Sends through the guard the way a transport would: literal check first, then the lookup on the request. */
+function guardedPost(url: string, requestOptions: http.RequestOptions = {}, client: typeof http | typeof https = http): Promise<Outcome> {
+  if (refusesLiteral(new URL(url))) return Promise.resolve({ error: Object.assign(new Error('destination not allowed'), { code: DESTINATION_NOT_ALLOWED }) });
+  return post(url, { lookup: guardedLookup(), ...requestOptions }, client);
+}
+
+describe('the destination guard against a real receiver on 127.0.0.1', () => {
   it('refuses a name that resolves to loopback at connect, before any connection is made', async () => {
     const target = await receiver();
     expect(await guardedPost(`http://localhost:${target.port}/hook`)).toEqual(refused);
@@ -82,23 +78,20 @@ describe('guardedRequestOptions against a real receiver on 127.0.0.1', () => {
   it.each(['127.0.0.1', '127.1', '0x7f.0.0.1', '2130706433', '[::ffff:127.0.0.1]'])('refuses the literal %s without connecting', async (host) => {
     const target = await receiver();
     const url = `http://${host}:${target.port}/hook`;
-    expect(() => guardedRequestOptions(new URL(url))).toThrow(DestinationNotAllowedError);
+    expect(refusesLiteral(new URL(url))).toBe(true);
     expect(await guardedPost(url)).toEqual(refused);
     expect(target.connections).toBe(0);
   });
 
-  it('lets both through with allowPrivate, and the request arrives', async () => {
-    const target = await receiver();
-    for (const url of [`http://localhost:${target.port}/a`, `http://127.0.0.1:${target.port}/b`]) {
-      expect(await guardedPost(url, { allowPrivate: true })).toMatchObject({ status: 204 });
-    }
-    expect(target.requests).toEqual(['POST /a', 'POST /b']);
+  it('lets a public literal through to the lookup', () => {
+    expect(refusesLiteral(new URL('http://93.184.216.34/hook'))).toBe(false);
+    expect(refusesLiteral(new URL('http://example.com/hook'))).toBe(false);
   });
 
   it('also guards https (refused before any TLS handshake)', async () => {
     const target = await receiver();
     const url = `https://localhost:${target.port}/hook`;
-    expect(await post(url, guardedRequestOptions(new URL(url)), https)).toEqual(refused);
+    expect(await guardedPost(url, {}, https)).toEqual(refused);
     expect(target.connections).toBe(0);
   });
 
@@ -110,14 +103,14 @@ describe('guardedRequestOptions against a real receiver on 127.0.0.1', () => {
   });
 
   it('needs an agent of its own: a socket pooled for a trusted request is reused without a lookup', async () => {
-    // Why restricted requests must not share an agent with trusted ones (see guardedRequestOptions).
+    // Why restricted requests must not share an agent with trusted ones (see guardedLookup).
     const target = await receiver();
     const url = `http://localhost:${target.port}/`;
     const shared = agent({ maxSockets: 1 });
     expect(await post(url, { agent: shared })).toMatchObject({ status: 204 }); // trusted, leaves a pooled socket
-    expect(await guardedPost(url, {}, { agent: shared })).toMatchObject({ status: 204 }); // slips through
+    expect(await guardedPost(url, { agent: shared })).toMatchObject({ status: 204 }); // slips through
     const own = agent({ maxSockets: 1 });
-    expect(await guardedPost(url, {}, { agent: own })).toEqual(refused);
+    expect(await guardedPost(url, { agent: own })).toEqual(refused);
     expect(target.requests).toHaveLength(2);
   });
 });

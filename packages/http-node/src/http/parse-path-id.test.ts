@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '@plant-store/core';
-import { parsePlantId } from './parse-plant-id.js';
+import { parsePlantId } from './parse-path-id.js';
 
 describe('parsePlantId', () => {
   it.each([
