@@ -3,22 +3,15 @@ import { StorageError } from '@plant-store/core';
 import { isPlainFilePath } from './database-path.js';
 
 /**
- * Notices when the database files at the path stop being the files the
- * connection has open. SQLite keeps writing to an open file after it is
- * deleted or replaced (in WAL mode it does not even warn), so every write
- * would be acknowledged and then lost on the next start. A file is
- * identified by device and inode; while the connection holds it open, its
- * inode cannot be reused, so a match really is the same file.
+ * Notices when the database files at the path stop being the files the connection has open: SQLite keeps writing
+ * to a deleted or replaced file, so every write would be acknowledged and then lost on the next start. A file is
+ * identified by device and inode (an open file's inode cannot be reused).
  */
 export interface DatabaseFileGuard {
   /**
-   * Throws a `StorageError` (`sqlite storage could not <action>: <reason>`)
-   * when the database file or its write-ahead log at the path is no longer
-   * the open one. Run inside every write transaction, just before COMMIT, so
-   * a refused write is rolled back rather than left in a log that a later
-   * checkpoint would still copy into the database. Costs one stat (of the
-   * log) per write: the database file itself is watched, and stat'ed only
-   * after the watch reported something (see `databaseFileGuard`).
+   * Throws a `StorageError` (`sqlite storage could not <action>: <reason>`) when the database file or its
+   * write-ahead log at the path is no longer the open one. Run inside every write transaction just before COMMIT,
+   * so a refused write is rolled back rather than left in a log a later checkpoint would copy.
    */
   assertSameFile(action: string): void;
   /** Why writes cannot be trusted right now (database or log file deleted or replaced, file not writable), or `undefined`. For readiness. */
@@ -36,28 +29,16 @@ interface FileIdentity {
 const UNGUARDED: DatabaseFileGuard = { assertSameFile() {}, problem: () => undefined, close() {} };
 
 /**
- * The guard for the database at `path`, taking the identity of the files
- * there now: call it once the connection has opened the file and read it in
- * WAL mode (so the `-wal` file exists).
+ * The guard for the database at `path`, taking the identity of the files there now: call it once the connection
+ * has opened the file in WAL mode (so the `-wal` file exists).
  *
- * Every write stats the log: deleting or replacing the log alone loses every
- * commit not yet copied into the database, and it must be caught by the very
- * next write. Deleting the log along with the database, or renaming their
- * folder, takes the log's path away too. Only the database file replaced or
- * deleted on its own escapes that stat, so the database file is watched
- * (inotify and the like, events only at checkpoints and when it is unlinked
- * or renamed over, never per write) and stat'ed on the next write after any
- * event. Watching its folder instead would report every write to the log, a
- * JavaScript callback per write that costs more than the stat it saves.
- * Where the file cannot be watched, or there is no log, every write stats
- * the database file as well. Once a file is found changed the guard stays
- * failed: the open inode can never come back to the path.
+ * Every write stats the log, so a deleted or replaced log is caught by the very next write. The database file is
+ * watched instead (its events come only at checkpoints and when it is unlinked or renamed over, never per write)
+ * and stat'ed on the next write after any event; where it cannot be watched, or there is no log, every write stats
+ * it as well. Once a file is found changed the guard stays failed: the open inode can never come back to the path.
  *
- * `onLogLost` is called once, after the current synchronous work (the
- * refused transaction's rollback), when the log alone was deleted or
- * replaced: the connection still holds the old log open, and a checkpoint
- * through it is the last chance to copy the commits it acknowledged into
- * the database file before a crash would lose them.
+ * `onLogLost` is called once, after the refused transaction's rollback, when the log alone was lost: a checkpoint
+ * through the connection that still holds it open is the last chance to save the commits it acknowledged.
  */
 export function databaseFileGuard(path: string, onLogLost?: () => void): DatabaseFileGuard {
   if (!isPlainFilePath(path)) return UNGUARDED;

@@ -25,20 +25,14 @@ export interface SqliteStorageOptions {
 }
 
 /**
- * Storage in one SQLite file (better-sqlite3 prepared statements; kysely's
- * Migrator applies the schema, or its recorded result on a new file). Opens
- * the file, sets WAL and the other pragmas, applies pending migrations (see
- * migrations/) and checks that the database can be written before resolving,
- * which is why it is async. Several storages, also in several processes,
- * may share a file: claims and transactions stay atomic across them. Rejects
- * with a `StorageError` that names the cause (read-only, not a database, …)
- * when the file cannot be opened, migrated or written.
+ * Storage in one SQLite file (better-sqlite3 prepared statements; kysely's Migrator applies the schema). Opens the
+ * file, sets WAL and the other pragmas, applies pending migrations and checks that the database can be written
+ * before resolving. Several storages, also in several processes, may share a file: claims and transactions stay
+ * atomic across them. Rejects with a `StorageError` that names the cause (read-only, not a database, …) when the
+ * file cannot be opened, migrated or written.
  *
- * While it runs, writes and `ping()` reject with a `StorageError` once the
- * database file or its write-ahead log at the path is no longer the open one
- * (deleted or replaced: what is written would be lost at the next start),
- * and such a write is rolled back; `ping()` also when the file is no longer
- * writable.
+ * While it runs, writes (rolled back) and `ping()` reject with a `StorageError` once the database file or its
+ * write-ahead log at the path was deleted or replaced; `ping()` also when the file is no longer writable.
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
@@ -98,12 +92,7 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, checkpoin
   };
 }
 
-/**
- * Copies the commits of a log deleted under the connection into the
- * database file, through the connection that still holds the log open:
- * without it they live only in that open file, and a crash before the next
- * clean close loses them. Best effort: the writes are refused either way.
- */
+/** Copies the commits of a log deleted under the connection into the database file, through the connection that still holds it open. Best effort. */
 function rescueLog(db: BetterSqlite3.Database): void {
   try {
     if (db.open) db.pragma('wal_checkpoint(FULL)');
@@ -146,11 +135,9 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
 }
 
 /**
- * The start-up statements, all safe to repeat (see `retryWhileBusy`): WAL and
- * the other pragmas, pending migrations, and a write that changes nothing,
- * which fails on a database SQLite could open for reading only (a read-only
- * or immutable file, a read-only file system) instead of starting a service
- * that can answer reads and readiness but no write.
+ * The start-up statements, all safe to repeat (see `retryWhileBusy`): pragmas, pending migrations, and a write that
+ * changes nothing, which fails on a database SQLite could open for reading only instead of starting a service that
+ * cannot write.
  */
 async function prepare(db: BetterSqlite3.Database): Promise<void> {
   setStartupPragmas(db);
@@ -162,12 +149,7 @@ async function prepare(db: BetterSqlite3.Database): Promise<void> {
 /** `PRAGMA auto_vacuum` reports 2 for incremental. */
 const INCREMENTAL = 2n;
 
-/**
- * Converts a file created before incremental auto-vacuum (migration 004
- * recorded the mode): a one-time VACUUM rewrites it, outside any transaction
- * as VACUUM requires. Checked at every start, so a process stopped before the
- * VACUUM finished converts the file at its next start.
- */
+/** Converts a file created before incremental auto-vacuum with a one-time VACUUM; checked at every start, so an interrupted one is redone. */
 function applyIncrementalVacuum(db: BetterSqlite3.Database): void {
   if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
   db.pragma('auto_vacuum = INCREMENTAL');
