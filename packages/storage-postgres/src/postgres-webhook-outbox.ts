@@ -62,21 +62,6 @@ interface AttemptRecord {
   readonly response: string | null;
 }
 
-type Statement =
-  | 'release'
-  | 'nextDueAt'
-  | 'waitingSince'
-  | 'pendingStats'
-  | 'get'
-  | 'listCursor'
-  | 'list'
-  | 'requeueFailed'
-  | 'requeueAny'
-  | 'requeueFailedSince'
-  | 'endpointStats'
-  | 'enqueue'
-  | 'prune';
-
 /**
  * The webhook outbox in PostgreSQL, shared by every instance on the
  * database: claims are leases taken with `FOR UPDATE SKIP LOCKED`,
@@ -89,7 +74,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   /** Claims, records and releases: the dispatcher's hot path, on connections that commit asynchronously. */
   readonly #dispatch: QueryRunner;
   readonly #listener: NotificationListener;
-  readonly #sql: { readonly [K in Statement]: string };
+  readonly #tables: Tables;
   /** The dispatcher's per-delivery statements, prepared on each connection. */
   readonly #claim: PreparedStatement;
   readonly #claimPassingOver: PreparedStatement;
@@ -114,21 +99,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#record = prepared(recordAttemptsSql(tables));
     this.#takeRateBudget = prepared(takeRateBudgetSql(tables));
     this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: (record) => record.id, maxSize: RECORD_BATCH });
-    this.#sql = {
-      release: releaseSql(tables),
-      nextDueAt: nextDueAtSql(tables),
-      waitingSince: waitingSinceSql(tables),
-      pendingStats: pendingStatsSql(tables),
-      get: getDeliverySql(tables),
-      listCursor: listCursorSql(tables),
-      list: listDeliveriesSql(tables),
-      requeueFailed: requeueFailedSql(tables),
-      requeueAny: requeueAnySql(tables),
-      requeueFailedSince: requeueFailedSinceSql(tables),
-      endpointStats: endpointStatsSql(tables),
-      enqueue: enqueueSql(tables),
-      prune: pruneSql(tables),
-    };
+    this.#tables = tables;
     this.#pruneLockKey = pruneLockKey(tables);
   }
 
@@ -174,34 +145,39 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
-    await this.#dispatch.changes('release delivery leases', this.#sql.release, [ids, owner]);
+    await this.#dispatch.changes('release delivery leases', releaseSql(this.#tables), [ids, owner]);
   }
 
   async pendingStats(): Promise<PendingStats> {
-    const [row] = await this.#runner.rows<{ count: bigint; oldest: bigint | null }>('count pending deliveries', this.#sql.pendingStats, []);
+    const [row] = await this.#runner.rows<{ count: bigint; oldest: bigint | null }>('count pending deliveries', pendingStatsSql(this.#tables), []);
     const count = Number(row?.count ?? 0n);
     return row?.oldest == null ? { count } : { count, oldestCreatedAt: Number(row.oldest) };
   }
 
   async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
-    const rows = await this.#runner.rows<{ id: string; since: bigint }>('find the deliveries waiting for a slot', this.#sql.waitingSince, [wholeMs(now)]);
+    const rows = await this.#runner.rows<{ id: string; since: bigint }>('find the deliveries waiting for a slot', waitingSinceSql(this.#tables), [
+      wholeMs(now),
+    ]);
     return new Map(rows.map((row) => [row.id, Number(row.since)]));
   }
 
   async nextDueAt(): Promise<number | undefined> {
-    const [row] = await this.#runner.rows<{ at: bigint | null }>('find the next due delivery', this.#sql.nextDueAt, []);
+    const [row] = await this.#runner.rows<{ at: bigint | null }>('find the next due delivery', nextDueAtSql(this.#tables), []);
     return row?.at == null ? undefined : Number(row.at);
   }
 
   async get(id: string): Promise<Delivery | undefined> {
-    const [row] = await this.#runner.rows<DeliveryRow>('read the delivery', this.#sql.get, [id]);
+    const [row] = await this.#runner.rows<DeliveryRow>('read the delivery', getDeliverySql(this.#tables), [id]);
     return row && toDelivery(row);
   }
 
   async list(query: ListDeliveriesQuery = {}): Promise<Delivery[] | undefined> {
     let cursor: { created_at: bigint; seq: bigint } | undefined;
     if (query.after !== undefined) {
-      [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', this.#sql.listCursor, [query.after, query.tenant ?? null]);
+      [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', listCursorSql(this.#tables), [
+        query.after,
+        query.tenant ?? null,
+      ]);
       if (!cursor) return undefined;
     }
     const parameters = [
@@ -215,21 +191,25 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       query.since === undefined ? null : Math.ceil(query.since),
       query.until === undefined ? null : Math.ceil(query.until),
     ];
-    return (await this.#runner.rows<DeliveryRow>('list deliveries', this.#sql.list, parameters)).map(toDelivery);
+    return (await this.#runner.rows<DeliveryRow>('list deliveries', listDeliveriesSql(this.#tables), parameters)).map(toDelivery);
   }
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
     const at = wholeMs(now);
     if (!('id' in selector)) {
-      return this.#runner.changes("recover the endpoint's deliveries", this.#sql.requeueFailedSince, [selector.endpointId, Math.ceil(selector.since), at]);
+      return this.#runner.changes("recover the endpoint's deliveries", requeueFailedSinceSql(this.#tables), [
+        selector.endpointId,
+        Math.ceil(selector.since),
+        at,
+      ]);
     }
-    if (selector.from === 'any') return this.#runner.changes('resend the delivery', this.#sql.requeueAny, [selector.id, at]);
-    return this.#runner.changes('requeue the delivery', this.#sql.requeueFailed, [selector.id, at]);
+    if (selector.from === 'any') return this.#runner.changes('resend the delivery', requeueAnySql(this.#tables), [selector.id, at]);
+    return this.#runner.changes('requeue the delivery', requeueFailedSql(this.#tables), [selector.id, at]);
   }
 
   async enqueue(delivery: NewDelivery): Promise<void> {
     const { id, tenant, endpointId, eventType, payload } = delivery;
-    await this.#runner.changes('queue the delivery', this.#sql.enqueue, [
+    await this.#runner.changes('queue the delivery', enqueueSql(this.#tables), [
       id,
       tenant,
       endpointId,
@@ -244,7 +224,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     const starts = since.map((start) => Math.ceil(start));
     const parameters = [endpointId, Math.min(...starts), starts, [ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR]];
     type Row = { windows: [number, number][] | null; last_at: bigint | null; last_status: number | null };
-    const [row] = await this.#runner.rows<Row>("count the endpoint's attempts", this.#sql.endpointStats, parameters);
+    const [row] = await this.#runner.rows<Row>("count the endpoint's attempts", endpointStatsSql(this.#tables), parameters);
     const windows = (row?.windows ?? []).map(([succeeded, failed]) => ({ succeeded, failed }));
     if (!row || row.last_at === null) return { windows };
     const at = Number(row.last_at);
@@ -254,23 +234,16 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   async prune(options: PruneDeliveriesOptions): Promise<number> {
     if (options.limit < 1) return 0;
     const parameters = [Math.ceil(options.olderThan), Math.trunc(options.limit), this.#pruneLockKey];
-    return this.#runner.changes('prune finished deliveries', this.#sql.prune, parameters);
+    return this.#runner.changes('prune finished deliveries', pruneSql(this.#tables), parameters);
   }
 
-  /**
-   * A plain VACUUM of the outbox tables and of plants (see `vacuumSql`), so
-   * the space of pruned and deleted rows is reused whether the server's
-   * autovacuum is on, off or behind. The pruner calls it only after a run
-   * that deleted rows, which only a run that held the prune lock does, so at
-   * most once per run, on the instance that pruned.
-   */
+  /** A plain VACUUM of the outbox tables and of plants (see `vacuumSql`), so the space of pruned and deleted rows is reused. */
   reclaimSpace(options?: ReclaimSpaceOptions): Promise<void> {
     return this.#vacuum.run(options);
   }
 
   async takeRateBudget(endpointId: string, rateLimit: number, now: number): Promise<RateBudgetAnswer> {
-    // On the dispatcher's asynchronously committing connections: a count lost in a database crash lets at most one
-    // window go over, as a lost claim only sends a message again.
+    // On the dispatcher's asynchronously committing connections: a count lost in a crash lets one window go over.
     const windowStart = Math.floor(now / RATE_WINDOW_MS) * RATE_WINDOW_MS;
     const parameters = [endpointId, windowStart, rateLimit];
     const [row] = await this.#dispatch.rows<{ used: number; window_start: bigint }>('take from the rate budget', this.#takeRateBudget, parameters);

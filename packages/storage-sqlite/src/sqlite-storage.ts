@@ -15,7 +15,6 @@ import { SqlitePlantRepository } from './sqlite-plant-repository.js';
 import { SqlitePortalLinks } from './sqlite-portal-links.js';
 import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
-import { setStartupPragmas } from './startup-pragmas.js';
 
 export interface SqliteStorageOptions {
   /** Database file; its folder is created when missing. `':memory:'` keeps everything in process memory. */
@@ -135,12 +134,18 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
 }
 
 /**
- * The start-up statements, all safe to repeat (see `retryWhileBusy`): pragmas, pending migrations, and a write that
- * changes nothing, which fails on a database SQLite could open for reading only instead of starting a service that
- * cannot write.
+ * The start-up statements, all safe to repeat (see `retryWhileBusy`): WAL and the other pragmas, pending migrations,
+ * and a write that changes nothing, which fails on a database SQLite could open for reading only.
  */
 async function prepare(db: BetterSqlite3.Database): Promise<void> {
-  setStartupPragmas(db);
+  // Incremental auto-vacuum first, before anything creates a table: a new file starts with it.
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.pragma('journal_mode = WAL');
+  // A checkpoint resets the WAL but keeps the file's largest size unless truncated: caps what stays on disk (64 MiB).
+  db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  // With WAL, NORMAL is durable against process crashes and loses at most the last commits on power loss.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
   await migrate(db, MIGRATIONS);
   applyIncrementalVacuum(db);
   db.prepare('DELETE FROM plants WHERE 0').run();

@@ -1,4 +1,4 @@
-import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
+import type { Database as BetterSqlite3 } from 'better-sqlite3';
 import type { Delivery, DeliveryAttempt, PendingStats } from '@plant-store/core';
 import type {
   AttemptOutcome,
@@ -49,6 +49,7 @@ import {
   REQUEUE_FAILED_SINCE,
   SELECT_DELIVERY,
 } from './outbox-queries.js';
+import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
 /**
@@ -60,13 +61,14 @@ import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-
 export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #db: BetterSqlite3;
   readonly #file: GuardedWrites;
-  readonly #statements = new Map<string, Statement>();
+  readonly #prepared: PreparedStatements;
   /** Runs reads in one transaction, so a delivery and its attempts come from one snapshot even with other processes writing. */
   readonly #snapshot: <T>(read: () => T) => T;
 
   constructor(db: BetterSqlite3, file: GuardedWrites) {
     this.#db = db;
     this.#file = file;
+    this.#prepared = preparedStatements(db);
     // One transaction function for every read (db.transaction builds a new wrapper each time it is called).
     const inOneTransaction = db.transaction((read: () => unknown) => read());
     this.#snapshot = <T>(read: () => T) => inOneTransaction(read) as T;
@@ -226,13 +228,6 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       if (free >= before) return;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-  }
-
-  /** The statement of `sql`, prepared on its first use and kept. */
-  #prepared<Row = unknown>(sql: string): Statement<unknown[], Row> {
-    let statement = this.#statements.get(sql);
-    if (statement === undefined) this.#statements.set(sql, (statement = this.#db.prepare(sql)));
-    return statement as Statement<unknown[], Row>;
   }
 
   /** The rows as deliveries, with the attempts of all of them read in one query (no query per delivery). */
