@@ -11,16 +11,7 @@ import {
   type WebhookEndpointChanges,
   type WebhookEndpointRepository,
 } from '@plant-store/core/adapter';
-import {
-  deleteEndpointSql,
-  insertEndpointSql,
-  lockTenantEndpointsSql,
-  listEndpointsSql,
-  noteAttemptSql,
-  rotateSecretSql,
-  selectEndpointSql,
-  updateEndpointSql,
-} from './endpoint-queries.js';
+import * as sql from './endpoint-queries.js';
 import { advisoryLockKey } from './advisory-lock-key.js';
 import type { QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';
@@ -103,8 +94,8 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
     // Creates of one tenant take turns (on every instance): a statement's snapshot predates any lock it waits for,
     // so the count runs after it.
     const [row] = await this.#runner.transaction('create the endpoint', async (rows) => {
-      await rows(lockTenantEndpointsSql, [tenantLockKey(this.#tables.endpoints, tenant)]);
-      return rows<EndpointRow>(insertEndpointSql(this.#tables), parameters);
+      await rows(sql.lockTenantEndpointsSql, [tenantLockKey(this.#tables.endpoints, tenant)]);
+      return rows<EndpointRow>(sql.insertEndpointSql(this.#tables), parameters);
     });
     return row && toEndpoint(row);
   }
@@ -116,12 +107,12 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
 
   async list(tenant: string | null, query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
     const parameters = [tenant, query.after ?? '', Math.max(0, query.limit)];
-    return (await this.#runner.rows<EndpointRow>('list endpoints', listEndpointsSql(this.#tables), parameters)).map(toEndpoint);
+    return (await this.#runner.rows<EndpointRow>('list endpoints', sql.listEndpointsSql(this.#tables), parameters)).map(toEndpoint);
   }
 
   async delete(tenant: string, id: string, at: number): Promise<boolean> {
     const parameters = [id, tenant, Math.round(at), ENDPOINT_DELETED_ERROR];
-    const [row] = await this.#runner.rows<{ deleted: number }>('delete the endpoint', deleteEndpointSql(this.#tables), parameters);
+    const [row] = await this.#runner.rows<{ deleted: number }>('delete the endpoint', sql.deleteEndpointSql(this.#tables), parameters);
     return (row?.deleted ?? 0) > 0;
   }
 
@@ -132,7 +123,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
 
   async rotateSecret(tenant: string, id: string, secret: string, previousExpiresAt: number, at: number): Promise<boolean> {
     const parameters = [id, tenant, secret, Math.round(previousExpiresAt), Math.round(at)];
-    return (await this.#runner.changes('rotate the endpoint secret', rotateSecretSql(this.#tables), parameters)) > 0;
+    return (await this.#runner.changes('rotate the endpoint secret', sql.rotateSecretSql(this.#tables), parameters)) > 0;
   }
 
   async find(id: string): Promise<EndpointWithSecrets | undefined> {
@@ -151,7 +142,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   async noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined> {
     const at = Math.round(note.at);
     const parameters = [id, note.succeeded, at, note.exhausted ? at : null];
-    const [row] = await this.#runner.rows<HealthRow>('note an endpoint attempt', noteAttemptSql(this.#tables), parameters);
+    const [row] = await this.#runner.rows<HealthRow>('note an endpoint attempt', sql.noteAttemptSql(this.#tables), parameters);
     if (!row) return undefined;
     return {
       ...(row.failing_since !== null && { failingSince: Number(row.failing_since) }),
@@ -160,7 +151,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async #select(id: string, tenant: string | null): Promise<EndpointRow | undefined> {
-    const [row] = await this.#runner.rows<EndpointRow>('read the endpoint', selectEndpointSql(this.#tables), [id, tenant]);
+    const [row] = await this.#runner.rows<EndpointRow>('read the endpoint', sql.selectEndpointSql(this.#tables), [id, tenant]);
     return row;
   }
 
@@ -179,7 +170,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
       ENDPOINT_DISABLED_ERROR,
       ...change(changes.headers && JSON.stringify(changes.headers)),
     ];
-    const [row] = await this.#runner.rows<EndpointRow>('update the endpoint', updateEndpointSql(this.#tables), parameters);
+    const [row] = await this.#runner.rows<EndpointRow>('update the endpoint', sql.updateEndpointSql(this.#tables), parameters);
     return row && toEndpoint(row);
   }
 }

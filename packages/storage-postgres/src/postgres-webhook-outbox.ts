@@ -17,24 +17,7 @@ import {
 import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
 import type { NotificationListener } from './notification-listener.js';
 import type { Vacuum } from './vacuum.js';
-import {
-  claimDuePassingOverSql,
-  claimDueSql,
-  getDeliverySql,
-  listCursorSql,
-  listDeliveriesSql,
-  nextDueAtSql,
-  waitingSinceSql,
-  pendingStatsSql,
-  pruneLockKey,
-  pruneSql,
-  recordAttemptsSql,
-  releaseSql,
-  requeueAnySql,
-  requeueFailedSinceSql,
-  requeueFailedSql,
-  takeRateBudgetSql,
-} from './outbox-queries.js';
+import * as sql from './outbox-queries.js';
 import { CoalescingBatch } from './coalescing-batch.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
 import type { ClaimRow, DeliveryRow } from './schema.js';
@@ -94,13 +77,13 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#dispatch = runners.dispatch;
     this.#vacuum = runners.vacuum;
     this.#listener = listener;
-    this.#claim = prepared(claimDueSql(tables));
-    this.#claimPassingOver = prepared(claimDuePassingOverSql(tables));
-    this.#record = prepared(recordAttemptsSql(tables));
-    this.#takeRateBudget = prepared(takeRateBudgetSql(tables));
+    this.#claim = prepared(sql.claimDueSql(tables));
+    this.#claimPassingOver = prepared(sql.claimDuePassingOverSql(tables));
+    this.#record = prepared(sql.recordAttemptsSql(tables));
+    this.#takeRateBudget = prepared(sql.takeRateBudgetSql(tables));
     this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: (record) => record.id, maxSize: RECORD_BATCH });
     this.#tables = tables;
-    this.#pruneLockKey = pruneLockKey(tables);
+    this.#pruneLockKey = sql.pruneLockKey(tables);
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
@@ -145,36 +128,36 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
-    await this.#dispatch.changes('release delivery leases', releaseSql(this.#tables), [ids, owner]);
+    await this.#dispatch.changes('release delivery leases', sql.releaseSql(this.#tables), [ids, owner]);
   }
 
   async pendingStats(): Promise<PendingStats> {
-    const [row] = await this.#runner.rows<{ count: bigint; oldest: bigint | null }>('count pending deliveries', pendingStatsSql(this.#tables), []);
+    const [row] = await this.#runner.rows<{ count: bigint; oldest: bigint | null }>('count pending deliveries', sql.pendingStatsSql(this.#tables), []);
     const count = Number(row?.count ?? 0n);
     return row?.oldest == null ? { count } : { count, oldestCreatedAt: Number(row.oldest) };
   }
 
   async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
-    const rows = await this.#runner.rows<{ id: string; since: bigint }>('find the deliveries waiting for a slot', waitingSinceSql(this.#tables), [
+    const rows = await this.#runner.rows<{ id: string; since: bigint }>('find the deliveries waiting for a slot', sql.waitingSinceSql(this.#tables), [
       wholeMs(now),
     ]);
     return new Map(rows.map((row) => [row.id, Number(row.since)]));
   }
 
   async nextDueAt(): Promise<number | undefined> {
-    const [row] = await this.#runner.rows<{ at: bigint | null }>('find the next due delivery', nextDueAtSql(this.#tables), []);
+    const [row] = await this.#runner.rows<{ at: bigint | null }>('find the next due delivery', sql.nextDueAtSql(this.#tables), []);
     return row?.at == null ? undefined : Number(row.at);
   }
 
   async get(id: string): Promise<Delivery | undefined> {
-    const [row] = await this.#runner.rows<DeliveryRow>('read the delivery', getDeliverySql(this.#tables), [id]);
+    const [row] = await this.#runner.rows<DeliveryRow>('read the delivery', sql.getDeliverySql(this.#tables), [id]);
     return row && toDelivery(row);
   }
 
   async list(query: ListDeliveriesQuery = {}): Promise<Delivery[] | undefined> {
     let cursor: { created_at: bigint; seq: bigint } | undefined;
     if (query.after !== undefined) {
-      [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', listCursorSql(this.#tables), [
+      [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', sql.listCursorSql(this.#tables), [
         query.after,
         query.tenant ?? null,
       ]);
@@ -191,20 +174,20 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       query.since === undefined ? null : Math.ceil(query.since),
       query.until === undefined ? null : Math.ceil(query.until),
     ];
-    return (await this.#runner.rows<DeliveryRow>('list deliveries', listDeliveriesSql(this.#tables), parameters)).map(toDelivery);
+    return (await this.#runner.rows<DeliveryRow>('list deliveries', sql.listDeliveriesSql(this.#tables), parameters)).map(toDelivery);
   }
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
     const at = wholeMs(now);
     if (!('id' in selector)) {
-      return this.#runner.changes("recover the endpoint's deliveries", requeueFailedSinceSql(this.#tables), [
+      return this.#runner.changes("recover the endpoint's deliveries", sql.requeueFailedSinceSql(this.#tables), [
         selector.endpointId,
         Math.ceil(selector.since),
         at,
       ]);
     }
-    if (selector.from === 'any') return this.#runner.changes('resend the delivery', requeueAnySql(this.#tables), [selector.id, at]);
-    return this.#runner.changes('requeue the delivery', requeueFailedSql(this.#tables), [selector.id, at]);
+    if (selector.from === 'any') return this.#runner.changes('resend the delivery', sql.requeueAnySql(this.#tables), [selector.id, at]);
+    return this.#runner.changes('requeue the delivery', sql.requeueFailedSql(this.#tables), [selector.id, at]);
   }
 
   async enqueue(delivery: NewDelivery): Promise<void> {
@@ -234,7 +217,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   async prune(options: PruneDeliveriesOptions): Promise<number> {
     if (options.limit < 1) return 0;
     const parameters = [Math.ceil(options.olderThan), Math.trunc(options.limit), this.#pruneLockKey];
-    return this.#runner.changes('prune finished deliveries', pruneSql(this.#tables), parameters);
+    return this.#runner.changes('prune finished deliveries', sql.pruneSql(this.#tables), parameters);
   }
 
   /** A plain VACUUM of the outbox tables and of plants (see `vacuumSql`), so the space of pruned and deleted rows is reused. */

@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from '@plant-store/core';
+import type { DeliveryAttempt, DeliveryStatus } from '@plant-store/core';
 
 // Rows as the statements of this adapter return them. int8 columns arrive as bigint: plant ids stay exact; times
 // are converted to numbers when mapped.
@@ -34,15 +34,6 @@ export interface DeliveryRow extends MessageRow {
   readonly test: boolean;
   readonly attempt_count: number;
   readonly next_attempt_at: bigint | null;
-  readonly attempts: readonly AttemptJson[];
-}
-
-/** One attempt as `json_strip_nulls(json_build_object(...))` returns it: absent keys were NULL. */
-export interface AttemptJson {
-  readonly at: number;
-  readonly durationMs: number;
-  readonly statusCode?: number;
-  readonly error?: string;
-  readonly interrupted?: true;
-  readonly response?: string;
+  /** Built by `json_strip_nulls(json_build_object(...))`: keys that were NULL are absent. */
+  readonly attempts: readonly DeliveryAttempt[];
 }

@@ -48,7 +48,23 @@ export function databaseFileGuard(path: string, onLogLost?: () => void): Databas
   const wal = identityOf(walPath);
   /** The first change found: permanent, so later checks need no stat. */
   let lost: string | undefined;
-  const databaseWatch = wal === undefined ? unwatched() : watchForChanges(path);
+  // Set by any event at the database file (written, unlinked, renamed over); always set while it is not watched.
+  let suspect = true;
+  let watcher: FSWatcher | undefined;
+  const unwatch = () => {
+    watcher?.close();
+    watcher = undefined;
+    suspect = true;
+  };
+  if (wal !== undefined) {
+    try {
+      watcher = watch(path, { persistent: false }, () => (suspect = true));
+      watcher.on('error', unwatch);
+      suspect = false;
+    } catch {
+      // No watch (no inotify watches left, an unsupported file system): stat on every write.
+    }
+  }
   const identityProblem = () => {
     if (lost !== undefined) return lost;
     lost = changed(path, database, 'database file');
@@ -60,9 +76,9 @@ export function databaseFileGuard(path: string, onLogLost?: () => void): Databas
   };
   return {
     assertSameFile(action) {
-      if (lost === undefined && (databaseWatch.suspect || (wal !== undefined && !isSameFile(walPath, wal)))) {
+      if (lost === undefined && (suspect || (wal !== undefined && !isSameFile(walPath, wal)))) {
         // Cleared before the stat: an event arriving later marks it again.
-        databaseWatch.suspect = !databaseWatch.watching;
+        suspect = watcher === undefined;
         identityProblem();
       }
       if (lost !== undefined) throw new StorageError(`sqlite storage could not ${action}: ${lost}`);
@@ -70,43 +86,8 @@ export function databaseFileGuard(path: string, onLogLost?: () => void): Databas
     problem() {
       return identityProblem() ?? notWritable(path);
     },
-    close: () => databaseWatch.close(),
+    close: unwatch,
   };
-}
-
-/** Whether a file may have changed since it was last stat'ed. */
-interface ChangeWatch {
-  /** Set by any event at the file; always set when it is not watched. */
-  suspect: boolean;
-  /** Whether events arrive (false where it cannot be watched, or after the watch failed). */
-  readonly watching: boolean;
-  close(): void;
-}
-
-const unwatched = (): ChangeWatch => ({ suspect: true, watching: false, close() {} });
-
-/** Watches the file at `path` for anything (written, unlinked, renamed over); without keeping the process alive. */
-function watchForChanges(path: string): ChangeWatch {
-  let watcher: FSWatcher | undefined;
-  const state = {
-    suspect: true,
-    get watching() {
-      return watcher !== undefined;
-    },
-    close() {
-      watcher?.close();
-      watcher = undefined;
-      state.suspect = true;
-    },
-  };
-  try {
-    watcher = watch(path, { persistent: false }, () => (state.suspect = true));
-    watcher.on('error', () => state.close());
-    state.suspect = false;
-  } catch {
-    // No watch (no inotify instances or watches left, an unsupported file system): stat on every write.
-  }
-  return state;
 }
 
 function identityOf(path: string): FileIdentity | undefined {
@@ -116,15 +97,14 @@ function identityOf(path: string): FileIdentity | undefined {
 
 /** Whether the file at `path` is the one identified by `opened` (one stat). */
 function isSameFile(path: string, opened: FileIdentity): boolean {
-  const now = statSync(path, { throwIfNoEntry: false });
-  return now !== undefined && now.dev === opened.dev && now.ino === opened.ino;
+  const now = identityOf(path);
+  return now?.dev === opened.dev && now.ino === opened.ino;
 }
 
 /** Why the file at `path` is not the one identified by `opened`, or `undefined` when it is. */
 function changed(path: string, opened: FileIdentity, what: string): string | undefined {
   if (isSameFile(path, opened)) return undefined;
-  const now = identityOf(path);
-  const how = now === undefined ? 'deleted' : 'replaced by another file';
+  const how = identityOf(path) === undefined ? 'deleted' : 'replaced by another file';
   return `the ${what} ${path} was ${how} while open; what is written now would be lost at the next start (restart the service)`;
 }
 

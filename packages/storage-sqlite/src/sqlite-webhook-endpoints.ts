@@ -12,20 +12,7 @@ import {
   type WebhookEndpointChanges,
   type WebhookEndpointRepository,
 } from '@plant-store/core/adapter';
-import {
-  COUNT_TENANT_ENDPOINTS,
-  DELETE_ENDPOINT,
-  FAIL_PENDING_ATTEMPTS,
-  FAIL_PENDING_DELIVERIES,
-  INSERT_ENDPOINT,
-  LIST_ENDPOINTS,
-  LIST_TENANT_ENDPOINTS,
-  NOTE_FAILURE,
-  NOTE_SUCCESS,
-  ROTATE_SECRET,
-  SELECT_ENDPOINT,
-  UPDATE_ENDPOINT,
-} from './endpoint-queries.js';
+import * as sql from './endpoint-queries.js';
 import { toEndpoint, toHealth, toSecrets, type EndpointHealthRow, type EndpointRow } from './endpoint-rows.js';
 import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
@@ -49,8 +36,8 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   /** IMMEDIATE takes the write lock before counting, so two creates (also from two processes) cannot both see room for one more. */
   async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
     return withSqliteWrite(this.#file, 'create the endpoint', () => {
-      if (Number(this.#prepared<bigint>(COUNT_TENANT_ENDPOINTS).pluck(true).get(endpoint.tenant)) >= maxPerTenant) return undefined;
-      return toEndpoint(this.#prepared<EndpointRow>(INSERT_ENDPOINT).get(...insertParameters(endpoint))!);
+      if (Number(this.#prepared<bigint>(sql.COUNT_TENANT_ENDPOINTS).pluck(true).get(endpoint.tenant)) >= maxPerTenant) return undefined;
+      return toEndpoint(this.#prepared<EndpointRow>(sql.INSERT_ENDPOINT).get(...insertParameters(endpoint))!);
     });
   }
 
@@ -63,7 +50,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
 
   async list(tenant: string, query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
     return withSqliteErrors('list endpoints', () =>
-      this.#prepared<EndpointRow>(LIST_TENANT_ENDPOINTS)
+      this.#prepared<EndpointRow>(sql.LIST_TENANT_ENDPOINTS)
         .all(tenant, query.after ?? '', Math.max(0, query.limit))
         .map(toEndpoint),
     );
@@ -75,7 +62,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
 
   async delete(tenant: string, id: string, at: number): Promise<boolean> {
     return withSqliteWrite(this.#file, 'delete the endpoint', () => {
-      if (this.#prepared(DELETE_ENDPOINT).run(id, tenant).changes === 0) return false;
+      if (this.#prepared(sql.DELETE_ENDPOINT).run(id, tenant).changes === 0) return false;
       this.#failPending(id, at, ENDPOINT_DELETED_ERROR);
       return true;
     });
@@ -92,20 +79,20 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     return withSqliteWrite(
       this.#file,
       'rotate the endpoint secret',
-      () => this.#prepared(ROTATE_SECRET).run(secret, Math.round(previousExpiresAt), Math.round(at), id, tenant).changes > 0,
+      () => this.#prepared(sql.ROTATE_SECRET).run(secret, Math.round(previousExpiresAt), Math.round(at), id, tenant).changes > 0,
     );
   }
 
   async find(id: string): Promise<EndpointWithSecrets | undefined> {
     return withSqliteErrors('read the endpoint', () => {
-      const row = this.#prepared<EndpointRow>(SELECT_ENDPOINT).get(id);
+      const row = this.#prepared<EndpointRow>(sql.SELECT_ENDPOINT).get(id);
       return row && { endpoint: toEndpoint(row), secrets: toSecrets(row) };
     });
   }
 
   async listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
     return withSqliteErrors('list endpoints', () =>
-      this.#prepared<EndpointRow>(LIST_ENDPOINTS)
+      this.#prepared<EndpointRow>(sql.LIST_ENDPOINTS)
         .all(query.after ?? '', Math.max(0, query.limit))
         .map(toEndpoint),
     );
@@ -121,20 +108,20 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     return withSqliteWrite(this.#file, 'note an endpoint attempt', () => {
       const at = Math.round(note.at);
       const row = note.succeeded
-        ? this.#prepared<EndpointHealthRow>(NOTE_SUCCESS).get(id)
-        : this.#prepared<EndpointHealthRow>(NOTE_FAILURE).get(at, note.exhausted ? at : null, id);
+        ? this.#prepared<EndpointHealthRow>(sql.NOTE_SUCCESS).get(id)
+        : this.#prepared<EndpointHealthRow>(sql.NOTE_FAILURE).get(at, note.exhausted ? at : null, id);
       return row === undefined ? undefined : toHealth(row);
     });
   }
 
   #owned(tenant: string, id: string): EndpointRow | undefined {
-    const row = this.#prepared<EndpointRow>(SELECT_ENDPOINT).get(id);
+    const row = this.#prepared<EndpointRow>(sql.SELECT_ENDPOINT).get(id);
     return row?.tenant === tenant ? row : undefined;
   }
 
   /** Runs inside the caller's write transaction. */
   #update(tenant: string | undefined, id: string, changes: WebhookEndpointChanges): WebhookEndpoint | undefined {
-    const row = this.#prepared<EndpointRow>(UPDATE_ENDPOINT).get(...updateParameters(changes), id, tenant ?? null, tenant ?? null);
+    const row = this.#prepared<EndpointRow>(sql.UPDATE_ENDPOINT).get(...updateParameters(changes), id, tenant ?? null, tenant ?? null);
     if (!row) return undefined;
     const updated = toEndpoint(row);
     if (updated.status === 'disabled') this.#failPending(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
@@ -143,8 +130,8 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
 
   /** Ends the endpoint's pending deliveries as failed, each with a last attempt saying why; inside the caller's transaction. */
   #failPending(endpointId: string, at: number, error: string): void {
-    this.#prepared(FAIL_PENDING_ATTEMPTS).run(Math.round(at), error, endpointId);
-    this.#prepared(FAIL_PENDING_DELIVERIES).run(Math.round(at), endpointId);
+    this.#prepared(sql.FAIL_PENDING_ATTEMPTS).run(Math.round(at), error, endpointId);
+    this.#prepared(sql.FAIL_PENDING_DELIVERIES).run(Math.round(at), endpointId);
   }
 }
 

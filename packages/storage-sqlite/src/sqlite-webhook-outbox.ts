@@ -23,32 +23,7 @@ import {
   type DeliveryRow,
   type DueRow,
 } from './delivery-rows.js';
-import {
-  APPLY_INTERRUPTED,
-  APPLY_OUTCOME,
-  ATTEMPTS_OF,
-  CLAIM_DUE,
-  DELETE_DELIVERIES,
-  DUE_FOR_ENDPOINT,
-  endpointStatsSql,
-  FREE_PAGES,
-  INSERT_ATTEMPT,
-  INSERT_DELIVERY,
-  LEASE_DELIVERIES,
-  LIST_CURSOR,
-  listDeliveries,
-  NEXT_DUE_AT,
-  WAITING_SINCE,
-  PENDING_ENDPOINTS,
-  PENDING_STATS,
-  PRUNABLE,
-  RECLAIM_STEP,
-  RELEASE_LEASES,
-  REQUEUE_ANY,
-  REQUEUE_FAILED,
-  REQUEUE_FAILED_SINCE,
-  SELECT_DELIVERY,
-} from './outbox-queries.js';
+import * as sql from './outbox-queries.js';
 import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
@@ -78,14 +53,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   queue(deliveries: readonly NewDelivery[]): void {
     for (const { id, tenant, endpointId, eventType, payload, createdAt, traceparent = null } of deliveries) {
       const at = wholeMs(createdAt);
-      this.#prepared(INSERT_DELIVERY).run(id, tenant, endpointId, eventType, payload, at, at, at, traceparent, 0);
+      this.#prepared(sql.INSERT_DELIVERY).run(id, tenant, endpointId, eventType, payload, at, at, at, traceparent, 0);
     }
   }
 
   async enqueue({ id, tenant, endpointId, eventType, payload, createdAt, test }: NewDelivery): Promise<void> {
     const at = wholeMs(createdAt);
     withSqliteWrite(this.#file, 'queue the delivery', () =>
-      this.#prepared(INSERT_DELIVERY).run(id, tenant, endpointId, eventType, payload, at, at, at, null, test ? 1 : 0),
+      this.#prepared(sql.INSERT_DELIVERY).run(id, tenant, endpointId, eventType, payload, at, at, at, null, test ? 1 : 0),
     );
   }
 
@@ -96,7 +71,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       const leaseExpiresAt = wholeMs(options.now + options.leaseMs);
       const rows =
         skipEndpoints.length === 0
-          ? this.#prepared<ClaimRow>(CLAIM_DUE).all(owner, leaseExpiresAt, now, now, now, limit)
+          ? this.#prepared<ClaimRow>(sql.CLAIM_DUE).all(owner, leaseExpiresAt, now, now, now, limit)
           : this.#claimPassingOver(new Set(skipEndpoints), owner, leaseExpiresAt, now, limit);
       return rows.sort(claimOrder).map((row) => toClaimedDelivery(row, leaseExpiresAt));
     });
@@ -105,15 +80,15 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   /** The claim of `claimDue` for the endpoints not in `passed`, endpoint by endpoint (see PENDING_ENDPOINTS). */
   #claimPassingOver(passed: ReadonlySet<string>, owner: string, leaseExpiresAt: number, now: number, limit: number): ClaimRow[] {
     const due: DueRow[] = [];
-    for (const endpointId of this.#prepared<string>(PENDING_ENDPOINTS).pluck(true).all()) {
-      if (!passed.has(endpointId)) due.push(...this.#prepared<DueRow>(DUE_FOR_ENDPOINT).all(endpointId, now, now, limit));
+    for (const endpointId of this.#prepared<string>(sql.PENDING_ENDPOINTS).pluck(true).all()) {
+      if (!passed.has(endpointId)) due.push(...this.#prepared<DueRow>(sql.DUE_FOR_ENDPOINT).all(endpointId, now, now, limit));
     }
     if (due.length === 0) return [];
     const ids = due
       .sort(claimOrder)
       .slice(0, limit)
       .map((row) => row.id);
-    return this.#prepared<ClaimRow>(LEASE_DELIVERIES).all(owner, leaseExpiresAt, now, JSON.stringify(ids));
+    return this.#prepared<ClaimRow>(sql.LEASE_DELIVERIES).all(owner, leaseExpiresAt, now, JSON.stringify(ids));
   }
 
   /** The outcome under the lease, then the attempt row. */
@@ -123,52 +98,58 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     const interrupted = outcome.status === 'interrupted';
     return withSqliteWrite(this.#file, 'record the delivery attempt', () => {
       const changes = interrupted
-        ? this.#prepared(APPLY_INTERRUPTED).run(at + durationMs, id, owner).changes
-        : this.#prepared(APPLY_OUTCOME).run(outcome.status, outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null, at + durationMs, id, owner)
-            .changes;
+        ? this.#prepared(sql.APPLY_INTERRUPTED).run(at + durationMs, id, owner).changes
+        : this.#prepared(sql.APPLY_OUTCOME).run(
+            outcome.status,
+            outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null,
+            at + durationMs,
+            id,
+            owner,
+          ).changes;
       if (changes === 0) return false;
       const { statusCode = null, error = null, response = null } = attempt;
-      this.#prepared(INSERT_ATTEMPT).run(id, id, at, durationMs, statusCode, error, interrupted ? 1 : 0, response);
+      this.#prepared(sql.INSERT_ATTEMPT).run(id, id, at, durationMs, statusCode, error, interrupted ? 1 : 0, response);
       return true;
     });
   }
 
   async nextDueAt(): Promise<number | undefined> {
     return withSqliteErrors('find the next due delivery', () => {
-      const at = this.#prepared<bigint | null>(NEXT_DUE_AT).pluck(true).get();
+      const at = this.#prepared<bigint | null>(sql.NEXT_DUE_AT).pluck(true).get();
       return at == null ? undefined : Number(at);
     });
   }
 
   async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
     return withSqliteErrors('find the deliveries waiting for a slot', () => {
-      const rows = this.#prepared<{ id: string; since: bigint | null }>(WAITING_SINCE).all({ now: wholeMs(now) });
+      const rows = this.#prepared<{ id: string; since: bigint | null }>(sql.WAITING_SINCE).all({ now: wholeMs(now) });
       return new Map(rows.flatMap(({ id, since }) => (since === null ? [] : [[id, Number(since)] as const])));
     });
   }
 
   async pendingStats(): Promise<PendingStats> {
     return withSqliteErrors('count pending deliveries', () => {
-      const [count, oldest] = this.#prepared<[bigint, bigint | null]>(PENDING_STATS).raw(true).get()!;
+      const [count, oldest] = this.#prepared<[bigint, bigint | null]>(sql.PENDING_STATS).raw(true).get()!;
       return oldest === null ? { count: 0 } : { count: Number(count), oldestCreatedAt: Number(oldest) };
     });
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
-    withSqliteWrite(this.#file, 'release delivery leases', () => this.#prepared(RELEASE_LEASES).run(JSON.stringify(ids), owner));
+    withSqliteWrite(this.#file, 'release delivery leases', () => this.#prepared(sql.RELEASE_LEASES).run(JSON.stringify(ids), owner));
   }
 
   async get(id: string): Promise<Delivery | undefined> {
-    return withSqliteErrors('read the delivery', () => this.#snapshot(() => this.#withAttempts(this.#prepared<DeliveryRow>(SELECT_DELIVERY).all(id))[0]));
+    return withSqliteErrors('read the delivery', () => this.#snapshot(() => this.#withAttempts(this.#prepared<DeliveryRow>(sql.SELECT_DELIVERY).all(id))[0]));
   }
 
   async list(query: ListDeliveriesQuery = {}): Promise<Delivery[] | undefined> {
     return withSqliteErrors('list deliveries', () =>
       this.#snapshot(() => {
-        const cursor = query.after === undefined ? undefined : this.#prepared<CursorRow>(LIST_CURSOR).get({ id: query.after, tenant: query.tenant ?? null });
+        const cursor =
+          query.after === undefined ? undefined : this.#prepared<CursorRow>(sql.LIST_CURSOR).get({ id: query.after, tenant: query.tenant ?? null });
         if (query.after !== undefined && !cursor) return undefined;
-        const { sql, parameters } = listDeliveries(query, cursor);
-        return this.#withAttempts(this.#prepared<DeliveryRow>(sql).all(...parameters));
+        const listing = sql.listDeliveries(query, cursor);
+        return this.#withAttempts(this.#prepared<DeliveryRow>(listing.sql).all(...listing.parameters));
       }),
     );
   }
@@ -177,7 +158,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     return withSqliteErrors("count the endpoint's attempts", () => {
       const starts = since.map((start) => Math.ceil(start));
       const parameters = { endpoint: endpointId, earliest: Math.min(...starts), ...Object.fromEntries(starts.map((start, index) => [`w${index}`, start])) };
-      const row = this.#prepared<(bigint | null)[]>(endpointStatsSql(starts.length)).raw(true).get(parameters)!;
+      const row = this.#prepared<(bigint | null)[]>(sql.endpointStatsSql(starts.length)).raw(true).get(parameters)!;
       const windows = starts.map((_, index) => ({ succeeded: Number(row[2 * index] ?? 0), failed: Number(row[2 * index + 1] ?? 0) }));
       const [at, statusCode] = row.slice(2 * starts.length);
       if (at == null) return { windows };
@@ -192,20 +173,20 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       return withSqliteWrite(
         this.#file,
         "recover the endpoint's deliveries",
-        () => this.#prepared(REQUEUE_FAILED_SINCE).run(at, at, endpointId, Math.ceil(since)).changes,
+        () => this.#prepared(sql.REQUEUE_FAILED_SINCE).run(at, at, endpointId, Math.ceil(since)).changes,
       );
     }
     const { id, from } = selector;
-    const [action, sql] = from === 'any' ? ['resend the delivery', REQUEUE_ANY] : ['requeue the delivery', REQUEUE_FAILED];
-    return withSqliteWrite(this.#file, action, () => this.#prepared(sql).run(at, at, id).changes);
+    const [action, statement] = from === 'any' ? ['resend the delivery', sql.REQUEUE_ANY] : ['requeue the delivery', sql.REQUEUE_FAILED];
+    return withSqliteWrite(this.#file, action, () => this.#prepared(statement).run(at, at, id).changes);
   }
 
   /** Picks a batch and deletes it (the foreign key deletes the attempts with it). */
   async prune(options: PruneDeliveriesOptions): Promise<number> {
     return withSqliteWrite(this.#file, 'prune finished deliveries', () => {
       if (options.limit < 1) return 0;
-      const ids = this.#prepared<string>(PRUNABLE).pluck(true).all(Math.ceil(options.olderThan), Math.trunc(options.limit));
-      return ids.length === 0 ? 0 : this.#prepared(DELETE_DELIVERIES).run(JSON.stringify(ids)).changes;
+      const ids = this.#prepared<string>(sql.PRUNABLE).pluck(true).all(Math.ceil(options.olderThan), Math.trunc(options.limit));
+      return ids.length === 0 ? 0 : this.#prepared(sql.DELETE_DELIVERIES).run(JSON.stringify(ids)).changes;
     });
   }
 
@@ -216,12 +197,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
    * back yet are reused by the next writes anyway.
    */
   async reclaimSpace(options: ReclaimSpaceOptions = {}): Promise<void> {
-    const freePages = () => this.#prepared<bigint>(FREE_PAGES).pluck(true).get()!;
+    const freePages = () => this.#prepared<bigint>(sql.FREE_PAGES).pluck(true).get()!;
     let free = withSqliteErrors('count free pages', freePages);
     while (free > 0n && !options.signal?.aborted) {
       const before = free;
       free = withSqliteWrite(this.#file, 'reclaim free pages', () => {
-        this.#db.exec(RECLAIM_STEP);
+        this.#db.exec(sql.RECLAIM_STEP);
         return freePages();
       });
       // A file without incremental auto-vacuum keeps its free pages: nothing more to do.
@@ -233,6 +214,6 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   /** The rows as deliveries, with the attempts of all of them read in one query (no query per delivery). */
   #withAttempts(rows: DeliveryRow[]): Delivery[] {
     if (rows.length === 0) return [];
-    return toDeliveries(rows, this.#prepared<AttemptRow>(ATTEMPTS_OF).all(JSON.stringify(rows.map((row) => row.id))));
+    return toDeliveries(rows, this.#prepared<AttemptRow>(sql.ATTEMPTS_OF).all(JSON.stringify(rows.map((row) => row.id))));
   }
 }
