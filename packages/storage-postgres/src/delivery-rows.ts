@@ -22,10 +22,7 @@ export function toClaimedDelivery(row: ClaimRow, leaseExpiresAt: number): Claime
 }
 
 /** Earliest due first, then oldest row: the claim's ORDER BY (RETURNING does not keep it). */
-export function claimOrder(a: ClaimRow, b: ClaimRow): number {
-  if (a.next_attempt_at !== b.next_attempt_at) return a.next_attempt_at < b.next_attempt_at ? -1 : 1;
-  return a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0;
-}
+export const claimOrder = (a: ClaimRow, b: ClaimRow) => Number(a.next_attempt_at - b.next_attempt_at) || Number(a.seq - b.seq);
 
 export function toDelivery(row: DeliveryRow): Delivery {
   return {

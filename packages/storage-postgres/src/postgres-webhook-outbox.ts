@@ -30,27 +30,13 @@ const RATE_WINDOW_MS = 1_000;
 /** Most attempts recorded in one statement. */
 const RECORD_BATCH = 256;
 
-/** One attempt as the record statement takes it (a row of its parameter arrays). */
-interface AttemptRecord {
-  readonly id: string;
-  readonly owner: string;
-  readonly status: string;
-  readonly nextAttemptAt: number | null;
-  readonly updatedAt: number;
-  readonly at: number;
-  readonly durationMs: number;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly interrupted: boolean;
-  readonly response: string | null;
-}
+/** One attempt as a row of the record statement's parameter arrays, in their order (see recordAttemptsSql); the id first. */
+type AttemptRecord = readonly [id: string, ...columns: unknown[]];
 
 /**
- * The webhook outbox in PostgreSQL, shared by every instance on the
- * database: claims are leases taken with `FOR UPDATE SKIP LOCKED`,
- * `watch` hears the NOTIFY that every create with deliveries sends, and
- * `takeRateBudget` keeps each endpoint's rate limit in a row all instances
- * draw on, so the limit holds for the service, not per instance.
+ * The webhook outbox in PostgreSQL, shared by every instance on the database: claims are leases taken with `FOR
+ * UPDATE SKIP LOCKED`, `watch` hears the NOTIFY of every create with deliveries, and `takeRateBudget` keeps each
+ * endpoint's rate limit in a row all instances draw on.
  */
 export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #runner: QueryRunner;
@@ -81,7 +67,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#claimPassingOver = prepared(sql.claimDuePassingOverSql(tables));
     this.#record = prepared(sql.recordAttemptsSql(tables));
     this.#takeRateBudget = prepared(sql.takeRateBudgetSql(tables));
-    this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: (record) => record.id, maxSize: RECORD_BATCH });
+    this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: ([id]) => id, maxSize: RECORD_BATCH });
     this.#tables = tables;
     this.#pruneLockKey = sql.pruneLockKey(tables);
   }
@@ -103,28 +89,17 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     const at = wholeMs(attempt.at);
     const durationMs = wholeMs(attempt.durationMs);
     const interrupted = outcome.status === 'interrupted';
-    return this.#records.submit({
-      id,
-      owner,
-      status: interrupted ? 'pending' : outcome.status,
-      nextAttemptAt: outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null,
-      updatedAt: at + durationMs,
-      at,
-      durationMs,
-      statusCode: attempt.statusCode ?? null,
-      error: attempt.error ?? null,
-      interrupted,
-      response: attempt.response ?? null,
-    });
+    const nextAttemptAt = outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null;
+    const { statusCode = null, error = null, response = null } = attempt;
+    const status = interrupted ? 'pending' : outcome.status;
+    return this.#records.submit([id, owner, status, nextAttemptAt, at + durationMs, at, durationMs, statusCode, error, interrupted, response]);
   }
 
   async #recordBatch(records: readonly AttemptRecord[]): Promise<boolean[]> {
-    const column = <K extends keyof AttemptRecord>(key: K) => records.map((record) => record[key]);
-    const columns = ['id', 'owner', 'status', 'nextAttemptAt', 'updatedAt', 'at', 'durationMs', 'statusCode', 'error', 'interrupted', 'response'] as const;
-    const parameters = columns.map(column);
+    const parameters = records[0]!.map((_, column) => records.map((record) => record[column]));
     const rows = await this.#dispatch.rows<{ delivery_id: string }>('record the delivery attempt', this.#record, parameters);
     const recorded = new Set(rows.map((row) => row.delivery_id));
-    return records.map((record) => recorded.has(record.id));
+    return records.map(([id]) => recorded.has(id));
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {

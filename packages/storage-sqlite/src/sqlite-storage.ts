@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { StorageError } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
-import { backgroundCheckpoints, type BackgroundCheckpoints } from './background-checkpoints.js';
+import { backgroundCheckpoints } from './background-checkpoints.js';
 import { databaseFileGuard, type DatabaseFileGuard } from './database-file-guard.js';
 import { isPlainFilePath } from './database-path.js';
 import { migrate } from './migrations/migrate.js';
@@ -46,7 +46,8 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
     return assemble(
       db,
       databaseFileGuard(options.path, () => rescueLog(db)),
-      checkpointsFor(db, options.path, busyTimeoutMs),
+      options.path,
+      busyTimeoutMs,
     );
   } catch (error) {
     if (db.open) db.close();
@@ -55,8 +56,15 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
 }
 
 /** The storage over an open, migrated database: statements are prepared here, once. */
-function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, checkpoints: BackgroundCheckpoints | undefined): Storage {
-  const writes = guardedWrites(db, checkpoints === undefined ? file : notingWrites(file, checkpoints));
+function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, path: string, busyTimeoutMs: number): Storage {
+  // Checkpoints off the event loop; none in memory (no log) or for `file:` URIs (the worker opens plain paths).
+  const checkpoints = isPlainFilePath(path) ? backgroundCheckpoints(db, { path, busyTimeoutMs }) : undefined;
+  // Every write transaction checks the files once, before COMMIT: that also counts the write for the checkpoint worker.
+  const assertSameFile = (action: string) => {
+    file.assertSameFile(action);
+    checkpoints?.noteWrite();
+  };
+  const writes = guardedWrites(db, { ...file, assertSameFile });
   const outbox = new SqliteWebhookOutbox(db, writes);
   const endpoints = new SqliteWebhookEndpoints(db, writes);
   const plants = new SqlitePlantRepository(db, outbox, writes);
@@ -98,23 +106,6 @@ function rescueLog(db: BetterSqlite3.Database): void {
   } catch {
     // Nothing more to do: readiness and every write already report the lost log.
   }
-}
-
-/** Checkpoints off the event loop for a database file; none in memory (no log) or for `file:` URIs (the worker opens plain paths). */
-function checkpointsFor(db: BetterSqlite3.Database, path: string, busyTimeoutMs: number): BackgroundCheckpoints | undefined {
-  if (!isPlainFilePath(path)) return undefined;
-  return backgroundCheckpoints(db, { path, busyTimeoutMs });
-}
-
-/** `file`'s checks, each also counted as a write for the checkpoint worker (every write transaction runs the check once, before COMMIT). */
-function notingWrites(file: DatabaseFileGuard, checkpoints: BackgroundCheckpoints): DatabaseFileGuard {
-  return {
-    ...file,
-    assertSameFile(action) {
-      file.assertSameFile(action);
-      checkpoints.noteWrite();
-    },
-  };
 }
 
 function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
