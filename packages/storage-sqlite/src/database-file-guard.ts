@@ -46,25 +46,17 @@ export function databaseFileGuard(path: string, onLogLost?: () => void): Databas
   if (database === undefined) return UNGUARDED;
   const walPath = `${path}-wal`;
   const wal = identityOf(walPath);
-  /** The first change found: permanent, so later checks need no stat. */
   let lost: string | undefined;
   // Set by any event at the database file (written, unlinked, renamed over); always set while it is not watched.
   let suspect = true;
-  let watcher: FSWatcher | undefined;
+  let watcher = wal === undefined ? undefined : watchFile(path, () => (suspect = true));
   const unwatch = () => {
     watcher?.close();
     watcher = undefined;
     suspect = true;
   };
-  if (wal !== undefined) {
-    try {
-      watcher = watch(path, { persistent: false }, () => (suspect = true));
-      watcher.on('error', unwatch);
-      suspect = false;
-    } catch {
-      // No watch (no inotify watches left, an unsupported file system): stat on every write.
-    }
-  }
+  watcher?.on('error', unwatch);
+  suspect = watcher === undefined;
   const identityProblem = () => {
     if (lost !== undefined) return lost;
     lost = changed(path, database, 'database file');
@@ -83,11 +75,18 @@ export function databaseFileGuard(path: string, onLogLost?: () => void): Databas
       }
       if (lost !== undefined) throw new StorageError(`sqlite storage could not ${action}: ${lost}`);
     },
-    problem() {
-      return identityProblem() ?? notWritable(path);
-    },
+    problem: () => identityProblem() ?? notWritable(path),
     close: unwatch,
   };
+}
+
+/** Watches the file at `path` without keeping the process alive; `undefined` where it cannot (no inotify watches left, an unsupported file system). */
+function watchFile(path: string, onEvent: () => void): FSWatcher | undefined {
+  try {
+    return watch(path, { persistent: false }, onEvent);
+  } catch {
+    return undefined;
+  }
 }
 
 function identityOf(path: string): FileIdentity | undefined {

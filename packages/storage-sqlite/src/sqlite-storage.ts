@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { StorageError } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
-import { backgroundCheckpoints } from './background-checkpoints.js';
+import { backgroundCheckpoints, type BackgroundCheckpoints } from './background-checkpoints.js';
 import { databaseFileGuard, type DatabaseFileGuard } from './database-file-guard.js';
 import { isPlainFilePath } from './database-path.js';
 import { migrate } from './migrations/migrate.js';
@@ -82,21 +82,27 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, path: str
       if (problem !== undefined) throw new StorageError(`sqlite storage is not ready: ${problem}`);
     },
     close() {
-      closed ??= (async () => {
-        // Creates and deletes waiting for their group commit are written before anything closes.
-        plants.flushWrites();
-        file.close();
-        // First, so that the main connection is the last to close and checkpoints what is left.
-        await checkpoints?.close();
-        try {
-          db.close();
-        } catch (error) {
-          throw sqliteError('close the database', error);
-        }
-      })();
+      closed ??= closeAll(db, plants, file, checkpoints);
       return closed;
     },
   };
+}
+
+/** Writes what waits for its group commit first; closes the worker's connection before the main one, so the main one checkpoints what is left. */
+async function closeAll(
+  db: BetterSqlite3.Database,
+  plants: SqlitePlantRepository,
+  file: DatabaseFileGuard,
+  checkpoints?: BackgroundCheckpoints,
+): Promise<void> {
+  plants.flushWrites();
+  file.close();
+  await checkpoints?.close();
+  try {
+    db.close();
+  } catch (error) {
+    throw sqliteError('close the database', error);
+  }
 }
 
 /** Copies the commits of a log deleted under the connection into the database file, through the connection that still holds it open. Best effort. */
