@@ -5,18 +5,12 @@ import { MemoryPortalLinks } from './memory-portal-links.js';
 import { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 
-/**
- * Options of {@link memoryStorage}. It has none yet; the interface exists so
- * every storage factory takes options the same way and new ones stay
- * backwards compatible.
- */
+/** Options of {@link memoryStorage}: none yet, so that every storage factory takes options the same way. */
 export interface MemoryStorageOptions {}
 
 /**
- * Storage in process memory, for tests, testers and embedding. Same
- * semantics as the durable adapters (it passes the same conformance suite),
- * but everything, the webhook outbox included, is lost with the process.
- * Each call returns a new, empty, isolated store.
+ * Storage in process memory, for tests, testers and embedding: the semantics of the durable adapters (the same
+ * conformance suite), but everything is lost with the process. Each call returns a new, empty, isolated store.
  */
 export function memoryStorage(_options: MemoryStorageOptions = {}): Storage {
   const lifecycle: MemoryLifecycle = { closed: false };

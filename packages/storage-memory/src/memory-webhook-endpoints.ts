@@ -69,9 +69,7 @@ export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
   async create(input: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
     assertOpen(this.#lifecycle);
     if (this.#records.has(input.id)) throw new StorageError(`cannot create endpoint ${input.id}: an endpoint with that id exists`);
-    let count = 0;
-    for (const { endpoint } of this.#records.values()) if (endpoint.tenant === input.tenant) count++;
-    if (count >= maxPerTenant) return undefined;
+    if ([...this.#records.values()].filter(({ endpoint }) => endpoint.tenant === input.tenant).length >= maxPerTenant) return undefined;
     const { secret, createdAt, ...fields } = input;
     const endpoint = copyEndpoint({ ...fields, status: 'enabled', createdAt, updatedAt: createdAt });
     this.#records.set(input.id, { endpoint, secrets: { current: secret }, health: {} });
@@ -153,11 +151,11 @@ export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
 
   #page(query: ListEndpointsQuery, wanted: (endpoint: WebhookEndpoint) => boolean): WebhookEndpoint[] {
     assertOpen(this.#lifecycle);
-    const after = query.after;
-    const matching = [...this.#records.values()]
+    return [...this.#records.values()]
       .map((record) => record.endpoint)
-      .filter((endpoint) => wanted(endpoint) && (after === undefined || endpoint.id > after));
-    matching.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return matching.slice(0, Math.max(0, query.limit)).map(copyEndpoint);
+      .filter((endpoint) => wanted(endpoint) && (query.after === undefined || endpoint.id > query.after))
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .slice(0, Math.max(0, query.limit))
+      .map(copyEndpoint);
   }
 }

@@ -1,10 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/**
- * The 64-bit PostgreSQL advisory lock key of `name` (the first 8 bytes of its
- * SHA-256): one key per thing to take turns at, so sessions that lock
- * different things (other schemas, other tenants) never wait for each other.
- */
+/** The 64-bit PostgreSQL advisory lock key of `name` (the first 8 bytes of its SHA-256): one key per thing to take turns at. */
 export function advisoryLockKey(name: string): bigint {
   return createHash('sha256').update(name).digest().readBigInt64BE(0);
 }

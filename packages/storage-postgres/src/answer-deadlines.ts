@@ -10,21 +10,10 @@ interface Entry {
 }
 
 /**
- * Fails calls that get no answer within `deadlineMs`: the client-side
- * timeout for a database that stopped answering (a lost network), where the
- * server's own statement timeout cannot help.
- *
- * One sweep timer for every call, not one timer per call: pg's own
- * `query_timeout` arms a timer per query around its callback, and with it
- * (as with pg's promise-returning `query`) every row a query read was
- * promoted to the old generation: about 0.9 MiB per young-generation GC
- * while streaming a large list, against under 0.1 MiB here, which made a
- * 1,000,000-plant stream grow the process by about 75 MiB instead of 25.
- * A call that ends lets go of its entry at once (`fail` cleared), so even an
- * entry old enough to have been promoted keeps nothing of the call alive.
- *
- * A call fails between `deadlineMs` and `deadlineMs + sweepMs` after it
- * started. The sweep runs only while calls are waiting and never keeps the
+ * Fails calls that get no answer within `deadlineMs` (a lost network, where the server's statement timeout cannot
+ * help), a little after it. One sweep timer for every call, not one per call as pg's `query_timeout` arms: that
+ * timer kept every row a query read alive into the old generation. A call that ends lets go of its entry at once,
+ * so even a promoted entry keeps nothing of it alive. The sweep runs only while calls wait, never keeping the
  * process alive.
  */
 export class AnswerDeadlines {
@@ -52,8 +41,7 @@ export class AnswerDeadlines {
   }
 
   #expire(): void {
-    // Stopped on a sweep with nothing waiting rather than when the last call
-    // ends: back-to-back calls (a streamed list) then share one timer.
+    // Stopped on a sweep with nothing waiting, so back-to-back calls (a streamed list) share one timer.
     if (this.#entries.size === 0) {
       clearInterval(this.#sweep);
       this.#sweep = undefined;

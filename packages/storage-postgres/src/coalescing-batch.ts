@@ -14,13 +14,9 @@ export interface CoalescingBatchOptions<In, Out> {
 }
 
 /**
- * Runs concurrent calls as one statement. The first call starts a batch at
- * the end of the current turn; calls made while a batch is in flight wait
- * and go together as the next one. Under load a batch holds whatever arrived
- * during one round trip, so statements per call fall as load rises, with no
- * timer and no added wait when idle. A failed batch rejects every call in it
- * (and so does one that gives back the wrong number of results); the calls
- * waiting behind it still go as the next batch.
+ * Runs concurrent calls as one statement: the first call starts a batch at the end of the current turn; calls made
+ * while a batch is in flight go together as the next one (no timer, no wait when idle). A failed batch, or one
+ * giving the wrong number of results, rejects every call in it.
  */
 export class CoalescingBatch<In, Out> {
   readonly #options: CoalescingBatchOptions<In, Out>;

@@ -1,6 +1,6 @@
-import type { Delivery, DeliveryAttempt } from '@plant-store/core';
+import type { Delivery } from '@plant-store/core';
 import type { ClaimedDelivery, NewDelivery } from '@plant-store/core/adapter';
-import type { AttemptJson, ClaimRow, DeliveryRow, MessageRow } from './schema.js';
+import type { ClaimRow, DeliveryRow, MessageRow } from './schema.js';
 
 /** Times and durations are whole milliseconds (bigint columns); durations measured with sub-ms clocks are rounded. */
 export const wholeMs = (value: number) => Math.round(value);
@@ -22,28 +22,16 @@ export function toClaimedDelivery(row: ClaimRow, leaseExpiresAt: number): Claime
 }
 
 /** Earliest due first, then oldest row: the claim's ORDER BY (RETURNING does not keep it). */
-export function claimOrder(a: ClaimRow, b: ClaimRow): number {
-  if (a.next_attempt_at !== b.next_attempt_at) return a.next_attempt_at < b.next_attempt_at ? -1 : 1;
-  return a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0;
-}
-
-function toAttempt(json: AttemptJson): DeliveryAttempt {
-  const attempt: { -readonly [K in keyof DeliveryAttempt]: DeliveryAttempt[K] } = { at: json.at, durationMs: json.durationMs };
-  if (json.statusCode !== undefined) attempt.statusCode = json.statusCode;
-  if (json.error !== undefined) attempt.error = json.error;
-  if (json.interrupted === true) attempt.interrupted = true;
-  if (json.response !== undefined) attempt.response = json.response;
-  return attempt;
-}
+export const claimOrder = (a: ClaimRow, b: ClaimRow) => Number(a.next_attempt_at - b.next_attempt_at) || Number(a.seq - b.seq);
 
 export function toDelivery(row: DeliveryRow): Delivery {
   return {
     ...toNewDelivery(row),
-    ...(row.test ? { test: true as const } : {}),
+    ...(row.test && { test: true as const }),
     status: row.status,
     // Every attempt, interrupted ones included (attempt_count leaves those out: it drives the retry schedule).
     attemptCount: row.attempts.length,
     ...(row.status === 'pending' && row.next_attempt_at !== null ? { nextAttemptAt: Number(row.next_attempt_at) } : {}),
-    attempts: row.attempts.map(toAttempt),
+    attempts: row.attempts,
   };
 }

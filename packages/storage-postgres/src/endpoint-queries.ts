@@ -1,10 +1,7 @@
 import type { Tables } from './tables.js';
 
-/*
- * SQL of the endpoint repository, built once per storage. Each statement is
- * atomic: those that end an endpoint's pending deliveries do it in the same
- * statement (data-modifying CTEs), so nothing is half done.
- */
+// SQL of the endpoint repository. Each statement is atomic: those that end an endpoint's pending deliveries do it
+// in the same statement (data-modifying CTEs).
 
 export const ENDPOINT_COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, status, disabled_reason,
   secret, previous_secret, previous_secret_expires_at, created_at, updated_at`;

@@ -17,12 +17,9 @@ export interface NotificationListenerOptions {
 const ignore = () => {};
 
 /**
- * LISTENs on a dedicated connection (not one of the pool's, which are lent
- * out per query) while anybody is subscribed. When the connection is lost
- * (an error, its end, or a heartbeat query that fails or times out) it
- * reconnects with exponential backoff. After each (re)connection it calls
- * every subscriber once: notifications sent while it was not listening are
- * lost, and that call lets them look for the work they announced.
+ * LISTENs on a dedicated connection while anybody is subscribed, reconnecting with exponential backoff when it is
+ * lost (an error, its end, a failed heartbeat). After each (re)connection it calls every subscriber once, since
+ * notifications sent meanwhile are lost.
  */
 export class NotificationListener {
   readonly #options: Required<NotificationListenerOptions>;

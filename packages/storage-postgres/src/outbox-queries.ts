@@ -2,26 +2,17 @@ import { ENDPOINT_ID_PREFIX, INT64_MIN } from '@plant-store/core/adapter';
 import { advisoryLockKey } from './advisory-lock-key.js';
 import type { Tables } from './tables.js';
 
-/*
- * SQL of the webhook outbox, built once per storage. Every statement is
- * atomic on its own, so no call holds a connection between round trips.
- * `status = 'pending'` stays a literal where the partial index on due
- * deliveries should apply.
- */
+// SQL of the webhook outbox, built once per storage. Every statement is atomic on its own, so no call holds a
+// connection between round trips. `status = 'pending'` stays a literal where the partial due index should apply.
 
 /** What a claim returns (a `ClaimRow`), of the leased rows `d`. */
 const CLAIMED_COLUMNS = 'd.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq';
 
 /**
- * Parameters: owner, lease end, now, limit.
- * `FOR UPDATE SKIP LOCKED` makes concurrent claimers (on any instance) pass
- * over rows another one is claiming instead of waiting for it; a row whose
- * lease was taken meanwhile is re-checked against the WHERE on its newest
- * version and dropped, so one delivery never goes to two claimers.
- * RETURNING does not keep the ORDER BY: callers sort by (next_attempt_at, seq).
- * A claim changes only the lease columns, which no index holds, so it is a
- * HOT update that writes no index entry (`updated_at` moves when an attempt
- * is recorded; the statistics and pruning indexes read it).
+ * Parameters: owner, lease end, now, limit. `FOR UPDATE SKIP LOCKED` makes concurrent claimers on any instance pass
+ * over rows another one is claiming; a row leased meanwhile is re-checked on its newest version and dropped.
+ * RETURNING does not keep the ORDER BY: callers sort. Only the lease columns change, which no index holds, so a
+ * claim is a HOT update that writes no index entry.
  */
 export const claimDueSql = (t: Tables) => `
   WITH due AS (
@@ -37,21 +28,13 @@ export const claimDueSql = (t: Tables) => `
   RETURNING ${CLAIMED_COLUMNS}`;
 
 /*
- * The endpoint_due index's order, and one endpoint's due deliveries as a
- * range of it (row comparisons, where `endpoint_id = $1 AND next_attempt_at
- * <= $2` would be the plain form): no other index gives that order or that
- * range, so the planner takes this one whatever its statistics say. With the
- * plain form and one endpoint holding most pending rows, it walks the due
- * index instead, past that endpoint's whole backlog, or the (endpoint_id,
- * status) index past an endpoint's whole finished history.
+ * The endpoint_due index's order; one endpoint's due deliveries are read as a range of it (row comparisons, not
+ * `endpoint_id = $1 AND …`): no other index gives that order or range, so the planner never walks another index
+ * past an endpoint's whole backlog or finished history, whatever its statistics say.
  */
 const ENDPOINT_DUE_ORDER = 'endpoint_id, next_attempt_at, seq';
 
-/**
- * The endpoints with pending deliveries (`endpoints(id)`, ending with a NULL
- * row), each found by one seek past the one before in the endpoint_due index
- * (a loose index scan): as many steps as endpoints, however long their backlogs.
- */
+/** The endpoints with pending deliveries (`endpoints(id)`, ending with a NULL row), one seek apart (a loose index scan). */
 const pendingEndpointsCte = (t: Tables) => `
   WITH RECURSIVE endpoints(id) AS (
     (SELECT endpoint_id FROM ${t.deliveries} WHERE status = 'pending' ORDER BY ${ENDPOINT_DUE_ORDER} LIMIT 1)
@@ -61,15 +44,9 @@ const pendingEndpointsCte = (t: Tables) => `
   )`;
 
 /**
- * Parameters: owner, lease end, now, limit, endpoints to pass over (text[]).
- * The claim of `claimDueSql` for the other endpoints, read endpoint by
- * endpoint: the endpoints with pending deliveries, each found by one seek
- * past the one before (a loose index scan of the endpoint_due index), then
- * up to `limit` of each one's claimable deliveries from its own part of that
- * index, merged into one due order. Walking the due index instead would step
- * over every due delivery of the endpoints passed over, the whole backlog
- * of a slow receiver, on every claim. Rows locked and then left out by the
- * final LIMIT stay locked only until this statement commits.
+ * Parameters: owner, lease end, now, limit, endpoints to pass over (text[]). The claim of `claimDueSql` for the
+ * other endpoints, endpoint by endpoint: up to `limit` of each one's claimable deliveries, merged into one due
+ * order. Walking the due index instead would step over the whole backlog of a slow receiver on every claim.
  */
 export const claimDuePassingOverSql = (t: Tables) => `${pendingEndpointsCte(t)},
   due AS (
@@ -91,14 +68,10 @@ export const claimDuePassingOverSql = (t: Tables) => `${pendingEndpointsCte(t)},
   RETURNING ${CLAIMED_COLUMNS}`;
 
 /**
- * Records a batch of attempts, one per delivery, all parameters arrays of
- * equal length: ids, owners, new statuses, next attempts (NULL unless
- * pending), updated at, attempt starts, durations, status codes, errors,
- * interrupted, responses. Each applies its outcome and appends its attempt only while
- * its owner holds the lease; returns the ids recorded. An interrupted attempt
- * (a shutdown cut it short) only ends the lease: status, due time and the
- * counted attempts stay. Attempt rows are numbered after the last one,
- * interrupted included. Ids must be distinct within a batch.
+ * Records a batch of attempts to distinct deliveries; parameters are arrays of equal length: ids, owners, new
+ * statuses, next attempts (NULL unless pending), updated at, attempt starts, durations, status codes, errors,
+ * interrupted, responses. Each applies only while its owner holds the lease; returns the ids recorded. An
+ * interrupted attempt only ends the lease: status, due time and the counted attempts stay.
  */
 export const recordAttemptsSql = (t: Tables) => `
   WITH input AS (
@@ -129,11 +102,7 @@ export const releaseSql = (t: Tables) => `
 export const pendingStatsSql = (t: Tables) => `
   SELECT count(*) AS count, min(created_at) AS oldest FROM ${t.deliveries} WHERE status = 'pending'`;
 
-/**
- * Parameters: now. Each endpoint with deliveries due and not leased, and the
- * earliest of their due times: the endpoints found one seek apart (a loose
- * index scan, as in the claim that passes over some), then each one's head.
- */
+/** Parameters: now. Each endpoint with deliveries due and not leased, and the earliest of their due times. */
 export const waitingSinceSql = (t: Tables) => `${pendingEndpointsCte(t)}
   SELECT endpoints.id, head.since FROM endpoints CROSS JOIN LATERAL (
     SELECT next_attempt_at AS since FROM ${t.deliveries}
@@ -146,12 +115,9 @@ export const waitingSinceSql = (t: Tables) => `${pendingEndpointsCte(t)}
   WHERE endpoints.id IS NOT NULL`;
 
 /**
- * No parameters. When the next pending delivery is due or its lease ends,
- * whichever is later; NULL when none is pending. Reads the head of the due
- * index only: the earliest delivery not leased past its due time (`head`),
- * and the leased ones due no later than it, whose lease end may come first.
- * Every later delivery is claimable at its due time or later, so a backlog
- * behind the head costs nothing.
+ * No parameters. When the next pending delivery is due or its lease ends, whichever is later; NULL when none is
+ * pending. Reads the head of the due index only: the earliest delivery not leased past its due time (`head`), and
+ * the leased ones due no later than it, whose lease end may come first.
  */
 export const nextDueAtSql = (t: Tables) => `
   WITH head AS (
@@ -198,11 +164,9 @@ export const listCursorSql = (t: Tables) => `
   WHERE id = $1 AND ($2::text IS NULL OR (tenant = $2 AND ${isTenantEndpoint('endpoint_id')}))`;
 
 /**
- * Parameters: tenant (NULL: every delivery; else its endpoint deliveries only, never those of operator
- * subscriptions), endpoint id (NULL: all), status (NULL: all), cursor created-at and seq (NULL: from the newest),
- * limit, event type (NULL: all), created at or after (NULL: no bound), created before (NULL: no bound). Newest
- * first (creation time, then insertion order). Run unprepared, so each call is planned with its parameters and a
- * filter left NULL drops out of the plan.
+ * Parameters (NULL: no such filter): tenant (its endpoint deliveries only), endpoint id, status, cursor created-at
+ * and seq, limit, event type, created at or after, created before. Newest first. Run unprepared, so each call is
+ * planned with its parameters and a filter left NULL drops out of the plan.
  */
 export const listDeliveriesSql = (t: Tables) => `
   SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d
@@ -227,16 +191,10 @@ export const requeueFailedSinceSql = (t: Tables) => `
 export const pruneLockKey = (t: Tables) => advisoryLockKey(`plant-store prune of ${t.deliveries}`).toString();
 
 /**
- * Parameters: cutoff (epoch ms), limit, lock key. Deletes up to `limit`
- * delivered or failed deliveries whose finish time (`updated_at`) is before
- * the cutoff, with their attempts (the foreign key cascades), only while this
- * transaction holds the prune lock: another instance pruning at the same
- * time makes it delete nothing instead of waiting. Rows another statement
- * has locked (a resend) are skipped, never waited for. The rows are found
- * through the (status, created_at) index: a delivery finishes after it was
- * created, so `created_at` before the cutoff is implied and bounds the scan,
- * and no index on `updated_at` is needed, which every claim changes (so
- * claims stay HOT updates that write no index).
+ * Parameters: cutoff (epoch ms), limit, lock key. Deletes up to `limit` finished deliveries whose finish time
+ * (`updated_at`) is before the cutoff, with their attempts, only while this transaction holds the prune lock
+ * (another instance pruning makes it delete nothing); locked rows are skipped. `created_at` before the cutoff is
+ * implied and bounds the scan on the (status, created_at) index, so no index on `updated_at` is needed.
  */
 export const pruneSql = (t: Tables) => `
   WITH lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($3::bigint) AS held),
@@ -249,25 +207,16 @@ export const pruneSql = (t: Tables) => `
   DELETE FROM ${t.deliveries} WHERE id IN (SELECT id FROM doomed)`;
 
 /**
- * No parameters; outside any transaction (VACUUM cannot run in one). A plain
- * VACUUM of the tables the service deletes rows from, the outbox tables
- * (pruning) and plants (deletes), with their TOAST tables, which it
- * includes: it marks the space of deleted rows as free for new rows, so the
- * tables stop growing where autovacuum is off or too lazy to keep up. It
- * does not shrink the files (VACUUM FULL would, but it locks the tables while
- * it rewrites them) and takes no lock that reads, writes or claims wait on.
- * Pages untouched since the last VACUUM are skipped (the visibility map), so
- * a large table that changes little costs little. SKIP_LOCKED: a table
- * another VACUUM (autovacuum's, or another instance's) is working on is
- * skipped instead of waited for.
+ * No parameters; outside any transaction. A plain VACUUM of the tables the service deletes rows from, so their
+ * space is reused where autovacuum is off or behind; it takes no lock that reads, writes or claims wait on (VACUUM
+ * FULL would). SKIP_LOCKED: a table another VACUUM is working on is skipped instead of waited for.
  */
 export const vacuumSql = (t: Tables) => `VACUUM (SKIP_LOCKED) ${t.deliveries}, ${t.attempts}, ${t.plants}`;
 
 /**
- * Parameters: endpoint id, window start (epoch ms, a whole second), rate limit. Counts one attempt in the endpoint's
- * budget and returns the row (`used`, `window_start`), or nothing when the window is full (counting nothing). A
- * newer window starts the count again; an older one (a caller whose clock lags) counts against the newer. The
- * row's lock makes concurrent callers on any instance take turns. A deleted endpoint gets no row.
+ * Parameters: endpoint id, window start (a whole second), rate limit. Counts one attempt in the endpoint's budget and
+ * returns the row (`used`, `window_start`), or nothing when the window is full. A newer window starts the count
+ * again; an older one (a lagging clock) counts against the newer. A deleted endpoint gets no row.
  */
 export const takeRateBudgetSql = (t: Tables) => `
   INSERT INTO ${t.rateBudgets} AS b (endpoint_id, window_start, used)

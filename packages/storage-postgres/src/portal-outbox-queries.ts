@@ -3,13 +3,10 @@
 import type { Tables } from './tables.js';
 
 /**
- * Parameters: endpoint id, earliest window start, window starts (bigint[]),
- * attempt errors to leave out (text[]). The attempts to one endpoint since
- * the earliest start: its deliveries updated since then (every attempt
- * moves `updated_at` to its end, so they hold every attempt made since),
- * found through the index on (endpoint_id, updated_at); interrupted
- * attempts are left out. Returns per window `[succeeded, failed]` (2xx or
- * not) in the order given, and the most recent attempt's time and status.
+ * Parameters: endpoint id, earliest window start, window starts (bigint[]), attempt errors to leave out (text[]).
+ * The attempts to one endpoint since the earliest start, through its deliveries updated since then (every attempt
+ * moves `updated_at`) on the (endpoint_id, updated_at) index; interrupted ones left out. Returns per window
+ * `[succeeded, failed]` in the order given, and the most recent attempt's time and status.
  */
 export const endpointStatsSql = (t: Tables) => `
   WITH attempts AS (

@@ -9,12 +9,7 @@ export interface ConnectionSettings {
 
 const INT8_OID = 20;
 
-/**
- * int8 (`bigint`) read as a JS bigint, every other type as pg reads it by
- * default. Given to each pool and client (pg's `types` option) rather than
- * set with `pg.types.setTypeParser`, which would change how every pg client
- * of the host app reads int8.
- */
+/** int8 read as a JS bigint; given to this storage's clients only, leaving the host app's pg parsers alone. */
 const exactTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID && format !== 'binary' ? BigInt : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
@@ -26,14 +21,8 @@ export function answerDeadlineMs(settings: ConnectionSettings): number {
 }
 
 /**
- * Client settings shared by the pool, the migration connection and the
- * notification listener. The server cancels a statement after
- * `queryTimeoutMs` (statement_timeout, the connection stays usable); the
- * client gives up a second or two later when the server does not answer at
- * all (a lost network), so no call hangs: pg's `query_timeout` here, which
- * the migration and the notification listener use, while the query runners
- * take it off their clients and keep that deadline themselves (see
- * AnswerDeadlines).
+ * Client settings of every connection. The server cancels a statement after `queryTimeoutMs`; the client gives up
+ * a second later when the server does not answer at all (the query runners keep that deadline themselves).
  */
 export function connectionConfig(settings: ConnectionSettings): pg.ClientConfig {
   return {
@@ -50,12 +39,8 @@ export function connectionConfig(settings: ConnectionSettings): pg.ClientConfig 
 const ignore = () => {};
 
 /**
- * A pg pool that never crashes its host: an idle client whose connection dies
- * makes the pool emit 'error' (it has already dropped the client), and a
- * checked-out client whose connection dies between two queries emits 'error'
- * itself; both would be thrown as uncaught without a listener. The query in
- * flight, if any, rejects on its own, and the pool opens new connections on
- * demand, so it recovers by itself when the database is back.
+ * A pg pool that never crashes its host: a dying connection makes the pool or its client emit 'error', uncaught
+ * without a listener. The query in flight rejects on its own, and the pool reconnects on demand.
  */
 export function createPool(config: pg.ClientConfig, size: number): pg.Pool {
   const pool = new pg.Pool({ ...config, max: size });

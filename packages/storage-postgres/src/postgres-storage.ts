@@ -23,33 +23,19 @@ export interface PostgresStorageOptions {
   readonly poolSize?: number;
   /** Schema holding the tables, created when missing: several deployments or test runs can share one database. @default 'public' */
   readonly schema?: string;
-  /**
-   * Whether to create a missing schema and apply pending migrations; with
-   * `false`, a schema that is missing or not at this version is refused
-   * instead (tools that must not create a schema a service would never read).
-   * @default true
-   */
+  /** Whether to create a missing schema and apply pending migrations; with `false`, a schema missing or not at this version is refused. @default true */
   readonly migrate?: boolean;
   /** How long to wait for a connection (a new one, or a free one from the pool) before failing, in ms. @default 5000 */
   readonly connectTimeoutMs?: number;
-  /**
-   * Longest a statement may run, in ms: the server cancels it then, and the
-   * client gives up a second or two later when the server does not answer
-   * at all (a lost network), so no call hangs. @default 10000
-   */
+  /** Longest a statement may run, in ms: the server cancels it then, and the client gives up a second later when the server does not answer at all. @default 10000 */
   readonly queryTimeoutMs?: number;
 }
 
 /**
- * Storage in PostgreSQL over pg pools, for running several service
- * instances on one database. Applies pending migrations (see migrations/,
- * run by kysely's Migrator) under an advisory lock before resolving, so
- * instances starting together migrate once. int8 columns are read as bigint
- * on this storage's connections only (pg's global parsers are untouched).
- * A lost database makes calls reject with a `StorageError` promptly; the
- * pool reconnects by itself when it is back. Rejects with a `StorageError`
- * when the database cannot be reached or migrated, and with a
- * `ConfigurationError` for invalid options.
+ * Storage in PostgreSQL over pg pools, for several service instances on one database. Applies pending migrations
+ * (kysely's Migrator) under an advisory lock before resolving. A lost database makes calls reject with a
+ * `StorageError` promptly; the pool reconnects when it is back. Rejects with a `StorageError` when the database
+ * cannot be reached or migrated, and with a `ConfigurationError` for invalid options.
  */
 export async function postgresStorage(options: PostgresStorageOptions): Promise<Storage> {
   const schema = options.schema ?? 'public';
@@ -72,10 +58,8 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
 /** The storage over a migrated schema. */
 function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number, schema: string): Storage {
   const runner = queryRunner(config, deadlineMs, poolSize);
-  // The dispatcher's claims, attempt records and lease releases commit without
-  // waiting for the WAL flush: one lost in a database crash only means an
-  // expired lease or a message sent again, which at-least-once delivery
-  // allows. Plant writes (and the deliveries they queue) stay fully durable.
+  // The dispatcher's statements commit without waiting for the WAL flush: one lost in a crash only means a message
+  // sent again, which at-least-once delivery allows. Plant writes stay fully durable.
   const dispatch = queryRunner({ ...config, options: '-c synchronous_commit=off' }, deadlineMs, Math.max(2, Math.ceil(poolSize / 2)));
   const tables = tablesIn(schema);
   const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL, payload: schema });

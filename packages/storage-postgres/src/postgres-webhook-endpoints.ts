@@ -11,16 +11,7 @@ import {
   type WebhookEndpointChanges,
   type WebhookEndpointRepository,
 } from '@plant-store/core/adapter';
-import {
-  deleteEndpointSql,
-  insertEndpointSql,
-  lockTenantEndpointsSql,
-  listEndpointsSql,
-  noteAttemptSql,
-  rotateSecretSql,
-  selectEndpointSql,
-  updateEndpointSql,
-} from './endpoint-queries.js';
+import * as sql from './endpoint-queries.js';
 import { advisoryLockKey } from './advisory-lock-key.js';
 import type { QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';
@@ -76,26 +67,14 @@ const tenantLockKey = (endpoints: string, tenant: string) => advisoryLockKey(`pl
 /** `undefined` → keep the column; `null` → clear it; a value → set it: a flag and a value per column. */
 const change = (value: unknown): [boolean, unknown] => (value === undefined ? [false, null] : [true, value]);
 
-type Statement = 'insert' | 'select' | 'list' | 'update' | 'delete' | 'rotate' | 'note';
-
 /** Tenants' webhook endpoints in PostgreSQL; every member is one statement. */
 export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   readonly #runner: QueryRunner;
-  readonly #endpoints: string;
-  readonly #sql: { readonly [K in Statement]: string };
+  readonly #tables: Tables;
 
   constructor(runner: QueryRunner, tables: Tables) {
     this.#runner = runner;
-    this.#endpoints = tables.endpoints;
-    this.#sql = {
-      insert: insertEndpointSql(tables),
-      select: selectEndpointSql(tables),
-      list: listEndpointsSql(tables),
-      update: updateEndpointSql(tables),
-      delete: deleteEndpointSql(tables),
-      rotate: rotateSecretSql(tables),
-      note: noteAttemptSql(tables),
-    };
+    this.#tables = tables;
   }
 
   async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
@@ -112,11 +91,11 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
       maxPerTenant,
       headers ? JSON.stringify(headers) : null,
     ];
-    // Creates of one tenant take turns (on every instance): a statement's
-    // snapshot predates any lock it waits for, so the count runs after it.
+    // Creates of one tenant take turns (on every instance): a statement's snapshot predates any lock it waits for,
+    // so the count runs after it.
     const [row] = await this.#runner.transaction('create the endpoint', async (rows) => {
-      await rows(lockTenantEndpointsSql, [tenantLockKey(this.#endpoints, tenant)]);
-      return rows<EndpointRow>(this.#sql.insert, parameters);
+      await rows(sql.lockTenantEndpointsSql, [tenantLockKey(this.#tables.endpoints, tenant)]);
+      return rows<EndpointRow>(sql.insertEndpointSql(this.#tables), parameters);
     });
     return row && toEndpoint(row);
   }
@@ -126,17 +105,14 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
     return row && toEndpoint(row);
   }
 
-  async list(tenant: string, query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
-    return this.#list(tenant, query);
-  }
-
-  async update(tenant: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {
-    return this.#update(tenant, id, changes);
+  async list(tenant: string | null, query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
+    const parameters = [tenant, query.after ?? '', Math.max(0, query.limit)];
+    return (await this.#runner.rows<EndpointRow>('list endpoints', sql.listEndpointsSql(this.#tables), parameters)).map(toEndpoint);
   }
 
   async delete(tenant: string, id: string, at: number): Promise<boolean> {
     const parameters = [id, tenant, Math.round(at), ENDPOINT_DELETED_ERROR];
-    const [row] = await this.#runner.rows<{ deleted: number }>('delete the endpoint', this.#sql.delete, parameters);
+    const [row] = await this.#runner.rows<{ deleted: number }>('delete the endpoint', sql.deleteEndpointSql(this.#tables), parameters);
     return (row?.deleted ?? 0) > 0;
   }
 
@@ -147,7 +123,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
 
   async rotateSecret(tenant: string, id: string, secret: string, previousExpiresAt: number, at: number): Promise<boolean> {
     const parameters = [id, tenant, secret, Math.round(previousExpiresAt), Math.round(at)];
-    return (await this.#runner.changes('rotate the endpoint secret', this.#sql.rotate, parameters)) > 0;
+    return (await this.#runner.changes('rotate the endpoint secret', sql.rotateSecretSql(this.#tables), parameters)) > 0;
   }
 
   async find(id: string): Promise<EndpointWithSecrets | undefined> {
@@ -156,35 +132,30 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
-    return this.#list(null, query);
+    return this.list(null, query);
   }
 
   async setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined> {
-    return this.#update(null, id, { status, disabledReason: reason ?? null, updatedAt: at });
+    return this.update(null, id, { status, disabledReason: reason ?? null, updatedAt: at });
   }
 
   async noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined> {
     const at = Math.round(note.at);
     const parameters = [id, note.succeeded, at, note.exhausted ? at : null];
-    const [row] = await this.#runner.rows<HealthRow>('note an endpoint attempt', this.#sql.note, parameters);
+    const [row] = await this.#runner.rows<HealthRow>('note an endpoint attempt', sql.noteAttemptSql(this.#tables), parameters);
     if (!row) return undefined;
     return {
-      ...(row.failing_since !== null ? { failingSince: Number(row.failing_since) } : {}),
-      ...(row.exhausted_at !== null ? { exhaustedAt: Number(row.exhausted_at) } : {}),
+      ...(row.failing_since !== null && { failingSince: Number(row.failing_since) }),
+      ...(row.exhausted_at !== null && { exhaustedAt: Number(row.exhausted_at) }),
     };
   }
 
   async #select(id: string, tenant: string | null): Promise<EndpointRow | undefined> {
-    const [row] = await this.#runner.rows<EndpointRow>('read the endpoint', this.#sql.select, [id, tenant]);
+    const [row] = await this.#runner.rows<EndpointRow>('read the endpoint', sql.selectEndpointSql(this.#tables), [id, tenant]);
     return row;
   }
 
-  async #list(tenant: string | null, query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
-    const parameters = [tenant, query.after ?? '', Math.max(0, query.limit)];
-    return (await this.#runner.rows<EndpointRow>('list endpoints', this.#sql.list, parameters)).map(toEndpoint);
-  }
-
-  async #update(tenant: string | null, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {
+  async update(tenant: string | null, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {
     const rateLimit = changes.rateLimit === undefined || changes.rateLimit === null ? changes.rateLimit : Math.round(changes.rateLimit);
     const parameters = [
       id,
@@ -199,7 +170,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
       ENDPOINT_DISABLED_ERROR,
       ...change(changes.headers && JSON.stringify(changes.headers)),
     ];
-    const [row] = await this.#runner.rows<EndpointRow>('update the endpoint', this.#sql.update, parameters);
+    const [row] = await this.#runner.rows<EndpointRow>('update the endpoint', sql.updateEndpointSql(this.#tables), parameters);
     return row && toEndpoint(row);
   }
 }

@@ -17,24 +17,7 @@ import {
 import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
 import type { NotificationListener } from './notification-listener.js';
 import type { Vacuum } from './vacuum.js';
-import {
-  claimDuePassingOverSql,
-  claimDueSql,
-  getDeliverySql,
-  listCursorSql,
-  listDeliveriesSql,
-  nextDueAtSql,
-  waitingSinceSql,
-  pendingStatsSql,
-  pruneLockKey,
-  pruneSql,
-  recordAttemptsSql,
-  releaseSql,
-  requeueAnySql,
-  requeueFailedSinceSql,
-  requeueFailedSql,
-  takeRateBudgetSql,
-} from './outbox-queries.js';
+import * as sql from './outbox-queries.js';
 import { CoalescingBatch } from './coalescing-batch.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
 import type { ClaimRow, DeliveryRow } from './schema.js';
@@ -47,49 +30,20 @@ const RATE_WINDOW_MS = 1_000;
 /** Most attempts recorded in one statement. */
 const RECORD_BATCH = 256;
 
-/** One attempt as the record statement takes it (a row of its parameter arrays). */
-interface AttemptRecord {
-  readonly id: string;
-  readonly owner: string;
-  readonly status: string;
-  readonly nextAttemptAt: number | null;
-  readonly updatedAt: number;
-  readonly at: number;
-  readonly durationMs: number;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly interrupted: boolean;
-  readonly response: string | null;
-}
-
-type Statement =
-  | 'release'
-  | 'nextDueAt'
-  | 'waitingSince'
-  | 'pendingStats'
-  | 'get'
-  | 'listCursor'
-  | 'list'
-  | 'requeueFailed'
-  | 'requeueAny'
-  | 'requeueFailedSince'
-  | 'endpointStats'
-  | 'enqueue'
-  | 'prune';
+/** One attempt as a row of the record statement's parameter arrays, in their order (see recordAttemptsSql); the id first. */
+type AttemptRecord = readonly [id: string, ...columns: unknown[]];
 
 /**
- * The webhook outbox in PostgreSQL, shared by every instance on the
- * database: claims are leases taken with `FOR UPDATE SKIP LOCKED`,
- * `watch` hears the NOTIFY that every create with deliveries sends, and
- * `takeRateBudget` keeps each endpoint's rate limit in a row all instances
- * draw on, so the limit holds for the service, not per instance.
+ * The webhook outbox in PostgreSQL, shared by every instance on the database: claims are leases taken with `FOR
+ * UPDATE SKIP LOCKED`, `watch` hears the NOTIFY of every create with deliveries, and `takeRateBudget` keeps each
+ * endpoint's rate limit in a row all instances draw on.
  */
 export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #runner: QueryRunner;
   /** Claims, records and releases: the dispatcher's hot path, on connections that commit asynchronously. */
   readonly #dispatch: QueryRunner;
   readonly #listener: NotificationListener;
-  readonly #sql: { readonly [K in Statement]: string };
+  readonly #tables: Tables;
   /** The dispatcher's per-delivery statements, prepared on each connection. */
   readonly #claim: PreparedStatement;
   readonly #claimPassingOver: PreparedStatement;
@@ -109,27 +63,13 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#dispatch = runners.dispatch;
     this.#vacuum = runners.vacuum;
     this.#listener = listener;
-    this.#claim = prepared(claimDueSql(tables));
-    this.#claimPassingOver = prepared(claimDuePassingOverSql(tables));
-    this.#record = prepared(recordAttemptsSql(tables));
-    this.#takeRateBudget = prepared(takeRateBudgetSql(tables));
-    this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: (record) => record.id, maxSize: RECORD_BATCH });
-    this.#sql = {
-      release: releaseSql(tables),
-      nextDueAt: nextDueAtSql(tables),
-      waitingSince: waitingSinceSql(tables),
-      pendingStats: pendingStatsSql(tables),
-      get: getDeliverySql(tables),
-      listCursor: listCursorSql(tables),
-      list: listDeliveriesSql(tables),
-      requeueFailed: requeueFailedSql(tables),
-      requeueAny: requeueAnySql(tables),
-      requeueFailedSince: requeueFailedSinceSql(tables),
-      endpointStats: endpointStatsSql(tables),
-      enqueue: enqueueSql(tables),
-      prune: pruneSql(tables),
-    };
-    this.#pruneLockKey = pruneLockKey(tables);
+    this.#claim = prepared(sql.claimDueSql(tables));
+    this.#claimPassingOver = prepared(sql.claimDuePassingOverSql(tables));
+    this.#record = prepared(sql.recordAttemptsSql(tables));
+    this.#takeRateBudget = prepared(sql.takeRateBudgetSql(tables));
+    this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: ([id]) => id, maxSize: RECORD_BATCH });
+    this.#tables = tables;
+    this.#pruneLockKey = sql.pruneLockKey(tables);
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
@@ -149,59 +89,53 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     const at = wholeMs(attempt.at);
     const durationMs = wholeMs(attempt.durationMs);
     const interrupted = outcome.status === 'interrupted';
-    return this.#records.submit({
-      id,
-      owner,
-      status: interrupted ? 'pending' : outcome.status,
-      nextAttemptAt: outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null,
-      updatedAt: at + durationMs,
-      at,
-      durationMs,
-      statusCode: attempt.statusCode ?? null,
-      error: attempt.error ?? null,
-      interrupted,
-      response: attempt.response ?? null,
-    });
+    const nextAttemptAt = outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null;
+    const { statusCode = null, error = null, response = null } = attempt;
+    const status = interrupted ? 'pending' : outcome.status;
+    return this.#records.submit([id, owner, status, nextAttemptAt, at + durationMs, at, durationMs, statusCode, error, interrupted, response]);
   }
 
   async #recordBatch(records: readonly AttemptRecord[]): Promise<boolean[]> {
-    const column = <K extends keyof AttemptRecord>(key: K) => records.map((record) => record[key]);
-    const columns = ['id', 'owner', 'status', 'nextAttemptAt', 'updatedAt', 'at', 'durationMs', 'statusCode', 'error', 'interrupted', 'response'] as const;
-    const parameters = columns.map(column);
+    const parameters = records[0]!.map((_, column) => records.map((record) => record[column]));
     const rows = await this.#dispatch.rows<{ delivery_id: string }>('record the delivery attempt', this.#record, parameters);
     const recorded = new Set(rows.map((row) => row.delivery_id));
-    return records.map((record) => recorded.has(record.id));
+    return records.map(([id]) => recorded.has(id));
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
-    await this.#dispatch.changes('release delivery leases', this.#sql.release, [ids, owner]);
+    await this.#dispatch.changes('release delivery leases', sql.releaseSql(this.#tables), [ids, owner]);
   }
 
   async pendingStats(): Promise<PendingStats> {
-    const [row] = await this.#runner.rows<{ count: bigint; oldest: bigint | null }>('count pending deliveries', this.#sql.pendingStats, []);
+    const [row] = await this.#runner.rows<{ count: bigint; oldest: bigint | null }>('count pending deliveries', sql.pendingStatsSql(this.#tables), []);
     const count = Number(row?.count ?? 0n);
     return row?.oldest == null ? { count } : { count, oldestCreatedAt: Number(row.oldest) };
   }
 
   async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
-    const rows = await this.#runner.rows<{ id: string; since: bigint }>('find the deliveries waiting for a slot', this.#sql.waitingSince, [wholeMs(now)]);
+    const rows = await this.#runner.rows<{ id: string; since: bigint }>('find the deliveries waiting for a slot', sql.waitingSinceSql(this.#tables), [
+      wholeMs(now),
+    ]);
     return new Map(rows.map((row) => [row.id, Number(row.since)]));
   }
 
   async nextDueAt(): Promise<number | undefined> {
-    const [row] = await this.#runner.rows<{ at: bigint | null }>('find the next due delivery', this.#sql.nextDueAt, []);
+    const [row] = await this.#runner.rows<{ at: bigint | null }>('find the next due delivery', sql.nextDueAtSql(this.#tables), []);
     return row?.at == null ? undefined : Number(row.at);
   }
 
   async get(id: string): Promise<Delivery | undefined> {
-    const [row] = await this.#runner.rows<DeliveryRow>('read the delivery', this.#sql.get, [id]);
+    const [row] = await this.#runner.rows<DeliveryRow>('read the delivery', sql.getDeliverySql(this.#tables), [id]);
     return row && toDelivery(row);
   }
 
   async list(query: ListDeliveriesQuery = {}): Promise<Delivery[] | undefined> {
     let cursor: { created_at: bigint; seq: bigint } | undefined;
     if (query.after !== undefined) {
-      [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', this.#sql.listCursor, [query.after, query.tenant ?? null]);
+      [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', sql.listCursorSql(this.#tables), [
+        query.after,
+        query.tenant ?? null,
+      ]);
       if (!cursor) return undefined;
     }
     const parameters = [
@@ -215,21 +149,25 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       query.since === undefined ? null : Math.ceil(query.since),
       query.until === undefined ? null : Math.ceil(query.until),
     ];
-    return (await this.#runner.rows<DeliveryRow>('list deliveries', this.#sql.list, parameters)).map(toDelivery);
+    return (await this.#runner.rows<DeliveryRow>('list deliveries', sql.listDeliveriesSql(this.#tables), parameters)).map(toDelivery);
   }
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
     const at = wholeMs(now);
     if (!('id' in selector)) {
-      return this.#runner.changes("recover the endpoint's deliveries", this.#sql.requeueFailedSince, [selector.endpointId, Math.ceil(selector.since), at]);
+      return this.#runner.changes("recover the endpoint's deliveries", sql.requeueFailedSinceSql(this.#tables), [
+        selector.endpointId,
+        Math.ceil(selector.since),
+        at,
+      ]);
     }
-    if (selector.from === 'any') return this.#runner.changes('resend the delivery', this.#sql.requeueAny, [selector.id, at]);
-    return this.#runner.changes('requeue the delivery', this.#sql.requeueFailed, [selector.id, at]);
+    if (selector.from === 'any') return this.#runner.changes('resend the delivery', sql.requeueAnySql(this.#tables), [selector.id, at]);
+    return this.#runner.changes('requeue the delivery', sql.requeueFailedSql(this.#tables), [selector.id, at]);
   }
 
   async enqueue(delivery: NewDelivery): Promise<void> {
     const { id, tenant, endpointId, eventType, payload } = delivery;
-    await this.#runner.changes('queue the delivery', this.#sql.enqueue, [
+    await this.#runner.changes('queue the delivery', enqueueSql(this.#tables), [
       id,
       tenant,
       endpointId,
@@ -244,7 +182,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     const starts = since.map((start) => Math.ceil(start));
     const parameters = [endpointId, Math.min(...starts), starts, [ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR]];
     type Row = { windows: [number, number][] | null; last_at: bigint | null; last_status: number | null };
-    const [row] = await this.#runner.rows<Row>("count the endpoint's attempts", this.#sql.endpointStats, parameters);
+    const [row] = await this.#runner.rows<Row>("count the endpoint's attempts", endpointStatsSql(this.#tables), parameters);
     const windows = (row?.windows ?? []).map(([succeeded, failed]) => ({ succeeded, failed }));
     if (!row || row.last_at === null) return { windows };
     const at = Number(row.last_at);
@@ -254,23 +192,16 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   async prune(options: PruneDeliveriesOptions): Promise<number> {
     if (options.limit < 1) return 0;
     const parameters = [Math.ceil(options.olderThan), Math.trunc(options.limit), this.#pruneLockKey];
-    return this.#runner.changes('prune finished deliveries', this.#sql.prune, parameters);
+    return this.#runner.changes('prune finished deliveries', sql.pruneSql(this.#tables), parameters);
   }
 
-  /**
-   * A plain VACUUM of the outbox tables and of plants (see `vacuumSql`), so
-   * the space of pruned and deleted rows is reused whether the server's
-   * autovacuum is on, off or behind. The pruner calls it only after a run
-   * that deleted rows, which only a run that held the prune lock does, so at
-   * most once per run, on the instance that pruned.
-   */
+  /** A plain VACUUM of the outbox tables and of plants (see `vacuumSql`), so the space of pruned and deleted rows is reused. */
   reclaimSpace(options?: ReclaimSpaceOptions): Promise<void> {
     return this.#vacuum.run(options);
   }
 
   async takeRateBudget(endpointId: string, rateLimit: number, now: number): Promise<RateBudgetAnswer> {
-    // On the dispatcher's asynchronously committing connections: a count lost in a database crash lets at most one
-    // window go over, as a lost claim only sends a message again.
+    // On the dispatcher's asynchronously committing connections: a count lost in a crash lets one window go over.
     const windowStart = Math.floor(now / RATE_WINDOW_MS) * RATE_WINDOW_MS;
     const parameters = [endpointId, windowStart, rateLimit];
     const [row] = await this.#dispatch.rows<{ used: number; window_start: bigint }>('take from the rate budget', this.#takeRateBudget, parameters);

@@ -4,11 +4,7 @@ import { StorageError } from '@plant-store/core';
 import { AnswerDeadlines, type Waiting } from './answer-deadlines.js';
 import { postgresError } from './postgres-error.js';
 
-/**
- * A statement each connection parses and plans once, then only binds and
- * runs: for the statements the webhook dispatcher runs for every delivery,
- * where parsing and planning cost as much as the work itself.
- */
+/** A statement each connection parses and plans once: for the dispatcher's per-delivery statements. */
 export interface PreparedStatement {
   readonly name: string;
   readonly text: string;
@@ -22,21 +18,12 @@ export function prepared(text: string): PreparedStatement {
 type Statement = string | PreparedStatement;
 
 /**
- * Runs this adapter's SQL on a pg pool, wrapping every failure in a
- * `StorageError` that names the action. Each call but `transaction` is one
- * statement, so each is atomic on its own and holds no connection between
- * round trips. After `close()` every call rejects.
- *
- * Statements go to a pooled client directly: the SQL is hand-written (see
- * plant-queries.ts, outbox-queries.ts), so a query builder would only pass
- * it through, and on a list request its execution layer cost about a tenth
- * of the service's CPU (see docs/performance.md). A client whose statement
- * failed other than by the server's answer, or got no answer within the
- * deadline (see `AnswerDeadlines`), goes back to the pool as broken, so the
- * pool closes it and opens a new one instead of lending out a connection
- * still waiting for a reply. Statements run through pg's callback form: its
- * promise form, like its per-query timeout, made the rows of every result
- * outlive young-generation GCs (see `AnswerDeadlines`).
+ * Runs this adapter's hand-written SQL on a pg pool, wrapping every failure in a `StorageError` that names the
+ * action. Each call but `transaction` is one statement, holding no connection between round trips. After
+ * `close()` every call rejects. A client whose statement failed other than by the server's answer, or got none
+ * within the deadline, goes back to the pool as broken, so it is never lent out still waiting for a reply.
+ * Statements run through pg's callback form: its promise form made the rows of every result outlive
+ * young-generation GCs (see `AnswerDeadlines`).
  */
 export class QueryRunner {
   readonly #pool: pg.Pool;
@@ -101,9 +88,7 @@ export class QueryRunner {
       client.release();
       return result;
     } catch (error) {
-      // An error the server answered with (a constraint, a cancelled
-      // statement) leaves the connection usable; anything else (a lost
-      // connection, no answer by the deadline) may leave a reply in flight.
+      // An error the server answered with leaves the connection usable; anything else may leave a reply in flight.
       client.release(error instanceof pg.DatabaseError ? undefined : brokenBy(error));
       throw postgresError(action, error);
     }

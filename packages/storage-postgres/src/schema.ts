@@ -1,10 +1,7 @@
-import type { DeliveryStatus } from '@plant-store/core';
+import type { DeliveryAttempt, DeliveryStatus } from '@plant-store/core';
 
-/*
- * Rows as the statements of this adapter return them (see migrations/ for
- * the tables). int8 columns arrive as bigint (see postgres-connection.ts):
- * plant ids stay exact; times are converted to numbers when mapped.
- */
+// Rows as the statements of this adapter return them. int8 columns arrive as bigint: plant ids stay exact; times
+// are converted to numbers when mapped.
 
 export interface PlantRow {
   readonly id: bigint;
@@ -21,7 +18,6 @@ export interface MessageRow {
   readonly event_type: string;
   readonly payload: string;
   readonly created_at: bigint;
-  /** W3C `traceparent` of the write that queued it; NULL when that write was not traced. */
   readonly traceparent: string | null;
 }
 
@@ -35,19 +31,9 @@ export interface ClaimRow extends MessageRow {
 /** A delivery with its attempt log, aggregated as JSON by the statement (see outbox-queries.ts). */
 export interface DeliveryRow extends MessageRow {
   readonly status: DeliveryStatus;
-  /** Queued by "send a test event" (migration 005). */
   readonly test: boolean;
   readonly attempt_count: number;
   readonly next_attempt_at: bigint | null;
-  readonly attempts: readonly AttemptJson[];
-}
-
-/** One attempt as `json_strip_nulls(json_build_object(...))` returns it: absent keys were NULL. */
-export interface AttemptJson {
-  readonly at: number;
-  readonly durationMs: number;
-  readonly statusCode?: number;
-  readonly error?: string;
-  readonly interrupted?: true;
-  readonly response?: string;
+  /** Built by `json_strip_nulls(json_build_object(...))`: keys that were NULL are absent. */
+  readonly attempts: readonly DeliveryAttempt[];
 }

@@ -3,30 +3,17 @@ import { StorageError } from '@plant-store/core';
 import type { ReclaimSpaceOptions } from '@plant-store/core/adapter';
 import { postgresError } from './postgres-error.js';
 
-/**
- * Longest a VACUUM may run, in ms: the server cancels it then (the next
- * pruning run tries again). Far longer than a statement's timeout, since a
- * VACUUM reads the tables' indexes whole; a deadline still, so a lost network
- * cannot hold the pruner forever.
- */
+/** Longest a VACUUM may run, in ms (it reads whole indexes); the next pruning run tries again. */
 const VACUUM_TIMEOUT_MS = 10 * 60_000;
 
-/**
- * Paces the VACUUM's reads and writes as autovacuum's own are paced (a VACUUM
- * run by hand is not, by default): it takes longer, but the statements of
- * requests and deliveries running meanwhile do not queue behind its I/O.
- */
+/** Paces the VACUUM's I/O as autovacuum's is, so requests and deliveries do not queue behind it. */
 const THROTTLED = "SET vacuum_cost_delay = '2ms'";
 
 const ignore = () => {};
 
 /**
- * Runs the VACUUM after pruning (`vacuumSql`) on a connection of its own:
- * VACUUM cannot run inside a transaction block, it needs a longer timeout
- * than the pool's statements, and it must not take a pooled connection from
- * requests for as long as it runs. The connection is opened for each VACUUM
- * (at most one per pruning run) and closed after it. One VACUUM at a time
- * per storage: a call while one runs shares it.
+ * Runs the VACUUM after pruning (`vacuumSql`) on a connection of its own, opened for it: it cannot run in a
+ * transaction, needs a longer timeout, and must not hold a pooled connection. A call while one runs shares it.
  */
 export class Vacuum {
   readonly #config: pg.ClientConfig;
@@ -48,10 +35,7 @@ export class Vacuum {
     return this.#running;
   }
 
-  /**
-   * Drops the connection of a VACUUM in progress instead of waiting for it:
-   * the server finishes (or ends) that VACUUM by itself. Idempotent.
-   */
+  /** Drops the connection of a VACUUM in progress instead of waiting for it (the server ends it). Idempotent. */
   close(): void {
     this.#closed = true;
     for (const client of this.#clients) void client.end().catch(ignore);

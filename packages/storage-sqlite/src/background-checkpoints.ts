@@ -3,28 +3,14 @@ import { Worker } from 'node:worker_threads';
 import type { Database as BetterSqlite3 } from 'better-sqlite3';
 
 /**
- * Copies the write-ahead log back into the database file ("checkpoints") on
- * a worker thread with a connection of its own, instead of inside a write.
+ * Copies the write-ahead log back into the database file ("checkpoints") on a worker thread with a connection of
+ * its own, instead of inside a write: SQLite's automatic checkpoint syncs the disk inside the COMMIT that fills the
+ * log, and better-sqlite3 is synchronous, so it froze the event loop for every request in flight. A PASSIVE
+ * checkpoint from another connection takes no write lock; durability is unchanged.
  *
- * SQLite's automatic checkpoint runs in the COMMIT that fills the log past
- * 1,000 pages, on the writing connection, and it syncs the log and the
- * database to disk: about 10 ms on this kind of disk, most of it waiting for
- * the sync. better-sqlite3 is synchronous, so each of those commits froze the
- * event loop for every request in flight; with a plant, its delivery and
- * their indexes filling the log every hundred or so creates, that wait was
- * about half the time of a create. A PASSIVE checkpoint from another
- * connection copies the same pages without taking the write lock, so writes
- * go on meanwhile. Durability is unchanged: a commit is as durable as before
- * (in the log), and the checkpoint syncs before it copies.
- *
- * The main connection keeps an automatic checkpoint as a backstop at a much
- * larger log (`BACKSTOP_PAGES`), in case the worker falls behind, and goes
- * back to SQLite's default when the worker fails. One worker serves every
- * database of the process (a worker costs tens of milliseconds to start and
- * its own heap), started once a database has seen `WRITES_BEFORE_WORKER`
- * writes: a process that only reads, or writes a little and ends (a CLI
- * command, a test), never starts one, and until then SQLite's own checkpoint
- * (after 1,000 pages, more than those writes fill) does the work.
+ * The main connection keeps an automatic checkpoint as a backstop at a much larger log, and goes back to SQLite's
+ * default when the worker fails. One worker serves every database of the process, started once a database has seen
+ * `WRITES_BEFORE_WORKER` writes, so a process that only reads or writes a little (a CLI command) never starts one.
  */
 export interface BackgroundCheckpoints {
   /** Called once per write transaction: wakes the worker (cheap: a shared counter, no message). */
@@ -39,7 +25,7 @@ const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 /** The main connection's own checkpoint while the worker serves it: 64 MiB of 4 KiB pages, never reached when the worker keeps up. */
 export const BACKSTOP_PAGES = 16_384;
 
-/** Least time between two checkpoints of a database, in ms: each syncs the disk, and under a stream of writes one per interval copies everything queued meanwhile. */
+/** Least time between two checkpoints of a database, in ms (each syncs the disk). */
 const PAUSE_MS = 25;
 
 /** Write transactions on a database before the worker serves it. */
@@ -52,14 +38,8 @@ const CLOSE_TIMEOUT_MS = 5_000;
 const WRITES = 0;
 const STOP = 1;
 
-/*
- * The worker's program, as plain JavaScript evaluated by the worker: the
- * package also runs from its TypeScript sources (tests), where a worker file
- * would not be JavaScript. Per database it waits (asynchronously, so messages
- * still arrive) for the write counter to move, checkpoints, pauses, and on
- * `close` lets go of the file and answers. It loads the very driver the main
- * thread uses.
- */
+// The worker's program, as plain JavaScript (the package also runs from its TypeScript sources, in tests). Per
+// database it waits for the write counter to move, checkpoints, pauses, and on `close` lets go of the file.
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.driver);

@@ -3,22 +3,15 @@ import { StorageError } from '@plant-store/core';
 import { isPlainFilePath } from './database-path.js';
 
 /**
- * Notices when the database files at the path stop being the files the
- * connection has open. SQLite keeps writing to an open file after it is
- * deleted or replaced (in WAL mode it does not even warn), so every write
- * would be acknowledged and then lost on the next start. A file is
- * identified by device and inode; while the connection holds it open, its
- * inode cannot be reused, so a match really is the same file.
+ * Notices when the database files at the path stop being the files the connection has open: SQLite keeps writing
+ * to a deleted or replaced file, so every write would be acknowledged and then lost on the next start. A file is
+ * identified by device and inode (an open file's inode cannot be reused).
  */
 export interface DatabaseFileGuard {
   /**
-   * Throws a `StorageError` (`sqlite storage could not <action>: <reason>`)
-   * when the database file or its write-ahead log at the path is no longer
-   * the open one. Run inside every write transaction, just before COMMIT, so
-   * a refused write is rolled back rather than left in a log that a later
-   * checkpoint would still copy into the database. Costs one stat (of the
-   * log) per write: the database file itself is watched, and stat'ed only
-   * after the watch reported something (see `databaseFileGuard`).
+   * Throws a `StorageError` (`sqlite storage could not <action>: <reason>`) when the database file or its
+   * write-ahead log at the path is no longer the open one. Run inside every write transaction just before COMMIT,
+   * so a refused write is rolled back rather than left in a log a later checkpoint would copy.
    */
   assertSameFile(action: string): void;
   /** Why writes cannot be trusted right now (database or log file deleted or replaced, file not writable), or `undefined`. For readiness. */
@@ -36,28 +29,16 @@ interface FileIdentity {
 const UNGUARDED: DatabaseFileGuard = { assertSameFile() {}, problem: () => undefined, close() {} };
 
 /**
- * The guard for the database at `path`, taking the identity of the files
- * there now: call it once the connection has opened the file and read it in
- * WAL mode (so the `-wal` file exists).
+ * The guard for the database at `path`, taking the identity of the files there now: call it once the connection
+ * has opened the file in WAL mode (so the `-wal` file exists).
  *
- * Every write stats the log: deleting or replacing the log alone loses every
- * commit not yet copied into the database, and it must be caught by the very
- * next write. Deleting the log along with the database, or renaming their
- * folder, takes the log's path away too. Only the database file replaced or
- * deleted on its own escapes that stat, so the database file is watched
- * (inotify and the like, events only at checkpoints and when it is unlinked
- * or renamed over, never per write) and stat'ed on the next write after any
- * event. Watching its folder instead would report every write to the log, a
- * JavaScript callback per write that costs more than the stat it saves.
- * Where the file cannot be watched, or there is no log, every write stats
- * the database file as well. Once a file is found changed the guard stays
- * failed: the open inode can never come back to the path.
+ * Every write stats the log, so a deleted or replaced log is caught by the very next write. The database file is
+ * watched instead (its events come only at checkpoints and when it is unlinked or renamed over, never per write)
+ * and stat'ed on the next write after any event; where it cannot be watched, or there is no log, every write stats
+ * it as well. Once a file is found changed the guard stays failed: the open inode can never come back to the path.
  *
- * `onLogLost` is called once, after the current synchronous work (the
- * refused transaction's rollback), when the log alone was deleted or
- * replaced: the connection still holds the old log open, and a checkpoint
- * through it is the last chance to copy the commits it acknowledged into
- * the database file before a crash would lose them.
+ * `onLogLost` is called once, after the refused transaction's rollback, when the log alone was lost: a checkpoint
+ * through the connection that still holds it open is the last chance to save the commits it acknowledged.
  */
 export function databaseFileGuard(path: string, onLogLost?: () => void): DatabaseFileGuard {
   if (!isPlainFilePath(path)) return UNGUARDED;
@@ -65,9 +46,17 @@ export function databaseFileGuard(path: string, onLogLost?: () => void): Databas
   if (database === undefined) return UNGUARDED;
   const walPath = `${path}-wal`;
   const wal = identityOf(walPath);
-  /** The first change found: permanent, so later checks need no stat. */
   let lost: string | undefined;
-  const databaseWatch = wal === undefined ? unwatched() : watchForChanges(path);
+  // Set by any event at the database file (written, unlinked, renamed over); always set while it is not watched.
+  let suspect = true;
+  let watcher = wal === undefined ? undefined : watchFile(path, () => (suspect = true));
+  const unwatch = () => {
+    watcher?.close();
+    watcher = undefined;
+    suspect = true;
+  };
+  watcher?.on('error', unwatch);
+  suspect = watcher === undefined;
   const identityProblem = () => {
     if (lost !== undefined) return lost;
     lost = changed(path, database, 'database file');
@@ -79,53 +68,25 @@ export function databaseFileGuard(path: string, onLogLost?: () => void): Databas
   };
   return {
     assertSameFile(action) {
-      if (lost === undefined && (databaseWatch.suspect || (wal !== undefined && !isSameFile(walPath, wal)))) {
+      if (lost === undefined && (suspect || (wal !== undefined && !isSameFile(walPath, wal)))) {
         // Cleared before the stat: an event arriving later marks it again.
-        databaseWatch.suspect = !databaseWatch.watching;
+        suspect = watcher === undefined;
         identityProblem();
       }
       if (lost !== undefined) throw new StorageError(`sqlite storage could not ${action}: ${lost}`);
     },
-    problem() {
-      return identityProblem() ?? notWritable(path);
-    },
-    close: () => databaseWatch.close(),
+    problem: () => identityProblem() ?? notWritable(path),
+    close: unwatch,
   };
 }
 
-/** Whether a file may have changed since it was last stat'ed. */
-interface ChangeWatch {
-  /** Set by any event at the file; always set when it is not watched. */
-  suspect: boolean;
-  /** Whether events arrive (false where it cannot be watched, or after the watch failed). */
-  readonly watching: boolean;
-  close(): void;
-}
-
-const unwatched = (): ChangeWatch => ({ suspect: true, watching: false, close() {} });
-
-/** Watches the file at `path` for anything (written, unlinked, renamed over); without keeping the process alive. */
-function watchForChanges(path: string): ChangeWatch {
-  let watcher: FSWatcher | undefined;
-  const state = {
-    suspect: true,
-    get watching() {
-      return watcher !== undefined;
-    },
-    close() {
-      watcher?.close();
-      watcher = undefined;
-      state.suspect = true;
-    },
-  };
+/** Watches the file at `path` without keeping the process alive; `undefined` where it cannot (no inotify watches left, an unsupported file system). */
+function watchFile(path: string, onEvent: () => void): FSWatcher | undefined {
   try {
-    watcher = watch(path, { persistent: false }, () => (state.suspect = true));
-    watcher.on('error', () => state.close());
-    state.suspect = false;
+    return watch(path, { persistent: false }, onEvent);
   } catch {
-    // No watch (no inotify instances or watches left, an unsupported file system): stat on every write.
+    return undefined;
   }
-  return state;
 }
 
 function identityOf(path: string): FileIdentity | undefined {
@@ -135,15 +96,14 @@ function identityOf(path: string): FileIdentity | undefined {
 
 /** Whether the file at `path` is the one identified by `opened` (one stat). */
 function isSameFile(path: string, opened: FileIdentity): boolean {
-  const now = statSync(path, { throwIfNoEntry: false });
-  return now !== undefined && now.dev === opened.dev && now.ino === opened.ino;
+  const now = identityOf(path);
+  return now?.dev === opened.dev && now.ino === opened.ino;
 }
 
 /** Why the file at `path` is not the one identified by `opened`, or `undefined` when it is. */
 function changed(path: string, opened: FileIdentity, what: string): string | undefined {
   if (isSameFile(path, opened)) return undefined;
-  const now = identityOf(path);
-  const how = now === undefined ? 'deleted' : 'replaced by another file';
+  const how = identityOf(path) === undefined ? 'deleted' : 'replaced by another file';
   return `the ${what} ${path} was ${how} while open; what is written now would be lost at the next start (restart the service)`;
 }
 

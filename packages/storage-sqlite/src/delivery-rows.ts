@@ -1,11 +1,8 @@
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from '@plant-store/core';
 import type { ClaimedDelivery, NewDelivery } from '@plant-store/core/adapter';
 
-/*
- * Rows of the outbox's statements (see outbox-queries.ts) and their mapping
- * to the port's types. The connection reads every INTEGER as a bigint (safe
- * integers); integer columns other than plant ids are converted back here.
- */
+// Rows of the outbox's statements and their mapping to the port's types. The connection reads every INTEGER as a
+// bigint (safe integers); integer columns other than plant ids are converted back here.
 
 /** Times and durations are whole milliseconds (INTEGER columns); durations measured with sub-ms clocks are rounded. */
 export const wholeMs = (value: number) => Math.round(value);
@@ -14,18 +11,15 @@ export const wholeMs = (value: number) => Math.round(value);
 interface MessageRow {
   id: string;
   tenant: string;
-  /** Id of the subscription (endpoint) the delivery goes to. */
   endpoint_id: string;
   event_type: string;
   payload: string;
   created_at: bigint;
-  /** W3C `traceparent` of the write that queued it; NULL when that write was not traced. */
   traceparent: string | null;
 }
 
 /** A row the claim returns. */
 export interface ClaimRow extends MessageRow {
-  /** Attempts that count toward the retry schedule (interrupted ones do not). */
   attempt_count: bigint;
   next_attempt_at: bigint;
   rowid: bigint;
@@ -33,25 +27,20 @@ export interface ClaimRow extends MessageRow {
 
 /** A delivery row as the reads select it. */
 export interface DeliveryRow extends MessageRow {
-  /** 1 for a delivery queued by "send a test event", else 0. */
   test: bigint;
   status: DeliveryStatus;
-  /** Due time while pending; NULL once delivered or failed. */
   next_attempt_at: bigint | null;
 }
 
 /** A webhook_attempts row. */
 export interface AttemptRow {
   delivery_id: string;
-  /** 1 for the first attempt; interrupted attempts are numbered too. */
   attempt: bigint;
   at: bigint;
   duration_ms: bigint;
   status_code: bigint | null;
   error: string | null;
-  /** 1 when a shutdown cut the attempt short (it does not count toward the retry schedule), else 0. */
   interrupted: bigint;
-  /** The start of the receiver's answer (at most 1 KiB); NULL when none. */
   response: string | null;
 }
 
@@ -89,12 +78,14 @@ export const claimOrder = (a: DueRow, b: DueRow) =>
   a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.rowid < b.rowid ? -1 : a.rowid > b.rowid ? 1 : 0;
 
 function toAttempt(row: AttemptRow): DeliveryAttempt {
-  const attempt: { -readonly [K in keyof DeliveryAttempt]: DeliveryAttempt[K] } = { at: Number(row.at), durationMs: Number(row.duration_ms) };
-  if (row.status_code !== null) attempt.statusCode = Number(row.status_code);
-  if (row.error !== null) attempt.error = row.error;
-  if (row.interrupted !== 0n) attempt.interrupted = true;
-  if (row.response !== null) attempt.response = row.response;
-  return attempt;
+  return {
+    at: Number(row.at),
+    durationMs: Number(row.duration_ms),
+    ...(row.status_code !== null && { statusCode: Number(row.status_code) }),
+    ...(row.error !== null && { error: row.error }),
+    ...(row.interrupted !== 0n && { interrupted: true as const }),
+    ...(row.response !== null && { response: row.response }),
+  };
 }
 
 function toDelivery(row: DeliveryRow, attempts: DeliveryAttempt[]): Delivery {
@@ -112,10 +103,6 @@ function toDelivery(row: DeliveryRow, attempts: DeliveryAttempt[]): Delivery {
 /** The rows as deliveries, each with its attempts out of `attempts` (the attempts of all of them, in attempt order). */
 export function toDeliveries(rows: readonly DeliveryRow[], attempts: readonly AttemptRow[]): Delivery[] {
   const byDelivery = new Map<string, DeliveryAttempt[]>();
-  for (const attempt of attempts) {
-    let list = byDelivery.get(attempt.delivery_id);
-    if (!list) byDelivery.set(attempt.delivery_id, (list = []));
-    list.push(toAttempt(attempt));
-  }
+  for (const attempt of attempts) byDelivery.set(attempt.delivery_id, [...(byDelivery.get(attempt.delivery_id) ?? []), toAttempt(attempt)]);
   return rows.map((row) => toDelivery(row, byDelivery.get(row.id) ?? []));
 }

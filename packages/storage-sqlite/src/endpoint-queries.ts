@@ -27,11 +27,8 @@ export const LIST_ENDPOINTS = `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id
 const UPDATABLE = ['url', 'event_types', 'description', 'rate_limit', 'headers', 'status', 'disabled_reason'];
 
 /**
- * Parameters: a keep/set flag (0 keeps the column) and a value per updatable
- * column (url, event types, description, rate limit, headers, status,
- * disabled reason), then updated at, id, tenant (twice; NULL: any tenant's). Returns
- * the updated row, none when there is no such endpoint (of that tenant).
- * Enabling clears the reason whatever the update says.
+ * Parameters: a keep/set flag (0 keeps the column) and a value per column of UPDATABLE, then updated at, id, tenant
+ * (twice; NULL: any tenant's). Returns the updated row, none when there is no such endpoint (of that tenant).
  */
 export const UPDATE_ENDPOINT = `
   UPDATE webhook_endpoints SET ${UPDATABLE.map((column) => `${column} = CASE WHEN ? THEN ? ELSE ${column} END`).join(', ')},
@@ -56,11 +53,7 @@ export const NOTE_FAILURE = `
   UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?), exhausted_at = coalesce(exhausted_at, ?)
   WHERE id = ? RETURNING failing_since, exhausted_at`;
 
-/**
- * Parameters: at, error, endpoint id. A last attempt saying why for each of
- * the endpoint's pending deliveries (run before {@link FAIL_PENDING_DELIVERIES}),
- * numbered after the delivery's last one.
- */
+/** Parameters: at, error, endpoint id. A last attempt saying why for each of the endpoint's pending deliveries (run before {@link FAIL_PENDING_DELIVERIES}). */
 export const FAIL_PENDING_ATTEMPTS = `
   INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
   SELECT d.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM webhook_attempts AS a WHERE a.delivery_id = d.id), ?, 0, NULL, ?, 0

@@ -1,22 +1,10 @@
 /**
- * Group commit: writes submitted during the same turn of the event loop are
- * committed together, in one transaction, once that turn's I/O callbacks
- * have run (`setImmediate`).
+ * Group commit: writes submitted during the same turn of the event loop are committed together, in one
+ * transaction, once that turn's I/O callbacks have run (`setImmediate`). Each commit writes a whole log page per
+ * b-tree touched, so writes sharing one write far fewer pages; each is still acknowledged only after its commit.
  *
- * Each SQLite commit appends every page it changed to the write-ahead log, a
- * whole page per b-tree touched, however small the change. A plant create
- * touches about eight (the plant, its delivery and the outbox indexes), so
- * alone it writes about eight pages; sixteen creates committed together
- * write about two pages each, and their CPU time per create falls by more
- * than half. Under load many requests are read in one turn of the loop, so
- * their writes share a commit; a write alone waits for nothing but the end
- * of its turn. Every write is still acknowledged only after the commit that
- * holds it.
- *
- * One input's own error (a constraint it breaks) must not fail the others:
- * when a group's transaction throws such an error, each input is committed
- * on its own again. Any other error (the database is locked, full, or its
- * files were replaced) would fail each of them alike, so it fails the group.
+ * One input's own error (a constraint it breaks) must not fail the others: each input of such a group is then
+ * committed on its own. Any other error (locked, full, files replaced) fails the group.
  */
 export interface GroupCommitOptions<Input, Output> {
   /** Runs the inputs in one transaction and returns each one's output, in order; throws when the transaction rolled back. */

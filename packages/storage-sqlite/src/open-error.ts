@@ -8,10 +8,8 @@ import { isPlainFilePath } from './database-path.js';
 const READ_ONLY_CODES = /^SQLITE_(READONLY|CANTOPEN|PERM|IOERR)/;
 
 /**
- * The `StorageError` for a database that could not be opened, migrated or
- * written at start, with the cause in the message (the operator sees one
- * line): `sqlite storage could not open <path>: <cause>`. A read-only
- * database says so, with the file system's reason when there is one.
+ * The `StorageError` for a database that could not be opened, migrated or written at start, with the cause in its
+ * one line: `sqlite storage could not open <path>: <cause>`; a read-only database says why when it can.
  */
 export function openError(path: string, error: unknown): StorageError {
   if (error instanceof StorageError) return error;

@@ -2,33 +2,21 @@ import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, ty
 import type { CursorRow } from './delivery-rows.js';
 import { BOUND_LIMIT } from './bound-limit.js';
 
-/*
- * SQL of the webhook outbox (better-sqlite3 parameters). `status = 'pending'`
- * and the finished statuses stay literals where a partial index should
- * apply: SQLite uses one only when the query's WHERE implies the index's.
- */
+// SQL of the webhook outbox. Statuses stay literals where a partial index should apply (SQLite uses one only
+// when the query's WHERE implies the index's).
 
 /** The columns a claim returns (a `ClaimRow`). */
 const CLAIMED_COLUMNS = 'id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid';
 
-/** Parameters: id, tenant, endpoint id, event type, payload, due at, created at, updated at, traceparent. */
+/** Parameters: id, tenant, endpoint id, event type, payload, due at, created at, updated at, traceparent, test (1 or 0). */
 export const INSERT_DELIVERY = `
   INSERT INTO webhook_deliveries
-    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent)
-  VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`;
-
-/** Parameters: id, tenant, endpoint id, event type, payload, due at, created at, updated at, test (1 or 0). One delivery queued on its own (a test event). */
-export const ENQUEUE_DELIVERY = `
-  INSERT INTO webhook_deliveries
-    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, test)
-  VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`;
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent, test)
+  VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)`;
 
 /**
- * Parameters: owner, lease end, now (three times), limit. The claim with no
- * endpoint to pass over, in one statement, run in the claim's IMMEDIATE
- * transaction as the other claim's statements are: two connections (or
- * processes) on the same file never lease the same row while its lease
- * holds. RETURNING does not keep the ORDER BY: callers sort (`claimOrder`).
+ * Parameters: owner, lease end, now (three times), limit. The claim with no endpoint to pass over, in one
+ * statement. RETURNING does not keep the ORDER BY: callers sort (`claimOrder`).
  */
 export const CLAIM_DUE = `
   UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
@@ -40,20 +28,11 @@ export const CLAIM_DUE = `
     LIMIT ${BOUND_LIMIT})
   RETURNING ${CLAIMED_COLUMNS}`;
 
-/*
- * A claim that passes over some endpoints reads the others one by one
- * (their pending deliveries by endpoint, from the endpoint_due index),
- * inside its write transaction: walking the due index instead would step
- * over every due delivery of the endpoints passed over, the whole backlog
- * of a slow receiver, on every claim. INDEXED BY, so that statistics
- * (an operator's ANALYZE) never turn these to the (endpoint_id, status)
- * index, which holds every finished delivery too.
- */
-
 /**
- * The endpoints with pending deliveries (`endpoints(id)`, ending with a NULL
- * row), each found by one seek past the one before (a loose index scan): as
- * many steps as endpoints, however many deliveries each has.
+ * The endpoints with pending deliveries (`endpoints(id)`, ending with a NULL row), each found by one seek past the
+ * one before (a loose index scan). A claim that passes over some endpoints reads the others one by one: walking the
+ * due index would step over the whole backlog of a slow receiver on every claim. INDEXED BY, so statistics (an
+ * operator's ANALYZE) never turn these to the (endpoint_id, status) index, which holds every finished delivery too.
  */
 const PENDING_ENDPOINTS_CTE = `
   WITH RECURSIVE endpoints(id) AS (
@@ -92,12 +71,9 @@ export const LEASE_DELIVERIES = `
   RETURNING ${CLAIMED_COLUMNS}`;
 
 /**
- * No parameters. When the next pending delivery is due or its lease ends,
- * whichever is later; NULL when none is pending. Reads the head of the due
- * index only: the earliest delivery not leased past its due time (`head`),
- * and the leased ones due no later than it, whose lease end may come first.
- * Every later delivery is claimable at its due time or later, so a backlog
- * behind the head costs nothing.
+ * No parameters. When the next pending delivery is due or its lease ends, whichever is later; NULL when none is
+ * pending. Reads the head of the due index only: the earliest delivery not leased past its due time (`head`), and
+ * the leased ones due no later than it, whose lease end may come first.
  */
 export const NEXT_DUE_AT = `
   WITH head AS (
@@ -111,11 +87,7 @@ export const NEXT_DUE_AT = `
     WHERE status = 'pending' AND lease_expires_at > next_attempt_at
       AND next_attempt_at <= coalesce((SELECT at FROM head), ${Number.MAX_SAFE_INTEGER}))`;
 
-/**
- * No parameters: [count, oldest created at] of the pending deliveries. Walks
- * the partial index of pending rows only, so the delivered history costs
- * nothing; the creation times are read from those rows.
- */
+/** No parameters: [count, oldest created at] of the pending deliveries, from the partial index of pending rows. */
 export const PENDING_STATS = `SELECT count(*), min(created_at) FROM webhook_deliveries WHERE status = 'pending'`;
 
 /** Parameters: ids (a JSON array: one parameter however many, no bound-variable limit), owner. */
@@ -140,11 +112,7 @@ export const INSERT_ATTEMPT = `
   INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response)
   VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?)`;
 
-/**
- * Parameters: cutoff, limit. Finished deliveries by finish time (updated_at:
- * the end of the last attempt). The literal status list matches the partial
- * index's WHERE, which is what lets SQLite use it.
- */
+/** Parameters: cutoff, limit. Finished deliveries by finish time (updated_at: the end of the last attempt). */
 export const PRUNABLE = `
   SELECT id FROM webhook_deliveries
   WHERE status IN ('delivered', 'failed') AND updated_at < ?
@@ -154,20 +122,10 @@ export const PRUNABLE = `
 export const DELETE_DELIVERIES = 'DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))';
 
 /**
- * Free pages handed back to the file system per step of `reclaimSpace`: each
- * step is a transaction of its own, run on the event loop like every
- * statement here, and moving a page to fill a hole costs about as much as
- * deleting a few rows, so a step moves a handful of pages and the event loop
- * gets its turn between steps.
+ * Hands a few free pages back to the file system (incremental auto-vacuum): a step of `reclaimSpace`, short enough
+ * to hold the event loop briefly. Run with `exec`: a prepared statement's single step of this pragma frees one page.
  */
-const RECLAIM_STEP_PAGES = 64;
-
-/**
- * Hands up to `RECLAIM_STEP_PAGES` free pages back to the file system
- * (incremental auto-vacuum). Run with `exec`, not as a prepared statement: a
- * prepared statement's single step of this pragma frees a single page.
- */
-export const RECLAIM_STEP = `PRAGMA incremental_vacuum(${RECLAIM_STEP_PAGES})`;
+export const RECLAIM_STEP = 'PRAGMA incremental_vacuum(64)';
 
 /** The number of free pages in the file (plucked). */
 export const FREE_PAGES = 'PRAGMA freelist_count';
@@ -186,83 +144,32 @@ export const ATTEMPTS_OF = `
 /** Deliveries to tenant endpoints (ids with the endpoint prefix), never those of operator subscriptions. */
 const TENANT_ENDPOINT = `substr(endpoint_id, 1, ${ENDPOINT_ID_PREFIX.length}) = '${ENDPOINT_ID_PREFIX}'`;
 
-/**
- * Named parameters: id, tenant (NULL: none). The listing position of a
- * delivery (a keyset cursor), when the tenant may see it: one of its
- * endpoint deliveries; any delivery without a tenant.
- */
+/** Named parameters: id, tenant (NULL: none). A delivery's listing position (keyset cursor), when the tenant may see it. */
 export const LIST_CURSOR = `
   SELECT created_at, rowid FROM webhook_deliveries
   WHERE id = @id AND (@tenant IS NULL OR (tenant = @tenant AND ${TENANT_ENDPOINT}))`;
 
-/** Which optional filters a delivery listing has. */
-export interface DeliveriesShape {
-  readonly tenant: boolean;
-  readonly endpoint: boolean;
-  readonly status: boolean;
-  readonly eventType: boolean;
-  readonly since: boolean;
-  readonly until: boolean;
-  readonly cursor: boolean;
-}
-
-/** A shape's number: one bit per filter. */
-export const deliveriesKey = (shape: DeliveriesShape): number =>
-  (shape.endpoint ? 1 : 0) |
-  (shape.status ? 2 : 0) |
-  (shape.eventType ? 4 : 0) |
-  (shape.since ? 8 : 0) |
-  (shape.until ? 16 : 0) |
-  (shape.cursor ? 32 : 0) |
-  (shape.tenant ? 64 : 0);
-
 /**
- * Parameters: one per filter the shape has, in this order: tenant (its
- * endpoint deliveries only, never those of operator subscriptions),
- * endpoint id, status, event type, created at or after, created before,
- * cursor created-at and rowid (two); then the limit. Newest first. Only the
- * filters given are in the SQL, so each shape gets the plan of its own.
+ * A listing's SQL and parameters, newest first. Only the filters given are in the SQL, so each shape gets a plan
+ * of its own. `tenant`: its endpoint deliveries only, never those of operator subscriptions.
  */
-export function listDeliveriesSql(shape: DeliveriesShape): string {
-  const conditions = [
-    ...(shape.tenant ? [`tenant = ? AND ${TENANT_ENDPOINT}`] : []),
-    ...(shape.endpoint ? ['endpoint_id = ?'] : []),
-    ...(shape.status ? ['status = ?'] : []),
-    ...(shape.eventType ? ['event_type = ?'] : []),
-    ...(shape.since ? ['created_at >= ?'] : []),
-    ...(shape.until ? ['created_at < ?'] : []),
-    ...(shape.cursor ? ['(created_at, rowid) < (?, ?)'] : []),
-  ];
-  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
-  return `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries${where} ORDER BY created_at DESC, rowid DESC LIMIT ${BOUND_LIMIT}`;
-}
-
-/** The shape of a listing: the filters it has, and whether it goes on after a cursor. */
-export function deliveriesShape(query: ListDeliveriesQuery, cursor: CursorRow | undefined): DeliveriesShape {
-  return {
-    tenant: query.tenant !== undefined,
-    endpoint: query.endpointId !== undefined,
-    status: query.status !== undefined,
-    eventType: query.eventType !== undefined,
-    since: query.since !== undefined,
-    until: query.until !== undefined,
-    cursor: cursor !== undefined,
-  };
-}
-
-/** The parameters of {@link listDeliveriesSql} for one listing (of the shape {@link deliveriesShape} gives), `limit` defaulted by the caller. */
-export function listDeliveriesParameters(query: ListDeliveriesQuery, cursor: CursorRow | undefined, limit: number): unknown[] {
-  const { tenant, endpointId, status, eventType, since, until } = query;
+export function listDeliveries(query: ListDeliveriesQuery, cursor: CursorRow | undefined): { sql: string; parameters: unknown[] } {
+  const conditions: string[] = [];
   const parameters: unknown[] = [];
-  if (tenant !== undefined) parameters.push(tenant);
-  if (endpointId !== undefined) parameters.push(endpointId);
-  if (status !== undefined) parameters.push(status);
-  if (eventType !== undefined) parameters.push(eventType);
-  if (since !== undefined) parameters.push(Math.ceil(since));
-  if (until !== undefined) parameters.push(Math.ceil(until));
-  if (cursor) parameters.push(cursor.created_at, cursor.rowid);
-  parameters.push(Math.max(0, limit));
-  return parameters;
+  const where = (condition: string, ...values: unknown[]) => {
+    conditions.push(condition);
+    parameters.push(...values);
+  };
+  if (query.tenant !== undefined) where(`tenant = ? AND ${TENANT_ENDPOINT}`, query.tenant);
+  if (query.endpointId !== undefined) where('endpoint_id = ?', query.endpointId);
+  if (query.status !== undefined) where('status = ?', query.status);
+  if (query.eventType !== undefined) where('event_type = ?', query.eventType);
+  if (query.since !== undefined) where('created_at >= ?', Math.ceil(query.since));
+  if (query.until !== undefined) where('created_at < ?', Math.ceil(query.until));
+  if (cursor) where('(created_at, rowid) < (?, ?)', cursor.created_at, cursor.rowid);
+  parameters.push(Math.max(0, query.limit ?? 100));
+  const filter = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  return { sql: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries${filter} ORDER BY created_at DESC, rowid DESC LIMIT ${BOUND_LIMIT}`, parameters };
 }
 
 /** Parameters: due at, updated at, id. Back to pending whatever the state, due now; a lease in flight is left to end by itself. */
@@ -279,11 +186,9 @@ export const REQUEUE_FAILED_SINCE = `
   WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ?`;
 
 /**
- * The attempts to one endpoint since the earliest window start: its
- * deliveries updated since then (every attempt moves `updated_at` to its
- * end, so they hold every attempt made since), found through the index on
- * (endpoint_id, updated_at). Named parameters: the endpoint id, the earliest start. Left out:
- * interrupted attempts, and those a delete or disable of the endpoint wrote.
+ * Named parameters: endpoint, earliest. The attempts to one endpoint since the earliest window start, through its
+ * deliveries updated since then (every attempt moves `updated_at` to its end) on the (endpoint_id, updated_at)
+ * index. Left out: interrupted attempts, and those a delete or disable of the endpoint wrote.
  */
 const ENDPOINT_ATTEMPTS = `
   SELECT a.at, coalesce(a.status_code BETWEEN 200 AND 299, 0) AS ok, a.status_code
@@ -292,11 +197,9 @@ const ENDPOINT_ATTEMPTS = `
     AND coalesce(a.error, '') NOT IN ('${ENDPOINT_DELETED_ERROR}', '${ENDPOINT_DISABLED_ERROR}')`;
 
 /**
- * Named parameters: endpoint, earliest (see above), and `w0`, `w1`, … the
- * window starts. A raw row: succeeded and failed counts per window, then the
- * last attempt's time and status, all in one pass over the attempts: with a
- * single max() in the query, SQLite takes the bare `status_code` from the
- * row that has the max.
+ * Named parameters: endpoint, earliest, and `w0`, `w1`, … the window starts. A raw row: succeeded and failed counts
+ * per window, then the last attempt's time and status (with a single max(), SQLite takes the bare `status_code`
+ * from the row that has the max).
  */
 export const endpointStatsSql = (windows: number) => `
   WITH attempts AS (${ENDPOINT_ATTEMPTS})

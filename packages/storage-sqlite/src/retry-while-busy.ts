@@ -10,13 +10,9 @@ function isBusy(error: unknown): boolean {
 }
 
 /**
- * Runs `attempt` again while it fails with `SQLITE_BUSY`, pausing with
- * jittered exponential backoff, until `timeoutMs` has passed; then the last
- * error is thrown. SQLite does not call the busy handler everywhere: changing
- * the journal mode of a new file while another process does the same, or
- * reading a WAL file another connection is recovering, fail at once. So
- * start-up, which two processes may run on one new file at once, retries on
- * its own. `attempt` must be safe to repeat (idempotent, or rolled back).
+ * Runs `attempt` again while it fails with `SQLITE_BUSY`, with jittered exponential backoff, until `timeoutMs` has
+ * passed; then the last error is thrown. SQLite's busy handler does not cover everything start-up does (changing
+ * the journal mode, reading a log being recovered). `attempt` must be safe to repeat.
  */
 export async function retryWhileBusy<T>(timeoutMs: number, attempt: () => T | Promise<T>): Promise<T> {
   const deadline = performance.now() + timeoutMs;

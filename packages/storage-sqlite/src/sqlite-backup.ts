@@ -12,15 +12,10 @@ export interface SqliteBackupOptions {
 }
 
 /**
- * Writes a consistent copy of the database at `path` to the new file `to`
- * while other connections (a running service) go on reading and writing.
- * The copy is made by `VACUUM INTO` inside one read transaction, so it holds
- * exactly what was committed when the backup began, compacted; unlike the
- * page-by-page backup API it never starts over when the service writes
- * meanwhile. It is written under a temporary name and renamed once complete,
- * so `to` is never a partial copy. Resolves with the copy's size in bytes;
- * rejects with a `StorageError` when `path` is not an existing database, `to`
- * exists, or the copy cannot be written.
+ * Writes a consistent, compacted copy of the database at `path` to the new file `to` while a running service goes
+ * on writing (`VACUUM INTO`, one read transaction: never starts over, unlike the backup API), under a temporary
+ * name renamed once complete. Resolves with the copy's size in bytes; rejects with a `StorageError` when `path` is
+ * not an existing database, `to` exists, or the copy cannot be written.
  */
 export async function backupSqliteDatabase(options: SqliteBackupOptions): Promise<{ bytes: number }> {
   const { path, to } = options;

@@ -17,11 +17,7 @@ export function sqliteError(action: string, error: unknown): StorageError {
   return new StorageError(`sqlite storage could not ${action}`, { cause: error });
 }
 
-/**
- * Result codes of errors that one row's values cause (a constraint, a type,
- * a size): the same statements with other rows would have succeeded. Every
- * other code (busy, full, I/O, read-only, corrupt) is the database's state.
- */
+/** Result codes of errors one row's values cause (a constraint, a type, a size), not the database's state. */
 const ROW_ERROR_CODES = /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/;
 
 /** Whether `error` (a driver error, or a `StorageError` caused by one) comes from the values of one row rather than the database's state. */
@@ -31,11 +27,7 @@ export function isRowError(error: unknown): boolean {
   return typeof code === 'string' && ROW_ERROR_CODES.test(code);
 }
 
-/**
- * Writes that are never acknowledged once the database files were deleted or
- * replaced: what they wrote would be lost at the next start, and a write to a
- * deleted log would still reach the database at a later checkpoint.
- */
+/** Writes that are never acknowledged once the database files were deleted or replaced (see DatabaseFileGuard). */
 export interface GuardedWrites extends Pick<DatabaseFileGuard, 'assertSameFile'> {
   /** Runs `run` in one IMMEDIATE transaction (a savepoint when already in one) that checks the files before COMMIT, rolling back when they changed. */
   transaction<T>(action: string, run: () => T): T;

@@ -1,59 +1,80 @@
-import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
+import type { Database as BetterSqlite3 } from 'better-sqlite3';
+import type { Scope } from '@plant-store/core';
 import type { NewPortalLink, PortalLink, PortalLinkRepository, StoredPortalLink } from '@plant-store/core/adapter';
-import { INSERT_PORTAL_LINK, LIST_PORTAL_LINKS, LIST_TENANT_PORTAL_LINKS, REVOKE_PORTAL_LINK, SELECT_PORTAL_LINK } from './portal-link-queries.js';
-import { toPortalLink, toStoredPortalLink, type PortalLinkRow } from './portal-link-rows.js';
+import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
-/** The portal link statements, prepared once per storage. */
-interface PortalLinkStatements {
-  readonly insert: Statement<[id: string, tenant: string, scopes: string, secretSha256: string, createdAt: number, expiresAt: number]>;
-  readonly select: Statement<[id: string], PortalLinkRow>;
-  readonly revoke: Statement<[at: number, id: string]>;
-  readonly listOfTenant: Statement<[tenant: string], PortalLinkRow>;
-  readonly listAll: Statement<[], PortalLinkRow>;
+const SELECT = 'SELECT id, tenant, scopes, secret_sha256, created_at, expires_at, revoked_at FROM portal_links';
+
+/** A portal_links row (integers read as bigint: the connection uses safe integers). */
+interface PortalLinkRow {
+  id: string;
+  tenant: string;
+  /** The scopes, space-separated. */
+  scopes: string;
+  secret_sha256: string;
+  created_at: bigint;
+  expires_at: bigint;
+  revoked_at: bigint | null;
 }
 
-function prepareStatements(db: BetterSqlite3): PortalLinkStatements {
+function toPortalLink(row: PortalLinkRow): PortalLink {
   return {
-    insert: db.prepare(INSERT_PORTAL_LINK),
-    select: db.prepare<[string], PortalLinkRow>(SELECT_PORTAL_LINK),
-    revoke: db.prepare(REVOKE_PORTAL_LINK),
-    listOfTenant: db.prepare<[string], PortalLinkRow>(LIST_TENANT_PORTAL_LINKS),
-    listAll: db.prepare<[], PortalLinkRow>(LIST_PORTAL_LINKS),
+    id: row.id,
+    tenant: row.tenant,
+    scopes: row.scopes.split(' ') as Scope[],
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+    ...(row.revoked_at !== null && { revokedAt: Number(row.revoked_at) }),
   };
 }
 
 /** Portal links in SQLite. */
 export class SqlitePortalLinks implements PortalLinkRepository {
   readonly #file: GuardedWrites;
-  readonly #statements: PortalLinkStatements;
+  readonly #prepared: PreparedStatements;
 
   constructor(db: BetterSqlite3, file: GuardedWrites) {
     this.#file = file;
-    this.#statements = prepareStatements(db);
+    this.#prepared = preparedStatements(db);
   }
 
-  async create(link: NewPortalLink): Promise<void> {
-    withSqliteWrite(this.#file, 'create the portal link', () => {
-      const { id, tenant, scopes, secretSha256, createdAt, expiresAt } = link;
-      this.#statements.insert.run(id, tenant, scopes.join(' '), secretSha256, Math.round(createdAt), Math.round(expiresAt));
-    });
+  async create({ id, tenant, scopes, secretSha256, createdAt, expiresAt }: NewPortalLink): Promise<void> {
+    withSqliteWrite(this.#file, 'create the portal link', () =>
+      this.#prepared('INSERT INTO portal_links (id, tenant, scopes, secret_sha256, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+        id,
+        tenant,
+        scopes.join(' '),
+        secretSha256,
+        Math.round(createdAt),
+        Math.round(expiresAt),
+      ),
+    );
   }
 
   async find(id: string): Promise<StoredPortalLink | undefined> {
     return withSqliteErrors('read the portal link', () => {
-      const row = this.#statements.select.get(id);
-      return row && toStoredPortalLink(row);
+      const row = this.#prepared<PortalLinkRow>(`${SELECT} WHERE id = ?`).get(id);
+      return row && { ...toPortalLink(row), secretSha256: row.secret_sha256 };
     });
   }
 
+  /** Only a link not revoked yet: a second revoke keeps the first time. */
   async revoke(id: string, at: number): Promise<boolean> {
-    return withSqliteWrite(this.#file, 'revoke the portal link', () => this.#statements.revoke.run(Math.round(at), id).changes > 0);
+    return withSqliteWrite(
+      this.#file,
+      'revoke the portal link',
+      () => this.#prepared('UPDATE portal_links SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Math.round(at), id).changes > 0,
+    );
   }
 
+  /** Newest first. */
   async list(tenant?: string): Promise<PortalLink[]> {
     return withSqliteErrors('list portal links', () =>
-      (tenant === undefined ? this.#statements.listAll.all() : this.#statements.listOfTenant.all(tenant)).map(toPortalLink),
+      (tenant === undefined
+        ? this.#prepared<PortalLinkRow>(`${SELECT} ORDER BY created_at DESC, id DESC`).all()
+        : this.#prepared<PortalLinkRow>(`${SELECT} WHERE tenant = ? ORDER BY created_at DESC, id DESC`).all(tenant)
+      ).map(toPortalLink),
     );
   }
 }

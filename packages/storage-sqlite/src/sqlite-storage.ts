@@ -15,7 +15,6 @@ import { SqlitePlantRepository } from './sqlite-plant-repository.js';
 import { SqlitePortalLinks } from './sqlite-portal-links.js';
 import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
-import { setStartupPragmas } from './startup-pragmas.js';
 
 export interface SqliteStorageOptions {
   /** Database file; its folder is created when missing. `':memory:'` keeps everything in process memory. */
@@ -25,20 +24,14 @@ export interface SqliteStorageOptions {
 }
 
 /**
- * Storage in one SQLite file (better-sqlite3 prepared statements; kysely's
- * Migrator applies the schema, or its recorded result on a new file). Opens
- * the file, sets WAL and the other pragmas, applies pending migrations (see
- * migrations/) and checks that the database can be written before resolving,
- * which is why it is async. Several storages, also in several processes,
- * may share a file: claims and transactions stay atomic across them. Rejects
- * with a `StorageError` that names the cause (read-only, not a database, …)
- * when the file cannot be opened, migrated or written.
+ * Storage in one SQLite file (better-sqlite3 prepared statements; kysely's Migrator applies the schema). Opens the
+ * file, sets WAL and the other pragmas, applies pending migrations and checks that the database can be written
+ * before resolving. Several storages, also in several processes, may share a file: claims and transactions stay
+ * atomic across them. Rejects with a `StorageError` that names the cause (read-only, not a database, …) when the
+ * file cannot be opened, migrated or written.
  *
- * While it runs, writes and `ping()` reject with a `StorageError` once the
- * database file or its write-ahead log at the path is no longer the open one
- * (deleted or replaced: what is written would be lost at the next start),
- * and such a write is rolled back; `ping()` also when the file is no longer
- * writable.
+ * While it runs, writes (rolled back) and `ping()` reject with a `StorageError` once the database file or its
+ * write-ahead log at the path was deleted or replaced; `ping()` also when the file is no longer writable.
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
@@ -53,7 +46,8 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
     return assemble(
       db,
       databaseFileGuard(options.path, () => rescueLog(db)),
-      checkpointsFor(db, options.path, busyTimeoutMs),
+      options.path,
+      busyTimeoutMs,
     );
   } catch (error) {
     if (db.open) db.close();
@@ -62,8 +56,15 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
 }
 
 /** The storage over an open, migrated database: statements are prepared here, once. */
-function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, checkpoints: BackgroundCheckpoints | undefined): Storage {
-  const writes = guardedWrites(db, checkpoints === undefined ? file : notingWrites(file, checkpoints));
+function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, path: string, busyTimeoutMs: number): Storage {
+  // Checkpoints off the event loop; none in memory (no log) or for `file:` URIs (the worker opens plain paths).
+  const checkpoints = isPlainFilePath(path) ? backgroundCheckpoints(db, { path, busyTimeoutMs }) : undefined;
+  // Every write transaction checks the files once, before COMMIT: that also counts the write for the checkpoint worker.
+  const assertSameFile = (action: string) => {
+    file.assertSameFile(action);
+    checkpoints?.noteWrite();
+  };
+  const writes = guardedWrites(db, { ...file, assertSameFile });
   const outbox = new SqliteWebhookOutbox(db, writes);
   const endpoints = new SqliteWebhookEndpoints(db, writes);
   const plants = new SqlitePlantRepository(db, outbox, writes);
@@ -81,52 +82,36 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, checkpoin
       if (problem !== undefined) throw new StorageError(`sqlite storage is not ready: ${problem}`);
     },
     close() {
-      closed ??= (async () => {
-        // Creates and deletes waiting for their group commit are written before anything closes.
-        plants.flushWrites();
-        file.close();
-        // First, so that the main connection is the last to close and checkpoints what is left.
-        await checkpoints?.close();
-        try {
-          db.close();
-        } catch (error) {
-          throw sqliteError('close the database', error);
-        }
-      })();
+      closed ??= closeAll(db, plants, file, checkpoints);
       return closed;
     },
   };
 }
 
-/**
- * Copies the commits of a log deleted under the connection into the
- * database file, through the connection that still holds the log open:
- * without it they live only in that open file, and a crash before the next
- * clean close loses them. Best effort: the writes are refused either way.
- */
+/** Writes what waits for its group commit first; closes the worker's connection before the main one, so the main one checkpoints what is left. */
+async function closeAll(
+  db: BetterSqlite3.Database,
+  plants: SqlitePlantRepository,
+  file: DatabaseFileGuard,
+  checkpoints?: BackgroundCheckpoints,
+): Promise<void> {
+  plants.flushWrites();
+  file.close();
+  await checkpoints?.close();
+  try {
+    db.close();
+  } catch (error) {
+    throw sqliteError('close the database', error);
+  }
+}
+
+/** Copies the commits of a log deleted under the connection into the database file, through the connection that still holds it open. Best effort. */
 function rescueLog(db: BetterSqlite3.Database): void {
   try {
     if (db.open) db.pragma('wal_checkpoint(FULL)');
   } catch {
     // Nothing more to do: readiness and every write already report the lost log.
   }
-}
-
-/** Checkpoints off the event loop for a database file; none in memory (no log) or for `file:` URIs (the worker opens plain paths). */
-function checkpointsFor(db: BetterSqlite3.Database, path: string, busyTimeoutMs: number): BackgroundCheckpoints | undefined {
-  if (!isPlainFilePath(path)) return undefined;
-  return backgroundCheckpoints(db, { path, busyTimeoutMs });
-}
-
-/** `file`'s checks, each also counted as a write for the checkpoint worker (every write transaction runs the check once, before COMMIT). */
-function notingWrites(file: DatabaseFileGuard, checkpoints: BackgroundCheckpoints): DatabaseFileGuard {
-  return {
-    ...file,
-    assertSameFile(action) {
-      file.assertSameFile(action);
-      checkpoints.noteWrite();
-    },
-  };
 }
 
 function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
@@ -146,14 +131,18 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
 }
 
 /**
- * The start-up statements, all safe to repeat (see `retryWhileBusy`): WAL and
- * the other pragmas, pending migrations, and a write that changes nothing,
- * which fails on a database SQLite could open for reading only (a read-only
- * or immutable file, a read-only file system) instead of starting a service
- * that can answer reads and readiness but no write.
+ * The start-up statements, all safe to repeat (see `retryWhileBusy`): WAL and the other pragmas, pending migrations,
+ * and a write that changes nothing, which fails on a database SQLite could open for reading only.
  */
 async function prepare(db: BetterSqlite3.Database): Promise<void> {
-  setStartupPragmas(db);
+  // Incremental auto-vacuum first, before anything creates a table: a new file starts with it.
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.pragma('journal_mode = WAL');
+  // A checkpoint resets the WAL but keeps the file's largest size unless truncated: caps what stays on disk (64 MiB).
+  db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  // With WAL, NORMAL is durable against process crashes and loses at most the last commits on power loss.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
   await migrate(db, MIGRATIONS);
   applyIncrementalVacuum(db);
   db.prepare('DELETE FROM plants WHERE 0').run();
@@ -162,12 +151,7 @@ async function prepare(db: BetterSqlite3.Database): Promise<void> {
 /** `PRAGMA auto_vacuum` reports 2 for incremental. */
 const INCREMENTAL = 2n;
 
-/**
- * Converts a file created before incremental auto-vacuum (migration 004
- * recorded the mode): a one-time VACUUM rewrites it, outside any transaction
- * as VACUUM requires. Checked at every start, so a process stopped before the
- * VACUUM finished converts the file at its next start.
- */
+/** Converts a file created before incremental auto-vacuum with a one-time VACUUM; checked at every start, so an interrupted one is redone. */
 function applyIncrementalVacuum(db: BetterSqlite3.Database): void {
   if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
   db.pragma('auto_vacuum = INCREMENTAL');

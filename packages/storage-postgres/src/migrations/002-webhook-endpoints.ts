@@ -1,12 +1,8 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * Tenants' webhook endpoints with their secrets (current, and the
- * previous one while a rotation overlaps) and their failing streak (for
- * auto-disable); indexes for the tenant's view of deliveries and for the
- * per-endpoint operations on them (fail pending, recover). Endpoint ids
- * compare bytewise (`COLLATE "C"`), so keyset pages follow the same order on
- * every database locale and in every adapter.
+ * Tenants' webhook endpoints with their secrets and failing streak, and indexes for the tenant's view of deliveries
+ * and per-endpoint operations. Ids compare bytewise (`COLLATE "C"`), so keyset pages follow one order everywhere.
  */
 export const webhookEndpoints: Migration = {
   async up(db: Kysely<unknown>) {

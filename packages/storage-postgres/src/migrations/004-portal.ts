@@ -1,13 +1,9 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * The tenant webhook portal: portal links (the secret only as its SHA-256),
- * the first 1 KiB of a receiver's answer kept with each attempt, the test
- * flag of deliveries queued by "send a test event", and an index that finds
- * an endpoint's recent attempts for its statistics: every attempt moves its
- * delivery's `updated_at` to the attempt's end, so deliveries updated since
- * the window's start hold every attempt made in it. Link ids compare
- * bytewise (`COLLATE "C"`), as endpoint ids do.
+ * The tenant webhook portal: portal links (the secret only as its SHA-256), the start of a receiver's answer with
+ * each attempt, the test flag of deliveries, and an index of an endpoint's deliveries by `updated_at` (every attempt
+ * moves it), which finds its recent attempts for its statistics. Link ids compare bytewise, as endpoint ids do.
  */
 export const portal: Migration = {
   async up(db: Kysely<unknown>) {

@@ -4,14 +4,8 @@ import { sql, type Kysely, type Migration } from 'kysely';
 const CHURNING_TABLES = ['webhook_deliveries', 'webhook_attempts'] as const;
 
 /**
- * Autovacuum of the outbox tables after a fixed number of dead rows instead
- * of a fifth of the table. Retention deletes finished deliveries all day;
- * their space is reused only once vacuum has seen them, and PostgreSQL's
- * default lets a large outbox carry a fifth of itself in dead rows (and a
- * growing one grow further) before the first vacuum. With a fixed
- * threshold each autovacuum round (every minute by default) makes what was
- * pruned since the last one reusable. Raw SQL: the migration connection's
- * search path is the service's schema.
+ * Autovacuum of the outbox tables after a fixed number of dead rows instead of a fifth of the table, so what
+ * retention pruned is reusable after each round. Raw SQL: the migration connection's search path is the schema.
  */
 export const outboxAutovacuum: Migration = {
   async up(db: Kysely<unknown>) {

@@ -1,14 +1,9 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * Pending deliveries by endpoint, each endpoint's earliest due first. A
- * claim that passes over endpoints (at their concurrency cap, or their rate
- * limit) reads each other endpoint's due deliveries from here, instead of
- * walking the due index past every delivery of the endpoints it passes
- * over: one slow receiver with a large backlog would otherwise cost a scan
- * of that backlog on every claim. Pending rows only, as the due index; a
- * claim changes only lease columns, which it does not hold, so claims stay
- * HOT updates.
+ * Pending deliveries by endpoint, each endpoint's earliest due first: a claim that passes over endpoints reads the
+ * others' due deliveries from here instead of walking the due index past a slow receiver's whole backlog. It holds
+ * no lease column, so claims stay HOT updates.
  */
 export const endpointDue: Migration = {
   async up(db: Kysely<unknown>) {

@@ -3,18 +3,10 @@ import { Kysely, Migrator, PostgresDialect, sql, type DatabaseIntrospector, type
 import pg from 'pg';
 
 /**
- * Brings `schema` to the latest version with kysely's Migrator, creating the
- * schema first when it is missing.
- *
- * Everything runs on one dedicated connection holding a session advisory
- * lock keyed by the schema, so instances starting together on an empty
- * database wait for each other and migrate once: `CREATE SCHEMA IF NOT
- * EXISTS` itself races (two sessions can both find it missing, and one fails
- * on the catalog's unique index), which kysely's own lock, taken after it,
- * does not cover. The connection is closed afterwards, which releases the
- * lock whatever happened. Like the Migrator, it refuses a schema with a
- * migration it does not know (a newer version wrote it). Throws the error
- * otherwise; a failed migration is rolled back (transactional DDL).
+ * Brings `schema` to the latest version with kysely's Migrator, creating the schema first when it is missing. Runs
+ * on one connection holding a session advisory lock keyed by the schema, so instances starting together migrate
+ * once (`CREATE SCHEMA IF NOT EXISTS` itself races, before kysely's own lock). Refuses a schema with a migration it
+ * does not know (a newer version wrote it); a failed migration is rolled back (transactional DDL).
  */
 export async function migrate(config: pg.ClientConfig, schema: string, migrations: Readonly<Record<string, Migration>>): Promise<void> {
   const pool = new pg.Pool({ ...config, max: 1 });
@@ -22,7 +14,7 @@ export async function migrate(config: pg.ClientConfig, schema: string, migration
   const db = new Kysely<unknown>({ dialect: new OneSchemaDialect({ pool }, schema) });
   try {
     await db.connection().execute(async (connection) => {
-      await sql`SELECT pg_advisory_lock(${migrationLockKey(schema)})`.execute(connection);
+      await sql`SELECT pg_advisory_lock(${advisoryLockKey(`plant-store migrations of schema ${schema}`)})`.execute(connection);
       await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(connection);
       // The schema builder qualifies table names itself; raw SQL in a migration resolves them through the path.
       await sql`SET search_path TO ${sql.id(schema)}`.execute(connection);
@@ -39,12 +31,7 @@ export async function migrate(config: pg.ClientConfig, schema: string, migration
   }
 }
 
-/**
- * Throws unless `schema` exists and holds exactly `migrations` (kysely's
- * Migrator records each applied one in `kysely_migration`): for tools that
- * must not create or change a schema, such as an operator command pointed
- * at a mistyped one. Creates and changes nothing.
- */
+/** Throws unless `schema` exists and holds exactly `migrations` (as recorded in `kysely_migration`); changes nothing. */
 export async function checkMigrated(config: pg.ClientConfig, schema: string, migrations: Readonly<Record<string, Migration>>): Promise<void> {
   const client = new pg.Client(config);
   client.on('error', () => {}); // the query below rejects instead
@@ -69,18 +56,9 @@ export async function checkMigrated(config: pg.ClientConfig, schema: string, mig
   }
 }
 
-/** A 64-bit advisory lock key of its own per schema, so different schemas migrate independently. */
-function migrationLockKey(schema: string): bigint {
-  return advisoryLockKey(`plant-store migrations of schema ${schema}`);
-}
-
 /**
- * PostgreSQL's dialect with an introspector that looks at one schema only.
- * The Migrator asks the introspector whether its own tables exist, and
- * kysely's stock one reads every schema of the database through functions
- * (`has_schema_privilege`, `pg_get_serial_sequence`) that fail with "schema
- * does not exist" when another session drops a schema during the query: a
- * start could then fail because something unrelated was being cleaned up.
+ * PostgreSQL's dialect with an introspector that looks at one schema only: kysely's stock one reads every schema
+ * through functions that fail when another session drops a schema meanwhile, failing an unrelated start.
  */
 class OneSchemaDialect extends PostgresDialect {
   readonly #schema: string;

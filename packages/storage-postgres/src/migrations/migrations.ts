@@ -8,11 +8,7 @@ import { outboxAutovacuum } from './006-outbox-autovacuum.js';
 import { endpointDue } from './007-endpoint-due.js';
 import { endpointHeaders } from './008-endpoint-headers.js';
 
-/**
- * Every schema version, applied in name order by kysely's Migrator. Listed in
- * code rather than read from a folder, so bundling or building never loses
- * one. Never edit or rename an applied migration: add the next number.
- */
+/** Every schema version, applied in name order (listed in code, so a bundle never loses one). Never edit or rename an applied migration: add the next number. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
   '002-webhook-endpoints': webhookEndpoints,

@@ -2,14 +2,9 @@ import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * Deliveries refer to their endpoint by id instead of by URL, and attempts
- * can be marked interrupted (a shutdown cut them short; they do not count
- * toward the retry schedule).
- *
- * Rows queued before this version hold a URL: each becomes the id a
- * subscription with that URL gets by default (`endpointIdOfUrl`), so they
- * are still delivered to the same subscriber. No `down`: a URL cannot be
- * recovered from its id.
+ * Deliveries refer to their endpoint by id instead of by URL (each queued URL becomes the id its subscription gets
+ * by default, so they still reach the same subscriber), and attempts can be marked interrupted. No `down`: a URL
+ * cannot be recovered from its id.
  */
 export const endpointIds: Migration = {
   async up(db: Kysely<unknown>) {
@@ -27,11 +22,8 @@ export const endpointIds: Migration = {
 };
 
 /**
- * The default subscription id of `url` as core derived it when this
- * migration was written (`subscriptionId`), frozen here: an applied
- * migration must do the same on every database it ever meets, so a later
- * change to core's function must not reach it. Exported for the test that
- * checks it still equals core's.
+ * The default subscription id of `url` as core's `subscriptionId` derived it when this migration was written,
+ * frozen: an applied migration must do the same on every database. Exported for the test comparing it with core's.
  */
 export function endpointIdOfUrl(url: string): string {
   return `sub_${createHash('sha256').update(url, 'utf8').digest('hex').slice(0, 24)}`;

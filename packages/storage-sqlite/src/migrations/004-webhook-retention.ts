@@ -1,15 +1,9 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * Retention: an index of finished deliveries by finish time (`updated_at`,
- * the end of the last attempt), so each prune batch reads only what it
- * deletes; and incremental auto-vacuum, so the pages a prune frees are handed
- * back to the file system and the file stops growing under a steady load.
- *
- * The pragma only records the mode here: on a file that already has tables it
- * takes effect with a VACUUM, which cannot run inside the migration's
- * transaction, so the storage runs it right after migrating (see
- * `applyIncrementalVacuum`). New files get the mode before their first table.
+ * Retention: an index of finished deliveries by finish time (`updated_at`), so each prune batch reads only what it
+ * deletes; and incremental auto-vacuum, so pruned pages go back to the file system. The pragma only records the
+ * mode: on a file with tables it takes effect with a VACUUM the storage runs after migrating (`applyIncrementalVacuum`).
  */
 export const webhookRetention: Migration = {
   async up(db: Kysely<unknown>) {

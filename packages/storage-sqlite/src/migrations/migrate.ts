@@ -4,13 +4,9 @@ import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
 type Migrations = Readonly<Record<string, () => Promise<Migration>>>;
 
 /**
- * Brings the database to the latest schema with kysely's Migrator, inside
- * one IMMEDIATE transaction on the same connection, with the Migrator's own
- * transactions off: kysely's SQLite migration lock only guards one
- * connection, and the write lock is what keeps two processes opening a new
- * file at once from migrating it twice. Like the Migrator, it refuses a file
- * with a migration it does not know (a newer version wrote it). Throws the
- * error otherwise; nothing is applied then.
+ * Brings the database to the latest schema with kysely's Migrator, inside one IMMEDIATE transaction on the same
+ * connection (kysely's SQLite lock guards one connection only; the write lock keeps two processes from migrating a
+ * new file twice). Refuses a file with a migration it does not know (a newer version wrote it).
  */
 export async function migrate(db: BetterSqlite3.Database, migrations: Migrations): Promise<void> {
   const loaded = Object.fromEntries(await Promise.all(Object.entries(migrations).map(async ([name, load]) => [name, await load()] as const)));

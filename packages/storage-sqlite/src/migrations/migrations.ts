@@ -1,11 +1,6 @@
 import type { Migration } from 'kysely';
 
-/**
- * Every schema version, applied in name order by kysely's Migrator. Listed in
- * code rather than read from a folder, so bundling or building never loses
- * one; each is loaded only when it has to run (see migrate.ts). Never edit or
- * rename an applied migration: add the next number.
- */
+/** Every schema version, applied in name order (listed in code, so a bundle never loses one). Never edit or rename an applied migration: add the next number. */
 export const MIGRATIONS: Readonly<Record<string, () => Promise<Migration>>> = {
   '001-initial': async () => (await import('./001-initial.js')).initial,
   '002-endpoint-ids': async () => (await import('./002-endpoint-ids.js')).endpointIds,
