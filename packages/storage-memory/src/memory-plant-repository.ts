@@ -1,5 +1,6 @@
 import type { Plant } from '@plant-store/core';
 import {
+  copyPlant,
   newMessageId,
   type CreatePlantResult,
   type EndpointEvent,
@@ -13,12 +14,7 @@ import type { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import type { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 import { SortedPlants } from './sorted-plants.js';
 
-/** Stored plants are private copies and callers get fresh ones, so nobody can change stored state by mutating an object. */
-function copyPlant(plant: Plant): Plant {
-  return plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
-}
-
-/** Plants per tenant in process memory. */
+/** Plants per tenant in process memory. Stored plants are private copies and callers get fresh ones (`copyPlant`), so nobody can change stored state by mutating an object. */
 export class MemoryPlantRepository implements PlantRepository {
   readonly #tenants = new Map<string, SortedPlants>();
   readonly #outbox: MemoryWebhookOutbox;

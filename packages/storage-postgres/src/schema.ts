@@ -6,13 +6,6 @@ import type { DeliveryStatus } from '@plant-store/core';
  * plant ids stay exact; times are converted to numbers when mapped.
  */
 
-export interface PlantRow {
-  readonly id: bigint;
-  readonly name: string;
-  /** NULL when the plant has no tag. */
-  readonly tag: string | null;
-}
-
 /** The columns of a delivery that make up its message. */
 export interface MessageRow {
   readonly id: string;
