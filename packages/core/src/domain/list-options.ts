@@ -21,7 +21,10 @@ export const ListPlantsOptionsSchema = v.strictObject(
     ),
     after: v.exactOptional(int64Schema('after')),
     tags: v.exactOptional(
-      v.pipe(v.array(textSchema('tag', PLANT_FIELDS.tag.maxLength), 'tags must be an array of tags'), v.maxLength(MAX_TAG_FILTERS, `at most ${MAX_TAG_FILTERS} tag filters are allowed`)),
+      v.pipe(
+        v.array(textSchema('tag', PLANT_FIELDS.tag.maxLength), 'tags must be an array of tags'),
+        v.maxLength(MAX_TAG_FILTERS, `at most ${MAX_TAG_FILTERS} tag filters are allowed`),
+      ),
     ),
   },
   objectMessage('list options must be an object'),

@@ -80,7 +80,13 @@ describe('direct checks in front of the schemas', () => {
     // Every field of the table, each with values of its type and of every other kind.
     const fields = Object.entries(PLANT_FIELDS) as [string, { type: string; optional?: true }][];
     const entries = Object.fromEntries(fields.map(([name, field]) => [name, field.type === 'int64' ? plausibleInt : plausibleText]));
-    const inputs = fc.oneof(shaped(entries, fields.filter(([, field]) => !field.optional).map(([name]) => name)), anyValue);
+    const inputs = fc.oneof(
+      shaped(
+        entries,
+        fields.filter(([, field]) => !field.optional).map(([name]) => name),
+      ),
+      anyValue,
+    );
     assertSameAsSchema(inputs, NewPlantSchema, plainNewPlant, parseNewPlant);
   });
 
