@@ -46,7 +46,7 @@ export { silentLogger, type LogFields, type Logger } from './ports/logger.js';
 export { INT64_MAX, INT64_MIN, int64FromInteger } from './domain/int64.js';
 export { parseJson } from './json/json-codec.js';
 export { JsonDuplicateKeyError } from './json/json-duplicate-key-error.js';
-export { copyPlant, plantColumns, plantFromColumns, plantToJson, PLANT_FIELD_NAMES, wordList, type PlantFieldName } from './domain/plant.js';
+export { copyPlant, plantColumns, plantToJson, PLANT_CONTENT_IN_WORDS, PLANT_FIELD_NAMES, wordList, type PlantFieldName } from './domain/plant.js';
 
 // Input rules, for adapters that check (or document) input before the core does.
 export { validate } from './domain/validate.js';

@@ -100,17 +100,15 @@ export function listPlantsSql(shape: QueryShape): string {
 function jsonMember([name, field]: [string, PlantField], index: number): { format: string; argument: string } {
   const key = `${index === 0 ? '' : ','}"${name}":`;
   const [format, argument] = field.type === 'int64' ? ['%d', name] : ['%s', `json_quote(${name})`];
-  // An absent optional field is left out: its whole member is one argument, empty when NULL.
   return field.optional ? { format: '%s', argument: `iif(${name} IS NULL, '', printf('${key}${format}', ${argument}))` } : { format: key + format, argument };
 }
 
 /**
- * A plant's wire form, built from the field table: one printf whose
- * arguments are the members, absent optional fields left out. SQLite's
- * json_quote escapes strings as JSON.stringify does; %d writes 64-bit
- * integers exactly. (Text, not a JSON value: the page joins it with
- * group_concat. As fast as json_object with one branch per combination of
- * optional fields, within the noise, for a page of 20 to 500.)
+ * A plant's wire form, built from the field table: one printf, an absent
+ * optional field left out (its member is one argument, empty when NULL).
+ * json_quote escapes as JSON.stringify does; %d writes int64 exactly. Text,
+ * not a JSON value, so a page joins it with group_concat: within 10% of
+ * json_object, which needs a branch per combination of optional fields.
  */
 const members = Object.entries(PLANT_FIELDS).map(jsonMember);
 const PLANT_JSON = `printf('{${members.map((member) => member.format).join('')}}', ${members.map((member) => member.argument).join(', ')})`;

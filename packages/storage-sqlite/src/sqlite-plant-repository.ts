@@ -5,7 +5,6 @@ import {
   INT64_MAX,
   INT64_MIN,
   plantColumns,
-  plantFromColumns,
   type CreatePlantResult,
   type EndpointEvent,
   type ListPlantsQuery,
@@ -32,7 +31,7 @@ import { GroupCommit } from './group-commit.js';
 import { isRowError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
-/** A plants row as the raw statements return it: the plant's columns in field order (see `plantFromColumns`). */
+/** A plants row as the raw statements return it: the plant's columns in field order (see `copyPlant`). */
 type PlantRow = unknown[];
 
 /** A listing page as SQLite builds it: its JSON array, last id and count, and the id just past it (null: no more). */
@@ -126,7 +125,7 @@ function committedInGroups<In, Out>(file: GuardedWrites, action: string, writeOn
 function plantCreate(s: PlantStatements, outbox: SqliteWebhookOutbox, queueEvent: ReturnType<typeof eventQueuer>): (create: PlantCreate) => CreatePlantResult {
   return ({ tenant, plant, deliveries, event }) => {
     if (s.insert.run(tenant, ...plantColumns(plant)).changes === 0) {
-      return { created: false, plant: plantFromColumns(s.select.get(tenant, plant.id)!) };
+      return { created: false, plant: copyPlant(s.select.get(tenant, plant.id)!) };
     }
     outbox.queue(deliveries);
     queueEvent(tenant, event);
@@ -183,7 +182,7 @@ export class SqlitePlantRepository implements PlantRepository {
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
     return withSqliteErrors('read the plant', () => {
       const row = this.#statements.select.get(tenant, id);
-      return row && plantFromColumns(row);
+      return row && copyPlant(row);
     });
   }
 
@@ -198,7 +197,7 @@ export class SqlitePlantRepository implements PlantRepository {
       const shape = { tagCount: tags.length, bounded: query.until !== undefined };
       const statement = shapedStatement(this.#statements.lists, shapeKey(shape), () => this.#db.prepare<unknown[], PlantRow>(listPlantsSql(shape)).raw(true));
       const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
-      return statement.all(...parameters).map(plantFromColumns);
+      return statement.all(...parameters).map(copyPlant);
     });
   }
 

@@ -134,23 +134,18 @@ export function samePlant(a: Plant, b: Plant): boolean {
   return PLANT_FIELD_NAMES.every((name) => a[name] === b[name]);
 }
 
-/** A fresh plant with the fields of `source` (a plant, or a row holding NULL for an absent field), in field order. */
+/**
+ * A fresh plant from a plant or a storage row: its fields by name, or by
+ * position in {@link PLANT_FIELD_NAMES} order from an array; a field that
+ * is absent or NULL is left out.
+ */
 export function copyPlant(source: object): Plant {
   const plant: Record<string, unknown> = {};
-  for (const name of PLANT_FIELD_NAMES) {
-    const value = (source as Record<string, unknown>)[name];
+  const byPosition = Array.isArray(source);
+  PLANT_FIELD_NAMES.forEach((name, index) => {
+    const value = (source as Record<string | number, unknown>)[byPosition ? index : name];
     if (value !== undefined && value !== null) plant[name] = value;
-  }
-  return plant as Plant;
-}
-
-/** The plant a row of its columns (in {@link PLANT_FIELD_NAMES} order, NULL for an absent field) holds. */
-export function plantFromColumns(row: readonly unknown[]): Plant {
-  const plant: Record<string, unknown> = {};
-  for (let index = 0; index < PLANT_FIELD_NAMES.length; index++) {
-    const value = row[index];
-    if (value !== undefined && value !== null) plant[PLANT_FIELD_NAMES[index]!] = value;
-  }
+  });
   return plant as Plant;
 }
 
@@ -163,6 +158,9 @@ export function plantColumns(plant: Plant): unknown[] {
 export function wordList(words: readonly string[], last: 'and' | 'or'): string {
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} ${last} ${words.at(-1)}`;
 }
+
+/** What a plant holds besides its id, in words ("name or tag"), as the conflict message and the API document say it. */
+export const PLANT_CONTENT_IN_WORDS = wordList(PLANT_FIELD_NAMES.slice(1), 'or');
 
 /**
  * The wire form of a plant: fields in table order, absent ones omitted, the

@@ -1,4 +1,4 @@
-import { parseNewPlant, parsePlantId, PLANT_FIELD_NAMES, plantToJson, samePlant, wordList, type Plant } from '../domain/plant.js';
+import { parseNewPlant, parsePlantId, PLANT_CONTENT_IN_WORDS, plantToJson, samePlant, type Plant } from '../domain/plant.js';
 import { parseListPlantsOptions, type ListPlantsInput, type ListPlantsOptions } from '../domain/list-options.js';
 import type { Principal, Scope } from '../domain/principal.js';
 import { ConflictError, ForbiddenError, NotFoundError, withoutStack } from '../errors.js';
@@ -71,7 +71,7 @@ export class PlantService {
     const result = await this.#plants.create(principal.tenant, plant, deliveries, event);
     if (!result.created) {
       if (!samePlant(result.plant, plant)) {
-        throw withoutStack(() => new ConflictError(plantConflictMessage(plant.id)));
+        throw withoutStack(() => new ConflictError(`a plant with id ${plant.id} already exists with a different ${PLANT_CONTENT_IN_WORDS}`));
       }
       return { plant: result.plant, created: false };
     }
@@ -225,11 +225,6 @@ export function requireScope(principal: Principal, scope: Scope): void {
 /** The message of the `NotFoundError` for a plant id, for adapters that answer a miss themselves. */
 export function plantNotFoundMessage(id: bigint): string {
   return `plant ${id} not found`;
-}
-
-/** The message of the `ConflictError` for a create whose id is taken by a plant with other content. */
-function plantConflictMessage(id: bigint): string {
-  return `a plant with id ${id} already exists with a different ${wordList(PLANT_FIELD_NAMES.slice(1), 'or')}`;
 }
 
 // Expected outcomes, answered as 404 and 403: no stack trace (see withoutStack).

@@ -1,4 +1,4 @@
-import { INT32_MAX, MAX_TAG_FILTERS, PLANT_FIELD_NAMES, wordList } from '@plant-store/core/adapter';
+import { INT32_MAX, MAX_TAG_FILTERS, PLANT_CONTENT_IN_WORDS, PLANT_FIELD_NAMES, wordList } from '@plant-store/core/adapter';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/read-body.js';
 import { authErrors, bodyErrors, errorResponse, json, ref, requestIdHeader } from './openapi-helpers.js';
 
@@ -66,9 +66,6 @@ const listPlants = (basePath: string) => ({
   },
 });
 
-/** The content of a plant: every field but the id, "name or tag". */
-const content = wordList(PLANT_FIELD_NAMES.slice(1), 'or');
-
 /** `POST /plants`. */
 const addPlant = () => ({
   operationId: 'addPlant',
@@ -77,7 +74,7 @@ const addPlant = () => ({
   description: [
     'Creates a plant in the caller\'s tenant and durably queues its "New Plant" webhooks in the same',
     `transaction. Retry-safe: repeating a create with the same ${wordList(PLANT_FIELD_NAMES, 'and')} returns 200 with the stored`,
-    `plant and no second webhook; the same id with another ${content} is a 409. Any property other than`,
+    `plant and no second webhook; the same id with another ${PLANT_CONTENT_IN_WORDS} is a 409. Any property other than`,
     `${wordList(
       PLANT_FIELD_NAMES.map((name) => `\`${name}\``),
       'and',
@@ -97,7 +94,7 @@ const addPlant = () => ({
     },
     '400': ref('responses', 'BadRequest'),
     ...authErrors,
-    '409': errorResponse(`A plant with this id exists in the tenant with another ${content}.`),
+    '409': errorResponse(`A plant with this id exists in the tenant with another ${PLANT_CONTENT_IN_WORDS}.`),
     ...bodyErrors,
   },
 });
