@@ -7,11 +7,9 @@ export interface Plant {
   readonly tag?: string;
 }
 
-/** A plant to create. The service validates it (name 1–256 characters, tag 1–64) and names the field it rejects. */
-export interface NewPlant {
+/** A plant to create: its id may also be a safe-integer `number`. The service validates it (name 1–256 characters, tag 1–64) and names the field it rejects. */
+export interface NewPlant extends Omit<Plant, 'id'> {
   readonly id: PlantIdInput;
-  readonly name: string;
-  readonly tag?: string;
 }
 
 /**
