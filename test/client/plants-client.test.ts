@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { StorageError } from '@plant-store/core';
-import type { Storage } from '@plant-store/core/adapter';
+import { PLANT_FIELDS, type Storage } from '@plant-store/core/adapter';
 import {
   ConflictError,
   ForbiddenError,
@@ -17,6 +17,7 @@ import {
   type Plant,
   type PlantStoreClient,
 } from '@plant-store/client';
+import { PLANT_TEXT_FIELDS } from '../../packages/client/src/plant.js';
 import { reservePort, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { startService, type TestService } from '../support/webhook-test-service.js';
 import { STORAGE_KINDS } from '../support/storage-kind.js';
@@ -55,6 +56,15 @@ async function failure<E>(promise: Promise<unknown>, type: new (...args: never[]
   expect(error).toBeInstanceOf(type);
   return error as E;
 }
+
+describe("the client's plant fields", () => {
+  it("are the service's field table: the id, then its text fields in order, each required or optional alike", () => {
+    const fields = Object.entries(PLANT_FIELDS) as [string, { type: string; optional?: true }][];
+    expect(fields[0]).toMatchObject(['id', { type: 'int64' }]);
+    const textFields = fields.slice(1).map(([name, field]) => [name, field.type === 'text' && (field.optional ? 'optional' : 'required')]);
+    expect(Object.entries(PLANT_TEXT_FIELDS)).toEqual(textFields);
+  });
+});
 
 describe.each(STORAGE_KINDS)('typed client against the real service (%s storage)', (kind) => {
   let server: TestServer;

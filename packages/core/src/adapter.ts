@@ -43,11 +43,12 @@ export { silentLogger, type LogFields, type Logger } from './ports/logger.js';
 export { INT64_MAX, INT64_MIN, int64FromInteger } from './domain/int64.js';
 export { parseJson } from './json/json-codec.js';
 export { JsonDuplicateKeyError } from './json/json-duplicate-key-error.js';
-export { plantToJson } from './domain/plant.js';
+export { copyPlant, plantColumns, plantToJson, PLANT_CONTENT_IN_WORDS, PLANT_FIELD_NAMES, wordList, type PlantFieldName } from './domain/plant.js';
 
 // Input rules, for adapters that check (or document) input before the core does.
 export { validate } from './domain/validate.js';
-export { NewPlantSchema, PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from './domain/plant.js';
+export { NewPlantSchema } from './domain/plant.js';
+export { PLANT_FIELDS, type PlantField } from './domain/plant-fields.js';
 export { INT32_MAX, MAX_TAG_FILTERS } from './domain/list-options.js';
 export { plantNotFoundMessage, requireScope } from './service/plant-service.js';
 export { StaticTokenEntrySchema } from './auth/static-tokens.js';

@@ -1,5 +1,6 @@
 import type { Plant } from '@plant-store/core';
 import {
+  copyPlant,
   newMessageId,
   type CreatePlantResult,
   type EndpointEvent,
@@ -13,12 +14,12 @@ import type { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import type { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 import { SortedPlants } from './sorted-plants.js';
 
-/** Stored plants are private copies and callers get fresh ones, so nobody can change stored state by mutating an object. */
-function copyPlant(plant: Plant): Plant {
-  return plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
-}
-
-/** Plants per tenant in process memory. */
+/**
+ * Plants per tenant in process memory. Stored plants are private copies
+ * (`copyPlant`: only the plant's fields, absent ones left out) and callers
+ * get fresh ones, so nobody can change stored state by mutating an object.
+ * A stored plant is copied by spreading it: it holds nothing else.
+ */
 export class MemoryPlantRepository implements PlantRepository {
   readonly #tenants = new Map<string, SortedPlants>();
   readonly #outbox: MemoryWebhookOutbox;
@@ -35,20 +36,21 @@ export class MemoryPlantRepository implements PlantRepository {
     assertOpen(this.#lifecycle);
     let plants = this.#tenants.get(tenant);
     const existing = plants?.get(plant.id);
-    if (existing) return { created: false, plant: copyPlant(existing) };
+    if (existing) return { created: false, plant: { ...existing } };
     const deliveries = [...given, ...this.#eventDeliveries(tenant, event)];
     // Check every delivery before writing anything: all or nothing, like a transaction.
     this.#outbox.assertInsertable(deliveries);
     if (!plants) this.#tenants.set(tenant, (plants = new SortedPlants()));
-    plants.insert(copyPlant(plant));
+    const stored = copyPlant(plant);
+    plants.insert(stored);
     this.#outbox.insert(deliveries);
-    return { created: true, plant: copyPlant(plant) };
+    return { created: true, plant: { ...stored } };
   }
 
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
     assertOpen(this.#lifecycle);
     const plant = this.#tenants.get(tenant)?.get(id);
-    return plant && copyPlant(plant);
+    return plant && { ...plant };
   }
 
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {
@@ -61,7 +63,7 @@ export class MemoryPlantRepository implements PlantRepository {
     const result: Plant[] = [];
     for (let index = start; index < end && result.length < query.limit; index++) {
       const plant = plants.at(index)!;
-      if (!tags || (plant.tag !== undefined && tags.has(plant.tag))) result.push(copyPlant(plant));
+      if (!tags || (plant.tag !== undefined && tags.has(plant.tag))) result.push({ ...plant });
     }
     return result;
   }

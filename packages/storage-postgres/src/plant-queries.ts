@@ -1,3 +1,4 @@
+import { PLANT_FIELD_NAMES } from '@plant-store/core/adapter';
 import type { Tables } from './tables.js';
 
 /*
@@ -26,28 +27,36 @@ const fanOut = (t: Tables, gate: string, ev: number, tp: number) => `
   ORDER BY e.id
   RETURNING 1`;
 
+/** The plant's columns (one per field, of its name), in field order. */
+const COLUMNS = PLANT_FIELD_NAMES.join(', ');
+
+/** The first parameter of the plant's columns in {@link createPlantSql}: they come last, so a new field renumbers nothing. */
+const FIRST_COLUMN_PARAMETER = 15;
+
 /**
- * Parameters: tenant, id, name, tag, then the deliveries column by column (ids, tenants, endpoints, event types,
- * payloads, created-at times), then the notification channel and payload, then the endpoint event (type or NULL,
- * payload, created-at), then the deliveries' traceparents (text[], NULL items for none) and the event's (or NULL).
+ * Parameters: tenant, then the deliveries column by column (ids, tenants, endpoints, event types, payloads,
+ * created-at times), then the notification channel and payload, then the endpoint event (type or NULL, payload,
+ * created-at), then the deliveries' traceparents (text[], NULL items for none) and the event's (or NULL), then the
+ * plant's columns (see `plantColumns`).
  */
 export const createPlantSql = (t: Tables) => `
   WITH inserted AS (
-    INSERT INTO ${t.plants} (tenant, id, name, tag) VALUES ($1, $2, $3, $4)
+    INSERT INTO ${t.plants} (tenant, ${COLUMNS})
+    VALUES ($1, ${PLANT_FIELD_NAMES.map((_, index) => `$${FIRST_COLUMN_PARAMETER + index}`).join(', ')})
     ON CONFLICT DO NOTHING
     RETURNING id
   ), queued AS (
     INSERT INTO ${t.deliveries}
       (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent)
     SELECT d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, 'pending', 0, d.created_at, d.created_at, d.created_at, d.traceparent
-    FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $16::text[])
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $13::text[])
       WITH ORDINALITY AS d (id, tenant, endpoint_id, event_type, payload, created_at, traceparent, ord)
     WHERE EXISTS (SELECT FROM inserted)
     ORDER BY d.ord
     RETURNING 1
-  ), fanned AS (${fanOut(t, 'inserted', 13, 17)})
+  ), fanned AS (${fanOut(t, 'inserted', 10, 14)})
   SELECT EXISTS (SELECT FROM inserted) AS created,
-    CASE WHEN EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned) THEN pg_notify($11, $12) END AS notified`;
+    CASE WHEN EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned) THEN pg_notify($8, $9) END AS notified`;
 
 /** Parameters: tenant, id, then the endpoint event (type or NULL, payload, created-at), then the notification channel and payload, then the event's traceparent (or NULL). */
 export const deletePlantSql = (t: Tables) => `
@@ -59,11 +68,11 @@ export const deletePlantSql = (t: Tables) => `
     CASE WHEN EXISTS (SELECT FROM fanned) THEN pg_notify($6, $7) END AS notified`;
 
 /** Parameters: tenant, id. */
-export const selectPlantSql = (t: Tables) => `SELECT id, name, tag FROM ${t.plants} WHERE tenant = $1 AND id = $2`;
+export const selectPlantSql = (t: Tables) => `SELECT ${COLUMNS} FROM ${t.plants} WHERE tenant = $1 AND id = $2`;
 
 /** Parameters: tenant, lowest id, highest id, limit. */
 export const listPlantsSql = (t: Tables) => `
-  SELECT id, name, tag FROM ${t.plants}
+  SELECT ${COLUMNS} FROM ${t.plants}
   WHERE tenant = $1 AND id >= $2 AND id <= $3
   ORDER BY id LIMIT $4`;
 
@@ -71,14 +80,14 @@ export const listPlantsSql = (t: Tables) => `
 const taggedBranches = (t: Tables, cap: string) => `
   unnest($2::text[]) AS wanted (tag)
   CROSS JOIN LATERAL (
-    SELECT id, name, tag FROM ${t.plants}
+    SELECT ${COLUMNS} FROM ${t.plants}
     WHERE tenant = $1 AND tag = wanted.tag AND id >= $3 AND id <= $4
     ORDER BY id LIMIT ${cap}
   ) AS p`;
 
 /** Parameters: tenant, distinct tags, lowest id, highest id, limit. */
 export const listTaggedPlantsSql = (t: Tables) => `
-  SELECT p.id, p.name, p.tag FROM ${taggedBranches(t, '$5')}
+  SELECT p.* FROM ${taggedBranches(t, '$5')}
   ORDER BY p.id LIMIT $5`;
 
 /** Parameters: tenant, lowest id, offset. */

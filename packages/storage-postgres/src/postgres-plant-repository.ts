@@ -1,7 +1,9 @@
 import { StorageError, type Plant } from '@plant-store/core';
 import {
+  copyPlant,
   INT64_MAX,
   INT64_MIN,
+  plantColumns,
   type CreatePlantResult,
   type EndpointEvent,
   type ListPlantsQuery,
@@ -12,12 +14,10 @@ import {
 import { OUTBOX_CHANNEL } from './outbox-channel.js';
 import { createPlantSql, deletePlantSql, idAtOffsetSql, idAtTaggedOffsetSql, listPlantsSql, listTaggedPlantsSql, selectPlantSql } from './plant-queries.js';
 import type { QueryRunner } from './query-runner.js';
-import type { PlantRow } from './schema.js';
 import type { Tables } from './tables.js';
 
-function toPlant(row: PlantRow): Plant {
-  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
-}
+/** A plants row: the plant's columns, NULL for an absent field (see `copyPlant`). */
+type PlantRow = Record<string, unknown>;
 
 /** The lowest id a query can return: just above `after`. (`after` = INT64_MAX leaves nothing; callers check first.) */
 function lowestId(after: bigint | undefined): bigint {
@@ -67,19 +67,15 @@ export class PostgresPlantRepository implements PlantRepository {
     for (let tries = 0; ; tries++) {
       const [row] = await this.#runner.rows<{ created: boolean }>('create the plant', this.#sql.create, [
         tenant,
-        plant.id,
-        plant.name,
-        plant.tag ?? null,
         ...deliveryColumns(deliveries),
         OUTBOX_CHANNEL,
         this.#schema,
         ...eventParameters(event),
         deliveries.map((d) => d.traceparent ?? null),
         event?.traceparent ?? null,
+        ...plantColumns(plant),
       ]);
-      if (row?.created) {
-        return { created: true, plant: plant.tag === undefined ? { id: plant.id, name: plant.name } : { ...plant } };
-      }
+      if (row?.created) return { created: true, plant: copyPlant(plant) };
       const stored = await this.get(tenant, plant.id);
       if (stored || tries >= 2) return stored ? { created: false, plant: stored } : this.#vanished(plant.id);
     }
@@ -87,7 +83,7 @@ export class PostgresPlantRepository implements PlantRepository {
 
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
     const [row] = await this.#runner.rows<PlantRow>('read the plant', this.#sql.select, [tenant, id]);
-    return row && toPlant(row);
+    return row && copyPlant(row);
   }
 
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {
@@ -99,7 +95,7 @@ export class PostgresPlantRepository implements PlantRepository {
       tags.length === 0
         ? await this.#runner.rows<PlantRow>('list plants', this.#sql.list, [tenant, low, high, query.limit])
         : await this.#runner.rows<PlantRow>('list plants', this.#sql.listTagged, [tenant, tags, low, high, query.limit]);
-    return rows.map(toPlant);
+    return rows.map(copyPlant);
   }
 
   async idAtOffset(tenant: string, query: PlantOffsetQuery): Promise<bigint | undefined> {

@@ -3,13 +3,6 @@ import type { DeliveryAttempt, DeliveryStatus } from '@plant-store/core';
 // Rows as the statements of this adapter return them. int8 columns arrive as bigint: plant ids stay exact; times
 // are converted to numbers when mapped.
 
-export interface PlantRow {
-  readonly id: bigint;
-  readonly name: string;
-  /** NULL when the plant has no tag. */
-  readonly tag: string | null;
-}
-
 /** The columns of a delivery that make up its message. */
 export interface MessageRow {
   readonly id: string;

@@ -1,15 +1,20 @@
 /*
  * SQL of the plant repository (better-sqlite3 parameters). Reads are run as
- * raw rows (see plant-rows.ts) with safe integers, so ids stay exact bigints.
+ * raw rows (the plant's columns in field order) with safe integers, so ids
+ * stay exact bigints.
  */
 
+import { PLANT_FIELD_NAMES, PLANT_FIELDS, type PlantField } from '@plant-store/core/adapter';
 import { BOUND_LIMIT } from './bound-limit.js';
 
-/** Parameters: tenant, id, name, tag. Inserts nothing when the id is taken (the create then reads the stored plant). */
-export const INSERT_PLANT = 'INSERT INTO plants (tenant, id, name, tag) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING';
+/** The plant's columns (one per field, of its name), in field order. */
+const COLUMNS = PLANT_FIELD_NAMES.join(', ');
+
+/** Parameters: tenant, then the plant's columns (see `plantColumns`). Inserts nothing when the id is taken (the create then reads the stored plant). */
+export const INSERT_PLANT = `INSERT INTO plants (tenant, ${COLUMNS}) VALUES (?${', ?'.repeat(PLANT_FIELD_NAMES.length)}) ON CONFLICT DO NOTHING`;
 
 /** Parameters: tenant, id. */
-export const SELECT_PLANT = 'SELECT id, name, tag FROM plants WHERE tenant = ? AND id = ?';
+export const SELECT_PLANT = `SELECT ${COLUMNS} FROM plants WHERE tenant = ? AND id = ?`;
 
 /** Parameters: tenant, id. */
 export const DELETE_PLANT = 'DELETE FROM plants WHERE tenant = ? AND id = ?';
@@ -88,12 +93,25 @@ function query(columns: string, shape: QueryShape, end: string): string {
 
 /** Parameters: see {@link queryParameters}; `last` is the limit. */
 export function listPlantsSql(shape: QueryShape): string {
-  return query('id, name, tag', shape, `LIMIT ${BOUND_LIMIT}`);
+  return query(COLUMNS, shape, `LIMIT ${BOUND_LIMIT}`);
 }
 
-// A plant's wire form, tag omitted when absent. SQLite escapes strings as
-// JSON.stringify does and writes 64-bit integers exactly.
-const PLANT_JSON = "CASE WHEN tag IS NULL THEN json_object('id', id, 'name', name) ELSE json_object('id', id, 'name', name, 'tag', tag) END";
+/** A field's part of {@link PLANT_JSON}: its piece of the format and the argument that fills it. */
+function jsonMember([name, field]: [string, PlantField], index: number): { format: string; argument: string } {
+  const key = `${index === 0 ? '' : ','}"${name}":`;
+  const [format, argument] = field.type === 'int64' ? ['%d', name] : ['%s', `json_quote(${name})`];
+  return field.optional ? { format: '%s', argument: `iif(${name} IS NULL, '', printf('${key}${format}', ${argument}))` } : { format: key + format, argument };
+}
+
+/**
+ * A plant's wire form, built from the field table: one printf, an absent
+ * optional field left out (its member is one argument, empty when NULL).
+ * json_quote escapes as JSON.stringify does; %d writes int64 exactly. Text,
+ * not a JSON value, so a page joins it with group_concat: within 10% of
+ * json_object, which needs a branch per combination of optional fields.
+ */
+const members = Object.entries(PLANT_FIELDS).map(jsonMember);
+const PLANT_JSON = `printf('{${members.map((member) => member.format).join('')}}', ${members.map((member) => member.argument).join(', ')})`;
 
 /** Parameters: tenant, id. The plant's wire form as JSON text (see PLANT_JSON); no row when the tenant has none. */
 export const SELECT_PLANT_JSON = `SELECT ${PLANT_JSON} FROM plants WHERE tenant = ? AND id = ?`;
@@ -115,7 +133,7 @@ export const SELECT_PLANT_JSON = `SELECT ${PLANT_JSON} FROM plants WHERE tenant 
  * entries for the next id is cheap next to building the page's JSON.
  */
 export function listPlantsJsonSql(shape: QueryShape): string {
-  return `SELECT json_group_array(${PLANT_JSON}), max(id), count(*), (${idAtOffsetSql(shape)}) FROM (${listPlantsSql(shape)})`;
+  return `SELECT coalesce('[' || group_concat(${PLANT_JSON}, ',') || ']', '[]'), max(id), count(*), (${idAtOffsetSql(shape)}) FROM (${listPlantsSql(shape)})`;
 }
 
 /** Parameters: see {@link queryParameters}; `last` is the offset and each branch reads offset + 1 rows. */

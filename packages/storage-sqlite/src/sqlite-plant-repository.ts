@@ -1,8 +1,10 @@
 import type { Database as BetterSqlite3, Statement } from 'better-sqlite3';
 import type { Plant } from '@plant-store/core';
 import {
+  copyPlant,
   INT64_MAX,
   INT64_MIN,
+  plantColumns,
   type CreatePlantResult,
   type EndpointEvent,
   type ListPlantsQuery,
@@ -24,18 +26,20 @@ import {
   type FanOutParameters,
   type QueryShape,
 } from './plant-queries.js';
-import { toPlant, type PlantRow } from './plant-rows.js';
 import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { GroupCommit } from './group-commit.js';
 import { isRowError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
+
+/** A plants row as the raw statements return it: the plant's columns in field order (see `copyPlant`). */
+type PlantRow = unknown[];
 
 /** A listing page as SQLite builds it: its JSON array, last id and count, and the id just past it (null: no more). */
 type PageRow = [json: string, lastId: bigint | null, count: bigint, nextId: bigint | null];
 
 /** The plant statements: prepared once per storage, the listings once per shape. */
 interface PlantStatements {
-  readonly insert: Statement<[tenant: string, id: bigint, name: string, tag: string | null]>;
+  readonly insert: Statement<unknown[]>;
   /** Raw rows. */
   readonly select: Statement<[tenant: string, id: bigint], PlantRow>;
   readonly selectJson: Statement<[tenant: string, id: bigint], string>;
@@ -120,13 +124,12 @@ function committedInGroups<In, Out>(file: GuardedWrites, action: string, writeOn
  */
 function plantCreate(s: PlantStatements, outbox: SqliteWebhookOutbox, queueEvent: ReturnType<typeof eventQueuer>): (create: PlantCreate) => CreatePlantResult {
   return ({ tenant, plant, deliveries, event }) => {
-    const stored: Plant = plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
-    if (s.insert.run(tenant, plant.id, plant.name, plant.tag ?? null).changes === 0) {
-      return { created: false, plant: toPlant(s.select.get(tenant, plant.id)!) };
+    if (s.insert.run(tenant, ...plantColumns(plant)).changes === 0) {
+      return { created: false, plant: copyPlant(s.select.get(tenant, plant.id)!) };
     }
     outbox.queue(deliveries);
     queueEvent(tenant, event);
-    return { created: true, plant: stored };
+    return { created: true, plant: copyPlant(plant) };
   };
 }
 
@@ -179,7 +182,7 @@ export class SqlitePlantRepository implements PlantRepository {
   async get(tenant: string, id: bigint): Promise<Plant | undefined> {
     return withSqliteErrors('read the plant', () => {
       const row = this.#statements.select.get(tenant, id);
-      return row && toPlant(row);
+      return row && copyPlant(row);
     });
   }
 
@@ -194,7 +197,7 @@ export class SqlitePlantRepository implements PlantRepository {
       const shape = { tagCount: tags.length, bounded: query.until !== undefined };
       const statement = shapedStatement(this.#statements.lists, shapeKey(shape), () => this.#db.prepare<unknown[], PlantRow>(listPlantsSql(shape)).raw(true));
       const parameters = queryParameters(tenant, tags, lowestId(query.after), query.until, query.limit, query.limit);
-      return statement.all(...parameters).map(toPlant);
+      return statement.all(...parameters).map(copyPlant);
     });
   }
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { int64Schema, isPlainText, plainInt64, PLANT_TAG_MAX_LENGTH, PlantTagSchema } from './plant.js';
+import { int64Schema, isPlainText, plainInt64, textSchema } from './plant.js';
+import { PLANT_FIELDS } from './plant-fields.js';
 import { objectMessage, validate } from './validate.js';
 
 export const INT32_MAX = 2 ** 31 - 1;
@@ -20,7 +21,10 @@ export const ListPlantsOptionsSchema = v.strictObject(
     ),
     after: v.exactOptional(int64Schema('after')),
     tags: v.exactOptional(
-      v.pipe(v.array(PlantTagSchema, 'tags must be an array of tags'), v.maxLength(MAX_TAG_FILTERS, `at most ${MAX_TAG_FILTERS} tag filters are allowed`)),
+      v.pipe(
+        v.array(textSchema('tag', PLANT_FIELDS.tag.maxLength), 'tags must be an array of tags'),
+        v.maxLength(MAX_TAG_FILTERS, `at most ${MAX_TAG_FILTERS} tag filters are allowed`),
+      ),
     ),
   },
   objectMessage('list options must be an object'),
@@ -59,7 +63,7 @@ export function plainListPlantsOptions(input: unknown): ListPlantsOptions | unde
   if ('tags' in record) {
     const tags = record['tags'];
     if (!Array.isArray(tags) || tags.length > MAX_TAG_FILTERS) return undefined;
-    for (const tag of tags) if (!isPlainText(tag, PLANT_TAG_MAX_LENGTH)) return undefined;
+    for (const tag of tags) if (!isPlainText(tag, PLANT_FIELDS.tag.maxLength)) return undefined;
     options.tags = [...tags];
   }
   return options;

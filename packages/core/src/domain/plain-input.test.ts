@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.js';
 import { parseJson } from '../json/json-codec.js';
 import { ListPlantsOptionsSchema, parseListPlantsOptions, plainListPlantsOptions } from './list-options.js';
-import { NewPlantSchema, PlantIdSchema, parseNewPlant, parsePlantId, plainNewPlant } from './plant.js';
+import { NewPlantSchema, PLANT_FIELD_NAMES, PlantIdSchema, parseNewPlant, parsePlantId, plainNewPlant } from './plant.js';
+import { PLANT_FIELDS } from './plant-fields.js';
 
 // The direct checks in front of the valibot schemas (plainNewPlant,
 // plainListPlantsOptions, parsePlantId) must never accept what a schema
@@ -27,7 +28,7 @@ const anyValue = fc.letrec((tie) => ({
     fc.array(tie('value'), { maxLength: 3 }),
     tie('record'),
   ),
-  record: fc.dictionary(fc.oneof(fc.constantFrom('id', 'name', 'tag', 'tags', 'limit', 'after'), fc.string({ maxLength: 4 })), tie('value'), { maxKeys: 4 }),
+  record: fc.dictionary(fc.oneof(fc.constantFrom(...PLANT_FIELD_NAMES, 'tags', 'limit', 'after'), fc.string({ maxLength: 4 })), tie('value'), { maxKeys: 4 }),
 })).value;
 
 const plausibleInt = fc.oneof(
@@ -76,7 +77,16 @@ function assertSameAsSchema<T>(
 describe('direct checks in front of the schemas', () => {
   it('parseNewPlant accepts only what NewPlantSchema accepts, and returns what it returns', () => {
     expect(plainNewPlant({ id: 1, name: 'a' })).toEqual({ id: 1n, name: 'a' });
-    const inputs = fc.oneof(shaped({ id: plausibleInt, name: plausibleText, tag: plausibleText }, ['id', 'name']), anyValue);
+    // Every field of the table, each with values of its type and of every other kind.
+    const fields = Object.entries(PLANT_FIELDS) as [string, { type: string; optional?: true }][];
+    const entries = Object.fromEntries(fields.map(([name, field]) => [name, field.type === 'int64' ? plausibleInt : plausibleText]));
+    const inputs = fc.oneof(
+      shaped(
+        entries,
+        fields.filter(([, field]) => !field.optional).map(([name]) => name),
+      ),
+      anyValue,
+    );
     assertSameAsSchema(inputs, NewPlantSchema, plainNewPlant, parseNewPlant);
   });
 

@@ -1,4 +1,4 @@
-import { parseNewPlant, parsePlantId, plantToJson, samePlant, type Plant } from '../domain/plant.js';
+import { parseNewPlant, parsePlantId, PLANT_CONTENT_IN_WORDS, plantToJson, samePlant, type Plant } from '../domain/plant.js';
 import { parseListPlantsOptions, type ListPlantsInput, type ListPlantsOptions } from '../domain/list-options.js';
 import type { Principal, Scope } from '../domain/principal.js';
 import { ConflictError, ForbiddenError, NotFoundError, withoutStack } from '../errors.js';
@@ -71,7 +71,7 @@ export class PlantService {
     const result = await this.#plants.create(principal.tenant, plant, deliveries, event);
     if (!result.created) {
       if (!samePlant(result.plant, plant)) {
-        throw withoutStack(() => new ConflictError(`a plant with id ${plant.id} already exists with a different name or tag`));
+        throw withoutStack(() => new ConflictError(`a plant with id ${plant.id} already exists with a different ${PLANT_CONTENT_IN_WORDS}`));
       }
       return { plant: result.plant, created: false };
     }

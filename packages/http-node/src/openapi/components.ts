@@ -1,27 +1,31 @@
-import { PLANT_NAME_MAX_LENGTH, PLANT_TAG_MAX_LENGTH } from '@plant-store/core/adapter';
+import { PLANT_FIELDS, type PlantField } from '@plant-store/core/adapter';
 import { errorResponse, ref } from './openapi-helpers.js';
 import { webhookSchemas } from './webhook-schemas.js';
 
 // The `components` section of the document, built fresh for every document.
 
-/** A plant object (request or response); they differ only in what the tag's description says. */
-const plantSchema = (tagDescription: string) => ({
-  type: 'object',
-  required: ['id', 'name'],
-  additionalProperties: false,
-  properties: {
-    id: ref('schemas', 'PlantId'),
-    name: ref('schemas', 'Name'),
-    tag: { ...ref('schemas', 'Tag'), description: tagDescription },
-  },
-});
+const plantFields = Object.entries(PLANT_FIELDS) as [string, PlantField][];
 
-/** A name or tag: JSON Schema's lengths count code points, as the core does. */
-const textSchema = (maxLength: number) => ({
-  type: 'string',
-  minLength: 1,
-  maxLength,
-  description: `1 to ${maxLength} characters (code points).`,
+/** The name of a plant field's schema: `Name` for `name`, unless the table names it. */
+const plantFieldSchemaName = (name: string, field: PlantField) => field.schemaName ?? name[0]!.toUpperCase() + name.slice(1);
+
+/** A plant field's schema. Text: JSON Schema's lengths count code points, as the core does. */
+const fieldSchema = ({ type, maxLength, description }: PlantField) =>
+  type === 'int64'
+    ? { type: 'integer', format: 'int64', description, examples: [42] }
+    : { type: 'string', minLength: 1, maxLength, description: [description, `1 to ${maxLength} characters (code points).`].filter(Boolean).join(' ') };
+
+/** A plant object (request or response); they differ only in what an optional field's description says. */
+const plantSchema = (optionalDescription: string) => ({
+  type: 'object',
+  required: plantFields.filter(([, field]) => !field.optional).map(([name]) => name),
+  additionalProperties: false,
+  properties: Object.fromEntries(
+    plantFields.map(([name, field]) => {
+      const schema = ref('schemas', plantFieldSchemaName(name, field));
+      return [name, field.optional ? { ...schema, description: optionalDescription } : schema];
+    }),
+  ),
 });
 
 const securitySchemes = () => ({
@@ -34,15 +38,7 @@ const securitySchemes = () => ({
 });
 
 const schemas = () => ({
-  PlantId: {
-    type: 'integer',
-    format: 'int64',
-    description:
-      'Client-supplied id, unique per tenant, anywhere in the signed 64-bit range and exact to the last digit. Any JSON spelling of an integer is accepted (`20`, `20.0`, `2e1`; `-0` is 0); strings and non-integers are not.',
-    examples: [42],
-  },
-  Name: textSchema(PLANT_NAME_MAX_LENGTH),
-  Tag: textSchema(PLANT_TAG_MAX_LENGTH),
+  ...Object.fromEntries(plantFields.map(([name, field]) => [plantFieldSchemaName(name, field), fieldSchema(field)])),
   NewPlant: plantSchema('Optional; omit it rather than sending null (null is a 400).'),
   Plant: plantSchema('Omitted when the plant has none (never null).'),
   Error: {

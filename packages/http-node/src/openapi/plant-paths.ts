@@ -1,4 +1,4 @@
-import { INT32_MAX, MAX_TAG_FILTERS } from '@plant-store/core/adapter';
+import { INT32_MAX, MAX_TAG_FILTERS, PLANT_CONTENT_IN_WORDS, PLANT_FIELD_NAMES, wordList } from '@plant-store/core/adapter';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/read-body.js';
 import { authErrors, bodyErrors, errorResponse, json, ref, requestIdHeader } from './openapi-helpers.js';
 
@@ -73,9 +73,12 @@ const addPlant = () => ({
   summary: 'Create a plant',
   description: [
     'Creates a plant in the caller\'s tenant and durably queues its "New Plant" webhooks in the same',
-    'transaction. Retry-safe: repeating a create with the same id, name and tag returns 200 with the stored',
-    'plant and no second webhook; the same id with another name or tag is a 409. Any property other than',
-    '`id`, `name` and `tag` is a 400 naming it. Requires the `plants:write` scope.',
+    `transaction. Retry-safe: repeating a create with the same ${wordList(PLANT_FIELD_NAMES, 'and')} returns 200 with the stored`,
+    `plant and no second webhook; the same id with another ${PLANT_CONTENT_IN_WORDS} is a 409. Any property other than`,
+    `${wordList(
+      PLANT_FIELD_NAMES.map((name) => `\`${name}\``),
+      'and',
+    )} is a 400 naming it. Requires the \`plants:write\` scope.`,
   ].join(' '),
   security: [{ bearerAuth: ['plants:write'] }],
   requestBody: {
@@ -91,7 +94,7 @@ const addPlant = () => ({
     },
     '400': ref('responses', 'BadRequest'),
     ...authErrors,
-    '409': errorResponse('A plant with this id exists in the tenant with another name or tag.'),
+    '409': errorResponse(`A plant with this id exists in the tenant with another ${PLANT_CONTENT_IN_WORDS}.`),
     ...bodyErrors,
   },
 });
