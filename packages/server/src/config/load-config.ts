@@ -19,11 +19,8 @@ export interface ServeConfig {
   readonly db: string;
   /** PostgreSQL connection URL; set exactly when `storage` is `postgres`. May hold a password: never log it. */
   readonly databaseUrl?: string;
-  /** PostgreSQL pool size per instance. */
   readonly dbPool: number;
-  /** PostgreSQL schema holding the tables. */
   readonly dbSchema: string;
-  /** JWT bearer tokens, when a key source is configured. */
   readonly jwt?: JwtConfig;
   /** From the tokens variable and the tokens file, merged; empty when none is configured. */
   readonly tokens: readonly TokenEntry[];
@@ -41,9 +38,7 @@ export interface ServeConfig {
   readonly webhookDisableAfterMs: number;
   /** Delivered and failed deliveries are deleted once finished this long ago; `null` (`off`) keeps them. */
   readonly webhookRetentionMs: number | null;
-  /** Tenant endpoints may reach non-public addresses. */
   readonly webhookAllowPrivate: boolean;
-  /** Most webhook endpoints one tenant may have. */
   readonly webhookMaxEndpoints: number;
   readonly maxBodyBytes: number;
   readonly headersTimeoutMs: number;
@@ -51,9 +46,7 @@ export interface ServeConfig {
   readonly keepAliveTimeoutMs: number;
   readonly shutdownTimeoutMs: number;
   readonly logLevel: LogLevel;
-  /** `GET /metrics` and the counting behind it. */
   readonly metrics: boolean;
-  /** The tenant webhook portal page at `GET /portal`. */
   readonly portal: boolean;
 }
 
@@ -76,10 +69,7 @@ export interface ServeArgs {
   readonly values: Partial<Record<SettingKey, string>>;
 }
 
-/**
- * Parses `serve` flags strictly: an unknown flag, a missing value or a
- * positional argument is a `ConfigurationError` naming it.
- */
+/** Parses `serve` flags strictly: an unknown flag, a missing value or a positional argument is a `ConfigurationError` naming it. */
 export function parseServeArgs(args: readonly string[]): ServeArgs {
   let parsed: { values: Record<string, unknown> };
   try {
@@ -95,11 +85,7 @@ export function parseServeArgs(args: readonly string[]): ServeArgs {
   return { help: parsed.values['help'] === true, values };
 }
 
-/**
- * Reads and validates the configuration of `plant-store serve` from flags and
- * environment (a flag wins; an empty variable counts as unset). Throws a
- * `ConfigurationError` naming the variable and its flag, never a secret.
- */
+/** Reads and validates the `serve` configuration (a flag wins; an empty variable counts as unset); errors name the setting, never a secret. */
 export function loadConfig(args: readonly string[] | ServeArgs, env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): ServeConfig {
   const flags = 'help' in args ? args.values : parseServeArgs(args).values;
   const read = settingReader(flags, env, options.readFile ?? ((path: string) => readFileSync(path, 'utf8')));
@@ -186,7 +172,7 @@ function httpSettings(read: SettingReader) {
   };
 }
 
-/** `{ [key]: value }`, or nothing when the value is undefined (the config object has no undefined members). */
+/** `{ [key]: value }`, or nothing when the value is undefined (the config has no undefined members). */
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
