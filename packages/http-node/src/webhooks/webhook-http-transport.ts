@@ -37,12 +37,7 @@ interface SendContext {
  * answer kept as `response`; the timeout covers up to that KiB, the rest is drained up to `maxResponseBytes`. Never rejects.
  */
 export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}): WebhookTransport {
-  const agentOptions = {
-    keepAlive: true,
-    maxSockets: options.maxSockets ?? 64,
-    timeout: options.idleSocketTimeoutMs ?? 4_000,
-    scheduling: 'lifo' as const,
-  };
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, timeout: options.idleSocketTimeoutMs ?? 4_000, scheduling: 'lifo' as const };
   // Whether tenant endpoints may be private is the store's setting (`webhooks.allowPrivateDestinations`): it leaves
   // their requests unmarked then, so the transport has no setting of its own that could disagree.
   const restrictedOptions = { ...agentOptions, lookup: guardedLookup() };
