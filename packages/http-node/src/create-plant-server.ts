@@ -20,8 +20,7 @@ export function createPlantServer(store: PlantStore, options: PlantServerOptions
   const keepAliveTimeout = positive('keepAliveTimeoutMs', options.keepAliveTimeoutMs ?? 5_000);
   const server = createServer(
     {
-      // node:http enforces both timeouts by a sweep (every 30 s by default): sweep often enough to cut a
-      // slow client close to its deadline. The headers' deadline cannot be later than the request's.
+      // node:http enforces both timeouts by a sweep (every 30 s by default): sweep often enough to cut a slow client on time.
       headersTimeout: Math.min(headersTimeout, requestTimeout),
       requestTimeout,
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),

@@ -18,7 +18,6 @@ import { tracingCaveats, tracingRequested, tracingVariablesNotRead } from './tra
 import { version } from './version.js';
 
 export interface ServeIo {
-  /** Receives the ready line and the JSON log lines. */
   readonly stdout: LogSink;
   /** Receives warnings meant for the operator (the development token). */
   readonly stderr: LogSink;
@@ -26,7 +25,6 @@ export interface ServeIo {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/** A running service. */
 export interface ServeHandle {
   /** Base URL with the real port, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
@@ -177,7 +175,6 @@ async function loadPortal(): Promise<PortalAssets> {
   }
 }
 
-/** Listens on the configured address; resolves with the base URL (real port), rejects with a one-line error. */
 async function listen(server: Server, config: ServeConfig): Promise<string> {
   try {
     await new Promise<void>((resolveListen, rejectListen) => {

@@ -34,8 +34,7 @@ const JS = 'text/javascript; charset=utf-8';
 const REVALIDATE = 'no-cache';
 const ONE_DAY = 'public, max-age=86400';
 
-// Everything but this origin's scripts, styles and API calls is refused, inline ones included
-// (swagger-ui styles through the DOM, which CSP allows); some icons are data: URLs.
+// Only this origin's scripts, styles and API calls (swagger-ui styles through the DOM, which CSP allows); icons may be data: URLs.
 const PAGE_POLICY = [
   "default-src 'none'",
   "script-src 'self'",

@@ -18,7 +18,6 @@ export interface RouteContext {
   readonly metrics?: HttpMetrics;
 }
 
-/** One request being answered. */
 export interface Exchange {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;

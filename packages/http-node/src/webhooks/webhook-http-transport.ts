@@ -38,8 +38,7 @@ interface SendContext {
  */
 export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}): WebhookTransport {
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, timeout: options.idleSocketTimeoutMs ?? 4_000, scheduling: 'lifo' as const };
-  // Whether tenant endpoints may be private is the store's setting (`webhooks.allowPrivateDestinations`): it leaves
-  // their requests unmarked then, so the transport has no setting of its own that could disagree.
+  // Private destinations are the store's setting (it leaves requests unmarked), so the transport has none that could disagree.
   const restrictedOptions = { ...agentOptions, lookup: guardedLookup() };
   const context: SendContext = {
     agents: { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) },

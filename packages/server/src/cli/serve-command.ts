@@ -7,8 +7,7 @@ import { errorLine } from './error-line.js';
 import { onShutdownSignal } from './shutdown-signals.js';
 import { serveUsage } from './usage.js';
 
-// Beyond the HTTP grace period, what the dispatcher and storage get to stop: with the default
-// 7 s grace the process exits within 10 s, the time `docker stop` waits before SIGKILL.
+// Beyond the HTTP grace period: with the default 7 s the process exits within the 10 s `docker stop` waits before SIGKILL.
 const STOP_MARGIN_MS = 2_000;
 const FILE_POLL_MS = 1_000;
 

@@ -22,21 +22,17 @@ export interface ServeConfig {
   readonly dbPool: number;
   readonly dbSchema: string;
   readonly jwt?: JwtConfig;
-  /** From the tokens variable and the tokens file, merged; empty when none is configured. */
   readonly tokens: readonly TokenEntry[];
   /** The tokens file, watched for changes while serving. */
   readonly tokensFile?: string;
-  /** From the webhooks variable and the webhooks file, merged. */
   readonly webhooks: readonly WebhookSubscription[];
   /** The webhooks file, watched for changes while serving. */
   readonly webhooksFile?: string;
   readonly webhookRetryMs: readonly number[];
   readonly webhookTimeoutMs: number;
-  /** After a rotation, how long the previous endpoint secret still signs. */
   readonly webhookSecretOverlapMs: number;
-  /** Tenant endpoints failing every attempt this long (with a message exhausted) are disabled. */
   readonly webhookDisableAfterMs: number;
-  /** Delivered and failed deliveries are deleted once finished this long ago; `null` (`off`) keeps them. */
+  /** `null` (`off`) keeps them. */
   readonly webhookRetentionMs: number | null;
   readonly webhookAllowPrivate: boolean;
   readonly webhookMaxEndpoints: number;
@@ -57,13 +53,12 @@ export interface LoadConfigOptions {
   readonly readFile?: (path: string) => string;
 }
 
-/** The flags of `plant-store serve`, in the shape `node:util` parseArgs wants. */
 export const SERVE_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   ...Object.fromEntries(Object.values(SETTINGS).map((setting) => [setting.flag, { type: 'string' as const }])),
   help: { type: 'boolean', short: 'h' },
 };
 
-/** Parsed `serve` flags: `help`, plus the raw text of each setting given on the command line. */
+/** The raw text of each setting given on the command line. */
 export interface ServeArgs {
   readonly help: boolean;
   readonly values: Partial<Record<SettingKey, string>>;
@@ -145,7 +140,7 @@ function webhookSettings(read: SettingReader) {
   };
 }
 
-/** The retention: a positive duration, or `off`. Not a timer (it only dates a cutoff), so it may exceed what a Node timer holds. */
+/** Not a timer (it only dates a cutoff), so it may exceed what a Node timer holds. */
 function retention(read: Pick<SettingReader, 'text' | 'fail' | 'got'>): number | null {
   const text = read.text('webhookRetention').trim();
   if (text.toLowerCase() === 'off') return null;
@@ -179,7 +174,7 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 
 type Fail = (key: SettingKey, message: string) => ConfigurationError;
 
-/** The PostgreSQL URL: required with `--storage postgres`; errors never echo it (it may hold a password). */
+/** Errors never echo the URL: it may hold a password. */
 function postgresUrl(value: string | undefined, fail: Fail): string {
   if (value === undefined) throw fail('databaseUrl', `is required when ${settingName('storage')} is postgres`);
   let url: URL;
@@ -194,7 +189,7 @@ function postgresUrl(value: string | undefined, fail: Fail): string {
   return value.trim();
 }
 
-/** Tokens from the variable and the file, merged; a token configured twice is an error (its tenant would be ambiguous). */
+/** A token configured twice is an error: its tenant would be ambiguous. */
 function loadTokens(list: string | undefined, file: { path: string; content: string } | undefined): TokenEntry[] {
   return mergeUnique(
     [
@@ -206,7 +201,7 @@ function loadTokens(list: string | undefined, file: { path: string; content: str
   );
 }
 
-/** Subscriptions from the variable and the file, merged; deliveries find their subscription by id (derived from the url unless given), so an id may appear once. */
+/** Deliveries find their subscription by id (derived from the url unless given), so an id may appear once. */
 function loadWebhooks(list: string | undefined, file: { path: string; content: string } | undefined): WebhookSubscription[] {
   return mergeUnique(
     [
@@ -218,7 +213,6 @@ function loadWebhooks(list: string | undefined, file: { path: string; content: s
   );
 }
 
-/** The entries of all sources in order; an entry whose identity was seen before is a `ConfigurationError` naming its source's setting. */
 function mergeUnique<T>(
   sources: readonly { readonly key: SettingKey; readonly entries: readonly T[] }[],
   identity: (entry: T) => string,
