@@ -1,10 +1,6 @@
 /**
- * The JWKS source could not be read (network error, timeout, an answer other
- * than 200, or a body that is not a key set). This is the only way
- * `jwtAuthenticator` rejects: the token could not be judged, which is not the
- * same as judging it invalid. The message names the URL, never a token.
- * `retryAfterMs` says how long until the key set will be fetched again (the
- * failure is remembered until then), so callers can be told when to come back.
+ * The JWKS source could not be read: the only way `jwtAuthenticator` rejects, as the token could not be judged (not the
+ * same as invalid). The message names the URL, never a token.
  */
 export class JwksUnavailableError extends Error {
   readonly url: string;

@@ -35,11 +35,7 @@ export interface JwtAuthenticatorOptions {
   readonly jwksTimeoutMs?: number;
   /** Least time between two JWKS fetches, whatever their outcome; a failed fetch is remembered that long (`jwksUrl` only). @default 30000 */
   readonly jwksCooldownMs?: number;
-  /**
-   * Until a key set was loaded once, the wait after the first failed fetch,
-   * doubled after each further one up to `jwksCooldownMs`: no JWT works
-   * yet, so an identity provider that is back soon is asked soon (`jwksUrl` only). @default 1000
-   */
+  /** Before any key set loaded (no JWT works yet), the wait after the first failed fetch, doubled up to `jwksCooldownMs`. @default 1000 */
   readonly jwksFirstRetryMs?: number;
   /** Age after which the JWKS is refreshed in the background (`jwksUrl` only). @default 600000 (10 minutes) */
   readonly jwksMaxAgeMs?: number;
@@ -50,17 +46,9 @@ export interface JwtAuthenticatorOptions {
 }
 
 /**
- * An `Authenticator` for JWT bearer tokens signed with RS256, PS256, ES256 or
- * EdDSA. `authenticate` resolves `undefined` for every token it cannot accept
- * (malformed, another algorithm, bad signature, unknown `kid`, expired, wrong
- * issuer or audience, no `exp`, `sub` or tenant), and rejects with
- * `JwksUnavailableError` only when the remote JWKS is needed and cannot be
- * fetched: then the token could not be judged at all.
- *
- * Verified principals are cached by token digest until the token's `exp`: a
- * token stays accepted until it expires even if its key leaves the JWKS.
- * Unusable options, an unreadable or invalid `jwksFile` included, throw a
- * `ConfigurationError` naming the option.
+ * An `Authenticator` for JWT bearer tokens (RS256, PS256, ES256, EdDSA): `undefined` for every token it cannot accept;
+ * rejects with `JwksUnavailableError` only when the remote JWKS cannot be fetched, as the token could not be judged.
+ * Principals are cached by digest until `exp`, so a token outlives its key's removal from the JWKS.
  */
 export function jwtAuthenticator(options: JwtAuthenticatorOptions): Authenticator {
   const clock = options.clock ?? systemClock;
@@ -97,11 +85,7 @@ export function jwtAuthenticator(options: JwtAuthenticatorOptions): Authenticato
   };
 }
 
-/**
- * The token's principal (`undefined` when its claims name none) and expiry,
- * or why it does not verify: jose's message (it never quotes the token), and
- * for a wrong issuer or audience the value the token has.
- */
+/** The token's principal and expiry, or why it does not verify: jose's message (never quoting the token), and a wrong `iss`/`aud`. */
 async function verifyToken(
   token: string,
   getKey: JWTVerifyGetKey,
@@ -112,9 +96,7 @@ async function verifyToken(
     const { payload } = await jwtVerify(token, getKey, options);
     return { principal: jwtPrincipal(payload, tenantClaim), expiresAt: payload.exp! * 1000 };
   } catch (error) {
-    // Every verdict on the token is a JOSEError; anything else (the JWKS
-    // source failing, a key in the set that cannot be imported) is not the
-    // caller's fault and must not pass for "invalid token".
+    // Anything but a JOSEError (the JWKS source failing, a key that cannot be imported) must not pass for "invalid token".
     if (!(error instanceof errors.JOSEError)) throw error;
     if (error instanceof errors.JWTClaimValidationFailed && (error.claim === 'iss' || error.claim === 'aud')) {
       return { refused: error.message, fields: { [error.claim]: error.payload[error.claim] } };
@@ -123,7 +105,6 @@ async function verifyToken(
   }
 }
 
-/** The key resolver for the one configured source. */
 function keySource(options: JwtAuthenticatorOptions, clock: Clock): JWTVerifyGetKey {
   const sources = (['jwksUrl', 'jwksFile', 'jwks'] as const).filter((key) => options[key] !== undefined);
   if (sources.length !== 1) {
@@ -154,7 +135,6 @@ function readJwksFile(path: string): JSONWebKeySet {
   return checked('jwksFile', () => parseJwksFile(path, text));
 }
 
-/** The checked key set; a `ValidationError` becomes a `ConfigurationError` naming the option. */
 function checked(setting: string, parse: () => JSONWebKeySet): JSONWebKeySet {
   try {
     return parse();

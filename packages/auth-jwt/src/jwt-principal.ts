@@ -2,12 +2,8 @@ import { ALL_SCOPES, type Principal, type Scope } from '@plant-store/core';
 import type { JWTPayload } from 'jose';
 
 /**
- * The principal a verified payload names: subject from `sub`, tenant from
- * `tenantClaim`, scopes from `scope` (space-separated, RFC 8693/9068) and
- * `scp` (an array, or a space-separated string as some issuers send it),
- * both read. Scopes this service does not know are dropped: an issuer may
- * grant scopes for other services in the same token. `undefined` when the
- * subject or tenant is missing or not a non-empty string.
+ * The principal a verified payload names, scopes from `scope` and `scp` (array or space-separated). Unknown scopes are
+ * dropped: an issuer may grant scopes for other services in the same token.
  */
 export function jwtPrincipal(payload: JWTPayload, tenantClaim: string): Principal | undefined {
   const tenant = payload[tenantClaim];

@@ -4,14 +4,7 @@ import type { JSONWebKeySet } from 'jose';
 /** Key types of the accepted algorithms: RSA (RS256, PS256), EC (ES256), OKP (EdDSA). */
 const VERIFYING_KEY_TYPES = new Set(['RSA', 'EC', 'OKP']);
 
-/**
- * Checks that a parsed JSON value is a JSON Web Key Set of public keys, and
- * returns it. Throws a `ValidationError` (field `keys` or `keys[i]`) for
- * anything else: no `keys` array, an entry without `kty`, private key
- * material (`d`, or any symmetric key), or a set with no key usable by
- * RS256, PS256, ES256 or EdDSA. A key set that can never verify a token is a
- * configuration mistake best reported at start, not as 401s later.
- */
+/** A parsed JSON Web Key Set of public keys, else a `ValidationError`: a set that can never verify is best reported at start, not as 401s. */
 export function parseJwks(value: unknown): JSONWebKeySet {
   const keys = (value as { keys?: unknown } | null)?.keys;
   if (typeof value !== 'object' || value === null || !Array.isArray(keys)) {
@@ -32,7 +25,6 @@ export function parseJwks(value: unknown): JSONWebKeySet {
   return value as JSONWebKeySet;
 }
 
-/** The text of a JWKS file, checked as `parseJwks` does; the `ValidationError`'s message starts with `path`. */
 export function parseJwksFile(path: string, text: string): JSONWebKeySet {
   let value: unknown;
   try {

@@ -4,28 +4,19 @@ import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } f
 import { JwksUnavailableError } from './jwks-unavailable-error.js';
 import { parseJwks } from './parse-jwks.js';
 
+/** As the `jwks*` options of `jwtAuthenticator`. */
 export interface RemoteJwksOptions {
   readonly url: URL;
-  /** Longest wait for one fetch of the key set, body included. */
   readonly timeoutMs: number;
-  /** Least time between the starts of two fetches, whatever their outcome; 0 lifts the limit. */
   readonly cooldownMs: number;
-  /** Before any key set was loaded: the wait after the first failure, doubled after each further one up to `cooldownMs`. */
   readonly firstRetryMs: number;
-  /** Age after which the key set is refreshed in the background. */
   readonly maxAgeMs: number;
   readonly clock: Clock;
 }
 
 /**
- * A key resolver over a remote JWKS, for `jwtVerify`. At most one fetch is in
- * flight and at most one starts per `cooldownMs`, so a flood of tokens
- * (forged, made-up `kid`s) is never a flood of fetches. Until a key set was
- * loaded, a failure is remembered for `firstRetryMs`, doubled up to the
- * cooldown, and tokens meanwhile reject at once with `JwksUnavailableError`.
- * An unknown `kid` triggers a refetch outside the cooldown; a key set older
- * than `maxAgeMs` is refreshed in the background and keeps serving if that
- * fails, so an outage does not lock out tokens signed with known keys.
+ * A key resolver over a remote JWKS. One fetch in flight and one per cooldown at most, so a flood of forged tokens is
+ * never a flood of fetches; a stale key set keeps serving while refreshed, so an outage does not lock out known keys.
  */
 export function remoteJwks(options: RemoteJwksOptions): JWTVerifyGetKey {
   const keySet = new RemoteKeySet(options);
@@ -36,9 +27,8 @@ class RemoteKeySet {
   private keys: JWTVerifyGetKey | undefined;
   private loadedAt = 0;
   private attemptedAt = Number.NEGATIVE_INFINITY;
-  /** Why the last fetch failed, while no key set was ever loaded. */
+  // Why the last fetch failed, and how many failed in a row, while no key set was ever loaded.
   private failure = 'not fetched yet';
-  /** Fetches failed in a row while no key set was ever loaded. */
   private failures = 0;
   private pending: Promise<JWTVerifyGetKey> | undefined;
 
@@ -112,8 +102,7 @@ class RemoteKeySet {
 async function fetchJwks({ url, timeoutMs }: RemoteJwksOptions): Promise<JSONWebKeySet> {
   let body: unknown;
   try {
-    // The signal bounds the whole exchange, body included. No redirects: the
-    // configured URL is the trust anchor, as in jose's own remote key set.
+    // No redirects: the configured URL is the trust anchor, as in jose's own remote key set.
     const response = await fetch(url, {
       signal: AbortSignal.timeout(timeoutMs),
       redirect: 'manual',

@@ -7,25 +7,20 @@ import { createRequestListener, type RequestListenerOptions } from './request-li
 export interface PlantServerOptions extends RequestListenerOptions {
   /** Time a client gets to send the complete request headers; slower connections are closed (408). @default 10000 */
   readonly headersTimeoutMs?: number;
-  /** Time a client gets to send the complete request, body included (408 after it). Also the longest a connection may stay completely silent in either direction, so a client that stops reading a streamed list is dropped. @default 30000 */
+  /** Time a client gets to send the complete request (408 after it); also the longest a connection may stay silent either way. @default 30000 */
   readonly requestTimeoutMs?: number;
   /** How long an idle keep-alive connection stays open between requests. @default 5000 */
   readonly keepAliveTimeoutMs?: number;
 }
 
-/**
- * A node:http server running the Plant Store API with timeouts that keep
- * slow or stalled clients from tying it up. It does not listen: call
- * `server.listen(...)` (port 0 in tests), or use `serve`.
- */
+/** A node:http server running the API, with timeouts that keep stalled clients from tying it up; it does not listen yet. */
 export function createPlantServer(store: PlantStore, options: PlantServerOptions = {}): Server {
   const headersTimeout = positive('headersTimeoutMs', options.headersTimeoutMs ?? 10_000);
   const requestTimeout = positive('requestTimeoutMs', options.requestTimeoutMs ?? 30_000);
   const keepAliveTimeout = positive('keepAliveTimeoutMs', options.keepAliveTimeoutMs ?? 5_000);
   const server = createServer(
     {
-      // node:http enforces both timeouts by a sweep (every 30 s by default): sweep often enough to cut a
-      // slow client close to its deadline. The headers' deadline cannot be later than the request's.
+      // node:http enforces both timeouts by a sweep (every 30 s by default): sweep often enough to cut a slow client on time.
       headersTimeout: Math.min(headersTimeout, requestTimeout),
       requestTimeout,
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),

@@ -19,52 +19,25 @@ export interface RequestListenerOptions {
   readonly maxBodyBytes?: number;
   /** Receives one `request` line per request (method, path, status, durationMs, requestId) and server-side failures. Never tokens. @default silentLogger */
   readonly logger?: Logger;
-  /** Version shown in the OpenAPI document. @default the package version */
+  /** @default the package version */
   readonly version?: string;
-  /**
-   * Path prefix the API is mounted under in a host's server, e.g. `/api`:
-   * routes, `Link` headers, 404 texts and the OpenAPI `servers` all carry it.
-   * Requests outside it go to the `next` the host passes, else get a 404.
-   * @default '' (the API at the root)
-   */
+  /** Path prefix the API is mounted under, e.g. `/api`; requests outside it go to the host's `next`, else get a 404. @default '' */
   readonly basePath?: string;
-  /**
-   * Serve the API reference page at `<basePath>/docs`: swagger-ui (from the
-   * swagger-ui-dist package, served by the listener itself) with a "try it".
-   * Off by default: the page runs scripts on the host's origin.
-   * @default false
-   */
+  /** Serve the swagger-ui API reference page at `<basePath>/docs`; off by default, as the page runs scripts on the host's origin. @default false */
   readonly docs?: boolean;
   /**
-   * Prometheus metrics on a registry of the listener's own: requests by
-   * method, route template and status, webhook attempts, the pending backlog
-   * and process metrics, at `GET /metrics` (no authentication, so off unless
-   * asked). The listener subscribes to the store's events for good: one
-   * listener with metrics per store.
-   * @default false
+   * Prometheus metrics at `GET /metrics`, unauthenticated, so off unless asked. The listener subscribes to the store's
+   * events for good: one listener with metrics per store. @default false
    */
   readonly metrics?: boolean;
-  /**
-   * Serve the tenant webhook portal at `<basePath>/portal`: these files
-   * (`index.html` at `/portal`, the others at `/portal/<name>`, as
-   * `@plant-store/portal`'s `portalAssets()` returns them), from memory,
-   * under the same Content-Security-Policy as `/docs`.
-   * @default undefined (no portal)
-   */
+  /** Serve the tenant webhook portal (`portalAssets()` of `@plant-store/portal`) at `<basePath>/portal`. @default undefined (no portal) */
   readonly portal?: PortalAssets;
 }
 
-/**
- * A node:http request listener. A host mounting it in its own server may pass
- * `next`: requests outside the base path are handed to it untouched.
- */
+/** A node:http request listener; a host may pass `next` to receive the requests outside the base path. */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse, next?: () => void) => void;
 
-/**
- * The Plant Store HTTP API as a plain node:http listener: request in,
- * response out. It never listens, so it can be mounted in any server (see
- * `createPlantServer` for one with the right timeouts).
- */
+/** The Plant Store HTTP API as a node:http listener that never listens itself (`createPlantServer` gives one with the right timeouts). */
 export function createRequestListener(store: PlantStore, options: RequestListenerOptions = {}): RequestListener {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
@@ -137,23 +110,14 @@ async function handleRequest(context: RouteContext, req: IncomingMessage, res: S
     // Answering the error or logging threw: nobody awaits this promise, so a rejection would end the process.
     lastResort(logger, res, error);
   }
-  // Once answered and logged, as the span's end time says.
   endSpan?.(exchange.route?.template);
 }
 
-/** Counts the answered request (by the route the router matched) and logs its `request` line. */
 function recordRequest(context: RouteContext, logger: Logger, { req, res, requestId, route }: Exchange, path: string, durationMs: number): void {
   context.metrics?.observe(req.method, route?.template, res.statusCode, durationMs / 1000);
-  const fields: Record<string, unknown> = {
-    method: req.method,
-    path,
-    status: res.statusCode,
-    durationMs: Math.round(durationMs * 10) / 10,
-    requestId,
-  };
-  // A response cut short: client gone, or storage failed mid-stream.
-  if (!res.writableEnded) fields.aborted = true;
-  logger.info('request', fields);
+  const fields = { method: req.method, path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10, requestId };
+  // aborted: a response cut short (client gone, or storage failed mid-stream).
+  logger.info('request', res.writableEnded ? fields : { ...fields, aborted: true });
 }
 
 function lastResort(logger: Logger, res: ServerResponse, error: unknown): void {

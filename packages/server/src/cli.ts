@@ -3,6 +3,5 @@ import { runCli } from './cli/run-cli.js';
 
 const status = await runCli(process.argv.slice(2), process.env, process);
 process.exitCode = status;
-// A stopped service has released everything it opened, so the process exits
-// on its own; this only catches a handle some dependency left behind.
+// Catches a handle some dependency left behind.
 setTimeout(() => process.exit(status), 250).unref();

@@ -18,37 +18,20 @@ import { tracingCaveats, tracingRequested, tracingVariablesNotRead } from './tra
 import { version } from './version.js';
 
 export interface ServeIo {
-  /** Receives the ready line and the JSON log lines. */
   readonly stdout: LogSink;
   /** Receives warnings meant for the operator (the development token). */
   readonly stderr: LogSink;
-  /**
-   * Consulted for `NODE_ENV`. Not for `OTEL_*`: tracing is process-wide, so
-   * it reads `process.env`, and differing `OTEL_*` entries here are warned
-   * about. @default process.env
-   */
+  /** Consulted for `NODE_ENV`, not `OTEL_*` (tracing is process-wide: differing entries are warned about). @default process.env */
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/** A running service. */
 export interface ServeHandle {
   /** Base URL with the real port, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
   readonly store: PlantStore;
-  /**
-   * Applies the tokens and webhook subscriptions of `read()` (the
-   * configuration read again), each set in one step, logging how many were
-   * added and removed; when `read` throws (a bad file), keeps both and logs
-   * why. Only what comes from a file can have changed. `trigger` says what
-   * asked for it (`SIGHUP`, a file change). Never throws.
-   */
+  /** Applies the file-sourced tokens and subscriptions of `read()`, each set in one step; a bad file keeps both and is logged. Never throws. */
   reload(read: () => ServeConfig, trigger: string): void;
-  /**
-   * Graceful stop: stops accepting connections, lets in-flight requests
-   * finish (cutting connections still open after `shutdownTimeoutMs`), then
-   * stops the webhook dispatcher and closes storage, and last exports the
-   * spans still buffered when tracing is on. Idempotent.
-   */
+  /** Graceful stop: drains requests (cut after `shutdownTimeoutMs`), stops the dispatcher, closes storage, flushes spans. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -60,22 +43,15 @@ export class ListenError extends Error {
   }
 }
 
-// Sweep interval for keep-alive connections that turn idle during shutdown.
 const IDLE_SWEEP_MS = 50;
-// How long shutdown lets webhook attempts in flight run before interrupting them. Short, so the
-// process exits within 10 s: an interrupted attempt stays due and is sent again by the next process.
+// Short, so the process exits within 10 s: an interrupted attempt stays due and is sent again by the next process.
 const DISPATCHER_STOP_MS = 1_000;
-// How long shutdown waits for buffered spans to reach the collector: a
-// collector that is down must not hold the exit (the spans are dropped).
+// A collector that is down must not hold the exit (the spans are dropped).
 const TRACING_FLUSH_MS = 500;
 
 /**
- * Runs the reference service: storage, authenticator, store (with the webhook
- * dispatcher), HTTP server listening on `host:port`; prints the ready line to
- * stdout. Throws a `ConfigurationError` for settings that turn out unusable
- * (no tokens in production, a database that cannot be opened, an address that
- * does not exist) and a `ListenError` when the port cannot be taken.
- * Installs no signal handlers: the CLI does (see `runServeCommand`).
+ * Runs the reference service and prints the ready line. Throws a `ConfigurationError` for unusable settings and a
+ * `ListenError` when the port cannot be taken. Installs no signal handlers: the CLI does.
  */
 export async function serve(config: ServeConfig, io: ServeIo): Promise<ServeHandle> {
   // Log lines and the ready line, in their order; a stdout that fails (a closed pipe) drops them, and the service goes on.
@@ -122,7 +98,13 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
     throw error;
   });
   server.on('error', (error) => logger.error('server error', { error }));
-  if (developmentToken !== undefined) announceDevelopmentToken(io, developmentToken);
+  // Printed once, on purpose: this is how the operator learns the token. It never reaches the logs.
+  if (developmentToken !== undefined) {
+    io.stderr.write(
+      `warning: no tokens configured (set ${settingName('tokens')} or ${settingName('tokensFile')}); ` +
+        `created a development token for tenant "default": ${developmentToken}\n`,
+    );
+  }
   io.stdout.write(`plant-store listening on ${url} (storage: ${description})\n`);
   let closing: Promise<void> | undefined;
   return {
@@ -136,7 +118,6 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
   };
 }
 
-/** `ServeHandle.reload` of a running service. */
 function reloader(config: ServeConfig, tokens: ReturnType<typeof replaceableTokens>, store: PlantStore, logger: Logger): ServeHandle['reload'] {
   return (read, trigger) => {
     // Without a file, tokens and subscriptions come from variables alone, which a running process cannot see change.
@@ -153,14 +134,6 @@ function reloader(config: ServeConfig, tokens: ReturnType<typeof replaceableToke
     if (config.tokensFile !== undefined) logger.info('tokens reloaded', { trigger, ...tokens.replace(next.tokens) });
     if (config.webhooksFile !== undefined) logger.info('webhook subscriptions reloaded', { trigger, ...store.allTenants.subscriptions.replace(next.webhooks) });
   };
-}
-
-/** Printed once, on purpose: this is how the operator learns the token. It never reaches the logs. */
-function announceDevelopmentToken(io: ServeIo, token: string): void {
-  io.stderr.write(
-    `warning: no tokens configured (set ${settingName('tokens')} or ${settingName('tokensFile')}); ` +
-      `created a development token for tenant "default": ${token}\n`,
-  );
 }
 
 function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
@@ -192,11 +165,7 @@ function serverOptions(config: ServeConfig, logger: Logger): PlantServerOptions 
   };
 }
 
-/**
- * The portal page's files, read into memory. The package is loaded only when
- * the portal is on; an install without its built files fails at start, with
- * the setting that avoids it.
- */
+/** The portal's files; an install without them fails at start, naming the setting that avoids it. */
 async function loadPortal(): Promise<PortalAssets> {
   const { portalAssets } = await import('@plant-store/portal');
   try {
@@ -206,7 +175,6 @@ async function loadPortal(): Promise<PortalAssets> {
   }
 }
 
-/** Listens on the configured address; resolves with the base URL (real port), rejects with a one-line error. */
 async function listen(server: Server, config: ServeConfig): Promise<string> {
   try {
     await new Promise<void>((resolveListen, rejectListen) => {

@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JSONWebKeySet, type JWK, type JWTPayload } from 'jose';
 
-/** One signing key of a test issuer. */
 export interface TestKey {
   readonly kid: string;
   readonly alg: string;
@@ -12,11 +11,7 @@ export interface TestKey {
   readonly jwk: JWK;
 }
 
-/**
- * How the JWKS endpoint answers: the key set, an HTTP 503 (`fail`), an HTTP
- * 500 (`error`), a 200 whose body is not JSON (`garbage`), or never (`hang`:
- * the request hangs until the issuer closes).
- */
+/** How the JWKS endpoint answers: the key set, a 503 (`fail`), a 500 (`error`), a 200 that is not JSON (`garbage`), or never (`hang`). */
 export type JwksBehaviour = 'serve' | 'fail' | 'error' | 'garbage' | 'hang';
 
 /** Claims to sign; a claim set to `undefined` is left out of the token. */
@@ -25,36 +20,22 @@ export type TestClaims = { readonly [claim: string]: unknown };
 export interface TestIssuer {
   /** `http://127.0.0.1:<port>/jwks.json` */
   readonly jwksUrl: string;
-  /** The `iss` of tokens signed here (unless overridden). */
+  /** The default `iss` and `aud` of tokens signed here. */
   readonly issuer: string;
-  /** The `aud` of tokens signed here (unless overridden). */
   readonly audience: string;
-  /** How the JWKS endpoint answers from now on. */
   behaviour: JwksBehaviour;
-  /** JWKS requests received so far. */
   readonly jwksRequests: number;
   /** A new key pair (extractable, so tests can misuse it); not published until `publish`. */
   createKey(alg: string, kid?: string): Promise<TestKey>;
   /** Replaces the published key set. */
   publish(...keys: readonly TestKey[]): void;
-  /** The published key set. */
   jwks(): JSONWebKeySet;
-  /**
-   * A token signed with `key` (header `alg` and `kid` from the key). Default
-   * claims: `iss`, `aud`, `sub: "user-1"`, `tenant: "a"`, `scope` with both
-   * plant scopes, `iat` now, `exp` in 5 minutes (times in epoch seconds,
-   * from `nowMs`); `claims` override them.
-   */
+  /** A token signed with `key`: `iss`, `aud`, `sub: "user-1"`, `tenant: "a"`, both plant scopes, `iat` now, `exp` in 5 minutes, overridden by `claims`. */
   sign(key: TestKey, claims?: TestClaims, nowMs?: number): Promise<string>;
   close(): Promise<void>;
 }
 
-/**
- * A JWT issuer for tests: key pairs made on the spot, a JWKS served over
- * real HTTP on 127.0.0.1 (port 0) whose answer a test can break, and a
- * signer. Exported as `@plant-store/auth-jwt/testing` so a host app can test
- * its own JWT setup the same way.
- */
+/** A JWT issuer for tests (host apps' too): fresh key pairs, a JWKS served on 127.0.0.1 whose answer a test can break, and a signer. */
 export async function createTestIssuer(options: { readonly audience?: string } = {}): Promise<TestIssuer> {
   const jwks = await serveJwks();
   const audience = options.audience ?? 'plant-store';
@@ -109,7 +90,6 @@ async function serveJwks() {
   };
 }
 
-/** A token with the default claims (issuer, audience, subject, tenant `a`, both plant scopes, 5 minutes), overridden by `claims`. */
 function signToken(key: TestKey, issuedBy: { iss: string; aud: string }, claims: TestClaims, nowMs: number): Promise<string> {
   const now = Math.floor(nowMs / 1000);
   const defaults = { ...issuedBy, sub: 'user-1', tenant: 'a', scope: 'plants:read plants:write', iat: now, exp: now + 300 };

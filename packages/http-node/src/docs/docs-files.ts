@@ -6,29 +6,26 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { DOCS_INIT_SCRIPT, DOCS_PAGE_HTML } from './docs-page.js';
 
-/** One representation of a file: its bytes and their ETag. */
 export interface DocsRepresentation {
   readonly body: Buffer;
   /** A strong ETag (quoted) of exactly these bytes. */
   readonly etag: string;
 }
 
-/** A file of the API reference page, ready to send. */
 export interface DocsFile {
   readonly contentType: string;
   readonly cacheControl: string;
-  /** Extra response headers as a flat `[name, value, …]` list (the page's Content-Security-Policy, …). */
+  /** Extra response headers as a flat `[name, value, …]` list. */
   readonly headers: readonly string[];
   readonly identity: DocsRepresentation;
-  /** The gzip-compressed bytes, for text files (a client that accepts gzip gets these). */
+  /** For text files. */
   readonly gzip: DocsRepresentation | undefined;
 }
 
-/** The files of the API reference page, by request path relative to the base path (`/docs`, `/docs/swagger-ui.css`, …). */
+/** Files by request path relative to the base path (`/docs`, `/docs/swagger-ui.css`, …). */
 export interface DocsFiles {
-  /** True for exactly the paths on the allow-list; any other path (`/docs/`, `/docs/../x`, …) is false. */
+  /** True for exactly the paths on the allow-list (`/docs/../x` is false). */
   has(path: string): boolean;
-  /** The file at a path `has` accepts. Read and compressed on first use, then served from memory; rejects when the file cannot be read (a broken install). */
   load(path: string): Promise<DocsFile>;
 }
 
@@ -37,8 +34,7 @@ const JS = 'text/javascript; charset=utf-8';
 const REVALIDATE = 'no-cache';
 const ONE_DAY = 'public, max-age=86400';
 
-// Everything but this origin's scripts, styles and API calls is refused, inline ones included
-// (swagger-ui styles through the DOM, which CSP allows); some icons are data: URLs.
+// Only this origin's scripts, styles and API calls (swagger-ui styles through the DOM, which CSP allows); icons may be data: URLs.
 const PAGE_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
@@ -73,11 +69,7 @@ const FILES: ReadonlyMap<string, Entry> = new Map<string, Entry>([
 
 const gzipAsync = promisify(gzip);
 
-/**
- * The API reference page's files: the page, its start script and swagger-ui's
- * files. swagger-ui-dist is an optional peer, located now, so a host that
- * turns the page on without it fails at once, saying what to install.
- */
+/** The API reference page's files. swagger-ui-dist, an optional peer, is located now, so a host without it fails at once. */
 export function docsFiles(): DocsFiles {
   let manifest: string;
   try {
@@ -113,7 +105,6 @@ async function prepare(entry: Entry, swaggerUiFolder: string): Promise<DocsFile>
   return servedFile(body, entry.contentType, entry.cacheControl, entry.headers ?? []);
 }
 
-/** A file ready to send: its bytes and, for text, their gzip form, each with its ETag. */
 export async function servedFile(body: Buffer, contentType: string, cacheControl: string, headers: readonly string[]): Promise<DocsFile> {
   const identity = { body, etag: etagOf(body, '') };
   const text = contentType.startsWith('text/');

@@ -1,8 +1,4 @@
-// The API reference page and the script that starts swagger-ui on it, served by the service
-// itself, so the page works under a strict Content-Security-Policy. Every URL is relative to
-// the page (`<base>/docs`), so it works under any base path.
-
-/** The HTML of `GET <base>/docs`. */
+// Served by the service itself, so the page works under a strict Content-Security-Policy; URLs are relative, for any base path.
 export const DOCS_PAGE_HTML = `<!doctype html>
 <html lang="en">
 <head>
@@ -22,7 +18,6 @@ export const DOCS_PAGE_HTML = `<!doctype html>
 </html>
 `;
 
-/** `GET <base>/docs/docs-init.js`: starts swagger-ui on the service's own OpenAPI document. */
 export const DOCS_INIT_SCRIPT = `'use strict';
 window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({

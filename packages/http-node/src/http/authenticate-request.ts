@@ -3,12 +3,7 @@ import { UnauthenticatedError, type PlantStore, type Principal, type Scope } fro
 import { requireScope } from '@plant-store/core/adapter';
 import { bearerToken } from './bearer-token.js';
 
-/**
- * The principal behind the request's bearer token. Rejects with
- * `UnauthenticatedError`: `missing_credentials` when the `Authorization`
- * header is absent or not `Bearer <token>`, `invalid_token` for an unknown
- * token. The token never leaves this function (not logged, not echoed).
- */
+/** The principal behind the request's bearer token, else an `UnauthenticatedError`; the token is never logged nor echoed. */
 export async function authenticateRequest(store: PlantStore, { req }: { readonly req: IncomingMessage }): Promise<Principal> {
   const header = req.headers.authorization;
   const token = bearerToken(header);
@@ -16,7 +11,6 @@ export async function authenticateRequest(store: PlantStore, { req }: { readonly
   throw new UnauthenticatedError('missing_credentials', header === undefined ? 'missing bearer token' : 'the authorization header must be "Bearer <token>"');
 }
 
-/** The principal behind the request's bearer token, which must hold `scope` (else a `ForbiddenError`). */
 export async function authorizeRequest(store: PlantStore, exchange: { readonly req: IncomingMessage }, scope: Scope): Promise<Principal> {
   const principal = await authenticateRequest(store, exchange);
   requireScope(principal, scope);

@@ -1,8 +1,4 @@
-/**
- * The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1),
- * or `undefined` when the header is absent or malformed: another scheme,
- * no token, or more than one token. The scheme name is case-insensitive.
- */
+/** The token of an `Authorization: Bearer <token>` header, or `undefined` when it is absent or malformed. */
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   // node:http has already trimmed surrounding whitespace from the value.

@@ -1,10 +1,6 @@
 import { ValidationError } from '@plant-store/core';
 
-/**
- * Form-style decoding of one query value (`+` is a space), as browsers and
- * URLSearchParams encode queries. Malformed percent-encoding is a
- * `ValidationError` naming the parameter.
- */
+/** Form-style decoding of one query value (`+` is a space), as browsers and URLSearchParams encode queries. */
 export function decodeQueryComponent(parameter: string, raw: string): string {
   if (raw.indexOf('%') === -1 && raw.indexOf('+') === -1) return raw;
   try {

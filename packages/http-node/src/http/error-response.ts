@@ -11,7 +11,6 @@ import {
 import { HttpError } from './http-error.js';
 import { INVALID_TOKEN_CHALLENGE, MISSING_CREDENTIALS_CHALLENGE, insufficientScopeChallenge } from './www-authenticate.js';
 
-/** What to answer for a failure: status, a message safe for callers, extra headers (flat list). */
 export interface ErrorResponse {
   readonly status: number;
   readonly message: string;
@@ -20,16 +19,11 @@ export interface ErrorResponse {
 
 const NO_HEADERS: readonly string[] = [];
 const STORAGE_UNAVAILABLE: ErrorResponse = { status: 503, message: 'storage unavailable', headers: NO_HEADERS };
-// Retry-After: an identity provider's outage is usually short; clients should come back soon, not hammer.
-// When the authenticator knows when it will try its provider again, that is the answer instead.
+// An identity provider's outage is usually short: come back soon, not hammer (or when the authenticator says).
 const AUTHENTICATION_UNAVAILABLE: ErrorResponse = { status: 503, message: 'authentication unavailable', headers: ['retry-after', '5'] };
 const INTERNAL_ERROR: ErrorResponse = { status: 500, message: 'internal server error', headers: NO_HEADERS };
 
-/**
- * Maps any thrown value to its HTTP answer. Typed errors keep their (safe)
- * message; storage failures and anything unexpected get a generic one, so
- * driver details and stack traces never reach a caller.
- */
+/** Typed errors keep their (safe) message; anything else gets a generic one, so driver details never reach a caller. */
 export function errorResponse(error: unknown): ErrorResponse {
   if (error instanceof ValidationError) return { status: 400, message: error.message, headers: NO_HEADERS };
   if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers };
@@ -48,14 +42,13 @@ export function errorResponse(error: unknown): ErrorResponse {
   return INTERNAL_ERROR;
 }
 
-/** 503 with `Retry-After` in whole seconds, at least 1 (an immediate retry would only meet the same failure). */
+// At least 1 s: an immediate retry would only meet the same failure.
 function authenticationUnavailable(retryAfterMs: number | undefined): ErrorResponse {
   if (retryAfterMs === undefined) return AUTHENTICATION_UNAVAILABLE;
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   return { ...AUTHENTICATION_UNAVAILABLE, headers: ['retry-after', String(seconds)] };
 }
 
-/** The error body: `{"error": <status>, "message": "..."}`. */
 export function errorBody(status: number, message: string): string {
   return `{"error":${status},"message":${JSON.stringify(message)}}`;
 }

@@ -8,25 +8,17 @@ interface ClientError extends Error {
   readonly code?: string;
 }
 
-// Failures node:http detects before a request exists (malformed request
-// line or headers, headers too large, headers or request timeout).
 const STATUS_BY_CODE: Readonly<Record<string, readonly [number, string]>> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
 };
 
-/**
- * Replaces node:http's default 'clientError' handling so that even requests
- * the parser rejects get the error shape and an `x-request-id`, instead of a
- * bare text response. The connection is always closed: after a parse error
- * the byte stream cannot be trusted to continue.
- */
+/** Requests the parser rejects get the error shape and an `x-request-id` too; the byte stream cannot be trusted after, so it closes. */
 export function handleClientError(error: ClientError, socket: Duplex): void {
   const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean; req?: IncomingMessage } })._httpMessage;
   // A request whose body is still being read answers its own 408.
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && response?.req && !response.headersSent && bodyTimedOut(response.req)) return;
-  // ECONNRESET: the client is gone. Headers already sent: a response is under
-  // way and another status line would corrupt it. Either way, just close.
+  // The client is gone, or a response is under way that another status line would corrupt.
   if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
     socket.destroy();
     return;

@@ -1,9 +1,4 @@
-/**
- * True when a `content-type` header names `application/json` (any case,
- * any parameters such as `charset=utf-8`). Structured suffixes like
- * `application/merge-patch+json` are deliberately refused: they carry other
- * semantics, and the API only takes plain JSON.
- */
+/** `application/json`, any case and parameters; `application/merge-patch+json` and kin carry other semantics, so are refused. */
 export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
   const end = header.indexOf(';');

@@ -6,13 +6,7 @@ const LIMIT_MESSAGE = `limit must be an integer between 0 and ${INT32_MAX}`;
 const AFTER_MESSAGE = `after must be an integer between ${INT64_MIN} and ${INT64_MAX}`;
 const DIGITS = /^\d{1,10}$/;
 
-/**
- * Turns the query string of `GET /plants` (without the `?`) into list
- * options: `limit` (digits, int32), `after` (int64), `tag` (repeatable).
- * Empty, malformed or repeated `limit`/`after` are a `ValidationError`
- * naming the parameter; unknown parameters are ignored. Tag values are
- * checked by the core's list schema (which names `tag`).
- */
+/** The list options of `GET /plants`: `limit` (int32), `after` (int64), `tag` (repeatable, checked by the core). */
 export function parseListQuery(query: string): ListPlantsInput {
   if (query === '') return {};
   let limit: number | undefined;

@@ -1,17 +1,12 @@
 import { ValidationError } from '@plant-store/core';
 import { INT64_MAX, INT64_MIN, int64FromInteger } from '@plant-store/core/adapter';
 
-/** Longest id segment accepted, decoded; longer ones cannot name anything (ids are short) and are a 400. */
+// Longer ids cannot name anything (ids are short).
 const MAX_ID_LENGTH = 256;
 
 const PLANT_ID_MESSAGE = `id must be an integer between ${INT64_MIN} and ${INT64_MAX}`;
 
-/**
- * The id in a path segment such as `/webhooks/endpoints/{id}`, percent-decoded.
- * Malformed percent-encoding, an empty or overlong id, or one holding a
- * control character is a `ValidationError` naming `id`; any other string is
- * handed to the core, which answers 404 for ids it does not know.
- */
+/** The percent-decoded id of a path segment; any sane string goes to the core, which answers 404 for ids it does not know. */
 export function parsePathId(segment: string): string {
   const id = percentDecoded(segment, 'id is not valid percent-encoded UTF-8');
   if (id === '' || id.length > MAX_ID_LENGTH || /[\u0000-\u001f\u007f]/.test(id)) {
@@ -20,7 +15,6 @@ export function parsePathId(segment: string): string {
   return id;
 }
 
-/** The plant id of a `/plants/{id}` segment: a plain decimal integer (`-?\d+`) in int64, percent-encoding allowed. */
 export function parsePlantId(segment: string): bigint {
   const id = int64FromInteger(percentDecoded(segment, PLANT_ID_MESSAGE));
   if (id === undefined) throw ValidationError.of('id', PLANT_ID_MESSAGE);

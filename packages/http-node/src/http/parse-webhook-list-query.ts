@@ -4,13 +4,11 @@ import { singleQueryParams } from './single-query-params.js';
 
 const DIGITS = /^\d{1,10}$/;
 
-/** Query of `GET /webhooks/endpoints`, as the core's list options. */
 export interface EndpointListQuery {
   readonly limit?: number;
   readonly after?: string;
 }
 
-/** Query of `GET /webhooks/deliveries`, as the core's list options. */
 export interface DeliveryListQuery extends EndpointListQuery {
   readonly endpoint?: string;
   readonly status?: string;
@@ -19,28 +17,16 @@ export interface DeliveryListQuery extends EndpointListQuery {
   readonly until?: string;
 }
 
-/**
- * `limit` and `after` of a webhooks listing. Each at most once and not
- * empty; `limit` must be digits here (`limit=abc` is a 400 naming it). The
- * range of `limit` and what `after` may be are the core's to check (it
- * names the parameter too).
- */
+/** `limit` must be digits here; its range and what `after` may be are the core's to check. */
 export function parseEndpointListQuery(query: string): EndpointListQuery {
   const { limit, after } = singleQueryParams(query, ['limit', 'after']);
   return withDefined({ limit: limit === undefined ? undefined : parseLimit(limit), after });
 }
 
-/** `endpoint`, `status`, `eventType`, `since`, `until`, `limit` and `after` of `GET /webhooks/deliveries`; values are checked by the core. */
+const DELIVERY_PARAMETERS = ['endpoint', 'status', 'eventType', 'since', 'until', 'limit', 'after'] as const;
+
 export function parseDeliveryListQuery(query: string): DeliveryListQuery {
-  const { endpoint, status, eventType, since, until, limit, after } = singleQueryParams(query, [
-    'endpoint',
-    'status',
-    'eventType',
-    'since',
-    'until',
-    'limit',
-    'after',
-  ]);
+  const { endpoint, status, eventType, since, until, limit, after } = singleQueryParams(query, DELIVERY_PARAMETERS);
   return withDefined({ endpoint, status, eventType, since, until, limit: limit === undefined ? undefined : parseLimit(limit), after });
 }
 
@@ -50,7 +36,7 @@ function parseLimit(text: string): number {
   return Number(text);
 }
 
-/** The object without its undefined members (the core's schemas refuse `undefined` for optional keys). */
+// The core's schemas refuse `undefined` for optional keys.
 function withDefined<T extends object>(object: T): T {
   return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T;
 }

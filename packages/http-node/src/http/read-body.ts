@@ -1,24 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './http-error.js';
 
-/** Default body limit of the service: 64 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 65_536;
 
 // Stateless when used without `stream: true`, so one decoder serves every request.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * Reads the request body as UTF-8 text, refusing more than `maxBytes`: a
- * declared `content-length` over it before reading a byte, else at the first
- * chunk that crosses it (the server never buffers more than one chunk beyond).
- * Rejects with `HttpError` 413 (too large), 408 (the body stopped arriving;
- * see `bodyTimedOut`) or 400 (invalid UTF-8, or the client went away).
- */
+/** Reads the body as UTF-8, refusing more than `maxBytes` by its declared length or at the first chunk crossing it (413); 408 or 400 otherwise. */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge(maxBytes));
-  // The client may have gone while the request was being authenticated:
-  // 'close' has then already fired and would never reach the listener below.
+  // The client may have gone during authentication: 'close' has then already fired.
   if (req.destroyed) return Promise.reject(endedEarly());
   if (req.readableFlowing === null && isWhollyBuffered(req, declared)) return bufferedBody(req, maxBytes);
   return new Promise<string>((resolve, reject) => {
@@ -40,8 +32,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
       },
       // 'close' without 'end': the client aborted mid-body ('error' is followed by 'close').
       close: () => fail(endedEarly()),
-      // node:http emits 'timeout' on an incomplete request whose socket went silent; with a
-      // listener here it leaves the socket open, so the 408 can still be written.
+      // node:http emits 'timeout' on an incomplete request whose socket went silent; a listener keeps the socket open for the 408.
       timeout: () => fail(new HttpError(408, 'the request body did not arrive in time', ['connection', 'close'])),
     };
     const unlisten = () => {
@@ -55,17 +46,12 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
   });
 }
 
-/**
- * Whether every byte of the body is in the request's buffer: node:http parses
- * a body that came with the head at once but marks the request complete only
- * a turn later, so a declared length fully buffered counts too.
- */
+/** Every byte of the body is buffered: node:http marks a body that came with the head complete only a turn later. */
 function isWhollyBuffered(req: IncomingMessage, declared: string | undefined): boolean {
   if (req.complete) return true;
   return declared !== undefined && req.headers['transfer-encoding'] === undefined && req.readableLength === Number(declared);
 }
 
-/** The body of a request that arrived whole before anyone read it (the usual small body), taken at once from its buffer. */
 async function bufferedBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   // Paused and never read: one read() hands over everything buffered.
   const body = (req.read() as Buffer | null) ?? Buffer.alloc(0);
@@ -81,11 +67,7 @@ function decodeUtf8(chunks: readonly Buffer[], size: number): string {
   }
 }
 
-/**
- * Hands a request timeout that node:http detected mid-body (a client
- * trickling its upload) to the `readBody` waiting for it, so the 408 goes
- * through the normal error path; `false` when no body read is waiting.
- */
+/** Hands a request timeout detected mid-body to the waiting `readBody`, so the 408 takes the normal error path; `false` when none waits. */
 export function bodyTimedOut(req: IncomingMessage): boolean {
   return req.listenerCount('timeout') > 0 && req.emit('timeout');
 }
@@ -98,11 +80,7 @@ function endedEarly(): HttpError {
   return new HttpError(400, 'the request body ended early');
 }
 
-/**
- * True when answering now would leave a possibly large body unread (chunked,
- * or declared over `maxBodyBytes`): such an answer should close the
- * connection, or node:http would read and discard the whole upload.
- */
+/** Answering now would leave a possibly large body unread: close the connection then, or node:http reads and discards the whole upload. */
 export function leavesLargeBodyUnread(req: IncomingMessage, maxBodyBytes: number): boolean {
   if (req.complete) return false;
   const declared = req.headers['content-length'];

@@ -4,12 +4,7 @@ import { HttpError } from './http-error.js';
 import { isJsonContentType } from './json-content-type.js';
 import { readBody } from './read-body.js';
 
-/**
- * Reads and parses a JSON request body: 415 unless the content type is
- * `application/json`, then 413/408/400 as `readBody` says, and 400 when the
- * text is not JSON or names a key twice in one object. Numbers stay exact
- * (the core's lossless parser).
- */
+/** Reads and parses a JSON request body (415 unless `application/json`); numbers stay exact (the core's lossless parser). */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new HttpError(415, 'content-type must be application/json');
@@ -25,11 +20,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   }
 }
 
-/**
- * Like `readJsonBody` for a request whose body is optional: a request with
- * no body (no length or length 0, not chunked) yields `undefined` whatever
- * its content type, since generated clients label an absent body JSON too.
- */
+/** No body yields `undefined` whatever the content type: generated clients label an absent body JSON too. */
 export function readOptionalJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const { headers } = req;
   const empty = headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0');

@@ -4,12 +4,7 @@ import { HttpError } from './http-error.js';
 import { requestId } from './request-id.js';
 import { sendError } from './send-error.js';
 
-/**
- * Answers a request whose `Expect` header is not `100-continue` (the only
- * expectation HTTP defines) with 417 in the error shape; node:http's own
- * answer has an empty body. The connection is closed: the client may send a
- * body it was asked to hold back, which is left unread.
- */
+/** A 417 in the error shape for an `Expect` other than `100-continue`, closing the connection: the held-back body stays unread. */
 export function rejectExpectation(req: IncomingMessage, res: ServerResponse): void {
   const message = 'unsupported Expect header: only 100-continue is understood';
   // A 4xx is never logged, so no logger is needed.

@@ -3,12 +3,7 @@ import type { Logger } from '@plant-store/core/adapter';
 import { errorBody, errorResponse } from './error-response.js';
 import { sendJson } from './send-json.js';
 
-/**
- * Answers a failure with the error shape; 5xx are logged with their detail,
- * the caller sees the generic message. `closeConnection` (a large body left
- * unread) adds `connection: close`. Once headers are out (a streamed list),
- * the connection is aborted so the response cannot look complete.
- */
+/** Answers in the error shape (5xx logged with their detail); once headers are out, aborts so the response cannot look complete. */
 export function sendError(res: ServerResponse, requestId: string, error: unknown, logger: Logger, closeConnection: boolean): void {
   const { status, message, headers } = errorResponse(error);
   if (status >= 500) logger.error('request failed', { requestId, status, error: describeError(error) });
@@ -20,7 +15,7 @@ export function sendError(res: ServerResponse, requestId: string, error: unknown
   sendJson(res, requestId, status, errorBody(status, message), extraHeaders);
 }
 
-/** Server-side description of an error for the log (stack and cause included; never sent to clients). */
+/** For the log only: stack and cause included. */
 export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const text = error.stack ?? `${error.name}: ${error.message}`;

@@ -1,10 +1,6 @@
 import type { ServerResponse } from 'node:http';
 
-/**
- * Answers with a complete JSON body. Headers go to `writeHead` as a flat
- * array, which node:http writes without building a header object.
- * `extraHeaders` is a flat `[name, value, …]` list.
- */
+/** Headers go to `writeHead` as a flat array, which node:http writes without building a header object. */
 export function sendJson(res: ServerResponse, requestId: string, status: number, body: string, extraHeaders?: readonly string[]): void {
   const headers = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'x-request-id', requestId];
   if (extraHeaders !== undefined) for (const item of extraHeaders) headers.push(item);
@@ -12,7 +8,6 @@ export function sendJson(res: ServerResponse, requestId: string, status: number,
   res.end(body);
 }
 
-/** Answers 204 with no body and no content type. */
 export function sendNoContent(res: ServerResponse, requestId: string): void {
   res.writeHead(204, ['x-request-id', requestId]);
   res.end();

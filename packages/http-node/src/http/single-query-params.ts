@@ -1,12 +1,7 @@
 import { ValidationError } from '@plant-store/core';
 import { decodeQueryComponent } from './decode-query-component.js';
 
-/**
- * The values of the parameters in `names` found in a raw query string
- * (without the `?`), decoded. Each may be given at most once and must not be
- * empty: a repeated or empty one is a `ValidationError` naming it. Unknown
- * parameters are ignored (cache busters, tracing, …).
- */
+/** The decoded values of `names` in a raw query, each at most once and not empty; unknown parameters (cache busters, …) are ignored. */
 export function singleQueryParams<N extends string>(query: string, names: readonly N[]): Partial<Record<N, string>> {
   const values: Partial<Record<N, string>> = {};
   if (query === '') return values;

@@ -1,18 +1,15 @@
 import type { Delivery, DeliveryAttempt, EndpointStats, WebhookEndpoint } from '@plant-store/core';
 
-// JSON writers of the webhook endpoints API (and of the operator CLI's --json,
-// so both show one shape). Times go out as
-// RFC 3339 (core keeps epoch milliseconds); a delivery's payload is embedded
-// as the exact JSON text that is signed and sent, so int64 ids stay exact.
+// Shared with the operator CLI's --json, so both show one shape. A delivery's payload is embedded as the exact JSON text
+// that is signed and sent, so int64 ids stay exact.
 
 const time = (ms: number): string => new Date(ms).toISOString();
 
-/** An endpoint as the API shows it: never with its secret (see `endpointWithSecretJson`). */
+/** Never with its secret. */
 export function endpointJson(endpoint: WebhookEndpoint): string {
   return JSON.stringify(endpointObject(endpoint));
 }
 
-/** What `POST /webhooks/endpoints` answers: the endpoint and what receivers verify with (`whsec_` secret or `whpk_` public key). */
 export function endpointWithSecretJson(endpoint: WebhookEndpoint, secret: string): string {
   return JSON.stringify({ ...endpointObject(endpoint), secret });
 }
@@ -29,7 +26,6 @@ function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {
   return json;
 }
 
-/** A delivery with its attempts, `payload` embedded as raw JSON. */
 export function deliveryJson(delivery: Delivery): string {
   const head = JSON.stringify({ id: delivery.id, endpointId: delivery.endpointId, eventType: delivery.eventType });
   const tail: Record<string, unknown> = { status: delivery.status, attempts: delivery.attempts.map(attemptObject) };
@@ -47,7 +43,6 @@ function attemptObject(attempt: DeliveryAttempt): Record<string, unknown> {
   return json;
 }
 
-/** An endpoint's statistics, the last attempt's time as RFC 3339. */
 export function endpointStatsJson(stats: EndpointStats): string {
   const { endpointId, lastAttempt, windows, hourly } = stats;
   const last = lastAttempt && { at: time(lastAttempt.at), ...(lastAttempt.statusCode !== undefined ? { statusCode: lastAttempt.statusCode } : {}) };
@@ -55,7 +50,6 @@ export function endpointStatsJson(stats: EndpointStats): string {
   return JSON.stringify({ endpointId, ...(last ? { lastAttempt: last } : {}), windows, hourly: hours });
 }
 
-/** A JSON array of already serialized items. */
 export function jsonArray(items: readonly string[]): string {
   return `[${items.join(',')}]`;
 }

@@ -1,8 +1,4 @@
-/**
- * `promise`, or a rejection with `message` once `ms` have passed: a probe or
- * a scrape must answer even when storage hangs. The timer never outlives
- * the race.
- */
+/** `promise`, or a rejection with `message` after `ms`: a probe or a scrape must answer even when storage hangs. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {

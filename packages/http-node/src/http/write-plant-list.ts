@@ -4,12 +4,8 @@ import { plantToJson } from '@plant-store/core/adapter';
 import { sendJson } from './send-json.js';
 
 /**
- * Writes a listing as one JSON array without ever holding all of it. The
- * first two batches are read before the status line, so an early storage
- * failure is still a proper error and a one-batch list goes out whole with a
- * `content-length`; longer lists stream, one write per batch, yielding
- * between batches so other requests are served. Rejects when storage fails
- * after the headers went out (the caller can then only abort).
+ * Writes a listing as one JSON array without holding all of it. Two batches are read before the status line, so an
+ * early storage failure is still a proper error and a one-batch list gets a `content-length`; longer lists stream.
  */
 export async function writePlantList(
   res: ServerResponse,
@@ -50,7 +46,6 @@ export async function writePlantList(
   }
 }
 
-/** Answers with a listing already in memory (a page): one piece, with a `content-length`. */
 export function writePlantPage(res: ServerResponse, requestId: string, plants: readonly Plant[], extraHeaders: readonly string[] | undefined): void {
   sendJson(res, requestId, 200, `[${serializeBatch(plants)}]`, extraHeaders);
 }

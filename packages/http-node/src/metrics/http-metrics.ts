@@ -9,27 +9,18 @@ import { createWebhookAttemptMetrics } from './webhook-attempt-metrics.js';
 /** Route label of a request that matched no route (unknown path, or outside the base path): raw paths never become labels. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/** The metrics of one listener. */
 export interface HttpMetrics {
-  /** Records one answered request; `route` is the template the router matched, `undefined` for none (never a raw path). */
+  /** `route` is the template the router matched, `undefined` for none (never a raw path). */
   observe(method: string | undefined, route: string | undefined, status: number, seconds: number): void;
-  /** The Prometheus text exposition: this listener's metrics (the backlog read from storage now) and the process metrics. */
   scrape(): Promise<string>;
 }
 
 const require = createRequire(import.meta.url);
 
-/**
- * prom-client's default metrics (CPU, memory, event loop lag, GC, …) on one
- * private registry for the whole process: they describe the process, and
- * each collector set starts its own observers, so listeners share it.
- */
+// prom-client's default metrics describe the process and each set starts its own observers, so listeners share one registry.
 let processRegistry: Registry | undefined;
 
-/**
- * Metrics of one listener, on a registry of its own (never prom-client's
- * global one), so two stores or listeners in one process do not mix.
- */
+/** Metrics of one listener, on a registry of its own (never prom-client's global one), so two listeners in one process do not mix. */
 export function createHttpMetrics(store: PlantStore): HttpMetrics {
   // Required here rather than imported: a listener with metrics off never loads prom-client.
   const client = require('prom-client') as typeof PromClient;

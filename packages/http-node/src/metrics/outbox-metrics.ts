@@ -11,12 +11,10 @@ const PENDING = 'plant_store_webhook_deliveries_pending';
 const OLDEST_AGE = 'plant_store_webhook_oldest_pending_age_seconds';
 const QUEUE_DELAY = 'plant_store_webhook_queue_delay_seconds';
 
-/** What the gauges read: the store's `allTenants.webhooks`. */
 type Backlog = Pick<WebhookAdmin, 'pendingStats' | 'queueDelay'>;
 
-/** The webhook backlog, read from storage when asked (once per scrape), never per request. */
 export interface OutboxMetrics {
-  /** Reads the backlog into the gauges. Never rejects: a failed read leaves the backlog gauges out and sets `plant_store_storage_up` to 0. */
+  /** Reads the backlog into the gauges (once per scrape). Never rejects: a failed read leaves them out and sets `plant_store_storage_up` to 0. */
   update(): Promise<void>;
 }
 
@@ -24,19 +22,14 @@ export interface OutboxMetrics {
 export const SLOW_READ_MS = 10;
 const SLOW_READ_SPACING = 100;
 
-/**
- * `backlog` is the store's `webhooks`; `now` a monotonic clock in ms.
- * Counting the pending deliveries reads each of them (and on SQLite holds
- * the event loop), so a slow read answers the scrapes shortly after it.
- */
+/** `now` is a monotonic clock in ms. Counting the pending deliveries reads each (holding SQLite's event loop), hence the spaced reads. */
 export function createOutboxMetrics(client: typeof PromClient, register: Registry, backlog: Backlog, now = () => performance.now()): OutboxMetrics {
   const up = new client.Gauge({
     name: 'plant_store_storage_up',
     help: "1 when the backlog read behind this scrape's gauges answered (a slow read stands for the scrapes shortly after it), 0 when it failed or timed out.",
     registers: [register],
   });
-  // Registered only while storage answers: a backlog that could not be read
-  // is absent, not a misleading 0.
+  // Registered only while storage answers: a backlog that could not be read is absent, not a misleading 0.
   const { pending, oldestAge, queueDelay } = backlogGauges(client);
   const read = spacedReads(backlog, now);
   return {
@@ -84,14 +77,8 @@ function backlogGauges(client: typeof PromClient) {
   return { pending, oldestAge, queueDelay };
 }
 
-/**
- * Reads the backlog, or answers with the last read while it was slow and
- * recent; a failed read is not kept. One read at a time, so slow reads never
- * pile up in the database; a read that outlasts its scrape's timeout is still
- * kept when it finishes, for the scrapes after it.
- */
+/** Reads the backlog, or answers with the last slow read while recent; one read at a time, so slow reads never pile up in the database. */
 function spacedReads(backlog: Backlog, now: () => number): () => Promise<PendingStats> {
-  // The last slow read, and until when it stands for a new one.
   let slow: { readonly stats: PendingStats; readonly until: number } | undefined;
   let running: Promise<PendingStats> | undefined;
   const timedRead = (started: number) =>

@@ -1,20 +1,17 @@
 import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
 
-/** Request durations in seconds: most answers take well under a millisecond, a streamed listing can take seconds. */
-export const REQUEST_DURATION_BUCKETS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+// Most answers take well under a millisecond, a streamed listing can take seconds.
+const REQUEST_DURATION_BUCKETS: readonly number[] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-// Anything else (node:http accepts a few dozen methods) is `OTHER`, so a
-// client cannot add series by inventing methods.
+// Anything else is `OTHER`, so a client cannot add series by inventing methods.
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** Counts and times requests by method, route template and status. */
 export interface RequestMetrics {
   /** `route` must already be a template (or `unmatched`), never a raw path. */
   record(method: string | undefined, route: string, status: number, seconds: number): void;
 }
 
-/** `plant_store_http_requests_total` and `plant_store_http_request_duration_seconds` on `register`. */
 export function createRequestMetrics(client: typeof PromClient, register: Registry): RequestMetrics {
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new client.Counter({

@@ -5,10 +5,8 @@ import type { Registry } from 'prom-client';
 /** Every outcome, so each series exists (at 0) from the first scrape: `rate()` needs a starting point. */
 const OUTCOMES: Readonly<Record<WebhookAttemptOutcome, true>> = { delivered: true, retry: true, gone: true, failed: true };
 
-/** Attempt durations in seconds, up to the default attempt timeout (15 s). */
-export const ATTEMPT_DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30];
+const ATTEMPT_DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30];
 
-/** Counts and times webhook attempts by outcome; the returned function takes `webhook.attempted` events. */
 export function createWebhookAttemptMetrics(client: typeof PromClient, register: Registry): (event: PlantEvents['webhook.attempted']) => void {
   const attempts = new client.Counter({
     name: 'plant_store_webhook_attempts_total',

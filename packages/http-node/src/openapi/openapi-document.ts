@@ -25,7 +25,6 @@ export interface OpenApiDocumentOptions {
   readonly metrics?: boolean;
 }
 
-/** The document's `info`: what the service is and the rules every operation shares. */
 const info = (version: string) => ({
   title: 'Plant Store',
   version,
@@ -52,7 +51,6 @@ const tags = () => [
   { name: 'system', description: 'Probes, the API description and metrics; no authentication.' },
 ];
 
-/** Every path, in the order the document lists them; `/docs` and `/metrics` only when served. */
 function paths(basePath: string, options: OpenApiDocumentOptions): Record<string, Record<string, unknown>> {
   return {
     ...plantPaths(basePath),
@@ -64,7 +62,7 @@ function paths(basePath: string, options: OpenApiDocumentOptions): Record<string
   };
 }
 
-/** `paths` with the `4XX` that the HTTP parser can answer any request with added to every operation. */
+/** Adds the `4XX` that the HTTP parser can answer any request with to every operation. */
 function withRequestRefused(paths: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
   for (const item of Object.values(paths)) {
     for (const [key, operation] of Object.entries(item)) {
@@ -75,14 +73,8 @@ function withRequestRefused(paths: Record<string, Record<string, unknown>>): Rec
 }
 
 /**
- * The OpenAPI 3.1 description of the service as it behaves, webhook
- * included. Kept in step with the routes by the end-to-end suite, which
- * checks every status it observes against this document.
- *
- * Ids are int64 JSON numbers (`type: integer, format: int64`), exact to the
- * last digit; clients in languages whose JSON numbers are doubles need a
- * lossless parser. No `minimum`/`maximum` is given for them because the
- * bounds themselves are not representable as doubles.
+ * The OpenAPI 3.1 description of the service, kept in step with the routes by the end-to-end suite. Ids are int64 JSON
+ * numbers without `minimum`/`maximum`: the bounds themselves are not representable as doubles.
  */
 export function openapiDocument(version: string, options: OpenApiDocumentOptions = {}): OpenApiDocument {
   const basePath = options.basePath ?? '';

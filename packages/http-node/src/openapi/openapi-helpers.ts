@@ -1,12 +1,7 @@
-// Small builders shared by the parts of the OpenAPI document.
-
-/** `{ $ref: '#/components/<kind>/<name>' }`. */
 export const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
-/** A JSON content map for `schema`. */
 export const json = (schema: unknown) => ({ 'application/json': { schema } });
 
-/** The header every response carries. */
 export const requestIdHeader = { 'x-request-id': ref('headers', 'RequestId') };
 
 /** A response in the error shape, with `x-request-id` and any extra headers. */
@@ -32,7 +27,6 @@ export const bodyErrors = {
   '415': errorResponse('The content type is missing or not `application/json`.'),
 };
 
-/** A success response with a JSON body and `x-request-id`. */
 export const jsonResponse = (description: string, schema: unknown, headers: Record<string, unknown> = {}) => ({
   description,
   headers: { ...requestIdHeader, ...headers },

@@ -1,7 +1,6 @@
 import { json, ref, requestIdHeader } from './openapi-helpers.js';
 
-// The unauthenticated paths of the service: this document, the reference
-// page, the probes and the metrics. Each builder returns a fresh object.
+// Each builder returns a fresh object.
 
 const systemGet = (operationId: string, summary: string, responses: object, description?: string) => ({
   get: { operationId, tags: ['system'], summary, ...(description === undefined ? {} : { description }), security: [], responses },
@@ -9,11 +8,9 @@ const systemGet = (operationId: string, summary: string, responses: object, desc
 
 const ok = (description: string, content: object, headers: object = requestIdHeader) => ({ description, headers, content });
 
-/** `GET /openapi.json`. */
 export const openapiJsonPath = () =>
   systemGet('getOpenApiDocument', 'This document', { '200': ok('The OpenAPI 3.1 document of the service.', json({ type: 'object' })) });
 
-/** `GET /docs`, listed only when the listener serves the page. */
 export const docsPath = () =>
   systemGet(
     'getDocsPage',
@@ -33,7 +30,6 @@ export const docsPath = () =>
     ].join(' '),
   );
 
-/** `GET /healthz` and `GET /readyz`. */
 export const probePaths = () => ({
   '/healthz': systemGet('getHealth', 'Liveness probe', { '200': ok('The process serves requests.', json(ref('schemas', 'Status'))) }),
   '/readyz': systemGet('getReadiness', 'Readiness probe', {
@@ -42,7 +38,6 @@ export const probePaths = () => ({
   }),
 });
 
-/** `GET /metrics`, listed only when metrics are on. */
 export const metricsPath = () =>
   systemGet(
     'getMetrics',

@@ -2,16 +2,13 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@plant-store/core';
 import { components } from './components.js';
 import { webhookEvents } from './webhook-events.js';
 
-// The JSON Schema of each event's body, taken from what the OpenAPI
-// document declares for the webhook (its `webhooks` section), so the rule is
-// written once. Component references are inlined: a receiver gets one
+// Taken from the document's `webhooks` section, so the rule is written once; inlined, so a receiver gets one
 // self-contained JSON Schema (2020-12, the dialect of OpenAPI 3.1) per type.
 
 type Json = Record<string, unknown>;
 const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 const COMPONENT = '#/components/schemas/';
 
-/** Each event type's body schema, self-contained. */
 export function webhookEventSchemas(): Record<WebhookEventType, Json> {
   const schemas = components().schemas as Record<string, Json>;
   const byType = new Map<string, Json>();

@@ -1,13 +1,7 @@
 import { json, ref } from './openapi-helpers.js';
 
-// The webhooks the service sends (OpenAPI `webhooks`): "New Plant" to
-// operator subscriptions and tenant endpoints, `plant.deleted` to tenant
-// endpoints that subscribe to it, and the operational events to both. All are
-// signed the same way.
-
 const header = (name: string, description: string, schema: object) => ({ name, in: 'header', required: true, description, schema });
 
-/** Every header of a message of `eventType`: the Standard Webhooks signature, the type and the user agent. */
 const headers = (eventType: string) => [
   header('webhook-id', 'Message id, the same on every retry and resend of this message.', {
     type: 'string',
@@ -48,7 +42,6 @@ const delivery = [
   'secret. Delivery is at-least-once: deduplicate on `webhook-id`. Redirects are not followed.',
 ].join(' ');
 
-/** The message of `type`: `description` says to whom and when it is sent, `body` (with its description, if any) what it carries. */
 const message = (operationId: string, type: string, summary: string, description: string, schema: string, bodyDescription?: string) => ({
   post: {
     operationId,
@@ -65,11 +58,10 @@ const operational = [
   '`eventTypes` (for every tenant it matches), with `tenant` added to the body.',
 ].join(' ');
 
-/** An operational event: queued by the dispatcher to the tenant's other endpoints subscribed to it. */
 const operationalEvent = (operationId: string, type: string, summary: string, when: string, schema: string) =>
   message(operationId, type, summary, `Sent to each of the tenant's other enabled endpoints subscribed to \`${type}\` ${when}. ${operational}`, schema);
 
-/** The `webhooks` section of the document, a fresh object each time. */
+/** A fresh object each time. */
 export function webhookEvents(): Record<string, Record<string, unknown>> {
   return {
     '/plant/webhook': message(

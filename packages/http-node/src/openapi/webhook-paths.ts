@@ -2,9 +2,7 @@ import { DEFAULT_MAX_ENDPOINTS_PER_TENANT } from '@plant-store/core';
 import { WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core/adapter';
 import { authErrors, bodyErrors, errorResponse, json, jsonResponse, ref, requestIdHeader } from './openapi-helpers.js';
 
-// The paths of the webhook endpoints API. Every operation is
-// tenant-scoped: an id of another tenant is a 404, as is one that never
-// existed.
+// Every operation is tenant-scoped: an id of another tenant is a 404, as is one that never existed.
 
 const notFound = errorResponse("The caller's tenant has no endpoint or delivery with this id.");
 const badId = errorResponse('The id segment is not valid percent-encoded UTF-8, empty, too long or holds control characters.');
@@ -27,10 +25,8 @@ const idItem = (what: string, method: string, op: object) => ({
   [method]: op,
 });
 
-/** A path below `/{id}` with one operation, built from `operation`'s arguments. */
 const idOperation = (what: string, method: string, ...args: Parameters<typeof operation>) => idItem(what, method, operation(...args));
 
-/** The answers of an operation on an `{id}` without a body. */
 const idResponses = (ok: Record<string, unknown>) => ({ ...ok, '400': badId, ...authErrors, '404': notFound });
 
 /** The answers of an operation on an `{id}` that reads a JSON body. */
@@ -43,7 +39,6 @@ const bodyResponses = (ok: Record<string, unknown>, more: Record<string, unknown
   ...bodyErrors,
 });
 
-/** An optional query parameter. */
 const query = (name: string, description: string, schema: object) => ({ name, in: 'query', required: false, description, schema });
 
 const pageParameters = [
@@ -201,7 +196,6 @@ const testItem = idOperation(
   { requestBody: jsonBody('SendTest', '`{"eventType": "plant.created"}`.') },
 );
 
-/** The filters of the delivery log. */
 const deliveryFilters = [
   query('endpoint', 'Only deliveries to this endpoint.', { type: 'string', minLength: 1 }),
   query('status', 'Only deliveries in this state.', { type: 'string', enum: ['pending', 'delivered', 'failed'] }),

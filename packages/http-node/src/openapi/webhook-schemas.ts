@@ -143,10 +143,7 @@ const schemas = {
     },
   },
   Endpoint: endpointSchema(),
-  EndpointWithSecret: {
-    ...endpointSchema({ secret: verificationKey }),
-    description: 'The endpoint and what receivers verify with (only on create).',
-  },
+  EndpointWithSecret: { ...endpointSchema({ secret: verificationKey }), description: 'The endpoint and what receivers verify with (only on create).' },
   Attempt: {
     ...closed('at', 'durationMs'),
     properties: {

@@ -1,6 +1,5 @@
 import { PAGE_HEADERS, preparedOnFirstUse, servedFile, type DocsFiles } from '../docs/docs-files.js';
 
-/** One file of the portal page, as a host hands it to the listener. */
 export interface PortalAsset {
   readonly contentType: string;
   readonly body: Uint8Array;
@@ -8,11 +7,7 @@ export interface PortalAsset {
   readonly immutable?: boolean;
 }
 
-/**
- * The portal page's files by name: `index.html` is the page (served at
- * `<base>/portal`), every other name is served at `<base>/portal/<name>`.
- * `@plant-store/portal`'s `portalAssets()` returns exactly this.
- */
+/** By name: `index.html` is served at `<base>/portal`, every other name at `<base>/portal/<name>`. */
 export type PortalAssets = ReadonlyMap<string, PortalAsset>;
 
 const PAGE = 'index.html';
@@ -21,11 +16,7 @@ const PREFIX = '/portal/';
 const REVALIDATE = 'no-cache';
 const FOREVER = 'public, max-age=31536000, immutable';
 
-/**
- * The portal's files, served as the docs page's are (from memory, gzip,
- * ETags, the page's Content-Security-Policy). The page lives at `/portal`
- * only, which its relative links depend on.
- */
+/** The portal's files, served as the docs page's are; the page lives at `/portal` only, which its relative links depend on. */
 export function portalFiles(assets: PortalAssets): DocsFiles {
   if (!assets.has(PAGE)) throw new TypeError(`portal assets must hold ${PAGE}`);
   const byPath = new Map<string, PortalAsset>();

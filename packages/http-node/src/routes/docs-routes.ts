@@ -2,14 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { DocsFiles } from '../docs/docs-files.js';
 import type { Exchange } from './route-context.js';
 
-// The API reference page needs no credentials, like the document it renders:
-// its "Authorize" dialog takes the bearer token for the calls made from it.
-
-/**
- * `GET <base>/docs` and `GET <base>/docs/<file>`: one file of the API
- * reference page, from memory. Gzip when the client accepts it, 304 when its
- * `If-None-Match` holds the current ETag. `path` must be one `files.has` accepts.
- */
+/** One file of the docs page or the portal, from memory; no credentials, like the document it renders. */
 export async function docsFile(files: DocsFiles, exchange: Exchange, path: string): Promise<void> {
   const file = await files.load(path);
   const representation = file.gzip !== undefined && acceptsGzip(exchange.req.headers) ? file.gzip : file.identity;
@@ -37,7 +30,7 @@ export async function docsFile(files: DocsFiles, exchange: Exchange, path: strin
   exchange.res.end(representation.body);
 }
 
-/** True when `accept-encoding` accepts gzip: named with a non-zero q, or else through `*` with a non-zero q. */
+/** gzip named with a non-zero q, or else `*` with a non-zero q. */
 function acceptsGzip(headers: IncomingHttpHeaders): boolean {
   const accept = headers['accept-encoding'];
   if (accept === undefined) return false;
@@ -52,7 +45,7 @@ function acceptsGzip(headers: IncomingHttpHeaders): boolean {
   return any;
 }
 
-/** `If-None-Match` (a list of ETags, weak or strong, or `*`) holds this ETag: weak comparison, as RFC 9110 asks for GET. */
+/** Weak comparison, as RFC 9110 asks for GET. */
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
   return ifNoneMatch.split(',').some((item) => {

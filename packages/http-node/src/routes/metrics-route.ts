@@ -1,14 +1,9 @@
 import type { HttpMetrics } from '../metrics/http-metrics.js';
 import type { Exchange } from './route-context.js';
 
-/** The Prometheus text format, version 0.0.4 (what prom-client writes). */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-// No credentials: Prometheus scrapes without any, and no label holds a
-// tenant, token, id or URL (see metrics/). Keep the port private if the
-// counts themselves are sensitive.
-
-/** `GET /metrics`: the Prometheus text exposition, the webhook backlog read from storage now. */
+// No credentials: Prometheus scrapes without any, and no label holds a tenant, token, id or URL.
 export async function scrapeMetrics(metrics: HttpMetrics, exchange: Exchange): Promise<void> {
   const body = await metrics.scrape();
   exchange.res.writeHead(200, [

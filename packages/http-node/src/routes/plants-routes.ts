@@ -9,23 +9,17 @@ import { sendJson, sendNoContent } from '../http/send-json.js';
 import { writePlantList, writePlantPage } from '../http/write-plant-list.js';
 import type { Exchange, RouteContext } from './route-context.js';
 
-// Every handler authenticates and checks the scope before looking at the
-// body, the id or the query: a caller without valid credentials learns
-// nothing about its input, and a read-only caller gets its 403
-// instead of a validation error. The core checks the scope again.
+// Every handler authenticates and checks the scope first: a caller without valid credentials learns nothing about its input.
 
-/** `POST /plants`: create (or replay) a plant. */
 export async function createPlant(context: RouteContext, exchange: Exchange): Promise<void> {
   const { req } = exchange;
   const principal = await authorizeRequest(context.store, exchange, 'plants:write');
   const body = await readJsonBody(req, context.maxBodyBytes);
   const { plant } = await context.store.plants.create(principal, body);
-  // 200 for both a new plant and a replay: a retry must look
-  // exactly like the first call, so the client cannot tell them apart.
+  // 200 for a replay too: a retry must look exactly like the first call.
   sendJson(exchange.res, exchange.requestId, 200, plantToJson(plant));
 }
 
-/** `GET /plants`: the caller's plants, filtered and paginated, streamed. */
 export async function listPlants(context: RouteContext, exchange: Exchange): Promise<void> {
   const principal = await authorizeRequest(context.store, exchange, 'plants:read');
   const options = parseListQuery(exchange.query);
@@ -44,13 +38,11 @@ export async function listPlants(context: RouteContext, exchange: Exchange): Pro
   else await writePlantList(exchange.res, exchange.requestId, listing.batches, extraHeaders);
 }
 
-/** `GET /plants/{id}`. */
 export async function getPlant(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
   const principal = await authorizeRequest(context.store, exchange, 'plants:read');
   sendJson(exchange.res, exchange.requestId, 200, await context.store.plants.getAsJson(principal, parsePlantId(idSegment)));
 }
 
-/** `DELETE /plants/{id}`: 204, or 404 when the caller's tenant has no such plant. */
 export async function deletePlant(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
   const principal = await authorizeRequest(context.store, exchange, 'plants:write');
   const id = parsePlantId(idSegment);
@@ -59,7 +51,6 @@ export async function deletePlant(context: RouteContext, exchange: Exchange, idS
   else sendJson(exchange.res, exchange.requestId, 404, errorBody(404, plantNotFoundMessage(id)));
 }
 
-/** The query of the next page: same limit and tag filters, after the last id of this one. */
 function pageParams(limit: number, after: bigint, tags: readonly string[] | undefined): [string, number | bigint | string][] {
   const params: [string, number | bigint | string][] = [
     ['limit', limit],

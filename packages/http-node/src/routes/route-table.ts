@@ -21,17 +21,14 @@ import {
 import { listEventTypes } from './webhook-event-types-route.js';
 import { getSession } from './webhook-session-route.js';
 
-/**
- * The API's paths, as the OpenAPI document writes them, each with a handler
- * per method (HEAD is served by GET's): the one place a path is matched.
- */
+/** The API's paths, as the OpenAPI document writes them, with a handler per method (HEAD is served by GET's). */
 const TABLE = {
   '/plants': { GET: listPlants, POST: createPlant },
   '/plants/{id}': { GET: getPlant, DELETE: deletePlant },
   '/healthz': { GET: healthz },
   '/readyz': { GET: readyz },
   '/openapi.json': { GET: openapi },
-  /** The API reference page and each of its files; matched only when the docs part is on, so `context.docs` is there. */
+  // /docs and /metrics are matched only when their part is on, so `context.docs` and `context.metrics` are there.
   '/docs': { GET: (context, exchange, _id, path) => docsFile(context.docs!, exchange, path) },
   '/webhooks/endpoints': { GET: listEndpoints, POST: createEndpoint },
   '/webhooks/endpoints/{id}': { GET: getEndpoint, PATCH: updateEndpoint, DELETE: deleteEndpoint },
@@ -45,7 +42,6 @@ const TABLE = {
   '/webhooks/deliveries/{id}/resend': { POST: resendDelivery },
   '/webhooks/session': { GET: getSession },
   '/webhooks/event-types': { GET: listEventTypes },
-  /** Matched only when the metrics part is on, so `context.metrics` is there. */
   '/metrics': { GET: (context, exchange) => scrapeMetrics(context.metrics!, exchange) },
 } as const satisfies Record<string, RouteMethods>;
 
@@ -62,17 +58,11 @@ function routeOf(template: string, methods: RouteMethods): Route {
 
 const routes = new Map<string, Route>(Object.entries(TABLE).map(([template, methods]: [string, RouteMethods]) => [template, routeOf(template, methods)]));
 
-/**
- * The tenant portal's page and files, served as the docs page's are, without
- * credentials (the page signs in from the browser). A page, not an operation,
- * so it stays out of the table and the OpenAPI document.
- */
+/** The tenant portal (it signs in from the browser): a page, not an operation, so it stays out of the table and the OpenAPI document. */
 const PORTAL = routeOf('/portal', { GET: (context, exchange, _id, path) => docsFile(context.portal!, exchange, path) });
 
-/** Every route, in table order. */
 export const ROUTES: readonly Route[] = [...routes.values()];
 
-/** The routes without `{id}` matched by path alone (not those of the optional parts). */
 const PLAIN = new Map(
   ROUTES.filter((route) => route.idStart === -1 && route.template !== '/docs' && route.template !== '/metrics').map((route) => [route.template, route]),
 );
@@ -93,12 +83,7 @@ const ID_FAMILIES: readonly IdFamily[] = ['/plants/', '/webhooks/endpoints/', '/
   return { prefix, item, actions };
 });
 
-/**
- * The route a path (relative to the base path) belongs to, or `undefined`
- * for none. Paths are matched literally: no trailing-slash or double-slash
- * normalization (`/plants/` and `//plants` match nothing), and an `{id}`
- * is one non-empty segment. Allocates nothing.
- */
+/** The route of a path relative to the base path, matched literally (`/plants/` and `//plants` match nothing); allocates nothing. */
 export function matchRoute(path: string, parts: RouteParts): Route | undefined {
   const plain = PLAIN.get(path);
   if (plain !== undefined) return plain;
@@ -118,7 +103,6 @@ export function matchRoute(path: string, parts: RouteParts): Route | undefined {
   return parts.portal?.has(path) === true ? PORTAL : undefined;
 }
 
-/** The raw `{id}` segment of a path that matched `route` (which has one). */
 export function idSegmentOf(path: string, route: Route): string {
   const end = path.indexOf('/', route.idStart);
   return end === -1 ? path.slice(route.idStart) : path.slice(route.idStart, end);

@@ -3,16 +3,13 @@ import { sendJson } from '../http/send-json.js';
 import { withTimeout } from '../http/with-timeout.js';
 import type { Exchange, RouteContext } from './route-context.js';
 
-// Probes and the API description need no credentials: orchestrators and
-// client generators call them without any.
+// No credentials: orchestrators and client generators call these without any.
 
 const OK_BODY = '{"status":"ok"}';
 const UNAVAILABLE_BODY = errorBody(503, 'storage unavailable');
 
-/** A storage ping that has not answered by then counts as unavailable (a probe must not hang). */
-export const READY_TIMEOUT_MS = 2000;
+const READY_TIMEOUT_MS = 2000;
 
-/** `GET /healthz`: the process is up and serving. */
 export function healthz(_context: RouteContext, exchange: Exchange): void {
   sendJson(exchange.res, exchange.requestId, 200, OK_BODY);
 }
@@ -20,10 +17,9 @@ export function healthz(_context: RouteContext, exchange: Exchange): void {
 /** Per listener, why storage was last not ready: probes come every few seconds, the log says it once per change. */
 const notReadyReasons = new WeakMap<RouteContext, string>();
 
-/** `GET /readyz`: storage answers; 503 (error shape) when it does not. */
 export async function readyz(context: RouteContext, exchange: Exchange): Promise<void> {
   try {
-    await pingWithTimeout(context);
+    await withTimeout(context.store.ready(), READY_TIMEOUT_MS, `storage did not answer within ${READY_TIMEOUT_MS} ms`);
   } catch (error) {
     // Expected while storage is down: a warning, not a request failure.
     const reason = error instanceof Error ? error.message : String(error);
@@ -38,11 +34,6 @@ export async function readyz(context: RouteContext, exchange: Exchange): Promise
   sendJson(exchange.res, exchange.requestId, 200, OK_BODY);
 }
 
-/** `GET /openapi.json`: the OpenAPI 3.1 document of this service. */
 export function openapi(context: RouteContext, exchange: Exchange): void {
   sendJson(exchange.res, exchange.requestId, 200, context.openapiJson);
-}
-
-function pingWithTimeout(context: RouteContext): Promise<void> {
-  return withTimeout(context.store.ready(), READY_TIMEOUT_MS, `storage did not answer within ${READY_TIMEOUT_MS} ms`);
 }

@@ -6,8 +6,7 @@ import type { Exchange, RouteContext } from './route-context.js';
 
 type Catalogue = readonly { type: string; description: string; example: string }[];
 
-// The core hands out one catalogue for every request and listener: its JSON
-// is built once per process, and again only if the core hands out another.
+// The core hands out one catalogue for every request and listener: its JSON is built once per process.
 let cached: { readonly entries: Catalogue; readonly json: string } | undefined;
 
 /** The catalogue as JSON: `example` is embedded as its exact text (int64 ids stay exact). */
@@ -23,7 +22,6 @@ function catalogueJson(entries: Catalogue): string {
   return cached.json;
 }
 
-/** `GET /webhooks/event-types`: every event type with its description, JSON Schema and an example body. */
 export async function listEventTypes(context: RouteContext, exchange: Exchange): Promise<void> {
   const principal = await authenticateRequest(context.store, exchange);
   const entries = context.store.webhooks.endpoints.eventTypes(principal);

@@ -8,10 +8,7 @@ import { sendJson, sendNoContent } from '../http/send-json.js';
 import { deliveryJson, endpointJson, endpointStatsJson, endpointWithSecretJson, jsonArray } from '../http/webhook-json.js';
 import type { Exchange, RouteContext, RouteHandler } from './route-context.js';
 
-// The tenant's own webhook endpoints and the deliveries to them. As for
-// plants, every handler authenticates and checks the scope before it looks at
-// the id, the query or the body; the core checks the scope again, scopes every
-// read to the tenant and answers 404 for an id of another tenant.
+// Every handler authenticates and checks the scope before it looks at the id, the query or the body.
 
 type Webhooks = PlantStore['webhooks'];
 type Scope = 'webhooks:read' | 'webhooks:write';
@@ -32,62 +29,51 @@ function handler(
   };
 }
 
-/** `POST /webhooks/endpoints`: 201 with the endpoint and its secret. */
 export const createEndpoint = handler('webhooks:write', 201, 'json', async (webhooks, principal, _id, body) => {
   const { endpoint, secret } = await webhooks.endpoints.create(principal, body);
   return endpointWithSecretJson(endpoint, secret);
 });
 
-/** `GET /webhooks/endpoints/{id}`. */
 export const getEndpoint = handler('webhooks:read', 200, 'none', async (webhooks, principal, id) => endpointJson(await webhooks.endpoints.get(principal, id)));
 
-/** `PATCH /webhooks/endpoints/{id}`: 200 with the endpoint as updated. */
 export const updateEndpoint = handler('webhooks:write', 200, 'json', async (webhooks, principal, id, body) =>
   endpointJson(await webhooks.endpoints.update(principal, id, body)),
 );
 
-/** `DELETE /webhooks/endpoints/{id}`: 204; its pending deliveries end as failed. */
 export async function deleteEndpoint(context: RouteContext, exchange: Exchange, idSegment: string): Promise<void> {
   const principal = await authorizeRequest(context.store, exchange, 'webhooks:write');
   await context.store.webhooks.endpoints.delete(principal, parsePathId(idSegment));
   sendNoContent(exchange.res, exchange.requestId);
 }
 
-/** `GET /webhooks/endpoints/{id}/secret`: `{secret}`; a write scope, since the secret lets one forge webhooks. */
+// A write scope: the secret lets one forge webhooks.
 export const getEndpointSecret = handler('webhooks:write', 200, 'none', async (webhooks, principal, id) =>
   JSON.stringify({ secret: await webhooks.endpoints.getSecret(principal, id) }),
 );
 
-/** `POST /webhooks/endpoints/{id}/rotate-secret` `{secret?}` (the body may be left out): `{secret}`, the new one. */
 export const rotateEndpointSecret = handler('webhooks:write', 200, 'optional', async (webhooks, principal, id, body) =>
   JSON.stringify({ secret: await webhooks.endpoints.rotateSecret(principal, id, body) }),
 );
 
-/** `POST /webhooks/endpoints/{id}/recover` `{since}`: 202 `{requeued}`. */
 export const recoverEndpoint = handler('webhooks:write', 202, 'json', async (webhooks, principal, id, body) =>
   JSON.stringify({ requeued: (await webhooks.endpoints.recover(principal, id, body)).requeued }),
 );
 
-/** `GET /webhooks/endpoints/{id}/stats`: attempts succeeded and failed over 1 h, 24 h and 7 d, and the last attempt. */
 export const getEndpointStats = handler('webhooks:read', 200, 'none', async (webhooks, principal, id) =>
   endpointStatsJson(await webhooks.endpoints.stats(principal, id)),
 );
 
-/** `POST /webhooks/endpoints/{id}/test` `{eventType}`: 202 with the queued test delivery. */
 export const sendTestEvent = handler('webhooks:write', 202, 'json', async (webhooks, principal, id, body) =>
   deliveryJson(await webhooks.endpoints.sendTest(principal, id, body)),
 );
 
-/** `GET /webhooks/deliveries/{id}`: one delivery with its attempts. */
 export const getDelivery = handler('webhooks:read', 200, 'none', async (webhooks, principal, id) => deliveryJson(await webhooks.deliveries.get(principal, id)));
 
-/** `POST /webhooks/deliveries/{id}/resend`: 202 `{}`; queued again whatever its state, same `webhook-id`. A body is ignored. */
 export const resendDelivery = handler('webhooks:write', 202, 'none', async (webhooks, principal, id) => {
   await webhooks.deliveries.resend(principal, id);
   return '{}';
 });
 
-/** `GET /webhooks/endpoints`: one keyset page, ids ascending, `Link` when more remain. */
 export async function listEndpoints(context: RouteContext, exchange: Exchange): Promise<void> {
   const principal = await authorizeRequest(context.store, exchange, 'webhooks:read');
   const query = parseEndpointListQuery(exchange.query);
@@ -95,7 +81,6 @@ export async function listEndpoints(context: RouteContext, exchange: Exchange): 
   sendPage(context, exchange, '/webhooks/endpoints', query, page.nextAfter, page.endpoints.map(endpointJson));
 }
 
-/** `GET /webhooks/deliveries?endpoint=&status=&eventType=&since=&until=&limit=&after=`: one keyset page, newest first, `Link` when more remain. */
 export async function listDeliveries(context: RouteContext, exchange: Exchange): Promise<void> {
   const principal = await authorizeRequest(context.store, exchange, 'webhooks:read');
   const query = parseDeliveryListQuery(exchange.query);

@@ -2,12 +2,7 @@ import { authenticateRequest } from '../http/authenticate-request.js';
 import { sendJson } from '../http/send-json.js';
 import type { Exchange, RouteContext } from './route-context.js';
 
-/**
- * `GET /webhooks/session`: who the bearer token signs in as (tenant,
- * subject, scopes, and `expiresAt` when the token's end is known, as for a
- * portal link). Any authenticated principal may ask, whatever its scopes: a
- * page learns from it which actions to offer.
- */
+/** Any authenticated principal may ask, whatever its scopes: a page learns from it which actions to offer. */
 export async function getSession(context: RouteContext, exchange: Exchange): Promise<void> {
   const principal = await authenticateRequest(context.store, exchange);
   const session: Record<string, unknown> = { tenant: principal.tenant, subject: principal.subject, scopes: principal.scopes };

@@ -6,15 +6,9 @@ const tracer = trace.getTracer('@plant-store/http-node');
 // The methods the HTTP conventions know; any other is `_OTHER` (a raw method is unbounded user input).
 const KNOWN_METHODS = new Set(['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS', 'CONNECT', 'TRACE']);
 
-/** Ends a request's SERVER span with the route template the router matched (`undefined`: none). Called once. */
 export type EndServerSpan = (template: string | undefined) => void;
 
-/**
- * Runs `handle` inside the request's SERVER span, continuing the caller's
- * trace (the registered propagator reads the headers). The span is named
- * `METHOD /route` with the route template, never a raw path, so ids and
- * tenants stay out of traces. For a span that records, `handle` gets its end.
- */
+/** Runs `handle` in the request's SERVER span, named by route template, never a raw path, so ids and tenants stay out of traces. */
 export function tracedRequest(
   req: IncomingMessage,
   res: ServerResponse,
@@ -33,12 +27,11 @@ export function tracedRequest(
   return context.with(trace.setSpan(parent, span), handle, undefined, end);
 }
 
-/** A SERVER span's name before its route is known, and its first word after: the method, or `HTTP` for one the conventions do not know. */
 function spanNameOf(method: string): string {
   return method === '_OTHER' ? 'HTTP' : method;
 }
 
-/** The attributes the HTTP conventions ask for at creation, where a sampler can see them. */
+/** Given at creation, where a sampler can see them. */
 function serverAttributes(method: string, req: IncomingMessage): Attributes {
   const attributes: Attributes = { 'http.request.method': method };
   if (method === '_OTHER') attributes['http.request.method_original'] = String(req.method);

@@ -2,26 +2,22 @@ import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { isPublicAddress, literalHostAddress } from '@plant-store/core/adapter';
 
-/** `code` of the error a refused destination fails with. */
 export const DESTINATION_NOT_ALLOWED = 'EDESTINATIONNOTALLOWED';
 
 /** A webhook destination a tenant endpoint may not reach (no SSRF): a name resolving to, or a literal, non-public address. */
 export class DestinationNotAllowedError extends Error {
   readonly code = DESTINATION_NOT_ALLOWED;
-  /** The host of the URL, as given to the lookup. */
-  readonly hostname: string;
-  /** The refused address (for logs; not part of the message, which is what the attempt records). */
-  readonly address: string;
 
-  constructor(hostname: string, address: string) {
+  // The refused address is for logs, not the message, which is what the attempt records.
+  constructor(
+    readonly hostname: string,
+    readonly address: string,
+  ) {
     super('destination not allowed');
     this.name = 'DestinationNotAllowedError';
-    this.hostname = hostname;
-    this.address = address;
   }
 }
 
-/** The slice of `dns.lookup` the guard needs: every address of a name. */
 export type ResolveAll = (
   hostname: string,
   options: dns.LookupAllOptions,
@@ -36,18 +32,9 @@ export interface GuardedLookupOptions {
 }
 
 /**
- * A `lookup` for `http.request`, `net.connect` or an `http.Agent` that
- * resolves every address of the name once and refuses (with a
- * {@link DestinationNotAllowedError}) unless all of them are allowed.
- * node:net connects only to what this lookup returns, so the address
- * checked is the address connected to: a second, different DNS answer
- * (rebinding) is never consulted. A name that mixes public and private
- * addresses is refused whole, whichever one the connection would try
- * first: it is misconfigured or an attack either way.
- *
- * node:net skips `lookup` for IP literals; check those before connecting
- * (see `refusesLiteral`). A kept-alive socket is reused without a new lookup,
- * so guarded requests need an agent of their own, with this lookup on it.
+ * A `lookup` that resolves every address of the name once and refuses the name unless all are allowed: node:net
+ * connects only to what it returns, so DNS rebinding is never consulted. IP literals skip `lookup` (see
+ * `refusesLiteral`), and a kept-alive socket skips it too, so guarded requests need an agent of their own.
  */
 export function guardedLookup(options: GuardedLookupOptions = {}): LookupFunction {
   const resolve: ResolveAll = options.resolve ?? dns.lookup;

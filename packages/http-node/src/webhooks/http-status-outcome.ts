@@ -1,12 +1,7 @@
 import type { WebhookSendOutcome } from '@plant-store/core/adapter';
 import { parseRetryAfter } from './retry-after.js';
 
-/**
- * What an HTTP answer means for a webhook: any 2xx is delivered;
- * 410 Gone stops retrying; everything else is retried, 3xx included
- * (redirects are never followed); on 429 and 503 a readable `Retry-After`
- * becomes the time not to retry before (core caps it).
- */
+/** 2xx is delivered, 410 stops retrying, anything else is retried (3xx too); on 429 and 503 `Retry-After` is honoured (core caps it). */
 export function httpStatusOutcome(statusCode: number, retryAfter: string | undefined, now: number): WebhookSendOutcome {
   if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode };
   if (statusCode === 410) return { kind: 'gone', statusCode, reason: 'receiver answered 410 Gone: no more attempts' };

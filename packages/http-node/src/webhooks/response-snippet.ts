@@ -1,37 +1,29 @@
-/**
- * Keeps the start of a response body: at most `maxBytes` of it, plus one
- * byte to tell whether the cut falls inside a UTF-8 character. Chunks past
- * that are not kept, so a huge answer costs no memory.
- */
+/** The start of a response body: `maxBytes`, plus one byte to tell whether the cut splits a UTF-8 character. */
 export class ResponseSnippet {
-  readonly #maxBytes: number;
   readonly #chunks: Buffer[] = [];
   #kept = 0;
 
-  constructor(maxBytes: number) {
-    this.#maxBytes = maxBytes;
-  }
+  constructor(private readonly maxBytes: number) {}
 
-  /** Whether it holds all it will keep. */
   get full(): boolean {
-    return this.#kept > this.#maxBytes;
+    return this.#kept > this.maxBytes;
   }
 
   add(chunk: Buffer): void {
-    const room = this.#maxBytes + 1 - this.#kept;
+    const room = this.maxBytes + 1 - this.#kept;
     if (room <= 0) return;
     const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
     this.#chunks.push(part);
     this.#kept += part.length;
   }
 
-  /** The text kept, cut before a character the limit splits; `undefined` when the body was empty. Bytes that are not UTF-8 become U+FFFD. */
+  /** `undefined` when the body was empty. */
   text(): string | undefined {
     if (this.#kept === 0) return undefined;
     const bytes = Buffer.concat(this.#chunks, this.#kept);
-    let end = Math.min(bytes.length, this.#maxBytes);
+    let end = Math.min(bytes.length, this.maxBytes);
     // Over the limit: step back to the first byte of the character that straddles it (continuation bytes are 10xxxxxx).
-    if (bytes.length > this.#maxBytes) while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+    if (bytes.length > this.maxBytes) while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
     return bytes.subarray(0, end).toString('utf8');
   }
 }

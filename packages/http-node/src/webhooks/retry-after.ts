@@ -1,8 +1,4 @@
-/**
- * Milliseconds to wait according to a `Retry-After` header (RFC 9110 §10.2.3):
- * either delay-seconds or an HTTP date. `undefined` when absent or
- * unparseable; never negative (a date in the past means "now").
- */
+/** Milliseconds to wait by a `Retry-After` header (delay-seconds or an HTTP date); `undefined` when absent or unparseable. */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();

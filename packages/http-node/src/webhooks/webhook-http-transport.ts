@@ -16,42 +16,29 @@ export interface WebhookHttpTransportOptions {
   readonly userAgent?: string;
 }
 
-/** The attempt-log reason of a refused destination. */
-export const DESTINATION_NOT_ALLOWED_REASON = 'destination not allowed';
+const DESTINATION_NOT_ALLOWED_REASON = 'destination not allowed';
 
-/** The longest delay a Node timer holds. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const USER_AGENT = /^user-agent$/i;
 
-/** What one send needs from the transport it belongs to. */
 type Agents = Readonly<Record<'http:' | 'https:', http.Agent>>;
 
 interface SendContext {
   readonly agents: Agents;
-  /** For `restrictDestination` requests: their own pools, whose every new socket goes through the guarded lookup (a pooled socket skips the lookup, so it must never be shared with trusted requests). */
+  /** Pools of their own for `restrictDestination` requests: a pooled socket skips the guarded lookup. */
   readonly restrictedAgents: Agents;
   readonly maxResponseBytes: number;
   readonly userAgent: string | undefined;
 }
 
 /**
- * The reference `WebhookTransport`: one POST per attempt over keep-alive
- * agents, the status mapped by `httpStatusOutcome`, the first 1 KiB of the
- * answer kept as `response`. The timeout covers connecting, sending, the
- * headers and that KiB; the rest is drained up to `maxResponseBytes`.
- * Redirects are not followed; an abort of the request's signal ends the
- * attempt at once. Never rejects.
+ * The reference `WebhookTransport`: one POST per attempt over keep-alive agents, no redirects, the first 1 KiB of the
+ * answer kept as `response`; the timeout covers up to that KiB, the rest is drained up to `maxResponseBytes`. Never rejects.
  */
 export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}): WebhookTransport {
-  const agentOptions = {
-    keepAlive: true,
-    maxSockets: options.maxSockets ?? 64,
-    timeout: options.idleSocketTimeoutMs ?? 4_000,
-    scheduling: 'lifo' as const,
-  };
-  // Whether tenant endpoints may be private is the store's setting (`webhooks.allowPrivateDestinations`): it leaves
-  // their requests unmarked then, so the transport has no setting of its own that could disagree.
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, timeout: options.idleSocketTimeoutMs ?? 4_000, scheduling: 'lifo' as const };
+  // Private destinations are the store's setting (it leaves requests unmarked), so the transport has none that could disagree.
   const restrictedOptions = { ...agentOptions, lookup: guardedLookup() };
   const context: SendContext = {
     agents: { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) },
@@ -96,7 +83,7 @@ class Attempt {
   }
 
   start(): void {
-    // Node timers hold at most 2^31-1 ms (about 24.8 days) and fire at once beyond it: clamp, never overflow.
+    // Node timers fire at once beyond 2^31-1 ms: clamp.
     this.#deadline = setTimeout(() => this.#abort(`timeout after ${this.request.timeoutMs} ms`), Math.min(this.request.timeoutMs, MAX_TIMER_MS));
     this.request.signal.addEventListener('abort', this.#onShutdown, { once: true });
     this.#post(true);
@@ -111,8 +98,7 @@ class Attempt {
     req.on('error', (error: NodeJS.ErrnoException) => {
       // Once answered, the status decides (an abort while reading the body only cuts the snippet short).
       if (this.#settled || this.#responded) return;
-      // A kept-alive socket the receiver closed just as we reused it: the
-      // request never reached it, so try once more on a fresh socket (the Node docs' advice).
+      // A kept-alive socket the receiver closed just as we reused it: the request never reached it, so retry once (as the Node docs advise).
       if (mayRetry && req.reusedSocket && error.code === 'ECONNRESET' && this.#abortReason === undefined) {
         this.#post(false);
         return;

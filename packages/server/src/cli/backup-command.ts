@@ -4,7 +4,6 @@ import type { CliIo } from './cli-io.js';
 import { UsageError, parseStrict, usageMistake } from './command-args.js';
 import { errorLine } from './error-line.js';
 
-/** `plant-store backup --help`. */
 export const backupUsage = `Usage: plant-store backup <file> [--db FILE] [--storage sqlite]
 
 Writes a consistent copy of the service's SQLite database to <file> (a new
@@ -21,12 +20,7 @@ Options (as for plant-store serve; a flag wins over its variable):
   -h, --help               show this help
 `;
 
-/**
- * `plant-store backup <file>`: an online copy of the SQLite database that
- * `serve` would open (same `--db`/`PLANT_STORE_DB`). Resolves with the exit
- * status: 0 written, 1 the copy failed (no database, target exists, …),
- * 2 bad arguments or a storage other than SQLite.
- */
+/** `plant-store backup <file>`: an online copy of the SQLite database `serve` would open. Exit status 0, 1 failed, 2 bad arguments. */
 export async function runBackupCommand(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let target: string;
   let db: string;

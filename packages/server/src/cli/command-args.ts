@@ -13,7 +13,6 @@ export const STORAGE_FLAGS = { storage: 'storage', db: 'db', databaseUrl: 'datab
 >;
 export type StorageFlags = Partial<Record<keyof typeof STORAGE_FLAGS, string>>;
 
-/** The `parseArgs` options of the storage flags, for a command's option table. */
 export const STORAGE_OPTIONS = Object.fromEntries(Object.values(STORAGE_FLAGS).map((flag) => [flag, { type: 'string' as const }]));
 
 const STORAGE_FLAG_NAMES: readonly string[] = Object.values(STORAGE_FLAGS);
@@ -37,7 +36,6 @@ export function parseStrict<Values>(
   }
 }
 
-/** The storage flags among parsed `values`; an empty one is a mistake. */
 export function storageFlags(values: Readonly<Record<string, unknown>>): StorageFlags {
   const storage: StorageFlags = {};
   for (const [key, flag] of Object.entries(STORAGE_FLAGS) as [keyof typeof STORAGE_FLAGS, string][]) {
@@ -48,7 +46,6 @@ export function storageFlags(values: Readonly<Record<string, unknown>>): Storage
   return storage;
 }
 
-/** `--<flag>`'s value; given empty, a mistake. */
 export function nonEmpty(value: string | undefined, flag: string): string | undefined {
   if (value === '') throw new UsageError(`--${flag} must not be empty`);
   return value;
@@ -60,10 +57,7 @@ export function refuseOtherOptions(values: object, what: string, allowed: readon
   if (extra !== undefined) throw new UsageError(`${what} does not take --${extra}`);
 }
 
-/**
- * A mistake in the arguments or settings of `plant-store <command>`: one line
- * pointing at the command's help, and exit status 2. Anything else is rethrown.
- */
+/** A mistake in arguments or settings: one line pointing at the command's help, exit status 2. Anything else is rethrown. */
 export function usageMistake(error: unknown, command: string, io: CliIo): number {
   if (!(error instanceof UsageError) && !(error instanceof ConfigurationError)) throw error;
   io.stderr.write(errorLine(error).replace(/\n$/, ` (see plant-store ${command} --help)\n`));

@@ -3,10 +3,7 @@ import { errorLine } from './error-line.js';
 import { mainUsage } from './usage.js';
 import { version } from '../version.js';
 
-/**
- * The commands that do their work in a module of their own, loaded on demand
- * so that `--help` or `webhooks` does not load the storage drivers of `serve`.
- */
+// Loaded on demand, so that `--help` or `webhooks` does not load the storage drivers of `serve`.
 const COMMANDS: Readonly<Record<string, () => Promise<(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo) => Promise<number>>>> = {
   serve: async () => (await import('./serve-command.js')).runServeCommand,
   webhooks: async () => (await import('./webhooks-command.js')).runWebhooksCommand,

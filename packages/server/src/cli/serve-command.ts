@@ -7,18 +7,11 @@ import { errorLine } from './error-line.js';
 import { onShutdownSignal } from './shutdown-signals.js';
 import { serveUsage } from './usage.js';
 
-// Beyond the HTTP grace period, what the dispatcher and storage get to stop: with the default
-// 7 s grace the process exits within 10 s, the time `docker stop` waits before SIGKILL.
+// Beyond the HTTP grace period: with the default 7 s the process exits within the 10 s `docker stop` waits before SIGKILL.
 const STOP_MARGIN_MS = 2_000;
-// How often the tokens and webhooks files are checked for changes.
 const FILE_POLL_MS = 1_000;
 
-/**
- * `plant-store serve`: loads the configuration, runs the service and resolves
- * with the exit status once it has stopped: 0 after a graceful stop on
- * SIGTERM/SIGINT, 2 for bad configuration, 1 when it cannot listen or cannot
- * stop in time.
- */
+/** `plant-store serve`: resolves with the exit status once stopped: 0 after a graceful stop, 2 for bad configuration, 1 otherwise. */
 export async function runServeCommand(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let handle: ServeHandle | undefined;
   let config: ServeConfig;
@@ -49,11 +42,7 @@ export async function runServeCommand(args: readonly string[], env: NodeJS.Proce
   return untilStopped(handle, config.shutdownTimeoutMs, io);
 }
 
-/**
- * Resolves with the exit status once the service has stopped: 0 after a
- * graceful stop on the first SIGTERM/SIGINT, 1 when stopping fails, does not
- * finish in time, or a second signal arrives.
- */
+/** 0 after a graceful stop on the first SIGTERM/SIGINT; 1 when stopping fails, is late, or a second signal arrives. */
 function untilStopped(running: ServeHandle, shutdownTimeoutMs: number, io: CliIo): Promise<number> {
   return new Promise<number>((resolveExit) => {
     let finished = false;
@@ -77,8 +66,7 @@ function untilStopped(running: ServeHandle, shutdownTimeoutMs: number, io: CliIo
         )
         .finally(() => clearTimeout(watchdog));
     };
-    // The handlers stay installed until the process exits, so a late second
-    // signal cannot kill a process that is already on its way out.
+    // The handlers stay installed, so a late second signal cannot kill a process already on its way out.
     onShutdownSignal(stop, () => {
       if (finished) return;
       io.stderr.write('error: second signal; exiting without waiting for in-flight work\n');

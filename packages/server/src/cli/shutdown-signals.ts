@@ -1,10 +1,6 @@
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
-/**
- * Calls `onFirst` on the first SIGTERM or SIGINT and `onSecond` on any later
- * one (an impatient operator pressing Ctrl-C twice). The handlers stay
- * installed for the life of the process; they do not keep the event loop alive.
- */
+/** `onFirst` on the first SIGTERM or SIGINT, `onSecond` on any later one; the handlers stay for the life of the process. */
 export function onShutdownSignal(onFirst: (signal: NodeJS.Signals) => void, onSecond: (signal: NodeJS.Signals) => void): void {
   let received = false;
   const handler = (signal: NodeJS.Signals) => {

@@ -5,12 +5,7 @@ import { runWebhooksOperation } from './webhooks/run-webhooks-operation.js';
 import { parseWebhooksArgs, type WebhooksCommand, type WebhooksOperation } from './webhooks/webhooks-args.js';
 import { webhooksUsage } from './webhooks/webhooks-usage.js';
 
-/**
- * `plant-store webhooks …`: operator tools over the webhook deliveries and
- * tenants' endpoints in the service's storage (SQLite or PostgreSQL, chosen
- * as for `serve`). Resolves with the exit status: 0 done, 1 failure (unknown
- * id, unreadable storage), 2 bad arguments or settings.
- */
+/** `plant-store webhooks …`: operator tools over deliveries and endpoints. Exit status 0 done, 1 failure, 2 bad arguments or settings. */
 export async function runWebhooksCommand(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let command: WebhooksOperation;
   let settings: ReturnType<typeof storageSettings>;

@@ -1,10 +1,6 @@
 import { ConfigurationError, ValidationError } from '@plant-store/core';
 
-/**
- * Parses a setting that holds a JSON array, each item checked by `parseItem`
- * (which throws core's `ValidationError`). Errors name the setting, the file
- * (`source`) and the item index, never the text: it may hold secrets.
- */
+/** Parses a JSON array setting; errors name the setting, the file and the item index, never the text: it may hold secrets. */
 export function parseJsonArraySetting<T>(text: string, parseItem: (item: unknown) => T, name: string, source?: string): T[] {
   const where = source === undefined ? '' : `${source}: `;
   let parsed: unknown;
@@ -24,11 +20,7 @@ export function parseJsonArraySetting<T>(text: string, parseItem: (item: unknown
   });
 }
 
-/**
- * Where the JSON went wrong, as ` at line L, column C`: from the parser's
- * position when its message has one (its messages may quote the text, so
- * they are never shown), else at the first trailing comma, the usual slip.
- */
+/** ` at line L, column C` from the parser's position (its messages may quote the text), else at the first trailing comma. */
 function whereInText(text: string, message: string): string {
   if (message.includes('end of JSON input')) return ': it ends too early';
   const reported = /at position (\d+)/.exec(message)?.[1];

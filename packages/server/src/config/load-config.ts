@@ -19,31 +19,22 @@ export interface ServeConfig {
   readonly db: string;
   /** PostgreSQL connection URL; set exactly when `storage` is `postgres`. May hold a password: never log it. */
   readonly databaseUrl?: string;
-  /** PostgreSQL pool size per instance. */
   readonly dbPool: number;
-  /** PostgreSQL schema holding the tables. */
   readonly dbSchema: string;
-  /** JWT bearer tokens, when a key source is configured. */
   readonly jwt?: JwtConfig;
-  /** From the tokens variable and the tokens file, merged; empty when none is configured. */
   readonly tokens: readonly TokenEntry[];
   /** The tokens file, watched for changes while serving. */
   readonly tokensFile?: string;
-  /** From the webhooks variable and the webhooks file, merged. */
   readonly webhooks: readonly WebhookSubscription[];
   /** The webhooks file, watched for changes while serving. */
   readonly webhooksFile?: string;
   readonly webhookRetryMs: readonly number[];
   readonly webhookTimeoutMs: number;
-  /** After a rotation, how long the previous endpoint secret still signs. */
   readonly webhookSecretOverlapMs: number;
-  /** Tenant endpoints failing every attempt this long (with a message exhausted) are disabled. */
   readonly webhookDisableAfterMs: number;
-  /** Delivered and failed deliveries are deleted once finished this long ago; `null` (`off`) keeps them. */
+  /** `null` (`off`) keeps them. */
   readonly webhookRetentionMs: number | null;
-  /** Tenant endpoints may reach non-public addresses. */
   readonly webhookAllowPrivate: boolean;
-  /** Most webhook endpoints one tenant may have. */
   readonly webhookMaxEndpoints: number;
   readonly maxBodyBytes: number;
   readonly headersTimeoutMs: number;
@@ -51,9 +42,7 @@ export interface ServeConfig {
   readonly keepAliveTimeoutMs: number;
   readonly shutdownTimeoutMs: number;
   readonly logLevel: LogLevel;
-  /** `GET /metrics` and the counting behind it. */
   readonly metrics: boolean;
-  /** The tenant webhook portal page at `GET /portal`. */
   readonly portal: boolean;
 }
 
@@ -64,22 +53,18 @@ export interface LoadConfigOptions {
   readonly readFile?: (path: string) => string;
 }
 
-/** The flags of `plant-store serve`, in the shape `node:util` parseArgs wants. */
 export const SERVE_FLAGS: NonNullable<ParseArgsConfig['options']> = {
   ...Object.fromEntries(Object.values(SETTINGS).map((setting) => [setting.flag, { type: 'string' as const }])),
   help: { type: 'boolean', short: 'h' },
 };
 
-/** Parsed `serve` flags: `help`, plus the raw text of each setting given on the command line. */
+/** The raw text of each setting given on the command line. */
 export interface ServeArgs {
   readonly help: boolean;
   readonly values: Partial<Record<SettingKey, string>>;
 }
 
-/**
- * Parses `serve` flags strictly: an unknown flag, a missing value or a
- * positional argument is a `ConfigurationError` naming it.
- */
+/** Parses `serve` flags strictly: an unknown flag, a missing value or a positional argument is a `ConfigurationError` naming it. */
 export function parseServeArgs(args: readonly string[]): ServeArgs {
   let parsed: { values: Record<string, unknown> };
   try {
@@ -95,11 +80,7 @@ export function parseServeArgs(args: readonly string[]): ServeArgs {
   return { help: parsed.values['help'] === true, values };
 }
 
-/**
- * Reads and validates the configuration of `plant-store serve` from flags and
- * environment (a flag wins; an empty variable counts as unset). Throws a
- * `ConfigurationError` naming the variable and its flag, never a secret.
- */
+/** Reads and validates the `serve` configuration (a flag wins; an empty variable counts as unset); errors name the setting, never a secret. */
 export function loadConfig(args: readonly string[] | ServeArgs, env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): ServeConfig {
   const flags = 'help' in args ? args.values : parseServeArgs(args).values;
   const read = settingReader(flags, env, options.readFile ?? ((path: string) => readFileSync(path, 'utf8')));
@@ -159,7 +140,7 @@ function webhookSettings(read: SettingReader) {
   };
 }
 
-/** The retention: a positive duration, or `off`. Not a timer (it only dates a cutoff), so it may exceed what a Node timer holds. */
+/** Not a timer (it only dates a cutoff), so it may exceed what a Node timer holds. */
 function retention(read: Pick<SettingReader, 'text' | 'fail' | 'got'>): number | null {
   const text = read.text('webhookRetention').trim();
   if (text.toLowerCase() === 'off') return null;
@@ -186,14 +167,14 @@ function httpSettings(read: SettingReader) {
   };
 }
 
-/** `{ [key]: value }`, or nothing when the value is undefined (the config object has no undefined members). */
+/** `{ [key]: value }`, or nothing when the value is undefined (the config has no undefined members). */
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
 type Fail = (key: SettingKey, message: string) => ConfigurationError;
 
-/** The PostgreSQL URL: required with `--storage postgres`; errors never echo it (it may hold a password). */
+/** Errors never echo the URL: it may hold a password. */
 function postgresUrl(value: string | undefined, fail: Fail): string {
   if (value === undefined) throw fail('databaseUrl', `is required when ${settingName('storage')} is postgres`);
   let url: URL;
@@ -208,7 +189,7 @@ function postgresUrl(value: string | undefined, fail: Fail): string {
   return value.trim();
 }
 
-/** Tokens from the variable and the file, merged; a token configured twice is an error (its tenant would be ambiguous). */
+/** A token configured twice is an error: its tenant would be ambiguous. */
 function loadTokens(list: string | undefined, file: { path: string; content: string } | undefined): TokenEntry[] {
   return mergeUnique(
     [
@@ -220,7 +201,7 @@ function loadTokens(list: string | undefined, file: { path: string; content: str
   );
 }
 
-/** Subscriptions from the variable and the file, merged; deliveries find their subscription by id (derived from the url unless given), so an id may appear once. */
+/** Deliveries find their subscription by id (derived from the url unless given), so an id may appear once. */
 function loadWebhooks(list: string | undefined, file: { path: string; content: string } | undefined): WebhookSubscription[] {
   return mergeUnique(
     [
@@ -232,7 +213,6 @@ function loadWebhooks(list: string | undefined, file: { path: string; content: s
   );
 }
 
-/** The entries of all sources in order; an entry whose identity was seen before is a `ConfigurationError` naming its source's setting. */
 function mergeUnique<T>(
   sources: readonly { readonly key: SettingKey; readonly entries: readonly T[] }[],
   identity: (entry: T) => string,

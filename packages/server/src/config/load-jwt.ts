@@ -1,20 +1,12 @@
 import type { JwtAuthenticatorOptions } from '@plant-store/auth-jwt';
-// The checker alone, not the package's entry point: that loads jose, which a
-// service without JWT should not spend start-up time on (serve imports the
-// authenticator only when JWT is configured).
+// The checker alone: the package's entry point loads jose, which a service without JWT should not spend start-up time on.
 import { parseJwksFile } from '@plant-store/auth-jwt/parse-jwks';
 import { ConfigurationError, ValidationError } from '@plant-store/core';
 import { SETTINGS, settingName, type SettingKey } from './settings.js';
 
-/** What `serve` passes to `jwtAuthenticator`: one key source, issuer(s), audience(s), tenant claim. */
 export type JwtConfig = Pick<JwtAuthenticatorOptions, 'jwksUrl' | 'jwks' | 'issuer' | 'audience' | 'tenantClaim'>;
 
-/**
- * The JWT settings, or `undefined` when neither JWKS setting is
- * given. A key source needs an issuer and an audience, so a token minted for
- * another service is never accepted; the JWKS file is read and checked here,
- * so a bad one stops start-up with one line naming the variable.
- */
+/** The JWT settings, or `undefined` without a JWKS setting; a bad JWKS file stops start-up with one line naming the variable. */
 export function loadJwt(
   raw: (key: SettingKey) => string | undefined,
   file: (key: SettingKey) => { path: string; content: string } | undefined,

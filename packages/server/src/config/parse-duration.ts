@@ -5,12 +5,7 @@ export const MAX_DURATION_MS = 2 ** 31 - 1;
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 
-/**
- * Milliseconds of a duration such as `500ms`, `5s`, `1.5m`, `2h` or `5d` (a
- * unit is required: a bare `5` could mean anything). `undefined` when the
- * text is not a duration or is above `max` (by default
- * {@link MAX_DURATION_MS}, for durations that become timers).
- */
+/** Milliseconds of a duration such as `500ms` or `1.5m` (a bare `5` could mean anything); `undefined` when not one or above `max`. */
 export function parseDuration(text: string, max = MAX_DURATION_MS): number | undefined {
   const match = DURATION.exec(text.trim());
   if (!match) return undefined;
@@ -18,17 +13,14 @@ export function parseDuration(text: string, max = MAX_DURATION_MS): number | und
   return ms <= max ? ms : undefined;
 }
 
-/**
- * Milliseconds of a comma-separated list of durations (`5s,5m,30m`); `none`
- * is the empty list. `undefined` when any item is not a duration.
- */
+/** `5s,5m,30m` as milliseconds; `none` is the empty list. */
 export function parseDurationList(text: string): number[] | undefined {
   if (text.trim() === 'none') return [];
   const items = text.split(',').map((item) => parseDuration(item));
   return items.every((item) => item !== undefined) ? (items as number[]) : undefined;
 }
 
-/** The shortest exact spelling of a duration: `300000` → `5m`, `1500` → `1500ms`. Inverse of {@link parseDuration}. */
+/** The shortest exact spelling of a duration: `300000` → `5m`, `1500` → `1500ms`. */
 export function formatDuration(ms: number): string {
   for (const unit of ['h', 'm', 's'] as const) if (ms > 0 && ms % UNIT_MS[unit] === 0) return `${ms / UNIT_MS[unit]}${unit}`;
   return `${ms}ms`;

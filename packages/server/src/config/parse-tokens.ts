@@ -2,20 +2,13 @@ import { ConfigurationError, ValidationError, type StaticTokenEntry } from '@pla
 import { StaticTokenEntrySchema, validate } from '@plant-store/core/adapter';
 import { parseJsonArraySetting } from './json-setting.js';
 
-/** A validated token entry (digest lower-cased, scopes checked). */
 export type TokenEntry = StaticTokenEntry;
 
-// A token must fit in `Authorization: Bearer <token>`; one with spaces or
-// control characters could never be presented, so it is a configuration error.
+// A token with spaces or control characters could never be presented in `Authorization: Bearer <token>`.
 const PRESENTABLE = /^[\x21-\x7e]+$/;
 const PRESENTABLE_MESSAGE = 'token must be printable ASCII without spaces';
 
-/**
- * Parses `PLANT_STORE_TOKENS`: comma-separated `token=tenant` or
- * `sha256:<64 hex>=tenant` entries, each with both scopes. The tenant follows
- * the last `=`, so tokens may end in base64 padding. Empty entries (a trailing
- * comma) are skipped. Errors name the entry by position, never by value.
- */
+/** Parses `PLANT_STORE_TOKENS`; the tenant follows the last `=` (tokens may end in base64 padding); errors name entries by position only. */
 export function parseTokenList(text: string, name: string): TokenEntry[] {
   const entries: TokenEntry[] = [];
   text.split(',').forEach((raw, index) => {
@@ -38,7 +31,6 @@ export function parseTokenList(text: string, name: string): TokenEntry[] {
   return entries;
 }
 
-/** Parses the tokens file: a JSON array of `{token | sha256, tenant, subject?, scopes?}`. */
 export function parseTokenFile(text: string, name: string, path: string): TokenEntry[] {
   const entries = parseJsonArraySetting(text, (item) => validate(StaticTokenEntrySchema, item), name, path);
   entries.forEach((entry, index) => {

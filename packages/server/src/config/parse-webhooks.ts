@@ -2,7 +2,6 @@ import type { WebhookSubscription } from '@plant-store/core';
 import { WebhookSubscriptionSchema, validate } from '@plant-store/core/adapter';
 import { parseJsonArraySetting } from './json-setting.js';
 
-/** Parses `PLANT_STORE_WEBHOOKS` or the webhooks file: a JSON array of `{url, secret, tenant?, id?, eventTypes?}`. */
 export function parseWebhooks(text: string, name: string, path?: string): WebhookSubscription[] {
   return parseJsonArraySetting(text, (item) => validate(WebhookSubscriptionSchema, item), name, path);
 }

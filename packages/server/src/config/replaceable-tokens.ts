@@ -2,19 +2,14 @@ import { staticTokens } from '@plant-store/core';
 import { tokenDigest, type Authenticator } from '@plant-store/core/adapter';
 import type { TokenEntry } from './parse-tokens.js';
 
-/** How a replacement changed the set: entries whose token, tenant, subject or scopes changed count as removed and added. */
+/** Entries whose token, tenant, subject or scopes changed count as removed and added. */
 export interface TokenChanges {
   readonly added: number;
   readonly removed: number;
   readonly total: number;
 }
 
-/**
- * Static tokens that can be replaced while the service runs (rotation,
- * revocation). Each lookup sees the whole old set or the whole new one; the
- * new set starts with no remembered tokens, so a revoked token stops
- * working with the replacement.
- */
+/** Static tokens replaceable while the service runs; each lookup sees the whole old set or the whole new one. */
 export function replaceableTokens(entries: readonly TokenEntry[]): { authenticator: Authenticator; replace(next: readonly TokenEntry[]): TokenChanges } {
   let current = staticTokens(entries);
   let keys = new Set(entries.map(entryKey));
@@ -31,7 +26,6 @@ export function replaceableTokens(entries: readonly TokenEntry[]): { authenticat
   };
 }
 
-/** What identifies an entry without holding its token. */
 function entryKey(entry: TokenEntry): string {
   return JSON.stringify([entry.sha256 ?? tokenDigest(entry.token!), entry.tenant, entry.subject, entry.scopes]);
 }

@@ -6,7 +6,6 @@ import { SETTINGS, settingName, type SettingKey } from './settings.js';
 /** Typed access to the settings of one invocation; every reader throws a `ConfigurationError` naming the setting. */
 export type SettingReader = ReturnType<typeof settingReader>;
 
-/** The untyped core of a reader: the raw value, its text with the default, and error helpers. */
 function basicReader(flags: Partial<Record<SettingKey, string>>, env: NodeJS.ProcessEnv) {
   const raw = (key: SettingKey): string | undefined => {
     if (flags[key] !== undefined) return flags[key];
@@ -25,7 +24,6 @@ function basicReader(flags: Partial<Record<SettingKey, string>>, env: NodeJS.Pro
   return { raw, text, fail, got, choice };
 }
 
-/** Numbers and durations, range-checked. */
 function numberReaders({ text, fail, got }: ReturnType<typeof basicReader>) {
   return {
     integer(key: SettingKey, min: number, max: number, rule: string): number {
@@ -45,7 +43,6 @@ function numberReaders({ text, fail, got }: ReturnType<typeof basicReader>) {
   };
 }
 
-/** SQL identifiers and files named by a setting. */
 function nameReaders({ raw, text, fail }: ReturnType<typeof basicReader>, readFile: (path: string) => string) {
   return {
     identifier(key: SettingKey): string {
@@ -66,11 +63,7 @@ function nameReaders({ raw, text, fail }: ReturnType<typeof basicReader>, readFi
   };
 }
 
-/**
- * Reads settings from flags and environment: a flag wins over its variable,
- * an empty variable counts as unset, and a missing one falls back to the
- * default of {@link SETTINGS}.
- */
+/** A flag wins over its variable, an empty variable counts as unset, and a missing one falls back to the default. */
 export function settingReader(flags: Partial<Record<SettingKey, string>>, env: NodeJS.ProcessEnv, readFile: (path: string) => string) {
   const basic = basicReader(flags, env);
   return {

@@ -1,17 +1,12 @@
 import { SETTINGS, type SettingDefinition } from './settings.js';
 
-/** The comments that enclose the generated table in `docs/configuration.md`. */
 export const SETTINGS_START = '<!-- settings:start -->';
 export const SETTINGS_END = '<!-- settings:end -->';
 
 /** A table cell: a `|` would end the cell early, a line break the row. */
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
-/**
- * The Markdown table of every setting of `plant-store serve`, rendered from
- * {@link SETTINGS} alone (variable, flag, default, help), so the docs cannot
- * list a setting the service does not have, or miss one it has.
- */
+/** The Markdown table of every setting, from {@link SETTINGS} alone, so the docs cannot drift from the service. */
 export function settingsMarkdown(settings: Record<string, SettingDefinition> = SETTINGS): string {
   const rows = Object.values(settings).map((setting) =>
     [`\`${setting.env}\``, `\`--${setting.flag}\``, setting.default === undefined ? '—' : `\`${setting.default}\``, setting.help].map(cell),
@@ -19,11 +14,7 @@ export function settingsMarkdown(settings: Record<string, SettingDefinition> = S
   return [['Variable', 'Flag', 'Default', 'Meaning'], ['---', '---', '---', '---'], ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
 }
 
-/**
- * `document` with the text between {@link SETTINGS_START} and
- * {@link SETTINGS_END} replaced by `table`; throws when the markers are
- * missing, so a moved or deleted marker is not silently ignored.
- */
+/** `document` with the table between the markers replaced; throws when they are missing, so a deleted marker is not ignored. */
 export function withSettingsTable(document: string, table: string = settingsMarkdown()): string {
   const start = document.indexOf(SETTINGS_START);
   const end = document.indexOf(SETTINGS_END);

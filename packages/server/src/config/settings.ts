@@ -8,88 +8,43 @@ const DEFINITIONS = {
   host: { env: 'HOST', default: '127.0.0.1', help: 'address to listen on' },
   storage: { default: 'sqlite', help: 'sqlite, postgres or memory' },
   db: { default: './data/plant-store.db', help: 'SQLite file (its folder is created)' },
-  databaseUrl: {
-    default: undefined,
-    help: 'PostgreSQL connection URL (postgres://user:password@host:5432/db), for --storage postgres',
-  },
+  databaseUrl: { default: undefined, help: 'PostgreSQL connection URL (postgres://user:password@host:5432/db), for --storage postgres' },
   dbPool: { default: '10', help: 'PostgreSQL connections per instance' },
-  dbSchema: {
-    default: 'public',
-    help: 'PostgreSQL schema of the tables (serve creates or migrates it; other commands refuse one missing or out of date)',
-  },
-  tokens: {
-    default: undefined,
-    help: 'comma-separated token=tenant or sha256:<64 hex>=tenant entries (all four scopes)',
-  },
-  tokensFile: {
-    default: undefined,
-    help: 'JSON array of {token | sha256, tenant, subject?, scopes?}',
-  },
-  jwtJwksUrl: {
-    default: undefined,
-    help: 'accept JWT bearer tokens signed by the keys at this JWKS URL',
-  },
+  dbSchema: { default: 'public', help: 'PostgreSQL schema of the tables (serve creates or migrates it; other commands refuse one missing or out of date)' },
+  tokens: { default: undefined, help: 'comma-separated token=tenant or sha256:<64 hex>=tenant entries (all four scopes)' },
+  tokensFile: { default: undefined, help: 'JSON array of {token | sha256, tenant, subject?, scopes?}' },
+  jwtJwksUrl: { default: undefined, help: 'accept JWT bearer tokens signed by the keys at this JWKS URL' },
   jwtJwksFile: { default: undefined, help: 'the same, keys from a JWKS file' },
   jwtIssuer: { default: undefined, help: 'required iss of JWTs (needed with JWT)' },
   jwtAudience: { default: undefined, help: 'required aud of JWTs (needed with JWT)' },
   jwtTenantClaim: { default: 'tenant', help: 'JWT claim that names the tenant' },
   webhooks: { default: undefined, help: 'JSON array of {url, secret, tenant?, id?, eventTypes?}' },
   webhooksFile: { default: undefined, help: 'the same, from a file' },
-  webhookRetry: {
-    // Core's defaults, spelled as a user would type them: the rules are written once.
-    default: DEFAULT_RETRY_SCHEDULE.map(formatDuration).join(','),
-    help: 'delays between webhook attempts (ms, s, m, h, d; "none" = no retry)',
-  },
-  webhookTimeout: {
-    default: formatDuration(DEFAULT_ATTEMPT_TIMEOUT_MS),
-    help: 'per webhook attempt',
-  },
+  // Core's defaults, spelled as a user would type them: the rules are written once.
+  webhookRetry: { default: DEFAULT_RETRY_SCHEDULE.map(formatDuration).join(','), help: 'delays between webhook attempts (ms, s, m, h, d; "none" = no retry)' },
+  webhookTimeout: { default: formatDuration(DEFAULT_ATTEMPT_TIMEOUT_MS), help: 'per webhook attempt' },
   webhookSecretOverlap: {
     default: formatDuration(DEFAULT_SECRET_OVERLAP_MS),
     help: "after a tenant rotates an endpoint's secret, how long the previous one still signs",
   },
-  webhookDisableAfter: {
-    default: '5d',
-    help: 'disable a tenant endpoint whose attempts have all failed this long (with a message exhausted)',
-  },
+  webhookDisableAfter: { default: '5d', help: 'disable a tenant endpoint whose attempts have all failed this long (with a message exhausted)' },
   webhookRetention: {
     default: '30d',
     help: 'delete delivered and failed webhook deliveries (with their attempts) once finished this long ago; "off" keeps them',
   },
-  webhookAllowPrivate: {
-    default: 'false',
-    help: 'true lets tenant endpoints reach loopback, private and link-local addresses (tests, internal deployments)',
-  },
+  webhookAllowPrivate: { default: 'false', help: 'true lets tenant endpoints reach loopback, private and link-local addresses (tests, internal deployments)' },
   webhookMaxEndpoints: {
     default: String(DEFAULT_MAX_ENDPOINTS_PER_TENANT),
     help: 'most webhook endpoints one tenant may have (creating one more is a 422); also bounds the deliveries one plant write queues',
   },
   maxBody: { default: String(DEFAULT_MAX_BODY_BYTES), help: 'largest accepted request body, in bytes' },
-  headersTimeout: {
-    default: '10s',
-    help: 'time a client has to send the request headers',
-  },
-  requestTimeout: {
-    default: '30s',
-    help: 'time a client has to send the whole request',
-  },
-  keepAliveTimeout: {
-    default: '5s',
-    help: 'how long an idle keep-alive connection stays open',
-  },
-  shutdownTimeout: {
-    default: '7s',
-    help: 'on SIGTERM/SIGINT, how long in-flight requests may take before connections are cut',
-  },
+  headersTimeout: { default: '10s', help: 'time a client has to send the request headers' },
+  requestTimeout: { default: '30s', help: 'time a client has to send the whole request' },
+  keepAliveTimeout: { default: '5s', help: 'how long an idle keep-alive connection stays open' },
+  shutdownTimeout: { default: '7s', help: 'on SIGTERM/SIGINT, how long in-flight requests may take before connections are cut' },
   logLevel: { default: 'info', help: 'debug, info, warn or error' },
-  metrics: {
-    default: 'on',
-    help: 'on or off: GET /metrics (Prometheus, no authentication) and the request counting behind it',
-  },
-  portal: {
-    default: 'on',
-    help: 'on or off: the tenant webhook portal page at GET /portal',
-  },
+  metrics: { default: 'on', help: 'on or off: GET /metrics (Prometheus, no authentication) and the request counting behind it' },
+  portal: { default: 'on', help: 'on or off: the tenant webhook portal page at GET /portal' },
 } as const satisfies Record<string, { readonly env?: string; readonly default: string | undefined; readonly help: string }>;
 
 export interface SettingDefinition {
@@ -101,12 +56,7 @@ export interface SettingDefinition {
 
 export type SettingKey = keyof typeof DEFINITIONS;
 
-/**
- * Every setting of `plant-store serve`: its environment variable
- * (`PLANT_STORE_MAX_BODY` for `maxBody`), its flag (`--max-body`; flags win),
- * its default and its help. The single source for argument parsing, `--help`,
- * the settings table in the docs and the names in configuration errors.
- */
+/** Every setting of `plant-store serve` (`maxBody`: `PLANT_STORE_MAX_BODY`, `--max-body`): one source for parsing, help, docs and errors. */
 export const SETTINGS = Object.fromEntries(
   Object.entries(DEFINITIONS).map(([key, definition]: [string, { env?: string; default: string | undefined; help: string }]) => [
     key,

@@ -1,7 +1,6 @@
 import type { LogFields, Logger } from '@plant-store/core/adapter';
 import { pino, type DestinationStream } from 'pino';
 
-/** Severity of a log entry, least to most severe. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
@@ -12,35 +11,29 @@ export interface LogSink {
 }
 
 export interface JsonLoggerOptions {
-  /** Entries below this level are dropped. @default 'info' */
+  /** @default 'info' */
   readonly level?: LogLevel;
-  /** Current time in epoch milliseconds. @default Date.now */
+  /** @default Date.now */
   readonly now?: () => number;
   /** The ids of the span active when an entry is written, added to it (over fields of the same names). */
   readonly traceIds?: () => TraceIds | undefined;
 }
 
-/** A span's ids, as its trace context gives them (lowercase hex). */
+/** Lowercase hex, as the trace context gives them. */
 export interface TraceIds {
   readonly traceId: string;
   readonly spanId: string;
 }
 
-// Defence in depth: callers must never log credentials, but if one slips into
-// a field (a header object, a config dump) it is masked rather than shipped.
-// Matched by name at any depth, which pino's `redact` (fixed paths) cannot express.
+// Defence in depth: a credential that slips into a field is masked, by name at any depth (pino's `redact` takes fixed paths).
 const SENSITIVE_KEY = /token|secret|authorization|password|passwd|cookie|api[-_]?key|credential/i;
 const REDACTED = '[redacted]';
 const RESERVED = new Set(['time', 'level', 'msg']);
 const NO_FIELDS: LogFields = Object.freeze({});
 
 /**
- * A core `Logger` on pino, writing one JSON object per line:
- * `{"level":"info","time":"<ISO 8601>",…fields,"msg":"request"}`.
- * bigints are written as decimal strings (exact int64 ids), errors as
- * `{name, message, stack, cause}`, cycles as `"[Circular]"`; fields whose
- * name looks like a credential are redacted, and fields named like the
- * envelope are kept as `field.<name>`. Never throws.
+ * A core `Logger` on pino, one JSON object per line: bigints as decimal strings, errors as `{name, message, stack, cause}`,
+ * cycles as `"[Circular]"`, credential-like fields redacted, envelope names kept as `field.<name>`. Never throws.
  */
 export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logger {
   const now = options.now ?? Date.now;
@@ -64,7 +57,6 @@ export function jsonLogger(sink: LogSink, options: JsonLoggerOptions = {}): Logg
   };
 }
 
-/** An entry's fields as they are written: a copy, with the rules of `jsonLogger` applied at every depth. */
 function loggable(fields: Record<string, unknown>): Record<string, unknown> {
   try {
     const entry: Record<string, unknown> = {};

@@ -2,7 +2,6 @@ import type { EventEmitter } from 'node:events';
 import { pino } from 'pino';
 import type { LogSink } from './json-logger.js';
 
-/** The service's log output: a sink for the logger and the ready line, and its end. */
 export interface LogOutput extends LogSink {
   /** Resolves once what is buffered is written; lines written after it are dropped. Idempotent. */
   end(): Promise<void>;
@@ -11,11 +10,8 @@ export interface LogOutput extends LogSink {
 type Destination = LogSink & Partial<EventEmitter> & { end?(): void };
 
 /**
- * The log output on `stdout`: for the process's own stdout, pino's
- * asynchronous destination (lines batched into fewer system calls); any
- * other sink as it is. A stream that fails (the log reader gone) drops its
- * lines from then on, with one warning on `stderr`: a service must not stop
- * answering because nobody reads its log.
+ * The log output on `stdout` (pino's asynchronous destination for the process's own). A stream that fails drops its lines
+ * from then on, with one warning: a service must not stop answering because nobody reads its log.
  */
 export function logOutput(stdout: LogSink, stderr: LogSink): LogOutput {
   const destination = stdout === process.stdout ? pino.destination({ fd: 1, sync: false }) : undefined;

@@ -7,7 +7,6 @@ import type { ServeConfig } from '../config/load-config.js';
 import { settingName } from '../config/settings.js';
 import { errorText } from './error-text.js';
 
-/** What opening storage needs: the storage settings of the service. */
 export type StorageSettings = Pick<ServeConfig, 'storage' | 'db' | 'databaseUrl' | 'dbPool' | 'dbSchema'>;
 
 // Each adapter is loaded only when chosen. Only `serve` migrates: operator commands pass

@@ -2,48 +2,28 @@ import type { DiagLogger } from '@opentelemetry/api';
 import type { Logger } from '@plant-store/core/adapter';
 
 /**
- * OpenTelemetry's own problems (a refused export, dropped spans, a bad
- * `OTEL_*` value), from the API's `diag` channel, as warnings of the
- * service's log (errors included), so an operator learns why traces are
- * missing; info and debug messages at their levels. The same message is
- * logged at most once per `intervalMs`, with how often it came meanwhile.
+ * OpenTelemetry's own problems (a refused export, a bad `OTEL_*` value) as warnings of the service's log, errors included,
+ * so an operator learns why traces are missing. The same message is logged at most once per `intervalMs`.
  */
 export class DiagnosticsLog implements DiagLogger {
-  readonly #logger: Logger;
-  readonly #intervalMs: number;
-  readonly #now: () => number;
   readonly #lastLogged = new Map<string, { at: number; since: number }>();
 
-  constructor(logger: Logger, intervalMs = 60_000, now: () => number = Date.now) {
-    this.#logger = logger;
-    this.#intervalMs = intervalMs;
-    this.#now = now;
-  }
+  constructor(
+    private readonly logger: Logger,
+    private readonly intervalMs = 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  error(message: string, ...details: unknown[]): void {
-    this.#log('warn', message, details);
-  }
-
-  warn(message: string, ...details: unknown[]): void {
-    this.#log('warn', message, details);
-  }
-
-  info(message: string, ...details: unknown[]): void {
-    this.#log('info', message, details);
-  }
-
-  debug(message: string, ...details: unknown[]): void {
-    this.#log('debug', message, details);
-  }
-
-  verbose(message: string, ...details: unknown[]): void {
-    this.#log('debug', message, details);
-  }
+  error = (message: string, ...details: unknown[]) => this.#log('warn', message, details);
+  warn = (message: string, ...details: unknown[]) => this.#log('warn', message, details);
+  info = (message: string, ...details: unknown[]) => this.#log('info', message, details);
+  debug = (message: string, ...details: unknown[]) => this.#log('debug', message, details);
+  verbose = (message: string, ...details: unknown[]) => this.#log('debug', message, details);
 
   #log(level: 'warn' | 'info' | 'debug', message: string, details: unknown[]): void {
-    const now = this.#now();
+    const now = this.now();
     const last = this.#lastLogged.get(message);
-    if (last !== undefined && now - last.at < this.#intervalMs) {
+    if (last !== undefined && now - last.at < this.intervalMs) {
       last.since++;
       return;
     }
@@ -53,11 +33,11 @@ export class DiagnosticsLog implements DiagLogger {
     const fields: Record<string, unknown> = {};
     if (details.length > 0) fields['detail'] = details.map(describe).join('; ');
     if (last !== undefined && last.since > 0) fields['repeated'] = last.since;
-    this.#logger[level](`tracing: ${message}`, fields);
+    this.logger[level](`tracing: ${message}`, fields);
   }
 }
 
-/** A detail as text: an error by its message (never its stack), anything else as it prints. */
+/** An error by its message, never its stack. */
 function describe(detail: unknown): string {
   if (detail instanceof Error) return detail.message;
   return typeof detail === 'string' ? detail : String(detail);

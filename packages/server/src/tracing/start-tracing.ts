@@ -3,19 +3,14 @@ import type { Logger } from '@plant-store/core/adapter';
 import { DiagnosticsLog } from './diagnostics-log.js';
 import { tracePropagators, tracesProtocol } from './tracing-settings.js';
 
-/** The tracing of a running service. */
 export interface Tracing {
   /** Exports the spans still buffered (waiting at most `timeoutMs`), then unregisters the tracer. Idempotent. */
   shutdown(timeoutMs: number): Promise<boolean>;
 }
 
 /**
- * Starts the OpenTelemetry SDK and registers it globally: batched OTLP/HTTP
- * export (protobuf or JSON), the `AsyncLocalStorage` context manager and the
- * propagators `OTEL_PROPAGATORS` names. The SDK's parts read the standard
- * `OTEL_*` variables themselves; `OTEL_LOG_LEVEL` and
- * `OTEL_NODE_RESOURCE_DETECTORS` are read here as the Node SDK reads them.
- * The SDK's own problems are log entries of `problems` (see DiagnosticsLog).
+ * Starts the OpenTelemetry SDK globally (batched OTLP/HTTP export). The SDK's parts read `OTEL_*` themselves;
+ * `OTEL_LOG_LEVEL` and `OTEL_NODE_RESOURCE_DETECTORS` are read here as the Node SDK reads them.
  */
 export async function startTracing(serviceVersion: string, problems: Logger): Promise<Tracing> {
   const sdk = await import('./tracing-sdk.js');
@@ -32,7 +27,7 @@ export async function startTracing(serviceVersion: string, problems: Logger): Pr
   const provider = new sdk.BasicTracerProvider({ resource, spanProcessors: [new sdk.BatchSpanProcessor(exporter)] });
   trace.setGlobalTracerProvider(provider);
   context.setGlobalContextManager(new sdk.AsyncLocalStorageContextManager().enable());
-  // OTEL_PROPAGATORS' choice; with none, the API's own (which reads and writes nothing) stays.
+  // With none, the API's own (which reads and writes nothing) stays.
   const propagators = tracePropagators(process.env).map((name) =>
     name === 'tracecontext' ? new sdk.W3CTraceContextPropagator() : new sdk.W3CBaggagePropagator(),
   );
@@ -48,7 +43,6 @@ export async function startTracing(serviceVersion: string, problems: Logger): Pr
 
 type Sdk = typeof import('./tracing-sdk.js');
 
-/** The detectors `OTEL_NODE_RESOURCE_DETECTORS` names (by default `all`), as the Node SDK reads it. */
 function resourceDetectors(sdk: Sdk) {
   const known = new Map([
     ['host', sdk.hostDetector],
@@ -67,7 +61,7 @@ function resourceDetectors(sdk: Sdk) {
   });
 }
 
-/** Shuts `provider` down (exporting what it buffers), giving up after `timeoutMs`; unregisters the API's globals either way. */
+/** Unregisters the API's globals whether or not the export finished in time. */
 async function shutdownWithin(provider: { shutdown(): Promise<void> }, timeoutMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<false>((resolveTimeout) => {

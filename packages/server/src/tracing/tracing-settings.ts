@@ -1,9 +1,4 @@
-/**
- * Whether the OpenTelemetry variables ask for trace export: `OTEL_TRACES_EXPORTER`
- * naming `otlp`, or, when it is unset, an OTLP endpoint; `OTEL_SDK_DISABLED=true`
- * turns it off. Unlike the SDK's default, nothing is exported unless asked, so
- * a service never pointed at a collector loads no SDK at all.
- */
+/** Whether the `OTEL_*` variables ask for OTLP trace export; unlike the SDK's default, nothing is exported (nor loaded) unless asked. */
 export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   if (env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true') return false;
   const exporters = tracesExporters(env);
@@ -11,16 +6,14 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.trim() || env['OTEL_EXPORTER_OTLP_ENDPOINT']?.trim());
 }
 
-/** The OTLP/HTTP encodings this service can send spans in. */
 export type TracesProtocol = 'http/protobuf' | 'http/json';
 
-/** The encoding of exported spans, as the protocol variables ask; `http/protobuf` by default and for one not spoken here (`grpc`). */
+/** `http/protobuf` by default and for a protocol not spoken here (`grpc`). */
 export function tracesProtocol(env: NodeJS.ProcessEnv): TracesProtocol {
   const asked = askedProtocol(env);
   return asked?.value === 'http/json' ? 'http/json' : 'http/protobuf';
 }
 
-/** The propagators this service has: W3C trace context and W3C baggage. */
 const PROPAGATOR_NAMES = ['tracecontext', 'baggage'] as const;
 export type PropagatorName = (typeof PROPAGATOR_NAMES)[number];
 
@@ -28,10 +21,7 @@ function isPropagatorName(name: string): name is PropagatorName {
   return (PROPAGATOR_NAMES as readonly string[]).includes(name);
 }
 
-/**
- * The propagators `OTEL_PROPAGATORS` names (by default `tracecontext,baggage`;
- * `none` anywhere means none), without those this service lacks (`b3`, …).
- */
+/** The propagators `OTEL_PROPAGATORS` names (`none` anywhere means none), without those this service lacks (`b3`, …). */
 export function tracePropagators(env: NodeJS.ProcessEnv): PropagatorName[] {
   const names = propagatorNames(env);
   if (names.includes('none')) return [];
@@ -53,7 +43,7 @@ export function tracingCaveats(env: NodeJS.ProcessEnv): string[] {
   return caveats;
 }
 
-/** The protocol variable that decides (the traces-specific one wins), when one is set. */
+/** The traces-specific protocol variable wins. */
 function askedProtocol(env: NodeJS.ProcessEnv): { name: string; value: string } | undefined {
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
     const value = env[name]?.trim().toLowerCase();
@@ -71,7 +61,6 @@ function propagatorNames(env: NodeJS.ProcessEnv): string[] {
   return names.length > 0 ? names : [...PROPAGATOR_NAMES];
 }
 
-/** A comma-separated variable's names, trimmed and in lower case. */
 function listed(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')

@@ -21,10 +21,7 @@ const OPTIONS = {
 } as const;
 type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
 
-/**
- * Parses `plant-store portal-link …` strictly; mistakes are a `UsageError`
- * with one line. `env` gives the default base URL (see `baseUrl`).
- */
+/** Parses `plant-store portal-link …` strictly; mistakes are a `UsageError` with one line. */
 export function parsePortalLinkArgs(args: readonly string[], env: NodeJS.ProcessEnv): { command: PortalLinkCommand; storage: StorageFlags } {
   const { values } = parseStrict<Values>(args, OPTIONS, false);
   const storage = storageFlags(values);
@@ -59,15 +56,10 @@ function expires(value: string): number {
   return ms;
 }
 
-/** Where tenants reach the service, when it is not where `serve` listens. */
-export const PUBLIC_URL_ENV = 'PLANT_STORE_PUBLIC_URL';
+// Where tenants reach the service, when it is not where `serve` listens.
+const PUBLIC_URL_ENV = 'PLANT_STORE_PUBLIC_URL';
 
-/**
- * `--base-url`, else `PLANT_STORE_PUBLIC_URL`, else where `serve` listens
- * with the same HOST and PORT when that can be told: not for an address
- * that listens everywhere (0.0.0.0, ::) nor without PORT (the service's may
- * differ from this shell's). Without a trailing slash.
- */
+/** `--base-url`, else `PLANT_STORE_PUBLIC_URL`, else where `serve` listens when that can be told (not 0.0.0.0, nor without PORT). */
 function baseUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const publicUrl = env[PUBLIC_URL_ENV]?.trim() || undefined;
   const source = flag !== undefined ? '--base-url' : publicUrl !== undefined ? PUBLIC_URL_ENV : undefined;
@@ -89,10 +81,5 @@ function listenUrl(env: NodeJS.ProcessEnv): string {
   const guessless = (why: string) => new UsageError(`cannot tell where tenants reach the service (${why}): give --base-url or set ${PUBLIC_URL_ENV}`);
   if (!port || port === '0') throw guessless(`${SETTINGS.port.env} is ${port ? '0' : 'not set'}`);
   if (/^(0\.0\.0\.0|\[?(::|0(:0){7})\]?)$/.test(host)) throw guessless(`${SETTINGS.host.env} is ${host}`);
-  return `http://${hostForUrl(host)}:${port}`;
-}
-
-/** An IPv6 address goes in brackets in a URL. */
-function hostForUrl(host: string): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
 }

@@ -8,11 +8,7 @@ import { SETTINGS, settingName } from '../../config/settings.js';
 import { parsePortalLinkArgs, type PortalLinkCommand } from './portal-link-args.js';
 import { portalLinkUsage } from './portal-link-usage.js';
 
-/**
- * `plant-store portal-link …`: mints, revokes and lists portal links in the
- * service's storage (chosen as for `serve`). Resolves with the exit status:
- * 0 done, 1 failure, 2 bad arguments or settings.
- */
+/** `plant-store portal-link …`: mints, revokes and lists portal links. Exit status 0 done, 1 failure, 2 bad arguments or settings. */
 export async function runPortalLinkCommand(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let parsed: ReturnType<typeof parsePortalLinkArgs>;
   let settings: ReturnType<typeof storageSettings>;

@@ -3,7 +3,6 @@ import { textTable } from './text-table.js';
 
 const time = (ms: number | undefined): string => (ms === undefined ? '-' : new Date(ms).toISOString());
 
-/** Deliveries as a table: one line each, with the result of the last attempt. */
 export function deliveryTable(deliveries: readonly Delivery[]): string {
   if (deliveries.length === 0) return 'no deliveries\n';
   const rows = deliveries.map((delivery) => {
@@ -23,7 +22,6 @@ export function deliveryTable(deliveries: readonly Delivery[]): string {
   return textTable(['ID', 'TENANT', 'STATUS', 'ATTEMPTS', 'CREATED', 'NEXT ATTEMPT', 'LAST RESULT', 'ENDPOINT'], rows);
 }
 
-/** One delivery: its fields, its payload, then every attempt with its result and the start of the receiver's answer. */
 export function deliveryDetails(delivery: Delivery): string {
   const fields = [
     ['id', delivery.id],

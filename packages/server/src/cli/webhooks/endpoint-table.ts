@@ -1,7 +1,6 @@
 import type { WebhookEndpoint } from '@plant-store/core';
 import { textTable } from './text-table.js';
 
-/** Endpoints as a table: one line each; the reason shows only for disabled ones. */
 export function endpointTable(endpoints: readonly WebhookEndpoint[]): string {
   if (endpoints.length === 0) return 'no endpoints\n';
   const rows = endpoints.map((endpoint) => [

@@ -7,11 +7,7 @@ import { SETTINGS, settingName } from '../../config/settings.js';
 import { openStorage, type StorageSettings } from '../../storage/open-storage.js';
 import { STORAGE_FLAGS, UsageError, type StorageFlags } from '../command-args.js';
 
-/**
- * The storage settings exactly as `serve` reads them, from the storage flags
- * and variables only (a problem in another setting does not stop operator
- * commands). Memory storage is refused.
- */
+/** The storage settings as `serve` reads them, from the storage flags and variables only (another bad setting does not matter here). */
 export function storageSettings(flags: StorageFlags, env: NodeJS.ProcessEnv): StorageSettings {
   const storageEnv: NodeJS.ProcessEnv = {};
   for (const key of Object.keys(STORAGE_FLAGS) as (keyof typeof STORAGE_FLAGS)[]) {
@@ -24,37 +20,22 @@ export function storageSettings(flags: StorageFlags, env: NodeJS.ProcessEnv): St
   return databaseUrl === undefined ? { storage, db, dbPool, dbSchema } : { storage, db, databaseUrl, dbPool, dbSchema };
 }
 
-/**
- * The service's retention as `serve` reads it (`PLANT_STORE_WEBHOOK_RETENTION`,
- * same default and errors), in ms; `null` when it is off.
- */
+/** The service's retention as `serve` reads it, in ms; `null` when it is off. */
 export function configuredRetention(env: NodeJS.ProcessEnv): number | null {
   const name = SETTINGS.webhookRetention.env;
   return loadConfig({ help: false, values: {} }, env[name] === undefined ? {} : { [name]: env[name] }).webhookRetentionMs;
 }
 
 /**
- * A store over the service's storage, for operator commands: no transport
- * (a running service sends what these commands queue) and no tokens. A
- * SQLite file or PostgreSQL schema that does not exist is an error rather
- * than a new empty database.
- */
-async function openOperatorStore(settings: StorageSettings): Promise<PlantStore> {
-  if (settings.storage === 'sqlite' && !existsSync(settings.db)) {
-    throw new Error(`database ${settings.db} does not exist (set ${SETTINGS.db.env} or --db)`);
-  }
-  const { storage } = await openStorage(settings, false);
-  return createPlantStore({ storage });
-}
-
-/**
- * Runs `operation` on an operator store, closing it afterwards; resolves with
- * its exit status, or 1 with one line on stderr when storage cannot be opened
- * or the operation fails.
+ * Runs `operation` on a store over the service's storage with no transport (the running service sends what it queues);
+ * resolves with its exit status, or 1 with one line on stderr. A missing database is an error, not a new empty one.
  */
 export async function onOperatorStore(settings: StorageSettings, io: CliIo, operation: (store: PlantStore) => Promise<number>): Promise<number> {
   try {
-    const store = await openOperatorStore(settings);
+    if (settings.storage === 'sqlite' && !existsSync(settings.db)) {
+      throw new Error(`database ${settings.db} does not exist (set ${SETTINGS.db.env} or --db)`);
+    }
+    const store = createPlantStore({ storage: (await openStorage(settings, false)).storage });
     try {
       return await operation(store);
     } finally {

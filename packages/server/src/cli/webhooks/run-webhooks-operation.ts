@@ -1,11 +1,10 @@
-import { NotFoundError, type Delivery, type PlantStore } from '@plant-store/core';
+import { NotFoundError, type PlantStore } from '@plant-store/core';
 import type { CliIo } from '../cli-io.js';
 import { deliveryJson, endpointJson, jsonArray } from '@plant-store/http-node/webhook-json';
 import { deliveryDetails, deliveryTable } from './delivery-table.js';
 import { endpointTable } from './endpoint-table.js';
 import type { WebhooksOperation } from './webhooks-args.js';
 
-/** Operators' disable reason when none is given. */
 const DISABLED_BY_OPERATOR = 'disabled by an operator';
 
 /** Runs one parsed `webhooks` command on an operator store; resolves with the exit status (1: unknown id or wrong state). */
@@ -16,8 +15,12 @@ export async function runWebhooksOperation(store: PlantStore, command: WebhooksO
       return show(store, command, io);
     case 'retry':
       return retry(store, command.id, io);
-    case 'resend':
-      return resend(store, command.id, io);
+    case 'resend': {
+      const delivery = await store.allTenants.webhooks.get(command.id);
+      await store.allTenants.webhooks.resend(command.id);
+      io.stdout.write(`queued ${command.id} again (was ${delivery.status}, ${attempts(delivery.attemptCount)} so far)\n`);
+      return 0;
+    }
     case 'recover': {
       const { requeued } = await store.allTenants.webhooks.recover(command.endpoint, command.since);
       const since = new Date(command.since).toISOString();
@@ -57,13 +60,6 @@ async function show(store: PlantStore, command: Extract<WebhooksOperation, { kin
   return 0;
 }
 
-async function resend(store: PlantStore, id: string, io: CliIo): Promise<number> {
-  const delivery = await store.allTenants.webhooks.get(id);
-  await store.allTenants.webhooks.resend(id);
-  io.stdout.write(`queued ${id} again (was ${delivery.status}, ${attempts(delivery.attemptCount)} so far)\n`);
-  return 0;
-}
-
 async function prune(store: PlantStore, olderThan: number, io: CliIo): Promise<number> {
   const cutoff = new Date(Date.now() - olderThan).toISOString();
   const pruned = await store.allTenants.webhooks.prune({ olderThan });
@@ -72,7 +68,10 @@ async function prune(store: PlantStore, olderThan: number, io: CliIo): Promise<n
 }
 
 async function retry(store: PlantStore, id: string, io: CliIo): Promise<number> {
-  const delivery = await findDelivery(store, id);
+  const delivery = await store.allTenants.webhooks.get(id).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  });
   if (!delivery) {
     io.stderr.write(`error: no delivery with id ${id}\n`);
     return 1;
@@ -84,15 +83,6 @@ async function retry(store: PlantStore, id: string, io: CliIo): Promise<number> 
   await store.allTenants.webhooks.requeue(id);
   io.stdout.write(`re-queued ${id} (${attempts(delivery.attemptCount)} so far)\n`);
   return 0;
-}
-
-async function findDelivery(store: PlantStore, id: string): Promise<Delivery | undefined> {
-  try {
-    return await store.allTenants.webhooks.get(id);
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
 }
 
 const attempts = (count: number): string => `${count} ${count === 1 ? 'attempt' : 'attempts'}`;
