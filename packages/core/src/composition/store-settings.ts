@@ -1,24 +1,13 @@
 import { ConfigurationError, ValidationError } from '../errors.js';
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
 import type { WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
-import { validateSubscriptions, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
+import { validateSubscriptions } from '../webhooks/webhook-subscription.js';
 import type { PlantStoreOptions, PlantStoreWebhookOptions } from './plant-store.js';
 
-/** A store's options, checked and defaulted once, before anything is made: a bad one fails `createPlantStore` with nothing started. */
-export interface StoreSettings {
-  readonly subscriptions: readonly WebhookSubscription[];
-  readonly maxEndpointsPerTenant: number;
-  /** `null` keeps finished deliveries. */
-  readonly retentionMs: number | null;
-  readonly pruneIntervalMs: number | undefined;
-  readonly secretOverlapMs: number;
-  readonly allowPrivateDestinations: boolean;
-  /** What the dispatcher is given as it is (retry schedule, timeouts, concurrency, …). */
-  readonly dispatch: WebhookDispatchSettings;
-  readonly batchSize: number | undefined;
-}
+export type StoreSettings = ReturnType<typeof storeSettings>;
 
-export function storeSettings(options: PlantStoreOptions): StoreSettings {
+/** A store's options, checked and defaulted once, before anything is made: a bad one fails `createPlantStore` with nothing started. */
+export function storeSettings(options: PlantStoreOptions) {
   const webhooks = options.webhooks ?? {};
   const {
     subscriptions,
@@ -37,7 +26,8 @@ export function storeSettings(options: PlantStoreOptions): StoreSettings {
     pruneIntervalMs,
     secretOverlapMs: secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
     allowPrivateDestinations: allowPrivateDestinations ?? false,
-    dispatch,
+    // What the dispatcher is given as it is (retry schedule, timeouts, concurrency, …).
+    dispatch: dispatch as WebhookDispatchSettings,
     batchSize: options.batchSize,
   };
 }

@@ -3,10 +3,7 @@ import { int64FromDecimal } from '../domain/int64.js';
 import { JsonDuplicateKeyError } from './json-duplicate-key-error.js';
 
 /** A JSON number that is not an exact int64, kept as its literal text so validation can say what is wrong instead of rounding it. */
-export type InexactNumber = LosslessNumber;
-
-/** True for numbers the codec could not represent exactly as number or bigint. */
-export function isInexactNumber(value: unknown): value is InexactNumber {
+export function isInexactNumber(value: unknown): value is LosslessNumber {
   return isLosslessNumber(value);
 }
 
@@ -18,7 +15,7 @@ function parseExactNumber(text: string): unknown {
 
 /**
  * Parses JSON without losing numeric information: int64 integers in any spelling (`2e1`, `20.0`) become `number` when
- * safe, else `bigint`; other numbers stay {@link InexactNumber}s. `SyntaxError` on malformed JSON, and its subclass
+ * safe, else `bigint`; other numbers stay `LosslessNumber`s. `SyntaxError` on malformed JSON, and its subclass
  * `JsonDuplicateKeyError` when an object at any depth names a key twice.
  */
 export function parseJson(text: string): unknown {

@@ -1,11 +1,9 @@
-/** One attempt in flight. */
 interface Running {
   readonly deliveryId: string;
   readonly endpointId: string;
   readonly controller: AbortController;
 }
 
-/** The caps attempts run under (see `AttemptSlots`). */
 export interface SlotCaps {
   /** Most attempts in flight at once. */
   readonly concurrency: number;
@@ -38,7 +36,6 @@ export class AttemptSlots {
   readonly #perEndpointCount = new Map<string, number>();
   /** Attempts in flight per owner, with every endpoint of theirs seen meanwhile (passed over while the owner is at its cap). */
   readonly #owners = new Map<string, { count: number; readonly endpoints: Set<string> }>();
-  /** The latest known speed of endpoints. */
   readonly #fast = new Map<string, boolean>();
   /** Attempts in flight that count against the share of endpoints not known to be fast. */
   #unproven = 0;
@@ -50,17 +47,15 @@ export class AttemptSlots {
     this.#slowShare = Math.max(Math.min(perEndpoint, concurrency), Math.floor(concurrency / 2));
   }
 
-  /** Attempts in flight. */
   get size(): number {
     return this.#running.size;
   }
 
-  /** Slots left under the global cap. */
   get free(): number {
     return this.#caps.concurrency - this.#running.size;
   }
 
-  /** The per-endpoint cap (of an endpoint that is not slow). */
+  /** The cap of an endpoint that is not slow. */
   get perEndpoint(): number {
     return this.#caps.perEndpoint;
   }
@@ -122,7 +117,9 @@ export class AttemptSlots {
       holdsEndpoint = false;
       clearTimeout(overdue);
       if (unproven) this.#unproven--;
-      decrement(this.#perEndpointCount, endpointId);
+      const left = this.#perEndpointCount.get(endpointId)! - 1;
+      if (left > 0) this.#perEndpointCount.set(endpointId, left);
+      else this.#perEndpointCount.delete(endpointId);
       if (--owned.count === 0) this.#owners.delete(owner);
       return true;
     };
@@ -154,12 +151,10 @@ export class AttemptSlots {
     for (const { controller } of this.#running.values()) controller.abort();
   }
 
-  /** Ids of the deliveries still in flight. */
   deliveryIds(): string[] {
     return [...this.#running.values()].map((running) => running.deliveryId);
   }
 
-  /** Endpoints known to be slow now. */
   slowEndpoints(): string[] {
     return [...this.#fast].filter(([, fast]) => !fast).map(([endpointId]) => endpointId);
   }
@@ -173,10 +168,4 @@ export class AttemptSlots {
     this.#fast.set(endpointId, fast);
     if (this.#fast.size > REMEMBERED_ENDPOINTS) this.#fast.delete(this.#fast.keys().next().value!);
   }
-}
-
-function decrement(counts: Map<string, number>, key: string): void {
-  const count = (counts.get(key) ?? 1) - 1;
-  if (count > 0) counts.set(key, count);
-  else counts.delete(key);
 }

@@ -8,7 +8,6 @@ import type { EndpointThrottle } from './endpoint-throttle.js';
 import { ENDPOINT_DELETED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
 import { signWebhook } from './webhook-signature.js';
 
-/** What an attempt needs besides the delivery. */
 export interface AttemptContext {
   readonly transport: WebhookTransport;
   readonly targets: DeliveryTargets;
@@ -43,14 +42,9 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
   if (target && !target.unavailable && !(await context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now()))) return THROTTLED;
   const span = startAttemptSpan(delivery, target?.url);
   const outcome = lookupFailed ?? (await inAttemptSpan(span, () => send(delivery, target, context, signal, startedAt, span)));
-  const result = finish(outcome, startedAt, context, signal);
-  endAttemptSpan(span, result.outcome, result.interrupted);
+  const result = { startedAt, finishedAt: context.clock.now(), outcome, interrupted: signal.aborted && outcome.kind !== 'delivered' };
+  endAttemptSpan(span, outcome, result.interrupted);
   return result;
-}
-
-function finish(outcome: WebhookSendOutcome, startedAt: number, context: AttemptContext, signal: AbortSignal): AttemptResult {
-  const interrupted = signal.aborted && outcome.kind !== 'delivered';
-  return { startedAt, finishedAt: context.clock.now(), outcome, interrupted };
 }
 
 async function send(
@@ -81,7 +75,7 @@ async function send(
  * The request headers of one attempt: the endpoint's own headers, then Standard Webhooks (a fresh timestamp and
  * signature each time, the same id) and the event type, which no endpoint header can replace.
  */
-export function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: number, userAgent: string): Record<string, string> {
+function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: number, userAgent: string): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   const signatures = target.keys.map((secret) => signWebhook({ secret, id: delivery.id, timestamp, body: delivery.payload }));
   return {

@@ -121,7 +121,12 @@ export class WebhookDispatcher {
       // Fixed only while no tenant has an endpoint: theirs come and go (see #checkTenantEndpoints).
       knownEndpointIds: () => (this.#tenantEndpoints ? undefined : options.targets.ids),
     });
-    this.#recorder = new AttemptRecorder({ outbox: options.outbox, owner: this.#owner, policy: retryPolicy(options), logger: options.logger });
+    const policy = new RetryPolicy({
+      schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
+      jitter: options.jitter,
+      maxRetryAfterMs: options.maxRetryAfterMs,
+    });
+    this.#recorder = new AttemptRecorder({ outbox: options.outbox, owner: this.#owner, policy, logger: options.logger });
     const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#context = { transport: options.transport, targets: options.targets, throttle: this.#throttle, clock: options.clock, timeoutMs, userAgent };
     const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
@@ -135,7 +140,6 @@ export class WebhookDispatcher {
     this.#outage = new StorageOutage(options.logger, options.clock);
   }
 
-  /** The lease owner id of this dispatcher. */
   get owner(): string {
     return this.#owner;
   }
@@ -198,11 +202,19 @@ export class WebhookDispatcher {
     try {
       do {
         this.#pumpAgain = false;
-        if (this.#checkDue && this.#state === 'running') await this.#checkTenantEndpoints();
+        // Whether any tenant endpoint exists (one row at most), so the claimer knows whether the endpoint set is fixed.
+        if (this.#checkDue && this.#state === 'running') this.#tenantEndpoints = ((await this.#options.endpoints?.listAll({ limit: 1 }))?.length ?? 0) > 0;
         const capped = await this.#claimer.claim({
           running: () => this.#state === 'running',
           checkDue: this.#checkDue,
-          launch: (delivery) => this.#launch(delivery),
+          launch: (delivery) =>
+            this.#slots.run(
+              delivery.id,
+              delivery.endpointId,
+              slotOwner(delivery),
+              (signal, answered) => this.#attempt(delivery, signal, answered),
+              () => this.wake(),
+            ),
         });
         // Deliveries held back by a rate limit are due again when its window ends; no attempt finishing need wake us.
         const opening = this.#throttle.nextOpening();
@@ -218,12 +230,6 @@ export class WebhookDispatcher {
       this.#checkDue = true;
       this.#timer.scheduleAt(this.#options.clock.now() + Math.min(this.#pollIntervalMs, 1_000));
     }
-  }
-
-  /** Looks whether any tenant endpoint exists (one row at most), so the claimer knows whether the endpoint set is fixed. */
-  async #checkTenantEndpoints(): Promise<void> {
-    const { endpoints } = this.#options;
-    this.#tenantEndpoints = endpoints !== undefined && (await endpoints.listAll({ limit: 1 })).length > 0;
   }
 
   /** Endpoints whose latest attempt ran long or timed out (they get fewer attempt slots until one answers promptly). */
@@ -246,21 +252,15 @@ export class WebhookDispatcher {
     else if (!capped) this.#timer.scheduleAt(now + 5);
   }
 
-  #launch(delivery: ClaimedDelivery): void {
-    this.#slots.run(
-      delivery.id,
-      delivery.endpointId,
-      slotOwner(delivery),
-      (signal, answered) => this.#attempt(delivery, signal, answered),
-      () => this.wake(),
-    );
-  }
-
   /** One attempt, recorded (or, over the endpoint's rate limit, released for later); never rejects. */
   async #attempt(delivery: ClaimedDelivery, signal: AbortSignal, answered: () => void): Promise<void> {
     try {
       const result = await attemptDelivery(delivery, this.#context, signal);
-      if (result === THROTTLED) return await this.#throttled(delivery);
+      if (result === THROTTLED) {
+        // Given back, due as before; looked at again when the endpoint's rate window ends.
+        await this.#options.outbox.release([delivery.id], this.#owner);
+        return this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#options.clock.now());
+      }
       if (!result.interrupted) this.#slots.observe(delivery.endpointId, result.finishedAt - result.startedAt);
       // The endpoint is done with this one: the next may go to it while this outcome is recorded.
       answered();
@@ -284,16 +284,6 @@ export class WebhookDispatcher {
       this.#options.logger.error('webhook dispatcher: could not queue an operational event', { error: describeError(error) });
     }
   }
-
-  /** Gives the delivery back (due as before) and looks again when the endpoint's rate window ends. */
-  async #throttled(delivery: ClaimedDelivery): Promise<void> {
-    await this.#options.outbox.release([delivery.id], this.#owner);
-    this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#options.clock.now());
-  }
-}
-
-function retryPolicy(options: WebhookDispatchSettings): RetryPolicy {
-  return new RetryPolicy({ schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, jitter: options.jitter, maxRetryAfterMs: options.maxRetryAfterMs });
 }
 
 /** The slots with the caps of the options, defaults applied. */
