@@ -51,15 +51,12 @@ export function staticTokens(entries: readonly StaticTokenEntry[]): Authenticato
       let principal = remembered.get(token);
       if (principal === undefined) {
         principal = principals.get(tokenDigest(token));
-        if (principal !== undefined) remember(remembered, token, principal);
+        if (principal === undefined) return Promise.resolve(undefined);
+        // Full: the one remembered longest ago goes first.
+        if (remembered.size >= REMEMBERED_TOKENS) remembered.delete(remembered.keys().next().value!);
+        remembered.set(token, principal);
       }
       return Promise.resolve(principal);
     },
   };
-}
-
-/** Adds the token, first letting go of the one remembered longest ago when full. */
-function remember(remembered: Map<string, Principal>, token: string, principal: Principal): void {
-  if (remembered.size >= REMEMBERED_TOKENS) remembered.delete(remembered.keys().next().value!);
-  remembered.set(token, principal);
 }

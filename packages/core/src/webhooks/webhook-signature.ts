@@ -1,9 +1,6 @@
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, sign } from 'node:crypto';
 import { secretKey } from './webhook-subscription.js';
 
-/** How an endpoint's deliveries are signed: Standard Webhooks `v1` (HMAC-SHA256, shared secret) or `v1a` (Ed25519, key pair). */
-export type WebhookSignatureKind = 'hmac' | 'ed25519';
-
 /** A decoded signing key: HMAC key bytes, or an Ed25519 private key. */
 export type SigningKey = Uint8Array | KeyObject;
 

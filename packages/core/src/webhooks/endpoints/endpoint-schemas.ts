@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { isJsonObject } from '../../domain/plant.js';
 import { objectMessage } from '../../domain/validate.js';
 import { codePoints, endpointUrlSchema, type EndpointUrlOptions } from '../endpoint-url.js';
-import { webhookSecretSchema } from '../webhook-subscription.js';
+import { eventTypesSchema, webhookSecretSchema } from '../webhook-subscription.js';
 import { ENDPOINT_ID_PREFIX, WEBHOOK_EVENT_TYPES } from './webhook-endpoint.js';
 
 /** Longest endpoint description, in characters (code points). */
@@ -13,13 +13,6 @@ export const ENDPOINT_RATE_LIMIT_MAX = 10_000;
 export const WEBHOOK_LIST_LIMIT_MAX = 1000;
 
 const LONE_SURROGATE = /\p{Cs}/u;
-
-const EVENT_TYPES_MESSAGE = `eventTypes must be a non-empty array of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
-const eventTypesSchema = v.pipe(
-  v.array(v.picklist(WEBHOOK_EVENT_TYPES, EVENT_TYPES_MESSAGE), EVENT_TYPES_MESSAGE),
-  v.minLength(1, EVENT_TYPES_MESSAGE),
-  v.check((types) => new Set(types).size === types.length, 'eventTypes must not list a type twice'),
-);
 
 const DESCRIPTION_MESSAGE = `description must be a string of at most ${ENDPOINT_DESCRIPTION_MAX_LENGTH} characters`;
 const descriptionSchema = v.pipe(
@@ -35,8 +28,6 @@ const rateLimitSchema = v.pipe(
   v.minValue(1, RATE_LIMIT_MESSAGE),
   v.maxValue(ENDPOINT_RATE_LIMIT_MAX, RATE_LIMIT_MESSAGE),
 );
-
-const STATUS_MESSAGE = 'status must be "enabled" or "disabled"';
 
 /** Most custom headers on one endpoint. */
 export const ENDPOINT_HEADERS_MAX = 20;
@@ -98,8 +89,6 @@ const headersSchema = v.pipe(
   v.transform((headers) => headers as Record<string, string>),
 );
 
-const SIGNATURE_MESSAGE = 'signature must be "hmac" or "ed25519"';
-
 /** A JSON object, then the strict shape (so an array or null gets the object message, not a key's). */
 const jsonObject = <const TEntries extends v.ObjectEntries>(entries: TEntries, what: string) =>
   v.pipe(v.custom<Record<string, unknown>>(isJsonObject, what), v.strictObject(entries, objectMessage(what)));
@@ -110,12 +99,12 @@ export function newEndpointSchema(options: EndpointUrlOptions) {
     jsonObject(
       {
         url: endpointUrlSchema(options),
-        eventTypes: v.exactOptional(eventTypesSchema),
+        eventTypes: v.exactOptional(eventTypesSchema(WEBHOOK_EVENT_TYPES)),
         description: v.exactOptional(descriptionSchema),
         secret: v.exactOptional(webhookSecretSchema()),
         rateLimit: v.exactOptional(rateLimitSchema),
         headers: v.exactOptional(headersSchema),
-        signature: v.exactOptional(v.picklist(['hmac', 'ed25519'], SIGNATURE_MESSAGE)),
+        signature: v.exactOptional(v.picklist(['hmac', 'ed25519'], 'signature must be "hmac" or "ed25519"')),
       },
       'an endpoint must be a JSON object {url, eventTypes?, description?, secret?, rateLimit?, headers?, signature?}',
     ),
@@ -134,11 +123,11 @@ export function endpointPatchSchema(options: EndpointUrlOptions) {
   return jsonObject(
     {
       url: v.exactOptional(endpointUrlSchema(options)),
-      eventTypes: v.exactOptional(eventTypesSchema),
+      eventTypes: v.exactOptional(eventTypesSchema(WEBHOOK_EVENT_TYPES)),
       description: v.exactOptional(v.nullable(descriptionSchema)),
       rateLimit: v.exactOptional(v.nullable(rateLimitSchema)),
       headers: v.exactOptional(v.nullable(headersSchema)),
-      status: v.exactOptional(v.picklist(['enabled', 'disabled'], STATUS_MESSAGE)),
+      status: v.exactOptional(v.picklist(['enabled', 'disabled'], 'status must be "enabled" or "disabled"')),
     },
     'an endpoint update must be a JSON object {url?, eventTypes?, description?, rateLimit?, headers?, status?}',
   );
@@ -152,15 +141,12 @@ export const SendTestSchema = jsonObject({ eventType: v.picklist(WEBHOOK_EVENT_T
 /** Body of a rotation: `{secret?}`. */
 export const RotateSecretSchema = jsonObject({ secret: v.exactOptional(webhookSecretSchema()) }, 'a rotation must be a JSON object {secret?}');
 
-// RFC 3339 date-time (section 5.6), with a time zone.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** An RFC 3339 time as epoch ms, the message naming `field`. */
+/** An RFC 3339 date-time with a time zone, as epoch ms, the message naming `field`. */
 const timeSchema = (field: string) => {
   const message = `${field} must be an RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z`;
   return v.pipe(
     v.string(message),
-    v.regex(RFC3339, message),
+    v.regex(/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/, message),
     v.transform((text) => Date.parse(text)),
     v.check((ms) => Number.isFinite(ms), message),
   );
