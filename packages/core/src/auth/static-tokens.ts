@@ -24,13 +24,11 @@ export const StaticTokenEntrySchema = v.pipe(
 
 export type StaticTokenEntry = v.InferInput<typeof StaticTokenEntrySchema>;
 
-/** Known tokens remembered by their text (see staticTokens). */
 const REMEMBERED_TOKENS = 1024;
 
 /**
- * An `Authenticator` over a fixed set of tokens, looked up by SHA-256 digest (the configuration need not hold them, and
- * no secret is compared byte by byte). A known token is remembered by its text (the latest 1,024) to skip the digest
- * next time; unknown ones never are, so they cannot crowd known ones out. `ValidationError` naming a bad or repeated entry.
+ * An `Authenticator` over fixed tokens, looked up by SHA-256 digest (no secret compared byte by byte). Known tokens (the latest 1,024, never
+ * unknown ones, which could crowd them out) are remembered by text to skip the digest. `ValidationError` naming a bad or repeated entry.
  */
 export function staticTokens(entries: readonly StaticTokenEntry[]): Authenticator {
   const principals = new Map<string, Principal>();

@@ -22,10 +22,7 @@ export function createPlantStore(options: PlantStoreOptions): PlantStore {
   return container.resolve<PlantStore>(TOKENS.store);
 }
 
-/**
- * What a store is made of, at a glance: each factory resolves the parts it needs by token, so the order does not
- * matter and nothing is wired by hand; each part is made once per store. An option given replaces the default port.
- */
+/** What a store is made of: each factory resolves its parts by token (order does not matter), made once per store; options replace ports. */
 function registrations(options: PlantStoreOptions, settings: StoreSettings): [symbol, ValueProvider<unknown> | FactoryProvider<unknown>][] {
   return [
     // Every storage call is traced from here on (a no-op without an OpenTelemetry SDK).

@@ -11,7 +11,6 @@ export interface SubscriptionChanges {
 
 /** The operator's subscriptions, replaceable while the store runs: a queued delivery goes to its subscription as it is at the attempt, and fails when it is gone. */
 export interface OperatorSubscriptions {
-  /** The current set, validated. */
   readonly list: readonly WebhookSubscription[];
   replace(input: readonly unknown[]): SubscriptionChanges;
 }
@@ -30,7 +29,6 @@ export class ReplaceableSubscriptions implements OperatorSubscriptions {
     return this.#list;
   }
 
-  /** Where deliveries to the current subscriptions go. */
   get targets(): DeliveryTargets {
     return this.#targets;
   }

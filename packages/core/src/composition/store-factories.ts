@@ -32,13 +32,12 @@ const logger = (c: DependencyContainer) => c.resolve<Logger>(TOKENS.logger);
 const events = (c: DependencyContainer) => c.resolve<PlantEventBus>(TOKENS.events);
 const settings = (c: DependencyContainer) => c.resolve<StoreSettings>(TOKENS.settings);
 const dispatcher = (c: DependencyContainer) => c.resolve<WebhookDispatcher | undefined>(TOKENS.webhookDispatcher);
+const subscriptions = (c: DependencyContainer) => c.resolve<ReplaceableSubscriptions>(TOKENS.subscriptions);
 /** Emits `webhook.pruned` with each pruned batch's count, whether the pruner or an operator pruned. */
 const prunedEvent = (c: DependencyContainer) => {
   const bus = events(c);
   return (count: number) => bus.emit('webhook.pruned', { count });
 };
-
-const subscriptions = (c: DependencyContainer) => c.resolve<ReplaceableSubscriptions>(TOKENS.subscriptions);
 
 export function plantService(c: DependencyContainer): PlantService {
   const current = subscriptions(c);
@@ -63,7 +62,6 @@ export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | u
   const transport = c.resolve<WebhookTransport | undefined>(TOKENS.webhookTransport);
   if (!transport) return undefined;
   const { outbox, endpoints } = storage(c);
-  const targets = c.resolve<DeliveryTargets>(TOKENS.deliveryTargets);
   const current = subscriptions(c);
   const operationalEvents = new OperationalEvents({ outbox, endpoints, subscriptions: () => current.list, clock: clock(c) });
   return new WebhookDispatcher({
@@ -74,7 +72,7 @@ export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | u
     clock: clock(c),
     logger: logger(c),
     events: events(c),
-    targets,
+    targets: c.resolve<DeliveryTargets>(TOKENS.deliveryTargets),
     operationalEvents,
   });
 }
@@ -109,7 +107,6 @@ export function webhookAdmin(c: DependencyContainer): WebhookAdmin {
   });
 }
 
-/** Tenants' self-service on their endpoints and deliveries. */
 export function tenantWebhooks(c: DependencyContainer): TenantWebhooks {
   const { outbox, endpoints } = storage(c);
   const { secretOverlapMs, maxEndpointsPerTenant, allowPrivateDestinations } = settings(c);

@@ -37,7 +37,6 @@ function positiveInteger(option: string, value: number): number {
   return value;
 }
 
-/** The retention in ms, or `null` when finished deliveries are kept. */
 function retentionOf(webhooks: PlantStoreWebhookOptions): number | null {
   const retentionMs = webhooks.retentionMs === undefined ? DEFAULT_WEBHOOK_RETENTION_MS : webhooks.retentionMs;
   if (retentionMs !== null && !(Number.isFinite(retentionMs) && retentionMs >= 0)) {

@@ -12,7 +12,6 @@ export function newPortalLinkParts(): { id: string; secret: string } {
   return { id, secret: randomBytes(32).toString('base64url') };
 }
 
-/** The token handed out for a link. */
 export function portalLinkToken(id: string, secret: string): string {
   return `psl_${id}_${secret}`;
 }
@@ -23,7 +22,6 @@ export function parsePortalLinkToken(token: string): { id: string; secret: strin
   return match ? { id: match[1]!, secret: match[2]! } : undefined;
 }
 
-/** Whether `id` has the form of a link id. */
 export function isPortalLinkId(id: string): boolean {
   return /^[A-Za-z0-9_-]{16}$/.test(id);
 }

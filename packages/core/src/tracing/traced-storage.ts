@@ -51,10 +51,8 @@ const ENDPOINT_MEMBERS = {
 const PORTAL_LINK_MEMBERS = { create: true, find: true, revoke: true, list: true } satisfies Record<keyof PortalLinkRepository, true>;
 
 /**
- * The storage with one CLIENT span per repository call (`db.system.name`, `db.operation.name`, `db.collection.name`),
- * and the plant write's `traceparent` stamped on the deliveries it queues, so later attempts link back to it. Only
- * calls inside a recording span are traced (background polls would otherwise start a trace each); inside a span the
- * sampler dropped, a write stamps that span's `traceparent`, so the decision not to sample travels with the deliveries.
+ * The storage with one CLIENT span per repository call inside a recording span (background polls would start a trace each), and the
+ * write's `traceparent` stamped on the deliveries it queues, so attempts link back to it (a dropped span's too: not sampling travels on).
  */
 export function tracedStorage(storage: Storage): Storage {
   const system = storage.dbSystem;
@@ -69,7 +67,6 @@ export function tracedStorage(storage: Storage): Storage {
   };
 }
 
-/** Plant calls traced; the writes also stamp their span's `traceparent` on the deliveries they queue. */
 function tracedPlants(plants: PlantRepository, system: string | undefined): PlantRepository {
   const { create: _create, delete: _delete, ...plantReads } = PLANT_MEMBERS;
   const ops = { create: operation(system, 'plants', 'create'), delete: operation(system, 'plants', 'delete') };

@@ -5,7 +5,6 @@ interface Running {
 }
 
 export interface SlotCaps {
-  /** Most attempts in flight at once. */
   readonly concurrency: number;
   /** Most attempts in flight to one endpoint that is not slow. */
   readonly perEndpoint: number;
@@ -22,11 +21,8 @@ export const SLOW_ENDPOINT_CONCURRENCY = 2;
 const REMEMBERED_ENDPOINTS = 10_000;
 
 /**
- * The attempts in flight, each with the controller that aborts it at shutdown, under caps that keep a few endpoints
- * from stalling everyone: a global cap (held until the outcome is recorded); one per endpoint (held until it answers,
- * `SLOW_ENDPOINT_CONCURRENCY` while it is slow); one per owner (tenant); and at most half the slots for endpoints not
- * known to answer promptly, so the rest stays for those that do however many receivers hang. An endpoint is slow
- * from an attempt that ran `slowAfterMs` until one answers sooner.
+ * The attempts in flight (aborted at shutdown) under caps that keep a few endpoints from stalling everyone: global (until recorded), per
+ * endpoint (until it answers; 2 while slow), per owner, and half the slots at most for endpoints not known to be prompt, however many hang.
  */
 export class AttemptSlots {
   readonly #caps: SlotCaps;

@@ -71,10 +71,7 @@ async function send(
   }
 }
 
-/**
- * The request headers of one attempt: the endpoint's own headers, then Standard Webhooks (a fresh timestamp and
- * signature each time, the same id) and the event type, which no endpoint header can replace.
- */
+/** The endpoint's own headers, then Standard Webhooks' (fresh timestamp and signature, same id) and the event type, which they cannot replace. */
 function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: number, userAgent: string): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   const signatures = target.keys.map((secret) => signWebhook({ secret, id: delivery.id, timestamp, body: delivery.payload }));
@@ -89,7 +86,6 @@ function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: numb
   };
 }
 
-/** An error's message, for logs and attempt records. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -12,10 +12,8 @@ export function slotOwner(delivery: Pick<ClaimedDelivery, 'tenant' | 'endpointId
 export interface DeliveryClaimerOptions {
   readonly outbox: WebhookOutbox;
   readonly clock: Clock;
-  /** Lease owner id. */
   readonly owner: string;
   readonly leaseMs: number;
-  /** Most deliveries claimed per storage round trip. */
   readonly batchSize: number;
   readonly slots: AttemptSlots;
   /** Endpoints at their rate limit are not claimed for until their window ends. */

@@ -60,10 +60,7 @@ export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clo
   };
 }
 
-/**
- * Subscriptions and tenant endpoints together, told apart by the `ep_` prefix (subscription ids never have it).
- * `ids` are the subscriptions': the dispatcher relies on them only while no tenant endpoint exists.
- */
+/** Subscriptions and tenant endpoints (`ep_`) together; `ids` are the subscriptions', relied on only while no tenant endpoint exists. */
 export function combinedTargets(subscriptions: DeliveryTargets, endpoints: DeliveryTargets): DeliveryTargets {
   return {
     resolve: (delivery) => (isTenantEndpointId(delivery.endpointId) ? endpoints : subscriptions).resolve(delivery),

@@ -40,10 +40,7 @@ export interface QueueDelay {
   readonly slow: number;
 }
 
-/**
- * `store.allTenants.webhooks`: the operator's tools, across every tenant and with no principal (deliveries of every
- * endpoint and subscription, re-queue, resend, recover, prune; any tenant's endpoints). Tenants' own is `store.webhooks`.
- */
+/** `store.allTenants.webhooks`: the operator's tools across every tenant, with no principal; tenants' own is `store.webhooks`. */
 export class WebhookAdmin {
   readonly #options: WebhookAdminOptions;
   readonly #requeue: (selector: RequeueSelector) => Promise<number>;

@@ -70,11 +70,9 @@ export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
 }
 
 /**
- * Sends queued deliveries through the transport. Woken right after a commit, it claims due deliveries as leases
- * (`DeliveryClaimer`), runs each in a slot under caps that keep slow endpoints and busy tenants from taking every slot
- * (`AttemptSlots`), records the outcome (`AttemptRecorder`) and claims more as slots free up; `DispatchTimer` picks up
- * retries and work queued elsewhere. Only a lease holder attempts, so several dispatchers may share one outbox.
- * Storage failures are retried, never thrown, and logged once per outage (`StorageOutage`).
+ * Sends queued deliveries: woken after a commit (or by `DispatchTimer`), it claims due ones as leases, runs each in a slot under caps
+ * that keep slow endpoints and busy tenants from taking every slot, and records the outcome. Only a lease holder attempts, so dispatchers
+ * may share an outbox. Storage failures are retried, never thrown, and logged once per outage.
  */
 export class WebhookDispatcher {
   readonly #options: WebhookDispatcherOptions;
@@ -286,7 +284,6 @@ export class WebhookDispatcher {
   }
 }
 
-/** The slots with the caps of the options, defaults applied. */
 function attemptSlots(options: WebhookDispatchSettings, concurrency: number, timeoutMs: number): AttemptSlots {
   const perEndpoint = Math.max(1, options.perEndpointConcurrency ?? 16);
   return new AttemptSlots({

@@ -7,11 +7,9 @@ export type SigningKey = Uint8Array | KeyObject;
 export interface SignWebhookInput {
   /** `whsec_<base64>` or `whsk_<base64>` secret, or its already decoded key (saves decoding it on every attempt). */
   readonly secret: string | SigningKey;
-  /** Message id, sent as `webhook-id`. */
   readonly id: string;
   /** Unix seconds of this attempt, sent as `webhook-timestamp`. */
   readonly timestamp: number;
-  /** Exact body text that is sent. */
   readonly body: string;
 }
 

@@ -40,10 +40,7 @@ export function eventTypesSchema<const T extends string>(types: readonly T[]) {
 
 const ID_MESSAGE = 'id must be 1 to 64 letters, digits, "_", "-", "." or ":", not starting with "ep_" (tenant endpoint ids)';
 
-/**
- * The id of a subscription whose configuration names none: `sub_` and 24 hex digits of the SHA-256 of its url. Stable
- * across restarts and instances, so queued deliveries find it again; give an `id` to keep them when the url changes.
- */
+/** The id of a subscription without one: `sub_` and a SHA-256 of its url, stable so queued deliveries find it again after a restart. */
 export function subscriptionId(url: string): string {
   return `sub_${createHash('sha256').update(url, 'utf8').digest('hex').slice(0, 24)}`;
 }
@@ -76,7 +73,6 @@ export const WebhookSubscriptionSchema = v.pipe(
 
 export type WebhookSubscription = v.InferOutput<typeof WebhookSubscriptionSchema>;
 
-/** Whether the subscription wants events of this tenant. */
 export function subscriptionMatches(subscription: WebhookSubscription, tenant: string): boolean {
   return subscription.tenant === undefined || subscription.tenant === tenant;
 }

@@ -135,10 +135,8 @@ export function endpointPatchSchema(options: EndpointUrlOptions) {
 
 const EVENT_TYPE_MESSAGE = `eventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
 
-/** Body of "send a test event": `{eventType}`. */
 export const SendTestSchema = jsonObject({ eventType: v.picklist(WEBHOOK_EVENT_TYPES, EVENT_TYPE_MESSAGE) }, 'a test event must be a JSON object {eventType}');
 
-/** Body of a rotation: `{secret?}`. */
 export const RotateSecretSchema = jsonObject({ secret: v.exactOptional(webhookSecretSchema()) }, 'a rotation must be a JSON object {secret?}');
 
 /** An RFC 3339 date-time with a time zone, as epoch ms, the message naming `field`. */

@@ -74,10 +74,7 @@ export interface EndpointStats {
   readonly hourly: readonly EndpointHourStats[];
 }
 
-/**
- * Tenants' self-service on their webhook endpoints: each call checks the principal's scope first, validates its input
- * and sees only that tenant (another tenant's id is a `NotFoundError`). What crosses tenants is on `WebhookAdmin`.
- */
+/** Tenants' self-service on their webhook endpoints: scope checked first, then input; another tenant's id is a `NotFoundError`. */
 export class TenantWebhookEndpoints {
   readonly #options: TenantWebhookEndpointsOptions;
   readonly #requeue: (selector: RequeueSelector) => Promise<number>;
@@ -92,10 +89,7 @@ export class TenantWebhookEndpoints {
     this.#patchSchema = endpointPatchSchema(urlOptions);
   }
 
-  /**
-   * Creates an enabled endpoint; returns it with what the receiver verifies with: its `whsec_` secret (given, or 32
-   * random bytes), or for `'ed25519'` the `whpk_` public key of a new key pair. `LimitExceededError` at the tenant's cap.
-   */
+  /** Creates an enabled endpoint; returns it with its `whsec_` secret, or for `'ed25519'` its `whpk_` public key. `LimitExceededError` at the cap. */
   async create(principal: Principal, input: unknown): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     requireScope(principal, 'webhooks:write');
     const { eventTypes, secret, signature, headers, ...fields } = validate(this.#newSchema, input);
@@ -124,7 +118,6 @@ export class TenantWebhookEndpoints {
     return endpointPage(await this.#options.endpoints.list(principal.tenant, { after, limit: limit + 1 }), limit);
   }
 
-  /** The caller's endpoint; `NotFoundError` otherwise. */
   async get(principal: Principal, id: string): Promise<WebhookEndpoint> {
     requireScope(principal, 'webhooks:read');
     return this.#own(principal, id);

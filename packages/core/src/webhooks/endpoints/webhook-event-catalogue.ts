@@ -37,7 +37,6 @@ export const WEBHOOK_EVENT_CATALOGUE: readonly WebhookEventDescription[] = Objec
   },
 ]);
 
-/** The catalogue entry of a known event type. */
 export function webhookEventDescription(type: WebhookEventType): WebhookEventDescription {
   return WEBHOOK_EVENT_CATALOGUE.find((entry) => entry.type === type)!;
 }
