@@ -12,7 +12,8 @@ import { portalLinkAuthenticator } from '../portal/portal-link-authenticator.js'
 import { parsePortalLinkToken } from '../portal/portal-link-token.js';
 import { PortalLinks } from '../portal/portal-links.js';
 import { PlantService } from '../service/plant-service.js';
-import { combinedTargets, endpointTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
+import { endpointTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
+import { isTenantEndpointId } from '../webhooks/endpoints/webhook-endpoint.js';
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
 import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
@@ -45,12 +46,12 @@ export function plantService(c: DependencyContainer): PlantService {
   return new PlantService({ plants: storage(c).plants, events: events(c), clock: clock(c), logger: logger(c), subscriptions: () => current.list, batchSize });
 }
 
-/** Where deliveries go: the operator's subscriptions as they are at each attempt, and tenants' endpoints. */
+/** Where deliveries go: tenants' endpoints (`ep_`), and the operator's subscriptions as they are at each attempt (`ids`: theirs). */
 export function deliveryTargets(c: DependencyContainer): DeliveryTargets {
   const current = subscriptions(c);
   const endpoints = endpointTargets(storage(c).endpoints, clock(c), settings(c).allowPrivateDestinations);
   return {
-    resolve: (delivery) => combinedTargets(current.targets, endpoints).resolve(delivery),
+    resolve: (delivery) => (isTenantEndpointId(delivery.endpointId) ? endpoints : current.targets).resolve(delivery),
     get ids() {
       return current.targets.ids;
     },

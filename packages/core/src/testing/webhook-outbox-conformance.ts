@@ -70,17 +70,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await outbox().waitingSince(T0 + 600)).toEqual(new Map(Object.entries({ sub_a: T0 + 2, sub_b: T0 + 3, sub_c: T0 + 500 })));
     });
 
-    it('skips endpoint ids the caller asks to skip', async () => {
-      await queue(
-        delivery('slow1', { endpointId: 'sub_slow', createdAt: T0 }),
-        delivery('fast1', { endpointId: 'sub_fast', createdAt: T0 + 1 }),
-        delivery('other', { endpointId: 'ep_other', createdAt: T0 + 2 }),
-      );
-      expect(await claimIds('a', T0 + 10, { skipEndpoints: ['sub_slow', 'ep_other'] })).toEqual(['fast1']);
-      expect(await claimIds('a', T0 + 10, { skipEndpoints: [] })).toEqual(['slow1', 'other']);
-    });
-
-    it('claims across endpoints in one order, earliest due then oldest, up to the limit', async () => {
+    it('claims across endpoints in one order, earliest due then oldest, up to the limit, skipping the endpoints asked', async () => {
       await queue(
         delivery('a1', { endpointId: 'sub_a', createdAt: T0 + 5 }),
         delivery('b1', { endpointId: 'sub_b', createdAt: T0 + 1 }),
@@ -89,8 +79,8 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
         delivery('b2', { endpointId: 'sub_b', createdAt: T0 + 9 }),
       );
       expect(await claimIds('a', T0 + 10, { limit: 3 })).toEqual(['b1', 'a1', 'a2']);
-      expect(await claimIds('a', T0 + 10, { limit: 3, skipEndpoints: ['sub_b'] })).toEqual(['c1']);
-      expect(await claimIds('a', T0 + 10, { limit: 3 })).toEqual(['b2']);
+      expect(await claimIds('a', T0 + 10, { limit: 3, skipEndpoints: ['sub_b', 'ep_none'] })).toEqual(['c1']);
+      expect(await claimIds('a', T0 + 10, { limit: 3, skipEndpoints: [] })).toEqual(['b2']);
     });
 
     it('never hands one delivery to two concurrent claimers', async () => {
@@ -274,12 +264,11 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       const hours = Array.from({ length: 24 }, (_, index) => now - (24 - index) * H);
       const counts = (await outbox().endpointAttemptStats('ep_x', hours)).windows;
       expect(counts).toHaveLength(24);
-      expect(counts[0]).toEqual({ succeeded: 2, failed: 2 });
-      expect(counts[4]).toEqual({ succeeded: 2, failed: 2 });
-      expect(counts[5]).toEqual({ succeeded: 2, failed: 1 });
-      expect(counts[14]).toEqual({ succeeded: 2, failed: 1 });
-      expect(counts[15]).toEqual({ succeeded: 1, failed: 1 });
-      expect(counts[23]).toEqual({ succeeded: 1, failed: 1 });
+      expect(counts.map(({ succeeded, failed }) => `${succeeded}/${failed}`)).toEqual([
+        ...Array(5).fill('2/2'),
+        ...Array(10).fill('2/1'),
+        ...Array(9).fill('1/1'),
+      ]);
     });
 
     it('enqueues a delivery on its own, keeping its test flag; a second one with that id is rejected', async () => {

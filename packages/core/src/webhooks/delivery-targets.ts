@@ -1,7 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
-import { ENDPOINT_DISABLED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
+import { ENDPOINT_DISABLED_ERROR } from './endpoints/webhook-endpoint.js';
 import { signingKey, type SigningKey } from './webhook-signature.js';
 import { secretKey, type WebhookSubscription } from './webhook-subscription.js';
 
@@ -57,13 +57,5 @@ export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clo
         ...(endpoint.status === 'disabled' ? { unavailable: ENDPOINT_DISABLED_ERROR } : {}),
       };
     },
-  };
-}
-
-/** Subscriptions and tenant endpoints (`ep_`) together; `ids` are the subscriptions', relied on only while no tenant endpoint exists. */
-export function combinedTargets(subscriptions: DeliveryTargets, endpoints: DeliveryTargets): DeliveryTargets {
-  return {
-    resolve: (delivery) => (isTenantEndpointId(delivery.endpointId) ? endpoints : subscriptions).resolve(delivery),
-    ...(subscriptions.ids ? { ids: subscriptions.ids } : {}),
   };
 }
