@@ -175,20 +175,10 @@ function authenticate(c: DependencyContainer): PlantStore['authenticate'] {
   return (token) => {
     if (token === undefined || token === '') return Promise.reject(unauthenticated('missing_credentials'));
     const authenticator = parsePortalLinkToken(token) === undefined ? host : linksThenHost;
-    let principal: Promise<Principal | undefined>;
-    try {
-      principal = Promise.resolve(authenticator.authenticate(token));
-    } catch (error) {
-      // One that throws instead of rejecting fails the same way.
-      principal = Promise.reject(error);
-    }
-    return principal.then(knownPrincipal, unavailable);
+    // In a promise's executor: an authenticator that throws instead of rejecting fails the same way.
+    const principal = new Promise<Principal | undefined>((resolve) => resolve(authenticator.authenticate(token)));
+    return principal.then((known) => known ?? Promise.reject(unauthenticated('invalid_token')), unavailable);
   };
-}
-
-function knownPrincipal(principal: Principal | undefined): Principal {
-  if (!principal) throw unauthenticated('invalid_token');
-  return principal;
 }
 
 // Expected outcomes, answered as 401: no stack trace (see withoutStack).

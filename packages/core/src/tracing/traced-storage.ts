@@ -55,10 +55,17 @@ const PORTAL_LINK_MEMBERS = { create: true, find: true, revoke: true, list: true
  * write's `traceparent` stamped on the deliveries it queues, so attempts link back to it (a dropped span's too: not sampling travels on).
  */
 export function tracedStorage(storage: Storage): Storage {
-  const system = storage.dbSystem;
+  const { dbSystem: system, outbox } = storage;
   return {
     plants: tracedPlants(storage.plants, system),
-    outbox: tracedOutbox(storage.outbox, system),
+    outbox: {
+      ...tracedMembers(outbox, OUTBOX_MEMBERS, system, 'webhook_deliveries'),
+      // Not a storage call but a subscription: passed through as it is (and left out when the storage has none).
+      ...('watch' in outbox ? { watch: (listener: () => void) => outbox.watch!(listener) } : {}),
+      // Optional capabilities pass through untraced, and stay absent when the storage has none (the dispatcher and pruner ask).
+      ...(outbox.takeRateBudget ? { takeRateBudget: outbox.takeRateBudget.bind(outbox) } : {}),
+      ...(outbox.reclaimSpace ? { reclaimSpace: outbox.reclaimSpace.bind(outbox) } : {}),
+    },
     endpoints: tracedMembers(storage.endpoints, ENDPOINT_MEMBERS, system, 'webhook_endpoints'),
     portalLinks: tracedMembers(storage.portalLinks, PORTAL_LINK_MEMBERS, system, 'portal_links'),
     ...(system === undefined ? {} : { dbSystem: system }),
@@ -91,17 +98,6 @@ function stampedMember<A extends unknown[], T>(op: Operation, write: (traceparen
     const parentSpan = trace.getActiveSpan();
     if (parentSpan?.isRecording()) return traced(op, inSpan, args);
     return write(parentSpan && formatTraceparent(parentSpan.spanContext()), args);
-  };
-}
-
-function tracedOutbox(outbox: WebhookOutbox, system: string | undefined): WebhookOutbox {
-  return {
-    ...tracedMembers(outbox, OUTBOX_MEMBERS, system, 'webhook_deliveries'),
-    // Not a storage call but a subscription: passed through as it is (and left out when the storage has none).
-    ...('watch' in outbox ? { watch: (listener: () => void) => outbox.watch!(listener) } : {}),
-    // Optional capabilities pass through untraced, and stay absent when the storage has none (the dispatcher and pruner ask).
-    ...(outbox.takeRateBudget ? { takeRateBudget: outbox.takeRateBudget.bind(outbox) } : {}),
-    ...(outbox.reclaimSpace ? { reclaimSpace: outbox.reclaimSpace.bind(outbox) } : {}),
   };
 }
 

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 interface Running {
   readonly deliveryId: string;
   readonly endpointId: string;
@@ -133,12 +135,9 @@ export class AttemptSlots {
   /** Resolves once every attempt in flight has settled, or after `timeoutMs`, whichever is first; `true` when none is left. */
   async settled(timeoutMs: number): Promise<boolean> {
     if (this.#running.size === 0) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-    });
-    await Promise.race([Promise.allSettled([...this.#running.keys()]), timedOut]);
-    clearTimeout(timer);
+    const timer = new AbortController();
+    await Promise.race([Promise.allSettled([...this.#running.keys()]), sleep(timeoutMs, undefined, { signal: timer.signal }).catch(() => {})]);
+    timer.abort();
     return this.#running.size === 0;
   }
 

@@ -51,27 +51,16 @@ export const ENDPOINT_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export const ENDPOINT_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 const HEADERS_MESSAGE = `headers must be an object of at most ${ENDPOINT_HEADERS_MAX} header names to string values`;
 
-/** What is wrong with a headers object, naming the offending header (`headers.<name>`) when one is. */
-function headersProblem(headers: Record<string, unknown>): { name?: string; message: string } | undefined {
-  const names = Object.keys(headers);
-  if (names.length > ENDPOINT_HEADERS_MAX) return { message: HEADERS_MESSAGE };
-  const seen = new Set<string>();
-  for (const name of names) {
-    const field = `headers.${name.slice(0, 100)}`;
-    const lower = name.toLowerCase();
-    if (!ENDPOINT_HEADER_NAME.test(name))
-      return { name, message: `${field} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+.^_\`|~-)` };
-    if (lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower))
-      return { name, message: `${field} is set by the service (as is every webhook-* header)` };
-    if (seen.has(lower)) return { name, message: `${field} names a header twice (names are case-insensitive)` };
-    seen.add(lower);
-    const value = headers[name];
-    if (typeof value !== 'string' || value.length > ENDPOINT_HEADER_VALUE_MAX_LENGTH || !ENDPOINT_HEADER_VALUE.test(value)) {
-      return {
-        name,
-        message: `${field} must be a string of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs (no CR or LF)`,
-      };
-    }
+/** What is wrong with one custom header (`seen`: the lower-case names before it), as a message naming it. */
+function headerProblem(name: string, value: unknown, seen: Set<string>): string | undefined {
+  const field = `headers.${name.slice(0, 100)}`;
+  const lower = name.toLowerCase();
+  if (!ENDPOINT_HEADER_NAME.test(name)) return `${field} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+.^_\`|~-)`;
+  if (lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower)) return `${field} is set by the service (as is every webhook-* header)`;
+  if (seen.has(lower)) return `${field} names a header twice (names are case-insensitive)`;
+  seen.add(lower);
+  if (typeof value !== 'string' || value.length > ENDPOINT_HEADER_VALUE_MAX_LENGTH || !ENDPOINT_HEADER_VALUE.test(value)) {
+    return `${field} must be a string of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs (no CR or LF)`;
   }
   return undefined;
 }
@@ -80,11 +69,13 @@ const headersSchema = v.pipe(
   v.custom<Record<string, unknown>>(isJsonObject, HEADERS_MESSAGE),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
-    const problem = headersProblem(dataset.value);
-    if (!problem) return;
-    const { name, message } = problem;
-    if (name === undefined) addIssue({ message });
-    else addIssue({ message, path: [{ type: 'object', origin: 'value', input: dataset.value, key: name, value: dataset.value[name] }] });
+    const headers = dataset.value;
+    if (Object.keys(headers).length > ENDPOINT_HEADERS_MAX) return addIssue({ message: HEADERS_MESSAGE });
+    const seen = new Set<string>();
+    for (const [key, value] of Object.entries(headers)) {
+      const message = headerProblem(key, value, seen);
+      if (message) return addIssue({ message, path: [{ type: 'object', origin: 'value', input: headers, key, value }] });
+    }
   }),
   v.transform((headers) => headers as Record<string, string>),
 );
