@@ -18,7 +18,7 @@ import { EndpointThrottle } from './endpoint-throttle.js';
 import type { OperationalEvents } from './operational-events.js';
 import { RetryPolicy } from './retry-policy.js';
 import { StorageOutage } from './storage-outage.js';
-import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_USER_AGENT } from './webhook-defaults.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_DISABLE_AFTER_MS, DEFAULT_USER_AGENT } from './webhook-defaults.js';
 
 /** How the dispatcher sends: the tunable part of its options (what `createPlantStore`'s `webhooks` option passes through). */
 export interface WebhookDispatchSettings {
@@ -42,7 +42,7 @@ export interface WebhookDispatchSettings {
   readonly pollIntervalMs?: number;
   /** Longest wait a receiver can ask for (HTTP: `Retry-After` on 429/503) that is honoured, in ms. @default 3600000 */
   readonly maxRetryAfterMs?: number;
-  /** Each retry delay is spread by up to ± this fraction. 0 disables (tests). @default 0.1 */
+  /** Each retry delay is spread by up to ± this fraction, so receivers failing together are not retried in lockstep. 0 disables. @default 0.1 */
   readonly jitter?: number;
   /** Most deliveries claimed per storage round trip. @default the smaller of 64 and `concurrency` */
   readonly batchSize?: number;
@@ -116,15 +116,10 @@ export class WebhookDispatcher {
       batchSize: Math.max(1, options.batchSize ?? Math.min(64, concurrency)),
       slots: this.#slots,
       throttle: this.#throttle,
-      // Fixed only while no tenant has an endpoint: theirs come and go (see #checkTenantEndpoints).
+      // Fixed only while no tenant has an endpoint: theirs come and go (looked at in #pumpLoop).
       knownEndpointIds: () => (this.#tenantEndpoints ? undefined : options.targets.ids),
     });
-    const policy = new RetryPolicy({
-      schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE,
-      jitter: options.jitter,
-      maxRetryAfterMs: options.maxRetryAfterMs,
-    });
-    this.#recorder = new AttemptRecorder({ outbox: options.outbox, owner: this.#owner, policy, logger: options.logger });
+    this.#recorder = new AttemptRecorder({ outbox: options.outbox, owner: this.#owner, policy: new RetryPolicy(options), logger: options.logger });
     const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#context = { transport: options.transport, targets: options.targets, throttle: this.#throttle, clock: options.clock, timeoutMs, userAgent };
     const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
