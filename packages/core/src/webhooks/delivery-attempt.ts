@@ -1,4 +1,3 @@
-import type { Span } from '@opentelemetry/api';
 import type { Clock } from '../ports/clock.js';
 import type { ClaimedDelivery, NewDelivery } from '../ports/webhook-outbox.js';
 import type { WebhookSendOutcome, WebhookTransport } from '../ports/webhook-transport.js';
@@ -41,34 +40,26 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
   }
   if (target && !target.unavailable && !(await context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now()))) return THROTTLED;
   const span = startAttemptSpan(delivery, target?.url);
-  const outcome = lookupFailed ?? (await inAttemptSpan(span, () => send(delivery, target, context, signal, startedAt, span)));
+  const send = async (): Promise<WebhookSendOutcome> => {
+    if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
+    if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
+    try {
+      return await context.transport.send({
+        url: target.url,
+        headers: addTraceHeaders(webhookHeaders(delivery, target, startedAt, context.userAgent), span),
+        body: delivery.payload,
+        timeoutMs: context.timeoutMs,
+        signal,
+        ...(target.restrictDestination ? { restrictDestination: true } : {}),
+      });
+    } catch (error) {
+      return { kind: 'retry', reason: `transport failed: ${describeError(error)}` };
+    }
+  };
+  const outcome = lookupFailed ?? (await inAttemptSpan(span, send));
   const result = { startedAt, finishedAt: context.clock.now(), outcome, interrupted: signal.aborted && outcome.kind !== 'delivered' };
   endAttemptSpan(span, outcome, result.interrupted);
   return result;
-}
-
-async function send(
-  delivery: NewDelivery,
-  target: DeliveryTarget | undefined,
-  context: AttemptContext,
-  signal: AbortSignal,
-  now: number,
-  span: Span,
-): Promise<WebhookSendOutcome> {
-  if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
-  if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
-  try {
-    return await context.transport.send({
-      url: target.url,
-      headers: addTraceHeaders(webhookHeaders(delivery, target, now, context.userAgent), span),
-      body: delivery.payload,
-      timeoutMs: context.timeoutMs,
-      signal,
-      ...(target.restrictDestination ? { restrictDestination: true } : {}),
-    });
-  } catch (error) {
-    return { kind: 'retry', reason: `transport failed: ${describeError(error)}` };
-  }
 }
 
 /** The endpoint's own headers, then Standard Webhooks' (fresh timestamp and signature, same id) and the event type, which they cannot replace. */

@@ -60,9 +60,7 @@ export class EndpointThrottle {
   /** The earliest end of a full window (when a blocked endpoint may be claimed for again), or `undefined` when none is full. */
   nextOpening(): number | undefined {
     let earliest: number | undefined;
-    for (const window of this.#windows.values()) {
-      if (window.full && (earliest === undefined || window.start + WINDOW_MS < earliest)) earliest = window.start + WINDOW_MS;
-    }
+    for (const { full, start } of this.#windows.values()) if (full && (earliest === undefined || start + WINDOW_MS < earliest)) earliest = start + WINDOW_MS;
     return earliest;
   }
 

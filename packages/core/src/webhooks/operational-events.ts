@@ -69,9 +69,7 @@ export class OperationalEvents {
     let after: string | undefined;
     for (;;) {
       const page = await this.#options.endpoints.list(tenant, { limit: PAGE, ...(after !== undefined ? { after } : {}) });
-      for (const endpoint of page) {
-        if (endpoint.id !== about && endpoint.status === 'enabled' && endpoint.eventTypes.includes(eventType)) ids.push(endpoint.id);
-      }
+      ids.push(...page.filter((e) => e.id !== about && e.status === 'enabled' && e.eventTypes.includes(eventType)).map((e) => e.id));
       if (page.length < PAGE) return ids;
       after = page[page.length - 1]!.id;
     }

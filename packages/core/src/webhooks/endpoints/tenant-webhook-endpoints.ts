@@ -130,9 +130,7 @@ export class TenantWebhookEndpoints {
     // `{}` and `null` both leave the endpoint without headers.
     const fields = headers === undefined ? rest : { ...rest, headers: headers && Object.keys(headers).length > 0 ? headers : null };
     // Nothing to change: the endpoint as it is (its updatedAt stays).
-    if (status === undefined && Object.keys(fields).length === 0) {
-      return this.#own(principal, id);
-    }
+    if (status === undefined && Object.keys(fields).length === 0) return this.#own(principal, id);
     const changes: WebhookEndpointChanges = {
       ...fields,
       ...(status !== undefined ? { status, disabledReason: status === 'disabled' ? DISABLED_BY_TENANT : null } : {}),
