@@ -2,27 +2,32 @@ import { ConfigurationError, ValidationError } from '../errors.js';
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
 import type { WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
 import { validateSubscriptions } from '../webhooks/webhook-subscription.js';
-import type { PlantStoreOptions, PlantStoreWebhookOptions } from './plant-store.js';
+import type { PlantStoreOptions } from './plant-store.js';
 
 export type StoreSettings = ReturnType<typeof storeSettings>;
 
 /** A store's options, checked and defaulted once, before anything is made: a bad one fails `createPlantStore` with nothing started. */
 export function storeSettings(options: PlantStoreOptions) {
-  const webhooks = options.webhooks ?? {};
   const {
     subscriptions,
     transport: _transport,
     secretOverlapMs,
     allowPrivateDestinations,
-    retentionMs: _retentionMs,
+    retentionMs = DEFAULT_WEBHOOK_RETENTION_MS,
     pruneIntervalMs,
-    maxEndpointsPerTenant,
+    maxEndpointsPerTenant = DEFAULT_MAX_ENDPOINTS_PER_TENANT,
     ...dispatch
-  } = webhooks;
+  } = options.webhooks ?? {};
+  if (!Number.isSafeInteger(maxEndpointsPerTenant) || maxEndpointsPerTenant < 1) {
+    throw new ConfigurationError('maxEndpointsPerTenant', `must be a positive integer, got ${maxEndpointsPerTenant}`);
+  }
+  if (retentionMs !== null && !(Number.isFinite(retentionMs) && retentionMs >= 0)) {
+    throw ValidationError.of('webhooks.retentionMs', `must be a duration in ms of 0 or more, or null, got ${String(retentionMs)}`);
+  }
   return {
     subscriptions: validateSubscriptions(subscriptions ?? []),
-    maxEndpointsPerTenant: positiveInteger('maxEndpointsPerTenant', maxEndpointsPerTenant ?? DEFAULT_MAX_ENDPOINTS_PER_TENANT),
-    retentionMs: retentionOf(webhooks),
+    maxEndpointsPerTenant,
+    retentionMs,
     pruneIntervalMs,
     secretOverlapMs: secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
     allowPrivateDestinations: allowPrivateDestinations ?? false,
@@ -30,17 +35,4 @@ export function storeSettings(options: PlantStoreOptions) {
     dispatch: dispatch as WebhookDispatchSettings,
     batchSize: options.batchSize,
   };
-}
-
-function positiveInteger(option: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(option, `must be a positive integer, got ${value}`);
-  return value;
-}
-
-function retentionOf(webhooks: PlantStoreWebhookOptions): number | null {
-  const retentionMs = webhooks.retentionMs === undefined ? DEFAULT_WEBHOOK_RETENTION_MS : webhooks.retentionMs;
-  if (retentionMs !== null && !(Number.isFinite(retentionMs) && retentionMs >= 0)) {
-    throw ValidationError.of('webhooks.retentionMs', `must be a duration in ms of 0 or more, or null, got ${String(retentionMs)}`);
-  }
-  return retentionMs;
 }

@@ -13,11 +13,7 @@ export interface EndpointUrlOptions {
 const UNSAFE_CHARACTER = /[\u0000-\u0020\u007f]/;
 
 /** Length in code points, as the limits count it. */
-export const codePoints = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-};
+export const codePoints = (text: string): number => [...text].length;
 
 /** What is wrong with an endpoint URL (a message naming `field`), or `undefined`; names are not resolved: the transport checks the address. */
 export function endpointUrlProblem(url: string, options: EndpointUrlOptions = {}, field = 'url'): string | undefined {

@@ -115,7 +115,7 @@ export class WebhookPruner {
   }
 
   start(): void {
-    if (this.#stopped || this.#timer) return;
+    if (this.#stopping.signal.aborted || this.#timer) return;
     this.#schedule();
   }
 
@@ -127,15 +127,11 @@ export class WebhookPruner {
     await this.#running;
   }
 
-  get #stopped(): boolean {
-    return this.#stopping.signal.aborted;
-  }
-
   #schedule(): void {
     this.#timer = setTimeout(() => {
       this.#running = this.#run().finally(() => {
         this.#running = undefined;
-        if (!this.#stopped) this.#schedule();
+        if (!this.#stopping.signal.aborted) this.#schedule();
       });
     }, this.#intervalMs);
     // A host process is not kept alive by retention alone.
@@ -151,7 +147,7 @@ export class WebhookPruner {
     try {
       pruned = await pruneInBatches(outbox, clock.now() - retentionMs, {
         batchSize: this.#batchSize,
-        stopped: () => this.#stopped,
+        stopped: () => this.#stopping.signal.aborted,
         onBatch: onPruned,
         now,
         between,
@@ -162,6 +158,6 @@ export class WebhookPruner {
     }
     if (pruned === 0) return;
     logger.debug('pruned finished webhook deliveries', { pruned });
-    if (!this.#stopped) await reclaimPrunedSpace(outbox, logger, signal);
+    if (!this.#stopping.signal.aborted) await reclaimPrunedSpace(outbox, logger, signal);
   }
 }
