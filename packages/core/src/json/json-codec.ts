@@ -19,8 +19,7 @@ function parseExactNumber(text: string): unknown {
  * `JsonDuplicateKeyError` when an object at any depth names a key twice.
  */
 export function parseJson(text: string): unknown {
-  // Repeats are left to `rejectDuplicateKeys`, which runs once the text is known to be JSON,
-  // so malformed text is reported as malformed; lossless-json would let a repeat with an equal value pass.
+  // Repeats are checked once the text is known to be JSON (malformed text is reported as such); lossless-json passes equal repeats.
   const value = parse(text, null, { parseNumber: parseExactNumber, onDuplicateKey: () => undefined });
   rejectDuplicateKeys(text);
   return value;

@@ -24,8 +24,7 @@ export interface TestStore extends PlantStore {
 export function createTestStore(options: TestStoreOptions): TestStore {
   const { startAt, webhooks, storage, ...rest } = options;
   const clock = manualClock(startAt ?? MANUAL_CLOCK_START);
-  // `deliveries.waitFor(n)` also waits until the store recorded n attempts: only then is a retry
-  // scheduled (from the clock at that moment), so an `advance` right after it finds the retry due.
+  // `waitFor(n)` also waits for n recorded attempts: only then is a retry scheduled, so an `advance` right after finds it due.
   let recorded = 0;
   const { transport: deliveries, recheck } = recordingTransport((count) => recorded >= count);
   const store = createPlantStore({

@@ -1,17 +1,14 @@
-import type { Clock } from '../ports/clock.js';
 import type { ClaimedDelivery, NewDelivery } from '../ports/webhook-outbox.js';
-import type { WebhookSendOutcome, WebhookTransport } from '../ports/webhook-transport.js';
+import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
 import { addTraceHeaders, endAttemptSpan, inAttemptSpan, startAttemptSpan } from '../tracing/attempt-span.js';
-import type { DeliveryTarget, DeliveryTargets } from './delivery-targets.js';
+import type { DeliveryTarget } from './delivery-targets.js';
 import type { EndpointThrottle } from './endpoint-throttle.js';
 import { ENDPOINT_DELETED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
+import type { WebhookDispatcherOptions } from './webhook-dispatcher.js';
 import { signWebhook } from './webhook-signature.js';
 
-export interface AttemptContext {
-  readonly transport: WebhookTransport;
-  readonly targets: DeliveryTargets;
+export interface AttemptContext extends Pick<WebhookDispatcherOptions, 'transport' | 'targets' | 'clock'> {
   readonly throttle: EndpointThrottle;
-  readonly clock: Clock;
   readonly timeoutMs: number;
   readonly userAgent: string;
 }

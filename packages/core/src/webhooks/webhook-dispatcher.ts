@@ -77,7 +77,6 @@ export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
 export class WebhookDispatcher {
   readonly #options: WebhookDispatcherOptions;
   readonly #pollIntervalMs: number;
-  readonly #stopTimeoutMs: number;
   readonly #owner: string;
   readonly #slots: AttemptSlots;
   readonly #claimer: DeliveryClaimer;
@@ -103,7 +102,6 @@ export class WebhookDispatcher {
     const concurrency = Math.max(1, options.concurrency ?? 256);
     this.#options = options;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.#stopTimeoutMs = options.stopTimeoutMs ?? 2_000;
     this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     this.#slots = attemptSlots(options, concurrency, timeoutMs);
     // Rate limits hold across every process on the storage when it keeps a shared budget.
@@ -168,10 +166,11 @@ export class WebhookDispatcher {
     this.#state = 'stopped';
     this.#timer.stop();
     await this.#pumping; // a claim in progress releases what it got (the state is no longer running)
-    if (await this.#slots.settled(this.#stopTimeoutMs)) return;
+    const stopTimeoutMs = this.#options.stopTimeoutMs ?? 2_000;
+    if (await this.#slots.settled(stopTimeoutMs)) return;
     this.#options.logger.info('webhook dispatcher: interrupting attempts still running', { inFlight: this.#slots.size });
     this.#slots.abortAll();
-    if (await this.#slots.settled(this.#stopTimeoutMs)) return;
+    if (await this.#slots.settled(stopTimeoutMs)) return;
     // Their transport ignored the abort: free the deliveries for the next dispatcher all the same.
     const stuck = this.#slots.deliveryIds();
     this.#options.logger.warn('webhook dispatcher stopped with attempts that ignored the abort; their leases are released', { inFlight: stuck.length });

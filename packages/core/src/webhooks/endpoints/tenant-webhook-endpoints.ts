@@ -18,7 +18,7 @@ import {
   SendTestSchema,
 } from './endpoint-schemas.js';
 import { DISABLED_BY_TENANT, isTenantEndpointId, newEndpointId, newEndpointSecret, type EndpointPage, type WebhookEndpoint } from './webhook-endpoint.js';
-import { WEBHOOK_EVENT_CATALOGUE, webhookEventDescription, type WebhookEventDescription } from './webhook-event-catalogue.js';
+import { WEBHOOK_EVENT_CATALOGUE, type WebhookEventDescription } from './webhook-event-catalogue.js';
 
 export interface TenantWebhookEndpointsOptions {
   readonly endpoints: WebhookEndpointRepository;
@@ -36,7 +36,7 @@ export interface TenantWebhookEndpointsOptions {
   readonly onCreate?: () => void;
 }
 
-/** Endpoints per page when the caller gives no `limit`. */
+/** Page size (endpoints, deliveries) when the caller gives no `limit`. */
 export const DEFAULT_PAGE = 100;
 
 const HOUR_MS = 3_600_000;
@@ -193,7 +193,7 @@ export class TenantWebhookEndpoints {
     ) as EndpointStats['windows'];
     const hourly = hourStarts.map((start, hour) => {
       const since = counted(STATS_WINDOWS.length + hour);
-      const later = hour + 1 < STATS_HOURS ? counted(STATS_WINDOWS.length + hour + 1) : { succeeded: 0, failed: 0 };
+      const later = counted(STATS_WINDOWS.length + hour + 1); // none after the current hour
       return { start, succeeded: since.succeeded - later.succeeded, failed: since.failed - later.failed };
     });
     return { endpointId: endpoint.id, ...(lastAttempt ? { lastAttempt } : {}), windows: byName, hourly };
@@ -210,7 +210,7 @@ export class TenantWebhookEndpoints {
       tenant: principal.tenant,
       endpointId: endpoint.id,
       eventType,
-      payload: webhookEventDescription(eventType).example,
+      payload: WEBHOOK_EVENT_CATALOGUE.find((entry) => entry.type === eventType)!.example,
       createdAt: this.#options.clock.now(),
       test: true,
     } as const;
