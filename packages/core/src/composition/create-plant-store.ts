@@ -29,7 +29,7 @@ function registrations(options: PlantStoreOptions, settings: StoreSettings): [sy
     [TOKENS.storage, { useValue: tracedStorage(options.storage) }],
     [TOKENS.clock, { useValue: options.clock ?? systemClock }],
     [TOKENS.logger, { useValue: options.logger ?? silentLogger }],
-    [TOKENS.authenticator, { useValue: options.authenticator ?? rejectEveryToken }],
+    [TOKENS.authenticator, { useValue: options.authenticator ?? ({ authenticate: async () => undefined } satisfies Authenticator) }],
     // A factory: the container takes no `undefined` value, and without a transport this store queues and sends nothing.
     [TOKENS.webhookTransport, { useFactory: () => options.webhooks?.transport }],
     [TOKENS.settings, { useValue: settings }],
@@ -50,5 +50,3 @@ function registrations(options: PlantStoreOptions, settings: StoreSettings): [sy
 function once<T>(factory: (container: DependencyContainer) => T): FactoryProvider<T> {
   return { useFactory: instanceCachingFactory(factory) };
 }
-
-const rejectEveryToken: Authenticator = { authenticate: async () => undefined };

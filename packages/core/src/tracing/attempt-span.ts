@@ -52,12 +52,9 @@ export function endAttemptSpan(span: Span, outcome: WebhookSendOutcome, interrup
 
 /** `server.address` (host only) and `server.port` of the receiver's URL; none when it does not parse. */
 function serverOf(url: string): Attributes | undefined {
-  try {
-    const parsed = new URL(url);
-    const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
-    // An IPv6 host comes bracketed in a URL; the attribute takes the bare address.
-    return { 'server.address': parsed.hostname.replace(/^\[(.*)\]$/, '$1'), 'server.port': port, 'url.scheme': parsed.protocol.slice(0, -1) };
-  } catch {
-    return undefined;
-  }
+  if (!URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  // An IPv6 host comes bracketed in a URL; the attribute takes the bare address.
+  return { 'server.address': parsed.hostname.replace(/^\[(.*)\]$/, '$1'), 'server.port': port, 'url.scheme': parsed.protocol.slice(0, -1) };
 }

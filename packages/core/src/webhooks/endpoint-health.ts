@@ -28,8 +28,7 @@ export class EndpointHealth {
     const { endpoints, disableAfterMs } = this.#options;
     const note = { at, succeeded: outcome.status === 'delivered', exhausted: outcome.status === 'failed' };
     const health = await endpoints.noteAttempt(delivery.endpointId, note);
-    if (health?.failingSince === undefined || health.exhaustedAt === undefined) return;
-    if (at - health.failingSince < disableAfterMs) return;
+    if (health?.failingSince === undefined || health.exhaustedAt === undefined || at - health.failingSince < disableAfterMs) return;
     await this.#disable(delivery.endpointId, health.failingSince);
   }
 

@@ -19,13 +19,9 @@ export const codePoints = (text: string): number => [...text].length;
 export function endpointUrlProblem(url: string, options: EndpointUrlOptions = {}, field = 'url'): string | undefined {
   if (codePoints(url) > ENDPOINT_URL_MAX_LENGTH) return `${field} must be at most ${ENDPOINT_URL_MAX_LENGTH} characters`;
   const parsed = UNSAFE_CHARACTER.test(url) || !URL.canParse(url) ? undefined : new URL(url);
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    return `${field} must be an absolute http or https URL`;
-  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return `${field} must be an absolute http or https URL`;
   if (parsed.username !== '' || parsed.password !== '') return `${field} must not contain credentials`;
-  if (!options.allowPrivate && hasNonPublicLiteralHost(parsed)) {
-    return `${field} must not point to a private, loopback, link-local or multicast address`;
-  }
+  if (!options.allowPrivate && hasNonPublicLiteralHost(parsed)) return `${field} must not point to a private, loopback, link-local or multicast address`;
   return undefined;
 }
 

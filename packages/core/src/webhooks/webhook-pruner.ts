@@ -1,7 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { WebhookOutbox } from '../ports/webhook-outbox.js';
-import { prunePacing, yieldToEventLoop } from './prune-pacing.js';
+import { prunePacing, yieldToEventLoop, type PrunePacingOptions } from './prune-pacing.js';
 
 /** Most deliveries deleted per storage transaction, however quick the batches are. */
 export const PRUNE_BATCH_MAX = 1_000;
@@ -79,7 +79,8 @@ export async function reclaimPrunedSpace(outbox: WebhookOutbox, logger: Logger, 
   }
 }
 
-export interface WebhookPrunerOptions {
+/** `now` times the batches and the run; `sleep` makes the pauses between batches. */
+export interface WebhookPrunerOptions extends Pick<PruneInBatchesOptions, 'now'>, Pick<PrunePacingOptions, 'sleep'> {
   readonly outbox: WebhookOutbox;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -91,10 +92,6 @@ export interface WebhookPrunerOptions {
   readonly maxBatchSize?: number;
   /** Receives each committed batch's count (metrics). @default nothing */
   readonly onPruned?: (count: number) => void;
-  /** Times the batches and the run, in ms (see `PruneBatchSize`, `prunePacing`). @default performance.now */
-  readonly now?: () => number;
-  /** The pauses between batches (see `prunePacing`). @default a timer */
-  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** Deletes finished deliveries older than the retention, one run per interval in paced batches, then reclaims the space; failures wait for the next run. */
