@@ -1,6 +1,5 @@
 import { subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
-import type { WebhookSubscription } from '../webhooks/webhook-subscription.js';
-import { validateSubscriptions } from '../webhooks/webhook-subscription.js';
+import { validateSubscriptions, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
 
 /** How a replacement changed the subscriptions; one whose url, secret or tenant changed counts as removed and added. */
 export interface SubscriptionChanges {

@@ -77,7 +77,7 @@ export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
 export class WebhookDispatcher {
   readonly #options: WebhookDispatcherOptions;
   readonly #pollIntervalMs: number;
-  readonly #owner: string;
+  readonly owner: string;
   readonly #slots: AttemptSlots;
   readonly #claimer: DeliveryClaimer;
   readonly #recorder: AttemptRecorder;
@@ -102,14 +102,14 @@ export class WebhookDispatcher {
     const concurrency = Math.max(1, options.concurrency ?? 256);
     this.#options = options;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     this.#slots = attemptSlots(options, concurrency, timeoutMs);
     // Rate limits hold across every process on the storage when it keeps a shared budget.
     this.#throttle = new EndpointThrottle(options.outbox.takeRateBudget?.bind(options.outbox));
     this.#claimer = new DeliveryClaimer({
       outbox: options.outbox,
       clock: options.clock,
-      owner: this.#owner,
+      owner: this.owner,
       leaseMs: options.leaseMs ?? timeoutMs + 10_000,
       batchSize: Math.max(1, options.batchSize ?? Math.min(64, concurrency)),
       slots: this.#slots,
@@ -117,7 +117,7 @@ export class WebhookDispatcher {
       // Fixed only while no tenant has an endpoint: theirs come and go (looked at in #pumpLoop).
       knownEndpointIds: () => (this.#tenantEndpoints ? undefined : options.targets.ids),
     });
-    this.#recorder = new AttemptRecorder({ outbox: options.outbox, owner: this.#owner, policy: new RetryPolicy(options), logger: options.logger });
+    this.#recorder = new AttemptRecorder({ outbox: options.outbox, owner: this.owner, policy: new RetryPolicy(options), logger: options.logger });
     const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#context = { transport: options.transport, targets: options.targets, throttle: this.#throttle, clock: options.clock, timeoutMs, userAgent };
     const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
@@ -129,10 +129,6 @@ export class WebhookDispatcher {
       this.wake();
     });
     this.#outage = new StorageOutage(options.logger, options.clock);
-  }
-
-  get owner(): string {
-    return this.#owner;
   }
 
   /** Starts taking work, including what is already due (idempotent; no effect after `stop()`). */
@@ -174,7 +170,7 @@ export class WebhookDispatcher {
     // Their transport ignored the abort: free the deliveries for the next dispatcher all the same.
     const stuck = this.#slots.deliveryIds();
     this.#options.logger.warn('webhook dispatcher stopped with attempts that ignored the abort; their leases are released', { inFlight: stuck.length });
-    await this.#options.outbox.release(stuck, this.#owner).catch((error: unknown) => {
+    await this.#options.outbox.release(stuck, this.owner).catch((error: unknown) => {
       this.#options.logger.error('webhook dispatcher: could not release leases; they are retried when the lease ends', { error: describeError(error) });
     });
   }
@@ -250,7 +246,7 @@ export class WebhookDispatcher {
       const result = await attemptDelivery(delivery, this.#context, signal);
       if (result === THROTTLED) {
         // Given back, due as before; looked at again when the endpoint's rate window ends.
-        await this.#options.outbox.release([delivery.id], this.#owner);
+        await this.#options.outbox.release([delivery.id], this.owner);
         return this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#options.clock.now());
       }
       if (!result.interrupted) this.#slots.observe(delivery.endpointId, result.finishedAt - result.startedAt);
