@@ -12,12 +12,7 @@ export type PlantStoreErrorCode =
   | 'unavailable'
   | 'configuration';
 
-/**
- * Builds an error without capturing a stack trace. For expected outcomes
- * that are answered, not debugged (no such plant, no such scope): capturing
- * the stack cost more than the rest of a 404. The error keeps its class,
- * name, message and fields; its `stack` is just its first line.
- */
+/** Builds an error without a stack trace (its `stack` is its first line), for expected outcomes answered, not debugged: capturing it cost more than a 404. */
 export function withoutStack<E extends Error>(make: () => E): E {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
@@ -31,6 +26,10 @@ export function withoutStack<E extends Error>(make: () => E): E {
 /** Base of every error core raises on purpose. Messages are safe to show to callers. */
 export abstract class PlantStoreError extends Error {
   abstract readonly code: PlantStoreErrorCode;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
 }
 
 /** One problem with an input, located by its path (`id`, `name`, `limit`, …). */
@@ -47,7 +46,6 @@ export class ValidationError extends PlantStoreError {
 
   constructor(issues: readonly [ValidationIssue, ...ValidationIssue[]]) {
     super(issues[0].message);
-    this.name = 'ValidationError';
     this.field = issues[0].field;
     this.issues = issues;
   }
@@ -73,7 +71,6 @@ export class LimitExceededError extends PlantStoreError {
   readonly limit: number;
   constructor(message: string, limit: number) {
     super(message);
-    this.name = 'LimitExceededError';
     this.limit = limit;
   }
 }
@@ -81,10 +78,6 @@ export class LimitExceededError extends PlantStoreError {
 /** Nothing with that identity exists for the caller. */
 export class NotFoundError extends PlantStoreError {
   readonly code = 'not_found';
-  constructor(message: string) {
-    super(message);
-    this.name = 'NotFoundError';
-  }
 }
 
 /** Why a caller is not authenticated: no usable credentials, or a token nobody knows. */
@@ -96,7 +89,6 @@ export class UnauthenticatedError extends PlantStoreError {
   readonly reason: UnauthenticatedReason;
   constructor(reason: UnauthenticatedReason, message = reason === 'invalid_token' ? 'invalid bearer token' : 'missing bearer token') {
     super(message);
-    this.name = 'UnauthenticatedError';
     this.reason = reason;
   }
 }
@@ -107,7 +99,6 @@ export class ForbiddenError extends PlantStoreError {
   readonly requiredScope: Scope;
   constructor(requiredScope: Scope) {
     super(`this operation requires the ${requiredScope} scope`);
-    this.name = 'ForbiddenError';
     this.requiredScope = requiredScope;
   }
 }
@@ -115,10 +106,6 @@ export class ForbiddenError extends PlantStoreError {
 /** A storage adapter failed; `cause` holds the driver error (never shown to callers). */
 export class StorageError extends PlantStoreError {
   readonly code = 'storage';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StorageError';
-  }
 }
 
 /** The authenticator's backing service (e.g. a JWKS endpoint) failed, so the caller could be neither accepted nor refused; `cause` holds why. */
@@ -128,7 +115,6 @@ export class AuthenticationUnavailableError extends PlantStoreError {
   readonly retryAfterMs?: number;
   constructor(options?: { cause?: unknown; retryAfterMs?: number }) {
     super('authentication is temporarily unavailable', options);
-    this.name = 'AuthenticationUnavailableError';
     if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
@@ -139,7 +125,6 @@ export class ConfigurationError extends PlantStoreError {
   readonly setting: string;
   constructor(setting: string, message: string) {
     super(`${setting}: ${message}`);
-    this.name = 'ConfigurationError';
     this.setting = setting;
   }
 }

@@ -10,13 +10,11 @@ export function firstAuthenticator(...authenticators: readonly Authenticator[]):
     async authenticate(token) {
       let failure: { error: unknown } | undefined;
       for (const authenticator of authenticators) {
-        let principal: Principal | undefined;
-        try {
-          principal = await authenticator.authenticate(token);
-        } catch (error) {
+        // In a promise's executor: one that throws instead of rejecting counts as failed too.
+        const principal = await new Promise<Principal | undefined>((resolve) => resolve(authenticator.authenticate(token))).catch((error: unknown) => {
           failure ??= { error };
-          continue;
-        }
+          return undefined;
+        });
         if (principal) return principal;
       }
       if (failure) throw failure.error;

@@ -24,13 +24,11 @@ export const StaticTokenEntrySchema = v.pipe(
 
 export type StaticTokenEntry = v.InferInput<typeof StaticTokenEntrySchema>;
 
-/** Known tokens remembered by their text (see staticTokens). */
 const REMEMBERED_TOKENS = 1024;
 
 /**
- * An `Authenticator` over a fixed set of tokens, looked up by SHA-256 digest (the configuration need not hold them, and
- * no secret is compared byte by byte). A known token is remembered by its text (the latest 1,024) to skip the digest
- * next time; unknown ones never are, so they cannot crowd known ones out. `ValidationError` naming a bad or repeated entry.
+ * An `Authenticator` over fixed tokens, looked up by SHA-256 digest (no secret compared byte by byte). Known tokens (the latest 1,024, never
+ * unknown ones, which could crowd them out) are remembered by text to skip the digest. `ValidationError` naming a bad or repeated entry.
  */
 export function staticTokens(entries: readonly StaticTokenEntry[]): Authenticator {
   const principals = new Map<string, Principal>();
@@ -51,15 +49,12 @@ export function staticTokens(entries: readonly StaticTokenEntry[]): Authenticato
       let principal = remembered.get(token);
       if (principal === undefined) {
         principal = principals.get(tokenDigest(token));
-        if (principal !== undefined) remember(remembered, token, principal);
+        if (principal === undefined) return Promise.resolve(undefined);
+        // Full: the one remembered longest ago goes first.
+        if (remembered.size >= REMEMBERED_TOKENS) remembered.delete(remembered.keys().next().value!);
+        remembered.set(token, principal);
       }
       return Promise.resolve(principal);
     },
   };
-}
-
-/** Adds the token, first letting go of the one remembered longest ago when full. */
-function remember(remembered: Map<string, Principal>, token: string, principal: Principal): void {
-  if (remembered.size >= REMEMBERED_TOKENS) remembered.delete(remembered.keys().next().value!);
-  remembered.set(token, principal);
 }

@@ -22,17 +22,14 @@ export function createPlantStore(options: PlantStoreOptions): PlantStore {
   return container.resolve<PlantStore>(TOKENS.store);
 }
 
-/**
- * What a store is made of, at a glance: each factory resolves the parts it needs by token, so the order does not
- * matter and nothing is wired by hand; each part is made once per store. An option given replaces the default port.
- */
+/** What a store is made of: each factory resolves its parts by token (order does not matter), made once per store; options replace ports. */
 function registrations(options: PlantStoreOptions, settings: StoreSettings): [symbol, ValueProvider<unknown> | FactoryProvider<unknown>][] {
   return [
     // Every storage call is traced from here on (a no-op without an OpenTelemetry SDK).
     [TOKENS.storage, { useValue: tracedStorage(options.storage) }],
     [TOKENS.clock, { useValue: options.clock ?? systemClock }],
     [TOKENS.logger, { useValue: options.logger ?? silentLogger }],
-    [TOKENS.authenticator, { useValue: options.authenticator ?? rejectEveryToken }],
+    [TOKENS.authenticator, { useValue: options.authenticator ?? ({ authenticate: async () => undefined } satisfies Authenticator) }],
     // A factory: the container takes no `undefined` value, and without a transport this store queues and sends nothing.
     [TOKENS.webhookTransport, { useFactory: () => options.webhooks?.transport }],
     [TOKENS.settings, { useValue: settings }],
@@ -53,5 +50,3 @@ function registrations(options: PlantStoreOptions, settings: StoreSettings): [sy
 function once<T>(factory: (container: DependencyContainer) => T): FactoryProvider<T> {
   return { useFactory: instanceCachingFactory(factory) };
 }
-
-const rejectEveryToken: Authenticator = { authenticate: async () => undefined };

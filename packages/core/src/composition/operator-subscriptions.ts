@@ -1,6 +1,5 @@
 import { subscriptionTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
-import type { WebhookSubscription } from '../webhooks/webhook-subscription.js';
-import { validateSubscriptions } from '../webhooks/webhook-subscription.js';
+import { validateSubscriptions, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
 
 /** How a replacement changed the subscriptions; one whose url, secret or tenant changed counts as removed and added. */
 export interface SubscriptionChanges {
@@ -11,7 +10,6 @@ export interface SubscriptionChanges {
 
 /** The operator's subscriptions, replaceable while the store runs: a queued delivery goes to its subscription as it is at the attempt, and fails when it is gone. */
 export interface OperatorSubscriptions {
-  /** The current set, validated. */
   readonly list: readonly WebhookSubscription[];
   replace(input: readonly unknown[]): SubscriptionChanges;
 }
@@ -30,7 +28,6 @@ export class ReplaceableSubscriptions implements OperatorSubscriptions {
     return this.#list;
   }
 
-  /** Where deliveries to the current subscriptions go. */
   get targets(): DeliveryTargets {
     return this.#targets;
   }

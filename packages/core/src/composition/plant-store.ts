@@ -42,7 +42,6 @@ export interface PlantStoreOptions {
   readonly clock?: Clock;
   /** Where the store reports (webhook outcomes, failing listeners, storage trouble). Never given tokens or secrets. @default a logger that drops everything */
   readonly logger?: Logger;
-  /** Subscriptions, transport and delivery settings of the "New Plant" webhook. */
   readonly webhooks?: PlantStoreWebhookOptions;
   /** Plants read per storage round trip when streaming a listing. @default 500 */
   readonly batchSize?: number;

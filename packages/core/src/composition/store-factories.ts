@@ -12,7 +12,8 @@ import { portalLinkAuthenticator } from '../portal/portal-link-authenticator.js'
 import { parsePortalLinkToken } from '../portal/portal-link-token.js';
 import { PortalLinks } from '../portal/portal-links.js';
 import { PlantService } from '../service/plant-service.js';
-import { combinedTargets, endpointTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
+import { endpointTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
+import { isTenantEndpointId } from '../webhooks/endpoints/webhook-endpoint.js';
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
 import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
 import { WebhookAdmin } from '../webhooks/webhook-admin.js';
@@ -32,13 +33,12 @@ const logger = (c: DependencyContainer) => c.resolve<Logger>(TOKENS.logger);
 const events = (c: DependencyContainer) => c.resolve<PlantEventBus>(TOKENS.events);
 const settings = (c: DependencyContainer) => c.resolve<StoreSettings>(TOKENS.settings);
 const dispatcher = (c: DependencyContainer) => c.resolve<WebhookDispatcher | undefined>(TOKENS.webhookDispatcher);
+const subscriptions = (c: DependencyContainer) => c.resolve<ReplaceableSubscriptions>(TOKENS.subscriptions);
 /** Emits `webhook.pruned` with each pruned batch's count, whether the pruner or an operator pruned. */
 const prunedEvent = (c: DependencyContainer) => {
   const bus = events(c);
   return (count: number) => bus.emit('webhook.pruned', { count });
 };
-
-const subscriptions = (c: DependencyContainer) => c.resolve<ReplaceableSubscriptions>(TOKENS.subscriptions);
 
 export function plantService(c: DependencyContainer): PlantService {
   const current = subscriptions(c);
@@ -46,12 +46,12 @@ export function plantService(c: DependencyContainer): PlantService {
   return new PlantService({ plants: storage(c).plants, events: events(c), clock: clock(c), logger: logger(c), subscriptions: () => current.list, batchSize });
 }
 
-/** Where deliveries go: the operator's subscriptions as they are at each attempt, and tenants' endpoints. */
+/** Where deliveries go: tenants' endpoints (`ep_`), and the operator's subscriptions as they are at each attempt (`ids`: theirs). */
 export function deliveryTargets(c: DependencyContainer): DeliveryTargets {
   const current = subscriptions(c);
   const endpoints = endpointTargets(storage(c).endpoints, clock(c), settings(c).allowPrivateDestinations);
   return {
-    resolve: (delivery) => combinedTargets(current.targets, endpoints).resolve(delivery),
+    resolve: (delivery) => (isTenantEndpointId(delivery.endpointId) ? endpoints : current.targets).resolve(delivery),
     get ids() {
       return current.targets.ids;
     },
@@ -63,7 +63,6 @@ export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | u
   const transport = c.resolve<WebhookTransport | undefined>(TOKENS.webhookTransport);
   if (!transport) return undefined;
   const { outbox, endpoints } = storage(c);
-  const targets = c.resolve<DeliveryTargets>(TOKENS.deliveryTargets);
   const current = subscriptions(c);
   const operationalEvents = new OperationalEvents({ outbox, endpoints, subscriptions: () => current.list, clock: clock(c) });
   return new WebhookDispatcher({
@@ -74,7 +73,7 @@ export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | u
     clock: clock(c),
     logger: logger(c),
     events: events(c),
-    targets,
+    targets: c.resolve<DeliveryTargets>(TOKENS.deliveryTargets),
     operationalEvents,
   });
 }
@@ -109,7 +108,6 @@ export function webhookAdmin(c: DependencyContainer): WebhookAdmin {
   });
 }
 
-/** Tenants' self-service on their endpoints and deliveries. */
 export function tenantWebhooks(c: DependencyContainer): TenantWebhooks {
   const { outbox, endpoints } = storage(c);
   const { secretOverlapMs, maxEndpointsPerTenant, allowPrivateDestinations } = settings(c);
@@ -177,20 +175,10 @@ function authenticate(c: DependencyContainer): PlantStore['authenticate'] {
   return (token) => {
     if (token === undefined || token === '') return Promise.reject(unauthenticated('missing_credentials'));
     const authenticator = parsePortalLinkToken(token) === undefined ? host : linksThenHost;
-    let principal: Promise<Principal | undefined>;
-    try {
-      principal = Promise.resolve(authenticator.authenticate(token));
-    } catch (error) {
-      // One that throws instead of rejecting fails the same way.
-      principal = Promise.reject(error);
-    }
-    return principal.then(knownPrincipal, unavailable);
+    // In a promise's executor: an authenticator that throws instead of rejecting fails the same way.
+    const principal = new Promise<Principal | undefined>((resolve) => resolve(authenticator.authenticate(token)));
+    return principal.then((known) => known ?? Promise.reject(unauthenticated('invalid_token')), unavailable);
   };
-}
-
-function knownPrincipal(principal: Principal | undefined): Principal {
-  if (!principal) throw unauthenticated('invalid_token');
-  return principal;
 }
 
 // Expected outcomes, answered as 401: no stack trace (see withoutStack).

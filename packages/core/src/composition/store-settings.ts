@@ -1,57 +1,38 @@
 import { ConfigurationError, ValidationError } from '../errors.js';
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
 import type { WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
-import { validateSubscriptions, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
-import type { PlantStoreOptions, PlantStoreWebhookOptions } from './plant-store.js';
+import { validateSubscriptions } from '../webhooks/webhook-subscription.js';
+import type { PlantStoreOptions } from './plant-store.js';
+
+export type StoreSettings = ReturnType<typeof storeSettings>;
 
 /** A store's options, checked and defaulted once, before anything is made: a bad one fails `createPlantStore` with nothing started. */
-export interface StoreSettings {
-  readonly subscriptions: readonly WebhookSubscription[];
-  readonly maxEndpointsPerTenant: number;
-  /** `null` keeps finished deliveries. */
-  readonly retentionMs: number | null;
-  readonly pruneIntervalMs: number | undefined;
-  readonly secretOverlapMs: number;
-  readonly allowPrivateDestinations: boolean;
-  /** What the dispatcher is given as it is (retry schedule, timeouts, concurrency, …). */
-  readonly dispatch: WebhookDispatchSettings;
-  readonly batchSize: number | undefined;
-}
-
-export function storeSettings(options: PlantStoreOptions): StoreSettings {
-  const webhooks = options.webhooks ?? {};
+export function storeSettings(options: PlantStoreOptions) {
   const {
     subscriptions,
     transport: _transport,
     secretOverlapMs,
     allowPrivateDestinations,
-    retentionMs: _retentionMs,
+    retentionMs = DEFAULT_WEBHOOK_RETENTION_MS,
     pruneIntervalMs,
-    maxEndpointsPerTenant,
+    maxEndpointsPerTenant = DEFAULT_MAX_ENDPOINTS_PER_TENANT,
     ...dispatch
-  } = webhooks;
-  return {
-    subscriptions: validateSubscriptions(subscriptions ?? []),
-    maxEndpointsPerTenant: positiveInteger('maxEndpointsPerTenant', maxEndpointsPerTenant ?? DEFAULT_MAX_ENDPOINTS_PER_TENANT),
-    retentionMs: retentionOf(webhooks),
-    pruneIntervalMs,
-    secretOverlapMs: secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
-    allowPrivateDestinations: allowPrivateDestinations ?? false,
-    dispatch,
-    batchSize: options.batchSize,
-  };
-}
-
-function positiveInteger(option: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(option, `must be a positive integer, got ${value}`);
-  return value;
-}
-
-/** The retention in ms, or `null` when finished deliveries are kept. */
-function retentionOf(webhooks: PlantStoreWebhookOptions): number | null {
-  const retentionMs = webhooks.retentionMs === undefined ? DEFAULT_WEBHOOK_RETENTION_MS : webhooks.retentionMs;
+  } = options.webhooks ?? {};
+  if (!Number.isSafeInteger(maxEndpointsPerTenant) || maxEndpointsPerTenant < 1) {
+    throw new ConfigurationError('maxEndpointsPerTenant', `must be a positive integer, got ${maxEndpointsPerTenant}`);
+  }
   if (retentionMs !== null && !(Number.isFinite(retentionMs) && retentionMs >= 0)) {
     throw ValidationError.of('webhooks.retentionMs', `must be a duration in ms of 0 or more, or null, got ${String(retentionMs)}`);
   }
-  return retentionMs;
+  return {
+    subscriptions: validateSubscriptions(subscriptions ?? []),
+    maxEndpointsPerTenant,
+    retentionMs,
+    pruneIntervalMs,
+    secretOverlapMs: secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
+    allowPrivateDestinations: allowPrivateDestinations ?? false,
+    // What the dispatcher is given as it is (retry schedule, timeouts, concurrency, …).
+    dispatch: dispatch as WebhookDispatchSettings,
+    batchSize: options.batchSize,
+  };
 }

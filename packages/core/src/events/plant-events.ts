@@ -11,7 +11,6 @@ export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'gone' | 'failed';
 export type PlantEvents = {
   /** A plant was created (never emitted for a replayed create). */
   'plant.created': { readonly tenant: string; readonly plant: Plant };
-  /** A plant was deleted. */
   'plant.deleted': { readonly tenant: string; readonly id: bigint };
   /** The dispatcher made a webhook attempt and recorded it (no tenant or url: it feeds metrics). */
   'webhook.attempted': { readonly outcome: WebhookAttemptOutcome; readonly durationMs: number };

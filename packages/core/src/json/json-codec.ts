@@ -3,10 +3,7 @@ import { int64FromDecimal } from '../domain/int64.js';
 import { JsonDuplicateKeyError } from './json-duplicate-key-error.js';
 
 /** A JSON number that is not an exact int64, kept as its literal text so validation can say what is wrong instead of rounding it. */
-export type InexactNumber = LosslessNumber;
-
-/** True for numbers the codec could not represent exactly as number or bigint. */
-export function isInexactNumber(value: unknown): value is InexactNumber {
+export function isInexactNumber(value: unknown): value is LosslessNumber {
   return isLosslessNumber(value);
 }
 
@@ -18,12 +15,11 @@ function parseExactNumber(text: string): unknown {
 
 /**
  * Parses JSON without losing numeric information: int64 integers in any spelling (`2e1`, `20.0`) become `number` when
- * safe, else `bigint`; other numbers stay {@link InexactNumber}s. `SyntaxError` on malformed JSON, and its subclass
+ * safe, else `bigint`; other numbers stay `LosslessNumber`s. `SyntaxError` on malformed JSON, and its subclass
  * `JsonDuplicateKeyError` when an object at any depth names a key twice.
  */
 export function parseJson(text: string): unknown {
-  // Repeats are left to `rejectDuplicateKeys`, which runs once the text is known to be JSON,
-  // so malformed text is reported as malformed; lossless-json would let a repeat with an equal value pass.
+  // Repeats are checked once the text is known to be JSON (malformed text is reported as such); lossless-json passes equal repeats.
   const value = parse(text, null, { parseNumber: parseExactNumber, onDuplicateKey: () => undefined });
   rejectDuplicateKeys(text);
   return value;

@@ -1,13 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** Prefix of every portal link token: `psl_<linkId>_<secret>`. */
-const PORTAL_LINK_TOKEN_PREFIX = 'psl_';
-
-// Fixed lengths make the token parse without a separator that base64url
-// itself may contain (`_`): 12 random bytes of id, 32 of secret.
-const ID_LENGTH = 16;
-const SECRET_LENGTH = 43;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
+// `psl_<id>_<secret>`: fixed lengths (12 random bytes of id, 32 of secret, base64url) parse it although base64url may hold `_`.
+const TOKEN = /^psl_([A-Za-z0-9_-]{16})_([A-Za-z0-9_-]{43})$/;
 
 /** A new link id (16 base64url characters) and secret (32 random bytes, base64url). */
 export function newPortalLinkParts(): { id: string; secret: string } {
@@ -18,25 +12,18 @@ export function newPortalLinkParts(): { id: string; secret: string } {
   return { id, secret: randomBytes(32).toString('base64url') };
 }
 
-/** The token handed out for a link. */
 export function portalLinkToken(id: string, secret: string): string {
-  return `${PORTAL_LINK_TOKEN_PREFIX}${id}_${secret}`;
+  return `psl_${id}_${secret}`;
 }
 
 /** Id and secret of a well-formed portal link token, or `undefined` for any other text. */
 export function parsePortalLinkToken(token: string): { id: string; secret: string } | undefined {
-  if (token.length !== PORTAL_LINK_TOKEN_PREFIX.length + ID_LENGTH + 1 + SECRET_LENGTH) return undefined;
-  if (!token.startsWith(PORTAL_LINK_TOKEN_PREFIX)) return undefined;
-  const id = token.slice(PORTAL_LINK_TOKEN_PREFIX.length, PORTAL_LINK_TOKEN_PREFIX.length + ID_LENGTH);
-  const separator = token[PORTAL_LINK_TOKEN_PREFIX.length + ID_LENGTH];
-  const secret = token.slice(PORTAL_LINK_TOKEN_PREFIX.length + ID_LENGTH + 1);
-  if (separator !== '_' || !BASE64URL.test(id) || !BASE64URL.test(secret)) return undefined;
-  return { id, secret };
+  const match = TOKEN.exec(token);
+  return match ? { id: match[1]!, secret: match[2]! } : undefined;
 }
 
-/** Whether `id` has the form of a link id. */
 export function isPortalLinkId(id: string): boolean {
-  return id.length === ID_LENGTH && BASE64URL.test(id);
+  return /^[A-Za-z0-9_-]{16}$/.test(id);
 }
 
 /** Lower-case hex SHA-256 of a link secret: the only form in which it is stored. */

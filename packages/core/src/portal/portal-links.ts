@@ -16,8 +16,7 @@ const READ_WRITE: readonly Scope[] = Object.freeze(['webhooks:read', 'webhooks:w
 const TTL_MESSAGE = `expiresInMs must be an integer number of milliseconds between 1 and ${MAX_PORTAL_LINK_TTL_MS} (7 days)`;
 const TENANT_MESSAGE = 'tenant must be a non-empty string';
 
-/** Options of a mint: `{tenant, readOnly?, expiresInMs?}`. */
-export const MintPortalLinkSchema = v.strictObject(
+const MintPortalLinkSchema = v.strictObject(
   {
     tenant: v.pipe(v.string(TENANT_MESSAGE), v.minLength(1, TENANT_MESSAGE)),
     readOnly: v.exactOptional(v.boolean('readOnly must be true or false')),
@@ -36,15 +35,12 @@ export interface MintedPortalLink {
   readonly token: string;
   readonly tenant: string;
   readonly scopes: readonly Scope[];
-  /** Epoch ms. */
   readonly expiresAt: number;
 }
 
 /**
- * `store.allTenants.portalLinks`: the operator's portal links. A link signs
- * one tenant in to its webhooks (read-only, or read-write), never to its
- * plants, until it expires or is revoked. Operator tools across tenants: no
- * principal is checked.
+ * `store.allTenants.portalLinks`: a link signs one tenant in to its webhooks (read-only or read-write), never to its plants, until it
+ * expires or is revoked. Operator tools across tenants: no principal is checked.
  */
 export class PortalLinks {
   readonly #links: PortalLinkRepository;

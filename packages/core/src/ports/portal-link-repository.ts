@@ -13,22 +13,18 @@ export interface PortalLink {
   readonly revokedAt?: number;
 }
 
-/** A link to store, with the digest of its secret. */
 export interface NewPortalLink extends Omit<PortalLink, 'revokedAt'> {
   /** Lower-case hex SHA-256 of the token's secret part (the secret itself is never stored). */
   readonly secretSha256: string;
 }
 
-/** A stored link with its secret's digest, as authentication needs it. */
 export interface StoredPortalLink extends PortalLink {
   readonly secretSha256: string;
 }
 
 /**
- * Portal links: short-lived, revocable sign-ins to the tenant webhook portal
- * that an operator mints for one tenant. Operator-level: members reach any
- * tenant's links. Members reject with a `StorageError` only when storage
- * itself fails.
+ * Portal links: short-lived, revocable sign-ins to the tenant webhook portal that an operator mints for one tenant. Members reach any
+ * tenant's links and reject with a `StorageError` only when storage itself fails.
  */
 export interface PortalLinkRepository {
   /** Stores a new link; rejects with a `StorageError` when the id exists. */

@@ -10,11 +10,7 @@ export interface Storage {
   readonly endpoints: WebhookEndpointRepository;
   /** Portal links minted by operators (tenant sign-ins to the webhook portal). */
   readonly portalLinks: PortalLinkRepository;
-  /**
-   * Optional: the database behind this storage as OpenTelemetry's `db.system.name` names it (`sqlite`,
-   * `postgresql`), put on every storage span. Storages without a database (in memory) leave it out; their
-   * spans then carry no `db.system.name`.
-   */
+  /** Optional: the database as OpenTelemetry's `db.system.name` names it (`sqlite`, `postgresql`), put on every storage span; absent in memory. */
   readonly dbSystem?: string;
   /** Resolves when storage answers queries; rejects with a `StorageError` when it does not (readiness). */
   ping(): Promise<void>;

@@ -27,7 +27,6 @@ export interface WebhookEndpointChanges {
   readonly status?: WebhookEndpointStatus;
   /** Kept only while disabled: enabling clears it whatever is given. */
   readonly disabledReason?: string | null;
-  /** Epoch ms. */
   readonly updatedAt: number;
 }
 
@@ -39,13 +38,11 @@ export interface EndpointSecrets {
   readonly previousExpiresAt?: number;
 }
 
-/** An endpoint with its secrets, as the dispatcher needs it at each attempt. */
 export interface EndpointWithSecrets {
   readonly endpoint: WebhookEndpoint;
   readonly secrets: EndpointSecrets;
 }
 
-/** One keyset page query over endpoints, ascending id. */
 export interface ListEndpointsQuery {
   /** Only ids greater than this (binary string order). @default no lower bound */
   readonly after?: string;
@@ -53,9 +50,7 @@ export interface ListEndpointsQuery {
   readonly limit: number;
 }
 
-/** What one attempt to an endpoint came to, for its health. */
 export interface EndpointAttemptNote {
-  /** Epoch ms of the attempt. */
   readonly at: number;
   /** The receiver took the message. */
   readonly succeeded: boolean;
@@ -72,18 +67,14 @@ export interface EndpointHealth {
 }
 
 /**
- * Tenants' webhook endpoints, stored beside the outbox so that the
- * deliveries of a plant write are selected from them in its transaction.
- * Tenant members see only that tenant's endpoints (another tenant's id is
- * `undefined`/`false`, exactly like a missing one); operator members reach
- * any endpoint. Members reject with a `StorageError` only when storage
- * itself fails.
+ * Tenants' webhook endpoints, stored beside the outbox so that a plant write selects its deliveries from them in its transaction. Tenant
+ * members see only that tenant's endpoints (another tenant's id is `undefined`/`false`, like a missing one); operator members reach any.
+ * Members reject with a `StorageError` only when storage itself fails.
  */
 export interface WebhookEndpointRepository {
   /**
-   * Stores a new, enabled endpoint with its secret and returns it, or returns `undefined` (writing nothing) when the
-   * tenant already has `maxPerTenant` endpoints (enabled or not); counting and inserting are atomic, also across
-   * processes sharing the storage, so concurrent creates never pass the cap. Rejects with a `StorageError` when the id exists.
+   * Stores a new, enabled endpoint and returns it, or `undefined` (writing nothing) when the tenant already has `maxPerTenant` endpoints
+   * (enabled or not); count and insert are atomic across processes, so concurrent creates never pass the cap. `StorageError` when the id exists.
    */
   create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined>;
   /** The tenant's endpoint with that id, or `undefined`. */
@@ -104,9 +95,8 @@ export interface WebhookEndpointRepository {
   /** Operator: up to `limit` endpoints of every tenant after the cursor, ascending id. */
   listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]>;
   /**
-   * Operator: sets any tenant's endpoint's status (`reason` kept while disabled, cleared when enabled) and
-   * returns it, or `undefined` when there is none. Disabling ends its pending deliveries as failed in the same
-   * transaction, each with a last attempt `{at, durationMs: 0, error: 'endpoint disabled'}`.
+   * Operator: sets any endpoint's status (`reason` kept while disabled, cleared when enabled) and returns it, or `undefined` when none. Disabling
+   * ends its pending deliveries as failed in the same transaction, each with a last attempt `{at, durationMs: 0, error: 'endpoint disabled'}`.
    */
   setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined>;
   /** Operator: records what an attempt to the endpoint came to (a success clears its failing streak) and returns its health after it, or `undefined` when the endpoint is gone. Atomic. */

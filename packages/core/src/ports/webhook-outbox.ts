@@ -7,13 +7,8 @@ export interface NewDelivery {
   readonly id: string;
   /** Tenant of the plant that caused it. */
   readonly tenant: string;
-  /**
-   * Id of the endpoint (subscription) the message goes to; its URL and
-   * signing secret are looked up by this id at each attempt, so a changed
-   * URL or a rotated secret applies to queued messages too.
-   */
+  /** Endpoint (subscription) id; its URL and secret are looked up at each attempt, so a change applies to queued messages too. */
   readonly endpointId: string;
-  /** Event name, e.g. `plant.created`. */
   readonly eventType: string;
   /** Exact request body (JSON text); signed and sent byte for byte on every attempt. */
   readonly payload: string;
@@ -21,15 +16,10 @@ export interface NewDelivery {
   readonly createdAt: number;
   /** Queued by "send a test event" (an example payload, not a real event); absent otherwise. */
   readonly test?: true;
-  /**
-   * Optional: the W3C `traceparent` of the write that queued it, kept as given and handed back by every read
-   * (`claimDue` above all), so each attempt's span links to that write even in another process. Absent when
-   * the write was not traced.
-   */
+  /** The W3C `traceparent` of the write that queued it (absent when untraced), kept as given and handed back by every read, `claimDue` above all. */
   readonly traceparent?: string;
 }
 
-/** One try at sending a delivery. */
 export interface DeliveryAttempt {
   /** When the attempt started, epoch milliseconds. */
   readonly at: number;
@@ -45,7 +35,7 @@ export interface DeliveryAttempt {
   readonly response?: string;
 }
 
-/** A delivery with its state and full attempt log, for operators. */
+/** A delivery with its state and full attempt log. */
 export interface Delivery extends NewDelivery {
   readonly status: DeliveryStatus;
   /** Number of attempts made so far, interrupted ones included (= `attempts.length`). */
@@ -67,9 +57,7 @@ export interface ClaimedDelivery extends NewDelivery {
 export interface ClaimDueOptions {
   /** Identity of the claiming dispatcher (unique per process and store). */
   readonly owner: string;
-  /** Current time, epoch ms. */
   readonly now: number;
-  /** Lease length in ms. */
   readonly leaseMs: number;
   /** Maximum number of deliveries to claim; at least 1. */
   readonly limit: number;
@@ -77,7 +65,6 @@ export interface ClaimDueOptions {
   readonly skipEndpoints?: readonly string[];
 }
 
-/** What an attempt led to. */
 export type AttemptOutcome =
   | { readonly status: 'delivered' }
   | { readonly status: 'pending'; readonly nextAttemptAt: number }
@@ -103,16 +90,9 @@ export interface PendingStats {
   readonly oldestCreatedAt?: number;
 }
 
-/**
- * Which deliveries `WebhookOutbox.list` returns: the filters given, all of
- * them (none: every delivery). The operator's log and a tenant's view are the
- * same query, the tenant's with `tenant` set.
- */
+/** Which deliveries `WebhookOutbox.list` returns: those matching every filter given (none: every delivery). */
 export interface ListDeliveriesQuery {
-  /**
-   * Only this tenant's deliveries to its own endpoints (`ep_…` ids), never those to operator subscriptions, though
-   * they carry the tenant of the plant that caused them: what a tenant may see. @default every delivery
-   */
+  /** Only this tenant's deliveries to its own endpoints (`ep_…`), never those to operator subscriptions: what a tenant may see. @default every delivery */
   readonly tenant?: string;
   /** Only deliveries to this endpoint or subscription id. @default all */
   readonly endpointId?: string;
@@ -125,24 +105,17 @@ export interface ListDeliveriesQuery {
   /** Only deliveries created before this time (epoch ms). @default no upper bound */
   readonly until?: number;
   /**
-   * Keyset cursor: only deliveries listed after this one (a delivery id from an earlier page). It must be a delivery
-   * the query's `tenant` may see (any delivery without one), else `list` resolves with `undefined`; the other
-   * filters do not apply to it, so a delivery whose state changed since still marks its place. @default from the newest
+   * Keyset cursor: only deliveries listed after this one. It must be a delivery the query's `tenant` may see (any without one), else `list`
+   * resolves with `undefined`; the other filters do not apply to it, so a delivery whose state changed still marks its place. @default from the newest
    */
   readonly after?: string;
   /** Most deliveries returned; none when less than 1. @default 100 */
   readonly limit?: number;
 }
 
-/**
- * Which deliveries `WebhookOutbox.requeue` puts back to pending: one by id, or
- * an endpoint's failed ones.
- */
+/** Which deliveries `WebhookOutbox.requeue` puts back to pending. */
 export type RequeueSelector =
-  /**
-   * One delivery. `from: 'failed'` only when it failed (a retry after its retries ran out); `from: 'any'` whatever
-   * its state (a resend: a lease in flight is left alone, to end by itself).
-   */
+  /** One delivery: `from: 'failed'` only when it failed; `from: 'any'` whatever its state (a resend: a lease in flight is left to end by itself). */
   | { readonly id: string; readonly from: 'failed' | 'any' }
   /** Every failed delivery to this endpoint or subscription id created at or after `since` (epoch ms): an endpoint's recovery. */
   | { readonly endpointId: string; readonly since: number };
@@ -155,7 +128,6 @@ export interface EndpointAttemptStats {
   readonly lastAttempt?: { readonly at: number; readonly statusCode?: number };
 }
 
-/** Which finished deliveries `prune` deletes. */
 export interface PruneDeliveriesOptions {
   /** Epoch ms: only deliveries that finished (delivered or failed) before this time. */
   readonly olderThan: number;
@@ -163,17 +135,14 @@ export interface PruneDeliveriesOptions {
   readonly limit: number;
 }
 
-/** How `reclaimSpace` runs. */
 export interface ReclaimSpaceOptions {
   /** Ends the reclaim early when aborted (the store is closing). @default never */
   readonly signal?: AbortSignal | undefined;
 }
 
 /**
- * The transactional outbox of webhook deliveries (rows are added by
- * `PlantRepository.create`). Claims are leases: a delivery held by one owner
- * is invisible to other claimers until recorded, released or expired, also
- * across processes sharing the storage.
+ * The transactional outbox of webhook deliveries (rows are added by `PlantRepository.create`). Claims are leases: a delivery held by one
+ * owner is invisible to other claimers until recorded, released or expired, also across processes sharing the storage.
  */
 export interface WebhookOutbox {
   /** Leases up to `limit` pending deliveries due at `now` (next attempt ≤ now, no live lease), earliest due first; atomic, so concurrent claimers never get the same delivery. `[]` when none. */
@@ -195,10 +164,8 @@ export interface WebhookOutbox {
   /** Puts the selected deliveries back to pending, due at `now`, same ids, keeping their attempt logs, atomically; resolves with how many (0 when none is selected: an unknown id, or one not failed under `from: 'failed'`). */
   requeue(selector: RequeueSelector, now: number): Promise<number>;
   /**
-   * Counts the attempts to `endpointId` made at or after each of `since` (epoch ms; one window each): succeeded
-   * when the receiver answered 2xx, failed otherwise. Interrupted attempts, and those a delete or disable of the
-   * endpoint wrote, are left out. One consistent read; cheap for a long history (indexed, no full scan), also with
-   * a few dozen windows (an endpoint's hours are asked for as windows).
+   * Counts the attempts to `endpointId` made at or after each of `since` (one window each): succeeded when the receiver answered 2xx, failed
+   * otherwise; interrupted ones and those a delete or disable wrote are left out. One consistent indexed read, also for a few dozen windows.
    */
   endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats>;
   /** Queues one delivery on its own (not with a plant write: a test event), pending and due at its `createdAt`; rejects with a `StorageError` when the id exists. */
@@ -206,29 +173,22 @@ export interface WebhookOutbox {
   /** Deletes up to `limit` delivered or failed deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */
   prune(options: PruneDeliveriesOptions): Promise<number>;
   /**
-   * Optional: makes the space of the deliveries `prune` deleted (and of other deleted rows, if the storage likes)
-   * reusable by later writes, or hands it back to the file system: the storage's upkeep that cannot run inside a
-   * prune's transaction, or would make it long. Called
-   * once after a pruning run that deleted deliveries; safe to call at any time, alongside every other member and
-   * from several processes sharing the storage (work another one is doing is skipped, not waited for). Never holds
-   * a lock that writes or claims wait on. Resolves early, leaving the rest to the next call, once `signal` is
-   * aborted. Rejects with a `StorageError` when it fails; nothing is lost, and the next call covers what this one
-   * did not. Adapters whose `prune` leaves nothing to reclaim leave it out.
+   * Optional: makes the space of pruned deliveries (and other deleted rows) reusable or hands it back to the file system, the upkeep that
+   * cannot run inside a prune's transaction. Called after a pruning run that deleted deliveries; safe at any time, alongside every other
+   * member and from several processes (work another is doing is skipped, not waited for). Never holds a lock that writes or claims wait on.
+   * Resolves early once `signal` is aborted, leaving the rest to the next call. Rejects with a `StorageError` when it fails (nothing is lost).
+   * Adapters whose `prune` leaves nothing to reclaim leave it out.
    */
   reclaimSpace?(options?: ReclaimSpaceOptions): Promise<void>;
   /**
-   * Optional: counts one attempt to `endpointId` against a budget of `rateLimit` attempts per one-second window
-   * (windows aligned to whole seconds of `now`) that every process sharing this storage draws on; atomic, so
-   * concurrent callers together never pass it. Not admitted counts nothing. Adapters whose storage serves one
-   * process leave it out (the dispatcher then keeps the budget in memory).
+   * Optional: counts one attempt to `endpointId` against a budget of `rateLimit` per one-second window (aligned to whole seconds of `now`) shared
+   * by every process on this storage; atomic. Not admitted counts nothing. Adapters serving one process leave it out (the budget is then in memory).
    */
   takeRateBudget?(endpointId: string, rateLimit: number, now: number): Promise<RateBudgetAnswer>;
   /**
-   * Optional: calls `listener` soon after another process (or store) sharing this storage may have queued
-   * deliveries, so a dispatcher need not wait for its fallback poll. It may also call it spuriously (e.g. once
-   * its link to the database is restored, since signals may have been missed meanwhile), so the listener must be
-   * cheap and idempotent; it is never called with arguments and what it throws is ignored. Returns an unsubscribe
-   * function (idempotent). Adapters without a cross-process signal leave this member out.
+   * Optional: calls `listener` (no arguments; what it throws is ignored) soon after another process or store on this storage may have queued
+   * deliveries, and maybe spuriously (after a reconnect, say), so it must be cheap and idempotent. Returns an idempotent unsubscribe.
+   * Adapters without a cross-process signal leave it out.
    */
   watch?(listener: () => void): () => void;
 }

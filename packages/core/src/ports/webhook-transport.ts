@@ -5,25 +5,17 @@ export interface WebhookRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** Exact body; must be sent unchanged (the signature covers it). */
   readonly body: string;
-  /** Give up after this many milliseconds. */
   readonly timeoutMs: number;
   /** Aborted when the dispatcher shuts down: stop the attempt and resolve promptly (core records it as interrupted unless the outcome is `delivered`). */
   readonly signal: AbortSignal;
   /**
-   * The destination is not trusted (a tenant's endpoint): refuse to
-   * connect to a non-public address (loopback, private, link-local,
-   * unspecified, multicast), checked on the address actually connected to;
-   * a refusal is an outcome whose reason is `destination not allowed`.
-   * Operator subscriptions leave it unset. @default false
+   * An untrusted destination (a tenant's endpoint): refuse to connect to a non-public address (loopback, private, link-local, unspecified,
+   * multicast), checked on the address actually connected to; a refusal's reason is `destination not allowed`. @default false
    */
   readonly restrictDestination?: boolean;
 }
 
-/**
- * What one attempt came to, in core's terms; the transport maps its protocol
- * onto these (the HTTP one: 2xx, 410, 429/503 with `Retry-After`, …). Core
- * decides what happens next: the retry schedule is its own.
- */
+/** What one attempt came to, in core's terms (the transport maps its protocol onto these); the retry schedule is core's own. */
 export type WebhookSendOutcome =
   /** The receiver took the message. */
   (

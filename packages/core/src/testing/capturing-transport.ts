@@ -59,11 +59,9 @@ export function recordingTransport(settled: (count: number) => boolean): { trans
       handler = next;
     },
     waitFor(count, { timeoutMs = 5_000 } = {}) {
-      const done = () => sent.length >= count && settled(count);
-      if (done()) return Promise.resolve(sent);
       return new Promise((resolve, reject) => {
         const check = () => {
-          if (!done()) return;
+          if (sent.length < count || !settled(count)) return;
           clearTimeout(timer);
           waiters.delete(check);
           resolve(sent);
@@ -73,6 +71,7 @@ export function recordingTransport(settled: (count: number) => boolean): { trans
           reject(new Error(`${sent.length} of ${count} webhook requests were sent (and their outcomes recorded) within ${timeoutMs} ms`));
         }, timeoutMs);
         waiters.add(check);
+        check();
       });
     },
   };

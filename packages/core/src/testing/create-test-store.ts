@@ -20,15 +20,11 @@ export interface TestStore extends PlantStore {
   readonly deliveries: CapturingTransport;
 }
 
-/**
- * The store as `createPlantStore` composes it, for tests: the dispatcher runs for real, but time moves only when the
- * test says (`clock.advance(ms)` also wakes the dispatcher) and requests land in `deliveries`. No jitter unless given.
- */
+/** The real store for tests: time moves only on `clock.advance(ms)` (which wakes the dispatcher), requests land in `deliveries`, no jitter. */
 export function createTestStore(options: TestStoreOptions): TestStore {
   const { startAt, webhooks, storage, ...rest } = options;
   const clock = manualClock(startAt ?? MANUAL_CLOCK_START);
-  // `deliveries.waitFor(n)` also waits until the store recorded n attempts: only then is a retry
-  // scheduled (from the clock at that moment), so an `advance` right after it finds the retry due.
+  // `waitFor(n)` also waits for n recorded attempts: only then is a retry scheduled, so an `advance` right after finds it due.
   let recorded = 0;
   const { transport: deliveries, recheck } = recordingTransport((count) => recorded >= count);
   const store = createPlantStore({

@@ -1,5 +1,4 @@
-// @plant-store/core/testing: test code only. The storage conformance suite
-// runs on vitest (an optional peer dependency of core: install it to use this entry).
+// @plant-store/core/testing: test code only, on vitest (an optional peer dependency of core: install it to use this entry).
 
 export { describeStorageConformance, type StorageCapabilities, type StorageConformanceOptions } from './storage-conformance.js';
 export { delivery as sampleDelivery, plant as samplePlant } from './storage-fixtures.js';

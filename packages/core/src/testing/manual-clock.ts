@@ -11,7 +11,6 @@ export interface ManualClock extends Clock {
 /** 2026-01-01T00:00:00Z: a fixed start, so signatures and dates in a test are the same on every run. */
 export const MANUAL_CLOCK_START = Date.UTC(2026, 0, 1);
 
-/** A `ManualClock` at `start` (epoch ms). */
 export function manualClock(start: number = MANUAL_CLOCK_START): ManualClock {
   let now = start;
   const listeners = new Set<() => void>();

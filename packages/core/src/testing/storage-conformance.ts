@@ -29,10 +29,7 @@ export function describeStorageConformance(name: string, options: StorageConform
       opened.push(storage);
       return storage;
     };
-    const storage = (): Storage => {
-      if (!current) throw new Error('no storage: the suite creates one before each test');
-      return current;
-    };
+    const storage = (): Storage => current!;
 
     beforeEach(async () => {
       current = await open(() => options.create());

@@ -25,7 +25,8 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await outbox().get('unknown')).toBeUndefined();
     });
 
-    it('claims due pending deliveries earliest due first, up to the limit, with their message and lease', async () => {
+    it('claims due pending deliveries earliest due first, up to the limit, with their message and lease ([] when none)', async () => {
+      expect(await claim('a', T0)).toEqual([]);
       await queue(delivery('late', { createdAt: T0 + 30 }), delivery('early', { createdAt: T0 + 10 }));
       await queue(delivery('middle', { createdAt: T0 + 20 }), delivery('future', { createdAt: T0 + 1000 }));
       const claimed = await claim('a', T0 + 100, { limit: 2, leaseMs: 5000 });
@@ -69,21 +70,7 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await outbox().waitingSince(T0 + 600)).toEqual(new Map(Object.entries({ sub_a: T0 + 2, sub_b: T0 + 3, sub_c: T0 + 500 })));
     });
 
-    it('returns [] when nothing is pending', async () => {
-      expect(await claim('a', T0)).toEqual([]);
-    });
-
-    it('skips endpoint ids the caller asks to skip', async () => {
-      await queue(
-        delivery('slow1', { endpointId: 'sub_slow', createdAt: T0 }),
-        delivery('fast1', { endpointId: 'sub_fast', createdAt: T0 + 1 }),
-        delivery('other', { endpointId: 'ep_other', createdAt: T0 + 2 }),
-      );
-      expect(await claimIds('a', T0 + 10, { skipEndpoints: ['sub_slow', 'ep_other'] })).toEqual(['fast1']);
-      expect(await claimIds('a', T0 + 10, { skipEndpoints: [] })).toEqual(['slow1', 'other']);
-    });
-
-    it('claims across endpoints in one order, earliest due then oldest, up to the limit', async () => {
+    it('claims across endpoints in one order, earliest due then oldest, up to the limit, skipping the endpoints asked', async () => {
       await queue(
         delivery('a1', { endpointId: 'sub_a', createdAt: T0 + 5 }),
         delivery('b1', { endpointId: 'sub_b', createdAt: T0 + 1 }),
@@ -92,8 +79,8 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
         delivery('b2', { endpointId: 'sub_b', createdAt: T0 + 9 }),
       );
       expect(await claimIds('a', T0 + 10, { limit: 3 })).toEqual(['b1', 'a1', 'a2']);
-      expect(await claimIds('a', T0 + 10, { limit: 3, skipEndpoints: ['sub_b'] })).toEqual(['c1']);
-      expect(await claimIds('a', T0 + 10, { limit: 3 })).toEqual(['b2']);
+      expect(await claimIds('a', T0 + 10, { limit: 3, skipEndpoints: ['sub_b', 'ep_none'] })).toEqual(['c1']);
+      expect(await claimIds('a', T0 + 10, { limit: 3, skipEndpoints: [] })).toEqual(['b2']);
     });
 
     it('never hands one delivery to two concurrent claimers', async () => {
@@ -277,12 +264,11 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       const hours = Array.from({ length: 24 }, (_, index) => now - (24 - index) * H);
       const counts = (await outbox().endpointAttemptStats('ep_x', hours)).windows;
       expect(counts).toHaveLength(24);
-      expect(counts[0]).toEqual({ succeeded: 2, failed: 2 });
-      expect(counts[4]).toEqual({ succeeded: 2, failed: 2 });
-      expect(counts[5]).toEqual({ succeeded: 2, failed: 1 });
-      expect(counts[14]).toEqual({ succeeded: 2, failed: 1 });
-      expect(counts[15]).toEqual({ succeeded: 1, failed: 1 });
-      expect(counts[23]).toEqual({ succeeded: 1, failed: 1 });
+      expect(counts.map(({ succeeded, failed }) => `${succeeded}/${failed}`)).toEqual([
+        ...Array(5).fill('2/2'),
+        ...Array(10).fill('2/1'),
+        ...Array(9).fill('1/1'),
+      ]);
     });
 
     it('enqueues a delivery on its own, keeping its test flag; a second one with that id is rejected', async () => {
@@ -340,17 +326,10 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await ids({ tenant: 'acme', after: 'g3' })).toBeUndefined();
     });
 
-    it('keeps attempt durations in whole milliseconds (sub-millisecond timings are rounded)', async () => {
+    it('marks a delivery failed, keeps it (durations in whole ms), and never claims it again', async () => {
       await queue(delivery('d1', { createdAt: T0 }));
       await claim('a', T0);
-      expect(await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 12.6, statusCode: 200 }, { status: 'delivered' })).toBe(true);
-      expect((await outbox().get('d1'))?.attempts).toEqual([{ at: T0, durationMs: 13, statusCode: 200 }]);
-    });
-
-    it('marks a delivery failed, keeps it, and never claims it again', async () => {
-      await queue(delivery('d1', { createdAt: T0 }));
-      await claim('a', T0);
-      expect(await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 2, statusCode: 410 }, { status: 'failed' })).toBe(true);
+      expect(await outbox().recordAttempt('d1', 'a', { at: T0, durationMs: 1.6, statusCode: 410 }, { status: 'failed' })).toBe(true);
       const failed = await outbox().get('d1');
       expect(failed).toMatchObject({ status: 'failed', attemptCount: 1, attempts: [{ at: T0, durationMs: 2, statusCode: 410 }] });
       expect(failed).not.toHaveProperty('nextAttemptAt');

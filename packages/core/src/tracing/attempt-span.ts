@@ -4,9 +4,6 @@ import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
 import { parseTraceparent } from './trace-parent.js';
 import { tracer } from './tracer.js';
 
-/** What the attempt span says an attempt came to: the transport's outcome, or `interrupted` when a shutdown cut it short. */
-export type AttemptSpanOutcome = WebhookSendOutcome['kind'] | 'interrupted';
-
 /**
  * The CLIENT span of one delivery attempt: a trace of its own (it may come hours later, from another process), linked
  * to the write that queued it. The receiver is named by host only: a tenant's URL may carry a secret in path or query.
@@ -43,8 +40,7 @@ export function inAttemptSpan<T>(span: Span, send: () => Promise<T>): Promise<T>
 /** Ends the span with what the attempt came to; anything but `delivered` is an error status whose message is the (secret-free) reason. */
 export function endAttemptSpan(span: Span, outcome: WebhookSendOutcome, interrupted: boolean): void {
   if (span.isRecording()) {
-    const kind: AttemptSpanOutcome = interrupted ? 'interrupted' : outcome.kind;
-    span.setAttribute('plant_store.webhook.outcome', kind);
+    span.setAttribute('plant_store.webhook.outcome', interrupted ? 'interrupted' : outcome.kind);
     if (outcome.statusCode !== undefined) span.setAttribute('http.response.status_code', outcome.statusCode);
     if (outcome.kind !== 'delivered') {
       span.setAttribute('error.type', outcome.statusCode !== undefined ? String(outcome.statusCode) : '_OTHER');
@@ -56,12 +52,9 @@ export function endAttemptSpan(span: Span, outcome: WebhookSendOutcome, interrup
 
 /** `server.address` (host only) and `server.port` of the receiver's URL; none when it does not parse. */
 function serverOf(url: string): Attributes | undefined {
-  try {
-    const parsed = new URL(url);
-    const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
-    // An IPv6 host comes bracketed in a URL; the attribute takes the bare address.
-    return { 'server.address': parsed.hostname.replace(/^\[(.*)\]$/, '$1'), 'server.port': port, 'url.scheme': parsed.protocol.slice(0, -1) };
-  } catch {
-    return undefined;
-  }
+  if (!URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  // An IPv6 host comes bracketed in a URL; the attribute takes the bare address.
+  return { 'server.address': parsed.hostname.replace(/^\[(.*)\]$/, '$1'), 'server.port': port, 'url.scheme': parsed.protocol.slice(0, -1) };
 }

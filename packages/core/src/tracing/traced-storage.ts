@@ -8,17 +8,15 @@ import type { NewDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
 import { formatTraceparent } from './trace-parent.js';
 import { tracer } from './tracer.js';
 
-/** What one traced member is: its span name, and its span's kind and attributes, built once per storage. */
+/** A traced member's span name, kind and attributes, built once per storage. */
 interface Operation {
   readonly name: string;
   readonly options: SpanOptions;
 }
 
-/** The members of a port that return promises (the ones traced). */
 type AsyncMember<T> = { [K in keyof T]-?: T[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof T];
 
-// Every member of each port, checked by the compiler, so a member added to a
-// port is not left untraced (or, worse, missing from the wrapper).
+// Every member of each port, checked by the compiler, so a member added to a port is not left untraced (or missing).
 const PLANT_MEMBERS = { create: true, get: true, list: true, idAtOffset: true, delete: true } satisfies Record<
   Exclude<keyof PlantRepository, 'getJson' | 'listJson'>,
   true
@@ -53,16 +51,21 @@ const ENDPOINT_MEMBERS = {
 const PORTAL_LINK_MEMBERS = { create: true, find: true, revoke: true, list: true } satisfies Record<keyof PortalLinkRepository, true>;
 
 /**
- * The storage with one CLIENT span per repository call (`db.system.name`, `db.operation.name`, `db.collection.name`),
- * and the plant write's `traceparent` stamped on the deliveries it queues, so later attempts link back to it. Only
- * calls inside a recording span are traced (background polls would otherwise start a trace each); inside a span the
- * sampler dropped, a write stamps that span's `traceparent`, so the decision not to sample travels with the deliveries.
+ * The storage with one CLIENT span per repository call inside a recording span (background polls would start a trace each), and the
+ * write's `traceparent` stamped on the deliveries it queues, so attempts link back to it (a dropped span's too: not sampling travels on).
  */
 export function tracedStorage(storage: Storage): Storage {
-  const system = storage.dbSystem;
+  const { dbSystem: system, outbox } = storage;
   return {
     plants: tracedPlants(storage.plants, system),
-    outbox: tracedOutbox(storage.outbox, system),
+    outbox: {
+      ...tracedMembers(outbox, OUTBOX_MEMBERS, system, 'webhook_deliveries'),
+      // Not a storage call but a subscription: passed through as it is (and left out when the storage has none).
+      ...('watch' in outbox ? { watch: (listener: () => void) => outbox.watch!(listener) } : {}),
+      // Optional capabilities pass through untraced, and stay absent when the storage has none (the dispatcher and pruner ask).
+      ...(outbox.takeRateBudget ? { takeRateBudget: outbox.takeRateBudget.bind(outbox) } : {}),
+      ...(outbox.reclaimSpace ? { reclaimSpace: outbox.reclaimSpace.bind(outbox) } : {}),
+    },
     endpoints: tracedMembers(storage.endpoints, ENDPOINT_MEMBERS, system, 'webhook_endpoints'),
     portalLinks: tracedMembers(storage.portalLinks, PORTAL_LINK_MEMBERS, system, 'portal_links'),
     ...(system === undefined ? {} : { dbSystem: system }),
@@ -71,7 +74,6 @@ export function tracedStorage(storage: Storage): Storage {
   };
 }
 
-/** Plant calls traced; the writes also stamp their span's `traceparent` on the deliveries they queue. */
 function tracedPlants(plants: PlantRepository, system: string | undefined): PlantRepository {
   const { create: _create, delete: _delete, ...plantReads } = PLANT_MEMBERS;
   const ops = { create: operation(system, 'plants', 'create'), delete: operation(system, 'plants', 'delete') };
@@ -89,23 +91,13 @@ function tracedPlants(plants: PlantRepository, system: string | undefined): Plan
   };
 }
 
-/** A write that queues deliveries, traced (see `stampedWrite`); `write` takes the call's arguments as they came. */
-function stampedMember<A extends unknown[], T>(op: Operation, write: StampedWrite<A, T>): (...args: A) => Promise<T> {
-  // The write in a span of its own, handed that span's traceparent; made once per member.
+/** A write that queues deliveries, handed the `traceparent` to stamp: its own span's under a recording span, a dropped span's own, else none. */
+function stampedMember<A extends unknown[], T>(op: Operation, write: (traceparent: string | undefined, args: A) => Promise<T>): (...args: A) => Promise<T> {
   const inSpan = (args: A, span: Span) => write(formatTraceparent(span.spanContext()), args);
-  return (...args: A) => stampedWrite(op, write, inSpan, args);
-}
-
-function tracedOutbox(outbox: WebhookOutbox, system: string | undefined): WebhookOutbox {
-  return {
-    ...tracedMembers(outbox, OUTBOX_MEMBERS, system, 'webhook_deliveries'),
-    // Not a storage call but a subscription: passed through as it is (and left out when the storage has none).
-    ...('watch' in outbox ? { watch: (listener: () => void) => outbox.watch!(listener) } : {}),
-    // Optional capabilities pass through untraced, and stay absent when the storage has none: the dispatcher
-    // asks whether they exist (a shared rate budget changes how it throttles).
-    ...(outbox.takeRateBudget ? { takeRateBudget: outbox.takeRateBudget.bind(outbox) } : {}),
-    // Upkeep after pruning, not a request's storage call: passed through untraced, and absent when the storage has none.
-    ...(outbox.reclaimSpace ? { reclaimSpace: outbox.reclaimSpace.bind(outbox) } : {}),
+  return (...args: A) => {
+    const parentSpan = trace.getActiveSpan();
+    if (parentSpan?.isRecording()) return traced(op, inSpan, args);
+    return write(parentSpan && formatTraceparent(parentSpan.spanContext()), args);
   };
 }
 
@@ -122,24 +114,10 @@ function tracedMembers<T extends object, K extends keyof T>(target: T, members: 
   for (const member of Object.keys(members) as K[]) {
     const op = operation(system, collection, String(member));
     const call = (args: unknown[]) => (target[member] as (...args: unknown[]) => Promise<unknown>).apply(target, args);
-    wrapped[member] = (...args: unknown[]) => tracedCall(op, call, args);
+    // Untraced outside a recording span: a dropped span's child would be dropped too.
+    wrapped[member] = (...args: unknown[]) => (trace.getActiveSpan()?.isRecording() ? traced(op, call, args) : call(args));
   }
   return wrapped as Pick<T, K>;
-}
-
-/** One storage call: in a span of its own under a recording span, else as it is (a dropped span's child would be dropped too). */
-function tracedCall(op: Operation, call: (args: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
-  return trace.getActiveSpan()?.isRecording() ? traced(op, call, args) : call(args);
-}
-
-/** A write that queues deliveries: handed the `traceparent` to stamp on them, and the call's arguments. */
-type StampedWrite<A, T> = (traceparent: string | undefined, args: A) => Promise<T>;
-
-/** Runs a write handing it the `traceparent` to stamp: its own span's under a recording span, a dropped span's own, else none. */
-function stampedWrite<A, T>(op: Operation, write: StampedWrite<A, T>, inSpan: (args: A, span: Span) => Promise<T>, args: A): Promise<T> {
-  const parentSpan = trace.getActiveSpan();
-  if (parentSpan?.isRecording()) return traced(op, inSpan, args);
-  return write(parentSpan === undefined ? undefined : formatTraceparent(parentSpan.spanContext()), args);
 }
 
 /** Runs `call(arg, span)` in a span of its own, a child of the active one; the span ends when the call's promise settles. */

@@ -5,14 +5,13 @@ import type { RetryPolicy } from './retry-policy.js';
 
 export interface AttemptRecorderOptions {
   readonly outbox: WebhookOutbox;
-  /** Lease owner the attempts are recorded as. */
   readonly owner: string;
   readonly policy: RetryPolicy;
   readonly logger: Logger;
 }
 
 /** Why an interrupted attempt is in the log. */
-export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped';
+const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped';
 
 /** Turns an attempt's result into the outbox's next state (through the retry policy), writes both under the lease, and logs it. */
 export class AttemptRecorder {
@@ -24,7 +23,10 @@ export class AttemptRecorder {
 
   /** Records the attempt; resolves with the outcome applied, or `undefined` when the lease was lost (another dispatcher's attempt counts). Rejects when storage fails. */
   async record(delivery: ClaimedDelivery, result: AttemptResult): Promise<AttemptOutcome | undefined> {
-    const { outcome, error } = this.#decide(delivery, result);
+    // An interrupted attempt is not the receiver's fault: due again at once, and no retry is used up.
+    const { outcome, error } = result.interrupted
+      ? { outcome: { status: 'interrupted' } as const, error: INTERRUPTED_ERROR }
+      : this.#options.policy.decide(delivery.attemptCount + 1, result.outcome, result.finishedAt);
     const { statusCode, response } = result.outcome;
     const attempt: DeliveryAttempt = {
       at: result.startedAt,
@@ -40,12 +42,6 @@ export class AttemptRecorder {
     }
     this.#log(delivery, outcome, error);
     return outcome;
-  }
-
-  #decide(delivery: ClaimedDelivery, result: AttemptResult): { outcome: AttemptOutcome; error?: string } {
-    if (!result.interrupted) return this.#options.policy.decide(delivery.attemptCount + 1, result.outcome, result.finishedAt);
-    // Not the receiver's fault: due again at once, and no retry is used up.
-    return { outcome: { status: 'interrupted' }, error: INTERRUPTED_ERROR };
   }
 
   #log(delivery: ClaimedDelivery, outcome: AttemptOutcome, error: string | undefined): void {

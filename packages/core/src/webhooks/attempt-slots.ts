@@ -1,13 +1,12 @@
-/** One attempt in flight. */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 interface Running {
   readonly deliveryId: string;
   readonly endpointId: string;
   readonly controller: AbortController;
 }
 
-/** The caps attempts run under (see `AttemptSlots`). */
 export interface SlotCaps {
-  /** Most attempts in flight at once. */
   readonly concurrency: number;
   /** Most attempts in flight to one endpoint that is not slow. */
   readonly perEndpoint: number;
@@ -24,11 +23,8 @@ export const SLOW_ENDPOINT_CONCURRENCY = 2;
 const REMEMBERED_ENDPOINTS = 10_000;
 
 /**
- * The attempts in flight, each with the controller that aborts it at shutdown, under caps that keep a few endpoints
- * from stalling everyone: a global cap (held until the outcome is recorded); one per endpoint (held until it answers,
- * `SLOW_ENDPOINT_CONCURRENCY` while it is slow); one per owner (tenant); and at most half the slots for endpoints not
- * known to answer promptly, so the rest stays for those that do however many receivers hang. An endpoint is slow
- * from an attempt that ran `slowAfterMs` until one answers sooner.
+ * The attempts in flight (aborted at shutdown) under caps that keep a few endpoints from stalling everyone: global (until recorded), per
+ * endpoint (until it answers; 2 while slow), per owner, and half the slots at most for endpoints not known to be prompt, however many hang.
  */
 export class AttemptSlots {
   readonly #caps: SlotCaps;
@@ -38,7 +34,6 @@ export class AttemptSlots {
   readonly #perEndpointCount = new Map<string, number>();
   /** Attempts in flight per owner, with every endpoint of theirs seen meanwhile (passed over while the owner is at its cap). */
   readonly #owners = new Map<string, { count: number; readonly endpoints: Set<string> }>();
-  /** The latest known speed of endpoints. */
   readonly #fast = new Map<string, boolean>();
   /** Attempts in flight that count against the share of endpoints not known to be fast. */
   #unproven = 0;
@@ -50,17 +45,15 @@ export class AttemptSlots {
     this.#slowShare = Math.max(Math.min(perEndpoint, concurrency), Math.floor(concurrency / 2));
   }
 
-  /** Attempts in flight. */
   get size(): number {
     return this.#running.size;
   }
 
-  /** Slots left under the global cap. */
   get free(): number {
     return this.#caps.concurrency - this.#running.size;
   }
 
-  /** The per-endpoint cap (of an endpoint that is not slow). */
+  /** The cap of an endpoint that is not slow. */
   get perEndpoint(): number {
     return this.#caps.perEndpoint;
   }
@@ -122,7 +115,9 @@ export class AttemptSlots {
       holdsEndpoint = false;
       clearTimeout(overdue);
       if (unproven) this.#unproven--;
-      decrement(this.#perEndpointCount, endpointId);
+      const left = this.#perEndpointCount.get(endpointId)! - 1;
+      if (left > 0) this.#perEndpointCount.set(endpointId, left);
+      else this.#perEndpointCount.delete(endpointId);
       if (--owned.count === 0) this.#owners.delete(owner);
       return true;
     };
@@ -140,12 +135,9 @@ export class AttemptSlots {
   /** Resolves once every attempt in flight has settled, or after `timeoutMs`, whichever is first; `true` when none is left. */
   async settled(timeoutMs: number): Promise<boolean> {
     if (this.#running.size === 0) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-    });
-    await Promise.race([Promise.allSettled([...this.#running.keys()]), timedOut]);
-    clearTimeout(timer);
+    const timer = new AbortController();
+    await Promise.race([Promise.allSettled([...this.#running.keys()]), sleep(timeoutMs, undefined, { signal: timer.signal }).catch(() => {})]);
+    timer.abort();
     return this.#running.size === 0;
   }
 
@@ -154,12 +146,10 @@ export class AttemptSlots {
     for (const { controller } of this.#running.values()) controller.abort();
   }
 
-  /** Ids of the deliveries still in flight. */
   deliveryIds(): string[] {
     return [...this.#running.values()].map((running) => running.deliveryId);
   }
 
-  /** Endpoints known to be slow now. */
   slowEndpoints(): string[] {
     return [...this.#fast].filter(([, fast]) => !fast).map(([endpointId]) => endpointId);
   }
@@ -173,10 +163,4 @@ export class AttemptSlots {
     this.#fast.set(endpointId, fast);
     if (this.#fast.size > REMEMBERED_ENDPOINTS) this.#fast.delete(this.#fast.keys().next().value!);
   }
-}
-
-function decrement(counts: Map<string, number>, key: string): void {
-  const count = (counts.get(key) ?? 1) - 1;
-  if (count > 0) counts.set(key, count);
-  else counts.delete(key);
 }

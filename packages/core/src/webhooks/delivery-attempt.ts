@@ -1,19 +1,14 @@
-import type { Span } from '@opentelemetry/api';
-import type { Clock } from '../ports/clock.js';
 import type { ClaimedDelivery, NewDelivery } from '../ports/webhook-outbox.js';
-import type { WebhookSendOutcome, WebhookTransport } from '../ports/webhook-transport.js';
+import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
 import { addTraceHeaders, endAttemptSpan, inAttemptSpan, startAttemptSpan } from '../tracing/attempt-span.js';
-import type { DeliveryTarget, DeliveryTargets } from './delivery-targets.js';
+import type { DeliveryTarget } from './delivery-targets.js';
 import type { EndpointThrottle } from './endpoint-throttle.js';
 import { ENDPOINT_DELETED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
+import type { WebhookDispatcherOptions } from './webhook-dispatcher.js';
 import { signWebhook } from './webhook-signature.js';
 
-/** What an attempt needs besides the delivery. */
-export interface AttemptContext {
-  readonly transport: WebhookTransport;
-  readonly targets: DeliveryTargets;
+export interface AttemptContext extends Pick<WebhookDispatcherOptions, 'transport' | 'targets' | 'clock'> {
   readonly throttle: EndpointThrottle;
-  readonly clock: Clock;
   readonly timeoutMs: number;
   readonly userAgent: string;
 }
@@ -42,46 +37,30 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
   }
   if (target && !target.unavailable && !(await context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now()))) return THROTTLED;
   const span = startAttemptSpan(delivery, target?.url);
-  const outcome = lookupFailed ?? (await inAttemptSpan(span, () => send(delivery, target, context, signal, startedAt, span)));
-  const result = finish(outcome, startedAt, context, signal);
-  endAttemptSpan(span, result.outcome, result.interrupted);
+  const send = async (): Promise<WebhookSendOutcome> => {
+    if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
+    if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
+    try {
+      return await context.transport.send({
+        url: target.url,
+        headers: addTraceHeaders(webhookHeaders(delivery, target, startedAt, context.userAgent), span),
+        body: delivery.payload,
+        timeoutMs: context.timeoutMs,
+        signal,
+        ...(target.restrictDestination ? { restrictDestination: true } : {}),
+      });
+    } catch (error) {
+      return { kind: 'retry', reason: `transport failed: ${describeError(error)}` };
+    }
+  };
+  const outcome = lookupFailed ?? (await inAttemptSpan(span, send));
+  const result = { startedAt, finishedAt: context.clock.now(), outcome, interrupted: signal.aborted && outcome.kind !== 'delivered' };
+  endAttemptSpan(span, outcome, result.interrupted);
   return result;
 }
 
-function finish(outcome: WebhookSendOutcome, startedAt: number, context: AttemptContext, signal: AbortSignal): AttemptResult {
-  const interrupted = signal.aborted && outcome.kind !== 'delivered';
-  return { startedAt, finishedAt: context.clock.now(), outcome, interrupted };
-}
-
-async function send(
-  delivery: NewDelivery,
-  target: DeliveryTarget | undefined,
-  context: AttemptContext,
-  signal: AbortSignal,
-  now: number,
-  span: Span,
-): Promise<WebhookSendOutcome> {
-  if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
-  if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
-  try {
-    return await context.transport.send({
-      url: target.url,
-      headers: addTraceHeaders(webhookHeaders(delivery, target, now, context.userAgent), span),
-      body: delivery.payload,
-      timeoutMs: context.timeoutMs,
-      signal,
-      ...(target.restrictDestination ? { restrictDestination: true } : {}),
-    });
-  } catch (error) {
-    return { kind: 'retry', reason: `transport failed: ${describeError(error)}` };
-  }
-}
-
-/**
- * The request headers of one attempt: the endpoint's own headers, then Standard Webhooks (a fresh timestamp and
- * signature each time, the same id) and the event type, which no endpoint header can replace.
- */
-export function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: number, userAgent: string): Record<string, string> {
+/** The endpoint's own headers, then Standard Webhooks' (fresh timestamp and signature, same id) and the event type, which they cannot replace. */
+function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: number, userAgent: string): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   const signatures = target.keys.map((secret) => signWebhook({ secret, id: delivery.id, timestamp, body: delivery.payload }));
   return {
@@ -95,7 +74,6 @@ export function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, no
   };
 }
 
-/** An error's message, for logs and attempt records. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

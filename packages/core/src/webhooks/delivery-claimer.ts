@@ -12,10 +12,8 @@ export function slotOwner(delivery: Pick<ClaimedDelivery, 'tenant' | 'endpointId
 export interface DeliveryClaimerOptions {
   readonly outbox: WebhookOutbox;
   readonly clock: Clock;
-  /** Lease owner id. */
   readonly owner: string;
   readonly leaseMs: number;
-  /** Most deliveries claimed per storage round trip. */
   readonly batchSize: number;
   readonly slots: AttemptSlots;
   /** Endpoints at their rate limit are not claimed for until their window ends. */
@@ -64,8 +62,7 @@ export class DeliveryClaimer {
     const free = slots.free;
     if (free <= 0) return 0;
     const knownRoom = knownEndpointIds ? slots.roomFor(knownEndpointIds) : Infinity;
-    // Every known endpoint at its cap: a claim could only find deliveries to unknown endpoints, a round trip for
-    // nothing on each wake. A finishing attempt wakes us; the poll and due timer still claim a few for unknown ones.
+    // Every known endpoint at its cap: a claim on each wake would be a round trip for nothing; the poll and due timer claim a few for unknown ones.
     if (knownRoom === 0) return checkDue ? Math.min(free, batchSize, slots.perEndpoint) : 0;
     // No more than the endpoints can take: leasing rows only to release them costs two writes per delivery.
     return Math.min(free, batchSize, knownRoom);

@@ -1,7 +1,7 @@
 import type { Clock } from '../ports/clock.js';
-import type { EndpointSecrets, WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
+import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
-import { ENDPOINT_DISABLED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
+import { ENDPOINT_DISABLED_ERROR } from './endpoints/webhook-endpoint.js';
 import { signingKey, type SigningKey } from './webhook-signature.js';
 import { secretKey, type WebhookSubscription } from './webhook-subscription.js';
 
@@ -47,9 +47,10 @@ export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clo
       const found = await endpoints.find(delivery.endpointId);
       if (!found) return undefined;
       const { endpoint, secrets } = found;
+      const live = secrets.previous !== undefined && clock.now() < (secrets.previousExpiresAt ?? 0) ? [secrets.current, secrets.previous] : [secrets.current];
       return {
         url: endpoint.url,
-        keys: liveKeys(secrets, clock.now()),
+        keys: live.flatMap((secret) => signingKey(secret) ?? []),
         ...(allowPrivateDestinations ? {} : { restrictDestination: true }),
         ...(endpoint.rateLimit !== undefined ? { rateLimit: endpoint.rateLimit } : {}),
         ...(endpoint.headers !== undefined ? { headers: endpoint.headers } : {}),
@@ -57,26 +58,4 @@ export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clo
       };
     },
   };
-}
-
-/**
- * Subscriptions and tenant endpoints together, told apart by the `ep_` prefix (subscription ids never have it).
- * `ids` are the subscriptions': the dispatcher relies on them only while no tenant endpoint exists.
- */
-export function combinedTargets(subscriptions: DeliveryTargets, endpoints: DeliveryTargets): DeliveryTargets {
-  return {
-    resolve: (delivery) => (isTenantEndpointId(delivery.endpointId) ? endpoints : subscriptions).resolve(delivery),
-    ...(subscriptions.ids ? { ids: subscriptions.ids } : {}),
-  };
-}
-
-function liveKeys(secrets: EndpointSecrets, now: number): SigningKey[] {
-  const keys: SigningKey[] = [];
-  const current = signingKey(secrets.current);
-  if (current) keys.push(current);
-  if (secrets.previous !== undefined && secrets.previousExpiresAt !== undefined && now < secrets.previousExpiresAt) {
-    const previous = signingKey(secrets.previous);
-    if (previous) keys.push(previous);
-  }
-  return keys;
 }

@@ -41,9 +41,8 @@ function blockList(ranges: readonly (readonly [string, number])[], type: 'ipv4' 
 }
 
 /**
- * Whether a webhook may be delivered to this address: `false` for every non-public range and for text that is not an
- * IP address. An IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4) is judged by it, as that is
- * where packets end up (`::` and `::1` fall under 0.0.0.0/8 this way).
+ * Whether a webhook may go to this address (`false` for non-public ranges and non-addresses). An IPv6 address carrying an IPv4 one (mapped,
+ * compatible, NAT64, 6to4) is judged by it, where packets end up (`::` and `::1` fall under 0.0.0.0/8 this way).
  */
 export function isPublicAddress(ip: string): boolean {
   const version = isIP(ip);

@@ -16,7 +16,6 @@ export class DispatchTimer {
     this.#onDue = onDue;
   }
 
-  /** Starts the fallback poll. */
   startPolling(intervalMs: number): void {
     if (this.#stopped || this.#poll) return;
     this.#poll = setInterval(this.#onDue, intervalMs);
@@ -38,7 +37,6 @@ export class DispatchTimer {
     this.#timer.unref();
   }
 
-  /** Clears both for good. */
   stop(): void {
     this.#stopped = true;
     clearInterval(this.#poll);

@@ -28,8 +28,7 @@ export class EndpointHealth {
     const { endpoints, disableAfterMs } = this.#options;
     const note = { at, succeeded: outcome.status === 'delivered', exhausted: outcome.status === 'failed' };
     const health = await endpoints.noteAttempt(delivery.endpointId, note);
-    if (health?.failingSince === undefined || health.exhaustedAt === undefined) return;
-    if (at - health.failingSince < disableAfterMs) return;
+    if (health?.failingSince === undefined || health.exhaustedAt === undefined || at - health.failingSince < disableAfterMs) return;
     await this.#disable(delivery.endpointId, health.failingSince);
   }
 
@@ -46,15 +45,9 @@ export class EndpointHealth {
   }
 }
 
-const UNITS: readonly [string, number][] = [
-  ['d', 86_400_000],
-  ['h', 3_600_000],
-  ['m', 60_000],
-  ['s', 1_000],
-];
-
 /** `5d`, `36h`, `90s`, `250ms`: the largest unit that divides the duration. */
-export function describeDuration(ms: number): string {
-  for (const [unit, size] of UNITS) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
-  return `${ms}ms`;
+function describeDuration(ms: number): string {
+  const units = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
+  const unit = Object.entries(units).find(([, size]) => ms >= size && ms % size === 0);
+  return unit ? `${ms / unit[1]}${unit[0]}` : `${ms}ms`;
 }

@@ -9,15 +9,13 @@ interface Window {
   full: boolean;
 }
 
-/** Counts one attempt against a rate budget that other processes draw on too (the outbox's `takeRateBudget`). */
-export type SharedRateBudget = (endpointId: string, rateLimit: number, now: number) => Promise<RateBudgetAnswer>;
+type SharedRateBudget = (endpointId: string, rateLimit: number, now: number) => Promise<RateBudgetAnswer>;
 
 const WINDOW_MS = 1_000;
 
 /**
- * Per-endpoint `rateLimit`: at most that many attempts start in any one-second window; one over it is released, not
- * dropped, and the endpoint is not claimed for until the window ends. With a shared budget (several processes), the
- * budget decides and this only remembers full windows, so a blocked endpoint costs no round trip.
+ * Per-endpoint `rateLimit` per one-second window; one over it is released, not dropped, and not claimed for until the window ends. With a
+ * shared budget (several processes) the budget decides and this remembers full windows, so a blocked endpoint costs no round trip.
  */
 export class EndpointThrottle {
   readonly #windows = new Map<string, Window>();
@@ -62,9 +60,7 @@ export class EndpointThrottle {
   /** The earliest end of a full window (when a blocked endpoint may be claimed for again), or `undefined` when none is full. */
   nextOpening(): number | undefined {
     let earliest: number | undefined;
-    for (const window of this.#windows.values()) {
-      if (window.full && (earliest === undefined || window.start + WINDOW_MS < earliest)) earliest = window.start + WINDOW_MS;
-    }
+    for (const { full, start } of this.#windows.values()) if (full && (earliest === undefined || start + WINDOW_MS < earliest)) earliest = start + WINDOW_MS;
     return earliest;
   }
 

@@ -12,28 +12,16 @@ export interface EndpointUrlOptions {
 // Whitespace and control characters: the URL parser would drop them, so the URL stored would not be the one typed.
 const UNSAFE_CHARACTER = /[\u0000-\u0020\u007f]/;
 
-/** Length in characters (code points), as the limits count it. */
-export const codePoints = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-};
+/** Length in code points, as the limits count it. */
+export const codePoints = (text: string): number => [...text].length;
 
-/**
- * What is wrong with an endpoint URL (a message naming `field`), or `undefined` for an absolute http(s) URL of at most
- * {@link ENDPOINT_URL_MAX_LENGTH} characters, without credentials or a non-public IP literal host (unless `allowPrivate`).
- * Names are not resolved here: the transport checks the address it connects to.
- */
+/** What is wrong with an endpoint URL (a message naming `field`), or `undefined`; names are not resolved: the transport checks the address. */
 export function endpointUrlProblem(url: string, options: EndpointUrlOptions = {}, field = 'url'): string | undefined {
   if (codePoints(url) > ENDPOINT_URL_MAX_LENGTH) return `${field} must be at most ${ENDPOINT_URL_MAX_LENGTH} characters`;
   const parsed = UNSAFE_CHARACTER.test(url) || !URL.canParse(url) ? undefined : new URL(url);
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    return `${field} must be an absolute http or https URL`;
-  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return `${field} must be an absolute http or https URL`;
   if (parsed.username !== '' || parsed.password !== '') return `${field} must not contain credentials`;
-  if (!options.allowPrivate && hasNonPublicLiteralHost(parsed)) {
-    return `${field} must not point to a private, loopback, link-local or multicast address`;
-  }
+  if (!options.allowPrivate && hasNonPublicLiteralHost(parsed)) return `${field} must not point to a private, loopback, link-local or multicast address`;
   return undefined;
 }
 

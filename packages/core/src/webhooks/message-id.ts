@@ -1,7 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 
-// Random bytes are drawn in bulk (as crypto.randomUUID does internally): one
-// kernel call per 256 ids instead of one per id.
+// Random bytes are drawn in bulk (as crypto.randomUUID does): one kernel call per 256 ids.
 const ID_BYTES = 16;
 const pool = Buffer.allocUnsafe(ID_BYTES * 256);
 let offset = pool.length;

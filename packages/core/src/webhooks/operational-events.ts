@@ -14,13 +14,11 @@ export interface OperationalEventsOptions {
   readonly clock: Clock;
 }
 
-/** Endpoints read per page when looking for a tenant's subscribers. */
 const PAGE = 100;
 
 /**
- * Queues the events about the webhooks themselves like any delivery: to the tenant's other enabled endpoints that
- * subscribe to the type (never the failing one it is about), and to the operator's subscriptions that list it, with
- * `tenant` in their body. Queued after the outcome is recorded, not in its transaction: a crash between loses only the notice.
+ * Queues events about the webhooks themselves to the tenant's other enabled endpoints subscribed to the type, and to the operator's
+ * subscriptions listing it (with `tenant`). Queued after the outcome is recorded, not in its transaction: a crash loses only the notice.
  */
 export class OperationalEvents {
   readonly #options: OperationalEventsOptions;
@@ -34,10 +32,7 @@ export class OperationalEvents {
     return this.#queue(tenant, endpointId, 'webhook.endpoint.disabled', { endpointId, reason, at: new Date(at).toISOString() });
   }
 
-  /**
-   * A delivery to a tenant endpoint ended failed at `at` after the attempt that came to `outcome`; resolves with
-   * how many deliveries were queued about it (0 when it is not worth telling, see {@link reportsFailure}).
-   */
+  /** A delivery ended failed at `at` after an attempt came to `outcome`; resolves with how many deliveries were queued about it. */
   deliveryFailed(delivery: ClaimedDelivery, outcome: WebhookSendOutcome, at: number): Promise<number> {
     if (!reportsFailure(delivery, outcome)) return Promise.resolve(0);
     const body = {
@@ -74,19 +69,14 @@ export class OperationalEvents {
     let after: string | undefined;
     for (;;) {
       const page = await this.#options.endpoints.list(tenant, { limit: PAGE, ...(after !== undefined ? { after } : {}) });
-      for (const endpoint of page) {
-        if (endpoint.id !== about && endpoint.status === 'enabled' && endpoint.eventTypes.includes(eventType)) ids.push(endpoint.id);
-      }
+      ids.push(...page.filter((e) => e.id !== about && e.status === 'enabled' && e.eventTypes.includes(eventType)).map((e) => e.id));
       if (page.length < PAGE) return ids;
       after = page[page.length - 1]!.id;
     }
   }
 }
 
-/**
- * Whether a failed delivery is reported: only one to a tenant endpoint that ran out of attempts on its own (not a 410,
- * not ended with its endpoint, not a test), and never a report itself, or two failing endpoints would report forever.
- */
+/** Reports only a tenant endpoint's delivery out of attempts by itself (no 410, test or endpoint end), never a report: two would report forever. */
 function reportsFailure(delivery: NewDelivery, outcome: WebhookSendOutcome): boolean {
   if (!isTenantEndpointId(delivery.endpointId) || delivery.test || delivery.eventType === 'webhook.delivery.failed') return false;
   if (outcome.kind === 'delivered' || outcome.kind === 'gone') return false;

@@ -1,10 +1,6 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 
-/**
- * The share of the event loop a pruning run on schedule takes: after each batch it waits (1 − share) / share times as
- * long as the batch held the loop. SQLite batches write pages all over the file; back to back they would make requests
- * wait behind several of them.
- */
+/** The share of the event loop a scheduled pruning run takes (SQLite batches back to back would make requests wait behind several). */
 export const PRUNE_LOOP_SHARE = 0.02;
 
 export interface PrunePacingOptions {

@@ -1,7 +1,6 @@
 import type { Clock } from '../ports/clock.js';
 import type { RequeueSelector, WebhookOutbox } from '../ports/webhook-outbox.js';
 
-/** What a re-queue needs: the outbox, the time it is due at, and whom to tell. */
 export interface RequeueNowOptions {
   readonly outbox: WebhookOutbox;
   readonly clock: Clock;

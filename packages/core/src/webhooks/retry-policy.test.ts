@@ -3,7 +3,7 @@ import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
 import { RetryPolicy } from './retry-policy.js';
 
 const NOW = 1_700_000_000_000;
-const exact = (schedule: number[], maxRetryAfterMs?: number) => new RetryPolicy({ schedule, jitter: 0, maxRetryAfterMs });
+const exact = (schedule: number[], maxRetryAfterMs?: number) => new RetryPolicy({ retrySchedule: schedule, jitter: 0, maxRetryAfterMs });
 const retry = (reason: string, extra: Partial<Extract<WebhookSendOutcome, { kind: 'retry' }>> = {}): WebhookSendOutcome => ({
   kind: 'retry',
   reason,
@@ -52,14 +52,14 @@ describe('RetryPolicy', () => {
   });
 
   it('spreads delays by the jitter fraction, never below zero', () => {
-    const low = new RetryPolicy({ schedule: [1_000], jitter: 0.1, random: () => 0 });
-    const high = new RetryPolicy({ schedule: [1_000], jitter: 0.1, random: () => 0.999999 });
+    const low = new RetryPolicy({ retrySchedule: [1_000], jitter: 0.1, random: () => 0 });
+    const high = new RetryPolicy({ retrySchedule: [1_000], jitter: 0.1, random: () => 0.999999 });
     expect(low.decide(1, retry('x'), NOW).outcome).toEqual({ status: 'pending', nextAttemptAt: NOW + 900 });
     expect(high.decide(1, retry('x'), NOW).outcome).toEqual({ status: 'pending', nextAttemptAt: NOW + 1_100 });
-    const wild = new RetryPolicy({ schedule: [1_000], jitter: 5, random: () => 0 });
+    const wild = new RetryPolicy({ retrySchedule: [1_000], jitter: 5, random: () => 0 });
     expect(wild.decide(1, retry('x'), NOW).outcome).toEqual({ status: 'pending', nextAttemptAt: NOW });
     const seen = new Set<number>();
-    const real = new RetryPolicy({ schedule: [10_000] });
+    const real = new RetryPolicy({ retrySchedule: [10_000] });
     for (let i = 0; i < 50; i++) {
       const outcome = real.decide(1, retry('x'), NOW).outcome;
       if (outcome.status !== 'pending') throw new Error('expected pending');

@@ -5,7 +5,6 @@ import type { Logger } from '../ports/logger.js';
 export class StorageOutage {
   readonly #logger: Logger;
   readonly #clock: Clock;
-  /** When the outage began and how many passes have failed since; `undefined` while storage answers. */
   #current: { readonly since: number; failedPasses: number; lastError: string } | undefined;
 
   constructor(logger: Logger, clock: Clock) {

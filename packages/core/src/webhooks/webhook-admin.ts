@@ -10,7 +10,6 @@ import { isTenantEndpointId, type EndpointPage, type WebhookEndpoint, type Webho
 import { requeueNow } from './requeue-now.js';
 import { pruneInBatches, reclaimPrunedSpace } from './webhook-pruner.js';
 
-/** What `prune` deletes. */
 export interface PruneOptions {
   /** Deletes deliveries that finished more than this many ms ago. @default the store's retention */
   readonly olderThan?: number;
@@ -18,9 +17,7 @@ export interface PruneOptions {
 
 export interface WebhookAdminOptions {
   readonly outbox: WebhookOutbox;
-  /** Dates re-queued deliveries. */
   readonly clock: Clock;
-  /** Every tenant's endpoints. */
   readonly endpoints: WebhookEndpointRepository;
   /** Endpoints this process's dispatcher finds slow now (for `queueDelay`). @default none */
   readonly slowEndpoints?: () => readonly string[];
@@ -43,10 +40,7 @@ export interface QueueDelay {
   readonly slow: number;
 }
 
-/**
- * `store.allTenants.webhooks`: the operator's tools, across every tenant and with no principal (deliveries of every
- * endpoint and subscription, re-queue, resend, recover, prune; any tenant's endpoints). Tenants' own is `store.webhooks`.
- */
+/** `store.allTenants.webhooks`: the operator's tools across every tenant, with no principal; tenants' own is `store.webhooks`. */
 export class WebhookAdmin {
   readonly #options: WebhookAdminOptions;
   readonly #requeue: (selector: RequeueSelector) => Promise<number>;
@@ -77,10 +71,7 @@ export class WebhookAdmin {
     return this.#options.outbox.pendingStats();
   }
 
-  /**
-   * The longest wait, in ms, of due deliveries no dispatcher has taken yet: over all endpoints, and split between the
-   * ones this process finds slow and the others (responsive ones waiting is what starvation looks like). Metrics call it per scrape.
-   */
+  /** The longest wait (ms) of due deliveries no dispatcher took yet, also split slow/responsive (responsive ones waiting is starvation). */
   async queueDelay(): Promise<QueueDelay> {
     const now = this.#options.clock.now();
     const waiting = await this.#options.outbox.waitingSince(now);
@@ -105,10 +96,7 @@ export class WebhookAdmin {
     if ((await this.#requeue({ id, from: 'any' })) === 0) throw new NotFoundError(`delivery ${id} not found`);
   }
 
-  /**
-   * Queues again every failed delivery to an endpoint or subscription id created at or after `since` (epoch ms);
-   * resolves with how many. `NotFoundError` for an id that is neither an endpoint nor a subscription with deliveries.
-   */
+  /** Queues again the failed deliveries to an endpoint or subscription id created at or after `since` (epoch ms); `NotFoundError` for an unknown id. */
   async recover(endpointId: string, since: number): Promise<{ requeued: number }> {
     const requeued = await this.#requeue({ endpointId, since });
     if (requeued === 0) await this.#known(endpointId);
@@ -123,10 +111,7 @@ export class WebhookAdmin {
     if (!known) throw new NotFoundError(`no endpoint ${id.slice(0, 100)}, and no deliveries to a subscription with that id`);
   }
 
-  /**
-   * Deletes delivered and failed deliveries that finished more than `olderThan` ms ago (default: the retention), then
-   * reclaims their space; resolves with how many. `ValidationError` for a bad `olderThan`, or none while retention is off.
-   */
+  /** Deletes the deliveries finished over `olderThan` ms ago (default: the retention), then reclaims their space; resolves with how many. */
   async prune(options: PruneOptions = {}): Promise<number> {
     const olderThan = options.olderThan ?? this.#options.retentionMs ?? null;
     if (olderThan === null) throw ValidationError.of('olderThan', 'is required: this store keeps finished deliveries (retention is off)');

@@ -3,8 +3,7 @@ import { createRequire } from 'node:module';
 /** Default delays between attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
-/** Default time one attempt may take, in ms: long enough for a receiver that answers
- * after some work, short enough that a hung one does not hold a slot for long. */
+/** Default time one attempt may take, in ms: enough for a receiver that works before answering, short for a hung one holding a slot. */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 15_000;
 
 /** A tenant endpoint failing every attempt this long (with a message exhausted) is disabled: 5 days. */

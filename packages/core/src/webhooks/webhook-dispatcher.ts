@@ -18,7 +18,7 @@ import { EndpointThrottle } from './endpoint-throttle.js';
 import type { OperationalEvents } from './operational-events.js';
 import { RetryPolicy } from './retry-policy.js';
 import { StorageOutage } from './storage-outage.js';
-import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_DISABLE_AFTER_MS, DEFAULT_RETRY_SCHEDULE, DEFAULT_USER_AGENT } from './webhook-defaults.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_DISABLE_AFTER_MS, DEFAULT_USER_AGENT } from './webhook-defaults.js';
 
 /** How the dispatcher sends: the tunable part of its options (what `createPlantStore`'s `webhooks` option passes through). */
 export interface WebhookDispatchSettings {
@@ -42,7 +42,7 @@ export interface WebhookDispatchSettings {
   readonly pollIntervalMs?: number;
   /** Longest wait a receiver can ask for (HTTP: `Retry-After` on 429/503) that is honoured, in ms. @default 3600000 */
   readonly maxRetryAfterMs?: number;
-  /** Each retry delay is spread by up to ± this fraction. 0 disables (tests). @default 0.1 */
+  /** Each retry delay is spread by up to ± this fraction, so receivers failing together are not retried in lockstep. 0 disables. @default 0.1 */
   readonly jitter?: number;
   /** Most deliveries claimed per storage round trip. @default the smaller of 64 and `concurrency` */
   readonly batchSize?: number;
@@ -70,17 +70,14 @@ export interface WebhookDispatcherOptions extends WebhookDispatchSettings {
 }
 
 /**
- * Sends queued deliveries through the transport. Woken right after a commit, it claims due deliveries as leases
- * (`DeliveryClaimer`), runs each in a slot under caps that keep slow endpoints and busy tenants from taking every slot
- * (`AttemptSlots`), records the outcome (`AttemptRecorder`) and claims more as slots free up; `DispatchTimer` picks up
- * retries and work queued elsewhere. Only a lease holder attempts, so several dispatchers may share one outbox.
- * Storage failures are retried, never thrown, and logged once per outage (`StorageOutage`).
+ * Sends queued deliveries: woken after a commit (or by `DispatchTimer`), it claims due ones as leases, runs each in a slot under caps
+ * that keep slow endpoints and busy tenants from taking every slot, and records the outcome. Only a lease holder attempts, so dispatchers
+ * may share an outbox. Storage failures are retried, never thrown, and logged once per outage.
  */
 export class WebhookDispatcher {
   readonly #options: WebhookDispatcherOptions;
   readonly #pollIntervalMs: number;
-  readonly #stopTimeoutMs: number;
-  readonly #owner: string;
+  readonly owner: string;
   readonly #slots: AttemptSlots;
   readonly #claimer: DeliveryClaimer;
   readonly #recorder: AttemptRecorder;
@@ -105,23 +102,22 @@ export class WebhookDispatcher {
     const concurrency = Math.max(1, options.concurrency ?? 256);
     this.#options = options;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.#stopTimeoutMs = options.stopTimeoutMs ?? 2_000;
-    this.#owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
     this.#slots = attemptSlots(options, concurrency, timeoutMs);
     // Rate limits hold across every process on the storage when it keeps a shared budget.
     this.#throttle = new EndpointThrottle(options.outbox.takeRateBudget?.bind(options.outbox));
     this.#claimer = new DeliveryClaimer({
       outbox: options.outbox,
       clock: options.clock,
-      owner: this.#owner,
+      owner: this.owner,
       leaseMs: options.leaseMs ?? timeoutMs + 10_000,
       batchSize: Math.max(1, options.batchSize ?? Math.min(64, concurrency)),
       slots: this.#slots,
       throttle: this.#throttle,
-      // Fixed only while no tenant has an endpoint: theirs come and go (see #checkTenantEndpoints).
+      // Fixed only while no tenant has an endpoint: theirs come and go (looked at in #pumpLoop).
       knownEndpointIds: () => (this.#tenantEndpoints ? undefined : options.targets.ids),
     });
-    this.#recorder = new AttemptRecorder({ outbox: options.outbox, owner: this.#owner, policy: retryPolicy(options), logger: options.logger });
+    this.#recorder = new AttemptRecorder({ outbox: options.outbox, owner: this.owner, policy: new RetryPolicy(options), logger: options.logger });
     const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#context = { transport: options.transport, targets: options.targets, throttle: this.#throttle, clock: options.clock, timeoutMs, userAgent };
     const disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
@@ -133,11 +129,6 @@ export class WebhookDispatcher {
       this.wake();
     });
     this.#outage = new StorageOutage(options.logger, options.clock);
-  }
-
-  /** The lease owner id of this dispatcher. */
-  get owner(): string {
-    return this.#owner;
   }
 
   /** Starts taking work, including what is already due (idempotent; no effect after `stop()`). */
@@ -171,14 +162,15 @@ export class WebhookDispatcher {
     this.#state = 'stopped';
     this.#timer.stop();
     await this.#pumping; // a claim in progress releases what it got (the state is no longer running)
-    if (await this.#slots.settled(this.#stopTimeoutMs)) return;
+    const stopTimeoutMs = this.#options.stopTimeoutMs ?? 2_000;
+    if (await this.#slots.settled(stopTimeoutMs)) return;
     this.#options.logger.info('webhook dispatcher: interrupting attempts still running', { inFlight: this.#slots.size });
     this.#slots.abortAll();
-    if (await this.#slots.settled(this.#stopTimeoutMs)) return;
+    if (await this.#slots.settled(stopTimeoutMs)) return;
     // Their transport ignored the abort: free the deliveries for the next dispatcher all the same.
     const stuck = this.#slots.deliveryIds();
     this.#options.logger.warn('webhook dispatcher stopped with attempts that ignored the abort; their leases are released', { inFlight: stuck.length });
-    await this.#options.outbox.release(stuck, this.#owner).catch((error: unknown) => {
+    await this.#options.outbox.release(stuck, this.owner).catch((error: unknown) => {
       this.#options.logger.error('webhook dispatcher: could not release leases; they are retried when the lease ends', { error: describeError(error) });
     });
   }
@@ -198,11 +190,19 @@ export class WebhookDispatcher {
     try {
       do {
         this.#pumpAgain = false;
-        if (this.#checkDue && this.#state === 'running') await this.#checkTenantEndpoints();
+        // Whether any tenant endpoint exists (one row at most), so the claimer knows whether the endpoint set is fixed.
+        if (this.#checkDue && this.#state === 'running') this.#tenantEndpoints = ((await this.#options.endpoints?.listAll({ limit: 1 }))?.length ?? 0) > 0;
         const capped = await this.#claimer.claim({
           running: () => this.#state === 'running',
           checkDue: this.#checkDue,
-          launch: (delivery) => this.#launch(delivery),
+          launch: (delivery) =>
+            this.#slots.run(
+              delivery.id,
+              delivery.endpointId,
+              slotOwner(delivery),
+              (signal, answered) => this.#attempt(delivery, signal, answered),
+              () => this.wake(),
+            ),
         });
         // Deliveries held back by a rate limit are due again when its window ends; no attempt finishing need wake us.
         const opening = this.#throttle.nextOpening();
@@ -218,12 +218,6 @@ export class WebhookDispatcher {
       this.#checkDue = true;
       this.#timer.scheduleAt(this.#options.clock.now() + Math.min(this.#pollIntervalMs, 1_000));
     }
-  }
-
-  /** Looks whether any tenant endpoint exists (one row at most), so the claimer knows whether the endpoint set is fixed. */
-  async #checkTenantEndpoints(): Promise<void> {
-    const { endpoints } = this.#options;
-    this.#tenantEndpoints = endpoints !== undefined && (await endpoints.listAll({ limit: 1 })).length > 0;
   }
 
   /** Endpoints whose latest attempt ran long or timed out (they get fewer attempt slots until one answers promptly). */
@@ -246,21 +240,15 @@ export class WebhookDispatcher {
     else if (!capped) this.#timer.scheduleAt(now + 5);
   }
 
-  #launch(delivery: ClaimedDelivery): void {
-    this.#slots.run(
-      delivery.id,
-      delivery.endpointId,
-      slotOwner(delivery),
-      (signal, answered) => this.#attempt(delivery, signal, answered),
-      () => this.wake(),
-    );
-  }
-
   /** One attempt, recorded (or, over the endpoint's rate limit, released for later); never rejects. */
   async #attempt(delivery: ClaimedDelivery, signal: AbortSignal, answered: () => void): Promise<void> {
     try {
       const result = await attemptDelivery(delivery, this.#context, signal);
-      if (result === THROTTLED) return await this.#throttled(delivery);
+      if (result === THROTTLED) {
+        // Given back, due as before; looked at again when the endpoint's rate window ends.
+        await this.#options.outbox.release([delivery.id], this.owner);
+        return this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#options.clock.now());
+      }
       if (!result.interrupted) this.#slots.observe(delivery.endpointId, result.finishedAt - result.startedAt);
       // The endpoint is done with this one: the next may go to it while this outcome is recorded.
       answered();
@@ -284,19 +272,8 @@ export class WebhookDispatcher {
       this.#options.logger.error('webhook dispatcher: could not queue an operational event', { error: describeError(error) });
     }
   }
-
-  /** Gives the delivery back (due as before) and looks again when the endpoint's rate window ends. */
-  async #throttled(delivery: ClaimedDelivery): Promise<void> {
-    await this.#options.outbox.release([delivery.id], this.#owner);
-    this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#options.clock.now());
-  }
 }
 
-function retryPolicy(options: WebhookDispatchSettings): RetryPolicy {
-  return new RetryPolicy({ schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE, jitter: options.jitter, maxRetryAfterMs: options.maxRetryAfterMs });
-}
-
-/** The slots with the caps of the options, defaults applied. */
 function attemptSlots(options: WebhookDispatchSettings, concurrency: number, timeoutMs: number): AttemptSlots {
   const perEndpoint = Math.max(1, options.perEndpointConcurrency ?? 16);
   return new AttemptSlots({

@@ -1,7 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { WebhookOutbox } from '../ports/webhook-outbox.js';
-import { prunePacing, yieldToEventLoop } from './prune-pacing.js';
+import { prunePacing, yieldToEventLoop, type PrunePacingOptions } from './prune-pacing.js';
 
 /** Most deliveries deleted per storage transaction, however quick the batches are. */
 export const PRUNE_BATCH_MAX = 1_000;
@@ -9,11 +9,7 @@ export const PRUNE_BATCH_MAX = 1_000;
 /** Deliveries in the first batch, before any batch was timed. */
 export const PRUNE_BATCH_SIZE = 200;
 
-/**
- * How long one batch should hold the event loop, in ms: a synchronous driver (SQLite) makes requests wait for a
- * whole batch, so batches are sized by how long the last full one held the loop. Half the 2 ms a batch should stay
- * under, as one batch can cost more per delivery than the last; an asynchronous driver's batches grow to the maximum.
- */
+/** How long one batch should hold the event loop (a synchronous driver makes requests wait for it), in ms: half of 2 ms, as costs vary per batch. */
 export const PRUNE_BATCH_BUDGET_MS = 1;
 
 /** The size of the next prune batch, between 1 and `max`: it shrinks at once after a batch that took too long, and at most doubles per batch (one quick batch must not make the next hold the loop for many budgets). */
@@ -21,13 +17,11 @@ export class PruneBatchSize {
   readonly #max: number;
   #size: number;
 
-  /** `max`: most deliveries per transaction, from 1 up to `PRUNE_BATCH_MAX`. @default PRUNE_BATCH_MAX */
   constructor(max: number = PRUNE_BATCH_MAX) {
     this.#max = Math.max(1, Math.min(PRUNE_BATCH_MAX, Math.trunc(max)));
     this.#size = Math.min(PRUNE_BATCH_SIZE, this.#max);
   }
 
-  /** Deliveries the next batch deletes at most. */
   get current(): number {
     return this.#size;
   }
@@ -85,9 +79,9 @@ export async function reclaimPrunedSpace(outbox: WebhookOutbox, logger: Logger, 
   }
 }
 
-export interface WebhookPrunerOptions {
+/** `now` times the batches and the run; `sleep` makes the pauses between batches. */
+export interface WebhookPrunerOptions extends Pick<PruneInBatchesOptions, 'now'>, Pick<PrunePacingOptions, 'sleep'> {
   readonly outbox: WebhookOutbox;
-  /** Dates the cutoff: deliveries that finished before `now - retentionMs` are deleted. */
   readonly clock: Clock;
   readonly logger: Logger;
   /** How long a finished delivery is kept, in ms. */
@@ -98,17 +92,9 @@ export interface WebhookPrunerOptions {
   readonly maxBatchSize?: number;
   /** Receives each committed batch's count (metrics). @default nothing */
   readonly onPruned?: (count: number) => void;
-  /** Times the batches and the run, in ms (see `PruneBatchSize`, `prunePacing`). @default performance.now */
-  readonly now?: () => number;
-  /** The pauses between batches (see `prunePacing`). @default a timer */
-  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-/**
- * Deletes finished deliveries older than the retention in the background: one run per interval, in batches paced to a
- * small share of the event loop (`prunePacing`), then a reclaim of the space if it deleted anything. Failures are
- * logged and the next run tries again.
- */
+/** Deletes finished deliveries older than the retention, one run per interval in paced batches, then reclaims the space; failures wait for the next run. */
 export class WebhookPruner {
   readonly #options: WebhookPrunerOptions;
   readonly #intervalMs: number;
@@ -125,9 +111,8 @@ export class WebhookPruner {
     this.#batchSize = new PruneBatchSize(options.maxBatchSize);
   }
 
-  /** Schedules the first run one interval from now. */
   start(): void {
-    if (this.#stopped || this.#timer) return;
+    if (this.#stopping.signal.aborted || this.#timer) return;
     this.#schedule();
   }
 
@@ -139,15 +124,11 @@ export class WebhookPruner {
     await this.#running;
   }
 
-  get #stopped(): boolean {
-    return this.#stopping.signal.aborted;
-  }
-
   #schedule(): void {
     this.#timer = setTimeout(() => {
       this.#running = this.#run().finally(() => {
         this.#running = undefined;
-        if (!this.#stopped) this.#schedule();
+        if (!this.#stopping.signal.aborted) this.#schedule();
       });
     }, this.#intervalMs);
     // A host process is not kept alive by retention alone.
@@ -163,7 +144,7 @@ export class WebhookPruner {
     try {
       pruned = await pruneInBatches(outbox, clock.now() - retentionMs, {
         batchSize: this.#batchSize,
-        stopped: () => this.#stopped,
+        stopped: () => this.#stopping.signal.aborted,
         onBatch: onPruned,
         now,
         between,
@@ -174,6 +155,6 @@ export class WebhookPruner {
     }
     if (pruned === 0) return;
     logger.debug('pruned finished webhook deliveries', { pruned });
-    if (!this.#stopped) await reclaimPrunedSpace(outbox, logger, signal);
+    if (!this.#stopping.signal.aborted) await reclaimPrunedSpace(outbox, logger, signal);
   }
 }

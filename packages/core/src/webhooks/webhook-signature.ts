@@ -1,20 +1,15 @@
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, sign } from 'node:crypto';
 import { secretKey } from './webhook-subscription.js';
 
-/** How an endpoint's deliveries are signed: Standard Webhooks `v1` (HMAC-SHA256, shared secret) or `v1a` (Ed25519, key pair). */
-export type WebhookSignatureKind = 'hmac' | 'ed25519';
-
 /** A decoded signing key: HMAC key bytes, or an Ed25519 private key. */
 export type SigningKey = Uint8Array | KeyObject;
 
 export interface SignWebhookInput {
   /** `whsec_<base64>` or `whsk_<base64>` secret, or its already decoded key (saves decoding it on every attempt). */
   readonly secret: string | SigningKey;
-  /** Message id, sent as `webhook-id`. */
   readonly id: string;
   /** Unix seconds of this attempt, sent as `webhook-timestamp`. */
   readonly timestamp: number;
-  /** Exact body text that is sent. */
   readonly body: string;
 }
 

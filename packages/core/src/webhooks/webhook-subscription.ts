@@ -28,14 +28,19 @@ export function webhookSecretSchema(field = 'secret') {
 /** What an operator subscription can receive: every new plant, and the operational events of every tenant it matches. */
 export const SUBSCRIPTION_EVENT_TYPES = Object.freeze(['plant.created', 'webhook.endpoint.disabled', 'webhook.delivery.failed'] as const);
 
-const EVENT_TYPES_MESSAGE = `eventTypes must be a non-empty array of ${SUBSCRIPTION_EVENT_TYPES.join(', ')}`;
+/** `eventTypes`: a non-empty list of distinct event types among `types`. */
+export function eventTypesSchema<const T extends string>(types: readonly T[]) {
+  const message = `eventTypes must be a non-empty array of ${types.join(', ')}`;
+  return v.pipe(
+    v.array(v.picklist(types, message), message),
+    v.minLength(1, message),
+    v.check((list) => new Set(list).size === list.length, 'eventTypes must not list a type twice'),
+  );
+}
 
 const ID_MESSAGE = 'id must be 1 to 64 letters, digits, "_", "-", "." or ":", not starting with "ep_" (tenant endpoint ids)';
 
-/**
- * The id of a subscription whose configuration names none: `sub_` and 24 hex digits of the SHA-256 of its url. Stable
- * across restarts and instances, so queued deliveries find it again; give an `id` to keep them when the url changes.
- */
+/** The id of a subscription without one: `sub_` and a SHA-256 of its url, stable so queued deliveries find it again after a restart. */
 export function subscriptionId(url: string): string {
   return `sub_${createHash('sha256').update(url, 'utf8').digest('hex').slice(0, 24)}`;
 }
@@ -55,13 +60,7 @@ export const WebhookSubscriptionSchema = v.pipe(
       ),
       secret: webhookSecretSchema(),
       tenant: v.exactOptional(v.pipe(v.string('tenant must be a non-empty string'), v.minLength(1, 'tenant must be a non-empty string'))),
-      eventTypes: v.exactOptional(
-        v.pipe(
-          v.array(v.picklist(SUBSCRIPTION_EVENT_TYPES, EVENT_TYPES_MESSAGE), EVENT_TYPES_MESSAGE),
-          v.minLength(1, EVENT_TYPES_MESSAGE),
-          v.check((types) => new Set(types).size === types.length, 'eventTypes must not list a type twice'),
-        ),
-      ),
+      eventTypes: v.exactOptional(eventTypesSchema(SUBSCRIPTION_EVENT_TYPES)),
     },
     objectMessage('a subscription must be an object {url, secret, tenant?, id?, eventTypes?}'),
   ),
@@ -74,7 +73,6 @@ export const WebhookSubscriptionSchema = v.pipe(
 
 export type WebhookSubscription = v.InferOutput<typeof WebhookSubscriptionSchema>;
 
-/** Whether the subscription wants events of this tenant. */
 export function subscriptionMatches(subscription: WebhookSubscription, tenant: string): boolean {
   return subscription.tenant === undefined || subscription.tenant === tenant;
 }

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { isJsonObject } from '../../domain/plant.js';
 import { objectMessage } from '../../domain/validate.js';
 import { codePoints, endpointUrlSchema, type EndpointUrlOptions } from '../endpoint-url.js';
-import { webhookSecretSchema } from '../webhook-subscription.js';
+import { eventTypesSchema, webhookSecretSchema } from '../webhook-subscription.js';
 import { ENDPOINT_ID_PREFIX, WEBHOOK_EVENT_TYPES } from './webhook-endpoint.js';
 
 /** Longest endpoint description, in characters (code points). */
@@ -13,13 +13,6 @@ export const ENDPOINT_RATE_LIMIT_MAX = 10_000;
 export const WEBHOOK_LIST_LIMIT_MAX = 1000;
 
 const LONE_SURROGATE = /\p{Cs}/u;
-
-const EVENT_TYPES_MESSAGE = `eventTypes must be a non-empty array of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
-const eventTypesSchema = v.pipe(
-  v.array(v.picklist(WEBHOOK_EVENT_TYPES, EVENT_TYPES_MESSAGE), EVENT_TYPES_MESSAGE),
-  v.minLength(1, EVENT_TYPES_MESSAGE),
-  v.check((types) => new Set(types).size === types.length, 'eventTypes must not list a type twice'),
-);
 
 const DESCRIPTION_MESSAGE = `description must be a string of at most ${ENDPOINT_DESCRIPTION_MAX_LENGTH} characters`;
 const descriptionSchema = v.pipe(
@@ -35,8 +28,6 @@ const rateLimitSchema = v.pipe(
   v.minValue(1, RATE_LIMIT_MESSAGE),
   v.maxValue(ENDPOINT_RATE_LIMIT_MAX, RATE_LIMIT_MESSAGE),
 );
-
-const STATUS_MESSAGE = 'status must be "enabled" or "disabled"';
 
 /** Most custom headers on one endpoint. */
 export const ENDPOINT_HEADERS_MAX = 20;
@@ -60,27 +51,16 @@ export const ENDPOINT_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export const ENDPOINT_HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 const HEADERS_MESSAGE = `headers must be an object of at most ${ENDPOINT_HEADERS_MAX} header names to string values`;
 
-/** What is wrong with a headers object, naming the offending header (`headers.<name>`) when one is. */
-function headersProblem(headers: Record<string, unknown>): { name?: string; message: string } | undefined {
-  const names = Object.keys(headers);
-  if (names.length > ENDPOINT_HEADERS_MAX) return { message: HEADERS_MESSAGE };
-  const seen = new Set<string>();
-  for (const name of names) {
-    const field = `headers.${name.slice(0, 100)}`;
-    const lower = name.toLowerCase();
-    if (!ENDPOINT_HEADER_NAME.test(name))
-      return { name, message: `${field} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+.^_\`|~-)` };
-    if (lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower))
-      return { name, message: `${field} is set by the service (as is every webhook-* header)` };
-    if (seen.has(lower)) return { name, message: `${field} names a header twice (names are case-insensitive)` };
-    seen.add(lower);
-    const value = headers[name];
-    if (typeof value !== 'string' || value.length > ENDPOINT_HEADER_VALUE_MAX_LENGTH || !ENDPOINT_HEADER_VALUE.test(value)) {
-      return {
-        name,
-        message: `${field} must be a string of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs (no CR or LF)`,
-      };
-    }
+/** What is wrong with one custom header (`seen`: the lower-case names before it), as a message naming it. */
+function headerProblem(name: string, value: unknown, seen: Set<string>): string | undefined {
+  const field = `headers.${name.slice(0, 100)}`;
+  const lower = name.toLowerCase();
+  if (!ENDPOINT_HEADER_NAME.test(name)) return `${field} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+.^_\`|~-)`;
+  if (lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower)) return `${field} is set by the service (as is every webhook-* header)`;
+  if (seen.has(lower)) return `${field} names a header twice (names are case-insensitive)`;
+  seen.add(lower);
+  if (typeof value !== 'string' || value.length > ENDPOINT_HEADER_VALUE_MAX_LENGTH || !ENDPOINT_HEADER_VALUE.test(value)) {
+    return `${field} must be a string of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs (no CR or LF)`;
   }
   return undefined;
 }
@@ -89,16 +69,16 @@ const headersSchema = v.pipe(
   v.custom<Record<string, unknown>>(isJsonObject, HEADERS_MESSAGE),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
-    const problem = headersProblem(dataset.value);
-    if (!problem) return;
-    const { name, message } = problem;
-    if (name === undefined) addIssue({ message });
-    else addIssue({ message, path: [{ type: 'object', origin: 'value', input: dataset.value, key: name, value: dataset.value[name] }] });
+    const headers = dataset.value;
+    if (Object.keys(headers).length > ENDPOINT_HEADERS_MAX) return addIssue({ message: HEADERS_MESSAGE });
+    const seen = new Set<string>();
+    for (const [key, value] of Object.entries(headers)) {
+      const message = headerProblem(key, value, seen);
+      if (message) return addIssue({ message, path: [{ type: 'object', origin: 'value', input: headers, key, value }] });
+    }
   }),
   v.transform((headers) => headers as Record<string, string>),
 );
-
-const SIGNATURE_MESSAGE = 'signature must be "hmac" or "ed25519"';
 
 /** A JSON object, then the strict shape (so an array or null gets the object message, not a key's). */
 const jsonObject = <const TEntries extends v.ObjectEntries>(entries: TEntries, what: string) =>
@@ -110,12 +90,12 @@ export function newEndpointSchema(options: EndpointUrlOptions) {
     jsonObject(
       {
         url: endpointUrlSchema(options),
-        eventTypes: v.exactOptional(eventTypesSchema),
+        eventTypes: v.exactOptional(eventTypesSchema(WEBHOOK_EVENT_TYPES)),
         description: v.exactOptional(descriptionSchema),
         secret: v.exactOptional(webhookSecretSchema()),
         rateLimit: v.exactOptional(rateLimitSchema),
         headers: v.exactOptional(headersSchema),
-        signature: v.exactOptional(v.picklist(['hmac', 'ed25519'], SIGNATURE_MESSAGE)),
+        signature: v.exactOptional(v.picklist(['hmac', 'ed25519'], 'signature must be "hmac" or "ed25519"')),
       },
       'an endpoint must be a JSON object {url, eventTypes?, description?, secret?, rateLimit?, headers?, signature?}',
     ),
@@ -134,11 +114,11 @@ export function endpointPatchSchema(options: EndpointUrlOptions) {
   return jsonObject(
     {
       url: v.exactOptional(endpointUrlSchema(options)),
-      eventTypes: v.exactOptional(eventTypesSchema),
+      eventTypes: v.exactOptional(eventTypesSchema(WEBHOOK_EVENT_TYPES)),
       description: v.exactOptional(v.nullable(descriptionSchema)),
       rateLimit: v.exactOptional(v.nullable(rateLimitSchema)),
       headers: v.exactOptional(v.nullable(headersSchema)),
-      status: v.exactOptional(v.picklist(['enabled', 'disabled'], STATUS_MESSAGE)),
+      status: v.exactOptional(v.picklist(['enabled', 'disabled'], 'status must be "enabled" or "disabled"')),
     },
     'an endpoint update must be a JSON object {url?, eventTypes?, description?, rateLimit?, headers?, status?}',
   );
@@ -146,21 +126,16 @@ export function endpointPatchSchema(options: EndpointUrlOptions) {
 
 const EVENT_TYPE_MESSAGE = `eventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
 
-/** Body of "send a test event": `{eventType}`. */
 export const SendTestSchema = jsonObject({ eventType: v.picklist(WEBHOOK_EVENT_TYPES, EVENT_TYPE_MESSAGE) }, 'a test event must be a JSON object {eventType}');
 
-/** Body of a rotation: `{secret?}`. */
 export const RotateSecretSchema = jsonObject({ secret: v.exactOptional(webhookSecretSchema()) }, 'a rotation must be a JSON object {secret?}');
 
-// RFC 3339 date-time (section 5.6), with a time zone.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** An RFC 3339 time as epoch ms, the message naming `field`. */
+/** An RFC 3339 date-time with a time zone, as epoch ms, the message naming `field`. */
 const timeSchema = (field: string) => {
   const message = `${field} must be an RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z`;
   return v.pipe(
     v.string(message),
-    v.regex(RFC3339, message),
+    v.regex(/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/, message),
     v.transform((text) => Date.parse(text)),
     v.check((ms) => Number.isFinite(ms), message),
   );

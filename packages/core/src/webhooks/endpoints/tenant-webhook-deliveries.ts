@@ -6,6 +6,7 @@ import type { Delivery, RequeueSelector, WebhookOutbox } from '../../ports/webho
 import { requireScope } from '../../service/plant-service.js';
 import { requeueNow } from '../requeue-now.js';
 import { ListDeliveriesOptionsSchema } from './endpoint-schemas.js';
+import { DEFAULT_PAGE } from './tenant-webhook-endpoints.js';
 import { isTenantEndpointId, type DeliveryPage } from './webhook-endpoint.js';
 
 export interface TenantWebhookDeliveriesOptions {
@@ -14,8 +15,6 @@ export interface TenantWebhookDeliveriesOptions {
   /** Called after a delivery was queued again (the store wakes its dispatcher). @default nothing */
   readonly onRequeue?: () => void;
 }
-
-const DEFAULT_PAGE = 100;
 
 /** Tenants' view of the deliveries to their own endpoints: list, inspect, resend. Scope first, then input; another tenant's delivery is a `NotFoundError`. */
 export class TenantWebhookDeliveries {
@@ -38,7 +37,6 @@ export class TenantWebhookDeliveries {
     return { deliveries: rows, nextAfter: rows[limit - 1]!.id };
   }
 
-  /** One of the caller's deliveries with its attempts. */
   async get(principal: Principal, id: string): Promise<Delivery> {
     requireScope(principal, 'webhooks:read');
     return this.#owned(principal, id);

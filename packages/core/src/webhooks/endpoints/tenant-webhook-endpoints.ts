@@ -18,7 +18,7 @@ import {
   SendTestSchema,
 } from './endpoint-schemas.js';
 import { DISABLED_BY_TENANT, isTenantEndpointId, newEndpointId, newEndpointSecret, type EndpointPage, type WebhookEndpoint } from './webhook-endpoint.js';
-import { WEBHOOK_EVENT_CATALOGUE, webhookEventDescription, type WebhookEventDescription } from './webhook-event-catalogue.js';
+import { WEBHOOK_EVENT_CATALOGUE, type WebhookEventDescription } from './webhook-event-catalogue.js';
 
 export interface TenantWebhookEndpointsOptions {
   readonly endpoints: WebhookEndpointRepository;
@@ -36,7 +36,7 @@ export interface TenantWebhookEndpointsOptions {
   readonly onCreate?: () => void;
 }
 
-/** Endpoints per page when the caller gives no `limit`. */
+/** Page size (endpoints, deliveries) when the caller gives no `limit`. */
 export const DEFAULT_PAGE = 100;
 
 const HOUR_MS = 3_600_000;
@@ -74,10 +74,7 @@ export interface EndpointStats {
   readonly hourly: readonly EndpointHourStats[];
 }
 
-/**
- * Tenants' self-service on their webhook endpoints: each call checks the principal's scope first, validates its input
- * and sees only that tenant (another tenant's id is a `NotFoundError`). What crosses tenants is on `WebhookAdmin`.
- */
+/** Tenants' self-service on their webhook endpoints: scope checked first, then input; another tenant's id is a `NotFoundError`. */
 export class TenantWebhookEndpoints {
   readonly #options: TenantWebhookEndpointsOptions;
   readonly #requeue: (selector: RequeueSelector) => Promise<number>;
@@ -92,10 +89,7 @@ export class TenantWebhookEndpoints {
     this.#patchSchema = endpointPatchSchema(urlOptions);
   }
 
-  /**
-   * Creates an enabled endpoint; returns it with what the receiver verifies with: its `whsec_` secret (given, or 32
-   * random bytes), or for `'ed25519'` the `whpk_` public key of a new key pair. `LimitExceededError` at the tenant's cap.
-   */
+  /** Creates an enabled endpoint; returns it with its `whsec_` secret, or for `'ed25519'` its `whpk_` public key. `LimitExceededError` at the cap. */
   async create(principal: Principal, input: unknown): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     requireScope(principal, 'webhooks:write');
     const { eventTypes, secret, signature, headers, ...fields } = validate(this.#newSchema, input);
@@ -124,7 +118,6 @@ export class TenantWebhookEndpoints {
     return endpointPage(await this.#options.endpoints.list(principal.tenant, { after, limit: limit + 1 }), limit);
   }
 
-  /** The caller's endpoint; `NotFoundError` otherwise. */
   async get(principal: Principal, id: string): Promise<WebhookEndpoint> {
     requireScope(principal, 'webhooks:read');
     return this.#own(principal, id);
@@ -137,9 +130,7 @@ export class TenantWebhookEndpoints {
     // `{}` and `null` both leave the endpoint without headers.
     const fields = headers === undefined ? rest : { ...rest, headers: headers && Object.keys(headers).length > 0 ? headers : null };
     // Nothing to change: the endpoint as it is (its updatedAt stays).
-    if (status === undefined && Object.keys(fields).length === 0) {
-      return this.#own(principal, id);
-    }
+    if (status === undefined && Object.keys(fields).length === 0) return this.#own(principal, id);
     const changes: WebhookEndpointChanges = {
       ...fields,
       ...(status !== undefined ? { status, disabledReason: status === 'disabled' ? DISABLED_BY_TENANT : null } : {}),
@@ -202,7 +193,7 @@ export class TenantWebhookEndpoints {
     ) as EndpointStats['windows'];
     const hourly = hourStarts.map((start, hour) => {
       const since = counted(STATS_WINDOWS.length + hour);
-      const later = hour + 1 < STATS_HOURS ? counted(STATS_WINDOWS.length + hour + 1) : { succeeded: 0, failed: 0 };
+      const later = counted(STATS_WINDOWS.length + hour + 1); // none after the current hour
       return { start, succeeded: since.succeeded - later.succeeded, failed: since.failed - later.failed };
     });
     return { endpointId: endpoint.id, ...(lastAttempt ? { lastAttempt } : {}), windows: byName, hourly };
@@ -219,7 +210,7 @@ export class TenantWebhookEndpoints {
       tenant: principal.tenant,
       endpointId: endpoint.id,
       eventType,
-      payload: webhookEventDescription(eventType).example,
+      payload: WEBHOOK_EVENT_CATALOGUE.find((entry) => entry.type === eventType)!.example,
       createdAt: this.#options.clock.now(),
       test: true,
     } as const;

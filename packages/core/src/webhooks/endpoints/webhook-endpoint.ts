@@ -7,7 +7,7 @@ export type WebhookEventType = 'plant.created' | 'plant.deleted' | OperationalEv
 /** Events about the webhooks themselves, queued by the dispatcher rather than by a plant write. */
 export type OperationalEventType = 'webhook.endpoint.disabled' | 'webhook.delivery.failed';
 
-/** Every known event type, in documentation order. */
+/** Every event type, in documentation order. */
 export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = Object.freeze([
   'plant.created',
   'plant.deleted',

@@ -36,8 +36,3 @@ export const WEBHOOK_EVENT_CATALOGUE: readonly WebhookEventDescription[] = Objec
       '{"deliveryId":"msg_5f0c8e2a9b7d4c1e8f3a6b2d9c0e7f14","endpointId":"ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8","eventType":"plant.created","attempts":8,"lastError":"receiver answered 500","at":"2026-05-02T16:30:00.000Z"}',
   },
 ]);
-
-/** The catalogue entry of a known event type. */
-export function webhookEventDescription(type: WebhookEventType): WebhookEventDescription {
-  return WEBHOOK_EVENT_CATALOGUE.find((entry) => entry.type === type)!;
-}
