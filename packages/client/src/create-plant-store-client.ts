@@ -1,4 +1,4 @@
-import { createHttpTransport, type PlantStoreClientOptions } from './http-transport.js';
+import { HttpTransport, type PlantStoreClientOptions } from './http-transport.js';
 import { plantsClient, type PlantsClient } from './plants-client.js';
 import { webhooksClient, type WebhooksClient } from './webhooks-client.js';
 
@@ -10,6 +10,6 @@ export interface PlantStoreClient {
 
 /** A client for the Plant Store HTTP API over fetch, for Node and browsers: exact `bigint` ids, typed errors (all `PlantStoreClientError`). */
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
-  const transport = createHttpTransport(options);
+  const transport = new HttpTransport(options);
   return { plants: plantsClient(transport), webhooks: webhooksClient(transport) };
 }

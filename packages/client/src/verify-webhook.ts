@@ -1,6 +1,5 @@
 import { parseJson } from './json-codec.js';
-import { payloadFromJson } from './webhook-shapes.js';
-import type { WebhookPayload } from './webhook-types.js';
+import { payloadFromJson, type WebhookPayload } from './webhook-types.js';
 
 /** The request is not an authentic, fresh Plant Store webhook. Answer it with a 4xx and do not act on it. */
 export class WebhookVerificationError extends Error {

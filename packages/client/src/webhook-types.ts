@@ -1,6 +1,7 @@
-// The shapes of the webhooks API as the client returns them: times are `Date`s, plant ids in payloads `bigint`.
+// The shapes of the webhooks API as the client returns them (times are `Date`s, plant ids in payloads `bigint`), and their readers.
 
-import type { Plant } from './plant.js';
+import { plantFromJson, type Plant } from './plant.js';
+import { idFromJson } from './plant-id.js';
 
 /** Events an endpoint can subscribe to. */
 export type WebhookEventType = 'plant.created' | 'plant.deleted' | 'webhook.endpoint.disabled' | 'webhook.delivery.failed';
@@ -186,3 +187,86 @@ export interface WebhookEndpointStats {
   /** The last 24 clock hours, oldest first; the last one is the current hour so far. */
   readonly hourly: readonly WebhookHourStats[];
 }
+
+// Readers from parsed JSON: undefined when a promised field is missing or of the wrong kind; unknown fields pass
+// through, so a service that adds one does not break older clients.
+
+type Json = Record<string, unknown>;
+type Reader<T = unknown> = (value: unknown) => T | undefined;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const string: Reader<string> = (value) => (typeof value === 'string' ? value : undefined);
+const number: Reader<number> = (value) => (typeof value === 'number' ? value : undefined);
+const array: Reader<unknown[]> = (value) => (Array.isArray(value) ? value : undefined);
+
+/** An RFC 3339 time (or epoch milliseconds) as a Date. */
+function date(value: unknown): Date | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const parsed = new Date(value);
+  return Number.isNaN(parsed.getTime()) ? undefined : parsed;
+}
+
+/** An array whose every element `read` accepts. */
+function listOf<T>(read: Reader<T>): Reader<T[]> {
+  return (value) => {
+    const items = Array.isArray(value) ? value.map(read) : [undefined];
+    return items.includes(undefined) ? undefined : (items as T[]);
+  };
+}
+
+/** An object whose fields each pass their reader and are replaced by what it read; a `name?` field may be absent or null (then left out). */
+function shaped<T>(fields: Readonly<Record<string, Reader>>): Reader<T> {
+  return (value) => {
+    if (!isObject(value)) return undefined;
+    const result: Json = { ...value };
+    for (const [key, read] of Object.entries(fields)) {
+      const name = key.replace(/\?$/, '');
+      if (name !== key && value[name] == null) {
+        delete result[name];
+        continue;
+      }
+      result[name] = read(value[name]);
+      if (result[name] === undefined) return undefined;
+    }
+    return result as T;
+  };
+}
+
+/** A webhook body: the plant of `plant.created`, `{ id }` of `plant.deleted`, or an operational event (its `at` a Date). */
+export function payloadFromJson(value: unknown): WebhookPayload | undefined {
+  if (!isObject(value)) return undefined;
+  if ('name' in value) return plantFromJson(value);
+  if (typeof value['endpointId'] === 'string') return shaped<WebhookPayload>({ at: date })(value);
+  return shaped<PlantDeletedPayload>({ id: idFromJson })(value);
+}
+
+const ENDPOINT_FIELDS = { id: string, url: string, status: string, eventTypes: array, createdAt: date, updatedAt: date };
+const attemptFromJson = shaped<WebhookAttempt>({ at: date, durationMs: number });
+const hourFromJson = shaped<WebhookHourStats>({ start: date, succeeded: number, failed: number });
+const windowFromJson = shaped<WebhookWindowStats>({ succeeded: number, failed: number });
+
+export const endpointFromJson = shaped<WebhookEndpoint>(ENDPOINT_FIELDS);
+export const endpointWithSecretFromJson = shaped<WebhookEndpointWithSecret>({ ...ENDPOINT_FIELDS, secret: string });
+export const sessionFromJson = shaped<WebhookSession>({ tenant: string, subject: string, scopes: array, 'expiresAt?': date });
+export const secretFromJson = (value: unknown) => (isObject(value) ? string(value['secret']) : undefined);
+export const requeuedFromJson = (value: unknown) => (isObject(value) ? number(value['requeued']) : undefined);
+export const eventTypesFromJson = listOf(shaped<WebhookEventTypeInfo>({ type: string, description: string, schema: shaped({}), example: payloadFromJson }));
+
+export const deliveryFromJson = shaped<WebhookDelivery>({
+  id: string,
+  endpointId: string,
+  eventType: string,
+  status: string,
+  payload: payloadFromJson,
+  attempts: listOf(attemptFromJson),
+  createdAt: date,
+  'nextAttemptAt?': date,
+});
+
+export const endpointStatsFromJson = shaped<WebhookEndpointStats>({
+  endpointId: string,
+  windows: shaped({ '1h': windowFromJson, '24h': windowFromJson, '7d': windowFromJson }),
+  // Older services send no hours.
+  hourly: (value) => (Array.isArray(value) ? listOf(hourFromJson)(value) : []),
+  'lastAttempt?': shaped({ at: date }),
+});

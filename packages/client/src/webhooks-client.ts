@@ -5,23 +5,21 @@ import {
   endpointFromJson,
   endpointStatsFromJson,
   endpointWithSecretFromJson,
-  requeuedFromJson,
   eventTypesFromJson,
+  requeuedFromJson,
   secretFromJson,
   sessionFromJson,
-} from './webhook-shapes.js';
-import type {
-  ListWebhookDeliveriesQuery,
-  ListWebhookEndpointsQuery,
-  NewWebhookEndpoint,
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEndpointStats,
-  WebhookEndpointUpdate,
-  WebhookEndpointWithSecret,
-  WebhookEventType,
-  WebhookEventTypeInfo,
-  WebhookSession,
+  type ListWebhookDeliveriesQuery,
+  type ListWebhookEndpointsQuery,
+  type NewWebhookEndpoint,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointStats,
+  type WebhookEndpointUpdate,
+  type WebhookEndpointWithSecret,
+  type WebhookEventType,
+  type WebhookEventTypeInfo,
+  type WebhookSession,
 } from './webhook-types.js';
 
 /** One page of endpoints; `next` is the query of the following page, absent on the last one. */
@@ -80,42 +78,33 @@ export interface WebhooksClient {
 const ENDPOINTS = '/webhooks/endpoints';
 const DELIVERIES = '/webhooks/deliveries';
 const segment = (id: string) => `/${encodeURIComponent(id)}`;
-const optional = (value: number | string | undefined) => (value === undefined ? undefined : String(value));
+const timeParam = (value: Date | string | undefined) => (value instanceof Date ? value.toISOString() : value);
 
 /** The listed query parameters of a next-page Link that are present, as a query object. */
-function queryOf<Q>(names: readonly (keyof Q & string)[], numeric: readonly string[]) {
+function queryOf<Q>(names: readonly (keyof Q & string)[]) {
   return (params: URLSearchParams): Q | undefined => {
     if (params.get('after') === null) return undefined;
     const entries = names.flatMap((name) => {
       const value = params.get(name);
-      return value === null ? [] : [[name, numeric.includes(name) ? Number(value) : value]];
+      return value === null ? [] : [[name, name === 'limit' ? Number(value) : value]];
     });
     return Object.fromEntries(entries) as Q;
   };
 }
 
-const nextEndpoints = queryOf<ListWebhookEndpointsQuery>(['limit', 'after'], ['limit']);
-const nextDeliveries = queryOf<ListWebhookDeliveriesQuery>(['endpoint', 'status', 'eventType', 'since', 'until', 'limit', 'after'], ['limit']);
-const timeParam = (value: Date | string | undefined) => (value instanceof Date ? value.toISOString() : value);
-
-async function sendAndDiscard(transport: HttpTransport, method: string, url: URL, options: CallOptions & { body?: unknown } = {}) {
-  const response = await transport.send(method, url, options);
-  await response.body?.cancel();
-}
+const nextEndpoints = queryOf<ListWebhookEndpointsQuery>(['limit', 'after']);
+const nextDeliveries = queryOf<ListWebhookDeliveriesQuery>(['endpoint', 'status', 'eventType', 'since', 'until', 'limit', 'after']);
 
 function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
   const url = (id?: string, action = '') => transport.url(ENDPOINTS + (id === undefined ? '' : segment(id)) + action);
-  const listUrl = ({ limit, after }: ListWebhookEndpointsQuery) => transport.url(ENDPOINTS, { limit: optional(limit), after });
+  const listUrl = ({ limit, after }: ListWebhookEndpointsQuery) => transport.url(ENDPOINTS, { limit, after });
   return {
     create: (endpoint, options) => transport.sendForJson('POST', url(), endpointWithSecretFromJson, { ...options, body: endpoint }),
     list: (query = {}) => followPages(transport, listUrl(query), endpointFromJson, query.signal),
-    async listPage(query = {}) {
-      const { items, next } = await fetchPage(transport, listUrl(query), endpointFromJson, nextEndpoints, query.signal);
-      return next === undefined ? { endpoints: items } : { endpoints: items, next };
-    },
+    listPage: (query = {}) => fetchPage(transport, listUrl(query), 'endpoints', endpointFromJson, nextEndpoints, query.signal),
     get: (id, options) => transport.sendForJson('GET', url(id), endpointFromJson, options),
     update: (id, changes, options) => transport.sendForJson('PATCH', url(id), endpointFromJson, { ...options, body: changes }),
-    delete: (id, options) => sendAndDiscard(transport, 'DELETE', url(id), options),
+    delete: (id, options) => transport.sendAndDiscard('DELETE', url(id), options),
     getSecret: (id, options) => transport.sendForJson('GET', url(id, '/secret'), secretFromJson, options),
     rotateSecret: (id, body = {}, options) => transport.sendForJson('POST', url(id, '/rotate-secret'), secretFromJson, { ...options, body }),
     recover: (id, since, options) => transport.sendForJson('POST', url(id, '/recover'), requeuedFromJson, { ...options, body: { since: timeParam(since) } }),
@@ -126,15 +115,12 @@ function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
 
 function deliveriesClient(transport: HttpTransport): WebhookDeliveriesClient {
   const listUrl = ({ endpoint, status, eventType, since, until, limit, after }: ListWebhookDeliveriesQuery) =>
-    transport.url(DELIVERIES, { endpoint, status, eventType, since: timeParam(since), until: timeParam(until), limit: optional(limit), after });
+    transport.url(DELIVERIES, { endpoint, status, eventType, since: timeParam(since), until: timeParam(until), limit, after });
   return {
     list: (query = {}) => followPages(transport, listUrl(query), deliveryFromJson, query.signal),
-    async listPage(query = {}) {
-      const { items, next } = await fetchPage(transport, listUrl(query), deliveryFromJson, nextDeliveries, query.signal);
-      return next === undefined ? { deliveries: items } : { deliveries: items, next };
-    },
+    listPage: (query = {}) => fetchPage(transport, listUrl(query), 'deliveries', deliveryFromJson, nextDeliveries, query.signal),
     get: (id, options) => transport.sendForJson('GET', transport.url(DELIVERIES + segment(id)), deliveryFromJson, options),
-    resend: (id, options) => sendAndDiscard(transport, 'POST', transport.url(`${DELIVERIES}${segment(id)}/resend`), options),
+    resend: (id, options) => transport.sendAndDiscard('POST', transport.url(`${DELIVERIES}${segment(id)}/resend`), options),
   };
 }
 

@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { describeError, isSignedOut } from './api/describe-error.js';
-import type { WebhookEventTypeInfo, WebhookSession } from '@plant-store/client';
-import { portalApi, type PortalApi } from './api/portal-api.js';
+import type { WebhookEventTypeInfo, WebhookSession, WebhooksClient } from '@plant-store/client';
+import { describeError, isSignedOut, portalApi } from './api/portal-api.js';
 import { forgetToken, storedToken, storeToken, takeTokenFromAddress, type StoredToken } from './auth/token-store.js';
 import { Announcer } from './ui/announcer.js';
 import { PortalPage } from './views/portal-page.js';
@@ -18,7 +17,7 @@ type State =
   | {
       readonly kind: 'signed-in';
       readonly token: StoredToken;
-      readonly api: PortalApi;
+      readonly api: WebhooksClient;
       readonly session: WebhookSession;
       readonly eventTypes: WebhookEventTypeInfo[];
     };

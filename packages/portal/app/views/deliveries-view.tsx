@@ -1,11 +1,7 @@
 import type { ListWebhookDeliveriesQuery, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { allEndpoints } from '../api/portal-api.js';
-import { useAnnounce } from '../ui/announcer.js';
-import { dateFromLocalInput } from '../ui/format.js';
-import { Options } from '../ui/parts.js';
-import { usePortal } from '../ui/portal-context.js';
-import { ViewSection } from '../ui/view-heading.js';
+import { dateFromLocalInput, Options, usePortal, ViewSection } from '../ui/parts.js';
 import { DeliveryItem } from './delivery-item.js';
 import { RecoverForm } from './recover-form.js';
 
@@ -19,8 +15,7 @@ interface DeliveriesViewProps {
 
 /** The delivery log, newest first: filters, each delivery's attempts, resend; recovering failed ones. */
 export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
-  const { api, canWrite, eventTypes, fail } = usePortal();
-  const announce = useAnnounce();
+  const { api, canWrite, eventTypes, announce, fail } = usePortal();
   const [endpoints, setEndpoints] = useState<readonly WebhookEndpoint[]>([]);
   // The form's fields, as typed; applied on submit.
   const [endpoint, setEndpoint] = useState(initialEndpoint ?? '');
@@ -32,20 +27,17 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
   const [after, setAfter] = useState<string | undefined>(undefined);
   const [filter, setFilter] = useState<ListWebhookDeliveriesQuery>(initialEndpoint === undefined ? {} : { endpoint: initialEndpoint });
 
-  const load = useCallback(
-    async (applied: ListWebhookDeliveriesQuery, from?: string) => {
-      try {
-        const page = await api.deliveries.listPage({ ...applied, limit: PAGE_SIZE, ...(from === undefined ? {} : { after: from }) });
-        setDeliveries((previous) => (from === undefined ? page.deliveries : [...(previous ?? []), ...page.deliveries]));
-        setAfter(page.next?.after);
-        return page;
-      } catch (error) {
-        fail(error);
-        return undefined;
-      }
-    },
-    [api, fail],
-  );
+  async function load(applied: ListWebhookDeliveriesQuery, from?: string) {
+    try {
+      const page = await api.deliveries.listPage({ ...applied, limit: PAGE_SIZE, after: from });
+      setDeliveries((previous) => (from === undefined ? page.deliveries : [...(previous ?? []), ...page.deliveries]));
+      setAfter(page.next?.after);
+      return page;
+    } catch (error) {
+      fail(error);
+      return undefined;
+    }
+  }
 
   useEffect(() => {
     void load(filter);

@@ -1,8 +1,5 @@
 import type { WebhookDelivery } from '@plant-store/client';
-import { useAnnounce } from '../ui/announcer.js';
-import { prettyJson } from '../ui/format.js';
-import { Fact, Time, useAction } from '../ui/parts.js';
-import { usePortal } from '../ui/portal-context.js';
+import { Fact, prettyJson, Time, useAction, usePortal } from '../ui/parts.js';
 
 interface DeliveryItemProps {
   readonly delivery: WebhookDelivery;
@@ -13,8 +10,7 @@ interface DeliveryItemProps {
 
 /** One delivery: what was sent where, its state, each attempt and (with write access) resending it. */
 export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemProps) {
-  const { api, canWrite } = usePortal();
-  const announce = useAnnounce();
+  const { api, canWrite, announce } = usePortal();
   const [busy, run] = useAction();
   const headingId = `delivery-${delivery.id}`;
 

@@ -1,7 +1,7 @@
 import type { NewWebhookEndpoint, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { describeError, isSignedOut } from '../api/describe-error.js';
-import { usePortal } from '../ui/portal-context.js';
+import { describeError, isSignedOut } from '../api/portal-api.js';
+import { usePortal } from '../ui/parts.js';
 
 interface EndpointFormProps {
   /** The endpoint to edit; absent to create one. */

@@ -1,16 +1,11 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { describeError } from '../api/describe-error.js';
-import type { WebhookEventTypeInfo, WebhookSession } from '@plant-store/client';
-import type { PortalApi } from '../api/portal-api.js';
+import type { WebhookEventTypeInfo, WebhookSession, WebhooksClient } from '@plant-store/client';
+import { describeError } from '../api/portal-api.js';
 import { useAnnounce } from '../ui/announcer.js';
-import { Fact, Time } from '../ui/parts.js';
-import { PortalContext, type PortalContextValue } from '../ui/portal-context.js';
-import { focusViewHeading } from '../ui/view-heading.js';
+import { Fact, focusViewHeading, PortalContext, Time, type PortalContextValue } from '../ui/parts.js';
 import { CatalogueView } from './catalogue-view.js';
 import { DeliveriesView } from './deliveries-view.js';
 import { EndpointsView } from './endpoints-view.js';
-
-const WRITE_SCOPE = 'webhooks:write';
 
 type View = 'endpoints' | 'catalogue' | 'deliveries';
 const VIEWS: readonly { readonly id: View; readonly label: string }[] = [
@@ -20,7 +15,7 @@ const VIEWS: readonly { readonly id: View; readonly label: string }[] = [
 ];
 
 interface PortalPageProps {
-  readonly api: PortalApi;
+  readonly api: WebhooksClient;
   readonly session: WebhookSession;
   readonly eventTypes: readonly WebhookEventTypeInfo[];
   readonly onSignOut: () => void;
@@ -35,7 +30,7 @@ export function PortalPage({ api, session, eventTypes, onSignOut, onFailure }: P
   const [deliveryEndpoint, setDeliveryEndpoint] = useState<string | undefined>(undefined);
   // Focus moves to the new section's heading when the reader switches, not on first load.
   const switched = useRef(false);
-  const canWrite = session.scopes.includes(WRITE_SCOPE);
+  const canWrite = session.scopes.includes('webhooks:write');
 
   const context = useMemo<PortalContextValue>(
     () => ({
@@ -43,6 +38,7 @@ export function PortalPage({ api, session, eventTypes, onSignOut, onFailure }: P
       session,
       canWrite,
       eventTypes,
+      announce,
       fail: (error) => {
         if (!onFailure(error)) announce(describeError(error), 'error');
       },

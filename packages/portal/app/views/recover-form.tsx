@@ -1,9 +1,6 @@
 import type { WebhookEndpoint } from '@plant-store/client';
 import { useState } from 'preact/hooks';
-import { useAnnounce } from '../ui/announcer.js';
-import { dateFromLocalInput, localInputValue } from '../ui/format.js';
-import { Options, useAction } from '../ui/parts.js';
-import { usePortal } from '../ui/portal-context.js';
+import { dateFromLocalInput, localInputValue, Options, useAction, usePortal } from '../ui/parts.js';
 
 interface RecoverFormProps {
   readonly endpoints: readonly WebhookEndpoint[];
@@ -12,8 +9,7 @@ interface RecoverFormProps {
 
 /** Queues again every failed delivery to one endpoint created since a time (after an outage of the receiver). */
 export function RecoverForm({ endpoints, onRecovered }: RecoverFormProps) {
-  const { api } = usePortal();
-  const announce = useAnnounce();
+  const { api, announce } = usePortal();
   const [endpoint, setEndpoint] = useState('');
   // A day back is where most outages are covered; the reader changes it.
   const [since, setSince] = useState(() => localInputValue(new Date(Date.now() - 24 * 3600_000)));
