@@ -1,5 +1,4 @@
-import { errorFromResponse } from './error-from-response.js';
-import { RequestFailedError } from './errors.js';
+import { errorFromResponse, RequestFailedError } from './errors.js';
 import { parseJson, stringifyJson } from './json-codec.js';
 
 /** How the client reaches the service. */

@@ -80,20 +80,12 @@ const DELIVERIES = '/webhooks/deliveries';
 const segment = (id: string) => `/${encodeURIComponent(id)}`;
 const timeParam = (value: Date | string | undefined) => (value instanceof Date ? value.toISOString() : value);
 
-/** The listed query parameters of a next-page Link that are present, as a query object. */
-function queryOf<Q>(names: readonly (keyof Q & string)[]) {
-  return (params: URLSearchParams): Q | undefined => {
-    if (params.get('after') === null) return undefined;
-    const entries = names.flatMap((name) => {
-      const value = params.get(name);
-      return value === null ? [] : [[name, name === 'limit' ? Number(value) : value]];
-    });
-    return Object.fromEntries(entries) as Q;
-  };
+/** The query of a next-page Link as the caller's query (the service always puts `after` in it). */
+function nextQuery<Q>(params: URLSearchParams): Q | undefined {
+  if (params.get('after') === null) return undefined;
+  const limit = params.get('limit');
+  return { ...Object.fromEntries(params), ...(limit === null ? {} : { limit: Number(limit) }) } as Q;
 }
-
-const nextEndpoints = queryOf<ListWebhookEndpointsQuery>(['limit', 'after']);
-const nextDeliveries = queryOf<ListWebhookDeliveriesQuery>(['endpoint', 'status', 'eventType', 'since', 'until', 'limit', 'after']);
 
 function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
   const url = (id?: string, action = '') => transport.url(ENDPOINTS + (id === undefined ? '' : segment(id)) + action);
@@ -101,7 +93,7 @@ function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
   return {
     create: (endpoint, options) => transport.sendForJson('POST', url(), endpointWithSecretFromJson, { ...options, body: endpoint }),
     list: (query = {}) => followPages(transport, listUrl(query), endpointFromJson, query.signal),
-    listPage: (query = {}) => fetchPage(transport, listUrl(query), 'endpoints', endpointFromJson, nextEndpoints, query.signal),
+    listPage: (query = {}) => fetchPage(transport, listUrl(query), 'endpoints', endpointFromJson, nextQuery<ListWebhookEndpointsQuery>, query.signal),
     get: (id, options) => transport.sendForJson('GET', url(id), endpointFromJson, options),
     update: (id, changes, options) => transport.sendForJson('PATCH', url(id), endpointFromJson, { ...options, body: changes }),
     delete: (id, options) => transport.sendAndDiscard('DELETE', url(id), options),
@@ -118,7 +110,7 @@ function deliveriesClient(transport: HttpTransport): WebhookDeliveriesClient {
     transport.url(DELIVERIES, { endpoint, status, eventType, since: timeParam(since), until: timeParam(until), limit, after });
   return {
     list: (query = {}) => followPages(transport, listUrl(query), deliveryFromJson, query.signal),
-    listPage: (query = {}) => fetchPage(transport, listUrl(query), 'deliveries', deliveryFromJson, nextDeliveries, query.signal),
+    listPage: (query = {}) => fetchPage(transport, listUrl(query), 'deliveries', deliveryFromJson, nextQuery<ListWebhookDeliveriesQuery>, query.signal),
     get: (id, options) => transport.sendForJson('GET', transport.url(DELIVERIES + segment(id)), deliveryFromJson, options),
     resend: (id, options) => transport.sendAndDiscard('POST', transport.url(`${DELIVERIES}${segment(id)}/resend`), options),
   };

@@ -1,7 +1,8 @@
 import type { WebhookEventTypeInfo, WebhookSession, WebhooksClient } from '@plant-store/client';
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext, useState } from 'preact/hooks';
-import type { Tone } from './announcer.js';
+
+export type Tone = 'info' | 'success' | 'error';
 
 /** What every view of a signed-in page shares. */
 export interface PortalContextValue {

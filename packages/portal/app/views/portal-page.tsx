@@ -1,7 +1,6 @@
-import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { WebhookEventTypeInfo, WebhookSession, WebhooksClient } from '@plant-store/client';
 import { describeError } from '../api/portal-api.js';
-import { useAnnounce } from '../ui/announcer.js';
 import { Fact, focusViewHeading, PortalContext, Time, type PortalContextValue } from '../ui/parts.js';
 import { CatalogueView } from './catalogue-view.js';
 import { DeliveriesView } from './deliveries-view.js';
@@ -18,37 +17,34 @@ interface PortalPageProps {
   readonly api: WebhooksClient;
   readonly session: WebhookSession;
   readonly eventTypes: readonly WebhookEventTypeInfo[];
+  readonly announce: PortalContextValue['announce'];
   readonly onSignOut: () => void;
   /** Called with every failed call; true when it ended the sign-in (nothing more to say then). */
   readonly onFailure: (error: unknown) => boolean;
 }
 
 /** The signed-in page: who is signed in, the sections, and the open one. */
-export function PortalPage({ api, session, eventTypes, onSignOut, onFailure }: PortalPageProps) {
-  const announce = useAnnounce();
+export function PortalPage({ api, session, eventTypes, announce, onSignOut, onFailure }: PortalPageProps) {
   const [view, setView] = useState<View>('endpoints');
   const [deliveryEndpoint, setDeliveryEndpoint] = useState<string | undefined>(undefined);
   // Focus moves to the new section's heading when the reader switches, not on first load.
   const switched = useRef(false);
   const canWrite = session.scopes.includes('webhooks:write');
 
-  const context = useMemo<PortalContextValue>(
-    () => ({
-      api,
-      session,
-      canWrite,
-      eventTypes,
-      announce,
-      fail: (error) => {
-        if (!onFailure(error)) announce(describeError(error), 'error');
-      },
-      showDeliveries: (endpointId) => {
-        setDeliveryEndpoint(endpointId);
-        open('deliveries');
-      },
-    }),
-    [api, session, canWrite, eventTypes, onFailure, announce],
-  );
+  const context: PortalContextValue = {
+    api,
+    session,
+    canWrite,
+    eventTypes,
+    announce,
+    fail: (error) => {
+      if (!onFailure(error)) announce(describeError(error), 'error');
+    },
+    showDeliveries: (endpointId) => {
+      setDeliveryEndpoint(endpointId);
+      open('deliveries');
+    },
+  };
 
   function open(next: View) {
     switched.current = true;
