@@ -88,17 +88,13 @@ export class HttpTransport {
   async sendForJson<T>(method: string, url: URL, read: (value: unknown) => T | undefined, options?: SendOptions): Promise<T> {
     const response = await this.send(method, url, options);
     const what = `${method} ${url.pathname}`;
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      throw bodyFailure(response, error, options?.signal);
-    }
     let value: unknown;
     try {
-      value = parseJson(text);
+      value = parseJson(await response.text());
     } catch (error) {
-      throw invalidResponse(response, `${what}: the response is not valid JSON`, error);
+      throw error instanceof SyntaxError
+        ? invalidResponse(response, `${what}: the response is not valid JSON`, error)
+        : bodyFailure(response, error, options?.signal);
     }
     const result = read(value);
     if (result === undefined) throw invalidResponse(response, `${what}: the response does not have the documented shape`);

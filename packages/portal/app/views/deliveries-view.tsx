@@ -8,13 +8,8 @@ import { RecoverForm } from './recover-form.js';
 const PAGE_SIZE = 20;
 const STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'delivered', 'failed'];
 
-interface DeliveriesViewProps {
-  /** Opens the log filtered to this endpoint. */
-  readonly initialEndpoint: string | undefined;
-}
-
-/** The delivery log, newest first: filters, each delivery's attempts, resend; recovering failed ones. */
-export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
+/** The delivery log, newest first (filtered to `initialEndpoint` when given): filters, each delivery's attempts, resend; recovering failed ones. */
+export function DeliveriesView({ initialEndpoint }: { readonly initialEndpoint: string | undefined }) {
   const { api, canWrite, eventTypes, announce, fail } = usePortal();
   const [endpoints, setEndpoints] = useState<readonly WebhookEndpoint[]>([]);
   // The form's fields, as typed; applied on submit.

@@ -2,13 +2,8 @@ import type { WebhookEndpoint } from '@plant-store/client';
 import { useState } from 'preact/hooks';
 import { dateFromLocalInput, localInputValue, Options, useAction, usePortal } from '../ui/parts.js';
 
-interface RecoverFormProps {
-  readonly endpoints: readonly WebhookEndpoint[];
-  readonly onRecovered: () => void;
-}
-
 /** Queues again every failed delivery to one endpoint created since a time (after an outage of the receiver). */
-export function RecoverForm({ endpoints, onRecovered }: RecoverFormProps) {
+export function RecoverForm({ endpoints, onRecovered }: { readonly endpoints: readonly WebhookEndpoint[]; readonly onRecovered: () => void }) {
   const { api, announce } = usePortal();
   const [endpoint, setEndpoint] = useState('');
   // A day back is where most outages are covered; the reader changes it.
