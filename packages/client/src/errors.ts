@@ -11,7 +11,6 @@ export type PlantStoreClientErrorCode =
   | 'network'
   | 'invalid_response';
 
-/** Details every client error carries. */
 export interface PlantStoreClientErrorInit {
   /** HTTP status of the response; 0 when none arrived. */
   readonly status: number;

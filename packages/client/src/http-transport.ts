@@ -13,7 +13,6 @@ export interface PlantStoreClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Per-call options every operation accepts. */
 export interface CallOptions {
   /** Aborts the request (and a streamed list) when signalled; the abort reason is thrown as is. */
   readonly signal?: AbortSignal;
@@ -101,7 +100,6 @@ export class HttpTransport {
     return result;
   }
 
-  /** `send`, the body left unread. */
   async sendAndDiscard(method: string, url: URL, options?: SendOptions): Promise<void> {
     const response = await this.send(method, url, options);
     await response.body?.cancel();

@@ -4,9 +4,6 @@ import { jsonArrayElements } from './json-array-stream.js';
 import { parseJson } from './json-codec.js';
 import { nextLinkTarget } from './link-header.js';
 
-/** Turns one parsed array element into an item, or undefined when it does not have the documented shape. */
-type ItemReader<T> = (value: unknown) => T | undefined;
-
 /** The error for a list response whose body will not be read: its connection is released. */
 function refusal(response: Response, message: string, cause?: unknown): PlantStoreClientError {
   void response.body?.cancel().catch(() => {});
@@ -33,7 +30,7 @@ function nextPageUrl(response: Response, requested: URL): URL | undefined {
 }
 
 /** The items of one list response, read and checked one by one as they arrive. */
-async function* readItems<T>(response: Response, url: URL, read: ItemReader<T>, signal?: AbortSignal): AsyncGenerator<T> {
+async function* readItems<T>(response: Response, url: URL, read: (value: unknown) => T | undefined, signal?: AbortSignal): AsyncGenerator<T> {
   if (response.body === null) throw invalidResponse(response, `GET ${url.pathname}: the response has no body`);
   try {
     for await (const text of jsonArrayElements(response.body)) {
@@ -53,7 +50,7 @@ export async function fetchPage<K extends string, T, Q>(
   transport: HttpTransport,
   url: URL,
   key: K,
-  read: ItemReader<T>,
+  read: (value: unknown) => T | undefined,
   readNext: (query: URLSearchParams) => Q | undefined,
   signal?: AbortSignal,
 ): Promise<Record<K, T[]> & { readonly next?: Q }> {
@@ -68,7 +65,7 @@ export async function fetchPage<K extends string, T, Q>(
 }
 
 /** Every item from `url` on, following `Link` page by page, yielded as they arrive; the next page is requested only when reached. */
-export async function* followPages<T>(transport: HttpTransport, url: URL, read: ItemReader<T>, signal?: AbortSignal): AsyncGenerator<T> {
+export async function* followPages<T>(transport: HttpTransport, url: URL, read: (value: unknown) => T | undefined, signal?: AbortSignal): AsyncGenerator<T> {
   let current: URL | undefined = url;
   while (current !== undefined) {
     const response = await transport.send('GET', current, { signal });

@@ -3,7 +3,6 @@ import { fetchPage, followPages } from './paged-list.js';
 import { plantFromJson, type NewPlant, type Plant } from './plant.js';
 import { plantId, type PlantIdInput } from './plant-id.js';
 
-/** Which plants to list. */
 export interface ListPlantsQuery {
   /** Page size (0 … 2147483647), followed by `list()`; without one the service streams every plant in one response. */
   readonly limit?: number;

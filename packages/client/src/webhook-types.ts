@@ -38,7 +38,6 @@ export type WebhookPayload = Plant | PlantDeletedPayload | EndpointDisabledPaylo
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 
-/** A tenant's webhook endpoint. */
 export interface WebhookEndpoint {
   /** `ep_…` */
   readonly id: string;

@@ -41,14 +41,13 @@ export function DeliveriesView({ initialEndpoint }: { readonly initialEndpoint: 
 
   function apply(event: Event) {
     event.preventDefault();
-    const sinceDate = dateFromLocalInput(since);
-    const untilDate = dateFromLocalInput(until);
+    // An empty field is no filter.
     const next: ListWebhookDeliveriesQuery = {
-      ...(endpoint === '' ? {} : { endpoint }),
-      ...(status === '' ? {} : { status: status as WebhookDeliveryStatus }),
-      ...(eventType === '' ? {} : { eventType: eventType as WebhookEventType }),
-      ...(sinceDate === undefined ? {} : { since: sinceDate }),
-      ...(untilDate === undefined ? {} : { until: untilDate }),
+      endpoint: endpoint || undefined,
+      status: (status || undefined) as WebhookDeliveryStatus | undefined,
+      eventType: (eventType || undefined) as WebhookEventType | undefined,
+      since: dateFromLocalInput(since),
+      until: dateFromLocalInput(until),
     };
     setFilter(next);
     setDeliveries(undefined);

@@ -6,12 +6,8 @@ import { CatalogueView } from './catalogue-view.js';
 import { DeliveriesView } from './deliveries-view.js';
 import { EndpointsView } from './endpoints-view.js';
 
-type View = 'endpoints' | 'catalogue' | 'deliveries';
-const VIEWS: readonly { readonly id: View; readonly label: string }[] = [
-  { id: 'endpoints', label: 'Endpoints' },
-  { id: 'deliveries', label: 'Delivery log' },
-  { id: 'catalogue', label: 'Event catalogue' },
-];
+const VIEWS = { endpoints: 'Endpoints', deliveries: 'Delivery log', catalogue: 'Event catalogue' } as const;
+type View = keyof typeof VIEWS;
 
 interface PortalPageProps {
   readonly api: WebhooksClient;
@@ -82,17 +78,17 @@ export function PortalPage({ api, session, eventTypes, announce, onSignOut, onFa
       </header>
       <nav class="sections" aria-label="Sections">
         <ul>
-          {VIEWS.map((item) => (
-            <li key={item.id}>
+          {(Object.entries(VIEWS) as [View, string][]).map(([id, label]) => (
+            <li key={id}>
               <button
                 type="button"
-                aria-current={view === item.id ? 'page' : undefined}
+                aria-current={view === id ? 'page' : undefined}
                 onClick={() => {
-                  if (item.id === 'deliveries') setDeliveryEndpoint(undefined);
-                  open(item.id);
+                  if (id === 'deliveries') setDeliveryEndpoint(undefined);
+                  open(id);
                 }}
               >
-                {item.label}
+                {label}
               </button>
             </li>
           ))}
