@@ -19,8 +19,6 @@ export interface VerifyWebhookOptions {
   readonly now?: Date;
 }
 
-const encoder = new TextEncoder();
-
 function header(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
   for (const [key, value] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
@@ -31,13 +29,11 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
 
 /** The bytes of base64 text, or an empty array when it is not base64. */
 function base64Bytes(encoded: string): Uint8Array<ArrayBuffer> {
-  let binary: string;
   try {
-    binary = atob(encoded);
+    return Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0));
   } catch {
-    binary = '';
+    return new Uint8Array();
   }
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }
 
 type VerificationKey = { readonly kind: 'v1' | 'v1a'; readonly key: Uint8Array<ArrayBuffer> };
@@ -111,11 +107,7 @@ export async function verifyWebhook(
   const signatures = header(headers, 'webhook-signature');
   if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
   checkTimestamp(timestamp, options);
-  const prefix = encoder.encode(`${id}.${timestamp}.`);
-  const bodyBytes = typeof body === 'string' ? encoder.encode(body) : body;
-  const content = new Uint8Array(prefix.length + bodyBytes.length);
-  content.set(prefix);
-  content.set(bodyBytes, prefix.length);
+  const content = new Uint8Array(await new Blob([`${id}.${timestamp}.`, body as Uint8Array<ArrayBuffer>]).arrayBuffer());
   if (!(await anySignatureMatches(verifier, content, signatures))) throw new WebhookVerificationError('no matching signature');
   let parsed: unknown;
   try {

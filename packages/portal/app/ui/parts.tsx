@@ -73,21 +73,21 @@ export function Time({ at }: { readonly at: Date }) {
   return <time dateTime={at.toISOString()}>{at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })}</time>;
 }
 
-/** Whether an action is running, and how to run one: with `busy` set meanwhile (buttons disabled) and its failure handed to the page. */
-export function useAction(): [busy: boolean, run: (action: () => Promise<void>) => Promise<void>] {
+/** Whether an action is running, and handlers that run one: with `busy` set meanwhile (buttons disabled) and its failure handed to the page. */
+export function useAction(): [busy: boolean, action: (work: () => Promise<void>) => () => Promise<void>] {
   const { fail } = usePortal();
   const [busy, setBusy] = useState(false);
-  const run = async (action: () => Promise<void>) => {
+  const action = (work: () => Promise<void>) => async () => {
     setBusy(true);
     try {
-      await action();
+      await work();
     } catch (error) {
       fail(error);
     } finally {
       setBusy(false);
     }
   };
-  return [busy, run];
+  return [busy, action];
 }
 
 /** A select's options, from values (shown as they are) or `[value, text]` pairs. */

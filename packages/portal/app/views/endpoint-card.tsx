@@ -29,29 +29,25 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
     if (confirmingDelete) confirmButton.current?.focus();
   }, [confirmingDelete]);
 
-  const toggleStatus = () =>
-    act(async () => {
-      const status = endpoint.status === 'enabled' ? 'disabled' : 'enabled';
-      onChanged(await api.endpoints.update(endpoint.id, { status }));
-      announce(status === 'enabled' ? `Enabled ${endpoint.url}.` : `Disabled ${endpoint.url}: nothing is delivered to it until it is enabled.`, 'success');
-    });
-  const revealSecret = () =>
-    act(async () => {
-      const shown = await api.endpoints.getSecret(endpoint.id);
-      setSecret(shown);
-      announce(`The ${verificationKeyLabel(shown).toLowerCase()} of ${endpoint.url} is shown.`);
-    });
-  const rotateSecret = () =>
-    act(async () => {
-      setSecret(await api.endpoints.rotateSecret(endpoint.id));
-      announce(`Rotated the secret of ${endpoint.url}; the new one is shown. The previous one still signs for a while.`, 'success');
-    });
-  const remove = () =>
-    act(async () => {
-      await api.endpoints.delete(endpoint.id);
-      onDeleted(endpoint.id);
-      announce(`Deleted ${endpoint.url}.`, 'success');
-    });
+  const toggleStatus = act(async () => {
+    const status = endpoint.status === 'enabled' ? 'disabled' : 'enabled';
+    onChanged(await api.endpoints.update(endpoint.id, { status }));
+    announce(status === 'enabled' ? `Enabled ${endpoint.url}.` : `Disabled ${endpoint.url}: nothing is delivered to it until it is enabled.`, 'success');
+  });
+  const revealSecret = act(async () => {
+    const shown = await api.endpoints.getSecret(endpoint.id);
+    setSecret(shown);
+    announce(`The ${verificationKeyLabel(shown).toLowerCase()} of ${endpoint.url} is shown.`);
+  });
+  const rotateSecret = act(async () => {
+    setSecret(await api.endpoints.rotateSecret(endpoint.id));
+    announce(`Rotated the secret of ${endpoint.url}; the new one is shown. The previous one still signs for a while.`, 'success');
+  });
+  const remove = act(async () => {
+    await api.endpoints.delete(endpoint.id);
+    onDeleted(endpoint.id);
+    announce(`Deleted ${endpoint.url}.`, 'success');
+  });
 
   return (
     <article class="card endpoint" aria-labelledby={headingId} data-endpoint-id={endpoint.id}>
@@ -121,11 +117,11 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
             <button type="button" ref={editButton} disabled={busy} onClick={() => setEditing(true)}>
               Edit
             </button>
-            <button type="button" disabled={busy} onClick={() => void toggleStatus()}>
+            <button type="button" disabled={busy} onClick={toggleStatus}>
               {endpoint.status === 'enabled' ? 'Disable' : 'Enable'}
             </button>
             {secret === undefined ? (
-              <button type="button" disabled={busy} onClick={() => void revealSecret()}>
+              <button type="button" disabled={busy} onClick={revealSecret}>
                 Reveal secret
               </button>
             ) : (
@@ -133,7 +129,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
                 Hide secret
               </button>
             )}
-            <button type="button" disabled={busy} onClick={() => void rotateSecret()}>
+            <button type="button" disabled={busy} onClick={rotateSecret}>
               Rotate secret
             </button>
             <button type="button" class="danger" disabled={busy} onClick={() => setConfirmingDelete(true)}>
@@ -151,7 +147,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
             void act(async () => {
               const delivery = await api.endpoints.sendTest(endpoint.id, testType);
               announce(`Queued a test ${testType} event to ${endpoint.url} (${delivery.id}).`, 'success');
-            });
+            })();
           }}
         >
           <label for={`${headingId}-test-type`}>Test event</label>
@@ -166,7 +162,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
       {confirmingDelete ? (
         <div class="confirm" role="group" aria-labelledby={`${headingId}-confirm`}>
           <p id={`${headingId}-confirm`}>Delete {endpoint.url}? Its pending deliveries end as failed. This cannot be undone.</p>
-          <button type="button" class="danger" ref={confirmButton} disabled={busy} onClick={() => void remove()}>
+          <button type="button" class="danger" ref={confirmButton} disabled={busy} onClick={remove}>
             Delete endpoint
           </button>
           <button type="button" onClick={() => setConfirmingDelete(false)}>

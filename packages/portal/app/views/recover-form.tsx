@@ -8,7 +8,7 @@ export function RecoverForm({ endpoints, onRecovered }: { readonly endpoints: re
   const [endpoint, setEndpoint] = useState('');
   // A day back is where most outages are covered; the reader changes it.
   const [since, setSince] = useState(() => localInputValue(new Date(Date.now() - 24 * 3600_000)));
-  const [busy, run] = useAction();
+  const [busy, action] = useAction();
   const chosen = endpoint === '' ? endpoints[0]?.id : endpoint;
 
   async function submit(event: Event) {
@@ -18,11 +18,11 @@ export function RecoverForm({ endpoints, onRecovered }: { readonly endpoints: re
       announce('Choose an endpoint and a time to recover from.', 'error');
       return;
     }
-    await run(async () => {
+    await action(async () => {
       const count = await api.endpoints.recover(chosen, sinceDate);
       announce(count === 1 ? 'Queued 1 failed delivery again.' : `Queued ${count} failed deliveries again.`, 'success');
       onRecovered();
-    });
+    })();
   }
 
   return (
