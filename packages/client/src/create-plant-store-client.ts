@@ -1,6 +1,7 @@
 import { HttpTransport, type PlantStoreClientOptions } from './http-transport.js';
 import { plantsClient, type PlantsClient } from './plants-client.js';
-import { webhooksClient, type WebhooksClient } from './webhooks-client.js';
+import type { WebhooksClient } from './webhook-types.js';
+import { webhooksClient } from './webhooks-client.js';
 
 /** A typed client of one Plant Store service, acting as the tenant of its token. */
 export interface PlantStoreClient {

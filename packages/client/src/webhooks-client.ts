@@ -1,4 +1,4 @@
-import type { CallOptions, HttpTransport } from './http-transport.js';
+import type { HttpTransport } from './http-transport.js';
 import { fetchPage, followPages } from './paged-list.js';
 import {
   deliveryFromJson,
@@ -11,69 +11,10 @@ import {
   sessionFromJson,
   type ListWebhookDeliveriesQuery,
   type ListWebhookEndpointsQuery,
-  type NewWebhookEndpoint,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-  type WebhookEndpointStats,
-  type WebhookEndpointUpdate,
-  type WebhookEndpointWithSecret,
-  type WebhookEventType,
-  type WebhookEventTypeInfo,
-  type WebhookSession,
+  type WebhookDeliveriesClient,
+  type WebhookEndpointsClient,
+  type WebhooksClient,
 } from './webhook-types.js';
-
-/** One page of endpoints; `next` is the query of the following page, absent on the last one. */
-export interface WebhookEndpointPage {
-  readonly endpoints: WebhookEndpoint[];
-  readonly next?: ListWebhookEndpointsQuery;
-}
-
-/** One page of deliveries; `next` is the query of the following page, absent on the last one. */
-export interface WebhookDeliveryPage {
-  readonly deliveries: WebhookDelivery[];
-  readonly next?: ListWebhookDeliveriesQuery;
-}
-
-/** `client.webhooks.endpoints`: the tenant's own webhook endpoints (scopes `webhooks:read`, `webhooks:write`). */
-export interface WebhookEndpointsClient {
-  /** Creates an endpoint; the result holds its `secret` (the only read that does besides `getSecret`). */
-  create(endpoint: NewWebhookEndpoint, options?: CallOptions): Promise<WebhookEndpointWithSecret>;
-  /** Every endpoint, following `Link` pages of `limit`. */
-  list(query?: ListWebhookEndpointsQuery & CallOptions): AsyncGenerator<WebhookEndpoint, void, undefined>;
-  listPage(query?: ListWebhookEndpointsQuery & CallOptions): Promise<WebhookEndpointPage>;
-  /** The endpoint (without its secret); `NotFoundError` for an id of another tenant too. */
-  get(id: string, options?: CallOptions): Promise<WebhookEndpoint>;
-  update(id: string, changes: WebhookEndpointUpdate, options?: CallOptions): Promise<WebhookEndpoint>;
-  /** Deletes it; its pending deliveries end as failed (`endpoint deleted`). */
-  delete(id: string, options?: CallOptions): Promise<void>;
-  getSecret(id: string, options?: CallOptions): Promise<string>;
-  /** Replaces the secret (with `secret` when given) and returns the new one; the old one still signs for the overlap period. */
-  rotateSecret(id: string, body?: { readonly secret?: string }, options?: CallOptions): Promise<string>;
-  /** Queues again every failed delivery to it created at or after `since`; returns how many. */
-  recover(id: string, since: Date | string, options?: CallOptions): Promise<number>;
-  /** Attempts succeeded and failed over the last hour, day and week, and the last attempt. */
-  stats(id: string, options?: CallOptions): Promise<WebhookEndpointStats>;
-  /** Queues the example body of `eventType` to this endpoint only (signed like any delivery, marked `test`); returns the delivery. */
-  sendTest(id: string, eventType: WebhookEventType, options?: CallOptions): Promise<WebhookDelivery>;
-}
-
-/** `client.webhooks.deliveries`: messages to the tenant's endpoints, newest first. */
-export interface WebhookDeliveriesClient {
-  list(query?: ListWebhookDeliveriesQuery & CallOptions): AsyncGenerator<WebhookDelivery, void, undefined>;
-  listPage(query?: ListWebhookDeliveriesQuery & CallOptions): Promise<WebhookDeliveryPage>;
-  get(id: string, options?: CallOptions): Promise<WebhookDelivery>;
-  /** Queues it again whatever its state, with the same `webhook-id`. */
-  resend(id: string, options?: CallOptions): Promise<void>;
-}
-
-export interface WebhooksClient {
-  readonly endpoints: WebhookEndpointsClient;
-  readonly deliveries: WebhookDeliveriesClient;
-  /** Who the client's token signs in as, and what it may do (any valid token; no scope needed). */
-  session(options?: CallOptions): Promise<WebhookSession>;
-  /** The event types an endpoint can subscribe to, each with its JSON Schema and an example body. */
-  eventTypes(options?: CallOptions): Promise<WebhookEventTypeInfo[]>;
-}
 
 const ENDPOINTS = '/webhooks/endpoints';
 const DELIVERIES = '/webhooks/deliveries';

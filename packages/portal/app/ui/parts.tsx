@@ -36,15 +36,8 @@ export function focusViewHeading(): void {
   document.getElementById(VIEW_HEADING_ID)?.focus();
 }
 
-interface ViewSectionProps {
-  readonly title: string;
-  /** Buttons beside the heading. */
-  readonly actions?: ComponentChildren;
-  readonly children?: ComponentChildren;
-}
-
-/** A view: a section labelled by its heading (focusable, not tabbable), the heading's actions beside it. */
-export function ViewSection({ title, actions, children }: ViewSectionProps) {
+/** A view: a section labelled by its heading (focusable, not tabbable), the heading's action buttons beside it. */
+export function ViewSection({ title, actions, children }: Readonly<{ title: string; actions?: ComponentChildren; children?: ComponentChildren }>) {
   return (
     <section aria-labelledby={VIEW_HEADING_ID}>
       <div class="view-head">

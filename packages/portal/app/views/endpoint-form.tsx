@@ -11,13 +11,6 @@ interface EndpointFormProps {
   readonly onCancel: () => void;
 }
 
-/** Headers as the form shows them: one `Name: value` per line. */
-function headersText(headers: Readonly<Record<string, string>> | undefined): string {
-  return Object.entries(headers ?? {})
-    .map(([name, value]) => `${name}: ${value}`)
-    .join('\n');
-}
-
 /** The form's header lines as an object, or the first line that is not `Name: value` (blank lines are skipped). */
 function parseHeaders(text: string): Record<string, string> | { readonly badLine: string } {
   const headers: Record<string, string> = {};
@@ -38,7 +31,12 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
   const [description, setDescription] = useState(endpoint?.description ?? '');
   const [types, setTypes] = useState<readonly string[]>(endpoint?.eventTypes ?? ['plant.created']);
   const [rateLimit, setRateLimit] = useState(endpoint?.rateLimit === undefined ? '' : String(endpoint.rateLimit));
-  const [headers, setHeaders] = useState(headersText(endpoint?.headers));
+  // One `Name: value` per line.
+  const [headers, setHeaders] = useState(() =>
+    Object.entries(endpoint?.headers ?? {})
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\n'),
+  );
   const [signature, setSignature] = useState<'hmac' | 'ed25519'>('hmac');
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
