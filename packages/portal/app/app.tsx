@@ -85,7 +85,7 @@ export function App() {
           eventTypes={state.eventTypes}
           announce={announce}
           onSignOut={() => signOut()}
-          onFailure={(error) => (isSignedOut(error) ? (signOut(state.token.fromLink ? LINK_REFUSED : ENDED), true) : false)}
+          fail={(error) => (isSignedOut(error) ? signOut(state.token.fromLink ? LINK_REFUSED : ENDED) : announce(describeError(error), 'error'))}
         />
       )}
     </>

@@ -23,15 +23,11 @@ export function DeliveriesView({ initialEndpoint }: { readonly initialEndpoint: 
   const [filter, setFilter] = useState<ListWebhookDeliveriesQuery>(initialEndpoint === undefined ? {} : { endpoint: initialEndpoint });
 
   async function load(applied: ListWebhookDeliveriesQuery, from?: string) {
-    try {
-      const page = await api.deliveries.listPage({ ...applied, limit: PAGE_SIZE, after: from });
-      setDeliveries((previous) => (from === undefined ? page.deliveries : [...(previous ?? []), ...page.deliveries]));
-      setAfter(page.next?.after);
-      return page;
-    } catch (error) {
-      fail(error);
-      return undefined;
-    }
+    const page = await api.deliveries.listPage({ ...applied, limit: PAGE_SIZE, after: from }).catch(fail);
+    if (page === undefined) return undefined;
+    setDeliveries((previous) => (from === undefined ? page.deliveries : [...(previous ?? []), ...page.deliveries]));
+    setAfter(page.next?.after);
+    return page;
   }
 
   useEffect(() => {

@@ -25,13 +25,10 @@ export function EndpointsView() {
   }
 
   async function load() {
-    try {
-      const listed = await allEndpoints(api);
-      setEndpoints(listed);
-      await loadStats(listed.map((endpoint) => endpoint.id));
-    } catch (error) {
-      fail(error);
-    }
+    const listed = await allEndpoints(api).catch(fail);
+    if (listed === undefined) return;
+    setEndpoints(listed);
+    await loadStats(listed.map((endpoint) => endpoint.id));
   }
 
   useEffect(() => {

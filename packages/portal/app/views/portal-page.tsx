@@ -1,6 +1,4 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { WebhookEventTypeInfo, WebhookSession, WebhooksClient } from '@plant-store/client';
-import { describeError } from '../api/portal-api.js';
 import { Fact, focusViewHeading, PortalContext, Time, type PortalContextValue } from '../ui/parts.js';
 import { CatalogueView } from './catalogue-view.js';
 import { DeliveriesView } from './deliveries-view.js';
@@ -9,18 +7,9 @@ import { EndpointsView } from './endpoints-view.js';
 const VIEWS = { endpoints: 'Endpoints', deliveries: 'Delivery log', catalogue: 'Event catalogue' } as const;
 type View = keyof typeof VIEWS;
 
-interface PortalPageProps {
-  readonly api: WebhooksClient;
-  readonly session: WebhookSession;
-  readonly eventTypes: readonly WebhookEventTypeInfo[];
-  readonly announce: PortalContextValue['announce'];
-  readonly onSignOut: () => void;
-  /** Called with every failed call; true when it ended the sign-in (nothing more to say then). */
-  readonly onFailure: (error: unknown) => boolean;
-}
-
 /** The signed-in page: who is signed in, the sections, and the open one. */
-export function PortalPage({ api, session, eventTypes, announce, onSignOut, onFailure }: PortalPageProps) {
+export function PortalPage({ onSignOut, ...shared }: Omit<PortalContextValue, 'canWrite' | 'showDeliveries'> & { readonly onSignOut: () => void }) {
+  const { session } = shared;
   const [view, setView] = useState<View>('endpoints');
   const [deliveryEndpoint, setDeliveryEndpoint] = useState<string | undefined>(undefined);
   // Focus moves to the new section's heading when the reader switches, not on first load.
@@ -28,14 +17,8 @@ export function PortalPage({ api, session, eventTypes, announce, onSignOut, onFa
   const canWrite = session.scopes.includes('webhooks:write');
 
   const context: PortalContextValue = {
-    api,
-    session,
+    ...shared,
     canWrite,
-    eventTypes,
-    announce,
-    fail: (error) => {
-      if (!onFailure(error)) announce(describeError(error), 'error');
-    },
     showDeliveries: (endpointId) => {
       setDeliveryEndpoint(endpointId);
       open('deliveries');
