@@ -11,7 +11,6 @@ export type PlantStoreClientErrorCode =
   | 'network'
   | 'invalid_response';
 
-/** Details every client error carries. */
 export interface PlantStoreClientErrorInit {
   /** HTTP status of the response; 0 when none arrived. */
   readonly status: number;
@@ -89,4 +88,45 @@ export class RequestFailedError extends PlantStoreClientError {
     super(message, init);
     this.code = code;
   }
+}
+
+/** The errors a status maps to, besides 401 and 403 (which read the challenge); any other is a `RequestFailedError`. */
+const ERRORS_BY_STATUS: Readonly<Record<number, new (message: string, init: PlantStoreClientErrorInit) => PlantStoreClientError>> = {
+  400: ValidationError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: LimitExceededError,
+  503: UnavailableError,
+};
+
+/** The message of the service's error body, `{"error": <status>, "message": <text>}`. */
+function serviceMessage(text: string): string | undefined {
+  try {
+    // Error bodies hold no ids, so plain JSON.parse is exact here.
+    const message: unknown = (JSON.parse(text) as { message?: unknown } | null)?.message;
+    return typeof message === 'string' ? message : undefined;
+  } catch {
+    return undefined; // Not JSON (a proxy's HTML page, say): the status line says it.
+  }
+}
+
+/** One `name="value"` parameter of a `WWW-Authenticate` challenge. */
+function challengeParameter(challenge: string | null, name: string): string | undefined {
+  return new RegExp(`\\b${name}="([^"]*)"`).exec(challenge ?? '')?.[1];
+}
+
+/** The typed error for a response that is not a success. Reads (and so consumes) the body. */
+export async function errorFromResponse(response: Response): Promise<PlantStoreClientError> {
+  const text = await response.text().catch(() => '');
+  const { status } = response;
+  const message = serviceMessage(text) ?? `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const init: PlantStoreClientErrorInit = { status, requestId: response.headers.get('x-request-id') ?? undefined };
+  const challenge = response.headers.get('www-authenticate');
+  if (status === 401) {
+    const reason = challengeParameter(challenge, 'error') === 'invalid_token' ? 'invalid_token' : 'missing_credentials';
+    return new UnauthenticatedError(message, { ...init, reason });
+  }
+  if (status === 403) return new ForbiddenError(message, { ...init, requiredScope: challengeParameter(challenge, 'scope') });
+  const ErrorOfStatus = ERRORS_BY_STATUS[status];
+  return ErrorOfStatus ? new ErrorOfStatus(message, init) : new RequestFailedError('http', message, init);
 }

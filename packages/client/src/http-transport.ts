@@ -1,5 +1,4 @@
-import { errorFromResponse } from './error-from-response.js';
-import { RequestFailedError } from './errors.js';
+import { errorFromResponse, RequestFailedError } from './errors.js';
 import { parseJson, stringifyJson } from './json-codec.js';
 
 /** How the client reaches the service. */
@@ -14,27 +13,17 @@ export interface PlantStoreClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Per-call options every operation accepts. */
 export interface CallOptions {
   /** Aborts the request (and a streamed list) when signalled; the abort reason is thrown as is. */
   readonly signal?: AbortSignal;
 }
 
-export type QueryValue = string | readonly string[] | undefined;
+/** A query parameter: left out when undefined, repeated for an array. */
+export type QueryValue = string | number | bigint | readonly string[] | undefined;
 
 export interface SendOptions extends CallOptions {
   /** Serialized with exact bigints and sent as `application/json`. */
   readonly body?: unknown;
-}
-
-/** The one place that talks HTTP: URLs, auth header, JSON, and turning failures into typed errors. */
-export interface HttpTransport {
-  /** The URL of an API path (`/plants`) with query parameters (an array repeats the parameter). */
-  url(path: string, query?: Readonly<Record<string, QueryValue>>): URL;
-  /** Resolves with a 2xx response; rejects with the typed error for anything else. */
-  send(method: string, url: URL, options?: SendOptions): Promise<Response>;
-  /** `send`, then the body parsed exactly (no lossy `JSON.parse`) and read by `read`; `invalid_response` when it is not JSON or `read` returns undefined. */
-  sendForJson<T>(method: string, url: URL, read: (value: unknown) => T | undefined, options?: SendOptions): Promise<T>;
 }
 
 /** The error for a response that does not have the documented shape. */
@@ -52,51 +41,40 @@ function responseError(response: Response, code: 'invalid_response' | 'network',
   return new RequestFailedError(code, message, { status: response.status, requestId: response.headers.get('x-request-id') ?? undefined, cause });
 }
 
-/** `path` under the base URL's path, with `query` (an array repeats the parameter). */
-function apiUrl(base: URL, path: string, query: Readonly<Record<string, QueryValue>>): URL {
-  const url = new URL(base);
-  url.pathname = base.pathname.replace(/\/+$/, '') + path;
-  url.search = '';
-  url.hash = '';
-  for (const [name, value] of Object.entries(query)) {
-    for (const item of typeof value === 'string' ? [value] : (value ?? [])) url.searchParams.append(name, item);
-  }
-  return url;
-}
-
-/** The body of a success, parsed exactly and read by `read`. */
-async function readJsonBody<T>(response: Response, what: string, read: (value: unknown) => T | undefined, signal?: AbortSignal): Promise<T> {
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (error) {
-    throw bodyFailure(response, error, signal);
-  }
-  let value: unknown;
-  try {
-    value = parseJson(text);
-  } catch (error) {
-    throw invalidResponse(response, `${what}: the response is not valid JSON`, error);
-  }
-  const result = read(value);
-  if (result === undefined) throw invalidResponse(response, `${what}: the response does not have the documented shape`);
-  return result;
-}
-
-export function createHttpTransport(options: PlantStoreClientOptions): HttpTransport {
-  const base = new URL(options.baseUrl);
+/** The one place that talks HTTP: URLs, auth header, JSON, and turning failures into typed errors. */
+export class HttpTransport {
+  readonly #options: PlantStoreClientOptions;
+  readonly #base: URL;
   // Bound: a browser's fetch throws "Illegal invocation" when called as a method of another object.
-  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const extraHeaders = options.headers ?? {};
-  const token = options.token;
+  readonly #fetch: typeof fetch;
 
-  async function send(method: string, url: URL, { body, signal }: SendOptions = {}): Promise<Response> {
-    const headers = new Headers(extraHeaders);
+  constructor(options: PlantStoreClientOptions) {
+    this.#options = options;
+    this.#base = new URL(options.baseUrl);
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** The URL of an API path (`/plants`) under the base URL's path, with query parameters. */
+  url(path: string, query: Readonly<Record<string, QueryValue>> = {}): URL {
+    const url = new URL(this.#base);
+    url.pathname = this.#base.pathname.replace(/\/+$/, '') + path;
+    url.search = '';
+    url.hash = '';
+    for (const [name, value] of Object.entries(query)) {
+      for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) url.searchParams.append(name, String(item));
+    }
+    return url;
+  }
+
+  /** Resolves with a 2xx response; rejects with the typed error for anything else. */
+  async send(method: string, url: URL, { body, signal }: SendOptions = {}): Promise<Response> {
+    const { token } = this.#options;
+    const headers = new Headers(this.#options.headers);
     headers.set('authorization', `Bearer ${typeof token === 'function' ? await token() : token}`);
     if (body !== undefined) headers.set('content-type', 'application/json');
     let response: Response;
     try {
-      response = await fetchImpl(url, { method, headers, body: body === undefined ? undefined : stringifyJson(body), signal });
+      response = await this.#fetch(url, { method, headers, body: body === undefined ? undefined : stringifyJson(body), signal });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       throw new RequestFailedError('network', `${method} ${url.pathname} failed: ${(error as Error)?.message ?? error}`, { status: 0, cause: error });
@@ -105,12 +83,25 @@ export function createHttpTransport(options: PlantStoreClientOptions): HttpTrans
     return response;
   }
 
-  return {
-    url: (path, query = {}) => apiUrl(base, path, query),
-    send,
-    async sendForJson(method, url, read, sendOptions) {
-      const response = await send(method, url, sendOptions);
-      return readJsonBody(response, `${method} ${url.pathname}`, read, sendOptions?.signal);
-    },
-  };
+  /** `send`, then the body parsed exactly (no lossy `JSON.parse`) and read by `read`; `invalid_response` when it is not JSON or `read` returns undefined. */
+  async sendForJson<T>(method: string, url: URL, read: (value: unknown) => T | undefined, options?: SendOptions): Promise<T> {
+    const response = await this.send(method, url, options);
+    const what = `${method} ${url.pathname}`;
+    let value: unknown;
+    try {
+      value = parseJson(await response.text());
+    } catch (error) {
+      throw error instanceof SyntaxError
+        ? invalidResponse(response, `${what}: the response is not valid JSON`, error)
+        : bodyFailure(response, error, options?.signal);
+    }
+    const result = read(value);
+    if (result === undefined) throw invalidResponse(response, `${what}: the response does not have the documented shape`);
+    return result;
+  }
+
+  async sendAndDiscard(method: string, url: URL, options?: SendOptions): Promise<void> {
+    const response = await this.send(method, url, options);
+    await response.body?.cancel();
+  }
 }

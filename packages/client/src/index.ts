@@ -22,13 +22,6 @@ export {
 } from './errors.js';
 
 export type {
-  WebhookDeliveriesClient,
-  WebhookDeliveryPage,
-  WebhookEndpointPage,
-  WebhookEndpointsClient,
-  WebhooksClient,
-} from './webhooks-client.js';
-export type {
   DeliveryFailedPayload,
   EndpointDisabledPayload,
   ListWebhookDeliveriesQuery,
@@ -36,9 +29,13 @@ export type {
   NewWebhookEndpoint,
   PlantDeletedPayload,
   WebhookAttempt,
+  WebhookDeliveriesClient,
   WebhookDelivery,
+  WebhookDeliveryPage,
   WebhookDeliveryStatus,
   WebhookEndpoint,
+  WebhookEndpointPage,
+  WebhookEndpointsClient,
   WebhookEndpointStats,
   WebhookEndpointStatus,
   WebhookEndpointUpdate,
@@ -47,6 +44,7 @@ export type {
   WebhookEventTypeInfo,
   WebhookHourStats,
   WebhookPayload,
+  WebhooksClient,
   WebhookSession,
   WebhookWindowStats,
 } from './webhook-types.js';

@@ -1,10 +1,3 @@
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const WHITESPACE = /^[ \t\n\r]*$/;
 
 /** Where the splitter is inside the text; kept across chunks. */
@@ -22,33 +15,33 @@ interface SplitState {
 /** Cuts the complete elements off the front of `buffer`, scanning from `from`; only strings and nesting are tracked (the caller parses each element). */
 function splitElements(buffer: string, from: number, state: SplitState, out: string[]): void {
   for (let position = from; position < buffer.length; position++) {
-    const char = buffer.charCodeAt(position);
+    const char = buffer[position];
     if (state.inString) {
       if (state.escaped) state.escaped = false;
-      else if (char === BACKSLASH) state.escaped = true;
-      else if (char === QUOTE) state.inString = false;
-    } else if (char === QUOTE) {
+      else if (char === '\\') state.escaped = true;
+      else if (char === '"') state.inString = false;
+    } else if (char === '"') {
       state.inString = true;
-    } else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
+    } else if (char === '{' || char === '[') {
       if (++state.depth === 1) {
-        if (char !== OPEN_BRACKET || !WHITESPACE.test(buffer.slice(0, position))) throw new SyntaxError('expected a JSON array');
+        if (char !== '[' || !WHITESPACE.test(buffer.slice(0, position))) throw new SyntaxError('expected a JSON array');
         state.start = position + 1;
       }
-    } else if (state.depth === 1 && (char === COMMA || char === CLOSE_BRACKET)) {
+    } else if (state.depth === 1 && (char === ',' || char === ']')) {
       const element = buffer.slice(state.start, position).trim();
       // An empty element is pushed too (`[1,]`), so that parsing it fails; only `[]` has none.
-      if (char === COMMA || element !== '' || state.count > 0) {
+      if (char === ',' || element !== '' || state.count > 0) {
         out.push(element);
         state.count++;
       }
       state.start = position + 1;
-      if (char === CLOSE_BRACKET) {
+      if (char === ']') {
         state.depth = 0;
         state.ended = true;
         if (!WHITESPACE.test(buffer.slice(position + 1))) throw new SyntaxError('unexpected text after the JSON array');
         return;
       }
-    } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
+    } else if (char === '}' || char === ']') {
       if (--state.depth < 1) throw new SyntaxError('unbalanced brackets in the JSON array');
     }
   }

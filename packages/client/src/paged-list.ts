@@ -4,16 +4,10 @@ import { jsonArrayElements } from './json-array-stream.js';
 import { parseJson } from './json-codec.js';
 import { nextLinkTarget } from './link-header.js';
 
-/** Turns one parsed array element into an item, or undefined when it does not have the documented shape. */
-export type ItemReader<T> = (value: unknown) => T | undefined;
-
-/** Turns the query of a next-page Link into the caller's options, or undefined when it lacks what they need. */
-export type NextQueryReader<Q> = (query: URLSearchParams) => Q | undefined;
-
-/** One page of a list and the query of the next one (from `Link: <…>; rel="next"`), absent on the last page. */
-export interface RawPage<T, Q> {
-  readonly items: T[];
-  readonly next?: Q;
+/** The error for a list response whose body will not be read: its connection is released. */
+function refusal(response: Response, message: string, cause?: unknown): PlantStoreClientError {
+  void response.body?.cancel().catch(() => {});
+  return invalidResponse(response, message, cause);
 }
 
 /**
@@ -21,34 +15,22 @@ export interface RawPage<T, Q> {
  * A Link to another origin is refused: the bearer token never leaves the configured origin.
  */
 function nextPageUrl(response: Response, requested: URL): URL | undefined {
-  try {
-    return nextFromLink(response, requested);
-  } catch (error) {
-    // The body will not be read: release the connection.
-    void response.body?.cancel().catch(() => {});
-    throw error;
-  }
-}
-
-function nextFromLink(response: Response, requested: URL): URL | undefined {
   const target = nextLinkTarget(response.headers.get('link'));
   if (target === undefined) return undefined;
   let resolved: URL;
   try {
     resolved = new URL(target, requested);
   } catch (error) {
-    throw invalidResponse(response, `the Link header holds an invalid URL: ${target}`, error);
+    throw refusal(response, `the Link header holds an invalid URL: ${target}`, error);
   }
-  if (resolved.origin !== requested.origin) {
-    throw invalidResponse(response, `refusing to follow a Link to another origin (${resolved.origin})`);
-  }
+  if (resolved.origin !== requested.origin) throw refusal(response, `refusing to follow a Link to another origin (${resolved.origin})`);
   const next = new URL(requested);
   next.search = resolved.search;
   return next;
 }
 
 /** The items of one list response, read and checked one by one as they arrive. */
-async function* readItems<T>(response: Response, url: URL, read: ItemReader<T>, signal?: AbortSignal): AsyncGenerator<T> {
+async function* readItems<T>(response: Response, url: URL, read: (value: unknown) => T | undefined, signal?: AbortSignal): AsyncGenerator<T> {
   if (response.body === null) throw invalidResponse(response, `GET ${url.pathname}: the response has no body`);
   try {
     for await (const text of jsonArrayElements(response.body)) {
@@ -63,28 +45,27 @@ async function* readItems<T>(response: Response, url: URL, read: ItemReader<T>, 
   }
 }
 
-/** One page: every item of the response at `url`, and the next page's query read by `readNext`. */
-export async function fetchPage<T, Q>(
+/** One page: every item of the response at `url` under `key`, and in `next` the next page's query read by `readNext` (absent on the last page). */
+export async function fetchPage<K extends string, T, Q>(
   transport: HttpTransport,
   url: URL,
-  read: ItemReader<T>,
-  readNext: NextQueryReader<Q>,
+  key: K,
+  read: (value: unknown) => T | undefined,
+  readNext: (query: URLSearchParams) => Q | undefined,
   signal?: AbortSignal,
-): Promise<RawPage<T, Q>> {
+): Promise<Record<K, T[]> & { readonly next?: Q }> {
   const response = await transport.send('GET', url, { signal });
   const nextUrl = nextPageUrl(response, url);
   const next = nextUrl === undefined ? undefined : readNext(nextUrl.searchParams);
-  if (nextUrl !== undefined && next === undefined) {
-    void response.body?.cancel().catch(() => {});
-    throw invalidResponse(response, `GET ${url.pathname}: the next-page Link lacks a valid cursor (${nextUrl.search})`);
-  }
+  if (nextUrl !== undefined && next === undefined) throw refusal(response, `GET ${url.pathname}: the next-page Link lacks a valid cursor (${nextUrl.search})`);
   const items: T[] = [];
   for await (const item of readItems(response, url, read, signal)) items.push(item);
-  return next === undefined ? { items } : { items, next };
+  const page = { [key]: items } as Record<K, T[]>;
+  return next === undefined ? page : { ...page, next };
 }
 
 /** Every item from `url` on, following `Link` page by page, yielded as they arrive; the next page is requested only when reached. */
-export async function* followPages<T>(transport: HttpTransport, url: URL, read: ItemReader<T>, signal?: AbortSignal): AsyncGenerator<T> {
+export async function* followPages<T>(transport: HttpTransport, url: URL, read: (value: unknown) => T | undefined, signal?: AbortSignal): AsyncGenerator<T> {
   let current: URL | undefined = url;
   while (current !== undefined) {
     const response = await transport.send('GET', current, { signal });

@@ -3,7 +3,6 @@ import { fetchPage, followPages } from './paged-list.js';
 import { plantFromJson, type NewPlant, type Plant } from './plant.js';
 import { plantId, type PlantIdInput } from './plant-id.js';
 
-/** Which plants to list. */
 export interface ListPlantsQuery {
   /** Page size (0 … 2147483647), followed by `list()`; without one the service streams every plant in one response. */
   readonly limit?: number;
@@ -35,10 +34,6 @@ export interface PlantsClient {
   listPage(options?: ListPlantsOptions): Promise<PlantPage>;
 }
 
-function plantPath(id: PlantIdInput): string {
-  return `/plants/${plantId(id)}`;
-}
-
 /** The query of the next page from its Link (the service always puts `after` in it). */
 function nextPlantsQuery(query: URLSearchParams): PlantPage['next'] {
   const after = query.get('after');
@@ -50,11 +45,7 @@ function nextPlantsQuery(query: URLSearchParams): PlantPage['next'] {
 
 export function plantsClient(transport: HttpTransport): PlantsClient {
   const listUrl = ({ limit, after, tags }: ListPlantsQuery) =>
-    transport.url('/plants', {
-      limit: limit === undefined ? undefined : String(limit),
-      after: after === undefined ? undefined : String(plantId(after, 'after')),
-      tag: tags,
-    });
+    transport.url('/plants', { limit, after: after === undefined ? undefined : plantId(after, 'after'), tag: tags });
 
   return {
     // async throughout: an id refused before sending rejects like every other failure, never throws synchronously.
@@ -63,18 +54,16 @@ export function plantsClient(transport: HttpTransport): PlantsClient {
       return transport.sendForJson('POST', transport.url('/plants'), plantFromJson, { ...options, body });
     },
     async get(id, options) {
-      return transport.sendForJson('GET', transport.url(plantPath(id)), plantFromJson, options);
+      return transport.sendForJson('GET', transport.url(`/plants/${plantId(id)}`), plantFromJson, options);
     },
     async delete(id, options) {
-      const response = await transport.send('DELETE', transport.url(plantPath(id)), options);
-      await response.body?.cancel();
+      await transport.sendAndDiscard('DELETE', transport.url(`/plants/${plantId(id)}`), options);
     },
     async *list(options = {}) {
       yield* followPages(transport, listUrl(options), plantFromJson, options.signal);
     },
     async listPage(options = {}) {
-      const { items, next } = await fetchPage(transport, listUrl(options), plantFromJson, nextPlantsQuery, options.signal);
-      return next === undefined ? { plants: items } : { plants: items, next };
+      return fetchPage(transport, listUrl(options), 'plants', plantFromJson, nextPlantsQuery, options.signal);
     },
   };
 }

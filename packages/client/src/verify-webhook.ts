@@ -1,6 +1,5 @@
 import { parseJson } from './json-codec.js';
-import { payloadFromJson } from './webhook-shapes.js';
-import type { WebhookPayload } from './webhook-types.js';
+import { payloadFromJson, type WebhookPayload } from './webhook-types.js';
 
 /** The request is not an authentic, fresh Plant Store webhook. Answer it with a 4xx and do not act on it. */
 export class WebhookVerificationError extends Error {
@@ -20,8 +19,6 @@ export interface VerifyWebhookOptions {
   readonly now?: Date;
 }
 
-const encoder = new TextEncoder();
-
 function header(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
   for (const [key, value] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
@@ -32,17 +29,17 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
 
 /** The bytes of base64 text, or an empty array when it is not base64. */
 function base64Bytes(encoded: string): Uint8Array<ArrayBuffer> {
-  let binary: string;
   try {
-    binary = atob(encoded);
+    return Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0));
   } catch {
-    binary = '';
+    return new Uint8Array();
   }
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }
 
+type VerificationKey = { readonly kind: 'v1' | 'v1a'; readonly key: Uint8Array<ArrayBuffer> };
+
 /** The key a receiver verifies with: a `whpk_` Ed25519 public key, else the HMAC key of a `whsec_` secret (the prefix optional, as in the standardwebhooks package). */
-function verificationKey(secret: string): { kind: 'v1' | 'v1a'; key: Uint8Array<ArrayBuffer> } {
+function verificationKey(secret: string): VerificationKey {
   if (secret.startsWith('whpk_')) {
     const key = base64Bytes(secret.slice('whpk_'.length));
     if (key.length !== 32) throw new TypeError('webhook public key must be "whpk_" followed by base64 of 32 bytes');
@@ -53,35 +50,25 @@ function verificationKey(secret: string): { kind: 'v1' | 'v1a'; key: Uint8Array<
   return { kind: 'v1', key };
 }
 
-function webCrypto(): typeof globalThis.crypto.subtle {
+/** Whether any signature of the key's kind in a `webhook-signature` header signs `content`: Ed25519 for `v1a`, else HMAC-SHA256. */
+async function anySignatureMatches({ kind, key }: VerificationKey, content: Uint8Array<ArrayBuffer>, header: string): Promise<boolean> {
+  const signatures = header.split(' ').flatMap((versioned) => {
+    const [version, signature] = versioned.split(',');
+    return version === kind && signature !== undefined ? [signature] : [];
+  });
   const subtle = globalThis.crypto?.subtle;
   if (subtle === undefined) throw new TypeError('verifyWebhook needs WebCrypto (crypto.subtle; browsers offer it on https only)');
-  return subtle;
-}
-
-function signedContent(signedPrefix: string, body: string | Uint8Array): Uint8Array<ArrayBuffer> {
-  const prefix = encoder.encode(signedPrefix);
-  const bodyBytes = typeof body === 'string' ? encoder.encode(body) : body;
-  const content = new Uint8Array(prefix.length + bodyBytes.length);
-  content.set(prefix);
-  content.set(bodyBytes, prefix.length);
-  return content;
-}
-
-async function expectedSignature(key: Uint8Array<ArrayBuffer>, content: Uint8Array<ArrayBuffer>): Promise<string> {
-  const hmacKey = await webCrypto().importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = new Uint8Array(await webCrypto().sign('HMAC', hmacKey, content));
-  return btoa(String.fromCharCode(...mac));
-}
-
-/** Whether any of the `v1a,` signatures is an Ed25519 signature of the content by the public key. */
-async function anyEd25519Match(key: Uint8Array<ArrayBuffer>, content: Uint8Array<ArrayBuffer>, signatures: readonly string[]): Promise<boolean> {
-  const publicKey = await webCrypto().importKey('raw', key, { name: 'Ed25519' }, false, ['verify']);
-  for (const signature of signatures) {
-    const bytes = base64Bytes(signature);
-    if (bytes.length === 64 && (await webCrypto().verify({ name: 'Ed25519' }, publicKey, bytes, content))) return true;
+  if (kind === 'v1a') {
+    const publicKey = await subtle.importKey('raw', key, { name: 'Ed25519' }, false, ['verify']);
+    for (const signature of signatures) {
+      const bytes = base64Bytes(signature);
+      if (bytes.length === 64 && (await subtle.verify({ name: 'Ed25519' }, publicKey, bytes, content))) return true;
+    }
+    return false;
   }
-  return false;
+  const hmacKey = await subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const expected = btoa(String.fromCharCode(...new Uint8Array(await subtle.sign('HMAC', hmacKey, content))));
+  return signatures.some((signature) => constantTimeEqual(signature, expected));
 }
 
 /** Compares without an early exit, so the time taken does not tell how much of a forged signature was right. */
@@ -114,24 +101,14 @@ export async function verifyWebhook(
   secret: string,
   options: VerifyWebhookOptions = {},
 ): Promise<WebhookPayload> {
-  const { kind, key } = verificationKey(secret);
+  const verifier = verificationKey(secret);
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
   if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
   checkTimestamp(timestamp, options);
-  const content = signedContent(`${id}.${timestamp}.`, body);
-  const candidates = signatures.split(' ').flatMap((versioned) => {
-    const [version, signature] = versioned.split(',');
-    return version === kind && signature !== undefined ? [signature] : [];
-  });
-  let matches: boolean;
-  if (kind === 'v1a') matches = await anyEd25519Match(key, content, candidates);
-  else {
-    const expected = await expectedSignature(key, content);
-    matches = candidates.some((signature) => constantTimeEqual(signature, expected));
-  }
-  if (!matches) throw new WebhookVerificationError('no matching signature');
+  const content = new Uint8Array(await new Blob([`${id}.${timestamp}.`, body as Uint8Array<ArrayBuffer>]).arrayBuffer());
+  if (!(await anySignatureMatches(verifier, content, signatures))) throw new WebhookVerificationError('no matching signature');
   let parsed: unknown;
   try {
     parsed = parseJson(typeof body === 'string' ? body : new TextDecoder().decode(body));

@@ -1,6 +1,8 @@
-// The shapes of the webhooks API as the client returns them: times are `Date`s, plant ids in payloads `bigint`.
+// The webhooks API as the client offers it: its shapes (times are `Date`s, plant ids in payloads `bigint`), operations and readers.
 
-import type { Plant } from './plant.js';
+import type { CallOptions } from './http-transport.js';
+import { plantFromJson, type Plant } from './plant.js';
+import { idFromJson } from './plant-id.js';
 
 /** Events an endpoint can subscribe to. */
 export type WebhookEventType = 'plant.created' | 'plant.deleted' | 'webhook.endpoint.disabled' | 'webhook.delivery.failed';
@@ -37,7 +39,6 @@ export type WebhookPayload = Plant | PlantDeletedPayload | EndpointDisabledPaylo
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 
-/** A tenant's webhook endpoint. */
 export interface WebhookEndpoint {
   /** `ep_…` */
   readonly id: string;
@@ -186,3 +187,139 @@ export interface WebhookEndpointStats {
   /** The last 24 clock hours, oldest first; the last one is the current hour so far. */
   readonly hourly: readonly WebhookHourStats[];
 }
+
+/** One page of endpoints; `next` is the query of the following page, absent on the last one. */
+export interface WebhookEndpointPage {
+  readonly endpoints: WebhookEndpoint[];
+  readonly next?: ListWebhookEndpointsQuery;
+}
+
+/** One page of deliveries; `next` is the query of the following page, absent on the last one. */
+export interface WebhookDeliveryPage {
+  readonly deliveries: WebhookDelivery[];
+  readonly next?: ListWebhookDeliveriesQuery;
+}
+
+/** `client.webhooks.endpoints`: the tenant's own webhook endpoints (scopes `webhooks:read`, `webhooks:write`). */
+export interface WebhookEndpointsClient {
+  /** Creates an endpoint; the result holds its `secret` (the only read that does besides `getSecret`). */
+  create(endpoint: NewWebhookEndpoint, options?: CallOptions): Promise<WebhookEndpointWithSecret>;
+  /** Every endpoint, following `Link` pages of `limit`. */
+  list(query?: ListWebhookEndpointsQuery & CallOptions): AsyncGenerator<WebhookEndpoint, void, undefined>;
+  listPage(query?: ListWebhookEndpointsQuery & CallOptions): Promise<WebhookEndpointPage>;
+  /** The endpoint (without its secret); `NotFoundError` for an id of another tenant too. */
+  get(id: string, options?: CallOptions): Promise<WebhookEndpoint>;
+  update(id: string, changes: WebhookEndpointUpdate, options?: CallOptions): Promise<WebhookEndpoint>;
+  /** Deletes it; its pending deliveries end as failed (`endpoint deleted`). */
+  delete(id: string, options?: CallOptions): Promise<void>;
+  getSecret(id: string, options?: CallOptions): Promise<string>;
+  /** Replaces the secret (with `secret` when given) and returns the new one; the old one still signs for the overlap period. */
+  rotateSecret(id: string, body?: { readonly secret?: string }, options?: CallOptions): Promise<string>;
+  /** Queues again every failed delivery to it created at or after `since`; returns how many. */
+  recover(id: string, since: Date | string, options?: CallOptions): Promise<number>;
+  /** Attempts succeeded and failed over the last hour, day and week, and the last attempt. */
+  stats(id: string, options?: CallOptions): Promise<WebhookEndpointStats>;
+  /** Queues the example body of `eventType` to this endpoint only (signed like any delivery, marked `test`); returns the delivery. */
+  sendTest(id: string, eventType: WebhookEventType, options?: CallOptions): Promise<WebhookDelivery>;
+}
+
+/** `client.webhooks.deliveries`: messages to the tenant's endpoints, newest first. */
+export interface WebhookDeliveriesClient {
+  list(query?: ListWebhookDeliveriesQuery & CallOptions): AsyncGenerator<WebhookDelivery, void, undefined>;
+  listPage(query?: ListWebhookDeliveriesQuery & CallOptions): Promise<WebhookDeliveryPage>;
+  get(id: string, options?: CallOptions): Promise<WebhookDelivery>;
+  /** Queues it again whatever its state, with the same `webhook-id`. */
+  resend(id: string, options?: CallOptions): Promise<void>;
+}
+
+export interface WebhooksClient {
+  readonly endpoints: WebhookEndpointsClient;
+  readonly deliveries: WebhookDeliveriesClient;
+  /** Who the client's token signs in as, and what it may do (any valid token; no scope needed). */
+  session(options?: CallOptions): Promise<WebhookSession>;
+  /** The event types an endpoint can subscribe to, each with its JSON Schema and an example body. */
+  eventTypes(options?: CallOptions): Promise<WebhookEventTypeInfo[]>;
+}
+
+// Readers from parsed JSON: undefined when a promised field is missing or of the wrong kind; unknown fields pass
+// through, so a service that adds one does not break older clients.
+
+type Json = Record<string, unknown>;
+type Reader<T = unknown> = (value: unknown) => T | undefined;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const string: Reader<string> = (value) => (typeof value === 'string' ? value : undefined);
+const number: Reader<number> = (value) => (typeof value === 'number' ? value : undefined);
+const array: Reader<unknown[]> = (value) => (Array.isArray(value) ? value : undefined);
+
+/** An RFC 3339 time (or epoch milliseconds) as a Date. */
+function date(value: unknown): Date | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const parsed = new Date(value);
+  return Number.isNaN(parsed.getTime()) ? undefined : parsed;
+}
+
+/** An array whose every element `read` accepts. */
+function listOf<T>(read: Reader<T>): Reader<T[]> {
+  return (value) => {
+    const items = Array.isArray(value) ? value.map(read) : [undefined];
+    return items.includes(undefined) ? undefined : (items as T[]);
+  };
+}
+
+/** An object whose fields each pass their reader and are replaced by what it read; a `name?` field may be absent or null (then left out). */
+function shaped<T>(fields: Readonly<Record<string, Reader>>): Reader<T> {
+  return (value) => {
+    if (!isObject(value)) return undefined;
+    const result: Json = { ...value };
+    for (const [key, read] of Object.entries(fields)) {
+      const name = key.replace(/\?$/, '');
+      if (name !== key && value[name] == null) {
+        delete result[name];
+        continue;
+      }
+      result[name] = read(value[name]);
+      if (result[name] === undefined) return undefined;
+    }
+    return result as T;
+  };
+}
+
+/** A webhook body: the plant of `plant.created`, `{ id }` of `plant.deleted`, or an operational event (its `at` a Date). */
+export function payloadFromJson(value: unknown): WebhookPayload | undefined {
+  if (!isObject(value)) return undefined;
+  if ('name' in value) return plantFromJson(value);
+  if (typeof value['endpointId'] === 'string') return shaped<WebhookPayload>({ at: date })(value);
+  return shaped<PlantDeletedPayload>({ id: idFromJson })(value);
+}
+
+const ENDPOINT_FIELDS = { id: string, url: string, status: string, eventTypes: array, createdAt: date, updatedAt: date };
+const attemptFromJson = shaped<WebhookAttempt>({ at: date, durationMs: number });
+const hourFromJson = shaped<WebhookHourStats>({ start: date, succeeded: number, failed: number });
+const windowFromJson = shaped<WebhookWindowStats>({ succeeded: number, failed: number });
+
+export const endpointFromJson = shaped<WebhookEndpoint>(ENDPOINT_FIELDS);
+export const endpointWithSecretFromJson = shaped<WebhookEndpointWithSecret>({ ...ENDPOINT_FIELDS, secret: string });
+export const sessionFromJson = shaped<WebhookSession>({ tenant: string, subject: string, scopes: array, 'expiresAt?': date });
+export const secretFromJson = (value: unknown) => (isObject(value) ? string(value['secret']) : undefined);
+export const requeuedFromJson = (value: unknown) => (isObject(value) ? number(value['requeued']) : undefined);
+export const eventTypesFromJson = listOf(shaped<WebhookEventTypeInfo>({ type: string, description: string, schema: shaped({}), example: payloadFromJson }));
+
+export const deliveryFromJson = shaped<WebhookDelivery>({
+  id: string,
+  endpointId: string,
+  eventType: string,
+  status: string,
+  payload: payloadFromJson,
+  attempts: listOf(attemptFromJson),
+  createdAt: date,
+  'nextAttemptAt?': date,
+});
+
+export const endpointStatsFromJson = shaped<WebhookEndpointStats>({
+  endpointId: string,
+  windows: shaped({ '1h': windowFromJson, '24h': windowFromJson, '7d': windowFromJson }),
+  // Older services send no hours.
+  hourly: (value) => (Array.isArray(value) ? listOf(hourFromJson)(value) : []),
+  'lastAttempt?': shaped({ at: date }),
+});

@@ -1,14 +1,13 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import { describeError, isSignedOut } from './api/describe-error.js';
-import type { WebhookEventTypeInfo, WebhookSession } from '@plant-store/client';
-import { portalApi, type PortalApi } from './api/portal-api.js';
+import { useEffect, useState } from 'preact/hooks';
+import type { WebhookEventTypeInfo, WebhookSession, WebhooksClient } from '@plant-store/client';
+import { describeError, isSignedOut, portalApi } from './api/portal-api.js';
 import { forgetToken, storedToken, storeToken, takeTokenFromAddress, type StoredToken } from './auth/token-store.js';
-import { Announcer } from './ui/announcer.js';
+import type { Tone } from './ui/parts.js';
 import { PortalPage } from './views/portal-page.js';
 import { SignIn } from './views/sign-in.js';
 
 /** Shown when a portal link is refused: the reader cannot fix it, only ask for another. */
-export const LINK_REFUSED = 'This link is invalid, expired or was revoked; ask for a new one.';
+const LINK_REFUSED = 'This link is invalid, expired or was revoked; ask for a new one.';
 const TOKEN_REFUSED = 'The service did not accept this token: it is unknown, expired or was revoked.';
 const ENDED = 'Your sign-in has ended: the token expired or was revoked.';
 
@@ -18,15 +17,18 @@ type State =
   | {
       readonly kind: 'signed-in';
       readonly token: StoredToken;
-      readonly api: PortalApi;
+      readonly api: WebhooksClient;
       readonly session: WebhookSession;
       readonly eventTypes: WebhookEventTypeInfo[];
     };
 
 export function App() {
   const [state, setState] = useState<State>({ kind: 'checking' });
+  // The serial tells two equal messages in a row apart, so the second is read out too.
+  const [announcement, setAnnouncement] = useState<{ readonly text: string; readonly tone: Tone; readonly serial: number }>();
+  const announce = (text: string, tone: Tone = 'info') => setAnnouncement((last) => ({ text, tone, serial: (last?.serial ?? 0) + 1 }));
 
-  const signIn = useCallback(async (token: StoredToken) => {
+  async function signIn(token: StoredToken) {
     setState({ kind: 'checking' });
     const api = portalApi(token.token);
     try {
@@ -41,12 +43,12 @@ export function App() {
         setState({ kind: 'signed-out', problem: `Could not sign in. ${describeError(error)}` });
       }
     }
-  }, []);
+  }
 
-  const signOut = useCallback((problem?: string) => {
+  function signOut(problem?: string) {
     forgetToken();
     setState(problem === undefined ? { kind: 'signed-out' } : { kind: 'signed-out', problem });
-  }, []);
+  }
 
   useEffect(() => {
     const start = () => {
@@ -61,10 +63,14 @@ export function App() {
     const onHashChange = () => void start();
     addEventListener('hashchange', onHashChange);
     return () => removeEventListener('hashchange', onHashChange);
-  }, [signIn]);
+  }, []);
 
   return (
-    <Announcer>
+    <>
+      {/* The page's one polite status region, present from the start (one added later is not read out). */}
+      <div class={`status status-${announcement?.tone ?? 'info'}`} role="status" aria-live="polite" aria-atomic="true" data-testid="status">
+        {announcement === undefined ? null : <p key={announcement.serial}>{announcement.text}</p>}
+      </div>
       {state.kind === 'checking' ? (
         <main class="checking">
           <h1>Webhooks</h1>
@@ -77,10 +83,11 @@ export function App() {
           api={state.api}
           session={state.session}
           eventTypes={state.eventTypes}
+          announce={announce}
           onSignOut={() => signOut()}
-          onFailure={(error) => (isSignedOut(error) ? (signOut(state.token.fromLink ? LINK_REFUSED : ENDED), true) : false)}
+          fail={(error) => (isSignedOut(error) ? signOut(state.token.fromLink ? LINK_REFUSED : ENDED) : announce(describeError(error), 'error'))}
         />
       )}
-    </Announcer>
+    </>
   );
 }

@@ -10,8 +10,7 @@ export interface StoredToken {
 
 /** Takes a portal link's token (`#token=…`) out of the address, so it is not left on screen, in the history or a bookmark, and stores it. */
 export function takeTokenFromAddress(): StoredToken | undefined {
-  const fragment = new URLSearchParams(location.hash.replace(/^#/, ''));
-  const token = fragment.get('token');
+  const token = new URLSearchParams(location.hash.slice(1)).get('token');
   if (token === null) return undefined;
   history.replaceState(history.state, '', location.pathname + location.search);
   const stored = { token: token.trim(), fromLink: true };
@@ -21,11 +20,9 @@ export function takeTokenFromAddress(): StoredToken | undefined {
 }
 
 export function storedToken(): StoredToken | undefined {
-  const raw = sessionStorage.getItem(KEY);
-  if (raw === null) return undefined;
   try {
-    const value = JSON.parse(raw) as Partial<StoredToken>;
-    return typeof value.token === 'string' ? { token: value.token, fromLink: value.fromLink === true } : undefined;
+    const value = JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as Partial<StoredToken> | null;
+    return typeof value?.token === 'string' ? { token: value.token, fromLink: value.fromLink === true } : undefined;
   } catch {
     return undefined;
   }

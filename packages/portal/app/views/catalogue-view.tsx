@@ -1,6 +1,4 @@
-import { prettyJson } from '../ui/format.js';
-import { usePortal } from '../ui/portal-context.js';
-import { ViewSection } from '../ui/view-heading.js';
+import { prettyJson, usePortal, ViewSection } from '../ui/parts.js';
 
 /** Every event type an endpoint can receive, with the JSON Schema of its body and an example. */
 export function CatalogueView() {
@@ -20,18 +18,14 @@ export function CatalogueView() {
             </h3>
             <p>{type.description}</p>
             <div class="columns">
-              <div>
-                <h4 id={`${id}-schema`}>JSON Schema</h4>
-                <pre tabIndex={0} role="region" aria-labelledby={`${id}-schema`}>
-                  {prettyJson(type.schema)}
-                </pre>
-              </div>
-              <div>
-                <h4 id={`${id}-example`}>Example</h4>
-                <pre tabIndex={0} role="region" aria-labelledby={`${id}-example`}>
-                  {prettyJson(type.example)}
-                </pre>
-              </div>
+              {[['schema', 'JSON Schema', type.schema] as const, ['example', 'Example', type.example] as const].map(([part, title, value]) => (
+                <div key={part}>
+                  <h4 id={`${id}-${part}`}>{title}</h4>
+                  <pre tabIndex={0} role="region" aria-labelledby={`${id}-${part}`}>
+                    {prettyJson(value)}
+                  </pre>
+                </div>
+              ))}
             </div>
           </article>
         );

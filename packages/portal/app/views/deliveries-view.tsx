@@ -1,26 +1,16 @@
 import type { ListWebhookDeliveriesQuery, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { allEndpoints } from '../api/portal-api.js';
-import { useAnnounce } from '../ui/announcer.js';
-import { dateFromLocalInput } from '../ui/format.js';
-import { Options } from '../ui/parts.js';
-import { usePortal } from '../ui/portal-context.js';
-import { ViewSection } from '../ui/view-heading.js';
+import { dateFromLocalInput, Options, usePortal, ViewSection } from '../ui/parts.js';
 import { DeliveryItem } from './delivery-item.js';
 import { RecoverForm } from './recover-form.js';
 
 const PAGE_SIZE = 20;
 const STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'delivered', 'failed'];
 
-interface DeliveriesViewProps {
-  /** Opens the log filtered to this endpoint. */
-  readonly initialEndpoint: string | undefined;
-}
-
-/** The delivery log, newest first: filters, each delivery's attempts, resend; recovering failed ones. */
-export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
-  const { api, canWrite, eventTypes, fail } = usePortal();
-  const announce = useAnnounce();
+/** The delivery log, newest first (filtered to `initialEndpoint` when given): filters, each delivery's attempts, resend; recovering failed ones. */
+export function DeliveriesView({ initialEndpoint }: { readonly initialEndpoint: string | undefined }) {
+  const { api, canWrite, eventTypes, announce, fail } = usePortal();
   const [endpoints, setEndpoints] = useState<readonly WebhookEndpoint[]>([]);
   // The form's fields, as typed; applied on submit.
   const [endpoint, setEndpoint] = useState(initialEndpoint ?? '');
@@ -32,20 +22,13 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
   const [after, setAfter] = useState<string | undefined>(undefined);
   const [filter, setFilter] = useState<ListWebhookDeliveriesQuery>(initialEndpoint === undefined ? {} : { endpoint: initialEndpoint });
 
-  const load = useCallback(
-    async (applied: ListWebhookDeliveriesQuery, from?: string) => {
-      try {
-        const page = await api.deliveries.listPage({ ...applied, limit: PAGE_SIZE, ...(from === undefined ? {} : { after: from }) });
-        setDeliveries((previous) => (from === undefined ? page.deliveries : [...(previous ?? []), ...page.deliveries]));
-        setAfter(page.next?.after);
-        return page;
-      } catch (error) {
-        fail(error);
-        return undefined;
-      }
-    },
-    [api, fail],
-  );
+  async function load(applied: ListWebhookDeliveriesQuery, from?: string) {
+    const page = await api.deliveries.listPage({ ...applied, limit: PAGE_SIZE, after: from }).catch(fail);
+    if (page === undefined) return undefined;
+    setDeliveries((previous) => (from === undefined ? page.deliveries : [...(previous ?? []), ...page.deliveries]));
+    setAfter(page.next?.after);
+    return page;
+  }
 
   useEffect(() => {
     void load(filter);
@@ -54,14 +37,13 @@ export function DeliveriesView({ initialEndpoint }: DeliveriesViewProps) {
 
   function apply(event: Event) {
     event.preventDefault();
-    const sinceDate = dateFromLocalInput(since);
-    const untilDate = dateFromLocalInput(until);
+    // An empty field is no filter.
     const next: ListWebhookDeliveriesQuery = {
-      ...(endpoint === '' ? {} : { endpoint }),
-      ...(status === '' ? {} : { status: status as WebhookDeliveryStatus }),
-      ...(eventType === '' ? {} : { eventType: eventType as WebhookEventType }),
-      ...(sinceDate === undefined ? {} : { since: sinceDate }),
-      ...(untilDate === undefined ? {} : { until: untilDate }),
+      endpoint: endpoint || undefined,
+      status: (status || undefined) as WebhookDeliveryStatus | undefined,
+      eventType: (eventType || undefined) as WebhookEventType | undefined,
+      since: dateFromLocalInput(since),
+      until: dateFromLocalInput(until),
     };
     setFilter(next);
     setDeliveries(undefined);

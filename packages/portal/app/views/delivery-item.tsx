@@ -1,8 +1,5 @@
 import type { WebhookDelivery } from '@plant-store/client';
-import { useAnnounce } from '../ui/announcer.js';
-import { prettyJson } from '../ui/format.js';
-import { Fact, Time, useAction } from '../ui/parts.js';
-import { usePortal } from '../ui/portal-context.js';
+import { Fact, prettyJson, Time, useAction, usePortal } from '../ui/parts.js';
 
 interface DeliveryItemProps {
   readonly delivery: WebhookDelivery;
@@ -13,17 +10,15 @@ interface DeliveryItemProps {
 
 /** One delivery: what was sent where, its state, each attempt and (with write access) resending it. */
 export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemProps) {
-  const { api, canWrite } = usePortal();
-  const announce = useAnnounce();
-  const [busy, run] = useAction();
+  const { api, canWrite, announce } = usePortal();
+  const [busy, action] = useAction();
   const headingId = `delivery-${delivery.id}`;
 
-  const resend = () =>
-    run(async () => {
-      await api.deliveries.resend(delivery.id);
-      announce(`Queued ${delivery.id} again.`, 'success');
-      onResent();
-    });
+  const resend = action(async () => {
+    await api.deliveries.resend(delivery.id);
+    announce(`Queued ${delivery.id} again.`, 'success');
+    onResent();
+  });
 
   return (
     <article class="card delivery" aria-labelledby={headingId} data-delivery-id={delivery.id}>
@@ -96,7 +91,7 @@ export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemPr
       )}
       {canWrite ? (
         <div class="actions">
-          <button type="button" disabled={busy} onClick={() => void resend()} aria-describedby={headingId}>
+          <button type="button" disabled={busy} onClick={resend} aria-describedby={headingId}>
             Resend
           </button>
         </div>

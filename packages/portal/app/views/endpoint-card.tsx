@@ -1,9 +1,6 @@
 import type { WebhookEndpoint, WebhookEndpointStats, WebhookEventType } from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { useAnnounce } from '../ui/announcer.js';
-import { formatRate, verificationKeyLabel } from '../ui/format.js';
-import { Fact, Options, Time, useAction } from '../ui/parts.js';
-import { usePortal } from '../ui/portal-context.js';
+import { Fact, formatRate, Options, Time, useAction, usePortal, verificationKeyLabel } from '../ui/parts.js';
 import { EndpointForm } from './endpoint-form.js';
 import { HealthChart } from './health-chart.js';
 
@@ -17,8 +14,7 @@ interface EndpointCardProps {
 
 /** One endpoint: what it is, how it is doing, and (with write access) what can be done to it. */
 export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: EndpointCardProps) {
-  const { api, canWrite, eventTypes, showDeliveries } = usePortal();
-  const announce = useAnnounce();
+  const { api, canWrite, eventTypes, announce, showDeliveries } = usePortal();
   const [editing, setEditing] = useState(false);
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
@@ -33,11 +29,25 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
     if (confirmingDelete) confirmButton.current?.focus();
   }, [confirmingDelete]);
 
-  const setStatus = (status: 'enabled' | 'disabled') =>
-    act(async () => {
-      onChanged(await api.endpoints.update(endpoint.id, { status }));
-      announce(status === 'enabled' ? `Enabled ${endpoint.url}.` : `Disabled ${endpoint.url}: nothing is delivered to it until it is enabled.`, 'success');
-    });
+  const toggleStatus = act(async () => {
+    const status = endpoint.status === 'enabled' ? 'disabled' : 'enabled';
+    onChanged(await api.endpoints.update(endpoint.id, { status }));
+    announce(status === 'enabled' ? `Enabled ${endpoint.url}.` : `Disabled ${endpoint.url}: nothing is delivered to it until it is enabled.`, 'success');
+  });
+  const revealSecret = act(async () => {
+    const shown = await api.endpoints.getSecret(endpoint.id);
+    setSecret(shown);
+    announce(`The ${verificationKeyLabel(shown).toLowerCase()} of ${endpoint.url} is shown.`);
+  });
+  const rotateSecret = act(async () => {
+    setSecret(await api.endpoints.rotateSecret(endpoint.id));
+    announce(`Rotated the secret of ${endpoint.url}; the new one is shown. The previous one still signs for a while.`, 'success');
+  });
+  const remove = act(async () => {
+    await api.endpoints.delete(endpoint.id);
+    onDeleted(endpoint.id);
+    announce(`Deleted ${endpoint.url}.`, 'success');
+  });
 
   return (
     <article class="card endpoint" aria-labelledby={headingId} data-endpoint-id={endpoint.id}>
@@ -107,21 +117,11 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
             <button type="button" ref={editButton} disabled={busy} onClick={() => setEditing(true)}>
               Edit
             </button>
-            <button type="button" disabled={busy} onClick={() => void setStatus(endpoint.status === 'enabled' ? 'disabled' : 'enabled')}>
+            <button type="button" disabled={busy} onClick={toggleStatus}>
               {endpoint.status === 'enabled' ? 'Disable' : 'Enable'}
             </button>
             {secret === undefined ? (
-              <button
-                type="button"
-                disabled={busy}
-                onClick={() =>
-                  void act(async () => {
-                    const shown = await api.endpoints.getSecret(endpoint.id);
-                    setSecret(shown);
-                    announce(`The ${verificationKeyLabel(shown).toLowerCase()} of ${endpoint.url} is shown.`);
-                  })
-                }
-              >
+              <button type="button" disabled={busy} onClick={revealSecret}>
                 Reveal secret
               </button>
             ) : (
@@ -129,16 +129,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
                 Hide secret
               </button>
             )}
-            <button
-              type="button"
-              disabled={busy}
-              onClick={() =>
-                void act(async () => {
-                  setSecret(await api.endpoints.rotateSecret(endpoint.id));
-                  announce(`Rotated the secret of ${endpoint.url}; the new one is shown. The previous one still signs for a while.`, 'success');
-                })
-              }
-            >
+            <button type="button" disabled={busy} onClick={rotateSecret}>
               Rotate secret
             </button>
             <button type="button" class="danger" disabled={busy} onClick={() => setConfirmingDelete(true)}>
@@ -156,7 +147,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
             void act(async () => {
               const delivery = await api.endpoints.sendTest(endpoint.id, testType);
               announce(`Queued a test ${testType} event to ${endpoint.url} (${delivery.id}).`, 'success');
-            });
+            })();
           }}
         >
           <label for={`${headingId}-test-type`}>Test event</label>
@@ -171,19 +162,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
       {confirmingDelete ? (
         <div class="confirm" role="group" aria-labelledby={`${headingId}-confirm`}>
           <p id={`${headingId}-confirm`}>Delete {endpoint.url}? Its pending deliveries end as failed. This cannot be undone.</p>
-          <button
-            type="button"
-            class="danger"
-            ref={confirmButton}
-            disabled={busy}
-            onClick={() =>
-              void act(async () => {
-                await api.endpoints.delete(endpoint.id);
-                onDeleted(endpoint.id);
-                announce(`Deleted ${endpoint.url}.`, 'success');
-              })
-            }
-          >
+          <button type="button" class="danger" ref={confirmButton} disabled={busy} onClick={remove}>
             Delete endpoint
           </button>
           <button type="button" onClick={() => setConfirmingDelete(false)}>

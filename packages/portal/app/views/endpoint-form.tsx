@@ -1,30 +1,23 @@
 import type { NewWebhookEndpoint, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { describeError, isSignedOut } from '../api/describe-error.js';
-import { usePortal } from '../ui/portal-context.js';
+import { describeError, isSignedOut } from '../api/portal-api.js';
+import { usePortal } from '../ui/parts.js';
 
 interface EndpointFormProps {
   /** The endpoint to edit; absent to create one. */
   readonly endpoint?: WebhookEndpoint;
-  /** Resolves when the change is saved; rejects with the service's error, shown by the form. */
+  /** Resolves when the change is saved; rejects with the service's error, shown by the form like its own problems. */
   readonly onSave: (changes: NewWebhookEndpoint) => Promise<void>;
   readonly onCancel: () => void;
 }
 
-/** Headers as the form shows them: one `Name: value` per line. */
-function headersText(headers: Readonly<Record<string, string>> | undefined): string {
-  return Object.entries(headers ?? {})
-    .map(([name, value]) => `${name}: ${value}`)
-    .join('\n');
-}
-
-/** The form's header lines as an object, or the first line that is not `Name: value` (blank lines are skipped). */
-function parseHeaders(text: string): Record<string, string> | { readonly badLine: string } {
+/** The form's header lines as an object (blank lines skipped); throws the form's problem for a line that is not `Name: value`. */
+function parseHeaders(text: string): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
     const colon = line.indexOf(':');
-    if (colon <= 0) return { badLine: line };
+    if (colon <= 0) throw new Error(`Write each header as "Name: value" on its own line ("${line}" is not).`);
     headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
   }
   return headers;
@@ -38,7 +31,12 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
   const [description, setDescription] = useState(endpoint?.description ?? '');
   const [types, setTypes] = useState<readonly string[]>(endpoint?.eventTypes ?? ['plant.created']);
   const [rateLimit, setRateLimit] = useState(endpoint?.rateLimit === undefined ? '' : String(endpoint.rateLimit));
-  const [headers, setHeaders] = useState(headersText(endpoint?.headers));
+  // One `Name: value` per line.
+  const [headers, setHeaders] = useState(() =>
+    Object.entries(endpoint?.headers ?? {})
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\n'),
+  );
   const [signature, setSignature] = useState<'hmac' | 'ed25519'>('hmac');
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -47,27 +45,19 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
 
   async function submit(event: Event) {
     event.preventDefault();
-    if (types.length === 0) {
-      setProblem('Choose at least one event type.');
-      return;
-    }
-    const parsed = parseHeaders(headers);
-    if ('badLine' in parsed) {
-      setProblem(`Write each header as "Name: value" on its own line ("${parsed.badLine}" is not).`);
-      return;
-    }
-    const changes: { -readonly [K in keyof NewWebhookEndpoint]: NewWebhookEndpoint[K] } = {
-      url: url.trim(),
-      eventTypes: types as WebhookEventType[],
-      // Always sent, so that clearing the field removes them on an edit.
-      headers: parsed,
-    };
-    if (endpoint === undefined && signature === 'ed25519') changes.signature = 'ed25519';
-    if (description.trim() !== '') changes.description = description.trim();
-    if (rateLimit.trim() !== '') changes.rateLimit = Number(rateLimit);
     setBusy(true);
     setProblem(undefined);
     try {
+      if (types.length === 0) throw new Error('Choose at least one event type.');
+      const changes: { -readonly [K in keyof NewWebhookEndpoint]: NewWebhookEndpoint[K] } = {
+        url: url.trim(),
+        eventTypes: types as WebhookEventType[],
+        // Always sent, so that clearing the field removes them on an edit.
+        headers: parseHeaders(headers),
+      };
+      if (endpoint === undefined && signature === 'ed25519') changes.signature = 'ed25519';
+      if (description.trim() !== '') changes.description = description.trim();
+      if (rateLimit.trim() !== '') changes.rateLimit = Number(rateLimit);
       await onSave(changes);
     } catch (error) {
       if (isSignedOut(error)) fail(error);

@@ -1,45 +1,35 @@
 import type { WebhookEndpoint, WebhookEndpointStats } from '@plant-store/client';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { allEndpoints } from '../api/portal-api.js';
-import { useAnnounce } from '../ui/announcer.js';
-import { verificationKeyLabel } from '../ui/format.js';
-import { usePortal } from '../ui/portal-context.js';
-import { focusViewHeading, ViewSection } from '../ui/view-heading.js';
+import { focusViewHeading, usePortal, verificationKeyLabel, ViewSection } from '../ui/parts.js';
 import { EndpointCard } from './endpoint-card.js';
 import { EndpointForm } from './endpoint-form.js';
 
 /** The tenant's endpoints with their health; with write access, adding one. */
 export function EndpointsView() {
-  const { api, canWrite, fail } = usePortal();
-  const announce = useAnnounce();
+  const { api, canWrite, announce, fail } = usePortal();
   const [endpoints, setEndpoints] = useState<WebhookEndpoint[] | undefined>(undefined);
   const [stats, setStats] = useState<ReadonlyMap<string, WebhookEndpointStats>>(new Map());
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ readonly url: string; readonly secret: string } | undefined>(undefined);
 
-  const loadStats = useCallback(
-    async (ids: readonly string[]) => {
-      const results = await Promise.allSettled(ids.map((id) => api.endpoints.stats(id)));
-      setStats((previous) => {
-        const next = new Map(previous);
-        for (const result of results) if (result.status === 'fulfilled') next.set(result.value.endpointId, result.value);
-        return next;
-      });
-      const failed = results.find((result) => result.status === 'rejected');
-      if (failed !== undefined) fail(failed.reason);
-    },
-    [api, fail],
-  );
+  async function loadStats(ids: readonly string[]) {
+    const results = await Promise.allSettled(ids.map((id) => api.endpoints.stats(id)));
+    setStats((previous) => {
+      const next = new Map(previous);
+      for (const result of results) if (result.status === 'fulfilled') next.set(result.value.endpointId, result.value);
+      return next;
+    });
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed !== undefined) fail(failed.reason);
+  }
 
-  const load = useCallback(async () => {
-    try {
-      const listed = await allEndpoints(api);
-      setEndpoints(listed);
-      await loadStats(listed.map((endpoint) => endpoint.id));
-    } catch (error) {
-      fail(error);
-    }
-  }, [api, fail, loadStats]);
+  async function load() {
+    const listed = await allEndpoints(api).catch(fail);
+    if (listed === undefined) return;
+    setEndpoints(listed);
+    await loadStats(listed.map((endpoint) => endpoint.id));
+  }
 
   useEffect(() => {
     void load();

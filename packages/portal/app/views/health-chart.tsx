@@ -3,22 +3,11 @@ import type { WebhookHourStats } from '@plant-store/client';
 const WIDTH = 240;
 const HEIGHT = 48;
 
-/** The start of an hour as the reader's clock shows it, e.g. "17:00". */
-function hourLabel(date: Date): string {
-  return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-}
-
-interface HealthChartProps {
-  readonly hours: readonly WebhookHourStats[];
-  /** What the chart is about (the endpoint's URL), for its table's caption. */
-  readonly subject: string;
-}
-
 /**
  * Attempts per hour over the last day as stacked SVG bars, coloured by the stylesheet (the CSP allows no CDN, inline
- * script or style); screen readers read the same numbers from a visually hidden table.
+ * script or style); screen readers read the same numbers from a visually hidden table, captioned with `subject`.
  */
-export function HealthChart({ hours, subject }: HealthChartProps) {
+export function HealthChart({ hours, subject }: { readonly hours: readonly WebhookHourStats[]; readonly subject: string }) {
   const slot = WIDTH / Math.max(1, hours.length);
   const peak = Math.max(1, ...hours.map((hour) => hour.succeeded + hour.failed));
   const height = (count: number) => (count / peak) * HEIGHT;
@@ -56,7 +45,7 @@ export function HealthChart({ hours, subject }: HealthChartProps) {
           {hours.map((hour) => (
             <tr key={hour.start.getTime()}>
               <th scope="row">
-                <time dateTime={hour.start.toISOString()}>{hourLabel(hour.start)}</time>
+                <time dateTime={hour.start.toISOString()}>{hour.start.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}</time>
               </th>
               <td>{hour.succeeded}</td>
               <td>{hour.failed}</td>

@@ -1,58 +1,29 @@
-import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { describeError } from '../api/describe-error.js';
-import type { WebhookEventTypeInfo, WebhookSession } from '@plant-store/client';
-import type { PortalApi } from '../api/portal-api.js';
-import { useAnnounce } from '../ui/announcer.js';
-import { Fact, Time } from '../ui/parts.js';
-import { PortalContext, type PortalContextValue } from '../ui/portal-context.js';
-import { focusViewHeading } from '../ui/view-heading.js';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { Fact, focusViewHeading, PortalContext, Time, type PortalContextValue } from '../ui/parts.js';
 import { CatalogueView } from './catalogue-view.js';
 import { DeliveriesView } from './deliveries-view.js';
 import { EndpointsView } from './endpoints-view.js';
 
-const WRITE_SCOPE = 'webhooks:write';
-
-type View = 'endpoints' | 'catalogue' | 'deliveries';
-const VIEWS: readonly { readonly id: View; readonly label: string }[] = [
-  { id: 'endpoints', label: 'Endpoints' },
-  { id: 'deliveries', label: 'Delivery log' },
-  { id: 'catalogue', label: 'Event catalogue' },
-];
-
-interface PortalPageProps {
-  readonly api: PortalApi;
-  readonly session: WebhookSession;
-  readonly eventTypes: readonly WebhookEventTypeInfo[];
-  readonly onSignOut: () => void;
-  /** Called with every failed call; true when it ended the sign-in (nothing more to say then). */
-  readonly onFailure: (error: unknown) => boolean;
-}
+const VIEWS = { endpoints: 'Endpoints', deliveries: 'Delivery log', catalogue: 'Event catalogue' } as const;
+type View = keyof typeof VIEWS;
 
 /** The signed-in page: who is signed in, the sections, and the open one. */
-export function PortalPage({ api, session, eventTypes, onSignOut, onFailure }: PortalPageProps) {
-  const announce = useAnnounce();
+export function PortalPage({ onSignOut, ...shared }: Omit<PortalContextValue, 'canWrite' | 'showDeliveries'> & { readonly onSignOut: () => void }) {
+  const { session } = shared;
   const [view, setView] = useState<View>('endpoints');
   const [deliveryEndpoint, setDeliveryEndpoint] = useState<string | undefined>(undefined);
   // Focus moves to the new section's heading when the reader switches, not on first load.
   const switched = useRef(false);
-  const canWrite = session.scopes.includes(WRITE_SCOPE);
+  const canWrite = session.scopes.includes('webhooks:write');
 
-  const context = useMemo<PortalContextValue>(
-    () => ({
-      api,
-      session,
-      canWrite,
-      eventTypes,
-      fail: (error) => {
-        if (!onFailure(error)) announce(describeError(error), 'error');
-      },
-      showDeliveries: (endpointId) => {
-        setDeliveryEndpoint(endpointId);
-        open('deliveries');
-      },
-    }),
-    [api, session, canWrite, eventTypes, onFailure, announce],
-  );
+  const context: PortalContextValue = {
+    ...shared,
+    canWrite,
+    showDeliveries: (endpointId) => {
+      setDeliveryEndpoint(endpointId);
+      open('deliveries');
+    },
+  };
 
   function open(next: View) {
     switched.current = true;
@@ -90,17 +61,17 @@ export function PortalPage({ api, session, eventTypes, onSignOut, onFailure }: P
       </header>
       <nav class="sections" aria-label="Sections">
         <ul>
-          {VIEWS.map((item) => (
-            <li key={item.id}>
+          {(Object.entries(VIEWS) as [View, string][]).map(([id, label]) => (
+            <li key={id}>
               <button
                 type="button"
-                aria-current={view === item.id ? 'page' : undefined}
+                aria-current={view === id ? 'page' : undefined}
                 onClick={() => {
-                  if (item.id === 'deliveries') setDeliveryEndpoint(undefined);
-                  open(item.id);
+                  if (id === 'deliveries') setDeliveryEndpoint(undefined);
+                  open(id);
                 }}
               >
-                {item.label}
+                {label}
               </button>
             </li>
           ))}

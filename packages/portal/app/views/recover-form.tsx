@@ -1,23 +1,14 @@
 import type { WebhookEndpoint } from '@plant-store/client';
 import { useState } from 'preact/hooks';
-import { useAnnounce } from '../ui/announcer.js';
-import { dateFromLocalInput, localInputValue } from '../ui/format.js';
-import { Options, useAction } from '../ui/parts.js';
-import { usePortal } from '../ui/portal-context.js';
-
-interface RecoverFormProps {
-  readonly endpoints: readonly WebhookEndpoint[];
-  readonly onRecovered: () => void;
-}
+import { dateFromLocalInput, localInputValue, Options, useAction, usePortal } from '../ui/parts.js';
 
 /** Queues again every failed delivery to one endpoint created since a time (after an outage of the receiver). */
-export function RecoverForm({ endpoints, onRecovered }: RecoverFormProps) {
-  const { api } = usePortal();
-  const announce = useAnnounce();
+export function RecoverForm({ endpoints, onRecovered }: { readonly endpoints: readonly WebhookEndpoint[]; readonly onRecovered: () => void }) {
+  const { api, announce } = usePortal();
   const [endpoint, setEndpoint] = useState('');
   // A day back is where most outages are covered; the reader changes it.
   const [since, setSince] = useState(() => localInputValue(new Date(Date.now() - 24 * 3600_000)));
-  const [busy, run] = useAction();
+  const [busy, action] = useAction();
   const chosen = endpoint === '' ? endpoints[0]?.id : endpoint;
 
   async function submit(event: Event) {
@@ -27,11 +18,11 @@ export function RecoverForm({ endpoints, onRecovered }: RecoverFormProps) {
       announce('Choose an endpoint and a time to recover from.', 'error');
       return;
     }
-    await run(async () => {
+    await action(async () => {
       const count = await api.endpoints.recover(chosen, sinceDate);
       announce(count === 1 ? 'Queued 1 failed delivery again.' : `Queued ${count} failed deliveries again.`, 'success');
       onRecovered();
-    });
+    })();
   }
 
   return (

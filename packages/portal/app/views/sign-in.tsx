@@ -1,13 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 
-interface SignInProps {
-  /** Why the reader is here again (a refused link or token); shown and read out at once. */
-  readonly problem: string | undefined;
-  readonly onSubmit: (token: string) => void;
-}
-
-/** The sign-in form: a tenant token typed in. Portal links sign in by themselves. */
-export function SignIn({ problem, onSubmit }: SignInProps) {
+/** The sign-in form: a tenant token typed in (portal links sign in by themselves); `problem` says why the reader is here again, read out at once. */
+export function SignIn({ problem, onSubmit }: { readonly problem: string | undefined; readonly onSubmit: (token: string) => void }) {
   const [token, setToken] = useState('');
   const field = useRef<HTMLInputElement>(null);
   useLayoutEffect(() => field.current?.focus(), []);
