@@ -53,15 +53,8 @@ export class SortedPlants {
     return low;
   }
 
-  /** First position whose id is > `id`. */
+  /** First position whose id is > `id` (ids are integers). */
   upperBound(id: bigint): number {
-    let low = 0;
-    let high = this.#plants.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.#plants[middle]!.id <= id) low = middle + 1;
-      else high = middle;
-    }
-    return low;
+    return this.lowerBound(id + 1n);
   }
 }
