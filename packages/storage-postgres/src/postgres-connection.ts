@@ -1,7 +1,6 @@
 import pg from 'pg';
 
-/** What a connection needs, resolved from the storage options. */
-export interface ConnectionSettings {
+interface ConnectionSettings {
   readonly connectionString: string;
   readonly connectTimeoutMs: number;
   readonly queryTimeoutMs: number;

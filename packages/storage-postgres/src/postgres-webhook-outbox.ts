@@ -14,14 +14,12 @@ import {
   type RequeueSelector,
   type WebhookOutbox,
 } from '@plant-store/core/adapter';
-import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
+import { claimOrder, toClaimedDelivery, toDelivery, type ClaimRow, type DeliveryRow } from './delivery-rows.js';
 import type { NotificationListener } from './notification-listener.js';
 import type { Vacuum } from './vacuum.js';
 import * as sql from './outbox-queries.js';
 import { CoalescingBatch } from './coalescing-batch.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
-import type { ClaimRow, DeliveryRow } from './schema.js';
-import { endpointStatsSql, enqueueSql } from './portal-outbox-queries.js';
 import type { Tables } from './tables.js';
 
 const DEFAULT_LIST_LIMIT = 100;
@@ -74,8 +72,8 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
     if (options.limit < 1) return [];
-    const now = wholeMs(options.now);
-    const leaseExpiresAt = wholeMs(options.now + options.leaseMs);
+    const now = Math.round(options.now);
+    const leaseExpiresAt = Math.round(options.now + options.leaseMs);
     const skip = options.skipEndpoints ?? [];
     const parameters = [options.owner, leaseExpiresAt, now, options.limit];
     const rows =
@@ -86,10 +84,10 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
-    const at = wholeMs(attempt.at);
-    const durationMs = wholeMs(attempt.durationMs);
+    const at = Math.round(attempt.at);
+    const durationMs = Math.round(attempt.durationMs);
     const interrupted = outcome.status === 'interrupted';
-    const nextAttemptAt = outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null;
+    const nextAttemptAt = outcome.status === 'pending' ? Math.round(outcome.nextAttemptAt) : null;
     const { statusCode = null, error = null, response = null } = attempt;
     const status = interrupted ? 'pending' : outcome.status;
     return this.#records.submit([id, owner, status, nextAttemptAt, at + durationMs, at, durationMs, statusCode, error, interrupted, response]);
@@ -113,9 +111,8 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
-    const rows = await this.#runner.rows<{ id: string; since: bigint }>('find the deliveries waiting for a slot', sql.waitingSinceSql(this.#tables), [
-      wholeMs(now),
-    ]);
+    const waiting = sql.waitingSinceSql(this.#tables);
+    const rows = await this.#runner.rows<{ id: string; since: bigint }>('find the deliveries waiting for a slot', waiting, [Math.round(now)]);
     return new Map(rows.map((row) => [row.id, Number(row.since)]));
   }
 
@@ -132,10 +129,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   async list(query: ListDeliveriesQuery = {}): Promise<Delivery[] | undefined> {
     let cursor: { created_at: bigint; seq: bigint } | undefined;
     if (query.after !== undefined) {
-      [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', sql.listCursorSql(this.#tables), [
-        query.after,
-        query.tenant ?? null,
-      ]);
+      [cursor] = await this.#runner.rows<typeof cursor>('list deliveries', sql.listCursorSql(this.#tables), [query.after, query.tenant ?? null]);
       if (!cursor) return undefined;
     }
     const parameters = [
@@ -153,36 +147,25 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
-    const at = wholeMs(now);
+    const at = Math.round(now);
     if (!('id' in selector)) {
-      return this.#runner.changes("recover the endpoint's deliveries", sql.requeueFailedSinceSql(this.#tables), [
-        selector.endpointId,
-        Math.ceil(selector.since),
-        at,
-      ]);
+      const parameters = [selector.endpointId, Math.ceil(selector.since), at];
+      return this.#runner.changes("recover the endpoint's deliveries", sql.requeueFailedSinceSql(this.#tables), parameters);
     }
     if (selector.from === 'any') return this.#runner.changes('resend the delivery', sql.requeueAnySql(this.#tables), [selector.id, at]);
     return this.#runner.changes('requeue the delivery', sql.requeueFailedSql(this.#tables), [selector.id, at]);
   }
 
-  async enqueue(delivery: NewDelivery): Promise<void> {
-    const { id, tenant, endpointId, eventType, payload } = delivery;
-    await this.#runner.changes('queue the delivery', enqueueSql(this.#tables), [
-      id,
-      tenant,
-      endpointId,
-      eventType,
-      payload,
-      wholeMs(delivery.createdAt),
-      delivery.test === true,
-    ]);
+  async enqueue({ id, tenant, endpointId, eventType, payload, createdAt, test }: NewDelivery): Promise<void> {
+    const parameters = [id, tenant, endpointId, eventType, payload, Math.round(createdAt), test === true];
+    await this.#runner.changes('queue the delivery', sql.enqueueSql(this.#tables), parameters);
   }
 
   async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
     const starts = since.map((start) => Math.ceil(start));
     const parameters = [endpointId, Math.min(...starts), starts, [ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR]];
     type Row = { windows: [number, number][] | null; last_at: bigint | null; last_status: number | null };
-    const [row] = await this.#runner.rows<Row>("count the endpoint's attempts", endpointStatsSql(this.#tables), parameters);
+    const [row] = await this.#runner.rows<Row>("count the endpoint's attempts", sql.endpointStatsSql(this.#tables), parameters);
     const windows = (row?.windows ?? []).map(([succeeded, failed]) => ({ succeeded, failed }));
     if (!row || row.last_at === null) return { windows };
     const at = Number(row.last_at);
