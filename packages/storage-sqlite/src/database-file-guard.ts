@@ -1,6 +1,10 @@
-import { accessSync, constants, statSync, watch, type FSWatcher } from 'node:fs';
+import { accessSync, constants, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { StorageError } from '@plant-store/core';
-import { isPlainFilePath } from './database-path.js';
+
+/** Whether `path` names a database file by a plain path: not in memory (`':memory:'`, `''`) nor a `file:` URI. */
+export function isPlainFilePath(path: string): boolean {
+  return path !== '' && path !== ':memory:' && !path.startsWith('file:');
+}
 
 /**
  * Notices when the database files at the path stop being the files the connection has open: SQLite keeps writing
@@ -9,20 +13,13 @@ import { isPlainFilePath } from './database-path.js';
  */
 export interface DatabaseFileGuard {
   /**
-   * Throws a `StorageError` (`sqlite storage could not <action>: <reason>`) when the database file or its
-   * write-ahead log at the path is no longer the open one. Run inside every write transaction just before COMMIT,
-   * so a refused write is rolled back rather than left in a log a later checkpoint would copy.
+   * Throws a `StorageError` when the database file or its log at the path is no longer the open one. Run just before
+   * every COMMIT, so a refused write is rolled back rather than left in a log a later checkpoint would copy.
    */
   assertSameFile(action: string): void;
-  /** Why writes cannot be trusted right now (database or log file deleted or replaced, file not writable), or `undefined`. For readiness. */
+  /** Why writes cannot be trusted right now (files deleted or replaced, not writable), or `undefined`. For readiness. */
   problem(): string | undefined;
-  /** Stops watching the database file (when the storage closes). */
   close(): void;
-}
-
-interface FileIdentity {
-  readonly dev: number;
-  readonly ino: number;
 }
 
 /** A guard over nothing, for in-memory databases and `file:` URIs (no plain path to compare). */
@@ -89,19 +86,14 @@ function watchFile(path: string, onEvent: () => void): FSWatcher | undefined {
   }
 }
 
-function identityOf(path: string): FileIdentity | undefined {
-  const stats = statSync(path, { throwIfNoEntry: false });
-  return stats && { dev: stats.dev, ino: stats.ino };
-}
+const identityOf = (path: string) => statSync(path, { throwIfNoEntry: false });
 
-/** Whether the file at `path` is the one identified by `opened` (one stat). */
-function isSameFile(path: string, opened: FileIdentity): boolean {
+function isSameFile(path: string, opened: Stats): boolean {
   const now = identityOf(path);
   return now?.dev === opened.dev && now.ino === opened.ino;
 }
 
-/** Why the file at `path` is not the one identified by `opened`, or `undefined` when it is. */
-function changed(path: string, opened: FileIdentity, what: string): string | undefined {
+function changed(path: string, opened: Stats, what: string): string | undefined {
   if (isSameFile(path, opened)) return undefined;
   const how = identityOf(path) === undefined ? 'deleted' : 'replaced by another file';
   return `the ${what} ${path} was ${how} while open; what is written now would be lost at the next start (restart the service)`;
@@ -113,12 +105,7 @@ export function notWritable(path: string): string | undefined {
     accessSync(path, constants.W_OK);
     return undefined;
   } catch (error) {
-    return `${path} is not writable (${errnoText(error)})`;
+    // `EACCES: permission denied` of Node's `EACCES: permission denied, access '/x'`.
+    return `${path} is not writable (${(error as Error).message.replace(/, \w+ '.*'$/s, '')})`;
   }
-}
-
-/** `EACCES: permission denied` from Node's `EACCES: permission denied, access '/x'`. */
-function errnoText(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/, \w+ '.*'$/s, '');
 }

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StorageError } from '@plant-store/core';
-import { notWritable } from './database-file-guard.js';
-import { isPlainFilePath } from './database-path.js';
+import { isPlainFilePath, notWritable } from './database-file-guard.js';
 
 /** Driver codes of a database SQLite could open (or create) for reading at most. */
 const READ_ONLY_CODES = /^SQLITE_(READONLY|CANTOPEN|PERM|IOERR)/;

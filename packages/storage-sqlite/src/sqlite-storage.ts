@@ -3,14 +3,13 @@ import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { StorageError } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
-import { backgroundCheckpoints, type BackgroundCheckpoints } from './background-checkpoints.js';
-import { databaseFileGuard, type DatabaseFileGuard } from './database-file-guard.js';
-import { isPlainFilePath } from './database-path.js';
+import { BackgroundCheckpoints } from './background-checkpoints.js';
+import { databaseFileGuard, isPlainFilePath, type DatabaseFileGuard } from './database-file-guard.js';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { openError } from './open-error.js';
 import { retryWhileBusy } from './retry-while-busy.js';
-import { guardedWrites, sqliteError, withSqliteErrors } from './sqlite-error.js';
+import { guardedWrites, withSqliteErrors } from './sqlite-error.js';
 import { SqlitePlantRepository } from './sqlite-plant-repository.js';
 import { SqlitePortalLinks } from './sqlite-portal-links.js';
 import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
@@ -58,13 +57,11 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
 /** The storage over an open, migrated database: statements are prepared here, once. */
 function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, path: string, busyTimeoutMs: number): Storage {
   // Checkpoints off the event loop; none in memory (no log) or for `file:` URIs (the worker opens plain paths).
-  const checkpoints = isPlainFilePath(path) ? backgroundCheckpoints(db, { path, busyTimeoutMs }) : undefined;
-  // Every write transaction checks the files once, before COMMIT: that also counts the write for the checkpoint worker.
-  const assertSameFile = (action: string) => {
+  const checkpoints = isPlainFilePath(path) ? new BackgroundCheckpoints(db, { path, busyTimeoutMs }) : undefined;
+  const writes = guardedWrites(db, (action) => {
     file.assertSameFile(action);
     checkpoints?.noteWrite();
-  };
-  const writes = guardedWrites(db, { ...file, assertSameFile });
+  });
   const outbox = new SqliteWebhookOutbox(db, writes);
   const endpoints = new SqliteWebhookEndpoints(db, writes);
   const plants = new SqlitePlantRepository(db, outbox, writes);
@@ -98,11 +95,7 @@ async function closeAll(
   plants.flushWrites();
   file.close();
   await checkpoints?.close();
-  try {
-    db.close();
-  } catch (error) {
-    throw sqliteError('close the database', error);
-  }
+  withSqliteErrors('close the database', () => db.close());
 }
 
 /** Copies the commits of a log deleted under the connection into the database file, through the connection that still holds it open. Best effort. */
@@ -144,16 +137,10 @@ async function prepare(db: BetterSqlite3.Database): Promise<void> {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   await migrate(db, MIGRATIONS);
-  applyIncrementalVacuum(db);
+  // A file created before incremental auto-vacuum (reported as 2) converts with a VACUUM, checked at every start so an interrupted one is redone.
+  if (db.pragma('auto_vacuum', { simple: true }) !== 2n) {
+    db.pragma('auto_vacuum = INCREMENTAL');
+    db.exec('VACUUM');
+  }
   db.prepare('DELETE FROM plants WHERE 0').run();
-}
-
-/** `PRAGMA auto_vacuum` reports 2 for incremental. */
-const INCREMENTAL = 2n;
-
-/** Converts a file created before incremental auto-vacuum with a one-time VACUUM; checked at every start, so an interrupted one is redone. */
-function applyIncrementalVacuum(db: BetterSqlite3.Database): void {
-  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
-  db.pragma('auto_vacuum = INCREMENTAL');
-  db.exec('VACUUM');
 }

@@ -21,10 +21,7 @@ export const endpointIds: Migration = {
   },
 };
 
-/**
- * The default subscription id of `url` as core's `subscriptionId` derived it when this migration was written,
- * frozen: an applied migration must do the same on every database. Exported for the test comparing it with core's.
- */
+/** Core's `subscriptionId` as it was when this migration was written, frozen: an applied migration must do the same on every database. */
 export function endpointIdOfUrl(url: string): string {
   return `sub_${createHash('sha256').update(url, 'utf8').digest('hex').slice(0, 24)}`;
 }
