@@ -5,11 +5,9 @@ interface Waiting<In, Out> {
 }
 
 export interface CoalescingBatchOptions<In, Out> {
-  /** Runs one batch; resolves with one output per input, in order. */
   readonly run: (inputs: readonly In[]) => Promise<readonly Out[]>;
   /** Inputs with equal keys never share a batch (a later one waits for the next). */
   readonly keyOf: (input: In) => string;
-  /** Most inputs per batch. */
   readonly maxSize: number;
 }
 

@@ -137,8 +137,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async #select(id: string, tenant: string | null): Promise<EndpointRow | undefined> {
-    const [row] = await this.#runner.rows<EndpointRow>('read the endpoint', sql.selectEndpointSql(this.#tables), [id, tenant]);
-    return row;
+    return (await this.#runner.rows<EndpointRow>('read the endpoint', sql.selectEndpointSql(this.#tables), [id, tenant]))[0];
   }
 
   async update(tenant: string | null, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {

@@ -22,13 +22,11 @@ import { CoalescingBatch } from './coalescing-batch.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';
 
-const DEFAULT_LIST_LIMIT = 100;
 /** Rate budgets are counted in one-second windows aligned to whole seconds, so every instance agrees on them. */
 const RATE_WINDOW_MS = 1_000;
-/** Most attempts recorded in one statement. */
 const RECORD_BATCH = 256;
 
-/** One attempt as a row of the record statement's parameter arrays, in their order (see recordAttemptsSql); the id first. */
+/** One attempt as a row of the record statement's parameter arrays, in their order (see recordAttemptsSql). */
 type AttemptRecord = readonly [id: string, ...columns: unknown[]];
 
 /**
@@ -42,7 +40,6 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #dispatch: QueryRunner;
   readonly #listener: NotificationListener;
   readonly #tables: Tables;
-  /** The dispatcher's per-delivery statements, prepared on each connection. */
   readonly #claim: PreparedStatement;
   readonly #claimPassingOver: PreparedStatement;
   readonly #record: PreparedStatement;
@@ -132,17 +129,9 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       [cursor] = await this.#runner.rows<typeof cursor>('list deliveries', sql.listCursorSql(this.#tables), [query.after, query.tenant ?? null]);
       if (!cursor) return undefined;
     }
-    const parameters = [
-      query.tenant ?? null,
-      query.endpointId ?? null,
-      query.status ?? null,
-      cursor?.created_at ?? null,
-      cursor?.seq ?? null,
-      Math.max(0, query.limit ?? DEFAULT_LIST_LIMIT),
-      query.eventType ?? null,
-      query.since === undefined ? null : Math.ceil(query.since),
-      query.until === undefined ? null : Math.ceil(query.until),
-    ];
+    const { tenant = null, endpointId = null, status = null, eventType = null, since, until } = query;
+    const range = [since === undefined ? null : Math.ceil(since), until === undefined ? null : Math.ceil(until)];
+    const parameters = [tenant, endpointId, status, cursor?.created_at ?? null, cursor?.seq ?? null, Math.max(0, query.limit ?? 100), eventType, ...range];
     return (await this.#runner.rows<DeliveryRow>('list deliveries', sql.listDeliveriesSql(this.#tables), parameters)).map(toDelivery);
   }
 
@@ -178,7 +167,6 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     return this.#runner.changes('prune finished deliveries', sql.pruneSql(this.#tables), parameters);
   }
 
-  /** A plain VACUUM of the outbox tables and of plants (see `vacuumSql`), so the space of pruned and deleted rows is reused. */
   reclaimSpace(options?: ReclaimSpaceOptions): Promise<void> {
     return this.#vacuum.run(options);
   }

@@ -145,8 +145,7 @@ export class BackgroundCheckpoints {
     Atomics.add(this.#state, WRITES, 1);
     Atomics.notify(this.#state, WRITES);
     Atomics.notify(this.#state, STOP);
-    // A worker stuck past the timeout only delays the final checkpoint to whichever connection closes last.
-    // A ref'd timer: it keeps the process up while the worker (unref'd) lets go.
+    // A worker stuck past the timeout only delays the final checkpoint; the timer keeps the process up meanwhile.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([letGo, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS)))]);
     clearTimeout(timer);

@@ -22,20 +22,15 @@ export interface DatabaseFileGuard {
   close(): void;
 }
 
-/** A guard over nothing, for in-memory databases and `file:` URIs (no plain path to compare). */
+/** For in-memory databases and `file:` URIs. */
 const UNGUARDED: DatabaseFileGuard = { assertSameFile() {}, problem: () => undefined, close() {} };
 
 /**
- * The guard for the database at `path`, taking the identity of the files there now: call it once the connection
- * has opened the file in WAL mode (so the `-wal` file exists).
- *
- * Every write stats the log, so a deleted or replaced log is caught by the very next write. The database file is
- * watched instead (its events come only at checkpoints and when it is unlinked or renamed over, never per write)
- * and stat'ed on the next write after any event; where it cannot be watched, or there is no log, every write stats
- * it as well. Once a file is found changed the guard stays failed: the open inode can never come back to the path.
- *
- * `onLogLost` is called once, after the refused transaction's rollback, when the log alone was lost: a checkpoint
- * through the connection that still holds it open is the last chance to save the commits it acknowledged.
+ * The guard for the files at `path` now: call it once the connection has opened the file in WAL mode. Every write
+ * stats the log; the database file is watched instead (its events come at checkpoints and when it is unlinked or
+ * renamed over, never per write) and stat'ed on the next write after an event, or on every write where it cannot be.
+ * `onLogLost` is called once, after the rollback, when the log alone was lost: a checkpoint through the connection
+ * that still holds it open is the last chance to save the commits it acknowledged.
  */
 export function databaseFileGuard(path: string, onLogLost?: () => void): DatabaseFileGuard {
   if (!isPlainFilePath(path)) return UNGUARDED;
@@ -43,6 +38,7 @@ export function databaseFileGuard(path: string, onLogLost?: () => void): Databas
   if (database === undefined) return UNGUARDED;
   const walPath = `${path}-wal`;
   const wal = identityOf(walPath);
+  // Once set, it stays: the open inode can never come back to the path.
   let lost: string | undefined;
   // Set by any event at the database file (written, unlinked, renamed over); always set while it is not watched.
   let suspect = true;

@@ -54,7 +54,6 @@ export class GroupCommit<Input, Output> {
   }
 
   #commitNext(): void {
-    // Empty when a flush came first.
     if (this.#queue.length === 0) return;
     const { maxGroup } = this.#options;
     const group = this.#queue.length <= maxGroup ? this.#queue : this.#queue.slice(0, maxGroup);

@@ -16,16 +16,10 @@ export function openError(path: string, error: unknown): StorageError {
   const driverText = error instanceof Error ? error.message : String(error);
   let cause = typeof code === 'string' && !driverText.includes(code) ? `${driverText} (${code})` : driverText;
   if (typeof code === 'string' && READ_ONLY_CODES.test(code)) {
-    const fileProblem = fileSystemProblem(path);
+    // The file, or for a file that does not exist yet its folder, cannot be written.
+    const fileProblem = isPlainFilePath(path) ? (existsSync(path) && notWritable(path)) || notWritable(dirname(path)) : undefined;
     if (fileProblem !== undefined) cause = `the database is read-only: ${fileProblem}`;
     else if (code.startsWith('SQLITE_READONLY')) cause = `the database is read-only (${driverText})`;
   }
   return new StorageError(`sqlite storage could not open ${path}: ${cause}`, { cause: error });
-}
-
-/** Why the file (or, for a file that does not exist yet, its folder) cannot be written; `undefined` when it can. */
-function fileSystemProblem(path: string): string | undefined {
-  if (!isPlainFilePath(path)) return undefined;
-  if (!existsSync(path)) return notWritable(dirname(path));
-  return notWritable(path) ?? notWritable(dirname(path));
 }

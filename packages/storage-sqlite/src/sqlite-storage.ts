@@ -42,20 +42,15 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
   }
   try {
     await retryWhileBusy(busyTimeoutMs, () => prepare(db));
-    return assemble(
-      db,
-      databaseFileGuard(options.path, () => rescueLog(db)),
-      options.path,
-      busyTimeoutMs,
-    );
+    return assemble(db, options.path, busyTimeoutMs);
   } catch (error) {
     if (db.open) db.close();
     throw openError(options.path, error);
   }
 }
 
-/** The storage over an open, migrated database: statements are prepared here, once. */
-function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, path: string, busyTimeoutMs: number): Storage {
+function assemble(db: BetterSqlite3.Database, path: string, busyTimeoutMs: number): Storage {
+  const file = databaseFileGuard(path, () => rescueLog(db));
   // Checkpoints off the event loop; none in memory (no log) or for `file:` URIs (the worker opens plain paths).
   const checkpoints = isPlainFilePath(path) ? new BackgroundCheckpoints(db, { path, busyTimeoutMs }) : undefined;
   const writes = guardedWrites(db, (action) => {
@@ -85,7 +80,7 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, path: str
   };
 }
 
-/** Writes what waits for its group commit first; closes the worker's connection before the main one, so the main one checkpoints what is left. */
+/** The worker's connection closes before the main one, so the main one checkpoints what is left. */
 async function closeAll(
   db: BetterSqlite3.Database,
   plants: SqlitePlantRepository,
@@ -98,7 +93,7 @@ async function closeAll(
   withSqliteErrors('close the database', () => db.close());
 }
 
-/** Copies the commits of a log deleted under the connection into the database file, through the connection that still holds it open. Best effort. */
+/** Copies the commits of a log deleted under the connection into the database file, through the connection that still holds it. */
 function rescueLog(db: BetterSqlite3.Database): void {
   try {
     if (db.open) db.pragma('wal_checkpoint(FULL)');
@@ -111,8 +106,7 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
   if (isPlainFilePath(path)) mkdirSync(dirname(resolve(path)), { recursive: true });
   const db = new BetterSqlite3(path);
   try {
-    // Every INTEGER is read as a bigint: plant ids are int64 and must never
-    // pass through a double. Other integer columns are converted explicitly.
+    // Every INTEGER is read as a bigint: plant ids are int64 and must never pass through a double.
     db.defaultSafeIntegers(true);
     // busy_timeout first: switching to WAL may wait for another process.
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -123,10 +117,7 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
   }
 }
 
-/**
- * The start-up statements, all safe to repeat (see `retryWhileBusy`): WAL and the other pragmas, pending migrations,
- * and a write that changes nothing, which fails on a database SQLite could open for reading only.
- */
+/** The start-up statements, all safe to repeat; the last, a write that changes nothing, fails on a database opened read-only. */
 async function prepare(db: BetterSqlite3.Database): Promise<void> {
   // Incremental auto-vacuum first, before anything creates a table: a new file starts with it.
   db.pragma('auto_vacuum = INCREMENTAL');

@@ -88,11 +88,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async list(tenant: string, query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
-    return withSqliteErrors('list endpoints', () =>
-      this.#prepared<EndpointRow>(sql.LIST_TENANT_ENDPOINTS)
-        .all(tenant, query.after ?? '', Math.max(0, query.limit))
-        .map(toEndpoint),
-    );
+    return this.#list(sql.LIST_TENANT_ENDPOINTS, [tenant], query);
   }
 
   async update(tenant: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {
@@ -130,11 +126,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
-    return withSqliteErrors('list endpoints', () =>
-      this.#prepared<EndpointRow>(sql.LIST_ENDPOINTS)
-        .all(query.after ?? '', Math.max(0, query.limit))
-        .map(toEndpoint),
-    );
+    return this.#list(sql.LIST_ENDPOINTS, [], query);
   }
 
   async setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined> {
@@ -155,6 +147,14 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
         ...(row.exhausted_at !== null && { exhaustedAt: Number(row.exhausted_at) }),
       };
     });
+  }
+
+  #list(statement: string, tenant: string[], { after = '', limit }: ListEndpointsQuery): WebhookEndpoint[] {
+    return withSqliteErrors('list endpoints', () =>
+      this.#prepared<EndpointRow>(statement)
+        .all(...tenant, after, Math.max(0, limit))
+        .map(toEndpoint),
+    );
   }
 
   #owned(tenant: string, id: string): EndpointRow | undefined {

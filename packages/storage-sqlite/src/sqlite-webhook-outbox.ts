@@ -62,34 +62,31 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     });
   }
 
-  /** The claim of `claimDue` for the endpoints not in `passed`, endpoint by endpoint (see PENDING_ENDPOINTS). */
+  /** Endpoint by endpoint (see PENDING_ENDPOINTS). */
   #claimPassingOver(passed: ReadonlySet<string>, owner: string, leaseExpiresAt: number, now: number, limit: number): ClaimRow[] {
     const due: DueRow[] = [];
     for (const endpointId of this.#prepared<string>(sql.PENDING_ENDPOINTS).pluck(true).all()) {
       if (!passed.has(endpointId)) due.push(...this.#prepared<DueRow>(sql.DUE_FOR_ENDPOINT).all(endpointId, now, now, limit));
     }
     if (due.length === 0) return [];
-    const ids = due
-      .sort(claimOrder)
-      .slice(0, limit)
-      .map((row) => row.id);
-    return this.#prepared<ClaimRow>(sql.LEASE_DELIVERIES).all(owner, leaseExpiresAt, now, JSON.stringify(ids));
+    const ids = JSON.stringify(
+      due
+        .sort(claimOrder)
+        .slice(0, limit)
+        .map((row) => row.id),
+    );
+    return this.#prepared<ClaimRow>(sql.LEASE_DELIVERIES).all(owner, leaseExpiresAt, now, ids);
   }
 
   async recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
     const at = Math.round(attempt.at);
     const durationMs = Math.round(attempt.durationMs);
     const interrupted = outcome.status === 'interrupted';
+    const dueAt = outcome.status === 'pending' ? Math.round(outcome.nextAttemptAt) : null;
     return withSqliteWrite(this.#file, 'record the delivery attempt', () => {
       const changes = interrupted
         ? this.#prepared(sql.APPLY_INTERRUPTED).run(at + durationMs, id, owner).changes
-        : this.#prepared(sql.APPLY_OUTCOME).run(
-            outcome.status,
-            outcome.status === 'pending' ? Math.round(outcome.nextAttemptAt) : null,
-            at + durationMs,
-            id,
-            owner,
-          ).changes;
+        : this.#prepared(sql.APPLY_OUTCOME).run(outcome.status, dueAt, at + durationMs, id, owner).changes;
       if (changes === 0) return false;
       const { statusCode = null, error = null, response = null } = attempt;
       this.#prepared(sql.INSERT_ATTEMPT).run(id, id, at, durationMs, statusCode, error, interrupted ? 1 : 0, response);
@@ -152,17 +149,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
     const at = Math.round(now);
-    if (!('id' in selector)) {
-      const { endpointId, since } = selector;
-      return withSqliteWrite(
-        this.#file,
-        "recover the endpoint's deliveries",
-        () => this.#prepared(sql.REQUEUE_FAILED_SINCE).run(at, at, endpointId, Math.ceil(since)).changes,
-      );
-    }
-    const { id, from } = selector;
-    const [action, statement] = from === 'any' ? ['resend the delivery', sql.REQUEUE_ANY] : ['requeue the delivery', sql.REQUEUE_FAILED];
-    return withSqliteWrite(this.#file, action, () => this.#prepared(statement).run(at, at, id).changes);
+    const [action, statement, key] = !('id' in selector)
+      ? ["recover the endpoint's deliveries", sql.REQUEUE_FAILED_SINCE, [selector.endpointId, Math.ceil(selector.since)]]
+      : selector.from === 'any'
+        ? ['resend the delivery', sql.REQUEUE_ANY, [selector.id]]
+        : ['requeue the delivery', sql.REQUEUE_FAILED, [selector.id]];
+    return withSqliteWrite(this.#file, action, () => this.#prepared(statement).run(at, at, ...key).changes);
   }
 
   async prune(options: PruneDeliveriesOptions): Promise<number> {
