@@ -13,8 +13,7 @@ export interface CoalescingBatchOptions<In, Out> {
 
 /**
  * Runs concurrent calls as one statement: the first call starts a batch at the end of the current turn; calls made
- * while a batch is in flight go together as the next one (no timer, no wait when idle). A failed batch, or one
- * giving the wrong number of results, rejects every call in it.
+ * while a batch is in flight go together as the next one (no timer, no wait when idle).
  */
 export class CoalescingBatch<In, Out> {
   readonly #options: CoalescingBatchOptions<In, Out>;

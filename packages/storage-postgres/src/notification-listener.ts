@@ -17,9 +17,8 @@ const HEARTBEAT_MS = 15_000;
 const ignore = () => {};
 
 /**
- * LISTENs on a dedicated connection while anybody is subscribed, reconnecting with exponential backoff when it is
- * lost (an error, its end, a failed heartbeat). After each (re)connection it calls every subscriber once, since
- * notifications sent meanwhile are lost.
+ * LISTENs on a dedicated connection while anybody is subscribed, reconnecting with backoff when it is lost. Calls every
+ * subscriber after each (re)connection, since notifications sent meanwhile are lost.
  */
 export class NotificationListener {
   readonly #options: NotificationListenerOptions;

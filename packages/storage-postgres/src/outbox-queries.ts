@@ -5,7 +5,11 @@ import type { Tables } from './tables.js';
 // SQL of the webhook outbox, built once per storage. Every statement is atomic on its own, so no call holds a
 // connection between round trips. `status = 'pending'` stays a literal where the partial due index should apply.
 
-const CLAIMED_COLUMNS = 'd.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq';
+/** Leases the rows of the CTE `due` to owner $1 until $2. */
+const leaseDue = (t: Tables) => `
+  UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2
+  FROM due WHERE d.id = due.id
+  RETURNING d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq`;
 
 /**
  * Parameters: owner, lease end, now, limit. `SKIP LOCKED`: concurrent claimers on any instance pass over each other's
@@ -19,10 +23,7 @@ export const claimDueSql = (t: Tables) => `
     ORDER BY next_attempt_at, seq
     LIMIT $4
     FOR UPDATE SKIP LOCKED
-  )
-  UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2
-  FROM due WHERE d.id = due.id
-  RETURNING ${CLAIMED_COLUMNS}`;
+  )${leaseDue(t)}`;
 
 // The endpoint_due index's order, read as ranges of row comparisons: no other index gives them, so the planner never
 // walks another index past an endpoint's backlog or history, whatever its statistics say.
@@ -55,10 +56,7 @@ export const claimDuePassingOverSql = (t: Tables) => `${pendingEndpointsCte(t)},
     WHERE endpoints.id IS NOT NULL AND endpoints.id <> ALL ($5::text[])
     ORDER BY claimable.next_attempt_at, claimable.seq
     LIMIT $4
-  )
-  UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2
-  FROM due WHERE d.id = due.id
-  RETURNING ${CLAIMED_COLUMNS}`;
+  )${leaseDue(t)}`;
 
 /**
  * A batch of attempts to distinct deliveries, as parameter arrays (see `i`'s columns), each applied only under its
@@ -133,10 +131,12 @@ const deliveryColumns = (t: Tables) => `
 
 export const getDeliverySql = (t: Tables) => `SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d WHERE d.id = $1`;
 
-export const requeueFailedSql = (t: Tables) => `
-  UPDATE ${t.deliveries}
-  SET status = 'pending', next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
-  WHERE id = $1 AND status = 'failed'`;
+/** Back to pending without a lease: `where` has the delivery id or the endpoint id as $1; $2 is now. */
+const requeueFailed = (t: Tables, where: string) => `
+  UPDATE ${t.deliveries} SET status = 'pending', next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
+  WHERE ${where} AND status = 'failed'`;
+export const requeueFailedSql = (t: Tables) => requeueFailed(t, 'id = $1');
+export const requeueFailedSinceSql = (t: Tables) => requeueFailed(t, 'endpoint_id = $1 AND created_at >= $3');
 
 /** Deliveries to tenant endpoints (ids with the endpoint prefix), never those of operator subscriptions. */
 const isTenantEndpoint = (column: string) => `left(${column}, ${ENDPOINT_ID_PREFIX.length}) = '${ENDPOINT_ID_PREFIX}'`;
@@ -162,11 +162,6 @@ export const listDeliveriesSql = (t: Tables) => `
 /** Whatever the state; a lease in flight is left to end by itself. */
 export const requeueAnySql = (t: Tables) => `
   UPDATE ${t.deliveries} SET status = 'pending', next_attempt_at = $2, updated_at = $2 WHERE id = $1`;
-
-export const requeueFailedSinceSql = (t: Tables) => `
-  UPDATE ${t.deliveries}
-  SET status = 'pending', next_attempt_at = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
-  WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2`;
 
 /** The advisory lock key that lets one session at a time prune this schema's outbox (as text: a bigint parameter). */
 export const pruneLockKey = (t: Tables) => advisoryLockKey(`plant-store prune of ${t.deliveries}`).toString();

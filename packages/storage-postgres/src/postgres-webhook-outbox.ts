@@ -29,11 +29,7 @@ const RECORD_BATCH = 256;
 /** One attempt as a row of the record statement's parameter arrays, in their order (see recordAttemptsSql). */
 type AttemptRecord = readonly [id: string, ...columns: unknown[]];
 
-/**
- * The webhook outbox in PostgreSQL, shared by every instance on the database: claims are leases taken with `FOR
- * UPDATE SKIP LOCKED`, `watch` hears the NOTIFY of every create with deliveries, and `takeRateBudget` keeps each
- * endpoint's rate limit in a row all instances draw on.
- */
+/** The webhook outbox in PostgreSQL, shared by every instance on the database (leases, NOTIFY, rate budgets in rows). */
 export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #runner: QueryRunner;
   /** Claims, records and releases: the dispatcher's hot path, on connections that commit asynchronously. */
@@ -138,7 +134,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
     const at = Math.round(now);
     if (!('id' in selector)) {
-      const parameters = [selector.endpointId, Math.ceil(selector.since), at];
+      const parameters = [selector.endpointId, at, Math.ceil(selector.since)];
       return this.#runner.changes("recover the endpoint's deliveries", sql.requeueFailedSinceSql(this.#tables), parameters);
     }
     if (selector.from === 'any') return this.#runner.changes('resend the delivery', sql.requeueAnySql(this.#tables), [selector.id, at]);

@@ -11,10 +11,7 @@ const THROTTLED = "SET vacuum_cost_delay = '2ms'";
 
 const ignore = () => {};
 
-/**
- * Runs the VACUUM after pruning (`vacuumSql`) on a connection of its own, opened for it: it cannot run in a
- * transaction, needs a longer timeout, and must not hold a pooled connection. A call while one runs shares it.
- */
+/** On a connection of its own: a VACUUM cannot run in a transaction, needs a longer timeout, and must not hold a pooled one. */
 export class Vacuum {
   readonly #config: pg.ClientConfig;
   readonly #sql: string;

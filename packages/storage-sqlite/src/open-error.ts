@@ -6,10 +6,7 @@ import { isPlainFilePath, notWritable } from './database-file-guard.js';
 /** Driver codes of a database SQLite could open (or create) for reading at most. */
 const READ_ONLY_CODES = /^SQLITE_(READONLY|CANTOPEN|PERM|IOERR)/;
 
-/**
- * The `StorageError` for a database that could not be opened, migrated or written at start, with the cause in its
- * one line: `sqlite storage could not open <path>: <cause>`; a read-only database says why when it can.
- */
+/** `sqlite storage could not open <path>: <cause>`; a read-only database says why when it can. */
 export function openError(path: string, error: unknown): StorageError {
   if (error instanceof StorageError) return error;
   const code = (error as { code?: unknown } | null)?.code;

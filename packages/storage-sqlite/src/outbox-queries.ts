@@ -5,7 +5,11 @@ import { BOUND_LIMIT } from './bound-limit.js';
 // SQL of the webhook outbox. Statuses stay literals where a partial index should apply (SQLite uses one only
 // when the query's WHERE implies the index's).
 
-const CLAIMED_COLUMNS = 'id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid';
+/** Parameters: owner, lease end, now, then those of `ids`. */
+const leaseSql = (ids: string) => `
+  UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
+  WHERE id IN (${ids})
+  RETURNING id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid`;
 
 export const INSERT_DELIVERY = `
   INSERT INTO webhook_deliveries
@@ -13,15 +17,12 @@ export const INSERT_DELIVERY = `
   VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)`;
 
 /** Parameters: owner, lease end, now (three times), limit. RETURNING does not keep the ORDER BY: callers sort. */
-export const CLAIM_DUE = `
-  UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
-  WHERE id IN (
+export const CLAIM_DUE = leaseSql(`
     SELECT id FROM webhook_deliveries
     WHERE status = 'pending' AND next_attempt_at <= ?
       AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
     ORDER BY next_attempt_at, rowid
-    LIMIT ${BOUND_LIMIT})
-  RETURNING ${CLAIMED_COLUMNS}`;
+    LIMIT ${BOUND_LIMIT}`);
 
 /**
  * The endpoints with pending deliveries (ending with a NULL row), one seek apart (a loose index scan): a claim that
@@ -56,10 +57,7 @@ export const WAITING_SINCE = `${PENDING_ENDPOINTS_CTE}
     ORDER BY next_attempt_at LIMIT 1) AS since
   FROM endpoints WHERE id IS NOT NULL`;
 
-export const LEASE_DELIVERIES = `
-  UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
-  WHERE id IN (SELECT value FROM json_each(?))
-  RETURNING ${CLAIMED_COLUMNS}`;
+export const LEASE_DELIVERIES = leaseSql('SELECT value FROM json_each(?)');
 
 /**
  * When the next pending delivery is due or its lease ends, whichever is later. Reads only the head of the due index:
@@ -151,18 +149,11 @@ export function listDeliveries(query: ListDeliveriesQuery, cursor: CursorRow | u
 /** Whatever the state; a lease in flight is left to end by itself. */
 export const REQUEUE_ANY = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`;
 
-export const REQUEUE_FAILED = `
-  UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
-  WHERE id = ? AND status = 'failed'`;
+const REQUEUE = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?`;
+export const REQUEUE_FAILED = `${REQUEUE} WHERE id = ? AND status = 'failed'`;
+export const REQUEUE_FAILED_SINCE = `${REQUEUE} WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ?`;
 
-export const REQUEUE_FAILED_SINCE = `
-  UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
-  WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ?`;
-
-/**
- * Found through the deliveries updated since the earliest window start (every attempt moves `updated_at`), on the
- * (endpoint_id, updated_at) index. Left out: interrupted attempts, and those a delete or disable of the endpoint wrote.
- */
+/** Through the deliveries updated since the earliest window start (every attempt moves `updated_at`), on their index. */
 const ENDPOINT_ATTEMPTS = `
   SELECT a.at, coalesce(a.status_code BETWEEN 200 AND 299, 0) AS ok, a.status_code
   FROM webhook_attempts AS a JOIN webhook_deliveries AS d ON d.id = a.delivery_id

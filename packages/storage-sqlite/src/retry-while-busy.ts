@@ -4,9 +4,8 @@ const FIRST_PAUSE_MS = 2;
 const LONGEST_PAUSE_MS = 100;
 
 /**
- * Runs `attempt` again while it fails with `SQLITE_BUSY`, with jittered exponential backoff, until `timeoutMs` has
- * passed; then the last error is thrown. SQLite's busy handler does not cover everything start-up does (changing
- * the journal mode, reading a log being recovered). `attempt` must be safe to repeat.
+ * Runs `attempt` (safe to repeat) again while it fails with `SQLITE_BUSY`, for up to `timeoutMs`: SQLite's busy
+ * handler does not cover everything start-up does (changing the journal mode, reading a log being recovered).
  */
 export async function retryWhileBusy<T>(timeoutMs: number, attempt: () => T | Promise<T>): Promise<T> {
   const deadline = performance.now() + timeoutMs;

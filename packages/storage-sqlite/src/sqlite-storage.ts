@@ -23,14 +23,9 @@ export interface SqliteStorageOptions {
 }
 
 /**
- * Storage in one SQLite file (better-sqlite3 prepared statements; kysely's Migrator applies the schema). Opens the
- * file, sets WAL and the other pragmas, applies pending migrations and checks that the database can be written
- * before resolving. Several storages, also in several processes, may share a file: claims and transactions stay
- * atomic across them. Rejects with a `StorageError` that names the cause (read-only, not a database, …) when the
- * file cannot be opened, migrated or written.
- *
- * While it runs, writes (rolled back) and `ping()` reject with a `StorageError` once the database file or its
- * write-ahead log at the path was deleted or replaced; `ping()` also when the file is no longer writable.
+ * Storage in one SQLite file, which several storages (also in several processes) may share. Resolves once migrated
+ * and writable; rejects with a `StorageError` naming the cause (read-only, not a database, …). Writes and `ping()`
+ * reject once the database file or its log was deleted or replaced; `ping()` also when the file is not writable.
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
