@@ -10,9 +10,8 @@ interface Entry {
 }
 
 /**
- * Fails calls that get no answer within `deadlineMs` (a lost network, where the server's statement timeout cannot
- * help). One sweep timer for every call, not one per call as pg's `query_timeout` arms: that timer kept every row a
- * query read alive into the old generation. The sweep runs only while calls wait, never keeping the process alive.
+ * Fails calls that get no answer within `deadlineMs` (a lost network). One sweep timer for every call, not one per
+ * call as pg's `query_timeout` arms: that timer kept every row a query read alive into the old generation.
  */
 export class AnswerDeadlines {
   readonly #deadlineMs: number;

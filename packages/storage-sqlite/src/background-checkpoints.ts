@@ -95,14 +95,10 @@ function sharedWorker(): SharedWorker {
 }
 
 /**
- * Copies the write-ahead log back into the database file ("checkpoints") on a worker thread with a connection of
- * its own, instead of inside a write: SQLite's automatic checkpoint syncs the disk inside the COMMIT that fills the
- * log, and better-sqlite3 is synchronous, so it froze the event loop for every request in flight. A PASSIVE
- * checkpoint from another connection takes no write lock; durability is unchanged.
- *
- * The main connection keeps an automatic checkpoint as a backstop at a much larger log, and goes back to SQLite's
- * default when the worker fails. One worker serves every database of the process, started once a database has seen
- * `WRITES_BEFORE_WORKER` writes, so a process that only reads or writes a little (a CLI command) never starts one.
+ * Checkpoints the write-ahead log on a worker thread with a connection of its own: SQLite's automatic checkpoint
+ * syncs the disk inside the COMMIT that fills the log, freezing the (synchronous) event loop. A PASSIVE checkpoint
+ * takes no write lock. The main connection keeps a backstop at a larger log, and SQLite's default if the worker fails.
+ * One worker serves the process, started after `WRITES_BEFORE_WORKER` writes, so a CLI command never starts one.
  */
 export class BackgroundCheckpoints {
   readonly #db: BetterSqlite3;

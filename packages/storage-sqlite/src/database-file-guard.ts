@@ -7,9 +7,8 @@ export function isPlainFilePath(path: string): boolean {
 }
 
 /**
- * Notices when the database files at the path stop being the files the connection has open: SQLite keeps writing
- * to a deleted or replaced file, so every write would be acknowledged and then lost on the next start. A file is
- * identified by device and inode (an open file's inode cannot be reused).
+ * Notices when the files at the path stop being the ones the connection has open (by device and inode): SQLite keeps
+ * writing to a deleted or replaced file, so every write would be acknowledged and then lost on the next start.
  */
 export interface DatabaseFileGuard {
   /**

@@ -64,8 +64,7 @@ export interface DueRow {
 }
 
 /** Earliest due first, then oldest row, as the claim's ORDER BY (RETURNING does not keep it). */
-export const claimOrder = (a: DueRow, b: DueRow) =>
-  a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.rowid < b.rowid ? -1 : a.rowid > b.rowid ? 1 : 0;
+export const claimOrder = (a: DueRow, b: DueRow) => Number(a.next_attempt_at - b.next_attempt_at) || Number(a.rowid - b.rowid);
 
 function toAttempt(row: AttemptRow): DeliveryAttempt {
   return {

@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { StorageError } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
 import { BackgroundCheckpoints } from './background-checkpoints.js';
-import { databaseFileGuard, isPlainFilePath, type DatabaseFileGuard } from './database-file-guard.js';
+import { databaseFileGuard, isPlainFilePath } from './database-file-guard.js';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { openError } from './open-error.js';
@@ -69,23 +69,16 @@ function assemble(db: BetterSqlite3.Database, path: string, busyTimeoutMs: numbe
       if (problem !== undefined) throw new StorageError(`sqlite storage is not ready: ${problem}`);
     },
     close() {
-      closed ??= closeAll(db, plants, file, checkpoints);
+      // The worker's connection closes before the main one, so the main one checkpoints what is left.
+      closed ??= (async () => {
+        plants.flushWrites();
+        file.close();
+        await checkpoints?.close();
+        withSqliteErrors('close the database', () => db.close());
+      })();
       return closed;
     },
   };
-}
-
-/** The worker's connection closes before the main one, so the main one checkpoints what is left. */
-async function closeAll(
-  db: BetterSqlite3.Database,
-  plants: SqlitePlantRepository,
-  file: DatabaseFileGuard,
-  checkpoints?: BackgroundCheckpoints,
-): Promise<void> {
-  plants.flushWrites();
-  file.close();
-  await checkpoints?.close();
-  withSqliteErrors('close the database', () => db.close());
 }
 
 /** Copies the commits of a log deleted under the connection into the database file, through the connection that still holds it. */
