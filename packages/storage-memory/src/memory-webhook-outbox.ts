@@ -53,7 +53,6 @@ function inScope(message: NewDelivery, query: ListDeliveriesQuery): boolean {
   return query.tenant === undefined || (message.tenant === query.tenant && isTenantEndpointId(message.endpointId));
 }
 
-/** The query's filters other than the cursor. */
 function matches({ message, status }: DeliveryRecord, query: ListDeliveriesQuery): boolean {
   return (
     inScope(message, query) &&
@@ -65,10 +64,9 @@ function matches({ message, status }: DeliveryRecord, query: ListDeliveriesQuery
   );
 }
 
-/** Newest first (creation time, then insertion): the order listings show. */
+/** Newest first, then last inserted. */
 const listOrder = (a: DeliveryRecord, b: DeliveryRecord) => b.message.createdAt - a.message.createdAt || b.sequence - a.sequence;
 
-/** Earliest due first, then oldest: the order claims take deliveries in. */
 const claimOrder = (a: DeliveryRecord, b: DeliveryRecord) => a.nextAttemptAt - b.nextAttemptAt || a.sequence - b.sequence;
 
 function toDelivery(record: DeliveryRecord): Delivery {
@@ -82,11 +80,12 @@ function toDelivery(record: DeliveryRecord): Delivery {
 }
 
 /**
- * The webhook outbox in process memory: deliveries survive only as long as the process. Every read scans all
- * deliveries: this storage is for tests and testers, where plain beats fast.
+ * The webhook outbox in process memory: deliveries survive only as long as the process. Reads scan (plain beats fast
+ * in tests), but claims and due times scan only the pending set, so a long-running dev server's history costs nothing.
  */
 export class MemoryWebhookOutbox implements WebhookOutbox {
   readonly #records = new Map<string, DeliveryRecord>();
+  readonly #pending = new Set<DeliveryRecord>();
   readonly #lifecycle: MemoryLifecycle;
   #sequence = 0;
 
@@ -106,7 +105,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   /** Queues deliveries, each due at its `createdAt`. Call {@link assertInsertable} first. */
   insert(deliveries: readonly NewDelivery[]): void {
     for (const delivery of deliveries) {
-      this.#records.set(delivery.id, {
+      const record: DeliveryRecord = {
         message: copyMessage(delivery),
         sequence: this.#sequence++,
         status: 'pending',
@@ -116,7 +115,9 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
         attempts: [],
         countedAttempts: 0,
         finishedAt: 0,
-      });
+      };
+      this.#records.set(delivery.id, record);
+      this.#pending.add(record);
     }
   }
 
@@ -147,9 +148,8 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     // Interrupted: still pending and due as before, and not counted.
     if (outcome.status === 'interrupted') return true;
     record.countedAttempts++;
-    record.status = outcome.status;
     if (outcome.status === 'pending') record.nextAttemptAt = outcome.nextAttemptAt;
-    else record.finishedAt = Math.round(attempt.at + attempt.durationMs);
+    else this.#finish(record, outcome.status, Math.round(attempt.at + attempt.durationMs));
     return true;
   }
 
@@ -164,8 +164,10 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   }
 
   async nextDueAt(): Promise<number | undefined> {
-    const times = this.#pending().map((record) => Math.max(record.nextAttemptAt, record.leaseExpiresAt));
-    return times.length === 0 ? undefined : times.reduce((a, b) => Math.min(a, b));
+    assertOpen(this.#lifecycle);
+    let next: number | undefined;
+    for (const record of this.#pending) next = Math.min(next ?? Infinity, Math.max(record.nextAttemptAt, record.leaseExpiresAt));
+    return next;
   }
 
   async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
@@ -176,9 +178,10 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   }
 
   async pendingStats(): Promise<PendingStats> {
-    const pending = this.#pending();
-    if (pending.length === 0) return { count: 0 };
-    return { count: pending.length, oldestCreatedAt: pending.map((record) => record.message.createdAt).reduce((a, b) => Math.min(a, b)) };
+    assertOpen(this.#lifecycle);
+    let oldestCreatedAt = Infinity;
+    for (const { message } of this.#pending) oldestCreatedAt = Math.min(oldestCreatedAt, message.createdAt);
+    return this.#pending.size === 0 ? { count: 0 } : { count: this.#pending.size, oldestCreatedAt };
   }
 
   async get(id: string): Promise<Delivery | undefined> {
@@ -230,20 +233,20 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     for (const record of selected) {
       record.status = 'pending';
       record.nextAttemptAt = now;
+      this.#pending.add(record);
     }
     return selected.length;
   }
 
   /** Ends every pending delivery to the endpoint as failed, with a last attempt saying why (the endpoint was deleted or disabled). */
   failPendingOf(endpointId: string, at: number, error: string): void {
-    for (const record of this.#pending()) {
+    for (const record of this.#pending) {
       if (record.message.endpointId !== endpointId) continue;
       record.attempts.push({ at, durationMs: 0, error });
       record.countedAttempts++;
-      record.status = 'failed';
-      record.finishedAt = at;
       record.leaseOwner = undefined;
       record.leaseExpiresAt = -Infinity;
+      this.#finish(record, 'failed', at);
     }
   }
 
@@ -255,15 +258,15 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     return doomed.length;
   }
 
-  #pending(): DeliveryRecord[] {
-    assertOpen(this.#lifecycle);
-    return [...this.#records.values()].filter((record) => record.status === 'pending');
+  #finish(record: DeliveryRecord, status: 'delivered' | 'failed', at: number): void {
+    record.status = status;
+    record.finishedAt = at;
+    this.#pending.delete(record);
   }
 
   /** The pending deliveries due at `now` that no live lease holds, in claim order. */
   #claimable(now: number): DeliveryRecord[] {
-    return this.#pending()
-      .filter((record) => record.nextAttemptAt <= now && record.leaseExpiresAt <= now)
-      .sort(claimOrder);
+    assertOpen(this.#lifecycle);
+    return [...this.#pending].filter((record) => record.nextAttemptAt <= now && record.leaseExpiresAt <= now).sort(claimOrder);
   }
 }

@@ -1,10 +1,6 @@
 import type { Plant } from '@plant-store/core';
 
-/**
- * One tenant's plants kept sorted by id (signed bigint order), so lookups and
- * keyset positions are binary searches: listing a batch after a cursor costs
- * O(log n + limit) however many plants the tenant has.
- */
+/** One tenant's plants sorted by id, so a batch after a cursor costs O(log n + limit) however many plants there are. */
 export class SortedPlants {
   readonly #plants: Plant[] = [];
 
@@ -53,7 +49,7 @@ export class SortedPlants {
     return low;
   }
 
-  /** First position whose id is > `id`: ids are integers, so the first ≥ `id + 1`. */
+  /** First position whose id is > `id` (ids are integers). */
   upperBound(id: bigint): number {
     return this.lowerBound(id + 1n);
   }

@@ -10,11 +10,8 @@ interface Entry {
 }
 
 /**
- * Fails calls that get no answer within `deadlineMs` (a lost network, where the server's statement timeout cannot
- * help), a little after it. One sweep timer for every call, not one per call as pg's `query_timeout` arms: that
- * timer kept every row a query read alive into the old generation. A call that ends lets go of its entry at once,
- * so even a promoted entry keeps nothing of it alive. The sweep runs only while calls wait, never keeping the
- * process alive.
+ * Fails calls that get no answer within `deadlineMs` (a lost network). One sweep timer for every call, not one per
+ * call as pg's `query_timeout` arms: that timer kept every row a query read alive into the old generation.
  */
 export class AnswerDeadlines {
   readonly #deadlineMs: number;
@@ -27,7 +24,6 @@ export class AnswerDeadlines {
     this.#sweepMs = Math.max(10, Math.min(1000, Math.floor(deadlineMs / 4)));
   }
 
-  /** Watches a call that `fail` ends with an error once its deadline has passed. */
   watch(fail: (error: Error) => void): Waiting {
     const entry: Entry = { by: Date.now() + this.#deadlineMs, fail };
     this.#entries.add(entry);

@@ -5,18 +5,15 @@ interface Waiting<In, Out> {
 }
 
 export interface CoalescingBatchOptions<In, Out> {
-  /** Runs one batch; resolves with one output per input, in order. */
   readonly run: (inputs: readonly In[]) => Promise<readonly Out[]>;
   /** Inputs with equal keys never share a batch (a later one waits for the next). */
   readonly keyOf: (input: In) => string;
-  /** Most inputs per batch. */
   readonly maxSize: number;
 }
 
 /**
  * Runs concurrent calls as one statement: the first call starts a batch at the end of the current turn; calls made
- * while a batch is in flight go together as the next one (no timer, no wait when idle). A failed batch, or one
- * giving the wrong number of results, rejects every call in it.
+ * while a batch is in flight go together as the next one (no timer, no wait when idle).
  */
 export class CoalescingBatch<In, Out> {
   readonly #options: CoalescingBatchOptions<In, Out>;

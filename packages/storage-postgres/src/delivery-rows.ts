@@ -1,11 +1,35 @@
-import type { Delivery } from '@plant-store/core';
+import type { Delivery, DeliveryAttempt, DeliveryStatus } from '@plant-store/core';
 import type { ClaimedDelivery, NewDelivery } from '@plant-store/core/adapter';
-import type { ClaimRow, DeliveryRow, MessageRow } from './schema.js';
 
-/** Times and durations are whole milliseconds (bigint columns); durations measured with sub-ms clocks are rounded. */
-export const wholeMs = (value: number) => Math.round(value);
+// int8 columns arrive as bigint; times are converted to numbers here.
 
-export function toNewDelivery(row: MessageRow): NewDelivery {
+interface MessageRow {
+  readonly id: string;
+  readonly tenant: string;
+  readonly endpoint_id: string;
+  readonly event_type: string;
+  readonly payload: string;
+  readonly created_at: bigint;
+  readonly traceparent: string | null;
+}
+
+export interface ClaimRow extends MessageRow {
+  readonly attempt_count: number;
+  readonly next_attempt_at: bigint;
+  /** Insertion order, the tie-break of equal due times. */
+  readonly seq: bigint;
+}
+
+/** A delivery with its attempt log, aggregated as JSON by the statement (`json_strip_nulls`: NULL keys are absent). */
+export interface DeliveryRow extends MessageRow {
+  readonly status: DeliveryStatus;
+  readonly test: boolean;
+  readonly attempt_count: number;
+  readonly next_attempt_at: bigint | null;
+  readonly attempts: readonly DeliveryAttempt[];
+}
+
+function toNewDelivery(row: MessageRow): NewDelivery {
   return {
     id: row.id,
     tenant: row.tenant,

@@ -3,13 +3,10 @@ import type { Tables } from './tables.js';
 // SQL of the endpoint repository. Each statement is atomic: those that end an endpoint's pending deliveries do it
 // in the same statement (data-modifying CTEs).
 
-export const ENDPOINT_COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, status, disabled_reason,
+const ENDPOINT_COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, status, disabled_reason,
   secret, previous_secret, previous_secret_expires_at, created_at, updated_at`;
 
-/**
- * CTEs `failed` and `logged`: the pending deliveries of the endpoints `source` (a CTE of `id`s) names end failed,
- * each with a last attempt at $at saying $error.
- */
+/** CTEs ending the pending deliveries of the endpoints in `source` as failed, each with a last attempt saying `error`. */
 const failPending = (t: Tables, source: string, at: string, error: string) => `
   failed AS (
     UPDATE ${t.deliveries} AS d
@@ -24,13 +21,9 @@ const failPending = (t: Tables, source: string, at: string, error: string) => `
     RETURNING 1
   )`;
 
-/** Parameters: the advisory lock key of the tenant's endpoints (bigint). Held until the transaction ends. */
-export const lockTenantEndpointsSql = 'SELECT pg_advisory_xact_lock($1::bigint)';
-
 /**
- * Parameters: id, tenant, url, event types (text[]), description, rate limit, secret, created at, most endpoints per
- * tenant, headers (JSON text). Inserts nothing when the tenant has that many already: run it after `lockTenantEndpointsSql` in the same
- * transaction, so the count sees every endpoint created before the lock was granted.
+ * Parameters: id, tenant, url, event types, description, rate limit, secret, created at, most per tenant, headers. Run
+ * after `lockTenantEndpointsSql` in the same transaction, so the count sees every endpoint created before the lock.
  */
 export const insertEndpointSql = (t: Tables) => `
   INSERT INTO ${t.endpoints} (id, tenant, url, event_types, description, rate_limit, headers, status, secret, created_at, updated_at)
@@ -38,11 +31,9 @@ export const insertEndpointSql = (t: Tables) => `
   WHERE (SELECT count(*) FROM ${t.endpoints} WHERE tenant = $2) < $9::integer
   RETURNING ${ENDPOINT_COLUMNS}`;
 
-/** Parameters: id, tenant (NULL: any tenant). */
 export const selectEndpointSql = (t: Tables) => `
   SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE id = $1 AND ($2::text IS NULL OR tenant = $2)`;
 
-/** Parameters: tenant (NULL: every tenant), after ('' for none), limit. */
 export const listEndpointsSql = (t: Tables) => `
   SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints}
   WHERE ($1::text IS NULL OR tenant = $1) AND id > $2
@@ -51,9 +42,8 @@ export const listEndpointsSql = (t: Tables) => `
 const set = (column: string, flag: number, cast = '') => `${column} = CASE WHEN $${flag}::boolean THEN $${flag + 1}${cast} ELSE ${column} END`;
 
 /**
- * Parameters: id, tenant (NULL: any), then a keep/set flag and a value for url, event types, description, rate
- * limit, status, disabled reason ($3 … $14), updated at ($15), the error of ended deliveries ($16), then for headers
- * (JSON text; $17, $18). Enabling clears the reason; leaving the endpoint disabled ends its pending deliveries.
+ * Parameters: id, tenant (NULL: any), a keep/set flag and a value for url, event types, description, rate limit,
+ * status, disabled reason, then updated at, the error of ended deliveries, and headers' flag and value.
  */
 export const updateEndpointSql = (t: Tables) => `
   WITH changed AS (
@@ -69,18 +59,15 @@ export const updateEndpointSql = (t: Tables) => `
   ${failPending(t, 'disabled', '$15::bigint', '$16::text')}
   SELECT ${ENDPOINT_COLUMNS} FROM changed`;
 
-/** Parameters: id, tenant, at, error of ended deliveries. */
 export const deleteEndpointSql = (t: Tables) => `
   WITH gone AS (DELETE FROM ${t.endpoints} WHERE id = $1 AND tenant = $2 RETURNING id),
   ${failPending(t, 'gone', '$3::bigint', '$4::text')}
   SELECT count(*)::integer AS deleted FROM gone`;
 
-/** Parameters: id, tenant, new secret, previous expires at, updated at. */
 export const rotateSecretSql = (t: Tables) => `
   UPDATE ${t.endpoints} SET previous_secret = secret, secret = $3, previous_secret_expires_at = $4, updated_at = $5
   WHERE id = $1 AND tenant = $2`;
 
-/** Parameters: id, succeeded, at, exhausted at (NULL unless exhausted). */
 export const noteAttemptSql = (t: Tables) => `
   UPDATE ${t.endpoints} SET
     failing_since = CASE WHEN $2::boolean THEN NULL ELSE coalesce(failing_since, $3::bigint) END,

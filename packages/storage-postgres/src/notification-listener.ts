@@ -1,28 +1,27 @@
 import pg from 'pg';
 
-export interface NotificationListenerOptions {
+interface NotificationListenerOptions {
   /** A new, unconnected client; the listener connects it, and makes a new one after a loss. */
   readonly client: () => pg.Client;
   readonly channel: string;
   /** Only notifications with exactly this payload count. */
   readonly payload: string;
-  /** First delay before reconnecting, in ms; doubled after each failure. @default 100 */
-  readonly minBackoffMs?: number;
-  /** Longest delay before reconnecting, in ms. @default 5000 */
-  readonly maxBackoffMs?: number;
-  /** How often the idle connection is checked with a query, in ms, so a silently dropped one is noticed. @default 15000 */
-  readonly heartbeatMs?: number;
 }
+
+/** Reconnection delays in ms: the first, doubled after each failure up to the longest. */
+const MIN_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 5000;
+/** How often the idle connection is checked with a query, so a silently dropped one is noticed. */
+const HEARTBEAT_MS = 15_000;
 
 const ignore = () => {};
 
 /**
- * LISTENs on a dedicated connection while anybody is subscribed, reconnecting with exponential backoff when it is
- * lost (an error, its end, a failed heartbeat). After each (re)connection it calls every subscriber once, since
- * notifications sent meanwhile are lost.
+ * LISTENs on a dedicated connection while anybody is subscribed, reconnecting with backoff when it is lost. Calls every
+ * subscriber after each (re)connection, since notifications sent meanwhile are lost.
  */
 export class NotificationListener {
-  readonly #options: Required<NotificationListenerOptions>;
+  readonly #options: NotificationListenerOptions;
   readonly #subscribers = new Set<() => void>();
   #client: pg.Client | undefined;
   #retry: NodeJS.Timeout | undefined;
@@ -31,7 +30,7 @@ export class NotificationListener {
   #closed = false;
 
   constructor(options: NotificationListenerOptions) {
-    this.#options = { minBackoffMs: 100, maxBackoffMs: 5000, heartbeatMs: 15_000, ...options };
+    this.#options = options;
   }
 
   /** Calls `listener` on each matching notification and after each (re)connection; returns the unsubscribe. */
@@ -68,7 +67,7 @@ export class NotificationListener {
       .then(() => {
         if (this.#client !== client) return;
         this.#failures = 0;
-        this.#heartbeat = setInterval(() => client.query('SELECT 1').catch(() => this.#lost(client)), this.#options.heartbeatMs);
+        this.#heartbeat = setInterval(() => client.query('SELECT 1').catch(() => this.#lost(client)), HEARTBEAT_MS);
         this.#heartbeat.unref();
         this.#notify();
       })
@@ -80,8 +79,7 @@ export class NotificationListener {
     if (this.#client !== client) return;
     this.#disconnect();
     if (this.#closed || this.#subscribers.size === 0) return;
-    const { minBackoffMs, maxBackoffMs } = this.#options;
-    const delay = Math.min(maxBackoffMs, minBackoffMs * 2 ** Math.min(this.#failures++, 30));
+    const delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** Math.min(this.#failures++, 30));
     this.#retry = setTimeout(() => this.#connect(), delay);
     this.#retry.unref();
   }

@@ -5,14 +5,15 @@ import type { Tables } from './tables.js';
 // SQL of the webhook outbox, built once per storage. Every statement is atomic on its own, so no call holds a
 // connection between round trips. `status = 'pending'` stays a literal where the partial due index should apply.
 
-/** What a claim returns (a `ClaimRow`), of the leased rows `d`. */
-const CLAIMED_COLUMNS = 'd.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq';
+/** Leases the rows of the CTE `due` to owner $1 until $2. */
+const leaseDue = (t: Tables) => `
+  UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2
+  FROM due WHERE d.id = due.id
+  RETURNING d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq`;
 
 /**
- * Parameters: owner, lease end, now, limit. `FOR UPDATE SKIP LOCKED` makes concurrent claimers on any instance pass
- * over rows another one is claiming; a row leased meanwhile is re-checked on its newest version and dropped.
- * RETURNING does not keep the ORDER BY: callers sort. Only the lease columns change, which no index holds, so a
- * claim is a HOT update that writes no index entry.
+ * Parameters: owner, lease end, now, limit. `SKIP LOCKED`: concurrent claimers on any instance pass over each other's
+ * rows. Only the lease columns change, which no index holds, so a claim is a HOT update writing no index entry.
  */
 export const claimDueSql = (t: Tables) => `
   WITH due AS (
@@ -22,16 +23,10 @@ export const claimDueSql = (t: Tables) => `
     ORDER BY next_attempt_at, seq
     LIMIT $4
     FOR UPDATE SKIP LOCKED
-  )
-  UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2
-  FROM due WHERE d.id = due.id
-  RETURNING ${CLAIMED_COLUMNS}`;
+  )${leaseDue(t)}`;
 
-/*
- * The endpoint_due index's order; one endpoint's due deliveries are read as a range of it (row comparisons, not
- * `endpoint_id = $1 AND …`): no other index gives that order or range, so the planner never walks another index
- * past an endpoint's whole backlog or finished history, whatever its statistics say.
- */
+// The endpoint_due index's order, read as ranges of row comparisons: no other index gives them, so the planner never
+// walks another index past an endpoint's backlog or history, whatever its statistics say.
 const ENDPOINT_DUE_ORDER = 'endpoint_id, next_attempt_at, seq';
 
 /** The endpoints with pending deliveries (`endpoints(id)`, ending with a NULL row), one seek apart (a loose index scan). */
@@ -44,9 +39,8 @@ const pendingEndpointsCte = (t: Tables) => `
   )`;
 
 /**
- * Parameters: owner, lease end, now, limit, endpoints to pass over (text[]). The claim of `claimDueSql` for the
- * other endpoints, endpoint by endpoint: up to `limit` of each one's claimable deliveries, merged into one due
- * order. Walking the due index instead would step over the whole backlog of a slow receiver on every claim.
+ * Parameters: those of `claimDueSql`, then endpoints to pass over (text[]). Endpoint by endpoint, merged into one due
+ * order: walking the due index instead would step over a slow receiver's whole backlog on every claim.
  */
 export const claimDuePassingOverSql = (t: Tables) => `${pendingEndpointsCte(t)},
   due AS (
@@ -62,16 +56,11 @@ export const claimDuePassingOverSql = (t: Tables) => `${pendingEndpointsCte(t)},
     WHERE endpoints.id IS NOT NULL AND endpoints.id <> ALL ($5::text[])
     ORDER BY claimable.next_attempt_at, claimable.seq
     LIMIT $4
-  )
-  UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2
-  FROM due WHERE d.id = due.id
-  RETURNING ${CLAIMED_COLUMNS}`;
+  )${leaseDue(t)}`;
 
 /**
- * Records a batch of attempts to distinct deliveries; parameters are arrays of equal length: ids, owners, new
- * statuses, next attempts (NULL unless pending), updated at, attempt starts, durations, status codes, errors,
- * interrupted, responses. Each applies only while its owner holds the lease; returns the ids recorded. An
- * interrupted attempt only ends the lease: status, due time and the counted attempts stay.
+ * A batch of attempts to distinct deliveries, as parameter arrays (see `i`'s columns), each applied only under its
+ * owner's lease; returns the ids recorded. An interrupted attempt only ends the lease.
  */
 export const recordAttemptsSql = (t: Tables) => `
   WITH input AS (
@@ -93,16 +82,14 @@ export const recordAttemptsSql = (t: Tables) => `
   FROM applied JOIN input AS i ON i.id = applied.id
   RETURNING delivery_id`;
 
-/** Parameters: ids (text[]), owner. */
 export const releaseSql = (t: Tables) => `
   UPDATE ${t.deliveries} SET lease_owner = NULL, lease_expires_at = NULL
   WHERE id = ANY ($1::text[]) AND lease_owner = $2`;
 
-/** No parameters. The backlog for metrics: read at scrape time, through the partial index of pending rows. */
 export const pendingStatsSql = (t: Tables) => `
   SELECT count(*) AS count, min(created_at) AS oldest FROM ${t.deliveries} WHERE status = 'pending'`;
 
-/** Parameters: now. Each endpoint with deliveries due and not leased, and the earliest of their due times. */
+/** Parameters: now. Each endpoint with deliveries due and not leased, and the earliest due time. */
 export const waitingSinceSql = (t: Tables) => `${pendingEndpointsCte(t)}
   SELECT endpoints.id, head.since FROM endpoints CROSS JOIN LATERAL (
     SELECT next_attempt_at AS since FROM ${t.deliveries}
@@ -115,9 +102,8 @@ export const waitingSinceSql = (t: Tables) => `${pendingEndpointsCte(t)}
   WHERE endpoints.id IS NOT NULL`;
 
 /**
- * No parameters. When the next pending delivery is due or its lease ends, whichever is later; NULL when none is
- * pending. Reads the head of the due index only: the earliest delivery not leased past its due time (`head`), and
- * the leased ones due no later than it, whose lease end may come first.
+ * When the next pending delivery is due or its lease ends, whichever is later. Reads only the head of the due index:
+ * the earliest delivery not leased past its due time, and the leased ones due before it, whose lease may end first.
  */
 export const nextDueAtSql = (t: Tables) => `
   WITH head AS (
@@ -143,30 +129,26 @@ const deliveryColumns = (t: Tables) => `
     FROM ${t.attempts} AS a WHERE a.delivery_id = d.id
   ), '[]'::json) AS attempts`;
 
-/** Parameters: id. */
 export const getDeliverySql = (t: Tables) => `SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d WHERE d.id = $1`;
 
-/** Parameters: id, now. A failed delivery back to pending, without a lease. */
-export const requeueFailedSql = (t: Tables) => `
-  UPDATE ${t.deliveries}
-  SET status = 'pending', next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
-  WHERE id = $1 AND status = 'failed'`;
+/** Back to pending without a lease: `where` has the delivery id or the endpoint id as $1; $2 is now. */
+const requeueFailed = (t: Tables, where: string) => `
+  UPDATE ${t.deliveries} SET status = 'pending', next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
+  WHERE ${where} AND status = 'failed'`;
+export const requeueFailedSql = (t: Tables) => requeueFailed(t, 'id = $1');
+export const requeueFailedSinceSql = (t: Tables) => requeueFailed(t, 'endpoint_id = $1 AND created_at >= $3');
 
 /** Deliveries to tenant endpoints (ids with the endpoint prefix), never those of operator subscriptions. */
 const isTenantEndpoint = (column: string) => `left(${column}, ${ENDPOINT_ID_PREFIX.length}) = '${ENDPOINT_ID_PREFIX}'`;
 
-/**
- * Parameters: id, tenant (NULL: none). The listing position of a delivery (a keyset cursor), when the tenant may see
- * it: one of its endpoint deliveries; any delivery without a tenant.
- */
+/** Parameters: id, tenant (NULL: none). A delivery's keyset cursor, when the tenant may see it. */
 export const listCursorSql = (t: Tables) => `
   SELECT created_at, seq FROM ${t.deliveries}
   WHERE id = $1 AND ($2::text IS NULL OR (tenant = $2 AND ${isTenantEndpoint('endpoint_id')}))`;
 
 /**
- * Parameters (NULL: no such filter): tenant (its endpoint deliveries only), endpoint id, status, cursor created-at
- * and seq, limit, event type, created at or after, created before. Newest first. Run unprepared, so each call is
- * planned with its parameters and a filter left NULL drops out of the plan.
+ * Parameters (NULL: no such filter): tenant, endpoint id, status, cursor created-at and seq, limit, event type, since,
+ * until. Run unprepared, so each call is planned with its parameters and a filter left NULL drops out of the plan.
  */
 export const listDeliveriesSql = (t: Tables) => `
   SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d
@@ -177,24 +159,16 @@ export const listDeliveriesSql = (t: Tables) => `
     AND ($4::bigint IS NULL OR (d.created_at, d.seq) < ($4::bigint, $5::bigint))
   ORDER BY d.created_at DESC, d.seq DESC LIMIT $6`;
 
-/** Parameters: id, now. Back to pending whatever the state; a lease in flight is left to end by itself. */
+/** Whatever the state; a lease in flight is left to end by itself. */
 export const requeueAnySql = (t: Tables) => `
   UPDATE ${t.deliveries} SET status = 'pending', next_attempt_at = $2, updated_at = $2 WHERE id = $1`;
-
-/** Parameters: endpoint id, since, now. */
-export const requeueFailedSinceSql = (t: Tables) => `
-  UPDATE ${t.deliveries}
-  SET status = 'pending', next_attempt_at = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
-  WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2`;
 
 /** The advisory lock key that lets one session at a time prune this schema's outbox (as text: a bigint parameter). */
 export const pruneLockKey = (t: Tables) => advisoryLockKey(`plant-store prune of ${t.deliveries}`).toString();
 
 /**
- * Parameters: cutoff (epoch ms), limit, lock key. Deletes up to `limit` finished deliveries whose finish time
- * (`updated_at`) is before the cutoff, with their attempts, only while this transaction holds the prune lock
- * (another instance pruning makes it delete nothing); locked rows are skipped. `created_at` before the cutoff is
- * implied and bounds the scan on the (status, created_at) index, so no index on `updated_at` is needed.
+ * Parameters: cutoff, limit, lock key. Deletes nothing while another instance prunes. `created_at` before the cutoff
+ * is implied and bounds the scan on the (status, created_at) index, so no index on `updated_at` is needed.
  */
 export const pruneSql = (t: Tables) => `
   WITH lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($3::bigint) AS held),
@@ -207,16 +181,14 @@ export const pruneSql = (t: Tables) => `
   DELETE FROM ${t.deliveries} WHERE id IN (SELECT id FROM doomed)`;
 
 /**
- * No parameters; outside any transaction. A plain VACUUM of the tables the service deletes rows from, so their
- * space is reused where autovacuum is off or behind; it takes no lock that reads, writes or claims wait on (VACUUM
- * FULL would). SKIP_LOCKED: a table another VACUUM is working on is skipped instead of waited for.
+ * Outside any transaction. A plain VACUUM (VACUUM FULL would lock out reads, writes and claims), so the space of deleted
+ * rows is reused where autovacuum is off or behind; SKIP_LOCKED skips a table another VACUUM works on.
  */
 export const vacuumSql = (t: Tables) => `VACUUM (SKIP_LOCKED) ${t.deliveries}, ${t.attempts}, ${t.plants}`;
 
 /**
- * Parameters: endpoint id, window start (a whole second), rate limit. Counts one attempt in the endpoint's budget and
- * returns the row (`used`, `window_start`), or nothing when the window is full. A newer window starts the count
- * again; an older one (a lagging clock) counts against the newer. A deleted endpoint gets no row.
+ * Parameters: endpoint id, window start, rate limit. Counts one attempt; no row when the window is full or the endpoint
+ * is gone. An older window (a lagging clock) counts against the newer.
  */
 export const takeRateBudgetSql = (t: Tables) => `
   INSERT INTO ${t.rateBudgets} AS b (endpoint_id, window_start, used)
@@ -226,3 +198,28 @@ export const takeRateBudgetSql = (t: Tables) => `
       window_start = greatest(b.window_start, excluded.window_start)
   WHERE excluded.window_start > b.window_start OR b.used < $3::integer
   RETURNING used, window_start`;
+
+/**
+ * Parameters: endpoint id, earliest window start, window starts, errors to leave out. Found through the deliveries
+ * updated since the earliest start (every attempt moves `updated_at`), on the (endpoint_id, updated_at) index.
+ */
+export const endpointStatsSql = (t: Tables) => `
+  WITH attempts AS (
+    SELECT a.at, coalesce(a.status_code BETWEEN 200 AND 299, false) AS ok, a.status_code
+    FROM ${t.attempts} AS a JOIN ${t.deliveries} AS d ON d.id = a.delivery_id
+    WHERE d.endpoint_id = $1 AND d.attempt_count > 0 AND d.updated_at >= $2 AND a.at >= $2 AND NOT a.interrupted
+      AND coalesce(a.error, '') <> ALL ($4::text[])
+  )
+  SELECT
+    (SELECT json_agg(json_build_array(
+        (SELECT count(*) FROM attempts WHERE at >= u.start AND ok),
+        (SELECT count(*) FROM attempts WHERE at >= u.start AND NOT ok)) ORDER BY u.position)
+     FROM unnest($3::bigint[]) WITH ORDINALITY AS u (start, position)) AS windows,
+    (SELECT at FROM attempts ORDER BY at DESC LIMIT 1) AS last_at,
+    (SELECT status_code FROM attempts ORDER BY at DESC LIMIT 1) AS last_status`;
+
+/** One delivery queued on its own (a test event). */
+export const enqueueSql = (t: Tables) => `
+  INSERT INTO ${t.deliveries}
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, test)
+  VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6, $6, $7)`;

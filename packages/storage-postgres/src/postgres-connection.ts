@@ -1,7 +1,6 @@
 import pg from 'pg';
 
-/** What a connection needs, resolved from the storage options. */
-export interface ConnectionSettings {
+interface ConnectionSettings {
   readonly connectionString: string;
   readonly connectTimeoutMs: number;
   readonly queryTimeoutMs: number;
@@ -16,14 +15,9 @@ const exactTypes: pg.CustomTypesConfig = {
 };
 
 /** How long a client waits for any answer to a statement: a second past the server's own statement timeout. */
-export function answerDeadlineMs(settings: ConnectionSettings): number {
-  return settings.queryTimeoutMs + 1000;
-}
+export const answerDeadlineMs = (settings: ConnectionSettings) => settings.queryTimeoutMs + 1000;
 
-/**
- * Client settings of every connection. The server cancels a statement after `queryTimeoutMs`; the client gives up
- * a second later when the server does not answer at all (the query runners keep that deadline themselves).
- */
+/** The server cancels a statement after `queryTimeoutMs`; the client gives up a second later (the query runners keep that deadline themselves). */
 export function connectionConfig(settings: ConnectionSettings): pg.ClientConfig {
   return {
     connectionString: settings.connectionString,
@@ -38,10 +32,7 @@ export function connectionConfig(settings: ConnectionSettings): pg.ClientConfig 
 
 const ignore = () => {};
 
-/**
- * A pg pool that never crashes its host: a dying connection makes the pool or its client emit 'error', uncaught
- * without a listener. The query in flight rejects on its own, and the pool reconnects on demand.
- */
+/** A dying connection makes the pool or its client emit 'error', which would crash the host; the query in flight rejects anyway. */
 export function createPool(config: pg.ClientConfig, size: number): pg.Pool {
   const pool = new pg.Pool({ ...config, max: size });
   pool.on('error', ignore);

@@ -32,10 +32,9 @@ export interface PostgresStorageOptions {
 }
 
 /**
- * Storage in PostgreSQL over pg pools, for several service instances on one database. Applies pending migrations
- * (kysely's Migrator) under an advisory lock before resolving. A lost database makes calls reject with a
- * `StorageError` promptly; the pool reconnects when it is back. Rejects with a `StorageError` when the database
- * cannot be reached or migrated, and with a `ConfigurationError` for invalid options.
+ * Storage in PostgreSQL, for several service instances on one database; resolves once migrated, rejects with a
+ * `StorageError` when the database cannot be reached or migrated, a `ConfigurationError` for invalid options. A lost
+ * database makes calls reject with a `StorageError` promptly, and the pool reconnects when it is back.
  */
 export async function postgresStorage(options: PostgresStorageOptions): Promise<Storage> {
   const schema = options.schema ?? 'public';

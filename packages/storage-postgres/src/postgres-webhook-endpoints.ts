@@ -35,11 +35,6 @@ interface EndpointRow {
   readonly updated_at: bigint;
 }
 
-interface HealthRow {
-  readonly failing_since: bigint | null;
-  readonly exhausted_at: bigint | null;
-}
-
 function toEndpoint(row: EndpointRow): WebhookEndpoint {
   return {
     id: row.id,
@@ -79,22 +74,12 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
 
   async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
     const { id, tenant, url, eventTypes, description, rateLimit, headers, secret, createdAt } = endpoint;
-    const parameters = [
-      id,
-      tenant,
-      url,
-      [...eventTypes],
-      description ?? null,
-      rateLimit ?? null,
-      secret,
-      Math.round(createdAt),
-      maxPerTenant,
-      headers ? JSON.stringify(headers) : null,
-    ];
+    const headersJson = headers ? JSON.stringify(headers) : null;
+    const parameters = [id, tenant, url, [...eventTypes], description ?? null, rateLimit ?? null, secret, Math.round(createdAt), maxPerTenant, headersJson];
     // Creates of one tenant take turns (on every instance): a statement's snapshot predates any lock it waits for,
-    // so the count runs after it.
+    // so the count runs in a statement after it.
     const [row] = await this.#runner.transaction('create the endpoint', async (rows) => {
-      await rows(sql.lockTenantEndpointsSql, [tenantLockKey(this.#tables.endpoints, tenant)]);
+      await rows('SELECT pg_advisory_xact_lock($1::bigint)', [tenantLockKey(this.#tables.endpoints, tenant)]);
       return rows<EndpointRow>(sql.insertEndpointSql(this.#tables), parameters);
     });
     return row && toEndpoint(row);
@@ -142,6 +127,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   async noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined> {
     const at = Math.round(note.at);
     const parameters = [id, note.succeeded, at, note.exhausted ? at : null];
+    type HealthRow = { failing_since: bigint | null; exhausted_at: bigint | null };
     const [row] = await this.#runner.rows<HealthRow>('note an endpoint attempt', sql.noteAttemptSql(this.#tables), parameters);
     if (!row) return undefined;
     return {
@@ -151,8 +137,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async #select(id: string, tenant: string | null): Promise<EndpointRow | undefined> {
-    const [row] = await this.#runner.rows<EndpointRow>('read the endpoint', sql.selectEndpointSql(this.#tables), [id, tenant]);
-    return row;
+    return (await this.#runner.rows<EndpointRow>('read the endpoint', sql.selectEndpointSql(this.#tables), [id, tenant]))[0];
   }
 
   async update(tenant: string | null, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {

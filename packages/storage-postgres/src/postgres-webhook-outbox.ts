@@ -14,37 +14,28 @@ import {
   type RequeueSelector,
   type WebhookOutbox,
 } from '@plant-store/core/adapter';
-import { claimOrder, toClaimedDelivery, toDelivery, wholeMs } from './delivery-rows.js';
+import { claimOrder, toClaimedDelivery, toDelivery, type ClaimRow, type DeliveryRow } from './delivery-rows.js';
 import type { NotificationListener } from './notification-listener.js';
 import type { Vacuum } from './vacuum.js';
 import * as sql from './outbox-queries.js';
 import { CoalescingBatch } from './coalescing-batch.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
-import type { ClaimRow, DeliveryRow } from './schema.js';
-import { endpointStatsSql, enqueueSql } from './portal-outbox-queries.js';
 import type { Tables } from './tables.js';
 
-const DEFAULT_LIST_LIMIT = 100;
 /** Rate budgets are counted in one-second windows aligned to whole seconds, so every instance agrees on them. */
 const RATE_WINDOW_MS = 1_000;
-/** Most attempts recorded in one statement. */
 const RECORD_BATCH = 256;
 
-/** One attempt as a row of the record statement's parameter arrays, in their order (see recordAttemptsSql); the id first. */
+/** One attempt as a row of the record statement's parameter arrays, in their order (see recordAttemptsSql). */
 type AttemptRecord = readonly [id: string, ...columns: unknown[]];
 
-/**
- * The webhook outbox in PostgreSQL, shared by every instance on the database: claims are leases taken with `FOR
- * UPDATE SKIP LOCKED`, `watch` hears the NOTIFY of every create with deliveries, and `takeRateBudget` keeps each
- * endpoint's rate limit in a row all instances draw on.
- */
+/** The webhook outbox in PostgreSQL, shared by every instance on the database (leases, NOTIFY, rate budgets in rows). */
 export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #runner: QueryRunner;
   /** Claims, records and releases: the dispatcher's hot path, on connections that commit asynchronously. */
   readonly #dispatch: QueryRunner;
   readonly #listener: NotificationListener;
   readonly #tables: Tables;
-  /** The dispatcher's per-delivery statements, prepared on each connection. */
   readonly #claim: PreparedStatement;
   readonly #claimPassingOver: PreparedStatement;
   readonly #record: PreparedStatement;
@@ -74,8 +65,8 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
     if (options.limit < 1) return [];
-    const now = wholeMs(options.now);
-    const leaseExpiresAt = wholeMs(options.now + options.leaseMs);
+    const now = Math.round(options.now);
+    const leaseExpiresAt = Math.round(options.now + options.leaseMs);
     const skip = options.skipEndpoints ?? [];
     const parameters = [options.owner, leaseExpiresAt, now, options.limit];
     const rows =
@@ -86,10 +77,10 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
-    const at = wholeMs(attempt.at);
-    const durationMs = wholeMs(attempt.durationMs);
+    const at = Math.round(attempt.at);
+    const durationMs = Math.round(attempt.durationMs);
     const interrupted = outcome.status === 'interrupted';
-    const nextAttemptAt = outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null;
+    const nextAttemptAt = outcome.status === 'pending' ? Math.round(outcome.nextAttemptAt) : null;
     const { statusCode = null, error = null, response = null } = attempt;
     const status = interrupted ? 'pending' : outcome.status;
     return this.#records.submit([id, owner, status, nextAttemptAt, at + durationMs, at, durationMs, statusCode, error, interrupted, response]);
@@ -113,9 +104,8 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
-    const rows = await this.#runner.rows<{ id: string; since: bigint }>('find the deliveries waiting for a slot', sql.waitingSinceSql(this.#tables), [
-      wholeMs(now),
-    ]);
+    const waiting = sql.waitingSinceSql(this.#tables);
+    const rows = await this.#runner.rows<{ id: string; since: bigint }>('find the deliveries waiting for a slot', waiting, [Math.round(now)]);
     return new Map(rows.map((row) => [row.id, Number(row.since)]));
   }
 
@@ -132,57 +122,35 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   async list(query: ListDeliveriesQuery = {}): Promise<Delivery[] | undefined> {
     let cursor: { created_at: bigint; seq: bigint } | undefined;
     if (query.after !== undefined) {
-      [cursor] = await this.#runner.rows<{ created_at: bigint; seq: bigint }>('list deliveries', sql.listCursorSql(this.#tables), [
-        query.after,
-        query.tenant ?? null,
-      ]);
+      [cursor] = await this.#runner.rows<typeof cursor>('list deliveries', sql.listCursorSql(this.#tables), [query.after, query.tenant ?? null]);
       if (!cursor) return undefined;
     }
-    const parameters = [
-      query.tenant ?? null,
-      query.endpointId ?? null,
-      query.status ?? null,
-      cursor?.created_at ?? null,
-      cursor?.seq ?? null,
-      Math.max(0, query.limit ?? DEFAULT_LIST_LIMIT),
-      query.eventType ?? null,
-      query.since === undefined ? null : Math.ceil(query.since),
-      query.until === undefined ? null : Math.ceil(query.until),
-    ];
+    const { tenant = null, endpointId = null, status = null, eventType = null, since, until } = query;
+    const range = [since === undefined ? null : Math.ceil(since), until === undefined ? null : Math.ceil(until)];
+    const parameters = [tenant, endpointId, status, cursor?.created_at ?? null, cursor?.seq ?? null, Math.max(0, query.limit ?? 100), eventType, ...range];
     return (await this.#runner.rows<DeliveryRow>('list deliveries', sql.listDeliveriesSql(this.#tables), parameters)).map(toDelivery);
   }
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
-    const at = wholeMs(now);
+    const at = Math.round(now);
     if (!('id' in selector)) {
-      return this.#runner.changes("recover the endpoint's deliveries", sql.requeueFailedSinceSql(this.#tables), [
-        selector.endpointId,
-        Math.ceil(selector.since),
-        at,
-      ]);
+      const parameters = [selector.endpointId, at, Math.ceil(selector.since)];
+      return this.#runner.changes("recover the endpoint's deliveries", sql.requeueFailedSinceSql(this.#tables), parameters);
     }
     if (selector.from === 'any') return this.#runner.changes('resend the delivery', sql.requeueAnySql(this.#tables), [selector.id, at]);
     return this.#runner.changes('requeue the delivery', sql.requeueFailedSql(this.#tables), [selector.id, at]);
   }
 
-  async enqueue(delivery: NewDelivery): Promise<void> {
-    const { id, tenant, endpointId, eventType, payload } = delivery;
-    await this.#runner.changes('queue the delivery', enqueueSql(this.#tables), [
-      id,
-      tenant,
-      endpointId,
-      eventType,
-      payload,
-      wholeMs(delivery.createdAt),
-      delivery.test === true,
-    ]);
+  async enqueue({ id, tenant, endpointId, eventType, payload, createdAt, test }: NewDelivery): Promise<void> {
+    const parameters = [id, tenant, endpointId, eventType, payload, Math.round(createdAt), test === true];
+    await this.#runner.changes('queue the delivery', sql.enqueueSql(this.#tables), parameters);
   }
 
   async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
     const starts = since.map((start) => Math.ceil(start));
     const parameters = [endpointId, Math.min(...starts), starts, [ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR]];
     type Row = { windows: [number, number][] | null; last_at: bigint | null; last_status: number | null };
-    const [row] = await this.#runner.rows<Row>("count the endpoint's attempts", endpointStatsSql(this.#tables), parameters);
+    const [row] = await this.#runner.rows<Row>("count the endpoint's attempts", sql.endpointStatsSql(this.#tables), parameters);
     const windows = (row?.windows ?? []).map(([succeeded, failed]) => ({ succeeded, failed }));
     if (!row || row.last_at === null) return { windows };
     const at = Number(row.last_at);
@@ -195,7 +163,6 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     return this.#runner.changes('prune finished deliveries', sql.pruneSql(this.#tables), parameters);
   }
 
-  /** A plain VACUUM of the outbox tables and of plants (see `vacuumSql`), so the space of pruned and deleted rows is reused. */
   reclaimSpace(options?: ReclaimSpaceOptions): Promise<void> {
     return this.#vacuum.run(options);
   }

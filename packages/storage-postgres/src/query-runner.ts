@@ -4,13 +4,13 @@ import { StorageError } from '@plant-store/core';
 import { AnswerDeadlines, type Waiting } from './answer-deadlines.js';
 import { postgresError } from './postgres-error.js';
 
-/** A statement each connection parses and plans once: for the dispatcher's per-delivery statements. */
+/** A statement each connection parses and plans once (the dispatcher's per-delivery statements). */
 export interface PreparedStatement {
   readonly name: string;
   readonly text: string;
 }
 
-/** `text` as a prepared statement, named after its text (so the name differs whenever the text, its schema included, does). */
+/** Named after its text, so the name differs whenever the text (its schema included) does. */
 export function prepared(text: string): PreparedStatement {
   return { name: `plant_store_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`, text };
 }
@@ -18,39 +18,29 @@ export function prepared(text: string): PreparedStatement {
 type Statement = string | PreparedStatement;
 
 /**
- * Runs this adapter's hand-written SQL on a pg pool, wrapping every failure in a `StorageError` that names the
- * action. Each call but `transaction` is one statement, holding no connection between round trips. After
- * `close()` every call rejects. A client whose statement failed other than by the server's answer, or got none
- * within the deadline, goes back to the pool as broken, so it is never lent out still waiting for a reply.
- * Statements run through pg's callback form: its promise form made the rows of every result outlive
- * young-generation GCs (see `AnswerDeadlines`).
+ * Runs SQL on a pg pool, wrapping every failure in a `StorageError` that names the action. A client whose statement
+ * failed other than by the server's answer goes back to the pool as broken, never lent out still waiting for a reply.
+ * Statements run through pg's callback form: its promise form made every result's rows outlive young-generation GCs.
  */
 export class QueryRunner {
   readonly #pool: pg.Pool;
   readonly #deadlines: AnswerDeadlines;
   #closing: Promise<void> | undefined;
 
-  /** `deadlineMs`: the longest a statement may wait for its answer before the call fails and its connection is dropped. */
   constructor(pool: pg.Pool, deadlineMs: number) {
     this.#pool = pool;
     this.#deadlines = new AnswerDeadlines(deadlineMs);
   }
 
-  /** The rows `text` returns for `parameters` ($1, $2, …). */
   async rows<Row>(action: string, statement: Statement, parameters: readonly unknown[]): Promise<Row[]> {
     return (await this.#execute(action, statement, parameters)).rows as Row[];
   }
 
-  /** How many rows `text` (an UPDATE or DELETE) changed. */
   async changes(action: string, statement: Statement, parameters: readonly unknown[]): Promise<number> {
     return (await this.#execute(action, statement, parameters)).rowCount ?? 0;
   }
 
-  /**
-   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it rejects
-   * (then the call rejects with a `StorageError` naming `action`). For the few writes one statement cannot make
-   * atomic, because a later statement must see what an earlier one waited for (a lock).
-   */
+  /** For the few writes one statement cannot make atomic, because a later statement must see what an earlier one waited for (a lock). */
   async transaction<T>(action: string, work: (rows: <Row>(statement: Statement, parameters: readonly unknown[]) => Promise<Row[]>) => Promise<T>): Promise<T> {
     const client = await this.#connect(action);
     const rows = async <Row>(statement: Statement, parameters: readonly unknown[]) => (await this.#query(client, statement, parameters)).rows as Row[];
@@ -73,7 +63,6 @@ export class QueryRunner {
     }
   }
 
-  /** Ends the pool once the queries in flight are done. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= this.#pool.end().catch((error: unknown) => {
       throw postgresError('close the connection pool', error);
@@ -103,7 +92,6 @@ export class QueryRunner {
     }
   }
 
-  /** One statement on `client`, failing when no answer comes by the deadline. */
   async #query(client: pg.PoolClient, statement: Statement, parameters: readonly unknown[]): Promise<pg.QueryResult> {
     const values = parameters as unknown[];
     let waiting: Waiting | undefined;

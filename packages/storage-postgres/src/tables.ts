@@ -1,16 +1,9 @@
 import { escapeIdentifier } from 'pg';
 
 /** Schema-qualified, quoted table names, spliced into SQL text once per storage (identifiers cannot be bound). */
-export interface Tables {
-  readonly plants: string;
-  readonly deliveries: string;
-  readonly attempts: string;
-  readonly endpoints: string;
-  readonly portalLinks: string;
-  readonly rateBudgets: string;
-}
+export type Tables = Readonly<ReturnType<typeof tablesIn>>;
 
-export function tablesIn(schema: string): Tables {
+export function tablesIn(schema: string) {
   const qualified = (table: string) => `${escapeIdentifier(schema)}.${escapeIdentifier(table)}`;
   return {
     plants: qualified('plants'),

@@ -11,10 +11,7 @@ const THROTTLED = "SET vacuum_cost_delay = '2ms'";
 
 const ignore = () => {};
 
-/**
- * Runs the VACUUM after pruning (`vacuumSql`) on a connection of its own, opened for it: it cannot run in a
- * transaction, needs a longer timeout, and must not hold a pooled connection. A call while one runs shares it.
- */
+/** On a connection of its own: a VACUUM cannot run in a transaction, needs a longer timeout, and must not hold a pooled one. */
 export class Vacuum {
   readonly #config: pg.ClientConfig;
   readonly #sql: string;
@@ -22,13 +19,12 @@ export class Vacuum {
   #running: Promise<void> | undefined;
   #closed = false;
 
-  /** `config`: the storage's client settings; `sql`: the VACUUM statement. */
   constructor(config: pg.ClientConfig, sql: string) {
     this.#config = { ...config, statement_timeout: VACUUM_TIMEOUT_MS, query_timeout: VACUUM_TIMEOUT_MS + 1000 };
     this.#sql = sql;
   }
 
-  /** Runs the VACUUM; resolves early (without error) when `signal` is aborted. */
+  /** Resolves early (without error) when `signal` is aborted. */
   run(options: ReclaimSpaceOptions = {}): Promise<void> {
     if (this.#closed) return Promise.reject(new StorageError('postgres storage could not vacuum its tables: the storage is closed'));
     this.#running ??= this.#vacuum(options.signal).finally(() => (this.#running = undefined));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BACKSTOP_PAGES, backgroundCheckpoints, WRITES_BEFORE_WORKER } from './background-checkpoints.js';
+import { BACKSTOP_PAGES, BackgroundCheckpoints, WRITES_BEFORE_WORKER } from './background-checkpoints.js';
 import { sqliteStorage } from './sqlite-storage.js';
 
 const folders: string[] = [];
@@ -30,11 +30,11 @@ function walDatabase(path: string): BetterSqlite3.Database {
   return db;
 }
 
-describe('backgroundCheckpoints', () => {
+describe('BackgroundCheckpoints', () => {
   it('copies the log into the database file from the worker once enough writes were noted, and raises the main connection’s own checkpoint to the backstop', async () => {
     const path = freshPath();
     const db = walDatabase(path);
-    const checkpoints = backgroundCheckpoints(db, { path, busyTimeoutMs: 1000 });
+    const checkpoints = new BackgroundCheckpoints(db, { path, busyTimeoutMs: 1000 });
     const insert = db.prepare('INSERT INTO notes (text) VALUES (?)');
     const sizeBefore = statSync(path).size;
     for (let index = 0; index < WRITES_BEFORE_WORKER * 2; index++) {
@@ -59,7 +59,7 @@ describe('backgroundCheckpoints', () => {
   it('starts no worker for a handful of writes', async () => {
     const path = freshPath();
     const db = walDatabase(path);
-    const checkpoints = backgroundCheckpoints(db, { path, busyTimeoutMs: 1000 });
+    const checkpoints = new BackgroundCheckpoints(db, { path, busyTimeoutMs: 1000 });
     const sizeBefore = statSync(path).size;
     for (let index = 0; index < WRITES_BEFORE_WORKER - 1; index++) {
       db.prepare('INSERT INTO notes (text) VALUES (?)').run('x'.repeat(2000));
@@ -76,7 +76,7 @@ describe('backgroundCheckpoints', () => {
     const db = walDatabase(path);
     const onFailure = vi.fn();
     // The worker is pointed at a file it cannot open.
-    const checkpoints = backgroundCheckpoints(db, { path: join(path, 'not-a-folder', 'x.db'), busyTimeoutMs: 1000, onFailure });
+    const checkpoints = new BackgroundCheckpoints(db, { path: join(path, 'not-a-folder', 'x.db'), busyTimeoutMs: 1000, onFailure });
     for (let index = 0; index < WRITES_BEFORE_WORKER; index++) checkpoints.noteWrite();
     await vi.waitFor(() => expect(onFailure).toHaveBeenCalledTimes(1), { timeout: 10_000 });
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);

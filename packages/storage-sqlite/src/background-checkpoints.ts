@@ -2,24 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database as BetterSqlite3 } from 'better-sqlite3';
 
-/**
- * Copies the write-ahead log back into the database file ("checkpoints") on a worker thread with a connection of
- * its own, instead of inside a write: SQLite's automatic checkpoint syncs the disk inside the COMMIT that fills the
- * log, and better-sqlite3 is synchronous, so it froze the event loop for every request in flight. A PASSIVE
- * checkpoint from another connection takes no write lock; durability is unchanged.
- *
- * The main connection keeps an automatic checkpoint as a backstop at a much larger log, and goes back to SQLite's
- * default when the worker fails. One worker serves every database of the process, started once a database has seen
- * `WRITES_BEFORE_WORKER` writes, so a process that only reads or writes a little (a CLI command) never starts one.
- */
-export interface BackgroundCheckpoints {
-  /** Called once per write transaction: wakes the worker (cheap: a shared counter, no message). */
-  noteWrite(): void;
-  /** Ends the worker's connection to this database after its current checkpoint; call before closing the database (the last connection to close checkpoints what is left). Idempotent. */
-  close(): Promise<void>;
-}
-
-/** SQLite's default automatic checkpoint, in pages: what the main connection goes back to without the worker. */
+/** SQLite's default automatic checkpoint, in pages. */
 const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 
 /** The main connection's own checkpoint while the worker serves it: 64 MiB of 4 KiB pages, never reached when the worker keeps up. */
@@ -69,11 +52,11 @@ async function serve({ id, path, busyTimeoutMs, state: buffer }) {
 parentPort.on('message', (database) => void serve(database));
 `;
 
-export interface BackgroundCheckpointsOptions {
+interface BackgroundCheckpointsOptions {
   /** The database file (a plain path: in-memory databases have no log to checkpoint). */
   readonly path: string;
   readonly busyTimeoutMs: number;
-  /** Called once when the worker fails for this database (it could not open the file, a checkpoint threw): the main connection checkpoints by itself again. */
+  /** Called once when the worker fails for this database: the main connection checkpoints by itself again. */
   readonly onFailure?: (error: Error) => void;
 }
 
@@ -111,13 +94,13 @@ function sharedWorker(): SharedWorker {
   return (shared = current);
 }
 
-/** Background checkpoints for `db`, the main connection to the file at `options.path`. */
-export function backgroundCheckpoints(db: BetterSqlite3, options: BackgroundCheckpointsOptions): BackgroundCheckpoints {
-  return new WorkerCheckpoints(db, options);
-}
-
-/** One database's share of the process's checkpoint worker. */
-class WorkerCheckpoints implements BackgroundCheckpoints {
+/**
+ * Checkpoints the write-ahead log on a worker thread with a connection of its own: SQLite's automatic checkpoint
+ * syncs the disk inside the COMMIT that fills the log, freezing the (synchronous) event loop. A PASSIVE checkpoint
+ * takes no write lock. The main connection keeps a backstop at a larger log, and SQLite's default if the worker fails.
+ * One worker serves the process, started after `WRITES_BEFORE_WORKER` writes, so a CLI command never starts one.
+ */
+export class BackgroundCheckpoints {
   readonly #db: BetterSqlite3;
   readonly #options: BackgroundCheckpointsOptions;
   readonly #state = new Int32Array(new SharedArrayBuffer(8));
@@ -133,6 +116,7 @@ class WorkerCheckpoints implements BackgroundCheckpoints {
     this.#options = options;
   }
 
+  /** Called once per write transaction: wakes the worker (cheap: a shared counter, no message). */
   noteWrite(): void {
     if (this.#failed || this.#closing !== undefined) return;
     if (this.#served === undefined) {
@@ -143,6 +127,7 @@ class WorkerCheckpoints implements BackgroundCheckpoints {
     Atomics.notify(this.#state, WRITES, 1);
   }
 
+  /** Ends the worker's connection to this database; call before closing the database (the last connection to close checkpoints what is left). */
   close(): Promise<void> {
     this.#closing ??= this.#close();
     return this.#closing;
@@ -151,9 +136,15 @@ class WorkerCheckpoints implements BackgroundCheckpoints {
   async #close(): Promise<void> {
     if (this.#served === undefined) return;
     const letGo = new Promise<void>((resolveLetGo) => (this.#released = resolveLetGo));
-    signalStop(this.#state);
-    // A worker stuck past the timeout only delays the final checkpoint to whichever connection closes last.
-    await settledWithin(letGo, CLOSE_TIMEOUT_MS);
+    // The counter moves too, so a loop that has not reached its wait yet does not start one.
+    Atomics.store(this.#state, STOP, 1);
+    Atomics.add(this.#state, WRITES, 1);
+    Atomics.notify(this.#state, WRITES);
+    Atomics.notify(this.#state, STOP);
+    // A worker stuck past the timeout only delays the final checkpoint; the timer keeps the process up meanwhile.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([letGo, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS)))]);
+    clearTimeout(timer);
     this.#leave();
   }
 
@@ -191,26 +182,5 @@ class WorkerCheckpoints implements BackgroundCheckpoints {
     this.#failed = true;
     if (this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
     this.#options.onFailure?.(new Error(reason));
-  }
-}
-
-/** Asks the worker's loop for a database to end. The counter moves too, so a loop that has not reached its wait yet does not start one. */
-function signalStop(state: Int32Array): void {
-  Atomics.store(state, STOP, 1);
-  Atomics.add(state, WRITES, 1);
-  Atomics.notify(state, WRITES);
-  Atomics.notify(state, STOP);
-}
-
-/** Resolves when `promise` does, or after `ms`, whichever comes first. */
-async function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<void>((resolveTimeout) => {
-    timer = setTimeout(resolveTimeout, ms);
-  });
-  try {
-    await Promise.race([promise, timedOut]);
-  } finally {
-    clearTimeout(timer);
   }
 }

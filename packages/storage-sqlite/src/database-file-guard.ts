@@ -1,44 +1,35 @@
-import { accessSync, constants, statSync, watch, type FSWatcher } from 'node:fs';
+import { accessSync, constants, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { StorageError } from '@plant-store/core';
-import { isPlainFilePath } from './database-path.js';
+
+/** Whether `path` names a database file by a plain path: not in memory (`':memory:'`, `''`) nor a `file:` URI. */
+export function isPlainFilePath(path: string): boolean {
+  return path !== '' && path !== ':memory:' && !path.startsWith('file:');
+}
 
 /**
- * Notices when the database files at the path stop being the files the connection has open: SQLite keeps writing
- * to a deleted or replaced file, so every write would be acknowledged and then lost on the next start. A file is
- * identified by device and inode (an open file's inode cannot be reused).
+ * Notices when the files at the path stop being the ones the connection has open (by device and inode): SQLite keeps
+ * writing to a deleted or replaced file, so every write would be acknowledged and then lost on the next start.
  */
 export interface DatabaseFileGuard {
   /**
-   * Throws a `StorageError` (`sqlite storage could not <action>: <reason>`) when the database file or its
-   * write-ahead log at the path is no longer the open one. Run inside every write transaction just before COMMIT,
-   * so a refused write is rolled back rather than left in a log a later checkpoint would copy.
+   * Throws a `StorageError` when the database file or its log at the path is no longer the open one. Run just before
+   * every COMMIT, so a refused write is rolled back rather than left in a log a later checkpoint would copy.
    */
   assertSameFile(action: string): void;
-  /** Why writes cannot be trusted right now (database or log file deleted or replaced, file not writable), or `undefined`. For readiness. */
+  /** Why writes cannot be trusted right now (files deleted or replaced, not writable), or `undefined`. For readiness. */
   problem(): string | undefined;
-  /** Stops watching the database file (when the storage closes). */
   close(): void;
 }
 
-interface FileIdentity {
-  readonly dev: number;
-  readonly ino: number;
-}
-
-/** A guard over nothing, for in-memory databases and `file:` URIs (no plain path to compare). */
+/** For in-memory databases and `file:` URIs. */
 const UNGUARDED: DatabaseFileGuard = { assertSameFile() {}, problem: () => undefined, close() {} };
 
 /**
- * The guard for the database at `path`, taking the identity of the files there now: call it once the connection
- * has opened the file in WAL mode (so the `-wal` file exists).
- *
- * Every write stats the log, so a deleted or replaced log is caught by the very next write. The database file is
- * watched instead (its events come only at checkpoints and when it is unlinked or renamed over, never per write)
- * and stat'ed on the next write after any event; where it cannot be watched, or there is no log, every write stats
- * it as well. Once a file is found changed the guard stays failed: the open inode can never come back to the path.
- *
- * `onLogLost` is called once, after the refused transaction's rollback, when the log alone was lost: a checkpoint
- * through the connection that still holds it open is the last chance to save the commits it acknowledged.
+ * The guard for the files at `path` now: call it once the connection has opened the file in WAL mode. Every write
+ * stats the log; the database file is watched instead (its events come at checkpoints and when it is unlinked or
+ * renamed over, never per write) and stat'ed on the next write after an event, or on every write where it cannot be.
+ * `onLogLost` is called once, after the rollback, when the log alone was lost: a checkpoint through the connection
+ * that still holds it open is the last chance to save the commits it acknowledged.
  */
 export function databaseFileGuard(path: string, onLogLost?: () => void): DatabaseFileGuard {
   if (!isPlainFilePath(path)) return UNGUARDED;
@@ -46,6 +37,7 @@ export function databaseFileGuard(path: string, onLogLost?: () => void): Databas
   if (database === undefined) return UNGUARDED;
   const walPath = `${path}-wal`;
   const wal = identityOf(walPath);
+  // Once set, it stays: the open inode can never come back to the path.
   let lost: string | undefined;
   // Set by any event at the database file (written, unlinked, renamed over); always set while it is not watched.
   let suspect = true;
@@ -89,19 +81,14 @@ function watchFile(path: string, onEvent: () => void): FSWatcher | undefined {
   }
 }
 
-function identityOf(path: string): FileIdentity | undefined {
-  const stats = statSync(path, { throwIfNoEntry: false });
-  return stats && { dev: stats.dev, ino: stats.ino };
-}
+const identityOf = (path: string) => statSync(path, { throwIfNoEntry: false });
 
-/** Whether the file at `path` is the one identified by `opened` (one stat). */
-function isSameFile(path: string, opened: FileIdentity): boolean {
+function isSameFile(path: string, opened: Stats): boolean {
   const now = identityOf(path);
   return now?.dev === opened.dev && now.ino === opened.ino;
 }
 
-/** Why the file at `path` is not the one identified by `opened`, or `undefined` when it is. */
-function changed(path: string, opened: FileIdentity, what: string): string | undefined {
+function changed(path: string, opened: Stats, what: string): string | undefined {
   if (isSameFile(path, opened)) return undefined;
   const how = identityOf(path) === undefined ? 'deleted' : 'replaced by another file';
   return `the ${what} ${path} was ${how} while open; what is written now would be lost at the next start (restart the service)`;
@@ -113,12 +100,7 @@ export function notWritable(path: string): string | undefined {
     accessSync(path, constants.W_OK);
     return undefined;
   } catch (error) {
-    return `${path} is not writable (${errnoText(error)})`;
+    // `EACCES: permission denied` of Node's `EACCES: permission denied, access '/x'`.
+    return `${path} is not writable (${(error as Error).message.replace(/, \w+ '.*'$/s, '')})`;
   }
-}
-
-/** `EACCES: permission denied` from Node's `EACCES: permission denied, access '/x'`. */
-function errnoText(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/, \w+ '.*'$/s, '');
 }

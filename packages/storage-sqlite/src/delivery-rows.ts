@@ -1,13 +1,8 @@
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from '@plant-store/core';
 import type { ClaimedDelivery, NewDelivery } from '@plant-store/core/adapter';
 
-// Rows of the outbox's statements and their mapping to the port's types. The connection reads every INTEGER as a
-// bigint (safe integers); integer columns other than plant ids are converted back here.
+// Rows of the outbox's statements. The connection reads every INTEGER as a bigint; they are converted back here.
 
-/** Times and durations are whole milliseconds (INTEGER columns); durations measured with sub-ms clocks are rounded. */
-export const wholeMs = (value: number) => Math.round(value);
-
-/** The columns every delivery row has, as the port's fields. */
 interface MessageRow {
   id: string;
   tenant: string;
@@ -18,21 +13,18 @@ interface MessageRow {
   traceparent: string | null;
 }
 
-/** A row the claim returns. */
 export interface ClaimRow extends MessageRow {
   attempt_count: bigint;
   next_attempt_at: bigint;
   rowid: bigint;
 }
 
-/** A delivery row as the reads select it. */
 export interface DeliveryRow extends MessageRow {
   test: bigint;
   status: DeliveryStatus;
   next_attempt_at: bigint | null;
 }
 
-/** A webhook_attempts row. */
 export interface AttemptRow {
   delivery_id: string;
   attempt: bigint;
@@ -44,13 +36,12 @@ export interface AttemptRow {
   response: string | null;
 }
 
-/** The listing position of a delivery (a keyset cursor). */
 export interface CursorRow {
   created_at: bigint;
   rowid: bigint;
 }
 
-export function toNewDelivery(row: MessageRow): NewDelivery {
+function toNewDelivery(row: MessageRow): NewDelivery {
   return {
     id: row.id,
     tenant: row.tenant,
@@ -66,7 +57,6 @@ export function toClaimedDelivery(row: ClaimRow, leaseExpiresAt: number): Claime
   return { ...toNewDelivery(row), attemptCount: Number(row.attempt_count), leaseExpiresAt };
 }
 
-/** A claimable delivery's place in claim order. */
 export interface DueRow {
   id: string;
   next_attempt_at: bigint;
@@ -74,8 +64,7 @@ export interface DueRow {
 }
 
 /** Earliest due first, then oldest row, as the claim's ORDER BY (RETURNING does not keep it). */
-export const claimOrder = (a: DueRow, b: DueRow) =>
-  a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.rowid < b.rowid ? -1 : a.rowid > b.rowid ? 1 : 0;
+export const claimOrder = (a: DueRow, b: DueRow) => Number(a.next_attempt_at - b.next_attempt_at) || Number(a.rowid - b.rowid);
 
 function toAttempt(row: AttemptRow): DeliveryAttempt {
   return {
@@ -100,7 +89,7 @@ function toDelivery(row: DeliveryRow, attempts: DeliveryAttempt[]): Delivery {
   };
 }
 
-/** The rows as deliveries, each with its attempts out of `attempts` (the attempts of all of them, in attempt order). */
+/** The rows as deliveries, each with its attempts out of `attempts` (all of theirs, in attempt order). */
 export function toDeliveries(rows: readonly DeliveryRow[], attempts: readonly AttemptRow[]): Delivery[] {
   const byDelivery = new Map<string, DeliveryAttempt[]>();
   for (const attempt of attempts) byDelivery.set(attempt.delivery_id, [...(byDelivery.get(attempt.delivery_id) ?? []), toAttempt(attempt)]);

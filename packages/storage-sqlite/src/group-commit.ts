@@ -1,10 +1,7 @@
 /**
- * Group commit: writes submitted during the same turn of the event loop are committed together, in one
- * transaction, once that turn's I/O callbacks have run (`setImmediate`). Each commit writes a whole log page per
- * b-tree touched, so writes sharing one write far fewer pages; each is still acknowledged only after its commit.
- *
- * One input's own error (a constraint it breaks) must not fail the others: each input of such a group is then
- * committed on its own. Any other error (locked, full, files replaced) fails the group.
+ * Group commit: writes submitted in one turn of the event loop share one transaction (`setImmediate`), since each
+ * commit writes a whole log page per b-tree touched. An input's own error (a constraint) does not fail the others:
+ * each input of that group is then committed on its own. Any other error (locked, full, files replaced) fails it.
  */
 export interface GroupCommitOptions<Input, Output> {
   /** Runs the inputs in one transaction and returns each one's output, in order; throws when the transaction rolled back. */
@@ -54,7 +51,6 @@ export class GroupCommit<Input, Output> {
   }
 
   #commitNext(): void {
-    // Empty when a flush came first.
     if (this.#queue.length === 0) return;
     const { maxGroup } = this.#options;
     const group = this.#queue.length <= maxGroup ? this.#queue : this.#queue.slice(0, maxGroup);

@@ -1,32 +1,22 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StorageError } from '@plant-store/core';
-import { notWritable } from './database-file-guard.js';
-import { isPlainFilePath } from './database-path.js';
+import { isPlainFilePath, notWritable } from './database-file-guard.js';
 
 /** Driver codes of a database SQLite could open (or create) for reading at most. */
 const READ_ONLY_CODES = /^SQLITE_(READONLY|CANTOPEN|PERM|IOERR)/;
 
-/**
- * The `StorageError` for a database that could not be opened, migrated or written at start, with the cause in its
- * one line: `sqlite storage could not open <path>: <cause>`; a read-only database says why when it can.
- */
+/** `sqlite storage could not open <path>: <cause>`; a read-only database says why when it can. */
 export function openError(path: string, error: unknown): StorageError {
   if (error instanceof StorageError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const driverText = error instanceof Error ? error.message : String(error);
   let cause = typeof code === 'string' && !driverText.includes(code) ? `${driverText} (${code})` : driverText;
   if (typeof code === 'string' && READ_ONLY_CODES.test(code)) {
-    const fileProblem = fileSystemProblem(path);
+    // The file, or for a file that does not exist yet its folder, cannot be written.
+    const fileProblem = isPlainFilePath(path) ? (existsSync(path) && notWritable(path)) || notWritable(dirname(path)) : undefined;
     if (fileProblem !== undefined) cause = `the database is read-only: ${fileProblem}`;
     else if (code.startsWith('SQLITE_READONLY')) cause = `the database is read-only (${driverText})`;
   }
   return new StorageError(`sqlite storage could not open ${path}: ${cause}`, { cause: error });
-}
-
-/** Why the file (or, for a file that does not exist yet, its folder) cannot be written; `undefined` when it can. */
-function fileSystemProblem(path: string): string | undefined {
-  if (!isPlainFilePath(path)) return undefined;
-  if (!existsSync(path)) return notWritable(dirname(path));
-  return notWritable(path) ?? notWritable(dirname(path));
 }

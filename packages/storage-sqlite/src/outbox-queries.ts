@@ -5,34 +5,29 @@ import { BOUND_LIMIT } from './bound-limit.js';
 // SQL of the webhook outbox. Statuses stay literals where a partial index should apply (SQLite uses one only
 // when the query's WHERE implies the index's).
 
-/** The columns a claim returns (a `ClaimRow`). */
-const CLAIMED_COLUMNS = 'id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid';
+/** Parameters: owner, lease end, now, then those of `ids`. */
+const leaseSql = (ids: string) => `
+  UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
+  WHERE id IN (${ids})
+  RETURNING id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid`;
 
-/** Parameters: id, tenant, endpoint id, event type, payload, due at, created at, updated at, traceparent, test (1 or 0). */
 export const INSERT_DELIVERY = `
   INSERT INTO webhook_deliveries
     (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent, test)
   VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)`;
 
-/**
- * Parameters: owner, lease end, now (three times), limit. The claim with no endpoint to pass over, in one
- * statement. RETURNING does not keep the ORDER BY: callers sort (`claimOrder`).
- */
-export const CLAIM_DUE = `
-  UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
-  WHERE id IN (
+/** Parameters: owner, lease end, now (three times), limit. RETURNING does not keep the ORDER BY: callers sort. */
+export const CLAIM_DUE = leaseSql(`
     SELECT id FROM webhook_deliveries
     WHERE status = 'pending' AND next_attempt_at <= ?
       AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
     ORDER BY next_attempt_at, rowid
-    LIMIT ${BOUND_LIMIT})
-  RETURNING ${CLAIMED_COLUMNS}`;
+    LIMIT ${BOUND_LIMIT}`);
 
 /**
- * The endpoints with pending deliveries (`endpoints(id)`, ending with a NULL row), each found by one seek past the
- * one before (a loose index scan). A claim that passes over some endpoints reads the others one by one: walking the
- * due index would step over the whole backlog of a slow receiver on every claim. INDEXED BY, so statistics (an
- * operator's ANALYZE) never turn these to the (endpoint_id, status) index, which holds every finished delivery too.
+ * The endpoints with pending deliveries (ending with a NULL row), one seek apart (a loose index scan): a claim that
+ * passes over some endpoints reads the others one by one, instead of stepping over a slow receiver's whole backlog.
+ * INDEXED BY, so an operator's ANALYZE never turns these to the (endpoint_id, status) index, which holds the history.
  */
 const PENDING_ENDPOINTS_CTE = `
   WITH RECURSIVE endpoints(id) AS (
@@ -43,11 +38,9 @@ const PENDING_ENDPOINTS_CTE = `
       WHERE status = 'pending' AND endpoint_id > endpoints.id)
     FROM endpoints WHERE endpoints.id IS NOT NULL)`;
 
-/** No parameters. The endpoints with pending deliveries (plucked). */
 export const PENDING_ENDPOINTS = `${PENDING_ENDPOINTS_CTE}
   SELECT id FROM endpoints WHERE id IS NOT NULL`;
 
-/** Parameters: endpoint id, now (twice), limit. The endpoint's claimable deliveries, earliest due first. */
 export const DUE_FOR_ENDPOINT = `
   SELECT id, next_attempt_at, rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due
   WHERE status = 'pending' AND endpoint_id = ? AND next_attempt_at <= ?
@@ -55,7 +48,7 @@ export const DUE_FOR_ENDPOINT = `
   ORDER BY next_attempt_at, rowid
   LIMIT ${BOUND_LIMIT}`;
 
-/** Parameters: now (twice). Each endpoint with deliveries due and not leased, and the earliest of their due times: one seek per endpoint (see PENDING_ENDPOINTS). */
+/** Each endpoint with deliveries due and not leased, and the earliest due time: one seek per endpoint. */
 export const WAITING_SINCE = `${PENDING_ENDPOINTS_CTE}
   SELECT id, (
     SELECT next_attempt_at FROM webhook_deliveries INDEXED BY webhook_deliveries_endpoint_due
@@ -64,16 +57,11 @@ export const WAITING_SINCE = `${PENDING_ENDPOINTS_CTE}
     ORDER BY next_attempt_at LIMIT 1) AS since
   FROM endpoints WHERE id IS NOT NULL`;
 
-/** Parameters: owner, lease end, now, ids (a JSON array) the same transaction found claimable. */
-export const LEASE_DELIVERIES = `
-  UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
-  WHERE id IN (SELECT value FROM json_each(?))
-  RETURNING ${CLAIMED_COLUMNS}`;
+export const LEASE_DELIVERIES = leaseSql('SELECT value FROM json_each(?)');
 
 /**
- * No parameters. When the next pending delivery is due or its lease ends, whichever is later; NULL when none is
- * pending. Reads the head of the due index only: the earliest delivery not leased past its due time (`head`), and
- * the leased ones due no later than it, whose lease end may come first.
+ * When the next pending delivery is due or its lease ends, whichever is later. Reads only the head of the due index:
+ * the earliest delivery not leased past its due time, and the leased ones due before it, whose lease may end first.
  */
 export const NEXT_DUE_AT = `
   WITH head AS (
@@ -87,56 +75,45 @@ export const NEXT_DUE_AT = `
     WHERE status = 'pending' AND lease_expires_at > next_attempt_at
       AND next_attempt_at <= coalesce((SELECT at FROM head), ${Number.MAX_SAFE_INTEGER}))`;
 
-/** No parameters: [count, oldest created at] of the pending deliveries, from the partial index of pending rows. */
 export const PENDING_STATS = `SELECT count(*), min(created_at) FROM webhook_deliveries WHERE status = 'pending'`;
 
-/** Parameters: ids (a JSON array: one parameter however many, no bound-variable limit), owner. */
+/** Ids as a JSON array: one parameter however many (no bound-variable limit). */
 export const RELEASE_LEASES = `
   UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL
   WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ?`;
 
-/** Parameters: status, due at (NULL unless pending), updated at, id, owner. The outcome of an attempt, only under the owner's lease. */
 export const APPLY_OUTCOME = `
   UPDATE webhook_deliveries
   SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?,
       lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
   WHERE id = ? AND lease_owner = ? AND status = 'pending'`;
 
-/** Parameters: updated at, id, owner. Interrupted: the lease ends, and status, due time and counted attempts stay as they are. */
+/** Interrupted: only the lease ends. */
 export const APPLY_INTERRUPTED = `
   UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
   WHERE id = ? AND lease_owner = ? AND status = 'pending'`;
 
-/** Parameters: delivery id (twice), at, duration, status code, error, interrupted (1 or 0), response. Numbered after the delivery's last attempt. */
 export const INSERT_ATTEMPT = `
   INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response)
   VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?)`;
 
-/** Parameters: cutoff, limit. Finished deliveries by finish time (updated_at: the end of the last attempt). */
 export const PRUNABLE = `
   SELECT id FROM webhook_deliveries
   WHERE status IN ('delivered', 'failed') AND updated_at < ?
   ORDER BY updated_at LIMIT ${BOUND_LIMIT}`;
 
-/** Parameters: ids (a JSON array: one parameter for the whole batch). The foreign key deletes their attempts with them. */
+/** The foreign key deletes their attempts with them. */
 export const DELETE_DELIVERIES = 'DELETE FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))';
 
-/**
- * Hands a few free pages back to the file system (incremental auto-vacuum): a step of `reclaimSpace`, short enough
- * to hold the event loop briefly. Run with `exec`: a prepared statement's single step of this pragma frees one page.
- */
+/** Run with `exec`: a prepared statement's single step of this pragma frees one page. */
 export const RECLAIM_STEP = 'PRAGMA incremental_vacuum(64)';
 
-/** The number of free pages in the file (plucked). */
 export const FREE_PAGES = 'PRAGMA freelist_count';
 
-/** The delivery columns a `Delivery` is made of (see delivery-rows.ts). */
 const DELIVERY_COLUMNS = 'id, tenant, endpoint_id, event_type, payload, created_at, traceparent, test, status, next_attempt_at';
 
-/** Parameters: id. */
 export const SELECT_DELIVERY = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ?`;
 
-/** Parameters: delivery ids (a JSON array). Their attempts, by delivery and number. */
 export const ATTEMPTS_OF = `
   SELECT delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response FROM webhook_attempts
   WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, attempt`;
@@ -144,15 +121,12 @@ export const ATTEMPTS_OF = `
 /** Deliveries to tenant endpoints (ids with the endpoint prefix), never those of operator subscriptions. */
 const TENANT_ENDPOINT = `substr(endpoint_id, 1, ${ENDPOINT_ID_PREFIX.length}) = '${ENDPOINT_ID_PREFIX}'`;
 
-/** Named parameters: id, tenant (NULL: none). A delivery's listing position (keyset cursor), when the tenant may see it. */
+/** A delivery's keyset cursor, when the tenant (NULL: none) may see it. */
 export const LIST_CURSOR = `
   SELECT created_at, rowid FROM webhook_deliveries
   WHERE id = @id AND (@tenant IS NULL OR (tenant = @tenant AND ${TENANT_ENDPOINT}))`;
 
-/**
- * A listing's SQL and parameters, newest first. Only the filters given are in the SQL, so each shape gets a plan
- * of its own. `tenant`: its endpoint deliveries only, never those of operator subscriptions.
- */
+/** A listing's SQL and parameters. Only the filters given are in the SQL, so each shape gets a plan of its own. */
 export function listDeliveries(query: ListDeliveriesQuery, cursor: CursorRow | undefined): { sql: string; parameters: unknown[] } {
   const conditions: string[] = [];
   const parameters: unknown[] = [];
@@ -172,35 +146,21 @@ export function listDeliveries(query: ListDeliveriesQuery, cursor: CursorRow | u
   return { sql: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries${filter} ORDER BY created_at DESC, rowid DESC LIMIT ${BOUND_LIMIT}`, parameters };
 }
 
-/** Parameters: due at, updated at, id. Back to pending whatever the state, due now; a lease in flight is left to end by itself. */
+/** Whatever the state; a lease in flight is left to end by itself. */
 export const REQUEUE_ANY = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`;
 
-/** Parameters: due at, updated at, id. A failed delivery back to pending, without a lease. */
-export const REQUEUE_FAILED = `
-  UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
-  WHERE id = ? AND status = 'failed'`;
+const REQUEUE = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?`;
+export const REQUEUE_FAILED = `${REQUEUE} WHERE id = ? AND status = 'failed'`;
+export const REQUEUE_FAILED_SINCE = `${REQUEUE} WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ?`;
 
-/** Parameters: due at, updated at, endpoint id, created at or after. */
-export const REQUEUE_FAILED_SINCE = `
-  UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
-  WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ?`;
-
-/**
- * Named parameters: endpoint, earliest. The attempts to one endpoint since the earliest window start, through its
- * deliveries updated since then (every attempt moves `updated_at` to its end) on the (endpoint_id, updated_at)
- * index. Left out: interrupted attempts, and those a delete or disable of the endpoint wrote.
- */
+/** Through the deliveries updated since the earliest window start (every attempt moves `updated_at`), on their index. */
 const ENDPOINT_ATTEMPTS = `
   SELECT a.at, coalesce(a.status_code BETWEEN 200 AND 299, 0) AS ok, a.status_code
   FROM webhook_attempts AS a JOIN webhook_deliveries AS d ON d.id = a.delivery_id
   WHERE d.endpoint_id = @endpoint AND d.attempt_count > 0 AND d.updated_at >= @earliest AND a.at >= @earliest AND a.interrupted = 0
     AND coalesce(a.error, '') NOT IN ('${ENDPOINT_DELETED_ERROR}', '${ENDPOINT_DISABLED_ERROR}')`;
 
-/**
- * Named parameters: endpoint, earliest, and `w0`, `w1`, … the window starts. A raw row: succeeded and failed counts
- * per window, then the last attempt's time and status (with a single max(), SQLite takes the bare `status_code`
- * from the row that has the max).
- */
+/** A raw row: succeeded and failed counts per window, then the last attempt's time and status (SQLite takes a bare column from the max() row). */
 export const endpointStatsSql = (windows: number) => `
   WITH attempts AS (${ENDPOINT_ATTEMPTS})
   SELECT ${Array.from({ length: windows }, (_, index) => `sum(CASE WHEN at >= @w${index} THEN ok ELSE 0 END), sum(CASE WHEN at >= @w${index} THEN 1 - ok ELSE 0 END)`).join(', ')},

@@ -3,16 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const FIRST_PAUSE_MS = 2;
 const LONGEST_PAUSE_MS = 100;
 
-/** True for `SQLITE_BUSY` and its extended codes (`SQLITE_BUSY_RECOVERY`, `SQLITE_BUSY_SNAPSHOT`, …). */
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
-}
-
 /**
- * Runs `attempt` again while it fails with `SQLITE_BUSY`, with jittered exponential backoff, until `timeoutMs` has
- * passed; then the last error is thrown. SQLite's busy handler does not cover everything start-up does (changing
- * the journal mode, reading a log being recovered). `attempt` must be safe to repeat.
+ * Runs `attempt` (safe to repeat) again while it fails with `SQLITE_BUSY`, for up to `timeoutMs`: SQLite's busy
+ * handler does not cover everything start-up does (changing the journal mode, reading a log being recovered).
  */
 export async function retryWhileBusy<T>(timeoutMs: number, attempt: () => T | Promise<T>): Promise<T> {
   const deadline = performance.now() + timeoutMs;
@@ -21,7 +14,9 @@ export async function retryWhileBusy<T>(timeoutMs: number, attempt: () => T | Pr
       return await attempt();
     } catch (error) {
       const left = deadline - performance.now();
-      if (!isBusy(error) || left <= 0) throw error;
+      // `SQLITE_BUSY` and its extended codes (`SQLITE_BUSY_RECOVERY`, …).
+      const busy = String((error as { code?: unknown } | null)?.code).startsWith('SQLITE_BUSY');
+      if (!busy || left <= 0) throw error;
       // Jitter: processes that collided once should not wake in step and collide again.
       await sleep(Math.min(left, pause * (0.5 + Math.random())));
     }

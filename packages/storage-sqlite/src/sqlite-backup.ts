@@ -12,10 +12,9 @@ export interface SqliteBackupOptions {
 }
 
 /**
- * Writes a consistent, compacted copy of the database at `path` to the new file `to` while a running service goes
- * on writing (`VACUUM INTO`, one read transaction: never starts over, unlike the backup API), under a temporary
- * name renamed once complete. Resolves with the copy's size in bytes; rejects with a `StorageError` when `path` is
- * not an existing database, `to` exists, or the copy cannot be written.
+ * Writes a consistent, compacted copy of the database at `path` to the new file `to` while a service goes on writing
+ * (`VACUUM INTO`: one read transaction, never starting over like the backup API), renamed into place once complete.
+ * Resolves with its size; rejects with a `StorageError` when `path` is no database, `to` exists, or the copy fails.
  */
 export async function backupSqliteDatabase(options: SqliteBackupOptions): Promise<{ bytes: number }> {
   const { path, to } = options;

@@ -1,20 +1,14 @@
 import { StorageError } from '@plant-store/core';
 import type { Database as BetterSqlite3 } from 'better-sqlite3';
-import type { DatabaseFileGuard } from './database-file-guard.js';
 
 /** Runs a driver call, turning whatever it throws into a `StorageError` that says what failed, with the driver error as `cause`. */
 export function withSqliteErrors<T>(action: string, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    throw sqliteError(action, error);
+    if (error instanceof StorageError) throw error;
+    throw new StorageError(`sqlite storage could not ${action}`, { cause: error });
   }
-}
-
-/** The `StorageError` for a failed driver call (already-wrapped errors pass through). */
-export function sqliteError(action: string, error: unknown): StorageError {
-  if (error instanceof StorageError) return error;
-  return new StorageError(`sqlite storage could not ${action}`, { cause: error });
 }
 
 /** Result codes of errors one row's values cause (a constraint, a type, a size), not the database's state. */
@@ -28,22 +22,19 @@ export function isRowError(error: unknown): boolean {
 }
 
 /** Writes that are never acknowledged once the database files were deleted or replaced (see DatabaseFileGuard). */
-export interface GuardedWrites extends Pick<DatabaseFileGuard, 'assertSameFile'> {
+export interface GuardedWrites {
   /** Runs `run` in one IMMEDIATE transaction (a savepoint when already in one) that checks the files before COMMIT, rolling back when they changed. */
   transaction<T>(action: string, run: () => T): T;
 }
 
-/** The guarded writes on `db`, checked by `file`. */
-export function guardedWrites(db: BetterSqlite3, file: DatabaseFileGuard): GuardedWrites {
+/** The guarded writes on `db`: `assertSameFile` runs inside each transaction, just before COMMIT. */
+export function guardedWrites(db: BetterSqlite3, assertSameFile: (action: string) => void): GuardedWrites {
   const checked = db.transaction((action: string, run: () => unknown) => {
     const result = run();
-    file.assertSameFile(action);
+    assertSameFile(action);
     return result;
   }).immediate;
-  return {
-    assertSameFile: (action) => file.assertSameFile(action),
-    transaction: (action, run) => checked(action, run) as ReturnType<typeof run>,
-  };
+  return { transaction: (action, run) => checked(action, run) as ReturnType<typeof run> };
 }
 
 /** Runs a write like `withSqliteErrors`, in a guarded transaction: it commits only while the files are the open ones. */

@@ -40,16 +40,9 @@ export class SqlitePortalLinks implements PortalLinkRepository {
   }
 
   async create({ id, tenant, scopes, secretSha256, createdAt, expiresAt }: NewPortalLink): Promise<void> {
-    withSqliteWrite(this.#file, 'create the portal link', () =>
-      this.#prepared('INSERT INTO portal_links (id, tenant, scopes, secret_sha256, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-        id,
-        tenant,
-        scopes.join(' '),
-        secretSha256,
-        Math.round(createdAt),
-        Math.round(expiresAt),
-      ),
-    );
+    const insert = 'INSERT INTO portal_links (id, tenant, scopes, secret_sha256, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)';
+    const values = [id, tenant, scopes.join(' '), secretSha256, Math.round(createdAt), Math.round(expiresAt)];
+    withSqliteWrite(this.#file, 'create the portal link', () => this.#prepared(insert).run(...values));
   }
 
   async find(id: string): Promise<StoredPortalLink | undefined> {
@@ -61,11 +54,8 @@ export class SqlitePortalLinks implements PortalLinkRepository {
 
   /** Only a link not revoked yet: a second revoke keeps the first time. */
   async revoke(id: string, at: number): Promise<boolean> {
-    return withSqliteWrite(
-      this.#file,
-      'revoke the portal link',
-      () => this.#prepared('UPDATE portal_links SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Math.round(at), id).changes > 0,
-    );
+    const revoke = 'UPDATE portal_links SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL';
+    return withSqliteWrite(this.#file, 'revoke the portal link', () => this.#prepared(revoke).run(Math.round(at), id).changes > 0);
   }
 
   /** Newest first. */

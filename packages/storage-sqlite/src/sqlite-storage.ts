@@ -3,14 +3,13 @@ import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { StorageError } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
-import { backgroundCheckpoints, type BackgroundCheckpoints } from './background-checkpoints.js';
-import { databaseFileGuard, type DatabaseFileGuard } from './database-file-guard.js';
-import { isPlainFilePath } from './database-path.js';
+import { BackgroundCheckpoints } from './background-checkpoints.js';
+import { databaseFileGuard, isPlainFilePath } from './database-file-guard.js';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { openError } from './open-error.js';
 import { retryWhileBusy } from './retry-while-busy.js';
-import { guardedWrites, sqliteError, withSqliteErrors } from './sqlite-error.js';
+import { guardedWrites, withSqliteErrors } from './sqlite-error.js';
 import { SqlitePlantRepository } from './sqlite-plant-repository.js';
 import { SqlitePortalLinks } from './sqlite-portal-links.js';
 import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
@@ -24,14 +23,9 @@ export interface SqliteStorageOptions {
 }
 
 /**
- * Storage in one SQLite file (better-sqlite3 prepared statements; kysely's Migrator applies the schema). Opens the
- * file, sets WAL and the other pragmas, applies pending migrations and checks that the database can be written
- * before resolving. Several storages, also in several processes, may share a file: claims and transactions stay
- * atomic across them. Rejects with a `StorageError` that names the cause (read-only, not a database, …) when the
- * file cannot be opened, migrated or written.
- *
- * While it runs, writes (rolled back) and `ping()` reject with a `StorageError` once the database file or its
- * write-ahead log at the path was deleted or replaced; `ping()` also when the file is no longer writable.
+ * Storage in one SQLite file, which several storages (also in several processes) may share. Resolves once migrated
+ * and writable; rejects with a `StorageError` naming the cause (read-only, not a database, …). Writes and `ping()`
+ * reject once the database file or its log was deleted or replaced; `ping()` also when the file is not writable.
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
@@ -43,28 +37,21 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
   }
   try {
     await retryWhileBusy(busyTimeoutMs, () => prepare(db));
-    return assemble(
-      db,
-      databaseFileGuard(options.path, () => rescueLog(db)),
-      options.path,
-      busyTimeoutMs,
-    );
+    return assemble(db, options.path, busyTimeoutMs);
   } catch (error) {
     if (db.open) db.close();
     throw openError(options.path, error);
   }
 }
 
-/** The storage over an open, migrated database: statements are prepared here, once. */
-function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, path: string, busyTimeoutMs: number): Storage {
+function assemble(db: BetterSqlite3.Database, path: string, busyTimeoutMs: number): Storage {
+  const file = databaseFileGuard(path, () => rescueLog(db));
   // Checkpoints off the event loop; none in memory (no log) or for `file:` URIs (the worker opens plain paths).
-  const checkpoints = isPlainFilePath(path) ? backgroundCheckpoints(db, { path, busyTimeoutMs }) : undefined;
-  // Every write transaction checks the files once, before COMMIT: that also counts the write for the checkpoint worker.
-  const assertSameFile = (action: string) => {
+  const checkpoints = isPlainFilePath(path) ? new BackgroundCheckpoints(db, { path, busyTimeoutMs }) : undefined;
+  const writes = guardedWrites(db, (action) => {
     file.assertSameFile(action);
     checkpoints?.noteWrite();
-  };
-  const writes = guardedWrites(db, { ...file, assertSameFile });
+  });
   const outbox = new SqliteWebhookOutbox(db, writes);
   const endpoints = new SqliteWebhookEndpoints(db, writes);
   const plants = new SqlitePlantRepository(db, outbox, writes);
@@ -82,30 +69,19 @@ function assemble(db: BetterSqlite3.Database, file: DatabaseFileGuard, path: str
       if (problem !== undefined) throw new StorageError(`sqlite storage is not ready: ${problem}`);
     },
     close() {
-      closed ??= closeAll(db, plants, file, checkpoints);
+      // The worker's connection closes before the main one, so the main one checkpoints what is left.
+      closed ??= (async () => {
+        plants.flushWrites();
+        file.close();
+        await checkpoints?.close();
+        withSqliteErrors('close the database', () => db.close());
+      })();
       return closed;
     },
   };
 }
 
-/** Writes what waits for its group commit first; closes the worker's connection before the main one, so the main one checkpoints what is left. */
-async function closeAll(
-  db: BetterSqlite3.Database,
-  plants: SqlitePlantRepository,
-  file: DatabaseFileGuard,
-  checkpoints?: BackgroundCheckpoints,
-): Promise<void> {
-  plants.flushWrites();
-  file.close();
-  await checkpoints?.close();
-  try {
-    db.close();
-  } catch (error) {
-    throw sqliteError('close the database', error);
-  }
-}
-
-/** Copies the commits of a log deleted under the connection into the database file, through the connection that still holds it open. Best effort. */
+/** Copies the commits of a log deleted under the connection into the database file, through the connection that still holds it. */
 function rescueLog(db: BetterSqlite3.Database): void {
   try {
     if (db.open) db.pragma('wal_checkpoint(FULL)');
@@ -118,8 +94,7 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
   if (isPlainFilePath(path)) mkdirSync(dirname(resolve(path)), { recursive: true });
   const db = new BetterSqlite3(path);
   try {
-    // Every INTEGER is read as a bigint: plant ids are int64 and must never
-    // pass through a double. Other integer columns are converted explicitly.
+    // Every INTEGER is read as a bigint: plant ids are int64 and must never pass through a double.
     db.defaultSafeIntegers(true);
     // busy_timeout first: switching to WAL may wait for another process.
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -130,10 +105,7 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
   }
 }
 
-/**
- * The start-up statements, all safe to repeat (see `retryWhileBusy`): WAL and the other pragmas, pending migrations,
- * and a write that changes nothing, which fails on a database SQLite could open for reading only.
- */
+/** The start-up statements, all safe to repeat; the last, a write that changes nothing, fails on a database opened read-only. */
 async function prepare(db: BetterSqlite3.Database): Promise<void> {
   // Incremental auto-vacuum first, before anything creates a table: a new file starts with it.
   db.pragma('auto_vacuum = INCREMENTAL');
@@ -144,16 +116,10 @@ async function prepare(db: BetterSqlite3.Database): Promise<void> {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   await migrate(db, MIGRATIONS);
-  applyIncrementalVacuum(db);
+  // A file created before incremental auto-vacuum (reported as 2) converts with a VACUUM, checked at every start so an interrupted one is redone.
+  if (db.pragma('auto_vacuum', { simple: true }) !== 2n) {
+    db.pragma('auto_vacuum = INCREMENTAL');
+    db.exec('VACUUM');
+  }
   db.prepare('DELETE FROM plants WHERE 0').run();
-}
-
-/** `PRAGMA auto_vacuum` reports 2 for incremental. */
-const INCREMENTAL = 2n;
-
-/** Converts a file created before incremental auto-vacuum with a one-time VACUUM; checked at every start, so an interrupted one is redone. */
-function applyIncrementalVacuum(db: BetterSqlite3.Database): void {
-  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
-  db.pragma('auto_vacuum = INCREMENTAL');
-  db.exec('VACUUM');
 }

@@ -1,5 +1,5 @@
 import type { Database as BetterSqlite3 } from 'better-sqlite3';
-import type { WebhookEndpoint, WebhookEndpointStatus } from '@plant-store/core';
+import type { WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
@@ -13,17 +13,56 @@ import {
   type WebhookEndpointRepository,
 } from '@plant-store/core/adapter';
 import * as sql from './endpoint-queries.js';
-import { toEndpoint, toHealth, toSecrets, type EndpointHealthRow, type EndpointRow } from './endpoint-rows.js';
 import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
+
+/** A webhook_endpoints row (integers read as bigint: the connection uses safe integers). */
+interface EndpointRow {
+  id: string;
+  tenant: string;
+  url: string;
+  /** The event types, a JSON array. */
+  event_types: string;
+  description: string | null;
+  rate_limit: bigint | null;
+  /** The custom headers, a JSON object. */
+  headers: string | null;
+  status: WebhookEndpointStatus;
+  disabled_reason: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: bigint | null;
+  failing_since: bigint | null;
+  exhausted_at: bigint | null;
+  created_at: bigint;
+  updated_at: bigint;
+}
+
+function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    url: row.url,
+    eventTypes: JSON.parse(row.event_types) as WebhookEventType[],
+    ...(row.description !== null ? { description: row.description } : {}),
+    ...(row.rate_limit !== null ? { rateLimit: Number(row.rate_limit) } : {}),
+    ...(row.headers !== null ? { headers: JSON.parse(row.headers) as Record<string, string> } : {}),
+    status: row.status,
+    ...(row.disabled_reason !== null && row.status === 'disabled' ? { disabledReason: row.disabled_reason } : {}),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function toSecrets(row: EndpointRow): EndpointSecrets {
+  if (row.previous_secret === null || row.previous_secret_expires_at === null) return { current: row.secret };
+  return { current: row.secret, previous: row.previous_secret, previousExpiresAt: Number(row.previous_secret_expires_at) };
+}
 
 /** `undefined` → keep the column (NULL parameter + flag 0); `null` → clear it; a value → set it. */
 const change = (value: unknown): [number, unknown] => (value === undefined ? [0, null] : [1, value]);
 
-/**
- * Tenants' webhook endpoints in SQLite. Writes that also end pending deliveries run in the write's one IMMEDIATE
- * transaction (see withSqliteWrite) with those deliveries' statements.
- */
+/** Tenants' webhook endpoints in SQLite. Writes that also end pending deliveries do it in the same transaction. */
 export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   readonly #prepared: PreparedStatements;
   readonly #file: GuardedWrites;
@@ -49,11 +88,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async list(tenant: string, query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
-    return withSqliteErrors('list endpoints', () =>
-      this.#prepared<EndpointRow>(sql.LIST_TENANT_ENDPOINTS)
-        .all(tenant, query.after ?? '', Math.max(0, query.limit))
-        .map(toEndpoint),
-    );
+    return this.#list(sql.LIST_TENANT_ENDPOINTS, [tenant], query);
   }
 
   async update(tenant: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {
@@ -91,11 +126,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
-    return withSqliteErrors('list endpoints', () =>
-      this.#prepared<EndpointRow>(sql.LIST_ENDPOINTS)
-        .all(query.after ?? '', Math.max(0, query.limit))
-        .map(toEndpoint),
-    );
+    return this.#list(sql.LIST_ENDPOINTS, [], query);
   }
 
   async setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined> {
@@ -108,10 +139,22 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     return withSqliteWrite(this.#file, 'note an endpoint attempt', () => {
       const at = Math.round(note.at);
       const row = note.succeeded
-        ? this.#prepared<EndpointHealthRow>(sql.NOTE_SUCCESS).get(id)
-        : this.#prepared<EndpointHealthRow>(sql.NOTE_FAILURE).get(at, note.exhausted ? at : null, id);
-      return row === undefined ? undefined : toHealth(row);
+        ? this.#prepared<EndpointRow>(sql.NOTE_SUCCESS).get(id)
+        : this.#prepared<EndpointRow>(sql.NOTE_FAILURE).get(at, note.exhausted ? at : null, id);
+      if (row === undefined) return undefined;
+      return {
+        ...(row.failing_since !== null && { failingSince: Number(row.failing_since) }),
+        ...(row.exhausted_at !== null && { exhaustedAt: Number(row.exhausted_at) }),
+      };
     });
+  }
+
+  #list(statement: string, tenant: string[], { after = '', limit }: ListEndpointsQuery): WebhookEndpoint[] {
+    return withSqliteErrors('list endpoints', () =>
+      this.#prepared<EndpointRow>(statement)
+        .all(...tenant, after, Math.max(0, limit))
+        .map(toEndpoint),
+    );
   }
 
   #owned(tenant: string, id: string): EndpointRow | undefined {
@@ -119,7 +162,6 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     return row?.tenant === tenant ? row : undefined;
   }
 
-  /** Runs inside the caller's write transaction. */
   #update(tenant: string | undefined, id: string, changes: WebhookEndpointChanges): WebhookEndpoint | undefined {
     const row = this.#prepared<EndpointRow>(sql.UPDATE_ENDPOINT).get(...updateParameters(changes), id, tenant ?? null, tenant ?? null);
     if (!row) return undefined;
@@ -128,14 +170,13 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     return updated;
   }
 
-  /** Ends the endpoint's pending deliveries as failed, each with a last attempt saying why; inside the caller's transaction. */
+  /** Ends the endpoint's pending deliveries as failed, each with a last attempt saying why. */
   #failPending(endpointId: string, at: number, error: string): void {
     this.#prepared(sql.FAIL_PENDING_ATTEMPTS).run(Math.round(at), error, endpointId);
     this.#prepared(sql.FAIL_PENDING_DELIVERIES).run(Math.round(at), endpointId);
   }
 }
 
-/** The update's parameters: a keep/set flag and a value per column, in the statement's order. */
 function updateParameters(changes: WebhookEndpointChanges): unknown[] {
   const eventTypes = changes.eventTypes && JSON.stringify(changes.eventTypes);
   const rateLimit = changes.rateLimit === undefined || changes.rateLimit === null ? changes.rateLimit : Math.round(changes.rateLimit);
@@ -152,7 +193,6 @@ function updateParameters(changes: WebhookEndpointChanges): unknown[] {
   ];
 }
 
-/** The insert statement's parameters, in its column order. */
 function insertParameters(endpoint: NewWebhookEndpoint) {
   const { id, tenant, url, eventTypes, description, rateLimit, headers, secret, createdAt } = endpoint;
   const at = Math.round(createdAt);

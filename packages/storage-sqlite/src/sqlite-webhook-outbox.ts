@@ -12,27 +12,12 @@ import type {
   RequeueSelector,
   WebhookOutbox,
 } from '@plant-store/core/adapter';
-import {
-  claimOrder,
-  toClaimedDelivery,
-  toDeliveries,
-  wholeMs,
-  type AttemptRow,
-  type ClaimRow,
-  type CursorRow,
-  type DeliveryRow,
-  type DueRow,
-} from './delivery-rows.js';
+import { claimOrder, toClaimedDelivery, toDeliveries, type AttemptRow, type ClaimRow, type CursorRow, type DeliveryRow, type DueRow } from './delivery-rows.js';
 import * as sql from './outbox-queries.js';
 import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
-/**
- * The webhook outbox in SQLite. Every statement is prepared once, on first use (see outbox-queries.ts), and run
- * on better-sqlite3; reads that take several statements run them in one transaction, so they see one snapshot.
- * Writes run in the guarded write's IMMEDIATE transaction (see withSqliteWrite): no other connection writes
- * between their statements.
- */
+/** The webhook outbox in SQLite. Writes run in one IMMEDIATE transaction each: no other connection writes between their statements. */
 export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #db: BetterSqlite3;
   readonly #file: GuardedWrites;
@@ -44,7 +29,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     this.#db = db;
     this.#file = file;
     this.#prepared = preparedStatements(db);
-    // One transaction function for every read (db.transaction builds a new wrapper each time it is called).
+    // Built once: db.transaction makes a new wrapper on every call.
     const inOneTransaction = db.transaction((read: () => unknown) => read());
     this.#snapshot = <T>(read: () => T) => inOneTransaction(read) as T;
   }
@@ -52,13 +37,13 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   /** Queues deliveries, each due at its `createdAt`. Runs inside the caller's transaction (the plant's create). */
   queue(deliveries: readonly NewDelivery[]): void {
     for (const { id, tenant, endpointId, eventType, payload, createdAt, traceparent = null } of deliveries) {
-      const at = wholeMs(createdAt);
+      const at = Math.round(createdAt);
       this.#prepared(sql.INSERT_DELIVERY).run(id, tenant, endpointId, eventType, payload, at, at, at, traceparent, 0);
     }
   }
 
   async enqueue({ id, tenant, endpointId, eventType, payload, createdAt, test }: NewDelivery): Promise<void> {
-    const at = wholeMs(createdAt);
+    const at = Math.round(createdAt);
     withSqliteWrite(this.#file, 'queue the delivery', () =>
       this.#prepared(sql.INSERT_DELIVERY).run(id, tenant, endpointId, eventType, payload, at, at, at, null, test ? 1 : 0),
     );
@@ -67,8 +52,8 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   async claimDue({ owner, limit, skipEndpoints = [], ...options }: ClaimDueOptions): Promise<ClaimedDelivery[]> {
     return withSqliteWrite(this.#file, 'claim due deliveries', () => {
       if (limit < 1) return [];
-      const now = wholeMs(options.now);
-      const leaseExpiresAt = wholeMs(options.now + options.leaseMs);
+      const now = Math.round(options.now);
+      const leaseExpiresAt = Math.round(options.now + options.leaseMs);
       const rows =
         skipEndpoints.length === 0
           ? this.#prepared<ClaimRow>(sql.CLAIM_DUE).all(owner, leaseExpiresAt, now, now, now, limit)
@@ -77,35 +62,31 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     });
   }
 
-  /** The claim of `claimDue` for the endpoints not in `passed`, endpoint by endpoint (see PENDING_ENDPOINTS). */
+  /** Endpoint by endpoint (see PENDING_ENDPOINTS). */
   #claimPassingOver(passed: ReadonlySet<string>, owner: string, leaseExpiresAt: number, now: number, limit: number): ClaimRow[] {
     const due: DueRow[] = [];
     for (const endpointId of this.#prepared<string>(sql.PENDING_ENDPOINTS).pluck(true).all()) {
       if (!passed.has(endpointId)) due.push(...this.#prepared<DueRow>(sql.DUE_FOR_ENDPOINT).all(endpointId, now, now, limit));
     }
     if (due.length === 0) return [];
-    const ids = due
-      .sort(claimOrder)
-      .slice(0, limit)
-      .map((row) => row.id);
-    return this.#prepared<ClaimRow>(sql.LEASE_DELIVERIES).all(owner, leaseExpiresAt, now, JSON.stringify(ids));
+    const ids = JSON.stringify(
+      due
+        .sort(claimOrder)
+        .slice(0, limit)
+        .map((row) => row.id),
+    );
+    return this.#prepared<ClaimRow>(sql.LEASE_DELIVERIES).all(owner, leaseExpiresAt, now, ids);
   }
 
-  /** The outcome under the lease, then the attempt row. */
   async recordAttempt(id: string, owner: string, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
-    const at = wholeMs(attempt.at);
-    const durationMs = wholeMs(attempt.durationMs);
+    const at = Math.round(attempt.at);
+    const durationMs = Math.round(attempt.durationMs);
     const interrupted = outcome.status === 'interrupted';
+    const dueAt = outcome.status === 'pending' ? Math.round(outcome.nextAttemptAt) : null;
     return withSqliteWrite(this.#file, 'record the delivery attempt', () => {
       const changes = interrupted
         ? this.#prepared(sql.APPLY_INTERRUPTED).run(at + durationMs, id, owner).changes
-        : this.#prepared(sql.APPLY_OUTCOME).run(
-            outcome.status,
-            outcome.status === 'pending' ? wholeMs(outcome.nextAttemptAt) : null,
-            at + durationMs,
-            id,
-            owner,
-          ).changes;
+        : this.#prepared(sql.APPLY_OUTCOME).run(outcome.status, dueAt, at + durationMs, id, owner).changes;
       if (changes === 0) return false;
       const { statusCode = null, error = null, response = null } = attempt;
       this.#prepared(sql.INSERT_ATTEMPT).run(id, id, at, durationMs, statusCode, error, interrupted ? 1 : 0, response);
@@ -122,7 +103,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
     return withSqliteErrors('find the deliveries waiting for a slot', () => {
-      const rows = this.#prepared<{ id: string; since: bigint | null }>(sql.WAITING_SINCE).all({ now: wholeMs(now) });
+      const rows = this.#prepared<{ id: string; since: bigint | null }>(sql.WAITING_SINCE).all({ now: Math.round(now) });
       return new Map(rows.flatMap(({ id, since }) => (since === null ? [] : [[id, Number(since)] as const])));
     });
   }
@@ -167,21 +148,15 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
-    const at = wholeMs(now);
-    if (!('id' in selector)) {
-      const { endpointId, since } = selector;
-      return withSqliteWrite(
-        this.#file,
-        "recover the endpoint's deliveries",
-        () => this.#prepared(sql.REQUEUE_FAILED_SINCE).run(at, at, endpointId, Math.ceil(since)).changes,
-      );
-    }
-    const { id, from } = selector;
-    const [action, statement] = from === 'any' ? ['resend the delivery', sql.REQUEUE_ANY] : ['requeue the delivery', sql.REQUEUE_FAILED];
-    return withSqliteWrite(this.#file, action, () => this.#prepared(statement).run(at, at, id).changes);
+    const at = Math.round(now);
+    const [action, statement, key] = !('id' in selector)
+      ? ["recover the endpoint's deliveries", sql.REQUEUE_FAILED_SINCE, [selector.endpointId, Math.ceil(selector.since)]]
+      : selector.from === 'any'
+        ? ['resend the delivery', sql.REQUEUE_ANY, [selector.id]]
+        : ['requeue the delivery', sql.REQUEUE_FAILED, [selector.id]];
+    return withSqliteWrite(this.#file, action, () => this.#prepared(statement).run(at, at, ...key).changes);
   }
 
-  /** Picks a batch and deletes it (the foreign key deletes the attempts with it). */
   async prune(options: PruneDeliveriesOptions): Promise<number> {
     return withSqliteWrite(this.#file, 'prune finished deliveries', () => {
       if (options.limit < 1) return 0;
@@ -191,10 +166,8 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   /**
-   * Hands the pages pruning freed back to the file system (incremental auto-vacuum), so the file shrinks back
-   * instead of keeping its largest size. In steps of a few pages, each a short transaction of its own with the
-   * event loop handed back between them, so requests never wait for more than one step. Free pages not handed
-   * back yet are reused by the next writes anyway.
+   * Hands the pages pruning freed back to the file system (incremental auto-vacuum), in short steps with the event
+   * loop handed back between them, so requests never wait for more than one step.
    */
   async reclaimSpace(options: ReclaimSpaceOptions = {}): Promise<void> {
     const freePages = () => this.#prepared<bigint>(sql.FREE_PAGES).pluck(true).get()!;
@@ -211,7 +184,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     }
   }
 
-  /** The rows as deliveries, with the attempts of all of them read in one query (no query per delivery). */
+  /** The attempts of all the rows are read in one query (no query per delivery). */
   #withAttempts(rows: DeliveryRow[]): Delivery[] {
     if (rows.length === 0) return [];
     return toDeliveries(rows, this.#prepared<AttemptRow>(sql.ATTEMPTS_OF).all(JSON.stringify(rows.map((row) => row.id))));

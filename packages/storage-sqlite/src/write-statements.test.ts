@@ -1,6 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { databaseFileGuard } from './database-file-guard.js';
 import { migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { guardedWrites } from './sqlite-error.js';
@@ -29,7 +28,7 @@ async function assembled() {
   db.defaultSafeIntegers(true);
   db.pragma('foreign_keys = ON');
   await migrate(db, MIGRATIONS);
-  const writes = guardedWrites(db, databaseFileGuard(':memory:'));
+  const writes = guardedWrites(db, () => {});
   const outbox = new SqliteWebhookOutbox(db, writes);
   const endpoints = new SqliteWebhookEndpoints(db, writes);
   const plants = new SqlitePlantRepository(db, outbox, writes);

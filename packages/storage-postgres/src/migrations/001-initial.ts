@@ -1,9 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
-/**
- * Plants, the webhook outbox and its attempt log. Runs on a Kysely bound to
- * the storage's schema (`withSchema`), so table names here are unqualified.
- */
+/** Plants, the webhook outbox and its attempt log; table names are unqualified (the Kysely is bound to the schema). */
 export const initial: Migration = {
   async up(db: Kysely<unknown>) {
     await createPlants(db);
@@ -18,10 +15,8 @@ export const initial: Migration = {
   },
 };
 
-/** Plants and their tag index. */
 async function createPlants(db: Kysely<unknown>): Promise<void> {
-  // Plants are always reached through (tenant, id): keyset listings per
-  // tenant read the primary key's index in order.
+  // Keyset listings per tenant read the primary key's index in order.
   await db.schema
     .createTable('plants')
     .addColumn('tenant', 'text', (column) => column.notNull())
@@ -34,7 +29,6 @@ async function createPlants(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('plants_tenant_tag_id').on('plants').columns(['tenant', 'tag', 'id']).where(sql.ref('tag'), 'is not', null).execute();
 }
 
-/** The webhook outbox and its indexes. */
 async function createDeliveries(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('webhook_deliveries')
@@ -65,7 +59,6 @@ async function createDeliveries(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('webhook_deliveries_status_created_at').on('webhook_deliveries').columns(['status', 'created_at', 'seq']).execute();
 }
 
-/** The attempt log of each delivery. */
 async function createAttempts(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('webhook_attempts')

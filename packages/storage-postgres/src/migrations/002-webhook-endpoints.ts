@@ -1,9 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
-/**
- * Tenants' webhook endpoints with their secrets and failing streak, and indexes for the tenant's view of deliveries
- * and per-endpoint operations. Ids compare bytewise (`COLLATE "C"`), so keyset pages follow one order everywhere.
- */
+/** Tenants' webhook endpoints. Ids compare bytewise (`COLLATE "C"`), so keyset pages follow one order everywhere. */
 export const webhookEndpoints: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema

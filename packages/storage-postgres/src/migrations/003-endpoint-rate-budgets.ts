@@ -1,10 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
-/**
- * The rate budget of each rate-limited tenant endpoint, shared by every
- * instance on the database: attempts counted in its current one-second
- * window. One row per endpoint, deleted with it.
- */
+/** Each rate-limited endpoint's attempts in its current one-second window, shared by every instance. */
 export const endpointRateBudgets: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema

@@ -1,9 +1,8 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * The tenant webhook portal: portal links (the secret only as its SHA-256), the start of a receiver's answer with
- * each attempt, the test flag of deliveries, and an index of an endpoint's deliveries by `updated_at` (every attempt
- * moves it), which finds its recent attempts for its statistics. Link ids compare bytewise, as endpoint ids do.
+ * The tenant webhook portal: links (the secret only as its SHA-256), receivers' answers, test deliveries, and an index
+ * of an endpoint's deliveries by `updated_at` (every attempt moves it) for its statistics.
  */
 export const portal: Migration = {
   async up(db: Kysely<unknown>) {
@@ -23,8 +22,7 @@ export const portal: Migration = {
       .alterTable('webhook_deliveries')
       .addColumn('test', 'boolean', (column) => column.notNull().defaultTo(false))
       .execute();
-    // IF NOT EXISTS: an operator with a large outbox may build it beforehand with CREATE INDEX CONCURRENTLY
-    // (same name and columns), so that this migration does not block writes while it is built.
+    // IF NOT EXISTS: an operator may build it beforehand with CREATE INDEX CONCURRENTLY, so writes are not blocked.
     await db.schema
       .createIndex('webhook_deliveries_endpoint_updated_at')
       .ifNotExists()

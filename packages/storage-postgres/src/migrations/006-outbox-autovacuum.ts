@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
-/** The outbox tables whose rows retention deletes in a steady stream. */
 const CHURNING_TABLES = ['webhook_deliveries', 'webhook_attempts'] as const;
 
 /**

@@ -1,14 +1,12 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * Pending deliveries by endpoint, each endpoint's earliest due first: a claim that passes over endpoints reads the
- * others' due deliveries from here instead of walking the due index past a slow receiver's whole backlog. It holds
- * no lease column, so claims stay HOT updates.
+ * Pending deliveries by endpoint, for claims that pass over endpoints (instead of walking the due index past a slow
+ * receiver's backlog). It holds no lease column, so claims stay HOT updates.
  */
 export const endpointDue: Migration = {
   async up(db: Kysely<unknown>) {
-    // IF NOT EXISTS: an operator with a large outbox may build it beforehand with CREATE INDEX CONCURRENTLY
-    // (same name, columns and WHERE), so that this migration does not block writes while it is built.
+    // IF NOT EXISTS: an operator may build it beforehand with CREATE INDEX CONCURRENTLY, so writes are not blocked.
     await db.schema
       .createIndex('webhook_deliveries_endpoint_due')
       .ifNotExists()

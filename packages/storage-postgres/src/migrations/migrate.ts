@@ -3,10 +3,8 @@ import { Kysely, Migrator, PostgresDialect, sql, type DatabaseIntrospector, type
 import pg from 'pg';
 
 /**
- * Brings `schema` to the latest version with kysely's Migrator, creating the schema first when it is missing. Runs
- * on one connection holding a session advisory lock keyed by the schema, so instances starting together migrate
- * once (`CREATE SCHEMA IF NOT EXISTS` itself races, before kysely's own lock). Refuses a schema with a migration it
- * does not know (a newer version wrote it); a failed migration is rolled back (transactional DDL).
+ * Brings `schema` (created when missing) to the latest version, holding an advisory lock keyed by the schema so
+ * instances starting together migrate once (`CREATE SCHEMA IF NOT EXISTS` itself races, before kysely's own lock).
  */
 export async function migrate(config: pg.ClientConfig, schema: string, migrations: Readonly<Record<string, Migration>>): Promise<void> {
   const pool = new pg.Pool({ ...config, max: 1 });
@@ -56,10 +54,7 @@ export async function checkMigrated(config: pg.ClientConfig, schema: string, mig
   }
 }
 
-/**
- * PostgreSQL's dialect with an introspector that looks at one schema only: kysely's stock one reads every schema
- * through functions that fail when another session drops a schema meanwhile, failing an unrelated start.
- */
+/** Introspects one schema only: kysely's stock introspector fails when another session drops any schema meanwhile. */
 class OneSchemaDialect extends PostgresDialect {
   readonly #schema: string;
 

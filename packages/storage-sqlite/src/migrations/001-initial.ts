@@ -15,10 +15,8 @@ export const initial: Migration = {
   },
 };
 
-/** Plants and their tag index. */
 async function createPlants(db: Kysely<unknown>): Promise<void> {
-  // Plants are always reached through (tenant, id): the primary key is the
-  // clustered index, so keyset listing per tenant reads rows in order.
+  // The primary key is the clustered index (without rowid), so keyset listing per tenant reads rows in order.
   await db.schema
     .createTable('plants')
     .addColumn('tenant', 'text', (column) => column.notNull())
@@ -32,7 +30,6 @@ async function createPlants(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('plants_tenant_tag_id').on('plants').columns(['tenant', 'tag', 'id']).where(sql.ref('tag'), 'is not', null).execute();
 }
 
-/** The webhook outbox and its indexes. */
 async function createDeliveries(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('webhook_deliveries')
@@ -61,7 +58,6 @@ async function createDeliveries(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('webhook_deliveries_created_at').on('webhook_deliveries').columns(['created_at']).execute();
 }
 
-/** The attempt log of each delivery. */
 async function createAttempts(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('webhook_attempts')

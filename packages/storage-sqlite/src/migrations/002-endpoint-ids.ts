@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Migration } from 'kysely';
 
-/**
- * Deliveries refer to their endpoint by id instead of by URL (each queued URL becomes the id its subscription gets
- * by default, so they still reach the same subscriber), and attempts can be marked interrupted. No `down`: a URL
- * cannot be recovered from its id.
- */
+/** Deliveries refer to their endpoint by id, the default id of their URL; attempts can be interrupted. No `down`: a URL cannot be recovered. */
 export const endpointIds: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.alterTable('webhook_deliveries').renameColumn('endpoint', 'endpoint_id').execute();
@@ -21,10 +17,7 @@ export const endpointIds: Migration = {
   },
 };
 
-/**
- * The default subscription id of `url` as core's `subscriptionId` derived it when this migration was written,
- * frozen: an applied migration must do the same on every database. Exported for the test comparing it with core's.
- */
+/** Core's `subscriptionId` as it was when this migration was written, frozen: an applied migration must do the same on every database. */
 export function endpointIdOfUrl(url: string): string {
   return `sub_${createHash('sha256').update(url, 'utf8').digest('hex').slice(0, 24)}`;
 }

@@ -1,11 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
-/**
- * Tenants' webhook endpoints with their secrets (current, and the
- * previous one while a rotation overlaps) and their failing streak (for
- * auto-disable); indexes for the tenant's view of deliveries and for the
- * per-endpoint operations on them (fail pending, recover).
- */
+/** Tenants' webhook endpoints, and indexes for the tenant's view of deliveries and per-endpoint operations on them. */
 export const webhookEndpoints: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema
@@ -13,7 +8,6 @@ export const webhookEndpoints: Migration = {
       .addColumn('id', 'text', (column) => column.primaryKey())
       .addColumn('tenant', 'text', (column) => column.notNull())
       .addColumn('url', 'text', (column) => column.notNull())
-      // A JSON array of event type names.
       .addColumn('event_types', 'text', (column) => column.notNull())
       .addColumn('description', 'text')
       .addColumn('rate_limit', 'integer')

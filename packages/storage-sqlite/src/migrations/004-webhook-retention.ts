@@ -1,9 +1,8 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * Retention: an index of finished deliveries by finish time (`updated_at`), so each prune batch reads only what it
- * deletes; and incremental auto-vacuum, so pruned pages go back to the file system. The pragma only records the
- * mode: on a file with tables it takes effect with a VACUUM the storage runs after migrating (`applyIncrementalVacuum`).
+ * Retention: finished deliveries by finish time, so each prune batch reads only what it deletes; incremental
+ * auto-vacuum (on a file with tables, it takes effect with the VACUUM the storage runs after migrating).
  */
 export const webhookRetention: Migration = {
   async up(db: Kysely<unknown>) {

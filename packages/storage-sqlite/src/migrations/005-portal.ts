@@ -1,12 +1,8 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * The tenant webhook portal: portal links (the secret only as its SHA-256),
- * the first 1 KiB of a receiver's answer kept with each attempt, the test
- * flag of deliveries queued by "send a test event", and an index that finds
- * an endpoint's recent attempts for its statistics: every attempt moves its
- * delivery's `updated_at` to the attempt's end, so deliveries updated since
- * the window's start hold every attempt made in it.
+ * The tenant webhook portal: links (the secret only as its SHA-256), receivers' answers, test deliveries, and an index
+ * of an endpoint's deliveries by `updated_at` (every attempt moves it) for its statistics.
  */
 export const portal: Migration = {
   async up(db: Kysely<unknown>) {
@@ -14,7 +10,6 @@ export const portal: Migration = {
       .createTable('portal_links')
       .addColumn('id', 'text', (column) => column.primaryKey())
       .addColumn('tenant', 'text', (column) => column.notNull())
-      // Space-separated scopes.
       .addColumn('scopes', 'text', (column) => column.notNull())
       .addColumn('secret_sha256', 'text', (column) => column.notNull())
       .addColumn('created_at', 'integer', (column) => column.notNull())

@@ -1,10 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 
-/**
- * Each delivery keeps the W3C `traceparent` of the write that queued it
- * (NULL when that write was not traced), so its attempts' spans link back to
- * it from any process and after a restart.
- */
+/** Each delivery keeps the W3C `traceparent` of the write that queued it, so its attempts' spans link back to it. */
 export const deliveryTraceparent: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.alterTable('webhook_deliveries').addColumn('traceparent', 'text').execute();

@@ -1,9 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
-/**
- * Pending deliveries by endpoint, each endpoint's earliest due first: a claim that passes over endpoints reads the
- * others' due deliveries from here instead of walking the due index past a slow receiver's whole backlog.
- */
+/** Pending deliveries by endpoint, for claims that pass over endpoints (instead of walking the due index past a slow receiver's backlog). */
 export const endpointDue: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema

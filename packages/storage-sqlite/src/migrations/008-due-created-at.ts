@@ -1,9 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
-/**
- * The due index also holds each pending delivery's creation time, so the backlog read of every metrics scrape (how
- * many are pending, and since when the oldest) reads the index alone instead of every pending row.
- */
+/** The due index also holds creation times, so the backlog read of every metrics scrape reads the index alone. */
 export const dueCreatedAt: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.dropIndex('webhook_deliveries_due').execute();

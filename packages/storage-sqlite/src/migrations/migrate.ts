@@ -4,9 +4,8 @@ import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
 type Migrations = Readonly<Record<string, () => Promise<Migration>>>;
 
 /**
- * Brings the database to the latest schema with kysely's Migrator, inside one IMMEDIATE transaction on the same
- * connection (kysely's SQLite lock guards one connection only; the write lock keeps two processes from migrating a
- * new file twice). Refuses a file with a migration it does not know (a newer version wrote it).
+ * Migrates inside one IMMEDIATE transaction on the same connection: kysely's SQLite lock guards one connection only;
+ * the write lock keeps two processes from migrating a new file twice.
  */
 export async function migrate(db: BetterSqlite3.Database, migrations: Migrations): Promise<void> {
   const loaded = Object.fromEntries(await Promise.all(Object.entries(migrations).map(async ([name, load]) => [name, await load()] as const)));
