@@ -52,10 +52,12 @@ describe.skipIf(!postgresAvailable)('postgres plant write fan-out', () => {
       };
       await storage!.endpoints.create(endpoint, 50);
     }
-    const plants = new PostgresPlantRepository(runner!, tablesIn(schema), schema);
+    let announced = 0;
+    const plants = new PostgresPlantRepository(runner!, tablesIn(schema), () => announced++);
     const event = { eventType: 'plant.created' as const, payload: '{"id":"1","name":"fern"}', createdAt: T0 };
     await expect(plants.create('acme', { id: 1n, name: 'fern' }, [], event)).resolves.toMatchObject({ created: true });
     expect(runner!.statements).toHaveLength(1);
+    expect(announced).toBe(1);
     expect((await storage!.outbox.list())!.map((delivery) => delivery.endpointId).sort()).toEqual(['ep_a', 'ep_b', 'ep_c']);
   });
 });

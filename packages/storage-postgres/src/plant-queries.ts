@@ -31,13 +31,12 @@ const fanOut = (t: Tables, gate: string, ev: number, tp: number) => `
 const COLUMNS = PLANT_FIELD_NAMES.join(', ');
 
 /** The first parameter of the plant's columns in {@link createPlantSql}: they come last, so a new field renumbers nothing. */
-const FIRST_COLUMN_PARAMETER = 15;
+const FIRST_COLUMN_PARAMETER = 13;
 
 /**
  * Parameters: tenant, then the deliveries column by column (ids, tenants, endpoints, event types, payloads,
- * created-at times), then the notification channel and payload, then the endpoint event (type or NULL, payload,
- * created-at), then the deliveries' traceparents (text[], NULL items for none) and the event's (or NULL), then the
- * plant's columns (see `plantColumns`).
+ * created-at times), then the endpoint event (type or NULL, payload, created-at), then the deliveries' traceparents
+ * (text[], NULL items for none) and the event's (or NULL), then the plant's columns (see `plantColumns`).
  */
 export const createPlantSql = (t: Tables) => `
   WITH inserted AS (
@@ -49,23 +48,21 @@ export const createPlantSql = (t: Tables) => `
     INSERT INTO ${t.deliveries}
       (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent)
     SELECT d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, 'pending', 0, d.created_at, d.created_at, d.created_at, d.traceparent
-    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $13::text[])
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $11::text[])
       WITH ORDINALITY AS d (id, tenant, endpoint_id, event_type, payload, created_at, traceparent, ord)
     WHERE EXISTS (SELECT FROM inserted)
     ORDER BY d.ord
     RETURNING 1
-  ), fanned AS (${fanOut(t, 'inserted', 10, 14)})
-  SELECT EXISTS (SELECT FROM inserted) AS created,
-    CASE WHEN EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned) THEN pg_notify($8, $9) END AS notified`;
+  ), fanned AS (${fanOut(t, 'inserted', 8, 12)})
+  SELECT EXISTS (SELECT FROM inserted) AS created, EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned) AS queued`;
 
-/** Parameters: tenant, id, then the endpoint event (type or NULL, payload, created-at), then the notification channel and payload, then the event's traceparent (or NULL). */
+/** Parameters: tenant, id, then the endpoint event (type or NULL, payload, created-at), then the event's traceparent (or NULL). */
 export const deletePlantSql = (t: Tables) => `
   WITH deleted AS (
     DELETE FROM ${t.plants} WHERE tenant = $1 AND id = $2
     RETURNING id
-  ), fanned AS (${fanOut(t, 'deleted', 3, 8)})
-  SELECT EXISTS (SELECT FROM deleted) AS deleted,
-    CASE WHEN EXISTS (SELECT FROM fanned) THEN pg_notify($6, $7) END AS notified`;
+  ), fanned AS (${fanOut(t, 'deleted', 3, 6)})
+  SELECT EXISTS (SELECT FROM deleted) AS deleted, EXISTS (SELECT FROM fanned) AS queued`;
 
 /** Parameters: tenant, id. */
 export const selectPlantSql = (t: Tables) => `SELECT ${COLUMNS} FROM ${t.plants} WHERE tenant = $1 AND id = $2`;

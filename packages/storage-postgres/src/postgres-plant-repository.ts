@@ -11,7 +11,6 @@ import {
   type PlantOffsetQuery,
   type PlantRepository,
 } from '@plant-store/core/adapter';
-import { OUTBOX_CHANNEL } from './outbox-channel.js';
 import { createPlantSql, deletePlantSql, idAtOffsetSql, idAtTaggedOffsetSql, listPlantsSql, listTaggedPlantsSql, selectPlantSql } from './plant-queries.js';
 import type { QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';
@@ -38,18 +37,18 @@ function wantedTags(tags: readonly string[] | undefined): readonly string[] | un
 }
 
 /**
- * Plants in PostgreSQL. A create is one statement that writes the plant, its
- * deliveries and the NOTIFY that wakes dispatchers on every instance, so
- * all of it commits together or not at all.
+ * Plants in PostgreSQL. A create is one statement that writes the plant and
+ * its deliveries, so both commit together or not at all; dispatchers are
+ * told of the deliveries once it has committed (see `announcer`).
  */
 export class PostgresPlantRepository implements PlantRepository {
   readonly #runner: QueryRunner;
-  readonly #schema: string;
+  readonly #announce: () => void;
   readonly #sql: { readonly [K in 'create' | 'select' | 'delete' | 'list' | 'listTagged' | 'idAtOffset' | 'idAtTaggedOffset']: string };
 
-  constructor(runner: QueryRunner, tables: Tables, schema: string) {
+  constructor(runner: QueryRunner, tables: Tables, announce: () => void) {
     this.#runner = runner;
-    this.#schema = schema;
+    this.#announce = announce;
     this.#sql = {
       create: createPlantSql(tables),
       select: selectPlantSql(tables),
@@ -65,16 +64,15 @@ export class PostgresPlantRepository implements PlantRepository {
     // The stored plant is re-read when the id exists. Should it be deleted in
     // between (a concurrent delete), the id is free again: try once more.
     for (let tries = 0; ; tries++) {
-      const [row] = await this.#runner.rows<{ created: boolean }>('create the plant', this.#sql.create, [
+      const [row] = await this.#runner.rows<{ created: boolean; queued: boolean }>('create the plant', this.#sql.create, [
         tenant,
         ...deliveryColumns(deliveries),
-        OUTBOX_CHANNEL,
-        this.#schema,
         ...eventParameters(event),
         deliveries.map((d) => d.traceparent ?? null),
         event?.traceparent ?? null,
         ...plantColumns(plant),
       ]);
+      if (row?.queued) this.#announce();
       if (row?.created) return { created: true, plant: copyPlant(plant) };
       const stored = await this.get(tenant, plant.id);
       if (stored || tries >= 2) return stored ? { created: false, plant: stored } : this.#vanished(plant.id);
@@ -111,8 +109,9 @@ export class PostgresPlantRepository implements PlantRepository {
   }
 
   async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
-    const parameters = [tenant, id, ...eventParameters(event), OUTBOX_CHANNEL, this.#schema, event?.traceparent ?? null];
-    const [row] = await this.#runner.rows<{ deleted: boolean }>('delete the plant', this.#sql.delete, parameters);
+    const parameters = [tenant, id, ...eventParameters(event), event?.traceparent ?? null];
+    const [row] = await this.#runner.rows<{ deleted: boolean; queued: boolean }>('delete the plant', this.#sql.delete, parameters);
+    if (row?.queued) this.#announce();
     return row?.deleted === true;
   }
 

@@ -4,7 +4,7 @@ import type { Storage } from '@plant-store/core/adapter';
 import { checkMigrated, migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { NotificationListener } from './notification-listener.js';
-import { OUTBOX_CHANNEL } from './outbox-channel.js';
+import { announcer, OUTBOX_CHANNEL } from './outbox-channel.js';
 import { vacuumSql } from './outbox-queries.js';
 import { Vacuum } from './vacuum.js';
 import { answerDeadlineMs, connectionConfig, createPool } from './postgres-connection.js';
@@ -64,7 +64,11 @@ function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number,
   const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL, payload: schema });
   const vacuum = new Vacuum(config, vacuumSql(tables));
   return {
-    plants: new PostgresPlantRepository(runner, tables, schema),
+    plants: new PostgresPlantRepository(
+      runner,
+      tables,
+      announcer(() => runner.rows('announce new deliveries', 'SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, schema])),
+    ),
     outbox: new PostgresWebhookOutbox({ runner, dispatch, vacuum }, tables, listener),
     endpoints: new PostgresWebhookEndpoints(runner, tables),
     portalLinks: new PostgresPortalLinks(runner, tables),
