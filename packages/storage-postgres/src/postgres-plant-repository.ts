@@ -12,7 +12,7 @@ import {
   type PlantRepository,
 } from '@plant-store/core/adapter';
 import { createPlantSql, deletePlantSql, idAtOffsetSql, idAtTaggedOffsetSql, listPlantsSql, listTaggedPlantsSql, selectPlantSql } from './plant-queries.js';
-import type { QueryRunner } from './query-runner.js';
+import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';
 
 /** A plants row: the plant's columns, NULL for an absent field (see `copyPlant`). */
@@ -44,15 +44,19 @@ function wantedTags(tags: readonly string[] | undefined): readonly string[] | un
 export class PostgresPlantRepository implements PlantRepository {
   readonly #runner: QueryRunner;
   readonly #announce: () => void;
-  readonly #sql: { readonly [K in 'create' | 'select' | 'delete' | 'list' | 'listTagged' | 'idAtOffset' | 'idAtTaggedOffset']: string };
+  readonly #sql: {
+    readonly [K in 'create' | 'select' | 'delete']: PreparedStatement;
+  } & { readonly [K in 'list' | 'listTagged' | 'idAtOffset' | 'idAtTaggedOffset']: string };
 
   constructor(runner: QueryRunner, tables: Tables, announce: () => void) {
     this.#runner = runner;
     this.#announce = announce;
+    // A request's single-row statements are parsed and planned once per connection; listings keep a plan per
+    // call, as their ranges and limits vary.
     this.#sql = {
-      create: createPlantSql(tables),
-      select: selectPlantSql(tables),
-      delete: deletePlantSql(tables),
+      create: prepared(createPlantSql(tables)),
+      select: prepared(selectPlantSql(tables)),
+      delete: prepared(deletePlantSql(tables)),
       list: listPlantsSql(tables),
       listTagged: listTaggedPlantsSql(tables),
       idAtOffset: idAtOffsetSql(tables),
