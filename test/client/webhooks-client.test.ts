@@ -93,11 +93,12 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
       eventTypes: ['plant.created', 'plant.deleted'],
       description: 'mine',
       rateLimit: 5,
+      ordering: 'plant',
     });
     expect(lastRequest()).toEqual({
       method: 'POST',
       url: '/webhooks/endpoints',
-      body: '{"url":"https://example.com/hooks","eventTypes":["plant.created","plant.deleted"],"description":"mine","rateLimit":5}',
+      body: '{"url":"https://example.com/hooks","eventTypes":["plant.created","plant.deleted"],"description":"mine","rateLimit":5,"ordering":"plant"}',
       contentType: 'application/json',
       authorization: `Bearer ${TOKENS.owner}`,
     });
@@ -107,6 +108,7 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
       eventTypes: ['plant.created', 'plant.deleted'],
       description: 'mine',
       rateLimit: 5,
+      ordering: 'plant',
       status: 'enabled',
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       createdAt: expect.any(Date),

@@ -57,12 +57,13 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
       id: expect.stringMatching(/^ep_[A-Za-z0-9_-]{26,}$/),
       url: 'https://example.com/hooks',
       eventTypes: ['plant.created'],
+      ordering: 'none',
       status: 'enabled',
       createdAt: expect.stringMatching(RFC3339),
       updatedAt: created.createdAt,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
-    expect(Object.keys(created)).toEqual(['id', 'url', 'eventTypes', 'status', 'createdAt', 'updatedAt', 'secret']);
+    expect(Object.keys(created)).toEqual(['id', 'url', 'eventTypes', 'ordering', 'status', 'createdAt', 'updatedAt', 'secret']);
     const fetched = await call('GET', `/webhooks/endpoints/${created.id}`, owner());
     expect(fetched.status).toBe(200);
     const { secret, ...withoutSecret } = created;
@@ -80,9 +81,11 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
       secret: SECRET,
       rateLimit: 5,
       headers,
+      ordering: 'plant',
     });
-    expect(Object.keys(created)).toEqual(['id', 'url', 'eventTypes', 'description', 'rateLimit', 'headers', 'status', 'createdAt', 'updatedAt', 'secret']);
-    expect(created).toMatchObject({ eventTypes: ['plant.deleted', 'plant.created'], description: 'all of it', rateLimit: 5, headers, secret: SECRET });
+    expect(Object.keys(created)).toEqual(['id', 'url', 'eventTypes', 'description', 'rateLimit', 'headers', 'ordering', 'status', 'createdAt', 'updatedAt', 'secret']);
+    expect(created).toMatchObject({ eventTypes: ['plant.deleted', 'plant.created'], description: 'all of it', rateLimit: 5, headers, ordering: 'plant', secret: SECRET });
+    expect((await call('PATCH', `/webhooks/endpoints/${created.id}`, owner({ ordering: 'none' }))).json).toMatchObject({ ordering: 'none', headers });
     expect((await call('GET', `/webhooks/endpoints/${created.id}`, owner())).json).toMatchObject({ headers });
     // Replaced as a whole; null and {} remove them.
     expect((await call('PATCH', `/webhooks/endpoints/${created.id}`, owner({ headers: { 'X-New': '1' } }))).json).toMatchObject({ headers: { 'X-New': '1' } });
@@ -221,6 +224,8 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expectError(await post('{"url":"https://example.com/x","rateLimit":0}'), 400, /rateLimit/);
     expectError(await post('{"url":"https://example.com/x","rateLimit":1.5}'), 400, /rateLimit/);
     expectError(await post('{"url":"https://example.com/x","status":"disabled"}'), 400, /status/);
+    expectError(await post('{"url":"https://example.com/x","ordering":"fifo"}'), 400, /^ordering must be "none" or "plant"/);
+    expectError(await post('{"url":"https://example.com/x","ordering":null}'), 400, /^ordering must be "none" or "plant"/);
     const withHeaders = (headers: unknown) => post(JSON.stringify({ url: 'https://example.com/x', headers }));
     expectError(await withHeaders([]), 400, /^headers must be an object/);
     expectError(

@@ -34,6 +34,7 @@ export type {
   WebhookDeliveryPage,
   WebhookDeliveryStatus,
   WebhookEndpoint,
+  WebhookEndpointOrdering,
   WebhookEndpointPage,
   WebhookEndpointsClient,
   WebhookEndpointStats,

@@ -39,6 +39,12 @@ export type WebhookPayload = Plant | PlantDeletedPayload | EndpointDisabledPaylo
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 
+/**
+ * `'plant'`: the messages about one plant reach the endpoint in the order they were queued (a later one waits, without
+ * `nextAttemptAt`, while an earlier one is pending, retries included); other plants are not held back.
+ */
+export type WebhookEndpointOrdering = 'none' | 'plant';
+
 export interface WebhookEndpoint {
   /** `ep_…` */
   readonly id: string;
@@ -49,6 +55,7 @@ export interface WebhookEndpoint {
   readonly rateLimit?: number;
   /** Request headers sent on every attempt to it; absent when none. */
   readonly headers?: Readonly<Record<string, string>>;
+  readonly ordering: WebhookEndpointOrdering;
   readonly status: WebhookEndpointStatus;
   /** Why the service disabled it (e.g. every attempt failed for days). */
   readonly disabledReason?: string;
@@ -74,6 +81,8 @@ export interface NewWebhookEndpoint {
   readonly rateLimit?: number;
   /** Request headers sent on every attempt (at most 20; not the ones the service sets). @default none */
   readonly headers?: Readonly<Record<string, string>>;
+  /** @default 'none' */
+  readonly ordering?: WebhookEndpointOrdering;
   /** `'ed25519'`: the service keeps the secret key and answers with the `whpk_` public key (`v1a` signatures). @default 'hmac' */
   readonly signature?: 'hmac' | 'ed25519';
 }
@@ -85,6 +94,8 @@ export interface WebhookEndpointUpdate {
   readonly rateLimit?: number;
   /** Replaces every header; `null` or `{}` removes them. */
   readonly headers?: Readonly<Record<string, string>> | null;
+  /** Messages already queued keep the line they joined. */
+  readonly ordering?: WebhookEndpointOrdering;
   /** `'enabled'` turns a disabled endpoint back on (then `recover` resends what failed). */
   readonly status?: WebhookEndpointStatus;
 }
@@ -112,6 +123,7 @@ export interface WebhookDelivery {
   readonly payload: WebhookPayload;
   readonly status: WebhookDeliveryStatus;
   readonly attempts: WebhookAttempt[];
+  /** Only while pending, and not while it waits behind an earlier message about the same plant. */
   readonly nextAttemptAt?: Date;
   readonly createdAt: Date;
   /** `true` for a delivery queued by `endpoints.sendTest`; absent otherwise. */
@@ -293,7 +305,16 @@ export function payloadFromJson(value: unknown): WebhookPayload | undefined {
   return shaped<PlantDeletedPayload>({ id: idFromJson })(value);
 }
 
-const ENDPOINT_FIELDS = { id: string, url: string, status: string, eventTypes: array, createdAt: date, updatedAt: date };
+const ENDPOINT_FIELDS = {
+  id: string,
+  url: string,
+  status: string,
+  eventTypes: array,
+  createdAt: date,
+  updatedAt: date,
+  // Older services send none: they keep no order.
+  ordering: (value: unknown) => (value === undefined ? 'none' : string(value)),
+};
 const attemptFromJson = shaped<WebhookAttempt>({ at: date, durationMs: number });
 const hourFromJson = shaped<WebhookHourStats>({ start: date, succeeded: number, failed: number });
 const windowFromJson = shaped<WebhookWindowStats>({ succeeded: number, failed: number });

@@ -18,9 +18,11 @@ export type { EndpointHourStats, EndpointStats, EndpointWindowStats, TenantWebho
 export type { TenantWebhookDeliveries } from './webhooks/endpoints/tenant-webhook-deliveries.js';
 export type { Delivery, DeliveryAttempt, DeliveryStatus, PendingStats } from './ports/webhook-outbox.js';
 export {
+  ENDPOINT_ORDERINGS,
   WEBHOOK_EVENT_TYPES,
   newEndpointSecret, // a new `whsec_` signing secret, e.g. for a subscription of `webhooks.subscriptions`
   type DeliveryPage,
+  type EndpointOrdering,
   type EndpointPage,
   type WebhookEndpoint,
   type WebhookEndpointStatus,

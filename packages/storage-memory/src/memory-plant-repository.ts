@@ -37,7 +37,7 @@ export class MemoryPlantRepository implements PlantRepository {
     let plants = this.#tenants.get(tenant);
     const existing = plants?.get(plant.id);
     if (existing) return { created: false, plant: { ...existing } };
-    const deliveries = [...given, ...this.#eventDeliveries(tenant, event)];
+    const deliveries = [...given, ...this.#eventDeliveries(tenant, plant.id, event)];
     // Check every delivery before writing anything: all or nothing, like a transaction.
     this.#outbox.assertInsertable(deliveries);
     if (!plants) this.#tenants.set(tenant, (plants = new SortedPlants()));
@@ -88,7 +88,7 @@ export class MemoryPlantRepository implements PlantRepository {
     assertOpen(this.#lifecycle);
     const plants = this.#tenants.get(tenant);
     if (!plants?.get(id)) return false;
-    const deliveries = this.#eventDeliveries(tenant, event);
+    const deliveries = this.#eventDeliveries(tenant, id, event);
     this.#outbox.assertInsertable(deliveries);
     plants.remove(id);
     if (plants.size === 0) this.#tenants.delete(tenant);
@@ -96,13 +96,20 @@ export class MemoryPlantRepository implements PlantRepository {
     return true;
   }
 
-  /** One delivery of the event per matching endpoint of the tenant. */
-  #eventDeliveries(tenant: string, event: EndpointEvent | undefined): NewDelivery[] {
+  /** One delivery of the event per matching endpoint of the tenant; those ordering per plant get the plant's id as their line. */
+  #eventDeliveries(tenant: string, plantId: bigint, event: EndpointEvent | undefined): NewDelivery[] {
     if (!event) return [];
     const { eventType, payload, createdAt, traceparent } = event;
     const traced = traceparent === undefined ? {} : { traceparent };
-    return this.#endpoints
-      .matching(tenant, eventType)
-      .map((endpointId) => ({ id: newMessageId(), tenant, endpointId, eventType, payload, createdAt, ...traced }));
+    return this.#endpoints.matching(tenant, eventType).map(({ id: endpointId, ordering }) => ({
+      id: newMessageId(),
+      tenant,
+      endpointId,
+      eventType,
+      payload,
+      createdAt,
+      ...(ordering === 'plant' && { orderingKey: String(plantId) }),
+      ...traced,
+    }));
   }
 }

@@ -37,7 +37,7 @@ function copyEndpoint(endpoint: WebhookEndpoint): WebhookEndpoint {
 /** The endpoint after `changes` (null removes; enabling clears the reason). */
 function applyChanges(endpoint: WebhookEndpoint, changes: WebhookEndpointChanges): WebhookEndpoint {
   const next: Record<string, unknown> = { ...endpoint, updatedAt: changes.updatedAt };
-  for (const key of ['url', 'eventTypes', 'description', 'rateLimit', 'headers', 'status', 'disabledReason'] as const) {
+  for (const key of ['url', 'eventTypes', 'description', 'rateLimit', 'headers', 'ordering', 'status', 'disabledReason'] as const) {
     const value = changes[key];
     if (value === null) delete next[key];
     else if (value !== undefined) next[key] = value;
@@ -57,21 +57,21 @@ export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
     this.#lifecycle = lifecycle;
   }
 
-  /** Ids of the tenant's enabled endpoints subscribed to `eventType` (the plant write queues one delivery each). */
-  matching(tenant: string, eventType: WebhookEventType): string[] {
-    const ids: string[] = [];
+  /** The tenant's enabled endpoints subscribed to `eventType` (the plant write queues one delivery each). */
+  matching(tenant: string, eventType: WebhookEventType): WebhookEndpoint[] {
+    const matching: WebhookEndpoint[] = [];
     for (const { endpoint } of this.#records.values()) {
-      if (endpoint.tenant === tenant && endpoint.status === 'enabled' && endpoint.eventTypes.includes(eventType)) ids.push(endpoint.id);
+      if (endpoint.tenant === tenant && endpoint.status === 'enabled' && endpoint.eventTypes.includes(eventType)) matching.push(endpoint);
     }
-    return ids;
+    return matching;
   }
 
   async create(input: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
     assertOpen(this.#lifecycle);
     if (this.#records.has(input.id)) throw new StorageError(`cannot create endpoint ${input.id}: an endpoint with that id exists`);
     if ([...this.#records.values()].filter(({ endpoint }) => endpoint.tenant === input.tenant).length >= maxPerTenant) return undefined;
-    const { secret, createdAt, ...fields } = input;
-    const endpoint = copyEndpoint({ ...fields, status: 'enabled', createdAt, updatedAt: createdAt });
+    const { secret, createdAt, ordering = 'none', ...fields } = input;
+    const endpoint = copyEndpoint({ ...fields, ordering, status: 'enabled', createdAt, updatedAt: createdAt });
     this.#records.set(input.id, { endpoint, secrets: { current: secret }, health: {} });
     return copyEndpoint(endpoint);
   }

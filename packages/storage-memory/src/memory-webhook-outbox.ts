@@ -21,7 +21,10 @@ interface DeliveryRecord {
   /** Insertion order: breaks ties between equal times, as a row id would. */
   readonly sequence: number;
   status: DeliveryStatus;
-  nextAttemptAt: number;
+  /** Absent while held behind an earlier delivery of its line. */
+  nextAttemptAt: number | undefined;
+  /** Its place in its line (see `NewDelivery.orderingKey`): set when it is (re)queued. */
+  linePosition: number;
   leaseOwner: string | undefined;
   leaseExpiresAt: number;
   readonly attempts: DeliveryAttempt[];
@@ -32,8 +35,18 @@ interface DeliveryRecord {
 }
 
 /** The message's own fields only (a caller's extra properties are not stored), optional ones only when set. */
-function copyMessage({ id, tenant, endpointId, eventType, payload, createdAt, traceparent, test }: NewDelivery): NewDelivery {
-  return { id, tenant, endpointId, eventType, payload, createdAt, ...(traceparent !== undefined && { traceparent }), ...(test && { test }) };
+function copyMessage({ id, tenant, endpointId, eventType, payload, createdAt, orderingKey, traceparent, test }: NewDelivery): NewDelivery {
+  return {
+    id,
+    tenant,
+    endpointId,
+    eventType,
+    payload,
+    createdAt,
+    ...(orderingKey !== undefined && { orderingKey }),
+    ...(traceparent !== undefined && { traceparent }),
+    ...(test && { test }),
+  };
 }
 
 /** Durations are kept in whole milliseconds, as durable adapters store them; `interrupted` comes from the outcome. */
@@ -67,14 +80,17 @@ function matches({ message, status }: DeliveryRecord, query: ListDeliveriesQuery
 /** Newest first, then last inserted. */
 const listOrder = (a: DeliveryRecord, b: DeliveryRecord) => b.message.createdAt - a.message.createdAt || b.sequence - a.sequence;
 
-const claimOrder = (a: DeliveryRecord, b: DeliveryRecord) => a.nextAttemptAt - b.nextAttemptAt || a.sequence - b.sequence;
+/** Among due records only (both have a due time). */
+const claimOrder = (a: DeliveryRecord, b: DeliveryRecord) => a.nextAttemptAt! - b.nextAttemptAt! || a.sequence - b.sequence;
+
+const sameLine = (a: NewDelivery, b: NewDelivery) => a.orderingKey !== undefined && a.orderingKey === b.orderingKey && a.endpointId === b.endpointId;
 
 function toDelivery(record: DeliveryRecord): Delivery {
   return {
     ...copyMessage(record.message),
     status: record.status,
     attemptCount: record.attempts.length,
-    ...(record.status === 'pending' && { nextAttemptAt: record.nextAttemptAt }),
+    ...(record.status === 'pending' && record.nextAttemptAt !== undefined && { nextAttemptAt: record.nextAttemptAt }),
     attempts: record.attempts.map((attempt) => copyAttempt(attempt, attempt.interrupted)),
   };
 }
@@ -105,11 +121,13 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   /** Queues deliveries, each due at its `createdAt`. Call {@link assertInsertable} first. */
   insert(deliveries: readonly NewDelivery[]): void {
     for (const delivery of deliveries) {
+      const sequence = this.#sequence++;
       const record: DeliveryRecord = {
         message: copyMessage(delivery),
-        sequence: this.#sequence++,
+        sequence,
         status: 'pending',
-        nextAttemptAt: delivery.createdAt,
+        nextAttemptAt: this.#lineBusy(delivery) ? undefined : delivery.createdAt,
+        linePosition: sequence,
         leaseOwner: undefined,
         leaseExpiresAt: -Infinity,
         attempts: [],
@@ -166,14 +184,16 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   async nextDueAt(): Promise<number | undefined> {
     assertOpen(this.#lifecycle);
     let next: number | undefined;
-    for (const record of this.#pending) next = Math.min(next ?? Infinity, Math.max(record.nextAttemptAt, record.leaseExpiresAt));
+    for (const record of this.#pending) {
+      if (record.nextAttemptAt !== undefined) next = Math.min(next ?? Infinity, Math.max(record.nextAttemptAt, record.leaseExpiresAt));
+    }
     return next;
   }
 
   async waitingSince(now: number): Promise<ReadonlyMap<string, number>> {
     const waiting = new Map<string, number>();
     // In claim order: an endpoint's first one is the one waiting longest.
-    for (const record of this.#claimable(now)) if (!waiting.has(record.message.endpointId)) waiting.set(record.message.endpointId, record.nextAttemptAt);
+    for (const record of this.#claimable(now)) if (!waiting.has(record.message.endpointId)) waiting.set(record.message.endpointId, record.nextAttemptAt!);
     return waiting;
   }
 
@@ -229,10 +249,16 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
         ? record.message.id === selector.id && (selector.from === 'any' || record.status === 'failed')
         : record.message.endpointId === selector.endpointId && record.status === 'failed' && record.message.createdAt >= selector.since,
     );
-    // A lease it holds stays (only a pending delivery has one), as in the durable storages.
-    for (const record of selected) {
+    // In creation order, so a recovery queues each line's messages as they were first queued. A lease it holds stays
+    // (only a pending delivery has one), and a pending one keeps its place in its line, as in the durable storages.
+    for (const record of selected.sort((a, b) => a.message.createdAt - b.message.createdAt || a.sequence - b.sequence)) {
+      if (record.status === 'pending') {
+        if (record.nextAttemptAt !== undefined) record.nextAttemptAt = now;
+        continue;
+      }
       record.status = 'pending';
-      record.nextAttemptAt = now;
+      record.linePosition = this.#sequence++;
+      record.nextAttemptAt = this.#lineBusy(record.message) ? undefined : now;
       this.#pending.add(record);
     }
     return selected.length;
@@ -262,11 +288,29 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     record.status = status;
     record.finishedAt = at;
     this.#pending.delete(record);
+    if (record.message.orderingKey === undefined) return;
+    // The next of its line, if it waits: due when this one ended.
+    let next: DeliveryRecord | undefined;
+    for (const other of this.#pending) {
+      if (!sameLine(other.message, record.message)) continue;
+      if (other.nextAttemptAt !== undefined) return;
+      if (!next || other.linePosition < next.linePosition) next = other;
+    }
+    if (next) next.nextAttemptAt = at;
+  }
+
+  /** Whether a delivery of its line is pending (so it must wait its turn). */
+  #lineBusy(message: NewDelivery): boolean {
+    if (message.orderingKey === undefined) return false;
+    for (const other of this.#pending) if (sameLine(other.message, message)) return true;
+    return false;
   }
 
   /** The pending deliveries due at `now` that no live lease holds, in claim order. */
   #claimable(now: number): DeliveryRecord[] {
     assertOpen(this.#lifecycle);
-    return [...this.#pending].filter((record) => record.nextAttemptAt <= now && record.leaseExpiresAt <= now).sort(claimOrder);
+    return [...this.#pending]
+      .filter((record) => record.nextAttemptAt !== undefined && record.nextAttemptAt <= now && record.leaseExpiresAt <= now)
+      .sort(claimOrder);
   }
 }

@@ -10,6 +10,7 @@ interface MessageRow {
   readonly event_type: string;
   readonly payload: string;
   readonly created_at: bigint;
+  readonly ordering_key: string | null;
   readonly traceparent: string | null;
 }
 
@@ -37,6 +38,7 @@ function toNewDelivery(row: MessageRow): NewDelivery {
     eventType: row.event_type,
     payload: row.payload,
     createdAt: Number(row.created_at),
+    ...(row.ordering_key !== null && { orderingKey: row.ordering_key }),
     ...(row.traceparent === null ? {} : { traceparent: row.traceparent }),
   };
 }

@@ -9,7 +9,30 @@ import type { Tables } from './tables.js';
 const leaseDue = (t: Tables) => `
   UPDATE ${t.deliveries} AS d SET lease_owner = $1, lease_expires_at = $2
   FROM due WHERE d.id = due.id
-  RETURNING d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq`;
+  RETURNING d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.ordering_key, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq`;
+
+/**
+ * The place of the last pending delivery of a line (endpoint and key as SQL expressions of the statement), NULL when none is pending:
+ * a delivery joining the line is then due at once, else held behind it. The row is locked (FOR UPDATE): a finisher ending it or
+ * releasing the one after it waits for this statement's transaction, so it sees the delivery queued here; and if that finisher
+ * committed first, the row is read as it left it (no longer pending, or no longer held).
+ */
+export const lineLast = (t: Tables, endpoint: string, key: string) => `(
+  SELECT p.line_seq FROM ${t.deliveries} AS p
+  WHERE p.status = 'pending' AND p.endpoint_id = ${endpoint} AND p.ordering_key = ${key}
+  ORDER BY p.line_seq DESC LIMIT 1
+  FOR UPDATE)`;
+
+/**
+ * A due delivery is claimed only when no other of its line is due or in flight before it (by place, then insertion). Normally the
+ * held ones wait without a due time and this is true at once; it keeps the order when two writes queued into an empty line at the
+ * same moment (a plant deleted and created again concurrently), each seeing the line empty.
+ */
+const firstOfItsLine = (t: Tables, row: string) => `
+  (${row}.ordering_key IS NULL OR NOT EXISTS (
+    SELECT FROM ${t.deliveries} AS o
+    WHERE o.status = 'pending' AND o.endpoint_id = ${row}.endpoint_id AND o.ordering_key = ${row}.ordering_key
+      AND o.next_attempt_at IS NOT NULL AND (o.line_seq, o.seq) < (${row}.line_seq, ${row}.seq)))`;
 
 /**
  * Parameters: owner, lease end, now, limit. `SKIP LOCKED`: concurrent claimers on any instance pass over each other's
@@ -17,9 +40,9 @@ const leaseDue = (t: Tables) => `
  */
 export const claimDueSql = (t: Tables) => `
   WITH due AS (
-    SELECT id FROM ${t.deliveries}
+    SELECT id FROM ${t.deliveries} AS c
     WHERE status = 'pending' AND next_attempt_at <= $3
-      AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
+      AND (lease_expires_at IS NULL OR lease_expires_at <= $3) AND ${firstOfItsLine(t, 'c')}
     ORDER BY next_attempt_at, seq
     LIMIT $4
     FOR UPDATE SKIP LOCKED
@@ -45,10 +68,10 @@ const pendingEndpointsCte = (t: Tables) => `
 export const claimDuePassingOverSql = (t: Tables) => `${pendingEndpointsCte(t)},
   due AS (
     SELECT claimable.id FROM endpoints CROSS JOIN LATERAL (
-      SELECT id, next_attempt_at, seq FROM ${t.deliveries}
+      SELECT id, next_attempt_at, seq FROM ${t.deliveries} AS c
       WHERE status = 'pending'
         AND (endpoint_id, next_attempt_at) >= (endpoints.id, ${INT64_MIN}) AND (endpoint_id, next_attempt_at) <= (endpoints.id, $3)
-        AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
+        AND (lease_expires_at IS NULL OR lease_expires_at <= $3) AND ${firstOfItsLine(t, 'c')}
       ORDER BY ${ENDPOINT_DUE_ORDER}
       LIMIT $4
       FOR UPDATE SKIP LOCKED
@@ -82,6 +105,19 @@ export const recordAttemptsSql = (t: Tables) => `
   FROM applied JOIN input AS i ON i.id = applied.id
   RETURNING delivery_id`;
 
+/**
+ * Parameters: endpoint id, ordering key, at. Run after an attempt ended a delivery of this line, in the same transaction but as a
+ * statement of its own, so it sees a delivery queued into the line by a transaction that held the ended one's lock (see lineLast).
+ */
+export const releaseNextInLineSql = (t: Tables) => `
+  UPDATE ${t.deliveries} SET next_attempt_at = $3
+  WHERE id = (
+    SELECT id FROM ${t.deliveries}
+    WHERE status = 'pending' AND endpoint_id = $1 AND ordering_key = $2 AND next_attempt_at IS NULL
+    ORDER BY line_seq, seq LIMIT 1)
+  AND NOT EXISTS (
+    SELECT FROM ${t.deliveries} WHERE status = 'pending' AND endpoint_id = $1 AND ordering_key = $2 AND next_attempt_at IS NOT NULL)`;
+
 export const releaseSql = (t: Tables) => `
   UPDATE ${t.deliveries} SET lease_owner = NULL, lease_expires_at = NULL
   WHERE id = ANY ($1::text[]) AND lease_owner = $2`;
@@ -108,7 +144,7 @@ export const waitingSinceSql = (t: Tables) => `${pendingEndpointsCte(t)}
 export const nextDueAtSql = (t: Tables) => `
   WITH head AS (
     SELECT next_attempt_at AS at FROM ${t.deliveries}
-    WHERE status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= next_attempt_at)
+    WHERE status = 'pending' AND next_attempt_at IS NOT NULL AND (lease_expires_at IS NULL OR lease_expires_at <= next_attempt_at)
     ORDER BY next_attempt_at, seq LIMIT 1
   )
   SELECT min(at) AS at FROM (
@@ -121,7 +157,7 @@ export const nextDueAtSql = (t: Tables) => `
 
 /** A delivery's columns and its attempts, oldest first, as a JSON array (one statement: one snapshot). */
 const deliveryColumns = (t: Tables) => `
-  d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.traceparent, d.status, d.attempt_count, d.next_attempt_at, d.test,
+  d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.ordering_key, d.traceparent, d.status, d.attempt_count, d.next_attempt_at, d.test,
   coalesce((
     SELECT json_agg(json_strip_nulls(json_build_object(
       'at', a.at, 'durationMs', a.duration_ms, 'statusCode', a.status_code, 'error', a.error,
@@ -131,12 +167,36 @@ const deliveryColumns = (t: Tables) => `
 
 export const getDeliverySql = (t: Tables) => `SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d WHERE d.id = $1`;
 
-/** Back to pending without a lease: `where` has the delivery id or the endpoint id as $1; $2 is now. */
-const requeueFailed = (t: Tables, where: string) => `
+/** Parameters: endpoint id, now, since. Back to pending without a lease: the failed deliveries of the endpoint that are in no line. */
+export const requeueFailedSinceSql = (t: Tables) => `
   UPDATE ${t.deliveries} SET status = 'pending', next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
-  WHERE ${where} AND status = 'failed'`;
-export const requeueFailedSql = (t: Tables) => requeueFailed(t, 'id = $1');
-export const requeueFailedSinceSql = (t: Tables) => requeueFailed(t, 'endpoint_id = $1 AND created_at >= $3');
+  WHERE endpoint_id = $1 AND created_at >= $3 AND status = 'failed' AND ordering_key IS NULL
+  RETURNING id`;
+
+/** Parameters: endpoint id, since. The failed deliveries of the endpoint in a line, in creation order, each to be requeued on its own. */
+export const failedInLineSinceSql = (t: Tables) => `
+  SELECT id FROM ${t.deliveries}
+  WHERE endpoint_id = $1 AND created_at >= $2 AND status = 'failed' AND ordering_key IS NOT NULL
+  ORDER BY created_at, seq`;
+
+/**
+ * Parameters: id, now, whether a delivered one may be requeued too. A failed (or delivered) delivery back to pending without a
+ * lease, due at once, at the back of its line: held when another of the line is pending.
+ */
+export const requeueEndedSql = (t: Tables) => `
+  WITH target AS (
+    SELECT id, endpoint_id, ordering_key FROM ${t.deliveries}
+    WHERE id = $1 AND (status = 'failed' OR ($3::boolean AND status = 'delivered'))
+    FOR UPDATE
+  ), line AS (
+    SELECT ${lineLast(t, 'target.endpoint_id', 'target.ordering_key')} AS last FROM target
+  )
+  UPDATE ${t.deliveries} AS d
+  SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = $2,
+      next_attempt_at = CASE WHEN line.last IS NULL THEN $2::bigint END,
+      line_seq = CASE WHEN d.ordering_key IS NOT NULL THEN coalesce(line.last, 0) + 1 END
+  FROM target, line WHERE d.id = target.id
+  RETURNING d.id`;
 
 /** Deliveries to tenant endpoints (ids with the endpoint prefix), never those of operator subscriptions. */
 const isTenantEndpoint = (column: string) => `left(${column}, ${ENDPOINT_ID_PREFIX.length}) = '${ENDPOINT_ID_PREFIX}'`;
@@ -159,9 +219,10 @@ export const listDeliveriesSql = (t: Tables) => `
     AND ($4::bigint IS NULL OR (d.created_at, d.seq) < ($4::bigint, $5::bigint))
   ORDER BY d.created_at DESC, d.seq DESC LIMIT $6`;
 
-/** Whatever the state; a lease in flight is left to end by itself. */
-export const requeueAnySql = (t: Tables) => `
-  UPDATE ${t.deliveries} SET status = 'pending', next_attempt_at = $2, updated_at = $2 WHERE id = $1`;
+/** Parameters: id, now. A resend of a pending delivery: due at once unless held (it keeps its place); a lease in flight is left to end by itself. */
+export const resendPendingSql = (t: Tables) => `
+  UPDATE ${t.deliveries} SET next_attempt_at = CASE WHEN next_attempt_at IS NOT NULL THEN $2::bigint END, updated_at = $2
+  WHERE id = $1 AND status = 'pending'`;
 
 /** The advisory lock key that lets one session at a time prune this schema's outbox (as text: a bigint parameter). */
 export const pruneLockKey = (t: Tables) => advisoryLockKey(`plant-store prune of ${t.deliveries}`).toString();
@@ -218,8 +279,11 @@ export const endpointStatsSql = (t: Tables) => `
     (SELECT at FROM attempts ORDER BY at DESC LIMIT 1) AS last_at,
     (SELECT status_code FROM attempts ORDER BY at DESC LIMIT 1) AS last_status`;
 
-/** One delivery queued on its own (a test event). */
+/** One delivery queued on its own (a test event); with an ordering key ($8), at the back of its line. */
 export const enqueueSql = (t: Tables) => `
+  WITH line AS (SELECT ${lineLast(t, '$3', '$8::text')} AS last)
   INSERT INTO ${t.deliveries}
-    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, test)
-  VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6, $6, $7)`;
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, test, ordering_key, line_seq)
+  SELECT $1, $2, $3, $4, $5, 'pending', 0, CASE WHEN line.last IS NULL THEN $6::bigint END, $6, $6, $7, $8::text,
+    CASE WHEN $8::text IS NOT NULL THEN coalesce(line.last, 0) + 1 END
+  FROM line`;

@@ -1,4 +1,5 @@
 import { PLANT_FIELD_NAMES } from '@plant-store/core/adapter';
+import { lineLast } from './outbox-queries.js';
 import type { Tables } from './tables.js';
 
 /*
@@ -15,13 +16,18 @@ import type { Tables } from './tables.js';
 /**
  * One delivery of an endpoint event (parameters $ev type, $ev+1 payload, $ev+2 created-at; a NULL type means
  * none; $tp its traceparent or NULL) per enabled endpoint of tenant $1 subscribed to it, inserted only when `gate`
- * (a CTE) has a row. Ids are `msg_` and a random UUID's 32 hex digits, as core's `newMessageId` makes them.
+ * (a CTE) has a row. Ids are `msg_` and a random UUID's 32 hex digits, as core's `newMessageId` makes them. To an
+ * endpoint that orders per plant, the delivery joins the line of plant $plant (see lineLast).
  */
-const fanOut = (t: Tables, gate: string, ev: number, tp: number) => `
+const fanOut = (t: Tables, gate: string, ev: number, tp: number, plant: number) => `
   INSERT INTO ${t.deliveries}
-    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent)
-  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.tenant, e.id, $${ev}, $${ev + 1}, 'pending', 0, $${ev + 2}, $${ev + 2}, $${ev + 2}, $${tp}::text
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent, ordering_key, line_seq)
+  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.tenant, e.id, $${ev}, $${ev + 1}, 'pending', 0,
+    CASE WHEN line.last IS NULL THEN $${ev + 2}::bigint END, $${ev + 2}, $${ev + 2}, $${tp}::text,
+    line.key, CASE WHEN line.key IS NOT NULL THEN coalesce(line.last, 0) + 1 END
   FROM ${t.endpoints} AS e
+  CROSS JOIN LATERAL (SELECT CASE WHEN e.ordering = 'plant' THEN $${plant}::bigint::text END AS key) AS k
+  CROSS JOIN LATERAL (SELECT k.key, CASE WHEN k.key IS NOT NULL THEN ${lineLast(t, 'e.id', 'k.key')} END AS last) AS line
   WHERE $${ev}::text IS NOT NULL AND EXISTS (SELECT FROM ${gate})
     AND e.tenant = $1 AND e.status = 'enabled' AND $${ev}::text = ANY (e.event_types)
   ORDER BY e.id
@@ -53,7 +59,7 @@ export const createPlantSql = (t: Tables) => `
     WHERE EXISTS (SELECT FROM inserted)
     ORDER BY d.ord
     RETURNING 1
-  ), fanned AS (${fanOut(t, 'inserted', 8, 12)})
+  ), fanned AS (${fanOut(t, 'inserted', 8, 12, FIRST_COLUMN_PARAMETER + PLANT_FIELD_NAMES.indexOf('id'))})
   SELECT EXISTS (SELECT FROM inserted) AS created, EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned) AS queued`;
 
 /** Parameters: tenant, id, then the endpoint event (type or NULL, payload, created-at), then the event's traceparent (or NULL). */
@@ -61,7 +67,7 @@ export const deletePlantSql = (t: Tables) => `
   WITH deleted AS (
     DELETE FROM ${t.plants} WHERE tenant = $1 AND id = $2
     RETURNING id
-  ), fanned AS (${fanOut(t, 'deleted', 3, 6)})
+  ), fanned AS (${fanOut(t, 'deleted', 3, 6, 2)})
   SELECT EXISTS (SELECT FROM deleted) AS deleted, EXISTS (SELECT FROM fanned) AS queued`;
 
 /** Parameters: tenant, id. */

@@ -1,4 +1,4 @@
-import type { WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
+import type { EndpointOrdering, WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
@@ -26,6 +26,7 @@ interface EndpointRow {
   readonly rate_limit: number | null;
   /** jsonb, parsed by pg. */
   readonly headers: Record<string, string> | null;
+  readonly ordering: EndpointOrdering;
   readonly status: WebhookEndpointStatus;
   readonly disabled_reason: string | null;
   readonly secret: string;
@@ -44,6 +45,7 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
     ...(row.description !== null ? { description: row.description } : {}),
     ...(row.rate_limit !== null ? { rateLimit: row.rate_limit } : {}),
     ...(row.headers !== null ? { headers: row.headers } : {}),
+    ordering: row.ordering,
     status: row.status,
     ...(row.disabled_reason !== null && row.status === 'disabled' ? { disabledReason: row.disabled_reason } : {}),
     createdAt: Number(row.created_at),
@@ -73,9 +75,21 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
-    const { id, tenant, url, eventTypes, description, rateLimit, headers, secret, createdAt } = endpoint;
+    const { id, tenant, url, eventTypes, description, rateLimit, headers, ordering = 'none', secret, createdAt } = endpoint;
     const headersJson = headers ? JSON.stringify(headers) : null;
-    const parameters = [id, tenant, url, [...eventTypes], description ?? null, rateLimit ?? null, secret, Math.round(createdAt), maxPerTenant, headersJson];
+    const parameters = [
+      id,
+      tenant,
+      url,
+      [...eventTypes],
+      description ?? null,
+      rateLimit ?? null,
+      secret,
+      Math.round(createdAt),
+      maxPerTenant,
+      headersJson,
+      ordering,
+    ];
     // Creates of one tenant take turns (on every instance): a statement's snapshot predates any lock it waits for,
     // so the count runs in a statement after it.
     const [row] = await this.#runner.transaction('create the endpoint', async (rows) => {
@@ -154,6 +168,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
       Math.round(changes.updatedAt),
       ENDPOINT_DISABLED_ERROR,
       ...change(changes.headers && JSON.stringify(changes.headers)),
+      ...change(changes.ordering),
     ];
     const [row] = await this.#runner.rows<EndpointRow>('update the endpoint', sql.updateEndpointSql(this.#tables), parameters);
     return row && toEndpoint(row);

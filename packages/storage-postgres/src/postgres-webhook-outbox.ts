@@ -42,6 +42,9 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #takeRateBudget: PreparedStatement;
   /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
   readonly #records: CoalescingBatch<AttemptRecord, boolean>;
+  /** The line of each delivery in a line this outbox has claimed and not yet recorded or released: their end releases the next. */
+  readonly #claimedInLine = new Map<string, { readonly endpointId: string; readonly orderingKey: string }>();
+  readonly #releaseNextInLine: PreparedStatement;
   readonly #pruneLockKey: string;
   readonly #vacuum: Vacuum;
 
@@ -58,6 +61,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#claimPassingOver = prepared(sql.claimDuePassingOverSql(tables));
     this.#record = prepared(sql.recordAttemptsSql(tables));
     this.#takeRateBudget = prepared(sql.takeRateBudgetSql(tables));
+    this.#releaseNextInLine = prepared(sql.releaseNextInLineSql(tables));
     this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: ([id]) => id, maxSize: RECORD_BATCH });
     this.#tables = tables;
     this.#pruneLockKey = sql.pruneLockKey(tables);
@@ -73,6 +77,9 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       skip.length === 0
         ? await this.#dispatch.rows<ClaimRow>('claim due deliveries', this.#claim, parameters)
         : await this.#dispatch.rows<ClaimRow>('claim due deliveries', this.#claimPassingOver, [...parameters, skip]);
+    for (const { id, endpoint_id: endpointId, ordering_key: orderingKey } of rows) {
+      if (orderingKey !== null) this.#claimedInLine.set(id, { endpointId, orderingKey });
+    }
     return rows.sort(claimOrder).map((row) => toClaimedDelivery(row, leaseExpiresAt));
   }
 
@@ -83,7 +90,19 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     const nextAttemptAt = outcome.status === 'pending' ? Math.round(outcome.nextAttemptAt) : null;
     const { statusCode = null, error = null, response = null } = attempt;
     const status = interrupted ? 'pending' : outcome.status;
-    return this.#records.submit([id, owner, status, nextAttemptAt, at + durationMs, at, durationMs, statusCode, error, interrupted, response]);
+    const record: AttemptRecord = [id, owner, status, nextAttemptAt, at + durationMs, at, durationMs, statusCode, error, interrupted, response];
+    const line = this.#claimedInLine.get(id);
+    this.#claimedInLine.delete(id);
+    if (!line || status === 'pending') return this.#records.submit(record);
+    // Its end releases the next of its line, in the same transaction (see releaseNextInLineSql).
+    return this.#dispatch.transaction('record the delivery attempt', async (rows) => {
+      const recorded = await rows(
+        this.#record,
+        record.map((column) => [column]),
+      );
+      if (recorded.length > 0) await rows(this.#releaseNextInLine, [line.endpointId, line.orderingKey, at + durationMs]);
+      return recorded.length > 0;
+    });
   }
 
   async #recordBatch(records: readonly AttemptRecord[]): Promise<boolean[]> {
@@ -94,6 +113,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
+    for (const id of ids) this.#claimedInLine.delete(id);
     await this.#dispatch.changes('release delivery leases', sql.releaseSql(this.#tables), [ids, owner]);
   }
 
@@ -133,16 +153,26 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
     const at = Math.round(now);
+    const requeueEnded = sql.requeueEndedSql(this.#tables);
     if (!('id' in selector)) {
-      const parameters = [selector.endpointId, at, Math.ceil(selector.since)];
-      return this.#runner.changes("recover the endpoint's deliveries", sql.requeueFailedSinceSql(this.#tables), parameters);
+      const { endpointId } = selector;
+      const since = Math.ceil(selector.since);
+      // Those in a line one by one, in creation order, so each joins its line behind the one queued before it.
+      return this.#runner.transaction("recover the endpoint's deliveries", async (rows) => {
+        let count = (await rows(sql.requeueFailedSinceSql(this.#tables), [endpointId, at, since])).length;
+        for (const { id } of await rows<{ id: string }>(sql.failedInLineSinceSql(this.#tables), [endpointId, since])) {
+          count += (await rows(requeueEnded, [id, at, false])).length;
+        }
+        return count;
+      });
     }
-    if (selector.from === 'any') return this.#runner.changes('resend the delivery', sql.requeueAnySql(this.#tables), [selector.id, at]);
-    return this.#runner.changes('requeue the delivery', sql.requeueFailedSql(this.#tables), [selector.id, at]);
+    if (selector.from === 'failed') return (await this.#runner.rows('requeue the delivery', requeueEnded, [selector.id, at, false])).length;
+    const resent = await this.#runner.changes('resend the delivery', sql.resendPendingSql(this.#tables), [selector.id, at]);
+    return resent || (await this.#runner.rows('resend the delivery', requeueEnded, [selector.id, at, true])).length;
   }
 
-  async enqueue({ id, tenant, endpointId, eventType, payload, createdAt, test }: NewDelivery): Promise<void> {
-    const parameters = [id, tenant, endpointId, eventType, payload, Math.round(createdAt), test === true];
+  async enqueue({ id, tenant, endpointId, eventType, payload, createdAt, orderingKey, test }: NewDelivery): Promise<void> {
+    const parameters = [id, tenant, endpointId, eventType, payload, Math.round(createdAt), test === true, orderingKey ?? null];
     await this.#runner.changes('queue the delivery', sql.enqueueSql(this.#tables), parameters);
   }
 

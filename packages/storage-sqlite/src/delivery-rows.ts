@@ -10,6 +10,7 @@ interface MessageRow {
   event_type: string;
   payload: string;
   created_at: bigint;
+  ordering_key: string | null;
   traceparent: string | null;
 }
 
@@ -49,6 +50,7 @@ function toNewDelivery(row: MessageRow): NewDelivery {
     eventType: row.event_type,
     payload: row.payload,
     createdAt: Number(row.created_at),
+    ...(row.ordering_key !== null && { orderingKey: row.ordering_key }),
     ...(row.traceparent === null ? {} : { traceparent: row.traceparent }),
   };
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DUE_FOR_ENDPOINT, NEXT_DUE_AT, PENDING_ENDPOINTS, PENDING_STATS } from './outbox-queries.js';
+import { DUE_FOR_ENDPOINT, INSERT_DELIVERY_IN_LINE, NEXT_DUE_AT, PENDING_ENDPOINTS, PENDING_STATS, RELEASE_NEXT_IN_LINE } from './outbox-queries.js';
 import { queryPlanOf } from './sqlite-file.test-support.js';
 import { sqliteStorage } from './sqlite-storage.js';
 
@@ -37,10 +37,18 @@ describe('the claim, next-due and backlog queries', () => {
     expect(await planOf(PENDING_STATS, [])).toBe('SCAN webhook_deliveries USING COVERING INDEX webhook_deliveries_due');
   });
 
-  it('look for the next due time at the head of the due index only', async () => {
+  it('look for the next due time at the head of the due index only, seeking past the held deliveries (no due time)', async () => {
     const plan = await planOf(NEXT_DUE_AT, []);
-    expect(plan).toContain('SCAN webhook_deliveries USING INDEX webhook_deliveries_due');
+    expect(plan).toContain('SEARCH webhook_deliveries USING INDEX webhook_deliveries_due (next_attempt_at>?)');
     expect(plan).toContain('SEARCH webhook_deliveries USING INDEX webhook_deliveries_due (next_attempt_at<?)');
     expect(plan).not.toContain('TEMP B-TREE');
+  });
+
+  it("join a plant's line and release its next delivery by seeks in the line index, however long the line", async () => {
+    const inLine = await planOf(INSERT_DELIVERY_IN_LINE, ['msg_a', 't', 'ep_a', 'plant.created', '{}', 1, 1, 1, null, 0, '7']);
+    expect(inLine).toContain('USING COVERING INDEX webhook_deliveries_line (endpoint_id=? AND ordering_key=?)');
+    const release = await planOf(RELEASE_NEXT_IN_LINE, [{ at: 1, endpoint: 'ep_a', key: '7' }]);
+    expect(release).toContain('USING INDEX webhook_deliveries_line (endpoint_id=? AND ordering_key=?)');
+    expect(release).not.toContain('TEMP B-TREE');
   });
 });

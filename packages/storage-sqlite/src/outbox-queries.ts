@@ -9,12 +9,31 @@ import { BOUND_LIMIT } from './bound-limit.js';
 const leaseSql = (ids: string) => `
   UPDATE webhook_deliveries SET lease_owner = ?, lease_expires_at = ?, updated_at = ?
   WHERE id IN (${ids})
-  RETURNING id, tenant, endpoint_id, event_type, payload, created_at, traceparent, attempt_count, next_attempt_at, rowid`;
+  RETURNING id, tenant, endpoint_id, event_type, payload, created_at, ordering_key, traceparent, attempt_count, next_attempt_at, rowid`;
+
+/**
+ * The last place taken in a line (the endpoint and key given as SQL expressions), NULL when no
+ * delivery of the line is pending: a new one is then due at once, else it is held (no due time) behind the others.
+ */
+export const lineEnd = (endpoint: string, key: string) => `(
+  SELECT max(p.line_seq) FROM webhook_deliveries AS p INDEXED BY webhook_deliveries_line
+  WHERE p.status = 'pending' AND p.endpoint_id = ${endpoint} AND p.ordering_key = ${key})`;
 
 export const INSERT_DELIVERY = `
   INSERT INTO webhook_deliveries
     (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent, test)
   VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)`;
+
+/** One with a line: the parameters of INSERT_DELIVERY, then the ordering key. Due at once when its line is free, else held behind it. */
+export const INSERT_DELIVERY_IN_LINE = `
+  INSERT INTO webhook_deliveries
+    (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent, test, ordering_key, line_seq)
+  SELECT id, tenant, endpoint_id, event_type, payload, 'pending', 0, CASE WHEN last IS NULL THEN due END, created_at, updated_at, traceparent, test,
+    ordering_key, coalesce(last, 0) + 1
+  FROM (
+    SELECT given.*, ${lineEnd('given.endpoint_id', 'given.ordering_key')} AS last
+    FROM (SELECT ? AS id, ? AS tenant, ? AS endpoint_id, ? AS event_type, ? AS payload, ? AS due, ? AS created_at, ? AS updated_at,
+            ? AS traceparent, ? AS test, ? AS ordering_key) AS given)`;
 
 /** Parameters: owner, lease end, now (three times), limit. RETURNING does not keep the ORDER BY: callers sort. */
 export const CLAIM_DUE = leaseSql(`
@@ -66,7 +85,7 @@ export const LEASE_DELIVERIES = leaseSql('SELECT value FROM json_each(?)');
 export const NEXT_DUE_AT = `
   WITH head AS (
     SELECT next_attempt_at AS at FROM webhook_deliveries
-    WHERE status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= next_attempt_at)
+    WHERE status = 'pending' AND next_attempt_at IS NOT NULL AND (lease_expires_at IS NULL OR lease_expires_at <= next_attempt_at)
     ORDER BY next_attempt_at LIMIT 1)
   SELECT min(at) FROM (
     SELECT at FROM head
@@ -82,11 +101,24 @@ export const RELEASE_LEASES = `
   UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL
   WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ?`;
 
+/** Returns the delivery's line (endpoint and key; a NULL key: none), whose next held delivery its end may release. */
 export const APPLY_OUTCOME = `
   UPDATE webhook_deliveries
   SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?,
       lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
-  WHERE id = ? AND lease_owner = ? AND status = 'pending'`;
+  WHERE id = ? AND lease_owner = ? AND status = 'pending'
+  RETURNING endpoint_id, ordering_key`;
+
+/** The first held delivery of a line becomes due at @at, unless one of the line is still due or in flight. */
+export const RELEASE_NEXT_IN_LINE = `
+  UPDATE webhook_deliveries SET next_attempt_at = @at
+  WHERE id = (
+    SELECT id FROM webhook_deliveries INDEXED BY webhook_deliveries_line
+    WHERE status = 'pending' AND endpoint_id = @endpoint AND ordering_key = @key AND next_attempt_at IS NULL
+    ORDER BY line_seq LIMIT 1)
+  AND NOT EXISTS (
+    SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_line
+    WHERE status = 'pending' AND endpoint_id = @endpoint AND ordering_key = @key AND next_attempt_at IS NOT NULL)`;
 
 /** Interrupted: only the lease ends. */
 export const APPLY_INTERRUPTED = `
@@ -110,7 +142,7 @@ export const RECLAIM_STEP = 'PRAGMA incremental_vacuum(64)';
 
 export const FREE_PAGES = 'PRAGMA freelist_count';
 
-const DELIVERY_COLUMNS = 'id, tenant, endpoint_id, event_type, payload, created_at, traceparent, test, status, next_attempt_at';
+const DELIVERY_COLUMNS = 'id, tenant, endpoint_id, event_type, payload, created_at, ordering_key, traceparent, test, status, next_attempt_at';
 
 export const SELECT_DELIVERY = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ?`;
 
@@ -146,12 +178,25 @@ export function listDeliveries(query: ListDeliveriesQuery, cursor: CursorRow | u
   return { sql: `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries${filter} ORDER BY created_at DESC, rowid DESC LIMIT ${BOUND_LIMIT}`, parameters };
 }
 
-/** Whatever the state; a lease in flight is left to end by itself. */
-export const REQUEUE_ANY = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?`;
+/** A resend of a pending delivery: due at @now, unless held (it keeps its place in its line); a lease in flight is left to end by itself. */
+export const RESEND_PENDING = `
+  UPDATE webhook_deliveries SET next_attempt_at = CASE WHEN next_attempt_at IS NOT NULL THEN @now END, updated_at = @now
+  WHERE id = @id AND status = 'pending'`;
 
-const REQUEUE = `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?`;
-export const REQUEUE_FAILED = `${REQUEUE} WHERE id = ? AND status = 'failed'`;
-export const REQUEUE_FAILED_SINCE = `${REQUEUE} WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ?`;
+/**
+ * A delivered (only when @any is 1) or failed delivery back to pending, due at @now, at the back of its line: held when another
+ * of the line is pending. The SET expressions read the row as it was.
+ */
+export const REQUEUE_ENDED = `
+  UPDATE webhook_deliveries AS d SET
+    status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL,
+    next_attempt_at = CASE WHEN d.ordering_key IS NOT NULL AND ${lineEnd('d.endpoint_id', 'd.ordering_key')} IS NOT NULL THEN NULL ELSE @now END,
+    line_seq = CASE WHEN d.ordering_key IS NOT NULL THEN coalesce(${lineEnd('d.endpoint_id', 'd.ordering_key')}, 0) + 1 END
+  WHERE id = @id AND (status = 'failed' OR (@any AND status = 'delivered'))`;
+
+/** A recovery's deliveries, in creation order: each is requeued on its own (REQUEUE_ENDED), so a line's are queued in that order. */
+export const FAILED_SINCE = `
+  SELECT id FROM webhook_deliveries WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ? ORDER BY created_at, rowid`;
 
 /** Through the deliveries updated since the earliest window start (every attempt moves `updated_at`), on their index. */
 const ENDPOINT_ATTEMPTS = `

@@ -6,6 +6,7 @@
 
 import { PLANT_FIELD_NAMES, PLANT_FIELDS, type PlantField } from '@plant-store/core/adapter';
 import { BOUND_LIMIT } from './bound-limit.js';
+import { lineEnd } from './outbox-queries.js';
 
 /** The plant's columns (one per field, of its name), in field order. */
 const COLUMNS = PLANT_FIELD_NAMES.join(', ');
@@ -20,7 +21,8 @@ export const SELECT_PLANT = `SELECT ${COLUMNS} FROM plants WHERE tenant = ? AND 
 export const DELETE_PLANT = 'DELETE FROM plants WHERE tenant = ? AND id = ?';
 
 /**
- * One delivery of an endpoint event per enabled endpoint of the tenant subscribed to it, in endpoint id order.
+ * One delivery of an endpoint event per enabled endpoint of the tenant subscribed to it, in endpoint id order; to an endpoint that
+ * orders per plant, in the plant's line (held while another of the line is pending, see INSERT_DELIVERY_IN_LINE).
  * Positional parameters, see {@link FanOutParameters} (positional binding costs less than named: no object per write). Ids are `msg_` and the 32 hex
  * digits of a random version 4 UUID, as core's `newMessageId` makes them: SQLite's randomblob with the version and variant bits set. The endpoints and their
  * random bytes are materialized first, so each row's bytes are drawn once however often the id reads them.
@@ -28,18 +30,22 @@ export const DELETE_PLANT = 'DELETE FROM plants WHERE tenant = ? AND id = ?';
  */
 export const FAN_OUT = `
   WITH targets AS MATERIALIZED (
-    SELECT id, lower(hex(randomblob(16))) AS r FROM webhook_endpoints
+    SELECT id, lower(hex(randomblob(16))) AS r, CASE WHEN ordering = 'plant' THEN ? END AS line FROM webhook_endpoints
     WHERE tenant = ? AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?)
   )
   INSERT INTO webhook_deliveries
-    (id, tenant, endpoint_id, event_type, payload, traceparent, status, attempt_count, next_attempt_at, created_at, updated_at)
+    (id, tenant, endpoint_id, event_type, payload, traceparent, status, attempt_count, next_attempt_at, created_at, updated_at, ordering_key, line_seq)
   SELECT 'msg_' || substr(r, 1, 12) || '4' || substr(r, 14, 3)
       || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
-    ?, id, ?, ?, ?, 'pending', 0, ?, ?, ?
-  FROM targets ORDER BY id`;
+    ?, id, ?, ?, ?, 'pending', 0, CASE WHEN last IS NULL THEN ? END, ?, ?, line, CASE WHEN line IS NOT NULL THEN coalesce(last, 0) + 1 END
+  FROM (SELECT targets.*, ${lineEnd('targets.id', 'targets.line')} AS last FROM targets) ORDER BY id`;
 
-/** The parameters of {@link FAN_OUT}, in order: tenant and event type (twice: the endpoints, then the rows), payload, traceparent, at (first due time, created at, updated at). */
+/**
+ * The parameters of {@link FAN_OUT}, in order: the plant id (the line of endpoints that order per plant), tenant and event type (twice: the endpoints,
+ * then the rows), payload, traceparent, at (first due time, created at, updated at).
+ */
 export type FanOutParameters = [
+  plantId: string,
   tenant: string,
   eventType: string,
   tenant: string,

@@ -92,12 +92,12 @@ function prepareStatements(db: BetterSqlite3): PlantStatements {
 }
 
 /** Queues the deliveries of an endpoint event to every endpoint of the tenant subscribed to it: one statement (see FAN_OUT). */
-function eventQueuer(s: PlantStatements): (tenant: string, event: EndpointEvent | undefined) => void {
-  return (tenant, event) => {
+function eventQueuer(s: PlantStatements): (tenant: string, plantId: bigint, event: EndpointEvent | undefined) => void {
+  return (tenant, plantId, event) => {
     if (!event) return;
     const { eventType, payload, traceparent = null } = event;
     const at = Math.round(event.createdAt);
-    s.fanOut.run(tenant, eventType, tenant, eventType, payload, traceparent, at, at, at);
+    s.fanOut.run(String(plantId), tenant, eventType, tenant, eventType, payload, traceparent, at, at, at);
   };
 }
 
@@ -128,7 +128,7 @@ function plantCreate(s: PlantStatements, outbox: SqliteWebhookOutbox, queueEvent
       return { created: false, plant: copyPlant(s.select.get(tenant, plant.id)!) };
     }
     outbox.queue(deliveries);
-    queueEvent(tenant, event);
+    queueEvent(tenant, plant.id, event);
     return { created: true, plant: copyPlant(plant) };
   };
 }
@@ -137,7 +137,7 @@ function plantCreate(s: PlantStatements, outbox: SqliteWebhookOutbox, queueEvent
 function plantDelete(s: PlantStatements, queueEvent: ReturnType<typeof eventQueuer>): (deletion: PlantDelete) => boolean {
   return ({ tenant, id, event }) => {
     if (s.delete.run(tenant, id).changes === 0) return false;
-    queueEvent(tenant, event);
+    queueEvent(tenant, id, event);
     return true;
   };
 }

@@ -1,5 +1,5 @@
 import type { Database as BetterSqlite3 } from 'better-sqlite3';
-import type { WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
+import type { EndpointOrdering, WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
@@ -27,6 +27,7 @@ interface EndpointRow {
   rate_limit: bigint | null;
   /** The custom headers, a JSON object. */
   headers: string | null;
+  ordering: EndpointOrdering;
   status: WebhookEndpointStatus;
   disabled_reason: string | null;
   secret: string;
@@ -47,6 +48,7 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
     ...(row.description !== null ? { description: row.description } : {}),
     ...(row.rate_limit !== null ? { rateLimit: Number(row.rate_limit) } : {}),
     ...(row.headers !== null ? { headers: JSON.parse(row.headers) as Record<string, string> } : {}),
+    ordering: row.ordering,
     status: row.status,
     ...(row.disabled_reason !== null && row.status === 'disabled' ? { disabledReason: row.disabled_reason } : {}),
     createdAt: Number(row.created_at),
@@ -187,6 +189,7 @@ function updateParameters(changes: WebhookEndpointChanges): unknown[] {
     ...change(changes.description),
     ...change(rateLimit),
     ...change(headers),
+    ...change(changes.ordering),
     ...change(changes.status),
     ...change(changes.disabledReason),
     Math.round(changes.updatedAt),
@@ -194,8 +197,8 @@ function updateParameters(changes: WebhookEndpointChanges): unknown[] {
 }
 
 function insertParameters(endpoint: NewWebhookEndpoint) {
-  const { id, tenant, url, eventTypes, description, rateLimit, headers, secret, createdAt } = endpoint;
+  const { id, tenant, url, eventTypes, description, rateLimit, headers, ordering = 'none', secret, createdAt } = endpoint;
   const at = Math.round(createdAt);
   const headersJson = headers ? JSON.stringify(headers) : null;
-  return [id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, headersJson, secret, at, at] as const;
+  return [id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, headersJson, ordering, secret, at, at] as const;
 }

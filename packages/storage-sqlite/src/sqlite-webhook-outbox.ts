@@ -34,19 +34,20 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     this.#snapshot = <T>(read: () => T) => inOneTransaction(read) as T;
   }
 
-  /** Queues deliveries, each due at its `createdAt`. Runs inside the caller's transaction (the plant's create). */
+  /** Queues deliveries, each due at its `createdAt` (or held in its line). Runs inside the caller's transaction (the plant's create). */
   queue(deliveries: readonly NewDelivery[]): void {
-    for (const { id, tenant, endpointId, eventType, payload, createdAt, traceparent = null } of deliveries) {
-      const at = Math.round(createdAt);
-      this.#prepared(sql.INSERT_DELIVERY).run(id, tenant, endpointId, eventType, payload, at, at, at, traceparent, 0);
-    }
+    for (const delivery of deliveries) this.#insert(delivery, delivery.traceparent ?? null);
   }
 
-  async enqueue({ id, tenant, endpointId, eventType, payload, createdAt, test }: NewDelivery): Promise<void> {
+  async enqueue(delivery: NewDelivery): Promise<void> {
+    withSqliteWrite(this.#file, 'queue the delivery', () => this.#insert(delivery, null));
+  }
+
+  #insert({ id, tenant, endpointId, eventType, payload, createdAt, orderingKey, test }: NewDelivery, traceparent: string | null): void {
     const at = Math.round(createdAt);
-    withSqliteWrite(this.#file, 'queue the delivery', () =>
-      this.#prepared(sql.INSERT_DELIVERY).run(id, tenant, endpointId, eventType, payload, at, at, at, null, test ? 1 : 0),
-    );
+    const columns = [id, tenant, endpointId, eventType, payload, at, at, at, traceparent, test ? 1 : 0];
+    if (orderingKey === undefined) this.#prepared(sql.INSERT_DELIVERY).run(...columns);
+    else this.#prepared(sql.INSERT_DELIVERY_IN_LINE).run(...columns, orderingKey);
   }
 
   async claimDue({ owner, limit, skipEndpoints = [], ...options }: ClaimDueOptions): Promise<ClaimedDelivery[]> {
@@ -84,10 +85,16 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     const interrupted = outcome.status === 'interrupted';
     const dueAt = outcome.status === 'pending' ? Math.round(outcome.nextAttemptAt) : null;
     return withSqliteWrite(this.#file, 'record the delivery attempt', () => {
-      const changes = interrupted
-        ? this.#prepared(sql.APPLY_INTERRUPTED).run(at + durationMs, id, owner).changes
-        : this.#prepared(sql.APPLY_OUTCOME).run(outcome.status, dueAt, at + durationMs, id, owner).changes;
-      if (changes === 0) return false;
+      const finishedAt = at + durationMs;
+      if (interrupted) {
+        if (this.#prepared(sql.APPLY_INTERRUPTED).run(finishedAt, id, owner).changes === 0) return false;
+      } else {
+        const line = this.#prepared<{ endpoint_id: string; ordering_key: string | null }>(sql.APPLY_OUTCOME).get(outcome.status, dueAt, finishedAt, id, owner);
+        if (!line) return false;
+        if (line.ordering_key !== null && outcome.status !== 'pending') {
+          this.#prepared(sql.RELEASE_NEXT_IN_LINE).run({ at: finishedAt, endpoint: line.endpoint_id, key: line.ordering_key });
+        }
+      }
       const { statusCode = null, error = null, response = null } = attempt;
       this.#prepared(sql.INSERT_ATTEMPT).run(id, id, at, durationMs, statusCode, error, interrupted ? 1 : 0, response);
       return true;
@@ -149,12 +156,16 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
     const at = Math.round(now);
-    const [action, statement, key] = !('id' in selector)
-      ? ["recover the endpoint's deliveries", sql.REQUEUE_FAILED_SINCE, [selector.endpointId, Math.ceil(selector.since)]]
-      : selector.from === 'any'
-        ? ['resend the delivery', sql.REQUEUE_ANY, [selector.id]]
-        : ['requeue the delivery', sql.REQUEUE_FAILED, [selector.id]];
-    return withSqliteWrite(this.#file, action, () => this.#prepared(statement).run(at, at, ...key).changes);
+    const requeueEnded = (id: string, any: boolean) => this.#prepared(sql.REQUEUE_ENDED).run({ id, now: at, any: any ? 1 : 0 }).changes;
+    if (!('id' in selector)) {
+      return withSqliteWrite(this.#file, "recover the endpoint's deliveries", () => {
+        const ids = this.#prepared<string>(sql.FAILED_SINCE).pluck(true).all(selector.endpointId, Math.ceil(selector.since));
+        return ids.reduce((count, id) => count + requeueEnded(id, false), 0);
+      });
+    }
+    const { id, from } = selector;
+    if (from === 'failed') return withSqliteWrite(this.#file, 'requeue the delivery', () => requeueEnded(id, false));
+    return withSqliteWrite(this.#file, 'resend the delivery', () => this.#prepared(sql.RESEND_PENDING).run({ id, now: at }).changes || requeueEnded(id, true));
   }
 
   async prune(options: PruneDeliveriesOptions): Promise<number> {

@@ -7,7 +7,9 @@ import type { NewDelivery } from './webhook-outbox.js';
  * one delivery (new `msg_` id, this payload and time) for each of the
  * tenant's enabled endpoints whose `eventTypes` include `eventType`, chosen
  * and written in the same transaction as the plant write, so an endpoint
- * created or disabled concurrently is either wholly in or wholly out.
+ * created or disabled concurrently is either wholly in or wholly out. To an
+ * endpoint with `ordering: 'plant'`, the delivery's `orderingKey` is the
+ * plant's id (decimal), so it waits for that plant's earlier messages.
  */
 export interface EndpointEvent {
   readonly eventType: WebhookEventType;

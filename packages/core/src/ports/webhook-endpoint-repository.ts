@@ -1,4 +1,4 @@
-import type { WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '../webhooks/endpoints/webhook-endpoint.js';
+import type { EndpointOrdering, WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '../webhooks/endpoints/webhook-endpoint.js';
 
 /** A new endpoint, with its first signing secret. */
 export interface NewWebhookEndpoint {
@@ -10,6 +10,8 @@ export interface NewWebhookEndpoint {
   readonly rateLimit?: number;
   /** At least one header when present. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** @default 'none' */
+  readonly ordering?: EndpointOrdering;
   /** `whsec_` secret (HMAC) or `whsk_` secret key (Ed25519). */
   readonly secret: string;
   /** Epoch ms; also its first `updatedAt`. New endpoints are enabled. */
@@ -24,6 +26,8 @@ export interface WebhookEndpointChanges {
   readonly rateLimit?: number | null;
   /** At least one header when an object. */
   readonly headers?: Readonly<Record<string, string>> | null;
+  /** Deliveries already queued keep the line they joined: switching to `none` holds none back for good, since each held one is released when the one before it ends. */
+  readonly ordering?: EndpointOrdering;
   readonly status?: WebhookEndpointStatus;
   /** Kept only while disabled: enabling clears it whatever is given. */
   readonly disabledReason?: string | null;

@@ -16,6 +16,12 @@ export interface NewDelivery {
   readonly createdAt: number;
   /** Queued by "send a test event" (an example payload, not a real event); absent otherwise. */
   readonly test?: true;
+  /**
+   * Its place in a line (the plant id, for an endpoint with `ordering: 'plant'`); absent for most. While an earlier-queued
+   * delivery with the same endpoint and key is pending, it is held: pending, without a due time, never claimed. When the
+   * one before it ends (delivered or failed, through `recordAttempt`), the first held one becomes due at that time.
+   */
+  readonly orderingKey?: string;
   /** The W3C `traceparent` of the write that queued it (absent when untraced), kept as given and handed back by every read, `claimDue` above all. */
   readonly traceparent?: string;
 }
@@ -40,7 +46,7 @@ export interface Delivery extends NewDelivery {
   readonly status: DeliveryStatus;
   /** Number of attempts made so far, interrupted ones included (= `attempts.length`). */
   readonly attemptCount: number;
-  /** When the next attempt is due, epoch ms; only while pending. */
+  /** When the next attempt is due, epoch ms; only while pending, and absent while held behind an earlier delivery in its line (see `orderingKey`). */
   readonly nextAttemptAt?: number;
   /** Oldest first. */
   readonly attempts: readonly DeliveryAttempt[];
@@ -115,7 +121,10 @@ export interface ListDeliveriesQuery {
 
 /** Which deliveries `WebhookOutbox.requeue` puts back to pending. */
 export type RequeueSelector =
-  /** One delivery: `from: 'failed'` only when it failed; `from: 'any'` whatever its state (a resend: a lease in flight is left to end by itself). */
+  /**
+   * One delivery: `from: 'failed'` only when it failed; `from: 'any'` whatever its state (a resend: a lease in flight is left to end by itself,
+   * and a pending one keeps its place in its line).
+   */
   | { readonly id: string; readonly from: 'failed' | 'any' }
   /** Every failed delivery to this endpoint or subscription id created at or after `since` (epoch ms): an endpoint's recovery. */
   | { readonly endpointId: string; readonly since: number };
@@ -161,14 +170,18 @@ export interface WebhookOutbox {
   get(id: string): Promise<Delivery | undefined>;
   /** Up to `limit` deliveries of the query, newest first (creation time, then insertion order), with their attempts; `undefined` only when `after` is not a delivery the query may list (see `ListDeliveriesQuery.after`). */
   list(query?: ListDeliveriesQuery): Promise<Delivery[] | undefined>;
-  /** Puts the selected deliveries back to pending, due at `now`, same ids, keeping their attempt logs, atomically; resolves with how many (0 when none is selected: an unknown id, or one not failed under `from: 'failed'`). */
+  /**
+   * Puts the selected deliveries back to pending, due at `now`, same ids, keeping their attempt logs, atomically; one with an `orderingKey` joins
+   * the back of its line (held while another delivery of the line is pending; a recovery queues them in creation order).
+   * Resolves with how many (0 when none is selected: an unknown id, or one not failed under `from: 'failed'`).
+   */
   requeue(selector: RequeueSelector, now: number): Promise<number>;
   /**
    * Counts the attempts to `endpointId` made at or after each of `since` (one window each): succeeded when the receiver answered 2xx, failed
    * otherwise; interrupted ones and those a delete or disable wrote are left out. One consistent indexed read, also for a few dozen windows.
    */
   endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats>;
-  /** Queues one delivery on its own (not with a plant write: a test event), pending and due at its `createdAt`; rejects with a `StorageError` when the id exists. */
+  /** Queues one delivery on its own (not with a plant write: a test event), pending and due at its `createdAt` (held when its line is busy); rejects with a `StorageError` when the id exists. */
   enqueue(delivery: NewDelivery): Promise<void>;
   /** Deletes up to `limit` delivered or failed deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */
   prune(options: PruneDeliveriesOptions): Promise<number>;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StorageError } from '../errors.js';
 import type { Storage } from '../ports/storage.js';
+import { describeDeliveryLineConformance } from './delivery-line-conformance.js';
 import { describePlantRepositoryConformance } from './plant-repository-conformance.js';
 import { describePortalLinkConformance, newPortalLink } from './portal-link-conformance.js';
 import { describeWebhookEndpointConformance, newEndpoint } from './webhook-endpoint-conformance.js';
@@ -43,6 +44,7 @@ export function describeStorageConformance(name: string, options: StorageConform
     describePlantRepositoryConformance(storage);
     describeWebhookOutboxConformance(storage);
     describeWebhookEndpointConformance(storage);
+    describeDeliveryLineConformance(storage);
     describePortalLinkConformance(storage);
 
     describe('life cycle', () => {

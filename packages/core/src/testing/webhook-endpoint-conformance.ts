@@ -15,8 +15,8 @@ export function newEndpoint(id: string, overrides: Partial<NewWebhookEndpoint> =
 
 /** The endpoint `newEndpoint` describes, as storage returns it. */
 function stored(input: NewWebhookEndpoint): WebhookEndpoint {
-  const { secret: _secret, createdAt, ...fields } = input;
-  return { ...fields, status: 'enabled', createdAt, updatedAt: createdAt };
+  const { secret: _secret, createdAt, ordering = 'none', ...fields } = input;
+  return { ...fields, ordering, status: 'enabled', createdAt, updatedAt: createdAt };
 }
 
 /** `WebhookEndpointRepository` contract, and the endpoint parts of `PlantRepository` and `WebhookOutbox`. */

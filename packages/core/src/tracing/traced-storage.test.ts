@@ -229,7 +229,7 @@ describe('tracedStorage with an OpenTelemetry SDK', () => {
   });
 
   it('stamps copies that keep every field of the deliveries and event handed in, leaving those untouched', async () => {
-    const full: Required<Omit<NewDelivery, 'traceparent'>> = { ...delivery('msg_1'), test: true };
+    const full: Required<Omit<NewDelivery, 'traceparent'>> = { ...delivery('msg_1'), orderingKey: '7', test: true };
     const event: Required<Omit<EndpointEvent, 'traceparent'>> = { eventType: 'plant.created', payload: '{"id":1}', createdAt: 2 };
     const memory = memoryStorage();
     const handed: { deliveries: readonly NewDelivery[]; event: EndpointEvent | undefined }[] = [];

@@ -19,6 +19,7 @@ function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {
   if (endpoint.description !== undefined) json.description = endpoint.description;
   if (endpoint.rateLimit !== undefined) json.rateLimit = endpoint.rateLimit;
   if (endpoint.headers !== undefined) json.headers = endpoint.headers;
+  json.ordering = endpoint.ordering;
   json.status = endpoint.status;
   if (endpoint.disabledReason !== undefined) json.disabledReason = endpoint.disabledReason;
   json.createdAt = time(endpoint.createdAt);

@@ -1,4 +1,4 @@
-import { ALL_SCOPES, WEBHOOK_EVENT_TYPES } from '@plant-store/core';
+import { ALL_SCOPES, ENDPOINT_ORDERINGS, WEBHOOK_EVENT_TYPES } from '@plant-store/core';
 import {
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
   ENDPOINT_HEADER_NAME,
@@ -69,6 +69,15 @@ const signature = {
     'could sign. Fixed at creation.',
   ].join(' '),
 };
+const ordering = {
+  type: 'string',
+  enum: [...ENDPOINT_ORDERINGS],
+  description: [
+    '`plant`: the messages about one plant reach this endpoint in the order they were queued. A message is not attempted while an',
+    'earlier one about the same plant is pending (in flight or waiting for a retry); it waits without `nextAttemptAt` and is due',
+    'when that one ends (delivered or failed). Other plants are not held back. `none`: no order is kept. Default: `none`.',
+  ].join(' '),
+};
 const status = { type: 'string', enum: ['enabled', 'disabled'] };
 const secret = ref('schemas', 'WebhookSecret');
 const verificationKey = ref('schemas', 'VerificationKey');
@@ -88,7 +97,7 @@ const secretValue = {
  */
 function endpointSchema(extra: Record<string, unknown> = {}) {
   return {
-    ...closed('id', 'url', 'eventTypes', 'status', 'createdAt', 'updatedAt', ...Object.keys(extra)),
+    ...closed('id', 'url', 'eventTypes', 'ordering', 'status', 'createdAt', 'updatedAt', ...Object.keys(extra)),
     properties: {
       id: { type: 'string', pattern: '^ep_[A-Za-z0-9_-]+$', examples: ['ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'] },
       url,
@@ -96,6 +105,7 @@ function endpointSchema(extra: Record<string, unknown> = {}) {
       description,
       rateLimit,
       headers,
+      ordering,
       status,
       disabledReason: { type: 'string', description: 'Why it is disabled; only while disabled.' },
       createdAt: time('When it was created'),
@@ -126,6 +136,7 @@ const schemas = {
       secret: { ...secret, description: 'Default: a new secret of 32 random bytes. Only for `hmac` endpoints.' },
       rateLimit,
       headers,
+      ordering,
       signature,
     },
   },
@@ -139,6 +150,7 @@ const schemas = {
       description,
       rateLimit,
       headers: { ...headers, type: ['object', 'null'], description: `${headers.description} \`null\` or \`{}\` removes them; an object replaces them all.` },
+      ordering: { ...ordering, description: `${ordering.description} Messages already queued keep the line they joined.` },
       status: { ...status, description: '`disabled` stops deliveries (reason "disabled by the tenant"); `enabled` resumes them.' },
     },
   },
@@ -173,7 +185,9 @@ const schemas = {
       },
       status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
       attempts: { type: 'array', items: ref('schemas', 'Attempt'), description: 'Oldest first.' },
-      nextAttemptAt: time('When the next attempt is due; only while pending'),
+      nextAttemptAt: time(
+        'When the next attempt is due; only while pending, and not while it waits behind an earlier message about the same plant (an endpoint with `ordering: "plant"`)',
+      ),
       createdAt: time('When it was queued'),
       test: { type: 'boolean', const: true, description: 'Present (true) only on a delivery queued by "send a test event".' },
     },

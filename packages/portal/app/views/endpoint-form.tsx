@@ -1,4 +1,4 @@
-import type { NewWebhookEndpoint, WebhookEndpoint, WebhookEventType } from '@plant-store/client';
+import type { NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointOrdering, WebhookEventType } from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describeError, isSignedOut } from '../api/portal-api.js';
 import { usePortal } from '../ui/parts.js';
@@ -23,7 +23,7 @@ function parseHeaders(text: string): Record<string, string> {
   return headers;
 }
 
-/** Create or edit an endpoint: its URL, the events it receives, a description, a rate limit, custom headers and (on create) how it is signed. */
+/** Create or edit an endpoint: its URL, the events it receives, a description, a rate limit, custom headers, its ordering and (on create) how it is signed. */
 export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) {
   const { eventTypes, fail } = usePortal();
   const prefix = endpoint === undefined ? 'new-endpoint' : `edit-${endpoint.id}`;
@@ -37,6 +37,7 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
       .map(([name, value]) => `${name}: ${value}`)
       .join('\n'),
   );
+  const [ordering, setOrdering] = useState<WebhookEndpointOrdering>(endpoint?.ordering ?? 'none');
   const [signature, setSignature] = useState<'hmac' | 'ed25519'>('hmac');
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -54,6 +55,7 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
         eventTypes: types as WebhookEventType[],
         // Always sent, so that clearing the field removes them on an edit.
         headers: parseHeaders(headers),
+        ordering,
       };
       if (endpoint === undefined && signature === 'ed25519') changes.signature = 'ed25519';
       if (description.trim() !== '') changes.description = description.trim();
@@ -122,6 +124,13 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
           value={headers}
           onInput={(event) => setHeaders(event.currentTarget.value)}
         />
+      </div>
+      <div class="field">
+        <label for={`${prefix}-ordering`}>Order</label>
+        <select id={`${prefix}-ordering`} value={ordering} onChange={(event) => setOrdering(event.currentTarget.value as WebhookEndpointOrdering)}>
+          <option value="none">No order kept</option>
+          <option value="plant">Per plant: one plant's messages arrive in the order they were queued</option>
+        </select>
       </div>
       {endpoint === undefined ? (
         <div class="field">

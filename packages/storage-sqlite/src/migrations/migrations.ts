@@ -11,4 +11,5 @@ export const MIGRATIONS: Readonly<Record<string, () => Promise<Migration>>> = {
   '007-endpoint-due': async () => (await import('./007-endpoint-due.js')).endpointDue,
   '008-due-created-at': async () => (await import('./008-due-created-at.js')).dueCreatedAt,
   '009-endpoint-headers': async () => (await import('./009-endpoint-headers.js')).endpointHeaders,
+  '010-delivery-lines': async () => (await import('./010-delivery-lines.js')).deliveryLines,
 };

@@ -3,7 +3,7 @@ import { isJsonObject } from '../../domain/plant.js';
 import { objectMessage } from '../../domain/validate.js';
 import { codePoints, endpointUrlSchema, type EndpointUrlOptions } from '../endpoint-url.js';
 import { eventTypesSchema, webhookSecretSchema } from '../webhook-subscription.js';
-import { ENDPOINT_ID_PREFIX, WEBHOOK_EVENT_TYPES } from './webhook-endpoint.js';
+import { ENDPOINT_ID_PREFIX, ENDPOINT_ORDERINGS, WEBHOOK_EVENT_TYPES } from './webhook-endpoint.js';
 
 /** Longest endpoint description, in characters (code points). */
 export const ENDPOINT_DESCRIPTION_MAX_LENGTH = 512;
@@ -80,11 +80,13 @@ const headersSchema = v.pipe(
   v.transform((headers) => headers as Record<string, string>),
 );
 
+const orderingSchema = v.picklist(ENDPOINT_ORDERINGS, 'ordering must be "none" or "plant"');
+
 /** A JSON object, then the strict shape (so an array or null gets the object message, not a key's). */
 const jsonObject = <const TEntries extends v.ObjectEntries>(entries: TEntries, what: string) =>
   v.pipe(v.custom<Record<string, unknown>>(isJsonObject, what), v.strictObject(entries, objectMessage(what)));
 
-/** Body of a create: `{url, eventTypes?, description?, secret?, rateLimit?, headers?, signature?}`; `secret` only for `hmac`. */
+/** Body of a create: `{url, eventTypes?, description?, secret?, rateLimit?, headers?, ordering?, signature?}`; `secret` only for `hmac`. */
 export function newEndpointSchema(options: EndpointUrlOptions) {
   return v.pipe(
     jsonObject(
@@ -95,9 +97,10 @@ export function newEndpointSchema(options: EndpointUrlOptions) {
         secret: v.exactOptional(webhookSecretSchema()),
         rateLimit: v.exactOptional(rateLimitSchema),
         headers: v.exactOptional(headersSchema),
+        ordering: v.exactOptional(orderingSchema),
         signature: v.exactOptional(v.picklist(['hmac', 'ed25519'], 'signature must be "hmac" or "ed25519"')),
       },
-      'an endpoint must be a JSON object {url, eventTypes?, description?, secret?, rateLimit?, headers?, signature?}',
+      'an endpoint must be a JSON object {url, eventTypes?, description?, secret?, rateLimit?, headers?, ordering?, signature?}',
     ),
     v.forward(
       v.check(({ secret, signature }) => secret === undefined || signature !== 'ed25519', ED25519_SECRET_MESSAGE),
@@ -109,7 +112,7 @@ export function newEndpointSchema(options: EndpointUrlOptions) {
 /** Why an ed25519 endpoint takes no `secret`: its secret key must never have been outside the service. */
 export const ED25519_SECRET_MESSAGE = 'secret cannot be given for an ed25519 endpoint: the service makes its key pair';
 
-/** Body of an update: any of `{url, eventTypes, description, rateLimit, headers, status}`; `null` removes `description`, `rateLimit` or `headers`. */
+/** Body of an update: any of `{url, eventTypes, description, rateLimit, headers, ordering, status}`; `null` removes `description`, `rateLimit` or `headers`. */
 export function endpointPatchSchema(options: EndpointUrlOptions) {
   return jsonObject(
     {
@@ -118,9 +121,10 @@ export function endpointPatchSchema(options: EndpointUrlOptions) {
       description: v.exactOptional(v.nullable(descriptionSchema)),
       rateLimit: v.exactOptional(v.nullable(rateLimitSchema)),
       headers: v.exactOptional(v.nullable(headersSchema)),
+      ordering: v.exactOptional(orderingSchema),
       status: v.exactOptional(v.picklist(['enabled', 'disabled'], 'status must be "enabled" or "disabled"')),
     },
-    'an endpoint update must be a JSON object {url?, eventTypes?, description?, rateLimit?, headers?, status?}',
+    'an endpoint update must be a JSON object {url?, eventTypes?, description?, rateLimit?, headers?, ordering?, status?}',
   );
 }
 

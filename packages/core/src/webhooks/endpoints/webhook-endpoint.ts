@@ -15,6 +15,14 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = Object.freeze([
   'webhook.delivery.failed',
 ]);
 
+/**
+ * How an endpoint's messages are ordered. `plant`: the messages about one plant are attempted one at a time, in the
+ * order they were queued (a later one waits while an earlier one is pending, retries included); other plants' go on.
+ */
+export type EndpointOrdering = 'none' | 'plant';
+
+export const ENDPOINT_ORDERINGS: readonly EndpointOrdering[] = Object.freeze(['none', 'plant']);
+
 /** Whether an endpoint gets deliveries (`disabled`: by the tenant, an operator, or automatically after failing). */
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
 
@@ -31,6 +39,7 @@ export interface WebhookEndpoint {
   readonly rateLimit?: number;
   /** Request headers sent on every attempt to it, as the tenant wrote them; absent when none. */
   readonly headers?: Readonly<Record<string, string>>;
+  readonly ordering: EndpointOrdering;
   readonly status: WebhookEndpointStatus;
   /** Why it is disabled; only while disabled. */
   readonly disabledReason?: string;
