@@ -18,6 +18,7 @@ import type { BenchResults } from './lib/targets.js';
 import { checkTargets } from './lib/targets.js';
 import { runBigListScenario, runPgBigListScenario } from './scenarios/big-list-scenario.js';
 import { runFairDeliveryScenario } from './scenarios/fair-delivery-scenario.js';
+import { runOrderedDeliveryScenario } from './scenarios/ordered-delivery-scenario.js';
 import { runHttpSuite } from './scenarios/http-suite.js';
 import { runStartupScenario } from './scenarios/startup-scenario.js';
 import { runSteadyStateScenario } from './scenarios/steady-state-scenario.js';
@@ -82,7 +83,7 @@ const selected = options.scenarios;
 const skipped: string[] = [];
 
 /** The pg-… scenarios, each server in a schema of its own; skipped with one line when PostgreSQL is unreachable. */
-async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pgWebhooks' | 'pgBigList' | 'pgSteadyState'>> {
+async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pgWebhooks' | 'pgOrderedDelivery' | 'pgBigList' | 'pgSteadyState'>> {
   const wanted = POSTGRES_SCENARIOS.filter((name) => selected.has(name));
   if (wanted.length === 0) return { paired: [] };
   const opened = await openBenchPostgres(options.dbPool);
@@ -96,9 +97,10 @@ async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pg
   try {
     const paired = await runHttpSuite(context, failed, postgres);
     const pgWebhooks = await attempt('pg-webhooks', () => runWebhookScenario(context, postgres));
+    const pgOrderedDelivery = await attempt('pg-ordered-delivery', () => runOrderedDeliveryScenario(context, postgres));
     const pgBigList = await attempt('pg-big-list', () => runPgBigListScenario(context, postgres));
     const pgSteadyState = await attempt('pg-steady-state', () => runSteadyStateScenario(context, { kind: 'postgres', postgres }));
-    return { paired, pgWebhooks, pgBigList, pgSteadyState };
+    return { paired, pgWebhooks, pgOrderedDelivery, pgBigList, pgSteadyState };
   } finally {
     await postgres.dropAll();
   }
@@ -111,11 +113,12 @@ try {
   const paired = http.some((name) => selected.has(name)) ? await runHttpSuite(context, failed) : [];
   const webhooks = await attempt('webhooks', () => runWebhookScenario(context));
   const fairDelivery = await attempt('fair-delivery', () => runFairDeliveryScenario(context));
+  const orderedDelivery = await attempt('ordered-delivery', () => runOrderedDeliveryScenario(context));
   const bigList = await attempt('big-list', () => runBigListScenario(context));
   const steadyState = await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' }));
   const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
   const onPostgres = await runPostgresScenarios();
-  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, fairDelivery, bigList, steadyState, tracing };
+  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, fairDelivery, orderedDelivery, bigList, steadyState, tracing };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });
   else log(`kept ${workDir}`);

@@ -14,6 +14,7 @@ export const SCENARIOS = [
   'delete-404',
   'webhooks',
   'fair-delivery',
+  'ordered-delivery',
   'big-list',
   'steady-state',
   'tracing',
@@ -23,6 +24,7 @@ export const SCENARIOS = [
   'pg-get',
   'pg-delete-404',
   'pg-webhooks',
+  'pg-ordered-delivery',
   'pg-big-list',
   'pg-steady-state',
 ] as const;

@@ -1,5 +1,6 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
 import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
+import { orderedDeliverySection } from '../scenarios/ordered-delivery-scenario.js';
 import type { WebhookResult } from '../scenarios/webhook-scenario.js';
 import { describeSampler, type BenchOptions } from './bench-options.js';
 import { describePinning } from './cpu-pinning.js';
@@ -318,6 +319,8 @@ export function renderReport(input: ReportInput): string {
     tracingSection(results, options.tracingSampler),
     webhookSection(results.webhooks),
     webhookSection(results.pgWebhooks),
+    orderedDeliverySection(results.orderedDelivery),
+    orderedDeliverySection(results.pgOrderedDelivery),
     bigListSection(results.bigList, 'SQLite'),
     bigListSection(results.pgBigList, 'PostgreSQL'),
     steadyStateSection(results.steadyState),

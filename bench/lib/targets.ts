@@ -3,6 +3,7 @@ import type { StartupResult } from '../scenarios/startup-scenario.js';
 import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
 import type { WebhookResult } from '../scenarios/webhook-scenario.js';
 import type { FairDeliveryResult } from '../scenarios/fair-delivery-scenario.js';
+import type { OrderedDeliveryResult } from '../scenarios/ordered-delivery-scenario.js';
 import type { PairedResult } from './paired-rounds.js';
 import { median } from './stats.js';
 
@@ -12,6 +13,9 @@ export interface BenchResults {
   readonly startup?: readonly StartupResult[];
   readonly webhooks?: WebhookResult;
   readonly fairDelivery?: FairDeliveryResult;
+  /** Deliveries/s to one endpoint with ordering `plant` against `none`. */
+  readonly orderedDelivery?: OrderedDeliveryResult;
+  readonly pgOrderedDelivery?: OrderedDeliveryResult;
   readonly bigList?: BigListResult;
   /** Tracing on (`service`) against off (`baseline`), same service; `sampled` when `--tracing-sampler` was given. */
   readonly tracing?: { readonly sampled: boolean; readonly pairs: readonly PairedResult[] };
@@ -107,6 +111,17 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         `fair delivery: another tenant's webhook p99 with ${fair.queuedToHanging} deliveries to hanging endpoints ≤ 1.2x alone`,
         `${ratio.toFixed(2)}x (${fair.withHanging.p99Ms.toFixed(1)} ms against ${fair.alone.p99Ms.toFixed(1)} ms; p50 ${fair.withHanging.p50Ms.toFixed(1)} against ${fair.alone.p50Ms.toFixed(1)} ms)`,
         ratio <= 1.2 && fair.withHanging.deliveries > 0,
+      ),
+    );
+  }
+  for (const ordered of [results.orderedDelivery, results.pgOrderedDelivery]) {
+    if (!ordered) continue;
+    const where = ordered.storage === 'sqlite' ? 'SQLite' : `${ordered.instances} PostgreSQL instances`;
+    checks.push(
+      check(
+        `ordered delivery (${where}): with ordering plant, no plant.deleted before its plant.created`,
+        `${ordered.plant.outOfOrder} of ${ordered.plants} out of order (${ordered.none.outOfOrder} without ordering); ${ordered.ratio.toFixed(2)}x the deliveries/s`,
+        ordered.plant.outOfOrder === 0,
       ),
     );
   }

@@ -2,13 +2,37 @@ import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresAvailable, withClient } from '../../../test/support/postgres.js';
 import { explainedPlan, seededSchema } from '../../../test/support/postgres-plan.js';
-import { claimDuePassingOverSql, nextDueAtSql } from './outbox-queries.js';
+import { claimDuePassingOverSql, claimDueSql, enqueueSql, nextDueAtSql, releaseNextInLineSql } from './outbox-queries.js';
 
 // Plan nodes that read rows: sequential, index, index-only and bitmap heap scans (CTE and worktable scans too, which are cheap).
 const SCANS = /Scan$/;
 
 const T0 = 1_700_000_000_000;
 const BACKLOG = 100_000;
+
+/** Runs `use` in a transaction that is rolled back: a claim leases nothing for the next test. */
+const rolledBack = <T>(use: (client: pg.Client) => Promise<T>) =>
+  withClient(async (client) => {
+    await client.query('BEGIN');
+    try {
+      return await use(client);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
+
+/** Runs `text` (rolled back, after `before`) and returns what its plan read: rows out of and filtered away in every scan. */
+const rowsRead = (text: string, parameters: unknown[], before?: (client: pg.Client) => Promise<unknown>) =>
+  rolledBack(async (client) =>
+    (await before?.(client), await explainedPlan(client, 'ANALYZE, FORMAT JSON', text, parameters))
+      .filter((step) => SCANS.test(step['Node Type']))
+      .reduce(
+        (sum, step) =>
+          sum +
+          ((step['Actual Rows'] ?? 0) + (step['Rows Removed by Filter'] ?? 0) + (step['Rows Removed by Index Recheck'] ?? 0)) * (step['Actual Loops'] ?? 1),
+        0,
+      ),
+  );
 
 // The conformance suite holds what these statements answer; this holds how much they read for it, which no
 // answer shows. One slow receiver with a large due backlog, one endpoint with a long finished history, and a few
@@ -27,30 +51,6 @@ describe.skipIf(!postgresAvailable)('outbox SQL with one endpoint holding most p
     await client.query(`ANALYZE ${tables.deliveries}`);
   });
 
-  /** Runs `use` in a transaction that is rolled back: a claim leases nothing for the next test. */
-  const rolledBack = <T>(use: (client: pg.Client) => Promise<T>) =>
-    withClient(async (client) => {
-      await client.query('BEGIN');
-      try {
-        return await use(client);
-      } finally {
-        await client.query('ROLLBACK');
-      }
-    });
-
-  /** Runs `text` (rolled back) and returns what its plan read: rows out of and filtered away in every scan. */
-  const rowsRead = (text: string, parameters: unknown[]) =>
-    rolledBack(async (client) =>
-      (await explainedPlan(client, 'ANALYZE, FORMAT JSON', text, parameters))
-        .filter((step) => SCANS.test(step['Node Type']))
-        .reduce(
-          (sum, step) =>
-            sum +
-            ((step['Actual Rows'] ?? 0) + (step['Rows Removed by Filter'] ?? 0) + (step['Rows Removed by Index Recheck'] ?? 0)) * (step['Actual Loops'] ?? 1),
-          0,
-        ),
-    );
-
   it('claims past the slow endpoint reading each other endpoint from the endpoint_due index, not the backlog', async () => {
     const now = T0 + 2 * BACKLOG;
     const claimed = await rolledBack(async (client) => {
@@ -64,5 +64,43 @@ describe.skipIf(!postgresAvailable)('outbox SQL with one endpoint holding most p
 
   it('finds the next due time at the head of the due index, not by reading every pending delivery', async () => {
     expect(await rowsRead(nextDueAtSql(tables), [])).toBeLessThan(100);
+  });
+});
+
+// One plant's line as long as a backlog: its first message due, every other one held (no due time). Claims, the
+// release of the next one and a message joining the line must read a handful of rows, however long the line.
+describe.skipIf(!postgresAvailable)('outbox SQL with one plant holding a long line of messages', () => {
+  const { tables } = seededSchema(async (client, tables) => {
+    await client.query(`
+      INSERT INTO ${tables.deliveries}
+        (id, tenant, endpoint_id, event_type, payload, status, next_attempt_at, created_at, updated_at, ordering_key, line_seq)
+      SELECT 'line' || i, 't', 'ep_line', 'plant.created', '{}', 'pending', CASE WHEN i = 1 THEN ${T0} END, ${T0} + i, ${T0} + i, '1', i
+      FROM generate_series(1, ${BACKLOG}) AS i`);
+    await client.query(`
+      INSERT INTO ${tables.deliveries} (id, tenant, endpoint_id, event_type, payload, status, next_attempt_at, created_at, updated_at, ordering_key, line_seq)
+      SELECT 'other' || i, 't', 'ep_line', 'plant.created', '{}', 'pending', ${T0} + i, ${T0} + i, ${T0} + i, (i + 1)::text, 1
+      FROM generate_series(1, 9) AS i`);
+    await client.query(`ANALYZE ${tables.deliveries}`);
+  });
+
+  it('claims the head of the long line and the other plants, reading the due index only', async () => {
+    const now = T0 + 1000;
+    const claimed = await rolledBack(async (client) =>
+      (await client.query(claimDueSql(tables), ['o', now + 1000, now, 20])).rows.map((row: { id: string }) => row.id),
+    );
+    expect(claimed.sort()).toEqual(['line1', ...Array.from({ length: 9 }, (_, index) => `other${index + 1}`)].sort());
+    expect(await rowsRead(claimDueSql(tables), ['o', now + 1000, now, 20])).toBeLessThan(200);
+  });
+
+  it('releases the next of the line, and queues behind its last, by seeks in the line index', async () => {
+    const headDelivered = (client: pg.Client) =>
+      client.query(`UPDATE ${tables.deliveries} SET status = 'delivered', next_attempt_at = NULL WHERE id = 'line1'`);
+    const release = `${releaseNextInLineSql(tables)} RETURNING id`;
+    expect(await rolledBack(async (client) => (await headDelivered(client), (await client.query(release, ['ep_line', '1', T0 + 5])).rows))).toEqual([
+      { id: 'line2' },
+    ]);
+    expect(await rowsRead(releaseNextInLineSql(tables), ['ep_line', '1', T0 + 5], headDelivered)).toBeLessThan(100);
+    const joining = ['msg_new', 't', 'ep_line', 'plant.deleted', '{}', T0 + 10, false, '1'];
+    expect(await rowsRead(enqueueSql(tables), joining)).toBeLessThan(100);
   });
 });
