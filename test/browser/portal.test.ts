@@ -76,12 +76,14 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.getByLabel('URL').fill(hookUrl);
     expect(await page.getByRole('checkbox', { name: 'plant.created' }).isChecked()).toBe(true);
+    await page.getByLabel('Order', { exact: true }).selectOption('plant');
     await page.getByRole('button', { name: 'Create endpoint' }).click();
     await expectText(page.getByRole('status'), `Created ${hookUrl}.`);
     const firstSecret = (await page.getByTestId('created-secret').textContent())!;
     expect(firstSecret).toMatch(/^whsec_/);
     const card = page.getByRole('article', { name: hookUrl });
     await expectText(card.getByTestId('endpoint-status'), 'Enabled');
+    await expectText(card.getByTestId('endpoint-ordering'), 'per plant');
 
     // A plant created through the API is delivered.
     const created = await fetch(`${server.url}/plants`, {

@@ -234,6 +234,19 @@ describe('WebhookDispatcher', () => {
     expect(sent).toHaveLength(0);
   });
 
+  it("attempts the next message of a plant's line as soon as the one before it is delivered, not on the poll", async () => {
+    // The first attempt of each plant.created fails, so the plant.deleted behind it waits for the retry to succeed.
+    const { transport, sent } = fakeTransport((request, all) =>
+      answered(request.body.includes('"name"') && all.filter((other) => other.body === request.body).length === 1 ? 500 : 204),
+    );
+    const store = storeWith({ transport, allowPrivateDestinations: true });
+    await store.webhooks.endpoints.create(acme, { url: 'http://hooks.test/ordered', eventTypes: ['plant.created', 'plant.deleted'], ordering: 'plant' });
+    await store.plants.create(acme, { id: 7, name: 'Fern' });
+    await store.plants.delete(acme, 7);
+    await eventually(() => sent.length === 3, 'three attempts');
+    expect(sent.map((request) => request.body)).toEqual(['{"id":7,"name":"Fern"}', '{"id":7,"name":"Fern"}', '{"id":7}']);
+  });
+
   it('does not let a hanging endpoint hold up a healthy one', async () => {
     const { transport, sent } = fakeTransport((request) => (request.url.endsWith('/slow') ? hang(request) : answered(200)));
     const store = storeWith({

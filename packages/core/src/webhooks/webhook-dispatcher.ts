@@ -256,8 +256,6 @@ export class WebhookDispatcher {
       const metric = outcome && attemptOutcome(outcome, result);
       if (metric) this.#options.events?.emit('webhook.attempted', { outcome: metric, durationMs: Math.max(0, result.finishedAt - result.startedAt) });
       if (outcome?.status === 'pending') this.#timer.scheduleAt(outcome.nextAttemptAt);
-      // Its end made the next message of its line due.
-      else if (outcome && outcome.status !== 'interrupted' && delivery.orderingKey !== undefined) this.wake();
       if (outcome?.status === 'failed') await this.#queued(this.#options.operationalEvents?.deliveryFailed(delivery, result.outcome, result.finishedAt));
       if (outcome) await this.#health?.observe(delivery, outcome, result.startedAt);
     } catch (error) {

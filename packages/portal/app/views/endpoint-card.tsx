@@ -95,7 +95,11 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
           <Fact label="Event types">{endpoint.eventTypes.join(', ')}</Fact>
           {endpoint.description === undefined ? null : <Fact label="Description">{endpoint.description}</Fact>}
           {endpoint.rateLimit === undefined ? null : <Fact label="Rate limit">{endpoint.rateLimit} per second</Fact>}
-          {endpoint.ordering === 'plant' ? <Fact label="Order">per plant</Fact> : null}
+          {endpoint.ordering === 'plant' ? (
+            <Fact label="Order" testid="endpoint-ordering">
+              per plant
+            </Fact>
+          ) : null}
           {/* Names only: values are often credentials; Edit shows them. */}
           {endpoint.headers === undefined ? null : <Fact label="Custom headers">{Object.keys(endpoint.headers).join(', ')}</Fact>}
           <Fact label="Id">
