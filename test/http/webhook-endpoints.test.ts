@@ -83,8 +83,27 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
       headers,
       ordering: 'plant',
     });
-    expect(Object.keys(created)).toEqual(['id', 'url', 'eventTypes', 'description', 'rateLimit', 'headers', 'ordering', 'status', 'createdAt', 'updatedAt', 'secret']);
-    expect(created).toMatchObject({ eventTypes: ['plant.deleted', 'plant.created'], description: 'all of it', rateLimit: 5, headers, ordering: 'plant', secret: SECRET });
+    expect(Object.keys(created)).toEqual([
+      'id',
+      'url',
+      'eventTypes',
+      'description',
+      'rateLimit',
+      'headers',
+      'ordering',
+      'status',
+      'createdAt',
+      'updatedAt',
+      'secret',
+    ]);
+    expect(created).toMatchObject({
+      eventTypes: ['plant.deleted', 'plant.created'],
+      description: 'all of it',
+      rateLimit: 5,
+      headers,
+      ordering: 'plant',
+      secret: SECRET,
+    });
     expect((await call('PATCH', `/webhooks/endpoints/${created.id}`, owner({ ordering: 'none' }))).json).toMatchObject({ ordering: 'none', headers });
     expect((await call('GET', `/webhooks/endpoints/${created.id}`, owner())).json).toMatchObject({ headers });
     // Replaced as a whole; null and {} remove them.
