@@ -1,13 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { PlantStore } from '@plant-store/core';
 import { handleClientError } from './http/handle-client-error.js';
+import { handleSocketTimeout } from './http/handle-socket-timeout.js';
 import { rejectExpectation } from './http/reject-expectation.js';
 import { createRequestListener, type RequestListenerOptions } from './request-listener.js';
 
 export interface PlantServerOptions extends RequestListenerOptions {
   /** Time a client gets to send the complete request headers; slower connections are closed (408). @default 10000 */
   readonly headersTimeoutMs?: number;
-  /** Time a client gets to send the complete request (408 after it); also the longest a connection may stay silent either way. @default 30000 */
+  /** Time a client gets to send the complete request (408 after it); also the longest a client may leave a connection silent. @default 30000 */
   readonly requestTimeoutMs?: number;
   /** How long an idle keep-alive connection stays open between requests. @default 5000 */
   readonly keepAliveTimeoutMs?: number;
@@ -30,8 +31,9 @@ export function createPlantServer(store: PlantStore, options: PlantServerOptions
     createRequestListener(store, options),
   );
   server.keepAliveTimeout = keepAliveTimeout;
-  // Inactivity in either direction: also covers a client that stops reading its response.
+  // Inactivity: also covers a client that stops reading its response; a slow answer of ours does not count.
   server.timeout = requestTimeout;
+  server.on('timeout', handleSocketTimeout);
   server.on('clientError', handleClientError);
   // Listening replaces node:http's bodiless 417 for an unknown `Expect`.
   server.on('checkExpectation', rejectExpectation);
