@@ -1,0 +1,2 @@
+// Entry @plant-store/http-node/fastify: only hosts that import it need fastify (an optional peer dependency).
+export { plantStorePlugin, type PlantStorePluginOptions } from './fastify/plant-store-plugin.js';
