@@ -101,7 +101,11 @@ for (const [name, express] of [
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       try {
         for (const id of [1, 2]) {
-          await fetch(`${url}/v1/plants`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ id, name: 'p' }) });
+          await fetch(`${url}/v1/plants`, {
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ id, name: 'p' }),
+          });
         }
         expect((await fetch(`${url}/v1/plants?limit=1`, { headers: auth })).headers.get('link')).toBe('</v1/plants?limit=1&after=1>; rel="next"');
         expect((await fetch(`${url}/outer/inner/plants?limit=1`, { headers: auth })).headers.get('link')).toBe(
