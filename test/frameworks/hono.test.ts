@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import { mount } from 'hono/mount';
 import type { PlantStore } from '@plant-store/core';
 import { createFetchHandler } from '@plant-store/http-node';
 import { describeFrameworkHost, MAX_BODY_BYTES, type FrameworkHost } from './framework-suite.js';
@@ -10,12 +11,13 @@ async function startHonoHost(store: PlantStore): Promise<FrameworkHost> {
   app.get('/hello', (c) => c.text('host: hello'));
   app.get('/api/version', (c) => c.text('host: version 7'));
   // replaceRequest: false hands the handler the URL as the client sent it, mount path included, for its Link headers.
-  app.mount('/api', createFetchHandler(store, { basePath: '/api', maxBodyBytes: MAX_BODY_BYTES }), { replaceRequest: false });
+  app.all('/api/*', mount(createFetchHandler(store, { basePath: '/api', maxBodyBytes: MAX_BODY_BYTES }), { replaceRequest: false }));
   // The trap: a middleware reads the body before the API.
   app.use('/parsed-api/*', async (c, next) => {
     await c.req.json();
     await next();
   });
+  // app.mount (deprecated in Hono 4, removed in 5) takes the same options.
   app.mount('/parsed-api', createFetchHandler(store, { basePath: '/parsed-api' }), { replaceRequest: false });
   app.notFound((c) => c.text(`host: no ${c.req.path}`, 404));
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
