@@ -3,7 +3,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { PlantStore } from '@plant-store/core';
 import { createFetchHandler, createPlantServer, type PlantServerOptions } from '@plant-store/http-node';
 
-// Which front of the API a suite drives (no vitest in here: bench may import it).
+// Which front of the API a suite drives: the same HTTP cases must hold for the node listener and the fetch handler.
 
 /** `listener`: the node:http listener in `createPlantServer`; `fetch`: the fetch handler behind a node:http bridge (@hono/node-server). */
 export type HttpFront = 'listener' | 'fetch';
