@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../support/api-client.js';
+import { HTTP_FRONTS } from '../support/http-front.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { TOKENS } from '../support/test-tokens.js';
 
@@ -29,12 +30,12 @@ const duplicated = fc
     return { dup, body: nested === undefined ? inner : `{${JSON.stringify(nested)}:${inner}}` };
   });
 
-describe('a JSON body with a duplicate key', () => {
+describe.each(HTTP_FRONTS)('a JSON body with a duplicate key (%s)', (front) => {
   let server: TestServer;
   let routes: { method: string; path: string }[];
 
   beforeAll(async () => {
-    server = await startTestServer('sqlite');
+    server = await startTestServer('sqlite', { front });
     const endpoint = await api(server.url, 'POST', '/webhooks/endpoints', {
       token: TOKENS.owner,
       body: JSON.stringify({ url: 'https://example.com/hook', eventTypes: ['plant.created'] }),

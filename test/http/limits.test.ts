@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { api, expectObservationsDocumented } from '../support/api-client.js';
 import { bodyOf, headerOf, openRaw, statusOf } from '../support/raw-http.js';
 import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { HTTP_FRONTS } from '../support/http-front.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { TOKENS } from '../support/test-tokens.js';
 
@@ -61,12 +62,12 @@ function streamUpload(port: number, totalBytes: number, token: string = TOKENS.o
   });
 }
 
-describe.each(STORAGE_KINDS)('body limits (%s storage)', (kind) => {
+describe.each(STORAGE_KINDS.flatMap((kind) => HTTP_FRONTS.map((front) => [kind, front] as const)))('body limits (%s storage, %s)', (kind, front) => {
   let server: TestServer;
   let small: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(kind);
-    small = await startTestServer(kind, { maxBodyBytes: 64 });
+    server = await startTestServer(kind, { front });
+    small = await startTestServer(kind, { maxBodyBytes: 64, front });
   });
   afterAll(async () => {
     await server.close();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError, createPlantStoreClient, type Plant } from '@plant-store/client';
 import { api, expectObservationsDocumented, type ApiRequest } from '../support/api-client.js';
 import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { HTTP_FRONTS } from '../support/http-front.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { TOKENS } from '../support/test-tokens.js';
 
@@ -10,10 +11,10 @@ const MIN = '-9223372036854775808';
 
 expectObservationsDocumented();
 
-describe.each(STORAGE_KINDS)('plants API over HTTP (%s storage)', (kind) => {
+describe.each(STORAGE_KINDS.flatMap((kind) => HTTP_FRONTS.map((front) => [kind, front] as const)))('plants API over HTTP (%s storage, %s)', (kind, front) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(kind);
+    server = await startTestServer(kind, { front });
   });
   afterAll(() => server.close());
 

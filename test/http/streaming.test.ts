@@ -6,6 +6,7 @@ import { plantToJson, type Storage } from '@plant-store/core/adapter';
 import { api, expectObservationsDocumented } from '../support/api-client.js';
 import { rawRequest, statusOf } from '../support/raw-http.js';
 import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { HTTP_FRONTS } from '../support/http-front.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { TOKENS } from '../support/test-tokens.js';
 
@@ -157,9 +158,9 @@ describe.each(STORAGE_KINDS)('streamed listing of 100,000 plants (%s storage)', 
   });
 });
 
-describe('streaming edge cases', () => {
+describe.each(HTTP_FRONTS)('streaming edge cases (%s)', (front) => {
   it('sends a small list in one piece with a content-length', async () => {
-    const server = await startTestServer('memory');
+    const server = await startTestServer('memory', { front });
     try {
       await seed(server.storage, 'a', 3);
       const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${TOKENS.owner}` } });
@@ -173,7 +174,7 @@ describe('streaming edge cases', () => {
 
   it('stops reading storage when the client disconnects mid-stream', async () => {
     const spy = spyOnList();
-    const server = await startTestServer('memory', { batchSize: 10, wrapStorage: (storage) => spy.wrap(storage) });
+    const server = await startTestServer('memory', { front, batchSize: 10, wrapStorage: (storage) => spy.wrap(storage) });
     try {
       await seed(server.storage, 'a', 20_000);
       const controller = new AbortController();
@@ -200,7 +201,7 @@ describe('streaming edge cases', () => {
 
   it('answers 503 when storage fails before the first byte, without internals', async () => {
     const spy = spyOnList(1);
-    const server = await startTestServer('memory', { wrapStorage: (storage) => spy.wrap(storage) });
+    const server = await startTestServer('memory', { front, wrapStorage: (storage) => spy.wrap(storage) });
     try {
       const response = await api(server.url, 'GET', '/plants', { token: TOKENS.owner });
       expect(response.status).toBe(503);
@@ -215,7 +216,7 @@ describe('streaming edge cases', () => {
 
   it('aborts the connection when storage fails mid-stream, and stays healthy', async () => {
     const spy = spyOnList(5);
-    const server = await startTestServer('memory', { batchSize: 10, wrapStorage: (storage) => spy.wrap(storage) });
+    const server = await startTestServer('memory', { front, batchSize: 10, wrapStorage: (storage) => spy.wrap(storage) });
     try {
       await seed(server.storage, 'a', 1000);
       const response = await fetch(`${server.url}/plants`, { headers: { authorization: `Bearer ${TOKENS.owner}` } });

@@ -41,6 +41,9 @@ const EXAMPLES = [
   { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long', language: 'ts' },
   { file: 'docs/portal.md', heading: 'Turning it off', language: 'ts' },
   { file: 'docs/testing.md', heading: 'A test store', language: 'ts' },
+  { file: 'docs/frameworks.md', heading: 'Express', language: 'ts' },
+  { file: 'docs/frameworks.md', heading: 'Fastify', language: 'ts' },
+  { file: 'docs/frameworks.md', heading: 'Fetch handler (Hono and other fetch runtimes)', language: 'ts' },
 ] as const;
 
 /** The `## ` sections of a Markdown page, by heading (text up to the next `## `). */
@@ -78,6 +81,9 @@ describe('library examples', () => {
     { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long' },
     { file: 'docs/portal.md', heading: 'Turning it off' },
     { file: 'docs/testing.md', heading: 'A test store' },
+    { file: 'docs/frameworks.md', heading: 'Express' },
+    { file: 'docs/frameworks.md', heading: 'Fastify' },
+    { file: 'docs/frameworks.md', heading: 'Fetch handler (Hono and other fetch runtimes)' },
   ] as const)('$file $heading: the example runs as written and prints what the page says', async ({ file: page, heading }) => {
     const [example, output] = await codeBlocks(page, heading, 'ts');
     expect(example).toBeDefined();

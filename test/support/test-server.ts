@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPlantStore, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
 import type { Authenticator, Clock, LogFields, Logger, Storage } from '@plant-store/core/adapter';
-import { createPlantServer, type PlantServerOptions } from '@plant-store/http-node';
+import type { PlantServerOptions } from '@plant-store/http-node';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { memoryStorage } from '@plant-store/storage-memory';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
+import { createFrontServer, type HttpFront } from './http-front.js';
 import { TEST_DATABASE_URL, testSchemas } from './postgres-database.js';
 import type { AnyStorageKind } from './storage-kind.js';
 import { testTokens } from './test-tokens.js';
@@ -49,6 +50,8 @@ export interface TestServerOptions extends PlantServerOptions {
   readonly deliver?: boolean;
   /** The store's clock (a compressed one for auto-disable). @default the system clock */
   readonly clock?: Clock;
+  /** Which front answers: the node listener, or the fetch handler behind a node:http bridge. @default 'listener' */
+  readonly front?: HttpFront;
 }
 
 /** A real Plant Store server on 127.0.0.1, port 0, over a fresh storage of the given kind. */
@@ -85,9 +88,10 @@ export async function startTestServer(kind: AnyStorageKind, options: TestServerO
     allowPrivateDestinations: _allowPrivateDestinations,
     deliver: _deliver,
     clock: _clock,
+    front = 'listener',
     ...serverOptions
   } = options;
-  const server = createPlantServer(store, { logger, ...serverOptions });
+  const server = createFrontServer(front, store, { logger, ...serverOptions });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

@@ -2,6 +2,7 @@
 // outbound webhook transport is @plant-store/http-node/webhook-transport; the
 // runnable service (settings, CLI, logging, storage choice) is @plant-store/server.
 export { createRequestListener, type RequestListener, type RequestListenerOptions } from './request-listener.js';
+export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './fetch/fetch-handler.js';
 export { createPlantServer, type PlantServerOptions } from './create-plant-server.js';
 export type { PortalAsset, PortalAssets } from './portal/portal-files.js';
 export { openapiDocument, type OpenApiDocument, type OpenApiDocumentOptions } from './openapi/openapi-document.js';

@@ -1,131 +1,66 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import type { PlantStore } from '@plant-store/core';
-import { silentLogger, type Logger } from '@plant-store/core/adapter';
-import { docsFiles } from './docs/docs-files.js';
-import { DEFAULT_MAX_BODY_BYTES, leavesLargeBodyUnread } from './http/read-body.js';
-import { requestId } from './http/request-id.js';
-import { describeError, sendError } from './http/send-error.js';
-import { createHttpMetrics } from './metrics/http-metrics.js';
-import { openapiDocument } from './openapi/openapi-document.js';
-import { portalFiles, type PortalAssets } from './portal/portal-files.js';
-import type { Exchange, RouteContext } from './routes/route-context.js';
-import { routeRequest } from './routes/route-request.js';
-import { tracedRequest, type EndServerSpan } from './tracing/traced-request.js';
-import { version as packageVersion } from './version.js';
+import { createApiContext, handleRequest, isUnder, rebasedContext, type ApiContext, type RequestListenerOptions } from './handle-request.js';
+import { matchRoute } from './routes/route-table.js';
+import { tracedRequest } from './tracing/traced-request.js';
 
-export interface RequestListenerOptions {
-  /** Largest accepted request body, in bytes; larger bodies get a 413. @default 65536 */
-  readonly maxBodyBytes?: number;
-  /** Receives one `request` line per request (method, path, status, durationMs, requestId) and server-side failures. Never tokens. @default silentLogger */
-  readonly logger?: Logger;
-  /** @default the package version */
-  readonly version?: string;
-  /** Path prefix the API is mounted under, e.g. `/api`; requests outside it go to the host's `next`, else get a 404. @default '' */
-  readonly basePath?: string;
-  /** Serve the swagger-ui API reference page at `<basePath>/docs`; off by default, as the page runs scripts on the host's origin. @default false */
-  readonly docs?: boolean;
-  /**
-   * Prometheus metrics at `GET /metrics`, unauthenticated, so off unless asked. The listener subscribes to the store's
-   * events for good: one listener with metrics per store. @default false
-   */
-  readonly metrics?: boolean;
-  /** Serve the tenant webhook portal (`portalAssets()` of `@plant-store/portal`) at `<basePath>/portal`. @default undefined (no portal) */
-  readonly portal?: PortalAssets;
-}
+export type { RequestListenerOptions } from './handle-request.js';
 
 /** A node:http request listener; a host may pass `next` to receive the requests outside the base path. */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse, next?: () => void) => void;
 
-/** The Plant Store HTTP API as a node:http listener that never listens itself (`createPlantServer` gives one with the right timeouts). */
+/** What Express (4 and 5) adds to a request: the path it was mounted at and the URL before it stripped that path. */
+interface ExpressRequest extends IncomingMessage {
+  readonly baseUrl?: unknown;
+  readonly originalUrl?: unknown;
+}
+
+// Mount paths with parameters could make one per request: past this many, contexts are built per request instead.
+const MAX_CACHED_MOUNTS = 64;
+
+/**
+ * The Plant Store HTTP API as a node:http listener that never listens itself (`createPlantServer` gives one with the
+ * right timeouts). It is Express middleware too: `app.use('/api', listener)` serves the API under the mount path and
+ * hands paths that are not the API's to `next`.
+ */
 export function createRequestListener(store: PlantStore, options: RequestListenerOptions = {}): RequestListener {
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
-    throw new RangeError(`maxBodyBytes must be a non-negative integer, got ${maxBodyBytes}`);
-  }
-  const basePath = normalizeBasePath(options.basePath ?? '');
-  const metrics = options.metrics === true;
-  // swagger-ui-dist and prom-client are loaded only by the parts that need them.
-  const context: RouteContext = {
-    store,
-    logger: options.logger ?? silentLogger,
-    maxBodyBytes,
-    basePath,
-    openapiJson: JSON.stringify(openapiDocument(options.version ?? packageVersion, { basePath, docs: options.docs === true, metrics })),
-    docs: options.docs === true ? docsFiles() : undefined,
-    portal: options.portal === undefined ? undefined : portalFiles(options.portal),
-    ...(metrics ? { metrics: createHttpMetrics(store) } : {}),
+  const context = createApiContext(store, options);
+  const { basePath } = context;
+  const mounts = new Map<string, ApiContext>();
+  const mountedAt = (baseUrl: string): ApiContext => {
+    // `app.use('/api', …)` with `basePath: '/api'` too means the same mount, not `/api/api`.
+    const mountPath = baseUrl.endsWith(basePath) ? baseUrl : baseUrl + basePath;
+    if (mountPath === basePath) return context;
+    const known = mounts.get(mountPath);
+    if (known !== undefined) return known;
+    const mounted = rebasedContext(context, mountPath);
+    if (mounts.size < MAX_CACHED_MOUNTS) mounts.set(mountPath, mounted);
+    return mounted;
   };
   return (req, res, next) => {
-    if (next !== undefined && !isUnder(req.url ?? '/', basePath)) {
+    const { baseUrl, originalUrl } = req as ExpressRequest;
+    if (typeof baseUrl === 'string' && typeof originalUrl === 'string') {
+      const mounted = mountedAt(baseUrl);
+      // Express users expect middleware to pass on what it does not serve: the host may have more routes under the mount path.
+      if (next !== undefined && !ownsPath(mounted, originalUrl)) {
+        next();
+        return;
+      }
+      void tracedRequest(req, res, mounted.basePath, (endSpan) => handleRequest(mounted, req, res, originalUrl, endSpan));
+      return;
+    }
+    const url = req.url ?? '/';
+    if (next !== undefined && !isUnder(url, basePath)) {
       next();
       return;
     }
-    void tracedRequest(req, res, basePath, (endSpan) => handleRequest(context, req, res, endSpan));
+    void tracedRequest(req, res, basePath, (endSpan) => handleRequest(context, req, res, url, endSpan));
   };
 }
 
-/** `/api/` becomes `/api`, `/` becomes `` (the root); anything not starting with `/` is refused. */
-function normalizeBasePath(basePath: string): string {
-  const trimmed = basePath.replace(/\/+$/, '');
-  if (trimmed === '') return '';
-  if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(trimmed) || trimmed.includes('//')) {
-    throw new RangeError(`basePath must be a URL path such as /api, got ${JSON.stringify(basePath)}`);
-  }
-  return trimmed;
-}
-
-/** True when the request URL is the base path itself or below it (`/api`, `/api/…`, `/api?…`). */
-function isUnder(url: string, basePath: string): boolean {
-  if (!url.startsWith(basePath)) return false;
-  const next = url.charCodeAt(basePath.length);
-  return Number.isNaN(next) || next === 0x2f /* / */ || next === 0x3f /* ? */;
-}
-
-/** Answers one request, then ends its SERVER span (when traced) with the route template the router matched; never rejects. */
-async function handleRequest(context: RouteContext, req: IncomingMessage, res: ServerResponse, endSpan: EndServerSpan | undefined): Promise<void> {
-  const started = performance.now();
-  const { logger } = context;
-  const url = req.url ?? '/';
+/** The URL is one of the API's routes (any method: a wrong one is still the API's 405). */
+function ownsPath(context: ApiContext, url: string): boolean {
   const queryStart = url.indexOf('?');
-  // The query string is left out of the log: it is user data and unbounded.
   const path = queryStart === -1 ? url : url.slice(0, queryStart);
-  const routed = isUnder(path, context.basePath) ? path.slice(context.basePath.length) : undefined;
-  const exchange: Exchange = {
-    req,
-    res,
-    requestId: requestId(req.headers['x-request-id']),
-    query: queryStart === -1 ? '' : url.slice(queryStart + 1),
-    head: req.method === 'HEAD',
-    route: undefined,
-  };
-  try {
-    try {
-      await routeRequest(context, exchange, routed);
-    } catch (error) {
-      sendError(res, exchange.requestId, error, logger, leavesLargeBodyUnread(req, context.maxBodyBytes));
-    }
-    recordRequest(context, logger, exchange, path, performance.now() - started);
-  } catch (error) {
-    // Answering the error or logging threw: nobody awaits this promise, so a rejection would end the process.
-    lastResort(logger, res, error);
-  }
-  endSpan?.(exchange.route?.template);
-}
-
-function recordRequest(context: RouteContext, logger: Logger, { req, res, requestId, route }: Exchange, path: string, durationMs: number): void {
-  context.metrics?.observe(req.method, route?.template, res.statusCode, durationMs / 1000);
-  const fields = { method: req.method, path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10, requestId };
-  // aborted: a response cut short (client gone, or storage failed mid-stream).
-  logger.info('request', res.writableEnded ? fields : { ...fields, aborted: true });
-}
-
-function lastResort(logger: Logger, res: ServerResponse, error: unknown): void {
-  try {
-    logger.error('request handling failed', { error: describeError(error) });
-  } catch {
-    // The logger is what failed; nothing left to report to.
-  }
-  // A half-written response must not look complete; a finished one stays.
-  if (!res.writableEnded) res.destroy();
+  return isUnder(path, context.basePath) && matchRoute(path.slice(context.basePath.length), context) !== undefined;
 }

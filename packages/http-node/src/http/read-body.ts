@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { bodyReadElsewhere } from './body-read-elsewhere.js';
 import { HttpError } from './http-error.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 65_536;
@@ -10,6 +11,8 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge(maxBytes));
+  // Read to the end before the API got it: a host's body parser ran first.
+  if (req.readableEnded) return alreadyRead(req, maxBytes);
   // The client may have gone during authentication: 'close' has then already fired.
   if (req.destroyed) return Promise.reject(endedEarly());
   if (req.readableFlowing === null && isWhollyBuffered(req, declared)) return bufferedBody(req, maxBytes);
@@ -55,6 +58,12 @@ function isWhollyBuffered(req: IncomingMessage, declared: string | undefined): b
 async function bufferedBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   // Paused and never read: one read() hands over everything buffered.
   const body = (req.read() as Buffer | null) ?? Buffer.alloc(0);
+  if (body.length > maxBytes) throw tooLarge(maxBytes);
+  return decodeUtf8([body], body.length);
+}
+
+async function alreadyRead(req: IncomingMessage, maxBytes: number): Promise<string> {
+  const body = bodyReadElsewhere(req);
   if (body.length > maxBytes) throw tooLarge(maxBytes);
   return decodeUtf8([body], body.length);
 }
