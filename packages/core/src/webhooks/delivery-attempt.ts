@@ -25,7 +25,7 @@ export interface AttemptResult {
 /** No attempt was made: the endpoint's rate limit is reached for now (the delivery is released, not dropped). */
 export const THROTTLED = 'throttled';
 
-/** One attempt: resolve the endpoint, check its rate limit, sign, send. Never rejects: no or a disabled endpoint is `failed`, a transport that throws a `retry`. */
+/** One attempt: resolve the endpoint, check its rate limit, sign, send. Never rejects: no or a disabled endpoint is `failed`; a secret that cannot sign or a transport that throws, a `retry`. */
 export async function attemptDelivery(delivery: ClaimedDelivery, context: AttemptContext, signal: AbortSignal): Promise<AttemptResult | typeof THROTTLED> {
   const startedAt = context.clock.now();
   let target: DeliveryTarget | undefined;
@@ -40,10 +40,17 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
   const send = async (): Promise<WebhookSendOutcome> => {
     if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
     if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
+    let headers: Record<string, string>;
+    try {
+      headers = webhookHeaders(delivery, target, startedAt, context.userAgent);
+    } catch (error) {
+      // Fail closed: a message goes out with every live signature or not at all.
+      return { kind: 'retry', reason: `cannot sign: ${describeError(error)}` };
+    }
     try {
       return await context.transport.send({
         url: target.url,
-        headers: addTraceHeaders(webhookHeaders(delivery, target, startedAt, context.userAgent), span),
+        headers: addTraceHeaders(headers, span),
         body: delivery.payload,
         timeoutMs: context.timeoutMs,
         signal,
@@ -61,6 +68,8 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
 
 /** The endpoint's own headers, then Standard Webhooks' (fresh timestamp and signature, same id) and the event type, which they cannot replace. */
 function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: number, userAgent: string): Record<string, string> {
+  if (target.signingError !== undefined) throw new Error(target.signingError);
+  if (target.keys.length === 0) throw new Error('no secret to sign with');
   const timestamp = Math.floor(now / 1000);
   const signatures = target.keys.map((secret) => signWebhook({ secret, id: delivery.id, timestamp, body: delivery.payload }));
   return {
