@@ -433,7 +433,7 @@ describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['post
     const CONNECTION = /governs the connection or the request's framing, which the service's HTTP client owns \(as does every proxy-\* header\)$/;
 
     // Each was accepted once, and then every attempt failed (Node's client throws for Trailer, undici refuses most of the rest).
-    it.each([
+    it.each<[string, RegExp]>([
       ['Trailer', CONNECTION],
       ['TE', CONNECTION],
       ['Expect', CONNECTION],
@@ -448,8 +448,8 @@ describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['post
       ['Content-Length', SERVICE],
       ['Host', SERVICE],
       ['Webhook-Signature', SERVICE],
-      ...[...RESERVED_HEADER_NAMES].map((name) => [name, SERVICE] as const),
-      ...[...CONNECTION_HEADER_NAMES].map((name) => [name.toUpperCase(), CONNECTION] as const),
+      ...[...RESERVED_HEADER_NAMES].map((name): [string, RegExp] => [name, SERVICE]),
+      ...[...CONNECTION_HEADER_NAMES].map((name): [string, RegExp] => [name.toUpperCase(), CONNECTION]),
     ])('refuses %s at create and at update, naming it (400), and keeps the headers there were', async (name, reason) => {
       const expected = new RegExp(`^headers\\.${name} ${reason.source}`);
       const refused = await call('POST', '/webhooks/endpoints', { url: 'https://example.com/hook', headers: { 'X-Team': 'garden', [name]: 'v' } });
