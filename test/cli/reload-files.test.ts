@@ -166,9 +166,9 @@ describe('plant-store serve reloads its tokens and webhooks files', () => {
 });
 
 // A slow start: the migration waits for an advisory lock this test holds, so
-// the tokens file changes while storage opens. The change must apply once the
-// service serves, though the file watcher saw it before there was anything to
-// reload (and will not see it again).
+// the tokens file changes (and SIGHUP comes) while storage opens. Both must
+// apply once the service serves, though the file watcher saw the change
+// before there was anything to reload (and will not see it again).
 describe.skipIf(!postgresAvailable)('plant-store serve reloads a file changed while it starts', () => {
   const schemas = testSchemas();
   afterAll(() => schemas.dropAll());
@@ -195,17 +195,17 @@ describe.skipIf(!postgresAvailable)('plant-store serve reloads a file changed wh
         const waiting = async () => (await lock.query('SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [rows[0]!.pid])).rowCount === 1;
         await vi.waitFor(async () => expect(await waiting()).toBe(true), { timeout: 15_000, interval: 50 });
         writeFileSync(file, JSON.stringify([{ token: 'kept-token', tenant: 'acme' }]));
-        // Long enough for the watcher (it polls every second) to see the change while the service still starts.
+        service.child.kill('SIGHUP');
+        // Long enough for the watcher (it polls every second) and the signal handler to see the change while the service still starts.
         await sleep(2_500);
         expect(service.stdout()).not.toMatch(READY_LINE);
         await lock.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
         const url = (await service.waitForStdout(READY_LINE))[1]!;
         const status = async (token: string) => (await fetch(`${url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status;
-        await vi.waitFor(
-          () =>
-            expect(service.logs().find((line) => line['msg'] === 'tokens reloaded')).toMatchObject({ trigger: `${file} changed during start-up`, removed: 1 }),
-          { timeout: 5_000 },
-        );
+        const reloads = () => service.logs().filter((line) => line['msg'] === 'tokens reloaded');
+        const triggers = [`${file} changed during start-up`, 'SIGHUP during start-up'];
+        await vi.waitFor(() => expect(reloads().map((line) => line['trigger'])).toEqual(expect.arrayContaining(triggers)), { timeout: 5_000 });
+        expect(reloads()[0]).toMatchObject({ removed: 1, total: 1 });
         expect(await status('revoked-token')).toBe(401);
         expect(await status('kept-token')).toBe(200);
       } finally {
