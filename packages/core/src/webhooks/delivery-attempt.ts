@@ -3,6 +3,7 @@ import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
 import { addTraceHeaders, endAttemptSpan, inAttemptSpan, startAttemptSpan } from '../tracing/attempt-span.js';
 import type { DeliveryTarget } from './delivery-targets.js';
 import type { EndpointThrottle } from './endpoint-throttle.js';
+import { unsendableHeaders } from './endpoints/refused-header-names.js';
 import { ENDPOINT_DELETED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
 import type { WebhookDispatcherOptions } from './webhook-dispatcher.js';
 import { signWebhook } from './webhook-signature.js';
@@ -25,7 +26,7 @@ export interface AttemptResult {
 /** No attempt was made: the endpoint's rate limit is reached for now (the delivery is released, not dropped). */
 export const THROTTLED = 'throttled';
 
-/** One attempt: resolve the endpoint, check its rate limit, sign, send. Never rejects: no or a disabled endpoint is `failed`; a secret that cannot sign or a transport that throws, a `retry`. */
+/** One attempt: resolve the endpoint, check its rate limit, sign, send. Never rejects: no or a disabled endpoint is `failed`; headers that cannot be sent, a secret that cannot sign or a transport that throws, a `retry`. */
 export async function attemptDelivery(delivery: ClaimedDelivery, context: AttemptContext, signal: AbortSignal): Promise<AttemptResult | typeof THROTTLED> {
   const startedAt = context.clock.now();
   let target: DeliveryTarget | undefined;
@@ -40,6 +41,9 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
   const send = async (): Promise<WebhookSendOutcome> => {
     if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
     if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
+    // Retried: once the tenant replaces the headers, queued messages go out.
+    const unsendable = unsendableHeaders(target.headers);
+    if (unsendable !== undefined) return { kind: 'retry', reason: unsendable };
     let headers: Record<string, string>;
     try {
       headers = webhookHeaders(delivery, target, startedAt, context.userAgent);

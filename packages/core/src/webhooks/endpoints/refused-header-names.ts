@@ -40,3 +40,12 @@ export function refusedHeaderReason(name: string): string | undefined {
   }
   return undefined;
 }
+
+/** Why an endpoint's stored headers cannot be sent (one stored before its name was refused), naming the first such header; `undefined` when they can. */
+export function unsendableHeaders(headers: Readonly<Record<string, string>> | undefined): string | undefined {
+  for (const name of Object.keys(headers ?? {})) {
+    const reason = refusedHeaderReason(name);
+    if (reason !== undefined) return `headers.${name} ${reason}; replace the endpoint's headers`;
+  }
+  return undefined;
+}
