@@ -38,36 +38,48 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
   }
   if (target && !target.unavailable && !(await context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now()))) return THROTTLED;
   const span = startAttemptSpan(delivery, target?.url);
-  const send = async (): Promise<WebhookSendOutcome> => {
-    if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
-    if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
-    // Retried: once the tenant replaces the headers, queued messages go out.
-    const unsendable = unsendableHeaders(target.headers);
-    if (unsendable !== undefined) return { kind: 'retry', reason: unsendable };
-    let headers: Record<string, string>;
-    try {
-      headers = webhookHeaders(delivery, target, startedAt, context.userAgent);
-    } catch (error) {
-      // Fail closed: a message goes out with every live signature or not at all.
-      return { kind: 'retry', reason: `cannot sign: ${describeError(error)}` };
-    }
-    try {
-      return await context.transport.send({
-        url: target.url,
-        headers: addTraceHeaders(headers, span),
-        body: delivery.payload,
-        timeoutMs: context.timeoutMs,
-        signal,
-        ...(target.restrictDestination ? { restrictDestination: true } : {}),
-      });
-    } catch (error) {
-      return { kind: 'retry', reason: `transport failed: ${describeError(error)}` };
-    }
-  };
+  const send = () => sendTo(target, { delivery, context, signal, startedAt, span });
   const outcome = lookupFailed ?? (await inAttemptSpan(span, send));
   const result = { startedAt, finishedAt: context.clock.now(), outcome, interrupted: signal.aborted && outcome.kind !== 'delivered' };
   endAttemptSpan(span, outcome, result.interrupted);
   return result;
+}
+
+/** Sends the delivery to its target, or says why it cannot be sent this time. Never rejects. */
+async function sendTo(
+  target: DeliveryTarget | undefined,
+  {
+    delivery,
+    context,
+    signal,
+    startedAt,
+    span,
+  }: { delivery: ClaimedDelivery; context: AttemptContext; signal: AbortSignal; startedAt: number; span: ReturnType<typeof startAttemptSpan> },
+): Promise<WebhookSendOutcome> {
+  if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
+  if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
+  // Retried: once the tenant replaces the headers, queued messages go out.
+  const unsendable = unsendableHeaders(target.headers);
+  if (unsendable !== undefined) return { kind: 'retry', reason: unsendable };
+  let headers: Record<string, string>;
+  try {
+    headers = webhookHeaders(delivery, target, startedAt, context.userAgent);
+  } catch (error) {
+    // Fail closed: a message goes out with every live signature or not at all.
+    return { kind: 'retry', reason: `cannot sign: ${describeError(error)}` };
+  }
+  try {
+    return await context.transport.send({
+      url: target.url,
+      headers: addTraceHeaders(headers, span),
+      body: delivery.payload,
+      timeoutMs: context.timeoutMs,
+      signal,
+      ...(target.restrictDestination ? { restrictDestination: true } : {}),
+    });
+  } catch (error) {
+    return { kind: 'retry', reason: `transport failed: ${describeError(error)}` };
+  }
 }
 
 /** The endpoint's own headers, then Standard Webhooks' (fresh timestamp and signature, same id) and the event type, which they cannot replace. */
