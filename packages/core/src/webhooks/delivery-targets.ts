@@ -51,7 +51,7 @@ export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clo
       const { endpoint, secrets } = found;
       const live = secrets.previous !== undefined && clock.now() < (secrets.previousExpiresAt ?? 0) ? [secrets.current, secrets.previous] : [secrets.current];
       const keys = live.map((secret) => signingKey(secret));
-      const malformed = keys.findIndex((key) => key === undefined);
+      const malformed = keys.indexOf(undefined);
       return {
         url: endpoint.url,
         keys: keys.filter((key) => key !== undefined),
