@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from '../support/api-client.js';
-import { STORAGE_KINDS } from '../support/storage-kind.js';
+import { CONNECTION_HEADER_NAMES, RESERVED_HEADER_NAMES } from '@plant-store/core/adapter';
+import { postgresAvailable } from '../support/postgres.js';
+import { STORAGE_KINDS, type AnyStorageKind } from '../support/storage-kind.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { TOKENS } from '../support/test-tokens.js';
 
@@ -258,8 +260,6 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
       'content-length',
       'Host',
       'user-agent',
-      'Connection',
-      'transfer-encoding',
       'traceparent',
       'TraceState',
       'Webhook-Signature',
@@ -419,6 +419,58 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     });
   });
 });
+
+describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['postgres'] as const) : [])])(
+  'custom header names the service or its HTTP client owns (%s storage)',
+  (kind) => {
+    let server: TestServer;
+    beforeAll(async () => {
+      server = await startTestServer(kind);
+    });
+    afterAll(() => server.close());
+    const call = (method: string, path: string, body: unknown) => api(server.url, method, path, { token: TOKENS.owner, body: JSON.stringify(body) });
+    const SERVICE = /is set by the service \(as is every webhook-\* header\)$/;
+    const CONNECTION = /governs the connection or the request's framing, which the service's HTTP client owns \(as does every proxy-\* header\)$/;
+
+    // Each was accepted once, and then every attempt failed (Node's client throws for Trailer, undici refuses most of the rest).
+    it.each<[string, RegExp]>([
+      ['Trailer', CONNECTION],
+      ['TE', CONNECTION],
+      ['Expect', CONNECTION],
+      ['Upgrade', CONNECTION],
+      ['Keep-Alive', CONNECTION],
+      ['Connection', CONNECTION],
+      ['Transfer-Encoding', CONNECTION],
+      ['HTTP2-Settings', CONNECTION],
+      ['Proxy-Authorization', CONNECTION],
+      ['proxy-connection', CONNECTION],
+      ['Proxy-Anything', CONNECTION],
+      ['Content-Length', SERVICE],
+      ['Host', SERVICE],
+      ['Webhook-Signature', SERVICE],
+      ...[...RESERVED_HEADER_NAMES].map((name): [string, RegExp] => [name, SERVICE]),
+      ...[...CONNECTION_HEADER_NAMES].map((name): [string, RegExp] => [name.toUpperCase(), CONNECTION]),
+    ])('refuses %s at create and at update, naming it (400), and keeps the headers there were', async (name, reason) => {
+      const expected = new RegExp(`^headers\\.${name} ${reason.source}`);
+      const refused = await call('POST', '/webhooks/endpoints', { url: 'https://example.com/hook', headers: { 'X-Team': 'garden', [name]: 'v' } });
+      expectError(refused, 400, expected);
+      const created = await call('POST', '/webhooks/endpoints', { url: 'https://example.com/hook', headers: { 'X-Team': 'garden' } });
+      expect(created.status, created.text).toBe(201);
+      const { id } = created.json as EndpointJson;
+      expectError(await call('PATCH', `/webhooks/endpoints/${id}`, { headers: { [name]: 'v' } }), 400, expected);
+      expect((await api(server.url, 'GET', `/webhooks/endpoints/${id}`, { token: TOKENS.owner })).json).toMatchObject({ headers: { 'X-Team': 'garden' } });
+      expect((await api(server.url, 'DELETE', `/webhooks/endpoints/${id}`, { token: TOKENS.owner })).status).toBe(204);
+    });
+
+    it('accepts names that only look like them', async () => {
+      const headers = { 'X-Proxy-Id': '1', Teapot: '2', Trailers: '3', 'X-Upgrade': '4', Expected: '5', 'X-Webhook-Id': '6', Authorization: 'Bearer x' };
+      const created = await call('POST', '/webhooks/endpoints', { url: 'https://example.com/hook', headers });
+      expect(created.status, created.text).toBe(201);
+      expect(created.json).toMatchObject({ headers });
+      expect((await api(server.url, 'DELETE', `/webhooks/endpoints/${(created.json as EndpointJson).id}`, { token: TOKENS.owner })).status).toBe(204);
+    });
+  },
+);
 
 describe('webhook endpoints under a base path', () => {
   let server: TestServer;

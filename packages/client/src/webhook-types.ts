@@ -79,7 +79,7 @@ export interface NewWebhookEndpoint {
   readonly secret?: string;
   /** Deliveries per second. @default no limit */
   readonly rateLimit?: number;
-  /** Request headers sent on every attempt (at most 20; not the ones the service sets). @default none */
+  /** Request headers sent on every attempt (at most 20; not the ones the service sets, nor connection or framing ones such as `trailer` or `proxy-*`). @default none */
   readonly headers?: Readonly<Record<string, string>>;
   /** @default 'none' */
   readonly ordering?: WebhookEndpointOrdering;

@@ -60,9 +60,9 @@ export {
   ENDPOINT_HEADER_VALUE_MAX_LENGTH,
   ENDPOINT_HEADERS_MAX,
   ENDPOINT_RATE_LIMIT_MAX,
-  RESERVED_HEADER_NAMES,
   WEBHOOK_LIST_LIMIT_MAX,
 } from './webhooks/endpoints/endpoint-schemas.js';
+export { CONNECTION_HEADER_NAMES, RESERVED_HEADER_NAMES } from './webhooks/endpoints/refused-header-names.js';
 export { STATS_HOURS } from './webhooks/endpoints/tenant-webhook-endpoints.js';
 export { ENDPOINT_URL_MAX_LENGTH } from './webhooks/endpoint-url.js';
 export { MIN_SECRET_BYTES, WebhookSubscriptionSchema, subscriptionId } from './webhooks/webhook-subscription.js';

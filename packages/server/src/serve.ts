@@ -29,10 +29,16 @@ export interface ServeHandle {
   /** Base URL with the real port, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
   readonly store: PlantStore;
-  /** Applies the file-sourced tokens and subscriptions of `read()`, each set in one step; a bad file keeps both and is logged. Never throws. */
-  reload(read: () => ServeConfig, trigger: string): void;
+  /** Applies what `read` reads again, each set in one step and each file on its own: a bad file keeps its current set and is logged, the other still applies. Never throws. */
+  reload(read: ReloadSources, trigger: string): void;
   /** Graceful stop: drains requests (cut after `shutdownTimeoutMs`), stops the dispatcher, closes storage, flushes spans. Idempotent. */
   close(): Promise<void>;
+}
+
+/** What a reload reads again (each with its variable), throwing a `ConfigurationError` naming the setting when its file is bad; one left out is not reloaded. */
+export interface ReloadSources {
+  readonly tokens?: () => ServeConfig['tokens'];
+  readonly webhooks?: () => ServeConfig['webhooks'];
 }
 
 /** The service could not listen (port in use, permission denied, …); the message is one line for the operator. */
@@ -124,16 +130,25 @@ function reloader(config: ServeConfig, tokens: ReturnType<typeof replaceableToke
     if (config.tokensFile === undefined && config.webhooksFile === undefined) {
       return logger.info('nothing to reload: no tokens file or webhooks file is configured', { trigger });
     }
-    let next: ServeConfig;
-    try {
-      next = read();
-    } catch (error) {
-      logger.warn('reload failed; the current tokens and webhook subscriptions stay in use', { trigger, error: errorText(error) });
-      return;
+    // Each on its own: a broken webhooks file must not hold back a token revocation, nor a broken tokens file a new subscription.
+    const { tokens: readTokens, webhooks: readWebhooks } = read;
+    if (config.tokensFile !== undefined && readTokens) reloadOne('tokens', () => tokens.replace(readTokens()), trigger, logger);
+    if (config.webhooksFile !== undefined && readWebhooks) {
+      reloadOne('webhook subscriptions', () => store.allTenants.subscriptions.replace(readWebhooks()), trigger, logger);
     }
-    if (config.tokensFile !== undefined) logger.info('tokens reloaded', { trigger, ...tokens.replace(next.tokens) });
-    if (config.webhooksFile !== undefined) logger.info('webhook subscriptions reloaded', { trigger, ...store.allTenants.subscriptions.replace(next.webhooks) });
   };
+}
+
+/** Applies one reloaded set and logs its changes, or logs why it failed and leaves the current set in use. */
+function reloadOne(what: string, apply: () => object, trigger: string, logger: Logger): void {
+  let changes: object;
+  try {
+    changes = apply();
+  } catch (error) {
+    logger.warn(`${what} reload failed; the current ${what} stay in use`, { trigger, error: errorText(error) });
+    return;
+  }
+  logger.info(`${what} reloaded`, { trigger, ...changes });
 }
 
 function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {

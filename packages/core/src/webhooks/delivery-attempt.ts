@@ -3,6 +3,7 @@ import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
 import { addTraceHeaders, endAttemptSpan, inAttemptSpan, startAttemptSpan } from '../tracing/attempt-span.js';
 import type { DeliveryTarget } from './delivery-targets.js';
 import type { EndpointThrottle } from './endpoint-throttle.js';
+import { unsendableHeaders } from './endpoints/refused-header-names.js';
 import { ENDPOINT_DELETED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
 import type { WebhookDispatcherOptions } from './webhook-dispatcher.js';
 import { signWebhook } from './webhook-signature.js';
@@ -25,7 +26,7 @@ export interface AttemptResult {
 /** No attempt was made: the endpoint's rate limit is reached for now (the delivery is released, not dropped). */
 export const THROTTLED = 'throttled';
 
-/** One attempt: resolve the endpoint, check its rate limit, sign, send. Never rejects: no or a disabled endpoint is `failed`, a transport that throws a `retry`. */
+/** One attempt: resolve the endpoint, check its rate limit, sign, send. Never rejects: no or a disabled endpoint is `failed`; headers that cannot be sent, a secret that cannot sign or a transport that throws, a `retry`. */
 export async function attemptDelivery(delivery: ClaimedDelivery, context: AttemptContext, signal: AbortSignal): Promise<AttemptResult | typeof THROTTLED> {
   const startedAt = context.clock.now();
   let target: DeliveryTarget | undefined;
@@ -37,30 +38,54 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
   }
   if (target && !target.unavailable && !(await context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now()))) return THROTTLED;
   const span = startAttemptSpan(delivery, target?.url);
-  const send = async (): Promise<WebhookSendOutcome> => {
-    if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
-    if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
-    try {
-      return await context.transport.send({
-        url: target.url,
-        headers: addTraceHeaders(webhookHeaders(delivery, target, startedAt, context.userAgent), span),
-        body: delivery.payload,
-        timeoutMs: context.timeoutMs,
-        signal,
-        ...(target.restrictDestination ? { restrictDestination: true } : {}),
-      });
-    } catch (error) {
-      return { kind: 'retry', reason: `transport failed: ${describeError(error)}` };
-    }
-  };
+  const send = () => sendTo(target, { delivery, context, signal, startedAt, span });
   const outcome = lookupFailed ?? (await inAttemptSpan(span, send));
   const result = { startedAt, finishedAt: context.clock.now(), outcome, interrupted: signal.aborted && outcome.kind !== 'delivered' };
   endAttemptSpan(span, outcome, result.interrupted);
   return result;
 }
 
+/** Sends the delivery to its target, or says why it cannot be sent this time. Never rejects. */
+async function sendTo(
+  target: DeliveryTarget | undefined,
+  {
+    delivery,
+    context,
+    signal,
+    startedAt,
+    span,
+  }: { delivery: ClaimedDelivery; context: AttemptContext; signal: AbortSignal; startedAt: number; span: ReturnType<typeof startAttemptSpan> },
+): Promise<WebhookSendOutcome> {
+  if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
+  if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
+  // Retried: once the tenant replaces the headers, queued messages go out.
+  const unsendable = unsendableHeaders(target.headers);
+  if (unsendable !== undefined) return { kind: 'retry', reason: unsendable };
+  let headers: Record<string, string>;
+  try {
+    headers = webhookHeaders(delivery, target, startedAt, context.userAgent);
+  } catch (error) {
+    // Fail closed: a message goes out with every live signature or not at all.
+    return { kind: 'retry', reason: `cannot sign: ${describeError(error)}` };
+  }
+  try {
+    return await context.transport.send({
+      url: target.url,
+      headers: addTraceHeaders(headers, span),
+      body: delivery.payload,
+      timeoutMs: context.timeoutMs,
+      signal,
+      ...(target.restrictDestination ? { restrictDestination: true } : {}),
+    });
+  } catch (error) {
+    return { kind: 'retry', reason: `transport failed: ${describeError(error)}` };
+  }
+}
+
 /** The endpoint's own headers, then Standard Webhooks' (fresh timestamp and signature, same id) and the event type, which they cannot replace. */
 function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: number, userAgent: string): Record<string, string> {
+  if (target.signingError !== undefined) throw new Error(target.signingError);
+  if (target.keys.length === 0) throw new Error('no secret to sign with');
   const timestamp = Math.floor(now / 1000);
   const signatures = target.keys.map((secret) => signWebhook({ secret, id: delivery.id, timestamp, body: delivery.payload }));
   return {

@@ -2,7 +2,7 @@ import type { Clock } from '../ports/clock.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
 import { ENDPOINT_DISABLED_ERROR } from './endpoints/webhook-endpoint.js';
-import { signingKey, type SigningKey } from './webhook-signature.js';
+import { MalformedSecretError, signingKey, type SigningKey } from './webhook-signature.js';
 import { secretKey, type WebhookSubscription } from './webhook-subscription.js';
 
 /** Where one delivery goes and how it is signed, as resolved at the time of an attempt. */
@@ -18,6 +18,8 @@ export interface DeliveryTarget {
   readonly rateLimit?: number;
   /** Set when no attempt may be made (e.g. the endpoint is disabled): the delivery fails with this reason. */
   readonly unavailable?: string;
+  /** Set when a live secret cannot sign (malformed): the attempt fails with this reason and is retried, never sent short of a signature. */
+  readonly signingError?: string;
 }
 
 /** Resolves a delivery's endpoint id: operator subscriptions, and tenants' endpoints (read at each attempt, so URL changes and rotations apply to queued messages). */
@@ -48,9 +50,14 @@ export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clo
       if (!found) return undefined;
       const { endpoint, secrets } = found;
       const live = secrets.previous !== undefined && clock.now() < (secrets.previousExpiresAt ?? 0) ? [secrets.current, secrets.previous] : [secrets.current];
+      const keys = live.map((secret) => signingKey(secret));
+      const malformed = keys.indexOf(undefined);
       return {
         url: endpoint.url,
-        keys: live.flatMap((secret) => signingKey(secret) ?? []),
+        keys: keys.filter((key) => key !== undefined),
+        ...(malformed === -1
+          ? {}
+          : { signingError: new MalformedSecretError(malformed === 0 ? "the endpoint's current secret" : "the endpoint's previous secret").message }),
         ...(allowPrivateDestinations ? {} : { restrictDestination: true }),
         ...(endpoint.rateLimit !== undefined ? { rateLimit: endpoint.rateLimit } : {}),
         ...(endpoint.headers !== undefined ? { headers: endpoint.headers } : {}),

@@ -1,7 +1,7 @@
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { ed25519SecretKey, newEd25519KeyPair, signWebhook, verificationKey } from './webhook-signature.js';
+import { ed25519SecretKey, MalformedSecretError, newEd25519KeyPair, signWebhook, verificationKey } from './webhook-signature.js';
 import { secretKey } from './webhook-subscription.js';
 
 describe('signWebhook', () => {
@@ -61,5 +61,30 @@ describe('signWebhook', () => {
     expect(verificationKey('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')).toBe('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
     expect(ed25519SecretKey('whsk_AAAA')).toBeUndefined();
     expect(() => signWebhook({ secret: 'whsk_AAAA', id: 'a', timestamp: 1, body: '' })).toThrow(TypeError);
+  });
+});
+
+describe('verificationKey of a malformed secret', () => {
+  // A whsk_ value is a private key, however damaged: handing it out as it is would let a receiver sign.
+  const whole = newEd25519KeyPair().secretKey;
+  it.each([
+    ['a whsk_ key one character short', whole.slice(0, -2) + '='],
+    ['a whsk_ key of 31 bytes', `whsk_${Buffer.alloc(31, 5).toString('base64')}`],
+    ['a whsk_ key with junk after it', `${whole}x`],
+    ['a whsk_ key that is not base64', `whsk_${'!'.repeat(43)}=`],
+    ['a whsec_ secret that is not base64', 'whsec_not base64'],
+    ['an empty whsec_ secret', 'whsec_'],
+    ['no prefix at all', Buffer.alloc(32, 5).toString('base64')],
+  ])('throws for %s, without quoting it', (_, secret) => {
+    expect(() => verificationKey(secret)).toThrow(MalformedSecretError);
+    const message = (() => {
+      try {
+        return verificationKey(secret);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(message).toMatch(/^the endpoint's secret is malformed/);
+    expect(message).not.toContain(secret.slice(6, 16) || 'never');
   });
 });

@@ -38,11 +38,23 @@ export function newEd25519KeyPair(): { secretKey: string; publicKey: string } {
   return { secretKey: secret, publicKey: verificationKey(secret) };
 }
 
-/** What a receiver verifies with: a `whsec_` secret itself (HMAC is symmetric), the `whpk_` public key of a `whsk_` one. */
+/** What a receiver verifies with: a `whsec_` secret itself (HMAC is symmetric), the `whpk_` public key of a `whsk_` one. Throws for a malformed secret, which is never handed out as it is (it may be a private key). */
 export function verificationKey(secret: string): string {
-  const key = secret.startsWith('whsk_') ? ed25519SecretKey(secret) : undefined;
-  if (!key) return secret;
-  return `whpk_${Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x!, 'base64url').toString('base64')}`;
+  if (secret.startsWith('whsk_')) {
+    const key = ed25519SecretKey(secret);
+    if (!key) throw new MalformedSecretError();
+    return `whpk_${Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x!, 'base64url').toString('base64')}`;
+  }
+  if (!secretKey(secret)?.length) throw new MalformedSecretError();
+  return secret;
+}
+
+/** A stored secret that is neither a `whsec_` secret nor a `whsk_` key; the message never quotes it. */
+export class MalformedSecretError extends Error {
+  constructor(which = "the endpoint's secret") {
+    super(`${which} is malformed (not "whsec_" or "whsk_" followed by base64 of a key); rotate it to make a new one`);
+    this.name = 'MalformedSecretError';
+  }
 }
 
 /** The `webhook-signature` value over `"<id>.<timestamp>.<body>"`: `v1,<HMAC-SHA256>` for `whsec_`, `v1a,<Ed25519>` for `whsk_`; throws for a malformed secret. */

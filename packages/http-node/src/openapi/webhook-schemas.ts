@@ -1,5 +1,6 @@
 import { ALL_SCOPES, ENDPOINT_ORDERINGS, WEBHOOK_EVENT_TYPES } from '@plant-store/core';
 import {
+  CONNECTION_HEADER_NAMES,
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
   ENDPOINT_HEADER_NAME,
   ENDPOINT_HEADER_VALUE,
@@ -47,6 +48,7 @@ const rateLimit = {
   maximum: ENDPOINT_RATE_LIMIT_MAX,
   description: 'Deliveries per second to this endpoint; more are throttled (delayed), never dropped.',
 };
+const codeList = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(', ');
 const headers = {
   type: 'object',
   maxProperties: ENDPOINT_HEADERS_MAX,
@@ -55,7 +57,8 @@ const headers = {
   description: [
     `Request headers sent on every attempt to the endpoint: at most ${ENDPOINT_HEADERS_MAX}, names HTTP tokens (case-insensitive, no`,
     `repeats), values of at most ${ENDPOINT_HEADER_VALUE_MAX_LENGTH} visible ASCII characters, spaces or tabs. Names the service sets`,
-    `itself are a 400: ${RESERVED_HEADER_NAMES.map((name) => `\`${name}\``).join(', ')} and every \`webhook-*\`. Values are never logged.`,
+    `itself are a 400: ${codeList(RESERVED_HEADER_NAMES)} and every \`webhook-*\`; so are names that govern the connection or the`,
+    `request's framing, which its HTTP client owns: ${codeList(CONNECTION_HEADER_NAMES)} and every \`proxy-*\`. Values are never logged.`,
   ].join(' '),
   examples: [{ Authorization: 'Bearer 8f2c1e', 'X-Team': 'garden' }],
 };

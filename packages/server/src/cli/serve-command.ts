@@ -1,15 +1,14 @@
-import { watchFile } from 'node:fs';
 import { ConfigurationError } from '@plant-store/core';
 import { loadConfig, parseServeArgs, type ServeConfig } from '../config/load-config.js';
 import type { ServeHandle } from '../serve.js';
 import type { CliIo } from './cli-io.js';
 import { errorLine } from './error-line.js';
+import { fileReloads } from './file-reloads.js';
 import { onShutdownSignal } from './shutdown-signals.js';
 import { serveUsage } from './usage.js';
 
 // Beyond the HTTP grace period: with the default 7 s the process exits within the 10 s `docker stop` waits before SIGKILL.
 const STOP_MARGIN_MS = 2_000;
-const FILE_POLL_MS = 1_000;
 
 /** `plant-store serve`: resolves with the exit status once stopped: 0 after a graceful stop, 2 for bad configuration, 1 otherwise. */
 export async function runServeCommand(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
@@ -22,18 +21,11 @@ export async function runServeCommand(args: readonly string[], env: NodeJS.Proce
       return 0;
     }
     config = loadConfig(parsed, env);
-    // SIGHUP (a terminal closing, an operator after editing a file) ends a process by default: from now on it reloads.
-    const reload = (trigger: string) => handle?.reload(() => loadConfig(parsed, env), trigger);
-    process.on('SIGHUP', () => reload('SIGHUP'));
-    // Polling the file's status catches edits and replacements by rename (as editors and Kubernetes make) alike.
-    for (const path of [config.tokensFile, config.webhooksFile].filter((path) => path !== undefined)) {
-      watchFile(path, { persistent: false, interval: FILE_POLL_MS }, (now, before) => {
-        if (now.mtimeMs !== before.mtimeMs || now.ino !== before.ino || now.size !== before.size) reload(`${path} changed`);
-      });
-    }
+    const reloads = fileReloads(config, parsed, env);
     // Loaded only once the configuration is valid: a typo is reported without opening the storage drivers.
     const { serve } = await import('../serve.js');
     handle = await serve(config, { stdout: io.stdout, stderr: io.stderr, env });
+    reloads.serving(handle);
   } catch (error) {
     io.stderr.write(errorLine(error));
     return error instanceof ConfigurationError ? 2 : 1;

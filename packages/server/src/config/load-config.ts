@@ -99,6 +99,18 @@ export function loadConfig(args: readonly string[] | ServeArgs, env: NodeJS.Proc
   };
 }
 
+/** The tokens of `PLANT_STORE_TOKENS` and the tokens file, read again on their own (a reload); throws a `ConfigurationError` naming the setting. */
+export function loadTokenSettings(args: ServeArgs, env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): ServeConfig['tokens'] {
+  const read = settingReader(args.values, env, options.readFile ?? ((path: string) => readFileSync(path, 'utf8')));
+  return loadTokens(read.raw('tokens'), read.file('tokensFile'));
+}
+
+/** The subscriptions of `PLANT_STORE_WEBHOOKS` and the webhooks file, read again on their own (a reload); throws a `ConfigurationError` naming the setting. */
+export function loadWebhookSubscriptions(args: ServeArgs, env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): ServeConfig['webhooks'] {
+  const read = settingReader(args.values, env, options.readFile ?? ((path: string) => readFileSync(path, 'utf8')));
+  return loadWebhooks(read.raw('webhooks'), read.file('webhooksFile'));
+}
+
 function listenSettings(read: SettingReader): Pick<ServeConfig, 'port' | 'host'> {
   const port = read.integer('port', 0, 65_535, 'must be an integer from 0 to 65535');
   const host = read.text('host').trim();

@@ -3,6 +3,7 @@ import { isJsonObject } from '../../domain/plant.js';
 import { objectMessage } from '../../domain/validate.js';
 import { codePoints, endpointUrlSchema, type EndpointUrlOptions } from '../endpoint-url.js';
 import { eventTypesSchema, webhookSecretSchema } from '../webhook-subscription.js';
+import { refusedHeaderReason } from './refused-header-names.js';
 import { ENDPOINT_ID_PREFIX, ENDPOINT_ORDERINGS, WEBHOOK_EVENT_TYPES } from './webhook-endpoint.js';
 
 /** Longest endpoint description, in characters (code points). */
@@ -33,18 +34,6 @@ const rateLimitSchema = v.pipe(
 export const ENDPOINT_HEADERS_MAX = 20;
 /** Longest custom header value, in bytes. */
 export const ENDPOINT_HEADER_VALUE_MAX_LENGTH = 1024;
-/** Header names the service sets itself (and every `webhook-*`): an endpoint may not send its own. */
-export const RESERVED_HEADER_NAMES: readonly string[] = Object.freeze([
-  'content-type',
-  'content-length',
-  'host',
-  'user-agent',
-  'connection',
-  'transfer-encoding',
-  'traceparent',
-  'tracestate',
-  'plant-store-event',
-]);
 /** A custom header name: an HTTP token (RFC 9110). */
 export const ENDPOINT_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A custom header value: visible ASCII, space and tab (HTTP/1.1 gives other bytes no agreed meaning, and CR or LF would split the request). */
@@ -56,7 +45,8 @@ function headerProblem(name: string, value: unknown, seen: Set<string>): string 
   const field = `headers.${name.slice(0, 100)}`;
   const lower = name.toLowerCase();
   if (!ENDPOINT_HEADER_NAME.test(name)) return `${field} is not a header name: names are HTTP tokens (letters, digits and !#$%&'*+.^_\`|~-)`;
-  if (lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower)) return `${field} is set by the service (as is every webhook-* header)`;
+  const refused = refusedHeaderReason(name);
+  if (refused !== undefined) return `${field} ${refused}`;
   if (seen.has(lower)) return `${field} names a header twice (names are case-insensitive)`;
   seen.add(lower);
   if (typeof value !== 'string' || value.length > ENDPOINT_HEADER_VALUE_MAX_LENGTH || !ENDPOINT_HEADER_VALUE.test(value)) {

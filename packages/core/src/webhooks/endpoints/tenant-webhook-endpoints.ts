@@ -7,7 +7,7 @@ import type { Delivery, RequeueSelector, WebhookOutbox } from '../../ports/webho
 import { newMessageId } from '../message-id.js';
 import { requeueNow } from '../requeue-now.js';
 import { requireScope } from '../../service/plant-service.js';
-import { newEd25519KeyPair, verificationKey } from '../webhook-signature.js';
+import { newEd25519KeyPair, signingKey, verificationKey } from '../webhook-signature.js';
 import {
   ED25519_SECRET_MESSAGE,
   endpointPatchSchema,
@@ -162,7 +162,9 @@ export class TenantWebhookEndpoints {
     const keys = ed25519 ? newEd25519KeyPair() : undefined;
     const secret = keys?.secretKey ?? given ?? newEndpointSecret();
     const now = this.#options.clock.now();
-    if (!(await endpoints.rotateSecret(principal.tenant, endpointId(id), secret, now + this.#options.secretOverlapMs, now))) notFound(id);
+    // A malformed secret cannot sign, so it gets no overlap: rotating is how it is repaired, at once.
+    const overlapMs = signingKey(current) === undefined ? 0 : this.#options.secretOverlapMs;
+    if (!(await endpoints.rotateSecret(principal.tenant, endpointId(id), secret, now + overlapMs, now))) notFound(id);
     return keys?.publicKey ?? secret;
   }
 
