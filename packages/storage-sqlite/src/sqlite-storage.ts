@@ -5,7 +5,7 @@ import { ConfigurationError, StorageError } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
 import { BackgroundCheckpoints } from './background-checkpoints.js';
 import { databaseFileGuard, isPlainFilePath } from './database-file-guard.js';
-import { migrate } from './migrations/migrate.js';
+import { checkMigrated, migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { hostTransactionWrites } from './host-transaction-writes.js';
 import { openError } from './open-error.js';
@@ -25,6 +25,8 @@ export interface SqliteStorageOptions {
    * wait for locks (`db.pragma('busy_timeout = 5000')`): checked at start. The host's own checkpoints apply.
    */
   readonly database?: BetterSqlite3.Database;
+  /** Whether to apply pending migrations at start; with `false`, a database not at this version is refused (the host migrates it its way: `sqliteMigrations()`). @default true */
+  readonly migrate?: boolean;
   /** How long a write waits for another connection's lock (another process on the same file) before failing, in ms. @default 5000 */
   readonly busyTimeoutMs?: number;
 }
@@ -46,7 +48,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
     throw openError(path, error);
   }
   try {
-    await retryWhileBusy(busyTimeoutMs, () => prepare(db));
+    await retryWhileBusy(busyTimeoutMs, () => prepare(db, options.migrate !== false));
     return assemble(db, path, { busyTimeoutMs, owned: true });
   } catch (error) {
     if (db.open) db.close();
@@ -62,7 +64,8 @@ async function onHostDatabase(options: SqliteStorageOptions): Promise<Storage> {
   const db = readingBigInts(host);
   try {
     await retryWhileBusy(Number(db.pragma('busy_timeout', { simple: true })), async () => {
-      await migrate(db, MIGRATIONS);
+      if (options.migrate === false) checkMigrated(db, MIGRATIONS);
+      else await migrate(db, MIGRATIONS);
       db.prepare('DELETE FROM plants WHERE 0').run();
     });
     return assemble(db, host.name, { busyTimeoutMs: 0, owned: false });
@@ -169,7 +172,7 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
 }
 
 /** The start-up statements, all safe to repeat; the last, a write that changes nothing, fails on a database opened read-only. */
-async function prepare(db: BetterSqlite3.Database): Promise<void> {
+async function prepare(db: BetterSqlite3.Database, migrating: boolean): Promise<void> {
   // Incremental auto-vacuum first, before anything creates a table: a new file starts with it.
   db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
@@ -178,7 +181,8 @@ async function prepare(db: BetterSqlite3.Database): Promise<void> {
   // With WAL, NORMAL is durable against process crashes and loses at most the last commits on power loss.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  await migrate(db, MIGRATIONS);
+  if (migrating) await migrate(db, MIGRATIONS);
+  else checkMigrated(db, MIGRATIONS);
   // A file created before incremental auto-vacuum (reported as 2) converts with a VACUUM, checked at every start so an interrupted one is redone.
   if (db.pragma('auto_vacuum', { simple: true }) !== 2n) {
     db.pragma('auto_vacuum = INCREMENTAL');
