@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConfigurationError, NotFoundError, type PlantStore, type PlantEvents } from '@plant-store/core';
+import { ConfigurationError, createPlantStore, NotFoundError, type PlantStore, type PlantEvents } from '@plant-store/core';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { acme, globex } from '../support/principals.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
@@ -190,6 +190,20 @@ describe.skipIf(!postgresAvailable)('the store in a host transaction on PostgreS
     } finally {
       await Promise.all([writer.close(), sender.close(), listening.end()]);
       await other.close();
+    }
+  });
+
+  it('leaves the host’s connections as they were: no prepared statements, its own int8 parsing', async () => {
+    const single = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+    try {
+      const own = createPlantStore({ storage: await postgresStorage({ pool: single, schema }) });
+      await own.plants.create(globex, { id: 60, name: 'Borrowed' });
+      await expect(own.plants.get(globex, 60)).resolves.toMatchObject({ id: 60n });
+      await own.plants.list(globex, { limit: 5 });
+      await own.close();
+      await expect(single.query('SELECT count(*) AS n FROM pg_prepared_statements')).resolves.toMatchObject({ rows: [{ n: '0' }] });
+    } finally {
+      await single.end();
     }
   });
 

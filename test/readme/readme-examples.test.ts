@@ -41,6 +41,11 @@ const EXAMPLES = [
   { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long', language: 'ts' },
   { file: 'docs/portal.md', heading: 'Turning it off', language: 'ts' },
   { file: 'docs/testing.md', heading: 'A test store', language: 'ts' },
+  { file: 'docs/embedding.md', heading: 'Your connection', language: 'ts' },
+  { file: 'docs/embedding.md', heading: 'Your migrations', language: 'ts' },
+  { file: 'docs/embedding.md', heading: 'Your transactions', language: 'ts' },
+  // Run by test/embedding/orders-example.test.ts (it needs PostgreSQL): the page shows the example's function as it is.
+  { file: 'docs/embedding.md', heading: 'Example: orders and plants on PostgreSQL', language: 'ts' },
 ] as const;
 
 /** The `## ` sections of a Markdown page, by heading (text up to the next `## `). */
@@ -78,6 +83,9 @@ describe('library examples', () => {
     { file: 'docs/data-lifecycle.md', heading: 'What is kept, and for how long' },
     { file: 'docs/portal.md', heading: 'Turning it off' },
     { file: 'docs/testing.md', heading: 'A test store' },
+    { file: 'docs/embedding.md', heading: 'Your connection' },
+    { file: 'docs/embedding.md', heading: 'Your migrations' },
+    { file: 'docs/embedding.md', heading: 'Your transactions' },
   ] as const)('$file $heading: the example runs as written and prints what the page says', async ({ file: page, heading }) => {
     const [example, output] = await codeBlocks(page, heading, 'ts');
     expect(example).toBeDefined();

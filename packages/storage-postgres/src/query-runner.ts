@@ -106,7 +106,9 @@ export class QueryRunner {
         const answered = (error: Error | null, answer: pg.QueryResult) => (error ? reject(error) : resolve(answer));
         // Per statement, so a host's pool keeps its own type parsers (int8 read as bigint here, as on this storage's own pools).
         if (typeof statement === 'string') client.query({ text: statement, values, types: exactTypes }, answered);
-        else client.query({ ...statement, values, types: exactTypes }, answered);
+        else if (this.#ownsPool) client.query({ ...statement, values, types: exactTypes }, answered);
+        // No named statements on a host's connections: they would outlive the store there, and a DEALLOCATE of the host's would break them.
+        else client.query({ text: statement.text, values, types: exactTypes }, answered);
       });
     } finally {
       waiting?.done();
