@@ -44,6 +44,11 @@ const EXAMPLES = [
   { file: 'docs/frameworks.md', heading: 'Express', language: 'ts' },
   { file: 'docs/frameworks.md', heading: 'Fastify', language: 'ts' },
   { file: 'docs/frameworks.md', heading: 'Fetch handler (Hono and other fetch runtimes)', language: 'ts' },
+  { file: 'docs/embedding.md', heading: 'Your connection', language: 'ts' },
+  { file: 'docs/embedding.md', heading: 'Your migrations', language: 'ts' },
+  { file: 'docs/embedding.md', heading: 'Your transactions', language: 'ts' },
+  // Run by test/embedding/orders-example.test.ts (it needs PostgreSQL): the page shows the example's function as it is.
+  { file: 'docs/embedding.md', heading: 'Example: orders and plants on PostgreSQL', language: 'ts' },
 ] as const;
 
 /** The `## ` sections of a Markdown page, by heading (text up to the next `## `). */
@@ -84,6 +89,9 @@ describe('library examples', () => {
     { file: 'docs/frameworks.md', heading: 'Express' },
     { file: 'docs/frameworks.md', heading: 'Fastify' },
     { file: 'docs/frameworks.md', heading: 'Fetch handler (Hono and other fetch runtimes)' },
+    { file: 'docs/embedding.md', heading: 'Your connection' },
+    { file: 'docs/embedding.md', heading: 'Your migrations' },
+    { file: 'docs/embedding.md', heading: 'Your transactions' },
   ] as const)('$file $heading: the example runs as written and prints what the page says', async ({ file: page, heading }) => {
     const [example, output] = await codeBlocks(page, heading, 'ts');
     expect(example).toBeDefined();

@@ -2,6 +2,7 @@
 // the core so they agree with it (codecs, ids, limits, error constants, the destination policy). Apps need none of it.
 
 export type { Storage } from './ports/storage.js';
+export type { AsyncHostTransactionWrites, HostTransactionWrites, SyncHostTransactionWrites } from './ports/host-transaction-writes.js';
 export type {
   CreatePlantResult,
   EndpointEvent,

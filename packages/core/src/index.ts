@@ -9,6 +9,7 @@ export type { NewPlant, Plant } from './domain/plant.js';
 export type { ListPlantsInput } from './domain/list-options.js';
 export { ALL_SCOPES, type Principal, type Scope } from './domain/principal.js';
 export type { CreatePlantOutcome, PlantService } from './service/plant-service.js';
+export type { HostTransaction, TransactionPlants } from './service/host-transaction.js';
 export { collectListing, type PlantListing, type PlantPageJson } from './service/plant-listing.js';
 export type { PlantEventBus, PlantEvents, WebhookAttemptOutcome } from './events/plant-events.js';
 export type { PortalLinks, MintPortalLinkOptions, MintedPortalLink } from './portal/portal-links.js';

@@ -9,7 +9,7 @@ interface ConnectionSettings {
 const INT8_OID = 20;
 
 /** int8 read as a JS bigint; given to this storage's clients only, leaving the host app's pg parsers alone. */
-const exactTypes: pg.CustomTypesConfig = {
+export const exactTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID && format !== 'binary' ? BigInt : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };

@@ -1,9 +1,8 @@
-import { StorageError, type Plant } from '@plant-store/core';
+import type { Plant } from '@plant-store/core';
 import {
   copyPlant,
   INT64_MAX,
   INT64_MIN,
-  plantColumns,
   type CreatePlantResult,
   type EndpointEvent,
   type ListPlantsQuery,
@@ -14,6 +13,7 @@ import {
 import { createPlantSql, deletePlantSql, idAtOffsetSql, idAtTaggedOffsetSql, listPlantsSql, listTaggedPlantsSql, selectPlantSql } from './plant-queries.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';
+import { PostgresPlantWrites, type StatementRows } from './postgres-plant-writes.js';
 
 /** A plants row: the plant's columns, NULL for an absent field (see `copyPlant`). */
 type PlantRow = Record<string, unknown>;
@@ -43,14 +43,13 @@ function wantedTags(tags: readonly string[] | undefined): readonly string[] | un
  */
 export class PostgresPlantRepository implements PlantRepository {
   readonly #runner: QueryRunner;
-  readonly #announce: () => void;
+  readonly #writes: PostgresPlantWrites;
   readonly #sql: {
     readonly [K in 'create' | 'select' | 'delete']: PreparedStatement;
   } & { readonly [K in 'list' | 'listTagged' | 'idAtOffset' | 'idAtTaggedOffset']: string };
 
   constructor(runner: QueryRunner, tables: Tables, announce: () => void) {
     this.#runner = runner;
-    this.#announce = announce;
     // A request's single-row statements are parsed and planned once per connection; listings keep a plan per
     // call, as their ranges and limits vary.
     this.#sql = {
@@ -62,30 +61,20 @@ export class PostgresPlantRepository implements PlantRepository {
       idAtOffset: idAtOffsetSql(tables),
       idAtTaggedOffset: idAtTaggedOffsetSql(tables),
     };
+    this.#writes = new PostgresPlantWrites((action, statement, parameters) => runner.rows(action, statement, parameters), this.#sql, announce);
   }
 
-  async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
-    // The stored plant is re-read when the id exists. Should it be deleted in
-    // between (a concurrent delete), the id is free again: try once more.
-    for (let tries = 0; ; tries++) {
-      const [row] = await this.#runner.rows<{ created: boolean; queued: boolean }>('create the plant', this.#sql.create, [
-        tenant,
-        ...deliveryColumns(deliveries),
-        ...eventParameters(event),
-        deliveries.map((d) => d.traceparent ?? null),
-        event?.traceparent ?? null,
-        ...plantColumns(plant),
-      ]);
-      if (row?.queued) this.#announce();
-      if (row?.created) return { created: true, plant: copyPlant(plant) };
-      const stored = await this.get(tenant, plant.id);
-      if (stored || tries >= 2) return stored ? { created: false, plant: stored } : this.#vanished(plant.id);
-    }
+  create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
+    return this.#writes.create(tenant, plant, deliveries, event);
   }
 
-  async get(tenant: string, id: bigint): Promise<Plant | undefined> {
-    const [row] = await this.#runner.rows<PlantRow>('read the plant', this.#sql.select, [tenant, id]);
-    return row && copyPlant(row);
+  get(tenant: string, id: bigint): Promise<Plant | undefined> {
+    return this.#writes.get(tenant, id);
+  }
+
+  /** The same writes on the host's transaction (`rows` runs there); `announce` is sent in it, so it reaches dispatchers at its commit. */
+  writesOn(rows: StatementRows, announce: () => Promise<unknown>): PostgresPlantWrites {
+    return new PostgresPlantWrites(rows, this.#sql, announce);
   }
 
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {
@@ -112,31 +101,7 @@ export class PostgresPlantRepository implements PlantRepository {
     return row?.id;
   }
 
-  async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
-    const parameters = [tenant, id, ...eventParameters(event), event?.traceparent ?? null];
-    const [row] = await this.#runner.rows<{ deleted: boolean; queued: boolean }>('delete the plant', this.#sql.delete, parameters);
-    if (row?.queued) this.#announce();
-    return row?.deleted === true;
+  delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
+    return this.#writes.delete(tenant, id, event);
   }
-
-  #vanished(id: bigint): never {
-    throw new StorageError(`postgres storage could not create the plant: plant ${id} kept being created and deleted concurrently`);
-  }
-}
-
-/** The endpoint event's three parameters (type, payload, created-at); a NULL type queues nothing. */
-function eventParameters(event: EndpointEvent | undefined): unknown[] {
-  return event ? [event.eventType, event.payload, Math.round(event.createdAt)] : [null, null, null];
-}
-
-/** The deliveries as six parallel arrays, the parameters `unnest` turns back into rows. */
-function deliveryColumns(deliveries: readonly NewDelivery[]): unknown[][] {
-  return [
-    deliveries.map((d) => d.id),
-    deliveries.map((d) => d.tenant),
-    deliveries.map((d) => d.endpointId),
-    deliveries.map((d) => d.eventType),
-    deliveries.map((d) => d.payload),
-    deliveries.map((d) => Math.round(d.createdAt)),
-  ];
 }

@@ -7,18 +7,26 @@ import { NotificationListener } from './notification-listener.js';
 import { announcer, OUTBOX_CHANNEL } from './outbox-channel.js';
 import { vacuumSql } from './outbox-queries.js';
 import { Vacuum } from './vacuum.js';
-import { answerDeadlineMs, connectionConfig, createPool } from './postgres-connection.js';
+import { answerDeadlineMs, connectionConfig, createPool, exactTypes } from './postgres-connection.js';
 import { postgresError } from './postgres-error.js';
 import { PostgresPlantRepository } from './postgres-plant-repository.js';
 import { PostgresPortalLinks } from './postgres-portal-links.js';
 import { PostgresWebhookEndpoints } from './postgres-webhook-endpoints.js';
 import { PostgresWebhookOutbox } from './postgres-webhook-outbox.js';
-import { QueryRunner } from './query-runner.js';
+import { prepared, QueryRunner } from './query-runner.js';
+import { hostStatementRows } from './host-executor.js';
 import { tablesIn } from './tables.js';
 
 export interface PostgresStorageOptions {
-  /** Where the database is: `postgres://user:password@host:port/database` (pg's connection string, `?sslmode=…` included). */
-  readonly connectionString: string;
+  /** Where the database is: `postgres://user:password@host:port/database` (pg's connection string, `?sslmode=…` included). Give this or `pool`. */
+  readonly connectionString?: string;
+  /**
+   * The host's own `pg.Pool` instead of a connection string: the store runs its queries on it and never ends it, nor
+   * changes a setting of its connections (it sets its int8 parsing per statement). It opens, with the pool's own
+   * settings, a connection of its own to LISTEN while a dispatcher runs, one to migrate at start, and one to VACUUM
+   * now and then. `poolSize` and the server-side statement timeout are then the pool's.
+   */
+  readonly pool?: pg.Pool;
   /** Most connections open for queries at once; one more is opened while a dispatcher watches for new deliveries. @default 10 */
   readonly poolSize?: number;
   /** Schema holding the tables, created when missing: several deployments or test runs can share one database. @default 'public' */
@@ -39,40 +47,88 @@ export interface PostgresStorageOptions {
 export async function postgresStorage(options: PostgresStorageOptions): Promise<Storage> {
   const schema = options.schema ?? 'public';
   const poolSize = positiveInteger('poolSize', options.poolSize ?? 10);
+  const host = hostPool(options);
   const settings = {
-    connectionString: options.connectionString,
+    connectionString: options.connectionString ?? '',
     connectTimeoutMs: positiveInteger('connectTimeoutMs', options.connectTimeoutMs ?? 5000),
     queryTimeoutMs: positiveInteger('queryTimeoutMs', options.queryTimeoutMs ?? 10_000),
   };
-  const config = connectionConfig(settings);
+  // The store's own connections (migrations, LISTEN, VACUUM) take the host pool's settings, with this storage's int8 parsing.
+  const config = host ? { ...(host as { options?: pg.ClientConfig }).options, types: exactTypes } : connectionConfig(settings);
   if (schema === '') throw new ConfigurationError('schema', 'must not be empty');
+  const where = host ? `through the given pool (schema ${schema})` : `at ${redacted(settings.connectionString)} (schema ${schema})`;
   try {
+    if (host) await answers(host);
     await (options.migrate === false ? checkMigrated : migrate)(config, schema, MIGRATIONS);
   } catch (error) {
-    throw postgresError(`open the database at ${redacted(options.connectionString)} (schema ${schema})`, error);
+    throw postgresError(`open the database ${where}`, error);
   }
-  return assemble(config, answerDeadlineMs(settings), poolSize, schema);
+  const deadlineMs = answerDeadlineMs(settings);
+  const runners = host
+    ? { runner: new QueryRunner(host, deadlineMs, false), dispatch: new QueryRunner(host, deadlineMs, false) }
+    : ownRunners(config, deadlineMs, poolSize);
+  return assemble(config, runners, schema);
+}
+
+/** The host's pool, when given instead of a connection string (exactly one of them). */
+function hostPool(options: PostgresStorageOptions): pg.Pool | undefined {
+  const { pool, connectionString } = options;
+  if (pool !== undefined && connectionString !== undefined) throw new ConfigurationError('pool', 'give either a pool or a connectionString, not both');
+  if (pool === undefined) {
+    if (typeof connectionString !== 'string') throw new ConfigurationError('connectionString', 'is required (or give a pg.Pool as pool)');
+    return undefined;
+  }
+  const candidate = pool as unknown as Record<string, unknown>;
+  if (typeof candidate.connect !== 'function' || typeof candidate.totalCount !== 'number' || typeof candidate.options !== 'object') {
+    throw new ConfigurationError('pool', 'must be a pg.Pool (new pg.Pool({ … }))');
+  }
+  return pool;
+}
+
+/** The host's pool lends a connection that answers (the store never changes it; see QueryRunner). */
+async function answers(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT 1');
+  } finally {
+    client.release();
+  }
+}
+
+/** Pools of the storage's own. The dispatcher's statements commit without waiting for the WAL flush: one lost in a crash only means a message sent again, which at-least-once delivery allows. Plant writes stay fully durable. */
+function ownRunners(config: pg.ClientConfig, deadlineMs: number, poolSize: number): { runner: QueryRunner; dispatch: QueryRunner } {
+  return {
+    runner: queryRunner(config, deadlineMs, poolSize),
+    dispatch: queryRunner({ ...config, options: '-c synchronous_commit=off' }, deadlineMs, Math.max(2, Math.ceil(poolSize / 2))),
+  };
 }
 
 /** The storage over a migrated schema. */
-function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number, schema: string): Storage {
-  const runner = queryRunner(config, deadlineMs, poolSize);
-  // The dispatcher's statements commit without waiting for the WAL flush: one lost in a crash only means a message
-  // sent again, which at-least-once delivery allows. Plant writes stay fully durable.
-  const dispatch = queryRunner({ ...config, options: '-c synchronous_commit=off' }, deadlineMs, Math.max(2, Math.ceil(poolSize / 2)));
+function assemble(config: pg.ClientConfig, { runner, dispatch }: { runner: QueryRunner; dispatch: QueryRunner }, schema: string): Storage {
   const tables = tablesIn(schema);
   const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL, payload: schema });
   const vacuum = new Vacuum(config, vacuumSql(tables));
+  const plants = new PostgresPlantRepository(
+    runner,
+    tables,
+    announcer(() => runner.rows('announce new deliveries', 'SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, schema])),
+  );
   return {
-    plants: new PostgresPlantRepository(
-      runner,
-      tables,
-      announcer(() => runner.rows('announce new deliveries', 'SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, schema])),
-    ),
+    plants,
     outbox: new PostgresWebhookOutbox({ runner, dispatch, vacuum }, tables, listener),
     endpoints: new PostgresWebhookEndpoints(runner, tables),
     portalLinks: new PostgresPortalLinks(runner, tables),
     dbSystem: 'postgresql',
+    joinTransaction(executor) {
+      const rows = hostStatementRows(executor);
+      // NOTIFY inside the host's transaction: PostgreSQL delivers it at the commit, and drops it on a rollback.
+      const writes = plants.writesOn(rows, () => rows('announce new deliveries', prepared('SELECT pg_notify($1, $2)'), [OUTBOX_CHANNEL, schema]));
+      return {
+        mode: 'async',
+        create: (tenant, plant, deliveries, event) => writes.create(tenant, plant, deliveries, event),
+        delete: (tenant, id, event) => writes.delete(tenant, id, event),
+      };
+    },
     async ping() {
       await runner.rows('answer a ping', 'SELECT 1', []);
     },

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { StorageError } from '@plant-store/core';
 import { AnswerDeadlines, type Waiting } from './answer-deadlines.js';
 import { postgresError } from './postgres-error.js';
+import { exactTypes } from './postgres-connection.js';
 
 /** A statement each connection parses and plans once (the dispatcher's per-delivery statements). */
 export interface PreparedStatement {
@@ -25,11 +26,14 @@ type Statement = string | PreparedStatement;
 export class QueryRunner {
   readonly #pool: pg.Pool;
   readonly #deadlines: AnswerDeadlines;
+  readonly #ownsPool: boolean;
   #closing: Promise<void> | undefined;
 
-  constructor(pool: pg.Pool, deadlineMs: number) {
+  /** A pool the host gave (`ownsPool` false) is never ended: closing only stops this runner from using it. */
+  constructor(pool: pg.Pool, deadlineMs: number, ownsPool = true) {
     this.#pool = pool;
     this.#deadlines = new AnswerDeadlines(deadlineMs);
+    this.#ownsPool = ownsPool;
   }
 
   async rows<Row>(action: string, statement: Statement, parameters: readonly unknown[]): Promise<Row[]> {
@@ -64,6 +68,7 @@ export class QueryRunner {
   }
 
   close(): Promise<void> {
+    if (!this.#ownsPool) this.#closing ??= Promise.resolve();
     this.#closing ??= this.#pool.end().catch((error: unknown) => {
       throw postgresError('close the connection pool', error);
     });
@@ -99,8 +104,11 @@ export class QueryRunner {
       return await new Promise<pg.QueryResult>((resolve, reject) => {
         waiting = this.#deadlines.watch(reject);
         const answered = (error: Error | null, answer: pg.QueryResult) => (error ? reject(error) : resolve(answer));
-        if (typeof statement === 'string') client.query(statement, values, answered);
-        else client.query({ ...statement, values }, answered);
+        // Per statement, so a host's pool keeps its own type parsers (int8 read as bigint here, as on this storage's own pools).
+        if (typeof statement === 'string') client.query({ text: statement, values, types: exactTypes }, answered);
+        else if (this.#ownsPool) client.query({ ...statement, values, types: exactTypes }, answered);
+        // No named statements on a host's connections: they would outlive the store there, and a DEALLOCATE of the host's would break them.
+        else client.query({ text: statement.text, values, types: exactTypes }, answered);
       });
     } finally {
       waiting?.done();

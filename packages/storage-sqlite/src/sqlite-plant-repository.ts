@@ -94,11 +94,15 @@ function prepareStatements(db: BetterSqlite3): PlantStatements {
 /** Queues the deliveries of an endpoint event to every endpoint of the tenant subscribed to it: one statement (see FAN_OUT). */
 function eventQueuer(s: PlantStatements): (tenant: string, plantId: bigint, event: EndpointEvent | undefined) => void {
   return (tenant, plantId, event) => {
-    if (!event) return;
-    const { eventType, payload, traceparent = null } = event;
-    const at = Math.round(event.createdAt);
-    s.fanOut.run(String(plantId), tenant, eventType, tenant, eventType, payload, traceparent, at, at, at);
+    if (event) s.fanOut.run(...fanOutParameters(tenant, plantId, event));
   };
+}
+
+/** The parameters of FAN_OUT for an event of plant `plantId`. */
+export function fanOutParameters(tenant: string, plantId: bigint, event: EndpointEvent): FanOutParameters {
+  const { eventType, payload, traceparent = null } = event;
+  const at = Math.round(event.createdAt);
+  return [String(plantId), tenant, eventType, tenant, eventType, payload, traceparent, at, at, at];
 }
 
 /**

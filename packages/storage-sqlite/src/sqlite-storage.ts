@@ -1,12 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { StorageError } from '@plant-store/core';
+import { ConfigurationError, StorageError } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
 import { BackgroundCheckpoints } from './background-checkpoints.js';
 import { databaseFileGuard, isPlainFilePath } from './database-file-guard.js';
-import { migrate } from './migrations/migrate.js';
+import { checkMigrated, migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
+import { hostTransactionWrites } from './host-transaction-writes.js';
 import { openError } from './open-error.js';
 import { retryWhileBusy } from './retry-while-busy.js';
 import { guardedWrites, withSqliteErrors } from './sqlite-error.js';
@@ -16,8 +17,16 @@ import { SqliteWebhookEndpoints } from './sqlite-webhook-endpoints.js';
 import { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
 export interface SqliteStorageOptions {
-  /** Database file; its folder is created when missing. `':memory:'` keeps everything in process memory. */
-  readonly path: string;
+  /** Database file; its folder is created when missing. `':memory:'` keeps everything in process memory. Give this or `database`. */
+  readonly path?: string;
+  /**
+   * The host's open better-sqlite3 `Database` instead of a path: the store's tables go in it, and the store never
+   * closes it nor changes its settings. It must be writable, in WAL mode (`db.pragma('journal_mode = WAL')`) and
+   * wait for locks (`db.pragma('busy_timeout = 5000')`): checked at start. The host's own checkpoints apply.
+   */
+  readonly database?: BetterSqlite3.Database;
+  /** Whether to apply pending migrations at start; with `false`, a database not at this version is refused (the host migrates it its way: `sqliteMigrations()`). @default true */
+  readonly migrate?: boolean;
   /** How long a write waits for another connection's lock (another process on the same file) before failing, in ms. @default 5000 */
   readonly busyTimeoutMs?: number;
 }
@@ -29,25 +38,81 @@ export interface SqliteStorageOptions {
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
+  if (options.database !== undefined) return onHostDatabase(options);
+  const path = options.path;
+  if (typeof path !== 'string') throw new ConfigurationError('path', 'is required (or give an open better-sqlite3 Database as database)');
   let db: BetterSqlite3.Database;
   try {
-    db = open(options.path, busyTimeoutMs);
+    db = open(path, busyTimeoutMs);
   } catch (error) {
-    throw openError(options.path, error);
+    throw openError(path, error);
   }
   try {
-    await retryWhileBusy(busyTimeoutMs, () => prepare(db));
-    return assemble(db, options.path, busyTimeoutMs);
+    await retryWhileBusy(busyTimeoutMs, () => prepare(db, options.migrate !== false));
+    return assemble(db, path, { busyTimeoutMs, owned: true });
   } catch (error) {
     if (db.open) db.close();
-    throw openError(options.path, error);
+    throw openError(path, error);
   }
 }
 
-function assemble(db: BetterSqlite3.Database, path: string, busyTimeoutMs: number): Storage {
+/** The storage on the host's connection: checked, migrated (unless `migrate: false`), never closed or reconfigured. */
+async function onHostDatabase(options: SqliteStorageOptions): Promise<Storage> {
+  const host = options.database!;
+  if (options.path !== undefined) throw new ConfigurationError('database', 'give either a database or a path, not both');
+  checkHostDatabase(host);
+  const db = readingBigInts(host);
+  try {
+    await retryWhileBusy(Number(db.pragma('busy_timeout', { simple: true })), async () => {
+      if (options.migrate === false) checkMigrated(db, MIGRATIONS);
+      else await migrate(db, MIGRATIONS);
+      db.prepare('DELETE FROM plants WHERE 0').run();
+    });
+    return assemble(db, host.name, { busyTimeoutMs: 0, owned: false });
+  } catch (error) {
+    throw openError(host.name, error);
+  }
+}
+
+/** What the store needs of a host's connection, which it does not change itself: the host owns its settings. */
+function checkHostDatabase(db: BetterSqlite3.Database): void {
+  const candidate = db as unknown as Record<string, unknown>;
+  if (typeof candidate.prepare !== 'function' || typeof candidate.pragma !== 'function' || !('inTransaction' in candidate)) {
+    throw new ConfigurationError('database', 'must be an open better-sqlite3 Database (new Database(path))');
+  }
+  if (!db.open) throw new ConfigurationError('database', 'is closed');
+  if (db.readonly) throw new ConfigurationError('database', 'is read-only: the store writes its tables there');
+  const journal = String(db.pragma('journal_mode', { simple: true })).toLowerCase();
+  if (journal !== 'wal' && db.name !== ':memory:' && db.name !== '') {
+    throw new ConfigurationError(
+      'database',
+      `must be in WAL mode, so readers never wait for a writer (it is in ${journal}): run db.pragma('journal_mode = WAL') first`,
+    );
+  }
+  if (Number(db.pragma('busy_timeout', { simple: true })) <= 0) {
+    throw new ConfigurationError('database', "must wait for another connection's lock instead of failing at once: run db.pragma('busy_timeout = 5000') first");
+  }
+}
+
+/**
+ * The host's connection as the store uses it: every statement it prepares reads integers as bigints (ids are int64),
+ * set per statement, so the connection's own default, the host's, stays as it is.
+ */
+function readingBigInts(db: BetterSqlite3.Database): BetterSqlite3.Database {
+  return new Proxy(db, {
+    get(target, key) {
+      if (key === 'prepare') return (source: string) => target.prepare(source).safeIntegers(true);
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** `owned`: the storage opened the connection, so it checkpoints it and closes it; a host's it does neither. */
+function assemble(db: BetterSqlite3.Database, path: string, { busyTimeoutMs, owned }: { busyTimeoutMs: number; owned: boolean }): Storage {
   const file = databaseFileGuard(path, () => rescueLog(db));
   // Checkpoints off the event loop; none in memory (no log) or for `file:` URIs (the worker opens plain paths).
-  const checkpoints = isPlainFilePath(path) ? new BackgroundCheckpoints(db, { path, busyTimeoutMs }) : undefined;
+  const checkpoints = owned && isPlainFilePath(path) ? new BackgroundCheckpoints(db, { path, busyTimeoutMs }) : undefined;
   const writes = guardedWrites(db, (action) => {
     file.assertSameFile(action);
     checkpoints?.noteWrite();
@@ -63,6 +128,7 @@ function assemble(db: BetterSqlite3.Database, path: string, busyTimeoutMs: numbe
     endpoints,
     portalLinks: new SqlitePortalLinks(db, writes),
     dbSystem: 'sqlite',
+    joinTransaction: (executor) => hostTransactionWrites(executor, db),
     async ping() {
       withSqliteErrors('answer a ping', () => ping.get());
       const problem = file.problem();
@@ -74,7 +140,7 @@ function assemble(db: BetterSqlite3.Database, path: string, busyTimeoutMs: numbe
         plants.flushWrites();
         file.close();
         await checkpoints?.close();
-        withSqliteErrors('close the database', () => db.close());
+        if (owned) withSqliteErrors('close the database', () => db.close());
       })();
       return closed;
     },
@@ -106,7 +172,7 @@ function open(path: string, busyTimeoutMs: number): BetterSqlite3.Database {
 }
 
 /** The start-up statements, all safe to repeat; the last, a write that changes nothing, fails on a database opened read-only. */
-async function prepare(db: BetterSqlite3.Database): Promise<void> {
+async function prepare(db: BetterSqlite3.Database, migrating: boolean): Promise<void> {
   // Incremental auto-vacuum first, before anything creates a table: a new file starts with it.
   db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
@@ -115,7 +181,8 @@ async function prepare(db: BetterSqlite3.Database): Promise<void> {
   // With WAL, NORMAL is durable against process crashes and loses at most the last commits on power loss.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  await migrate(db, MIGRATIONS);
+  if (migrating) await migrate(db, MIGRATIONS);
+  else checkMigrated(db, MIGRATIONS);
   // A file created before incremental auto-vacuum (reported as 2) converts with a VACUUM, checked at every start so an interrupted one is redone.
   if (db.pragma('auto_vacuum', { simple: true }) !== 2n) {
     db.pragma('auto_vacuum = INCREMENTAL');

@@ -43,11 +43,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     withSqliteWrite(this.#file, 'queue the delivery', () => this.#insert(delivery, null));
   }
 
-  #insert({ id, tenant, endpointId, eventType, payload, createdAt, orderingKey, test }: NewDelivery, traceparent: string | null): void {
-    const at = Math.round(createdAt);
-    const columns = [id, tenant, endpointId, eventType, payload, at, at, at, traceparent, test ? 1 : 0];
-    if (orderingKey === undefined) this.#prepared(sql.INSERT_DELIVERY).run(...columns);
-    else this.#prepared(sql.INSERT_DELIVERY_IN_LINE).run(...columns, orderingKey);
+  #insert(delivery: NewDelivery, traceparent: string | null): void {
+    const [text, parameters] = deliveryInsert(delivery, traceparent);
+    this.#prepared(text).run(...parameters);
   }
 
   async claimDue({ owner, limit, skipEndpoints = [], ...options }: ClaimDueOptions): Promise<ClaimedDelivery[]> {
@@ -200,4 +198,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     if (rows.length === 0) return [];
     return toDeliveries(rows, this.#prepared<AttemptRow>(sql.ATTEMPTS_OF).all(JSON.stringify(rows.map((row) => row.id))));
   }
+}
+
+/** The statement that queues one delivery, and its parameters: run here, or on a host's transaction (see host-transaction-writes.ts). */
+export function deliveryInsert(
+  { id, tenant, endpointId, eventType, payload, createdAt, orderingKey, test }: NewDelivery,
+  traceparent: string | null,
+): [statement: string, parameters: unknown[]] {
+  const at = Math.round(createdAt);
+  const columns = [id, tenant, endpointId, eventType, payload, at, at, at, traceparent, test ? 1 : 0];
+  return orderingKey === undefined ? [sql.INSERT_DELIVERY, columns] : [sql.INSERT_DELIVERY_IN_LINE, [...columns, orderingKey]];
 }

@@ -8,6 +8,7 @@ import type { Storage } from '../ports/storage.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import type { OperatorSubscriptions } from './operator-subscriptions.js';
 import type { PortalLinks } from '../portal/portal-links.js';
+import type { HostTransaction } from '../service/host-transaction.js';
 import type { PlantService } from '../service/plant-service.js';
 import type { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
 import type { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
@@ -70,6 +71,13 @@ export interface PlantStore {
   readonly allTenants: AllTenants;
   /** The principal for a bearer token; `UnauthenticatedError` when it is missing or unknown. */
   authenticate(token: string | undefined): Promise<Principal>;
+  /**
+   * The store joined to a transaction the host opened: plant writes through it run on `executor` (a `pg` client
+   * between `BEGIN` and `COMMIT`, a kysely `Transaction`, or on SQLite the better-sqlite3 `Database` inside
+   * `db.transaction(fn)`), so they and their webhooks commit or roll back with the host's own SQL. Call its
+   * `committed()` after the commit to emit their events. A `ConfigurationError` when this storage cannot join it.
+   */
+  inTransaction(executor: unknown): HostTransaction;
   /** Resolves when storage answers (readiness); rejects with a `StorageError` when it does not, also after `close()`. */
   ready(): Promise<void>;
   /** Stops the webhook dispatcher (attempts in flight get its `stopTimeoutMs`, then stay due), then closes storage. Idempotent. */

@@ -1,10 +1,11 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { Principal } from '../domain/principal.js';
-import { AuthenticationUnavailableError, StorageError, UnauthenticatedError, withoutStack, type UnauthenticatedReason } from '../errors.js';
+import { AuthenticationUnavailableError, ConfigurationError, StorageError, UnauthenticatedError, withoutStack, type UnauthenticatedReason } from '../errors.js';
 import type { PlantEventBus } from '../events/plant-events.js';
 import type { Authenticator } from '../ports/authenticator.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
+import type { HostTransactionWrites } from '../ports/host-transaction-writes.js';
 import type { Storage } from '../ports/storage.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { firstAuthenticator } from '../auth/first-authenticator.js';
@@ -157,8 +158,10 @@ export function plantStore(c: DependencyContainer): PlantStore {
     })();
     return closing;
   };
+  const plants = c.resolve<PlantService>(TOKENS.plantService);
   return {
-    plants: c.resolve(TOKENS.plantService),
+    plants,
+    inTransaction: (executor) => plants.inTransaction(joinTransaction(stored, executor)),
     events: events(c),
     webhooks: c.resolve(TOKENS.tenantWebhooks),
     allTenants: { webhooks: c.resolve(TOKENS.webhookAdmin), portalLinks: c.resolve(TOKENS.portalLinks), subscriptions: subscriptions(c) },
@@ -184,6 +187,11 @@ function authenticate(c: DependencyContainer): PlantStore['authenticate'] {
 // Expected outcomes, answered as 401: no stack trace (see withoutStack).
 function unauthenticated(reason: UnauthenticatedReason): UnauthenticatedError {
   return withoutStack(() => new UnauthenticatedError(reason));
+}
+
+function joinTransaction(storage: Storage, executor: unknown): HostTransactionWrites {
+  if (!storage.joinTransaction) throw new ConfigurationError('storage', 'this storage cannot join a host transaction (SQLite and PostgreSQL storage can)');
+  return storage.joinTransaction(executor);
 }
 
 async function ready(storage: Storage): Promise<void> {

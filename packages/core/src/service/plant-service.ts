@@ -5,7 +5,9 @@ import { ConflictError, ForbiddenError, NotFoundError, withoutStack } from '../e
 import type { PlantEventBus, PlantEvents } from '../events/plant-events.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
-import type { PlantRepository } from '../ports/plant-repository.js';
+import type { HostTransactionWrites } from '../ports/host-transaction-writes.js';
+import type { CreatePlantResult, EndpointEvent, PlantRepository } from '../ports/plant-repository.js';
+import { HostTransactionView, type HostTransaction } from './host-transaction.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
 import { newMessageId } from '../webhooks/message-id.js';
 import { subscriptionMatches, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
@@ -30,6 +32,21 @@ export interface PlantServiceOptions {
 export interface CreatePlantOutcome {
   readonly plant: Plant;
   readonly created: boolean;
+}
+
+/** A create ready to write (see `PlantService.planCreate`). */
+export interface PlannedCreate {
+  readonly tenant: string;
+  readonly plant: Plant;
+  readonly deliveries: NewDelivery[];
+  readonly event: EndpointEvent;
+}
+
+/** A delete ready to write (see `PlantService.planDelete`). */
+export interface PlannedDelete {
+  readonly tenant: string;
+  readonly id: bigint;
+  readonly event: EndpointEvent;
 }
 
 /**
@@ -62,20 +79,29 @@ export class PlantService {
    * other content is a `ConflictError`.
    */
   async create(principal: Principal, input: unknown): Promise<CreatePlantOutcome> {
+    const { tenant, plant, deliveries, event } = this.#planCreate(principal, input);
+    return this.#settleCreate(tenant, plant, await this.#plants.create(tenant, plant, deliveries, event), true);
+  }
+
+  /** A create checked (scope), validated and ready to write: the plant, the operator subscriptions' deliveries and the endpoint event. */
+  #planCreate(principal: Principal, input: unknown): PlannedCreate {
     requireScope(principal, 'plants:write');
     const plant = parseNewPlant(input);
     const payload = plantToJson(plant);
     const createdAt = this.#clock.now();
     const deliveries = this.#deliveriesFor(principal.tenant, payload, createdAt);
-    const event = { eventType: 'plant.created', payload, createdAt } as const;
-    const result = await this.#plants.create(principal.tenant, plant, deliveries, event);
+    return { tenant: principal.tenant, plant, deliveries, event: { eventType: 'plant.created', payload, createdAt } };
+  }
+
+  /** The outcome of a planned create once written: a `ConflictError` for another plant under that id; `plant.created` emitted now when `emit`, else left to the caller (after its commit). */
+  #settleCreate(tenant: string, plant: Plant, result: CreatePlantResult, emit: boolean): CreatePlantOutcome {
     if (!result.created) {
       if (!samePlant(result.plant, plant)) {
         throw withoutStack(() => new ConflictError(`a plant with id ${plant.id} already exists with a different ${PLANT_CONTENT_IN_WORDS}`));
       }
       return { plant: result.plant, created: false };
     }
-    this.#emit('plant.created', { tenant: principal.tenant, plant: result.plant });
+    if (emit) this.#emit('plant.created', { tenant, plant: result.plant });
     return { plant: result.plant, created: true };
   }
 
@@ -170,12 +196,30 @@ export class PlantService {
    * trip up the stack).
    */
   async deleteIfExists(principal: Principal, id: unknown): Promise<boolean> {
+    const { tenant, id: plantId, event } = this.#planDelete(principal, id);
+    if (!(await this.#plants.delete(tenant, plantId, event))) return false;
+    this.#emit('plant.deleted', { tenant, id: plantId });
+    return true;
+  }
+
+  /** A delete checked (scope), its id validated, with its `plant.deleted` endpoint event. */
+  #planDelete(principal: Principal, id: unknown): PlannedDelete {
     requireScope(principal, 'plants:write');
     const plantId = parsePlantId(id);
-    const event = { eventType: 'plant.deleted', payload: `{"id":${plantId}}`, createdAt: this.#clock.now() } as const;
-    if (!(await this.#plants.delete(principal.tenant, plantId, event))) return false;
-    this.#emit('plant.deleted', { tenant: principal.tenant, id: plantId });
-    return true;
+    return { tenant: principal.tenant, id: plantId, event: { eventType: 'plant.deleted', payload: `{"id":${plantId}}`, createdAt: this.#clock.now() } };
+  }
+
+  /**
+   * The plant writes on a transaction the host owns (`PlantStore.inTransaction` makes it): checked and validated as
+   * here, written with the storage's `writes`, their events held until the host says it committed.
+   */
+  inTransaction(writes: HostTransactionWrites): HostTransaction {
+    return new HostTransactionView(writes, {
+      planCreate: (principal, input) => this.#planCreate(principal, input),
+      settleCreate: (tenant, plant, result) => this.#settleCreate(tenant, plant, result, false),
+      planDelete: (principal, id) => this.#planDelete(principal, id),
+      emit: (type, event) => this.#emit(type, event),
+    });
   }
 
   async *#stream(
@@ -206,8 +250,7 @@ export class PlantService {
     return deliveries;
   }
 
-  // The commit already happened: a failing host listener must not turn a
-  // successful create into an error for the caller.
+  /** Emits an event of a committed write. The commit already happened: a failing host listener must not turn it into an error for the caller. */
   #emit<K extends keyof PlantEvents>(type: K, event: PlantEvents[K]): void {
     try {
       this.#events.emit(type, event);

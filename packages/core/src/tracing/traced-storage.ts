@@ -68,6 +68,8 @@ export function tracedStorage(storage: Storage): Storage {
     },
     endpoints: tracedMembers(storage.endpoints, ENDPOINT_MEMBERS, system, 'webhook_endpoints'),
     portalLinks: tracedMembers(storage.portalLinks, PORTAL_LINK_MEMBERS, system, 'portal_links'),
+    // Writes on the host's transaction pass through untraced: the host's own spans cover its transaction.
+    ...(storage.joinTransaction ? { joinTransaction: (executor: unknown) => storage.joinTransaction!(executor) } : {}),
     ...(system === undefined ? {} : { dbSystem: system }),
     ping: () => storage.ping(),
     close: () => storage.close(),

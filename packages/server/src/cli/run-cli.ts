@@ -9,6 +9,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<(args: readonly string[], 
   webhooks: async () => (await import('./webhooks-command.js')).runWebhooksCommand,
   'portal-link': async () => (await import('./portal-link/portal-link-command.js')).runPortalLinkCommand,
   backup: async () => (await import('./backup-command.js')).runBackupCommand,
+  migrations: async () => (await import('./migrations-command.js')).runMigrationsCommand,
 };
 
 /** Dispatches `plant-store <command> …` and resolves with the exit status. */

@@ -11,6 +11,8 @@ Commands:
               (plant-store backup --help)
   portal-link mint, list or revoke sign-in links to a tenant's webhook portal
               (plant-store portal-link --help)
+  migrations  print the SQL of the storage's migrations, for an app that
+              migrates its own way (plant-store migrations --help)
 
 Options:
   -h, --help     show this help

@@ -1,4 +1,5 @@
 import { advisoryLockKey } from '../advisory-lock-key.js';
+import { APPLIED_TABLE } from './migration-provider.js';
 import { Kysely, Migrator, PostgresDialect, sql, type DatabaseIntrospector, type Migration, type TableMetadata } from 'kysely';
 import pg from 'pg';
 
@@ -29,25 +30,37 @@ export async function migrate(config: pg.ClientConfig, schema: string, migration
   }
 }
 
-/** Throws unless `schema` exists and holds exactly `migrations` (as recorded in `kysely_migration`); changes nothing. */
+/** How an operator or host brings a schema up to date, for the messages of `checkMigrated`. */
+const HOW_TO_MIGRATE =
+  "migrate it: open the storage once with migrate: true (plant-store serve does), run postgresMigrations() in your kysely Migrator, or apply the SQL of 'plant-store migrations sql --storage postgres'";
+
+/**
+ * Throws unless `schema` exists and holds exactly `migrations`, as the storage's own migrator records them
+ * (`kysely_migration`) or a host's Migrator noted them (`plant_store_migrations`); changes nothing.
+ */
 export async function checkMigrated(config: pg.ClientConfig, schema: string, migrations: Readonly<Record<string, Migration>>): Promise<void> {
   const client = new pg.Client(config);
   client.on('error', () => {}); // the query below rejects instead
   await client.connect();
   try {
-    const table = `${client.escapeIdentifier(schema)}.kysely_migration`;
-    const { rows } = await client.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY name`).catch((error: { code?: string }) => {
-      // 3F000: no such schema; 42P01: a schema without our tables.
-      if (error.code === '3F000' || error.code === '42P01') return { rows: [] };
-      throw error;
-    });
+    const applied = new Set<string>();
+    for (const table of ['kysely_migration', APPLIED_TABLE]) {
+      const qualified = `${client.escapeIdentifier(schema)}.${client.escapeIdentifier(table)}`;
+      const { rows } = await client.query<{ name: string }>(`SELECT name FROM ${qualified}`).catch((error: { code?: string }) => {
+        // 3F000: no such schema; 42P01: no such table.
+        if (error.code === '3F000' || error.code === '42P01') return { rows: [] };
+        throw error;
+      });
+      for (const { name } of rows) applied.add(name);
+    }
     const expected = Object.keys(migrations).sort();
-    if (rows.length === 0) throw new Error(`schema ${schema} does not exist or holds no Plant Store tables`);
-    const applied = rows.map((row) => row.name);
-    if (applied.join() !== expected.join()) {
-      throw new Error(
-        `schema ${schema} is at version ${applied.at(-1)}, this plant-store expects ${expected.at(-1)} (plant-store serve migrates an older schema)`,
-      );
+    if (applied.size === 0) throw new Error(`schema ${schema} does not exist or holds no Plant Store tables: ${HOW_TO_MIGRATE}`);
+    const unknown = [...applied].filter((name) => !(name in migrations)).sort();
+    if (unknown.length > 0) throw new Error(`schema ${schema} was migrated by a newer plant-store (${unknown.at(-1)}): upgrade plant-store`);
+    const missing = expected.filter((name) => !applied.has(name));
+    if (missing.length > 0) {
+      const at = expected.filter((name) => applied.has(name)).at(-1) ?? 'none';
+      throw new Error(`schema ${schema} is at version ${at}, this plant-store expects ${expected.at(-1)}: ${HOW_TO_MIGRATE}`);
     }
   } finally {
     await client.end();

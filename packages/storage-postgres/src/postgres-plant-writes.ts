@@ -1,0 +1,82 @@
+import { StorageError, type Plant } from '@plant-store/core';
+import { copyPlant, plantColumns, type CreatePlantResult, type EndpointEvent, type NewDelivery } from '@plant-store/core/adapter';
+import type { PreparedStatement } from './query-runner.js';
+
+/** Runs one statement on some executor (the storage's pool, or the host's transaction) and answers its rows. */
+export type StatementRows = <Row>(action: string, statement: PreparedStatement, parameters: readonly unknown[]) => Promise<Row[]>;
+
+/** The plant write statements, prepared once per storage. */
+export interface PlantWriteStatements {
+  readonly create: PreparedStatement;
+  readonly select: PreparedStatement;
+  readonly delete: PreparedStatement;
+}
+
+/**
+ * A plant create or delete with its deliveries, each one statement run by `rows`: on the storage's pool, or on the
+ * host's transaction. `announce` tells dispatchers of queued deliveries; the caller decides when it takes effect.
+ */
+export class PostgresPlantWrites {
+  readonly #rows: StatementRows;
+  readonly #sql: PlantWriteStatements;
+  readonly #announce: () => unknown;
+
+  constructor(rows: StatementRows, sql: PlantWriteStatements, announce: () => unknown) {
+    this.#rows = rows;
+    this.#sql = sql;
+    this.#announce = announce;
+  }
+
+  async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
+    // The stored plant is re-read when the id exists. Should it be deleted in
+    // between (a concurrent delete), the id is free again: try once more.
+    for (let tries = 0; ; tries++) {
+      const [row] = await this.#rows<{ created: boolean; queued: boolean }>('create the plant', this.#sql.create, [
+        tenant,
+        ...deliveryColumns(deliveries),
+        ...eventParameters(event),
+        deliveries.map((d) => d.traceparent ?? null),
+        event?.traceparent ?? null,
+        ...plantColumns(plant),
+      ]);
+      if (row?.queued) await this.#announce();
+      if (row?.created) return { created: true, plant: copyPlant(plant) };
+      const stored = await this.get(tenant, plant.id);
+      if (stored || tries >= 2) return stored ? { created: false, plant: stored } : vanished(plant.id);
+    }
+  }
+
+  async get(tenant: string, id: bigint): Promise<Plant | undefined> {
+    const [row] = await this.#rows<Record<string, unknown>>('read the plant', this.#sql.select, [tenant, id]);
+    // A host's executor may parse int8 its own way (pg's default: a string).
+    return row && { ...copyPlant(row), id: BigInt(row.id as bigint | string) };
+  }
+
+  async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
+    const parameters = [tenant, id, ...eventParameters(event), event?.traceparent ?? null];
+    const [row] = await this.#rows<{ deleted: boolean; queued: boolean }>('delete the plant', this.#sql.delete, parameters);
+    if (row?.queued) await this.#announce();
+    return row?.deleted === true;
+  }
+}
+
+function vanished(id: bigint): never {
+  throw new StorageError(`postgres storage could not create the plant: plant ${id} kept being created and deleted concurrently`);
+}
+
+/** The endpoint event's three parameters (type, payload, created-at); a NULL type queues nothing. */
+function eventParameters(event: EndpointEvent | undefined): unknown[] {
+  return event ? [event.eventType, event.payload, Math.round(event.createdAt)] : [null, null, null];
+}
+
+/** The deliveries as six parallel arrays, the parameters `unnest` turns back into rows. */
+function deliveryColumns(deliveries: readonly NewDelivery[]): unknown[][] {
+  return [
+    deliveries.map((d) => d.id),
+    deliveries.map((d) => d.tenant),
+    deliveries.map((d) => d.endpointId),
+    deliveries.map((d) => d.eventType),
+    deliveries.map((d) => d.payload),
+    deliveries.map((d) => Math.round(d.createdAt)),
+  ];
+}

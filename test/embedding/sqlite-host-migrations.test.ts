@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPlantStore, StorageError } from '@plant-store/core';
+import { sqliteMigrations, sqliteStorage } from '@plant-store/storage-sqlite';
+import { acme } from '../support/principals.js';
+import { runCliInProcess } from '../support/run-cli-in-process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'plant-store-embedding-migrations-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function hostDatabase(name: string): Database.Database {
+  const db = new Database(join(dir, name));
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 2000');
+  return db;
+}
+
+async function opensWithoutMigrating(db: Database.Database): Promise<void> {
+  const store = createPlantStore({ storage: await sqliteStorage({ database: db, migrate: false }) });
+  await expect(store.plants.create(acme, { id: 1, name: 'Fern' })).resolves.toMatchObject({ created: true });
+  await store.close();
+}
+
+describe('the store’s migrations run the host’s way on SQLite', () => {
+  it('runs in the host’s own kysely Migrator (its own migration table untouched); the storage then opens with migrate: false', async () => {
+    const db = hostDatabase('migrator.db');
+    const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) });
+    const migrator = new Migrator({ db: kysely, provider: sqliteMigrations() });
+    const { error, results } = await migrator.migrateToLatest();
+    expect(error).toBeUndefined();
+    expect(results!.every((result) => result.status === 'Success' && result.migrationName.startsWith('plant-store-'))).toBe(true);
+    await opensWithoutMigrating(db);
+    expect((await migrator.migrateToLatest()).results).toEqual([]);
+    db.close();
+  });
+
+  it('prints the SQL (plant-store migrations sql), which a host applies with its own tools', async () => {
+    const exit = await runCliInProcess(['migrations', 'sql', '--storage', 'sqlite']);
+    expect(exit.status).toBe(0);
+    const db = hostDatabase('printed.db');
+    db.exec(exit.stdout);
+    await opensWithoutMigrating(db);
+    db.close();
+  });
+
+  it('refuses, with migrate: false, a database not at this version, and says how to migrate it', async () => {
+    const db = hostDatabase('behind.db');
+    await expect(sqliteStorage({ database: db, migrate: false })).rejects.toThrow(/holds no Plant Store tables: migrate it/);
+    db.exec((await runCliInProcess(['migrations', 'sql', '--storage', 'sqlite'])).stdout);
+    db.exec('DELETE FROM plant_store_migrations WHERE name = (SELECT max(name) FROM plant_store_migrations)');
+    const failure = await sqliteStorage({ database: db, migrate: false }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StorageError);
+    expect((failure as Error).message).toMatch(
+      /is at version \S+, this plant-store expects \S+: migrate it: .*sqliteMigrations\(\).*plant-store migrations sql/,
+    );
+    db.close();
+  });
+
+  it('explains CLI mistakes', async () => {
+    expect(await runCliInProcess(['migrations', 'sql', '--storage', 'memory'])).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining('postgres or sqlite'),
+    });
+    expect(await runCliInProcess(['migrations', 'up'])).toMatchObject({ status: 2, stderr: expect.stringContaining("unknown migrations command 'up'") });
+    expect(await runCliInProcess(['migrations', '--help'])).toMatchObject({ status: 0, stdout: expect.stringContaining('plant-store migrations sql') });
+  });
+});
