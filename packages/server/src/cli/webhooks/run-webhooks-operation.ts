@@ -1,6 +1,7 @@
 import { NotFoundError, type PlantStore } from '@plant-store/core';
 import type { CliIo } from '../cli-io.js';
 import { deliveryJson, endpointJson, jsonArray } from '@plant-store/http-node/webhook-json';
+import { checkLines } from './check-lines.js';
 import { deliveryDetails, deliveryTable } from './delivery-table.js';
 import { endpointTable } from './endpoint-table.js';
 import type { WebhooksOperation } from './webhooks-args.js';
@@ -29,6 +30,8 @@ export async function runWebhooksOperation(store: PlantStore, command: WebhooksO
     }
     case 'prune':
       return prune(store, command.olderThan, io);
+    case 'check':
+      return checkLines(store, command, io);
     case 'endpoints list': {
       const page = await store.allTenants.webhooks.listEndpoints(definedOnly({ limit: command.limit, after: command.after }));
       io.stdout.write(command.json ? jsonLine(page.endpoints.map(withTenant(endpointJson))) : endpointTable(page.endpoints));
