@@ -16,12 +16,8 @@ export async function runWebhooksOperation(store: PlantStore, command: WebhooksO
       return show(store, command, io);
     case 'retry':
       return retry(store, command.id, io);
-    case 'resend': {
-      const delivery = await store.allTenants.webhooks.get(command.id);
-      await store.allTenants.webhooks.resend(command.id);
-      io.stdout.write(`queued ${command.id} again (was ${delivery.status}, ${attempts(delivery.attemptCount)} so far)\n`);
-      return 0;
-    }
+    case 'resend':
+      return resend(store, command.id, io);
     case 'recover': {
       const { requeued } = await store.allTenants.webhooks.recover(command.endpoint, command.since);
       const since = new Date(command.since).toISOString();
@@ -67,6 +63,13 @@ async function prune(store: PlantStore, olderThan: number, io: CliIo): Promise<n
   const cutoff = new Date(Date.now() - olderThan).toISOString();
   const pruned = await store.allTenants.webhooks.prune({ olderThan });
   io.stdout.write(`pruned ${pruned} delivered or failed ${pruned === 1 ? 'delivery' : 'deliveries'} (with their attempts) finished before ${cutoff}\n`);
+  return 0;
+}
+
+async function resend(store: PlantStore, id: string, io: CliIo): Promise<number> {
+  const delivery = await store.allTenants.webhooks.get(id);
+  await store.allTenants.webhooks.resend(id);
+  io.stdout.write(`queued ${id} again (was ${delivery.status}, ${attempts(delivery.attemptCount)} so far)\n`);
   return 0;
 }
 
