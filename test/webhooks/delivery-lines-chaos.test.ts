@@ -140,7 +140,7 @@ async function attemptLog(schema: string, id: string): Promise<unknown[]> {
   return withClient(async (client) => (await client.query(statement, [id])).rows);
 }
 
-/** A few messages still pending in lines that are not stuck, each with what the receiver answered and what was stored, for a failure message. */
+/** A few messages still pending in lines that are not stuck (due or in flight first), each with what the receiver answered and what was stored, for a failure message. */
 async function stillPending(schema: string, attempts: readonly Attempt[]): Promise<unknown[]> {
   const deliveries = `${pg.escapeIdentifier(schema)}.webhook_deliveries`;
   const rows = await withClient(
@@ -149,7 +149,7 @@ async function stillPending(schema: string, attempts: readonly Attempt[]): Promi
         await client.query<{ id: string }>(
           `SELECT id FROM ${deliveries} AS h WHERE status = 'pending' AND (next_attempt_at IS NOT NULL OR EXISTS (
              SELECT FROM ${deliveries} AS d WHERE d.status = 'pending' AND d.endpoint_id = h.endpoint_id AND d.ordering_key = h.ordering_key
-               AND d.next_attempt_at IS NOT NULL)) ORDER BY seq`,
+               AND d.next_attempt_at IS NOT NULL)) ORDER BY next_attempt_at IS NULL, seq`,
         )
       ).rows,
   );
