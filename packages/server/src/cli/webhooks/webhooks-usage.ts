@@ -37,7 +37,8 @@ check      finds messages that can never become due: held in a plant's line
            flight, per endpoint and plant, with counts (--limit lines,
            default 100); exit 1 when it finds any. --repair makes each such
            line's first message due now, one line at a time, safe while the
-           service runs (a line moving again by then is left alone)
+           service runs (a line moving again by then is left alone);
+           --json: one JSON array of the lines
 endpoints  tenants' webhook endpoints: list them (ascending id, --limit
            defaults to 100), disable one (its pending deliveries end as
            failed) or enable it again (then recover resends what failed)
