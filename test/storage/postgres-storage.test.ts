@@ -25,7 +25,13 @@ const options = (extra: Partial<PostgresStorageOptions> = {}): PostgresStorageOp
 describe.skipIf(!postgresAvailable)('postgres', () => {
   describeStorageConformance('postgres', {
     create: () => postgresStorage(options({ schema: (schema = schemas.next()) })),
-    capabilities: { persistent: { reopen: () => postgresStorage(options()) } },
+    capabilities: {
+      persistent: { reopen: () => postgresStorage(options()) },
+      dropDueTime: (_storage, id) =>
+        withClient(async (client) => {
+          await client.query(`UPDATE ${pg.escapeIdentifier(schema)}.webhook_deliveries SET next_attempt_at = NULL WHERE id = $1`, [id]);
+        }),
+    },
   });
 
   describe('postgresStorage', () => {

@@ -23,6 +23,8 @@ export type {
   RateBudgetAnswer,
   ReclaimSpaceOptions,
   RequeueSelector,
+  StuckLine,
+  StuckLineKey,
   WebhookOutbox,
 } from './ports/webhook-outbox.js';
 export type {

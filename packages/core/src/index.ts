@@ -17,7 +17,7 @@ export type { PruneOptions, QueueDelay, WebhookAdmin } from './webhooks/webhook-
 export type { OperatorSubscriptions, SubscriptionChanges } from './composition/operator-subscriptions.js';
 export type { EndpointHourStats, EndpointStats, EndpointWindowStats, TenantWebhookEndpoints } from './webhooks/endpoints/tenant-webhook-endpoints.js';
 export type { TenantWebhookDeliveries } from './webhooks/endpoints/tenant-webhook-deliveries.js';
-export type { Delivery, DeliveryAttempt, DeliveryStatus, PendingStats } from './ports/webhook-outbox.js';
+export type { Delivery, DeliveryAttempt, DeliveryStatus, PendingStats, StuckLine, StuckLineKey } from './ports/webhook-outbox.js';
 export {
   ENDPOINT_ORDERINGS,
   WEBHOOK_EVENT_TYPES,

@@ -8,12 +8,15 @@ import {
   type NewDelivery,
   type PruneDeliveriesOptions,
   type RequeueSelector,
+  type StuckLine,
+  type StuckLineKey,
   type WebhookOutbox,
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
   isTenantEndpointId,
 } from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
+import { releaseStuckLineIn, stuckLinesIn } from './memory-line-check.js';
 
 /** Mutable state of one delivery; never handed out (callers get copies). */
 interface DeliveryRecord {
@@ -274,6 +277,16 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
       record.leaseExpiresAt = -Infinity;
       this.#finish(record, 'failed', at);
     }
+  }
+
+  async stuckLines(limit: number): Promise<StuckLine[]> {
+    assertOpen(this.#lifecycle);
+    return stuckLinesIn(this.#pending, limit);
+  }
+
+  async releaseStuckLine(line: StuckLineKey, now: number): Promise<number> {
+    assertOpen(this.#lifecycle);
+    return releaseStuckLineIn(this.#pending, line, now);
   }
 
   async prune(options: PruneDeliveriesOptions): Promise<number> {

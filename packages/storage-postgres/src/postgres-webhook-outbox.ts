@@ -12,9 +12,12 @@ import {
   type RateBudgetAnswer,
   type ReclaimSpaceOptions,
   type RequeueSelector,
+  type StuckLine,
+  type StuckLineKey,
   type WebhookOutbox,
 } from '@plant-store/core/adapter';
 import { claimOrder, toClaimedDelivery, toDelivery, type ClaimRow, type DeliveryRow } from './delivery-rows.js';
+import { PostgresLineCheck } from './line-check.js';
 import type { NotificationListener } from './notification-listener.js';
 import type { Vacuum } from './vacuum.js';
 import * as sql from './outbox-queries.js';
@@ -47,6 +50,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #releaseNextInLine: PreparedStatement;
   readonly #pruneLockKey: string;
   readonly #vacuum: Vacuum;
+  readonly #lineCheck: PostgresLineCheck;
 
   constructor(
     runners: { readonly runner: QueryRunner; readonly dispatch: QueryRunner; readonly vacuum: Vacuum },
@@ -65,6 +69,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: ([id]) => id, maxSize: RECORD_BATCH });
     this.#tables = tables;
     this.#pruneLockKey = sql.pruneLockKey(tables);
+    this.#lineCheck = new PostgresLineCheck(runners.runner, tables);
   }
 
   async claimDue(options: ClaimDueOptions): Promise<ClaimedDelivery[]> {
@@ -185,6 +190,14 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     if (!row || row.last_at === null) return { windows };
     const at = Number(row.last_at);
     return { windows, lastAttempt: row.last_status === null ? { at } : { at, statusCode: row.last_status } };
+  }
+
+  stuckLines(limit: number): Promise<StuckLine[]> {
+    return this.#lineCheck.stuckLines(limit);
+  }
+
+  releaseStuckLine(line: StuckLineKey, now: number): Promise<number> {
+    return this.#lineCheck.releaseStuckLine(line, now);
   }
 
   async prune(options: PruneDeliveriesOptions): Promise<number> {

@@ -10,9 +10,12 @@ import type {
   PruneDeliveriesOptions,
   ReclaimSpaceOptions,
   RequeueSelector,
+  StuckLine,
+  StuckLineKey,
   WebhookOutbox,
 } from '@plant-store/core/adapter';
 import { claimOrder, toClaimedDelivery, toDeliveries, type AttemptRow, type ClaimRow, type CursorRow, type DeliveryRow, type DueRow } from './delivery-rows.js';
+import { SqliteLineCheck } from './line-check.js';
 import * as sql from './outbox-queries.js';
 import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
@@ -24,11 +27,13 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   readonly #prepared: PreparedStatements;
   /** Runs reads in one transaction, so a delivery and its attempts come from one snapshot even with other processes writing. */
   readonly #snapshot: <T>(read: () => T) => T;
+  readonly #lineCheck: SqliteLineCheck;
 
   constructor(db: BetterSqlite3, file: GuardedWrites) {
     this.#db = db;
     this.#file = file;
     this.#prepared = preparedStatements(db);
+    this.#lineCheck = new SqliteLineCheck(this.#prepared, file);
     // Built once: db.transaction makes a new wrapper on every call.
     const inOneTransaction = db.transaction((read: () => unknown) => read());
     this.#snapshot = <T>(read: () => T) => inOneTransaction(read) as T;
@@ -164,6 +169,14 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     const { id, from } = selector;
     if (from === 'failed') return withSqliteWrite(this.#file, 'requeue the delivery', () => requeueEnded(id, false));
     return withSqliteWrite(this.#file, 'resend the delivery', () => this.#prepared(sql.RESEND_PENDING).run({ id, now: at }).changes || requeueEnded(id, true));
+  }
+
+  async stuckLines(limit: number): Promise<StuckLine[]> {
+    return this.#lineCheck.stuckLines(limit);
+  }
+
+  async releaseStuckLine(line: StuckLineKey, now: number): Promise<number> {
+    return this.#lineCheck.releaseStuckLine(line, now);
   }
 
   async prune(options: PruneDeliveriesOptions): Promise<number> {

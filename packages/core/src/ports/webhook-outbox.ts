@@ -150,6 +150,25 @@ export interface ReclaimSpaceOptions {
 }
 
 /**
+ * Pending messages that can never become due: held (no due time) in a line none of whose messages is due or in flight, or
+ * without a due time in no line at all. Only a bug leaves them so; `WebhookOutbox.stuckLines` finds them for operators.
+ */
+export interface StuckLine {
+  readonly endpointId: string;
+  /** The tenant of its messages (an endpoint's lines are all its tenant's). */
+  readonly tenant: string;
+  /** The line's key (the plant id); absent for messages in no line. */
+  readonly orderingKey?: string;
+  /** How many of its messages wait (pending without a due time). */
+  readonly waiting: number;
+  /** `createdAt` of the oldest of them. */
+  readonly oldestCreatedAt: number;
+}
+
+/** Which stuck line `WebhookOutbox.releaseStuckLine` releases: as `stuckLines` named it. */
+export type StuckLineKey = Pick<StuckLine, 'endpointId' | 'orderingKey'>;
+
+/**
  * The transactional outbox of webhook deliveries (rows are added by `PlantRepository.create`). Claims are leases: a delivery held by one
  * owner is invisible to other claimers until recorded, released or expired, also across processes sharing the storage.
  */
@@ -185,6 +204,14 @@ export interface WebhookOutbox {
   enqueue(delivery: NewDelivery): Promise<void>;
   /** Deletes up to `limit` delivered or failed deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */
   prune(options: PruneDeliveriesOptions): Promise<number>;
+  /** Up to `limit` stuck lines (see `StuckLine`), oldest waiting message first, from one consistent read; `[]` when none. Meant for an operator's check, not a hot path. */
+  stuckLines(limit: number): Promise<StuckLine[]>;
+  /**
+   * Makes a stuck line's first waiting message (by place in the line) due at `now`, or every waiting message of an endpoint's
+   * messages in no line, atomically and only while it is still stuck (nothing of it due or in flight); resolves with how many
+   * became due, 0 when it was not stuck (anymore). Safe alongside every other member and from several processes: never makes a second message of a line due.
+   */
+  releaseStuckLine(line: StuckLineKey, now: number): Promise<number>;
   /**
    * Optional: makes the space of pruned deliveries (and other deleted rows) reusable or hands it back to the file system, the upkeep that
    * cannot run inside a prune's transaction. Called after a pruning run that deleted deliveries; safe at any time, alongside every other

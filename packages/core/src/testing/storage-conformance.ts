@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StorageError } from '../errors.js';
 import type { Storage } from '../ports/storage.js';
 import { describeDeliveryLineConformance } from './delivery-line-conformance.js';
+import { describeLineCheckConformance, type DropDueTime } from './line-check-conformance.js';
 import { describePlantRepositoryConformance } from './plant-repository-conformance.js';
 import { describePortalLinkConformance, newPortalLink } from './portal-link-conformance.js';
 import { describeWebhookEndpointConformance, newEndpoint } from './webhook-endpoint-conformance.js';
@@ -12,6 +13,8 @@ import { delivery, plant } from './storage-fixtures.js';
 export interface StorageCapabilities {
   /** Data survives `close()`: `reopen()` opens again the storage most recently returned by `create()`. */
   readonly persistent?: { reopen(): Promise<Storage> };
+  /** Takes the due time from a pending delivery behind the port's back, so the line check has a broken line to find. */
+  readonly dropDueTime?: DropDueTime;
 }
 
 export interface StorageConformanceOptions {
@@ -45,6 +48,7 @@ export function describeStorageConformance(name: string, options: StorageConform
     describeWebhookOutboxConformance(storage);
     describeWebhookEndpointConformance(storage);
     describeDeliveryLineConformance(storage);
+    describeLineCheckConformance(storage, options.capabilities?.dropDueTime);
     describePortalLinkConformance(storage);
 
     describe('life cycle', () => {
@@ -76,6 +80,8 @@ export function describeStorageConformance(name: string, options: StorageConform
           () => closed.outbox.requeue({ endpointId: 'ep_a', since: 0 }, 0),
           () => closed.outbox.endpointAttemptStats('ep_a', [0]),
           () => closed.outbox.enqueue(delivery('d', { endpointId: 'ep_a' })),
+          () => closed.outbox.stuckLines(1),
+          () => closed.outbox.releaseStuckLine({ endpointId: 'ep_a', orderingKey: '1' }, 0),
           () => closed.endpoints.create(newEndpoint('ep_a'), 50),
           () => closed.endpoints.get('t', 'ep_a'),
           () => closed.endpoints.list('t', { limit: 1 }),

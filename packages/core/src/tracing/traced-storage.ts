@@ -34,6 +34,8 @@ const OUTBOX_MEMBERS = {
   endpointAttemptStats: true,
   enqueue: true,
   prune: true,
+  stuckLines: true,
+  releaseStuckLine: true,
 } satisfies Record<AsyncMember<WebhookOutbox>, true>;
 const ENDPOINT_MEMBERS = {
   create: true,

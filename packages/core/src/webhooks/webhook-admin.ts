@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
-import type { Delivery, ListDeliveriesQuery, PendingStats, RequeueSelector, WebhookOutbox } from '../ports/webhook-outbox.js';
+import type { Delivery, ListDeliveriesQuery, PendingStats, RequeueSelector, StuckLine, StuckLineKey, WebhookOutbox } from '../ports/webhook-outbox.js';
 import { ListEndpointsOptionsSchema } from './endpoints/endpoint-schemas.js';
 import { DEFAULT_PAGE, endpointId, endpointPage, found } from './endpoints/tenant-webhook-endpoints.js';
 import { isTenantEndpointId, type EndpointPage, type WebhookEndpoint, type WebhookEndpointStatus } from './endpoints/webhook-endpoint.js';
@@ -119,6 +119,20 @@ export class WebhookAdmin {
     const pruned = await pruneInBatches(this.#options.outbox, this.#options.clock.now() - olderThan, { onBatch: this.#options.onPruned });
     if (pruned > 0) await reclaimPrunedSpace(this.#options.outbox, this.#options.logger ?? silentLogger);
     return pruned;
+  }
+
+  /** Up to `limit` (default 100) lines whose waiting messages can never become due, oldest first; `[]` when every line can drain. */
+  async stuckLines(options: { readonly limit?: number } = {}): Promise<StuckLine[]> {
+    const limit = options.limit ?? DEFAULT_PAGE;
+    if (!Number.isInteger(limit) || limit < 1) throw ValidationError.of('limit', `must be an integer of 1 or more, got ${String(limit)}`);
+    return this.#options.outbox.stuckLines(limit);
+  }
+
+  /** Makes a stuck line's first waiting message due now (a line that is no longer stuck is left alone); resolves with how many became due. */
+  async releaseStuckLine(line: StuckLineKey): Promise<number> {
+    const released = await this.#options.outbox.releaseStuckLine(line, this.#options.clock.now());
+    if (released > 0) this.#options.onRequeue?.();
+    return released;
   }
 
   /** One page of every tenant's endpoints, ascending id. */

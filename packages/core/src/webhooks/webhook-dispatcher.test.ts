@@ -76,6 +76,8 @@ function withClaimDue(outbox: WebhookOutbox, claimDue: WebhookOutbox['claimDue']
     requeue: (selector, now) => outbox.requeue(selector, now),
     endpointAttemptStats: (...args) => outbox.endpointAttemptStats(...args),
     enqueue: (delivery) => outbox.enqueue(delivery),
+    stuckLines: (limit) => outbox.stuckLines(limit),
+    releaseStuckLine: (...args) => outbox.releaseStuckLine(...args),
   };
 }
 

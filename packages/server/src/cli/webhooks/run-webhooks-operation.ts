@@ -1,6 +1,7 @@
 import { NotFoundError, type PlantStore } from '@plant-store/core';
 import type { CliIo } from '../cli-io.js';
 import { deliveryJson, endpointJson, jsonArray } from '@plant-store/http-node/webhook-json';
+import { checkLines } from './check-lines.js';
 import { deliveryDetails, deliveryTable } from './delivery-table.js';
 import { endpointTable } from './endpoint-table.js';
 import type { WebhooksOperation } from './webhooks-args.js';
@@ -15,12 +16,8 @@ export async function runWebhooksOperation(store: PlantStore, command: WebhooksO
       return show(store, command, io);
     case 'retry':
       return retry(store, command.id, io);
-    case 'resend': {
-      const delivery = await store.allTenants.webhooks.get(command.id);
-      await store.allTenants.webhooks.resend(command.id);
-      io.stdout.write(`queued ${command.id} again (was ${delivery.status}, ${attempts(delivery.attemptCount)} so far)\n`);
-      return 0;
-    }
+    case 'resend':
+      return resend(store, command.id, io);
     case 'recover': {
       const { requeued } = await store.allTenants.webhooks.recover(command.endpoint, command.since);
       const since = new Date(command.since).toISOString();
@@ -29,6 +26,8 @@ export async function runWebhooksOperation(store: PlantStore, command: WebhooksO
     }
     case 'prune':
       return prune(store, command.olderThan, io);
+    case 'check':
+      return checkLines(store, command, io);
     case 'endpoints list': {
       const page = await store.allTenants.webhooks.listEndpoints(definedOnly({ limit: command.limit, after: command.after }));
       io.stdout.write(command.json ? jsonLine(page.endpoints.map(withTenant(endpointJson))) : endpointTable(page.endpoints));
@@ -64,6 +63,13 @@ async function prune(store: PlantStore, olderThan: number, io: CliIo): Promise<n
   const cutoff = new Date(Date.now() - olderThan).toISOString();
   const pruned = await store.allTenants.webhooks.prune({ olderThan });
   io.stdout.write(`pruned ${pruned} delivered or failed ${pruned === 1 ? 'delivery' : 'deliveries'} (with their attempts) finished before ${cutoff}\n`);
+  return 0;
+}
+
+async function resend(store: PlantStore, id: string, io: CliIo): Promise<number> {
+  const delivery = await store.allTenants.webhooks.get(id);
+  await store.allTenants.webhooks.resend(id);
+  io.stdout.write(`queued ${id} again (was ${delivery.status}, ${attempts(delivery.attemptCount)} so far)\n`);
   return 0;
 }
 

@@ -19,7 +19,8 @@ export type WebhooksCommand =
   | { readonly kind: 'prune'; readonly olderThan?: number }
   | { readonly kind: 'endpoints list'; readonly limit?: number; readonly after?: string; readonly json: boolean }
   | { readonly kind: 'endpoints disable'; readonly id: string; readonly reason?: string }
-  | { readonly kind: 'endpoints enable'; readonly id: string };
+  | { readonly kind: 'endpoints enable'; readonly id: string }
+  | { readonly kind: 'check'; readonly repair: boolean; readonly limit?: number; readonly json: boolean };
 
 /** A command ready to run: `prune` knows its age limit (from `--older-than` or the configured retention). */
 export type WebhooksOperation = Exclude<WebhooksCommand, { kind: 'help' | 'prune' }> | { readonly kind: 'prune'; readonly olderThan: number };
@@ -36,6 +37,7 @@ const OPTIONS = {
   reason: { type: 'string' },
   'older-than': { type: 'string' },
   json: { type: 'boolean' },
+  repair: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
@@ -48,6 +50,7 @@ const ALLOWED: Record<Exclude<WebhooksCommand['kind'], 'help'>, readonly (keyof 
   resend: [],
   recover: ['endpoint', 'since'],
   prune: ['older-than'],
+  check: ['repair', 'limit', 'json'],
   'endpoints list': ['limit', 'after', 'json'],
   'endpoints disable': ['reason'],
   'endpoints enable': [],
@@ -64,10 +67,12 @@ export function parseWebhooksArgs(args: readonly string[], now: number): { comma
   return { command: build(kind, values, rest, now), storage };
 }
 
-function commandKind(word: string | undefined): 'list' | 'get' | 'retry' | 'resend' | 'recover' | 'prune' {
-  if (word === 'list' || word === 'get' || word === 'retry' || word === 'resend' || word === 'recover' || word === 'prune') return word;
-  if (word === undefined) throw new UsageError('missing subcommand: list, get, retry, resend, recover, prune or endpoints');
-  throw new UsageError(`unknown subcommand '${word}': use list, get, retry, resend, recover, prune or endpoints`);
+const SUBCOMMANDS = ['list', 'get', 'retry', 'resend', 'recover', 'prune', 'check'] as const;
+
+function commandKind(word: string | undefined): (typeof SUBCOMMANDS)[number] {
+  if (SUBCOMMANDS.includes(word as (typeof SUBCOMMANDS)[number])) return word as (typeof SUBCOMMANDS)[number];
+  if (word === undefined) throw new UsageError('missing subcommand: list, get, retry, resend, recover, prune, check or endpoints');
+  throw new UsageError(`unknown subcommand '${word}': use list, get, retry, resend, recover, prune, check or endpoints`);
 }
 
 function endpointsKind(word: string | undefined): 'endpoints list' | 'endpoints disable' | 'endpoints enable' {
@@ -106,6 +111,9 @@ function build(kind: Exclude<WebhooksCommand['kind'], 'help'>, values: Values, r
       if (olderThan === undefined) throw new UsageError('--older-than must be a duration such as 30d, 12h or 90m');
       return { kind, olderThan };
     }
+    case 'check':
+      noArguments(rest);
+      return { kind, repair: values.repair ?? false, limit: limit(values.limit), json: values.json ?? false };
     case 'endpoints disable':
       return { kind, id: oneId(kind, rest), reason: values.reason === '' ? undefined : values.reason };
     default:

@@ -8,6 +8,7 @@ export const webhooksUsage = `Usage:
   plant-store webhooks resend <delivery-id>
   plant-store webhooks recover --endpoint <endpoint-id> --since <time>
   plant-store webhooks prune [--older-than DURATION]
+  plant-store webhooks check [--repair] [--limit N] [--json]
   plant-store webhooks endpoints list [--limit N] [--after <endpoint-id>] [--json]
   plant-store webhooks endpoints disable <endpoint-id> [--reason TEXT]
   plant-store webhooks endpoints enable <endpoint-id>
@@ -31,6 +32,13 @@ prune      deletes delivered and failed deliveries (never pending ones), with
            their attempts, that finished more than --older-than ago (30d,
            12h, 90m); by default ${SETTINGS.webhookRetention.env}
            (default: ${SETTINGS.webhookRetention.default}). A running service does this by itself.
+check      finds messages that can never become due: held in a plant's line
+           (an endpoint with ordering "plant") that has no message due or in
+           flight, per endpoint and plant, with counts (--limit lines,
+           default 100); exit 1 when it finds any. --repair makes each such
+           line's first message due now, one line at a time, safe while the
+           service runs (a line moving again by then is left alone);
+           --json: one JSON array of the lines
 endpoints  tenants' webhook endpoints: list them (ascending id, --limit
            defaults to 100), disable one (its pending deliveries end as
            failed) or enable it again (then recover resends what failed)
