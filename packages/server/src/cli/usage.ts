@@ -5,8 +5,8 @@ export const mainUsage = `Usage: plant-store <command> [options]
 
 Commands:
   serve       run the Plant Store HTTP service (plant-store serve --help)
-  webhooks    inspect and re-queue webhook deliveries, manage tenants' endpoints
-              (plant-store webhooks --help)
+  webhooks    inspect and re-queue webhook deliveries, check that every delivery
+              line can drain, manage tenants' endpoints (plant-store webhooks --help)
   backup      copy the SQLite database of a running service to a new file
               (plant-store backup --help)
   portal-link mint, list or revoke sign-in links to a tenant's webhook portal
