@@ -13,7 +13,8 @@ export interface CoalescingBatchOptions<In, Out> {
 
 /**
  * Runs concurrent calls as one statement: the first call starts a batch at the end of the current turn; calls made
- * while a batch is in flight go together as the next one (no timer, no wait when idle).
+ * while a batch is in flight go together as the next one (no timer, no wait when idle). A batch that fails is run
+ * again call by call, so one bad input fails its own call only, never the others that happened to share its batch.
  */
 export class CoalescingBatch<In, Out> {
   readonly #options: CoalescingBatchOptions<In, Out>;
@@ -46,14 +47,24 @@ export class CoalescingBatch<In, Out> {
     this.#running = true;
     const batch = this.#take();
     try {
-      const outputs = await this.#options.run(batch.map((waiting) => waiting.input));
-      if (outputs.length !== batch.length) throw new Error(`a batch of ${batch.length} gave ${outputs.length} results`);
-      batch.forEach((waiting, index) => waiting.resolve(outputs[index]!));
-    } catch (error) {
-      for (const waiting of batch) waiting.reject(error);
+      if (!(await this.#settle(batch)) && batch.length > 1) await Promise.all(batch.map((waiting) => this.#settle([waiting])));
     } finally {
       this.#running = false;
       if (this.#queue.length > 0) this.#schedule();
+    }
+  }
+
+  /** Runs the batch and settles its calls; `false` (settling none) when a batch of several failed, to be run again alone. */
+  async #settle(batch: readonly Waiting<In, Out>[]): Promise<boolean> {
+    try {
+      const outputs = await this.#options.run(batch.map((waiting) => waiting.input));
+      if (outputs.length !== batch.length) throw new Error(`a batch of ${batch.length} gave ${outputs.length} results`);
+      batch.forEach((waiting, index) => waiting.resolve(outputs[index]!));
+      return true;
+    } catch (error) {
+      if (batch.length > 1) return false;
+      batch[0]?.reject(error);
+      return true;
     }
   }
 

@@ -63,14 +63,15 @@ function assemble(config: pg.ClientConfig, deadlineMs: number, poolSize: number,
   const tables = tablesIn(schema);
   const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL, payload: schema });
   const vacuum = new Vacuum(config, vacuumSql(tables));
+  const outbox = new PostgresWebhookOutbox({ runner, dispatch, vacuum }, tables, listener);
   return {
     plants: new PostgresPlantRepository(
       runner,
       tables,
       announcer(() => runner.rows('announce new deliveries', 'SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, schema])),
     ),
-    outbox: new PostgresWebhookOutbox({ runner, dispatch, vacuum }, tables, listener),
-    endpoints: new PostgresWebhookEndpoints(runner, tables),
+    outbox,
+    endpoints: new PostgresWebhookEndpoints(runner, tables, outbox),
     portalLinks: new PostgresPortalLinks(runner, tables),
     dbSystem: 'postgresql',
     async ping() {
