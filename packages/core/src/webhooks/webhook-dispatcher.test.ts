@@ -314,6 +314,26 @@ describe('WebhookDispatcher', () => {
     expect(sent).toHaveLength(2);
   });
 
+  it('does not claim every few ms while a due delivery is held by another transaction: it looks again on the poll or a wake', async () => {
+    const { transport, sent } = fakeTransport();
+    const storage = memoryStorage();
+    let claims = 0;
+    // Another transaction holds the due delivery: every claim passes over it, as SKIP LOCKED does.
+    const held = withOutbox(storage, {
+      claimDue: async () => {
+        claims++;
+        return [];
+      },
+    });
+    const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/held', secret: newSecret() }] }, held);
+    await store.plants.create(acme, { id: 1, name: 'P1' });
+    await eventually(() => claims > 0, 'a claim');
+    // Many times the 5 ms a re-poll would take.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(claims).toBeLessThanOrEqual(2);
+    expect(sent).toEqual([]);
+  });
+
   it('claims no more than a busy endpoint has room for: nothing is leased only to be released', async () => {
     // Each attempt takes a few ms, so slots free one by one while a backlog waits.
     const { transport, sent } = fakeTransport(() => new Promise((resolve) => setTimeout(() => resolve(answered(200)), 2)));

@@ -10,7 +10,7 @@ import { outsideAnyTrace } from '../tracing/tracer.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { AttemptSlots } from './attempt-slots.js';
 import { attemptDelivery, describeError, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
-import { DeliveryClaimer, slotOwner } from './delivery-claimer.js';
+import { DeliveryClaimer, slotOwner, type ClaimPassResult } from './delivery-claimer.js';
 import type { DeliveryTargets } from './delivery-targets.js';
 import { DispatchTimer } from './dispatch-timer.js';
 import { EndpointHealth } from './endpoint-health.js';
@@ -192,7 +192,7 @@ export class WebhookDispatcher {
         this.#pumpAgain = false;
         // Whether any tenant endpoint exists (one row at most), so the claimer knows whether the endpoint set is fixed.
         if (this.#checkDue && this.#state === 'running') this.#tenantEndpoints = ((await this.#options.endpoints?.listAll({ limit: 1 }))?.length ?? 0) > 0;
-        const capped = await this.#claimer.claim({
+        const claimed = await this.#claimer.claim({
           running: () => this.#state === 'running',
           checkDue: this.#checkDue,
           launch: (delivery) =>
@@ -209,7 +209,7 @@ export class WebhookDispatcher {
         if (opening !== undefined) this.#timer.scheduleAt(opening);
         if (this.#checkDue && this.#state === 'running') {
           this.#checkDue = false;
-          await this.#armForNextDue(capped);
+          await this.#armForNextDue(claimed);
         }
       } while (this.#pumpAgain && this.#state === 'running');
       this.#outage.succeeded();
@@ -231,13 +231,16 @@ export class WebhookDispatcher {
   }
 
   /** Arms the timer for the earliest due time storage knows (retries, expired leases, work from elsewhere). */
-  async #armForNextDue(capped: boolean): Promise<void> {
+  async #armForNextDue({ capped, lookedAt }: ClaimPassResult): Promise<void> {
     const next = await this.#options.outbox.nextDueAt();
     if (next === undefined || this.#state !== 'running') return;
     const now = this.#options.clock.now();
     if (next > now) this.#timer.scheduleAt(next);
     // Due but not claimed: waiting for a slot, and the completion that frees it wakes us.
-    else if (!capped) this.#timer.scheduleAt(now + 5);
+    else if (capped) return;
+    // Due only since the claim looked: claim it now. Due when it looked and not claimed: another transaction holds it (a claim
+    // that leases it, a write whose commit wakes us); the poll looks again, rather than a claim every few ms until it lets go.
+    else if (lookedAt === undefined || next > lookedAt) this.#timer.scheduleAt(now + 5);
   }
 
   /** One attempt, recorded (or, over the endpoint's rate limit, released for later); never rejects. */
