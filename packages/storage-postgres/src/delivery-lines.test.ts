@@ -4,6 +4,7 @@ import type { Storage } from '@plant-store/core/adapter';
 import { sampleDelivery as delivery, samplePlant as plant } from '@plant-store/core/testing';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../../../test/support/postgres.js';
 import { eventually } from '../../../test/support/eventually.js';
+import { endEndpointSql, lockEndpointSql, releaseNextSql } from './delivery-lines.js';
 import { enqueueSql } from './outbox-queries.js';
 import { deletePlantSql } from './plant-queries.js';
 import { postgresStorage } from './postgres-storage.js';
@@ -99,6 +100,46 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
     await write.query('COMMIT');
     expect(await deleting).toBe(true);
     expect(await storage.outbox.pendingStats()).toEqual({ count: 0 });
+  });
+
+  it('lets a plant write wait for an endpoint whose lines are being ended without holding any of them (no deadlock)', async () => {
+    const storage = await open();
+    await ordered(storage);
+    await storage.plants.create('acme', plant(1n, 'fern'), [], { eventType: 'plant.created', payload: '{"id":1}', createdAt: T0 });
+    // A disable caught between locking the endpoint and ending its lines, as endLines runs them.
+    const disable = await hold();
+    await disable.query(lockEndpointSql(tables), ['ep_ordered']);
+    await disable.query(`UPDATE ${tables.endpoints} SET status = 'disabled' WHERE id = 'ep_ordered'`);
+    const deleting = storage.plants.delete('acme', 1n, { eventType: 'plant.deleted', payload: '{"id":1}', createdAt: T0 + 1 });
+    await someoneWaits();
+    await disable.query(endEndpointSql(tables), ['ep_ordered', T0 + 10, 'endpoint disabled']);
+    await disable.query('COMMIT');
+    expect(await deleting).toBe(true);
+    // The write saw the endpoint disabled: it queued nothing, and the line was ended whole.
+    const deliveries = (await storage.outbox.list({ endpointId: 'ep_ordered' }))!;
+    expect(deliveries.map((d) => [d.eventType, d.status])).toEqual([['plant.created', 'failed']]);
+  });
+
+  it('ends the lines of an endpoint while a recorder ends a message of one and releases the next (no deadlock)', async () => {
+    const storage = await open();
+    await ordered(storage);
+    // The held one first on disk, so a scan of the endpoint's pending rows meets it before the head.
+    await withClient((client) =>
+      client.query(`
+        INSERT INTO ${tables.deliveries} (id, tenant, endpoint_id, event_type, payload, status, next_attempt_at, created_at, updated_at, ordering_key, line_seq)
+        VALUES ('held', 'acme', 'ep_ordered', 'plant.deleted', '{}', 'pending', NULL, ${T0}, ${T0}, '1', 2),
+               ('head', 'acme', 'ep_ordered', 'plant.created', '{}', 'pending', ${T0}, ${T0}, ${T0}, '1', 1)`),
+    );
+    // A recorder between ending the head and releasing the next, as its transaction runs them.
+    const recorder = await hold();
+    await recorder.query(`UPDATE ${tables.deliveries} SET status = 'delivered', next_attempt_at = NULL WHERE id = 'head'`);
+    const disabling = storage.endpoints.setStatus('ep_ordered', 'disabled', 'x', T0 + 10);
+    await someoneWaits();
+    await recorder.query(releaseNextSql(tables), [['ep_ordered'], ['1'], [T0 + 5]]);
+    await recorder.query('COMMIT');
+    await disabling;
+    expect((await storage.outbox.get('head'))?.status).toBe('delivered');
+    expect((await storage.outbox.get('held'))?.status).toBe('failed');
   });
 
   it('keeps one message of a line in flight when two writes each found it empty, and tells when a claim can next succeed', async () => {

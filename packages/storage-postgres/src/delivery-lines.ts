@@ -67,14 +67,20 @@ export const lockEndpointSql = (t: Tables) => `SELECT FROM ${t.endpoints} WHERE 
 /**
  * Parameters: endpoint id, at, error. Ends every pending message of the endpoint (all its lines, and those in none) as failed, each
  * with a last attempt saying why. Run after `lockEndpointSql` (or the endpoint's DELETE) in the same transaction, as a statement of
- * its own: its snapshot then holds every message a writer queued before the lock was granted.
+ * its own: its snapshot then holds every message a writer queued before the lock was granted. Rows are locked line by line in
+ * queue order, the order a recorder ending a message and releasing the next takes them in, so the two never deadlock.
  */
 export const endEndpointSql = (t: Tables) => `
-  WITH ended AS (
+  WITH doomed AS (
+    SELECT id FROM ${t.deliveries}
+    WHERE endpoint_id = $1 AND status = 'pending'
+    ORDER BY ordering_key, line_seq, seq
+    FOR UPDATE
+  ), ended AS (
     UPDATE ${t.deliveries} AS d
     SET status = 'failed', attempt_count = d.attempt_count + 1, next_attempt_at = NULL,
         lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
-    WHERE d.endpoint_id = $1 AND d.status = 'pending'
+    FROM doomed WHERE d.id = doomed.id
     RETURNING d.id
   )
   INSERT INTO ${t.attempts} (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
