@@ -11,6 +11,7 @@ import type { WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from '../ports/webhook-transport.js';
 import { systemClock } from '../ports/clock.js';
 import { validate } from '../domain/validate.js';
+import { StorageError } from '../errors.js';
 import { subscriptionTargets } from './delivery-targets.js';
 import { DEFAULT_USER_AGENT } from './webhook-defaults.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
@@ -497,6 +498,26 @@ describe('WebhookDispatcher', () => {
     });
     expect(storageLines()[1]!.fields!['downMs']).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(lines)).not.toContain(subscription.secret);
+  });
+
+  it("logs a record that storage refused with the storage's own reason, not only the action that failed", async () => {
+    const storage = memoryStorage();
+    const refused = withOutbox(storage, {
+      recordAttempt: async () => {
+        throw new StorageError('postgres storage could not record the delivery attempts', {
+          cause: new Error('invalid byte sequence for encoding "UTF8": 0x00'),
+        });
+      },
+    });
+    const { logger, lines } = recordingLogger();
+    const { transport, sent } = fakeTransport();
+    const subscription = { url: 'http://hooks.test/a', secret: newSecret() };
+    const store = storeWith({ transport, subscriptions: [subscription] }, refused, logger);
+    await store.plants.create(acme, { id: 1, name: 'Fern' });
+    await eventually(() => sent.length === 1 && lines.some((line) => /could not record/.test(line.message)), 'the record to fail');
+    expect(lines.find((line) => /could not record/.test(line.message))?.fields).toMatchObject({
+      error: 'postgres storage could not record the delivery attempts: invalid byte sequence for encoding "UTF8": 0x00',
+    });
   });
 
   it('counts a transport that throws as a failed attempt', async () => {

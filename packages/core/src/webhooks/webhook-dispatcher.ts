@@ -9,7 +9,7 @@ import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { outsideAnyTrace } from '../tracing/tracer.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { AttemptSlots } from './attempt-slots.js';
-import { attemptDelivery, describeError, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
+import { attemptDelivery, describeFailure, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
 import { DeliveryClaimer, slotOwner, type ClaimPassResult } from './delivery-claimer.js';
 import type { DeliveryTargets } from './delivery-targets.js';
 import { DispatchTimer } from './dispatch-timer.js';
@@ -171,7 +171,7 @@ export class WebhookDispatcher {
     const stuck = this.#slots.deliveryIds();
     this.#options.logger.warn('webhook dispatcher stopped with attempts that ignored the abort; their leases are released', { inFlight: stuck.length });
     await this.#options.outbox.release(stuck, this.owner).catch((error: unknown) => {
-      this.#options.logger.error('webhook dispatcher: could not release leases; they are retried when the lease ends', { error: describeError(error) });
+      this.#options.logger.error('webhook dispatcher: could not release leases; they are retried when the lease ends', { error: describeFailure(error) });
     });
   }
 
@@ -214,7 +214,7 @@ export class WebhookDispatcher {
       } while (this.#pumpAgain && this.#state === 'running');
       this.#outage.succeeded();
     } catch (error) {
-      this.#outage.failed(describeError(error));
+      this.#outage.failed(describeFailure(error));
       this.#checkDue = true;
       this.#timer.scheduleAt(this.#options.clock.now() + Math.min(this.#pollIntervalMs, 1_000));
     }
@@ -263,7 +263,7 @@ export class WebhookDispatcher {
       if (outcome) await this.#health?.observe(delivery, outcome, result.startedAt);
     } catch (error) {
       // The lease runs out and the delivery is tried again: at-least-once.
-      this.#options.logger.error('webhook dispatcher: could not record an attempt, will retry', { deliveryId: delivery.id, error: describeError(error) });
+      this.#options.logger.error('webhook dispatcher: could not record an attempt, will retry', { deliveryId: delivery.id, error: describeFailure(error) });
     }
   }
 
@@ -272,7 +272,7 @@ export class WebhookDispatcher {
     try {
       if (((await queuing) ?? 0) > 0) this.wake();
     } catch (error) {
-      this.#options.logger.error('webhook dispatcher: could not queue an operational event', { error: describeError(error) });
+      this.#options.logger.error('webhook dispatcher: could not queue an operational event', { error: describeFailure(error) });
     }
   }
 }
