@@ -26,13 +26,14 @@ export const joinedPlace = (key: string, end: string) => `CASE WHEN ${key} IS NO
  * A due message (`row`) may be claimed only when no other of its line is in flight (`inFlight` of `o`, the other), nor due before it
  * (by place, then insertion). Normally the held ones wait without a due time and this is true at once; it keeps one in flight, in
  * queue order, when two writes queued into an empty line at the same moment (a plant deleted and created again concurrently),
- * each seeing the line empty, whichever of them committed first.
+ * each seeing the line empty, whichever of them committed first. Such messages share the line's first place, so only the
+ * front of the line is read (`line_seq` bounds the line index's range), however long the line is behind it.
  */
 export const firstOfItsLine = (t: Tables, row: string, inFlight: (other: string) => string) => `
   (${row}.ordering_key IS NULL OR NOT EXISTS (
     SELECT FROM ${t.deliveries} AS o
     WHERE o.status = 'pending' AND o.endpoint_id = ${row}.endpoint_id AND o.ordering_key = ${row}.ordering_key
-      AND o.next_attempt_at IS NOT NULL AND o.id <> ${row}.id
+      AND o.next_attempt_at IS NOT NULL AND o.id <> ${row}.id AND o.line_seq <= ${row}.line_seq
       AND ((o.line_seq, o.seq) < (${row}.line_seq, ${row}.seq) OR ${inFlight('o')})))`;
 
 /** A claim's guard at `now`: a live lease is in flight. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { postgresAvailable, withClient } from '../../../test/support/postgres.js';
 import { explainedPlan, seededSchema } from '../../../test/support/postgres-plan.js';
 import { releaseNextSql } from './delivery-lines.js';
-import { claimDuePassingOverSql, claimDueSql, enqueueSql, nextDueAtSql } from './outbox-queries.js';
+import { claimDuePassingOverSql, claimDueSql, enqueueSql, nextDueAtSql, waitingSinceSql } from './outbox-queries.js';
 
 // Plan nodes that read rows: sequential, index, index-only and bitmap heap scans (CTE and worktable scans too, which are cheap).
 const SCANS = /Scan$/;
@@ -97,6 +97,11 @@ describe.skipIf(!postgresAvailable)('outbox SQL with one plant holding a long li
     // Of plant 99's two due messages only the one queued first: the second waits for it to end.
     expect(claimed.sort()).toEqual(['line1', 'race1', ...Array.from({ length: 9 }, (_, index) => `other${index + 1}`)].sort());
     expect(await rowsRead(claimDueSql(tables), ['o', now + 1000, now, 20])).toBeLessThan(200);
+  });
+
+  it('finds the next due time and the deliveries waiting for a slot reading the front of each line only', async () => {
+    expect(await rowsRead(nextDueAtSql(tables), [])).toBeLessThan(100);
+    expect(await rowsRead(waitingSinceSql(tables), [T0 + 1000])).toBeLessThan(200);
   });
 
   it('releases the next of the line, and queues behind its last, by seeks in the line index', async () => {
