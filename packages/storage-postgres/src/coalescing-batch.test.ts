@@ -97,6 +97,23 @@ describe('CoalescingBatch', () => {
     await expect(c).resolves.toBe(30);
   });
 
+  it("rejects every call of a batch whose failure is no input's, without running them again", async () => {
+    const away = new Error('connection terminated');
+    let runs = 0;
+    const batch = new CoalescingBatch<Call, number>({
+      keyOf: (call) => call.id,
+      maxSize: 10,
+      isolate: (error) => error !== away,
+      run: async () => {
+        runs++;
+        throw away;
+      },
+    });
+    const calls = [batch.submit({ id: 'a', value: 1 }), batch.submit({ id: 'b', value: 2 })];
+    for (const call of calls) await expect(call).rejects.toBe(away);
+    expect(runs).toBe(1);
+  });
+
   it('rejects the calls of a batch that gives back the wrong number of results', async () => {
     const batch = new CoalescingBatch<Call, number>({ keyOf: (call) => call.id, maxSize: 10, run: async () => [] });
     const calls = [batch.submit({ id: 'a', value: 1 }), batch.submit({ id: 'b', value: 2 })];

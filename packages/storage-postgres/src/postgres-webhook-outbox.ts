@@ -1,4 +1,5 @@
-import type { Delivery, DeliveryAttempt, PendingStats } from '@plant-store/core';
+import pg from 'pg';
+import { StorageError, type Delivery, type DeliveryAttempt, type PendingStats } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
@@ -62,7 +63,14 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#record = prepared(sql.recordAttemptsSql(tables));
     this.#takeRateBudget = prepared(sql.takeRateBudgetSql(tables));
     this.#releaseNext = prepared(lines.releaseNextSql(tables));
-    this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: ([id]) => id, maxSize: RECORD_BATCH });
+    this.#records = new CoalescingBatch({
+      run: (records) => this.#recordBatch(records),
+      keyOf: ([id]) => id,
+      maxSize: RECORD_BATCH,
+      // The database refused the statement (a value it cannot store, say): each record again alone, so only that one fails.
+      // Any other failure (the database away) would fail each alone too, one deadline after another.
+      isolate: (error) => error instanceof StorageError && error.cause instanceof pg.DatabaseError,
+    });
     this.#tables = tables;
     this.#pruneLockKey = sql.pruneLockKey(tables);
   }
