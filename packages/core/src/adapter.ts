@@ -72,5 +72,6 @@ export { MIN_SECRET_BYTES, WebhookSubscriptionSchema, subscriptionId } from './w
 
 // Ids, error constants and the destination policy storages and transports share with the core.
 export { newMessageId } from './webhooks/message-id.js';
+export { storableText } from './webhooks/storable-text.js';
 export { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, isTenantEndpointId } from './webhooks/endpoints/webhook-endpoint.js';
 export { isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';

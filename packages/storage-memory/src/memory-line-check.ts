@@ -4,8 +4,6 @@ import type { NewDelivery, StuckLine, StuckLineKey } from '@plant-store/core/ada
 export interface LineMember {
   readonly message: NewDelivery;
   nextAttemptAt: number | undefined;
-  /** Its place in its line. */
-  readonly linePosition: number;
 }
 
 const keyOf = ({ endpointId, orderingKey }: StuckLineKey) => JSON.stringify([endpointId, orderingKey ?? null]);
@@ -33,17 +31,20 @@ export function stuckLinesIn(pending: Iterable<LineMember>, limit: number): Stuc
     .slice(0, Math.max(1, limit));
 }
 
-/** Makes the line's first waiting delivery due at `now` while nothing of it is due (see `WebhookOutbox.releaseStuckLine`); how many became due. */
-export function releaseStuckLineIn(pending: Iterable<LineMember>, line: StuckLineKey, now: number): number {
+/**
+ * Makes the line's first waiting delivery due at `now` while nothing of it is due (see `WebhookOutbox.releaseStuckLine`);
+ * how many became due. `members` holds the line's pending deliveries in queue order (any pending ones for an unkeyed line).
+ */
+export function releaseStuckLineIn(members: Iterable<LineMember>, line: StuckLineKey, now: number): number {
   const key = keyOf(line);
-  const members = [...pending].filter(({ message }) => keyOf(message) === key);
-  const held = members.filter((member) => member.nextAttemptAt === undefined);
+  const mine = [...members].filter(({ message }) => keyOf(message) === key);
+  const held = mine.filter((member) => member.nextAttemptAt === undefined);
   if (line.orderingKey === undefined) {
     for (const member of held) member.nextAttemptAt = now;
     return held.length;
   }
-  if (held.length === members.length && held.length > 0) {
-    held.reduce((first, member) => (member.linePosition < first.linePosition ? member : first)).nextAttemptAt = now;
+  if (held.length === mine.length && held[0] !== undefined) {
+    held[0].nextAttemptAt = now;
     return 1;
   }
   return 0;

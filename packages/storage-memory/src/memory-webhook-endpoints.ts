@@ -89,14 +89,14 @@ export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
     const record = this.#owned(tenant, id);
     if (!record) return undefined;
     record.endpoint = applyChanges(record.endpoint, changes);
-    if (record.endpoint.status === 'disabled') this.#outbox.failPendingOf(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
+    if (record.endpoint.status === 'disabled') this.#outbox.endLines(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
     return copyEndpoint(record.endpoint);
   }
 
   async delete(tenant: string, id: string, at: number): Promise<boolean> {
     if (!this.#owned(tenant, id)) return false;
     this.#records.delete(id);
-    this.#outbox.failPendingOf(id, at, ENDPOINT_DELETED_ERROR);
+    this.#outbox.endLines(id, at, ENDPOINT_DELETED_ERROR);
     return true;
   }
 

@@ -14,6 +14,7 @@ import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
   isTenantEndpointId,
+  storableText,
 } from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import { releaseStuckLineIn, stuckLinesIn } from './memory-line-check.js';
@@ -26,8 +27,6 @@ interface DeliveryRecord {
   status: DeliveryStatus;
   /** Absent while held behind an earlier delivery of its line. */
   nextAttemptAt: number | undefined;
-  /** Its place in its line (see `NewDelivery.orderingKey`): set when it is (re)queued. */
-  linePosition: number;
   leaseOwner: string | undefined;
   leaseExpiresAt: number;
   readonly attempts: DeliveryAttempt[];
@@ -86,7 +85,9 @@ const listOrder = (a: DeliveryRecord, b: DeliveryRecord) => b.message.createdAt 
 /** Among due records only (both have a due time). */
 const claimOrder = (a: DeliveryRecord, b: DeliveryRecord) => a.nextAttemptAt! - b.nextAttemptAt! || a.sequence - b.sequence;
 
-const sameLine = (a: NewDelivery, b: NewDelivery) => a.orderingKey !== undefined && a.orderingKey === b.orderingKey && a.endpointId === b.endpointId;
+/** The key of a delivery's line in the index of lines; `undefined` when it is in none. */
+const lineOf = ({ endpointId, orderingKey }: Pick<NewDelivery, 'endpointId' | 'orderingKey'>) =>
+  orderingKey === undefined ? undefined : JSON.stringify([endpointId, orderingKey]);
 
 function toDelivery(record: DeliveryRecord): Delivery {
   return {
@@ -105,6 +106,8 @@ function toDelivery(record: DeliveryRecord): Delivery {
 export class MemoryWebhookOutbox implements WebhookOutbox {
   readonly #records = new Map<string, DeliveryRecord>();
   readonly #pending = new Set<DeliveryRecord>();
+  /** The pending deliveries of each line, in queue order: its first is due or in flight, the others held behind it. */
+  readonly #lines = new Map<string, DeliveryRecord[]>();
   readonly #lifecycle: MemoryLifecycle;
   #sequence = 0;
 
@@ -129,8 +132,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
         message: copyMessage(delivery),
         sequence,
         status: 'pending',
-        nextAttemptAt: this.#lineBusy(delivery) ? undefined : delivery.createdAt,
-        linePosition: sequence,
+        nextAttemptAt: undefined,
         leaseOwner: undefined,
         leaseExpiresAt: -Infinity,
         attempts: [],
@@ -138,7 +140,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
         finishedAt: 0,
       };
       this.#records.set(delivery.id, record);
-      this.#pending.add(record);
+      this.#join(record, delivery.createdAt);
     }
   }
 
@@ -165,7 +167,13 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     record.leaseOwner = undefined;
     record.leaseExpiresAt = -Infinity;
     const interrupted = outcome.status === 'interrupted';
-    record.attempts.push(copyAttempt(attempt, interrupted));
+    const { error, response } = attempt;
+    const stored = {
+      ...attempt,
+      ...(error !== undefined && { error: storableText(error) }),
+      ...(response !== undefined && { response: storableText(response) }),
+    };
+    record.attempts.push(copyAttempt(stored, interrupted));
     // Interrupted: still pending and due as before, and not counted.
     if (outcome.status === 'interrupted') return true;
     record.countedAttempts++;
@@ -260,17 +268,14 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
         continue;
       }
       record.status = 'pending';
-      record.linePosition = this.#sequence++;
-      record.nextAttemptAt = this.#lineBusy(record.message) ? undefined : now;
-      this.#pending.add(record);
+      this.#join(record, now);
     }
     return selected.length;
   }
 
-  /** Ends every pending delivery to the endpoint as failed, with a last attempt saying why (the endpoint was deleted or disabled). */
-  failPendingOf(endpointId: string, at: number, error: string): void {
-    for (const record of this.#pending) {
-      if (record.message.endpointId !== endpointId) continue;
+  /** Ends every pending delivery to the endpoint (its lines and the rest) as failed, with a last attempt saying why: its delete or disable. */
+  endLines(endpointId: string, at: number, error: string): void {
+    for (const record of [...this.#pending].filter(({ message }) => message.endpointId === endpointId)) {
       record.attempts.push({ at, durationMs: 0, error });
       record.countedAttempts++;
       record.leaseOwner = undefined;
@@ -286,7 +291,8 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
 
   async releaseStuckLine(line: StuckLineKey, now: number): Promise<number> {
     assertOpen(this.#lifecycle);
-    return releaseStuckLineIn(this.#pending, line, now);
+    const queue = line.orderingKey === undefined ? this.#pending : (this.#lines.get(lineOf(line)!) ?? []);
+    return releaseStuckLineIn(queue, line, now);
   }
 
   async prune(options: PruneDeliveriesOptions): Promise<number> {
@@ -301,22 +307,27 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     record.status = status;
     record.finishedAt = at;
     this.#pending.delete(record);
-    if (record.message.orderingKey === undefined) return;
-    // The next of its line, if it waits: due when this one ended.
-    let next: DeliveryRecord | undefined;
-    for (const other of this.#pending) {
-      if (!sameLine(other.message, record.message)) continue;
-      if (other.nextAttemptAt !== undefined) return;
-      if (!next || other.linePosition < next.linePosition) next = other;
-    }
-    if (next) next.nextAttemptAt = at;
+    this.#leave(record, at);
   }
 
-  /** Whether a delivery of its line is pending (so it must wait its turn). */
-  #lineBusy(message: NewDelivery): boolean {
-    if (message.orderingKey === undefined) return false;
-    for (const other of this.#pending) if (sameLine(other.message, message)) return true;
-    return false;
+  /** Pending again (or for the first time): due at `dueAt`, unless its line is busy (then held at its back). */
+  #join(record: DeliveryRecord, dueAt: number): void {
+    this.#pending.add(record);
+    const key = lineOf(record.message);
+    const line = key === undefined ? undefined : this.#lines.get(key);
+    record.nextAttemptAt = line ? undefined : dueAt;
+    if (line) line.push(record);
+    else if (key !== undefined) this.#lines.set(key, [record]);
+  }
+
+  /** Out of its line, which it ended at `at`: the first held one of the line becomes due then, unless another is due already. */
+  #leave(record: DeliveryRecord, at: number): void {
+    const key = lineOf(record.message);
+    const line = key === undefined ? undefined : this.#lines.get(key);
+    if (!line) return;
+    line.splice(line.indexOf(record), 1);
+    if (line.length === 0) this.#lines.delete(key!);
+    else if (line.every((other) => other.nextAttemptAt === undefined)) line[0]!.nextAttemptAt = at;
   }
 
   /** The pending deliveries due at `now` that no live lease holds, in claim order. */

@@ -66,21 +66,57 @@ describe('CoalescingBatch', () => {
     expect(runs.map((run) => run.length)).toEqual([2, 2, 1]);
   });
 
-  it('rejects every call of a failed batch, and still runs the calls waiting behind it', async () => {
+  it('runs the calls of a failed batch again one by one, and still runs the calls waiting behind them', async () => {
     const { batch, runs, release } = heldBatch();
     const failing = [batch.submit({ id: 'a', value: 1 }), batch.submit({ id: 'b', value: 2 })];
     await vi.waitFor(() => expect(runs).toHaveLength(1));
     const behind = batch.submit({ id: 'c', value: 3 });
     const failure = new Error('connection lost');
     await release(0, failure);
+    await release(1, failure);
+    await release(2, failure);
     for (const call of failing) await expect(call).rejects.toBe(failure);
-    await release(1);
+    expect(runs.slice(0, 3).map((run) => run.map((call) => call.value))).toEqual([[1, 2], [1], [2]]);
+    await release(3);
     expect(await behind).toBe(30);
   });
 
-  it('rejects the calls of a batch that gives back the wrong number of results', async () => {
-    const batch = new CoalescingBatch<Call, number>({ keyOf: (call) => call.id, maxSize: 10, run: async () => [1] });
+  it('fails only the call whose input the run refuses, not the others that shared its batch', async () => {
+    const refused = new Error('invalid byte sequence for encoding "UTF8": 0x00');
+    const batch = new CoalescingBatch<Call, number>({
+      keyOf: (call) => call.id,
+      maxSize: 10,
+      run: async (inputs) => {
+        if (inputs.some((call) => call.value === 2)) throw refused;
+        return inputs.map((call) => call.value * 10);
+      },
+    });
+    const [a, b, c] = [1, 2, 3].map((value) => batch.submit({ id: `d${value}`, value }));
+    await expect(a).resolves.toBe(10);
+    await expect(b).rejects.toBe(refused);
+    await expect(c).resolves.toBe(30);
+  });
+
+  it("rejects every call of a batch whose failure is no input's, without running them again", async () => {
+    const away = new Error('connection terminated');
+    let runs = 0;
+    const batch = new CoalescingBatch<Call, number>({
+      keyOf: (call) => call.id,
+      maxSize: 10,
+      isolate: (error) => error !== away,
+      run: async () => {
+        runs++;
+        throw away;
+      },
+    });
     const calls = [batch.submit({ id: 'a', value: 1 }), batch.submit({ id: 'b', value: 2 })];
-    for (const call of calls) await expect(call).rejects.toThrow('a batch of 2 gave 1 results');
+    for (const call of calls) await expect(call).rejects.toBe(away);
+    expect(runs).toBe(1);
+  });
+
+  it('rejects the calls of a batch that gives back the wrong number of results', async () => {
+    const batch = new CoalescingBatch<Call, number>({ keyOf: (call) => call.id, maxSize: 10, run: async () => [] });
+    const calls = [batch.submit({ id: 'a', value: 1 }), batch.submit({ id: 'b', value: 2 })];
+    for (const call of calls) await expect(call).rejects.toThrow('a batch of 1 gave 0 results');
   });
 });

@@ -9,11 +9,15 @@ export interface CoalescingBatchOptions<In, Out> {
   /** Inputs with equal keys never share a batch (a later one waits for the next). */
   readonly keyOf: (input: In) => string;
   readonly maxSize: number;
+  /** Whether a batch that failed with this error is run again call by call (an input it refused), or fails whole (the database is away). @default always */
+  readonly isolate?: (error: unknown) => boolean;
 }
 
 /**
  * Runs concurrent calls as one statement: the first call starts a batch at the end of the current turn; calls made
- * while a batch is in flight go together as the next one (no timer, no wait when idle).
+ * while a batch is in flight go together as the next one (no timer, no wait when idle). A batch that fails is run
+ * again call by call (unless `isolate` says the failure is not an input's), so one bad input fails its own call only,
+ * never the others that happened to share its batch.
  */
 export class CoalescingBatch<In, Out> {
   readonly #options: CoalescingBatchOptions<In, Out>;
@@ -46,14 +50,24 @@ export class CoalescingBatch<In, Out> {
     this.#running = true;
     const batch = this.#take();
     try {
-      const outputs = await this.#options.run(batch.map((waiting) => waiting.input));
-      if (outputs.length !== batch.length) throw new Error(`a batch of ${batch.length} gave ${outputs.length} results`);
-      batch.forEach((waiting, index) => waiting.resolve(outputs[index]!));
-    } catch (error) {
-      for (const waiting of batch) waiting.reject(error);
+      if (!(await this.#settle(batch))) await Promise.all(batch.map((waiting) => this.#settle([waiting])));
     } finally {
       this.#running = false;
       if (this.#queue.length > 0) this.#schedule();
+    }
+  }
+
+  /** Runs the batch and settles its calls; `false` (settling none) when a batch of several failed in a way each may not, to be run again alone. */
+  async #settle(batch: readonly Waiting<In, Out>[]): Promise<boolean> {
+    try {
+      const outputs = await this.#options.run(batch.map((waiting) => waiting.input));
+      if (outputs.length !== batch.length) throw new Error(`a batch of ${batch.length} gave ${outputs.length} results`);
+      batch.forEach((waiting, index) => waiting.resolve(outputs[index]!));
+      return true;
+    } catch (error) {
+      if (batch.length > 1 && (this.#options.isolate?.(error) ?? true)) return false;
+      for (const waiting of batch) waiting.reject(error);
+      return true;
     }
   }
 

@@ -1,25 +1,10 @@
 import type { Tables } from './tables.js';
 
-// SQL of the endpoint repository. Each statement is atomic: those that end an endpoint's pending deliveries do it
-// in the same statement (data-modifying CTEs).
+// SQL of the endpoint repository. A disable or delete ends the endpoint's pending deliveries through the outbox's own
+// operation (PostgresWebhookOutbox.endLines), in the same transaction.
 
 const ENDPOINT_COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, ordering, status, disabled_reason,
   secret, previous_secret, previous_secret_expires_at, created_at, updated_at`;
-
-/** CTEs ending the pending deliveries of the endpoints in `source` as failed, each with a last attempt saying `error`. */
-const failPending = (t: Tables, source: string, at: string, error: string) => `
-  failed AS (
-    UPDATE ${t.deliveries} AS d
-    SET status = 'failed', attempt_count = d.attempt_count + 1, next_attempt_at = NULL,
-        lease_owner = NULL, lease_expires_at = NULL, updated_at = ${at}
-    WHERE d.endpoint_id IN (SELECT id FROM ${source}) AND d.status = 'pending'
-    RETURNING d.id
-  ), logged AS (
-    INSERT INTO ${t.attempts} (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
-    SELECT f.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM ${t.attempts} AS a WHERE a.delivery_id = f.id), ${at}, 0, NULL, ${error}, false
-    FROM failed AS f
-    RETURNING 1
-  )`;
 
 /**
  * Parameters: id, tenant, url, event types, description, rate limit, secret, created at, most per tenant, headers, ordering. Run
@@ -43,26 +28,19 @@ const set = (column: string, flag: number, cast = '') => `${column} = CASE WHEN 
 
 /**
  * Parameters: id, tenant (NULL: any), a keep/set flag and a value for url, event types, description, rate limit,
- * status, disabled reason, then updated at, the error of ended deliveries, and headers' and ordering's flags and values.
+ * status, disabled reason, then updated at, and headers' and ordering's flags and values.
  */
 export const updateEndpointSql = (t: Tables) => `
-  WITH changed AS (
-    UPDATE ${t.endpoints} SET
-      ${set('url', 3, '::text')}, ${set('event_types', 5, '::text[]')}, ${set('description', 7, '::text')},
-      ${set('rate_limit', 9, '::integer')}, ${set('status', 11, '::text')}, ${set('headers', 17, '::jsonb')}, ${set('ordering', 19, '::text')},
-      disabled_reason = CASE WHEN (CASE WHEN $11::boolean THEN $12::text ELSE status END) = 'enabled' THEN NULL
-                             WHEN $13::boolean THEN $14::text ELSE disabled_reason END,
-      updated_at = $15::bigint
-    WHERE id = $1 AND ($2::text IS NULL OR tenant = $2)
-    RETURNING ${ENDPOINT_COLUMNS}
-  ), disabled AS (SELECT id FROM changed WHERE status = 'disabled'),
-  ${failPending(t, 'disabled', '$15::bigint', '$16::text')}
-  SELECT ${ENDPOINT_COLUMNS} FROM changed`;
+  UPDATE ${t.endpoints} SET
+    ${set('url', 3, '::text')}, ${set('event_types', 5, '::text[]')}, ${set('description', 7, '::text')},
+    ${set('rate_limit', 9, '::integer')}, ${set('status', 11, '::text')}, ${set('headers', 16, '::jsonb')}, ${set('ordering', 18, '::text')},
+    disabled_reason = CASE WHEN (CASE WHEN $11::boolean THEN $12::text ELSE status END) = 'enabled' THEN NULL
+                           WHEN $13::boolean THEN $14::text ELSE disabled_reason END,
+    updated_at = $15::bigint
+  WHERE id = $1 AND ($2::text IS NULL OR tenant = $2)
+  RETURNING ${ENDPOINT_COLUMNS}`;
 
-export const deleteEndpointSql = (t: Tables) => `
-  WITH gone AS (DELETE FROM ${t.endpoints} WHERE id = $1 AND tenant = $2 RETURNING id),
-  ${failPending(t, 'gone', '$3::bigint', '$4::text')}
-  SELECT count(*)::integer AS deleted FROM gone`;
+export const deleteEndpointSql = (t: Tables) => `DELETE FROM ${t.endpoints} WHERE id = $1 AND tenant = $2 RETURNING id`;
 
 export const rotateSecretSql = (t: Tables) => `
   UPDATE ${t.endpoints} SET previous_secret = secret, secret = $3, previous_secret_expires_at = $4, updated_at = $5

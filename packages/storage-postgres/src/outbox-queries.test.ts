@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresAvailable, withClient } from '../../../test/support/postgres.js';
 import { explainedPlan, seededSchema } from '../../../test/support/postgres-plan.js';
-import { claimDuePassingOverSql, claimDueSql, enqueueSql, nextDueAtSql, releaseNextInLineSql } from './outbox-queries.js';
+import { releaseNextSql } from './delivery-lines.js';
+import { claimDuePassingOverSql, claimDueSql, enqueueSql, nextDueAtSql, waitingSinceSql } from './outbox-queries.js';
 
 // Plan nodes that read rows: sequential, index, index-only and bitmap heap scans (CTE and worktable scans too, which are cheap).
 const SCANS = /Scan$/;
@@ -98,14 +99,18 @@ describe.skipIf(!postgresAvailable)('outbox SQL with one plant holding a long li
     expect(await rowsRead(claimDueSql(tables), ['o', now + 1000, now, 20])).toBeLessThan(200);
   });
 
+  it('finds the next due time and the deliveries waiting for a slot reading the front of each line only', async () => {
+    expect(await rowsRead(nextDueAtSql(tables), [])).toBeLessThan(100);
+    expect(await rowsRead(waitingSinceSql(tables), [T0 + 1000])).toBeLessThan(200);
+  });
+
   it('releases the next of the line, and queues behind its last, by seeks in the line index', async () => {
     const headDelivered = (client: pg.Client) =>
       client.query(`UPDATE ${tables.deliveries} SET status = 'delivered', next_attempt_at = NULL WHERE id = 'line1'`);
-    const release = `${releaseNextInLineSql(tables)} RETURNING id`;
-    expect(await rolledBack(async (client) => (await headDelivered(client), (await client.query(release, ['ep_line', '1', T0 + 5])).rows))).toEqual([
-      { id: 'line2' },
-    ]);
-    expect(await rowsRead(releaseNextInLineSql(tables), ['ep_line', '1', T0 + 5], headDelivered)).toBeLessThan(100);
+    const release = `${releaseNextSql(tables)} RETURNING d.id`;
+    const ended = [['ep_line'], ['1'], [T0 + 5]];
+    expect(await rolledBack(async (client) => (await headDelivered(client), (await client.query(release, ended)).rows))).toEqual([{ id: 'line2' }]);
+    expect(await rowsRead(releaseNextSql(tables), ended, headDelivered)).toBeLessThan(100);
     const joining = ['msg_new', 't', 'ep_line', 'plant.deleted', '{}', T0 + 10, false, '1'];
     expect(await rowsRead(enqueueSql(tables), joining)).toBeLessThan(100);
   });

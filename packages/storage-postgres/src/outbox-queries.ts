@@ -1,5 +1,6 @@
 import { ENDPOINT_ID_PREFIX, INT64_MIN } from '@plant-store/core/adapter';
 import { advisoryLockKey } from './advisory-lock-key.js';
+import { claimableInLine, firstOfItsLine, joinedDueAt, joinedPlace, lineEnd } from './delivery-lines.js';
 import type { Tables } from './tables.js';
 
 // SQL of the webhook outbox, built once per storage. Every statement is atomic on its own, so no call holds a
@@ -12,29 +13,6 @@ const leaseDue = (t: Tables) => `
   RETURNING d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.ordering_key, d.traceparent, d.attempt_count, d.next_attempt_at, d.seq`;
 
 /**
- * The place of the last pending delivery of a line (endpoint and key as SQL expressions of the statement), NULL when none is pending:
- * a delivery joining the line is then due at once, else held behind it. The row is locked (FOR UPDATE): a finisher ending it or
- * releasing the one after it waits for this statement's transaction, so it sees the delivery queued here; and if that finisher
- * committed first, the row is read as it left it (no longer pending, or no longer held).
- */
-export const lineLast = (t: Tables, endpoint: string, key: string) => `(
-  SELECT p.line_seq FROM ${t.deliveries} AS p
-  WHERE p.status = 'pending' AND p.endpoint_id = ${endpoint} AND p.ordering_key = ${key}
-  ORDER BY p.line_seq DESC LIMIT 1
-  FOR UPDATE)`;
-
-/**
- * A due delivery is claimed only when no other of its line is due or in flight before it (by place, then insertion). Normally the
- * held ones wait without a due time and this is true at once; it keeps the order when two writes queued into an empty line at the
- * same moment (a plant deleted and created again concurrently), each seeing the line empty.
- */
-const firstOfItsLine = (t: Tables, row: string) => `
-  (${row}.ordering_key IS NULL OR NOT EXISTS (
-    SELECT FROM ${t.deliveries} AS o
-    WHERE o.status = 'pending' AND o.endpoint_id = ${row}.endpoint_id AND o.ordering_key = ${row}.ordering_key
-      AND o.next_attempt_at IS NOT NULL AND (o.line_seq, o.seq) < (${row}.line_seq, ${row}.seq)))`;
-
-/**
  * Parameters: owner, lease end, now, limit. `SKIP LOCKED`: concurrent claimers on any instance pass over each other's
  * rows. Only the lease columns change, which no index holds, so a claim is a HOT update writing no index entry.
  */
@@ -42,7 +20,7 @@ export const claimDueSql = (t: Tables) => `
   WITH due AS (
     SELECT id FROM ${t.deliveries} AS c
     WHERE status = 'pending' AND next_attempt_at <= $3
-      AND (lease_expires_at IS NULL OR lease_expires_at <= $3) AND ${firstOfItsLine(t, 'c')}
+      AND (lease_expires_at IS NULL OR lease_expires_at <= $3) AND ${claimableInLine(t, 'c', '$3')}
     ORDER BY next_attempt_at, seq
     LIMIT $4
     FOR UPDATE SKIP LOCKED
@@ -71,7 +49,7 @@ export const claimDuePassingOverSql = (t: Tables) => `${pendingEndpointsCte(t)},
       SELECT id, next_attempt_at, seq FROM ${t.deliveries} AS c
       WHERE status = 'pending'
         AND (endpoint_id, next_attempt_at) >= (endpoints.id, ${INT64_MIN}) AND (endpoint_id, next_attempt_at) <= (endpoints.id, $3)
-        AND (lease_expires_at IS NULL OR lease_expires_at <= $3) AND ${firstOfItsLine(t, 'c')}
+        AND (lease_expires_at IS NULL OR lease_expires_at <= $3) AND ${claimableInLine(t, 'c', '$3')}
       ORDER BY ${ENDPOINT_DUE_ORDER}
       LIMIT $4
       FOR UPDATE SKIP LOCKED
@@ -83,7 +61,8 @@ export const claimDuePassingOverSql = (t: Tables) => `${pendingEndpointsCte(t)},
 
 /**
  * A batch of attempts to distinct deliveries, as parameter arrays (see `i`'s columns), each applied only under its
- * owner's lease; returns the ids recorded. An interrupted attempt only ends the lease.
+ * owner's lease; returns each delivery recorded with its line and whether it ended (its end releases the next of its
+ * line: see releaseNextSql). An interrupted attempt only ends the lease.
  */
 export const recordAttemptsSql = (t: Tables) => `
   WITH input AS (
@@ -97,26 +76,14 @@ export const recordAttemptsSql = (t: Tables) => `
         lease_owner = NULL, lease_expires_at = NULL, updated_at = i.updated_at
     FROM input AS i
     WHERE d.id = i.id AND d.lease_owner = i.owner AND d.status = 'pending'
-    RETURNING d.id
+    RETURNING d.id, d.endpoint_id, d.ordering_key, d.status <> 'pending' AS ended, d.updated_at
+  ), logged AS (
+    INSERT INTO ${t.attempts} (delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response)
+    SELECT i.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM ${t.attempts} AS a WHERE a.delivery_id = i.id),
+      i.at, i.duration_ms, i.status_code, i.error, i.interrupted, i.response
+    FROM applied JOIN input AS i ON i.id = applied.id
   )
-  INSERT INTO ${t.attempts} (delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response)
-  SELECT i.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM ${t.attempts} AS a WHERE a.delivery_id = i.id),
-    i.at, i.duration_ms, i.status_code, i.error, i.interrupted, i.response
-  FROM applied JOIN input AS i ON i.id = applied.id
-  RETURNING delivery_id`;
-
-/**
- * Parameters: endpoint id, ordering key, at. Run after an attempt ended a delivery of this line, in the same transaction but as a
- * statement of its own, so it sees a delivery queued into the line by a transaction that held the ended one's lock (see lineLast).
- */
-export const releaseNextInLineSql = (t: Tables) => `
-  UPDATE ${t.deliveries} SET next_attempt_at = $3
-  WHERE id = (
-    SELECT id FROM ${t.deliveries}
-    WHERE status = 'pending' AND endpoint_id = $1 AND ordering_key = $2 AND next_attempt_at IS NULL
-    ORDER BY line_seq, seq LIMIT 1)
-  AND NOT EXISTS (
-    SELECT FROM ${t.deliveries} WHERE status = 'pending' AND endpoint_id = $1 AND ordering_key = $2 AND next_attempt_at IS NOT NULL)`;
+  SELECT id, endpoint_id, ordering_key, ended, updated_at FROM applied`;
 
 export const releaseSql = (t: Tables) => `
   UPDATE ${t.deliveries} SET lease_owner = NULL, lease_expires_at = NULL
@@ -128,23 +95,26 @@ export const pendingStatsSql = (t: Tables) => `
 /** Parameters: now. Each endpoint with deliveries due and not leased, and the earliest due time. */
 export const waitingSinceSql = (t: Tables) => `${pendingEndpointsCte(t)}
   SELECT endpoints.id, head.since FROM endpoints CROSS JOIN LATERAL (
-    SELECT next_attempt_at AS since FROM ${t.deliveries}
+    SELECT next_attempt_at AS since FROM ${t.deliveries} AS w
     WHERE status = 'pending'
       AND (endpoint_id, next_attempt_at) >= (endpoints.id, ${INT64_MIN}) AND (endpoint_id, next_attempt_at) <= (endpoints.id, $1)
-      AND (lease_expires_at IS NULL OR lease_expires_at <= $1)
+      AND (lease_expires_at IS NULL OR lease_expires_at <= $1) AND ${claimableInLine(t, 'w', '$1')}
     ORDER BY ${ENDPOINT_DUE_ORDER}
     LIMIT 1
   ) AS head
   WHERE endpoints.id IS NOT NULL`;
 
 /**
- * When the next pending delivery is due or its lease ends, whichever is later. Reads only the head of the due index:
- * the earliest delivery not leased past its due time, and the leased ones due before it, whose lease may end first.
+ * When a claim can next take a delivery: the next pending one's due time or lease end, whichever is later. One not leased that
+ * waits behind another of its line, due or leased, is left out: that one's time (or its end, which wakes the dispatcher) comes
+ * first. Reads only the head of the due index: the earliest delivery not leased past its due time, and the leased ones due
+ * before it, whose lease may end first.
  */
 export const nextDueAtSql = (t: Tables) => `
   WITH head AS (
-    SELECT next_attempt_at AS at FROM ${t.deliveries}
+    SELECT next_attempt_at AS at FROM ${t.deliveries} AS h
     WHERE status = 'pending' AND next_attempt_at IS NOT NULL AND (lease_expires_at IS NULL OR lease_expires_at <= next_attempt_at)
+      AND ${notWaitingInLine(t, 'h')}
     ORDER BY next_attempt_at, seq LIMIT 1
   )
   SELECT min(at) AS at FROM (
@@ -154,6 +124,9 @@ export const nextDueAtSql = (t: Tables) => `
     WHERE status = 'pending' AND lease_expires_at > next_attempt_at
       AND next_attempt_at <= coalesce((SELECT at FROM head), ${Number.MAX_SAFE_INTEGER})
   ) AS candidates`;
+
+/** For nextDueAt: any lease (live or run out) marks the other as in flight, whose own time then stands for the line. */
+const notWaitingInLine = (t: Tables, row: string) => firstOfItsLine(t, row, (other) => `${other}.lease_expires_at IS NOT NULL`);
 
 /** A delivery's columns and its attempts, oldest first, as a JSON array (one statement: one snapshot). */
 const deliveryColumns = (t: Tables) => `
@@ -173,6 +146,9 @@ export const requeueFailedSinceSql = (t: Tables) => `
   WHERE endpoint_id = $1 AND created_at >= $3 AND status = 'failed' AND ordering_key IS NULL
   RETURNING id`;
 
+/** Parameters: id. The endpoint of a delivery, whose share lock a requeue takes before it joins a line. */
+export const deliveryEndpointSql = (t: Tables) => `SELECT endpoint_id FROM ${t.deliveries} WHERE id = $1`;
+
 /** Parameters: endpoint id, since. The failed deliveries of the endpoint in a line, in creation order, each to be requeued on its own. */
 export const failedInLineSinceSql = (t: Tables) => `
   SELECT id FROM ${t.deliveries}
@@ -189,12 +165,11 @@ export const requeueEndedSql = (t: Tables) => `
     WHERE id = $1 AND (status = 'failed' OR ($3::boolean AND status = 'delivered'))
     FOR UPDATE
   ), line AS (
-    SELECT ${lineLast(t, 'target.endpoint_id', 'target.ordering_key')} AS last FROM target
+    SELECT ${lineEnd(t, 'target.endpoint_id', 'target.ordering_key')} AS last FROM target
   )
   UPDATE ${t.deliveries} AS d
   SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = $2,
-      next_attempt_at = CASE WHEN line.last IS NULL THEN $2::bigint END,
-      line_seq = CASE WHEN d.ordering_key IS NOT NULL THEN coalesce(line.last, 0) + 1 END
+      next_attempt_at = ${joinedDueAt('line.last', '$2::bigint')}, line_seq = ${joinedPlace('d.ordering_key', 'line.last')}
   FROM target, line WHERE d.id = target.id
   RETURNING d.id`;
 
@@ -281,9 +256,8 @@ export const endpointStatsSql = (t: Tables) => `
 
 /** One delivery queued on its own (a test event); with an ordering key ($8), at the back of its line. */
 export const enqueueSql = (t: Tables) => `
-  WITH line AS (SELECT ${lineLast(t, '$3', '$8::text')} AS last)
+  WITH line AS (SELECT ${lineEnd(t, '$3', '$8::text')} AS last)
   INSERT INTO ${t.deliveries}
     (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, test, ordering_key, line_seq)
-  SELECT $1, $2, $3, $4, $5, 'pending', 0, CASE WHEN line.last IS NULL THEN $6::bigint END, $6, $6, $7, $8::text,
-    CASE WHEN $8::text IS NOT NULL THEN coalesce(line.last, 0) + 1 END
+  SELECT $1, $2, $3, $4, $5, 'pending', 0, ${joinedDueAt('line.last', '$6::bigint')}, $6, $6, $7, $8::text, ${joinedPlace('$8::text', 'line.last')}
   FROM line`;

@@ -1,5 +1,5 @@
 import { PLANT_FIELD_NAMES } from '@plant-store/core/adapter';
-import { lineLast } from './outbox-queries.js';
+import { joinedDueAt, joinedPlace, lineEnd } from './delivery-lines.js';
 import type { Tables } from './tables.js';
 
 /*
@@ -17,20 +17,24 @@ import type { Tables } from './tables.js';
  * One delivery of an endpoint event (parameters $ev type, $ev+1 payload, $ev+2 created-at; a NULL type means
  * none; $tp its traceparent or NULL) per enabled endpoint of tenant $1 subscribed to it, inserted only when `gate`
  * (a CTE) has a row. Ids are `msg_` and a random UUID's 32 hex digits, as core's `newMessageId` makes them. To an
- * endpoint that orders per plant, the delivery joins the line of plant $plant (see lineLast).
+ * endpoint that orders per plant, the delivery joins the line of plant $plant (see lineEnd). Each endpoint row is
+ * share-locked (see shareEndpointSql) before any message of its lines, as ending its lines locks them in that order (no
+ * deadlock): a disable or delete waits for this write, or this write sees it done. Endpoint by endpoint, in id order.
  */
 const fanOut = (t: Tables, gate: string, ev: number, tp: number, plant: number) => `
+  WITH targets AS MATERIALIZED (
+    SELECT e.id, e.tenant, CASE WHEN e.ordering = 'plant' THEN $${plant}::bigint::text END AS key FROM ${t.endpoints} AS e
+    WHERE $${ev}::text IS NOT NULL AND EXISTS (SELECT FROM ${gate})
+      AND e.tenant = $1 AND e.status = 'enabled' AND $${ev}::text = ANY (e.event_types)
+    ORDER BY e.id
+    FOR KEY SHARE
+  )
   INSERT INTO ${t.deliveries}
     (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent, ordering_key, line_seq)
   SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.tenant, e.id, $${ev}, $${ev + 1}, 'pending', 0,
-    CASE WHEN line.last IS NULL THEN $${ev + 2}::bigint END, $${ev + 2}, $${ev + 2}, $${tp}::text,
-    line.key, CASE WHEN line.key IS NOT NULL THEN coalesce(line.last, 0) + 1 END
-  FROM ${t.endpoints} AS e
-  CROSS JOIN LATERAL (SELECT CASE WHEN e.ordering = 'plant' THEN $${plant}::bigint::text END AS key) AS k
-  CROSS JOIN LATERAL (SELECT k.key, CASE WHEN k.key IS NOT NULL THEN ${lineLast(t, 'e.id', 'k.key')} END AS last) AS line
-  WHERE $${ev}::text IS NOT NULL AND EXISTS (SELECT FROM ${gate})
-    AND e.tenant = $1 AND e.status = 'enabled' AND $${ev}::text = ANY (e.event_types)
-  ORDER BY e.id
+    ${joinedDueAt('line.last', `$${ev + 2}::bigint`)}, $${ev + 2}, $${ev + 2}, $${tp}::text, e.key, ${joinedPlace('e.key', 'line.last')}
+  FROM targets AS e
+  CROSS JOIN LATERAL (SELECT CASE WHEN e.key IS NOT NULL THEN ${lineEnd(t, 'e.id', 'e.key')} END AS last) AS line
   RETURNING 1`;
 
 /** The plant's columns (one per field, of its name), in field order. */

@@ -108,6 +108,7 @@ function assemble(config: pg.ClientConfig, { runner, dispatch }: { runner: Query
   const tables = tablesIn(schema);
   const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL, payload: schema });
   const vacuum = new Vacuum(config, vacuumSql(tables));
+  const outbox = new PostgresWebhookOutbox({ runner, dispatch, vacuum }, tables, listener);
   const plants = new PostgresPlantRepository(
     runner,
     tables,
@@ -115,8 +116,8 @@ function assemble(config: pg.ClientConfig, { runner, dispatch }: { runner: Query
   );
   return {
     plants,
-    outbox: new PostgresWebhookOutbox({ runner, dispatch, vacuum }, tables, listener),
-    endpoints: new PostgresWebhookEndpoints(runner, tables),
+    outbox,
+    endpoints: new PostgresWebhookEndpoints(runner, tables, outbox),
     portalLinks: new PostgresPortalLinks(runner, tables),
     dbSystem: 'postgresql',
     joinTransaction(executor) {

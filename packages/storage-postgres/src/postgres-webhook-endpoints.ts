@@ -13,6 +13,7 @@ import {
 } from '@plant-store/core/adapter';
 import * as sql from './endpoint-queries.js';
 import { advisoryLockKey } from './advisory-lock-key.js';
+import type { PostgresWebhookOutbox } from './postgres-webhook-outbox.js';
 import type { QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';
 
@@ -64,14 +65,16 @@ const tenantLockKey = (endpoints: string, tenant: string) => advisoryLockKey(`pl
 /** `undefined` → keep the column; `null` → clear it; a value → set it: a flag and a value per column. */
 const change = (value: unknown): [boolean, unknown] => (value === undefined ? [false, null] : [true, value]);
 
-/** Tenants' webhook endpoints in PostgreSQL; every member is one statement. */
+/** Tenants' webhook endpoints in PostgreSQL. A disable or delete ends the endpoint's deliveries through the outbox, in the same transaction. */
 export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   readonly #runner: QueryRunner;
   readonly #tables: Tables;
+  readonly #outbox: Pick<PostgresWebhookOutbox, 'endLines'>;
 
-  constructor(runner: QueryRunner, tables: Tables) {
+  constructor(runner: QueryRunner, tables: Tables, outbox: Pick<PostgresWebhookOutbox, 'endLines'>) {
     this.#runner = runner;
     this.#tables = tables;
+    this.#outbox = outbox;
   }
 
   async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
@@ -110,9 +113,11 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async delete(tenant: string, id: string, at: number): Promise<boolean> {
-    const parameters = [id, tenant, Math.round(at), ENDPOINT_DELETED_ERROR];
-    const [row] = await this.#runner.rows<{ deleted: number }>('delete the endpoint', sql.deleteEndpointSql(this.#tables), parameters);
-    return (row?.deleted ?? 0) > 0;
+    return this.#runner.transaction('delete the endpoint', async (rows) => {
+      if ((await rows(sql.deleteEndpointSql(this.#tables), [id, tenant])).length === 0) return false;
+      await this.#outbox.endLines(rows, id, at, ENDPOINT_DELETED_ERROR);
+      return true;
+    });
   }
 
   async secrets(tenant: string, id: string): Promise<EndpointSecrets | undefined> {
@@ -166,11 +171,14 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
       ...change(changes.status),
       ...change(changes.disabledReason),
       Math.round(changes.updatedAt),
-      ENDPOINT_DISABLED_ERROR,
       ...change(changes.headers && JSON.stringify(changes.headers)),
       ...change(changes.ordering),
     ];
-    const [row] = await this.#runner.rows<EndpointRow>('update the endpoint', sql.updateEndpointSql(this.#tables), parameters);
+    const [row] = await this.#runner.transaction('update the endpoint', async (rows) => {
+      const updated = await rows<EndpointRow>(sql.updateEndpointSql(this.#tables), parameters);
+      if (updated[0]?.status === 'disabled') await this.#outbox.endLines(rows, id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
+      return updated;
+    });
     return row && toEndpoint(row);
   }
 }

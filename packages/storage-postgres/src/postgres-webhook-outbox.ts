@@ -1,4 +1,5 @@
-import type { Delivery, DeliveryAttempt, PendingStats } from '@plant-store/core';
+import pg from 'pg';
+import { StorageError, type Delivery, type DeliveryAttempt, type PendingStats } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
@@ -15,14 +16,16 @@ import {
   type StuckLine,
   type StuckLineKey,
   type WebhookOutbox,
+  storableText,
 } from '@plant-store/core/adapter';
 import { claimOrder, toClaimedDelivery, toDelivery, type ClaimRow, type DeliveryRow } from './delivery-rows.js';
 import { PostgresLineCheck } from './line-check.js';
 import type { NotificationListener } from './notification-listener.js';
 import type { Vacuum } from './vacuum.js';
+import * as lines from './delivery-lines.js';
 import * as sql from './outbox-queries.js';
 import { CoalescingBatch } from './coalescing-batch.js';
-import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
+import { prepared, type PreparedStatement, type QueryRunner, type TransactionRows } from './query-runner.js';
 import type { Tables } from './tables.js';
 
 /** Rate budgets are counted in one-second windows aligned to whole seconds, so every instance agrees on them. */
@@ -45,9 +48,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #takeRateBudget: PreparedStatement;
   /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
   readonly #records: CoalescingBatch<AttemptRecord, boolean>;
-  /** The line of each delivery in a line this outbox has claimed and not yet recorded or released: their end releases the next. */
-  readonly #claimedInLine = new Map<string, { readonly endpointId: string; readonly orderingKey: string }>();
-  readonly #releaseNextInLine: PreparedStatement;
+  readonly #releaseNext: PreparedStatement;
   readonly #pruneLockKey: string;
   readonly #vacuum: Vacuum;
   readonly #lineCheck: PostgresLineCheck;
@@ -65,8 +66,15 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#claimPassingOver = prepared(sql.claimDuePassingOverSql(tables));
     this.#record = prepared(sql.recordAttemptsSql(tables));
     this.#takeRateBudget = prepared(sql.takeRateBudgetSql(tables));
-    this.#releaseNextInLine = prepared(sql.releaseNextInLineSql(tables));
-    this.#records = new CoalescingBatch({ run: (records) => this.#recordBatch(records), keyOf: ([id]) => id, maxSize: RECORD_BATCH });
+    this.#releaseNext = prepared(lines.releaseNextSql(tables));
+    this.#records = new CoalescingBatch({
+      run: (records) => this.#recordBatch(records),
+      keyOf: ([id]) => id,
+      maxSize: RECORD_BATCH,
+      // The database refused the statement (a value it cannot store, say): each record again alone, so only that one fails.
+      // Any other failure (the database away) would fail each alone too, one deadline after another.
+      isolate: (error) => error instanceof StorageError && error.cause instanceof pg.DatabaseError,
+    });
     this.#tables = tables;
     this.#pruneLockKey = sql.pruneLockKey(tables);
     this.#lineCheck = new PostgresLineCheck(runners.runner, tables);
@@ -82,9 +90,6 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       skip.length === 0
         ? await this.#dispatch.rows<ClaimRow>('claim due deliveries', this.#claim, parameters)
         : await this.#dispatch.rows<ClaimRow>('claim due deliveries', this.#claimPassingOver, [...parameters, skip]);
-    for (const { id, endpoint_id: endpointId, ordering_key: orderingKey } of rows) {
-      if (orderingKey !== null) this.#claimedInLine.set(id, { endpointId, orderingKey });
-    }
     return rows.sort(claimOrder).map((row) => toClaimedDelivery(row, leaseExpiresAt));
   }
 
@@ -93,33 +98,39 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     const durationMs = Math.round(attempt.durationMs);
     const interrupted = outcome.status === 'interrupted';
     const nextAttemptAt = outcome.status === 'pending' ? Math.round(outcome.nextAttemptAt) : null;
-    const { statusCode = null, error = null, response = null } = attempt;
+    const statusCode = attempt.statusCode ?? null;
+    const error = attempt.error === undefined ? null : storableText(attempt.error);
+    const response = attempt.response === undefined ? null : storableText(attempt.response);
     const status = interrupted ? 'pending' : outcome.status;
-    const record: AttemptRecord = [id, owner, status, nextAttemptAt, at + durationMs, at, durationMs, statusCode, error, interrupted, response];
-    const line = this.#claimedInLine.get(id);
-    this.#claimedInLine.delete(id);
-    if (!line || status === 'pending') return this.#records.submit(record);
-    // Its end releases the next of its line, in the same transaction (see releaseNextInLineSql).
-    return this.#dispatch.transaction('record the delivery attempt', async (rows) => {
-      const recorded = await rows(
-        this.#record,
-        record.map((column) => [column]),
-      );
-      if (recorded.length > 0) await rows(this.#releaseNextInLine, [line.endpointId, line.orderingKey, at + durationMs]);
-      return recorded.length > 0;
-    });
+    return this.#records.submit([id, owner, status, nextAttemptAt, at + durationMs, at, durationMs, statusCode, error, interrupted, response]);
   }
 
+  /** One transaction: the attempts, then the release of the next message of each line one of them ended (see releaseNextSql). */
   async #recordBatch(records: readonly AttemptRecord[]): Promise<boolean[]> {
     const parameters = records[0]!.map((_, column) => records.map((record) => record[column]));
-    const rows = await this.#dispatch.rows<{ delivery_id: string }>('record the delivery attempt', this.#record, parameters);
-    const recorded = new Set(rows.map((row) => row.delivery_id));
+    type Recorded = { id: string; endpoint_id: string; ordering_key: string | null; ended: boolean; updated_at: bigint };
+    const recorded = await this.#dispatch.transaction('record the delivery attempts', async (rows) => {
+      const applied = await rows<Recorded>(this.#record, parameters);
+      const ended = applied.filter((row) => row.ended && row.ordering_key !== null);
+      if (ended.length > 0) {
+        await rows(this.#releaseNext, [ended.map((row) => row.endpoint_id), ended.map((row) => row.ordering_key), ended.map((row) => row.updated_at)]);
+      }
+      return new Set(applied.map((row) => row.id));
+    });
     return records.map(([id]) => recorded.has(id));
   }
 
   async release(ids: readonly string[], owner: string): Promise<void> {
-    for (const id of ids) this.#claimedInLine.delete(id);
     await this.#dispatch.changes('release delivery leases', sql.releaseSql(this.#tables), [ids, owner]);
+  }
+
+  /**
+   * Ends every pending message of the endpoint (its lines and the rest) as failed, with a last attempt saying `error`: a disable or
+   * delete of it, inside that write's transaction (`rows`), after the endpoint's row is locked or deleted there (see shareEndpointSql).
+   */
+  async endLines(rows: TransactionRows, endpointId: string, at: number, error: string): Promise<void> {
+    await rows(lines.lockEndpointSql(this.#tables), [endpointId]);
+    await rows(lines.endEndpointSql(this.#tables), [endpointId, Math.round(at), error]);
   }
 
   async pendingStats(): Promise<PendingStats> {
@@ -159,11 +170,13 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
     const at = Math.round(now);
     const requeueEnded = sql.requeueEndedSql(this.#tables);
+    const share = lines.shareEndpointSql(this.#tables);
     if (!('id' in selector)) {
       const { endpointId } = selector;
       const since = Math.ceil(selector.since);
       // Those in a line one by one, in creation order, so each joins its line behind the one queued before it.
       return this.#runner.transaction("recover the endpoint's deliveries", async (rows) => {
+        await rows(share, [endpointId]);
         let count = (await rows(sql.requeueFailedSinceSql(this.#tables), [endpointId, at, since])).length;
         for (const { id } of await rows<{ id: string }>(sql.failedInLineSinceSql(this.#tables), [endpointId, since])) {
           count += (await rows(requeueEnded, [id, at, false])).length;
@@ -171,14 +184,30 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
         return count;
       });
     }
-    if (selector.from === 'failed') return (await this.#runner.rows('requeue the delivery', requeueEnded, [selector.id, at, false])).length;
-    const resent = await this.#runner.changes('resend the delivery', sql.resendPendingSql(this.#tables), [selector.id, at]);
-    return resent || (await this.#runner.rows('resend the delivery', requeueEnded, [selector.id, at, true])).length;
+    const { id, from } = selector;
+    if (from === 'any') {
+      const resent = await this.#runner.changes('resend the delivery', sql.resendPendingSql(this.#tables), [id, at]);
+      if (resent > 0) return resent;
+    }
+    return this.#runner.transaction(from === 'any' ? 'resend the delivery' : 'requeue the delivery', async (rows) => {
+      const [target] = await rows<{ endpoint_id: string }>(sql.deliveryEndpointSql(this.#tables), [id]);
+      if (!target) return 0;
+      await rows(share, [target.endpoint_id]);
+      return (await rows(requeueEnded, [id, at, from === 'any'])).length;
+    });
   }
 
   async enqueue({ id, tenant, endpointId, eventType, payload, createdAt, orderingKey, test }: NewDelivery): Promise<void> {
     const parameters = [id, tenant, endpointId, eventType, payload, Math.round(createdAt), test === true, orderingKey ?? null];
-    await this.#runner.changes('queue the delivery', sql.enqueueSql(this.#tables), parameters);
+    if (orderingKey === undefined) {
+      await this.#runner.changes('queue the delivery', sql.enqueueSql(this.#tables), parameters);
+      return;
+    }
+    // Joins a line: the endpoint's share lock first, so a disable either sees it or is seen (see shareEndpointSql).
+    await this.#runner.transaction('queue the delivery', async (rows) => {
+      await rows(lines.shareEndpointSql(this.#tables), [endpointId]);
+      await rows(sql.enqueueSql(this.#tables), parameters);
+    });
   }
 
   async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {

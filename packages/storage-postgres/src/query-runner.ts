@@ -18,6 +18,9 @@ export function prepared(text: string): PreparedStatement {
 
 type Statement = string | PreparedStatement;
 
+/** Runs one statement of a `transaction` and resolves with its rows. */
+export type TransactionRows = <Row>(statement: Statement, parameters: readonly unknown[]) => Promise<Row[]>;
+
 /**
  * Runs SQL on a pg pool, wrapping every failure in a `StorageError` that names the action. A client whose statement
  * failed other than by the server's answer goes back to the pool as broken, never lent out still waiting for a reply.

@@ -37,14 +37,3 @@ export const NOTE_SUCCESS = `
 export const NOTE_FAILURE = `
   UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?), exhausted_at = coalesce(exhausted_at, ?)
   WHERE id = ? RETURNING failing_since, exhausted_at`;
-
-/** Run before {@link FAIL_PENDING_DELIVERIES}, while the deliveries are still pending. */
-export const FAIL_PENDING_ATTEMPTS = `
-  INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
-  SELECT d.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM webhook_attempts AS a WHERE a.delivery_id = d.id), ?, 0, NULL, ?, 0
-  FROM webhook_deliveries AS d WHERE d.endpoint_id = ? AND d.status = 'pending'`;
-
-export const FAIL_PENDING_DELIVERIES = `
-  UPDATE webhook_deliveries
-  SET status = 'failed', attempt_count = attempt_count + 1, next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
-  WHERE endpoint_id = ? AND status = 'pending'`;

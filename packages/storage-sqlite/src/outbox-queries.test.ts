@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DUE_FOR_ENDPOINT, INSERT_DELIVERY_IN_LINE, NEXT_DUE_AT, PENDING_ENDPOINTS, PENDING_STATS, RELEASE_NEXT_IN_LINE } from './outbox-queries.js';
+import { RELEASE_NEXT_IN_LINE } from './delivery-lines.js';
+import { DUE_FOR_ENDPOINT, INSERT_DELIVERY_IN_LINE, NEXT_DUE_AT, PENDING_ENDPOINTS, PENDING_STATS } from './outbox-queries.js';
 import { queryPlanOf } from './sqlite-file.test-support.js';
 import { sqliteStorage } from './sqlite-storage.js';
 

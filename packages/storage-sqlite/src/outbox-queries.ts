@@ -1,6 +1,7 @@
 import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, type ListDeliveriesQuery } from '@plant-store/core/adapter';
 import type { CursorRow } from './delivery-rows.js';
 import { BOUND_LIMIT } from './bound-limit.js';
+import { joinedDueAt, joinedPlace, lineEnd } from './delivery-lines.js';
 
 // SQL of the webhook outbox. Statuses stay literals where a partial index should apply (SQLite uses one only
 // when the query's WHERE implies the index's).
@@ -11,14 +12,6 @@ const leaseSql = (ids: string) => `
   WHERE id IN (${ids})
   RETURNING id, tenant, endpoint_id, event_type, payload, created_at, ordering_key, traceparent, attempt_count, next_attempt_at, rowid`;
 
-/**
- * The last place taken in a line (the endpoint and key given as SQL expressions), NULL when no
- * delivery of the line is pending: a new one is then due at once, else it is held (no due time) behind the others.
- */
-export const lineEnd = (endpoint: string, key: string) => `(
-  SELECT max(p.line_seq) FROM webhook_deliveries AS p INDEXED BY webhook_deliveries_line
-  WHERE p.status = 'pending' AND p.endpoint_id = ${endpoint} AND p.ordering_key = ${key})`;
-
 export const INSERT_DELIVERY = `
   INSERT INTO webhook_deliveries
     (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent, test)
@@ -28,8 +21,8 @@ export const INSERT_DELIVERY = `
 export const INSERT_DELIVERY_IN_LINE = `
   INSERT INTO webhook_deliveries
     (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent, test, ordering_key, line_seq)
-  SELECT id, tenant, endpoint_id, event_type, payload, 'pending', 0, CASE WHEN last IS NULL THEN due END, created_at, updated_at, traceparent, test,
-    ordering_key, coalesce(last, 0) + 1
+  SELECT id, tenant, endpoint_id, event_type, payload, 'pending', 0, ${joinedDueAt('last', 'due')}, created_at, updated_at, traceparent, test,
+    ordering_key, ${joinedPlace('ordering_key', 'last')}
   FROM (
     SELECT given.*, ${lineEnd('given.endpoint_id', 'given.ordering_key')} AS last
     FROM (SELECT ? AS id, ? AS tenant, ? AS endpoint_id, ? AS event_type, ? AS payload, ? AS due, ? AS created_at, ? AS updated_at,
@@ -109,17 +102,6 @@ export const APPLY_OUTCOME = `
   WHERE id = ? AND lease_owner = ? AND status = 'pending'
   RETURNING endpoint_id, ordering_key`;
 
-/** The first held delivery of a line becomes due at @at, unless one of the line is still due or in flight. */
-export const RELEASE_NEXT_IN_LINE = `
-  UPDATE webhook_deliveries SET next_attempt_at = @at
-  WHERE id = (
-    SELECT id FROM webhook_deliveries INDEXED BY webhook_deliveries_line
-    WHERE status = 'pending' AND endpoint_id = @endpoint AND ordering_key = @key AND next_attempt_at IS NULL
-    ORDER BY line_seq LIMIT 1)
-  AND NOT EXISTS (
-    SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_line
-    WHERE status = 'pending' AND endpoint_id = @endpoint AND ordering_key = @key AND next_attempt_at IS NOT NULL)`;
-
 /** Interrupted: only the lease ends. */
 export const APPLY_INTERRUPTED = `
   UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
@@ -190,8 +172,8 @@ export const RESEND_PENDING = `
 export const REQUEUE_ENDED = `
   UPDATE webhook_deliveries AS d SET
     status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL,
-    next_attempt_at = CASE WHEN d.ordering_key IS NOT NULL AND ${lineEnd('d.endpoint_id', 'd.ordering_key')} IS NOT NULL THEN NULL ELSE @now END,
-    line_seq = CASE WHEN d.ordering_key IS NOT NULL THEN coalesce(${lineEnd('d.endpoint_id', 'd.ordering_key')}, 0) + 1 END
+    next_attempt_at = ${joinedDueAt(`CASE WHEN d.ordering_key IS NOT NULL THEN ${lineEnd('d.endpoint_id', 'd.ordering_key')} END`, '@now')},
+    line_seq = ${joinedPlace('d.ordering_key', lineEnd('d.endpoint_id', 'd.ordering_key'))}
   WHERE id = @id AND (status = 'failed' OR (@any AND status = 'delivered'))`;
 
 /** A recovery's deliveries, in creation order: each is requeued on its own (REQUEUE_ENDED), so a line's are queued in that order. */

@@ -6,7 +6,7 @@
 
 import { PLANT_FIELD_NAMES, PLANT_FIELDS, type PlantField } from '@plant-store/core/adapter';
 import { BOUND_LIMIT } from './bound-limit.js';
-import { lineEnd } from './outbox-queries.js';
+import { joinedDueAt, joinedPlace, lineEnd } from './delivery-lines.js';
 
 /** The plant's columns (one per field, of its name), in field order. */
 const COLUMNS = PLANT_FIELD_NAMES.join(', ');
@@ -37,7 +37,7 @@ export const FAN_OUT = `
     (id, tenant, endpoint_id, event_type, payload, traceparent, status, attempt_count, next_attempt_at, created_at, updated_at, ordering_key, line_seq)
   SELECT 'msg_' || substr(r, 1, 12) || '4' || substr(r, 14, 3)
       || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
-    ?, id, ?, ?, ?, 'pending', 0, CASE WHEN last IS NULL THEN ? END, ?, ?, line, CASE WHEN line IS NOT NULL THEN coalesce(last, 0) + 1 END
+    ?, id, ?, ?, ?, 'pending', 0, ${joinedDueAt('last', '?')}, ?, ?, line, ${joinedPlace('line', 'last')}
   FROM (SELECT targets.*, ${lineEnd('targets.id', 'targets.line')} AS last FROM targets) ORDER BY id`;
 
 /**

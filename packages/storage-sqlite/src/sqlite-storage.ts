@@ -118,7 +118,7 @@ function assemble(db: BetterSqlite3.Database, path: string, { busyTimeoutMs, own
     checkpoints?.noteWrite();
   });
   const outbox = new SqliteWebhookOutbox(db, writes);
-  const endpoints = new SqliteWebhookEndpoints(db, writes);
+  const endpoints = new SqliteWebhookEndpoints(db, writes, outbox);
   const plants = new SqlitePlantRepository(db, outbox, writes);
   const ping = db.prepare('SELECT 1').pluck(true);
   let closed: Promise<void> | undefined;

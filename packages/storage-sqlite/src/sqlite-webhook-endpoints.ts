@@ -15,6 +15,7 @@ import {
 import * as sql from './endpoint-queries.js';
 import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
+import type { SqliteWebhookOutbox } from './sqlite-webhook-outbox.js';
 
 /** A webhook_endpoints row (integers read as bigint: the connection uses safe integers). */
 interface EndpointRow {
@@ -64,14 +65,16 @@ function toSecrets(row: EndpointRow): EndpointSecrets {
 /** `undefined` → keep the column (NULL parameter + flag 0); `null` → clear it; a value → set it. */
 const change = (value: unknown): [number, unknown] => (value === undefined ? [0, null] : [1, value]);
 
-/** Tenants' webhook endpoints in SQLite. Writes that also end pending deliveries do it in the same transaction. */
+/** Tenants' webhook endpoints in SQLite. A disable or delete ends the endpoint's deliveries through the outbox, in the same transaction. */
 export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   readonly #prepared: PreparedStatements;
   readonly #file: GuardedWrites;
+  readonly #outbox: Pick<SqliteWebhookOutbox, 'endLines'>;
 
-  constructor(db: BetterSqlite3, file: GuardedWrites) {
+  constructor(db: BetterSqlite3, file: GuardedWrites, outbox: Pick<SqliteWebhookOutbox, 'endLines'>) {
     this.#file = file;
     this.#prepared = preparedStatements(db);
+    this.#outbox = outbox;
   }
 
   /** IMMEDIATE takes the write lock before counting, so two creates (also from two processes) cannot both see room for one more. */
@@ -100,7 +103,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   async delete(tenant: string, id: string, at: number): Promise<boolean> {
     return withSqliteWrite(this.#file, 'delete the endpoint', () => {
       if (this.#prepared(sql.DELETE_ENDPOINT).run(id, tenant).changes === 0) return false;
-      this.#failPending(id, at, ENDPOINT_DELETED_ERROR);
+      this.#outbox.endLines(id, at, ENDPOINT_DELETED_ERROR);
       return true;
     });
   }
@@ -168,14 +171,8 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     const row = this.#prepared<EndpointRow>(sql.UPDATE_ENDPOINT).get(...updateParameters(changes), id, tenant ?? null, tenant ?? null);
     if (!row) return undefined;
     const updated = toEndpoint(row);
-    if (updated.status === 'disabled') this.#failPending(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
+    if (updated.status === 'disabled') this.#outbox.endLines(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
     return updated;
-  }
-
-  /** Ends the endpoint's pending deliveries as failed, each with a last attempt saying why. */
-  #failPending(endpointId: string, at: number, error: string): void {
-    this.#prepared(sql.FAIL_PENDING_ATTEMPTS).run(Math.round(at), error, endpointId);
-    this.#prepared(sql.FAIL_PENDING_DELIVERIES).run(Math.round(at), endpointId);
   }
 }
 

@@ -1,20 +1,22 @@
 import type { Database as BetterSqlite3 } from 'better-sqlite3';
 import type { Delivery, DeliveryAttempt, PendingStats } from '@plant-store/core';
-import type {
-  AttemptOutcome,
-  ClaimDueOptions,
-  ClaimedDelivery,
-  EndpointAttemptStats,
-  ListDeliveriesQuery,
-  NewDelivery,
-  PruneDeliveriesOptions,
-  ReclaimSpaceOptions,
-  RequeueSelector,
-  StuckLine,
-  StuckLineKey,
-  WebhookOutbox,
+import {
+  storableText,
+  type AttemptOutcome,
+  type ClaimDueOptions,
+  type ClaimedDelivery,
+  type EndpointAttemptStats,
+  type ListDeliveriesQuery,
+  type NewDelivery,
+  type PruneDeliveriesOptions,
+  type ReclaimSpaceOptions,
+  type RequeueSelector,
+  type StuckLine,
+  type StuckLineKey,
+  type WebhookOutbox,
 } from '@plant-store/core/adapter';
 import { claimOrder, toClaimedDelivery, toDeliveries, type AttemptRow, type ClaimRow, type CursorRow, type DeliveryRow, type DueRow } from './delivery-rows.js';
+import * as lines from './delivery-lines.js';
 import { SqliteLineCheck } from './line-check.js';
 import * as sql from './outbox-queries.js';
 import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
@@ -95,13 +97,20 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
         const line = this.#prepared<{ endpoint_id: string; ordering_key: string | null }>(sql.APPLY_OUTCOME).get(outcome.status, dueAt, finishedAt, id, owner);
         if (!line) return false;
         if (line.ordering_key !== null && outcome.status !== 'pending') {
-          this.#prepared(sql.RELEASE_NEXT_IN_LINE).run({ at: finishedAt, endpoint: line.endpoint_id, key: line.ordering_key });
+          this.#prepared(lines.RELEASE_NEXT_IN_LINE).run({ at: finishedAt, endpoint: line.endpoint_id, key: line.ordering_key });
         }
       }
-      const { statusCode = null, error = null, response = null } = attempt;
-      this.#prepared(sql.INSERT_ATTEMPT).run(id, id, at, durationMs, statusCode, error, interrupted ? 1 : 0, response);
+      const { statusCode = null, error, response } = attempt;
+      const text = (value: string | undefined) => (value === undefined ? null : storableText(value));
+      this.#prepared(sql.INSERT_ATTEMPT).run(id, id, at, durationMs, statusCode, text(error), interrupted ? 1 : 0, text(response));
       return true;
     });
+  }
+
+  /** Ends every pending delivery to the endpoint (its lines and the rest) as failed, with a last attempt saying why. Inside the caller's transaction (its delete or disable). */
+  endLines(endpointId: string, at: number, error: string): void {
+    this.#prepared(lines.END_ENDPOINT_ATTEMPTS).run(Math.round(at), error, endpointId);
+    this.#prepared(lines.END_ENDPOINT_DELIVERIES).run(Math.round(at), endpointId);
   }
 
   async nextDueAt(): Promise<number | undefined> {

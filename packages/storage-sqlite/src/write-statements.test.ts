@@ -30,7 +30,7 @@ async function assembled() {
   await migrate(db, MIGRATIONS);
   const writes = guardedWrites(db, () => {});
   const outbox = new SqliteWebhookOutbox(db, writes);
-  const endpoints = new SqliteWebhookEndpoints(db, writes);
+  const endpoints = new SqliteWebhookEndpoints(db, writes, outbox);
   const plants = new SqlitePlantRepository(db, outbox, writes);
   /** The statements `run` sends. */
   const statementsOf = async (run: () => Promise<unknown>) => {

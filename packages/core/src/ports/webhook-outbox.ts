@@ -33,11 +33,11 @@ export interface DeliveryAttempt {
   readonly durationMs: number;
   /** HTTP status when the receiver answered. */
   readonly statusCode?: number;
-  /** Why it failed when there was no usable answer (timeout, refused, …) or why a status counted as failure. */
+  /** Why it failed when there was no usable answer (timeout, refused, …) or why a status counted as failure. Stored as `storableText` makes it. */
   readonly error?: string;
   /** Cut short by a shutdown; it did not count toward the retry schedule. Absent otherwise. */
   readonly interrupted?: true;
-  /** The start of the receiver's answer body (at most 1 KiB of UTF-8), when it sent one. */
+  /** The start of the receiver's answer body (at most 1 KiB of UTF-8), when it sent one. Stored as `storableText` makes it (U+0000 shown as `\u0000`), on every adapter. */
   readonly response?: string;
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Storage } from '../ports/storage.js';
 import type { AttemptOutcome, Delivery } from '../ports/webhook-outbox.js';
+import { ENDPOINT_DELETED_ERROR } from '../webhooks/endpoints/webhook-endpoint.js';
 import { delivery, plant } from './storage-fixtures.js';
 import { newEndpoint } from './webhook-endpoint-conformance.js';
 
@@ -162,6 +163,23 @@ export function describeDeliveryLineConformance(storage: () => Storage): void {
       await claim('a', T0 + 5);
       await end(first!.id, 'a', T0 + 5, { status: 'delivered' });
       expect(await claim('a', T0 + 10)).toEqual(['ep_ordered plant.deleted {"id":1}']);
+    });
+
+    it('ends every line of a deleted endpoint, held messages included, and a requeue after it joins no line left behind', async () => {
+      await ordered();
+      await create(1n, T0);
+      await remove(1n, T0 + 1);
+      await create(2n, T0 + 2);
+      expect(await claim('a', T0 + 5)).toHaveLength(2);
+      expect(await storage().endpoints.delete('acme', 'ep_ordered', T0 + 10)).toBe(true);
+      const ended = await to('ep_ordered');
+      expect(ended.map((d) => d.status)).toEqual(['failed', 'failed', 'failed']);
+      expect(ended.map((d) => d.attempts.at(-1)?.error)).toEqual([ENDPOINT_DELETED_ERROR, ENDPOINT_DELETED_ERROR, ENDPOINT_DELETED_ERROR]);
+      expect(await outbox().pendingStats()).toEqual({ count: 0 });
+      // The lease of one in flight ended with it: its late record changes nothing.
+      expect(await end(ended[0]!.id, 'a', T0 + 20, { status: 'delivered' })).toBe(false);
+      expect(await outbox().requeue({ id: ended[1]!.id, from: 'failed' }, T0 + 30)).toBe(1);
+      expect(await outbox().get(ended[1]!.id)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 30 });
     });
 
     it('queues an enqueued message with an ordering key behind its line; disabling the endpoint ends the held ones too', async () => {

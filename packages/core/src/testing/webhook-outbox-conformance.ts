@@ -216,6 +216,23 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect((await outbox().list())?.[0]?.attempts).toEqual(expected);
     });
 
+    it('stores any answer a receiver sends, what text cannot hold escaped the same way, alongside the attempts recorded with it', async () => {
+      await queue(delivery('n1', { createdAt: T0 }), delivery('n2', { createdAt: T0 }), delivery('n3', { createdAt: T0 }));
+      await claim('a', T0);
+      const at = { at: T0 + 1, durationMs: 2, statusCode: 200 };
+      // Recorded together: one answer holding bytes text cannot store must not take the others down with it.
+      const results = await Promise.all([
+        outbox().recordAttempt('n1', 'a', { ...at, response: 'ok' }, { status: 'delivered' }),
+        outbox().recordAttempt('n2', 'a', { ...at, response: 'bin\u0000ary \ud800 end', error: 'odd\u0000' }, { status: 'delivered' }),
+        outbox().recordAttempt('n3', 'a', { ...at, response: 'fine' }, { status: 'delivered' }),
+      ]);
+      expect(results).toEqual([true, true, true]);
+      expect((await outbox().get('n2'))?.attempts).toEqual([{ ...at, response: 'bin\\u0000ary \\ud800 end', error: 'odd\\u0000' }]);
+      expect(await outbox().get('n1')).toMatchObject({ status: 'delivered', attempts: [{ ...at, response: 'ok' }] });
+      expect(await outbox().get('n3')).toMatchObject({ status: 'delivered', attempts: [{ ...at, response: 'fine' }] });
+      expect(await claimIds('a', T0 + 60_000)).toEqual([]);
+    });
+
     it("counts an endpoint's attempts per window (2xx succeeded, others failed) and knows its last one", async () => {
       const H = 3_600_000;
       const now = T0 + 10 * 24 * H;

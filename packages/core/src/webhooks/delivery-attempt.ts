@@ -102,3 +102,12 @@ function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: numb
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The error and the causes under it, for a log line: a storage error's own message names only the action that failed. */
+export function describeFailure(error: unknown): string {
+  const messages: string[] = [];
+  for (let cause = error; cause !== undefined && messages.length < 5; cause = cause instanceof Error ? cause.cause : undefined) {
+    messages.push(describeError(cause));
+  }
+  return messages.join(': ');
+}

@@ -32,6 +32,14 @@ export interface ClaimPass {
   readonly launch: (delivery: ClaimedDelivery) => void;
 }
 
+/** What a claiming pass came to. */
+export interface ClaimPassResult {
+  /** It stopped at the caps, or passed over endpoints at theirs: a finishing attempt will wake the dispatcher. */
+  readonly capped: boolean;
+  /** The time its last claim looked at, when it made one: whatever was due then and not claimed, it could not take. */
+  readonly lookedAt?: number | undefined;
+}
+
 /** Claims due deliveries as leases while there are free slots and work; what does not fit (or arrives after a stop) is released at once. */
 export class DeliveryClaimer {
   readonly #options: DeliveryClaimerOptions;
@@ -40,19 +48,21 @@ export class DeliveryClaimer {
     this.#options = options;
   }
 
-  /** Claims until the caps are reached or nothing more is due; resolves `true` when it stopped because of the caps (a finishing attempt will wake the dispatcher). Rejects when storage fails. */
-  async claim(pass: ClaimPass): Promise<boolean> {
+  /** Claims until the caps are reached or nothing more is due. Rejects when storage fails. */
+  async claim(pass: ClaimPass): Promise<ClaimPassResult> {
     let capped = false;
+    let lookedAt: number | undefined;
     // Endpoints found without room in this pass (an owner at its cap, say): the next round passes over them.
     const noRoom = new Set<string>();
     while (pass.running()) {
       const limit = this.#limit(pass.checkDue);
-      if (limit === 0) return true;
-      const { claimed, skipped } = await this.#claimOnce(limit, pass, noRoom);
+      if (limit === 0) return { capped: true, lookedAt };
+      const { claimed, skipped, now } = await this.#claimOnce(limit, pass, noRoom);
       capped ||= skipped;
-      if (claimed < limit) return capped;
+      lookedAt = now;
+      if (claimed < limit) return { capped, lookedAt };
     }
-    return capped;
+    return { capped, lookedAt };
   }
 
   /** How many to claim now; 0 when the caps leave no room worth a storage round trip. */
@@ -68,7 +78,7 @@ export class DeliveryClaimer {
     return Math.min(free, batchSize, knownRoom);
   }
 
-  async #claimOnce(limit: number, pass: ClaimPass, noRoom: Set<string>): Promise<{ claimed: number; skipped: boolean }> {
+  async #claimOnce(limit: number, pass: ClaimPass, noRoom: Set<string>): Promise<{ claimed: number; skipped: boolean; now: number }> {
     const { outbox, clock, owner, leaseMs, slots, throttle } = this.#options;
     const now = clock.now();
     const skipEndpoints = [...new Set([...slots.fullEndpoints(), ...throttle.blocked(now), ...noRoom])];
@@ -85,6 +95,6 @@ export class DeliveryClaimer {
       slots.noteOwner(delivery.endpointId, deliveryOwner);
     }
     if (surplus.length > 0) await outbox.release(surplus, owner);
-    return { claimed: claimed.length, skipped: skipEndpoints.length > 0 || surplus.length > 0 };
+    return { claimed: claimed.length, skipped: skipEndpoints.length > 0 || surplus.length > 0, now };
   }
 }

@@ -11,6 +11,7 @@ import type { WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { WebhookRequest, WebhookSendOutcome, WebhookTransport } from '../ports/webhook-transport.js';
 import { systemClock } from '../ports/clock.js';
 import { validate } from '../domain/validate.js';
+import { StorageError } from '../errors.js';
 import { subscriptionTargets } from './delivery-targets.js';
 import { DEFAULT_USER_AGENT } from './webhook-defaults.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
@@ -316,6 +317,26 @@ describe('WebhookDispatcher', () => {
     expect(sent).toHaveLength(2);
   });
 
+  it('does not claim every few ms while a due delivery is held by another transaction: it looks again on the poll or a wake', async () => {
+    const { transport, sent } = fakeTransport();
+    const storage = memoryStorage();
+    let claims = 0;
+    // Another transaction holds the due delivery: every claim passes over it, as SKIP LOCKED does.
+    const held = withOutbox(storage, {
+      claimDue: async () => {
+        claims++;
+        return [];
+      },
+    });
+    const store = storeWith({ transport, subscriptions: [{ url: 'http://hooks.test/held', secret: newSecret() }] }, held);
+    await store.plants.create(acme, { id: 1, name: 'P1' });
+    await eventually(() => claims > 0, 'a claim');
+    // Many times the 5 ms a re-poll would take.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(claims).toBeLessThanOrEqual(2);
+    expect(sent).toEqual([]);
+  });
+
   it('claims no more than a busy endpoint has room for: nothing is leased only to be released', async () => {
     // Each attempt takes a few ms, so slots free one by one while a backlog waits.
     const { transport, sent } = fakeTransport(() => new Promise((resolve) => setTimeout(() => resolve(answered(200)), 2)));
@@ -479,6 +500,26 @@ describe('WebhookDispatcher', () => {
     });
     expect(storageLines()[1]!.fields!['downMs']).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(lines)).not.toContain(subscription.secret);
+  });
+
+  it("logs a record that storage refused with the storage's own reason, not only the action that failed", async () => {
+    const storage = memoryStorage();
+    const refused = withOutbox(storage, {
+      recordAttempt: async () => {
+        throw new StorageError('postgres storage could not record the delivery attempts', {
+          cause: new Error('invalid byte sequence for encoding "UTF8": 0x00'),
+        });
+      },
+    });
+    const { logger, lines } = recordingLogger();
+    const { transport, sent } = fakeTransport();
+    const subscription = { url: 'http://hooks.test/a', secret: newSecret() };
+    const store = storeWith({ transport, subscriptions: [subscription] }, refused, logger);
+    await store.plants.create(acme, { id: 1, name: 'Fern' });
+    await eventually(() => sent.length === 1 && lines.some((line) => /could not record/.test(line.message)), 'the record to fail');
+    expect(lines.find((line) => /could not record/.test(line.message))?.fields).toMatchObject({
+      error: 'postgres storage could not record the delivery attempts: invalid byte sequence for encoding "UTF8": 0x00',
+    });
   });
 
   it('counts a transport that throws as a failed attempt', async () => {

@@ -9,8 +9,8 @@ import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { outsideAnyTrace } from '../tracing/tracer.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { AttemptSlots } from './attempt-slots.js';
-import { attemptDelivery, describeError, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
-import { DeliveryClaimer, slotOwner } from './delivery-claimer.js';
+import { attemptDelivery, describeFailure, THROTTLED, type AttemptContext, type AttemptResult } from './delivery-attempt.js';
+import { DeliveryClaimer, slotOwner, type ClaimPassResult } from './delivery-claimer.js';
 import type { DeliveryTargets } from './delivery-targets.js';
 import { DispatchTimer } from './dispatch-timer.js';
 import { EndpointHealth } from './endpoint-health.js';
@@ -171,7 +171,7 @@ export class WebhookDispatcher {
     const stuck = this.#slots.deliveryIds();
     this.#options.logger.warn('webhook dispatcher stopped with attempts that ignored the abort; their leases are released', { inFlight: stuck.length });
     await this.#options.outbox.release(stuck, this.owner).catch((error: unknown) => {
-      this.#options.logger.error('webhook dispatcher: could not release leases; they are retried when the lease ends', { error: describeError(error) });
+      this.#options.logger.error('webhook dispatcher: could not release leases; they are retried when the lease ends', { error: describeFailure(error) });
     });
   }
 
@@ -192,7 +192,7 @@ export class WebhookDispatcher {
         this.#pumpAgain = false;
         // Whether any tenant endpoint exists (one row at most), so the claimer knows whether the endpoint set is fixed.
         if (this.#checkDue && this.#state === 'running') this.#tenantEndpoints = ((await this.#options.endpoints?.listAll({ limit: 1 }))?.length ?? 0) > 0;
-        const capped = await this.#claimer.claim({
+        const claimed = await this.#claimer.claim({
           running: () => this.#state === 'running',
           checkDue: this.#checkDue,
           launch: (delivery) =>
@@ -209,12 +209,12 @@ export class WebhookDispatcher {
         if (opening !== undefined) this.#timer.scheduleAt(opening);
         if (this.#checkDue && this.#state === 'running') {
           this.#checkDue = false;
-          await this.#armForNextDue(capped);
+          await this.#armForNextDue(claimed);
         }
       } while (this.#pumpAgain && this.#state === 'running');
       this.#outage.succeeded();
     } catch (error) {
-      this.#outage.failed(describeError(error));
+      this.#outage.failed(describeFailure(error));
       this.#checkDue = true;
       this.#timer.scheduleAt(this.#options.clock.now() + Math.min(this.#pollIntervalMs, 1_000));
     }
@@ -231,13 +231,16 @@ export class WebhookDispatcher {
   }
 
   /** Arms the timer for the earliest due time storage knows (retries, expired leases, work from elsewhere). */
-  async #armForNextDue(capped: boolean): Promise<void> {
+  async #armForNextDue({ capped, lookedAt }: ClaimPassResult): Promise<void> {
     const next = await this.#options.outbox.nextDueAt();
     if (next === undefined || this.#state !== 'running') return;
     const now = this.#options.clock.now();
     if (next > now) this.#timer.scheduleAt(next);
     // Due but not claimed: waiting for a slot, and the completion that frees it wakes us.
-    else if (!capped) this.#timer.scheduleAt(now + 5);
+    else if (capped) return;
+    // Due only since the claim looked: claim it now. Due when it looked and not claimed: another transaction holds it (a claim
+    // that leases it, a write whose commit wakes us); the poll looks again, rather than a claim every few ms until it lets go.
+    else if (lookedAt === undefined || next > lookedAt) this.#timer.scheduleAt(now + 5);
   }
 
   /** One attempt, recorded (or, over the endpoint's rate limit, released for later); never rejects. */
@@ -260,7 +263,7 @@ export class WebhookDispatcher {
       if (outcome) await this.#health?.observe(delivery, outcome, result.startedAt);
     } catch (error) {
       // The lease runs out and the delivery is tried again: at-least-once.
-      this.#options.logger.error('webhook dispatcher: could not record an attempt, will retry', { deliveryId: delivery.id, error: describeError(error) });
+      this.#options.logger.error('webhook dispatcher: could not record an attempt, will retry', { deliveryId: delivery.id, error: describeFailure(error) });
     }
   }
 
@@ -269,7 +272,7 @@ export class WebhookDispatcher {
     try {
       if (((await queuing) ?? 0) > 0) this.wake();
     } catch (error) {
-      this.#options.logger.error('webhook dispatcher: could not queue an operational event', { error: describeError(error) });
+      this.#options.logger.error('webhook dispatcher: could not queue an operational event', { error: describeFailure(error) });
     }
   }
 }

@@ -1,0 +1,89 @@
+import type { Tables } from './tables.js';
+
+// The rule of a delivery line, written once for PostgreSQL: a line (endpoint and ordering key) has exactly one message
+// that is due or in flight, and its end makes the next one due. Every statement that puts a message in a line or ends
+// one takes its SQL from here.
+
+/**
+ * The place of the last pending message of a line (endpoint and key as SQL expressions of the statement), NULL when none is pending:
+ * a message joining the line is then due at once, else held behind it. The row is locked (FOR UPDATE): a finisher ending it or
+ * releasing the one after it waits for this statement's transaction, so it sees the message queued here; and if that finisher
+ * committed first, the row is read as it left it (no longer pending, or no longer held).
+ */
+export const lineEnd = (t: Tables, endpoint: string, key: string) => `(
+  SELECT p.line_seq FROM ${t.deliveries} AS p
+  WHERE p.status = 'pending' AND p.endpoint_id = ${endpoint} AND p.ordering_key = ${key}
+  ORDER BY p.line_seq DESC LIMIT 1
+  FOR UPDATE)`;
+
+/** The due time of a message joining a line whose end (see lineEnd) is `end`: `due` when the line is empty, else none (held). */
+export const joinedDueAt = (end: string, due: string) => `CASE WHEN ${end} IS NULL THEN ${due} END`;
+
+/** The place of a message joining the line of `key` (NULL: in none) whose end is `end`. */
+export const joinedPlace = (key: string, end: string) => `CASE WHEN ${key} IS NOT NULL THEN coalesce(${end}, 0) + 1 END`;
+
+/**
+ * A due message (`row`) may be claimed only when no other of its line is in flight (`inFlight` of `o`, the other), nor due before it
+ * (by place, then insertion). Normally the held ones wait without a due time and this is true at once; it keeps one in flight, in
+ * queue order, when two writes queued into an empty line at the same moment (a plant deleted and created again concurrently),
+ * each seeing the line empty, whichever of them committed first. Such messages share the line's first place, so only the
+ * front of the line is read (`line_seq` bounds the line index's range), however long the line is behind it.
+ */
+export const firstOfItsLine = (t: Tables, row: string, inFlight: (other: string) => string) => `
+  (${row}.ordering_key IS NULL OR NOT EXISTS (
+    SELECT FROM ${t.deliveries} AS o
+    WHERE o.status = 'pending' AND o.endpoint_id = ${row}.endpoint_id AND o.ordering_key = ${row}.ordering_key
+      AND o.next_attempt_at IS NOT NULL AND o.id <> ${row}.id AND o.line_seq <= ${row}.line_seq
+      AND ((o.line_seq, o.seq) < (${row}.line_seq, ${row}.seq) OR ${inFlight('o')})))`;
+
+/** A claim's guard at `now`: a live lease is in flight. */
+export const claimableInLine = (t: Tables, row: string, now: string) => firstOfItsLine(t, row, (other) => `${other}.lease_expires_at > ${now}`);
+
+/**
+ * Parameters: endpoint ids, ordering keys, end times (parallel arrays): lines whose due or in-flight message just ended. The first
+ * held message of each becomes due at that time, unless another of the line is still due or in flight. Run in the transaction that
+ * ended them, as a statement of its own, so it sees a message queued into the line by a transaction that held the ended one's
+ * lock (see lineEnd).
+ */
+export const releaseNextSql = (t: Tables) => `
+  UPDATE ${t.deliveries} AS d SET next_attempt_at = ended.at
+  FROM unnest($1::text[], $2::text[], $3::bigint[]) AS ended (endpoint_id, ordering_key, at)
+  WHERE d.id = (
+    SELECT id FROM ${t.deliveries}
+    WHERE status = 'pending' AND endpoint_id = ended.endpoint_id AND ordering_key = ended.ordering_key AND next_attempt_at IS NULL
+    ORDER BY line_seq, seq LIMIT 1)
+  AND NOT EXISTS (
+    SELECT FROM ${t.deliveries}
+    WHERE status = 'pending' AND endpoint_id = ended.endpoint_id AND ordering_key = ended.ordering_key AND next_attempt_at IS NOT NULL)`;
+
+/**
+ * Parameters: endpoint id. A statement that puts messages in an endpoint's lines takes the endpoint row's KEY SHARE lock (writes
+ * do not wait on each other); ending the endpoint's lines takes its FOR UPDATE lock, so the two never overlap: either the end
+ * sees the messages queued, or the writer sees the endpoint disabled or gone. Operator subscriptions have no row: nothing to lock.
+ */
+export const shareEndpointSql = (t: Tables) => `SELECT FROM ${t.endpoints} WHERE id = $1 FOR KEY SHARE`;
+
+export const lockEndpointSql = (t: Tables) => `SELECT FROM ${t.endpoints} WHERE id = $1 FOR UPDATE`;
+
+/**
+ * Parameters: endpoint id, at, error. Ends every pending message of the endpoint (all its lines, and those in none) as failed, each
+ * with a last attempt saying why. Run after `lockEndpointSql` (or the endpoint's DELETE) in the same transaction, as a statement of
+ * its own: its snapshot then holds every message a writer queued before the lock was granted. Rows are locked line by line in
+ * queue order, the order a recorder ending a message and releasing the next takes them in, so the two never deadlock.
+ */
+export const endEndpointSql = (t: Tables) => `
+  WITH doomed AS (
+    SELECT id FROM ${t.deliveries}
+    WHERE endpoint_id = $1 AND status = 'pending'
+    ORDER BY ordering_key, line_seq, seq
+    FOR UPDATE
+  ), ended AS (
+    UPDATE ${t.deliveries} AS d
+    SET status = 'failed', attempt_count = d.attempt_count + 1, next_attempt_at = NULL,
+        lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
+    FROM doomed WHERE d.id = doomed.id
+    RETURNING d.id
+  )
+  INSERT INTO ${t.attempts} (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
+  SELECT e.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM ${t.attempts} AS a WHERE a.delivery_id = e.id), $2, 0, NULL, $3, false
+  FROM ended AS e`;

@@ -1,0 +1,40 @@
+// The rule of a delivery line, written once for SQLite: a line (endpoint and ordering key) has exactly one message that
+// is due or in flight, and its end makes the next one due. Every statement that puts a message in a line or ends one
+// takes its SQL from here. Writes take the database's one write lock, so no two of them interleave.
+
+/**
+ * The last place taken in a line (the endpoint and key given as SQL expressions), NULL when no
+ * delivery of the line is pending: a new one is then due at once, else it is held (no due time) behind the others.
+ */
+export const lineEnd = (endpoint: string, key: string) => `(
+  SELECT max(p.line_seq) FROM webhook_deliveries AS p INDEXED BY webhook_deliveries_line
+  WHERE p.status = 'pending' AND p.endpoint_id = ${endpoint} AND p.ordering_key = ${key})`;
+
+/** The due time of a message joining a line whose end (see lineEnd) is `end`: `due` when the line is empty, else none (held). */
+export const joinedDueAt = (end: string, due: string) => `CASE WHEN ${end} IS NULL THEN ${due} END`;
+
+/** The place of a message joining the line of `key` (NULL: in none) whose end is `end`. */
+export const joinedPlace = (key: string, end: string) => `CASE WHEN ${key} IS NOT NULL THEN coalesce(${end}, 0) + 1 END`;
+
+/** The first held delivery of a line becomes due at @at, unless one of the line is still due or in flight. */
+export const RELEASE_NEXT_IN_LINE = `
+  UPDATE webhook_deliveries SET next_attempt_at = @at
+  WHERE id = (
+    SELECT id FROM webhook_deliveries INDEXED BY webhook_deliveries_line
+    WHERE status = 'pending' AND endpoint_id = @endpoint AND ordering_key = @key AND next_attempt_at IS NULL
+    ORDER BY line_seq LIMIT 1)
+  AND NOT EXISTS (
+    SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_line
+    WHERE status = 'pending' AND endpoint_id = @endpoint AND ordering_key = @key AND next_attempt_at IS NOT NULL)`;
+
+/** Parameters: at, error, endpoint id. Run before {@link END_ENDPOINT_DELIVERIES}, while the deliveries are still pending. */
+export const END_ENDPOINT_ATTEMPTS = `
+  INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
+  SELECT d.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM webhook_attempts AS a WHERE a.delivery_id = d.id), ?, 0, NULL, ?, 0
+  FROM webhook_deliveries AS d WHERE d.endpoint_id = ? AND d.status = 'pending'`;
+
+/** Parameters: at, endpoint id. Every pending message of the endpoint (its lines and the rest) ends as failed. */
+export const END_ENDPOINT_DELIVERIES = `
+  UPDATE webhook_deliveries
+  SET status = 'failed', attempt_count = attempt_count + 1, next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+  WHERE endpoint_id = ? AND status = 'pending'`;
