@@ -1,4 +1,5 @@
 import type { StuckLine, StuckLineKey } from '@plant-store/core/adapter';
+import { BOUND_LIMIT } from './bound-limit.js';
 import type { PreparedStatements } from './prepared-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
@@ -17,7 +18,7 @@ const STUCK_LINES = `
       WHERE d.status = 'pending' AND d.endpoint_id = h.endpoint_id AND d.ordering_key = h.ordering_key AND d.next_attempt_at IS NOT NULL)
   GROUP BY h.endpoint_id, h.ordering_key
   ORDER BY oldest, h.endpoint_id, h.ordering_key
-  LIMIT ?`;
+  LIMIT ${BOUND_LIMIT}`;
 
 /** The line's first waiting message becomes due at @now, only while nothing of the line is due or in flight. */
 const RELEASE_LINE = `
