@@ -126,7 +126,7 @@ describe('plant-store webhooks (in process)', () => {
   it('re-queues a failed delivery, which a running service then sends', async () => {
     const { status, stdout } = await run(['retry', failedId, '--db', db]);
     expect(status).toBe(0);
-    expect(stdout).toBe(`re-queued ${failedId} (1 attempt so far)\n`);
+    expect(stdout).toBe(`re-queued ${failedId} (1 attempt so far, counted by the retry schedule: one attempt if its retries ran out)\n`);
     const again = await run(['retry', failedId, '--db', db]);
     expect(again.status).toBe(1);
     expect(again.stderr).toContain('is pending');

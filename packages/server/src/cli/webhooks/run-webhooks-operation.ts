@@ -81,7 +81,7 @@ async function retry(store: PlantStore, id: string, io: CliIo): Promise<number> 
     return 1;
   }
   await store.allTenants.webhooks.requeue(id);
-  io.stdout.write(`re-queued ${id} (${attempts(delivery.attemptCount)} so far)\n`);
+  io.stdout.write(`re-queued ${id} (${attempts(delivery.attemptCount)} so far, counted by the retry schedule: one attempt if its retries ran out)\n`);
   return 0;
 }
 

@@ -22,7 +22,9 @@ list       deliveries, newest first, with tenant, status, attempts and last
 get        one delivery: its payload and every attempt with its status code,
            error and the start of the receiver's answer
            (--json: one line in the shapes of the HTTP API, with the tenant)
-retry      puts a failed delivery back in the queue
+retry      puts a failed delivery back in the queue; its attempts so far
+           count toward the retry schedule, so one whose retries ran out
+           gets exactly one attempt (so do resend and recover)
 resend     queues a delivery again whatever its state, with the same webhook-id
 recover    queues again every failed delivery to a tenant endpoint created at
            or after --since: an RFC 3339 time (2026-01-02T03:04:05Z) or a
