@@ -179,7 +179,9 @@ describe.skipIf(!postgresAvailable)('plant-store portal-link on PostgreSQL (stor
     ]) {
       const exit = await runCli([...args, ...flags]);
       expect(exit).toMatchObject({ code: 1, stdout: '' });
-      expect(exit.stderr).toMatch(new RegExp(`^error: .*schema ${typo} does not exist or holds no Plant Store tables\\n$`));
+      expect(exit.stderr).toMatch(
+        new RegExp(`^error: PLANT_STORE_DB_SCHEMA \\(--db-schema\\): .*schema ${typo} does not exist or holds no Plant Store tables\\n$`),
+      );
     }
     const created = await withClient((client) => client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [typo]));
     expect(created.rowCount).toBe(0);
@@ -189,6 +191,8 @@ describe.skipIf(!postgresAvailable)('plant-store portal-link on PostgreSQL (stor
     await withClient((client) => client.query(`DELETE FROM "${old}".kysely_migration WHERE name = (SELECT max(name) FROM "${old}".kysely_migration)`));
     const exit = await runCli(['webhooks', 'list', '--storage', 'postgres', '--database-url', TEST_DATABASE_URL, '--db-schema', old]);
     expect(exit.code).toBe(1);
-    expect(exit.stderr).toMatch(/schema \S+ is at version \S+, this plant-store expects \S+ \(plant-store serve migrates an older schema\)\n$/);
+    expect(exit.stderr).toMatch(
+      /^error: PLANT_STORE_DB_SCHEMA \(--db-schema\): .*schema \S+ is at version \S+, this plant-store expects \S+ \(plant-store serve migrates an older schema\)\n$/,
+    );
   });
 });

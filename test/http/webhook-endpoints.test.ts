@@ -429,7 +429,8 @@ describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['post
     });
     afterAll(() => server.close());
     const call = (method: string, path: string, body: unknown) => api(server.url, method, path, { token: TOKENS.owner, body: JSON.stringify(body) });
-    const SERVICE = /is set by the service on every attempt \(as are content-type, content-length, host, user-agent, traceparent, tracestate, plant-store-event\)$/;
+    const SERVICE =
+      /is set by the service on every attempt \(as are content-type, content-length, host, user-agent, traceparent, tracestate, plant-store-event\)$/;
     const WEBHOOK = /is set by the service \(every webhook-\* header is Standard Webhooks' own\)$/;
     const OWNED = "governs the connection or the request's framing, which the service's HTTP client owns";
     const CONNECTION = new RegExp(`${OWNED} \\(as do connection, keep-alive, transfer-encoding, te, trailer, upgrade, http2-settings, expect\\)$`);

@@ -8,8 +8,11 @@ export function endpointTable(endpoints: readonly WebhookEndpoint[]): string {
     endpoint.tenant,
     endpoint.status,
     endpoint.eventTypes.join(','),
+    endpoint.ordering,
+    // Names only: values may be credentials.
+    Object.keys(endpoint.headers ?? {}).join(',') || '-',
     endpoint.url,
     endpoint.disabledReason ?? '-',
   ]);
-  return textTable(['ID', 'TENANT', 'STATUS', 'EVENTS', 'URL', 'DISABLED REASON'], rows);
+  return textTable(['ID', 'TENANT', 'STATUS', 'EVENTS', 'ORDERING', 'HEADERS', 'URL', 'DISABLED REASON'], rows);
 }

@@ -15,8 +15,8 @@ export const webhooksUsage = `Usage:
 Operator tools over the storage of the service (every tenant). A running
 service sends what they queue within about a second.
 
-list       deliveries, newest first, with tenant, status, attempts and last
-           result (--limit defaults to 100); --endpoint keeps those to one
+list       deliveries, newest first, with tenant, event type, status,
+           attempts and last result (--limit defaults to 100); --endpoint keeps those to one
            endpoint or subscription id, --tenant those to the tenant's own
            endpoints
 get        one delivery: its payload and every attempt with its status code,
@@ -34,7 +34,8 @@ prune      deletes delivered and failed deliveries (never pending ones), with
            12h, 90m); by default ${SETTINGS.webhookRetention.env}
            (default: ${SETTINGS.webhookRetention.default}). A running service does this by itself.
 endpoints  tenants' webhook endpoints: list them (ascending id, --limit
-           defaults to 100), disable one (its pending deliveries end as
+           defaults to 100; with their ordering and custom header names,
+           never the values), disable one (its pending deliveries end as
            failed) or enable it again (then recover resends what failed)
 
 Storage (as for plant-store serve; a flag wins over its variable):
