@@ -31,7 +31,8 @@ export async function runWebhooksOperation(store: PlantStore, command: WebhooksO
       return prune(store, command.olderThan, io);
     case 'endpoints list': {
       const page = await store.allTenants.webhooks.listEndpoints(definedOnly({ limit: command.limit, after: command.after }));
-      io.stdout.write(command.json ? jsonLine(page.endpoints.map(withTenant(endpointJson))) : endpointTable(page.endpoints));
+      if (command.json) io.stdout.write(jsonLine(page.endpoints.map(withTenant(endpointJson))));
+      else io.stdout.write(endpointTable(page.endpoints, await store.allTenants.webhooks.signatureKinds(page.endpoints.map((endpoint) => endpoint.id))));
       if (page.nextAfter !== undefined && !command.json) io.stdout.write(`more: --after ${page.nextAfter}\n`);
       return 0;
     }

@@ -34,8 +34,8 @@ prune      deletes delivered and failed deliveries (never pending ones), with
            12h, 90m); by default ${SETTINGS.webhookRetention.env}
            (default: ${SETTINGS.webhookRetention.default}). A running service does this by itself.
 endpoints  tenants' webhook endpoints: list them (ascending id, --limit
-           defaults to 100; with their ordering and custom header names,
-           never the values), disable one (its pending deliveries end as
+           defaults to 100; with their ordering, signature kind and custom
+           header names, never the values), disable one (its pending deliveries end as
            failed) or enable it again (then recover resends what failed)
 
 Storage (as for plant-store serve; a flag wins over its variable):
