@@ -122,11 +122,24 @@ describe('webhookHttpTransport through a CONNECT proxy', () => {
     expect(target.received.map((hit) => hit.path)).toEqual(['/direct', '/proxied']);
   });
 
+  it('with "env", records a proxy variable that is not a proxy URL as an egress failure, without echoing it', async () => {
+    const target = await receiver();
+    vi.stubEnv('HTTP_PROXY', 'socks5://egress:hunter2@proxy.internal:1080');
+    vi.stubEnv('NO_PROXY', '');
+    expect(await webhookHttpTransport({ proxy: 'env' }).send(request(target.url()))).toEqual({
+      kind: 'retry',
+      reason: 'proxy failed: the webhook proxy must be an http:// or https:// URL such as http://proxy.internal:3128',
+      egressFailed: true,
+    });
+    expect(target.received).toEqual([]);
+  });
+
   it('refuses a proxy setting that is not a proxy URL, without echoing it', () => {
     for (const setting of ['proxy.internal:3128', 'socks5://user:pw@proxy.internal', 'not a url']) {
       expect(() => webhookHttpTransport({ proxy: setting })).toThrow(
-        new TypeError('the webhook proxy must be an http:// or https:// URL such as http://proxy.internal:3128'),
+        /^the webhook proxy must be an http:\/\/ or https:\/\/ URL such as http:\/\/proxy\.internal:3128$/,
       );
+      expect(() => webhookHttpTransport({ proxy: setting })).toThrow(TypeError);
     }
   });
 });

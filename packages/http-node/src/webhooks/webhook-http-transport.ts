@@ -4,7 +4,15 @@ import { ATTEMPT_RESPONSE_MAX_BYTES, literalHostAddress, type WebhookRequest, ty
 import { DESTINATION_NOT_ALLOWED, type GuardedLookupOptions, guardedLookup, refusesLiteral, resolveGuarded } from './guarded-lookup.js';
 import { httpStatusOutcome } from './http-status-outcome.js';
 import { ResponseSnippet } from './response-snippet.js';
-import { type ProxyChoice, type ProxyConnectAnswer, ProxyAgents, proxyChoice, proxyFailedReason, proxyRefusedReason } from './webhook-proxy.js';
+import {
+  type ProxyChoice,
+  type ProxyConnectAnswer,
+  ProxyAgents,
+  ProxySettingError,
+  proxyChoice,
+  proxyFailedReason,
+  proxyRefusedReason,
+} from './webhook-proxy.js';
 
 export interface WebhookHttpTransportOptions {
   /** Most sockets open to one receiver (host and port) at once; more requests queue. @default 64 */
@@ -104,7 +112,7 @@ async function routeTo(url: URL, request: WebhookRequest, context: SendContext):
 
 /** No route: a refused or unresolvable name (as on a direct connection), or a proxy setting from the environment that is not a proxy URL. */
 function unroutable(error: NodeJS.ErrnoException): WebhookSendOutcome {
-  if (error instanceof TypeError) return { kind: 'retry', reason: `proxy failed: ${error.message}`, egressFailed: true };
+  if (error instanceof ProxySettingError) return { kind: 'retry', reason: `proxy failed: ${error.message}`, egressFailed: true };
   return { kind: 'retry', reason: describe(error) };
 }
 

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { getProxyForUrl } from 'proxy-from-env';
 
-/** The proxy an attempt to `receiver` goes through, or `undefined` to connect directly; throws a `TypeError` when the proxy setting is not a proxy URL. */
+/** The proxy an attempt to `receiver` goes through, or `undefined` to connect directly; throws a `ProxySettingError` when the setting is not a proxy URL. */
 export type ProxyChoice = (receiver: URL) => URL | undefined;
 
 /** Read from the environment for each attempt: `HTTPS_PROXY`/`HTTP_PROXY` (by the receiver's scheme), `NO_PROXY`. */
@@ -24,12 +24,18 @@ export function proxyChoice(setting: string | undefined): ProxyChoice {
   return () => proxy;
 }
 
-/** An `http://` or `https://` proxy URL; the error never echoes the value: it may hold a password. */
+/** A proxy setting that is not a proxy URL; the message never echoes the value: it may hold a password. */
+export class ProxySettingError extends TypeError {
+  constructor() {
+    super('the webhook proxy must be an http:// or https:// URL such as http://proxy.internal:3128');
+    this.name = 'ProxySettingError';
+  }
+}
+
+/** An `http://` or `https://` proxy URL, or a `ProxySettingError`. */
 export function proxyUrl(value: string): URL {
   const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    throw new TypeError('the webhook proxy must be an http:// or https:// URL such as http://proxy.internal:3128');
-  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') throw new ProxySettingError();
   return url;
 }
 
