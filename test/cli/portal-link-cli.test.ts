@@ -179,7 +179,9 @@ describe.skipIf(!postgresAvailable)('plant-store portal-link on PostgreSQL (stor
     ]) {
       const exit = await runCli([...args, ...flags]);
       expect(exit).toMatchObject({ code: 1, stdout: '' });
-      expect(exit.stderr).toMatch(new RegExp(`^error: .*schema ${typo} does not exist or holds no Plant Store tables: migrate it: .*\\n$`));
+      expect(exit.stderr).toMatch(
+        new RegExp(`^error: PLANT_STORE_DB_SCHEMA \\(--db-schema\\): .*schema ${typo} does not exist or holds no Plant Store tables: migrate it: .*\\n$`),
+      );
     }
     const created = await withClient((client) => client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [typo]));
     expect(created.rowCount).toBe(0);
@@ -190,7 +192,7 @@ describe.skipIf(!postgresAvailable)('plant-store portal-link on PostgreSQL (stor
     const exit = await runCli(['webhooks', 'list', '--storage', 'postgres', '--database-url', TEST_DATABASE_URL, '--db-schema', old]);
     expect(exit.code).toBe(1);
     expect(exit.stderr).toMatch(
-      /schema \S+ is at version \S+, this plant-store expects \S+: migrate it: open the storage once with migrate: true \(plant-store serve does\).*\n$/,
+      /^error: PLANT_STORE_DB_SCHEMA \(--db-schema\): .*schema \S+ is at version \S+, this plant-store expects \S+: migrate it: open the storage once with migrate: true \(plant-store serve does\).*\n$/,
     );
   });
 });

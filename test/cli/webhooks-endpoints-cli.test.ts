@@ -86,9 +86,13 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
     expect(listed.stderr).toBe('');
     expect(listed.status).toBe(0);
     const lines = listed.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+EVENTS\s+URL\s+DISABLED REASON$/);
-    expect(lines.find((line) => line.startsWith(acmeEndpoint))).toMatch(/\sacme\s+enabled\s+plant\.created,plant\.deleted\s+https:\/\/example\.com\/acme\s+-$/);
-    expect(lines.find((line) => line.startsWith(globexEndpoint))).toMatch(/\sglobex\s+enabled\s+plant\.created\s+https:\/\/example\.com\/globex\s+-$/);
+    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+EVENTS\s+ORDERING\s+SIGNATURE\s+HEADERS\s+URL\s+DISABLED REASON$/);
+    expect(lines.find((line) => line.startsWith(acmeEndpoint))).toMatch(
+      /\sacme\s+enabled\s+plant\.created,plant\.deleted\s+none\s+hmac\s+-\s+https:\/\/example\.com\/acme\s+-$/,
+    );
+    expect(lines.find((line) => line.startsWith(globexEndpoint))).toMatch(
+      /\sglobex\s+enabled\s+plant\.created\s+none\s+hmac\s+-\s+https:\/\/example\.com\/globex\s+-$/,
+    );
     const [firstId, secondId] = [acmeEndpoint, globexEndpoint].sort();
     const page = await run(['endpoints', 'list', '--limit', '1', ...target.flags]);
     expect(page.stdout).toContain(firstId);
@@ -156,8 +160,8 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
     const byTenant = await spawnCliToExit(['webhooks', 'list', '--tenant', 'globex', ...target.flags]);
     expect(byTenant).toMatchObject({ code: 0, stderr: '' });
     const rows = byTenant.stdout.trimEnd().split('\n');
-    expect(rows[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+/);
-    expect(rows.slice(1)).toEqual([expect.stringMatching(new RegExp(`^msg_\\S+\\s+globex\\s+pending\\s.*${globexEndpoint}$`))]);
+    expect(rows[0]).toMatch(/^ID\s+TENANT\s+EVENT\s+STATUS\s+/);
+    expect(rows.slice(1)).toEqual([expect.stringMatching(new RegExp(`^msg_\\S+\\s+globex\\s+plant\\.created\\s+pending\\s.*${globexEndpoint}$`))]);
 
     const byEndpoint = await spawnCliToExit(['webhooks', 'list', '--endpoint', acmeEndpoint, '--json', ...target.flags]);
     expect(byEndpoint).toMatchObject({ code: 0, stderr: '' });

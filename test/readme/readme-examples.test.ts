@@ -34,6 +34,8 @@ const EXAMPLES = [
   { file: 'docs/authentication.md', heading: 'Tokens', language: 'json' },
   { file: 'docs/webhooks.md', heading: 'Subscribing', language: 'json' },
   { file: 'docs/webhooks.md', heading: 'A receiver', language: 'js' },
+  { file: 'docs/webhooks.md', heading: 'A receiver for Ed25519 endpoints', language: 'js' },
+  { file: 'docs/webhooks.md', heading: 'Ed25519 with node:crypto alone', language: 'js' },
   { file: 'docs/client.md', heading: 'Example', language: 'ts' },
   { file: 'docs/client.md', heading: 'Generated clients', language: 'ts' },
   { file: 'docs/client.md', heading: 'Verifying webhooks', language: 'ts' },
@@ -256,6 +258,20 @@ describe('typed client and receivers', () => {
     { file: 'README.md', heading: 'Receiving webhooks', language: 'ts', kind: 'hmac', printed: 'new plant 9223372036854775807n webhook-id msg_readme\n' },
     { file: 'README.md', heading: 'Receiving webhooks', language: 'ts', kind: 'ed25519', printed: 'new plant 9223372036854775807n webhook-id msg_readme\n' },
     { file: 'docs/webhooks.md', heading: 'A receiver', language: 'js', kind: 'hmac', printed: 'new plant {"id":9223372036854775807,"name":"Fern"}\n' },
+    {
+      file: 'docs/webhooks.md',
+      heading: 'A receiver for Ed25519 endpoints',
+      language: 'js',
+      kind: 'ed25519',
+      printed: 'new plant {"id":9223372036854775807,"name":"Fern"}\n',
+    },
+    {
+      file: 'docs/webhooks.md',
+      heading: 'Ed25519 with node:crypto alone',
+      language: 'js',
+      kind: 'ed25519',
+      printed: 'new plant {"id":9223372036854775807,"name":"Fern"}\n',
+    },
   ] as const)(
     '$file $heading ($kind): the receiver accepts a signed webhook and refuses a tampered one',
     async ({ file, heading, language, kind, printed }) => {

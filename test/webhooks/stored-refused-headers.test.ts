@@ -42,7 +42,7 @@ describe.each(STORAGE_KINDS)('an endpoint stored with a Trailer header (%s stora
     expect(failed.attempts).toHaveLength(3);
     for (const attempt of failed.attempts) {
       expect(attempt.error).toBe(
-        "headers.Trailer governs the connection or the request's framing, which the service's HTTP client owns (as does every proxy-* header); replace the endpoint's headers",
+        "headers.Trailer governs the connection or the request's framing, which the service's HTTP client owns (as do connection, keep-alive, transfer-encoding, te, trailer, upgrade, http2-settings, expect); replace the endpoint's headers",
       );
     }
     expect(receiver.received).toEqual([]);

@@ -52,11 +52,11 @@ describe('plant-store webhooks (in process)', () => {
     expect(stderr).toBe('');
     expect(status).toBe(0);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+ATTEMPTS\s+CREATED\s+NEXT ATTEMPT\s+LAST RESULT\s+ENDPOINT$/);
+    expect(lines[0]).toMatch(/^ID\s+TENANT\s+EVENT\s+STATUS\s+ATTEMPTS\s+CREATED\s+NEXT ATTEMPT\s+LAST RESULT\s+ENDPOINT$/);
     expect(lines).toHaveLength(5);
     expect(lines.slice(1, 3).every((line) => line.includes('pending'))).toBe(true);
     const failedLine = lines.find((line) => line.startsWith(failedId))!;
-    expect(failedLine).toMatch(/\sacme\s+failed\s+1\b.*410 Gone/);
+    expect(failedLine).toMatch(/\sacme\s+plant\.created\s+failed\s+1\b.*410 Gone/);
     expect(failedLine.endsWith(` ${subscriptionId(subscriptions[1]!.url)}`)).toBe(true);
     expect(lines.find((line) => line.startsWith(deliveredId))).toMatch(/\bdelivered\s+1\b.*\s204\s+sub_[0-9a-f]{24}$/);
   });
@@ -126,7 +126,7 @@ describe('plant-store webhooks (in process)', () => {
   it('re-queues a failed delivery, which a running service then sends', async () => {
     const { status, stdout } = await run(['retry', failedId, '--db', db]);
     expect(status).toBe(0);
-    expect(stdout).toBe(`re-queued ${failedId} (1 attempt so far)\n`);
+    expect(stdout).toBe(`re-queued ${failedId} (1 attempt so far, counted by the retry schedule: one attempt if its retries ran out)\n`);
     const again = await run(['retry', failedId, '--db', db]);
     expect(again.status).toBe(1);
     expect(again.stderr).toContain('is pending');
@@ -147,6 +147,28 @@ describe('plant-store webhooks (in process)', () => {
     } finally {
       await service.close();
     }
+  });
+
+  it("lists endpoints with their ordering, signature kind and custom header names, never the headers' values", async () => {
+    const store = createPlantStore({ storage: await sqliteStorage({ path: db }) });
+    const { endpoint } = await store.webhooks.endpoints.create(acme, {
+      url: 'https://example.com/ordered',
+      ordering: 'plant',
+      headers: { 'X-Team': 'garden', Authorization: 'Bearer receiver-token' },
+    });
+    const { endpoint: signed } = await store.webhooks.endpoints.create(acme, { url: 'https://example.com/signed', signature: 'ed25519' });
+    await store.close();
+    const { status, stdout } = await run(['endpoints', 'list', '--db', db]);
+    expect(status).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+EVENTS\s+ORDERING\s+SIGNATURE\s+HEADERS\s+URL\s+DISABLED REASON$/);
+    expect(lines.find((line) => line.startsWith(endpoint.id))).toMatch(
+      /\sacme\s+enabled\s+plant\.created\s+plant\s+hmac\s+X-Team,Authorization\s+https:\/\/example\.com\/ordered\s+-$/,
+    );
+    expect(lines.find((line) => line.startsWith(signed.id))).toMatch(
+      /\sacme\s+enabled\s+plant\.created\s+none\s+ed25519\s+-\s+https:\/\/example\.com\/signed\s+-$/,
+    );
+    expect(stdout).not.toContain('receiver-token');
   });
 });
 

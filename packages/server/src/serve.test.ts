@@ -1,6 +1,8 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { connectProxy } from '../../../test/support/connect-proxy.js';
 import { startOtlpSink } from '../../../test/support/otlp-sink.js';
+import { startReceiver } from '../../../test/support/webhook-receiver.js';
 import { ConfigurationError } from '@plant-store/core';
 import { loadConfig } from './config/load-config.js';
 import { ListenError, serve, type ServeHandle } from './serve.js';
@@ -64,6 +66,26 @@ describe('serve (in-process)', () => {
     const refused = await create();
     expect(refused.status).toBe(422);
     expect(await refused.json()).toMatchObject({ error: 422, message: expect.stringContaining('1') });
+  });
+
+  it('sends webhook attempts through the configured proxy', async () => {
+    const [proxy, receiver] = await Promise.all([connectProxy(), startReceiver()]);
+    try {
+      const subscriptions = JSON.stringify([{ url: receiver.url('/hook'), secret: receiver.secret }]);
+      const config = loadConfig(['--port=0', '--storage=memory', '--tokens=a=b', `--webhooks=${subscriptions}`, `--webhook-proxy=${proxy.url}`], {});
+      const handle = await serve(config, { stdout: buffer().sink, stderr: buffer().sink, env: {} });
+      handles.push(handle);
+      const created = await fetch(`${handle.url}/plants`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer a', 'content-type': 'application/json' },
+        body: '{"id":1,"name":"Fern"}',
+      });
+      expect(created.status).toBe(200);
+      await receiver.waitFor(1);
+      expect(proxy.connects).toEqual([`127.0.0.1:${receiver.port}`]);
+    } finally {
+      await Promise.all([proxy.close(), receiver.close()]);
+    }
   });
 
   it('creates a development token for tenant "default" outside production', async () => {

@@ -155,7 +155,7 @@ function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
   return {
     subscriptions: config.webhooks,
     // The dispatcher sets user-agent on every request, so the transport needs no default of its own.
-    transport: webhookHttpTransport(),
+    transport: webhookHttpTransport(config.webhookProxy === undefined ? {} : { proxy: config.webhookProxy }),
     userAgent: `plant-store/${version}`,
     retrySchedule: config.webhookRetryMs,
     timeoutMs: config.webhookTimeoutMs,

@@ -29,6 +29,8 @@ export type WebhookSendOutcome =
   ) & {
     /** The start of the receiver's answer body as text (at most `ATTEMPT_RESPONSE_MAX_BYTES` of UTF-8, cut on a character boundary); absent when it sent none. Kept in the attempt log for the tenant to read. */
     readonly response?: string;
+    /** The operator's egress failed (e.g. its proxy was down or refused the tunnel), not the receiver: retried as usual, but not counted toward disabling the endpoint. */
+    readonly egressFailed?: true;
   };
 
 /** How much of a receiver's answer an attempt keeps: 1 KiB of UTF-8. */

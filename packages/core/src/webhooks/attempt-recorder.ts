@@ -10,6 +10,9 @@ export interface AttemptRecorderOptions {
   readonly logger: Logger;
 }
 
+/** The outcome applied, and whether the attempt failed in the operator's egress (then it says nothing about the receiver's health). */
+export type RecordedOutcome = AttemptOutcome & { readonly egressFailed?: true };
+
 /** Why an interrupted attempt is in the log. */
 const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped';
 
@@ -22,7 +25,7 @@ export class AttemptRecorder {
   }
 
   /** Records the attempt; resolves with the outcome applied, or `undefined` when the lease was lost (another dispatcher's attempt counts). Rejects when storage fails. */
-  async record(delivery: ClaimedDelivery, result: AttemptResult): Promise<AttemptOutcome | undefined> {
+  async record(delivery: ClaimedDelivery, result: AttemptResult): Promise<RecordedOutcome | undefined> {
     // An interrupted attempt is not the receiver's fault: due again at once, and no retry is used up.
     const { outcome, error } = result.interrupted
       ? { outcome: { status: 'interrupted' } as const, error: INTERRUPTED_ERROR }
@@ -40,11 +43,12 @@ export class AttemptRecorder {
       logger.warn('webhook attempt not recorded: lease lost', { deliveryId: delivery.id });
       return undefined;
     }
-    this.#log(delivery, outcome, error);
-    return outcome;
+    const egressFailed = result.outcome.egressFailed === true && outcome.status !== 'interrupted';
+    this.#log(delivery, outcome, error, egressFailed);
+    return egressFailed ? { ...outcome, egressFailed } : outcome;
   }
 
-  #log(delivery: ClaimedDelivery, outcome: AttemptOutcome, error: string | undefined): void {
+  #log(delivery: ClaimedDelivery, outcome: AttemptOutcome, error: string | undefined, egressFailed: boolean): void {
     const { logger } = this.#options;
     const attempt = delivery.attemptCount + 1;
     if (outcome.status === 'delivered') {
@@ -52,8 +56,10 @@ export class AttemptRecorder {
       return;
     }
     // The endpoint id, never its URL: URLs may carry credentials in their path or query.
-    const fields = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt, error };
+    const fields = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt, error, ...(egressFailed ? { cause: 'egress' } : {}) };
     if (outcome.status === 'interrupted') logger.info('webhook attempt interrupted by shutdown; due again at once', fields);
+    // The operator's to fix (the receiver never saw it): a warning even while retries remain.
+    else if (egressFailed && outcome.status === 'pending') logger.warn('webhook attempt failed in egress (not the receiver), will retry', fields);
     else if (outcome.status === 'pending') logger.info('webhook attempt failed, will retry', fields);
     else logger.warn('webhook delivery failed, no more attempts', fields);
   }

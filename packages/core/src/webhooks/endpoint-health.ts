@@ -1,7 +1,8 @@
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
-import type { AttemptOutcome, NewDelivery } from '../ports/webhook-outbox.js';
+import type { NewDelivery } from '../ports/webhook-outbox.js';
+import type { RecordedOutcome } from './attempt-recorder.js';
 import { isTenantEndpointId } from './endpoints/webhook-endpoint.js';
 
 export interface EndpointHealthOptions {
@@ -22,9 +23,9 @@ export class EndpointHealth {
     this.#options = options;
   }
 
-  /** Notes the outcome of an attempt that started at `at`; rejects when storage fails. */
-  async observe(delivery: NewDelivery, outcome: AttemptOutcome, at: number): Promise<void> {
-    if (!isTenantEndpointId(delivery.endpointId) || outcome.status === 'interrupted') return;
+  /** Notes the outcome of an attempt that started at `at` (neither an interrupted one nor one that failed in egress says anything about the receiver); rejects when storage fails. */
+  async observe(delivery: NewDelivery, outcome: RecordedOutcome, at: number): Promise<void> {
+    if (!isTenantEndpointId(delivery.endpointId) || outcome.status === 'interrupted' || outcome.egressFailed) return;
     const { endpoints, disableAfterMs } = this.#options;
     const note = { at, succeeded: outcome.status === 'delivered', exhausted: outcome.status === 'failed' };
     const health = await endpoints.noteAttempt(delivery.endpointId, note);

@@ -141,6 +141,12 @@ export class WebhookAdmin {
     return endpointPage(await this.#options.endpoints.listAll({ after, limit: limit + 1 }), limit);
   }
 
+  /** How each of these endpoints signs: `ed25519` (`v1a`) or `hmac` (`v1`); unknown ids are left out. One read each: meant for a page of them. */
+  async signatureKinds(ids: readonly string[]): Promise<ReadonlyMap<string, 'hmac' | 'ed25519'>> {
+    const entries = await Promise.all(ids.map(async (id) => [id, await this.#options.endpoints.find(id)] as const));
+    return new Map(entries.flatMap(([id, entry]) => (entry ? [[id, entry.secrets.current.startsWith('whsk_') ? 'ed25519' : 'hmac'] as const] : [])));
+  }
+
   /** Enables or disables any tenant's endpoint (disabling ends its pending deliveries as failed). */
   async setEndpointStatus(id: string, status: WebhookEndpointStatus, reason?: string): Promise<WebhookEndpoint> {
     const disabledReason = status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined;

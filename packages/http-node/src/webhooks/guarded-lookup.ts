@@ -52,6 +52,12 @@ export function guardedLookup(options: GuardedLookupOptions = {}): LookupFunctio
   };
 }
 
+/** The address a guarded connection to `hostname` would use (the first resolved, every one checked), for a proxy to connect to: a proxy resolves names itself, unchecked. */
+export function resolveGuarded(hostname: string, options: GuardedLookupOptions = {}): Promise<string> {
+  const lookup = guardedLookup(options);
+  return new Promise((resolve, reject) => lookup(hostname, {}, (error, address) => (error ? reject(error) : resolve(address as string))));
+}
+
 /** Whether the URL's host is an IP literal that is not public: node:net connects to a literal without any lookup. */
 export function refusesLiteral(url: URL): boolean {
   const literal = literalHostAddress(url);

@@ -1,9 +1,18 @@
 import http from 'node:http';
 import https from 'node:https';
-import { ATTEMPT_RESPONSE_MAX_BYTES, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from '@plant-store/core/adapter';
-import { DESTINATION_NOT_ALLOWED, guardedLookup, refusesLiteral } from './guarded-lookup.js';
+import { ATTEMPT_RESPONSE_MAX_BYTES, literalHostAddress, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from '@plant-store/core/adapter';
+import { DESTINATION_NOT_ALLOWED, type GuardedLookupOptions, guardedLookup, refusesLiteral, resolveGuarded } from './guarded-lookup.js';
 import { httpStatusOutcome } from './http-status-outcome.js';
 import { ResponseSnippet } from './response-snippet.js';
+import {
+  type ProxyChoice,
+  type ProxyConnectAnswer,
+  ProxyAgents,
+  ProxySettingError,
+  proxyChoice,
+  proxyFailedReason,
+  proxyRefusedReason,
+} from './webhook-proxy.js';
 
 export interface WebhookHttpTransportOptions {
   /** Most sockets open to one receiver (host and port) at once; more requests queue. @default 64 */
@@ -14,6 +23,14 @@ export interface WebhookHttpTransportOptions {
   readonly idleSocketTimeoutMs?: number;
   /** `user-agent` sent when a request has none (the dispatcher always sets one). @default none */
   readonly userAgent?: string;
+  /**
+   * Send attempts through an HTTP proxy: its URL (`http://[user:password@]host:port`; `https://` for TLS to the proxy), or `env` for
+   * the one `HTTPS_PROXY`/`HTTP_PROXY` name for the receiver's scheme, none for a host in `NO_PROXY`. Every attempt, `http://`
+   * receivers too, goes through a CONNECT tunnel; a restricted request's name is resolved and checked here first, and the proxy is
+   * asked to connect to that address (Host and TLS keep the name). Throws a `TypeError` when the URL is not a proxy URL.
+   * @default none (attempts connect directly)
+   */
+  readonly proxy?: string;
 }
 
 const DESTINATION_NOT_ALLOWED_REASON = 'destination not allowed';
@@ -28,6 +45,9 @@ interface SendContext {
   readonly agents: Agents;
   /** Pools of their own for `restrictDestination` requests: a pooled socket skips the guarded lookup. */
   readonly restrictedAgents: Agents;
+  readonly proxyFor: ProxyChoice;
+  readonly proxyAgents: ProxyAgents;
+  readonly guard: GuardedLookupOptions;
   readonly maxResponseBytes: number;
   readonly userAgent: string | undefined;
 }
@@ -37,12 +57,21 @@ interface SendContext {
  * answer kept as `response`; the timeout covers up to that KiB, the rest is drained up to `maxResponseBytes`. Never rejects.
  */
 export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}): WebhookTransport {
+  return guardedWebhookHttpTransport(options, {});
+}
+
+/** `webhookHttpTransport` with the guard's resolver and rule given: tests stand a loopback receiver in for a public one. */
+export function guardedWebhookHttpTransport(options: WebhookHttpTransportOptions, guard: GuardedLookupOptions): WebhookTransport {
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, timeout: options.idleSocketTimeoutMs ?? 4_000, scheduling: 'lifo' as const };
   // Private destinations are the store's setting (it leaves requests unmarked), so the transport has none that could disagree.
-  const restrictedOptions = { ...agentOptions, lookup: guardedLookup() };
+  const restrictedOptions = { ...agentOptions, lookup: guardedLookup(guard) };
   const context: SendContext = {
     agents: { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) },
     restrictedAgents: { 'http:': new http.Agent(restrictedOptions), 'https:': new https.Agent(restrictedOptions) },
+    proxyFor: proxyChoice(options.proxy),
+    // The guarded lookup stays off these: it would judge the proxy's own (often private) address.
+    proxyAgents: new ProxyAgents(agentOptions),
+    guard,
     maxResponseBytes: options.maxResponseBytes ?? 65_536,
     userAgent: options.userAgent,
   };
@@ -55,7 +84,36 @@ async function send(request: WebhookRequest, context: SendContext): Promise<Webh
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'failed', reason: `unsupported protocol ${url.protocol}` };
   if (request.signal.aborted) return { kind: 'retry', reason: 'aborted before sending' };
   if (request.restrictDestination && refusesLiteral(url)) return { kind: 'failed', reason: DESTINATION_NOT_ALLOWED_REASON };
-  return new Promise((resolve) => new Attempt(url, request, context, resolve).start());
+  let route: Route;
+  try {
+    route = await routeTo(url, request, context);
+  } catch (error) {
+    return unroutable(error as NodeJS.ErrnoException);
+  }
+  return new Promise((resolve) => new Attempt(url, request, context, route, resolve).start());
+}
+
+/** How an attempt reaches its receiver: the pool to send through, and for a proxied restricted request the checked address the proxy is to connect to. */
+interface Route {
+  readonly agent: http.Agent;
+  readonly proxied: boolean;
+  readonly connectTo?: string;
+}
+
+async function routeTo(url: URL, request: WebhookRequest, context: SendContext): Promise<Route> {
+  const restricted = request.restrictDestination === true;
+  const proxy = context.proxyFor(url);
+  if (proxy === undefined) return { agent: (restricted ? context.restrictedAgents : context.agents)[url.protocol as 'http:' | 'https:'], proxied: false };
+  const agent = context.proxyAgents.for(proxy, restricted);
+  // A proxy resolves names itself, unchecked: resolve and check here, and have it connect to the checked address.
+  if (!restricted || literalHostAddress(url) !== undefined) return { agent, proxied: true };
+  return { agent, proxied: true, connectTo: await resolveGuarded(url.hostname, context.guard) };
+}
+
+/** No route: a refused or unresolvable name (as on a direct connection), or a proxy setting from the environment that is not a proxy URL. */
+function unroutable(error: NodeJS.ErrnoException): WebhookSendOutcome {
+  if (error instanceof ProxySettingError) return { kind: 'retry', reason: `proxy failed: ${error.message}`, egressFailed: true };
+  return { kind: 'retry', reason: describe(error) };
 }
 
 /** One POST in flight: its deadline, its abort, and the one outcome it settles with. */
@@ -68,11 +126,14 @@ class Attempt {
   #settled = false;
   #responded = false;
   readonly #onShutdown = () => this.#abort('aborted: the dispatcher stopped');
+  /** Set once the proxy answered CONNECT on a new tunnel; until then, a failure is the proxy's. */
+  #proxyAnswer: ProxyConnectAnswer | undefined;
 
   constructor(
     private readonly url: URL,
     private readonly request: WebhookRequest,
     private readonly context: SendContext,
+    private readonly route: Route,
     private readonly resolve: (outcome: WebhookSendOutcome) => void,
   ) {
     this.#body = Buffer.from(request.body, 'utf8');
@@ -91,13 +152,23 @@ class Attempt {
 
   #post(mayRetry: boolean): void {
     const client = this.url.protocol === 'https:' ? https : http;
-    const agents = this.request.restrictDestination ? this.context.restrictedAgents : this.context.agents;
-    const agent = agents[this.url.protocol as 'http:' | 'https:'];
-    const req = client.request(this.url, { method: 'POST', headers: this.#headers, agent, signal: this.#controller.signal });
+    const { agent, connectTo } = this.route;
+    const options: https.RequestOptions = { method: 'POST', headers: this.#headers, agent, signal: this.#controller.signal };
+    // The checked address for the tunnel; the receiver's name for Host, SNI and the certificate.
+    if (connectTo !== undefined)
+      Object.assign(options, { hostname: connectTo, servername: this.url.hostname, headers: { ...this.#headers, host: this.url.host } });
+    const req = client.request(this.url, options);
+    this.#proxyAnswer = undefined;
+    req.on('proxyConnect', (answer: ProxyConnectAnswer) => (this.#proxyAnswer = answer));
     req.on('response', (res) => this.#onResponse(res));
     req.on('error', (error: NodeJS.ErrnoException) => {
       // Once answered, the status decides (an abort while reading the body only cuts the snippet short).
       if (this.#settled || this.#responded) return;
+      // No tunnel yet (a reused one was opened before): the proxy could not be reached or gave up, whatever the receiver is like.
+      if (this.route.proxied && !req.reusedSocket && this.#proxyAnswer === undefined) {
+        this.#settle({ kind: 'retry', reason: proxyFailedReason(error, this.#abortReason), egressFailed: true });
+        return;
+      }
       // A kept-alive socket the receiver closed just as we reused it: the request never reached it, so retry once (as the Node docs advise).
       if (mayRetry && req.reusedSocket && error.code === 'ECONNRESET' && this.#abortReason === undefined) {
         this.#post(false);
@@ -110,6 +181,12 @@ class Attempt {
 
   #onResponse(res: http.IncomingMessage): void {
     this.#responded = true;
+    // The proxy's own answer to CONNECT, replayed as the response: it never reached the receiver.
+    if (this.#proxyAnswer !== undefined && this.#proxyAnswer.statusCode !== 200) {
+      res.resume();
+      this.#settle({ kind: 'retry', reason: proxyRefusedReason(this.#proxyAnswer), egressFailed: true });
+      return;
+    }
     const outcome = httpStatusOutcome(res.statusCode ?? 0, res.headers['retry-after'], Date.now());
     // The outcome waits for the start of the answer (for the attempt log); a stalled body is cut by the deadline.
     const snippet = new ResponseSnippet(ATTEMPT_RESPONSE_MAX_BYTES);

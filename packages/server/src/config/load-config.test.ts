@@ -427,6 +427,10 @@ describe('loadConfig rejects bad values, naming the variable and its flag', () =
       'PLANT_STORE_WEBHOOK_RETENTION (--webhook-retention): must be a positive duration such as 30d, 12h or 20s, or off (got "forever")',
     ],
     [{ PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'yes' }, 'PLANT_STORE_WEBHOOK_ALLOW_PRIVATE (--webhook-allow-private): must be one of true, false (got "yes")'],
+    [
+      { PLANT_STORE_WEBHOOK_PROXY: 'socks5://egress:hunter2@proxy.internal:1080' },
+      'PLANT_STORE_WEBHOOK_PROXY (--webhook-proxy): must be env or an http:// or https:// proxy URL such as http://proxy.internal:3128',
+    ],
     [{ PLANT_STORE_WEBHOOK_MAX_ENDPOINTS: '0' }, 'PLANT_STORE_WEBHOOK_MAX_ENDPOINTS (--webhook-max-endpoints): must be an integer from 1 to 100000 (got "0")'],
     [
       { PLANT_STORE_WEBHOOK_MAX_ENDPOINTS: 'many' },
@@ -437,6 +441,14 @@ describe('loadConfig rejects bad values, naming the variable and its flag', () =
     [{ PLANT_STORE_PORTAL: 'true' }, 'PLANT_STORE_PORTAL (--portal): must be one of on, off (got "true")'],
   ])('%j', (env, message) => {
     expect(configError(() => loadConfig([], env)).message).toBe(message);
+  });
+
+  it('takes a webhook proxy URL or env, and none by default', () => {
+    expect(loadConfig([], { PLANT_STORE_WEBHOOK_PROXY: 'http://egress:hunter2@proxy.internal:3128' }).webhookProxy).toBe(
+      'http://egress:hunter2@proxy.internal:3128',
+    );
+    expect(loadConfig(['--webhook-proxy=env'], {}).webhookProxy).toBe('env');
+    expect(loadConfig([], {})).not.toHaveProperty('webhookProxy');
   });
 
   it('names the same setting when the bad value comes from the flag', () => {

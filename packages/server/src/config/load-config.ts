@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigurationError, type WebhookSubscription } from '@plant-store/core';
+import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { subscriptionId, tokenDigest } from '@plant-store/core/adapter';
 import { LOG_LEVELS, type LogLevel } from '../logging/json-logger.js';
 import { loadJwt, type JwtConfig } from './load-jwt.js';
@@ -35,6 +36,8 @@ export interface ServeConfig {
   /** `null` (`off`) keeps them. */
   readonly webhookRetentionMs: number | null;
   readonly webhookAllowPrivate: boolean;
+  /** Proxy URL or `env`; absent: attempts connect directly. May hold a password: never log it. */
+  readonly webhookProxy?: string;
   readonly webhookMaxEndpoints: number;
   readonly maxBodyBytes: number;
   readonly headersTimeoutMs: number;
@@ -148,6 +151,7 @@ function webhookSettings(read: SettingReader) {
     webhookDisableAfterMs: read.duration('webhookDisableAfter', 1, Number.MAX_SAFE_INTEGER),
     webhookRetentionMs: retention(read),
     webhookAllowPrivate: read.bool('webhookAllowPrivate'),
+    ...optional('webhookProxy', webhookProxy(read.raw('webhookProxy'), read.fail)),
     webhookMaxEndpoints: read.integer('webhookMaxEndpoints', 1, 100_000, 'must be an integer from 1 to 100000'),
   };
 }
@@ -185,6 +189,19 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 }
 
 type Fail = (key: SettingKey, message: string) => ConfigurationError;
+
+/** `env` or a proxy URL; errors never echo the URL: it may hold a password. */
+function webhookProxy(value: string | undefined, fail: Fail): string | undefined {
+  const proxy = value?.trim();
+  if (proxy === undefined || proxy === '') return undefined;
+  try {
+    // The transport's own check (it opens nothing until it sends).
+    webhookHttpTransport({ proxy });
+  } catch {
+    throw fail('webhookProxy', 'must be env or an http:// or https:// proxy URL such as http://proxy.internal:3128');
+  }
+  return proxy;
+}
 
 /** Errors never echo the URL: it may hold a password. */
 function postgresUrl(value: string | undefined, fail: Fail): string {

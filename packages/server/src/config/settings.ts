@@ -33,6 +33,10 @@ const DEFINITIONS = {
     help: 'delete delivered and failed webhook deliveries (with their attempts) once finished this long ago; "off" keeps them',
   },
   webhookAllowPrivate: { default: 'false', help: 'true lets tenant endpoints reach loopback, private and link-local addresses (tests, internal deployments)' },
+  webhookProxy: {
+    default: undefined,
+    help: 'send webhook attempts through this HTTP proxy (http://[user:password@]host:port, CONNECT tunnels), or "env" for the one HTTPS_PROXY/HTTP_PROXY name, NO_PROXY honoured',
+  },
   webhookMaxEndpoints: {
     default: String(DEFAULT_MAX_ENDPOINTS_PER_TENANT),
     help: 'most webhook endpoints one tenant may have (creating one more is a 422); also bounds the deliveries one plant write queues',

@@ -39,7 +39,10 @@ async function openPostgres(config: StorageSettings, migrate: boolean): Promise<
     const storage = await postgresStorage({ connectionString: config.databaseUrl!, poolSize: config.dbPool, schema: config.dbSchema, migrate });
     return { storage, description: `postgres ${where}${config.dbSchema === 'public' ? '' : ` schema ${config.dbSchema}`}` };
   } catch (error) {
-    throw new ConfigurationError(settingName('databaseUrl'), `cannot use the database at ${where}: ${driverReason(error)}`);
+    const reason = driverReason(error);
+    // A schema missing or at another version is the schema setting's to fix, not the URL's.
+    const setting = reason.startsWith(`schema ${config.dbSchema} `) ? 'dbSchema' : 'databaseUrl';
+    throw new ConfigurationError(settingName(setting), `cannot use the database at ${where}: ${reason}`);
   }
 }
 

@@ -14,7 +14,7 @@ export const RESERVED_HEADER_NAMES: readonly string[] = Object.freeze([
 
 /**
  * Header names that govern the connection or how the request is framed, not the message (and every `proxy-*`, addressed
- * to a proxy, which the service does not use): hop-by-hop headers, `trailer` and `expect`, owned by the HTTP client.
+ * to a proxy: an egress proxy sees only the service's own CONNECT): hop-by-hop headers, `trailer` and `expect`, owned by the HTTP client.
  * Sent by an endpoint they break every attempt: Node's client throws for `trailer` on a body of known length, a
  * receiver rejects a `transfer-encoding` beside the length, a fetch-based transport (undici) refuses `connection`,
  * `keep-alive`, `transfer-encoding`, `upgrade` and `expect`, and `te`, `upgrade` or `http2-settings` ask the
@@ -34,10 +34,12 @@ export const CONNECTION_HEADER_NAMES: readonly string[] = Object.freeze([
 /** Why an endpoint may not send the header `name` (any case), as the end of a message naming it; `undefined` when it may. */
 export function refusedHeaderReason(name: string): string | undefined {
   const lower = name.toLowerCase();
-  if (lower.startsWith('webhook-') || RESERVED_HEADER_NAMES.includes(lower)) return 'is set by the service (as is every webhook-* header)';
-  if (lower.startsWith('proxy-') || CONNECTION_HEADER_NAMES.includes(lower)) {
-    return "governs the connection or the request's framing, which the service's HTTP client owns (as does every proxy-* header)";
-  }
+  // Each names the rule that refused it, so a user sees why this name and not only that it is refused.
+  if (lower.startsWith('webhook-')) return "is set by the service (every webhook-* header is Standard Webhooks' own)";
+  if (RESERVED_HEADER_NAMES.includes(lower)) return `is set by the service on every attempt (as are ${RESERVED_HEADER_NAMES.join(', ')})`;
+  const owned = "governs the connection or the request's framing, which the service's HTTP client owns";
+  if (lower.startsWith('proxy-')) return `${owned} (every proxy-* header is addressed to a proxy)`;
+  if (CONNECTION_HEADER_NAMES.includes(lower)) return `${owned} (as do ${CONNECTION_HEADER_NAMES.join(', ')})`;
   return undefined;
 }
 

@@ -11,6 +11,7 @@ export function deliveryTable(deliveries: readonly Delivery[]): string {
     return [
       delivery.id,
       delivery.tenant,
+      delivery.eventType,
       delivery.status,
       String(delivery.attemptCount),
       time(delivery.createdAt),
@@ -19,7 +20,7 @@ export function deliveryTable(deliveries: readonly Delivery[]): string {
       delivery.endpointId,
     ];
   });
-  return textTable(['ID', 'TENANT', 'STATUS', 'ATTEMPTS', 'CREATED', 'NEXT ATTEMPT', 'LAST RESULT', 'ENDPOINT'], rows);
+  return textTable(['ID', 'TENANT', 'EVENT', 'STATUS', 'ATTEMPTS', 'CREATED', 'NEXT ATTEMPT', 'LAST RESULT', 'ENDPOINT'], rows);
 }
 
 export function deliveryDetails(delivery: Delivery): string {

@@ -1,15 +1,20 @@
 import type { WebhookEndpoint } from '@plant-store/core';
 import { textTable } from './text-table.js';
 
-export function endpointTable(endpoints: readonly WebhookEndpoint[]): string {
+/** `signatures`: each endpoint's signature kind (`-` for one missing, deleted meanwhile). */
+export function endpointTable(endpoints: readonly WebhookEndpoint[], signatures: ReadonlyMap<string, string>): string {
   if (endpoints.length === 0) return 'no endpoints\n';
   const rows = endpoints.map((endpoint) => [
     endpoint.id,
     endpoint.tenant,
     endpoint.status,
     endpoint.eventTypes.join(','),
+    endpoint.ordering,
+    signatures.get(endpoint.id) ?? '-',
+    // Names only: values may be credentials.
+    Object.keys(endpoint.headers ?? {}).join(',') || '-',
     endpoint.url,
     endpoint.disabledReason ?? '-',
   ]);
-  return textTable(['ID', 'TENANT', 'STATUS', 'EVENTS', 'URL', 'DISABLED REASON'], rows);
+  return textTable(['ID', 'TENANT', 'STATUS', 'EVENTS', 'ORDERING', 'SIGNATURE', 'HEADERS', 'URL', 'DISABLED REASON'], rows);
 }

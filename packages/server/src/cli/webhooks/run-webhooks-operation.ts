@@ -30,7 +30,8 @@ export async function runWebhooksOperation(store: PlantStore, command: WebhooksO
       return checkLines(store, command, io);
     case 'endpoints list': {
       const page = await store.allTenants.webhooks.listEndpoints(definedOnly({ limit: command.limit, after: command.after }));
-      io.stdout.write(command.json ? jsonLine(page.endpoints.map(withTenant(endpointJson))) : endpointTable(page.endpoints));
+      if (command.json) io.stdout.write(jsonLine(page.endpoints.map(withTenant(endpointJson))));
+      else io.stdout.write(endpointTable(page.endpoints, await store.allTenants.webhooks.signatureKinds(page.endpoints.map((endpoint) => endpoint.id))));
       if (page.nextAfter !== undefined && !command.json) io.stdout.write(`more: --after ${page.nextAfter}\n`);
       return 0;
     }
@@ -87,7 +88,7 @@ async function retry(store: PlantStore, id: string, io: CliIo): Promise<number> 
     return 1;
   }
   await store.allTenants.webhooks.requeue(id);
-  io.stdout.write(`re-queued ${id} (${attempts(delivery.attemptCount)} so far)\n`);
+  io.stdout.write(`re-queued ${id} (${attempts(delivery.attemptCount)} so far, counted by the retry schedule: one attempt if its retries ran out)\n`);
   return 0;
 }
 

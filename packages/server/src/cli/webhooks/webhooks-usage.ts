@@ -16,14 +16,16 @@ export const webhooksUsage = `Usage:
 Operator tools over the storage of the service (every tenant). A running
 service sends what they queue within about a second.
 
-list       deliveries, newest first, with tenant, status, attempts and last
-           result (--limit defaults to 100); --endpoint keeps those to one
+list       deliveries, newest first, with tenant, event type, status,
+           attempts and last result (--limit defaults to 100); --endpoint keeps those to one
            endpoint or subscription id, --tenant those to the tenant's own
            endpoints
 get        one delivery: its payload and every attempt with its status code,
            error and the start of the receiver's answer
            (--json: one line in the shapes of the HTTP API, with the tenant)
-retry      puts a failed delivery back in the queue
+retry      puts a failed delivery back in the queue; its attempts so far
+           count toward the retry schedule, so one whose retries ran out
+           gets exactly one attempt (so do resend and recover)
 resend     queues a delivery again whatever its state, with the same webhook-id
 recover    queues again every failed delivery to a tenant endpoint created at
            or after --since: an RFC 3339 time (2026-01-02T03:04:05Z) or a
@@ -40,7 +42,8 @@ check      finds messages that can never become due: held in a plant's line
            service runs (a line moving again by then is left alone);
            --json: one JSON array of the lines
 endpoints  tenants' webhook endpoints: list them (ascending id, --limit
-           defaults to 100), disable one (its pending deliveries end as
+           defaults to 100; with their ordering, signature kind and custom
+           header names, never the values), disable one (its pending deliveries end as
            failed) or enable it again (then recover resends what failed)
 
 Storage (as for plant-store serve; a flag wins over its variable):
