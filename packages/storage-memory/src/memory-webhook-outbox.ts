@@ -273,9 +273,11 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     return selected.length;
   }
 
-  /** Ends every pending delivery to the endpoint (its lines and the rest) as failed, with a last attempt saying why: its delete or disable. */
+  /** Ends every pending delivery to the endpoint (its lines and the rest) but those in flight as failed, with a last attempt saying why: its delete or disable. */
   endLines(endpointId: string, at: number, error: string): void {
-    for (const record of [...this.#pending].filter(({ message }) => message.endpointId === endpointId)) {
+    // One in flight (a live lease) is left to finish: its next attempt, if any, finds the endpoint disabled or gone.
+    const ended = [...this.#pending].filter(({ message, leaseExpiresAt }) => message.endpointId === endpointId && leaseExpiresAt <= at);
+    for (const record of ended) {
       record.attempts.push({ at, durationMs: 0, error });
       record.countedAttempts++;
       record.leaseOwner = undefined;

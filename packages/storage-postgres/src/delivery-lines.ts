@@ -67,14 +67,16 @@ export const lockEndpointSql = (t: Tables) => `SELECT FROM ${t.endpoints} WHERE 
 
 /**
  * Parameters: endpoint id, at, error. Ends every pending message of the endpoint (all its lines, and those in none) as failed, each
- * with a last attempt saying why. Run after `lockEndpointSql` (or the endpoint's DELETE) in the same transaction, as a statement of
+ * with a last attempt saying why, but those in flight (a live lease at `at`): an attempt in flight is left to finish, so no message
+ * of a line is sent again, or after the next one, while it still runs; its next attempt, if any, finds the endpoint disabled or gone
+ * and ends it then. Run after `lockEndpointSql` (or the endpoint's DELETE) in the same transaction, as a statement of
  * its own: its snapshot then holds every message a writer queued before the lock was granted. Rows are locked line by line in
  * queue order, the order a recorder ending a message and releasing the next takes them in, so the two never deadlock.
  */
 export const endEndpointSql = (t: Tables) => `
   WITH doomed AS (
     SELECT id FROM ${t.deliveries}
-    WHERE endpoint_id = $1 AND status = 'pending'
+    WHERE endpoint_id = $1 AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
     ORDER BY ordering_key, line_seq, seq
     FOR UPDATE
   ), ended AS (

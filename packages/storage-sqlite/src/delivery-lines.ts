@@ -27,14 +27,21 @@ export const RELEASE_NEXT_IN_LINE = `
     SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_line
     WHERE status = 'pending' AND endpoint_id = @endpoint AND ordering_key = @key AND next_attempt_at IS NOT NULL)`;
 
-/** Parameters: at, error, endpoint id. Run before {@link END_ENDPOINT_DELIVERIES}, while the deliveries are still pending. */
+/**
+ * A pending message of the endpoint that its end takes: every one but those in flight (a live lease at @at). An attempt in
+ * flight is left to finish, so no message of a line is sent again, or after the next one, while it still runs; its next
+ * attempt, if any, finds the endpoint disabled or gone and ends it then.
+ */
+const ENDED_BY_ENDPOINT = `endpoint_id = @endpoint AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= @at)`;
+
+/** Parameters: at, error, endpoint. Run before {@link END_ENDPOINT_DELIVERIES}, while the deliveries are still pending. */
 export const END_ENDPOINT_ATTEMPTS = `
   INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
-  SELECT d.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM webhook_attempts AS a WHERE a.delivery_id = d.id), ?, 0, NULL, ?, 0
-  FROM webhook_deliveries AS d WHERE d.endpoint_id = ? AND d.status = 'pending'`;
+  SELECT id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM webhook_attempts AS a WHERE a.delivery_id = d.id), @at, 0, NULL, @error, 0
+  FROM webhook_deliveries AS d WHERE ${ENDED_BY_ENDPOINT}`;
 
-/** Parameters: at, endpoint id. Every pending message of the endpoint (its lines and the rest) ends as failed. */
+/** Parameters: at, endpoint. The pending messages of the endpoint (its lines and the rest) that are not in flight end as failed. */
 export const END_ENDPOINT_DELIVERIES = `
   UPDATE webhook_deliveries
-  SET status = 'failed', attempt_count = attempt_count + 1, next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
-  WHERE endpoint_id = ? AND status = 'pending'`;
+  SET status = 'failed', attempt_count = attempt_count + 1, next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = @at
+  WHERE ${ENDED_BY_ENDPOINT}`;

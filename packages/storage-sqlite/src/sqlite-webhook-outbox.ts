@@ -109,8 +109,9 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   /** Ends every pending delivery to the endpoint (its lines and the rest) as failed, with a last attempt saying why. Inside the caller's transaction (its delete or disable). */
   endLines(endpointId: string, at: number, error: string): void {
-    this.#prepared(lines.END_ENDPOINT_ATTEMPTS).run(Math.round(at), error, endpointId);
-    this.#prepared(lines.END_ENDPOINT_DELIVERIES).run(Math.round(at), endpointId);
+    const ended = { at: Math.round(at), endpoint: endpointId };
+    this.#prepared(lines.END_ENDPOINT_ATTEMPTS).run({ ...ended, error });
+    this.#prepared(lines.END_ENDPOINT_DELIVERIES).run(ended);
   }
 
   async nextDueAt(): Promise<number | undefined> {

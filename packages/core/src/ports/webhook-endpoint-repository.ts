@@ -87,7 +87,10 @@ export interface WebhookEndpointRepository {
   list(tenant: string, query: ListEndpointsQuery): Promise<WebhookEndpoint[]>;
   /** Applies the changes and returns the endpoint, or `undefined` when the tenant has none with that id. When it leaves the endpoint disabled, its pending deliveries end failed in the same transaction (see `setStatus`). */
   update(tenant: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined>;
-  /** Deletes the endpoint and, atomically, ends its pending deliveries as failed with a last attempt `{at, durationMs: 0, error: 'endpoint deleted'}`; `false` when the tenant has none. */
+  /**
+   * Deletes the endpoint and, atomically, ends its pending deliveries as failed with a last attempt `{at, durationMs: 0, error: 'endpoint deleted'}`
+   * (one in flight, leased at `at`, is left to its attempt, whose next one ends it); `false` when the tenant has none.
+   */
   delete(tenant: string, id: string, at: number): Promise<boolean>;
   /** The endpoint's secrets, or `undefined` when the tenant has none with that id. */
   secrets(tenant: string, id: string): Promise<EndpointSecrets | undefined>;
@@ -100,7 +103,8 @@ export interface WebhookEndpointRepository {
   listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]>;
   /**
    * Operator: sets any endpoint's status (`reason` kept while disabled, cleared when enabled) and returns it, or `undefined` when none. Disabling
-   * ends its pending deliveries as failed in the same transaction, each with a last attempt `{at, durationMs: 0, error: 'endpoint disabled'}`.
+   * ends its pending deliveries as failed in the same transaction, each with a last attempt `{at, durationMs: 0, error: 'endpoint disabled'}`,
+   * but one in flight (leased at `at`): it is left to its attempt, and a next attempt ends it, so a message is never sent twice at once.
    */
   setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined>;
   /** Operator: records what an attempt to the endpoint came to (a success clears its failing streak) and returns its health after it, or `undefined` when the endpoint is gone. Atomic. */

@@ -165,7 +165,7 @@ export function describeDeliveryLineConformance(storage: () => Storage): void {
       expect(await claim('a', T0 + 10)).toEqual(['ep_ordered plant.deleted {"id":1}']);
     });
 
-    it('ends every line of a deleted endpoint, held messages included, and a requeue after it joins no line left behind', async () => {
+    it('ends every line of a deleted endpoint, held messages included, leaves those in flight to their attempt, and a requeue after it joins no line left behind', async () => {
       await ordered();
       await create(1n, T0);
       await remove(1n, T0 + 1);
@@ -173,11 +173,13 @@ export function describeDeliveryLineConformance(storage: () => Storage): void {
       expect(await claim('a', T0 + 5)).toHaveLength(2);
       expect(await storage().endpoints.delete('acme', 'ep_ordered', T0 + 10)).toBe(true);
       const ended = await to('ep_ordered');
-      expect(ended.map((d) => d.status)).toEqual(['failed', 'failed', 'failed']);
-      expect(ended.map((d) => d.attempts.at(-1)?.error)).toEqual([ENDPOINT_DELETED_ERROR, ENDPOINT_DELETED_ERROR, ENDPOINT_DELETED_ERROR]);
+      // In flight: pending until their attempt is recorded, so neither is sent again, nor after the one behind it, while it runs.
+      expect(ended.map((d) => d.status)).toEqual(['pending', 'failed', 'pending']);
+      expect(ended[1]!.attempts.at(-1)?.error).toBe(ENDPOINT_DELETED_ERROR);
+      expect(await outbox().pendingStats()).toMatchObject({ count: 2 });
+      expect(await end(ended[0]!.id, 'a', T0 + 20, { status: 'delivered' })).toBe(true);
+      expect(await end(ended[2]!.id, 'a', T0 + 20, { status: 'failed' })).toBe(true);
       expect(await outbox().pendingStats()).toEqual({ count: 0 });
-      // The lease of one in flight ended with it: its late record changes nothing.
-      expect(await end(ended[0]!.id, 'a', T0 + 20, { status: 'delivered' })).toBe(false);
       expect(await outbox().requeue({ id: ended[1]!.id, from: 'failed' }, T0 + 30)).toBe(1);
       expect(await outbox().get(ended[1]!.id)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 30 });
     });
