@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigurationError, type WebhookSubscription } from '@plant-store/core';
+import { ConfigurationError, DESTINATION_KINDS, type DestinationKind, type WebhookSubscription } from '@plant-store/core';
 import { subscriptionId, tokenDigest } from '@plant-store/core/adapter';
 import { LOG_LEVELS, type LogLevel } from '../logging/json-logger.js';
 import { loadJwt, type JwtConfig } from './load-jwt.js';
@@ -35,6 +35,7 @@ export interface ServeConfig {
   /** `null` (`off`) keeps them. */
   readonly webhookRetentionMs: number | null;
   readonly webhookAllowPrivate: boolean;
+  readonly webhookDestinationKinds: readonly DestinationKind[];
   readonly webhookMaxEndpoints: number;
   readonly maxBodyBytes: number;
   readonly headersTimeoutMs: number;
@@ -148,8 +149,20 @@ function webhookSettings(read: SettingReader) {
     webhookDisableAfterMs: read.duration('webhookDisableAfter', 1, Number.MAX_SAFE_INTEGER),
     webhookRetentionMs: retention(read),
     webhookAllowPrivate: read.bool('webhookAllowPrivate'),
+    webhookDestinationKinds: destinationKinds(read),
     webhookMaxEndpoints: read.integer('webhookMaxEndpoints', 1, 100_000, 'must be an integer from 1 to 100000'),
   };
+}
+
+function destinationKinds(read: Pick<SettingReader, 'text' | 'fail' | 'got'>): readonly DestinationKind[] {
+  const kinds = read
+    .text('webhookDestinationKinds')
+    .split(',')
+    .map((kind) => kind.trim().toLowerCase());
+  if (!kinds.every((kind): kind is DestinationKind => (DESTINATION_KINDS as readonly string[]).includes(kind))) {
+    throw read.fail('webhookDestinationKinds', `must be a comma-separated list of ${DESTINATION_KINDS.join(', ')}${read.got('webhookDestinationKinds')}`);
+  }
+  return [...new Set(kinds)];
 }
 
 /** Not a timer (it only dates a cutoff), so it may exceed what a Node timer holds. */

@@ -33,6 +33,10 @@ const DEFINITIONS = {
     help: 'delete delivered and failed webhook deliveries (with their attempts) once finished this long ago; "off" keeps them',
   },
   webhookAllowPrivate: { default: 'false', help: 'true lets tenant endpoints reach loopback, private and link-local addresses (tests, internal deployments)' },
+  webhookDestinationKinds: {
+    default: 'http',
+    help: 'comma-separated destination kinds tenant endpoints may name: http, amqp, nats, redis, mqtt (operator subscriptions may name any)',
+  },
   webhookMaxEndpoints: {
     default: String(DEFAULT_MAX_ENDPOINTS_PER_TENANT),
     help: 'most webhook endpoints one tenant may have (creating one more is a 422); also bounds the deliveries one plant write queues',

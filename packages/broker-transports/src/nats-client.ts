@@ -1,0 +1,48 @@
+import type { BrokerDestination } from '@plant-store/core/adapter';
+import type { BrokerClient, BrokerConnection, BrokerMessage } from './broker-connection.js';
+
+type NatsDestination = Extract<BrokerDestination, { kind: 'nats' }>;
+
+/** NATS JetStream with `@nats-io/transport-node` and `@nats-io/jetstream`: a publish acked by the stream, `msgID` the webhook id. */
+export const natsClient: BrokerClient<NatsDestination> = {
+  kind: 'nats',
+  async connect(connection, { timeoutMs }) {
+    const [{ connect, headers }, { jetstream }] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream')]);
+    const url = new URL(connection);
+    const user = decodeURIComponent(url.username);
+    const pass = decodeURIComponent(url.password);
+    // A user without a password is a token, as in the NATS CLI's URLs.
+    const auth = user === '' ? {} : pass === '' ? { token: user } : { user, pass };
+    // No reconnect of its own: the pool connects again on the next attempt, and an attempt never waits out a reconnect loop.
+    const nc = await connect({ servers: url.host, ...auth, timeout: timeoutMs, reconnect: false, name: 'plant-store' });
+    const js = jetstream(nc);
+    let open = true;
+    void nc.closed().then(() => {
+      open = false;
+    });
+    const connectionOf: BrokerConnection<NatsDestination> = {
+      get open() {
+        return open && !nc.isClosed();
+      },
+      async publish(destination, message: BrokerMessage) {
+        const h = headers();
+        for (const [name, value] of Object.entries(message.headers)) h.set(name, value);
+        // msgID: JetStream drops a retry of a message it already stored (within the stream's duplicate window).
+        try {
+          await js.publish(destination.subject, message.body, { msgID: message.id, headers: h, timeout: timeoutMs });
+        } catch (error) {
+          // The client's name for "no responders" to a publish: nothing stores the subject.
+          if (error instanceof Error && error.name === 'JetStreamNotEnabled') {
+            throw new Error(`no JetStream stream takes subject "${destination.subject}" (no responders)`);
+          }
+          throw error;
+        }
+      },
+      async close() {
+        open = false;
+        await nc.close().catch(() => {});
+      },
+    };
+    return connectionOf;
+  },
+};
