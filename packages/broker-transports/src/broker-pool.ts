@@ -3,6 +3,8 @@ import type { BrokerClient, BrokerConnection } from './broker-connection.js';
 
 interface PoolEntry<D extends BrokerDestination> {
   readonly connecting: Promise<BrokerConnection<D>>;
+  /** Set once connected. */
+  connection?: BrokerConnection<D>;
   inFlight: number;
   lastUsed: number;
 }
@@ -29,6 +31,7 @@ export class BrokerPool<D extends BrokerDestination> {
       entry = { connecting: this.client.connect(connection, { timeoutMs }), inFlight: 0, lastUsed: Date.now() };
       this.#entries.set(key, entry);
       const made = entry;
+      made.connecting.then((connection) => (made.connection = connection)).catch(() => {});
       // A failed connect is forgotten at once: the next attempt tries again.
       made.connecting.catch(() => this.#entries.get(key) === made && this.#entries.delete(key));
     }
@@ -76,7 +79,8 @@ export class BrokerPool<D extends BrokerDestination> {
   }
 }
 
+/** Closes the connection; one still connecting is closed when it connects, without waiting (a stalled broker must not hold a close). */
 async function closeEntry<D extends BrokerDestination>(entry: PoolEntry<D>): Promise<void> {
-  const open = await entry.connecting.catch(() => undefined);
-  await open?.close();
+  if (entry.connection !== undefined) return entry.connection.close();
+  void entry.connecting.then((connection) => connection.close()).catch(() => {});
 }

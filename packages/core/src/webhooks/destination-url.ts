@@ -48,7 +48,8 @@ export function parseBrokerDestination(url: URL, field = 'url'): BrokerDestinati
   const kind = destinationKind(url);
   if (kind === undefined || kind === 'http') return `${field} must be an amqp, nats, redis or mqtt URL`;
   if (url.hostname === '') return `${field} must name the broker's host`;
-  if (url.hash !== '') return `${field} must not have a fragment`;
+  // An empty fragment (a trailing `#`, e.g. an MQTT wildcard) leaves `hash` empty: look at the text.
+  if (url.href.includes('#')) return `${field} must not have a fragment`;
   const userinfo = url.username !== '' || url.password !== '' ? `${url.username}${url.password !== '' ? `:${url.password}` : ''}@` : '';
   const server = `${url.protocol}//${userinfo}${url.host}`;
   const params = url.searchParams;

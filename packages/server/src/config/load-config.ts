@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigurationError, DESTINATION_KINDS, type DestinationKind, type WebhookSubscription } from '@plant-store/core';
-import { subscriptionId, tokenDigest } from '@plant-store/core/adapter';
+import { maskUrlCredentials, subscriptionId, tokenDigest } from '@plant-store/core/adapter';
 import { LOG_LEVELS, type LogLevel } from '../logging/json-logger.js';
 import { loadJwt, type JwtConfig } from './load-jwt.js';
 import { settingReader, type SettingReader } from './setting-reader.js';
@@ -234,7 +234,8 @@ function loadWebhooks(list: string | undefined, file: { path: string; content: s
       { key: 'webhooksFile', entries: file ? parseWebhooks(file.content, settingName('webhooksFile'), file.path) : [] },
     ],
     (entry) => entry.id,
-    (entry) => (entry.id === subscriptionId(entry.url) ? `${entry.url} is subscribed twice` : `subscription id ${entry.id} is configured twice`),
+    (entry) =>
+      entry.id === subscriptionId(entry.url) ? `${maskUrlCredentials(entry.url)} is subscribed twice` : `subscription id ${entry.id} is configured twice`,
   );
 }
 
