@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { brokerTransports } from '@plant-store/broker-transports';
 import { verifyWebhook } from '@plant-store/client';
-import { createPlantStore, type DestinationKind, type PlantStoreWebhookOptions } from '@plant-store/core';
+import { createPlantStore, type Delivery, type DestinationKind, type PlantStoreWebhookOptions } from '@plant-store/core';
 import type { LogFields, Logger } from '@plant-store/core/adapter';
 import { createPlantServer } from '@plant-store/http-node';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
@@ -25,7 +25,7 @@ afterEach(async () => {
 interface Service {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }>;
   readonly logLines: string[];
-  deliveries(): Promise<{ status: string; attempts: { error?: string }[] }[]>;
+  deliveries(): Promise<readonly Delivery[]>;
 }
 
 async function service(kinds: readonly DestinationKind[], webhooks: PlantStoreWebhookOptions = {}): Promise<Service> {
