@@ -1,6 +1,6 @@
 import type { BrokerDestination } from '@plant-store/core/adapter';
 import type { ConfirmChannel, Message } from 'amqplib';
-import { errorReason, type BrokerClient, type BrokerConnection, type BrokerMessage } from './broker-connection.js';
+import { driverExports, errorReason, type BrokerClient, type BrokerConnection, type BrokerMessage } from './broker-connection.js';
 
 type AmqpDestination = Extract<BrokerDestination, { kind: 'amqp' }>;
 
@@ -8,7 +8,7 @@ type AmqpDestination = Extract<BrokerDestination, { kind: 'amqp' }>;
 export const amqpClient: BrokerClient<AmqpDestination> = {
   kind: 'amqp',
   async connect(connection, { timeoutMs }) {
-    const amqp = await import('amqplib');
+    const amqp = driverExports(await import('amqplib'), 'connect');
     const model = await amqp.connect(connection, { timeout: timeoutMs });
     return new AmqpConnection(model);
   },

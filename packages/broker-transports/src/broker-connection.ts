@@ -32,3 +32,12 @@ export function errorReason(error: unknown): string {
   const message = error.message || (typeof code === 'string' ? code : error.name);
   return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
 }
+
+/**
+ * A driver's exports: the drivers are CommonJS, whose exports sit on the import's namespace under Node but only on its
+ * `default` once bundled (as the service's CLI is): take whichever has `member`.
+ */
+export function driverExports<T extends object>(namespace: T, member: keyof T): T {
+  if (typeof namespace[member] === 'function') return namespace;
+  return (namespace as { default?: T }).default ?? namespace;
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BrokerDestination } from '@plant-store/core/adapter';
-import { errorReason, type BrokerClient, type BrokerConnection, type BrokerMessage } from './broker-connection.js';
+import { driverExports, errorReason, type BrokerClient, type BrokerConnection, type BrokerMessage } from './broker-connection.js';
 
 type MqttDestination = Extract<BrokerDestination, { kind: 'mqtt' }>;
 
@@ -8,7 +8,7 @@ type MqttDestination = Extract<BrokerDestination, { kind: 'mqtt' }>;
 export const mqttClient: BrokerClient<MqttDestination> = {
   kind: 'mqtt',
   async connect(connection, { timeoutMs }) {
-    const mqtt = await import('mqtt');
+    const mqtt = driverExports(await import('mqtt'), 'connectAsync');
     const url = new URL(connection);
     const client = await mqtt.connectAsync(
       connection,

@@ -1,5 +1,5 @@
 import type { BrokerDestination } from '@plant-store/core/adapter';
-import type { BrokerClient, BrokerConnection, BrokerMessage } from './broker-connection.js';
+import { driverExports, type BrokerClient, type BrokerConnection, type BrokerMessage } from './broker-connection.js';
 
 type NatsDestination = Extract<BrokerDestination, { kind: 'nats' }>;
 
@@ -7,7 +7,9 @@ type NatsDestination = Extract<BrokerDestination, { kind: 'nats' }>;
 export const natsClient: BrokerClient<NatsDestination> = {
   kind: 'nats',
   async connect(connection, { timeoutMs }) {
-    const [{ connect, headers }, { jetstream }] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream')]);
+    const [transport, jetstreamModule] = await Promise.all([import('@nats-io/transport-node'), import('@nats-io/jetstream')]);
+    const { connect, headers } = driverExports(transport, 'connect');
+    const { jetstream } = driverExports(jetstreamModule, 'jetstream');
     const url = new URL(connection);
     const user = decodeURIComponent(url.username);
     const pass = decodeURIComponent(url.password);

@@ -1,5 +1,5 @@
 import type { BrokerDestination } from '@plant-store/core/adapter';
-import { errorReason, type BrokerClient, type BrokerConnection, type BrokerMessage } from './broker-connection.js';
+import { driverExports, errorReason, type BrokerClient, type BrokerConnection, type BrokerMessage } from './broker-connection.js';
 
 type RedisDestination = Extract<BrokerDestination, { kind: 'redis' }>;
 
@@ -10,7 +10,7 @@ export const BODY_FIELD = 'body';
 export const redisClient: BrokerClient<RedisDestination> = {
   kind: 'redis',
   async connect(connection, { timeoutMs }) {
-    const { createClient } = await import('redis');
+    const { createClient } = driverExports(await import('redis'), 'createClient');
     let lastError: string | undefined;
     // No reconnect of its own: the pool connects again on the next attempt, and commands never queue behind a lost connection.
     const client = createClient({ url: connection, socket: { connectTimeout: timeoutMs, reconnectStrategy: false }, disableOfflineQueue: true });
