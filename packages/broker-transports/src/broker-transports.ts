@@ -1,4 +1,5 @@
-import { destinationKind, type DestinationKind, type WebhookTransport } from '@plant-store/core/adapter';
+import type { DestinationKind } from '@plant-store/core';
+import { destinationKind, type WebhookTransport } from '@plant-store/core/adapter';
 import { amqpClient } from './amqp-client.js';
 import { brokerTransport, type BrokerTransportOptions, type ClosableWebhookTransport } from './broker-transport.js';
 import { mqttClient } from './mqtt-client.js';

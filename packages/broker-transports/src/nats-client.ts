@@ -17,34 +17,40 @@ export const natsClient: BrokerClient<NatsDestination> = {
     const auth = user === '' ? {} : pass === '' ? { token: user } : { user, pass };
     // No reconnect of its own: the pool connects again on the next attempt, and an attempt never waits out a reconnect loop.
     const nc = await connect({ servers: url.host, ...auth, timeout: timeoutMs, reconnect: false, name: 'plant-store' });
-    const js = jetstream(nc);
-    let open = true;
-    void nc.closed().then(() => {
-      open = false;
-    });
-    const connectionOf: BrokerConnection<NatsDestination> = {
-      get open() {
-        return open && !nc.isClosed();
-      },
-      async publish(destination, message: BrokerMessage) {
-        const h = headers();
-        for (const [name, value] of Object.entries(message.headers)) h.set(name, value);
-        // msgID: JetStream drops a retry of a message it already stored (within the stream's duplicate window).
-        try {
-          await js.publish(destination.subject, message.body, { msgID: message.id, headers: h, timeout: timeoutMs });
-        } catch (error) {
-          // The client's name for "no responders" to a publish: nothing stores the subject.
-          if (error instanceof Error && error.name === 'JetStreamNotEnabled') {
-            throw new Error(`no JetStream stream takes subject "${destination.subject}" (no responders)`);
-          }
-          throw error;
-        }
-      },
-      async close() {
-        open = false;
-        await nc.close().catch(() => {});
-      },
-    };
-    return connectionOf;
+    return natsConnection(nc, jetstream(nc), headers, timeoutMs);
   },
 };
+
+type NatsConnection = Awaited<ReturnType<typeof import('@nats-io/transport-node').connect>>;
+type JetStreamClient = ReturnType<typeof import('@nats-io/jetstream').jetstream>;
+type MakeHeaders = typeof import('@nats-io/transport-node').headers;
+
+function natsConnection(nc: NatsConnection, js: JetStreamClient, headers: MakeHeaders, timeoutMs: number): BrokerConnection<NatsDestination> {
+  let open = true;
+  void nc.closed().then(() => {
+    open = false;
+  });
+  return {
+    get open() {
+      return open && !nc.isClosed();
+    },
+    async publish(destination, message: BrokerMessage) {
+      const h = headers();
+      for (const [name, value] of Object.entries(message.headers)) h.set(name, value);
+      try {
+        // msgID: JetStream drops a retry of a message it already stored (within the stream's duplicate window).
+        await js.publish(destination.subject, message.body, { msgID: message.id, headers: h, timeout: timeoutMs });
+      } catch (error) {
+        // The client's name for "no responders" to a publish: nothing stores the subject.
+        if (error instanceof Error && error.name === 'JetStreamNotEnabled') {
+          throw new Error(`no JetStream stream takes subject "${destination.subject}" (no responders)`);
+        }
+        throw error;
+      }
+    },
+    async close() {
+      open = false;
+      await nc.close().catch(() => {});
+    },
+  };
+}

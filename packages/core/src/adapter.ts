@@ -71,12 +71,4 @@ export { MIN_SECRET_BYTES, WebhookSubscriptionSchema, subscriptionId } from './w
 export { newMessageId } from './webhooks/message-id.js';
 export { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, isTenantEndpointId } from './webhooks/endpoints/webhook-endpoint.js';
 export { isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';
-export {
-  DEFAULT_STREAM_MAX_LEN,
-  DESTINATION_KINDS,
-  destinationKind,
-  maskUrlCredentials,
-  parseBrokerDestination,
-  type BrokerDestination,
-  type DestinationKind,
-} from './webhooks/destination-url.js';
+export { destinationKind, parseBrokerDestination, type BrokerDestination } from './webhooks/destination-url.js';

@@ -110,13 +110,7 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
     throw error;
   });
   server.on('error', (error) => logger.error('server error', { error }));
-  // Printed once, on purpose: this is how the operator learns the token. It never reaches the logs.
-  if (developmentToken !== undefined) {
-    io.stderr.write(
-      `warning: no tokens configured (set ${settingName('tokens')} or ${settingName('tokensFile')}); ` +
-        `created a development token for tenant "default": ${developmentToken}\n`,
-    );
-  }
+  if (developmentToken !== undefined) warnDevelopmentToken(io, developmentToken);
   io.stdout.write(`plant-store listening on ${url} (storage: ${description})\n`);
   let closing: Promise<void> | undefined;
   return {
@@ -128,6 +122,14 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
       return closing;
     },
   };
+}
+
+/** Printed once, on purpose: this is how the operator learns the token. It never reaches the logs. */
+function warnDevelopmentToken(io: ServeIo, token: string): void {
+  io.stderr.write(
+    `warning: no tokens configured (set ${settingName('tokens')} or ${settingName('tokensFile')}); ` +
+      `created a development token for tenant "default": ${token}\n`,
+  );
 }
 
 function reloader(config: ServeConfig, tokens: ReturnType<typeof replaceableTokens>, store: PlantStore, logger: Logger): ServeHandle['reload'] {

@@ -52,44 +52,52 @@ export function parseBrokerDestination(url: URL, field = 'url'): BrokerDestinati
   if (url.href.includes('#')) return `${field} must not have a fragment`;
   const userinfo = url.username !== '' || url.password !== '' ? `${url.username}${url.password !== '' ? `:${url.password}` : ''}@` : '';
   const server = `${url.protocol}//${userinfo}${url.host}`;
-  const params = url.searchParams;
-  const unknown = (known: readonly string[]) => [...params.keys()].find((name) => !known.includes(name));
-  switch (kind) {
-    case 'amqp': {
-      const extra = unknown(['exchange', 'routingKey', 'heartbeat', 'frameMax', 'channelMax', 'locale']);
-      if (extra !== undefined) return `${field} has an unknown parameter ${extra} (amqp takes exchange, routingKey, heartbeat, frameMax, channelMax, locale)`;
-      const connection = new URL(url.href);
-      connection.searchParams.delete('exchange');
-      connection.searchParams.delete('routingKey');
-      connection.hash = '';
-      return { kind, connection: connection.href, exchange: params.get('exchange') ?? '', routingKey: params.get('routingKey') ?? '' };
-    }
-    case 'nats': {
-      if (url.search !== '') return `${field} must not have a query (the subject is the path: nats://host:4222/plants.created)`;
-      const subject = decodedPath(url);
-      if (!NATS_SUBJECT.test(subject)) return `${field} must name a JetStream subject without wildcards as its path (nats://host:4222/plants.created)`;
-      return { kind, connection: server, subject };
-    }
-    case 'redis': {
-      const extra = unknown(['stream', 'maxLen']);
-      if (extra !== undefined) return `${field} has an unknown parameter ${extra} (redis takes stream and maxLen)`;
-      const stream = params.get('stream') ?? '';
-      if (stream === '') return `${field} must name the stream: redis://host:6379/0?stream=plants`;
-      const maxLenText = params.get('maxLen');
-      const maxLen = maxLenText === null ? DEFAULT_STREAM_MAX_LEN : Number(maxLenText);
-      if (!/^\d{1,9}$/.test(maxLenText ?? '1') || maxLen < 1) return `${field} maxLen must be a whole number from 1 to 999999999`;
-      if (!/^(\/\d{0,2})?$/.test(url.pathname)) return `${field} path must be a database number (redis://host:6379/0?stream=plants)`;
-      return { kind, connection: `${server}${url.pathname}`, stream, maxLen };
-    }
-    case 'mqtt': {
-      if (url.search !== '') return `${field} must not have a query (the topic is the path: mqtt://host:1883/plants/created)`;
-      const topic = decodedPath(url);
-      if (topic === '' || MQTT_TOPIC_WILDCARD.test(topic))
-        return `${field} must name an MQTT topic without wildcards as its path (mqtt://host:1883/plants/created)`;
-      return { kind, connection: server, topic };
-    }
-  }
+  return PARSERS[kind](url, server, field);
 }
+
+type Parser = (url: URL, server: string, field: string) => BrokerDestination | string;
+
+const unknownParameter = (url: URL, known: readonly string[]) => [...url.searchParams.keys()].find((name) => !known.includes(name));
+
+const AMQP_CONNECTION_PARAMETERS = ['heartbeat', 'frameMax', 'channelMax', 'locale'];
+
+const PARSERS: Readonly<Record<BrokerDestination['kind'], Parser>> = {
+  amqp(url, _server, field) {
+    const extra = unknownParameter(url, ['exchange', 'routingKey', ...AMQP_CONNECTION_PARAMETERS]);
+    if (extra !== undefined) return `${field} has an unknown parameter ${extra} (amqp takes exchange, routingKey, ${AMQP_CONNECTION_PARAMETERS.join(', ')})`;
+    // The vhost (the path) and the tuning parameters belong to the connection; exchange and routing key to each publish.
+    const connection = new URL(url.href);
+    connection.searchParams.delete('exchange');
+    connection.searchParams.delete('routingKey');
+    const { searchParams } = url;
+    return { kind: 'amqp', connection: connection.href, exchange: searchParams.get('exchange') ?? '', routingKey: searchParams.get('routingKey') ?? '' };
+  },
+  nats(url, server, field) {
+    if (url.search !== '') return `${field} must not have a query (the subject is the path: nats://host:4222/plants.created)`;
+    const subject = decodedPath(url);
+    if (!NATS_SUBJECT.test(subject)) return `${field} must name a JetStream subject without wildcards as its path (nats://host:4222/plants.created)`;
+    return { kind: 'nats', connection: server, subject };
+  },
+  redis(url, server, field) {
+    const extra = unknownParameter(url, ['stream', 'maxLen']);
+    if (extra !== undefined) return `${field} has an unknown parameter ${extra} (redis takes stream and maxLen)`;
+    const stream = url.searchParams.get('stream') ?? '';
+    if (stream === '') return `${field} must name the stream: redis://host:6379/0?stream=plants`;
+    const maxLenText = url.searchParams.get('maxLen');
+    const maxLen = maxLenText === null ? DEFAULT_STREAM_MAX_LEN : Number(maxLenText);
+    if (!/^\d{1,9}$/.test(maxLenText ?? '1') || maxLen < 1) return `${field} maxLen must be a whole number from 1 to 999999999`;
+    // The path is the database number, part of the connection.
+    if (!/^(\/\d{0,2})?$/.test(url.pathname)) return `${field} path must be a database number (redis://host:6379/0?stream=plants)`;
+    return { kind: 'redis', connection: `${server}${url.pathname}`, stream, maxLen };
+  },
+  mqtt(url, server, field) {
+    if (url.search !== '') return `${field} must not have a query (the topic is the path: mqtt://host:1883/plants/created)`;
+    const topic = decodedPath(url);
+    if (topic === '' || MQTT_TOPIC_WILDCARD.test(topic))
+      return `${field} must name an MQTT topic without wildcards as its path (mqtt://host:1883/plants/created)`;
+    return { kind: 'mqtt', connection: server, topic };
+  },
+};
 
 /** The path without its leading `/`, percent-decoded; `""` when it does not decode (and so is refused). */
 function decodedPath(url: URL): string {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigurationError, DESTINATION_KINDS, type DestinationKind, type WebhookSubscription } from '@plant-store/core';
-import { maskUrlCredentials, subscriptionId, tokenDigest } from '@plant-store/core/adapter';
+import { ConfigurationError, DESTINATION_KINDS, maskUrlCredentials, type DestinationKind, type WebhookSubscription } from '@plant-store/core';
+import { subscriptionId, tokenDigest } from '@plant-store/core/adapter';
 import { LOG_LEVELS, type LogLevel } from '../logging/json-logger.js';
 import { loadJwt, type JwtConfig } from './load-jwt.js';
 import { settingReader, type SettingReader } from './setting-reader.js';
