@@ -44,6 +44,9 @@ const EXAMPLES = [
   { file: 'docs/frameworks.md', heading: 'Express', language: 'ts' },
   { file: 'docs/frameworks.md', heading: 'Fastify', language: 'ts' },
   { file: 'docs/frameworks.md', heading: 'Fetch handler (Hono and other fetch runtimes)', language: 'ts' },
+  // Run by destination-examples.test.ts, against the brokers.
+  { file: 'docs/destinations.md', heading: 'URL shapes', language: 'ts' },
+  { file: 'docs/destinations.md', heading: 'In a host application', language: 'ts' },
 ] as const;
 
 /** The `## ` sections of a Markdown page, by heading (text up to the next `## `). */
