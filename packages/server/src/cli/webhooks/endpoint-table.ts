@@ -1,4 +1,4 @@
-import type { WebhookEndpoint } from '@plant-store/core';
+import { maskUrlCredentials, type WebhookEndpoint } from '@plant-store/core';
 import { textTable } from './text-table.js';
 
 export function endpointTable(endpoints: readonly WebhookEndpoint[]): string {
@@ -8,7 +8,7 @@ export function endpointTable(endpoints: readonly WebhookEndpoint[]): string {
     endpoint.tenant,
     endpoint.status,
     endpoint.eventTypes.join(','),
-    endpoint.url,
+    maskUrlCredentials(endpoint.url),
     endpoint.disabledReason ?? '-',
   ]);
   return textTable(['ID', 'TENANT', 'STATUS', 'EVENTS', 'URL', 'DISABLED REASON'], rows);
