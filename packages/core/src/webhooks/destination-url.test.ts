@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_STREAM_MAX_LEN, maskUrlCredentials, parseBrokerDestination } from './destination-url.js';
+import { DEFAULT_STREAM_MAX_LEN, destinationPort, maskUrlCredentials, parseBrokerDestination } from './destination-url.js';
 
 const parse = (url: string) => parseBrokerDestination(new URL(url));
 
@@ -58,5 +58,21 @@ describe('maskUrlCredentials', () => {
     ['not a url', 'not a url'],
   ])('%s → %s', (url, masked) => {
     expect(maskUrlCredentials(url)).toBe(masked);
+  });
+});
+
+describe('destinationPort', () => {
+  it.each([
+    ['https://example.test/hook', 443],
+    ['http://example.test/hook', 80],
+    ['amqp://rabbit.test/?exchange=x', 5672],
+    ['amqps://rabbit.test/?exchange=x', 5671],
+    ['nats://nats.test/s', 4222],
+    ['rediss://redis.test?stream=s', 6379],
+    ['mqtts://mqtt.test/t', 8883],
+    ['mqtt://mqtt.test:2883/t', 2883],
+    ['kafka://k.test/t', undefined],
+  ])('%s → %s', (url, port) => {
+    expect(destinationPort(new URL(url))).toBe(port);
   });
 });

@@ -18,6 +18,23 @@ const KIND_OF_PROTOCOL: Readonly<Record<string, DestinationKind>> = {
   'mqtts:': 'mqtt',
 };
 
+const DEFAULT_PORTS: Readonly<Record<string, number>> = {
+  'http:': 80,
+  'https:': 443,
+  'amqp:': 5672,
+  'amqps:': 5671,
+  'nats:': 4222,
+  'redis:': 6379,
+  'rediss:': 6379,
+  'mqtt:': 1883,
+  'mqtts:': 8883,
+};
+
+/** The port a destination URL without one connects to (its scheme's well-known port); `undefined` for an unknown scheme. */
+export function destinationPort(url: URL): number | undefined {
+  return url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port);
+}
+
 /** Most entries a stream is trimmed to (`maxLen`) by default. */
 export const DEFAULT_STREAM_MAX_LEN = 100_000;
 
