@@ -51,6 +51,9 @@ const EXAMPLES = [
   { file: 'docs/embedding.md', heading: 'Your transactions', language: 'ts' },
   // Run by test/embedding/orders-example.test.ts (it needs PostgreSQL): the page shows the example's function as it is.
   { file: 'docs/embedding.md', heading: 'Example: orders and plants on PostgreSQL', language: 'ts' },
+  // Run by destination-examples.test.ts, against the brokers.
+  { file: 'docs/destinations.md', heading: 'URL shapes', language: 'ts' },
+  { file: 'docs/destinations.md', heading: 'In a host application', language: 'ts' },
 ] as const;
 
 /** The `## ` sections of a Markdown page, by heading (text up to the next `## `). */

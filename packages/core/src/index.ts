@@ -31,6 +31,7 @@ export {
 } from './webhooks/endpoints/webhook-endpoint.js';
 export { WEBHOOK_EVENT_CATALOGUE, type WebhookEventDescription } from './webhooks/endpoints/webhook-event-catalogue.js';
 export type { WebhookSubscription } from './webhooks/webhook-subscription.js';
+export { DESTINATION_KINDS, maskUrlCredentials, type DestinationKind } from './webhooks/destination-url.js';
 export type { WebhookDispatchSettings } from './webhooks/webhook-dispatcher.js';
 
 export {

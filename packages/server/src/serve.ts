@@ -9,6 +9,7 @@ import { settingName } from './config/settings.js';
 import { errorText } from './storage/error-text.js';
 import { openStorage } from './storage/open-storage.js';
 import { createPlantServer, type PlantServerOptions, type PortalAssets } from '@plant-store/http-node';
+import { brokerTransports, type ClosableWebhookTransport } from '@plant-store/broker-transports';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { activeTraceIds } from './logging/active-trace-ids.js';
 import { jsonLogger, type LogSink } from './logging/json-logger.js';
@@ -91,26 +92,25 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
   const { storage, description } = await openStorage(config);
   let store: PlantStore | undefined;
   let server: Server;
+  // HTTP, and the brokers operator subscriptions (or allowed tenant endpoints) name; a broker's driver is loaded on its first URL.
+  // The dispatcher sets user-agent on every request, so the HTTP transport needs no default of its own.
+  const transport = brokerTransports({ http: webhookHttpTransport(config.webhookProxy === undefined ? {} : { proxy: config.webhookProxy }) });
   try {
-    store = createPlantStore({ storage, authenticator, logger, webhooks: webhookOptions(config) });
+    store = createPlantStore({ storage, authenticator, logger, webhooks: webhookOptions(config, transport) });
     server = createPlantServer(store, { ...serverOptions(config, logger), ...(portal === undefined ? {} : { portal }) });
   } catch (error) {
     await (store ? store.close() : storage.close());
+    await transport.close();
     throw error;
   }
   const running = store;
   const url = await listen(server, config).catch(async (error: unknown) => {
     await running.close();
+    await transport.close();
     throw error;
   });
   server.on('error', (error) => logger.error('server error', { error }));
-  // Printed once, on purpose: this is how the operator learns the token. It never reaches the logs.
-  if (developmentToken !== undefined) {
-    io.stderr.write(
-      `warning: no tokens configured (set ${settingName('tokens')} or ${settingName('tokensFile')}); ` +
-        `created a development token for tenant "default": ${developmentToken}\n`,
-    );
-  }
+  if (developmentToken !== undefined) warnDevelopmentToken(io, developmentToken);
   io.stdout.write(`plant-store listening on ${url} (storage: ${description})\n`);
   let closing: Promise<void> | undefined;
   return {
@@ -118,10 +118,18 @@ async function serveTraced(config: ServeConfig, io: ServeIo, env: NodeJS.Process
     store: running,
     reload: reloader(config, replaceable, running, logger),
     close() {
-      closing ??= shutdown(server, running, logger, config.shutdownTimeoutMs, tracing);
+      closing ??= shutdown(server, running, transport, logger, config.shutdownTimeoutMs, tracing);
       return closing;
     },
   };
+}
+
+/** Printed once, on purpose: this is how the operator learns the token. It never reaches the logs. */
+function warnDevelopmentToken(io: ServeIo, token: string): void {
+  io.stderr.write(
+    `warning: no tokens configured (set ${settingName('tokens')} or ${settingName('tokensFile')}); ` +
+      `created a development token for tenant "default": ${token}\n`,
+  );
 }
 
 function reloader(config: ServeConfig, tokens: ReturnType<typeof replaceableTokens>, store: PlantStore, logger: Logger): ServeHandle['reload'] {
@@ -151,11 +159,10 @@ function reloadOne(what: string, apply: () => object, trigger: string, logger: L
   logger.info(`${what} reloaded`, { trigger, ...changes });
 }
 
-function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
+function webhookOptions(config: ServeConfig, transport: ClosableWebhookTransport): PlantStoreWebhookOptions {
   return {
     subscriptions: config.webhooks,
-    // The dispatcher sets user-agent on every request, so the transport needs no default of its own.
-    transport: webhookHttpTransport(config.webhookProxy === undefined ? {} : { proxy: config.webhookProxy }),
+    transport,
     userAgent: `plant-store/${version}`,
     retrySchedule: config.webhookRetryMs,
     timeoutMs: config.webhookTimeoutMs,
@@ -164,6 +171,7 @@ function webhookOptions(config: ServeConfig): PlantStoreWebhookOptions {
     disableAfterMs: config.webhookDisableAfterMs,
     retentionMs: config.webhookRetentionMs,
     allowPrivateDestinations: config.webhookAllowPrivate,
+    endpointDestinationKinds: config.webhookDestinationKinds,
     maxEndpointsPerTenant: config.webhookMaxEndpoints,
   };
 }
@@ -207,7 +215,14 @@ async function listen(server: Server, config: ServeConfig): Promise<string> {
   return `http://${host}:${address.port}`;
 }
 
-async function shutdown(server: Server, store: PlantStore, logger: Logger, graceMs: number, tracing: Tracing | undefined): Promise<void> {
+async function shutdown(
+  server: Server,
+  store: PlantStore,
+  transport: ClosableWebhookTransport,
+  logger: Logger,
+  graceMs: number,
+  tracing: Tracing | undefined,
+): Promise<void> {
   logger.info('shutting down', { graceMs });
   const drained = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
   // A busy keep-alive connection turns idle once its response is written: keep sweeping until all are gone.
@@ -225,6 +240,7 @@ async function shutdown(server: Server, store: PlantStore, logger: Logger, grace
   }
   // Stops the dispatcher (unsent deliveries stay queued), then closes storage.
   await store.close();
+  await transport.close();
   // Last, so the spans of attempts cut short by the stop are exported too.
   if (tracing && !(await tracing.shutdown(TRACING_FLUSH_MS))) logger.warn('tracing: spans not exported in time were dropped', { timeoutMs: TRACING_FLUSH_MS });
   logger.info('stopped');

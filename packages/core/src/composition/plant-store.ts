@@ -13,6 +13,7 @@ import type { PlantService } from '../service/plant-service.js';
 import type { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
 import type { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
 import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
+import type { DestinationKind } from '../webhooks/destination-url.js';
 import type { WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
 import type { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.js';
 
@@ -25,6 +26,8 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
   readonly secretOverlapMs?: number;
   /** Let tenant endpoints point at non-public addresses (`PLANT_STORE_WEBHOOK_ALLOW_PRIVATE`): IP literal hosts are accepted and requests are not marked `restrictDestination`. @default false */
   readonly allowPrivateDestinations?: boolean;
+  /** Destination kinds tenant endpoints may name (`PLANT_STORE_WEBHOOK_DESTINATION_KINDS`); operator subscriptions may name any. The transport must send to them (`brokerTransports()` from `@plant-store/broker-transports`). @default ['http'] */
+  readonly endpointDestinationKinds?: readonly DestinationKind[];
   /** Finished deliveries are deleted this long after they finished, in ms (`PLANT_STORE_WEBHOOK_RETENTION`), in the background with a transport and by default in `allTenants.webhooks.prune()`; `null` keeps them. @default 2592000000 (30 days) */
   readonly retentionMs?: number | null;
   /** Time between background pruning runs, in ms. @default half the retention, from 1 s up to 1 min */

@@ -111,7 +111,7 @@ export function webhookAdmin(c: DependencyContainer): WebhookAdmin {
 
 export function tenantWebhooks(c: DependencyContainer): TenantWebhooks {
   const { outbox, endpoints } = storage(c);
-  const { secretOverlapMs, maxEndpointsPerTenant, allowPrivateDestinations } = settings(c);
+  const { secretOverlapMs, maxEndpointsPerTenant, allowPrivateDestinations, endpointDestinationKinds } = settings(c);
   const wake = dispatcher(c);
   const onRequeue = () => wake?.wake();
   return {
@@ -124,6 +124,7 @@ export function tenantWebhooks(c: DependencyContainer): TenantWebhooks {
       secretOverlapMs,
       maxEndpointsPerTenant,
       allowPrivateDestinations,
+      destinationKinds: endpointDestinationKinds,
     }),
     deliveries: new TenantWebhookDeliveries({ outbox, clock: clock(c), onRequeue }),
   };

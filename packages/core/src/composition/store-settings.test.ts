@@ -11,6 +11,7 @@ describe('storeSettings', () => {
       pruneIntervalMs: undefined,
       secretOverlapMs: 86_400_000,
       allowPrivateDestinations: false,
+      endpointDestinationKinds: ['http'],
       dispatch: {},
       batchSize: undefined,
     });

@@ -1,4 +1,5 @@
 import { ConfigurationError, ValidationError } from '../errors.js';
+import { DESTINATION_KINDS } from '../webhooks/destination-url.js';
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
 import type { WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
 import { validateSubscriptions } from '../webhooks/webhook-subscription.js';
@@ -13,6 +14,7 @@ export function storeSettings(options: PlantStoreOptions) {
     transport: _transport,
     secretOverlapMs,
     allowPrivateDestinations,
+    endpointDestinationKinds = ['http'],
     retentionMs = DEFAULT_WEBHOOK_RETENTION_MS,
     pruneIntervalMs,
     maxEndpointsPerTenant = DEFAULT_MAX_ENDPOINTS_PER_TENANT,
@@ -24,6 +26,10 @@ export function storeSettings(options: PlantStoreOptions) {
   if (retentionMs !== null && !(Number.isFinite(retentionMs) && retentionMs >= 0)) {
     throw ValidationError.of('webhooks.retentionMs', `must be a duration in ms of 0 or more, or null, got ${String(retentionMs)}`);
   }
+  const unknownKind = endpointDestinationKinds.find((kind) => !DESTINATION_KINDS.includes(kind));
+  if (unknownKind !== undefined) {
+    throw new ConfigurationError('endpointDestinationKinds', `must list kinds among ${DESTINATION_KINDS.join(', ')}, got ${String(unknownKind)}`);
+  }
   return {
     subscriptions: validateSubscriptions(subscriptions ?? []),
     maxEndpointsPerTenant,
@@ -31,6 +37,7 @@ export function storeSettings(options: PlantStoreOptions) {
     pruneIntervalMs,
     secretOverlapMs: secretOverlapMs ?? DEFAULT_SECRET_OVERLAP_MS,
     allowPrivateDestinations: allowPrivateDestinations ?? false,
+    endpointDestinationKinds: Object.freeze([...endpointDestinationKinds]),
     // What the dispatcher is given as it is (retry schedule, timeouts, concurrency, …).
     dispatch: dispatch as WebhookDispatchSettings,
     batchSize: options.batchSize,

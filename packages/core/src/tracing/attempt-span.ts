@@ -1,6 +1,7 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Link, type Span } from '@opentelemetry/api';
 import type { ClaimedDelivery } from '../ports/webhook-outbox.js';
 import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
+import { destinationPort } from '../webhooks/destination-url.js';
 import { parseTraceparent } from './trace-parent.js';
 import { tracer } from './tracer.js';
 
@@ -54,7 +55,11 @@ export function endAttemptSpan(span: Span, outcome: WebhookSendOutcome, interrup
 function serverOf(url: string): Attributes | undefined {
   if (!URL.canParse(url)) return undefined;
   const parsed = new URL(url);
-  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  const port = destinationPort(parsed);
   // An IPv6 host comes bracketed in a URL; the attribute takes the bare address.
-  return { 'server.address': parsed.hostname.replace(/^\[(.*)\]$/, '$1'), 'server.port': port, 'url.scheme': parsed.protocol.slice(0, -1) };
+  return {
+    'server.address': parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+    ...(port === undefined ? {} : { 'server.port': port }),
+    'url.scheme': parsed.protocol.slice(0, -1),
+  };
 }

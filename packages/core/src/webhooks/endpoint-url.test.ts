@@ -117,3 +117,27 @@ describe('endpointUrlSchema', () => {
     expect(endpointUrlProblem('https://example.com/')).toBeUndefined();
   });
 });
+
+describe('endpointUrlProblem with broker destinations', () => {
+  const brokers = { kinds: ['http', 'amqp', 'nats', 'redis', 'mqtt'] as const };
+
+  it('accepts broker URLs, credentials included, only for the kinds allowed', () => {
+    expect(endpointUrlProblem('amqp://user:pw@rabbit.example/?exchange=plants', brokers)).toBeUndefined();
+    expect(endpointUrlProblem('nats://token@nats.example/plants.created', brokers)).toBeUndefined();
+    expect(endpointUrlProblem('rediss://:pw@redis.example:6380/0?stream=plants', brokers)).toBeUndefined();
+    expect(endpointUrlProblem('mqtt://mqtt.example/plants', brokers)).toBeUndefined();
+    expect(endpointUrlProblem('amqp://rabbit.example/?exchange=plants')).toBe(
+      'url must be an absolute http or https URL: amqp destinations are not allowed for endpoints here',
+    );
+    expect(endpointUrlProblem('mqtt://mqtt.example/plants', { kinds: ['http', 'amqp'] })).toBe(
+      'url must be an absolute http or https, or amqp or amqps URL: mqtt destinations are not allowed for endpoints here',
+    );
+  });
+
+  it('keeps refusing credentials in http URLs, broker URLs of a bad shape and private addresses', () => {
+    expect(endpointUrlProblem('https://u:p@example.com/', brokers)).toBe('url must not contain credentials');
+    expect(endpointUrlProblem('redis://redis.example/0', brokers)).toBe('url must name the stream: redis://host:6379/0?stream=plants');
+    expect(endpointUrlProblem('amqp://guest:guest@127.0.0.1:5672/?exchange=x', brokers)).toBe(PRIVATE);
+    expect(endpointUrlProblem('amqp://guest:guest@127.0.0.1:5672/?exchange=x', { ...brokers, allowPrivate: true })).toBeUndefined();
+  });
+});

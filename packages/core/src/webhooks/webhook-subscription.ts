@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { objectMessage, validate } from '../domain/validate.js';
 import { ValidationError } from '../errors.js';
+import { destinationKind, parseBrokerDestination } from './destination-url.js';
 
 /** Smallest accepted signing key, in bytes (Standard Webhooks recommends 24–64). */
 export const MIN_SECRET_BYTES = 24;
@@ -38,6 +39,19 @@ export function eventTypesSchema<const T extends string>(types: readonly T[]) {
   );
 }
 
+const SUBSCRIPTION_URL_MESSAGE = 'url must be an absolute http, https, amqp, amqps, nats, redis, rediss, mqtt or mqtts URL';
+
+/** What is wrong with an operator's subscription URL: any destination kind (the operator trusts it), broker URLs checked for their shape. */
+function subscriptionUrlProblem(url: string): string | undefined {
+  if (!URL.canParse(url)) return SUBSCRIPTION_URL_MESSAGE;
+  const parsed = new URL(url);
+  const kind = destinationKind(parsed);
+  if (kind === undefined) return SUBSCRIPTION_URL_MESSAGE;
+  if (kind === 'http') return parsed.hostname === '' ? SUBSCRIPTION_URL_MESSAGE : undefined;
+  const broker = parseBrokerDestination(parsed);
+  return typeof broker === 'string' ? broker : undefined;
+}
+
 const ID_MESSAGE = 'id must be 1 to 64 letters, digits, "_", "-", "." or ":", not starting with "ep_" (tenant endpoint ids)';
 
 /** The id of a subscription without one: `sub_` and a SHA-256 of its url, stable so queued deliveries find it again after a restart. */
@@ -52,11 +66,12 @@ export const WebhookSubscriptionSchema = v.pipe(
       // `ep_` ids are tenant endpoints': deliveries are routed, and shown to tenants, by that prefix.
       id: v.exactOptional(v.pipe(v.string(ID_MESSAGE), v.regex(/^(?!ep_)[A-Za-z0-9_.:-]{1,64}$/, ID_MESSAGE))),
       url: v.pipe(
-        v.string('url must be an http or https URL'),
-        v.check(
-          (url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol) && new URL(url).hostname !== '',
-          'url must be an absolute http or https URL',
-        ),
+        v.string(SUBSCRIPTION_URL_MESSAGE),
+        v.rawCheck<string>(({ dataset, addIssue }) => {
+          if (!dataset.typed) return;
+          const problem = subscriptionUrlProblem(dataset.value);
+          if (problem !== undefined) addIssue({ message: problem });
+        }),
       ),
       secret: webhookSecretSchema(),
       tenant: v.exactOptional(v.pipe(v.string('tenant must be a non-empty string'), v.minLength(1, 'tenant must be a non-empty string'))),

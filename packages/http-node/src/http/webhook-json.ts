@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryAttempt, EndpointStats, WebhookEndpoint } from '@plant-store/core';
+import { maskUrlCredentials, type Delivery, type DeliveryAttempt, type EndpointStats, type WebhookEndpoint } from '@plant-store/core';
 
 // Shared with the operator CLI's --json, so both show one shape. A delivery's payload is embedded as the exact JSON text
 // that is signed and sent, so int64 ids stay exact.
@@ -15,7 +15,8 @@ export function endpointWithSecretJson(endpoint: WebhookEndpoint, secret: string
 }
 
 function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {
-  const json: Record<string, unknown> = { id: endpoint.id, url: endpoint.url, eventTypes: endpoint.eventTypes };
+  // A broker URL's credentials are a secret like the signing one: never shown back.
+  const json: Record<string, unknown> = { id: endpoint.id, url: maskUrlCredentials(endpoint.url), eventTypes: endpoint.eventTypes };
   if (endpoint.description !== undefined) json.description = endpoint.description;
   if (endpoint.rateLimit !== undefined) json.rateLimit = endpoint.rateLimit;
   if (endpoint.headers !== undefined) json.headers = endpoint.headers;

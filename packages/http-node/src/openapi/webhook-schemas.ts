@@ -26,7 +26,9 @@ const url = {
   description: [
     `An absolute \`http\` or \`https\` URL of at most ${ENDPOINT_URL_MAX_LENGTH} characters, without credentials. A host that`,
     'is a loopback, private, link-local, unspecified or multicast IP literal is a 400 unless the operator allows private',
-    'destinations; host names are checked on the address actually connected at delivery.',
+    'destinations; host names are checked on the address actually connected at delivery. Where the operator allows them,',
+    'also a message broker: `amqp(s)://`, `nats://`, `redis(s)://` or `mqtt(s)://`, which may carry credentials, shown',
+    'back as `***`.',
   ].join(' '),
   examples: ['https://example.com/hooks/plants'],
 };

@@ -48,6 +48,7 @@ describe('loadConfig defaults', () => {
       webhookDisableAfterMs: 432_000_000,
       webhookRetentionMs: 30 * 86_400_000,
       webhookAllowPrivate: false,
+      webhookDestinationKinds: ['http'],
       webhookMaxEndpoints: 50,
       maxBodyBytes: 65_536,
       headersTimeoutMs: 10_000,
@@ -154,6 +155,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       webhookDisableAfterMs: 30 * 86_400_000,
       webhookRetentionMs: null,
       webhookAllowPrivate: true,
+      webhookDestinationKinds: ['http'],
       webhookMaxEndpoints: 7,
       maxBodyBytes: 1_000,
       headersTimeoutMs: 4_000,
@@ -191,6 +193,7 @@ describe('loadConfig reads every variable, and every flag wins over it', () => {
       webhookDisableAfterMs: 5_400_000,
       webhookRetentionMs: 20_000,
       webhookAllowPrivate: false,
+      webhookDestinationKinds: ['http'],
       webhookMaxEndpoints: 3,
       maxBodyBytes: 2_048,
       headersTimeoutMs: 1_000,
@@ -311,7 +314,10 @@ describe('loadConfig webhooks', () => {
   it.each([
     ['[{"url":"http://x', 'not valid JSON at line 1, column 18 (expected a JSON array)'],
     [JSON.stringify({ url: 'http://127.0.0.1/a', secret: SECRET }), 'must be a JSON array'],
-    [JSON.stringify([{ url: 'ftp://127.0.0.1/a', secret: SECRET }]), 'entry [0]: url must be an absolute http or https URL'],
+    [
+      JSON.stringify([{ url: 'ftp://127.0.0.1/a', secret: SECRET }]),
+      'entry [0]: url must be an absolute http, https, amqp, amqps, nats, redis, rediss, mqtt or mqtts URL',
+    ],
     [JSON.stringify([{ url: 'http://127.0.0.1/a' }]), 'entry [0]: secret is required'],
     [
       JSON.stringify([{ url: 'http://127.0.0.1/a', secret: 'whsec_c2hvcnQ=' }]),
@@ -343,6 +349,26 @@ describe('loadConfig webhooks', () => {
     expect(error.message).not.toContain(SECRET);
   });
 
+  it('takes broker URLs, and names one given twice without its credentials', () => {
+    const broker = 'amqp://user:hunter2@broker.test:5672/?exchange=plants';
+    expect(loadConfig([], { PLANT_STORE_WEBHOOKS: JSON.stringify([{ url: broker, secret: SECRET }]) }).webhooks[0]?.url).toBe(broker);
+    const twice = JSON.stringify([
+      { url: broker, secret: SECRET },
+      { url: broker, secret: SECRET },
+    ]);
+    const { message } = configError(() => loadConfig([], { PLANT_STORE_WEBHOOKS: twice }));
+    expect(message).toContain('amqp://***@broker.test:5672/?exchange=plants is subscribed twice');
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('reads the destination kinds tenant endpoints may name', () => {
+    expect(loadConfig([], { PLANT_STORE_WEBHOOK_DESTINATION_KINDS: 'http, AMQP,nats,nats' }).webhookDestinationKinds).toEqual(['http', 'amqp', 'nats']);
+    expect(loadConfig(['--webhook-destination-kinds', 'redis,mqtt'], {}).webhookDestinationKinds).toEqual(['redis', 'mqtt']);
+    expect(configError(() => loadConfig([], { PLANT_STORE_WEBHOOK_DESTINATION_KINDS: 'http,kafka' })).message).toBe(
+      'PLANT_STORE_WEBHOOK_DESTINATION_KINDS (--webhook-destination-kinds): must be a comma-separated list of http, amqp, nats, redis, mqtt (got "http,kafka")',
+    );
+  });
+
   it('names the file and the entry for a bad webhooks file', () => {
     const file = tempFile(
       JSON.stringify([
@@ -351,7 +377,7 @@ describe('loadConfig webhooks', () => {
       ]),
     );
     expect(configError(() => loadConfig([`--webhooks-file=${file}`], {})).message).toBe(
-      `PLANT_STORE_WEBHOOKS_FILE (--webhooks-file): ${file}: entry [1]: url must be an absolute http or https URL`,
+      `PLANT_STORE_WEBHOOKS_FILE (--webhooks-file): ${file}: entry [1]: url must be an absolute http, https, amqp, amqps, nats, redis, rediss, mqtt or mqtts URL`,
     );
   });
 });

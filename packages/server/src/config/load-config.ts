@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigurationError, type WebhookSubscription } from '@plant-store/core';
+import { ConfigurationError, DESTINATION_KINDS, maskUrlCredentials, type DestinationKind, type WebhookSubscription } from '@plant-store/core';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { subscriptionId, tokenDigest } from '@plant-store/core/adapter';
 import { LOG_LEVELS, type LogLevel } from '../logging/json-logger.js';
@@ -38,6 +38,7 @@ export interface ServeConfig {
   readonly webhookAllowPrivate: boolean;
   /** Proxy URL or `env`; absent: attempts connect directly. May hold a password: never log it. */
   readonly webhookProxy?: string;
+  readonly webhookDestinationKinds: readonly DestinationKind[];
   readonly webhookMaxEndpoints: number;
   readonly maxBodyBytes: number;
   readonly headersTimeoutMs: number;
@@ -152,8 +153,20 @@ function webhookSettings(read: SettingReader) {
     webhookRetentionMs: retention(read),
     webhookAllowPrivate: read.bool('webhookAllowPrivate'),
     ...optional('webhookProxy', webhookProxy(read.raw('webhookProxy'), read.fail)),
+    webhookDestinationKinds: destinationKinds(read),
     webhookMaxEndpoints: read.integer('webhookMaxEndpoints', 1, 100_000, 'must be an integer from 1 to 100000'),
   };
+}
+
+function destinationKinds(read: Pick<SettingReader, 'text' | 'fail' | 'got'>): readonly DestinationKind[] {
+  const kinds = read
+    .text('webhookDestinationKinds')
+    .split(',')
+    .map((kind) => kind.trim().toLowerCase());
+  if (!kinds.every((kind): kind is DestinationKind => (DESTINATION_KINDS as readonly string[]).includes(kind))) {
+    throw read.fail('webhookDestinationKinds', `must be a comma-separated list of ${DESTINATION_KINDS.join(', ')}${read.got('webhookDestinationKinds')}`);
+  }
+  return [...new Set(kinds)];
 }
 
 /** Not a timer (it only dates a cutoff), so it may exceed what a Node timer holds. */
@@ -238,7 +251,8 @@ function loadWebhooks(list: string | undefined, file: { path: string; content: s
       { key: 'webhooksFile', entries: file ? parseWebhooks(file.content, settingName('webhooksFile'), file.path) : [] },
     ],
     (entry) => entry.id,
-    (entry) => (entry.id === subscriptionId(entry.url) ? `${entry.url} is subscribed twice` : `subscription id ${entry.id} is configured twice`),
+    (entry) =>
+      entry.id === subscriptionId(entry.url) ? `${maskUrlCredentials(entry.url)} is subscribed twice` : `subscription id ${entry.id} is configured twice`,
   );
 }
 

@@ -37,6 +37,10 @@ const DEFINITIONS = {
     default: undefined,
     help: 'send webhook attempts through this HTTP proxy (http://[user:password@]host:port, CONNECT tunnels), or "env" for the one HTTPS_PROXY/HTTP_PROXY name, NO_PROXY honoured',
   },
+  webhookDestinationKinds: {
+    default: 'http',
+    help: 'comma-separated destination kinds tenant endpoints may name: http, amqp, nats, redis, mqtt (operator subscriptions may name any)',
+  },
   webhookMaxEndpoints: {
     default: String(DEFAULT_MAX_ENDPOINTS_PER_TENANT),
     help: 'most webhook endpoints one tenant may have (creating one more is a 422); also bounds the deliveries one plant write queues',

@@ -4,6 +4,7 @@ import { ConflictError, LimitExceededError, NotFoundError, ValidationError } fro
 import type { Clock } from '../../ports/clock.js';
 import type { WebhookEndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.js';
 import type { Delivery, RequeueSelector, WebhookOutbox } from '../../ports/webhook-outbox.js';
+import type { DestinationKind } from '../destination-url.js';
 import { newMessageId } from '../message-id.js';
 import { requeueNow } from '../requeue-now.js';
 import { requireScope } from '../../service/plant-service.js';
@@ -30,6 +31,8 @@ export interface TenantWebhookEndpointsOptions {
   readonly maxEndpointsPerTenant: number;
   /** Accept endpoint URLs whose host is a non-public IP literal. @default false */
   readonly allowPrivateDestinations?: boolean;
+  /** Destination kinds an endpoint URL may name. @default ['http'] */
+  readonly destinationKinds?: readonly DestinationKind[];
   /** Called after deliveries were queued again (the store wakes its dispatcher). @default nothing */
   readonly onRequeue?: () => void;
   /** Called after an endpoint was created (the store's dispatcher then claims for tenant endpoints on every wake). @default nothing */
@@ -84,7 +87,7 @@ export class TenantWebhookEndpoints {
   constructor(options: TenantWebhookEndpointsOptions) {
     this.#options = options;
     this.#requeue = requeueNow(options);
-    const urlOptions = { allowPrivate: options.allowPrivateDestinations ?? false };
+    const urlOptions = { allowPrivate: options.allowPrivateDestinations ?? false, kinds: options.destinationKinds ?? ['http' as const] };
     this.#newSchema = newEndpointSchema(urlOptions);
     this.#patchSchema = endpointPatchSchema(urlOptions);
   }

@@ -1,4 +1,4 @@
-import type { WebhookEndpoint } from '@plant-store/core';
+import { maskUrlCredentials, type WebhookEndpoint } from '@plant-store/core';
 import { textTable } from './text-table.js';
 
 /** `signatures`: each endpoint's signature kind (`-` for one missing, deleted meanwhile). */
@@ -13,7 +13,7 @@ export function endpointTable(endpoints: readonly WebhookEndpoint[], signatures:
     signatures.get(endpoint.id) ?? '-',
     // Names only: values may be credentials.
     Object.keys(endpoint.headers ?? {}).join(',') || '-',
-    endpoint.url,
+    maskUrlCredentials(endpoint.url),
     endpoint.disabledReason ?? '-',
   ]);
   return textTable(['ID', 'TENANT', 'STATUS', 'EVENTS', 'ORDERING', 'SIGNATURE', 'HEADERS', 'URL', 'DISABLED REASON'], rows);

@@ -1,0 +1,44 @@
+import type { BrokerDestination } from '@plant-store/core/adapter';
+import { driverExports, errorReason, type BrokerClient, type BrokerConnection, type BrokerMessage } from './broker-connection.js';
+
+type RedisDestination = Extract<BrokerDestination, { kind: 'redis' }>;
+
+/** The stream field that holds the body; the headers are fields of their own. */
+export const BODY_FIELD = 'body';
+
+/** Redis Streams with `redis`: one `XADD` per message, the stream trimmed to about `maxLen` entries. */
+export const redisClient: BrokerClient<RedisDestination> = {
+  kind: 'redis',
+  async connect(connection, { timeoutMs }) {
+    const { createClient } = driverExports(await import('redis'), 'createClient');
+    let lastError: string | undefined;
+    // No reconnect of its own: the pool connects again on the next attempt, and commands never queue behind a lost connection.
+    const client = createClient({ url: connection, socket: { connectTimeout: timeoutMs, reconnectStrategy: false }, disableOfflineQueue: true });
+    // Without a listener an 'error' event would crash the process.
+    client.on('error', (error: unknown) => {
+      lastError = errorReason(error);
+    });
+    try {
+      await client.connect();
+    } catch (error) {
+      client.destroy();
+      throw new Error(lastError ?? errorReason(error));
+    }
+    const connectionOf: BrokerConnection<RedisDestination> = {
+      get open() {
+        return client.isOpen && client.isReady;
+      },
+      async publish(destination, message: BrokerMessage) {
+        const fields: Record<string, string> = {};
+        // A header named like the body field cannot displace the body.
+        for (const [name, value] of Object.entries(message.headers)) if (name !== BODY_FIELD) fields[name] = value;
+        fields[BODY_FIELD] = message.body.toString('utf8');
+        await client.xAdd(destination.stream, '*', fields, { TRIM: { strategy: 'MAXLEN', strategyModifier: '~', threshold: destination.maxLen } });
+      },
+      async close() {
+        if (client.isOpen) await client.close().catch(() => client.destroy());
+      },
+    };
+    return connectionOf;
+  },
+};

@@ -1,0 +1,121 @@
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { brokerTransports } from '@plant-store/broker-transports';
+import { verifyWebhook } from '@plant-store/client';
+import { createPlantStore, type Delivery, type DestinationKind, type PlantStoreWebhookOptions } from '@plant-store/core';
+import type { LogFields, Logger } from '@plant-store/core/adapter';
+import { createPlantServer } from '@plant-store/http-node';
+import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
+import { startConsumer, type BrokerConsumer, type BrokerKind } from '../support/broker-consumers.js';
+import { eventually } from '../support/eventually.js';
+import { TOKENS, testTokens } from '../support/test-tokens.js';
+import { openStorage } from '../support/webhook-test-service.js';
+
+// Tenant endpoints that name a broker: allowed per kind by the operator, their credentials never shown back or logged.
+
+const PASSWORD = 'guest'; // the brokers' test account; the checks below look for the whole userinfo too
+// Redis has no user guest: its default user takes any password when it has none.
+const USER: Readonly<Record<BrokerKind, string>> = { amqp: 'guest', nats: 'guest', redis: 'default', mqtt: 'guest' };
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Service {
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }>;
+  readonly logLines: string[];
+  deliveries(): Promise<readonly Delivery[]>;
+}
+
+async function service(kinds: readonly DestinationKind[], webhooks: PlantStoreWebhookOptions = {}): Promise<Service> {
+  const logLines: string[] = [];
+  const record = (level: string) => (message: string, fields?: LogFields) => void logLines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
+  const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+  const transport = brokerTransports({ http: webhookHttpTransport() });
+  const store = createPlantStore({
+    storage: await openStorage('sqlite'),
+    authenticator: testTokens(),
+    logger,
+    webhooks: { transport, retrySchedule: [20, 40], timeoutMs: 2_000, jitter: 0, endpointDestinationKinds: kinds, allowPrivateDestinations: true, ...webhooks },
+  });
+  const server = createPlantServer(store, { logger });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  cleanups.push(async () => {
+    const closed = new Promise((resolve) => server.close(resolve));
+    server.closeAllConnections();
+    await closed;
+    await store.close();
+    await transport.close();
+  });
+  return {
+    logLines,
+    async call(method, path, body) {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${TOKENS.owner}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+    },
+    deliveries: () => store.allTenants.webhooks.list(),
+  };
+}
+
+async function consumer(kind: BrokerKind): Promise<BrokerConsumer> {
+  const started = await startConsumer(kind);
+  cleanups.push(() => started.close());
+  return started;
+}
+
+describe.each<BrokerKind>(['amqp', 'nats', 'redis', 'mqtt'])('tenant endpoints to %s', (kind) => {
+  it('delivers to an allowed kind and never shows its credentials again', async () => {
+    const hooks = await consumer(kind);
+    const api = await service(['http', kind]);
+    const userinfo = `${USER[kind]}:${PASSWORD}`;
+    const url = hooks.url(undefined, userinfo);
+    const created = await api.call('POST', '/webhooks/endpoints', { url });
+    expect(created.status).toBe(201);
+    const masked = url.replace(`${userinfo}@`, '***@');
+    expect(created.json.url).toBe(masked);
+    const id = created.json.id as string;
+    expect((await api.call('GET', `/webhooks/endpoints/${id}`)).json.url).toBe(masked);
+    expect(JSON.stringify((await api.call('GET', '/webhooks/endpoints')).json)).not.toContain(userinfo);
+    expect((await api.call('POST', '/plants', { id: 7, name: 'Fern' })).status).toBe(200);
+    await eventually(() => hooks.received.length >= 1, 'the message');
+    const [message] = hooks.received;
+    expect(await verifyWebhook(message!.body, message!.headers, created.json.secret as string)).toEqual({ id: 7n, name: 'Fern' });
+    expect(api.logLines.join('\n')).not.toContain(`${userinfo}@`);
+  });
+
+  it('refuses the kind with a 400 naming the rule unless the operator allows it', async () => {
+    const hooks = await consumer(kind);
+    const api = await service(['http']);
+    const answer = await api.call('POST', '/webhooks/endpoints', { url: hooks.url() });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.json)).toContain(`url must be an absolute http or https URL: ${kind} destinations are not allowed for endpoints here`);
+    expect(JSON.stringify(answer.json)).not.toContain(PASSWORD);
+  });
+});
+
+describe('tenant broker endpoints and the destination policy', () => {
+  it('refuses a loopback literal unless private destinations are allowed', async () => {
+    const api = await service(['amqp'], { allowPrivateDestinations: false });
+    const answer = await api.call('POST', '/webhooks/endpoints', { url: 'amqp://guest:guest@127.0.0.1:5672/?exchange=amq.direct' });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.json)).toContain('url must not point to a private, loopback, link-local or multicast address');
+  });
+
+  it('fails attempts to a name that resolves to a loopback address', async () => {
+    const hooks = await consumer('amqp');
+    const api = await service(['amqp'], { allowPrivateDestinations: false, retrySchedule: [] });
+    const url = hooks.url().replace('127.0.0.1', 'localhost');
+    expect((await api.call('POST', '/webhooks/endpoints', { url })).status).toBe(201);
+    expect((await api.call('POST', '/plants', { id: 1, name: 'Fern' })).status).toBe(200);
+    await eventually(async () => (await api.deliveries())[0]?.status === 'failed', 'a failed delivery');
+    expect((await api.deliveries())[0]!.attempts.map((attempt) => attempt.error)).toEqual(['destination not allowed']);
+    expect(hooks.received).toHaveLength(0);
+  });
+});
