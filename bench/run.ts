@@ -18,7 +18,9 @@ import type { BenchResults } from './lib/targets.js';
 import { checkTargets } from './lib/targets.js';
 import { runBigListScenario, runPgBigListScenario } from './scenarios/big-list-scenario.js';
 import { runFairDeliveryScenario } from './scenarios/fair-delivery-scenario.js';
+import { runFetchHandlerScenario } from './scenarios/fetch-handler-scenario.js';
 import { runOrderedDeliveryScenario } from './scenarios/ordered-delivery-scenario.js';
+import { runPgHostPoolScenario } from './scenarios/pg-host-pool-scenario.js';
 import { runHttpSuite } from './scenarios/http-suite.js';
 import { runStartupScenario } from './scenarios/startup-scenario.js';
 import { runSteadyStateScenario } from './scenarios/steady-state-scenario.js';
@@ -55,6 +57,7 @@ const context: BenchContext = {
   options,
   launcher: createServerLauncher({ repoRoot, serviceFrom: options.serviceFrom, baselineDir, ...(pinning.pinned ? { serverCpu: pinning.serverCpu } : {}) }),
   workDir,
+  ...(pinning.pinned ? { serverCpu: pinning.serverCpu } : {}),
   log,
   profile: (name) => (options.cpuProfDir ? { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', join(options.cpuProfDir, name)] } : {}),
 };
@@ -83,7 +86,9 @@ const selected = options.scenarios;
 const skipped: string[] = [];
 
 /** The pg-… scenarios, each server in a schema of its own; skipped with one line when PostgreSQL is unreachable. */
-async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pgWebhooks' | 'pgOrderedDelivery' | 'pgBigList' | 'pgSteadyState'>> {
+async function runPostgresScenarios(): Promise<
+  Pick<BenchResults, 'paired' | 'pgWebhooks' | 'pgOrderedDelivery' | 'pgBigList' | 'pgHostPool' | 'pgSteadyState'>
+> {
   const wanted = POSTGRES_SCENARIOS.filter((name) => selected.has(name));
   if (wanted.length === 0) return { paired: [] };
   const opened = await openBenchPostgres(options.dbPool);
@@ -99,8 +104,9 @@ async function runPostgresScenarios(): Promise<Pick<BenchResults, 'paired' | 'pg
     const pgWebhooks = await attempt('pg-webhooks', () => runWebhookScenario(context, postgres));
     const pgOrderedDelivery = await attempt('pg-ordered-delivery', () => runOrderedDeliveryScenario(context, postgres));
     const pgBigList = await attempt('pg-big-list', () => runPgBigListScenario(context, postgres));
+    const pgHostPool = await attempt('pg-host-pool', () => runPgHostPoolScenario(context, postgres));
     const pgSteadyState = await attempt('pg-steady-state', () => runSteadyStateScenario(context, { kind: 'postgres', postgres }));
-    return { paired, pgWebhooks, pgOrderedDelivery, pgBigList, pgSteadyState };
+    return { paired, pgWebhooks, pgOrderedDelivery, pgBigList, pgHostPool, pgSteadyState };
   } finally {
     await postgres.dropAll();
   }
@@ -117,8 +123,20 @@ try {
   const bigList = await attempt('big-list', () => runBigListScenario(context));
   const steadyState = await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' }));
   const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
+  const fetchHandler = selected.has('fetch-handler') ? await runFetchHandlerScenario(context, failed) : undefined;
   const onPostgres = await runPostgresScenarios();
-  results = { ...onPostgres, paired: [...paired, ...onPostgres.paired], startup, webhooks, fairDelivery, orderedDelivery, bigList, steadyState, tracing };
+  results = {
+    ...onPostgres,
+    paired: [...paired, ...onPostgres.paired],
+    startup,
+    webhooks,
+    fairDelivery,
+    orderedDelivery,
+    bigList,
+    steadyState,
+    tracing,
+    fetchHandler,
+  };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });
   else log(`kept ${workDir}`);

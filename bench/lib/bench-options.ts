@@ -18,6 +18,7 @@ export const SCENARIOS = [
   'big-list',
   'steady-state',
   'tracing',
+  'fetch-handler',
   'pg-create',
   'pg-list-20',
   'pg-list-100',
@@ -26,6 +27,7 @@ export const SCENARIOS = [
   'pg-webhooks',
   'pg-ordered-delivery',
   'pg-big-list',
+  'pg-host-pool',
   'pg-steady-state',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];

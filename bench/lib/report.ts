@@ -1,6 +1,7 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
 import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
 import { orderedDeliverySection } from '../scenarios/ordered-delivery-scenario.js';
+import { pgHostPoolSection } from '../scenarios/pg-host-pool-scenario.js';
 import type { WebhookResult } from '../scenarios/webhook-scenario.js';
 import { describeSampler, type BenchOptions } from './bench-options.js';
 import { describePinning } from './cpu-pinning.js';
@@ -142,6 +143,19 @@ The service with tracing on (\`OTEL_EXPORTER_OTLP_ENDPOINT\` pointing at a local
 ${table(['scenario', ...PAIR_HEADER], rows)}`;
 }
 
+/** The fetch handler against the node listener, same store: report only. */
+function fetchHandlerSection(results: BenchResults): string {
+  if (!results.fetchHandler?.length) return '';
+  const rows = results.fetchHandler.flatMap((result) =>
+    pairRows(result, ['fetch handler', 'node listener'], undefined, false).map((row) => [result.scenario, ...row]),
+  );
+  return `## Fetch handler
+
+The API through \`createFetchHandler\` served on node:http by \`@hono/node-server\` against the node listener (\`createPlantServer\`), each a store in a process of its own (\`bench/lib/front-server.ts\`), logging off, in interleaved rounds as above. No target: for information.
+
+${table(['scenario', ...PAIR_HEADER], rows)}`;
+}
+
 function webhookSection(hooks: WebhookResult | undefined): string {
   if (!hooks) return '';
   const { backlog, latency, burst } = hooks;
@@ -244,6 +258,12 @@ function summaryLines(results: BenchResults): string[] {
         `${ratio(medianRatio(result, 'cpuUsPerRequest'))} its CPU time per request`,
     );
   }
+  for (const result of results.fetchHandler ?? []) {
+    lines.push(
+      `${result.scenario} (${result.storage}): fetch handler ${int(medianOf(result.service, 'rps'))} req/s, node listener ${int(medianOf(result.baseline, 'rps'))} req/s — ` +
+        `${ratio(medianRatio(result, 'rps'))} req/s, ${ratio(medianRatio(result, 'cpuUsPerRequest'))} CPU time per request`,
+    );
+  }
   for (const result of results.tracing?.pairs ?? []) {
     lines.push(
       `${result.scenario} (${result.storage}): tracing on ${int(medianOf(result.service, 'rps'))} req/s, off ${int(medianOf(result.baseline, 'rps'))} req/s — ` +
@@ -298,7 +318,7 @@ export function renderReport(input: ReportInput): string {
     .toISOString()
     .replace('T', ' ')
     .replace(/\.\d+Z$/, ' UTC');
-  const every = [...results.paired, ...(results.tracing?.pairs ?? [])];
+  const every = [...results.paired, ...(results.tracing?.pairs ?? []), ...(results.fetchHandler ?? [])];
   const sections = [
     `# Plant Store benchmark — ${date}, Node.js ${machine.node}`,
     `${options.quick ? '**Quick run** (short rounds: a smoke test, noisy; not for comparison). ' : ''}Command: \`${input.command}\`. Took ${Math.round(input.seconds)} s. Targets met: **${passed} of ${checks.length}**.`,
@@ -317,16 +337,20 @@ export function renderReport(input: ReportInput): string {
       ? `## HTTP scenarios\n\nMedians over the measured rounds. CPU % is the server's user + system time over the round (100 = one core); CPU µs/req is that time per answered request, the steadier measure on a shared machine; RSS is at the end of the rounds.\n\n${pairedSection(results.paired)}`
       : '',
     tracingSection(results, options.tracingSampler),
+    fetchHandlerSection(results),
     webhookSection(results.webhooks),
     webhookSection(results.pgWebhooks),
     orderedDeliverySection(results.orderedDelivery),
     orderedDeliverySection(results.pgOrderedDelivery),
     bigListSection(results.bigList, 'SQLite'),
     bigListSection(results.pgBigList, 'PostgreSQL'),
+    pgHostPoolSection(results.pgHostPool),
     steadyStateSection(results.steadyState),
     steadyStateSection(results.pgSteadyState),
     startupSection(results),
-    every.length ? `## Every round\n\nService / baseline (tracing-*: on / off). The warm-up is not used for ratios.\n\n${roundsSection(every)}` : '',
+    every.length
+      ? `## Every round\n\nService / baseline (tracing-*: on / off; fetch-handler-*: fetch handler / node listener). The warm-up is not used for ratios.\n\n${roundsSection(every)}`
+      : '',
   ];
   return `${sections.filter(Boolean).join('\n\n')}\n`;
 }

@@ -4,6 +4,7 @@ import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
 import type { WebhookResult } from '../scenarios/webhook-scenario.js';
 import type { FairDeliveryResult } from '../scenarios/fair-delivery-scenario.js';
 import type { OrderedDeliveryResult } from '../scenarios/ordered-delivery-scenario.js';
+import type { PgHostPoolResult } from '../scenarios/pg-host-pool-scenario.js';
 import type { PairedResult } from './paired-rounds.js';
 import { median } from './stats.js';
 
@@ -19,6 +20,10 @@ export interface BenchResults {
   readonly bigList?: BigListResult;
   /** Tracing on (`service`) against off (`baseline`), same service; `sampled` when `--tracing-sampler` was given. */
   readonly tracing?: { readonly sampled: boolean; readonly pairs: readonly PairedResult[] };
+  /** The fetch handler (`service`) against the node listener (`baseline`), same store: report only. */
+  readonly fetchHandler?: readonly PairedResult[];
+  /** Creates on the host's `pg.Pool` against the store's own pool, and in host transactions. */
+  readonly pgHostPool?: PgHostPoolResult;
   /** Two service instances dispatching from one PostgreSQL schema. */
   readonly pgWebhooks?: WebhookResult;
   readonly pgBigList?: BigListResult;
@@ -46,6 +51,8 @@ export const tracingMinRatio = (sampled: boolean) => (sampled ? 0.9 : 0.7);
 export const STEADY_MAX_GROWTH_PERCENT = 5;
 /** Pruning batches may move the create p99 by at most this factor. */
 export const STEADY_MAX_P99_RATIO = 1.2;
+/** A store on the host's pool runs the same statements as on its own: creates/s within 5 % either way. */
+export const HOST_POOL_RATIO_RANGE = [0.95, 1.05] as const;
 
 export type Figure = 'rps' | 'p99Ms' | 'p50Ms' | 'cpuUsPerRequest';
 
@@ -157,6 +164,17 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         `${where}: create p99 while pruning ≤ ${STEADY_MAX_P99_RATIO}x without`,
         `${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'}x (${steady.p99PruningMs.toFixed(2)} vs ${steady.p99IdleMs.toFixed(2)} ms)`,
         ratio <= STEADY_MAX_P99_RATIO,
+      ),
+    );
+  }
+  const hostPool = results.pgHostPool;
+  if (hostPool) {
+    const [low, high] = HOST_POOL_RATIO_RANGE;
+    checks.push(
+      check(
+        `pg-host-pool: creates/s on the host's pg.Pool within ${low}x–${high}x of the store's own pool`,
+        `${hostPool.hostVsOwn.toFixed(3)}x (${Math.round(hostPool.medians.hostPool)} against ${Math.round(hostPool.medians.ownPool)}/s; ${hostPool.statementsPerPlant.toFixed(2)} statements per plant in a host transaction)`,
+        hostPool.hostVsOwn >= low && hostPool.hostVsOwn <= high,
       ),
     );
   }
