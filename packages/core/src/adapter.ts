@@ -53,7 +53,8 @@ export { validate } from './domain/validate.js';
 export { NewPlantSchema } from './domain/plant.js';
 export { PLANT_FIELDS, type PlantField } from './domain/plant-fields.js';
 export { INT32_MAX, MAX_TAG_FILTERS } from './domain/list-options.js';
-export { plantNotFoundMessage, requireScope } from './service/plant-service.js';
+export { requireScope } from './service/plant-service.js';
+export { plantNotFoundMessage } from './service/plant-writes.js';
 export { StaticTokenEntrySchema } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';
 export {

@@ -8,7 +8,8 @@ export type { PlantStore, PlantStoreOptions, PlantStoreWebhookOptions, AllTenant
 export type { NewPlant, Plant } from './domain/plant.js';
 export type { ListPlantsInput } from './domain/list-options.js';
 export { ALL_SCOPES, type Principal, type Scope } from './domain/principal.js';
-export type { CreatePlantOutcome, PlantService } from './service/plant-service.js';
+export type { PlantService } from './service/plant-service.js';
+export type { CreatePlantOutcome } from './service/plant-writes.js';
 export type { HostTransaction, TransactionPlants } from './service/host-transaction.js';
 export { collectListing, type PlantListing, type PlantPageJson } from './service/plant-listing.js';
 export type { PlantEventBus, PlantEvents, WebhookAttemptOutcome } from './events/plant-events.js';
@@ -32,7 +33,7 @@ export {
 export { WEBHOOK_EVENT_CATALOGUE, type WebhookEventDescription } from './webhooks/endpoints/webhook-event-catalogue.js';
 export type { WebhookSubscription } from './webhooks/webhook-subscription.js';
 export { DESTINATION_KINDS, maskUrlCredentials, type DestinationKind } from './webhooks/destination-url.js';
-export type { WebhookDispatchSettings } from './webhooks/webhook-dispatcher.js';
+export type { WebhookDispatchSettings } from './webhooks/dispatcher-options.js';
 
 export {
   AuthenticationUnavailableError,

@@ -14,7 +14,7 @@ import type { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webho
 import type { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
 import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
 import type { DestinationKind } from '../webhooks/destination-url.js';
-import type { WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
+import type { WebhookDispatchSettings } from '../webhooks/dispatcher-options.js';
 import type { WebhookSubscriptionSchema } from '../webhooks/webhook-subscription.js';
 
 export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {

@@ -1,7 +1,7 @@
 import { ConfigurationError, ValidationError } from '../errors.js';
 import { DESTINATION_KINDS } from '../webhooks/destination-url.js';
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_SECRET_OVERLAP_MS, DEFAULT_WEBHOOK_RETENTION_MS } from '../webhooks/webhook-defaults.js';
-import type { WebhookDispatchSettings } from '../webhooks/webhook-dispatcher.js';
+import type { WebhookDispatchSettings } from '../webhooks/dispatcher-options.js';
 import { validateSubscriptions } from '../webhooks/webhook-subscription.js';
 import type { PlantStoreOptions } from './plant-store.js';
 

@@ -4,8 +4,7 @@ import { ConfigurationError, NotFoundError, withoutStack } from '../errors.js';
 import type { PlantEvents } from '../events/plant-events.js';
 import type { HostTransactionWrites, SyncHostTransactionWrites } from '../ports/host-transaction-writes.js';
 import type { CreatePlantResult } from '../ports/plant-repository.js';
-import type { CreatePlantOutcome, PlannedCreate, PlannedDelete } from './plant-service.js';
-import { plantNotFoundMessage } from './plant-service.js';
+import { plantNotFoundMessage, type CreatePlantOutcome, type PlannedCreate, type PlannedDelete } from './plant-writes.js';
 
 /** Plant writes in the host's transaction: checked, validated and written as `store.plants` does, on the host's executor. */
 export interface TransactionPlants {

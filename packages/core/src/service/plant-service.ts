@@ -6,8 +6,9 @@ import type { PlantEventBus, PlantEvents } from '../events/plant-events.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import type { HostTransactionWrites } from '../ports/host-transaction-writes.js';
-import type { CreatePlantResult, EndpointEvent, PlantRepository } from '../ports/plant-repository.js';
+import type { CreatePlantResult, PlantRepository } from '../ports/plant-repository.js';
 import { HostTransactionView, type HostTransaction } from './host-transaction.js';
+import { plantNotFoundMessage, type CreatePlantOutcome, type PlannedCreate, type PlannedDelete } from './plant-writes.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
 import { newMessageId } from '../webhooks/message-id.js';
 import { subscriptionMatches, type WebhookSubscription } from '../webhooks/webhook-subscription.js';
@@ -26,27 +27,6 @@ export interface PlantServiceOptions {
   readonly subscriptions?: () => readonly WebhookSubscription[];
   /** Plants read from storage per batch when streaming. @default 500 */
   readonly batchSize?: number;
-}
-
-/** Result of a create: the stored plant, and whether this call created it (false for a replay). */
-export interface CreatePlantOutcome {
-  readonly plant: Plant;
-  readonly created: boolean;
-}
-
-/** A create ready to write (see `PlantService.planCreate`). */
-export interface PlannedCreate {
-  readonly tenant: string;
-  readonly plant: Plant;
-  readonly deliveries: NewDelivery[];
-  readonly event: EndpointEvent;
-}
-
-/** A delete ready to write (see `PlantService.planDelete`). */
-export interface PlannedDelete {
-  readonly tenant: string;
-  readonly id: bigint;
-  readonly event: EndpointEvent;
 }
 
 /**
@@ -263,11 +243,6 @@ export class PlantService {
 /** Throws `ForbiddenError` unless the principal holds the scope. */
 export function requireScope(principal: Principal, scope: Scope): void {
   if (!principal.scopes.includes(scope)) throw withoutStack(() => new ForbiddenError(scope));
-}
-
-/** The message of the `NotFoundError` for a plant id, for adapters that answer a miss themselves. */
-export function plantNotFoundMessage(id: bigint): string {
-  return `plant ${id} not found`;
 }
 
 // Expected outcomes, answered as 404 and 403: no stack trace (see withoutStack).

@@ -5,7 +5,7 @@ import type { DeliveryTarget } from './delivery-targets.js';
 import type { EndpointThrottle } from './endpoint-throttle.js';
 import { unsendableHeaders } from './endpoints/refused-header-names.js';
 import { ENDPOINT_DELETED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
-import type { WebhookDispatcherOptions } from './webhook-dispatcher.js';
+import type { WebhookDispatcherOptions } from './dispatcher-options.js';
 import { signWebhook } from './webhook-signature.js';
 
 export interface AttemptContext extends Pick<WebhookDispatcherOptions, 'transport' | 'targets' | 'clock'> {

@@ -1,7 +1,7 @@
 import type { AttemptOutcome } from '../ports/webhook-outbox.js';
 import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
 import { DEFAULT_RETRY_SCHEDULE } from './webhook-defaults.js';
-import type { WebhookDispatchSettings } from './webhook-dispatcher.js';
+import type { WebhookDispatchSettings } from './dispatcher-options.js';
 
 /** The dispatcher's retry settings, and the source of randomness in [0, 1) for jitter (@default Math.random). */
 export type RetryPolicyOptions = Pick<WebhookDispatchSettings, 'retrySchedule' | 'jitter' | 'maxRetryAfterMs'> & { readonly random?: () => number };
