@@ -17,7 +17,8 @@ const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE',
  * duplicate keys, exact ids) and answers in its own error shape, so Fastify's parsers are set aside inside the plugin.
  */
 export const plantStorePlugin: FastifyPluginAsync<PlantStorePluginOptions> = async (fastify, { store, ...options }) => {
-  const listener = createRequestListener(store, { ...listenerOptionsOf(options), basePath: fastify.prefix });
+  // Fastify's own register options (`prefix`, `logLevel`, …) ride along unread: the listener reads its options by name.
+  const listener = createRequestListener(store, { ...options, basePath: fastify.prefix });
   // Encapsulated: the host's own routes keep their parsers.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(null));
@@ -34,12 +35,6 @@ export const plantStorePlugin: FastifyPluginAsync<PlantStorePluginOptions> = asy
     });
   }
 };
-
-/** Fastify passes its own register options (`prefix`, `logLevel`, …) along: only the listener's go on. */
-function listenerOptionsOf(options: Omit<PlantStorePluginOptions, 'store'> & Record<string, unknown>): RequestListenerOptions {
-  const { maxBodyBytes, logger, version, docs, metrics, portal } = options;
-  return { maxBodyBytes, logger, version, docs, metrics, portal };
-}
 
 /** The route table in Fastify's syntax; the docs page and the portal are folders of files. */
 function routePaths(options: Omit<PlantStorePluginOptions, 'store'>): string[] {
