@@ -122,5 +122,28 @@ for (const [name, express] of [
         await close();
       }
     });
+
+    it('serves a mount with parameters under each of its paths, past the mounts it keeps built', async () => {
+      const { store, close } = await startFrameworkStore();
+      const app = express();
+      app.use('/t/:tenant', createRequestListener(store));
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise<void>((resolve) => server.once('listening', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        // Every one a mount path of its own: more than the listener keeps.
+        for (let tenant = 0; tenant < 70; tenant += 1) expect((await fetch(`${url}/t/${tenant}/nothing`)).status).toBe(404);
+        for (const tenant of [1, 69]) {
+          const document = (await (await fetch(`${url}/t/${tenant}/openapi.json`)).json()) as { servers: { url: string }[] };
+          expect(document.servers.map((server) => server.url)).toEqual([`/t/${tenant}`]);
+        }
+      } finally {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await close();
+      }
+    });
   });
 }

@@ -67,7 +67,16 @@ export function createApiContext(store: PlantStore, options: RequestListenerOpti
 /** The same API answering under another base path (a framework's mount path), sharing metrics, docs and portal. */
 export function rebasedContext(context: ApiContext, basePath: string): ApiContext {
   const { version, docs, metrics } = context.openapiOptions;
-  return { ...context, basePath, openapiJson: JSON.stringify(openapiDocument(version, { basePath, docs, metrics })) };
+  let openapiJson: string | undefined;
+  return {
+    ...context,
+    basePath,
+    // Built when first asked for: a mount past the listener's cache gets a context per request, and few ask for the document.
+    get openapiJson() {
+      openapiJson ??= JSON.stringify(openapiDocument(version, { basePath, docs, metrics }));
+      return openapiJson;
+    },
+  };
 }
 
 /** `/api/` becomes `/api`, `/` becomes `` (the root); anything not starting with `/` is refused. */
