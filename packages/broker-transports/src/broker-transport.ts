@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import {
+  hasNonPublicLiteralHost,
   isPublicAddress,
-  literalHostAddress,
   parseBrokerDestination,
   type BrokerDestination,
   type WebhookRequest,
@@ -48,7 +48,7 @@ async function send<D extends BrokerDestination>(request: WebhookRequest, kind: 
     return { kind: 'failed', reason: typeof destination === 'string' ? destination : `unsupported protocol ${url.protocol}` };
   }
   if (request.signal.aborted) return { kind: 'retry', reason: 'aborted before sending' };
-  if (request.restrictDestination && isNonPublicLiteral(url)) return { kind: 'failed', reason: DESTINATION_NOT_ALLOWED };
+  if (request.restrictDestination && hasNonPublicLiteralHost(url)) return { kind: 'failed', reason: DESTINATION_NOT_ALLOWED };
   const message = brokerMessage(request);
   // Restricted connections are pooled apart: a pooled connection skips the address check.
   const key = `${request.restrictDestination ? 'restricted' : 'trusted'} ${destination.connection}`;
@@ -85,11 +85,6 @@ function deadline<T>(attempt: Promise<T>, request: WebhookRequest): Promise<T> {
       (error: unknown) => finish(() => reject(error)),
     );
   });
-}
-
-function isNonPublicLiteral(url: URL): boolean {
-  const address = literalHostAddress(url);
-  return address !== undefined && !isPublicAddress(address);
 }
 
 /** The client, with connections marked `restricted:` refused unless every address the host resolves to is public. */

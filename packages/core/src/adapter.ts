@@ -75,5 +75,5 @@ export { MIN_SECRET_BYTES, WebhookSubscriptionSchema, subscriptionId } from './w
 export { newMessageId } from './webhooks/message-id.js';
 export { storableText } from './webhooks/storable-text.js';
 export { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, isTenantEndpointId } from './webhooks/endpoints/webhook-endpoint.js';
-export { isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';
+export { hasNonPublicLiteralHost, isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';
 export { destinationKind, parseBrokerDestination, type BrokerDestination } from './webhooks/destination-url.js';
