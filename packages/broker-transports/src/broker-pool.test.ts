@@ -30,14 +30,14 @@ function fakeClient(connect?: () => Promise<void>) {
   return { client, made };
 }
 
-const use = (pool: BrokerPool<Redis>, key = 'a') => pool.with(key, `redis://${key}`, 1_000, async () => 'used');
+const use = (pool: BrokerPool<Redis>, host = 'a') => pool.with(`redis://${host}`, 1_000, async () => 'used');
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
 describe('BrokerPool', () => {
-  it('shares one connection per key and closes it once unused for idleMs', async () => {
+  it('shares one connection per broker and closes it once unused for idleMs', async () => {
     vi.useFakeTimers();
     const { client, made } = fakeClient();
     const pool = new BrokerPool(client, 1_000);

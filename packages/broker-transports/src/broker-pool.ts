@@ -9,7 +9,7 @@ interface PoolEntry<D extends BrokerDestination> {
   lastUsed: number;
 }
 
-/** Connections by key, opened on first use, closed when idle for `idleMs`, when gone, and on `close()`. */
+/** Connections by their `connect` argument, opened on first use, closed when idle for `idleMs`, when gone, and on `close()`. */
 export class BrokerPool<D extends BrokerDestination> {
   readonly #entries = new Map<string, PoolEntry<D>>();
   readonly #sweep: NodeJS.Timeout;
@@ -23,12 +23,12 @@ export class BrokerPool<D extends BrokerDestination> {
     this.#sweep = setInterval(() => this.#closeIdle(), Math.max(50, Math.floor(idleMs / 2))).unref();
   }
 
-  /** Runs `use` on the connection for `key` (connecting when there is none open). Rejects as `connect` or `use` does. */
-  async with<T>(key: string, connection: string, timeoutMs: number, use: (connection: BrokerConnection<D>) => Promise<T>): Promise<T> {
+  /** Runs `use` on the connection to `key` (connecting when there is none open). Rejects as `connect` or `use` does. */
+  async with<T>(key: string, timeoutMs: number, use: (connection: BrokerConnection<D>) => Promise<T>): Promise<T> {
     if (this.#closed) throw new Error('the transport is closed');
     let entry = this.#entries.get(key);
     if (entry === undefined) {
-      entry = { connecting: this.client.connect(connection, { timeoutMs }), inFlight: 0, lastUsed: Date.now() };
+      entry = { connecting: this.client.connect(key, { timeoutMs }), inFlight: 0, lastUsed: Date.now() };
       this.#entries.set(key, entry);
       const made = entry;
       made.connecting.then((connection) => (made.connection = connection)).catch(() => {});

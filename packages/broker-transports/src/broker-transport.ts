@@ -50,10 +50,9 @@ async function send<D extends BrokerDestination>(request: WebhookRequest, kind: 
   if (request.signal.aborted) return { kind: 'retry', reason: 'aborted before sending' };
   if (request.restrictDestination && hasNonPublicLiteralHost(url)) return { kind: 'failed', reason: DESTINATION_NOT_ALLOWED };
   const message = brokerMessage(request);
-  // Restricted connections are pooled apart: a pooled connection skips the address check.
-  const key = `${request.restrictDestination ? 'restricted' : 'trusted'} ${destination.connection}`;
+  // Restricted connections are pooled apart (the prefix keys them too): a pooled connection skips the address check.
   const connection = request.restrictDestination ? `restricted:${destination.connection}` : destination.connection;
-  const attempt = pool.with(key, connection, request.timeoutMs, (open) => open.publish(destination as D, message));
+  const attempt = pool.with(connection, request.timeoutMs, (open) => open.publish(destination as D, message));
   try {
     await deadline(attempt, request);
     return { kind: 'delivered' };
