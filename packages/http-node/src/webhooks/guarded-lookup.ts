@@ -52,9 +52,8 @@ export function guardedLookup(options: GuardedLookupOptions = {}): LookupFunctio
   };
 }
 
-/** The address a guarded connection to `hostname` would use (the first resolved, every one checked), for a proxy to connect to: a proxy resolves names itself, unchecked. */
-export function resolveGuarded(hostname: string, options: GuardedLookupOptions = {}): Promise<string> {
-  const lookup = guardedLookup(options);
+/** The address a connection through `guardedLookup`'s `lookup` to `hostname` would use (the first resolved, every one checked), for a proxy to connect to: a proxy resolves names itself, unchecked. */
+export function resolveGuarded(lookup: LookupFunction, hostname: string): Promise<string> {
   return new Promise((resolve, reject) => lookup(hostname, {}, (error, address) => (error ? reject(error) : resolve(address as string))));
 }
 

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { ATTEMPT_RESPONSE_MAX_BYTES, literalHostAddress, type WebhookRequest, type WebhookSendOutcome, type WebhookTransport } from '@plant-store/core/adapter';
 import { DESTINATION_NOT_ALLOWED, type GuardedLookupOptions, guardedLookup, refusesLiteral, resolveGuarded } from './guarded-lookup.js';
 import { httpStatusOutcome } from './http-status-outcome.js';
@@ -47,7 +48,8 @@ interface SendContext {
   readonly restrictedAgents: Agents;
   readonly proxyFor: ProxyChoice;
   readonly proxyAgents: ProxyAgents;
-  readonly guard: GuardedLookupOptions;
+  /** The restricted pools' lookup, also resolving a restricted request's name for its proxy. */
+  readonly guardedLookup: LookupFunction;
   readonly maxResponseBytes: number;
   readonly userAgent: string | undefined;
 }
@@ -64,14 +66,15 @@ export function webhookHttpTransport(options: WebhookHttpTransportOptions = {}):
 export function guardedWebhookHttpTransport(options: WebhookHttpTransportOptions, guard: GuardedLookupOptions): WebhookTransport {
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, timeout: options.idleSocketTimeoutMs ?? 4_000, scheduling: 'lifo' as const };
   // Private destinations are the store's setting (it leaves requests unmarked), so the transport has none that could disagree.
-  const restrictedOptions = { ...agentOptions, lookup: guardedLookup(guard) };
+  const lookup = guardedLookup(guard);
+  const restrictedOptions = { ...agentOptions, lookup };
   const context: SendContext = {
     agents: { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) },
     restrictedAgents: { 'http:': new http.Agent(restrictedOptions), 'https:': new https.Agent(restrictedOptions) },
     proxyFor: proxyChoice(options.proxy),
     // The guarded lookup stays off these: it would judge the proxy's own (often private) address.
     proxyAgents: new ProxyAgents(agentOptions),
-    guard,
+    guardedLookup: lookup,
     maxResponseBytes: options.maxResponseBytes ?? 65_536,
     userAgent: options.userAgent,
   };
@@ -107,7 +110,7 @@ async function routeTo(url: URL, request: WebhookRequest, context: SendContext):
   const agent = context.proxyAgents.for(proxy, restricted);
   // A proxy resolves names itself, unchecked: resolve and check here, and have it connect to the checked address.
   if (!restricted || literalHostAddress(url) !== undefined) return { agent, proxied: true };
-  return { agent, proxied: true, connectTo: await resolveGuarded(url.hostname, context.guard) };
+  return { agent, proxied: true, connectTo: await resolveGuarded(context.guardedLookup, url.hostname) };
 }
 
 /** No route: a refused or unresolvable name (as on a direct connection), or a proxy setting from the environment that is not a proxy URL. */
