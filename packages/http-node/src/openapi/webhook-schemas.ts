@@ -24,11 +24,11 @@ const url = {
   format: 'uri',
   maxLength: ENDPOINT_URL_MAX_LENGTH,
   description: [
-    `An absolute \`http\` or \`https\` URL of at most ${ENDPOINT_URL_MAX_LENGTH} characters, without credentials. A host that`,
-    'is a loopback, private, link-local, unspecified or multicast IP literal is a 400 unless the operator allows private',
-    'destinations; host names are checked on the address actually connected at delivery. Where the operator allows them,',
-    'also a message broker: `amqp(s)://`, `nats://`, `redis(s)://` or `mqtt(s)://`, which may carry credentials, shown',
-    'back as `***`.',
+    `An absolute \`http\` or \`https\` URL of at most ${ENDPOINT_URL_MAX_LENGTH} characters, without credentials; where the`,
+    'operator allows them, also a message broker: `amqp(s)://`, `nats://`, `redis(s)://` or `mqtt(s)://`, which may carry',
+    'credentials, shown back as `***`. A host that is a loopback, private, link-local, unspecified or multicast IP literal',
+    'is a 400 unless the operator allows private destinations; host names are checked at delivery, an HTTP one on the',
+    "address actually connected, a broker's on every address it resolves to just before connecting.",
   ].join(' '),
   examples: ['https://example.com/hooks/plants'],
 };
