@@ -72,11 +72,6 @@ export class BrokerPool<D extends BrokerDestination> {
       }
     }
   }
-
-  /** Open connections, for tests of the idle close. */
-  get size(): number {
-    return this.#entries.size;
-  }
 }
 
 /** Closes the connection; one still connecting is closed when it connects, without waiting (a stalled broker must not hold a close). */

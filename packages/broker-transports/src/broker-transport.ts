@@ -104,7 +104,7 @@ function guarded<D extends BrokerDestination>(client: BrokerClient<D>): BrokerCl
 }
 
 /** The reason with the URL's user name and password cut out: a driver may quote them, and reasons are kept in the attempt log. */
-export function withoutCredentials(reason: string, url: URL): string {
+function withoutCredentials(reason: string, url: URL): string {
   const secrets = [url.username, url.password]
     .flatMap((part) => [part, safeDecode(part)])
     .filter((part) => part.length > 0)

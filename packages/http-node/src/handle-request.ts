@@ -80,7 +80,7 @@ export function rebasedContext(context: ApiContext, basePath: string): ApiContex
 }
 
 /** `/api/` becomes `/api`, `/` becomes `` (the root); anything not starting with `/` is refused. */
-export function normalizeBasePath(basePath: string): string {
+function normalizeBasePath(basePath: string): string {
   const trimmed = basePath.replace(/\/+$/, '');
   if (trimmed === '') return '';
   if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(trimmed) || trimmed.includes('//')) {

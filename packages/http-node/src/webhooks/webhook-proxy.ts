@@ -6,7 +6,7 @@ import { getProxyForUrl } from 'proxy-from-env';
 export type ProxyChoice = (receiver: URL) => URL | undefined;
 
 /** Read from the environment for each attempt: `HTTPS_PROXY`/`HTTP_PROXY` (by the receiver's scheme), `NO_PROXY`. */
-export const PROXY_FROM_ENV = 'env';
+const PROXY_FROM_ENV = 'env';
 
 /**
  * What the transport's `proxy` option means: none, `env` (the proxy the usual variables name for the receiver, none for a host in
@@ -33,7 +33,7 @@ export class ProxySettingError extends TypeError {
 }
 
 /** An `http://` or `https://` proxy URL, or a `ProxySettingError`. */
-export function proxyUrl(value: string): URL {
+function proxyUrl(value: string): URL {
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') throw new ProxySettingError();
   return url;
