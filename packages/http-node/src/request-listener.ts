@@ -26,15 +26,15 @@ const MAX_CACHED_MOUNTS = 64;
 export function createRequestListener(store: PlantStore, options: RequestListenerOptions = {}): RequestListener {
   const context = createApiContext(store, options);
   const { basePath } = context;
+  // By Express's `baseUrl`: a known mount costs one lookup per request.
   const mounts = new Map<string, ApiContext>();
   const mountedAt = (baseUrl: string): ApiContext => {
+    const known = mounts.get(baseUrl);
+    if (known !== undefined) return known;
     // `app.use('/api', …)` with `basePath: '/api'` too means the same mount, not `/api/api`.
     const mountPath = baseUrl.endsWith(basePath) ? baseUrl : baseUrl + basePath;
-    if (mountPath === basePath) return context;
-    const known = mounts.get(mountPath);
-    if (known !== undefined) return known;
-    const mounted = rebasedContext(context, mountPath);
-    if (mounts.size < MAX_CACHED_MOUNTS) mounts.set(mountPath, mounted);
+    const mounted = mountPath === basePath ? context : rebasedContext(context, mountPath);
+    if (mounts.size < MAX_CACHED_MOUNTS) mounts.set(baseUrl, mounted);
     return mounted;
   };
   return (req, res, next) => {
