@@ -66,6 +66,20 @@ describe('the store’s migrations run the host’s way on SQLite', () => {
       stderr: expect.stringContaining('postgres or sqlite'),
     });
     expect(await runCliInProcess(['migrations', 'up'])).toMatchObject({ status: 2, stderr: expect.stringContaining("unknown migrations command 'up'") });
+    // Settings read as serve reads them: an empty variable is unset, and a schema serve refuses is refused here too.
+    expect(await runCliInProcess(['migrations', 'sql'], { PLANT_STORE_STORAGE: ' ' })).toMatchObject({
+      status: 0,
+      stdout: expect.stringContaining('-- plant-store-001-initial'),
+    });
+    for (const [args, env] of [
+      [['--db-schema', 'bad schema!'], {}],
+      [[], { PLANT_STORE_DB_SCHEMA: 'bad-schema' }],
+    ] as const) {
+      expect(await runCliInProcess(['migrations', 'sql', '--storage', 'postgres', ...args], env)).toMatchObject({
+        status: 2,
+        stderr: expect.stringContaining('PLANT_STORE_DB_SCHEMA (--db-schema): must be a name of letters, digits and _'),
+      });
+    }
     expect(await runCliInProcess(['migrations', '--help'])).toMatchObject({ status: 0, stdout: expect.stringContaining('plant-store migrations sql') });
   });
 });

@@ -118,6 +118,7 @@ describe('plant-store webhooks check', () => {
       [['check', 'extra'], "unexpected argument 'extra'"],
       [['check', '--status', 'pending'], 'check does not take --status'],
       [['list', '--repair'], 'list does not take --repair'],
+      [['chek'], "unknown subcommand 'chek': use list, get, retry, resend, recover, prune, check or endpoints"],
     ] as const) {
       const { status, stdout, stderr } = await runCliInProcess(['webhooks', ...args, '--db', db]);
       expect({ status, stdout }).toEqual({ status: 2, stdout: '' });

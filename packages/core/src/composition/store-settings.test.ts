@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '@plant-store/storage-memory';
+import { ConfigurationError } from '../errors.js';
 import { storeSettings } from './store-settings.js';
 
 describe('storeSettings', () => {
@@ -19,5 +20,11 @@ describe('storeSettings', () => {
 
   it('keeps finished deliveries when retention is null', () => {
     expect(storeSettings({ storage: memoryStorage(), webhooks: { retentionMs: null } }).retentionMs).toBeNull();
+  });
+
+  it('refuses a destination kind no transport sends to, naming it', () => {
+    const webhooks = { endpointDestinationKinds: ['http', 'kafka'] as never };
+    expect(() => storeSettings({ storage: memoryStorage(), webhooks })).toThrow(ConfigurationError);
+    expect(() => storeSettings({ storage: memoryStorage(), webhooks })).toThrow(/must list kinds among http, amqp, nats, redis, mqtt, got kafka/);
   });
 });

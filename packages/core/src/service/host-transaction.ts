@@ -32,7 +32,7 @@ export interface HostTransaction {
 /** What the view borrows from the plant service: the same checks, validation and outcomes as its own writes. */
 export interface PlantWritePlans {
   planCreate(principal: Principal, input: unknown): PlannedCreate;
-  settleCreate(tenant: string, plant: Plant, result: CreatePlantResult): CreatePlantOutcome;
+  settleCreate(plant: Plant, result: CreatePlantResult): CreatePlantOutcome;
   planDelete(principal: Principal, id: unknown): PlannedDelete;
   emit<K extends keyof PlantEvents>(type: K, event: PlantEvents[K]): void;
 }
@@ -93,7 +93,7 @@ export class HostTransactionView implements HostTransaction, TransactionPlants {
   }
 
   #settleCreate(tenant: string, plant: Plant, result: CreatePlantResult): CreatePlantOutcome {
-    const outcome = this.#plans.settleCreate(tenant, plant, result);
+    const outcome = this.#plans.settleCreate(plant, result);
     if (outcome.created) this.#pending?.push({ type: 'plant.created', event: { tenant, plant: outcome.plant } });
     return outcome;
   }

@@ -60,7 +60,9 @@ export class PlantService {
    */
   async create(principal: Principal, input: unknown): Promise<CreatePlantOutcome> {
     const { tenant, plant, deliveries, event } = this.#planCreate(principal, input);
-    return this.#settleCreate(tenant, plant, await this.#plants.create(tenant, plant, deliveries, event), true);
+    const outcome = this.#settleCreate(plant, await this.#plants.create(tenant, plant, deliveries, event));
+    if (outcome.created) this.#emit('plant.created', { tenant, plant: outcome.plant });
+    return outcome;
   }
 
   /** A create checked (scope), validated and ready to write: the plant, the operator subscriptions' deliveries and the endpoint event. */
@@ -73,15 +75,14 @@ export class PlantService {
     return { tenant: principal.tenant, plant, deliveries, event: { eventType: 'plant.created', payload, createdAt } };
   }
 
-  /** The outcome of a planned create once written: a `ConflictError` for another plant under that id; `plant.created` emitted now when `emit`, else left to the caller (after its commit). */
-  #settleCreate(tenant: string, plant: Plant, result: CreatePlantResult, emit: boolean): CreatePlantOutcome {
+  /** The outcome of a planned create once written: a `ConflictError` for another plant under that id. Its event is the caller's to emit, after the commit. */
+  #settleCreate(plant: Plant, result: CreatePlantResult): CreatePlantOutcome {
     if (!result.created) {
       if (!samePlant(result.plant, plant)) {
         throw withoutStack(() => new ConflictError(`a plant with id ${plant.id} already exists with a different ${PLANT_CONTENT_IN_WORDS}`));
       }
       return { plant: result.plant, created: false };
     }
-    if (emit) this.#emit('plant.created', { tenant, plant: result.plant });
     return { plant: result.plant, created: true };
   }
 
@@ -196,7 +197,7 @@ export class PlantService {
   inTransaction(writes: HostTransactionWrites): HostTransaction {
     return new HostTransactionView(writes, {
       planCreate: (principal, input) => this.#planCreate(principal, input),
-      settleCreate: (tenant, plant, result) => this.#settleCreate(tenant, plant, result, false),
+      settleCreate: (plant, result) => this.#settleCreate(plant, result),
       planDelete: (principal, id) => this.#planDelete(principal, id),
       emit: (type, event) => this.#emit(type, event),
     });

@@ -10,9 +10,6 @@ export interface AttemptRecorderOptions {
   readonly logger: Logger;
 }
 
-/** The outcome applied, and whether the attempt failed in the operator's egress (then it says nothing about the receiver's health). */
-export type RecordedOutcome = AttemptOutcome & { readonly egressFailed?: true };
-
 /** Why an interrupted attempt is in the log. */
 const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped';
 
@@ -25,7 +22,7 @@ export class AttemptRecorder {
   }
 
   /** Records the attempt; resolves with the outcome applied, or `undefined` when the lease was lost (another dispatcher's attempt counts). Rejects when storage fails. */
-  async record(delivery: ClaimedDelivery, result: AttemptResult): Promise<RecordedOutcome | undefined> {
+  async record(delivery: ClaimedDelivery, result: AttemptResult): Promise<AttemptOutcome | undefined> {
     // An interrupted attempt is not the receiver's fault: due again at once, and no retry is used up.
     const { outcome, error } = result.interrupted
       ? { outcome: { status: 'interrupted' } as const, error: INTERRUPTED_ERROR }
@@ -45,7 +42,7 @@ export class AttemptRecorder {
     }
     const egressFailed = result.outcome.egressFailed === true && outcome.status !== 'interrupted';
     this.#log(delivery, outcome, error, egressFailed);
-    return egressFailed ? { ...outcome, egressFailed } : outcome;
+    return outcome;
   }
 
   #log(delivery: ClaimedDelivery, outcome: AttemptOutcome, error: string | undefined, egressFailed: boolean): void {

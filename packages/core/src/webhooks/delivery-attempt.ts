@@ -61,11 +61,12 @@ async function sendTo(
   // Retried: once the tenant replaces the headers, queued messages go out.
   const unsendable = unsendableHeaders(target.headers);
   if (unsendable !== undefined) return { kind: 'retry', reason: unsendable };
+  // Fail closed: a message goes out with every live signature or not at all.
+  if (target.signingError !== undefined) return { kind: 'retry', reason: `cannot sign: ${target.signingError}` };
   let headers: Record<string, string>;
   try {
     headers = webhookHeaders(delivery, target, startedAt, context.userAgent);
   } catch (error) {
-    // Fail closed: a message goes out with every live signature or not at all.
     return { kind: 'retry', reason: `cannot sign: ${describeError(error)}` };
   }
   try {
@@ -84,7 +85,6 @@ async function sendTo(
 
 /** The endpoint's own headers, then Standard Webhooks' (fresh timestamp and signature, same id) and the event type, which they cannot replace. */
 function webhookHeaders(delivery: NewDelivery, target: DeliveryTarget, now: number, userAgent: string): Record<string, string> {
-  if (target.signingError !== undefined) throw new Error(target.signingError);
   if (target.keys.length === 0) throw new Error('no secret to sign with');
   const timestamp = Math.floor(now / 1000);
   const signatures = target.keys.map((secret) => signWebhook({ secret, id: delivery.id, timestamp, body: delivery.payload }));

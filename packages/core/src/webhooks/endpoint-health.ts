@@ -1,8 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
-import type { NewDelivery } from '../ports/webhook-outbox.js';
-import type { RecordedOutcome } from './attempt-recorder.js';
+import type { AttemptOutcome, NewDelivery } from '../ports/webhook-outbox.js';
 import { isTenantEndpointId } from './endpoints/webhook-endpoint.js';
 
 export interface EndpointHealthOptions {
@@ -23,9 +22,9 @@ export class EndpointHealth {
     this.#options = options;
   }
 
-  /** Notes the outcome of an attempt that started at `at` (neither an interrupted one nor one that failed in egress says anything about the receiver); rejects when storage fails. */
-  async observe(delivery: NewDelivery, outcome: RecordedOutcome, at: number): Promise<void> {
-    if (!isTenantEndpointId(delivery.endpointId) || outcome.status === 'interrupted' || outcome.egressFailed) return;
+  /** Notes the outcome of an attempt that started at `at` (an interrupted one says nothing about the receiver); rejects when storage fails. */
+  async observe(delivery: NewDelivery, outcome: AttemptOutcome, at: number): Promise<void> {
+    if (!isTenantEndpointId(delivery.endpointId) || outcome.status === 'interrupted') return;
     const { endpoints, disableAfterMs } = this.#options;
     const note = { at, succeeded: outcome.status === 'delivered', exhausted: outcome.status === 'failed' };
     const health = await endpoints.noteAttempt(delivery.endpointId, note);

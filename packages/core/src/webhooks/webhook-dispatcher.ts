@@ -207,7 +207,8 @@ export class WebhookDispatcher {
       if (metric) this.#options.events?.emit('webhook.attempted', { outcome: metric, durationMs: Math.max(0, result.finishedAt - result.startedAt) });
       if (outcome?.status === 'pending') this.#timer.scheduleAt(outcome.nextAttemptAt);
       if (outcome?.status === 'failed') await this.#queued(this.#options.operationalEvents?.deliveryFailed(delivery, result.outcome, result.finishedAt));
-      if (outcome) await this.#health?.observe(delivery, outcome, result.startedAt);
+      // A failure in the operator's egress (its proxy) says nothing about the receiver: not counted toward disabling it.
+      if (outcome && !result.outcome.egressFailed) await this.#health?.observe(delivery, outcome, result.startedAt);
     } catch (error) {
       // The lease runs out and the delivery is tried again: at-least-once.
       this.#options.logger.error('webhook dispatcher: could not record an attempt, will retry', { deliveryId: delivery.id, error: describeFailure(error) });

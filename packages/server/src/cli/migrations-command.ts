@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { settingReader } from '../config/setting-reader.js';
 import { SETTINGS, settingName } from '../config/settings.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError, nonEmpty, parseStrict, usageMistake } from './command-args.js';
@@ -33,9 +35,12 @@ export async function runMigrationsCommand(args: readonly string[], env: NodeJS.
     }
     if (positionals[0] !== 'sql') throw new UsageError(`unknown migrations command '${positionals[0]}'`);
     if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
-    storage = storageOf(nonEmpty(values.storage, 'storage') ?? env[SETTINGS.storage.env]?.trim() ?? SETTINGS.storage.default);
-    schema = nonEmpty(values['db-schema'], 'db-schema') ?? (env[SETTINGS.dbSchema.env]?.trim() || SETTINGS.dbSchema.default);
+    // Read as serve reads them (an empty variable is unset, the schema must be a name serve accepts), so the SQL fits the service.
+    const flags = { storage: nonEmpty(values.storage, 'storage'), dbSchema: nonEmpty(values['db-schema'], 'db-schema') };
+    const read = settingReader(flags, env, (path) => readFileSync(path, 'utf8'));
+    storage = storageOf(read.text('storage'));
     if (storage === 'sqlite' && values['db-schema'] !== undefined) throw new UsageError('--db-schema is for --storage postgres');
+    schema = read.identifier('dbSchema');
   } catch (error) {
     return usageMistake(error, 'migrations', io);
   }

@@ -87,7 +87,7 @@ export function parseServeArgs(args: readonly string[]): ServeArgs {
 /** Reads and validates the `serve` configuration (a flag wins; an empty variable counts as unset); errors name the setting, never a secret. */
 export function loadConfig(args: readonly string[] | ServeArgs, env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): ServeConfig {
   const flags = 'help' in args ? args.values : parseServeArgs(args).values;
-  const read = settingReader(flags, env, options.readFile ?? ((path: string) => readFileSync(path, 'utf8')));
+  const read = settingReader(flags, env, options.readFile ?? readUtf8);
   const tokensFile = read.file('tokensFile');
   return {
     ...listenSettings(read),
@@ -103,15 +103,17 @@ export function loadConfig(args: readonly string[] | ServeArgs, env: NodeJS.Proc
   };
 }
 
+const readUtf8 = (path: string): string => readFileSync(path, 'utf8');
+
 /** The tokens of `PLANT_STORE_TOKENS` and the tokens file, read again on their own (a reload); throws a `ConfigurationError` naming the setting. */
-export function loadTokenSettings(args: ServeArgs, env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): ServeConfig['tokens'] {
-  const read = settingReader(args.values, env, options.readFile ?? ((path: string) => readFileSync(path, 'utf8')));
+export function loadTokenSettings(args: ServeArgs, env: NodeJS.ProcessEnv): ServeConfig['tokens'] {
+  const read = settingReader(args.values, env, readUtf8);
   return loadTokens(read.raw('tokens'), read.file('tokensFile'));
 }
 
 /** The subscriptions of `PLANT_STORE_WEBHOOKS` and the webhooks file, read again on their own (a reload); throws a `ConfigurationError` naming the setting. */
-export function loadWebhookSubscriptions(args: ServeArgs, env: NodeJS.ProcessEnv, options: LoadConfigOptions = {}): ServeConfig['webhooks'] {
-  const read = settingReader(args.values, env, options.readFile ?? ((path: string) => readFileSync(path, 'utf8')));
+export function loadWebhookSubscriptions(args: ServeArgs, env: NodeJS.ProcessEnv): ServeConfig['webhooks'] {
+  const read = settingReader(args.values, env, readUtf8);
   return loadWebhooks(read.raw('webhooks'), read.file('webhooksFile'));
 }
 

@@ -68,11 +68,12 @@ export function parseWebhooksArgs(args: readonly string[], now: number): { comma
 }
 
 const SUBCOMMANDS = ['list', 'get', 'retry', 'resend', 'recover', 'prune', 'check'] as const;
+const EVERY_SUBCOMMAND = `${SUBCOMMANDS.join(', ')} or endpoints`;
 
 function commandKind(word: string | undefined): (typeof SUBCOMMANDS)[number] {
   if (SUBCOMMANDS.includes(word as (typeof SUBCOMMANDS)[number])) return word as (typeof SUBCOMMANDS)[number];
-  if (word === undefined) throw new UsageError('missing subcommand: list, get, retry, resend, recover, prune, check or endpoints');
-  throw new UsageError(`unknown subcommand '${word}': use list, get, retry, resend, recover, prune, check or endpoints`);
+  if (word === undefined) throw new UsageError(`missing subcommand: ${EVERY_SUBCOMMAND}`);
+  throw new UsageError(`unknown subcommand '${word}': use ${EVERY_SUBCOMMAND}`);
 }
 
 function endpointsKind(word: string | undefined): 'endpoints list' | 'endpoints disable' | 'endpoints enable' {
