@@ -70,6 +70,16 @@ describe.skipIf(!postgresAvailable)('the store’s migrations run the host’s w
     await expect(postgresStorage({ pool: hostPool, schema: schemas.next(), migrate: false })).rejects.toThrow(StorageError);
   });
 
+  it('refuses, with migrate: false, a schema a newer plant-store migrated, and asks for that version', async () => {
+    const schema = schemas.next();
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: hostPool }) });
+    await new Migrator({ db, provider: postgresMigrations({ schema }), migrationTableName: `${schema}_log` }).migrateToLatest();
+    await hostPool.query(`INSERT INTO ${pg.escapeIdentifier(schema)}.plant_store_migrations (name) VALUES ('999-from-the-future')`);
+    const failure = await postgresStorage({ pool: hostPool, schema, migrate: false }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StorageError);
+    expect(String((failure as StorageError).cause)).toMatch(/migrated by a newer plant-store \(999-from-the-future\): upgrade plant-store/);
+  });
+
   it('refuses a pool and a connection string together, and what is not a pool', async () => {
     await expect(postgresStorage({ pool: hostPool, connectionString: TEST_DATABASE_URL })).rejects.toThrow(/either a pool or a connectionString/);
     await expect(postgresStorage({ pool: {} as pg.Pool })).rejects.toThrow(/must be a pg.Pool/);

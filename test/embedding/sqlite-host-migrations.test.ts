@@ -60,6 +60,16 @@ describe('the store’s migrations run the host’s way on SQLite', () => {
     db.close();
   });
 
+  it('refuses, with migrate: false, a database a newer plant-store migrated, and asks for that version', async () => {
+    const db = hostDatabase('ahead.db');
+    db.exec((await runCliInProcess(['migrations', 'sql', '--storage', 'sqlite'])).stdout);
+    db.prepare("INSERT INTO plant_store_migrations (name) VALUES ('999-from-the-future')").run();
+    const failure = await sqliteStorage({ database: db, migrate: false }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StorageError);
+    expect(String((failure as StorageError).cause)).toMatch(/migrated by a newer plant-store \(999-from-the-future\): upgrade plant-store/);
+    db.close();
+  });
+
   it('explains CLI mistakes', async () => {
     expect(await runCliInProcess(['migrations', 'sql', '--storage', 'memory'])).toMatchObject({
       status: 2,

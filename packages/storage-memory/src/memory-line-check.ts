@@ -8,44 +8,34 @@ export interface LineMember {
 
 const keyOf = ({ endpointId, orderingKey }: StuckLineKey) => JSON.stringify([endpointId, orderingKey ?? null]);
 
-/** Up to `limit` stuck lines among the pending deliveries, oldest waiting message first (see `WebhookOutbox.stuckLines`). */
-export function stuckLinesIn(pending: Iterable<LineMember>, limit: number): StuckLine[] {
-  const busy = new Set<string>();
-  const waiting = new Map<string, { line: StuckLine; oldest: number }>();
-  for (const { message, nextAttemptAt } of pending) {
-    if (nextAttemptAt !== undefined) {
-      if (message.orderingKey !== undefined) busy.add(keyOf(message));
-      continue;
-    }
-    const key = keyOf(message);
-    const found = waiting.get(key);
-    const oldest = Math.min(found?.oldest ?? Infinity, message.createdAt);
-    const { endpointId, tenant, orderingKey } = message;
-    const line = { endpointId, tenant, ...(orderingKey !== undefined && { orderingKey }), waiting: (found?.line.waiting ?? 0) + 1, oldestCreatedAt: oldest };
-    waiting.set(key, { line, oldest });
+const held = (member: LineMember) => member.nextAttemptAt === undefined;
+
+/**
+ * Up to `limit` stuck lines, oldest waiting message first (see `WebhookOutbox.stuckLines`): those of `lines` (each line's
+ * pending deliveries) with nothing due or in flight, and per endpoint the held deliveries of `unlined` (those of no line).
+ */
+export function stuckLinesIn(lines: Iterable<readonly LineMember[]>, unlined: Iterable<LineMember>, limit: number): StuckLine[] {
+  const stuck = [...lines].filter((line) => line.every(held));
+  const waitingOf = new Map<string, LineMember[]>();
+  for (const member of unlined) {
+    if (!held(member)) continue;
+    const members = waitingOf.get(member.message.endpointId);
+    if (members) members.push(member);
+    else waitingOf.set(member.message.endpointId, [member]);
   }
-  return [...waiting]
-    .filter(([key]) => !busy.has(key))
-    .map(([, { line }]) => line)
+  return [...stuck, ...waitingOf.values()]
+    .map((members): StuckLine => {
+      const { endpointId, tenant, orderingKey } = members[0]!.message;
+      const oldestCreatedAt = Math.min(...members.map(({ message }) => message.createdAt));
+      return { endpointId, tenant, ...(orderingKey !== undefined && { orderingKey }), waiting: members.length, oldestCreatedAt };
+    })
     .sort((a, b) => a.oldestCreatedAt - b.oldestCreatedAt || keyOf(a).localeCompare(keyOf(b)))
     .slice(0, Math.max(1, limit));
 }
 
-/**
- * Makes the line's first waiting delivery due at `now` while nothing of it is due (see `WebhookOutbox.releaseStuckLine`);
- * how many became due. `members` holds the line's pending deliveries in queue order (any pending ones for an unkeyed line).
- */
-export function releaseStuckLineIn(members: Iterable<LineMember>, line: StuckLineKey, now: number): number {
-  const key = keyOf(line);
-  const mine = [...members].filter(({ message }) => keyOf(message) === key);
-  const held = mine.filter((member) => member.nextAttemptAt === undefined);
-  if (line.orderingKey === undefined) {
-    for (const member of held) member.nextAttemptAt = now;
-    return held.length;
-  }
-  if (held.length === mine.length && held[0] !== undefined) {
-    held[0].nextAttemptAt = now;
-    return 1;
-  }
-  return 0;
+/** Makes the line's first delivery due at `at` unless one of it is due or in flight already; whether it did. `line` is in queue order. */
+export function releaseFirstIn(line: readonly LineMember[], at: number): boolean {
+  if (line.length === 0 || !line.every(held)) return false;
+  line[0]!.nextAttemptAt = at;
+  return true;
 }

@@ -17,7 +17,7 @@ import {
   storableText,
 } from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
-import { releaseStuckLineIn, stuckLinesIn } from './memory-line-check.js';
+import { releaseFirstIn, stuckLinesIn } from './memory-line-check.js';
 
 /** Mutable state of one delivery; never handed out (callers get copies). */
 interface DeliveryRecord {
@@ -288,13 +288,20 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
 
   async stuckLines(limit: number): Promise<StuckLine[]> {
     assertOpen(this.#lifecycle);
-    return stuckLinesIn(this.#pending, limit);
+    return stuckLinesIn(this.#lines.values(), this.#unlinedPending(), limit);
   }
 
   async releaseStuckLine(line: StuckLineKey, now: number): Promise<number> {
     assertOpen(this.#lifecycle);
-    const queue = line.orderingKey === undefined ? this.#pending : (this.#lines.get(lineOf(line)!) ?? []);
-    return releaseStuckLineIn(queue, line, now);
+    if (line.orderingKey !== undefined) return releaseFirstIn(this.#lines.get(lineOf(line)!) ?? [], now) ? 1 : 0;
+    // Messages of no line wait for nothing: each one without a due time becomes due.
+    const held = this.#unlinedPending().filter((record) => record.message.endpointId === line.endpointId && record.nextAttemptAt === undefined);
+    for (const record of held) record.nextAttemptAt = now;
+    return held.length;
+  }
+
+  #unlinedPending(): DeliveryRecord[] {
+    return [...this.#pending].filter((record) => record.message.orderingKey === undefined);
   }
 
   async prune(options: PruneDeliveriesOptions): Promise<number> {
@@ -329,7 +336,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     if (!line) return;
     line.splice(line.indexOf(record), 1);
     if (line.length === 0) this.#lines.delete(key!);
-    else if (line.every((other) => other.nextAttemptAt === undefined)) line[0]!.nextAttemptAt = at;
+    else releaseFirstIn(line, at);
   }
 
   /** The pending deliveries due at `now` that no live lease holds, in claim order. */

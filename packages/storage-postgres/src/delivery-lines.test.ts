@@ -174,4 +174,27 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
     const [next] = await claimer.outbox.claimDue({ owner: 'a', now: T0 + 30, leaseMs: LEASE_MS, limit: 10 });
     expect(next).toMatchObject({ eventType: 'plant.deleted' });
   });
+  it('releases a stuck line only once a disable ending its messages has committed, and then releases none of them', async () => {
+    const storage = await open();
+    await ordered(storage);
+    await storage.plants.create('acme', plant(1n, 'fern'), [], { eventType: 'plant.created', payload: '{"id":1}', createdAt: T0 });
+    await storage.plants.delete('acme', 1n, { eventType: 'plant.deleted', payload: '{"id":1}', createdAt: T0 + 1 });
+    const [head] = (await storage.outbox.list({ endpointId: 'ep_ordered' }))!.reverse();
+    // The head loses its due time: the line is stuck.
+    await withClient((client) => client.query(`UPDATE ${tables.deliveries} SET next_attempt_at = NULL WHERE id = $1`, [head!.id]));
+    // A disable has ended the line's messages and not committed yet.
+    const disable = await hold();
+    await disable.query(lockEndpointSql(tables), ['ep_ordered']);
+    await disable.query(endEndpointSql(tables), ['ep_ordered', T0 + 10, 'endpoint disabled']);
+    const releasing = storage.outbox.releaseStuckLine({ endpointId: 'ep_ordered', orderingKey: '1' }, T0 + 20);
+    await someoneWaits();
+    await disable.query('COMMIT');
+    expect(await releasing).toBe(0);
+    // A failed message never gets a due time back.
+    const { rows } = await withClient((client) => client.query(`SELECT status, next_attempt_at FROM ${tables.deliveries} ORDER BY id`));
+    expect(rows).toEqual([
+      { status: 'failed', next_attempt_at: null },
+      { status: 'failed', next_attempt_at: null },
+    ]);
+  });
 });

@@ -52,9 +52,15 @@ export const releaseNextSql = (t: Tables) => `
     SELECT id FROM ${t.deliveries}
     WHERE status = 'pending' AND endpoint_id = ended.endpoint_id AND ordering_key = ended.ordering_key AND next_attempt_at IS NULL
     ORDER BY line_seq, seq LIMIT 1)
-  AND NOT EXISTS (
+  AND ${lineIdle(t, 'ended.endpoint_id', 'ended.ordering_key')}`;
+
+/**
+ * Nothing of the line of `endpoint` and `key` (SQL expressions) is due or in flight (a leased message keeps its due time):
+ * the condition for making its first held message due.
+ */
+export const lineIdle = (t: Tables, endpoint: string, key: string) => `NOT EXISTS (
     SELECT FROM ${t.deliveries}
-    WHERE status = 'pending' AND endpoint_id = ended.endpoint_id AND ordering_key = ended.ordering_key AND next_attempt_at IS NOT NULL)`;
+    WHERE status = 'pending' AND endpoint_id = ${endpoint} AND ordering_key = ${key} AND next_attempt_at IS NOT NULL)`;
 
 /**
  * Parameters: endpoint id. A statement that puts messages in an endpoint's lines takes the endpoint row's KEY SHARE lock (writes

@@ -1,6 +1,7 @@
 import type { StuckLine, StuckLineKey } from '@plant-store/core/adapter';
 import type { QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';
+import { lineIdle, releaseNextSql } from './delivery-lines.js';
 
 // The operator's check of the delivery lines: statements of their own, apart from the outbox's hot path.
 
@@ -13,9 +14,7 @@ const stuckLinesSql = (t: Tables) => `
   SELECT h.endpoint_id, h.ordering_key, min(h.tenant) AS tenant, count(*) AS waiting, min(h.created_at) AS oldest
   FROM ${t.deliveries} AS h
   WHERE h.status = 'pending' AND h.next_attempt_at IS NULL
-    AND NOT EXISTS (
-      SELECT FROM ${t.deliveries} AS d
-      WHERE d.status = 'pending' AND d.endpoint_id = h.endpoint_id AND d.ordering_key = h.ordering_key AND d.next_attempt_at IS NOT NULL)
+    AND ${lineIdle(t, 'h.endpoint_id', 'h.ordering_key')}
   GROUP BY h.endpoint_id, h.ordering_key
   ORDER BY oldest, h.endpoint_id, h.ordering_key
   LIMIT $1`;
@@ -30,16 +29,8 @@ const lockLineSql = (t: Tables) => `
   ORDER BY line_seq, seq
   FOR UPDATE`;
 
-/** Parameters: endpoint id, ordering key, now. A statement of its own after the lock, so its snapshot sees what the lock waited for. */
-const releaseLineSql = (t: Tables) => `
-  UPDATE ${t.deliveries} SET next_attempt_at = $3, updated_at = $3
-  WHERE id = (
-    SELECT id FROM ${t.deliveries}
-    WHERE status = 'pending' AND endpoint_id = $1 AND ordering_key = $2 AND next_attempt_at IS NULL
-    ORDER BY line_seq, seq LIMIT 1)
-  AND NOT EXISTS (
-    SELECT FROM ${t.deliveries} WHERE status = 'pending' AND endpoint_id = $1 AND ordering_key = $2 AND next_attempt_at IS NOT NULL)
-  RETURNING id`;
+/** The release of a line's end, for one line, answering the message it made due. */
+const releaseLineSql = (t: Tables) => `${releaseNextSql(t)} RETURNING d.id`;
 
 /** Parameters: endpoint id, now. Messages of no line wait for nothing: each one without a due time becomes due. */
 const releaseUnlinedSql = (t: Tables) => `
@@ -87,7 +78,8 @@ export class PostgresLineCheck {
       try {
         return await this.#runner.transaction(action, async (rows) => {
           await rows(lockLineSql(this.#tables), [endpointId, orderingKey]);
-          return (await rows(releaseLineSql(this.#tables), [endpointId, orderingKey, at])).length;
+          // A statement of its own after the lock, so its snapshot sees what the lock waited for.
+          return (await rows(releaseLineSql(this.#tables), [[endpointId], [orderingKey], [at]])).length;
         });
       } catch (error) {
         if (attempt >= ATTEMPTS || !RETRIED_CODES.has(codeOf(error))) throw error;

@@ -125,7 +125,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   /**
-   * Ends every pending message of the endpoint (its lines and the rest) as failed, with a last attempt saying `error`: a disable or
+   * Ends every pending message of the endpoint (its lines and the rest) but those in flight as failed, with a last attempt saying `error`: a disable or
    * delete of it, inside that write's transaction (`rows`), after the endpoint's row is locked or deleted there (see shareEndpointSql).
    */
   async endLines(rows: TransactionRows, endpointId: string, at: number, error: string): Promise<void> {

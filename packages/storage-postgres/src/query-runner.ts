@@ -107,11 +107,11 @@ export class QueryRunner {
       return await new Promise<pg.QueryResult>((resolve, reject) => {
         waiting = this.#deadlines.watch(reject);
         const answered = (error: Error | null, answer: pg.QueryResult) => (error ? reject(error) : resolve(answer));
-        // Per statement, so a host's pool keeps its own type parsers (int8 read as bigint here, as on this storage's own pools).
-        if (typeof statement === 'string') client.query({ text: statement, values, types: exactTypes }, answered);
-        else if (this.#ownsPool) client.query({ ...statement, values, types: exactTypes }, answered);
+        const text = typeof statement === 'string' ? statement : statement.text;
         // No named statements on a host's connections: they would outlive the store there, and a DEALLOCATE of the host's would break them.
-        else client.query({ text: statement.text, values, types: exactTypes }, answered);
+        const name = typeof statement === 'string' || !this.#ownsPool ? undefined : statement.name;
+        // Types per statement, so a host's pool keeps its own type parsers (int8 read as bigint here, as on this storage's own pools).
+        client.query({ text, name, values, types: exactTypes }, answered);
       });
     } finally {
       waiting?.done();

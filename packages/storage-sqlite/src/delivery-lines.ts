@@ -16,16 +16,22 @@ export const joinedDueAt = (end: string, due: string) => `CASE WHEN ${end} IS NU
 /** The place of a message joining the line of `key` (NULL: in none) whose end is `end`. */
 export const joinedPlace = (key: string, end: string) => `CASE WHEN ${key} IS NOT NULL THEN coalesce(${end}, 0) + 1 END`;
 
+/**
+ * Nothing of the line of `endpoint` and `key` (SQL expressions) is due or in flight (a leased message keeps its due time):
+ * the condition for making its first held message due.
+ */
+export const lineIdle = (endpoint: string, key: string) => `NOT EXISTS (
+    SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_line
+    WHERE status = 'pending' AND endpoint_id = ${endpoint} AND ordering_key = ${key} AND next_attempt_at IS NOT NULL)`;
+
 /** The first held delivery of a line becomes due at @at, unless one of the line is still due or in flight. */
 export const RELEASE_NEXT_IN_LINE = `
   UPDATE webhook_deliveries SET next_attempt_at = @at
   WHERE id = (
     SELECT id FROM webhook_deliveries INDEXED BY webhook_deliveries_line
     WHERE status = 'pending' AND endpoint_id = @endpoint AND ordering_key = @key AND next_attempt_at IS NULL
-    ORDER BY line_seq LIMIT 1)
-  AND NOT EXISTS (
-    SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_line
-    WHERE status = 'pending' AND endpoint_id = @endpoint AND ordering_key = @key AND next_attempt_at IS NOT NULL)`;
+    ORDER BY line_seq, rowid LIMIT 1)
+  AND ${lineIdle('@endpoint', '@key')}`;
 
 /**
  * A pending message of the endpoint that its end takes: every one but those in flight (a live lease at @at). An attempt in

@@ -12,6 +12,7 @@ import {
   type NewDelivery,
 } from '@plant-store/core/adapter';
 import { DELETE_PLANT, FAN_OUT, INSERT_PLANT } from './plant-queries.js';
+import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { fanOutParameters } from './sqlite-plant-repository.js';
 import { withSqliteErrors } from './sqlite-error.js';
 import { deliveryInsert } from './sqlite-webhook-outbox.js';
@@ -63,16 +64,14 @@ function refused(given: string): ConfigurationError {
 }
 
 /** Statements prepared once per host connection, reading integers as bigints per statement (the connection's own default stays the host's). */
-const preparedOn = new WeakMap<BetterSqlite3, Map<string, Statement<unknown[]>>>();
+const preparedOn = new WeakMap<BetterSqlite3, PreparedStatements>();
 
 function databaseExecutor(db: BetterSqlite3): Executor<'sync'> {
   const statement = (text: string): Statement<unknown[]> => {
     if (!db.inTransaction) throw refused('a Database outside a transaction: call inside the function of db.transaction(fn)');
-    let statements = preparedOn.get(db);
-    if (!statements) preparedOn.set(db, (statements = new Map()));
-    let prepared = statements.get(text);
-    if (!prepared) statements.set(text, (prepared = db.prepare<unknown[]>(text).safeIntegers(true)));
-    return prepared;
+    let prepared = preparedOn.get(db);
+    if (!prepared) preparedOn.set(db, (prepared = preparedStatements(db)));
+    return prepared(text).safeIntegers(true);
   };
   return {
     changes: (text, parameters) => statement(text).run(...parameters).changes,

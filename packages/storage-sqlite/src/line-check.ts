@@ -1,5 +1,6 @@
 import type { StuckLine, StuckLineKey } from '@plant-store/core/adapter';
 import { BOUND_LIMIT } from './bound-limit.js';
+import { lineIdle, RELEASE_NEXT_IN_LINE } from './delivery-lines.js';
 import type { PreparedStatements } from './prepared-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
@@ -13,23 +14,10 @@ const STUCK_LINES = `
   SELECT h.endpoint_id, h.ordering_key, min(h.tenant) AS tenant, count(*) AS waiting, min(h.created_at) AS oldest
   FROM webhook_deliveries AS h
   WHERE h.status = 'pending' AND h.next_attempt_at IS NULL
-    AND NOT EXISTS (
-      SELECT 1 FROM webhook_deliveries AS d
-      WHERE d.status = 'pending' AND d.endpoint_id = h.endpoint_id AND d.ordering_key = h.ordering_key AND d.next_attempt_at IS NOT NULL)
+    AND ${lineIdle('h.endpoint_id', 'h.ordering_key')}
   GROUP BY h.endpoint_id, h.ordering_key
   ORDER BY oldest, h.endpoint_id, h.ordering_key
   LIMIT ${BOUND_LIMIT}`;
-
-/** The line's first waiting message becomes due at @now, only while nothing of the line is due or in flight. */
-const RELEASE_LINE = `
-  UPDATE webhook_deliveries SET next_attempt_at = @now, updated_at = @now
-  WHERE id = (
-    SELECT id FROM webhook_deliveries
-    WHERE status = 'pending' AND endpoint_id = @endpoint AND ordering_key = @key AND next_attempt_at IS NULL
-    ORDER BY line_seq, rowid LIMIT 1)
-  AND NOT EXISTS (
-    SELECT 1 FROM webhook_deliveries
-    WHERE status = 'pending' AND endpoint_id = @endpoint AND ordering_key = @key AND next_attempt_at IS NOT NULL)`;
 
 /** Messages of no line wait for nothing: each one without a due time becomes due. */
 const RELEASE_UNLINED = `
@@ -70,9 +58,9 @@ export class SqliteLineCheck {
 
   releaseStuckLine({ endpointId, orderingKey }: StuckLineKey, now: number): number {
     return withSqliteWrite(this.#file, 'release a stuck delivery line', () => {
-      const parameters = { now: Math.round(now), endpoint: endpointId };
-      if (orderingKey === undefined) return this.#prepared(RELEASE_UNLINED).run(parameters).changes;
-      return this.#prepared(RELEASE_LINE).run({ ...parameters, key: orderingKey }).changes;
+      const at = Math.round(now);
+      if (orderingKey === undefined) return this.#prepared(RELEASE_UNLINED).run({ now: at, endpoint: endpointId }).changes;
+      return this.#prepared(RELEASE_NEXT_IN_LINE).run({ at, endpoint: endpointId, key: orderingKey }).changes;
     });
   }
 }

@@ -107,7 +107,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     });
   }
 
-  /** Ends every pending delivery to the endpoint (its lines and the rest) as failed, with a last attempt saying why. Inside the caller's transaction (its delete or disable). */
+  /** Ends every pending delivery to the endpoint (its lines and the rest) but those in flight as failed, with a last attempt saying why. Inside the caller's transaction (its delete or disable). */
   endLines(endpointId: string, at: number, error: string): void {
     const ended = { at: Math.round(at), endpoint: endpointId };
     this.#prepared(lines.END_ENDPOINT_ATTEMPTS).run({ ...ended, error });
