@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { brokerTransports } from '@plant-store/broker-transports';
 import { verifyWebhook } from '@plant-store/client';
 import { createPlantStore, type Delivery, type DestinationKind, type PlantStoreWebhookOptions } from '@plant-store/core';
-import type { LogFields, Logger } from '@plant-store/core/adapter';
 import { createPlantServer } from '@plant-store/http-node';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
-import { startConsumer, type BrokerConsumer, type BrokerKind } from '../support/broker-consumers.js';
+import type { BrokerKind } from '../support/broker-consumers.js';
+import { brokerFixtures, textLogger } from '../support/broker-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { TOKENS, testTokens } from '../support/test-tokens.js';
 import { openStorage } from '../support/webhook-test-service.js';
@@ -17,10 +17,7 @@ const PASSWORD = 'guest'; // the brokers' test account; the checks below look fo
 // Redis has no user guest: its default user takes any password when it has none.
 const USER: Readonly<Record<BrokerKind, string>> = { amqp: 'guest', nats: 'guest', redis: 'default', mqtt: 'guest' };
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { defer, consumer } = brokerFixtures();
 
 interface Service {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }>;
@@ -30,8 +27,7 @@ interface Service {
 
 async function service(kinds: readonly DestinationKind[], webhooks: PlantStoreWebhookOptions = {}): Promise<Service> {
   const logLines: string[] = [];
-  const record = (level: string) => (message: string, fields?: LogFields) => void logLines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
-  const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+  const logger = textLogger(logLines);
   const transport = brokerTransports({ http: webhookHttpTransport() });
   const store = createPlantStore({
     storage: await openStorage('sqlite'),
@@ -42,7 +38,7 @@ async function service(kinds: readonly DestinationKind[], webhooks: PlantStoreWe
   const server = createPlantServer(store, { logger });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  cleanups.push(async () => {
+  defer(async () => {
     const closed = new Promise((resolve) => server.close(resolve));
     server.closeAllConnections();
     await closed;
@@ -62,12 +58,6 @@ async function service(kinds: readonly DestinationKind[], webhooks: PlantStoreWe
     },
     deliveries: () => store.allTenants.webhooks.list(),
   };
-}
-
-async function consumer(kind: BrokerKind): Promise<BrokerConsumer> {
-  const started = await startConsumer(kind);
-  cleanups.push(() => started.close());
-  return started;
 }
 
 describe.each<BrokerKind>(['amqp', 'nats', 'redis', 'mqtt'])('tenant endpoints to %s', (kind) => {

@@ -1,36 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect as natsConnect } from '@nats-io/transport-node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { brokerTransports, type ClosableWebhookTransport } from '@plant-store/broker-transports';
 import type { WebhookRequest } from '@plant-store/core/adapter';
-import { BROKERS, startConsumer, type BrokerConsumer, type BrokerKind } from '../support/broker-consumers.js';
+import type { BrokerKind } from '../support/broker-consumers.js';
+import { brokerFixtures } from '../support/broker-fixtures.js';
 import { eventually } from '../support/eventually.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 // The transports on their own against the real brokers: what counts as delivered, and how each failure comes back.
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { defer, consumer, proxy } = brokerFixtures();
 
 function transport(): ClosableWebhookTransport {
   const made = brokerTransports({ idleMs: 200 });
-  cleanups.push(() => made.close());
+  defer(() => made.close());
   return made;
-}
-
-async function consumer(kind: BrokerKind): Promise<BrokerConsumer> {
-  const started = await startConsumer(kind);
-  cleanups.push(() => started.close());
-  return started;
-}
-
-async function proxy(kind: BrokerKind): Promise<TcpProxy> {
-  const started = await startTcpProxy(BROKERS[kind]);
-  cleanups.push(() => started.close());
-  return started;
 }
 
 function request(url: string, id = `msg_${randomUUID()}`): WebhookRequest {
