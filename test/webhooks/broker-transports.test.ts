@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect as natsConnect } from '@nats-io/transport-node';
+import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { brokerTransports, type ClosableWebhookTransport } from '@plant-store/broker-transports';
 import type { WebhookRequest } from '@plant-store/core/adapter';
@@ -111,6 +112,25 @@ describe('broker transport outcomes', () => {
       kind: 'retry',
       reason: `no JetStream stream takes subject "${subject}" (no responders)`,
     });
+  });
+
+  it('keeps a Redis stream near maxLen, each entry the body and one field per header', async () => {
+    const stream = `plant-store-test-trim-${randomUUID().slice(0, 8)}`;
+    const redis = await createClient({ url: 'redis://127.0.0.1:6379' }).connect();
+    defer(async () => {
+      await redis.del(stream);
+      await redis.quit();
+    });
+    const sender = transport();
+    const sent = request(`redis://127.0.0.1:6379/0?stream=${stream}&maxLen=50`);
+    for (let index = 0; index < 300; index++)
+      expect(await sender.send({ ...sent, headers: { ...sent.headers, 'webhook-id': `msg_${index}` } })).toEqual({ kind: 'delivered' });
+    // Trimmed approximately (MAXLEN ~): whole nodes go, never below maxLen.
+    const length = await redis.xLen(stream);
+    expect(length).toBeGreaterThanOrEqual(50);
+    expect(length).toBeLessThan(300);
+    const [last] = await redis.xRevRange(stream, '+', '-', { COUNT: 1 });
+    expect(last!.message).toEqual({ ...sent.headers, 'webhook-id': 'msg_299', body: sent.body });
   });
 
   it('retries a broker that refuses connections', async () => {
