@@ -6,6 +6,7 @@ import { postgresMigrations, postgresStorage } from '@plant-store/storage-postgr
 import { acme } from '../support/principals.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
 import { runCliInProcess } from '../support/run-cli-in-process.js';
+import { reservePort } from '../support/webhook-receiver.js';
 import { createPlantStore } from '@plant-store/core';
 
 describe.skipIf(!postgresAvailable)('the store’s migrations run the host’s way on PostgreSQL', () => {
@@ -68,6 +69,18 @@ describe.skipIf(!postgresAvailable)('the store’s migrations run the host’s w
       /is at version \S+, this plant-store expects \S+: migrate it: .*postgresMigrations\(\).*plant-store migrations sql/,
     );
     await expect(postgresStorage({ pool: hostPool, schema: schemas.next(), migrate: false })).rejects.toThrow(StorageError);
+  });
+
+  it('refuses a pool that cannot connect with a StorageError saying so', async () => {
+    const unreachable = new pg.Pool({ host: '127.0.0.1', port: await reservePort(), user: 'nobody', connectionTimeoutMillis: 2_000 });
+    try {
+      const failure = await postgresStorage({ pool: unreachable, schema: schemas.next() }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(StorageError);
+      expect((failure as StorageError).message).toMatch(/^postgres storage could not open the database through the given pool \(schema /);
+      expect(String((failure as StorageError).cause)).toMatch(/ECONNREFUSED/);
+    } finally {
+      await unreachable.end();
+    }
   });
 
   it('refuses a pool and a connection string together, and what is not a pool', async () => {
