@@ -46,4 +46,17 @@ describe.each(STORAGE_KINDS)('an endpoint with a malformed stored secret (%s sto
     expect(request!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
     expect(await verifyWebhook(request!.body, request!.headers, publicKey)).toEqual({ id: 1n, name: 'Fern' });
   });
+
+  it('fails closed on a malformed previous secret too, while it is live: no message goes out short of a signature', async () => {
+    const { server, receiver, id, failedDelivery } = await startEndpoint(kind, { signature: 'ed25519' });
+    const { current } = (await server.storage.endpoints.secrets('a', id))!;
+    // The good key current again, the damaged one its previous for another hour.
+    expect(await server.storage.endpoints.rotateSecret('a', id, MALFORMED, 0, Date.now())).toBe(true);
+    expect(await server.storage.endpoints.rotateSecret('a', id, current, Date.now() + 3_600_000, Date.now())).toBe(true);
+
+    const delivery = await failedDelivery();
+    expect(delivery.attempts).toHaveLength(3);
+    for (const attempt of delivery.attempts) expect(attempt.error).toMatch(/^cannot sign: the endpoint's previous secret is malformed/);
+    expect(receiver.received).toEqual([]);
+  });
 });
