@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServe } from '../support/cli-process.js';
 import { eventually } from '../support/eventually.js';
-import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
+import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../support/postgres.js';
 
 // A database that stalls longer than the server's request timeout (1 s here) while keep-alive clients wait on writes:
 // each answer must still arrive, and each connection must stay usable for the client's next request (or say it closes).
@@ -82,24 +82,22 @@ describe.skipIf(!postgresAvailable)('slow answers on keep-alive connections, Pos
         env: { PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL },
       },
     );
-    const locker = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    locker.on('error', () => {});
-    await locker.connect();
     try {
       const plants = `${pg.escapeIdentifier(schema)}.plants`;
-      await writeThroughStall(service.url, async () => {
-        await locker.query('BEGIN');
-        await locker.query(`LOCK TABLE ${plants} IN ACCESS EXCLUSIVE MODE`);
-        return async () => {
-          // The stall counts from when every write waits on the lock.
-          const waiting = `SELECT count(*)::int AS n FROM pg_locks WHERE relation = '${plants}'::regclass AND NOT granted`;
-          await eventually(async () => (await locker.query<{ n: number }>(waiting)).rows[0]!.n >= CLIENTS, 'every write to wait on the lock');
-          await sleep(STALL_MS);
-          await locker.query('COMMIT');
-        };
-      });
+      await withClient((locker) =>
+        writeThroughStall(service.url, async () => {
+          await locker.query('BEGIN');
+          await locker.query(`LOCK TABLE ${plants} IN ACCESS EXCLUSIVE MODE`);
+          return async () => {
+            // The stall counts from when every write waits on the lock.
+            const waiting = `SELECT count(*)::int AS n FROM pg_locks WHERE relation = '${plants}'::regclass AND NOT granted`;
+            await eventually(async () => (await locker.query<{ n: number }>(waiting)).rows[0]!.n >= CLIENTS, 'every write to wait on the lock');
+            await sleep(STALL_MS);
+            await locker.query('COMMIT');
+          };
+        }),
+      );
     } finally {
-      await locker.end();
       await service.stop();
     }
   });
