@@ -43,7 +43,7 @@ describe('a delivery put back in the queue after its retries ran out', () => {
       }, `the delivery failed after ${attempts} attempts`);
     };
     await failedWith(3);
-    const [{ id, endpointId }] = (await webhooks.list()) as [{ id: string; endpointId: string }];
+    const { id, endpointId } = (await webhooks.list())[0]!;
 
     await webhooks.requeue(id);
     await failedWith(4);
