@@ -124,4 +124,27 @@ describe('slow answers on keep-alive connections, SQLite', () => {
       rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it('answers 503 once a lock outlasts the storage wait (5 s), on a connection that stays usable', { timeout: 30_000 }, async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'plant-store-slow-answer-'));
+    const path = join(folder, 'plants.db');
+    const service = await startServe(['--port', '0', '--tokens', `${TOKEN}=acme`, '--storage', 'sqlite', '--db', path, '--portal', 'off', ...SHORT_TIMEOUTS]);
+    const database = new BetterSqlite3(path);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect(await createPlant(service.url, agent, 1)).toEqual({ status: 200, reusedSocket: false, closes: false });
+      database.exec('BEGIN IMMEDIATE');
+      const held = createPlant(service.url, agent, 2);
+      await sleep(6_500);
+      database.exec('COMMIT');
+      const answer = await held;
+      expect(answer).toEqual(expect.objectContaining({ status: 503, reusedSocket: true }));
+      expect(await createPlant(service.url, agent, 3)).toEqual(expect.objectContaining({ status: 200, reusedSocket: !answer.closes }));
+    } finally {
+      agent.destroy();
+      database.close();
+      await service.stop();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
