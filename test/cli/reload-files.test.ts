@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,6 +6,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { advisoryLockKey } from '../../packages/storage-postgres/src/advisory-lock-key.js';
 import { READY_LINE, spawnCli, startServe } from '../support/cli-process.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../support/postgres.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 
 // Rotating and revoking tokens, and changing webhook subscriptions, without
 // a restart: the files are read again when they change and on SIGHUP, which
@@ -15,6 +14,21 @@ import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '.
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-reload-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The status of a plant list as the holder of `token`: 200 while the service takes the token, 401 once it does not. */
+async function listStatus(url: string, token: string): Promise<number> {
+  return (await fetch(`${url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status;
+}
+
+/** Creates plant `id` as the holder of `token`; the status of the answer. */
+async function createPlant(url: string, token: string, id: number): Promise<number> {
+  const response = await fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id, name: 'p' }),
+  });
+  return response.status;
+}
 
 describe('plant-store serve reloads its tokens and webhooks files', () => {
   it('applies a changed file at once, keeps the old set on a bad one, and reloads on SIGHUP', async () => {
@@ -27,7 +41,7 @@ describe('plant-store serve reloads its tokens and webhooks files', () => {
       ]),
     );
     const service = await startServe(['--port', '0', '--storage', 'memory', '--tokens-file', file]);
-    const status = async (token: string) => (await fetch(`${service.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status;
+    const status = (token: string) => listStatus(service.url, token);
     const logged = (message: string) => service.logs().filter((line) => line['msg'] === message);
     try {
       expect(await status('old-token')).toBe(200);
@@ -77,51 +91,34 @@ describe('plant-store serve reloads its tokens and webhooks files', () => {
   });
 
   it('sends new plants to the subscriptions of the changed webhooks file', async () => {
-    const received: string[] = [];
-    const receiver = createServer((req, res) => {
-      received.push(req.url!);
-      req.resume().on('end', () => res.writeHead(204).end());
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
-    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const receiver = await startReceiver();
+    const received = () => receiver.received.map((request) => request.path);
+    const { secret } = receiver;
     const file = join(dir, 'webhooks.json');
-    writeFileSync(file, JSON.stringify([{ url: `${base}/old`, secret }]));
+    writeFileSync(file, JSON.stringify([{ url: receiver.url('/old'), secret }]));
     const service = await startServe(['--port', '0', '--storage', 'memory', '--tokens', 't=acme', '--webhooks-file', file]);
-    const create = (id: number) =>
-      fetch(`${service.url}/plants`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
-        body: JSON.stringify({ id, name: 'p' }),
-      });
     try {
-      expect((await create(1)).status).toBe(200);
-      await vi.waitFor(() => expect(received).toEqual(['/old']), { timeout: 5_000 });
-      writeFileSync(file, JSON.stringify([{ url: `${base}/new`, secret }]));
+      expect(await createPlant(service.url, 't', 1)).toBe(200);
+      await vi.waitFor(() => expect(received()).toEqual(['/old']), { timeout: 5_000 });
+      writeFileSync(file, JSON.stringify([{ url: receiver.url('/new'), secret }]));
       await vi.waitFor(
         () => expect(service.logs().find((line) => line['msg'] === 'webhook subscriptions reloaded')).toMatchObject({ added: 1, removed: 1, total: 1 }),
         {
           timeout: 5_000,
         },
       );
-      expect((await create(2)).status).toBe(200);
-      await vi.waitFor(() => expect(received).toEqual(['/old', '/new']), { timeout: 5_000 });
+      expect(await createPlant(service.url, 't', 2)).toBe(200);
+      await vi.waitFor(() => expect(received()).toEqual(['/old', '/new']), { timeout: 5_000 });
       expect(service.stdout()).not.toContain(secret);
     } finally {
       await service.stop();
-      receiver.closeAllConnections();
-      receiver.close();
+      await receiver.close();
     }
   });
 
   it('reloads each file on its own: a broken webhooks file does not hold back a token revocation, and keeps its last good subscriptions', async () => {
-    const received: string[] = [];
-    const receiver = createServer((req, res) => {
-      received.push(req.url!);
-      req.resume().on('end', () => res.writeHead(204).end());
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    const receiver = await startReceiver();
+    const received = () => receiver.received.map((request) => request.path);
     const tokens = join(dir, 'separate-tokens.json');
     const webhooks = join(dir, 'separate-webhooks.json');
     writeFileSync(
@@ -131,9 +128,9 @@ describe('plant-store serve reloads its tokens and webhooks files', () => {
         { token: 'kept-token', tenant: 'acme' },
       ]),
     );
-    writeFileSync(webhooks, JSON.stringify([{ url: `${base}/kept`, secret: `whsec_${randomBytes(32).toString('base64')}` }]));
+    writeFileSync(webhooks, JSON.stringify([{ url: receiver.url('/kept'), secret: receiver.secret }]));
     const service = await startServe(['--port', '0', '--storage', 'memory', '--tokens-file', tokens, '--webhooks-file', webhooks]);
-    const status = async (token: string) => (await fetch(`${service.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status;
+    const status = (token: string) => listStatus(service.url, token);
     const bySighup = (message: string) => service.logs().find((line) => line['msg'] === message && line['trigger'] === 'SIGHUP');
     try {
       expect(await status('revoked-token')).toBe(200);
@@ -150,17 +147,11 @@ describe('plant-store serve reloads its tokens and webhooks files', () => {
       expect(await status('revoked-token')).toBe(401);
       expect(await status('kept-token')).toBe(200);
       // The webhooks file's last good set still receives new plants.
-      const created = await fetch(`${service.url}/plants`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer kept-token', 'content-type': 'application/json' },
-        body: '{"id":1,"name":"p"}',
-      });
-      expect(created.status).toBe(200);
-      await vi.waitFor(() => expect(received).toEqual(['/kept']), { timeout: 5_000 });
+      expect(await createPlant(service.url, 'kept-token', 1)).toBe(200);
+      await vi.waitFor(() => expect(received()).toEqual(['/kept']), { timeout: 5_000 });
     } finally {
       expect((await service.stop()).code).toBe(0);
-      receiver.closeAllConnections();
-      receiver.close();
+      await receiver.close();
     }
   });
 });
@@ -201,7 +192,7 @@ describe.skipIf(!postgresAvailable)('plant-store serve reloads a file changed wh
         expect(service.stdout()).not.toMatch(READY_LINE);
         await lock.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
         const url = (await service.waitForStdout(READY_LINE))[1]!;
-        const status = async (token: string) => (await fetch(`${url}/plants`, { headers: { authorization: `Bearer ${token}` } })).status;
+        const status = (token: string) => listStatus(url, token);
         const reloads = () => service.logs().filter((line) => line['msg'] === 'tokens reloaded');
         const triggers = [`${file} changed during start-up`, 'SIGHUP during start-up'];
         await vi.waitFor(() => expect(reloads().map((line) => line['trigger'])).toEqual(expect.arrayContaining(triggers)), { timeout: 5_000 });

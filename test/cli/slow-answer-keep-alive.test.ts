@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServe } from '../support/cli-process.js';
 import { eventually } from '../support/eventually.js';
-import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
+import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../support/postgres.js';
 
 // A database that stalls longer than the server's request timeout (1 s here) while keep-alive clients wait on writes:
 // each answer must still arrive, and each connection must stay usable for the client's next request (or say it closes).
@@ -82,24 +82,22 @@ describe.skipIf(!postgresAvailable)('slow answers on keep-alive connections, Pos
         env: { PLANT_STORE_DATABASE_URL: TEST_DATABASE_URL },
       },
     );
-    const locker = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    locker.on('error', () => {});
-    await locker.connect();
     try {
       const plants = `${pg.escapeIdentifier(schema)}.plants`;
-      await writeThroughStall(service.url, async () => {
-        await locker.query('BEGIN');
-        await locker.query(`LOCK TABLE ${plants} IN ACCESS EXCLUSIVE MODE`);
-        return async () => {
-          // The stall counts from when every write waits on the lock.
-          const waiting = `SELECT count(*)::int AS n FROM pg_locks WHERE relation = '${plants}'::regclass AND NOT granted`;
-          await eventually(async () => (await locker.query<{ n: number }>(waiting)).rows[0]!.n >= CLIENTS, 'every write to wait on the lock');
-          await sleep(STALL_MS);
-          await locker.query('COMMIT');
-        };
-      });
+      await withClient((locker) =>
+        writeThroughStall(service.url, async () => {
+          await locker.query('BEGIN');
+          await locker.query(`LOCK TABLE ${plants} IN ACCESS EXCLUSIVE MODE`);
+          return async () => {
+            // The stall counts from when every write waits on the lock.
+            const waiting = `SELECT count(*)::int AS n FROM pg_locks WHERE relation = '${plants}'::regclass AND NOT granted`;
+            await eventually(async () => (await locker.query<{ n: number }>(waiting)).rows[0]!.n >= CLIENTS, 'every write to wait on the lock');
+            await sleep(STALL_MS);
+            await locker.query('COMMIT');
+          };
+        }),
+      );
     } finally {
-      await locker.end();
       await service.stop();
     }
   });
@@ -121,6 +119,29 @@ describe('slow answers on keep-alive connections, SQLite', () => {
         };
       });
     } finally {
+      database.close();
+      await service.stop();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('answers 503 once a lock outlasts the storage wait (5 s), on a connection that stays usable', { timeout: 30_000 }, async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'plant-store-slow-answer-'));
+    const path = join(folder, 'plants.db');
+    const service = await startServe(['--port', '0', '--tokens', `${TOKEN}=acme`, '--storage', 'sqlite', '--db', path, '--portal', 'off', ...SHORT_TIMEOUTS]);
+    const database = new BetterSqlite3(path);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect(await createPlant(service.url, agent, 1)).toEqual({ status: 200, reusedSocket: false, closes: false });
+      database.exec('BEGIN IMMEDIATE');
+      const held = createPlant(service.url, agent, 2);
+      await sleep(6_500);
+      database.exec('COMMIT');
+      const answer = await held;
+      expect(answer).toEqual(expect.objectContaining({ status: 503, reusedSocket: true }));
+      expect(await createPlant(service.url, agent, 3)).toEqual(expect.objectContaining({ status: 200, reusedSocket: !answer.closes }));
+    } finally {
+      agent.destroy();
       database.close();
       await service.stop();
       rmSync(folder, { recursive: true, force: true });

@@ -1,7 +1,16 @@
+import Database from 'better-sqlite3';
 import { createPlantStore, type PlantStore, type PlantEvents } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
+
+/** A SQLite connection to `file` as a host opens it: WAL, waiting for locks, its own integer reading (numbers) left as the host set it. */
+export function hostDatabase(file: string): Database.Database {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 2000');
+  return db;
+}
 
 /**
  * A store on the given storage whose one operator subscription posts `plant.created` to the receiver's /hook. The

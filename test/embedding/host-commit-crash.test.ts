@@ -6,6 +6,7 @@ import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { runNodeScript } from '../support/node-script.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
+import type { Storage } from '@plant-store/core/adapter';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { embeddedStore, hookedIds } from './embedded-store.js';
 
@@ -17,19 +18,33 @@ import { embeddedStore, hookedIds } from './embedded-store.js';
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-host-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the host's script, which must end by killing itself; checks it did. */
-async function killedAfter(script: string): Promise<void> {
-  const run = await runNodeScript(script);
-  expect({ stderr: run.stderr, code: run.code }).toEqual({ stderr: '', code: null });
-  expect(run.stdout).toBe('committed\n');
+/**
+ * Runs the host's script, given the subscriptions to start its store with as JSON; the script must commit plant 7 and
+ * kill itself. Checks it did, then starts a store on what it wrote, which must send that plant's delivery.
+ */
+async function deliversAfterKill(hostScript: (subscriptions: string) => string, reopen: () => Promise<Storage>): Promise<void> {
+  const receiver = await startReceiver();
+  try {
+    const run = await runNodeScript(hostScript(JSON.stringify([{ url: receiver.url('/hook'), secret: receiver.secret }])));
+    expect({ stderr: run.stderr, code: run.code }).toEqual({ stderr: '', code: null });
+    expect(run.stdout).toBe('committed\n');
+    const { store } = embeddedStore(await reopen(), receiver);
+    try {
+      await receiver.waitFor(1, { path: '/hook' });
+      expect(hookedIds(receiver)).toEqual(['7']);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await receiver.close();
+  }
 }
 
 describe('SIGKILL right after the host’s commit', () => {
   it('loses no delivery on SQLite (better-sqlite3 db.transaction)', async () => {
     const file = join(dir, 'app.db');
-    const receiver = await startReceiver();
-    try {
-      await killedAfter(`
+    await deliversAfterKill(
+      (subscriptions) => `
         const { default: Database } = await import('better-sqlite3');
         const { createPlantStore } = await import('@plant-store/core');
         const { sqliteStorage } = await import('@plant-store/storage-sqlite');
@@ -38,22 +53,14 @@ describe('SIGKILL right after the host’s commit', () => {
         db.pragma('busy_timeout = 2000');
         const store = createPlantStore({
           storage: await sqliteStorage({ database: db }),
-          webhooks: { subscriptions: [{ url: ${JSON.stringify(receiver.url('/hook'))}, secret: ${JSON.stringify(receiver.secret)} }] },
+          webhooks: { subscriptions: ${subscriptions} },
         });
         const tx = store.inTransaction(db);
         db.transaction(() => tx.plants.createSync({ subject: 'h', tenant: 'acme', scopes: ['plants:write'] }, { id: 7, name: 'Fern' }))();
         process.stdout.write('committed\\n', () => process.kill(process.pid, 'SIGKILL'));
-      `);
-      const { store } = embeddedStore(await sqliteStorage({ path: file }), receiver);
-      try {
-        await receiver.waitFor(1, { path: '/hook' });
-        expect(hookedIds(receiver)).toEqual(['7']);
-      } finally {
-        await store.close();
-      }
-    } finally {
-      await receiver.close();
-    }
+      `,
+      () => sqliteStorage({ path: file }),
+    );
     // A fresh Node process loading the TypeScript sources takes a while on busy cores.
   }, 90_000);
 
@@ -63,33 +70,24 @@ describe('SIGKILL right after the host’s commit', () => {
 
     it('loses no delivery (a pg client between BEGIN and COMMIT)', async () => {
       const schema = schemas.next();
-      const receiver = await startReceiver();
-      try {
-        await killedAfter(`
+      await deliversAfterKill(
+        (subscriptions) => `
           const { default: pg } = await import('pg');
           const { createPlantStore } = await import('@plant-store/core');
           const { postgresStorage } = await import('@plant-store/storage-postgres');
           const pool = new pg.Pool({ connectionString: ${JSON.stringify(TEST_DATABASE_URL)} });
           const store = createPlantStore({
             storage: await postgresStorage({ pool, schema: ${JSON.stringify(schema)} }),
-            webhooks: { subscriptions: [{ url: ${JSON.stringify(receiver.url('/hook'))}, secret: ${JSON.stringify(receiver.secret)} }] },
+            webhooks: { subscriptions: ${subscriptions} },
           });
           const client = await pool.connect();
           await client.query('BEGIN');
           await store.inTransaction(client).plants.create({ subject: 'h', tenant: 'acme', scopes: ['plants:write'] }, { id: 7, name: 'Fern' });
           await client.query('COMMIT');
           process.stdout.write('committed\\n', () => process.kill(process.pid, 'SIGKILL'));
-        `);
-        const { store } = embeddedStore(await postgresStorage({ connectionString: TEST_DATABASE_URL, schema }), receiver);
-        try {
-          await receiver.waitFor(1, { path: '/hook' });
-          expect(hookedIds(receiver)).toEqual(['7']);
-        } finally {
-          await store.close();
-        }
-      } finally {
-        await receiver.close();
-      }
+        `,
+        () => postgresStorage({ connectionString: TEST_DATABASE_URL, schema }),
+      );
     }, 90_000);
   });
 });

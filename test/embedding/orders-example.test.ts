@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runNodeScript } from '../support/node-script.js';
-import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
+import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../support/postgres.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 
 const EXAMPLE = new URL('../../examples/orders-with-plants/main.ts', import.meta.url);
@@ -14,10 +14,8 @@ describe.skipIf(!postgresAvailable)('the orders example (examples/orders-with-pl
   it('places an order with its plant in one transaction, and a failed order leaves no plant and sends nothing', async () => {
     const receiver = await startReceiver();
     const [app, store] = [schemas.next(), schemas.next()];
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
     try {
-      await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(app)}`);
+      await withClient((client) => client.query(`CREATE SCHEMA ${pg.escapeIdentifier(app)}`));
       const env = {
         DATABASE_URL: TEST_DATABASE_URL,
         WEBHOOK_URL: receiver.url('/hook'),
@@ -38,10 +36,9 @@ describe.skipIf(!postgresAvailable)('the orders example (examples/orders-with-pl
       // The example waited for its delivery: exactly the committed plant's.
       expect(receiver.at('/hook')).toHaveLength(1);
       expect(receiver.at('/hook')[0]!.body).toContain('"Fern"');
-      const { rows } = await client.query(`SELECT id, plant_id FROM ${pg.escapeIdentifier(app)}.orders`);
+      const { rows } = await withClient((client) => client.query(`SELECT id, plant_id FROM ${pg.escapeIdentifier(app)}.orders`));
       expect(rows).toEqual([{ id: '1', plant_id: '1' }]);
     } finally {
-      await client.end();
       await receiver.close();
     }
   });

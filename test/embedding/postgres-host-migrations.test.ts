@@ -6,6 +6,7 @@ import { postgresMigrations, postgresStorage } from '@plant-store/storage-postgr
 import { acme } from '../support/principals.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../support/postgres.js';
 import { runCliInProcess } from '../support/run-cli-in-process.js';
+import { reservePort } from '../support/webhook-receiver.js';
 import { createPlantStore } from '@plant-store/core';
 
 describe.skipIf(!postgresAvailable)('the store’s migrations run the host’s way on PostgreSQL', () => {
@@ -78,6 +79,18 @@ describe.skipIf(!postgresAvailable)('the store’s migrations run the host’s w
     const failure = await postgresStorage({ pool: hostPool, schema, migrate: false }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StorageError);
     expect(String((failure as StorageError).cause)).toMatch(/migrated by a newer plant-store \(999-from-the-future\): upgrade plant-store/);
+  });
+
+  it('refuses a pool that cannot connect with a StorageError saying so', async () => {
+    const unreachable = new pg.Pool({ host: '127.0.0.1', port: await reservePort(), user: 'nobody', connectionTimeoutMillis: 2_000 });
+    try {
+      const failure = await postgresStorage({ pool: unreachable, schema: schemas.next() }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(StorageError);
+      expect((failure as StorageError).message).toMatch(/^postgres storage could not open the database through the given pool \(schema /);
+      expect(String((failure as StorageError).cause)).toMatch(/ECONNREFUSED/);
+    } finally {
+      await unreachable.end();
+    }
   });
 
   it('refuses a pool and a connection string together, and what is not a pool', async () => {

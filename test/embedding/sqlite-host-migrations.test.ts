@@ -1,23 +1,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPlantStore, StorageError } from '@plant-store/core';
 import { sqliteMigrations, sqliteStorage } from '@plant-store/storage-sqlite';
 import { acme } from '../support/principals.js';
 import { runCliInProcess } from '../support/run-cli-in-process.js';
+import { hostDatabase } from './embedded-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-embedding-migrations-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function hostDatabase(name: string): Database.Database {
-  const db = new Database(join(dir, name));
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 2000');
-  return db;
-}
+/** A host's connection to a database file of its own in this suite's folder. */
+const hostDatabaseNamed = (name: string) => hostDatabase(join(dir, name));
 
 async function opensWithoutMigrating(db: Database.Database): Promise<void> {
   const store = createPlantStore({ storage: await sqliteStorage({ database: db, migrate: false }) });
@@ -27,7 +24,7 @@ async function opensWithoutMigrating(db: Database.Database): Promise<void> {
 
 describe('the store’s migrations run the host’s way on SQLite', () => {
   it('runs in the host’s own kysely Migrator (its own migration table untouched); the storage then opens with migrate: false', async () => {
-    const db = hostDatabase('migrator.db');
+    const db = hostDatabaseNamed('migrator.db');
     const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: db }) });
     const migrator = new Migrator({ db: kysely, provider: sqliteMigrations() });
     const { error, results } = await migrator.migrateToLatest();
@@ -41,14 +38,14 @@ describe('the store’s migrations run the host’s way on SQLite', () => {
   it('prints the SQL (plant-store migrations sql), which a host applies with its own tools', async () => {
     const exit = await runCliInProcess(['migrations', 'sql', '--storage', 'sqlite']);
     expect(exit.status).toBe(0);
-    const db = hostDatabase('printed.db');
+    const db = hostDatabaseNamed('printed.db');
     db.exec(exit.stdout);
     await opensWithoutMigrating(db);
     db.close();
   });
 
   it('refuses, with migrate: false, a database not at this version, and says how to migrate it', async () => {
-    const db = hostDatabase('behind.db');
+    const db = hostDatabaseNamed('behind.db');
     await expect(sqliteStorage({ database: db, migrate: false })).rejects.toThrow(/holds no Plant Store tables: migrate it/);
     db.exec((await runCliInProcess(['migrations', 'sql', '--storage', 'sqlite'])).stdout);
     db.exec('DELETE FROM plant_store_migrations WHERE name = (SELECT max(name) FROM plant_store_migrations)');

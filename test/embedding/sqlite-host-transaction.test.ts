@@ -8,17 +8,9 @@ import { ConfigurationError, NotFoundError, type PlantEvents, type PlantStore } 
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { acme } from '../support/principals.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { embeddedStore, hookedIds } from './embedded-store.js';
+import { embeddedStore, hookedIds, hostDatabase } from './embedded-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plant-store-embedding-'));
-
-/** A connection as a host opens it: WAL, waiting for locks, and its own integer reading (numbers) left as the host set it. */
-function hostDatabase(file: string): Database.Database {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 2000');
-  return db;
-}
 
 describe('the store in a host transaction on SQLite', () => {
   const file = join(dir, 'app.db');

@@ -4,6 +4,7 @@ import express5 from 'express';
 import express4 from 'express4';
 import { describe, expect, it } from 'vitest';
 import type { PlantStore } from '@plant-store/core';
+import type { LogFields, Logger } from '@plant-store/core/adapter';
 import { createRequestListener } from '@plant-store/http-node';
 import { TOKENS } from '../support/test-tokens.js';
 import { describeFrameworkHost, MAX_BODY_BYTES, type FrameworkHost } from './framework-suite.js';
@@ -87,6 +88,33 @@ for (const [name, express] of [
         expect(await missing.text()).toBe('host: no /buffer-api/plants/x/y');
       } finally {
         await host.close();
+        await close();
+      }
+    });
+
+    it('logs the 500 for a body a parser read first as a server error', async () => {
+      const { store, close } = await startFrameworkStore();
+      const errors: { message: string; fields?: LogFields }[] = [];
+      const logger: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: (message, fields) => void errors.push({ message, fields }) };
+      const app = express();
+      app.use('/api', express.json(), createRequestListener(store, { logger }));
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise<void>((resolve) => server.once('listening', resolve));
+      try {
+        const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/plants`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: '{"id":1,"name":"p"}',
+        });
+        expect(response.status).toBe(500);
+        expect(errors).toEqual([
+          { message: 'request failed', fields: expect.objectContaining({ status: 500, error: expect.stringContaining('already read by another middleware') }) },
+        ]);
+      } finally {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
         await close();
       }
     });

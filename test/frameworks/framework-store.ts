@@ -1,16 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createPlantStore, type PlantStore } from '@plant-store/core';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
-import { sqliteStorage } from '@plant-store/storage-sqlite';
 import { testTokens } from '../support/test-tokens.js';
+import { openStorage } from '../support/webhook-test-service.js';
 
 /** A store on a fresh SQLite file that knows `TOKENS` and delivers webhooks to loopback receivers. */
 export async function startFrameworkStore(): Promise<{ store: PlantStore; close(): Promise<void> }> {
-  const folder = mkdtempSync(join(tmpdir(), 'plant-store-framework-'));
   const store = createPlantStore({
-    storage: await sqliteStorage({ path: join(folder, 'plants.db') }),
+    // Its folder goes with it when the store closes it.
+    storage: await openStorage('sqlite'),
     authenticator: testTokens(),
     webhooks: {
       transport: webhookHttpTransport({ userAgent: 'plant-store-test' }),
@@ -21,11 +18,5 @@ export async function startFrameworkStore(): Promise<{ store: PlantStore; close(
       allowPrivateDestinations: true,
     },
   });
-  return {
-    store,
-    async close() {
-      await store.close();
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
+  return { store, close: () => store.close() };
 }

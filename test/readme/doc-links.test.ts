@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// Relative links in the README, docs/ and the bench README must lead
+// Relative links in the README, docs/, the bench README and the CHANGELOG must lead
 // somewhere: a page that moved or a heading that was renamed breaks them
 // silently otherwise.
 const root = join(import.meta.dirname, '..', '..');
@@ -11,6 +11,7 @@ const root = join(import.meta.dirname, '..', '..');
 const pages = [
   'README.md',
   'bench/README.md',
+  'CHANGELOG.md',
   ...readdirSync(join(root, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`),
@@ -60,7 +61,7 @@ function brokenLink(page: string, target: string): string | undefined {
   return anchors(file).has(anchor) ? undefined : `${page}: ${target}: no heading with that anchor in ${name}`;
 }
 
-describe('relative links in README.md, docs/ and bench/README.md', () => {
+describe('relative links in README.md, docs/, bench/README.md and CHANGELOG.md', () => {
   it('point at files that exist, and at headings that exist', () => {
     const broken: string[] = [];
     let checked = 0;

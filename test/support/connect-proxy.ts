@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import { reservePort } from './webhook-receiver.js';
 
 /** A forward proxy on loopback that opens CONNECT tunnels, as an operator's egress proxy does. */
 export interface ConnectProxy {
@@ -64,9 +65,5 @@ function refusalOf(req: http.IncomingMessage, options: ConnectProxyOptions): str
 
 /** A proxy URL that refuses connections: a port that was just free. */
 export async function downProxyUrl(): Promise<string> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${await reservePort()}`;
 }

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { brokerTransports, type ClosableWebhookTransport } from '@plant-store/broker-transports';
 import { verifyWebhook } from '@plant-store/client';
 import { createPlantStore, type PlantStore, type PlantStoreWebhookOptions } from '@plant-store/core';
-import type { LogFields, Logger, Storage } from '@plant-store/core/adapter';
+import type { Storage } from '@plant-store/core/adapter';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { postgresStorage } from '@plant-store/storage-postgres';
-import { BROKERS, distinctById, startConsumer, type BrokerConsumer, type BrokerKind } from '../support/broker-consumers.js';
+import { distinctById, type BrokerKind } from '../support/broker-consumers.js';
+import { brokerFixtures, textLogger } from '../support/broker-fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { TEST_DATABASE_URL, postgresAvailable, testSchemas } from '../support/postgres.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { TOKENS, testTokens } from '../support/test-tokens.js';
 import { openStorage } from '../support/webhook-test-service.js';
 
@@ -23,42 +23,21 @@ afterAll(() => schemas.dropAll());
 const storages: [string, () => Promise<Storage>][] = [['SQLite', () => openStorage('sqlite')]];
 if (postgresAvailable) storages.push(['PostgreSQL', () => postgresStorage({ connectionString: TEST_DATABASE_URL, schema: schemas.next() })]);
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** Log lines, as text, to check that no credential reaches them. */
-function recordingLogger(lines: string[]): Logger {
-  const record = (level: string) => (message: string, fields?: LogFields) => void lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
-  return { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
-}
+const { defer, consumer, proxy } = brokerFixtures();
 
 async function brokerStore(webhooks: PlantStoreWebhookOptions, logLines: string[] = [], open = () => openStorage('sqlite')): Promise<PlantStore> {
   const transport: ClosableWebhookTransport = brokerTransports({ http: webhookHttpTransport(), idleMs: 1_000 });
   const store = createPlantStore({
     storage: await open(),
     authenticator: testTokens(),
-    logger: recordingLogger(logLines),
+    logger: textLogger(logLines),
     webhooks: { transport, retrySchedule: [20, 40, 80], timeoutMs: 2_000, jitter: 0, ...webhooks },
   });
-  cleanups.push(async () => {
+  defer(async () => {
     await store.close();
     await transport.close();
   });
   return store;
-}
-
-async function consumer(kind: BrokerKind): Promise<BrokerConsumer> {
-  const started = await startConsumer(kind);
-  cleanups.push(() => started.close());
-  return started;
-}
-
-async function proxy(kind: BrokerKind): Promise<TcpProxy> {
-  const started = await startTcpProxy(BROKERS[kind]);
-  cleanups.push(() => started.close());
-  return started;
 }
 
 /** The plant id of a `plant.created` payload. */

@@ -1,15 +1,14 @@
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { brokerTransports } from '@plant-store/broker-transports';
 import { verifyWebhook } from '@plant-store/client';
-import { createPlantStore, type Delivery, type DestinationKind, type PlantStoreWebhookOptions } from '@plant-store/core';
-import type { LogFields, Logger } from '@plant-store/core/adapter';
-import { createPlantServer } from '@plant-store/http-node';
+import type { Delivery, DestinationKind, PlantStoreWebhookOptions } from '@plant-store/core';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
-import { startConsumer, type BrokerConsumer, type BrokerKind } from '../support/broker-consumers.js';
+import type { BrokerKind } from '../support/broker-consumers.js';
+import { brokerFixtures } from '../support/broker-fixtures.js';
+import { api } from '../support/api-client.js';
+import { startTestServer } from '../support/test-server.js';
 import { eventually } from '../support/eventually.js';
-import { TOKENS, testTokens } from '../support/test-tokens.js';
-import { openStorage } from '../support/webhook-test-service.js';
+import { TOKENS } from '../support/test-tokens.js';
 
 // Tenant endpoints that name a broker: allowed per kind by the operator, their credentials never shown back or logged.
 
@@ -17,57 +16,32 @@ const PASSWORD = 'guest'; // the brokers' test account; the checks below look fo
 // Redis has no user guest: its default user takes any password when it has none.
 const USER: Readonly<Record<BrokerKind, string>> = { amqp: 'guest', nats: 'guest', redis: 'default', mqtt: 'guest' };
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { defer, consumer } = brokerFixtures();
 
 interface Service {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }>;
-  readonly logLines: string[];
+  /** Everything the service logged, as text. */
+  logText(): string;
   deliveries(): Promise<readonly Delivery[]>;
 }
 
-async function service(kinds: readonly DestinationKind[], webhooks: PlantStoreWebhookOptions = {}): Promise<Service> {
-  const logLines: string[] = [];
-  const record = (level: string) => (message: string, fields?: LogFields) => void logLines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
-  const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+async function service(kinds: readonly DestinationKind[], { allowPrivateDestinations = true, ...webhooks }: PlantStoreWebhookOptions = {}): Promise<Service> {
   const transport = brokerTransports({ http: webhookHttpTransport() });
-  const store = createPlantStore({
-    storage: await openStorage('sqlite'),
-    authenticator: testTokens(),
-    logger,
-    webhooks: { transport, retrySchedule: [20, 40], timeoutMs: 2_000, jitter: 0, endpointDestinationKinds: kinds, allowPrivateDestinations: true, ...webhooks },
+  defer(() => transport.close());
+  const server = await startTestServer('sqlite', {
+    deliver: true,
+    allowPrivateDestinations,
+    webhooks: { transport, endpointDestinationKinds: kinds, ...webhooks },
   });
-  const server = createPlantServer(store, { logger });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  cleanups.push(async () => {
-    const closed = new Promise((resolve) => server.close(resolve));
-    server.closeAllConnections();
-    await closed;
-    await store.close();
-    await transport.close();
-  });
+  defer(() => server.close());
   return {
-    logLines,
+    logText: () => JSON.stringify(server.logs),
     async call(method, path, body) {
-      const response = await fetch(`${base}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${TOKENS.owner}`, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+      const answer = await api(server.url, method, path, { token: TOKENS.owner, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: answer.status, json: (answer.json ?? {}) as Record<string, unknown> };
     },
-    deliveries: () => store.allTenants.webhooks.list(),
+    deliveries: () => server.store.allTenants.webhooks.list(),
   };
-}
-
-async function consumer(kind: BrokerKind): Promise<BrokerConsumer> {
-  const started = await startConsumer(kind);
-  cleanups.push(() => started.close());
-  return started;
 }
 
 describe.each<BrokerKind>(['amqp', 'nats', 'redis', 'mqtt'])('tenant endpoints to %s', (kind) => {
@@ -87,7 +61,7 @@ describe.each<BrokerKind>(['amqp', 'nats', 'redis', 'mqtt'])('tenant endpoints t
     await eventually(() => hooks.received.length >= 1, 'the message');
     const [message] = hooks.received;
     expect(await verifyWebhook(message!.body, message!.headers, created.json.secret as string)).toEqual({ id: 7n, name: 'Fern' });
-    expect(api.logLines.join('\n')).not.toContain(`${userinfo}@`);
+    expect(api.logText()).not.toContain(`${userinfo}@`);
   });
 
   it('refuses the kind with a 400 naming the rule unless the operator allows it', async () => {

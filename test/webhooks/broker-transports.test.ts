@@ -1,36 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect as natsConnect } from '@nats-io/transport-node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { describe, expect, it } from 'vitest';
 import { brokerTransports, type ClosableWebhookTransport } from '@plant-store/broker-transports';
 import type { WebhookRequest } from '@plant-store/core/adapter';
-import { BROKERS, startConsumer, type BrokerConsumer, type BrokerKind } from '../support/broker-consumers.js';
+import type { BrokerKind } from '../support/broker-consumers.js';
+import { brokerFixtures } from '../support/broker-fixtures.js';
 import { eventually } from '../support/eventually.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 // The transports on their own against the real brokers: what counts as delivered, and how each failure comes back.
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { defer, consumer, proxy } = brokerFixtures();
 
 function transport(): ClosableWebhookTransport {
   const made = brokerTransports({ idleMs: 200 });
-  cleanups.push(() => made.close());
+  defer(() => made.close());
   return made;
-}
-
-async function consumer(kind: BrokerKind): Promise<BrokerConsumer> {
-  const started = await startConsumer(kind);
-  cleanups.push(() => started.close());
-  return started;
-}
-
-async function proxy(kind: BrokerKind): Promise<TcpProxy> {
-  const started = await startTcpProxy(BROKERS[kind]);
-  cleanups.push(() => started.close());
-  return started;
 }
 
 function request(url: string, id = `msg_${randomUUID()}`): WebhookRequest {
@@ -126,6 +112,25 @@ describe('broker transport outcomes', () => {
       kind: 'retry',
       reason: `no JetStream stream takes subject "${subject}" (no responders)`,
     });
+  });
+
+  it('keeps a Redis stream near maxLen, each entry the body and one field per header', async () => {
+    const stream = `plant-store-test-trim-${randomUUID().slice(0, 8)}`;
+    const redis = await createClient({ url: 'redis://127.0.0.1:6379' }).connect();
+    defer(async () => {
+      await redis.del(stream);
+      await redis.quit();
+    });
+    const sender = transport();
+    const sent = request(`redis://127.0.0.1:6379/0?stream=${stream}&maxLen=50`);
+    for (let index = 0; index < 300; index++)
+      expect(await sender.send({ ...sent, headers: { ...sent.headers, 'webhook-id': `msg_${index}` } })).toEqual({ kind: 'delivered' });
+    // Trimmed approximately (MAXLEN ~): whole nodes go, never below maxLen.
+    const length = await redis.xLen(stream);
+    expect(length).toBeGreaterThanOrEqual(50);
+    expect(length).toBeLessThan(300);
+    const newest = await redis.xRevRange(stream, '+', '-', { COUNT: 1 });
+    expect(newest?.[0]?.message).toEqual({ ...sent.headers, 'webhook-id': 'msg_299', body: sent.body });
   });
 
   it('retries a broker that refuses connections', async () => {

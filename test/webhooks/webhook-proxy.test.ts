@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createPlantStore, type PlantStore } from '@plant-store/core';
 import type { Logger, LogFields } from '@plant-store/core/adapter';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
@@ -15,6 +15,7 @@ import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver
 
 const closing: { close(): Promise<unknown> }[] = [];
 afterEach(async () => {
+  vi.unstubAllEnvs();
   await Promise.all(closing.splice(0).map((each) => each.close()));
 });
 
@@ -81,5 +82,49 @@ describe('webhook endpoints behind an egress proxy', () => {
     expect(delivery.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 500]);
     expect(receiver.received).toHaveLength(2);
     await eventually(async () => (await store.webhooks.endpoints.get(acme, endpoint.id)).status === 'disabled', 'the endpoint disabled');
+  });
+});
+
+// Which proxy an attempt takes, as docs/webhooks.md ("Through an egress proxy") says: the variables only with "env".
+describe('the proxy an attempt goes through', () => {
+  const send = (transport: ReturnType<typeof webhookHttpTransport>, url: string) =>
+    transport.send({
+      url,
+      headers: { 'content-type': 'application/json', 'webhook-id': 'msg_1' },
+      body: '{}',
+      timeoutMs: 5_000,
+      signal: new AbortController().signal,
+    });
+  const started = async () => {
+    const [egress, receiver] = await Promise.all([connectProxy(), startReceiver()]);
+    closing.push(egress, receiver);
+    return { egress, receiver };
+  };
+  const clearProxyVariables = () => {
+    for (const name of ['http_proxy', 'https_proxy', 'all_proxy', 'no_proxy', 'npm_config_http_proxy', 'npm_config_proxy']) {
+      vi.stubEnv(name, '');
+      vi.stubEnv(name.toUpperCase(), '');
+    }
+  };
+
+  it('takes an explicit proxy URL for every receiver, whatever HTTP_PROXY and NO_PROXY say', async () => {
+    const { egress, receiver } = await started();
+    clearProxyVariables();
+    vi.stubEnv('HTTP_PROXY', await downProxyUrl());
+    vi.stubEnv('NO_PROXY', '127.0.0.1');
+    expect(await send(webhookHttpTransport({ proxy: egress.url }), receiver.url('/hook'))).toEqual({ kind: 'delivered', statusCode: 204 });
+    expect(egress.connects).toEqual([`127.0.0.1:${receiver.port}`]);
+  });
+
+  it('with "env", reads the lower-case variable too, and ALL_PROXY when none names the scheme', async () => {
+    const { egress, receiver } = await started();
+    clearProxyVariables();
+    vi.stubEnv('http_proxy', egress.url);
+    expect(await send(webhookHttpTransport({ proxy: 'env' }), receiver.url('/lower'))).toEqual({ kind: 'delivered', statusCode: 204 });
+    vi.stubEnv('http_proxy', '');
+    vi.stubEnv('ALL_PROXY', egress.url);
+    expect(await send(webhookHttpTransport({ proxy: 'env' }), receiver.url('/all'))).toEqual({ kind: 'delivered', statusCode: 204 });
+    expect(egress.connects).toEqual([`127.0.0.1:${receiver.port}`, `127.0.0.1:${receiver.port}`]);
+    expect(receiver.received.map((request) => request.path)).toEqual(['/lower', '/all']);
   });
 });
