@@ -58,7 +58,7 @@ describe('the store’s migrations run the host’s way on SQLite', () => {
   });
 
   it('refuses, with migrate: false, a database a newer plant-store migrated, and asks for that version', async () => {
-    const db = hostDatabase('ahead.db');
+    const db = hostDatabaseNamed('ahead.db');
     db.exec((await runCliInProcess(['migrations', 'sql', '--storage', 'sqlite'])).stdout);
     db.prepare("INSERT INTO plant_store_migrations (name) VALUES ('999-from-the-future')").run();
     const failure = await sqliteStorage({ database: db, migrate: false }).catch((error: unknown) => error);
