@@ -33,3 +33,22 @@ describeStorageConformance('sqlite', {
     },
   },
 });
+
+// The same contract on a host's connection, which the storage neither configures nor closes: after close() its
+// members must refuse as they do on a connection of their own.
+const HostDatabase = createRequire(new URL('../../packages/storage-sqlite/package.json', import.meta.url))('better-sqlite3') as new (
+  path: string,
+) => { pragma(source: string): unknown; close(): void };
+const hostDatabases: Array<{ close(): void }> = [];
+afterAll(() => {
+  for (const database of hostDatabases) database.close();
+});
+describeStorageConformance('sqlite on a host connection', {
+  create: () => {
+    const database = new HostDatabase(join(folder, `host-${hostDatabases.length}.db`));
+    hostDatabases.push(database);
+    database.pragma('journal_mode = WAL');
+    database.pragma('busy_timeout = 2000');
+    return sqliteStorage({ database: database as never });
+  },
+});
