@@ -14,6 +14,7 @@ const STOP_MARGIN_MS = 2_000;
 export async function runServeCommand(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let handle: ServeHandle | undefined;
   let config: ServeConfig;
+  let reloads: ReturnType<typeof fileReloads> | undefined;
   try {
     const parsed = parseServeArgs(args);
     if (parsed.help) {
@@ -21,17 +22,22 @@ export async function runServeCommand(args: readonly string[], env: NodeJS.Proce
       return 0;
     }
     config = loadConfig(parsed, env);
-    const reloads = fileReloads(config, parsed, env);
+    reloads = fileReloads(config, parsed, env);
     // Loaded only once the configuration is valid: a typo is reported without opening the storage drivers.
     const { serve } = await import('../serve.js');
     handle = await serve(config, { stdout: io.stdout, stderr: io.stderr, env });
     reloads.serving(handle);
   } catch (error) {
+    reloads?.stop();
     io.stderr.write(errorLine(error));
     return error instanceof ConfigurationError ? 2 : 1;
   }
 
-  return untilStopped(handle, config.shutdownTimeoutMs, io);
+  try {
+    return await untilStopped(handle, config.shutdownTimeoutMs, io);
+  } finally {
+    reloads.stop();
+  }
 }
 
 /** 0 after a graceful stop on the first SIGTERM/SIGINT; 1 when stopping fails, is late, or a second signal arrives. */
