@@ -187,7 +187,9 @@ describe('plant-store webhooks (in process)', () => {
     const listed = await run(['list', '--endpoint', endpoint.id, '--db', db]);
     expect(listed.status).toBe(0);
     const rows = listed.stdout.trimEnd().split('\n');
-    expect(rows.find((line) => line.startsWith(deleted!.id))).toMatch(new RegExp(`\\splant\\.deleted\\s+pending\\s+0\\s+\\S+\\s+waiting behind ${created!.id}\\s`));
+    expect(rows.find((line) => line.startsWith(deleted!.id))).toMatch(
+      new RegExp(`\\splant\\.deleted\\s+pending\\s+0\\s+\\S+\\s+waiting behind ${created!.id}\\s`),
+    );
     expect(rows.find((line) => line.startsWith(created!.id))).not.toContain('waiting behind');
 
     const shown = await run(['get', deleted!.id, '--db', db]);
