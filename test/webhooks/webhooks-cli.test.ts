@@ -111,6 +111,7 @@ describe('plant-store webhooks (in process)', () => {
     const { status, stdout } = await run(['--help']);
     expect(status).toBe(0);
     expect(stdout).toContain('plant-store webhooks retry <delivery-id>');
+    expect(stdout).toContain('"waiting behind <message id>"');
   });
 
   it('fails with exit 1 for a missing database or an unknown or non-failed delivery', async () => {
