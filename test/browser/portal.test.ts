@@ -398,6 +398,41 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     }
   });
 
+  it("shows a message held behind an earlier one about the same plant as waiting behind it, not as 'no attempt yet'", async () => {
+    // A service of its own that sends nothing: the plant's first message stays pending, so its second stays held.
+    const quiet = await startTestServer('sqlite', { portal: portal.assets });
+    try {
+      const owner = tenantPrincipal('lines');
+      const { endpoint } = await quiet.store.webhooks.endpoints.create(owner, {
+        url: 'https://example.com/lines',
+        eventTypes: ['plant.created', 'plant.deleted'],
+        ordering: 'plant',
+      });
+      await quiet.store.plants.create(owner, { id: 8, name: 'Aloe' });
+      await quiet.store.plants.delete(owner, 8);
+      const [deleted, created] = (await quiet.store.webhooks.deliveries.list(owner, { endpoint: endpoint.id })).deliveries;
+      const link = await quiet.store.allTenants.portalLinks.mint({ tenant: 'lines', readOnly: true });
+      const tab = await openTab(browser, `${quiet.url}/portal#token=${link.token}`);
+      try {
+        const { page } = tab;
+        await page.getByRole('button', { name: 'Delivery log' }).click();
+        const held = page.locator(`[data-delivery-id="${deleted!.id}"]`);
+        await expectText(held.getByTestId('waiting-behind'), `waiting behind ${created!.id}`);
+        await expectText(held, `Waiting behind ${created!.id}, an earlier message about the same plant: no attempt before that one ends.`);
+        expect(await held.getByText('No attempt yet.').count()).toBe(0);
+        const first = page.locator(`[data-delivery-id="${created!.id}"]`);
+        await expectText(first, 'No attempt yet.');
+        expect(await first.getByTestId('waiting-behind').count()).toBe(0);
+        expect(await seriousViolations(page)).toEqual([]);
+        expect(tab.errors()).toEqual([]);
+      } finally {
+        await tab.close();
+      }
+    } finally {
+      await quiet.close();
+    }
+  });
+
   // Runs last: it looks back over every link the tests above signed in with.
   it('a portal link never reaches the server: no request of any tab and no line of the server log carries the token or its fragment', async () => {
     const requested = tabs.flatMap((tab) => tab.requests());

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { verifyWebhook } from '@plant-store/client';
+import { createPlantStoreClient, verifyWebhook } from '@plant-store/client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { api, expectObservationsDocumented, type ApiRequest, type ApiResponse } from '../support/api-client.js';
+import { openapiResponseChecker } from '../support/openapi-response-check.js';
 import { postgresAvailable } from '../support/postgres.js';
 import { STORAGE_KINDS, type AnyStorageKind } from '../support/storage-kind.js';
 import { startTestServer, type TestServerOptions } from '../support/test-server.js';
@@ -363,6 +364,43 @@ describe.each(STORAGE_KINDS)('queued deliveries (nothing sends them; %s storage)
     expectError(await t.call('POST', '/webhooks/deliveries/msg_nope/resend', t.owner()), 404, /msg_nope/);
   });
 });
+
+describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['postgres'] as const) : [])])(
+  "messages held in a plant's line (nothing sends them; %s storage)",
+  (kind) => {
+    let t: DeliveringServer;
+    beforeAll(async () => {
+      t = await withServer(kind, {});
+    });
+    afterAll(() => t.server.close());
+
+    it('name the message each waits for (waitingBehind) in the list and the get, as documented, and in the typed client', async () => {
+      const { id } = await t.endpoint({ url: 'https://example.com/ordered', eventTypes: ['plant.created', 'plant.deleted'], ordering: 'plant' });
+      await t.plant(4001);
+      expect((await t.call('DELETE', '/plants/4001', t.owner())).status).toBe(204);
+      await t.plant(4001);
+      const listed = await t.call('GET', `/webhooks/deliveries?endpoint=${id}`, t.owner());
+      const [again, deleted, created] = listed.json as (DeliveryJson & { waitingBehind?: string })[];
+      expect([again, deleted, created].map((delivery) => delivery!.eventType)).toEqual(['plant.created', 'plant.deleted', 'plant.created']);
+      expect(created).toMatchObject({ status: 'pending', nextAttemptAt: expect.any(String) });
+      expect(created).not.toHaveProperty('waitingBehind');
+      expect(deleted).toMatchObject({ status: 'pending', attempts: [], waitingBehind: created!.id });
+      expect(deleted).not.toHaveProperty('nextAttemptAt');
+      expect(again).toMatchObject({ waitingBehind: deleted!.id });
+      const one = await t.call('GET', `/webhooks/deliveries/${again!.id}`, t.owner());
+      expect(one.json).toMatchObject({ id: again!.id, waitingBehind: deleted!.id });
+      // Both answers are valid against the served document (its Delivery schema is closed).
+      const problems = openapiResponseChecker((await t.call('GET', '/openapi.json')).json as Record<string, unknown>);
+      expect(problems('GET', '/webhooks/deliveries', listed)).toEqual([]);
+      expect(problems('GET', '/webhooks/deliveries/{id}', one)).toEqual([]);
+
+      const client = createPlantStoreClient({ baseUrl: t.server.url, token: TOKENS.owner });
+      expect(await client.webhooks.deliveries.get(deleted!.id)).toMatchObject({ waitingBehind: created!.id });
+      const page = await client.webhooks.deliveries.listPage({ endpoint: id });
+      expect(page.deliveries.map((delivery) => delivery.waitingBehind)).toEqual([deleted!.id, created!.id, undefined]);
+    });
+  },
+);
 
 describe('destinations that are not public, at delivery time', () => {
   let receiver: WebhookReceiver;

@@ -111,6 +111,7 @@ describe('plant-store webhooks (in process)', () => {
     const { status, stdout } = await run(['--help']);
     expect(status).toBe(0);
     expect(stdout).toContain('plant-store webhooks retry <delivery-id>');
+    expect(stdout).toContain('"waiting behind <message id>"');
   });
 
   it('fails with exit 1 for a missing database or an unknown or non-failed delivery', async () => {
@@ -169,6 +170,40 @@ describe('plant-store webhooks (in process)', () => {
       /\sacme\s+enabled\s+plant\.created\s+none\s+ed25519\s+-\s+https:\/\/example\.com\/signed\s+-$/,
     );
     expect(stdout).not.toContain('receiver-token');
+  });
+
+  it('shows a message held behind an earlier one about the same plant as waiting behind it, in list, get and --json', async () => {
+    const store = createPlantStore({ storage: await sqliteStorage({ path: db }) });
+    const { endpoint } = await store.webhooks.endpoints.create(acme, {
+      url: 'https://example.com/held',
+      eventTypes: ['plant.created', 'plant.deleted'],
+      ordering: 'plant',
+    });
+    await store.plants.create(acme, { id: 61, name: 'Palm' });
+    await store.plants.delete(acme, 61);
+    const [deleted, created] = await store.allTenants.webhooks.list({ endpointId: endpoint.id });
+    await store.close();
+    expect(deleted).toMatchObject({ eventType: 'plant.deleted', waitingBehind: created!.id });
+
+    const listed = await run(['list', '--endpoint', endpoint.id, '--db', db]);
+    expect(listed.status).toBe(0);
+    const rows = listed.stdout.trimEnd().split('\n');
+    expect(rows.find((line) => line.startsWith(deleted!.id))).toMatch(
+      new RegExp(`\\splant\\.deleted\\s+pending\\s+0\\s+\\S+\\s+waiting behind ${created!.id}\\s`),
+    );
+    expect(rows.find((line) => line.startsWith(created!.id))).not.toContain('waiting behind');
+
+    const shown = await run(['get', deleted!.id, '--db', db]);
+    expect(shown.status).toBe(0);
+    expect(shown.stdout).toContain(`next attempt: waiting behind ${created!.id}\n`);
+    expect(shown.stdout).toMatch(
+      new RegExp(`\\nwaiting behind ${created!.id} \\(an earlier message about the same plant\\): no attempt before that one ends\\n$`),
+    );
+    expect(shown.stdout).not.toContain('no attempts yet');
+    expect((await run(['get', created!.id, '--db', db])).stdout).toMatch(/\nno attempts yet\n$/);
+
+    const json = await run(['get', deleted!.id, '--json', '--db', db]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ id: deleted!.id, waitingBehind: created!.id, tenant: 'acme' });
   });
 });
 

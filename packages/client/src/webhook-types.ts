@@ -125,6 +125,8 @@ export interface WebhookDelivery {
   readonly attempts: WebhookAttempt[];
   /** Only while pending, and not while it waits behind an earlier message about the same plant. */
   readonly nextAttemptAt?: Date;
+  /** While it waits behind an earlier message about the same plant: the id of the pending message just before it, the one it waits for. */
+  readonly waitingBehind?: string;
   readonly createdAt: Date;
   /** `true` for a delivery queued by `endpoints.sendTest`; absent otherwise. */
   readonly test?: true;
@@ -335,6 +337,7 @@ export const deliveryFromJson = shaped<WebhookDelivery>({
   attempts: listOf(attemptFromJson),
   createdAt: date,
   'nextAttemptAt?': date,
+  'waitingBehind?': string,
 });
 
 export const endpointStatsFromJson = shaped<WebhookEndpointStats>({

@@ -89,12 +89,14 @@ const claimOrder = (a: DeliveryRecord, b: DeliveryRecord) => a.nextAttemptAt! - 
 const lineOf = ({ endpointId, orderingKey }: Pick<NewDelivery, 'endpointId' | 'orderingKey'>) =>
   orderingKey === undefined ? undefined : JSON.stringify([endpointId, orderingKey]);
 
-function toDelivery(record: DeliveryRecord): Delivery {
+/** `waitingBehind`: the id of the delivery just before it in its line, while it is held. */
+function toDelivery(record: DeliveryRecord, waitingBehind: string | undefined): Delivery {
   return {
     ...copyMessage(record.message),
     status: record.status,
     attemptCount: record.attempts.length,
     ...(record.status === 'pending' && record.nextAttemptAt !== undefined && { nextAttemptAt: record.nextAttemptAt }),
+    ...(waitingBehind !== undefined && { waitingBehind }),
     attempts: record.attempts.map((attempt) => copyAttempt(attempt, attempt.interrupted)),
   };
 }
@@ -218,7 +220,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   async get(id: string): Promise<Delivery | undefined> {
     assertOpen(this.#lifecycle);
     const record = this.#records.get(id);
-    return record && toDelivery(record);
+    return record && this.#toDelivery(record);
   }
 
   async list(query: ListDeliveriesQuery = {}): Promise<Delivery[] | undefined> {
@@ -229,7 +231,13 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     return matching
       .sort(listOrder)
       .slice(0, Math.max(0, query.limit ?? 100))
-      .map(toDelivery);
+      .map((record) => this.#toDelivery(record));
+  }
+
+  #toDelivery(record: DeliveryRecord): Delivery {
+    if (record.status !== 'pending' || record.nextAttemptAt !== undefined) return toDelivery(record, undefined);
+    const line = this.#lines.get(lineOf(record.message) ?? '');
+    return toDelivery(record, line?.[line.indexOf(record) - 1]?.message.id);
   }
 
   async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {

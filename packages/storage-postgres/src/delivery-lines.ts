@@ -36,6 +36,18 @@ export const firstOfItsLine = (t: Tables, row: string, inFlight: (other: string)
       AND o.next_attempt_at IS NOT NULL AND o.id <> ${row}.id AND o.line_seq <= ${row}.line_seq
       AND ((o.line_seq, o.seq) < (${row}.line_seq, ${row}.seq) OR ${inFlight('o')})))`;
 
+/**
+ * The id of the pending message just before the message `row` (an alias of the statement) in its line, by place, then insertion:
+ * the one it waits for while held; NULL for any other message. Only the part of the line before it is read (`line_seq` bounds the
+ * line index's range), newest place first, so one seek finds it.
+ */
+export const waitingBehind = (t: Tables, row: string) => `
+  CASE WHEN ${row}.status = 'pending' AND ${row}.next_attempt_at IS NULL AND ${row}.ordering_key IS NOT NULL THEN (
+    SELECT p.id FROM ${t.deliveries} AS p
+    WHERE p.status = 'pending' AND p.endpoint_id = ${row}.endpoint_id AND p.ordering_key = ${row}.ordering_key
+      AND p.line_seq <= ${row}.line_seq AND (p.line_seq, p.seq) < (${row}.line_seq, ${row}.seq)
+    ORDER BY p.line_seq DESC, p.seq DESC LIMIT 1) END`;
+
 /** A claim's guard at `now`: a live lease is in flight. */
 export const claimableInLine = (t: Tables, row: string, now: string) => firstOfItsLine(t, row, (other) => `${other}.lease_expires_at > ${now}`);
 

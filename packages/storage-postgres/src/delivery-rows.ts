@@ -27,6 +27,7 @@ export interface DeliveryRow extends MessageRow {
   readonly test: boolean;
   readonly attempt_count: number;
   readonly next_attempt_at: bigint | null;
+  readonly waiting_behind: string | null;
   readonly attempts: readonly DeliveryAttempt[];
 }
 
@@ -58,6 +59,7 @@ export function toDelivery(row: DeliveryRow): Delivery {
     // Every attempt, interrupted ones included (attempt_count leaves those out: it drives the retry schedule).
     attemptCount: row.attempts.length,
     ...(row.status === 'pending' && row.next_attempt_at !== null ? { nextAttemptAt: Number(row.next_attempt_at) } : {}),
+    ...(row.waiting_behind !== null && { waitingBehind: row.waiting_behind }),
     attempts: row.attempts,
   };
 }

@@ -1,6 +1,6 @@
 import { ENDPOINT_ID_PREFIX, INT64_MIN } from '@plant-store/core/adapter';
 import { advisoryLockKey } from './advisory-lock-key.js';
-import { claimableInLine, firstOfItsLine, joinedDueAt, joinedPlace, lineEnd } from './delivery-lines.js';
+import { claimableInLine, firstOfItsLine, joinedDueAt, joinedPlace, lineEnd, waitingBehind } from './delivery-lines.js';
 import type { Tables } from './tables.js';
 
 // SQL of the webhook outbox, built once per storage. Every statement is atomic on its own, so no call holds a
@@ -128,9 +128,10 @@ export const nextDueAtSql = (t: Tables) => `
 /** For nextDueAt: any lease (live or run out) marks the other as in flight, whose own time then stands for the line. */
 const notWaitingInLine = (t: Tables, row: string) => firstOfItsLine(t, row, (other) => `${other}.lease_expires_at IS NOT NULL`);
 
-/** A delivery's columns and its attempts, oldest first, as a JSON array (one statement: one snapshot). */
+/** A delivery's columns, what it waits for while held, and its attempts, oldest first, as a JSON array (one statement: one snapshot). */
 const deliveryColumns = (t: Tables) => `
   d.id, d.tenant, d.endpoint_id, d.event_type, d.payload, d.created_at, d.ordering_key, d.traceparent, d.status, d.attempt_count, d.next_attempt_at, d.test,
+  ${waitingBehind(t, 'd')} AS waiting_behind,
   coalesce((
     SELECT json_agg(json_strip_nulls(json_build_object(
       'at', a.at, 'durationMs', a.duration_ms, 'statusCode', a.status_code, 'error', a.error,

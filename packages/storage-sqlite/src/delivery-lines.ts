@@ -24,6 +24,16 @@ export const lineIdle = (endpoint: string, key: string) => `NOT EXISTS (
     SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_line
     WHERE status = 'pending' AND endpoint_id = ${endpoint} AND ordering_key = ${key} AND next_attempt_at IS NOT NULL)`;
 
+/**
+ * The id of the pending message just before the one of `row` (a table alias) in its line, by place: the one it waits for
+ * while held. One seek of the line index.
+ */
+export const lineBefore = (row: string) => `(
+  SELECT p.id FROM webhook_deliveries AS p INDEXED BY webhook_deliveries_line
+  WHERE p.status = 'pending' AND p.endpoint_id = ${row}.endpoint_id AND p.ordering_key = ${row}.ordering_key
+    AND p.line_seq <= ${row}.line_seq AND (p.line_seq, p.rowid) < (${row}.line_seq, ${row}.rowid)
+  ORDER BY p.line_seq DESC, p.rowid DESC LIMIT 1)`;
+
 /** The first held delivery of a line becomes due at @at, unless one of the line is still due or in flight. */
 export const RELEASE_NEXT_IN_LINE = `
   UPDATE webhook_deliveries SET next_attempt_at = @at

@@ -79,7 +79,15 @@ function toAttempt(row: AttemptRow): DeliveryAttempt {
   };
 }
 
-function toDelivery(row: DeliveryRow, attempts: DeliveryAttempt[]): Delivery {
+export interface WaitingRow {
+  id: string;
+  behind: string | null;
+}
+
+/** Held: pending in a line without a due time, behind an earlier message of its line. */
+export const isHeld = (row: DeliveryRow) => row.status === 'pending' && row.next_attempt_at === null && row.ordering_key !== null;
+
+function toDelivery(row: DeliveryRow, attempts: DeliveryAttempt[], waitingBehind: string | undefined): Delivery {
   return {
     ...toNewDelivery(row),
     ...(row.test === 1n ? { test: true as const } : {}),
@@ -87,13 +95,15 @@ function toDelivery(row: DeliveryRow, attempts: DeliveryAttempt[]): Delivery {
     // Every attempt, interrupted ones included (attempt_count leaves those out: it drives the retry schedule).
     attemptCount: attempts.length,
     ...(row.status === 'pending' && row.next_attempt_at !== null ? { nextAttemptAt: Number(row.next_attempt_at) } : {}),
+    ...(waitingBehind !== undefined && { waitingBehind }),
     attempts,
   };
 }
 
-/** The rows as deliveries, each with its attempts out of `attempts` (all of theirs, in attempt order). */
-export function toDeliveries(rows: readonly DeliveryRow[], attempts: readonly AttemptRow[]): Delivery[] {
+/** The rows as deliveries, each with its attempts out of `attempts` (all of theirs, in attempt order) and what it waits for out of `waiting`. */
+export function toDeliveries(rows: readonly DeliveryRow[], attempts: readonly AttemptRow[], waiting: readonly WaitingRow[]): Delivery[] {
   const byDelivery = new Map<string, DeliveryAttempt[]>();
   for (const attempt of attempts) byDelivery.set(attempt.delivery_id, [...(byDelivery.get(attempt.delivery_id) ?? []), toAttempt(attempt)]);
-  return rows.map((row) => toDelivery(row, byDelivery.get(row.id) ?? []));
+  const behind = new Map(waiting.map((row) => [row.id, row.behind ?? undefined]));
+  return rows.map((row) => toDelivery(row, byDelivery.get(row.id) ?? [], behind.get(row.id)));
 }

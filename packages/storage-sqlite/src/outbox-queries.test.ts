@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RELEASE_NEXT_IN_LINE } from './delivery-lines.js';
-import { DUE_FOR_ENDPOINT, INSERT_DELIVERY_IN_LINE, NEXT_DUE_AT, PENDING_ENDPOINTS, PENDING_STATS } from './outbox-queries.js';
+import { DUE_FOR_ENDPOINT, INSERT_DELIVERY_IN_LINE, NEXT_DUE_AT, PENDING_ENDPOINTS, PENDING_STATS, WAITING_BEHIND } from './outbox-queries.js';
 import { queryPlanOf } from './sqlite-file.test-support.js';
 import { sqliteStorage } from './sqlite-storage.js';
 
@@ -51,5 +51,13 @@ describe('the claim, next-due and backlog queries', () => {
     const release = await planOf(RELEASE_NEXT_IN_LINE, [{ at: 1, endpoint: 'ep_a', key: '7' }]);
     expect(release).toContain('USING INDEX webhook_deliveries_line (endpoint_id=? AND ordering_key=?)');
     expect(release).not.toContain('TEMP B-TREE');
+  });
+
+  it('find the message each held delivery of a listing waits for by one seek in the line index, however long the line', async () => {
+    const plan = await planOf(WAITING_BEHIND, ['["msg_a","msg_b"]']);
+    // The deliveries by their ids (never a range of every held one), then the line's part before each, nearest first.
+    expect(plan).toContain('SEARCH d USING INDEX sqlite_autoindex_webhook_deliveries_1 (id=?)');
+    expect(plan).toContain('SEARCH p USING INDEX webhook_deliveries_line (endpoint_id=? AND ordering_key=? AND line_seq<?)');
+    expect(plan).not.toContain('TEMP B-TREE');
   });
 });

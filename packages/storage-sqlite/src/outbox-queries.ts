@@ -1,7 +1,7 @@
 import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, type ListDeliveriesQuery } from '@plant-store/core/adapter';
 import type { CursorRow } from './delivery-rows.js';
 import { BOUND_LIMIT } from './bound-limit.js';
-import { joinedDueAt, joinedPlace, lineEnd } from './delivery-lines.js';
+import { joinedDueAt, joinedPlace, lineBefore, lineEnd } from './delivery-lines.js';
 
 // SQL of the webhook outbox. Statuses stay literals where a partial index should apply (SQLite uses one only
 // when the query's WHERE implies the index's).
@@ -131,6 +131,13 @@ export const SELECT_DELIVERY = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveri
 export const ATTEMPTS_OF = `
   SELECT delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response FROM webhook_attempts
   WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, attempt`;
+
+/**
+ * Each delivery of the ids (a JSON array: held ones, read in the same transaction) with the one it waits for (see lineBefore).
+ * Found by id alone: a held condition here could lead the planner to read every held delivery instead.
+ */
+export const WAITING_BEHIND = `
+  SELECT d.id, ${lineBefore('d')} AS behind FROM webhook_deliveries AS d WHERE d.id IN (SELECT value FROM json_each(?))`;
 
 /** Deliveries to tenant endpoints (ids with the endpoint prefix), never those of operator subscriptions. */
 const TENANT_ENDPOINT = `substr(endpoint_id, 1, ${ENDPOINT_ID_PREFIX.length}) = '${ENDPOINT_ID_PREFIX}'`;

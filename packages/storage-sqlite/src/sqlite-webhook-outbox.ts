@@ -15,7 +15,18 @@ import {
   type StuckLineKey,
   type WebhookOutbox,
 } from '@plant-store/core/adapter';
-import { claimOrder, toClaimedDelivery, toDeliveries, type AttemptRow, type ClaimRow, type CursorRow, type DeliveryRow, type DueRow } from './delivery-rows.js';
+import {
+  claimOrder,
+  isHeld,
+  toClaimedDelivery,
+  toDeliveries,
+  type AttemptRow,
+  type ClaimRow,
+  type CursorRow,
+  type DeliveryRow,
+  type DueRow,
+  type WaitingRow,
+} from './delivery-rows.js';
 import * as lines from './delivery-lines.js';
 import { SqliteLineCheck } from './line-check.js';
 import * as sql from './outbox-queries.js';
@@ -140,7 +151,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   }
 
   async get(id: string): Promise<Delivery | undefined> {
-    return withSqliteErrors('read the delivery', () => this.#snapshot(() => this.#withAttempts(this.#prepared<DeliveryRow>(sql.SELECT_DELIVERY).all(id))[0]));
+    return withSqliteErrors('read the delivery', () => this.#snapshot(() => this.#completed(this.#prepared<DeliveryRow>(sql.SELECT_DELIVERY).all(id))[0]));
   }
 
   async list(query: ListDeliveriesQuery = {}): Promise<Delivery[] | undefined> {
@@ -150,7 +161,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
           query.after === undefined ? undefined : this.#prepared<CursorRow>(sql.LIST_CURSOR).get({ id: query.after, tenant: query.tenant ?? null });
         if (query.after !== undefined && !cursor) return undefined;
         const listing = sql.listDeliveries(query, cursor);
-        return this.#withAttempts(this.#prepared<DeliveryRow>(listing.sql).all(...listing.parameters));
+        return this.#completed(this.#prepared<DeliveryRow>(listing.sql).all(...listing.parameters));
       }),
     );
   }
@@ -216,10 +227,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     }
   }
 
-  /** The attempts of all the rows are read in one query (no query per delivery). */
-  #withAttempts(rows: DeliveryRow[]): Delivery[] {
+  /** The rows as deliveries: the attempts of all of them are read in one query (no query per delivery), what the held ones wait for in another. */
+  #completed(rows: DeliveryRow[]): Delivery[] {
     if (rows.length === 0) return [];
-    return toDeliveries(rows, this.#prepared<AttemptRow>(sql.ATTEMPTS_OF).all(JSON.stringify(rows.map((row) => row.id))));
+    const held = rows.filter(isHeld);
+    const waiting = held.length === 0 ? [] : this.#prepared<WaitingRow>(sql.WAITING_BEHIND).all(JSON.stringify(held.map((row) => row.id)));
+    return toDeliveries(rows, this.#prepared<AttemptRow>(sql.ATTEMPTS_OF).all(JSON.stringify(rows.map((row) => row.id))), waiting);
   }
 }
 

@@ -48,6 +48,11 @@ export interface Delivery extends NewDelivery {
   readonly attemptCount: number;
   /** When the next attempt is due, epoch ms; only while pending, and absent while held behind an earlier delivery in its line (see `orderingKey`). */
   readonly nextAttemptAt?: number;
+  /**
+   * While held (pending without `nextAttemptAt`, in a line): the id of the pending delivery just before it in its line, the one it waits
+   * for; absent otherwise. Read with the delivery (one index seek per held delivery, so a listing stays cheap).
+   */
+  readonly waitingBehind?: string;
   /** Oldest first. */
   readonly attempts: readonly DeliveryAttempt[];
 }

@@ -70,6 +70,36 @@ export function describeDeliveryLineConformance(storage: () => Storage): void {
       expect(await claim('b', T0 + 105)).toEqual(['ep_ordered plant.deleted {"id":1}']);
     });
 
+    it('names the message each held one waits for (the one just before it in its line), in a read and a listing, until it is due', async () => {
+      await ordered();
+      await create(1n, T0);
+      await remove(1n, T0 + 1);
+      await create(1n, T0 + 2);
+      await create(2n, T0 + 3);
+      const [first, second, third, other] = await to('ep_ordered');
+      expect([first, second, third, other].map((d) => d!.waitingBehind)).toEqual([undefined, first!.id, second!.id, undefined]);
+      expect(first).not.toHaveProperty('waitingBehind');
+      expect(await outbox().get(third!.id)).toMatchObject({ waitingBehind: second!.id });
+      // A page of the listing: each held one still names its line's earlier message, though that one is not on the page.
+      const page = await outbox().list({ endpointId: 'ep_ordered', status: 'pending', eventType: 'plant.created', limit: 2 });
+      expect(page!.map((d) => [d.id, d.waitingBehind])).toEqual([
+        [other!.id, undefined],
+        [third!.id, second!.id],
+      ]);
+
+      expect(await claim('a', T0 + 10)).toHaveLength(2);
+      await end(first!.id, 'a', T0 + 10, { status: 'delivered' });
+      expect(await outbox().get(first!.id)).not.toHaveProperty('waitingBehind');
+      expect(await outbox().get(second!.id)).not.toHaveProperty('waitingBehind');
+      expect(await outbox().get(third!.id)).toMatchObject({ waitingBehind: second!.id });
+      // Requeued, a failed one joins the back of its line: behind the last one pending.
+      expect(await claim('a', T0 + 20)).toEqual(['ep_ordered plant.deleted {"id":1}']);
+      await end(second!.id, 'a', T0 + 20, { status: 'failed' });
+      expect(await outbox().get(third!.id)).not.toHaveProperty('waitingBehind');
+      expect(await outbox().requeue({ id: second!.id, from: 'failed' }, T0 + 30)).toBe(1);
+      expect(await outbox().get(second!.id)).toMatchObject({ status: 'pending', waitingBehind: third!.id });
+    });
+
     it('releases the next message when the one before it fails for good, not when an attempt is interrupted or the lease runs out', async () => {
       await ordered();
       await create(1n, T0);

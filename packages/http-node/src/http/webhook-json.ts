@@ -33,6 +33,7 @@ export function deliveryJson(delivery: Delivery): string {
   const tail: Record<string, unknown> = { status: delivery.status, attempts: delivery.attempts.map(attemptObject) };
   if (delivery.test) tail.test = true;
   if (delivery.nextAttemptAt !== undefined) tail.nextAttemptAt = time(delivery.nextAttemptAt);
+  if (delivery.waitingBehind !== undefined) tail.waitingBehind = delivery.waitingBehind;
   tail.createdAt = time(delivery.createdAt);
   return `${head.slice(0, -1)},"payload":${delivery.payload},${JSON.stringify(tail).slice(1)}`;
 }

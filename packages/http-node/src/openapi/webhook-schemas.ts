@@ -193,6 +193,14 @@ const schemas = {
       nextAttemptAt: time(
         'When the next attempt is due; only while pending, and not while it waits behind an earlier message about the same plant (an endpoint with `ordering: "plant"`)',
       ),
+      waitingBehind: {
+        type: 'string',
+        description: [
+          'While it waits behind an earlier message about the same plant (an endpoint with `ordering: "plant"`): the id of the',
+          'pending message just before it, the one it waits for. Absent otherwise.',
+        ].join(' '),
+        examples: ['msg_2b7f1c0e9a5d4e6f8a1b2c3d4e5f6a7b'],
+      },
       createdAt: time('When it was queued'),
       test: { type: 'boolean', const: true, description: 'Present (true) only on a delivery queued by "send a test event".' },
     },

@@ -40,6 +40,11 @@ export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemPr
             <Time at={delivery.nextAttemptAt} />
           </Fact>
         )}
+        {delivery.waitingBehind === undefined ? null : (
+          <Fact label="Next attempt" testid="waiting-behind">
+            waiting behind <code>{delivery.waitingBehind}</code>
+          </Fact>
+        )}
         <Fact label="Message id">
           <code>{delivery.id}</code>
         </Fact>
@@ -51,7 +56,13 @@ export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemPr
         </pre>
       </details>
       {delivery.attempts.length === 0 ? (
-        <p>No attempt yet.</p>
+        delivery.waitingBehind === undefined ? (
+          <p>No attempt yet.</p>
+        ) : (
+          <p>
+            Waiting behind <code>{delivery.waitingBehind}</code>, an earlier message about the same plant: no attempt before that one ends.
+          </p>
+        )
       ) : (
         <div class="table-wrap">
           <table class="attempts">

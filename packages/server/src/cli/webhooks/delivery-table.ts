@@ -3,6 +3,10 @@ import { textTable } from './text-table.js';
 
 const time = (ms: number | undefined): string => (ms === undefined ? '-' : new Date(ms).toISOString());
 
+/** When the next attempt is due; a held delivery has none until the one it waits for ends. */
+const nextAttempt = (delivery: Delivery): string =>
+  delivery.waitingBehind === undefined ? time(delivery.nextAttemptAt) : `waiting behind ${delivery.waitingBehind}`;
+
 export function deliveryTable(deliveries: readonly Delivery[]): string {
   if (deliveries.length === 0) return 'no deliveries\n';
   const rows = deliveries.map((delivery) => {
@@ -15,7 +19,7 @@ export function deliveryTable(deliveries: readonly Delivery[]): string {
       delivery.status,
       String(delivery.attemptCount),
       time(delivery.createdAt),
-      time(delivery.nextAttemptAt),
+      nextAttempt(delivery),
       result,
       delivery.endpointId,
     ];
@@ -31,11 +35,14 @@ export function deliveryDetails(delivery: Delivery): string {
     ['event', delivery.eventType],
     ['status', delivery.status],
     ['created', time(delivery.createdAt)],
-    ['next attempt', time(delivery.nextAttemptAt)],
+    ['next attempt', nextAttempt(delivery)],
     ['payload', delivery.payload],
   ];
   const head = fields.map(([name, value]) => `${`${name}:`.padEnd(14)}${value}\n`).join('');
-  if (delivery.attempts.length === 0) return `${head}\nno attempts yet\n`;
+  if (delivery.attempts.length === 0) {
+    if (delivery.waitingBehind === undefined) return `${head}\nno attempts yet\n`;
+    return `${head}\nwaiting behind ${delivery.waitingBehind} (an earlier message about the same plant): no attempt before that one ends\n`;
+  }
   const rows = delivery.attempts.map((attempt) => [
     time(attempt.at),
     `${attempt.durationMs} ms`,

@@ -19,7 +19,8 @@ service sends what they queue within about a second.
 list       deliveries, newest first, with tenant, event type, status,
            attempts and last result (--limit defaults to 100); --endpoint keeps those to one
            endpoint or subscription id, --tenant those to the tenant's own
-           endpoints
+           endpoints; a message held behind an earlier one about the same
+           plant shows "waiting behind <message id>" as its next attempt
 get        one delivery: its payload and every attempt with its status code,
            error and the start of the receiver's answer
            (--json: one line in the shapes of the HTTP API, with the tenant)
