@@ -56,14 +56,14 @@ describe('the plant id of an ordered message', () => {
     expect(await sender.send(request(url, '42'))).toEqual({ kind: 'delivered' });
     expect(await sender.send(request(url))).toEqual({ kind: 'delivered' });
     const ordered = await channel.get(queue, { noAck: true });
-    expect(ordered && ordered.fields.routingKey).toBe('plant.created.42');
+    expect(ordered?.fields.routingKey).toBe('plant.created.42');
     const plain = await channel.get(all, { noAck: true });
-    expect(plain && plain.fields.routingKey).toBe('plant.created');
+    expect(plain?.fields.routingKey).toBe('plant.created');
     // The routing key alone when none is given.
     await channel.bindQueue(queue, exchange, '7');
     expect(await sender.send(request(`amqp://guest:guest@127.0.0.1:5672/?exchange=${exchange}`, '7'))).toEqual({ kind: 'delivered' });
     const alone = await channel.get(queue, { noAck: true });
-    expect(alone && alone.fields.routingKey).toBe('7');
+    expect(alone?.fields.routingKey).toBe('7');
   });
 
   it('leaves the AMQP routing key of the default exchange (a queue name) as it is', async () => {
@@ -71,7 +71,7 @@ describe('the plant id of an ordered message', () => {
     const { queue } = await channel.assertQueue('', { exclusive: true });
     expect(await transport().send(request(`amqp://guest:guest@127.0.0.1:5672/?routingKey=${queue}`, '42'))).toEqual({ kind: 'delivered' });
     const message = await channel.get(queue, { noAck: true });
-    expect(message && message.fields.routingKey).toBe(queue);
+    expect(message?.fields.routingKey).toBe(queue);
   });
 
   it('ends the NATS subject, which a stream on subject.> stores', async () => {
