@@ -12,17 +12,28 @@ export const redisClient: BrokerClient<RedisDestination> = {
   async connect(connection, { timeoutMs }) {
     const { createClient } = driverExports(await import('redis'), 'createClient');
     let lastError: string | undefined;
+    let failConnect: (error: Error) => void = () => {};
     // No reconnect of its own: the pool connects again on the next attempt, and commands never queue behind a lost connection.
     const client = createClient({ url: connection, socket: { connectTimeout: timeoutMs, reconnectStrategy: false }, disableOfflineQueue: true });
     // Without a listener an 'error' event would crash the process.
     client.on('error', (error: unknown) => {
       lastError = errorReason(error);
+      failConnect(new Error(lastError));
     });
     try {
-      await client.connect();
+      // A refused login (AUTH's WRONGPASS) comes as an 'error' event while connect() never settles: either ends the connect.
+      const connecting = client.connect();
+      connecting.catch(() => {}); // may reject after the race is lost: nobody awaits it then
+      await Promise.race([connecting, new Promise<never>((_, reject) => (failConnect = reject))]);
     } catch (error) {
-      client.destroy();
+      try {
+        client.destroy();
+      } catch {
+        // already closed
+      }
       throw new Error(lastError ?? errorReason(error));
+    } finally {
+      failConnect = () => {};
     }
     const connectionOf: BrokerConnection<RedisDestination> = {
       get open() {
