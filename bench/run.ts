@@ -17,6 +17,7 @@ import { createServerLauncher } from './lib/server-launcher.js';
 import type { BenchResults } from './lib/targets.js';
 import { checkTargets } from './lib/targets.js';
 import { runBigListScenario, runPgBigListScenario } from './scenarios/big-list-scenario.js';
+import { brokerDestinationsSection, runBrokerDestinationsScenario, type BrokerDestinationsResult } from './scenarios/broker-destinations-scenario.js';
 import { runFairDeliveryScenario } from './scenarios/fair-delivery-scenario.js';
 import { runFetchHandlerScenario } from './scenarios/fetch-handler-scenario.js';
 import { runOrderedDeliveryScenario } from './scenarios/ordered-delivery-scenario.js';
@@ -113,6 +114,7 @@ async function runPostgresScenarios(): Promise<
 }
 
 let results: BenchResults = { paired: [] };
+let brokerDestinations: BrokerDestinationsResult | undefined;
 try {
   const startup = await attempt('startup', () => runStartupScenario(context));
   const http = ['create', 'create-webhooks', 'list-20', 'list-100', 'get', 'delete', 'delete-404'] as const;
@@ -124,6 +126,7 @@ try {
   const steadyState = await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' }));
   const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
   const fetchHandler = selected.has('fetch-handler') ? await runFetchHandlerScenario(context, failed) : undefined;
+  brokerDestinations = await attempt('broker-destinations', () => runBrokerDestinationsScenario(context));
   const onPostgres = await runPostgresScenarios();
   results = {
     ...onPostgres,
@@ -143,16 +146,21 @@ try {
 }
 
 const command = `pnpm bench${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}`;
-const report = renderReport({
-  startedAt,
-  seconds: (performance.now() - started) / 1000,
-  command,
-  options,
-  machine,
-  results,
-  errors,
-  skipped,
-});
+const report = [
+  renderReport({
+    startedAt,
+    seconds: (performance.now() - started) / 1000,
+    command,
+    options,
+    machine,
+    results,
+    errors,
+    skipped,
+  }),
+  brokerDestinationsSection(brokerDestinations),
+]
+  .filter(Boolean)
+  .join('\n');
 for (const check of checkTargets(results)) log(`${check.pass ? 'pass' : 'MISS'}  ${check.target}: ${check.measured}`);
 if (options.write) {
   mkdirSync(options.outDir, { recursive: true });

@@ -19,6 +19,7 @@ export const SCENARIOS = [
   'steady-state',
   'tracing',
   'fetch-handler',
+  'broker-destinations',
   'pg-create',
   'pg-list-20',
   'pg-list-100',
@@ -36,7 +37,7 @@ export type ScenarioName = (typeof SCENARIOS)[number];
 export const POSTGRES_SCENARIOS: readonly ScenarioName[] = SCENARIOS.filter((name) => name.startsWith('pg-'));
 
 /** Scenarios that run for minutes: only when named with --scenario. */
-export const OPT_IN_SCENARIOS: readonly ScenarioName[] = ['steady-state', 'pg-steady-state'];
+export const OPT_IN_SCENARIOS: readonly ScenarioName[] = ['steady-state', 'pg-steady-state', 'broker-destinations'];
 
 const USAGE = `usage: pnpm bench [--node 20|24|26] [--quick] [--scenario name[,name…]] [--storage sqlite|memory] [--logging off|on|both]
   [--service dist|source|baseline] [--rounds N] [--round-seconds S] [--warmup-seconds S]
@@ -44,7 +45,8 @@ const USAGE = `usage: pnpm bench [--node 20|24|26] [--quick] [--scenario name[,n
   [--no-write] [--out DIR] [--cpu-prof DIR] [--keep] [--pin on|off] [--tracing-sampler NAME[:ARG]]
 --node: the Node line of the whole run (default 24, the line teams deploy), fetched by scripts/node-line.sh
 scenarios: ${SCENARIOS.join(', ')}
-${OPT_IN_SCENARIOS.join(', ')} run only when named; the steady-state ones run for minutes (--steady-seconds, default 300, --quick 40)
+${OPT_IN_SCENARIOS.join(', ')} run only when named; the steady-state ones run for minutes (--steady-seconds, default 300, --quick 40);
+  broker-destinations needs RabbitMQ, NATS JetStream, Redis and Mosquitto on their usual loopback ports
 pg-… scenarios run on PLANT_STORE_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
   each server in a schema of its own, dropped afterwards; skipped when the database is unreachable
 --service baseline: a baseline plays the service (self-test of the harness; HTTP scenarios only)

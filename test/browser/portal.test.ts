@@ -43,7 +43,7 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
       portal: portal.assets,
       deliver: true,
       allowPrivateDestinations: true,
-      webhooks: { retrySchedule: [20] },
+      webhooks: { retrySchedule: [20], endpointDestinationKinds: ['http', 'amqp'] },
     });
   });
   afterAll(async () => {
@@ -202,6 +202,36 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     await expectText(card, `Public key: ${publicKey}`);
     // The refused header is the browser's one logged failure.
     expect(errors()).toEqual([expect.stringMatching(/status of 400/)]);
+  });
+
+  it('names a broker destination in the form and on the card, masks its credentials, and keeps them when the masked URL is saved back', async () => {
+    const tenant = 'brokers';
+    const link = await server.store.allTenants.portalLinks.mint({ tenant });
+    const { page } = await open(`${server.url}/portal#token=${link.token}`);
+    const brokerUrl = 'amqp://plants:s3cret-pass@rabbit.example:5672/?exchange=plants&routingKey=plant.created';
+    const masked = 'amqp://***@rabbit.example:5672/?exchange=plants&routingKey=plant.created';
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const form = page.getByRole('form', { name: 'New endpoint' });
+    await page.getByLabel('URL').fill('https://example.com/hooks');
+    await expectText(form.getByTestId('url-kind'), 'Destination: HTTP.');
+    await page.getByLabel('URL').fill(brokerUrl);
+    await expectText(form.getByTestId('url-kind'), 'Destination: RabbitMQ.');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await expectText(page.getByRole('status'), `Created ${masked}.`);
+    const card = page.getByRole('article', { name: masked });
+    await expectText(card.getByTestId('endpoint-kind'), 'RabbitMQ');
+    expect(await page.content()).not.toContain('s3cret-pass');
+
+    // Edited with the URL as shown: the form says what *** means, and the stored credentials stay.
+    await card.getByRole('button', { name: 'Edit' }).click();
+    expect(await card.getByLabel('URL').inputValue()).toBe(masked);
+    await expectText(card.getByTestId('url-kind'), 'Destination: RabbitMQ. Its credentials show as ***');
+    await card.getByLabel('Description (optional)').fill('orders queue');
+    await card.getByRole('button', { name: 'Save changes' }).click();
+    await expectText(page.getByRole('status'), `Saved ${masked}.`);
+    const [stored] = (await server.store.webhooks.endpoints.list(tenantPrincipal(tenant))).endpoints;
+    expect(stored).toMatchObject({ url: brokerUrl, description: 'orders queue' });
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('edit, disable, enable and delete an endpoint; recover its failed deliveries once the receiver is back', async () => {

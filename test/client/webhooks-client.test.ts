@@ -105,6 +105,7 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(created).toEqual({
       id: expect.stringMatching(/^ep_/),
       url: 'https://example.com/hooks',
+      kind: 'http',
       eventTypes: ['plant.created', 'plant.deleted'],
       description: 'mine',
       rateLimit: 5,

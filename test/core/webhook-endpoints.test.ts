@@ -228,6 +228,18 @@ describe('tenant endpoints: what gets delivered', () => {
     expect(sent[0]!.restrictDestination).toBeUndefined();
   });
 
+  it("hands the transport the plant id as the ordering key of an ordering endpoint's request, and none for the others", async () => {
+    const { sent, transport } = fakeTransport();
+    const s = store({ transport });
+    await s.webhooks.endpoints.create(acme, { url: 'https://ordered.example/h', ordering: 'plant' });
+    await s.webhooks.endpoints.create(acme, { url: 'https://unordered.example/h' });
+    await s.plants.create(acme, { id: 9223372036854775807n, name: 'Fern' });
+    await eventually(() => sent.length === 2, 'both deliveries');
+    const byUrl = new Map(sent.map((request) => [request.url, request]));
+    expect(byUrl.get('https://ordered.example/h')!.orderingKey).toBe('9223372036854775807');
+    expect(byUrl.get('https://unordered.example/h')).not.toHaveProperty('orderingKey');
+  });
+
   it('signs with the new and the previous secret during the overlap, then with the new one only (standardwebhooks verifies)', async () => {
     const { clock, advance } = movableClock();
     const { sent, transport } = fakeTransport();

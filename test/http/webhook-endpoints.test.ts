@@ -58,6 +58,7 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expect(created).toEqual({
       id: expect.stringMatching(/^ep_[A-Za-z0-9_-]{26,}$/),
       url: 'https://example.com/hooks',
+      kind: 'http',
       eventTypes: ['plant.created'],
       ordering: 'none',
       status: 'enabled',
@@ -65,7 +66,7 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
       updatedAt: created.createdAt,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
-    expect(Object.keys(created)).toEqual(['id', 'url', 'eventTypes', 'ordering', 'status', 'createdAt', 'updatedAt', 'secret']);
+    expect(Object.keys(created)).toEqual(['id', 'url', 'kind', 'eventTypes', 'ordering', 'status', 'createdAt', 'updatedAt', 'secret']);
     const fetched = await call('GET', `/webhooks/endpoints/${created.id}`, owner());
     expect(fetched.status).toBe(200);
     const { secret, ...withoutSecret } = created;
@@ -88,6 +89,7 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expect(Object.keys(created)).toEqual([
       'id',
       'url',
+      'kind',
       'eventTypes',
       'description',
       'rateLimit',

@@ -54,6 +54,7 @@ describe.each<BrokerKind>(['amqp', 'nats', 'redis', 'mqtt'])('tenant endpoints t
     expect(created.status).toBe(201);
     const masked = url.replace(`${userinfo}@`, '***@');
     expect(created.json.url).toBe(masked);
+    expect(created.json.kind).toBe(kind);
     const id = created.json.id as string;
     expect((await api.call('GET', `/webhooks/endpoints/${id}`)).json.url).toBe(masked);
     expect(JSON.stringify((await api.call('GET', '/webhooks/endpoints')).json)).not.toContain(userinfo);

@@ -10,6 +10,7 @@ import {
 } from '@plant-store/core/adapter';
 import { errorReason, type BrokerClient, type BrokerMessage } from './broker-connection.js';
 import { BrokerPool } from './broker-pool.js';
+import { orderedDestination } from './ordered-destination.js';
 
 export interface BrokerTransportOptions {
   /** A connection no attempt has used for this long is closed, in ms. @default 60000 */
@@ -52,7 +53,8 @@ async function send<D extends BrokerDestination>(request: WebhookRequest, kind: 
   const message = brokerMessage(request);
   // Restricted connections are pooled apart (the prefix keys them too): a pooled connection skips the address check.
   const connection = request.restrictDestination ? `restricted:${destination.connection}` : destination.connection;
-  const attempt = pool.with(connection, request.timeoutMs, (open) => open.publish(destination as D, message));
+  const target = orderedDestination(destination as D, request.orderingKey);
+  const attempt = pool.with(connection, request.timeoutMs, (open) => open.publish(target, message));
   try {
     await deadline(attempt, request);
     return { kind: 'delivered' };

@@ -10,20 +10,7 @@ export const BODY_FIELD = 'body';
 export const redisClient: BrokerClient<RedisDestination> = {
   kind: 'redis',
   async connect(connection, { timeoutMs }) {
-    const { createClient } = driverExports(await import('redis'), 'createClient');
-    let lastError: string | undefined;
-    // No reconnect of its own: the pool connects again on the next attempt, and commands never queue behind a lost connection.
-    const client = createClient({ url: connection, socket: { connectTimeout: timeoutMs, reconnectStrategy: false }, disableOfflineQueue: true });
-    // Without a listener an 'error' event would crash the process.
-    client.on('error', (error: unknown) => {
-      lastError = errorReason(error);
-    });
-    try {
-      await client.connect();
-    } catch (error) {
-      client.destroy();
-      throw new Error(lastError ?? errorReason(error));
-    }
+    const client = await connectedClient(connection, timeoutMs);
     const connectionOf: BrokerConnection<RedisDestination> = {
       get open() {
         return client.isOpen && client.isReady;
@@ -42,3 +29,33 @@ export const redisClient: BrokerClient<RedisDestination> = {
     return connectionOf;
   },
 };
+
+/** A client connected to `connection`, without reconnects of its own; rejects with the server's reason (a refused login's `WRONGPASS`). */
+async function connectedClient(connection: string, timeoutMs: number) {
+  const { createClient } = driverExports(await import('redis'), 'createClient');
+  let lastError: string | undefined;
+  let failConnect: (error: Error) => void = () => {};
+  // No reconnect of its own: the pool connects again on the next attempt, and commands never queue behind a lost connection.
+  const client = createClient({ url: connection, socket: { connectTimeout: timeoutMs, reconnectStrategy: false }, disableOfflineQueue: true });
+  // Without a listener an 'error' event would crash the process.
+  client.on('error', (error: unknown) => {
+    lastError = errorReason(error);
+    failConnect(new Error(lastError));
+  });
+  try {
+    // A refused login comes as an 'error' event while connect() never settles: either ends the connect.
+    const connecting = client.connect();
+    connecting.catch(() => {}); // may reject after the race is lost: nobody awaits it then
+    await Promise.race([connecting, new Promise<never>((_, reject) => (failConnect = reject))]);
+  } catch (error) {
+    try {
+      client.destroy();
+    } catch {
+      // already closed
+    }
+    throw new Error(lastError ?? errorReason(error));
+  } finally {
+    failConnect = () => {};
+  }
+  return client;
+}

@@ -35,6 +35,7 @@ export type {
   WebhookDeliveryStatus,
   WebhookEndpoint,
   WebhookEndpointOrdering,
+  WebhookDestinationKind,
   WebhookEndpointPage,
   WebhookEndpointsClient,
   WebhookEndpointStats,

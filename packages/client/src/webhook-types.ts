@@ -45,10 +45,19 @@ export type WebhookEndpointStatus = 'enabled' | 'disabled';
  */
 export type WebhookEndpointOrdering = 'none' | 'plant';
 
+/**
+ * Where an endpoint's messages go, by its URL's scheme: `http` (`http:`, `https:`), `amqp` (RabbitMQ, `amqp(s):`), `nats`
+ * (NATS JetStream), `redis` (Redis Streams, `redis(s):`) or `mqtt` (MQTT 5, `mqtt(s):`). Broker kinds only where the operator allows them.
+ */
+export type WebhookDestinationKind = 'http' | 'amqp' | 'nats' | 'redis' | 'mqtt';
+
 export interface WebhookEndpoint {
   /** `ep_…` */
   readonly id: string;
+  /** A broker URL's credentials come back as `***` (`amqp://***@rabbit.example:5672/?exchange=plants`); sending it back unchanged in an update keeps them. */
   readonly url: string;
+  /** Follows the `url`'s scheme. */
+  readonly kind: WebhookDestinationKind;
   readonly eventTypes: WebhookEventType[];
   readonly description?: string;
   /** Deliveries per second to this endpoint (throttled, never dropped). */
@@ -70,7 +79,11 @@ export interface WebhookEndpointWithSecret extends WebhookEndpoint {
 }
 
 export interface NewWebhookEndpoint {
-  /** Absolute http(s) URL, at most 2048 characters, without credentials. */
+  /**
+   * Absolute http(s) URL without credentials, at most 2048 characters; where the operator allows it, a broker URL, which may carry
+   * credentials: `amqp(s)://user:pass@host:5672/vhost?exchange=x&routingKey=k`, `nats://host:4222/subject`,
+   * `redis(s)://host:6379/0?stream=s`, `mqtt(s)://host:1883/topic`.
+   */
   readonly url: string;
   /** @default ['plant.created'] */
   readonly eventTypes?: readonly WebhookEventType[];
@@ -88,6 +101,7 @@ export interface NewWebhookEndpoint {
 }
 
 export interface WebhookEndpointUpdate {
+  /** As on create; the masked URL an endpoint came back with (`***` for its credentials), sent back unchanged, keeps the stored credentials. */
   readonly url?: string;
   readonly eventTypes?: readonly WebhookEventType[];
   readonly description?: string;
@@ -316,6 +330,8 @@ const ENDPOINT_FIELDS = {
   updatedAt: date,
   // Older services send none: they keep no order.
   ordering: (value: unknown) => (value === undefined ? 'none' : string(value)),
+  // Older services send none: they deliver over HTTP only.
+  kind: (value: unknown) => (value === undefined ? 'http' : string(value)),
 };
 const attemptFromJson = shaped<WebhookAttempt>({ at: date, durationMs: number });
 const hourFromJson = shaped<WebhookHourStats>({ start: date, succeeded: number, failed: number });

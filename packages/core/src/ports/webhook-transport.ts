@@ -13,6 +13,12 @@ export interface WebhookRequest {
    * multicast), checked on the address actually connected to; a refusal's reason is `destination not allowed`. @default false
    */
   readonly restrictDestination?: boolean;
+  /**
+   * The message's line: the plant id, for an endpoint with `ordering: 'plant'`, whose messages about one plant are sent one at a
+   * time in order; absent otherwise. A transport may carry it (the broker ones put it in the routing key, subject or topic) so
+   * that consumers can keep that order.
+   */
+  readonly orderingKey?: string;
 }
 
 /** What one attempt came to, in core's terms (the transport maps its protocol onto these); the retry schedule is core's own. */

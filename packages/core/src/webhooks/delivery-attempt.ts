@@ -77,6 +77,7 @@ async function sendTo(
       timeoutMs: context.timeoutMs,
       signal,
       ...(target.restrictDestination ? { restrictDestination: true } : {}),
+      ...(delivery.orderingKey !== undefined ? { orderingKey: delivery.orderingKey } : {}),
     });
   } catch (error) {
     return { kind: 'retry', reason: `transport failed: ${describeError(error)}` };

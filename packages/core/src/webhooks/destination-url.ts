@@ -125,6 +125,16 @@ function decodedPath(url: URL): string {
   }
 }
 
+/** What {@link maskUrlCredentials} puts in place of a URL's userinfo. */
+const MASK = '***';
+
+/** Whether the URL's userinfo is the mask {@link maskUrlCredentials} shows: a URL copied from an answer, not credentials. */
+export function hasMaskedCredentials(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const parsed = new URL(url);
+  return parsed.username === MASK && parsed.password === '';
+}
+
 /** The URL with its userinfo (broker credentials) replaced by `***`, for answers and logs; unchanged without any, or when it does not parse. */
 export function maskUrlCredentials(url: string): string {
   if (!URL.canParse(url)) return url;
@@ -135,5 +145,5 @@ export function maskUrlCredentials(url: string): string {
   const end = url.slice(start).search(/[/?#]/);
   const authority = end === -1 ? url.slice(start) : url.slice(start, start + end);
   const at = authority.lastIndexOf('@');
-  return start < 2 || at === -1 ? url : `${url.slice(0, start)}***${url.slice(start + at)}`;
+  return start < 2 || at === -1 ? url : `${url.slice(0, start)}${MASK}${url.slice(start + at)}`;
 }

@@ -1,4 +1,5 @@
-import { maskUrlCredentials, type Delivery, type DeliveryAttempt, type EndpointStats, type WebhookEndpoint } from '@plant-store/core';
+import { maskUrlCredentials, type Delivery, type DeliveryAttempt, type DestinationKind, type EndpointStats, type WebhookEndpoint } from '@plant-store/core';
+import { destinationKind } from '@plant-store/core/adapter';
 
 // Shared with the operator CLI's --json, so both show one shape. A delivery's payload is embedded as the exact JSON text
 // that is signed and sent, so int64 ids stay exact.
@@ -16,7 +17,12 @@ export function endpointWithSecretJson(endpoint: WebhookEndpoint, secret: string
 
 function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {
   // A broker URL's credentials are a secret like the signing one: never shown back.
-  const json: Record<string, unknown> = { id: endpoint.id, url: maskUrlCredentials(endpoint.url), eventTypes: endpoint.eventTypes };
+  const json: Record<string, unknown> = {
+    id: endpoint.id,
+    url: maskUrlCredentials(endpoint.url),
+    kind: endpointKind(endpoint.url),
+    eventTypes: endpoint.eventTypes,
+  };
   if (endpoint.description !== undefined) json.description = endpoint.description;
   if (endpoint.rateLimit !== undefined) json.rateLimit = endpoint.rateLimit;
   if (endpoint.headers !== undefined) json.headers = endpoint.headers;
@@ -26,6 +32,11 @@ function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {
   json.createdAt = time(endpoint.createdAt);
   json.updatedAt = time(endpoint.updatedAt);
   return json;
+}
+
+/** The destination kind of a stored endpoint URL (derived, not stored: the scheme says it); `http` for one that no longer parses. */
+export function endpointKind(url: string): DestinationKind {
+  return (URL.canParse(url) && destinationKind(new URL(url))) || 'http';
 }
 
 export function deliveryJson(delivery: Delivery): string {

@@ -1,4 +1,4 @@
-import { ALL_SCOPES, ENDPOINT_ORDERINGS, WEBHOOK_EVENT_TYPES } from '@plant-store/core';
+import { ALL_SCOPES, DESTINATION_KINDS, ENDPOINT_ORDERINGS, WEBHOOK_EVENT_TYPES } from '@plant-store/core';
 import {
   CONNECTION_HEADER_NAMES,
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
@@ -31,6 +31,14 @@ const url = {
     "address actually connected, a broker's on every address it resolves to just before connecting.",
   ].join(' '),
   examples: ['https://example.com/hooks/plants'],
+};
+const kind = {
+  type: 'string',
+  enum: [...DESTINATION_KINDS],
+  description: [
+    "Where the endpoint's messages go, named by its URL's scheme: `http` (`http`, `https`), `amqp` (RabbitMQ), `nats` (NATS",
+    'JetStream), `redis` (Redis Streams) or `mqtt` (MQTT 5). Read-only: it follows the `url`.',
+  ].join(' '),
 };
 const eventType = ref('schemas', 'WebhookEventType');
 const eventTypes = {
@@ -102,10 +110,11 @@ const secretValue = {
  */
 function endpointSchema(extra: Record<string, unknown> = {}) {
   return {
-    ...closed('id', 'url', 'eventTypes', 'ordering', 'status', 'createdAt', 'updatedAt', ...Object.keys(extra)),
+    ...closed('id', 'url', 'kind', 'eventTypes', 'ordering', 'status', 'createdAt', 'updatedAt', ...Object.keys(extra)),
     properties: {
       id: { type: 'string', pattern: '^ep_[A-Za-z0-9_-]+$', examples: ['ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'] },
       url,
+      kind,
       eventTypes,
       description,
       rateLimit,

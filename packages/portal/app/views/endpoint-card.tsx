@@ -1,5 +1,6 @@
 import type { WebhookEndpoint, WebhookEndpointStats, WebhookEventType } from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { DESTINATION_LABELS } from '../ui/destination-kind.js';
 import { Fact, formatRate, Options, Time, useAction, usePortal, verificationKeyLabel } from '../ui/parts.js';
 import { EndpointForm } from './endpoint-form.js';
 import { HealthChart } from './health-chart.js';
@@ -91,6 +92,9 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
                 {stats.lastAttempt.statusCode === undefined ? ', no answer' : `, status ${stats.lastAttempt.statusCode}`}
               </>
             )}
+          </Fact>
+          <Fact label="Destination" testid="endpoint-kind">
+            {DESTINATION_LABELS[endpoint.kind] ?? endpoint.kind}
           </Fact>
           <Fact label="Event types">{endpoint.eventTypes.join(', ')}</Fact>
           {endpoint.description === undefined ? null : <Fact label="Description">{endpoint.description}</Fact>}

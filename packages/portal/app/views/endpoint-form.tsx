@@ -1,6 +1,7 @@
 import type { NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointOrdering, WebhookEventType } from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describeError, isSignedOut } from '../api/portal-api.js';
+import { DESTINATION_LABELS, hasMaskedCredentials, kindOfTypedUrl } from '../ui/destination-kind.js';
 import { usePortal } from '../ui/parts.js';
 
 interface EndpointFormProps {
@@ -43,6 +44,7 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
   const [busy, setBusy] = useState(false);
   const first = useRef<HTMLInputElement>(null);
   useLayoutEffect(() => first.current?.focus(), []);
+  const kind = kindOfTypedUrl(url);
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -80,9 +82,16 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
           required
           maxLength={2048}
           placeholder="https://example.com/webhooks/plants"
+          aria-describedby={`${prefix}-url-help`}
           value={url}
           onInput={(event) => setUrl(event.currentTarget.value)}
         />
+        <p class="help" id={`${prefix}-url-help`} data-testid="url-kind">
+          {kind === undefined
+            ? 'An http(s) URL, or a message broker where allowed: amqp(s), nats, redis(s) or mqtt(s).'
+            : `Destination: ${DESTINATION_LABELS[kind]}.`}
+          {hasMaskedCredentials(url) ? ' Its credentials show as ***: save the URL as it is to keep them, or type them in full to change them.' : ''}
+        </p>
       </div>
       <fieldset class="field">
         <legend>Event types</legend>

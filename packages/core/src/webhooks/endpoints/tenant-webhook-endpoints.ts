@@ -4,7 +4,7 @@ import { ConflictError, LimitExceededError, NotFoundError, ValidationError } fro
 import type { Clock } from '../../ports/clock.js';
 import type { WebhookEndpointChanges, WebhookEndpointRepository } from '../../ports/webhook-endpoint-repository.js';
 import type { Delivery, RequeueSelector, WebhookOutbox } from '../../ports/webhook-outbox.js';
-import type { DestinationKind } from '../destination-url.js';
+import { hasMaskedCredentials, maskUrlCredentials, type DestinationKind } from '../destination-url.js';
 import { newMessageId } from '../message-id.js';
 import { requeueNow } from '../requeue-now.js';
 import { requireScope } from '../../service/plant-service.js';
@@ -38,6 +38,10 @@ export interface TenantWebhookEndpointsOptions {
   /** Called after an endpoint was created (the store's dispatcher then claims for tenant endpoints on every wake). @default nothing */
   readonly onCreate?: () => void;
 }
+
+const MASKED_ON_CREATE = 'url has masked credentials (***): give the real user and password';
+const MASKED_ON_UPDATE =
+  "url has masked credentials (***) but is not the endpoint's URL: give the real user and password to change it, or send its URL back unchanged to keep them";
 
 /** Page size (endpoints, deliveries) when the caller gives no `limit`. */
 export const DEFAULT_PAGE = 100;
@@ -96,6 +100,7 @@ export class TenantWebhookEndpoints {
   async create(principal: Principal, input: unknown): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     requireScope(principal, 'webhooks:write');
     const { eventTypes, secret, signature, headers, ...fields } = validate(this.#newSchema, input);
+    if (hasMaskedCredentials(fields.url)) throw ValidationError.of('url', MASKED_ON_CREATE);
     const keys = signature === 'ed25519' ? newEd25519KeyPair() : undefined;
     const chosen = keys?.secretKey ?? secret ?? newEndpointSecret();
     const max = this.#options.maxEndpointsPerTenant;
@@ -129,9 +134,11 @@ export class TenantWebhookEndpoints {
   /** Applies the patch (`status: 'disabled'` ends its pending deliveries as failed); an empty patch returns the endpoint. */
   async update(principal: Principal, id: string, patch: unknown): Promise<WebhookEndpoint> {
     requireScope(principal, 'webhooks:write');
-    const { status, headers, ...rest } = validate(this.#patchSchema, patch);
+    const { status, headers, url, ...rest } = validate(this.#patchSchema, patch);
+    const newUrl = await this.#unmasked(principal, id, url);
+    const given = newUrl === undefined ? rest : { ...rest, url: newUrl };
     // `{}` and `null` both leave the endpoint without headers.
-    const fields = headers === undefined ? rest : { ...rest, headers: headers && Object.keys(headers).length > 0 ? headers : null };
+    const fields = headers === undefined ? given : { ...given, headers: headers && Object.keys(headers).length > 0 ? headers : null };
     // Nothing to change: the endpoint as it is (its updatedAt stays).
     if (status === undefined && Object.keys(fields).length === 0) return this.#own(principal, id);
     const changes: WebhookEndpointChanges = {
@@ -231,6 +238,17 @@ export class TenantWebhookEndpoints {
   eventTypes(principal: Principal): readonly WebhookEventDescription[] {
     requireScope(principal, 'webhooks:read');
     return WEBHOOK_EVENT_CATALOGUE;
+  }
+
+  /**
+   * The URL to store from a patch's `url`: one with masked credentials (`***`, as answers show them) sent back unchanged is no
+   * change, so the stored credentials stay (a form can send the URL it was shown); any other masked one is refused, as its
+   * `***` is no credential.
+   */
+  async #unmasked(principal: Principal, id: string, url: string | undefined): Promise<string | undefined> {
+    if (url === undefined || !hasMaskedCredentials(url)) return url;
+    if (maskUrlCredentials((await this.#own(principal, id)).url) === url) return undefined;
+    throw ValidationError.of('url', MASKED_ON_UPDATE);
   }
 
   async #own(principal: Principal, id: string): Promise<WebhookEndpoint> {

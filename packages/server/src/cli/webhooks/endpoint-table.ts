@@ -1,4 +1,5 @@
 import { maskUrlCredentials, type WebhookEndpoint } from '@plant-store/core';
+import { endpointKind } from '@plant-store/http-node/webhook-json';
 import { textTable } from './text-table.js';
 
 /** `signatures`: each endpoint's signature kind (`-` for one missing, deleted meanwhile). */
@@ -8,6 +9,7 @@ export function endpointTable(endpoints: readonly WebhookEndpoint[], signatures:
     endpoint.id,
     endpoint.tenant,
     endpoint.status,
+    endpointKind(endpoint.url),
     endpoint.eventTypes.join(','),
     endpoint.ordering,
     signatures.get(endpoint.id) ?? '-',
@@ -16,5 +18,5 @@ export function endpointTable(endpoints: readonly WebhookEndpoint[], signatures:
     maskUrlCredentials(endpoint.url),
     endpoint.disabledReason ?? '-',
   ]);
-  return textTable(['ID', 'TENANT', 'STATUS', 'EVENTS', 'ORDERING', 'SIGNATURE', 'HEADERS', 'URL', 'DISABLED REASON'], rows);
+  return textTable(['ID', 'TENANT', 'STATUS', 'KIND', 'EVENTS', 'ORDERING', 'SIGNATURE', 'HEADERS', 'URL', 'DISABLED REASON'], rows);
 }
