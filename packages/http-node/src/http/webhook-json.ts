@@ -1,3 +1,4 @@
+import { filterText } from '@plant-store/core/adapter';
 import { maskUrlCredentials, type Delivery, type DeliveryAttempt, type EndpointStats, type WebhookEndpoint } from '@plant-store/core';
 
 // Shared with the operator CLI's --json, so both show one shape. A delivery's payload is embedded as the exact JSON text
@@ -7,11 +8,16 @@ const time = (ms: number): string => new Date(ms).toISOString();
 
 /** Never with its secret. */
 export function endpointJson(endpoint: WebhookEndpoint): string {
-  return JSON.stringify(endpointObject(endpoint));
+  return withFilter(JSON.stringify(endpointObject(endpoint)), endpoint);
 }
 
 export function endpointWithSecretJson(endpoint: WebhookEndpoint, secret: string): string {
-  return JSON.stringify({ ...endpointObject(endpoint), secret });
+  return withFilter(JSON.stringify({ ...endpointObject(endpoint), secret }), endpoint);
+}
+
+/** The endpoint's JSON with its filter last, written by the core's codec: its integers are bigints, exact. */
+function withFilter(json: string, endpoint: WebhookEndpoint): string {
+  return endpoint.filter === undefined ? json : `${json.slice(0, -1)},"filter":${filterText(endpoint.filter)}}`;
 }
 
 function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { $and, $eq, $exists, $gt, $gte, $in, $lt, $lte, $ne, $nin, $not, $or, createQueryTester } from 'sift';
+import sift from 'sift';
 import * as v from 'valibot';
 import { isJsonObject } from '../../domain/plant.js';
 import { isInexactNumber, parseJson, stringifyJson } from '../../json/json-codec.js';
@@ -28,8 +28,41 @@ const JOIN_OPERATORS = ['$and', '$or'] as const;
 /** Every operator a filter may use; sift knows more (`$where`, `$regex`, …), which are refused before sift sees a filter. */
 export const FILTER_OPERATORS: readonly string[] = Object.freeze([...FIELD_OPERATORS, ...JOIN_OPERATORS]);
 
+const isNumeric = (value: unknown): value is number | bigint => typeof value === 'number' || typeof value === 'bigint';
+
+/**
+ * sift's `$gt` family compares only values of one JavaScript type; integers here are bigints and fractions numbers, which
+ * JavaScript orders exactly against each other, so these let the two meet. Otherwise as sift's: same type, never null.
+ */
+type SiftOptions = Parameters<typeof sift.createEqualsOperation>[2];
+
+const ordered =
+  (test: (value: never, bound: never) => boolean) =>
+  (bound: unknown, ownerQuery: unknown, options: SiftOptions) =>
+    sift.createEqualsOperation(
+      (value: unknown) =>
+        value != null && bound != null && (isNumeric(value) && isNumeric(bound) ? true : typeof value === typeof bound) && test(value as never, bound as never),
+      ownerQuery,
+      options,
+    );
+
 // Only these reach sift: a refused operator that slipped past validation would make sift throw, never run.
-const SIFT_OPERATIONS = { $eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $not, $and, $or };
+// sift is CommonJS: Node's ESM sees only its default export, which carries the operations.
+const { $eq, $ne, $in, $nin, $exists, $not, $and, $or, createQueryTester } = sift;
+const SIFT_OPERATIONS = {
+  $eq,
+  $ne,
+  $gt: ordered((value, bound) => value > bound),
+  $gte: ordered((value, bound) => value >= bound),
+  $lt: ordered((value, bound) => value < bound),
+  $lte: ordered((value, bound) => value <= bound),
+  $in,
+  $nin,
+  $exists,
+  $not,
+  $and,
+  $or,
+};
 
 /** The top-level names of an event a field path may start with. */
 const EVENT_FIELDS = ['type', 'tenant', 'data'];
@@ -138,7 +171,7 @@ export const endpointFilterSchema = v.pipe(
     if (!problem) return;
     const input = dataset.value;
     const path = problem.path.map((key) => ({ type: 'object' as const, origin: 'value' as const, input, key, value: undefined }));
-    addIssue({ message: `${problem.path.at(-1) ?? 'filter'} ${problem.message}`, path: path as unknown as [v.ObjectPathItem] });
+    addIssue({ message: `${['filter', ...problem.path].join('.')} ${problem.message}`, path: path as unknown as [v.ObjectPathItem] });
   }),
   v.transform((filter) => comparable(filter) as EndpointFilter),
 );
