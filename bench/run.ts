@@ -19,6 +19,7 @@ import { checkTargets } from './lib/targets.js';
 import { runBigListScenario, runPgBigListScenario } from './scenarios/big-list-scenario.js';
 import { runFairDeliveryScenario } from './scenarios/fair-delivery-scenario.js';
 import { runFetchHandlerScenario } from './scenarios/fetch-handler-scenario.js';
+import { runFilteredFanOutScenario } from './scenarios/filtered-fan-out-scenario.js';
 import { runOrderedDeliveryScenario } from './scenarios/ordered-delivery-scenario.js';
 import { runPgHostPoolScenario } from './scenarios/pg-host-pool-scenario.js';
 import { runHttpSuite } from './scenarios/http-suite.js';
@@ -87,7 +88,7 @@ const skipped: string[] = [];
 
 /** The pg-… scenarios, each server in a schema of its own; skipped with one line when PostgreSQL is unreachable. */
 async function runPostgresScenarios(): Promise<
-  Pick<BenchResults, 'paired' | 'pgWebhooks' | 'pgOrderedDelivery' | 'pgBigList' | 'pgHostPool' | 'pgSteadyState'>
+  Pick<BenchResults, 'paired' | 'pgWebhooks' | 'pgOrderedDelivery' | 'pgBigList' | 'pgHostPool' | 'pgSteadyState' | 'pgFilteredFanOut'>
 > {
   const wanted = POSTGRES_SCENARIOS.filter((name) => selected.has(name));
   if (wanted.length === 0) return { paired: [] };
@@ -106,7 +107,8 @@ async function runPostgresScenarios(): Promise<
     const pgBigList = await attempt('pg-big-list', () => runPgBigListScenario(context, postgres));
     const pgHostPool = await attempt('pg-host-pool', () => runPgHostPoolScenario(context, postgres));
     const pgSteadyState = await attempt('pg-steady-state', () => runSteadyStateScenario(context, { kind: 'postgres', postgres }));
-    return { paired, pgWebhooks, pgOrderedDelivery, pgBigList, pgHostPool, pgSteadyState };
+    const pgFilteredFanOut = await attempt('pg-filtered-fan-out', () => runFilteredFanOutScenario(context, postgres));
+    return { paired, pgWebhooks, pgOrderedDelivery, pgBigList, pgHostPool, pgSteadyState, pgFilteredFanOut };
   } finally {
     await postgres.dropAll();
   }
@@ -124,6 +126,7 @@ try {
   const steadyState = await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' }));
   const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
   const fetchHandler = selected.has('fetch-handler') ? await runFetchHandlerScenario(context, failed) : undefined;
+  const filteredFanOut = await attempt('filtered-fan-out', () => runFilteredFanOutScenario(context));
   const onPostgres = await runPostgresScenarios();
   results = {
     ...onPostgres,
@@ -136,6 +139,7 @@ try {
     steadyState,
     tracing,
     fetchHandler,
+    filteredFanOut,
   };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });

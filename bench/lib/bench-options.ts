@@ -19,6 +19,7 @@ export const SCENARIOS = [
   'steady-state',
   'tracing',
   'fetch-handler',
+  'filtered-fan-out',
   'pg-create',
   'pg-list-20',
   'pg-list-100',
@@ -29,6 +30,7 @@ export const SCENARIOS = [
   'pg-big-list',
   'pg-host-pool',
   'pg-steady-state',
+  'pg-filtered-fan-out',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

@@ -1,4 +1,5 @@
 import { maskUrlCredentials, type WebhookEndpoint } from '@plant-store/core';
+import { filterText } from '@plant-store/core/adapter';
 import { textTable } from './text-table.js';
 
 /** `signatures`: each endpoint's signature kind (`-` for one missing, deleted meanwhile). */
@@ -13,8 +14,9 @@ export function endpointTable(endpoints: readonly WebhookEndpoint[], signatures:
     signatures.get(endpoint.id) ?? '-',
     // Names only: values may be credentials.
     Object.keys(endpoint.headers ?? {}).join(',') || '-',
+    endpoint.filter ? filterText(endpoint.filter) : '-',
     maskUrlCredentials(endpoint.url),
     endpoint.disabledReason ?? '-',
   ]);
-  return textTable(['ID', 'TENANT', 'STATUS', 'EVENTS', 'ORDERING', 'SIGNATURE', 'HEADERS', 'URL', 'DISABLED REASON'], rows);
+  return textTable(['ID', 'TENANT', 'STATUS', 'EVENTS', 'ORDERING', 'SIGNATURE', 'HEADERS', 'FILTER', 'URL', 'DISABLED REASON'], rows);
 }
