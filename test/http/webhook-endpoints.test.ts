@@ -255,7 +255,11 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expectError(await withFilter({ $or: [{ type: 'plant.created' }, { 'data.tag': { $size: 1 } }] }), 400, /^filter\.\$or\.1\.data\.tag\.\$size /);
     expectError(await withFilter({ plant: 'x' }), 400, /^filter\.plant is not a field of the event/);
     expectError(await withFilter([]), 400, /^filter must be a JSON object of at most 4096 bytes/);
-    expectError(await withFilter({ 'data.tag': { $in: Array.from({ length: 600 }, (_, index) => `t${index}`) } }), 400, /^filter must be a JSON object of at most 4096 bytes/);
+    expectError(
+      await withFilter({ 'data.tag': { $in: Array.from({ length: 600 }, (_, index) => `t${index}`) } }),
+      400,
+      /^filter must be a JSON object of at most 4096 bytes/,
+    );
     expectError(await withFilter({ $or: [{ $or: [{ $or: [{ $or: [{ type: 'plant.created' }] }] }] }] }), 400, /nests deeper than 8 levels/);
     const withHeaders = (headers: unknown) => post(JSON.stringify({ url: 'https://example.com/x', headers }));
     expectError(await withHeaders([]), 400, /^headers must be an object/);

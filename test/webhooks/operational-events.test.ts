@@ -51,7 +51,11 @@ describe.each(storages)('operational events on %s', (_, open) => {
     const bad = await endpoint(service.base, { url: receiver.url('/bad'), eventTypes: ['plant.created', ...operational] });
     const watcher = await endpoint(service.base, { url: receiver.url('/watch'), eventTypes: operational });
     // Its filter lets only the disable through.
-    await endpoint(service.base, { url: receiver.url('/picky'), eventTypes: operational, filter: { type: 'webhook.endpoint.disabled', 'data.endpointId': bad.id } });
+    await endpoint(service.base, {
+      url: receiver.url('/picky'),
+      eventTypes: operational,
+      filter: { type: 'webhook.endpoint.disabled', 'data.endpointId': bad.id },
+    });
     expect(await service.create('{"id":1,"name":"Fern"}')).toBe(200);
 
     await receiver.waitFor(2, { path: '/watch' });

@@ -173,7 +173,9 @@ describe('plant-store webhooks (in process)', () => {
       /\sacme\s+enabled\s+plant\.created\s+none\s+ed25519\s+-\s+\{"data\.tag":\{"\$in":\["indoor","rare"\]\}\}\s+https:\/\/example\.com\/signed\s+-$/,
     );
     const json = await run(['endpoints', 'list', '--db', db, '--json']);
-    expect(JSON.parse(json.stdout).find((listed: { id: string }) => listed.id === signed.id)).toMatchObject({ filter: { 'data.tag': { $in: ['indoor', 'rare'] } } });
+    expect(JSON.parse(json.stdout).find((listed: { id: string }) => listed.id === signed.id)).toMatchObject({
+      filter: { 'data.tag': { $in: ['indoor', 'rare'] } },
+    });
     expect(stdout).not.toContain('receiver-token');
   });
 });

@@ -344,7 +344,9 @@ export const endpointWithSecretFromJson = shaped<WebhookEndpointWithSecret>({ ..
 export const sessionFromJson = shaped<WebhookSession>({ tenant: string, subject: string, scopes: array, 'expiresAt?': date });
 export const secretFromJson = (value: unknown) => (isObject(value) ? string(value['secret']) : undefined);
 export const requeuedFromJson = (value: unknown) => (isObject(value) ? number(value['requeued']) : undefined);
-export const filterCheckFromJson = shaped<WebhookFilterCheck>({ results: listOf(shaped({ eventType: string, matches: (value) => (typeof value === 'boolean' ? value : undefined) })) });
+export const filterCheckFromJson = shaped<WebhookFilterCheck>({
+  results: listOf(shaped({ eventType: string, matches: (value) => (typeof value === 'boolean' ? value : undefined) })),
+});
 export const eventTypesFromJson = listOf(shaped<WebhookEventTypeInfo>({ type: string, description: string, schema: shaped({}), example: payloadFromJson }));
 
 export const deliveryFromJson = shaped<WebhookDelivery>({

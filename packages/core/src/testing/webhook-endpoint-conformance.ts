@@ -203,7 +203,11 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
     it('matches each write against the filters as they are then: added, changed, removed or disabled since the last write', async () => {
       await create('ep_f', { filter: { 'data.tag': 'indoor' } });
       const write = (id: bigint, tag: string) =>
-        storage().plants.create('acme', plant(id, 'p', tag), [], { eventType: 'plant.created', payload: `{"id":${id},"name":"p","tag":"${tag}"}`, createdAt: T0 });
+        storage().plants.create('acme', plant(id, 'p', tag), [], {
+          eventType: 'plant.created',
+          payload: `{"id":${id},"name":"p","tag":"${tag}"}`,
+          createdAt: T0,
+        });
       const queued = async () => (await deliveriesOf()).map((d) => `${d.endpointId}:${JSON.parse(d.payload).id}`).sort();
       await write(1n, 'indoor');
       await write(2n, 'rare');

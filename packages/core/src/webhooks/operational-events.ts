@@ -3,7 +3,13 @@ import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-reposi
 import type { ClaimedDelivery, NewDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
 import { filterEvent, matchesFilter } from './endpoints/endpoint-filter.js';
-import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, isTenantEndpointId, type OperationalEventType, type WebhookEndpoint } from './endpoints/webhook-endpoint.js';
+import {
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
+  isTenantEndpointId,
+  type OperationalEventType,
+  type WebhookEndpoint,
+} from './endpoints/webhook-endpoint.js';
 import { newMessageId } from './message-id.js';
 import { subscriptionMatches, type WebhookSubscription } from './webhook-subscription.js';
 
@@ -67,7 +73,8 @@ export class OperationalEvents {
   /** The tenant's enabled endpoints subscribed to `eventType` whose filter, if any, matches it, except the one the event is about. */
   async #tenantSubscribers(tenant: string, about: string, eventType: OperationalEventType, payload: string): Promise<string[]> {
     const event = filterEvent(eventType, tenant, payload);
-    const wants = (e: WebhookEndpoint) => e.id !== about && e.status === 'enabled' && e.eventTypes.includes(eventType) && (!e.filter || matchesFilter(e.filter, event));
+    const wants = (e: WebhookEndpoint) =>
+      e.id !== about && e.status === 'enabled' && e.eventTypes.includes(eventType) && (!e.filter || matchesFilter(e.filter, event));
     const ids: string[] = [];
     let after: string | undefined;
     for (;;) {

@@ -291,7 +291,9 @@ const filterCheckItem = {
     {
       '200': jsonResponse('For each event type, whether the filter matches its example.', ref('schemas', 'FilterCheckResults')),
       '400': badRequest,
-      ...authErrors,
+      '401': ref('responses', 'Unauthorized'),
+      '403': ref('responses', 'Forbidden'),
+      '503': authUnavailable,
       ...bodyErrors,
     },
     { requestBody: jsonBody('FilterCheck', '`{"filter": {"data.tag": {"$in": ["indoor", "rare"]}}}`.') },

@@ -184,7 +184,10 @@ const schemas = {
       results: {
         type: 'array',
         description: 'One per event type of the catalogue, in its order.',
-        items: { ...closed('eventType', 'matches'), properties: { eventType, matches: { type: 'boolean', description: 'Whether the filter matches its example.' } } },
+        items: {
+          ...closed('eventType', 'matches'),
+          properties: { eventType, matches: { type: 'boolean', description: 'Whether the filter matches its example.' } },
+        },
       },
     },
   },

@@ -36,15 +36,13 @@ const isNumeric = (value: unknown): value is number | bigint => typeof value ===
  */
 type SiftOptions = Parameters<typeof sift.createEqualsOperation>[2];
 
-const ordered =
-  (test: (value: never, bound: never) => boolean) =>
-  (bound: unknown, ownerQuery: unknown, options: SiftOptions) =>
-    sift.createEqualsOperation(
-      (value: unknown) =>
-        value != null && bound != null && (isNumeric(value) && isNumeric(bound) ? true : typeof value === typeof bound) && test(value as never, bound as never),
-      ownerQuery,
-      options,
-    );
+const ordered = (test: (value: never, bound: never) => boolean) => (bound: unknown, ownerQuery: unknown, options: SiftOptions) =>
+  sift.createEqualsOperation(
+    (value: unknown) =>
+      value != null && bound != null && (isNumeric(value) && isNumeric(bound) ? true : typeof value === typeof bound) && test(value as never, bound as never),
+    ownerQuery,
+    options,
+  );
 
 // Only these reach sift: a refused operator that slipped past validation would make sift throw, never run.
 // sift is CommonJS: Node's ESM sees only its default export, which carries the operations.
@@ -144,7 +142,9 @@ function operandProblem(operator: string, operand: unknown, at: Path, depth: num
     case '$exists':
       return typeof operand === 'boolean' ? undefined : new FilterProblem(at, 'must be true or false');
     case '$not':
-      return isJsonObject(operand) ? conditionProblem(operand, at, depth) : new FilterProblem(at, `must be an object of operators (${FIELD_OPERATORS.join(', ')})`);
+      return isJsonObject(operand)
+        ? conditionProblem(operand, at, depth)
+        : new FilterProblem(at, `must be an object of operators (${FIELD_OPERATORS.join(', ')})`);
     default:
       return new FilterProblem(at, `is not an operator a filter may use (${FIELD_OPERATORS.join(', ')} on a field; $and, $or to join)`);
   }

@@ -20,7 +20,15 @@ import {
   RotateSecretSchema,
   SendTestSchema,
 } from './endpoint-schemas.js';
-import { DISABLED_BY_TENANT, isTenantEndpointId, newEndpointId, newEndpointSecret, type EndpointPage, type WebhookEndpoint, type WebhookEventType } from './webhook-endpoint.js';
+import {
+  DISABLED_BY_TENANT,
+  isTenantEndpointId,
+  newEndpointId,
+  newEndpointSecret,
+  type EndpointPage,
+  type WebhookEndpoint,
+  type WebhookEventType,
+} from './webhook-endpoint.js';
 import { WEBHOOK_EVENT_CATALOGUE, type WebhookEventDescription } from './webhook-event-catalogue.js';
 
 export interface TenantWebhookEndpointsOptions {
@@ -246,7 +254,10 @@ export class TenantWebhookEndpoints {
     requireScope(principal, 'webhooks:read');
     const { filter } = validate(FilterCheckSchema, input);
     return {
-      results: WEBHOOK_EVENT_CATALOGUE.map(({ type, example }) => ({ eventType: type, matches: matchesFilter(filter, filterEvent(type, principal.tenant, example)) })),
+      results: WEBHOOK_EVENT_CATALOGUE.map(({ type, example }) => ({
+        eventType: type,
+        matches: matchesFilter(filter, filterEvent(type, principal.tenant, example)),
+      })),
     };
   }
 
