@@ -20,6 +20,7 @@ import { runBigListScenario, runPgBigListScenario } from './scenarios/big-list-s
 import { brokerDestinationsSection, runBrokerDestinationsScenario, type BrokerDestinationsResult } from './scenarios/broker-destinations-scenario.js';
 import { runFairDeliveryScenario } from './scenarios/fair-delivery-scenario.js';
 import { runFetchHandlerScenario } from './scenarios/fetch-handler-scenario.js';
+import { runFilteredFanOutScenario } from './scenarios/filtered-fan-out-scenario.js';
 import { runOrderedDeliveryScenario } from './scenarios/ordered-delivery-scenario.js';
 import { runPgHostPoolScenario } from './scenarios/pg-host-pool-scenario.js';
 import { runHttpSuite } from './scenarios/http-suite.js';
@@ -88,7 +89,7 @@ const skipped: string[] = [];
 
 /** The pg-… scenarios, each server in a schema of its own; skipped with one line when PostgreSQL is unreachable. */
 async function runPostgresScenarios(): Promise<
-  Pick<BenchResults, 'paired' | 'pgWebhooks' | 'pgOrderedDelivery' | 'pgBigList' | 'pgHostPool' | 'pgSteadyState'>
+  Pick<BenchResults, 'paired' | 'pgWebhooks' | 'pgOrderedDelivery' | 'pgBigList' | 'pgHostPool' | 'pgSteadyState' | 'pgFilteredFanOut'>
 > {
   const wanted = POSTGRES_SCENARIOS.filter((name) => selected.has(name));
   if (wanted.length === 0) return { paired: [] };
@@ -107,7 +108,8 @@ async function runPostgresScenarios(): Promise<
     const pgBigList = await attempt('pg-big-list', () => runPgBigListScenario(context, postgres));
     const pgHostPool = await attempt('pg-host-pool', () => runPgHostPoolScenario(context, postgres));
     const pgSteadyState = await attempt('pg-steady-state', () => runSteadyStateScenario(context, { kind: 'postgres', postgres }));
-    return { paired, pgWebhooks, pgOrderedDelivery, pgBigList, pgHostPool, pgSteadyState };
+    const pgFilteredFanOut = await attempt('pg-filtered-fan-out', () => runFilteredFanOutScenario(context, postgres));
+    return { paired, pgWebhooks, pgOrderedDelivery, pgBigList, pgHostPool, pgSteadyState, pgFilteredFanOut };
   } finally {
     await postgres.dropAll();
   }
@@ -127,6 +129,7 @@ try {
   const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
   const fetchHandler = selected.has('fetch-handler') ? await runFetchHandlerScenario(context, failed) : undefined;
   brokerDestinations = await attempt('broker-destinations', () => runBrokerDestinationsScenario(context));
+  const filteredFanOut = await attempt('filtered-fan-out', () => runFilteredFanOutScenario(context));
   const onPostgres = await runPostgresScenarios();
   results = {
     ...onPostgres,
@@ -139,6 +142,7 @@ try {
     steadyState,
     tracing,
     fetchHandler,
+    filteredFanOut,
   };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });

@@ -20,6 +20,7 @@ export const SCENARIOS = [
   'tracing',
   'fetch-handler',
   'broker-destinations',
+  'filtered-fan-out',
   'pg-create',
   'pg-list-20',
   'pg-list-100',
@@ -30,6 +31,7 @@ export const SCENARIOS = [
   'pg-big-list',
   'pg-host-pool',
   'pg-steady-state',
+  'pg-filtered-fan-out',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

@@ -1,6 +1,7 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
 import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
 import { orderedDeliverySection } from '../scenarios/ordered-delivery-scenario.js';
+import { filteredFanOutSection } from '../scenarios/filtered-fan-out-scenario.js';
 import { pgHostPoolSection } from '../scenarios/pg-host-pool-scenario.js';
 import type { WebhookResult } from '../scenarios/webhook-scenario.js';
 import { describeSampler, type BenchOptions } from './bench-options.js';
@@ -345,6 +346,8 @@ export function renderReport(input: ReportInput): string {
     bigListSection(results.bigList, 'SQLite'),
     bigListSection(results.pgBigList, 'PostgreSQL'),
     pgHostPoolSection(results.pgHostPool),
+    filteredFanOutSection(results.filteredFanOut),
+    filteredFanOutSection(results.pgFilteredFanOut),
     steadyStateSection(results.steadyState),
     steadyStateSection(results.pgSteadyState),
     startupSection(results),

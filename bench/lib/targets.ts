@@ -4,6 +4,7 @@ import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
 import type { WebhookResult } from '../scenarios/webhook-scenario.js';
 import type { FairDeliveryResult } from '../scenarios/fair-delivery-scenario.js';
 import type { OrderedDeliveryResult } from '../scenarios/ordered-delivery-scenario.js';
+import type { FilteredFanOutResult } from '../scenarios/filtered-fan-out-scenario.js';
 import type { PgHostPoolResult } from '../scenarios/pg-host-pool-scenario.js';
 import type { PairedResult } from './paired-rounds.js';
 import { median } from './stats.js';
@@ -30,6 +31,9 @@ export interface BenchResults {
   /** Minutes of steady create-and-deliver load with a short retention. */
   readonly steadyState?: SteadyStateResult;
   readonly pgSteadyState?: SteadyStateResult;
+  /** Creates with a filter on every endpoint against the same fan-out without. */
+  readonly filteredFanOut?: FilteredFanOutResult;
+  readonly pgFilteredFanOut?: FilteredFanOutResult;
 }
 
 /** One target against what was measured. */
@@ -175,6 +179,16 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         `pg-host-pool: creates/s on the host's pg.Pool within ${low}x–${high}x of the store's own pool`,
         `${hostPool.hostVsOwn.toFixed(3)}x (${Math.round(hostPool.medians.hostPool)} against ${Math.round(hostPool.medians.ownPool)}/s; ${hostPool.statementsPerPlant.toFixed(2)} statements per plant in a host transaction)`,
         hostPool.hostVsOwn >= low && hostPool.hostVsOwn <= high,
+      ),
+    );
+  }
+  for (const filtered of [results.filteredFanOut, results.pgFilteredFanOut]) {
+    if (!filtered) continue;
+    checks.push(
+      check(
+        `${filtered.storage}: creates/s with a filter on every endpoint ≥ 0.9x the same fan-out without`,
+        `${filtered.filteredVsUnfiltered.toFixed(3)}x (${Math.round(filtered.medians.filtered)} against ${Math.round(filtered.medians.unfiltered)}/s)`,
+        filtered.filteredVsUnfiltered >= 0.9,
       ),
     );
   }

@@ -234,6 +234,43 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     expect(await seriousViolations(page)).toEqual([]);
   });
 
+  it('tries a filter against the catalogue before saving it; the endpoint then gets only the plants it matches', async () => {
+    const tenant = 'filters';
+    const link = await server.store.allTenants.portalLinks.mint({ tenant });
+    const { page, errors } = await open(`${server.url}/portal#token=${link.token}`);
+    const hookUrl = receiver.url('/portal-filter');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByLabel('URL').fill(hookUrl);
+    const field = page.getByLabel('Filter (optional)');
+    await field.fill('{"data.name": {"$regex": "^M"}}');
+    await page.getByRole('button', { name: 'Try the filter' }).click();
+    await expectText(page.getByRole('alert'), 'filter.data.name.$regex is not an operator');
+    await field.fill('{"data.tag": {"$in": ["indoor", "rare"]}}');
+    await page.getByRole('button', { name: 'Try the filter' }).click();
+    const results = page.getByRole('list', { name: 'Filter against the examples' });
+    await expectText(results, 'plant.created: matches');
+    await expectText(results, 'plant.deleted: does not match');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await expectText(page.getByRole('status'), `Created ${hookUrl}.`);
+    const card = page.getByRole('article', { name: hookUrl });
+    await expectText(card.getByTestId('endpoint-filter'), '{"data.tag":{"$in":["indoor","rare"]}}');
+
+    await server.store.plants.create(tenantPrincipal(tenant), { id: 1, name: 'Oak', tag: 'outdoor' });
+    await server.store.plants.create(tenantPrincipal(tenant), { id: 2, name: 'Fern', tag: 'indoor' });
+    const [request] = await receiver.waitFor(1, { path: '/portal-filter' });
+    expect(JSON.parse(request!.body)).toEqual({ id: 2, name: 'Fern', tag: 'indoor' });
+    // Only the first plant's delivery is missing (nothing was queued for it); clearing the field removes the filter.
+    expect((await server.store.webhooks.deliveries.list(tenantPrincipal(tenant))).deliveries).toHaveLength(1);
+    await card.getByRole('button', { name: 'Edit' }).click();
+    await card.getByLabel('Filter (optional)').fill('');
+    await card.getByRole('button', { name: 'Save changes' }).click();
+    await expectText(page.getByRole('status'), `Saved ${hookUrl}.`);
+    const [stored] = (await server.store.webhooks.endpoints.list(tenantPrincipal(tenant))).endpoints;
+    expect(stored).not.toHaveProperty('filter');
+    // The refused operator is the browser's one logged failure.
+    expect(errors()).toEqual([expect.stringMatching(/status of 400/)]);
+  });
+
   it('edit, disable, enable and delete an endpoint; recover its failed deliveries once the receiver is back', async () => {
     const tenant = 'ops';
     const hookUrl = receiver.url('/portal-ops');

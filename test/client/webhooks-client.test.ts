@@ -311,6 +311,31 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(await rejection(client.webhooks.endpoints.sendTest(id, 'plant.moved' as never))).toBeInstanceOf(ValidationError);
   });
 
+  it('creates, reads, replaces and removes a filter (bigints exact), tries one with checkFilter; a test event it refuses is a ConflictError', async () => {
+    const filter = { 'data.tag': { $in: ['indoor', 'rare'] }, 'data.id': { $lte: 9223372036854775807n } };
+    const created = await client.webhooks.endpoints.create({ url: receiver.url('/client-filter'), filter });
+    expect(lastRequest().body).toBe(
+      '{"url":"' + receiver.url('/client-filter') + '","filter":{"data.tag":{"$in":["indoor","rare"]},"data.id":{"$lte":9223372036854775807}}}',
+    );
+    expect(created.filter).toEqual(filter);
+    expect((await client.webhooks.endpoints.get(created.id)).filter).toEqual(filter);
+    expect((await client.webhooks.endpoints.update(created.id, { filter: { type: 'plant.created' } })).filter).toEqual({ type: 'plant.created' });
+    const refused = await rejection(client.webhooks.endpoints.update(created.id, { filter: { 'data.tags': { $elemMatch: { $eq: 'a' } } } }));
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused).toMatchObject({ message: expect.stringMatching(/^filter\.data\.tags\.\$elemMatch /) });
+    expect(await client.webhooks.checkFilter({ 'data.tag': 'indoor' })).toEqual({
+      results: [
+        { eventType: 'plant.created', matches: true },
+        { eventType: 'plant.deleted', matches: false },
+        { eventType: 'webhook.endpoint.disabled', matches: false },
+        { eventType: 'webhook.delivery.failed', matches: false },
+      ],
+    });
+    expect(lastRequest()).toMatchObject({ method: 'POST', url: '/webhooks/filter-check', body: '{"filter":{"data.tag":"indoor"}}' });
+    expect(await rejection(client.webhooks.endpoints.sendTest(created.id, 'plant.deleted'))).toMatchObject({ status: 409, code: 'conflict' });
+    expect(await client.webhooks.endpoints.update(created.id, { filter: null })).not.toHaveProperty('filter');
+  });
+
   it('lists deliveries filtered by event type and time, Dates sent as RFC 3339, and follows pages with the filters', async () => {
     const { id } = await client.webhooks.endpoints.create({ url: receiver.url('/client-filters'), eventTypes: ['plant.created', 'plant.deleted'] });
     const first = await client.webhooks.endpoints.sendTest(id, 'plant.deleted');

@@ -207,6 +207,21 @@ describe.skipIf(!postgresAvailable)('the store in a host transaction on PostgreS
     }
   });
 
+  it('queues to a filtered endpoint only what its filter matches in the host’s transaction, following a change of the filter', async () => {
+    const { endpoint } = await store.webhooks.endpoints.create(globex, { url: 'https://receiver.example/filtered', filter: { 'data.tag': 'indoor' } });
+    const write = (id: number, tag: string) => hostTransaction((client) => store.inTransaction(client).plants.create(globex, { id, name: 'Filtered', tag }));
+    await write(70, 'indoor');
+    await write(71, 'outdoor');
+    await store.webhooks.endpoints.update(globex, endpoint.id, { filter: { 'data.tag': 'outdoor' } });
+    await write(72, 'indoor');
+    await write(73, 'outdoor');
+    const { rows } = await hostPool.query<{ payload: string }>(`SELECT payload FROM ${pg.escapeIdentifier(schema)}.webhook_deliveries WHERE endpoint_id = $1`, [
+      endpoint.id,
+    ]);
+    expect(rows.map(({ payload }) => (JSON.parse(payload) as { id: number }).id).sort()).toEqual([70, 73]);
+    await store.webhooks.endpoints.delete(globex, endpoint.id);
+  });
+
   it('never ends the host pool: closing the store leaves it working', async () => {
     const own = await postgresStorage({ pool: hostPool, schema });
     await own.close();

@@ -143,6 +143,26 @@ describe('the store in a host transaction on SQLite', () => {
     await expect(sqliteStorage({ database: rollback })).rejects.toThrow(/closed/);
   });
 
+  it('queues to a filtered endpoint only what its filter matches, in the host’s db.transaction(fn) and in a kysely Transaction', async () => {
+    const { endpoint } = await store.webhooks.endpoints.create(acme, { url: 'https://receiver.example/filtered', filter: { 'data.tag': 'indoor' } });
+    host.transaction(() => {
+      store.inTransaction(host).plants.createSync(acme, { id: 101, name: 'Inside', tag: 'indoor' });
+      store.inTransaction(host).plants.createSync(acme, { id: 102, name: 'Outside', tag: 'outdoor' });
+    })();
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: hostDatabase(file) }) });
+    try {
+      await db.transaction().execute(async (trx) => {
+        await store.inTransaction(trx).plants.create(acme, { id: 103, name: 'Inside', tag: 'indoor' });
+        await store.inTransaction(trx).plants.create(acme, { id: 104, name: 'Outside', tag: 'outdoor' });
+      });
+    } finally {
+      await db.destroy();
+    }
+    const queued = host.prepare('SELECT payload FROM webhook_deliveries WHERE endpoint_id = ?').pluck().all(endpoint.id) as string[];
+    expect(queued.map((payload) => (JSON.parse(payload) as { id: number }).id).sort()).toEqual([101, 103]);
+    await store.webhooks.endpoints.delete(acme, endpoint.id);
+  });
+
   it('never closes the host’s database', async () => {
     const other = await sqliteStorage({ database: host });
     await other.close();

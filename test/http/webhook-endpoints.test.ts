@@ -249,6 +249,20 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expectError(await post('{"url":"https://example.com/x","status":"disabled"}'), 400, /status/);
     expectError(await post('{"url":"https://example.com/x","ordering":"fifo"}'), 400, /^ordering must be "none" or "plant"/);
     expectError(await post('{"url":"https://example.com/x","ordering":null}'), 400, /^ordering must be "none" or "plant"/);
+    const withFilter = (filter: unknown) => post(JSON.stringify({ url: 'https://example.com/x', filter }));
+    for (const operator of ['$where', '$regex', '$function', '$elemMatch', '$expr', '$jsonSchema']) {
+      expectError(await withFilter({ 'data.name': { [operator]: 'x' } }), 400, new RegExp(`^filter\\.data\\.name\\.\\${operator} is not an operator`));
+    }
+    expectError(await withFilter({ $where: 'true' }), 400, /^filter\.\$where /);
+    expectError(await withFilter({ $or: [{ type: 'plant.created' }, { 'data.tag': { $size: 1 } }] }), 400, /^filter\.\$or\.1\.data\.tag\.\$size /);
+    expectError(await withFilter({ plant: 'x' }), 400, /^filter\.plant is not a field of the event/);
+    expectError(await withFilter([]), 400, /^filter must be a JSON object of at most 4096 bytes/);
+    expectError(
+      await withFilter({ 'data.tag': { $in: Array.from({ length: 600 }, (_, index) => `t${index}`) } }),
+      400,
+      /^filter must be a JSON object of at most 4096 bytes/,
+    );
+    expectError(await withFilter({ $or: [{ $or: [{ $or: [{ $or: [{ type: 'plant.created' }] }] }] }] }), 400, /nests deeper than 8 levels/);
     const withHeaders = (headers: unknown) => post(JSON.stringify({ url: 'https://example.com/x', headers }));
     expectError(await withHeaders([]), 400, /^headers must be an object/);
     expectError(

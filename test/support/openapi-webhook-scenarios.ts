@@ -145,4 +145,11 @@ export const webhookScenarios: Scenario[] = [
   { method: 'GET', path: '/webhooks/event-types', status: 401 },
   { method: 'GET', path: '/webhooks/event-types', request: { token: TOKENS.reader }, status: 403 },
   { method: 'GET', path: '/webhooks/event-types', request: { token: UNKNOWN_PORTAL_LINK }, fault: 'storage', status: 503 },
+
+  { method: 'POST', path: '/webhooks/filter-check', request: { token: TOKENS.webhookReader, body: '{"filter":{"data.tag":"indoor"}}' }, status: 200 },
+  { method: 'POST', path: '/webhooks/filter-check', request: json({ filter: { 'data.name': { $regex: '^M' } } }), status: 400 },
+  { method: 'POST', path: '/webhooks/filter-check', request: { body: '{}' }, status: 401 },
+  { method: 'POST', path: '/webhooks/filter-check', request: { token: TOKENS.reader, body: '{}' }, status: 403 },
+  { method: 'POST', path: '/webhooks/filter-check', request: { token: UNKNOWN_PORTAL_LINK, body: '{}' }, fault: 'storage', status: 503 },
+  ...bodyErrors('POST', () => '/webhooks/filter-check'),
 ];

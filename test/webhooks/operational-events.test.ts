@@ -50,10 +50,17 @@ describe.each(storages)('operational events on %s', (_, open) => {
     const operational = ['webhook.endpoint.disabled', 'webhook.delivery.failed'];
     const bad = await endpoint(service.base, { url: receiver.url('/bad'), eventTypes: ['plant.created', ...operational] });
     const watcher = await endpoint(service.base, { url: receiver.url('/watch'), eventTypes: operational });
+    // Its filter lets only the disable through.
+    await endpoint(service.base, {
+      url: receiver.url('/picky'),
+      eventTypes: operational,
+      filter: { type: 'webhook.endpoint.disabled', 'data.endpointId': bad.id },
+    });
     expect(await service.create('{"id":1,"name":"Fern"}')).toBe(200);
 
     await receiver.waitFor(2, { path: '/watch' });
     await receiver.waitFor(2, { path: '/operator' });
+    await receiver.waitFor(1, { path: '/picky' });
     const bodyOf = (path: string, type: string) => {
       const request = receiver!.at(path).find((r) => r.headers['plant-store-event'] === type)!;
       return { request, body: JSON.parse(request.body) as Record<string, unknown> };
@@ -81,6 +88,8 @@ describe.each(storages)('operational events on %s', (_, open) => {
 
     expect(bodyOf('/operator', 'webhook.delivery.failed').body).toEqual({ tenant: 'a', ...failed.body });
     expect(bodyOf('/operator', 'webhook.endpoint.disabled').body).toEqual({ tenant: 'a', ...disabled.body });
+    // Both events were queued together with the watcher's: the filtered endpoint got the disable alone.
+    expect(receiver.at('/picky').map((r) => r.headers['plant-store-event'])).toEqual(['webhook.endpoint.disabled']);
     // The failing endpoint got its plant (four attempts) and nothing about itself.
     expect(receiver.at('/bad').map((r) => r.headers['plant-store-event'])).toEqual(Array(4).fill('plant.created'));
     const state = await fetch(`${service.base}/webhooks/endpoints/${bad.id}`, { headers: { authorization: `Bearer ${TOKENS.owner}` } });

@@ -150,25 +150,33 @@ describe('plant-store webhooks (in process)', () => {
     }
   });
 
-  it("lists endpoints with their ordering, signature kind and custom header names, never the headers' values", async () => {
+  it("lists endpoints with their ordering, signature kind, custom header names (never the headers' values) and filter", async () => {
     const store = createPlantStore({ storage: await sqliteStorage({ path: db }) });
     const { endpoint } = await store.webhooks.endpoints.create(acme, {
       url: 'https://example.com/ordered',
       ordering: 'plant',
       headers: { 'X-Team': 'garden', Authorization: 'Bearer receiver-token' },
     });
-    const { endpoint: signed } = await store.webhooks.endpoints.create(acme, { url: 'https://example.com/signed', signature: 'ed25519' });
+    const { endpoint: signed } = await store.webhooks.endpoints.create(acme, {
+      url: 'https://example.com/signed',
+      signature: 'ed25519',
+      filter: { 'data.tag': { $in: ['indoor', 'rare'] } },
+    });
     await store.close();
     const { status, stdout } = await run(['endpoints', 'list', '--db', db]);
     expect(status).toBe(0);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+EVENTS\s+ORDERING\s+SIGNATURE\s+HEADERS\s+URL\s+DISABLED REASON$/);
+    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+EVENTS\s+ORDERING\s+SIGNATURE\s+HEADERS\s+FILTER\s+URL\s+DISABLED REASON$/);
     expect(lines.find((line) => line.startsWith(endpoint.id))).toMatch(
-      /\sacme\s+enabled\s+plant\.created\s+plant\s+hmac\s+X-Team,Authorization\s+https:\/\/example\.com\/ordered\s+-$/,
+      /\sacme\s+enabled\s+plant\.created\s+plant\s+hmac\s+X-Team,Authorization\s+-\s+https:\/\/example\.com\/ordered\s+-$/,
     );
     expect(lines.find((line) => line.startsWith(signed.id))).toMatch(
-      /\sacme\s+enabled\s+plant\.created\s+none\s+ed25519\s+-\s+https:\/\/example\.com\/signed\s+-$/,
+      /\sacme\s+enabled\s+plant\.created\s+none\s+ed25519\s+-\s+\{"data\.tag":\{"\$in":\["indoor","rare"\]\}\}\s+https:\/\/example\.com\/signed\s+-$/,
     );
+    const json = await run(['endpoints', 'list', '--db', db, '--json']);
+    expect(JSON.parse(json.stdout).find((listed: { id: string }) => listed.id === signed.id)).toMatchObject({
+      filter: { 'data.tag': { $in: ['indoor', 'rare'] } },
+    });
     expect(stdout).not.toContain('receiver-token');
   });
 

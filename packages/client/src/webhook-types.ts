@@ -51,6 +51,18 @@ export type WebhookEndpointOrdering = 'none' | 'plant';
  */
 export type WebhookDestinationKind = 'http' | 'amqp' | 'nats' | 'redis' | 'mqtt';
 
+/**
+ * A MongoDB-style query over the event `{type, tenant, data}` (`data` is the body), e.g. `{ 'data.tag': { $in: ['indoor', 'rare'] } }`:
+ * field paths or `$and`/`$or`; on a field a value or `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$exists`, `$not`.
+ * An array field matches when it contains the value. Other operators are refused (a `ValidationError` naming the path).
+ */
+export type WebhookEndpointFilter = Readonly<Record<string, unknown>>;
+
+/** `webhooks.checkFilter()`: for each event type of the catalogue, whether the filter matches its example. */
+export interface WebhookFilterCheck {
+  readonly results: readonly { readonly eventType: WebhookEventType; readonly matches: boolean }[];
+}
+
 export interface WebhookEndpoint {
   /** `ep_…` */
   readonly id: string;
@@ -65,6 +77,8 @@ export interface WebhookEndpoint {
   /** Request headers sent on every attempt to it; absent when none. */
   readonly headers?: Readonly<Record<string, string>>;
   readonly ordering: WebhookEndpointOrdering;
+  /** Only events that match it are sent to the endpoint; absent when it has none. */
+  readonly filter?: WebhookEndpointFilter;
   readonly status: WebhookEndpointStatus;
   /** Why the service disabled it (e.g. every attempt failed for days). */
   readonly disabledReason?: string;
@@ -98,6 +112,8 @@ export interface NewWebhookEndpoint {
   readonly ordering?: WebhookEndpointOrdering;
   /** `'ed25519'`: the service keeps the secret key and answers with the `whpk_` public key (`v1a` signatures). @default 'hmac' */
   readonly signature?: 'hmac' | 'ed25519';
+  /** Send only the events that match it (at most 4 KiB). @default none: every event it subscribes to */
+  readonly filter?: WebhookEndpointFilter;
 }
 
 export interface WebhookEndpointUpdate {
@@ -112,6 +128,8 @@ export interface WebhookEndpointUpdate {
   readonly ordering?: WebhookEndpointOrdering;
   /** `'enabled'` turns a disabled endpoint back on (then `recover` resends what failed). */
   readonly status?: WebhookEndpointStatus;
+  /** Replaces the filter; `null` removes it. */
+  readonly filter?: WebhookEndpointFilter | null;
 }
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -247,7 +265,7 @@ export interface WebhookEndpointsClient {
   recover(id: string, since: Date | string, options?: CallOptions): Promise<number>;
   /** Attempts succeeded and failed over the last hour, day and week, and the last attempt. */
   stats(id: string, options?: CallOptions): Promise<WebhookEndpointStats>;
-  /** Queues the example body of `eventType` to this endpoint only (signed like any delivery, marked `test`); returns the delivery. */
+  /** Queues the example body of `eventType` to this endpoint only (signed like any delivery, marked `test`); returns the delivery. `ConflictError` when its filter does not match the example. */
   sendTest(id: string, eventType: WebhookEventType, options?: CallOptions): Promise<WebhookDelivery>;
 }
 
@@ -267,6 +285,8 @@ export interface WebhooksClient {
   session(options?: CallOptions): Promise<WebhookSession>;
   /** The event types an endpoint can subscribe to, each with its JSON Schema and an example body. */
   eventTypes(options?: CallOptions): Promise<WebhookEventTypeInfo[]>;
+  /** Whether `filter` matches the example of each event type (nothing is stored); `ValidationError` naming the path for a filter an endpoint would refuse. */
+  checkFilter(filter: WebhookEndpointFilter, options?: CallOptions): Promise<WebhookFilterCheck>;
 }
 
 // Readers from parsed JSON: undefined when a promised field is missing or of the wrong kind; unknown fields pass
@@ -342,6 +362,9 @@ export const endpointWithSecretFromJson = shaped<WebhookEndpointWithSecret>({ ..
 export const sessionFromJson = shaped<WebhookSession>({ tenant: string, subject: string, scopes: array, 'expiresAt?': date });
 export const secretFromJson = (value: unknown) => (isObject(value) ? string(value['secret']) : undefined);
 export const requeuedFromJson = (value: unknown) => (isObject(value) ? number(value['requeued']) : undefined);
+export const filterCheckFromJson = shaped<WebhookFilterCheck>({
+  results: listOf(shaped({ eventType: string, matches: (value) => (typeof value === 'boolean' ? value : undefined) })),
+});
 export const eventTypesFromJson = listOf(shaped<WebhookEventTypeInfo>({ type: string, description: string, schema: shaped({}), example: payloadFromJson }));
 
 export const deliveryFromJson = shaped<WebhookDelivery>({

@@ -6,6 +6,7 @@ import {
   endpointStatsFromJson,
   endpointWithSecretFromJson,
   eventTypesFromJson,
+  filterCheckFromJson,
   requeuedFromJson,
   secretFromJson,
   sessionFromJson,
@@ -63,5 +64,7 @@ export function webhooksClient(transport: HttpTransport): WebhooksClient {
     deliveries: deliveriesClient(transport),
     session: (options) => transport.sendForJson('GET', transport.url('/webhooks/session'), sessionFromJson, options),
     eventTypes: (options) => transport.sendForJson('GET', transport.url('/webhooks/event-types'), eventTypesFromJson, options),
+    checkFilter: (filter, options) =>
+      transport.sendForJson('POST', transport.url('/webhooks/filter-check'), filterCheckFromJson, { ...options, body: { filter } }),
   };
 }

@@ -66,6 +66,17 @@ export {
   ENDPOINT_RATE_LIMIT_MAX,
   WEBHOOK_LIST_LIMIT_MAX,
 } from './webhooks/endpoints/endpoint-schemas.js';
+// Endpoint filters: their limits and operators (documentation), and the match storages run when a write fans out.
+export {
+  ENDPOINT_FILTER_MAX_BYTES,
+  ENDPOINT_FILTER_MAX_DEPTH,
+  FILTER_OPERATORS,
+  filterEvent,
+  filterText,
+  matchesFilter,
+  parseFilter,
+  type FilterEvent,
+} from './webhooks/endpoints/endpoint-filter.js';
 export { CONNECTION_HEADER_NAMES, RESERVED_HEADER_NAMES } from './webhooks/endpoints/refused-header-names.js';
 export { STATS_HOURS } from './webhooks/endpoints/tenant-webhook-endpoints.js';
 export { ENDPOINT_URL_MAX_LENGTH } from './webhooks/endpoint-url.js';

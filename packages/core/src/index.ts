@@ -16,7 +16,14 @@ export type { PlantEventBus, PlantEvents, WebhookAttemptOutcome } from './events
 export type { PortalLinks, MintPortalLinkOptions, MintedPortalLink } from './portal/portal-links.js';
 export type { PruneOptions, QueueDelay, WebhookAdmin } from './webhooks/webhook-admin.js';
 export type { OperatorSubscriptions, SubscriptionChanges } from './composition/operator-subscriptions.js';
-export type { EndpointHourStats, EndpointStats, EndpointWindowStats, TenantWebhookEndpoints } from './webhooks/endpoints/tenant-webhook-endpoints.js';
+export type {
+  EndpointHourStats,
+  EndpointStats,
+  EndpointWindowStats,
+  FilterCheck,
+  TenantWebhookEndpoints,
+} from './webhooks/endpoints/tenant-webhook-endpoints.js';
+export type { EndpointFilter } from './webhooks/endpoints/endpoint-filter.js';
 export type { TenantWebhookDeliveries } from './webhooks/endpoints/tenant-webhook-deliveries.js';
 export type { Delivery, DeliveryAttempt, DeliveryStatus, PendingStats, StuckLine, StuckLineKey } from './ports/webhook-outbox.js';
 export {

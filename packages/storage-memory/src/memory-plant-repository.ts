@@ -101,7 +101,7 @@ export class MemoryPlantRepository implements PlantRepository {
     if (!event) return [];
     const { eventType, payload, createdAt, traceparent } = event;
     const traced = traceparent === undefined ? {} : { traceparent };
-    return this.#endpoints.matching(tenant, eventType).map(({ id: endpointId, ordering }) => ({
+    return this.#endpoints.matching(tenant, eventType, payload).map(({ id: endpointId, ordering }) => ({
       id: newMessageId(),
       tenant,
       endpointId,

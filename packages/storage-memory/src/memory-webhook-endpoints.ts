@@ -2,6 +2,11 @@ import { StorageError, type WebhookEndpoint, type WebhookEndpointStatus, type We
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
+  filterEvent,
+  filterText,
+  matchesFilter,
+  parseFilter,
+  type FilterEvent,
   type EndpointAttemptNote,
   type EndpointHealth,
   type EndpointSecrets,
@@ -23,13 +28,14 @@ interface EndpointRecord {
 
 /** A fresh copy without absent optional fields, as durable adapters return endpoints. */
 function copyEndpoint(endpoint: WebhookEndpoint): WebhookEndpoint {
-  const { description, rateLimit, headers, disabledReason, eventTypes, ...rest } = endpoint;
+  const { description, rateLimit, headers, filter, disabledReason, eventTypes, ...rest } = endpoint;
   return {
     ...rest,
     eventTypes: [...eventTypes],
     ...(description !== undefined ? { description } : {}),
     ...(rateLimit !== undefined ? { rateLimit } : {}),
     ...(headers !== undefined ? { headers: { ...headers } } : {}),
+    ...(filter !== undefined ? { filter: parseFilter(filterText(filter)) } : {}),
     ...(disabledReason !== undefined && rest.status === 'disabled' ? { disabledReason } : {}),
   };
 }
@@ -37,7 +43,7 @@ function copyEndpoint(endpoint: WebhookEndpoint): WebhookEndpoint {
 /** The endpoint after `changes` (null removes; enabling clears the reason). */
 function applyChanges(endpoint: WebhookEndpoint, changes: WebhookEndpointChanges): WebhookEndpoint {
   const next: Record<string, unknown> = { ...endpoint, updatedAt: changes.updatedAt };
-  for (const key of ['url', 'eventTypes', 'description', 'rateLimit', 'headers', 'ordering', 'status', 'disabledReason'] as const) {
+  for (const key of ['url', 'eventTypes', 'description', 'rateLimit', 'headers', 'ordering', 'filter', 'status', 'disabledReason'] as const) {
     const value = changes[key];
     if (value === null) delete next[key];
     else if (value !== undefined) next[key] = value;
@@ -57,11 +63,14 @@ export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
     this.#lifecycle = lifecycle;
   }
 
-  /** The tenant's enabled endpoints subscribed to `eventType` (the plant write queues one delivery each). */
-  matching(tenant: string, eventType: WebhookEventType): WebhookEndpoint[] {
+  /** The tenant's enabled endpoints subscribed to `eventType` whose filter, if any, matches the event (the plant write queues one delivery each). */
+  matching(tenant: string, eventType: WebhookEventType, payload: string): WebhookEndpoint[] {
     const matching: WebhookEndpoint[] = [];
+    let event: FilterEvent | undefined;
     for (const { endpoint } of this.#records.values()) {
-      if (endpoint.tenant === tenant && endpoint.status === 'enabled' && endpoint.eventTypes.includes(eventType)) matching.push(endpoint);
+      if (endpoint.tenant !== tenant || endpoint.status !== 'enabled' || !endpoint.eventTypes.includes(eventType)) continue;
+      if (endpoint.filter && !matchesFilter(endpoint.filter, (event ??= filterEvent(eventType, tenant, payload)))) continue;
+      matching.push(endpoint);
     }
     return matching;
   }

@@ -76,7 +76,7 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
     await storage.plants.create('acme', plant(1n, 'fern'), [], { eventType: 'plant.created', payload: '{"id":1}', createdAt: T0 });
     // The delete of plant 1 has queued its message behind the head and not committed yet.
     const write = await hold();
-    await write.query(deletePlantSql(tables), ['acme', 1n, 'plant.deleted', '{"id":1}', T0 + 1, null]);
+    await write.query(deletePlantSql(tables), ['acme', 1n, 'plant.deleted', '{"id":1}', T0 + 1, null, [], [], []]);
     const disabling = storage.endpoints.setStatus('ep_ordered', 'disabled', 'x', T0 + 10);
     await someoneWaits();
     await write.query('COMMIT');
@@ -94,7 +94,7 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
     await ordered(storage);
     await storage.plants.create('acme', plant(1n, 'fern'), [], { eventType: 'plant.created', payload: '{"id":1}', createdAt: T0 });
     const write = await hold();
-    await write.query(deletePlantSql(tables), ['acme', 1n, 'plant.deleted', '{"id":1}', T0 + 1, null]);
+    await write.query(deletePlantSql(tables), ['acme', 1n, 'plant.deleted', '{"id":1}', T0 + 1, null, [], [], []]);
     const deleting = storage.endpoints.delete('acme', 'ep_ordered', T0 + 10);
     await someoneWaits();
     await write.query('COMMIT');

@@ -3,16 +3,16 @@ import type { Tables } from './tables.js';
 // SQL of the endpoint repository. A disable or delete ends the endpoint's pending deliveries through the outbox's own
 // operation (PostgresWebhookOutbox.endLines), in the same transaction.
 
-const ENDPOINT_COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, ordering, status, disabled_reason,
+const ENDPOINT_COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, filter, ordering, status, disabled_reason,
   secret, previous_secret, previous_secret_expires_at, created_at, updated_at`;
 
 /**
- * Parameters: id, tenant, url, event types, description, rate limit, secret, created at, most per tenant, headers, ordering. Run
+ * Parameters: id, tenant, url, event types, description, rate limit, secret, created at, most per tenant, headers, ordering, filter. Run
  * after `lockTenantEndpointsSql` in the same transaction, so the count sees every endpoint created before the lock.
  */
 export const insertEndpointSql = (t: Tables) => `
-  INSERT INTO ${t.endpoints} (id, tenant, url, event_types, description, rate_limit, headers, ordering, status, secret, created_at, updated_at)
-  SELECT $1, $2, $3, $4::text[], $5, $6::integer, $10::jsonb, $11, 'enabled', $7, $8, $8
+  INSERT INTO ${t.endpoints} (id, tenant, url, event_types, description, rate_limit, headers, ordering, filter, status, secret, created_at, updated_at)
+  SELECT $1, $2, $3, $4::text[], $5, $6::integer, $10::jsonb, $11, $12::text, 'enabled', $7, $8, $8
   WHERE (SELECT count(*) FROM ${t.endpoints} WHERE tenant = $2) < $9::integer
   RETURNING ${ENDPOINT_COLUMNS}`;
 
@@ -28,12 +28,13 @@ const set = (column: string, flag: number, cast = '') => `${column} = CASE WHEN 
 
 /**
  * Parameters: id, tenant (NULL: any), a keep/set flag and a value for url, event types, description, rate limit,
- * status, disabled reason, then updated at, and headers' and ordering's flags and values.
+ * status, disabled reason, then updated at, and headers', ordering's and filter's flags and values.
  */
 export const updateEndpointSql = (t: Tables) => `
   UPDATE ${t.endpoints} SET
     ${set('url', 3, '::text')}, ${set('event_types', 5, '::text[]')}, ${set('description', 7, '::text')},
     ${set('rate_limit', 9, '::integer')}, ${set('status', 11, '::text')}, ${set('headers', 16, '::jsonb')}, ${set('ordering', 18, '::text')},
+    ${set('filter', 20, '::text')},
     disabled_reason = CASE WHEN (CASE WHEN $11::boolean THEN $12::text ELSE status END) = 'enabled' THEN NULL
                            WHEN $13::boolean THEN $14::text ELSE disabled_reason END,
     updated_at = $15::bigint

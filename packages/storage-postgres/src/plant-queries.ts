@@ -1,5 +1,6 @@
 import { PLANT_FIELD_NAMES } from '@plant-store/core/adapter';
 import { joinedDueAt, joinedPlace, lineEnd } from './delivery-lines.js';
+import { filtersCurrent, unfilteredOrMatched } from './filtered-fan-out.js';
 import type { Tables } from './tables.js';
 
 /*
@@ -20,12 +21,14 @@ import type { Tables } from './tables.js';
  * endpoint that orders per plant, the delivery joins the line of plant $plant (see lineEnd). Each endpoint row is
  * share-locked (see shareEndpointSql) before any message of its lines, as ending its lines locks them in that order (no
  * deadlock): a disable or delete waits for this write, or this write sees it done. Endpoint by endpoint, in id order.
+ * An endpoint with a filter only when the event matched it ($k…$k+2, see filtered-fan-out.ts).
  */
-const fanOut = (t: Tables, gate: string, ev: number, tp: number, plant: number) => `
+const fanOut = (t: Tables, gate: string, ev: number, tp: number, plant: number, k: number) => `
   WITH targets AS MATERIALIZED (
     SELECT e.id, e.tenant, CASE WHEN e.ordering = 'plant' THEN $${plant}::bigint::text END AS key FROM ${t.endpoints} AS e
     WHERE $${ev}::text IS NOT NULL AND EXISTS (SELECT FROM ${gate})
       AND e.tenant = $1 AND e.status = 'enabled' AND $${ev}::text = ANY (e.event_types)
+      AND ${unfilteredOrMatched('e', k)}
     ORDER BY e.id
     FOR KEY SHARE
   )
@@ -43,15 +46,22 @@ const COLUMNS = PLANT_FIELD_NAMES.join(', ');
 /** The first parameter of the plant's columns in {@link createPlantSql}: they come last, so a new field renumbers nothing. */
 const FIRST_COLUMN_PARAMETER = 13;
 
+/** The first of the three filter parameters of {@link createPlantSql} (see filtered-fan-out.ts), after the plant's columns. */
+const CREATE_FILTERS_PARAMETER = FIRST_COLUMN_PARAMETER + PLANT_FIELD_NAMES.length;
+
 /**
  * Parameters: tenant, then the deliveries column by column (ids, tenants, endpoints, event types, payloads,
  * created-at times), then the endpoint event (type or NULL, payload, created-at), then the deliveries' traceparents
- * (text[], NULL items for none) and the event's (or NULL), then the plant's columns (see `plantColumns`).
+ * (text[], NULL items for none) and the event's (or NULL), then the plant's columns (see `plantColumns`), then the
+ * filters evaluated (ids, texts, matched). Writes nothing and answers `stale` when the filters evaluated are not current.
  */
 export const createPlantSql = (t: Tables) => `
-  WITH inserted AS (
+  WITH filters AS (
+    SELECT ${filtersCurrent(t, 8, CREATE_FILTERS_PARAMETER)} AS current
+  ), inserted AS (
     INSERT INTO ${t.plants} (tenant, ${COLUMNS})
-    VALUES ($1, ${PLANT_FIELD_NAMES.map((_, index) => `$${FIRST_COLUMN_PARAMETER + index}`).join(', ')})
+    SELECT $1, ${PLANT_FIELD_NAMES.map((_, index) => `$${FIRST_COLUMN_PARAMETER + index}`).join(', ')}
+    WHERE (SELECT current FROM filters)
     ON CONFLICT DO NOTHING
     RETURNING id
   ), queued AS (
@@ -63,16 +73,22 @@ export const createPlantSql = (t: Tables) => `
     WHERE EXISTS (SELECT FROM inserted)
     ORDER BY d.ord
     RETURNING 1
-  ), fanned AS (${fanOut(t, 'inserted', 8, 12, FIRST_COLUMN_PARAMETER + PLANT_FIELD_NAMES.indexOf('id'))})
-  SELECT EXISTS (SELECT FROM inserted) AS created, EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned) AS queued`;
+  ), fanned AS (${fanOut(t, 'inserted', 8, 12, FIRST_COLUMN_PARAMETER + PLANT_FIELD_NAMES.indexOf('id'), CREATE_FILTERS_PARAMETER)})
+  SELECT EXISTS (SELECT FROM inserted) AS created, EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned) AS queued,
+    NOT (SELECT current FROM filters) AS stale`;
 
-/** Parameters: tenant, id, then the endpoint event (type or NULL, payload, created-at), then the event's traceparent (or NULL). */
+/**
+ * Parameters: tenant, id, then the endpoint event (type or NULL, payload, created-at), then the event's traceparent (or NULL), then
+ * the filters evaluated (ids, texts, matched). Deletes nothing and answers `stale` when the filters evaluated are not current.
+ */
 export const deletePlantSql = (t: Tables) => `
-  WITH deleted AS (
-    DELETE FROM ${t.plants} WHERE tenant = $1 AND id = $2
+  WITH filters AS (
+    SELECT ${filtersCurrent(t, 3, 7)} AS current
+  ), deleted AS (
+    DELETE FROM ${t.plants} WHERE tenant = $1 AND id = $2 AND (SELECT current FROM filters)
     RETURNING id
-  ), fanned AS (${fanOut(t, 'deleted', 3, 6, 2)})
-  SELECT EXISTS (SELECT FROM deleted) AS deleted, EXISTS (SELECT FROM fanned) AS queued`;
+  ), fanned AS (${fanOut(t, 'deleted', 3, 6, 2, 7)})
+  SELECT EXISTS (SELECT FROM deleted) AS deleted, EXISTS (SELECT FROM fanned) AS queued, NOT (SELECT current FROM filters) AS stale`;
 
 /** Parameters: tenant, id. */
 export const selectPlantSql = (t: Tables) => `SELECT ${COLUMNS} FROM ${t.plants} WHERE tenant = $1 AND id = $2`;

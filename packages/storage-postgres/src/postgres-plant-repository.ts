@@ -11,6 +11,7 @@ import {
   type PlantRepository,
 } from '@plant-store/core/adapter';
 import { createPlantSql, deletePlantSql, idAtOffsetSql, idAtTaggedOffsetSql, listPlantsSql, listTaggedPlantsSql, selectPlantSql } from './plant-queries.js';
+import { FilterCache, tenantFiltersSql } from './filtered-fan-out.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';
 import { PostgresPlantWrites, type StatementRows } from './postgres-plant-writes.js';
@@ -44,8 +45,10 @@ function wantedTags(tags: readonly string[] | undefined): readonly string[] | un
 export class PostgresPlantRepository implements PlantRepository {
   readonly #runner: QueryRunner;
   readonly #writes: PostgresPlantWrites;
+  /** Shared by the writes on the pool and on hosts' transactions. */
+  readonly #filters = new FilterCache();
   readonly #sql: {
-    readonly [K in 'create' | 'select' | 'delete']: PreparedStatement;
+    readonly [K in 'create' | 'select' | 'delete' | 'tenantFilters']: PreparedStatement;
   } & { readonly [K in 'list' | 'listTagged' | 'idAtOffset' | 'idAtTaggedOffset']: string };
 
   constructor(runner: QueryRunner, tables: Tables, announce: () => void) {
@@ -56,12 +59,13 @@ export class PostgresPlantRepository implements PlantRepository {
       create: prepared(createPlantSql(tables)),
       select: prepared(selectPlantSql(tables)),
       delete: prepared(deletePlantSql(tables)),
+      tenantFilters: prepared(tenantFiltersSql(tables)),
       list: listPlantsSql(tables),
       listTagged: listTaggedPlantsSql(tables),
       idAtOffset: idAtOffsetSql(tables),
       idAtTaggedOffset: idAtTaggedOffsetSql(tables),
     };
-    this.#writes = new PostgresPlantWrites((action, statement, parameters) => runner.rows(action, statement, parameters), this.#sql, announce);
+    this.#writes = new PostgresPlantWrites((action, statement, parameters) => runner.rows(action, statement, parameters), this.#sql, announce, this.#filters);
   }
 
   create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
@@ -74,7 +78,7 @@ export class PostgresPlantRepository implements PlantRepository {
 
   /** The same writes on the host's transaction (`rows` runs there); `announce` is sent in it, so it reaches dispatchers at its commit. */
   writesOn(rows: StatementRows, announce: () => Promise<unknown>): PostgresPlantWrites {
-    return new PostgresPlantWrites(rows, this.#sql, announce);
+    return new PostgresPlantWrites(rows, this.#sql, announce, this.#filters);
   }
 
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {

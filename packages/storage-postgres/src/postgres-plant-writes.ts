@@ -1,5 +1,6 @@
 import { StorageError, type Plant } from '@plant-store/core';
 import { copyPlant, plantColumns, type CreatePlantResult, type EndpointEvent, type NewDelivery } from '@plant-store/core/adapter';
+import type { FilterCache } from './filtered-fan-out.js';
 import type { PreparedStatement } from './query-runner.js';
 
 /** Runs one statement on some executor (the storage's pool, or the host's transaction) and answers its rows. */
@@ -10,7 +11,11 @@ export interface PlantWriteStatements {
   readonly create: PreparedStatement;
   readonly select: PreparedStatement;
   readonly delete: PreparedStatement;
+  readonly tenantFilters: PreparedStatement;
 }
+
+/** Times a write reads its tenant's filters again and retries when they changed under it, before it gives up. */
+const FILTER_REFRESHES = 3;
 
 /**
  * A plant create or delete with its deliveries, each one statement run by `rows`: on the storage's pool, or on the
@@ -20,18 +25,20 @@ export class PostgresPlantWrites {
   readonly #rows: StatementRows;
   readonly #sql: PlantWriteStatements;
   readonly #announce: () => unknown;
+  readonly #filters: FilterCache;
 
-  constructor(rows: StatementRows, sql: PlantWriteStatements, announce: () => unknown) {
+  constructor(rows: StatementRows, sql: PlantWriteStatements, announce: () => unknown, filters: FilterCache) {
     this.#rows = rows;
     this.#sql = sql;
     this.#announce = announce;
+    this.#filters = filters;
   }
 
   async create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
     // The stored plant is re-read when the id exists. Should it be deleted in
     // between (a concurrent delete), the id is free again: try once more.
     for (let tries = 0; ; tries++) {
-      const [row] = await this.#rows<{ created: boolean; queued: boolean }>('create the plant', this.#sql.create, [
+      const row = await this.#filtered<{ created: boolean; queued: boolean }>('create the plant', this.#sql.create, tenant, event, [
         tenant,
         ...deliveryColumns(deliveries),
         ...eventParameters(event),
@@ -54,9 +61,19 @@ export class PostgresPlantWrites {
 
   async delete(tenant: string, id: bigint, event?: EndpointEvent): Promise<boolean> {
     const parameters = [tenant, id, ...eventParameters(event), event?.traceparent ?? null];
-    const [row] = await this.#rows<{ deleted: boolean; queued: boolean }>('delete the plant', this.#sql.delete, parameters);
+    const row = await this.#filtered<{ deleted: boolean; queued: boolean }>('delete the plant', this.#sql.delete, tenant, event, parameters);
     if (row?.queued) await this.#announce();
     return row?.deleted === true;
+  }
+
+  /** Runs a write with the filters evaluated appended to its parameters; while it answers `stale`, reads the tenant's filters and runs it again. */
+  async #filtered<Row>(action: string, statement: PreparedStatement, tenant: string, event: EndpointEvent | undefined, parameters: unknown[]) {
+    for (let refreshes = 0; ; refreshes++) {
+      const [row] = await this.#rows<Row & { stale: boolean }>(action, statement, [...parameters, ...this.#filters.parameters(tenant, event)]);
+      if (!row?.stale) return row;
+      if (refreshes >= FILTER_REFRESHES) throw new StorageError(`postgres storage could not ${action}: the tenant's endpoint filters kept changing`);
+      this.#filters.set(tenant, await this.#rows<{ id: string; filter: string }>('read the endpoint filters', this.#sql.tenantFilters, [tenant]));
+    }
   }
 }
 

@@ -2,6 +2,8 @@ import type { EndpointOrdering, WebhookEndpoint, WebhookEndpointStatus, WebhookE
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
+  filterText,
+  parseFilter,
   type EndpointAttemptNote,
   type EndpointHealth,
   type EndpointSecrets,
@@ -27,6 +29,8 @@ interface EndpointRow {
   readonly rate_limit: number | null;
   /** jsonb, parsed by pg. */
   readonly headers: Record<string, string> | null;
+  /** The filter's JSON text. */
+  readonly filter: string | null;
   readonly ordering: EndpointOrdering;
   readonly status: WebhookEndpointStatus;
   readonly disabled_reason: string | null;
@@ -46,6 +50,7 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
     ...(row.description !== null ? { description: row.description } : {}),
     ...(row.rate_limit !== null ? { rateLimit: row.rate_limit } : {}),
     ...(row.headers !== null ? { headers: row.headers } : {}),
+    ...(row.filter !== null ? { filter: parseFilter(row.filter) } : {}),
     ordering: row.ordering,
     status: row.status,
     ...(row.disabled_reason !== null && row.status === 'disabled' ? { disabledReason: row.disabled_reason } : {}),
@@ -78,7 +83,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
-    const { id, tenant, url, eventTypes, description, rateLimit, headers, ordering = 'none', secret, createdAt } = endpoint;
+    const { id, tenant, url, eventTypes, description, rateLimit, headers, filter, ordering = 'none', secret, createdAt } = endpoint;
     const headersJson = headers ? JSON.stringify(headers) : null;
     const parameters = [
       id,
@@ -92,6 +97,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
       maxPerTenant,
       headersJson,
       ordering,
+      filter ? filterText(filter) : null,
     ];
     // Creates of one tenant take turns (on every instance): a statement's snapshot predates any lock it waits for,
     // so the count runs in a statement after it.
@@ -173,6 +179,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
       Math.round(changes.updatedAt),
       ...change(changes.headers && JSON.stringify(changes.headers)),
       ...change(changes.ordering),
+      ...change(changes.filter && filterText(changes.filter)),
     ];
     const [row] = await this.#runner.transaction('update the endpoint', async (rows) => {
       const updated = await rows<EndpointRow>(sql.updateEndpointSql(this.#tables), parameters);

@@ -1,11 +1,11 @@
 import { BOUND_LIMIT } from './bound-limit.js';
 
-const COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, ordering, status, disabled_reason, secret, previous_secret,
+const COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, filter, ordering, status, disabled_reason, secret, previous_secret,
   previous_secret_expires_at, failing_since, exhausted_at, created_at, updated_at`;
 
 export const INSERT_ENDPOINT = `
-  INSERT INTO webhook_endpoints (id, tenant, url, event_types, description, rate_limit, headers, ordering, status, secret, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'enabled', ?, ?, ?)
+  INSERT INTO webhook_endpoints (id, tenant, url, event_types, description, rate_limit, headers, filter, ordering, status, secret, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'enabled', ?, ?, ?)
   RETURNING ${COLUMNS}`;
 
 export const SELECT_ENDPOINT = `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = ?`;
@@ -16,7 +16,7 @@ export const LIST_TENANT_ENDPOINTS = `SELECT ${COLUMNS} FROM webhook_endpoints W
 
 export const LIST_ENDPOINTS = `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id > ? ORDER BY id LIMIT ${BOUND_LIMIT}`;
 
-const UPDATABLE = ['url', 'event_types', 'description', 'rate_limit', 'headers', 'ordering', 'status', 'disabled_reason'];
+const UPDATABLE = ['url', 'event_types', 'description', 'rate_limit', 'headers', 'filter', 'ordering', 'status', 'disabled_reason'];
 
 /** Parameters: a keep/set flag and a value per column of UPDATABLE, then updated at, id, tenant (twice; NULL: any). */
 export const UPDATE_ENDPOINT = `

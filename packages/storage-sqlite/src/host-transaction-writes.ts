@@ -11,6 +11,7 @@ import {
   type HostTransactionWrites,
   type NewDelivery,
 } from '@plant-store/core/adapter';
+import { FAN_OUT_MATCHED, FILTERED_TARGETS, matchedEndpoints, matchedFanOutParameters } from './filtered-fan-out.js';
 import { DELETE_PLANT, FAN_OUT, INSERT_PLANT } from './plant-queries.js';
 import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { fanOutParameters } from './sqlite-plant-repository.js';
@@ -102,16 +103,32 @@ function syncWrites(on: Executor<'sync'>): HostTransactionWrites {
       guarded('create the plant', () => {
         if (on.changes(INSERT_PLANT, [tenant, ...plantColumns(plant)]) === 0) return existing(on.row(SELECT_PLANT_EXACT, [tenant, plant.id]));
         for (const delivery of deliveries) on.changes(...deliveryInsert(delivery, delivery.traceparent ?? null));
-        if (event) on.changes(FAN_OUT, fanOutParameters(tenant, plant.id, event));
+        if (event) fanOutOn(on, tenant, plant.id, event);
         return { created: true, plant: copyPlant(plant) };
       }),
     delete: (tenant, id, event) =>
       guarded('delete the plant', () => {
         if (on.changes(DELETE_PLANT, [tenant, id]) === 0) return false;
-        if (event) on.changes(FAN_OUT, fanOutParameters(tenant, id, event));
+        if (event) fanOutOn(on, tenant, id, event);
         return true;
       }),
   };
+}
+
+/** FAN_OUT, then FAN_OUT_MATCHED to the filtered endpoints the event matches, on the host's connection. */
+function fanOutOn(on: Executor<'sync'>, tenant: string, plantId: bigint, event: EndpointEvent): void {
+  const parameters = fanOutParameters(tenant, plantId, event);
+  on.changes(FAN_OUT, parameters);
+  const matched = matchedEndpoints(on.row(FILTERED_TARGETS, [tenant, event.eventType])!['targets'] as string, tenant, event);
+  if (matched) on.changes(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, matched));
+}
+
+/** fanOutOn on a connection whose statements answer promises. */
+async function fanOutOnAsync(on: Executor<'async'>, tenant: string, plantId: bigint, event: EndpointEvent): Promise<void> {
+  const parameters = fanOutParameters(tenant, plantId, event);
+  await on.changes(FAN_OUT, parameters);
+  const matched = matchedEndpoints((await on.row(FILTERED_TARGETS, [tenant, event.eventType]))!['targets'] as string, tenant, event);
+  if (matched) await on.changes(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, matched));
 }
 
 function asyncWrites(on: Executor<'async'>): HostTransactionWrites {
@@ -121,13 +138,13 @@ function asyncWrites(on: Executor<'async'>): HostTransactionWrites {
       withAsyncErrors('create the plant', async (): Promise<CreatePlantResult> => {
         if ((await on.changes(INSERT_PLANT, [tenant, ...plantColumns(plant)])) === 0) return existing(await on.row(SELECT_PLANT_EXACT, [tenant, plant.id]));
         for (const delivery of deliveries) await on.changes(...deliveryInsert(delivery, delivery.traceparent ?? null));
-        if (event) await on.changes(FAN_OUT, fanOutParameters(tenant, plant.id, event));
+        if (event) await fanOutOnAsync(on, tenant, plant.id, event);
         return { created: true, plant: copyPlant(plant) };
       }),
     delete: (tenant: string, id: bigint, event?: EndpointEvent) =>
       withAsyncErrors('delete the plant', async () => {
         if ((await on.changes(DELETE_PLANT, [tenant, id])) === 0) return false;
-        if (event) await on.changes(FAN_OUT, fanOutParameters(tenant, id, event));
+        if (event) await fanOutOnAsync(on, tenant, id, event);
         return true;
       }),
   };

@@ -26,12 +26,12 @@ export const DELETE_PLANT = 'DELETE FROM plants WHERE tenant = ? AND id = ?';
  * Positional parameters, see {@link FanOutParameters} (positional binding costs less than named: no object per write). Ids are `msg_` and the 32 hex
  * digits of a random version 4 UUID, as core's `newMessageId` makes them: SQLite's randomblob with the version and variant bits set. The endpoints and their
  * random bytes are materialized first, so each row's bytes are drawn once however often the id reads them.
- * The plant write runs it inside its transaction: one statement queues the deliveries to every endpoint.
+ * The plant write runs it inside its transaction: one statement queues the deliveries to every endpoint `endpoints` (an SQL condition) selects.
  */
-export const FAN_OUT = `
+export const fanOutSql = (endpoints: string) => `
   WITH targets AS MATERIALIZED (
     SELECT id, lower(hex(randomblob(16))) AS r, CASE WHEN ordering = 'plant' THEN ? END AS line FROM webhook_endpoints
-    WHERE tenant = ? AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?)
+    WHERE tenant = ? AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?) AND ${endpoints}
   )
   INSERT INTO webhook_deliveries
     (id, tenant, endpoint_id, event_type, payload, traceparent, status, attempt_count, next_attempt_at, created_at, updated_at, ordering_key, line_seq)
@@ -39,6 +39,9 @@ export const FAN_OUT = `
       || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
     ?, id, ?, ?, ?, 'pending', 0, ${joinedDueAt('last', '?')}, ?, ?, line, ${joinedPlace('line', 'last')}
   FROM (SELECT targets.*, ${lineEnd('targets.id', 'targets.line')} AS last FROM targets) ORDER BY id`;
+
+/** The fan-out to endpoints without a filter; those with one are matched in JavaScript first (see filtered-fan-out.ts). */
+export const FAN_OUT = fanOutSql('filter IS NULL');
 
 /**
  * The parameters of {@link FAN_OUT}, in order: the plant id (the line of endpoints that order per plant), tenant and event type (twice: the endpoints,

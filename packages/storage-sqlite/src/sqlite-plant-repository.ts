@@ -26,6 +26,7 @@ import {
   type FanOutParameters,
   type QueryShape,
 } from './plant-queries.js';
+import { FAN_OUT_MATCHED, FILTERED_TARGETS, matchedEndpoints, matchedFanOutParameters } from './filtered-fan-out.js';
 import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { GroupCommit } from './group-commit.js';
 import { isRowError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
@@ -45,6 +46,9 @@ interface PlantStatements {
   readonly selectJson: Statement<[tenant: string, id: bigint], string>;
   readonly delete: Statement<[tenant: string, id: bigint]>;
   readonly fanOut: Statement<FanOutParameters>;
+  /** One JSON text (plucked): see FILTERED_TARGETS. */
+  readonly filteredTargets: Statement<[tenant: string, eventType: string], string>;
+  readonly fanOutMatched: Statement<unknown[]>;
   /** By shape (`shapeKey`), prepared on first use: raw rows; parameters from `queryParameters`. */
   readonly lists: ShapedStatements<Statement<unknown[], PlantRow>>;
   /** By shape (`shapeKey`), prepared on first use: one raw row [JSON array, last id, count, next id]; parameters from `queryParameters` twice (see listPlantsJsonSql). */
@@ -85,16 +89,22 @@ function prepareStatements(db: BetterSqlite3): PlantStatements {
     selectJson: db.prepare<[string, bigint], string>(SELECT_PLANT_JSON).pluck(true),
     delete: db.prepare(DELETE_PLANT),
     fanOut: db.prepare<FanOutParameters>(FAN_OUT),
+    filteredTargets: db.prepare<[string, string], string>(FILTERED_TARGETS).pluck(true),
+    fanOutMatched: db.prepare(FAN_OUT_MATCHED),
     lists: new Map(),
     jsonLists: new Map(),
     offsets: new Map(),
   };
 }
 
-/** Queues the deliveries of an endpoint event to every endpoint of the tenant subscribed to it: one statement (see FAN_OUT). */
+/** Queues the deliveries of an endpoint event to every endpoint of the tenant subscribed to it (see FAN_OUT), and to those with a filter it matches. */
 function eventQueuer(s: PlantStatements): (tenant: string, plantId: bigint, event: EndpointEvent | undefined) => void {
   return (tenant, plantId, event) => {
-    if (event) s.fanOut.run(...fanOutParameters(tenant, plantId, event));
+    if (!event) return;
+    const parameters = fanOutParameters(tenant, plantId, event);
+    s.fanOut.run(...parameters);
+    const matched = matchedEndpoints(s.filteredTargets.get(tenant, event.eventType)!, tenant, event);
+    if (matched) s.fanOutMatched.run(...matchedFanOutParameters(parameters, matched));
   };
 }
 

@@ -3,6 +3,8 @@ import type { EndpointOrdering, WebhookEndpoint, WebhookEndpointStatus, WebhookE
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
+  filterText,
+  parseFilter,
   type EndpointAttemptNote,
   type EndpointHealth,
   type EndpointSecrets,
@@ -28,6 +30,8 @@ interface EndpointRow {
   rate_limit: bigint | null;
   /** The custom headers, a JSON object. */
   headers: string | null;
+  /** The filter, its JSON text. */
+  filter: string | null;
   ordering: EndpointOrdering;
   status: WebhookEndpointStatus;
   disabled_reason: string | null;
@@ -49,6 +53,7 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
     ...(row.description !== null ? { description: row.description } : {}),
     ...(row.rate_limit !== null ? { rateLimit: Number(row.rate_limit) } : {}),
     ...(row.headers !== null ? { headers: JSON.parse(row.headers) as Record<string, string> } : {}),
+    ...(row.filter !== null ? { filter: parseFilter(row.filter) } : {}),
     ordering: row.ordering,
     status: row.status,
     ...(row.disabled_reason !== null && row.status === 'disabled' ? { disabledReason: row.disabled_reason } : {}),
@@ -180,12 +185,14 @@ function updateParameters(changes: WebhookEndpointChanges): unknown[] {
   const eventTypes = changes.eventTypes && JSON.stringify(changes.eventTypes);
   const rateLimit = changes.rateLimit === undefined || changes.rateLimit === null ? changes.rateLimit : Math.round(changes.rateLimit);
   const headers = changes.headers && JSON.stringify(changes.headers);
+  const filter = changes.filter && filterText(changes.filter);
   return [
     ...change(changes.url),
     ...change(eventTypes),
     ...change(changes.description),
     ...change(rateLimit),
     ...change(headers),
+    ...change(filter),
     ...change(changes.ordering),
     ...change(changes.status),
     ...change(changes.disabledReason),
@@ -194,8 +201,9 @@ function updateParameters(changes: WebhookEndpointChanges): unknown[] {
 }
 
 function insertParameters(endpoint: NewWebhookEndpoint) {
-  const { id, tenant, url, eventTypes, description, rateLimit, headers, ordering = 'none', secret, createdAt } = endpoint;
+  const { id, tenant, url, eventTypes, description, rateLimit, headers, filter, ordering = 'none', secret, createdAt } = endpoint;
   const at = Math.round(createdAt);
   const headersJson = headers ? JSON.stringify(headers) : null;
-  return [id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, headersJson, ordering, secret, at, at] as const;
+  const filterJson = filter ? filterText(filter) : null;
+  return [id, tenant, url, JSON.stringify(eventTypes), description ?? null, rateLimit ?? null, headersJson, filterJson, ordering, secret, at, at] as const;
 }

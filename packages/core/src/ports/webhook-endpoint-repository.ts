@@ -1,3 +1,4 @@
+import type { EndpointFilter } from '../webhooks/endpoints/endpoint-filter.js';
 import type { EndpointOrdering, WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '../webhooks/endpoints/webhook-endpoint.js';
 
 /** A new endpoint, with its first signing secret. */
@@ -12,6 +13,8 @@ export interface NewWebhookEndpoint {
   readonly headers?: Readonly<Record<string, string>>;
   /** @default 'none' */
   readonly ordering?: EndpointOrdering;
+  /** Queue only the events that match it (see `matchesFilter`). @default none: every event */
+  readonly filter?: EndpointFilter;
   /** `whsec_` secret (HMAC) or `whsk_` secret key (Ed25519). */
   readonly secret: string;
   /** Epoch ms; also its first `updatedAt`. New endpoints are enabled. */
@@ -28,6 +31,8 @@ export interface WebhookEndpointChanges {
   readonly headers?: Readonly<Record<string, string>> | null;
   /** Deliveries already queued keep the line they joined: switching to `none` holds none back for good, since each held one is released when the one before it ends. */
   readonly ordering?: EndpointOrdering;
+  /** Events queued after the change are matched against the new filter; `null` removes it. */
+  readonly filter?: EndpointFilter | null;
   readonly status?: WebhookEndpointStatus;
   /** Kept only while disabled: enabling clears it whatever is given. */
   readonly disabledReason?: string | null;

@@ -161,6 +161,72 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       expect(await outbox().get('msg_sub')).toMatchObject({ endpointId: 'sub_x' });
     });
 
+    it('keeps a filter exactly (integers as bigint), replaces it as a whole, removes it given null', async () => {
+      const filter = { 'data.tag': { $in: ['indoor', 'rare'] }, $or: [{ 'data.id': { $gt: 9007199254740993n } }, { type: 'plant.deleted' }] };
+      expect(await create('ep_a', { filter })).toEqual(stored(newEndpoint('ep_a', { filter })));
+      expect(await endpoints().get('acme', 'ep_a')).toEqual(stored(newEndpoint('ep_a', { filter })));
+      expect((await endpoints().find('ep_a'))!.endpoint.filter).toEqual(filter);
+      expect((await endpoints().list('acme', { limit: 10 }))[0]!.filter).toEqual(filter);
+      const replaced = await endpoints().update('acme', 'ep_a', { filter: { tenant: 'acme' }, updatedAt: T0 + 1 });
+      expect(replaced!.filter).toEqual({ tenant: 'acme' });
+      expect((await endpoints().update('acme', 'ep_a', { description: 'kept', updatedAt: T0 + 2 }))!.filter).toEqual({ tenant: 'acme' });
+      expect(await endpoints().update('acme', 'ep_a', { filter: null, updatedAt: T0 + 3 })).not.toHaveProperty('filter');
+    });
+
+    it('queues to an endpoint with a filter only the events it matches (an array matches when it contains the value); others get every event', async () => {
+      await create('ep_all', { eventTypes: ['plant.created', 'plant.deleted'] });
+      await create('ep_indoor', { filter: { 'data.tag': { $in: ['indoor', 'rare'] } } });
+      await create('ep_deleted', { eventTypes: ['plant.created', 'plant.deleted'], filter: { type: 'plant.deleted', tenant: 'acme' } });
+      await create('ep_big', { filter: { 'data.id': 9223372036854775807n } });
+      await create('ep_listed', { filter: { 'data.tags': 'rare', 'data.note': { $exists: false } } });
+      await create('ep_off', { filter: { 'data.tag': 'indoor' } });
+      await endpoints().setStatus('ep_off', 'disabled', 'by hand', T0);
+      const write = (id: bigint, payload: string) =>
+        storage().plants.create('acme', plant(id, 'p'), [], { eventType: 'plant.created', payload, createdAt: T0 + Number(id) });
+      const queuedFor = async (id: bigint) =>
+        (await deliveriesOf())
+          .filter((d) => d.createdAt === T0 + Number(id))
+          .map((d) => d.endpointId)
+          .sort();
+      await write(1n, '{"id":1,"name":"p","tag":"indoor"}');
+      expect(await queuedFor(1n)).toEqual(['ep_all', 'ep_indoor']);
+      await write(2n, '{"id":2,"name":"p","tag":"outdoor"}');
+      expect(await queuedFor(2n)).toEqual(['ep_all']);
+      await write(3n, '{"id":9223372036854775807,"name":"p","tags":["indoor","rare"]}');
+      expect(await queuedFor(3n)).toEqual(['ep_all', 'ep_big', 'ep_listed']);
+      await write(4n, '{"id":9223372036854775806,"name":"p"}');
+      expect(await queuedFor(4n)).toEqual(['ep_all']);
+      expect(await storage().plants.delete('acme', 1n, { eventType: 'plant.deleted', payload: '{"id":1}', createdAt: T0 + 5 })).toBe(true);
+      expect(await queuedFor(5n)).toEqual(['ep_all', 'ep_deleted']);
+    });
+
+    it('matches each write against the filters as they are then: added, changed, removed or disabled since the last write', async () => {
+      await create('ep_f', { filter: { 'data.tag': 'indoor' } });
+      const write = (id: bigint, tag: string) =>
+        storage().plants.create('acme', plant(id, 'p', tag), [], {
+          eventType: 'plant.created',
+          payload: `{"id":${id},"name":"p","tag":"${tag}"}`,
+          createdAt: T0,
+        });
+      const queued = async () => (await deliveriesOf()).map((d) => `${d.endpointId}:${JSON.parse(d.payload).id}`).sort();
+      await write(1n, 'indoor');
+      await write(2n, 'rare');
+      expect(await queued()).toEqual(['ep_f:1']);
+      await endpoints().update('acme', 'ep_f', { filter: { 'data.tag': 'rare' }, updatedAt: T0 + 1 });
+      await create('ep_g', { filter: { 'data.tag': { $ne: 'indoor' } } });
+      await write(3n, 'indoor');
+      await write(4n, 'rare');
+      expect(await queued()).toEqual(['ep_f:1', 'ep_f:4', 'ep_g:4']);
+      await endpoints().update('acme', 'ep_f', { filter: null, updatedAt: T0 + 2 });
+      await endpoints().setStatus('ep_g', 'disabled', 'by hand', T0 + 2);
+      await write(5n, 'indoor');
+      expect(await queued()).toEqual(['ep_f:1', 'ep_f:4', 'ep_f:5', 'ep_g:4']);
+      // Another tenant's filters are its own.
+      await create('ep_h', { tenant: 'globex', filter: { 'data.tag': 'indoor' } });
+      await storage().plants.create('globex', plant(6n, 'p', 'rare'), [], { eventType: 'plant.created', payload: '{"id":6,"tag":"rare"}', createdAt: T0 });
+      expect(await deliveriesOf('globex')).toEqual([]);
+    });
+
     it('queues plant.deleted deliveries with the delete, and nothing when there was no plant', async () => {
       await create('ep_deleted', { eventTypes: ['plant.deleted'] });
       await created(5n);

@@ -2,7 +2,14 @@ import type { Clock } from '../ports/clock.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { ClaimedDelivery, NewDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
-import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, isTenantEndpointId, type OperationalEventType } from './endpoints/webhook-endpoint.js';
+import { filterEvent, matchesFilter } from './endpoints/endpoint-filter.js';
+import {
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
+  isTenantEndpointId,
+  type OperationalEventType,
+  type WebhookEndpoint,
+} from './endpoints/webhook-endpoint.js';
 import { newMessageId } from './message-id.js';
 import { subscriptionMatches, type WebhookSubscription } from './webhook-subscription.js';
 
@@ -52,7 +59,7 @@ export class OperationalEvents {
     const tenantPayload = JSON.stringify(body);
     const operatorPayload = JSON.stringify({ tenant, ...body });
     const deliveries: NewDelivery[] = [];
-    for (const endpointId of await this.#tenantSubscribers(tenant, about, eventType)) {
+    for (const endpointId of await this.#tenantSubscribers(tenant, about, eventType, tenantPayload)) {
       deliveries.push({ id: newMessageId(), tenant, endpointId, eventType, payload: tenantPayload, createdAt });
     }
     for (const subscription of this.#options.subscriptions()) {
@@ -63,13 +70,16 @@ export class OperationalEvents {
     return deliveries.length;
   }
 
-  /** The tenant's enabled endpoints subscribed to `eventType`, except the one the event is about. */
-  async #tenantSubscribers(tenant: string, about: string, eventType: OperationalEventType): Promise<string[]> {
+  /** The tenant's enabled endpoints subscribed to `eventType` whose filter, if any, matches it, except the one the event is about. */
+  async #tenantSubscribers(tenant: string, about: string, eventType: OperationalEventType, payload: string): Promise<string[]> {
+    const event = filterEvent(eventType, tenant, payload);
+    const wants = (e: WebhookEndpoint) =>
+      e.id !== about && e.status === 'enabled' && e.eventTypes.includes(eventType) && (!e.filter || matchesFilter(e.filter, event));
     const ids: string[] = [];
     let after: string | undefined;
     for (;;) {
       const page = await this.#options.endpoints.list(tenant, { limit: PAGE, ...(after !== undefined ? { after } : {}) });
-      ids.push(...page.filter((e) => e.id !== about && e.status === 'enabled' && e.eventTypes.includes(eventType)).map((e) => e.id));
+      ids.push(...page.filter(wants).map((e) => e.id));
       if (page.length < PAGE) return ids;
       after = page[page.length - 1]!.id;
     }

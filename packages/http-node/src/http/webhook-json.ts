@@ -1,5 +1,5 @@
 import { maskUrlCredentials, type Delivery, type DeliveryAttempt, type DestinationKind, type EndpointStats, type WebhookEndpoint } from '@plant-store/core';
-import { destinationKind } from '@plant-store/core/adapter';
+import { destinationKind, filterText } from '@plant-store/core/adapter';
 
 // Shared with the operator CLI's --json, so both show one shape. A delivery's payload is embedded as the exact JSON text
 // that is signed and sent, so int64 ids stay exact.
@@ -8,11 +8,16 @@ const time = (ms: number): string => new Date(ms).toISOString();
 
 /** Never with its secret. */
 export function endpointJson(endpoint: WebhookEndpoint): string {
-  return JSON.stringify(endpointObject(endpoint));
+  return withFilter(JSON.stringify(endpointObject(endpoint)), endpoint);
 }
 
 export function endpointWithSecretJson(endpoint: WebhookEndpoint, secret: string): string {
-  return JSON.stringify({ ...endpointObject(endpoint), secret });
+  return withFilter(JSON.stringify({ ...endpointObject(endpoint), secret }), endpoint);
+}
+
+/** The endpoint's JSON with its filter last, written by the core's codec: its integers are bigints, exact. */
+function withFilter(json: string, endpoint: WebhookEndpoint): string {
+  return endpoint.filter === undefined ? json : `${json.slice(0, -1)},"filter":${filterText(endpoint.filter)}}`;
 }
 
 function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {

@@ -191,7 +191,7 @@ const testItem = idOperation(
   'write',
   bodyResponses(
     { '202': jsonResponse('Queued: the delivery, with `test: true`.', ref('schemas', 'Delivery')) },
-    { '409': errorResponse('The endpoint is disabled: enable it first.') },
+    { '409': errorResponse("The endpoint is disabled (enable it first), or the example does not match the endpoint's filter: nothing was queued.") },
   ),
   { requestBody: jsonBody('SendTest', '`{"eventType": "plant.created"}`.') },
 );
@@ -279,6 +279,27 @@ const eventTypesItem = {
   ),
 };
 
+const filterCheckItem = {
+  post: operation(
+    'checkWebhookFilter',
+    'Try a filter',
+    [
+      'Whether a filter matches the example of each event type of the catalogue (see `GET /webhooks/event-types`), as an event of',
+      "the caller's tenant; nothing is stored. A filter that an endpoint would refuse is a 400 naming its path. Requires `webhooks:read`.",
+    ].join(' '),
+    'read',
+    {
+      '200': jsonResponse('For each event type, whether the filter matches its example.', ref('schemas', 'FilterCheckResults')),
+      '400': badRequest,
+      '401': ref('responses', 'Unauthorized'),
+      '403': ref('responses', 'Forbidden'),
+      '503': authUnavailable,
+      ...bodyErrors,
+    },
+    { requestBody: jsonBody('FilterCheck', '`{"filter": {"data.tag": {"$in": ["indoor", "rare"]}}}`.') },
+  ),
+};
+
 /** Every path of the webhook endpoints API; `basePath` goes into the `Link` examples. */
 export function webhookPaths(basePath: string): Record<string, Record<string, unknown>> {
   // A deep copy: every document is the caller's to change.
@@ -295,5 +316,6 @@ export function webhookPaths(basePath: string): Record<string, Record<string, un
     '/webhooks/deliveries/{id}/resend': resendItem,
     '/webhooks/session': sessionItem,
     '/webhooks/event-types': eventTypesItem,
+    '/webhooks/filter-check': filterCheckItem,
   });
 }

@@ -2,6 +2,8 @@ import { ALL_SCOPES, DESTINATION_KINDS, ENDPOINT_ORDERINGS, WEBHOOK_EVENT_TYPES 
 import {
   CONNECTION_HEADER_NAMES,
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
+  ENDPOINT_FILTER_MAX_BYTES,
+  ENDPOINT_FILTER_MAX_DEPTH,
   ENDPOINT_HEADER_NAME,
   ENDPOINT_HEADER_VALUE,
   ENDPOINT_HEADER_VALUE_MAX_LENGTH,
@@ -91,6 +93,19 @@ const ordering = {
     'when that one ends (delivered or failed). Other plants are not held back. `none`: no order is kept. Default: `none`.',
   ].join(' '),
 };
+const filter = {
+  type: 'object',
+  description: [
+    'Only events that match this MongoDB-style query over `{type, tenant, data}` (`data` is the body) are queued to the endpoint;',
+    'without it, every event it subscribes to. Keys are field paths (`type`, `tenant`, `data`, `data.tag`, …) or `$and`/`$or`',
+    "(arrays of queries); a field's condition is a value (equality) or an object of `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`",
+    '(a string, number, boolean or null), `$in`, `$nin` (arrays of those), `$exists` (a boolean) and `$not` (an object of them).',
+    'An array field matches when it contains the value. Any other operator (`$where`, `$regex`, `$elemMatch`, …) is a 400 naming',
+    `its path; so is a filter of more than ${ENDPOINT_FILTER_MAX_BYTES} bytes or nested deeper than ${ENDPOINT_FILTER_MAX_DEPTH} levels.`,
+    'Integers compare exactly (int64 ids included).',
+  ].join(' '),
+  examples: [{ 'data.tag': { $in: ['indoor', 'rare'] } }],
+};
 const status = { type: 'string', enum: ['enabled', 'disabled'] };
 const secret = ref('schemas', 'WebhookSecret');
 const verificationKey = ref('schemas', 'VerificationKey');
@@ -120,6 +135,7 @@ function endpointSchema(extra: Record<string, unknown> = {}) {
       rateLimit,
       headers,
       ordering,
+      filter,
       status,
       disabledReason: { type: 'string', description: 'Why it is disabled; only while disabled.' },
       createdAt: time('When it was created'),
@@ -152,6 +168,7 @@ const schemas = {
       headers,
       ordering,
       signature,
+      filter,
     },
   },
   EndpointPatch: {
@@ -166,6 +183,21 @@ const schemas = {
       headers: { ...headers, type: ['object', 'null'], description: `${headers.description} \`null\` or \`{}\` removes them; an object replaces them all.` },
       ordering: { ...ordering, description: `${ordering.description} Messages already queued keep the line they joined.` },
       status: { ...status, description: '`disabled` stops deliveries (reason "disabled by the tenant"); `enabled` resumes them.' },
+      filter: { ...filter, type: ['object', 'null'], description: `${filter.description} \`null\` removes it; events queued before the change keep it.` },
+    },
+  },
+  FilterCheck: { ...closed('filter'), properties: { filter } },
+  FilterCheckResults: {
+    ...closed('results'),
+    properties: {
+      results: {
+        type: 'array',
+        description: 'One per event type of the catalogue, in its order.',
+        items: {
+          ...closed('eventType', 'matches'),
+          properties: { eventType, matches: { type: 'boolean', description: 'Whether the filter matches its example.' } },
+        },
+      },
     },
   },
   Endpoint: endpointSchema(),

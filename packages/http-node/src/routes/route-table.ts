@@ -4,6 +4,7 @@ import { createPlant, deletePlant, getPlant, listPlants } from './plants-routes.
 import type { Route, RouteMethods } from './route-context.js';
 import { healthz, openapi, readyz } from './system-routes.js';
 import {
+  checkFilter,
   createEndpoint,
   deleteEndpoint,
   getDelivery,
@@ -42,6 +43,7 @@ const TABLE = {
   '/webhooks/deliveries/{id}/resend': { POST: resendDelivery },
   '/webhooks/session': { GET: getSession },
   '/webhooks/event-types': { GET: listEventTypes },
+  '/webhooks/filter-check': { POST: checkFilter },
   '/metrics': { GET: (context, exchange) => scrapeMetrics(context.metrics!, exchange) },
 } as const satisfies Record<string, RouteMethods>;
 

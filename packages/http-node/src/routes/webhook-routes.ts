@@ -67,6 +67,10 @@ export const sendTestEvent = handler('webhooks:write', 202, 'json', async (webho
   deliveryJson(await webhooks.endpoints.sendTest(principal, id, body)),
 );
 
+export const checkFilter = handler('webhooks:read', 200, 'json', async (webhooks, principal, _id, body) =>
+  JSON.stringify(webhooks.endpoints.checkFilter(principal, body)),
+);
+
 export const getDelivery = handler('webhooks:read', 200, 'none', async (webhooks, principal, id) => deliveryJson(await webhooks.deliveries.get(principal, id)));
 
 export const resendDelivery = handler('webhooks:write', 202, 'none', async (webhooks, principal, id) => {

@@ -2,7 +2,7 @@ import type { WebhookEndpoint, WebhookEndpointStats, WebhookEventType } from '@p
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { DESTINATION_LABELS } from '../ui/destination-kind.js';
 import { Fact, formatRate, Options, Time, useAction, usePortal, verificationKeyLabel } from '../ui/parts.js';
-import { EndpointForm } from './endpoint-form.js';
+import { EndpointForm, filterJson } from './endpoint-form.js';
 import { HealthChart } from './health-chart.js';
 
 interface EndpointCardProps {
@@ -99,6 +99,11 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
           <Fact label="Event types">{endpoint.eventTypes.join(', ')}</Fact>
           {endpoint.description === undefined ? null : <Fact label="Description">{endpoint.description}</Fact>}
           {endpoint.rateLimit === undefined ? null : <Fact label="Rate limit">{endpoint.rateLimit} per second</Fact>}
+          {endpoint.filter === undefined ? null : (
+            <Fact label="Filter" testid="endpoint-filter">
+              <code>{filterJson(endpoint.filter, 0)}</code>
+            </Fact>
+          )}
           {endpoint.ordering === 'plant' ? (
             <Fact label="Order" testid="endpoint-ordering">
               per plant

@@ -1,4 +1,11 @@
-import type { NewWebhookEndpoint, WebhookEndpoint, WebhookEndpointOrdering, WebhookEventType } from '@plant-store/client';
+import type {
+  NewWebhookEndpoint,
+  WebhookEndpoint,
+  WebhookEndpointFilter,
+  WebhookEndpointOrdering,
+  WebhookEventType,
+  WebhookFilterCheck,
+} from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describeError, isSignedOut } from '../api/portal-api.js';
 import { DESTINATION_LABELS, hasMaskedCredentials, kindOfTypedUrl } from '../ui/destination-kind.js';
@@ -8,8 +15,30 @@ interface EndpointFormProps {
   /** The endpoint to edit; absent to create one. */
   readonly endpoint?: WebhookEndpoint;
   /** Resolves when the change is saved; rejects with the service's error, shown by the form like its own problems. */
-  readonly onSave: (changes: NewWebhookEndpoint) => Promise<void>;
+  readonly onSave: (changes: EndpointChanges) => Promise<void>;
   readonly onCancel: () => void;
+}
+
+/** What the form saves: a new endpoint's fields, and on an edit `filter: null` when the filter was cleared. */
+export type EndpointChanges = Omit<NewWebhookEndpoint, 'filter'> & { filter?: WebhookEndpointFilter | null };
+
+/** A filter as the page shows it: JSON (indented by `space`), integers past 2^53 digit for digit. */
+export function filterJson(filter: WebhookEndpointFilter | undefined, space = 2): string {
+  if (filter === undefined) return '';
+  return JSON.stringify(filter, (_, value: unknown) => (typeof value === 'bigint' ? `\u0000${value}` : value), space).replace(/"\\u0000(-?\d+)"/g, '$1');
+}
+
+/** The form's filter field as a filter (undefined when empty); throws the form's problem for text that is not a JSON object. */
+function parseFilter(text: string): WebhookEndpointFilter | undefined {
+  if (text.trim() === '') return undefined;
+  let filter: unknown;
+  try {
+    filter = JSON.parse(text);
+  } catch {
+    throw new Error('Write the filter as JSON, e.g. {"data.tag": {"$in": ["indoor", "rare"]}}.');
+  }
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) throw new Error('The filter must be a JSON object.');
+  return filter as WebhookEndpointFilter;
 }
 
 /** The form's header lines as an object (blank lines skipped); throws the form's problem for a line that is not `Name: value`. */
@@ -26,7 +55,7 @@ function parseHeaders(text: string): Record<string, string> {
 
 /** Create or edit an endpoint: its URL, the events it receives, a description, a rate limit, custom headers, its ordering and (on create) how it is signed. */
 export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) {
-  const { eventTypes, fail } = usePortal();
+  const { api, eventTypes, fail } = usePortal();
   const prefix = endpoint === undefined ? 'new-endpoint' : `edit-${endpoint.id}`;
   const [url, setUrl] = useState(endpoint?.url ?? '');
   const [description, setDescription] = useState(endpoint?.description ?? '');
@@ -40,6 +69,8 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
   );
   const [ordering, setOrdering] = useState<WebhookEndpointOrdering>(endpoint?.ordering ?? 'none');
   const [signature, setSignature] = useState<'hmac' | 'ed25519'>('hmac');
+  const [filter, setFilter] = useState(() => filterJson(endpoint?.filter));
+  const [tried, setTried] = useState<WebhookFilterCheck | undefined>(undefined);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const first = useRef<HTMLInputElement>(null);
@@ -52,7 +83,8 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
     setProblem(undefined);
     try {
       if (types.length === 0) throw new Error('Choose at least one event type.');
-      const changes: { -readonly [K in keyof NewWebhookEndpoint]: NewWebhookEndpoint[K] } = {
+      const parsedFilter = parseFilter(filter);
+      const changes: { -readonly [K in keyof EndpointChanges]: EndpointChanges[K] } = {
         url: url.trim(),
         eventTypes: types as WebhookEventType[],
         // Always sent, so that clearing the field removes them on an edit.
@@ -62,12 +94,28 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
       if (endpoint === undefined && signature === 'ed25519') changes.signature = 'ed25519';
       if (description.trim() !== '') changes.description = description.trim();
       if (rateLimit.trim() !== '') changes.rateLimit = Number(rateLimit);
+      if (parsedFilter !== undefined) changes.filter = parsedFilter;
+      else if (endpoint?.filter !== undefined) changes.filter = null;
       await onSave(changes);
     } catch (error) {
       if (isSignedOut(error)) fail(error);
       else setProblem(describeError(error));
     } finally {
       setBusy(false);
+    }
+  }
+
+  /** Asks the service which of the catalogue's examples the filter matches; nothing is saved. */
+  async function tryFilter() {
+    setProblem(undefined);
+    setTried(undefined);
+    try {
+      const parsed = parseFilter(filter);
+      if (parsed === undefined) throw new Error('Write a filter to try.');
+      setTried(await api.checkFilter(parsed));
+    } catch (error) {
+      if (isSignedOut(error)) fail(error);
+      else setProblem(describeError(error));
     }
   }
 
@@ -140,6 +188,34 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
           <option value="none">No order kept</option>
           <option value="plant">Per plant: one plant's messages arrive in the order they were queued</option>
         </select>
+      </div>
+      <div class="field">
+        <label for={`${prefix}-filter`}>Filter (optional): only events that match this query over {'{type, tenant, data}'} are sent</label>
+        <textarea
+          id={`${prefix}-filter`}
+          rows={3}
+          spellcheck={false}
+          placeholder='{"data.tag": {"$in": ["indoor", "rare"]}}'
+          value={filter}
+          onInput={(event) => {
+            setFilter(event.currentTarget.value);
+            setTried(undefined);
+          }}
+        />
+        <div class="actions">
+          <button type="button" onClick={tryFilter}>
+            Try the filter
+          </button>
+        </div>
+        {tried === undefined ? null : (
+          <ul aria-label="Filter against the examples" class="filter-check">
+            {tried.results.map(({ eventType, matches }) => (
+              <li key={eventType}>
+                {eventType}: {matches ? 'matches' : 'does not match'}
+              </li>
+            ))}
+          </ul>
+        )}
       </div>
       {endpoint === undefined ? (
         <div class="field">

@@ -8,6 +8,7 @@ import { outboxAutovacuum } from './006-outbox-autovacuum.js';
 import { endpointDue } from './007-endpoint-due.js';
 import { endpointHeaders } from './008-endpoint-headers.js';
 import { deliveryLines } from './009-delivery-lines.js';
+import { endpointFilters } from './010-endpoint-filters.js';
 
 /** Every schema version, applied in name order (listed in code, so a bundle never loses one). Never edit or rename an applied migration: add the next number. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -20,4 +21,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '007-endpoint-due': endpointDue,
   '008-endpoint-headers': endpointHeaders,
   '009-delivery-lines': deliveryLines,
+  '010-endpoint-filters': endpointFilters,
 };

@@ -12,4 +12,5 @@ export const MIGRATIONS: Readonly<Record<string, () => Promise<Migration>>> = {
   '008-due-created-at': async () => (await import('./008-due-created-at.js')).dueCreatedAt,
   '009-endpoint-headers': async () => (await import('./009-endpoint-headers.js')).endpointHeaders,
   '010-delivery-lines': async () => (await import('./010-delivery-lines.js')).deliveryLines,
+  '011-endpoint-filters': async () => (await import('./011-endpoint-filters.js')).endpointFilters,
 };

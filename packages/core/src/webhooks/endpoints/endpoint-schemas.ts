@@ -3,6 +3,7 @@ import { isJsonObject } from '../../domain/plant.js';
 import { objectMessage } from '../../domain/validate.js';
 import { codePoints, endpointUrlSchema, type EndpointUrlOptions } from '../endpoint-url.js';
 import { eventTypesSchema, webhookSecretSchema } from '../webhook-subscription.js';
+import { endpointFilterSchema } from './endpoint-filter.js';
 import { refusedHeaderReason } from './refused-header-names.js';
 import { ENDPOINT_ID_PREFIX, ENDPOINT_ORDERINGS, WEBHOOK_EVENT_TYPES } from './webhook-endpoint.js';
 
@@ -76,7 +77,7 @@ const orderingSchema = v.picklist(ENDPOINT_ORDERINGS, 'ordering must be "none" o
 const jsonObject = <const TEntries extends v.ObjectEntries>(entries: TEntries, what: string) =>
   v.pipe(v.custom<Record<string, unknown>>(isJsonObject, what), v.strictObject(entries, objectMessage(what)));
 
-/** Body of a create: `{url, eventTypes?, description?, secret?, rateLimit?, headers?, ordering?, signature?}`; `secret` only for `hmac`. */
+/** Body of a create: `{url, eventTypes?, description?, secret?, rateLimit?, headers?, ordering?, signature?, filter?}`; `secret` only for `hmac`. */
 export function newEndpointSchema(options: EndpointUrlOptions) {
   return v.pipe(
     jsonObject(
@@ -89,8 +90,9 @@ export function newEndpointSchema(options: EndpointUrlOptions) {
         headers: v.exactOptional(headersSchema),
         ordering: v.exactOptional(orderingSchema),
         signature: v.exactOptional(v.picklist(['hmac', 'ed25519'], 'signature must be "hmac" or "ed25519"')),
+        filter: v.exactOptional(endpointFilterSchema),
       },
-      'an endpoint must be a JSON object {url, eventTypes?, description?, secret?, rateLimit?, headers?, ordering?, signature?}',
+      'an endpoint must be a JSON object {url, eventTypes?, description?, secret?, rateLimit?, headers?, ordering?, signature?, filter?}',
     ),
     v.forward(
       v.check(({ secret, signature }) => secret === undefined || signature !== 'ed25519', ED25519_SECRET_MESSAGE),
@@ -102,7 +104,7 @@ export function newEndpointSchema(options: EndpointUrlOptions) {
 /** Why an ed25519 endpoint takes no `secret`: its secret key must never have been outside the service. */
 export const ED25519_SECRET_MESSAGE = 'secret cannot be given for an ed25519 endpoint: the service makes its key pair';
 
-/** Body of an update: any of `{url, eventTypes, description, rateLimit, headers, ordering, status}`; `null` removes `description`, `rateLimit` or `headers`. */
+/** Body of an update: any of `{url, eventTypes, description, rateLimit, headers, ordering, status, filter}`; `null` removes `description`, `rateLimit`, `headers` or `filter`. */
 export function endpointPatchSchema(options: EndpointUrlOptions) {
   return jsonObject(
     {
@@ -113,14 +115,18 @@ export function endpointPatchSchema(options: EndpointUrlOptions) {
       headers: v.exactOptional(v.nullable(headersSchema)),
       ordering: v.exactOptional(orderingSchema),
       status: v.exactOptional(v.picklist(['enabled', 'disabled'], 'status must be "enabled" or "disabled"')),
+      filter: v.exactOptional(v.nullable(endpointFilterSchema)),
     },
-    'an endpoint update must be a JSON object {url?, eventTypes?, description?, rateLimit?, headers?, ordering?, status?}',
+    'an endpoint update must be a JSON object {url?, eventTypes?, description?, rateLimit?, headers?, ordering?, status?, filter?}',
   );
 }
 
 const EVENT_TYPE_MESSAGE = `eventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`;
 
 export const SendTestSchema = jsonObject({ eventType: v.picklist(WEBHOOK_EVENT_TYPES, EVENT_TYPE_MESSAGE) }, 'a test event must be a JSON object {eventType}');
+
+/** Body of a filter check: `{filter}`. */
+export const FilterCheckSchema = jsonObject({ filter: endpointFilterSchema }, 'a filter check must be a JSON object {filter}');
 
 export const RotateSecretSchema = jsonObject({ secret: v.exactOptional(webhookSecretSchema()) }, 'a rotation must be a JSON object {secret?}');
 

@@ -9,16 +9,26 @@ import { newMessageId } from '../message-id.js';
 import { requeueNow } from '../requeue-now.js';
 import { requireScope } from '../../service/plant-service.js';
 import { newEd25519KeyPair, signingKey, verificationKey } from '../webhook-signature.js';
+import { filterEvent, matchesFilter } from './endpoint-filter.js';
 import {
   ED25519_SECRET_MESSAGE,
   endpointPatchSchema,
+  FilterCheckSchema,
   ListEndpointsOptionsSchema,
   newEndpointSchema,
   RecoverSchema,
   RotateSecretSchema,
   SendTestSchema,
 } from './endpoint-schemas.js';
-import { DISABLED_BY_TENANT, isTenantEndpointId, newEndpointId, newEndpointSecret, type EndpointPage, type WebhookEndpoint } from './webhook-endpoint.js';
+import {
+  DISABLED_BY_TENANT,
+  isTenantEndpointId,
+  newEndpointId,
+  newEndpointSecret,
+  type EndpointPage,
+  type WebhookEndpoint,
+  type WebhookEventType,
+} from './webhook-endpoint.js';
 import { WEBHOOK_EVENT_CATALOGUE, type WebhookEventDescription } from './webhook-event-catalogue.js';
 
 export interface TenantWebhookEndpointsOptions {
@@ -79,6 +89,11 @@ export interface EndpointStats {
   readonly windows: { readonly '1h': EndpointWindowStats; readonly '24h': EndpointWindowStats; readonly '7d': EndpointWindowStats };
   /** {@link STATS_HOURS} clock hours, oldest first; the last is the current hour so far. */
   readonly hourly: readonly EndpointHourStats[];
+}
+
+/** What a filter check answers: for each example of the event catalogue, whether the filter matches it. */
+export interface FilterCheck {
+  readonly results: readonly { readonly eventType: WebhookEventType; readonly matches: boolean }[];
 }
 
 /** Tenants' self-service on their webhook endpoints: scope checked first, then input; another tenant's id is a `NotFoundError`. */
@@ -211,18 +226,25 @@ export class TenantWebhookEndpoints {
     return { endpointId: endpoint.id, ...(lastAttempt ? { lastAttempt } : {}), windows: byName, hourly };
   }
 
-  /** Queues the example body of `{eventType}` (subscribed or not) to this endpoint only, marked `test`; returns it. `ConflictError` when it is disabled. */
+  /**
+   * Queues the example body of `{eventType}` (subscribed or not) to this endpoint only, marked `test`; returns it. `ConflictError` when it
+   * is disabled, or when the example does not match its filter (nothing is queued, as for a real event).
+   */
   async sendTest(principal: Principal, id: string, input: unknown): Promise<Delivery> {
     requireScope(principal, 'webhooks:write');
     const { eventType } = validate(SendTestSchema, input);
     const endpoint = await this.#own(principal, id);
     if (endpoint.status === 'disabled') throw new ConflictError(`endpoint ${endpoint.id} is disabled: enable it to send a test event`);
+    const payload = WEBHOOK_EVENT_CATALOGUE.find((entry) => entry.type === eventType)!.example;
+    if (endpoint.filter && !matchesFilter(endpoint.filter, filterEvent(eventType, principal.tenant, payload))) {
+      throw new ConflictError(`the example of ${eventType} does not match the filter of endpoint ${endpoint.id}: nothing was queued`);
+    }
     const delivery = {
       id: newMessageId(),
       tenant: principal.tenant,
       endpointId: endpoint.id,
       eventType,
-      payload: WEBHOOK_EVENT_CATALOGUE.find((entry) => entry.type === eventType)!.example,
+      payload,
       createdAt: this.#options.clock.now(),
       test: true,
     } as const;
@@ -232,6 +254,18 @@ export class TenantWebhookEndpoints {
     return (
       (await this.#options.outbox.get(delivery.id)) ?? { ...delivery, status: 'pending', attemptCount: 0, nextAttemptAt: delivery.createdAt, attempts: [] }
     );
+  }
+
+  /** Whether `{filter}` matches each example of the event catalogue (as the caller's event), in catalogue order; nothing is stored. */
+  checkFilter(principal: Principal, input: unknown): FilterCheck {
+    requireScope(principal, 'webhooks:read');
+    const { filter } = validate(FilterCheckSchema, input);
+    return {
+      results: WEBHOOK_EVENT_CATALOGUE.map(({ type, example }) => ({
+        eventType: type,
+        matches: matchesFilter(filter, filterEvent(type, principal.tenant, example)),
+      })),
+    };
   }
 
   /** The event types an endpoint can subscribe to, with a description and an example body each. */

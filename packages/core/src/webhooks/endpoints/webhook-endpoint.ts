@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Delivery } from '../../ports/webhook-outbox.js';
+import type { EndpointFilter } from './endpoint-filter.js';
 
 /** The events a tenant endpoint can subscribe to: its plants', and operational ones about its other endpoints. */
 export type WebhookEventType = 'plant.created' | 'plant.deleted' | OperationalEventType;
@@ -40,6 +41,8 @@ export interface WebhookEndpoint {
   /** Request headers sent on every attempt to it, as the tenant wrote them; absent when none. */
   readonly headers?: Readonly<Record<string, string>>;
   readonly ordering: EndpointOrdering;
+  /** Only events that match it are queued to the endpoint; absent: every event it subscribes to. */
+  readonly filter?: EndpointFilter;
   readonly status: WebhookEndpointStatus;
   /** Why it is disabled; only while disabled. */
   readonly disabledReason?: string;

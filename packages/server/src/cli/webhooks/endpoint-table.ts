@@ -1,5 +1,6 @@
 import { maskUrlCredentials, type WebhookEndpoint } from '@plant-store/core';
 import { endpointKind } from '@plant-store/http-node/webhook-json';
+import { filterText } from '@plant-store/core/adapter';
 import { textTable } from './text-table.js';
 
 /** `signatures`: each endpoint's signature kind (`-` for one missing, deleted meanwhile). */
@@ -15,8 +16,9 @@ export function endpointTable(endpoints: readonly WebhookEndpoint[], signatures:
     signatures.get(endpoint.id) ?? '-',
     // Names only: values may be credentials.
     Object.keys(endpoint.headers ?? {}).join(',') || '-',
+    endpoint.filter ? filterText(endpoint.filter) : '-',
     maskUrlCredentials(endpoint.url),
     endpoint.disabledReason ?? '-',
   ]);
-  return textTable(['ID', 'TENANT', 'STATUS', 'KIND', 'EVENTS', 'ORDERING', 'SIGNATURE', 'HEADERS', 'URL', 'DISABLED REASON'], rows);
+  return textTable(['ID', 'TENANT', 'STATUS', 'KIND', 'EVENTS', 'ORDERING', 'SIGNATURE', 'HEADERS', 'FILTER', 'URL', 'DISABLED REASON'], rows);
 }

@@ -43,8 +43,8 @@ check      finds messages that can never become due: held in a plant's line
            service runs (a line moving again by then is left alone);
            --json: one JSON array of the lines
 endpoints  tenants' webhook endpoints: list them (ascending id, --limit
-           defaults to 100; with their ordering, signature kind and custom
-           header names, never the values), disable one (its pending deliveries end as
+           defaults to 100; with their ordering, signature kind, custom
+           header names (never the values) and filter), disable one (its pending deliveries end as
            failed) or enable it again (then recover resends what failed)
 
 Storage (as for plant-store serve; a flag wins over its variable):
