@@ -17,6 +17,7 @@ import { createServerLauncher } from './lib/server-launcher.js';
 import type { BenchResults } from './lib/targets.js';
 import { checkTargets } from './lib/targets.js';
 import { runBigListScenario, runPgBigListScenario } from './scenarios/big-list-scenario.js';
+import { runEndpointScaleScenario } from './scenarios/endpoint-scale-scenario.js';
 import { runFairDeliveryScenario } from './scenarios/fair-delivery-scenario.js';
 import { runFetchHandlerScenario } from './scenarios/fetch-handler-scenario.js';
 import { runOrderedDeliveryScenario } from './scenarios/ordered-delivery-scenario.js';
@@ -124,6 +125,7 @@ try {
   const steadyState = await attempt('steady-state', () => runSteadyStateScenario(context, { kind: 'sqlite' }));
   const tracing = selected.has('tracing') ? await runTracingScenario(context, failed) : undefined;
   const fetchHandler = selected.has('fetch-handler') ? await runFetchHandlerScenario(context, failed) : undefined;
+  const endpointScale = await attempt('endpoint-scale', () => runEndpointScaleScenario(context));
   const onPostgres = await runPostgresScenarios();
   results = {
     ...onPostgres,
@@ -136,6 +138,7 @@ try {
     steadyState,
     tracing,
     fetchHandler,
+    endpointScale,
   };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });
