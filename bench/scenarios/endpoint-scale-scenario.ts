@@ -153,7 +153,9 @@ async function runScale(context: BenchContext, setup: ScaleSetup, deliveries: nu
     const none = await creates(NONE_TOKEN, NONE_BASE);
     const fanned = await creates(BUSY_TOKEN, CREATE_BASE);
     await receiver.waitForMessages(queued + fanned.creates * (setup.endpoints / setup.tenants), { timeoutMs: 600_000 });
-    context.log(`  ${setup.label}: creates/s without endpoints ${none.perSecond.toFixed(0)}, fanning out to ten while delivering ${fanned.perSecond.toFixed(0)}`);
+    context.log(
+      `  ${setup.label}: creates/s without endpoints ${none.perSecond.toFixed(0)}, fanning out to ten while delivering ${fanned.perSecond.toFixed(0)}`,
+    );
     return { ...setup, deliveries: queued, seconds, perSecond: queued / seconds, createsNone: none.perSecond, createsFanned: fanned.perSecond };
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
@@ -170,7 +172,12 @@ async function runStorage(context: BenchContext, deliveries: number, postgres: B
     scales.push(await runScale(context, { label, endpoints, tenants, subscriptions: false }, deliveries, postgres));
   }
   const subscriptions = postgres
-    ? await runScale(context, { label: `PostgreSQL, ${SUBSCRIPTIONS} operator subscriptions`, endpoints: 0, tenants: 0, subscriptions: true }, deliveries, postgres)
+    ? await runScale(
+        context,
+        { label: `PostgreSQL, ${SUBSCRIPTIONS} operator subscriptions`, endpoints: 0, tenants: 0, subscriptions: true },
+        deliveries,
+        postgres,
+      )
     : undefined;
   return { storage: postgres ? ('postgres' as const) : ('sqlite' as const), instances: postgres ? 2 : 1, scales, subscriptions };
 }
@@ -215,10 +222,14 @@ export function endpointScaleSection(result: EndpointScaleResult | undefined): s
     const [small, , large] = run.scales;
     if (small && large) targets.push(`- ${where}: deliveries/s at 5,000 endpoints ≥ 0.9x of 10: ${verdict(large.perSecond / small.perSecond, 0.9)}`);
     if (run.subscriptions && large) {
-      targets.push(`- ${where}: tenant endpoints (5,000) ≥ 0.9x of operator subscriptions' deliveries/s: ${verdict(large.perSecond / run.subscriptions.perSecond, 0.9)}`);
+      targets.push(
+        `- ${where}: tenant endpoints (5,000) ≥ 0.9x of operator subscriptions' deliveries/s: ${verdict(large.perSecond / run.subscriptions.perSecond, 0.9)}`,
+      );
     }
     if (small?.createsFanned !== undefined && small.createsNone !== undefined) {
-      targets.push(`- ${where}: a create fanning out to 10 endpoints ≥ 0.5x the creates/s of one to none: ${verdict(small.createsFanned / small.createsNone, 0.5)}`);
+      targets.push(
+        `- ${where}: a create fanning out to 10 endpoints ≥ 0.5x the creates/s of one to none: ${verdict(small.createsFanned / small.createsNone, 0.5)}`,
+      );
     }
   }
   return `## Endpoint scale (${int(result.deliveries)} deliveries per run, all to one tenant's ten endpoints)
