@@ -25,7 +25,9 @@ describe('storeSettings', () => {
 
   it('refuses an endpoint cache time that is not a duration of 0 or more', () => {
     for (const endpointCacheMs of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => storeSettings({ storage: memoryStorage(), webhooks: { endpointCacheMs } })).toThrow(/endpointCacheMs.*must be a duration in ms of 0 or more/);
+      expect(() => storeSettings({ storage: memoryStorage(), webhooks: { endpointCacheMs } })).toThrow(
+        /endpointCacheMs.*must be a duration in ms of 0 or more/,
+      );
     }
     expect(storeSettings({ storage: memoryStorage(), webhooks: { endpointCacheMs: 0 } }).endpointCacheMs).toBe(0);
   });
