@@ -18,6 +18,7 @@ import type { BenchResults } from './lib/targets.js';
 import { checkTargets } from './lib/targets.js';
 import { runBigListScenario, runPgBigListScenario } from './scenarios/big-list-scenario.js';
 import { brokerDestinationsSection, runBrokerDestinationsScenario, type BrokerDestinationsResult } from './scenarios/broker-destinations-scenario.js';
+import { runEndpointScaleScenario } from './scenarios/endpoint-scale-scenario.js';
 import { runFairDeliveryScenario } from './scenarios/fair-delivery-scenario.js';
 import { runFetchHandlerScenario } from './scenarios/fetch-handler-scenario.js';
 import { runFilteredFanOutScenario } from './scenarios/filtered-fan-out-scenario.js';
@@ -130,6 +131,7 @@ try {
   const fetchHandler = selected.has('fetch-handler') ? await runFetchHandlerScenario(context, failed) : undefined;
   brokerDestinations = await attempt('broker-destinations', () => runBrokerDestinationsScenario(context));
   const filteredFanOut = await attempt('filtered-fan-out', () => runFilteredFanOutScenario(context));
+  const endpointScale = await attempt('endpoint-scale', () => runEndpointScaleScenario(context));
   const onPostgres = await runPostgresScenarios();
   results = {
     ...onPostgres,
@@ -143,6 +145,7 @@ try {
     tracing,
     fetchHandler,
     filteredFanOut,
+    endpointScale,
   };
 } finally {
   if (!options.keep) rmSync(workDir, { recursive: true, force: true });

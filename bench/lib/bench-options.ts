@@ -21,6 +21,7 @@ export const SCENARIOS = [
   'fetch-handler',
   'broker-destinations',
   'filtered-fan-out',
+  'endpoint-scale',
   'pg-create',
   'pg-list-20',
   'pg-list-100',
@@ -39,16 +40,15 @@ export type ScenarioName = (typeof SCENARIOS)[number];
 export const POSTGRES_SCENARIOS: readonly ScenarioName[] = SCENARIOS.filter((name) => name.startsWith('pg-'));
 
 /** Scenarios that run for minutes: only when named with --scenario. */
-export const OPT_IN_SCENARIOS: readonly ScenarioName[] = ['steady-state', 'pg-steady-state', 'broker-destinations'];
+export const OPT_IN_SCENARIOS: readonly ScenarioName[] = ['steady-state', 'pg-steady-state', 'broker-destinations', 'endpoint-scale'];
 
 const USAGE = `usage: pnpm bench [--node 20|24|26] [--quick] [--scenario name[,name…]] [--storage sqlite|memory] [--logging off|on|both]
   [--service dist|source|baseline] [--rounds N] [--round-seconds S] [--warmup-seconds S]
   [--connections N] [--big-list N] [--db-pool N] [--steady-seconds S] [--steady-retention S]
-  [--no-write] [--out DIR] [--cpu-prof DIR] [--keep] [--pin on|off] [--tracing-sampler NAME[:ARG]]
+  [--no-write] [--out DIR] [--cpu-prof DIR] [--keep] [--pin on|off] [--tracing-sampler NAME[:ARG]] [--endpoint-deliveries N]
 --node: the Node line of the whole run (default 24, the line teams deploy), fetched by scripts/node-line.sh
 scenarios: ${SCENARIOS.join(', ')}
-${OPT_IN_SCENARIOS.join(', ')} run only when named; the steady-state ones run for minutes (--steady-seconds, default 300, --quick 40);
-  broker-destinations needs RabbitMQ, NATS JetStream, Redis and Mosquitto on their usual loopback ports
+export const OPT_IN_SCENARIOS: readonly ScenarioName[] = ['steady-state', 'pg-steady-state', 'broker-destinations', 'endpoint-scale'];
 pg-… scenarios run on PLANT_STORE_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
   each server in a schema of its own, dropped afterwards; skipped when the database is unreachable
 --service baseline: a baseline plays the service (self-test of the harness; HTTP scenarios only)
@@ -85,6 +85,7 @@ const ARG_OPTIONS = {
   keep: { type: 'boolean', default: false },
   pin: { type: 'string', default: 'on' },
   'tracing-sampler': { type: 'string' },
+  'endpoint-deliveries': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -141,6 +142,8 @@ export function parseBenchOptions(argv: readonly string[]) {
     bigListPlants: Math.round(positive('big-list', values['big-list'], 1_000_000)),
     webhookPlants: quick ? 3_000 : 20_000,
     webhookLatencyS: quick ? 3 : 10,
+    /** Deliveries queued per run of endpoint-scale (rounded up to whole plants of ten). */
+    endpointDeliveries: Math.round(positive('endpoint-deliveries', values['endpoint-deliveries'], quick ? 3_000 : 20_000)),
     startupRuns: quick ? 3 : 7,
     steadyStateS: positive('steady-seconds', values['steady-seconds'], quick ? 40 : 300),
     steadyRetentionS: positive('steady-retention', values['steady-retention'], quick ? 5 : 20),

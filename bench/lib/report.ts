@@ -1,5 +1,6 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
 import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
+import { endpointScaleSection } from '../scenarios/endpoint-scale-scenario.js';
 import { orderedDeliverySection } from '../scenarios/ordered-delivery-scenario.js';
 import { filteredFanOutSection } from '../scenarios/filtered-fan-out-scenario.js';
 import { pgHostPoolSection } from '../scenarios/pg-host-pool-scenario.js';
@@ -343,6 +344,7 @@ export function renderReport(input: ReportInput): string {
     webhookSection(results.pgWebhooks),
     orderedDeliverySection(results.orderedDelivery),
     orderedDeliverySection(results.pgOrderedDelivery),
+    endpointScaleSection(results.endpointScale),
     bigListSection(results.bigList, 'SQLite'),
     bigListSection(results.pgBigList, 'PostgreSQL'),
     pgHostPoolSection(results.pgHostPool),

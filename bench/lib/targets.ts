@@ -1,4 +1,5 @@
 import type { BigListResult } from '../scenarios/big-list-scenario.js';
+import type { EndpointScaleResult } from '../scenarios/endpoint-scale-scenario.js';
 import type { StartupResult } from '../scenarios/startup-scenario.js';
 import type { SteadyStateResult } from '../scenarios/steady-state-scenario.js';
 import type { WebhookResult } from '../scenarios/webhook-scenario.js';
@@ -34,6 +35,8 @@ export interface BenchResults {
   /** Creates with a filter on every endpoint against the same fan-out without. */
   readonly filteredFanOut?: FilteredFanOutResult;
   readonly pgFilteredFanOut?: FilteredFanOutResult;
+  /** Delivery and fan-out with 10 to 5,000 endpoints over 1 to 500 tenants (report only). */
+  readonly endpointScale?: EndpointScaleResult;
 }
 
 /** One target against what was measured. */

@@ -27,3 +27,17 @@ describe('--node', () => {
     expect(() => parseBenchOptions(['--node', '22'])).toThrow(/--node must be one of 20, 24, 26/);
   });
 });
+
+describe('--endpoint-deliveries', () => {
+  it('queues 20,000 deliveries per endpoint-scale run unless told fewer (3,000 in a quick run)', () => {
+    expect(parseBenchOptions([]).endpointDeliveries).toBe(20_000);
+    expect(parseBenchOptions(['--quick']).endpointDeliveries).toBe(3_000);
+    expect(parseBenchOptions(['--endpoint-deliveries', '5000']).endpointDeliveries).toBe(5_000);
+  });
+
+  it('refuses what is not a positive number, and runs endpoint-scale only when named', () => {
+    expect(() => parseBenchOptions(['--endpoint-deliveries', '0'])).toThrow(/--endpoint-deliveries must be a positive number/);
+    expect(parseBenchOptions([]).scenarios.has('endpoint-scale')).toBe(false);
+    expect(parseBenchOptions(['--scenario', 'endpoint-scale']).scenarios.has('endpoint-scale')).toBe(true);
+  });
+});

@@ -43,9 +43,14 @@ export const updateEndpointSql = (t: Tables) => `
 
 export const deleteEndpointSql = (t: Tables) => `DELETE FROM ${t.endpoints} WHERE id = $1 AND tenant = $2 RETURNING id`;
 
+/** Parameters: id, tenant, secret, previous expires at, at, then the NOTIFY channel and payload that announce it (sent at the commit). One row when rotated. */
 export const rotateSecretSql = (t: Tables) => `
-  UPDATE ${t.endpoints} SET previous_secret = secret, secret = $3, previous_secret_expires_at = $4, updated_at = $5
-  WHERE id = $1 AND tenant = $2`;
+  WITH rotated AS (
+    UPDATE ${t.endpoints} SET previous_secret = secret, secret = $3, previous_secret_expires_at = $4, updated_at = $5
+    WHERE id = $1 AND tenant = $2
+    RETURNING id
+  )
+  SELECT pg_notify($6, $7) FROM rotated`;
 
 export const noteAttemptSql = (t: Tables) => `
   UPDATE ${t.endpoints} SET

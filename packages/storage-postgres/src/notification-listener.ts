@@ -4,8 +4,6 @@ interface NotificationListenerOptions {
   /** A new, unconnected client; the listener connects it, and makes a new one after a loss. */
   readonly client: () => pg.Client;
   readonly channel: string;
-  /** Only notifications with exactly this payload count. */
-  readonly payload: string;
 }
 
 /** Reconnection delays in ms: the first, doubled after each failure up to the longest. */
@@ -18,11 +16,11 @@ const ignore = () => {};
 
 /**
  * LISTENs on a dedicated connection while anybody is subscribed, reconnecting with backoff when it is lost. Calls every
- * subscriber after each (re)connection, since notifications sent meanwhile are lost.
+ * subscriber with each notification's payload, and without one after each (re)connection, since notifications sent meanwhile are lost.
  */
 export class NotificationListener {
   readonly #options: NotificationListenerOptions;
-  readonly #subscribers = new Set<() => void>();
+  readonly #subscribers = new Set<(payload?: string) => void>();
   #client: pg.Client | undefined;
   #retry: NodeJS.Timeout | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
@@ -33,10 +31,10 @@ export class NotificationListener {
     this.#options = options;
   }
 
-  /** Calls `listener` on each matching notification and after each (re)connection; returns the unsubscribe. */
-  subscribe(listener: () => void): () => void {
+  /** Calls `listener` with the payload of each notification, and without one after each (re)connection; returns the unsubscribe. */
+  subscribe(listener: (payload?: string) => void): () => void {
     if (this.#closed) return ignore;
-    const subscription = () => listener();
+    const subscription = (payload?: string) => listener(payload);
     this.#subscribers.add(subscription);
     if (!this.#client && !this.#retry) this.#connect();
     return () => {
@@ -59,7 +57,7 @@ export class NotificationListener {
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));
     client.on('notification', (message) => {
-      if (message.channel === this.#options.channel && message.payload === this.#options.payload) this.#notify();
+      if (message.channel === this.#options.channel) this.#notify(message.payload ?? '');
     });
     client
       .connect()
@@ -94,10 +92,10 @@ export class NotificationListener {
     client?.end().catch(ignore);
   }
 
-  #notify(): void {
+  #notify(payload?: string): void {
     for (const subscriber of this.#subscribers) {
       try {
-        subscriber();
+        subscriber(payload);
       } catch {
         // A subscriber's failure is its own; the others still hear about the work.
       }

@@ -1,5 +1,24 @@
-/** The NOTIFY channel that announces new deliveries; the payload is the schema's name, so other schemas' storages ignore it. */
+/**
+ * The NOTIFY channel that announces new deliveries (the payload is the schema's name, so other schemas' storages ignore it)
+ * and changed endpoints (see endpointChangePayload).
+ */
 export const OUTBOX_CHANNEL = 'plant_store_outbox';
+
+/** The payload that announces a change of endpoint `id` in `schema`: JSON, so it never equals a schema's name (a new delivery's payload). */
+export function endpointChangePayload(schema: string, id: string): string {
+  return JSON.stringify({ schema, endpoint: id });
+}
+
+/** The endpoint a payload announces a change of in `schema`, or `undefined` when it announces something else. */
+export function changedEndpoint(schema: string, payload: string): string | undefined {
+  if (!payload.startsWith('{')) return undefined;
+  try {
+    const notice = JSON.parse(payload) as { schema?: unknown; endpoint?: unknown };
+    return notice.schema === schema && typeof notice.endpoint === 'string' ? notice.endpoint : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Tells every instance's dispatcher of new deliveries (NOTIFY on {@link OUTBOX_CHANNEL}), after the write has

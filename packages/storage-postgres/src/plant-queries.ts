@@ -22,6 +22,8 @@ import type { Tables } from './tables.js';
  * share-locked (see shareEndpointSql) before any message of its lines, as ending its lines locks them in that order (no
  * deadlock): a disable or delete waits for this write, or this write sees it done. Endpoint by endpoint, in id order.
  * An endpoint with a filter only when the event matched it ($k…$k+2, see filtered-fan-out.ts).
+ * The line's end is read only for an endpoint that orders (CASE evaluates its subquery lazily), and once per endpoint:
+ * `OFFSET 0` keeps the planner from inlining `line.last` into each expression that reads it, which would read it once each.
  */
 const fanOut = (t: Tables, gate: string, ev: number, tp: number, plant: number, k: number) => `
   WITH targets AS MATERIALIZED (
@@ -37,7 +39,7 @@ const fanOut = (t: Tables, gate: string, ev: number, tp: number, plant: number, 
   SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.tenant, e.id, $${ev}, $${ev + 1}, 'pending', 0,
     ${joinedDueAt('line.last', `$${ev + 2}::bigint`)}, $${ev + 2}, $${ev + 2}, $${tp}::text, e.key, ${joinedPlace('e.key', 'line.last')}
   FROM targets AS e
-  CROSS JOIN LATERAL (SELECT CASE WHEN e.key IS NOT NULL THEN ${lineEnd(t, 'e.id', 'e.key')} END AS last) AS line
+  CROSS JOIN LATERAL (SELECT CASE WHEN e.key IS NOT NULL THEN ${lineEnd(t, 'e.id', 'e.key')} END AS last OFFSET 0) AS line
   RETURNING 1`;
 
 /** The plant's columns (one per field, of its name), in field order. */

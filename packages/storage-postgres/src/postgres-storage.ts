@@ -106,9 +106,11 @@ function ownRunners(config: pg.ClientConfig, deadlineMs: number, poolSize: numbe
 /** The storage over a migrated schema. */
 function assemble(config: pg.ClientConfig, { runner, dispatch }: { runner: QueryRunner; dispatch: QueryRunner }, schema: string): Storage {
   const tables = tablesIn(schema);
-  const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL, payload: schema });
+  const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL });
   const vacuum = new Vacuum(config, vacuumSql(tables));
-  const outbox = new PostgresWebhookOutbox({ runner, dispatch, vacuum }, tables, listener);
+  // New deliveries in this schema (and a reconnect, which may have missed some) wake the watcher.
+  const newDeliveries = (wake: () => void) => listener.subscribe((payload) => (payload === undefined || payload === schema ? wake() : undefined));
+  const outbox = new PostgresWebhookOutbox({ runner, dispatch, vacuum }, tables, newDeliveries);
   const plants = new PostgresPlantRepository(
     runner,
     tables,
@@ -117,7 +119,7 @@ function assemble(config: pg.ClientConfig, { runner, dispatch }: { runner: Query
   return {
     plants,
     outbox,
-    endpoints: new PostgresWebhookEndpoints(runner, tables, outbox),
+    endpoints: new PostgresWebhookEndpoints(runner, tables, outbox, { schema, listener }),
     portalLinks: new PostgresPortalLinks(runner, tables),
     dbSystem: 'postgresql',
     joinTransaction(executor) {

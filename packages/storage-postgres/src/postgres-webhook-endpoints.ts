@@ -15,8 +15,10 @@ import {
 } from '@plant-store/core/adapter';
 import * as sql from './endpoint-queries.js';
 import { advisoryLockKey } from './advisory-lock-key.js';
+import type { NotificationListener } from './notification-listener.js';
+import { changedEndpoint, endpointChangePayload, OUTBOX_CHANNEL } from './outbox-channel.js';
 import type { PostgresWebhookOutbox } from './postgres-webhook-outbox.js';
-import type { QueryRunner } from './query-runner.js';
+import type { QueryRunner, TransactionRows } from './query-runner.js';
 import type { Tables } from './tables.js';
 
 /** A webhook_endpoints row (int8 as bigint, integer as number, text[] as an array). */
@@ -70,16 +72,41 @@ const tenantLockKey = (endpoints: string, tenant: string) => advisoryLockKey(`pl
 /** `undefined` → keep the column; `null` → clear it; a value → set it: a flag and a value per column. */
 const change = (value: unknown): [boolean, unknown] => (value === undefined ? [false, null] : [true, value]);
 
-/** Tenants' webhook endpoints in PostgreSQL. A disable or delete ends the endpoint's deliveries through the outbox, in the same transaction. */
+/** Where changes of endpoints are announced to every instance: the schema's notices on the shared LISTEN connection. */
+interface EndpointNotices {
+  readonly schema: string;
+  readonly listener: NotificationListener;
+}
+
+/**
+ * Tenants' webhook endpoints in PostgreSQL. A disable or delete ends the endpoint's deliveries through the outbox, in the same transaction.
+ * Every change a delivery depends on is announced by a NOTIFY in its transaction, so PostgreSQL delivers it at the commit and drops it on a rollback.
+ */
 export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   readonly #runner: QueryRunner;
   readonly #tables: Tables;
   readonly #outbox: Pick<PostgresWebhookOutbox, 'endLines'>;
+  readonly #notices: EndpointNotices;
 
-  constructor(runner: QueryRunner, tables: Tables, outbox: Pick<PostgresWebhookOutbox, 'endLines'>) {
+  constructor(runner: QueryRunner, tables: Tables, outbox: Pick<PostgresWebhookOutbox, 'endLines'>, notices: EndpointNotices) {
     this.#runner = runner;
     this.#tables = tables;
     this.#outbox = outbox;
+    this.#notices = notices;
+  }
+
+  watch(listener: (id?: string) => void): () => void {
+    const { schema, listener: notices } = this.#notices;
+    return notices.subscribe((payload) => {
+      if (payload === undefined) return listener();
+      const id = changedEndpoint(schema, payload);
+      if (id !== undefined) listener(id);
+    });
+  }
+
+  /** Announces the change of endpoint `id` to every instance once the transaction commits. */
+  async #announce(rows: TransactionRows, id: string): Promise<void> {
+    await rows('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, endpointChangePayload(this.#notices.schema, id)]);
   }
 
   async create(endpoint: NewWebhookEndpoint, maxPerTenant: number): Promise<WebhookEndpoint | undefined> {
@@ -122,6 +149,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
     return this.#runner.transaction('delete the endpoint', async (rows) => {
       if ((await rows(sql.deleteEndpointSql(this.#tables), [id, tenant])).length === 0) return false;
       await this.#outbox.endLines(rows, id, at, ENDPOINT_DELETED_ERROR);
+      await this.#announce(rows, id);
       return true;
     });
   }
@@ -132,8 +160,8 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   }
 
   async rotateSecret(tenant: string, id: string, secret: string, previousExpiresAt: number, at: number): Promise<boolean> {
-    const parameters = [id, tenant, secret, Math.round(previousExpiresAt), Math.round(at)];
-    return (await this.#runner.changes('rotate the endpoint secret', sql.rotateSecretSql(this.#tables), parameters)) > 0;
+    const parameters = [id, tenant, secret, Math.round(previousExpiresAt), Math.round(at), OUTBOX_CHANNEL, endpointChangePayload(this.#notices.schema, id)];
+    return (await this.#runner.rows('rotate the endpoint secret', sql.rotateSecretSql(this.#tables), parameters)).length > 0;
   }
 
   async find(id: string): Promise<EndpointWithSecrets | undefined> {
@@ -184,6 +212,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
     const [row] = await this.#runner.transaction('update the endpoint', async (rows) => {
       const updated = await rows<EndpointRow>(sql.updateEndpointSql(this.#tables), parameters);
       if (updated[0]?.status === 'disabled') await this.#outbox.endLines(rows, id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
+      if (updated.length > 0) await this.#announce(rows, id);
       return updated;
     });
     return row && toEndpoint(row);

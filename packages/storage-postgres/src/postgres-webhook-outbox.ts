@@ -20,7 +20,6 @@ import {
 } from '@plant-store/core/adapter';
 import { claimOrder, toClaimedDelivery, toDelivery, type ClaimRow, type DeliveryRow } from './delivery-rows.js';
 import { PostgresLineCheck } from './line-check.js';
-import type { NotificationListener } from './notification-listener.js';
 import type { Vacuum } from './vacuum.js';
 import * as lines from './delivery-lines.js';
 import * as sql from './outbox-queries.js';
@@ -40,7 +39,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #runner: QueryRunner;
   /** Claims, records and releases: the dispatcher's hot path, on connections that commit asynchronously. */
   readonly #dispatch: QueryRunner;
-  readonly #listener: NotificationListener;
+  readonly #watch: (listener: () => void) => () => void;
   readonly #tables: Tables;
   readonly #claim: PreparedStatement;
   readonly #claimPassingOver: PreparedStatement;
@@ -56,12 +55,13 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   constructor(
     runners: { readonly runner: QueryRunner; readonly dispatch: QueryRunner; readonly vacuum: Vacuum },
     tables: Tables,
-    listener: NotificationListener,
+    /** Subscribes to notices of deliveries queued elsewhere (see `watch`). */
+    watch: (listener: () => void) => () => void,
   ) {
     this.#runner = runners.runner;
     this.#dispatch = runners.dispatch;
     this.#vacuum = runners.vacuum;
-    this.#listener = listener;
+    this.#watch = watch;
     this.#claim = prepared(sql.claimDueSql(tables));
     this.#claimPassingOver = prepared(sql.claimDuePassingOverSql(tables));
     this.#record = prepared(sql.recordAttemptsSql(tables));
@@ -249,6 +249,6 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   watch(listener: () => void): () => void {
-    return this.#listener.subscribe(listener);
+    return this.#watch(listener);
   }
 }

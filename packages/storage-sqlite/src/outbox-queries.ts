@@ -1,7 +1,7 @@
 import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, type ListDeliveriesQuery } from '@plant-store/core/adapter';
 import type { CursorRow } from './delivery-rows.js';
 import { BOUND_LIMIT } from './bound-limit.js';
-import { joinedDueAt, joinedPlace, lineBefore, lineEnd } from './delivery-lines.js';
+import { joinedDueAt, joinedPlace, lineBefore, lineEnd, lineOfTarget } from './delivery-lines.js';
 
 // SQL of the webhook outbox. Statuses stay literals where a partial index should apply (SQLite uses one only
 // when the query's WHERE implies the index's).
@@ -24,7 +24,7 @@ export const INSERT_DELIVERY_IN_LINE = `
   SELECT id, tenant, endpoint_id, event_type, payload, 'pending', 0, ${joinedDueAt('last', 'due')}, created_at, updated_at, traceparent, test,
     ordering_key, ${joinedPlace('ordering_key', 'last')}
   FROM (
-    SELECT given.*, ${lineEnd('given.endpoint_id', 'given.ordering_key')} AS last
+    SELECT given.*, ${lineOfTarget('given.endpoint_id', 'given.ordering_key')} AS last
     FROM (SELECT ? AS id, ? AS tenant, ? AS endpoint_id, ? AS event_type, ? AS payload, ? AS due, ? AS created_at, ? AS updated_at,
             ? AS traceparent, ? AS test, ? AS ordering_key) AS given)`;
 
@@ -179,7 +179,7 @@ export const RESEND_PENDING = `
 export const REQUEUE_ENDED = `
   UPDATE webhook_deliveries AS d SET
     status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL,
-    next_attempt_at = ${joinedDueAt(`CASE WHEN d.ordering_key IS NOT NULL THEN ${lineEnd('d.endpoint_id', 'd.ordering_key')} END`, '@now')},
+    next_attempt_at = ${joinedDueAt(lineOfTarget('d.endpoint_id', 'd.ordering_key'), '@now')},
     line_seq = ${joinedPlace('d.ordering_key', lineEnd('d.endpoint_id', 'd.ordering_key'))}
   WHERE id = @id AND (status = 'failed' OR (@any AND status = 'delivered'))`;
 

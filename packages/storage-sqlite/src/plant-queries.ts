@@ -6,7 +6,7 @@
 
 import { PLANT_FIELD_NAMES, PLANT_FIELDS, type PlantField } from '@plant-store/core/adapter';
 import { BOUND_LIMIT } from './bound-limit.js';
-import { joinedDueAt, joinedPlace, lineEnd } from './delivery-lines.js';
+import { joinedDueAt, joinedPlace, lineOfTarget } from './delivery-lines.js';
 
 /** The plant's columns (one per field, of its name), in field order. */
 const COLUMNS = PLANT_FIELD_NAMES.join(', ');
@@ -38,7 +38,7 @@ export const fanOutSql = (endpoints: string) => `
   SELECT 'msg_' || substr(r, 1, 12) || '4' || substr(r, 14, 3)
       || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
     ?, id, ?, ?, ?, 'pending', 0, ${joinedDueAt('last', '?')}, ?, ?, line, ${joinedPlace('line', 'last')}
-  FROM (SELECT targets.*, ${lineEnd('targets.id', 'targets.line')} AS last FROM targets) ORDER BY id`;
+  FROM (SELECT targets.*, ${lineOfTarget('targets.id', 'targets.line')} AS last FROM targets) ORDER BY id`;
 
 /** The fan-out to endpoints without a filter; those with one are matched in JavaScript first (see filtered-fan-out.ts). */
 export const FAN_OUT = fanOutSql('filter IS NULL');

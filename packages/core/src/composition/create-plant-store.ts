@@ -6,7 +6,18 @@ import { systemClock } from '../ports/clock.js';
 import { silentLogger } from '../ports/logger.js';
 import { tracedStorage } from '../tracing/traced-storage.js';
 import type { PlantStore, PlantStoreOptions } from './plant-store.js';
-import { deliveryTargets, plantService, plantStore, portalLinks, tenantWebhooks, webhookAdmin, webhookDispatcher, webhookPruner } from './store-factories.js';
+import {
+  deliveryTargets,
+  endpointCache,
+  endpoints,
+  plantService,
+  plantStore,
+  portalLinks,
+  tenantWebhooks,
+  webhookAdmin,
+  webhookDispatcher,
+  webhookPruner,
+} from './store-factories.js';
 import { ReplaceableSubscriptions } from './operator-subscriptions.js';
 import { storeSettings, type StoreSettings } from './store-settings.js';
 import { TOKENS } from './tokens.js';
@@ -36,6 +47,8 @@ function registrations(options: PlantStoreOptions, settings: StoreSettings): [sy
     [TOKENS.subscriptions, { useValue: new ReplaceableSubscriptions(settings.subscriptions) }],
     [TOKENS.events, once(() => createPlantEventBus())],
     [TOKENS.plantService, once(plantService)],
+    [TOKENS.endpointCache, once(endpointCache)],
+    [TOKENS.endpoints, once(endpoints)],
     [TOKENS.deliveryTargets, once(deliveryTargets)],
     [TOKENS.webhookDispatcher, once(webhookDispatcher)],
     [TOKENS.webhookPruner, once(webhookPruner)],

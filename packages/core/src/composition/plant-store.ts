@@ -34,6 +34,12 @@ export interface PlantStoreWebhookOptions extends WebhookDispatchSettings {
   readonly pruneIntervalMs?: number;
   /** Most webhook endpoints per tenant (`PLANT_STORE_WEBHOOK_MAX_ENDPOINTS`), so also most deliveries one write queues for them; one more is a `LimitExceededError`. @default DEFAULT_MAX_ENDPOINTS_PER_TENANT (50) */
   readonly maxEndpointsPerTenant?: number;
+  /**
+   * How long the dispatcher keeps a tenant endpoint (URL, secrets, status) it read for an attempt, in ms; 0 reads it at every attempt. Changes
+   * made through this store apply to the next attempt; those made through another process, when its storage cannot tell (SQLite) or its
+   * notice is lost, within this time. @default DEFAULT_ENDPOINT_CACHE_MS (5000)
+   */
+  readonly endpointCacheMs?: number;
 }
 
 /** What a store is made of: every port is an option, so a host replaces the clock, logger, authenticator or transport by passing its own. */

@@ -7,6 +7,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { HostTransactionWrites } from '../ports/host-transaction-writes.js';
 import type { Storage } from '../ports/storage.js';
+import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { WebhookTransport } from '../ports/webhook-transport.js';
 import { firstAuthenticator } from '../auth/first-authenticator.js';
 import { portalLinkAuthenticator } from '../portal/portal-link-authenticator.js';
@@ -14,6 +15,7 @@ import { parsePortalLinkToken } from '../portal/portal-link-token.js';
 import { PortalLinks } from '../portal/portal-links.js';
 import { PlantService } from '../service/plant-service.js';
 import { endpointTargets, type DeliveryTargets } from '../webhooks/delivery-targets.js';
+import { EndpointCache, forgettingChanges } from '../webhooks/endpoint-cache.js';
 import { isTenantEndpointId } from '../webhooks/endpoints/webhook-endpoint.js';
 import { TenantWebhookDeliveries } from '../webhooks/endpoints/tenant-webhook-deliveries.js';
 import { TenantWebhookEndpoints } from '../webhooks/endpoints/tenant-webhook-endpoints.js';
@@ -35,6 +37,9 @@ const events = (c: DependencyContainer) => c.resolve<PlantEventBus>(TOKENS.event
 const settings = (c: DependencyContainer) => c.resolve<StoreSettings>(TOKENS.settings);
 const dispatcher = (c: DependencyContainer) => c.resolve<WebhookDispatcher | undefined>(TOKENS.webhookDispatcher);
 const subscriptions = (c: DependencyContainer) => c.resolve<ReplaceableSubscriptions>(TOKENS.subscriptions);
+const cache = (c: DependencyContainer) => c.resolve<EndpointCache>(TOKENS.endpointCache);
+/** Tenants' endpoints as this store changes them: each change reaches the dispatcher's cache before its caller hears of it. */
+const changingEndpoints = (c: DependencyContainer) => c.resolve<WebhookEndpointRepository>(TOKENS.endpoints);
 /** Emits `webhook.pruned` with each pruned batch's count, whether the pruner or an operator pruned. */
 const prunedEvent = (c: DependencyContainer) => {
   const bus = events(c);
@@ -47,10 +52,20 @@ export function plantService(c: DependencyContainer): PlantService {
   return new PlantService({ plants: storage(c).plants, events: events(c), clock: clock(c), logger: logger(c), subscriptions: () => current.list, batchSize });
 }
 
-/** Where deliveries go: tenants' endpoints (`ep_`), and the operator's subscriptions as they are at each attempt (`ids`: theirs). */
+/** The tenant endpoints the dispatcher read, kept a short while (see EndpointCache). */
+export function endpointCache(c: DependencyContainer): EndpointCache {
+  return new EndpointCache(storage(c).endpoints, clock(c), settings(c).endpointCacheMs);
+}
+
+/** The storage's endpoints, each change forgotten by the cache. */
+export function endpoints(c: DependencyContainer): WebhookEndpointRepository {
+  return forgettingChanges(storage(c).endpoints, cache(c));
+}
+
+/** Where deliveries go: tenants' endpoints (`ep_`, through the cache), and the operator's subscriptions as they are at each attempt (`ids`: theirs). */
 export function deliveryTargets(c: DependencyContainer): DeliveryTargets {
   const current = subscriptions(c);
-  const endpoints = endpointTargets(storage(c).endpoints, clock(c), settings(c).allowPrivateDestinations);
+  const endpoints = endpointTargets(cache(c), clock(c), settings(c).allowPrivateDestinations);
   return {
     resolve: (delivery) => (isTenantEndpointId(delivery.endpointId) ? endpoints : current.targets).resolve(delivery),
     get ids() {
@@ -63,7 +78,8 @@ export function deliveryTargets(c: DependencyContainer): DeliveryTargets {
 export function webhookDispatcher(c: DependencyContainer): WebhookDispatcher | undefined {
   const transport = c.resolve<WebhookTransport | undefined>(TOKENS.webhookTransport);
   if (!transport) return undefined;
-  const { outbox, endpoints } = storage(c);
+  const { outbox } = storage(c);
+  const endpoints = changingEndpoints(c);
   const current = subscriptions(c);
   const operationalEvents = new OperationalEvents({ outbox, endpoints, subscriptions: () => current.list, clock: clock(c) });
   return new WebhookDispatcher({
@@ -95,7 +111,8 @@ export function webhookPruner(c: DependencyContainer): WebhookPruner | undefined
 
 /** The operator's tools across tenants; a re-queue wakes this store's dispatcher, if it has one. */
 export function webhookAdmin(c: DependencyContainer): WebhookAdmin {
-  const { outbox, endpoints } = storage(c);
+  const { outbox } = storage(c);
+  const endpoints = changingEndpoints(c);
   const wake = dispatcher(c);
   return new WebhookAdmin({
     outbox,
@@ -110,7 +127,8 @@ export function webhookAdmin(c: DependencyContainer): WebhookAdmin {
 }
 
 export function tenantWebhooks(c: DependencyContainer): TenantWebhooks {
-  const { outbox, endpoints } = storage(c);
+  const { outbox } = storage(c);
+  const endpoints = changingEndpoints(c);
   const { secretOverlapMs, maxEndpointsPerTenant, allowPrivateDestinations, endpointDestinationKinds } = settings(c);
   const wake = dispatcher(c);
   const onRequeue = () => wake?.wake();
@@ -149,10 +167,14 @@ export function plantStore(c: DependencyContainer): PlantStore {
   pruner?.start();
   // Deliveries queued by other instances on a shared database wake this dispatcher too.
   const unwatch = sending && stored.outbox.watch?.(() => sending.wake());
+  // Endpoints changed by other instances are read again at their next attempt.
+  const kept = cache(c);
+  const unwatchEndpoints = sending && stored.endpoints.watch?.((id) => kept.forget(id));
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       unwatch?.();
+      unwatchEndpoints?.();
       await Promise.all([sending?.stop(), pruner?.stop()]);
       await stored.close();
       c.dispose();

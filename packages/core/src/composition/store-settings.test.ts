@@ -8,6 +8,7 @@ describe('storeSettings', () => {
     expect(storeSettings({ storage: memoryStorage() })).toEqual({
       subscriptions: [],
       maxEndpointsPerTenant: 50,
+      endpointCacheMs: 5_000,
       retentionMs: 30 * 86_400_000,
       pruneIntervalMs: undefined,
       secretOverlapMs: 86_400_000,
@@ -20,6 +21,15 @@ describe('storeSettings', () => {
 
   it('keeps finished deliveries when retention is null', () => {
     expect(storeSettings({ storage: memoryStorage(), webhooks: { retentionMs: null } }).retentionMs).toBeNull();
+  });
+
+  it('refuses an endpoint cache time that is not a duration of 0 or more', () => {
+    for (const endpointCacheMs of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => storeSettings({ storage: memoryStorage(), webhooks: { endpointCacheMs } })).toThrow(
+        /endpointCacheMs.*must be a duration in ms of 0 or more/,
+      );
+    }
+    expect(storeSettings({ storage: memoryStorage(), webhooks: { endpointCacheMs: 0 } }).endpointCacheMs).toBe(0);
   });
 
   it('refuses a destination kind no transport sends to, naming it', () => {

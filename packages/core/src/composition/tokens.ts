@@ -9,6 +9,8 @@ export const TOKENS = {
   subscriptions: Symbol('OperatorSubscriptions'),
   events: Symbol('PlantEventBus'),
   plantService: Symbol('PlantService'),
+  endpointCache: Symbol('EndpointCache'),
+  endpoints: Symbol('WebhookEndpointRepository'),
   deliveryTargets: Symbol('DeliveryTargets'),
   webhookDispatcher: Symbol('WebhookDispatcher'),
   webhookPruner: Symbol('WebhookPruner'),

@@ -114,4 +114,10 @@ export interface WebhookEndpointRepository {
   setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined>;
   /** Operator: records what an attempt to the endpoint came to (a success clears its failing streak) and returns its health after it, or `undefined` when the endpoint is gone. Atomic. */
   noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined>;
+  /**
+   * Optional: calls `listener` with an endpoint's id soon after another process or store on this storage changed or deleted it
+   * (`update`, `setStatus`, `rotateSecret`, `delete`; not `noteAttempt`), and without one when changes may have been missed (after
+   * a reconnect, say); what it throws is ignored. Returns an idempotent unsubscribe. Adapters without a cross-process signal leave it out.
+   */
+  watch?(listener: (id?: string) => void): () => void;
 }

@@ -49,7 +49,7 @@ const ENDPOINT_MEMBERS = {
   listAll: true,
   setStatus: true,
   noteAttempt: true,
-} satisfies Record<keyof WebhookEndpointRepository, true>;
+} satisfies Record<AsyncMember<WebhookEndpointRepository>, true>;
 const PORTAL_LINK_MEMBERS = { create: true, find: true, revoke: true, list: true } satisfies Record<keyof PortalLinkRepository, true>;
 
 /**
@@ -68,7 +68,11 @@ export function tracedStorage(storage: Storage): Storage {
       ...(outbox.takeRateBudget ? { takeRateBudget: outbox.takeRateBudget.bind(outbox) } : {}),
       ...(outbox.reclaimSpace ? { reclaimSpace: outbox.reclaimSpace.bind(outbox) } : {}),
     },
-    endpoints: tracedMembers(storage.endpoints, ENDPOINT_MEMBERS, system, 'webhook_endpoints'),
+    endpoints: {
+      ...tracedMembers(storage.endpoints, ENDPOINT_MEMBERS, system, 'webhook_endpoints'),
+      // A subscription as the outbox's `watch` is: passed through untraced, absent when the storage has none.
+      ...(storage.endpoints.watch ? { watch: storage.endpoints.watch.bind(storage.endpoints) } : {}),
+    },
     portalLinks: tracedMembers(storage.portalLinks, PORTAL_LINK_MEMBERS, system, 'portal_links'),
     // Writes on the host's transaction pass through untraced: the host's own spans cover its transaction.
     ...(storage.joinTransaction ? { joinTransaction: (executor: unknown) => storage.joinTransaction!(executor) } : {}),

@@ -22,7 +22,7 @@ export interface DeliveryTarget {
   readonly signingError?: string;
 }
 
-/** Resolves a delivery's endpoint id: operator subscriptions, and tenants' endpoints (read at each attempt, so URL changes and rotations apply to queued messages). */
+/** Resolves a delivery's endpoint id: operator subscriptions, and tenants' endpoints (as they are at each attempt, so URL changes and rotations apply to queued messages). */
 export interface DeliveryTargets {
   /** The target of the delivery's endpoint, or `undefined` when there is none any more (the delivery then fails). */
   resolve(delivery: NewDelivery): DeliveryTarget | undefined | Promise<DeliveryTarget | undefined>;
@@ -42,8 +42,8 @@ export function subscriptionTargets(subscriptions: readonly WebhookSubscription[
   return { resolve: (delivery) => byId.get(delivery.endpointId), ids };
 }
 
-/** The targets of tenants' endpoints: restricted (unless private ones are allowed), rate-limited, signed with every live secret. */
-export function endpointTargets(endpoints: WebhookEndpointRepository, clock: Clock, allowPrivateDestinations = false): DeliveryTargets {
+/** The targets of tenants' endpoints (read through `endpoints`, the store's cache): restricted (unless private ones are allowed), rate-limited, signed with every live secret. */
+export function endpointTargets(endpoints: Pick<WebhookEndpointRepository, 'find'>, clock: Clock, allowPrivateDestinations = false): DeliveryTargets {
   return {
     async resolve(delivery) {
       const found = await endpoints.find(delivery.endpointId);

@@ -18,6 +18,9 @@ export const DEFAULT_SECRET_OVERLAP_MS = 86_400_000;
 /** Delivered and failed deliveries (with their attempts) are deleted once finished this long ago: 30 days. */
 export const DEFAULT_WEBHOOK_RETENTION_MS = 30 * 86_400_000;
 
+/** How long the dispatcher keeps a tenant endpoint it read, in ms: the longest a change made through another process goes unseen when its notice is lost (changes made through this store apply at once). */
+export const DEFAULT_ENDPOINT_CACHE_MS = 5_000;
+
 /** `plant-store/<version of @plant-store/core>`, the default `user-agent`. */
 export const DEFAULT_USER_AGENT = `plant-store/${packageVersion()}`;
 

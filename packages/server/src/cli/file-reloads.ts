@@ -12,11 +12,7 @@ type FileState = { readonly mtimeMs: number; readonly ino: number; readonly size
  * before the service starts, so nothing is missed while storage opens or migrates: what comes then is queued and
  * applied once `serving` is called.
  */
-export function fileReloads(
-  config: ServeConfig,
-  args: ServeArgs,
-  env: NodeJS.ProcessEnv,
-): { serving(handle: ServeHandle): void; stop(): void } {
+export function fileReloads(config: ServeConfig, args: ServeArgs, env: NodeJS.ProcessEnv): { serving(handle: ServeHandle): void; stop(): void } {
   const sources = { tokens: () => loadTokenSettings(args, env), webhooks: () => loadWebhookSubscriptions(args, env) };
   let handle: ServeHandle | undefined;
   const queued = new Map<string, ReloadSources>();
