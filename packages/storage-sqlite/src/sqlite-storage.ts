@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { ConfigurationError, StorageError } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
 import { BackgroundCheckpoints } from './background-checkpoints.js';
-import { rejectingWhenClosed } from './closed-members.js';
+import { refusingAfterClose } from './refusing-after-close.js';
 import { databaseFileGuard, isPlainFilePath } from './database-file-guard.js';
 import { checkMigrated, migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
@@ -123,20 +123,14 @@ function assemble(db: BetterSqlite3.Database, path: string, { busyTimeoutMs, own
   const plants = new SqlitePlantRepository(db, outbox, writes);
   const ping = db.prepare('SELECT 1').pluck(true);
   let closed: Promise<void> | undefined;
-  // A storage's own connection refuses every statement once closed; a host's stays open, so its members check.
-  const guard = <T extends object>(member: T): T => (owned ? member : rejectingWhenClosed(member, () => closed !== undefined));
-  return {
-    plants: guard(plants),
-    outbox: guard(outbox),
-    endpoints: guard(endpoints),
-    portalLinks: guard(new SqlitePortalLinks(db, writes)),
+  const storage: Storage = {
+    plants,
+    outbox,
+    endpoints,
+    portalLinks: new SqlitePortalLinks(db, writes),
     dbSystem: 'sqlite',
-    joinTransaction(executor) {
-      if (closed !== undefined) throw new StorageError('sqlite storage is closed');
-      return hostTransactionWrites(executor, db);
-    },
+    joinTransaction: (executor) => hostTransactionWrites(executor, db),
     async ping() {
-      if (!owned && closed !== undefined) throw new StorageError('sqlite storage is closed');
       withSqliteErrors('answer a ping', () => ping.get());
       const problem = file.problem();
       if (problem !== undefined) throw new StorageError(`sqlite storage is not ready: ${problem}`);
@@ -152,6 +146,8 @@ function assemble(db: BetterSqlite3.Database, path: string, { busyTimeoutMs, own
       return closed;
     },
   };
+  // A storage's own connection refuses every statement once closed; a host's stays open, so the storage refuses itself.
+  return owned ? storage : refusingAfterClose(storage);
 }
 
 /** Copies the commits of a log deleted under the connection into the database file, through the connection that still holds it. */
