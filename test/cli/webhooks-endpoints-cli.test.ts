@@ -86,12 +86,12 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
     expect(listed.stderr).toBe('');
     expect(listed.status).toBe(0);
     const lines = listed.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+KIND\s+EVENTS\s+ORDERING\s+SIGNATURE\s+HEADERS\s+URL\s+DISABLED REASON$/);
+    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+KIND\s+EVENTS\s+ORDERING\s+SIGNATURE\s+HEADERS\s+FILTER\s+URL\s+DISABLED REASON$/);
     expect(lines.find((line) => line.startsWith(acmeEndpoint))).toMatch(
-      /\sacme\s+enabled\s+http\s+plant\.created,plant\.deleted\s+none\s+hmac\s+-\s+https:\/\/example\.com\/acme\s+-$/,
+      /\sacme\s+enabled\s+http\s+plant\.created,plant\.deleted\s+none\s+hmac\s+-\s+-\s+https:\/\/example\.com\/acme\s+-$/,
     );
     expect(lines.find((line) => line.startsWith(globexEndpoint))).toMatch(
-      /\sglobex\s+enabled\s+http\s+plant\.created\s+none\s+hmac\s+-\s+https:\/\/example\.com\/globex\s+-$/,
+      /\sglobex\s+enabled\s+http\s+plant\.created\s+none\s+hmac\s+-\s+-\s+https:\/\/example\.com\/globex\s+-$/,
     );
     const [firstId, secondId] = [acmeEndpoint, globexEndpoint].sort();
     const page = await run(['endpoints', 'list', '--limit', '1', ...target.flags]);
