@@ -21,6 +21,8 @@ export interface LoadOptions {
   readonly next: () => LoadRequest;
   /** The status every answer should have; others count as failures. @default any 2xx */
   readonly expectedStatus?: number;
+  /** Seconds a request may wait for its answer before it counts as a failure. @default 30 */
+  readonly timeoutS?: number;
 }
 
 export type LoadResult = ReturnType<typeof summarize>;
@@ -55,7 +57,7 @@ export function startLoad(options: LoadOptions): { readonly done: Promise<LoadRe
       amount: options.amount,
       overallRate: options.overallRate,
       headers: options.headers,
-      timeout: 30,
+      timeout: options.timeoutS ?? 30,
       requests: [{ setupRequest: (request: object) => Object.assign(request, options.next()) }],
     };
     instance = autocannon(settings, (error, result) => {

@@ -20,7 +20,7 @@ const DELETE_BASE = 500_000_000;
 const seedPlantBody = (id: number) => `{"id":${id},"name":"Seeded plant number ${id}"${id % 2 === 0 ? `,"tag":"tag-${id % 8}"` : ''}}`;
 
 /** POSTs `count` plants to a server (32 connections); throws unless every create answered 200. */
-async function seedPlants(server: RunningServer, token: string, count: number, idOf: (index: number) => number): Promise<void> {
+async function seedPlants(server: Pick<RunningServer, 'url' | 'label'>, token: string, count: number, idOf: (index: number) => number): Promise<void> {
   if (count === 0) return;
   let index = 0;
   const result = await runLoad({
@@ -36,7 +36,7 @@ async function seedPlants(server: RunningServer, token: string, count: number, i
 }
 
 /** Seeds what the read scenarios need: `plants` plants in the read tenant and the delete ids of every phase. */
-export async function seedReadServer(server: RunningServer, plants: number, deletesPerPhase: number, phases: number): Promise<void> {
+export async function seedReadServer(server: Pick<RunningServer, 'url' | 'label'>, plants: number, deletesPerPhase: number, phases: number): Promise<void> {
   await seedPlants(server, READ_TOKEN, plants, (index) => index + 1);
   await seedPlants(server, DELETE_TOKEN, deletesPerPhase * phases, (index) => DELETE_BASE + index);
 }

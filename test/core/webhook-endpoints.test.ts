@@ -108,7 +108,11 @@ describe('store.webhooks.endpoints: scopes, validation, tenant isolation', () =>
     const { endpoint } = await e.create(acme, { url: URL_OK });
     const cases: [Promise<unknown>, string, string][] = [
       [e.create(acme, {}), 'url', 'url is required'],
-      [e.create(acme, []), '', 'an endpoint must be a JSON object {url, eventTypes?, description?, secret?, rateLimit?, headers?, ordering?, signature?, filter?}'],
+      [
+        e.create(acme, []),
+        '',
+        'an endpoint must be a JSON object {url, eventTypes?, description?, secret?, rateLimit?, headers?, ordering?, signature?, filter?}',
+      ],
       [e.create(acme, { url: 'ftp://x.example/' }), 'url', 'url must be an absolute http or https URL'],
       [e.create(acme, { url: 'http://127.0.0.1/h' }), 'url', 'url must not point to a private, loopback, link-local or multicast address'],
       [e.create(acme, { url: 'https://u:p@x.example/' }), 'url', 'url must not contain credentials'],

@@ -105,22 +105,31 @@ export function listPlantsSql(shape: QueryShape): string {
   return query(COLUMNS, shape, `LIMIT ${BOUND_LIMIT}`);
 }
 
-/** A field's part of {@link PLANT_JSON}: its piece of the format and the argument that fills it. */
-function jsonMember([name, field]: [string, PlantField], index: number): { format: string; argument: string } {
-  const key = `${index === 0 ? '' : ','}"${name}":`;
-  const [format, argument] = field.type === 'int64' ? ['%d', name] : ['%s', `json_quote(${name})`];
-  return field.optional ? { format: '%s', argument: `iif(${name} IS NULL, '', printf('${key}${format}', ${argument}))` } : { format: key + format, argument };
-}
-
 /**
- * A plant's wire form, built from the field table: one printf, an absent
- * optional field left out (its member is one argument, empty when NULL).
- * json_quote escapes as JSON.stringify does; %d writes int64 exactly. Text,
- * not a JSON value, so a page joins it with group_concat: within 10% of
- * json_object, which needs a branch per combination of optional fields.
+ * A plant's wire form, built from the field table by SQLite's json_object
+ * (int64 exact, text escaped as JSON.stringify does): one json_object per
+ * combination of present optional fields, as a CASE, so an absent one is
+ * left out. A page aggregates these JSON values with json_group_array,
+ * which appends them as they are; a printf per plant joined with
+ * group_concat formats and copies every member once more.
  */
-const members = Object.entries(PLANT_FIELDS).map(jsonMember);
-const PLANT_JSON = `printf('{${members.map((member) => member.format).join('')}}', ${members.map((member) => member.argument).join(', ')})`;
+function plantJsonSql(): string {
+  const fields = Object.entries(PLANT_FIELDS) as [string, PlantField][];
+  const optional = fields.filter(([, field]) => field.optional).map(([name]) => name);
+  const objectOf = (present: readonly string[]) =>
+    `json_object(${fields
+      .filter(([name, field]) => !field.optional || present.includes(name))
+      .map(([name]) => `'${name}', ${name}`)
+      .join(', ')})`;
+  if (optional.length === 0) return objectOf([]);
+  const combinations = optional.reduce<string[][]>((sets, name) => sets.flatMap((set) => [set, [...set, name]]), [[]]);
+  const branches = combinations.map((present) => {
+    const condition = optional.map((name) => `${name} IS ${present.includes(name) ? 'NOT NULL' : 'NULL'}`).join(' AND ');
+    return `WHEN ${condition} THEN ${objectOf(present)}`;
+  });
+  return `CASE ${branches.join(' ')} END`;
+}
+const PLANT_JSON = plantJsonSql();
 
 /** Parameters: tenant, id. The plant's wire form as JSON text (see PLANT_JSON); no row when the tenant has none. */
 export const SELECT_PLANT_JSON = `SELECT ${PLANT_JSON} FROM plants WHERE tenant = ? AND id = ?`;
@@ -142,7 +151,7 @@ export const SELECT_PLANT_JSON = `SELECT ${PLANT_JSON} FROM plants WHERE tenant 
  * entries for the next id is cheap next to building the page's JSON.
  */
 export function listPlantsJsonSql(shape: QueryShape): string {
-  return `SELECT coalesce('[' || group_concat(${PLANT_JSON}, ',') || ']', '[]'), max(id), count(*), (${idAtOffsetSql(shape)}) FROM (${listPlantsSql(shape)})`;
+  return `SELECT json_group_array(${PLANT_JSON}), max(id), count(*), (${idAtOffsetSql(shape)}) FROM (${listPlantsSql(shape)})`;
 }
 
 /** Parameters: see {@link queryParameters}; `last` is the offset and each branch reads offset + 1 rows. */

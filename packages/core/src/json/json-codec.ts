@@ -19,19 +19,36 @@ function parseExactNumber(text: string): unknown {
  * `JsonDuplicateKeyError` when an object at any depth names a key twice.
  */
 export function parseJson(text: string): unknown {
-  // Repeats are checked once the text is known to be JSON (malformed text is reported as such); lossless-json passes equal repeats.
-  const value = parse(text, null, { parseNumber: parseExactNumber, onDuplicateKey: () => undefined });
-  rejectDuplicateKeys(text);
-  return value;
+  // The platform's parser first: it refuses malformed text, and reads short plain integers (the usual body) exactly.
+  const value: unknown = JSON.parse(text);
+  if (checkKeysAndNumbers(text)) return value;
+  // A fraction, an exponent, `-0` or a long integer: lossless-json reads it by its spelling. Repeats were checked above.
+  return parse(text, null, { parseNumber: parseExactNumber, onDuplicateKey: () => undefined });
 }
 
-/** Throws {@link JsonDuplicateKeyError} for the first object of `text` (valid JSON) that names a key twice, compared after decoding escapes. */
-function rejectDuplicateKeys(text: string): void {
+/** Longest run of digits every double holds exactly, whatever the digits. */
+const EXACT_DIGITS = 15;
+
+/**
+ * One pass over `text` (valid JSON): throws {@link JsonDuplicateKeyError} for the first object that names a key
+ * twice, compared after decoding escapes, and tells whether every number is an integer of at most 15 digits without
+ * fraction, exponent or `-0`, which `JSON.parse` reads as lossless-json with `parseExactNumber` would.
+ */
+function checkKeysAndNumbers(text: string): boolean {
   // One entry per open container: an object's keys so far, or undefined for an array.
   const open: (Set<string> | undefined)[] = [];
   let expectKey = false;
+  let plainNumbers = true;
+  let digits = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
+    const c = text[i]!;
+    if (c >= '0' && c <= '9') {
+      if (++digits > EXACT_DIGITS) plainNumbers = false;
+      continue;
+    }
+    // `e` follows a digit only in an exponent (true and false hold one after a letter).
+    if (c === '.' || ((c === 'e' || c === 'E') && digits > 0) || (c === '-' && text[i + 1] === '0')) plainNumbers = false;
+    digits = 0;
     if (c === '"') {
       const start = i;
       let escaped = false;
@@ -52,6 +69,7 @@ function rejectDuplicateKeys(text: string): void {
       expectKey = open[open.length - 1] !== undefined;
     }
   }
+  return plainNumbers;
 }
 
 /** Stringifies JSON with `bigint` written as its exact digits. */
