@@ -5,38 +5,23 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { betterSqlite3Path } from './baselines/sqlite-driver.js';
 import { startCounted, type CountedProcess } from './lib/callgrind.js';
 import { largestDifferences, type FunctionDifference } from './lib/callgrind-functions.js';
 import { prepareCommitTree, type CommitTree } from './lib/commit-tree.js';
 import { compileBaselines } from './lib/compile-baselines.js';
-import { parseInstructionOptions, type CountedScenario, type InstructionOptions } from './lib/instruction-options.js';
+import { parseInstructionOptions, type CountedScenario } from './lib/instruction-options.js';
 import { perRequest, renderInstructionReport, type BuildCounts, type PerRequest } from './lib/instruction-report.js';
 import { runLoad } from './lib/load.js';
-import { ensureSqliteAddon, rerunOnLine } from './lib/node-line.js';
+import { repoRoot, startBenchCommand } from './lib/bench-entry.js';
+import { ensureSqliteAddon } from './lib/node-line.js';
 import type { PairedScenario } from './lib/paired-rounds.js';
 import { createServerLauncher, type Contestant, type ServerConfig, type ServerLauncher } from './lib/server-launcher.js';
 import { BENCH_TOKENS, createScenario, getScenario, listScenario, seedReadServer } from './scenarios/http-scenarios.js';
 import { startReceiver } from '../test/support/webhook-receiver.js';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-process.chdir(repoRoot);
-
-let options: InstructionOptions;
-try {
-  options = parseInstructionOptions(process.argv.slice(2));
-} catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(2);
-}
-const rerun = rerunOnLine(repoRoot, options.node, process.argv.slice(1));
-if (rerun !== undefined) process.exit(rerun);
-
-const startedAt = new Date();
-const started = performance.now();
-const log = (message: string) => process.stderr.write(`[instructions ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+const { options, startedAt, log } = startBenchCommand(parseInstructionOptions, 'instructions');
 const valgrindVersion = execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim();
 const workDir = mkdtempSync(join(tmpdir(), 'plant-store-instructions-'));
 const dumpDir = join(workDir, 'dumps');

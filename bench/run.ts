@@ -2,16 +2,16 @@
 // See bench/lib/report.ts (method notes) for what is measured and how.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { betterSqlite3Path } from './baselines/sqlite-driver.js';
 import type { BenchContext } from './lib/bench-context.js';
-import { parseBenchOptions, POSTGRES_SCENARIOS, type BenchOptions, type ScenarioName } from './lib/bench-options.js';
+import { parseBenchOptions, POSTGRES_SCENARIOS, type ScenarioName } from './lib/bench-options.js';
 import { openBenchPostgres } from './lib/bench-postgres.js';
 import { compileBaselines } from './lib/compile-baselines.js';
 import { describePinning, pinHarness, planCpuPinning, probePinning } from './lib/cpu-pinning.js';
 import { machineInfo } from './lib/machine-info.js';
-import { ensureSqliteAddon, rerunOnLine } from './lib/node-line.js';
+import { repoRoot, startBenchCommand } from './lib/bench-entry.js';
+import { ensureSqliteAddon } from './lib/node-line.js';
 import { renderReport } from './lib/report.js';
 import { createServerLauncher } from './lib/server-launcher.js';
 import type { BenchResults } from './lib/targets.js';
@@ -30,22 +30,7 @@ import { runSteadyStateScenario } from './scenarios/steady-state-scenario.js';
 import { runTracingScenario } from './scenarios/tracing-scenario.js';
 import { runWebhookScenario } from './scenarios/webhook-scenario.js';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-process.chdir(repoRoot);
-
-let options: BenchOptions;
-try {
-  options = parseBenchOptions(process.argv.slice(2));
-} catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(2);
-}
-// Started on another line (`pnpm bench` runs on the developer's node): the whole run moves to the chosen one.
-const rerun = rerunOnLine(repoRoot, options.node, process.argv.slice(1));
-if (rerun !== undefined) process.exit(rerun);
-const startedAt = new Date();
-const started = performance.now();
-const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+const { options, startedAt, log } = startBenchCommand(parseBenchOptions, 'bench');
 // First of all, so that everything the harness does, from transpiling the baselines on, runs on its own CPU.
 const pinning = planCpuPinning(options.pin, probePinning());
 pinHarness(pinning);
@@ -156,7 +141,7 @@ const command = `pnpm bench${process.argv.length > 2 ? ` ${process.argv.slice(2)
 const report = [
   renderReport({
     startedAt,
-    seconds: (performance.now() - started) / 1000,
+    seconds: (Date.now() - startedAt.getTime()) / 1000,
     command,
     options,
     machine,

@@ -4,6 +4,7 @@ import { postgresStorage } from '@plant-store/storage-postgres';
 import { sqliteStorage } from '@plant-store/storage-sqlite';
 import type { BenchContext } from '../lib/bench-context.js';
 import type { BenchPostgres } from '../lib/bench-postgres.js';
+import { inProcessRate } from '../lib/in-process-rate.js';
 import { median } from '../lib/stats.js';
 
 const principal: Principal = { subject: 'bench', tenant: 'bench', scopes: [...ALL_SCOPES] };
@@ -15,22 +16,6 @@ const SIDES = ['filtered', 'unfiltered'] as const;
 type Side = (typeof SIDES)[number];
 
 export type FilteredFanOutResult = Awaited<ReturnType<typeof runFilteredFanOutScenario>>;
-
-/** Runs `operation` on `workers` concurrent loops for `seconds`; operations per second. */
-async function rate(workers: number, seconds: number, operation: () => Promise<void>): Promise<number> {
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: workers }, async () => {
-      while (performance.now() < deadline) {
-        await operation();
-        done++;
-      }
-    }),
-  );
-  return done / ((performance.now() - started) / 1000);
-}
 
 /**
  * What endpoint filters cost the create path, in this process: two stores (SQLite files, or PostgreSQL schemas, of their
@@ -67,7 +52,7 @@ export async function runFilteredFanOutScenario(context: BenchContext, postgres?
     const where = postgres ? 'pg-filtered-fan-out' : 'filtered-fan-out';
     const phase = async (label: string, seconds: number) => {
       const figures = {} as Record<Side, number>;
-      for (const side of SIDES) figures[side] = await rate(workers, seconds, operations[side]);
+      for (const side of SIDES) figures[side] = await inProcessRate(workers, seconds, operations[side]);
       context.log(`  ${where} ${label}: ${SIDES.map((side) => `${side} ${figures[side].toFixed(0)}/s`).join(', ')}`);
       return figures;
     };

@@ -3,6 +3,7 @@ import { postgresStorage } from '@plant-store/storage-postgres';
 import pg from 'pg';
 import type { BenchContext } from '../lib/bench-context.js';
 import type { BenchPostgres } from '../lib/bench-postgres.js';
+import { inProcessRate } from '../lib/in-process-rate.js';
 import { median } from '../lib/stats.js';
 
 const principal: Principal = { subject: 'bench', tenant: 'bench', scopes: [...ALL_SCOPES] };
@@ -10,22 +11,6 @@ const SIDES = ['hostPool', 'ownPool', 'hostTxWithPlant', 'hostTxAlone'] as const
 type Side = (typeof SIDES)[number];
 
 export type PgHostPoolResult = Awaited<ReturnType<typeof runPgHostPoolScenario>>;
-
-/** Runs `operation` on `workers` concurrent loops for `seconds`; operations per second. */
-async function rate(workers: number, seconds: number, operation: () => Promise<void>): Promise<number> {
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: workers }, async () => {
-      while (performance.now() < deadline) {
-        await operation();
-        done++;
-      }
-    }),
-  );
-  return done / ((performance.now() - started) / 1000);
-}
 
 /**
  * Embedding on PostgreSQL, in this process: creates through a store on the
@@ -97,7 +82,7 @@ export async function runPgHostPoolScenario(context: BenchContext, postgres: Ben
     };
     const phase = async (label: string, seconds: number) => {
       const figures = {} as Record<Side, number>;
-      for (const side of SIDES) figures[side] = await rate(workers, seconds, operations[side]);
+      for (const side of SIDES) figures[side] = await inProcessRate(workers, seconds, operations[side]);
       context.log(`  pg-host-pool ${label}: ${SIDES.map((side) => `${side} ${figures[side].toFixed(0)}/s`).join(', ')}`);
       return figures;
     };
