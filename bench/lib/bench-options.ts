@@ -48,7 +48,9 @@ const USAGE = `usage: pnpm bench [--node 20|24|26] [--quick] [--scenario name[,n
   [--no-write] [--out DIR] [--cpu-prof DIR] [--keep] [--pin on|off] [--tracing-sampler NAME[:ARG]] [--endpoint-deliveries N]
 --node: the Node line of the whole run (default 24, the line teams deploy), fetched by scripts/node-line.sh
 scenarios: ${SCENARIOS.join(', ')}
-export const OPT_IN_SCENARIOS: readonly ScenarioName[] = ['steady-state', 'pg-steady-state', 'broker-destinations', 'endpoint-scale'];
+${OPT_IN_SCENARIOS.join(', ')} run only when named; the steady-state ones run for minutes (--steady-seconds, default 300, --quick 40);
+  broker-destinations needs RabbitMQ, NATS JetStream, Redis and Mosquitto on their usual loopback ports;
+  endpoint-scale on SQLite and PostgreSQL with --endpoint-deliveries per run (default 20000, --quick 3000)
 pg-… scenarios run on PLANT_STORE_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
   each server in a schema of its own, dropped afterwards; skipped when the database is unreachable
 --service baseline: a baseline plays the service (self-test of the harness; HTTP scenarios only)

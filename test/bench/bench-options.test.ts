@@ -41,3 +41,20 @@ describe('--endpoint-deliveries', () => {
     expect(parseBenchOptions(['--scenario', 'endpoint-scale']).scenarios.has('endpoint-scale')).toBe(true);
   });
 });
+
+describe('the usage text', () => {
+  it('says that the opt-in scenarios run only when named, and what broker-destinations and endpoint-scale need', () => {
+    const usage = (() => {
+      try {
+        parseBenchOptions(['--scenario', 'nope']);
+        return '';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(usage).toContain('steady-state, pg-steady-state, broker-destinations, endpoint-scale run only when named');
+    expect(usage).toContain('broker-destinations needs RabbitMQ');
+    expect(usage).toContain('--endpoint-deliveries per run');
+    expect(usage).not.toMatch(/export const|\$\{/);
+  });
+});
