@@ -110,9 +110,9 @@ export function verificationKeyLabel(key: string): string {
   return key.startsWith('whpk_') ? 'Public key' : 'Signing secret';
 }
 
-/** JSON, indented, with bigints written as their exact digits (JSON.stringify refuses them; a Number would round ids past 2^53). */
-export function prettyJson(value: unknown): string {
-  const text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `\u0000bigint:${item}` : item), 2);
+/** JSON, indented by `indent` (0: on one line), with bigints written as their exact digits (JSON.stringify refuses them; a Number would round ids past 2^53). */
+export function prettyJson(value: unknown, indent = 2): string {
+  const text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `\u0000bigint:${item}` : item), indent);
   return text.replace(/"\\u0000bigint:(-?\d+)"/g, '$1');
 }
 

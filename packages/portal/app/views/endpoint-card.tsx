@@ -1,8 +1,8 @@
 import type { WebhookEndpoint, WebhookEndpointStats, WebhookEventType } from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { DESTINATION_LABELS } from '../ui/destination-kind.js';
-import { Fact, formatRate, Options, Time, useAction, usePortal, verificationKeyLabel } from '../ui/parts.js';
-import { EndpointForm, filterJson } from './endpoint-form.js';
+import { Fact, formatRate, Options, prettyJson, Time, useAction, usePortal, verificationKeyLabel } from '../ui/parts.js';
+import { EndpointForm } from './endpoint-form.js';
 import { HealthChart } from './health-chart.js';
 
 interface EndpointCardProps {
@@ -101,7 +101,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
           {endpoint.rateLimit === undefined ? null : <Fact label="Rate limit">{endpoint.rateLimit} per second</Fact>}
           {endpoint.filter === undefined ? null : (
             <Fact label="Filter" testid="endpoint-filter">
-              <code>{filterJson(endpoint.filter, 0)}</code>
+              <code>{prettyJson(endpoint.filter, 0)}</code>
             </Fact>
           )}
           {endpoint.ordering === 'plant' ? (

@@ -9,7 +9,7 @@ import type {
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describeError, isSignedOut } from '../api/portal-api.js';
 import { DESTINATION_LABELS, hasMaskedCredentials, kindOfTypedUrl } from '../ui/destination-kind.js';
-import { usePortal } from '../ui/parts.js';
+import { prettyJson, usePortal } from '../ui/parts.js';
 
 interface EndpointFormProps {
   /** The endpoint to edit; absent to create one. */
@@ -21,12 +21,6 @@ interface EndpointFormProps {
 
 /** What the form saves: a new endpoint's fields, and on an edit `filter: null` when the filter was cleared. */
 export type EndpointChanges = Omit<NewWebhookEndpoint, 'filter'> & { filter?: WebhookEndpointFilter | null };
-
-/** A filter as the page shows it: JSON (indented by `space`), integers past 2^53 digit for digit. */
-export function filterJson(filter: WebhookEndpointFilter | undefined, space = 2): string {
-  if (filter === undefined) return '';
-  return JSON.stringify(filter, (_, value: unknown) => (typeof value === 'bigint' ? `\u0000${value}` : value), space).replace(/"\\u0000(-?\d+)"/g, '$1');
-}
 
 /** The form's filter field as a filter (undefined when empty); throws the form's problem for text that is not a JSON object. */
 function parseFilter(text: string): WebhookEndpointFilter | undefined {
@@ -69,7 +63,7 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
   );
   const [ordering, setOrdering] = useState<WebhookEndpointOrdering>(endpoint?.ordering ?? 'none');
   const [signature, setSignature] = useState<'hmac' | 'ed25519'>('hmac');
-  const [filter, setFilter] = useState(() => filterJson(endpoint?.filter));
+  const [filter, setFilter] = useState(() => (endpoint?.filter === undefined ? '' : prettyJson(endpoint.filter)));
   const [tried, setTried] = useState<WebhookFilterCheck | undefined>(undefined);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
