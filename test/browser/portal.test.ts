@@ -271,6 +271,25 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     expect(errors()).toEqual([expect.stringMatching(/status of 400/)]);
   });
 
+  it("keeps a filter's integer past 2^53 digit for digit when an edit changes only the description", async () => {
+    const tenant = 'filter-int64';
+    const hookUrl = receiver.url('/portal-filter-int64');
+    const filter = { 'data.id': 9223372036854775807n };
+    const { endpoint } = await server.store.webhooks.endpoints.create(tenantPrincipal(tenant), { url: hookUrl, filter });
+    const link = await server.store.allTenants.portalLinks.mint({ tenant });
+    const { page, errors } = await open(`${server.url}/portal#token=${link.token}`);
+    const card = page.getByRole('article', { name: hookUrl });
+    await expectText(card.getByTestId('endpoint-filter'), '{"data.id":9223372036854775807}');
+    await card.getByRole('button', { name: 'Edit' }).click();
+    expect(await card.getByLabel('Filter (optional)').inputValue()).toContain('9223372036854775807');
+    await card.getByLabel('Description (optional)').fill('only this changed');
+    await card.getByRole('button', { name: 'Save changes' }).click();
+    await expectText(page.getByRole('status'), `Saved ${hookUrl}.`);
+    expect(await server.store.webhooks.endpoints.get(tenantPrincipal(tenant), endpoint.id)).toMatchObject({ description: 'only this changed', filter });
+    await expectText(card.getByTestId('endpoint-filter'), '{"data.id":9223372036854775807}');
+    expect(errors()).toEqual([]);
+  });
+
   it('edit, disable, enable and delete an endpoint; recover its failed deliveries once the receiver is back', async () => {
     const tenant = 'ops';
     const hookUrl = receiver.url('/portal-ops');

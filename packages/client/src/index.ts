@@ -2,6 +2,7 @@
 
 export { createPlantStoreClient, type PlantStoreClient } from './create-plant-store-client.js';
 export type { CallOptions, PlantStoreClientOptions } from './http-transport.js';
+export { parseJson } from './json-codec.js';
 export type { NewPlant, Plant } from './plant.js';
 export type { PlantIdInput } from './plant-id.js';
 export type { ListPlantsOptions, ListPlantsQuery, PlantPage, PlantsClient } from './plants-client.js';

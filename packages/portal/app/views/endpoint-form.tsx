@@ -1,10 +1,11 @@
-import type {
-  NewWebhookEndpoint,
-  WebhookEndpoint,
-  WebhookEndpointFilter,
-  WebhookEndpointOrdering,
-  WebhookEventType,
-  WebhookFilterCheck,
+import {
+  type NewWebhookEndpoint,
+  parseJson,
+  type WebhookEndpoint,
+  type WebhookEndpointFilter,
+  type WebhookEndpointOrdering,
+  type WebhookEventType,
+  type WebhookFilterCheck,
 } from '@plant-store/client';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describeError, isSignedOut } from '../api/portal-api.js';
@@ -27,7 +28,8 @@ function parseFilter(text: string): WebhookEndpointFilter | undefined {
   if (text.trim() === '') return undefined;
   let filter: unknown;
   try {
-    filter = JSON.parse(text);
+    // The client's codec: an integer past 2^53 stays a bigint, so saving the form unchanged keeps it digit for digit.
+    filter = parseJson(text);
   } catch {
     throw new Error('Write the filter as JSON, e.g. {"data.tag": {"$in": ["indoor", "rare"]}}.');
   }
