@@ -254,6 +254,12 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     await expectText(page.getByRole('status'), `Created ${hookUrl}.`);
     const card = page.getByRole('article', { name: hookUrl });
     await expectText(card.getByTestId('endpoint-filter'), '{"data.tag":{"$in":["indoor","rare"]}}');
+    // The plant.deleted example has no tag: its test event is refused, and nothing is queued.
+    await card.getByLabel('Test event', { exact: true }).selectOption('plant.deleted');
+    await card.getByRole('button', { name: 'Send test event' }).click();
+    // The page announces a failure in its status line, in the error tone.
+    const refused = page.locator('.status-error').getByText(/the example of plant\.deleted does not match the filter of endpoint .*: nothing was queued/);
+    await refused.waitFor();
 
     await server.store.plants.create(tenantPrincipal(tenant), { id: 1, name: 'Oak', tag: 'outdoor' });
     await server.store.plants.create(tenantPrincipal(tenant), { id: 2, name: 'Fern', tag: 'indoor' });
@@ -267,8 +273,8 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     await expectText(page.getByRole('status'), `Saved ${hookUrl}.`);
     const [stored] = (await server.store.webhooks.endpoints.list(tenantPrincipal(tenant))).endpoints;
     expect(stored).not.toHaveProperty('filter');
-    // The refused operator is the browser's one logged failure.
-    expect(errors()).toEqual([expect.stringMatching(/status of 400/)]);
+    // The refused operator and the refused test event are the browser's logged failures.
+    expect(errors()).toEqual([expect.stringMatching(/status of 400/), expect.stringMatching(/status of 409/)]);
   });
 
   it("keeps a filter's integer past 2^53 digit for digit when an edit changes only the description", async () => {
