@@ -360,6 +360,14 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(refused).toMatchObject({ status: 422, code: 'limit_exceeded', message: 'a tenant may have at most 50 webhook endpoints' });
   });
 
+  it("reads an older service's endpoint, which sends neither kind nor ordering, as an HTTP endpoint that keeps no order", async () => {
+    canned = {
+      status: 200,
+      body: '{"id":"ep_1","url":"https://example.com/hooks","status":"enabled","eventTypes":["plant.created"],"createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}',
+    };
+    expect(await client.webhooks.endpoints.get('ep_1')).toMatchObject({ id: 'ep_1', kind: 'http', ordering: 'none' });
+  });
+
   it('refuses responses that are not what the API documents', async () => {
     const invalid = async (promise: Promise<unknown>) => {
       const error = await rejection(promise);

@@ -298,6 +298,7 @@ type Reader<T = unknown> = (value: unknown) => T | undefined;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const string: Reader<string> = (value) => (typeof value === 'string' ? value : undefined);
 const number: Reader<number> = (value) => (typeof value === 'number' ? value : undefined);
+const boolean: Reader<boolean> = (value) => (typeof value === 'boolean' ? value : undefined);
 const array: Reader<unknown[]> = (value) => (Array.isArray(value) ? value : undefined);
 
 /** An RFC 3339 time (or epoch milliseconds) as a Date. */
@@ -363,7 +364,7 @@ export const sessionFromJson = shaped<WebhookSession>({ tenant: string, subject:
 export const secretFromJson = (value: unknown) => (isObject(value) ? string(value['secret']) : undefined);
 export const requeuedFromJson = (value: unknown) => (isObject(value) ? number(value['requeued']) : undefined);
 export const filterCheckFromJson = shaped<WebhookFilterCheck>({
-  results: listOf(shaped({ eventType: string, matches: (value) => (typeof value === 'boolean' ? value : undefined) })),
+  results: listOf(shaped({ eventType: string, matches: boolean })),
 });
 export const eventTypesFromJson = listOf(shaped<WebhookEventTypeInfo>({ type: string, description: string, schema: shaped({}), example: payloadFromJson }));
 
