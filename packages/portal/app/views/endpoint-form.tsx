@@ -4,6 +4,7 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointFilter,
   type WebhookEndpointOrdering,
+  type WebhookEndpointUpdate,
   type WebhookEventType,
   type WebhookFilterCheck,
 } from '@plant-store/client';
@@ -12,16 +13,14 @@ import { describeError, isSignedOut } from '../api/portal-api.js';
 import { DESTINATION_LABELS, hasMaskedCredentials, kindOfTypedUrl } from '../ui/destination-kind.js';
 import { prettyJson, usePortal } from '../ui/parts.js';
 
-interface EndpointFormProps {
-  /** The endpoint to edit; absent to create one. */
-  readonly endpoint?: WebhookEndpoint;
-  /** Resolves when the change is saved; rejects with the service's error, shown by the form like its own problems. */
-  readonly onSave: (changes: EndpointChanges) => Promise<void>;
-  readonly onCancel: () => void;
-}
-
-/** What the form saves: a new endpoint's fields, and on an edit `filter: null` when the filter was cleared. */
-export type EndpointChanges = Omit<NewWebhookEndpoint, 'filter'> & { filter?: WebhookEndpointFilter | null };
+/**
+ * Without `endpoint` the form creates one; with it, it edits it (the changes carry `filter: null` when the filter was cleared).
+ * `onSave` resolves when the change is saved; it rejects with the service's error, shown by the form like its own problems.
+ */
+type EndpointFormProps = { readonly onCancel: () => void } & (
+  | { readonly endpoint?: undefined; readonly onSave: (endpoint: NewWebhookEndpoint) => Promise<void> }
+  | { readonly endpoint: WebhookEndpoint; readonly onSave: (changes: WebhookEndpointUpdate) => Promise<void> }
+);
 
 /** The form's filter field as a filter (undefined when empty); throws the form's problem for text that is not a JSON object. */
 function parseFilter(text: string): WebhookEndpointFilter | undefined {
@@ -50,7 +49,8 @@ function parseHeaders(text: string): Record<string, string> {
 }
 
 /** Create or edit an endpoint: its URL, the events it receives, a description, a rate limit, custom headers, its ordering and (on create) how it is signed. */
-export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) {
+export function EndpointForm(props: EndpointFormProps) {
+  const { endpoint, onCancel } = props;
   const { api, eventTypes, fail } = usePortal();
   const prefix = endpoint === undefined ? 'new-endpoint' : `edit-${endpoint.id}`;
   const [url, setUrl] = useState(endpoint?.url ?? '');
@@ -80,19 +80,26 @@ export function EndpointForm({ endpoint, onSave, onCancel }: EndpointFormProps) 
     try {
       if (types.length === 0) throw new Error('Choose at least one event type.');
       const parsedFilter = parseFilter(filter);
-      const changes: { -readonly [K in keyof EndpointChanges]: EndpointChanges[K] } = {
+      const fields = {
         url: url.trim(),
         eventTypes: types as WebhookEventType[],
         // Always sent, so that clearing the field removes them on an edit.
         headers: parseHeaders(headers),
         ordering,
+        ...(description.trim() === '' ? {} : { description: description.trim() }),
+        ...(rateLimit.trim() === '' ? {} : { rateLimit: Number(rateLimit) }),
       };
-      if (endpoint === undefined && signature === 'ed25519') changes.signature = 'ed25519';
-      if (description.trim() !== '') changes.description = description.trim();
-      if (rateLimit.trim() !== '') changes.rateLimit = Number(rateLimit);
-      if (parsedFilter !== undefined) changes.filter = parsedFilter;
-      else if (endpoint?.filter !== undefined) changes.filter = null;
-      await onSave(changes);
+      if (props.endpoint === undefined) {
+        await props.onSave({
+          ...fields,
+          ...(signature === 'ed25519' ? { signature } : {}),
+          ...(parsedFilter === undefined ? {} : { filter: parsedFilter }),
+        });
+      } else {
+        // An emptied field removes the filter the endpoint had.
+        const filterChange = parsedFilter ?? (props.endpoint.filter === undefined ? undefined : null);
+        await props.onSave(filterChange === undefined ? fields : { ...fields, filter: filterChange });
+      }
     } catch (error) {
       if (isSignedOut(error)) fail(error);
       else setProblem(describeError(error));

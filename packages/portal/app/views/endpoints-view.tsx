@@ -71,9 +71,8 @@ export function EndpointsView() {
           <h3>New endpoint</h3>
           <EndpointForm
             onCancel={() => setCreating(false)}
-            onSave={async ({ filter, ...endpoint }) => {
-              // A new endpoint's form never clears a filter: null does not occur here.
-              const saved = await api.endpoints.create(filter ? { ...endpoint, filter } : endpoint);
+            onSave={async (endpoint) => {
+              const saved = await api.endpoints.create(endpoint);
               setCreating(false);
               setCreated({ url: saved.url, secret: saved.secret });
               setEndpoints((previous) => [...(previous ?? []), saved]);
