@@ -85,6 +85,14 @@ export { MIN_SECRET_BYTES, WebhookSubscriptionSchema, subscriptionId } from './w
 // Ids, error constants and the destination policy storages and transports share with the core.
 export { newMessageId } from './webhooks/message-id.js';
 export { storableText } from './webhooks/storable-text.js';
-export { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, isTenantEndpointId } from './webhooks/endpoints/webhook-endpoint.js';
+export {
+  DEFAULT_PARKED_LIMIT,
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
+  ENDPOINT_ID_PREFIX,
+  isTenantEndpointId,
+  PARKED_DISCARDED_ERROR,
+  type ParkedChoice,
+} from './webhooks/endpoints/webhook-endpoint.js';
 export { hasNonPublicLiteralHost, isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';
 export { destinationKind, parseBrokerDestination, type BrokerDestination } from './webhooks/destination-url.js';

@@ -27,12 +27,14 @@ export type { EndpointFilter } from './webhooks/endpoints/endpoint-filter.js';
 export type { TenantWebhookDeliveries } from './webhooks/endpoints/tenant-webhook-deliveries.js';
 export type { Delivery, DeliveryAttempt, DeliveryStatus, PendingStats, StuckLine, StuckLineKey } from './ports/webhook-outbox.js';
 export {
+  DEFAULT_PARKED_LIMIT,
   ENDPOINT_ORDERINGS,
   WEBHOOK_EVENT_TYPES,
   newEndpointSecret, // a new `whsec_` signing secret, e.g. for a subscription of `webhooks.subscriptions`
   type DeliveryPage,
   type EndpointOrdering,
   type EndpointPage,
+  type ParkedChoice,
   type WebhookEndpoint,
   type WebhookEndpointStatus,
   type WebhookEventType,

@@ -178,6 +178,11 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     record.attempts.push(copyAttempt(stored, interrupted));
     // Interrupted: still pending and due as before, and not counted.
     if (outcome.status === 'interrupted') return true;
+    // Parked: the endpoint is off, which says nothing of the receiver; no retry is used up.
+    if (outcome.status === 'parked') {
+      this.#finish(record, 'parked', Math.round(attempt.at + attempt.durationMs));
+      return true;
+    }
     record.countedAttempts++;
     if (outcome.status === 'pending') record.nextAttemptAt = outcome.nextAttemptAt;
     else this.#finish(record, outcome.status, Math.round(attempt.at + attempt.durationMs));
@@ -320,7 +325,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     return doomed.length;
   }
 
-  #finish(record: DeliveryRecord, status: 'delivered' | 'failed', at: number): void {
+  #finish(record: DeliveryRecord, status: 'delivered' | 'failed' | 'parked', at: number): void {
     record.status = status;
     record.finishedAt = at;
     this.#pending.delete(record);

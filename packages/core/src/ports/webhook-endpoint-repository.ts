@@ -1,5 +1,5 @@
 import type { EndpointFilter } from '../webhooks/endpoints/endpoint-filter.js';
-import type { EndpointOrdering, WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '../webhooks/endpoints/webhook-endpoint.js';
+import type { EndpointOrdering, ParkedChoice, WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '../webhooks/endpoints/webhook-endpoint.js';
 
 /** A new endpoint, with its first signing secret. */
 export interface NewWebhookEndpoint {
@@ -36,6 +36,8 @@ export interface WebhookEndpointChanges {
   readonly status?: WebhookEndpointStatus;
   /** Kept only while disabled: enabling clears it whatever is given. */
   readonly disabledReason?: string | null;
+  /** What enabling a disabled endpoint does with the messages parked for it (see `setStatus`); ignored otherwise. @default replay all */
+  readonly parked?: ParkedChoice;
   readonly updatedAt: number;
 }
 
@@ -90,10 +92,10 @@ export interface WebhookEndpointRepository {
   get(tenant: string, id: string): Promise<WebhookEndpoint | undefined>;
   /** Up to `limit` of the tenant's endpoints after the cursor, ascending id; `[]` when none. */
   list(tenant: string, query: ListEndpointsQuery): Promise<WebhookEndpoint[]>;
-  /** Applies the changes and returns the endpoint, or `undefined` when the tenant has none with that id. When it leaves the endpoint disabled, its pending deliveries end failed in the same transaction (see `setStatus`). */
+  /** Applies the changes and returns the endpoint, or `undefined` when the tenant has none with that id. Disabling parks its deliveries and enabling replays or discards them, in the same transaction (see `setStatus`). */
   update(tenant: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined>;
   /**
-   * Deletes the endpoint and, atomically, ends its pending deliveries as failed with a last attempt `{at, durationMs: 0, error: 'endpoint deleted'}`
+   * Deletes the endpoint and, atomically, ends its pending and parked deliveries as failed with a last attempt `{at, durationMs: 0, error: 'endpoint deleted'}`
    * (one in flight, leased at `at`, is left to its attempt, whose next one ends it); `false` when the tenant has none.
    */
   delete(tenant: string, id: string, at: number): Promise<boolean>;
@@ -107,11 +109,19 @@ export interface WebhookEndpointRepository {
   /** Operator: up to `limit` endpoints of every tenant after the cursor, ascending id. */
   listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]>;
   /**
-   * Operator: sets any endpoint's status (`reason` kept while disabled, cleared when enabled) and returns it, or `undefined` when none. Disabling
-   * ends its pending deliveries as failed in the same transaction, each with a last attempt `{at, durationMs: 0, error: 'endpoint disabled'}`,
-   * but one in flight (leased at `at`): it is left to its attempt, and a next attempt ends it, so a message is never sent twice at once.
+   * Operator: sets any endpoint's status (`reason` kept while disabled, cleared when enabled) and returns it, or `undefined` when none.
+   * In the same transaction:
+   * - Disabling an enabled endpoint parks its pending deliveries (attempt logs kept, due time and place in line cleared, `orderingKey`
+   *   kept) but one in flight (leased at `at`): it is left to its attempt, and a next attempt parks it, so a message is never sent twice at
+   *   once. `parkedDropped` starts again from none, and the storage's bound applies (see below).
+   * - While it is disabled, each plant write parks a delivery for it where it would have queued one; beyond the storage's bound of parked
+   *   messages per endpoint (its `parkedLimit` option), the oldest (creation time, then insertion order) are deleted and counted in
+   *   `parkedDropped`.
+   * - Enabling a disabled endpoint applies `parked` (default: replay all): a replay makes the parked deliveries created at or after `since`
+   *   (all without it) pending, due at `at`, in creation order, each of a line joining the back of it (as `WebhookOutbox.requeue`'s
+   *   recovery); the others, and all of them on a discard, end failed with a last attempt `{at, durationMs: 0, error: 'parked message discarded'}`.
    */
-  setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined>;
+  setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number, parked?: ParkedChoice): Promise<WebhookEndpoint | undefined>;
   /** Operator: records what an attempt to the endpoint came to (a success clears its failing streak) and returns its health after it, or `undefined` when the endpoint is gone. Atomic. */
   noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined>;
   /**

@@ -1,5 +1,9 @@
-/** Life cycle of a delivery: pending until delivered, or failed when retries are exhausted (or the receiver said 410). */
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+/**
+ * Life cycle of a delivery: pending until delivered, or failed when retries are exhausted (or the receiver said 410); parked while its
+ * endpoint is disabled (kept for it: never due, never claimed, in no line, but keeping its `orderingKey`, so that a replay on enable
+ * puts it at the back of its line). Parked is finished for retention: pruned like delivered and failed ones, from when it was parked.
+ */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'parked';
 
 /** A webhook message to one subscriber, written in the same transaction as the plant. */
 export interface NewDelivery {
@@ -81,7 +85,12 @@ export type AttemptOutcome =
   | { readonly status: 'pending'; readonly nextAttemptAt: number }
   | { readonly status: 'failed' }
   /** Cut short by a shutdown: stays pending and due as before (so at once), and does not count toward the retry schedule. */
-  | { readonly status: 'interrupted' };
+  | { readonly status: 'interrupted' }
+  /**
+   * The endpoint was found disabled at the attempt: the attempt is logged (without counting toward the retry schedule, as an
+   * interrupted one) and the delivery is parked (see `DeliveryStatus`); the next one of its line is released as after an end.
+   */
+  | { readonly status: 'parked' };
 
 /** What a shared rate budget answered for one attempt (see `WebhookOutbox.takeRateBudget`). */
 export interface RateBudgetAnswer {
@@ -207,7 +216,7 @@ export interface WebhookOutbox {
   endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats>;
   /** Queues one delivery on its own (not with a plant write: a test event), pending and due at its `createdAt` (held when its line is busy); rejects with a `StorageError` when the id exists. */
   enqueue(delivery: NewDelivery): Promise<void>;
-  /** Deletes up to `limit` delivered or failed deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */
+  /** Deletes up to `limit` delivered, failed or parked deliveries (never pending ones) whose finish time (end of the last attempt, or when they were failed or parked without one) is before `olderThan`, in no particular order, with their attempts, in one transaction; resolves with how many. Finish time, not creation time, so a delivery that only just failed after days of retries is kept a full retention. May resolve with 0 while another process sharing the storage prunes (one at a time), so 0 means "nothing to do now". */
   prune(options: PruneDeliveriesOptions): Promise<number>;
   /** Up to `limit` stuck lines (see `StuckLine`), oldest waiting message first, from one consistent read; `[]` when none. Meant for an operator's check, not a hot path. */
   stuckLines(limit: number): Promise<StuckLine[]>;

@@ -235,9 +235,9 @@ function attemptSlots(options: WebhookDispatchSettings, concurrency: number, tim
   });
 }
 
-/** The outcome as metrics name it (a 410 told apart from retries running out); none for an interrupted attempt. */
+/** The outcome as metrics name it (a 410 told apart from retries running out); none for an interrupted attempt or a parked message (nothing was sent). */
 function attemptOutcome(outcome: AttemptOutcome, result: AttemptResult): WebhookAttemptOutcome | undefined {
-  if (outcome.status === 'interrupted') return undefined;
+  if (outcome.status === 'interrupted' || outcome.status === 'parked') return undefined;
   if (outcome.status === 'pending') return 'retry';
   if (outcome.status === 'failed' && result.outcome.kind === 'gone') return 'gone';
   return outcome.status;

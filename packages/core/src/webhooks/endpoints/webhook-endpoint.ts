@@ -46,6 +46,8 @@ export interface WebhookEndpoint {
   readonly status: WebhookEndpointStatus;
   /** Why it is disabled; only while disabled. */
   readonly disabledReason?: string;
+  /** How many parked messages were dropped (the oldest first, past the storage's bound) since it was last disabled; absent when none. */
+  readonly parkedDropped?: number;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
@@ -84,5 +86,18 @@ export function newEndpointSecret(): string {
 export const ENDPOINT_DELETED_ERROR = 'endpoint deleted';
 /** Attempt-log error of the deliveries a disable (by hand or automatic) ended. */
 export const ENDPOINT_DISABLED_ERROR = 'endpoint disabled';
+/** Attempt-log error of the parked deliveries an enable discarded. */
+export const PARKED_DISCARDED_ERROR = 'parked message discarded';
+/** How many parked messages a storage keeps per endpoint unless told otherwise (its `parkedLimit` option). */
+export const DEFAULT_PARKED_LIMIT = 10_000;
+
+/** What enabling a disabled endpoint does with the messages parked for it while it was off. */
+export interface ParkedChoice {
+  /** `replay`: send them again, in order; `discard`: end them failed (they can still be recovered). */
+  readonly action: 'replay' | 'discard';
+  /** Replay only: those created before this time (epoch ms) are discarded. @default all replayed */
+  readonly since?: number;
+}
+
 /** `disabledReason` when the tenant disables its endpoint. */
 export const DISABLED_BY_TENANT = 'disabled by the tenant';
