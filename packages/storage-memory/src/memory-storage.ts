@@ -6,7 +6,10 @@ import { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 
 /** Options of {@link memoryStorage}: none yet, so that every storage factory takes options the same way. */
-export interface MemoryStorageOptions {}
+export interface MemoryStorageOptions {
+  /** Parked messages kept per disabled endpoint; past it the oldest are dropped and counted on the endpoint (`parkedDropped`). 0 keeps none. @default DEFAULT_PARKED_LIMIT (10,000) */
+  readonly parkedLimit?: number;
+}
 
 /**
  * Storage in process memory, for tests, testers and embedding: the semantics of the durable adapters (the same

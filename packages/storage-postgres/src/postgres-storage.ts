@@ -37,6 +37,8 @@ export interface PostgresStorageOptions {
   readonly connectTimeoutMs?: number;
   /** Longest a statement may run, in ms: the server cancels it then, and the client gives up a second later when the server does not answer at all. @default 10000 */
   readonly queryTimeoutMs?: number;
+  /** Parked messages kept per disabled endpoint; past it the oldest are dropped and counted on the endpoint (`parkedDropped`). 0 keeps none. @default DEFAULT_PARKED_LIMIT (10,000) */
+  readonly parkedLimit?: number;
 }
 
 /**

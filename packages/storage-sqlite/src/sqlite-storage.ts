@@ -30,6 +30,8 @@ export interface SqliteStorageOptions {
   readonly migrate?: boolean;
   /** How long a write waits for another connection's lock (another process on the same file) before failing, in ms. @default 5000 */
   readonly busyTimeoutMs?: number;
+  /** Parked messages kept per disabled endpoint; past it the oldest are dropped and counted on the endpoint (`parkedDropped`). 0 keeps none. @default DEFAULT_PARKED_LIMIT (10,000) */
+  readonly parkedLimit?: number;
 }
 
 /**
