@@ -5,7 +5,7 @@ import { MemoryPortalLinks } from './memory-portal-links.js';
 import { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 
-/** Options of {@link memoryStorage}: none yet, so that every storage factory takes options the same way. */
+/** Options of {@link memoryStorage}. */
 export interface MemoryStorageOptions {
   /** Parked messages kept per disabled endpoint; past it the oldest are dropped and counted on the endpoint (`parkedDropped`). 0 keeps none. @default DEFAULT_PARKED_LIMIT (10,000) */
   readonly parkedLimit?: number;
