@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ConfigurationError } from '../../errors.js';
 import type { Delivery } from '../../ports/webhook-outbox.js';
 import type { EndpointFilter } from './endpoint-filter.js';
 
@@ -90,6 +91,13 @@ export const ENDPOINT_DISABLED_ERROR = 'endpoint disabled';
 export const PARKED_DISCARDED_ERROR = 'parked message discarded';
 /** How many parked messages a storage keeps per endpoint unless told otherwise (its `parkedLimit` option). */
 export const DEFAULT_PARKED_LIMIT = 10_000;
+
+/** A storage's `parkedLimit` option, checked: a whole number ≥ 0, `DEFAULT_PARKED_LIMIT` when absent. */
+export function parkedLimitOption(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_PARKED_LIMIT;
+  if (!Number.isSafeInteger(value) || value < 0) throw new ConfigurationError('parkedLimit', `must be a whole number of at least 0, not ${value}`);
+  return value;
+}
 
 /** What enabling a disabled endpoint does with the messages parked for it while it was off. */
 export interface ParkedChoice {
