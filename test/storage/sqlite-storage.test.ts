@@ -22,6 +22,7 @@ describeStorageConformance('sqlite', {
   create: () => sqliteStorage({ path: (path = join(folder, `store-${files++}.db`)) }),
   capabilities: {
     persistent: { reopen: () => sqliteStorage({ path }) },
+    parkedLimit: (parkedLimit) => sqliteStorage({ path: join(folder, `store-${files++}.db`), parkedLimit }),
     // A second connection to the file, as another process's bug would write.
     async dropDueTime(_storage, id) {
       const db = new BetterSqlite3(path);
@@ -43,12 +44,14 @@ const hostDatabases: Array<{ close(): void }> = [];
 afterAll(() => {
   for (const database of hostDatabases) database.close();
 });
+const hostDatabase = () => {
+  const database = new HostDatabase(join(folder, `host-${hostDatabases.length}.db`));
+  hostDatabases.push(database);
+  database.pragma('journal_mode = WAL');
+  database.pragma('busy_timeout = 2000');
+  return database as never;
+};
 describeStorageConformance('sqlite on a host connection', {
-  create: () => {
-    const database = new HostDatabase(join(folder, `host-${hostDatabases.length}.db`));
-    hostDatabases.push(database);
-    database.pragma('journal_mode = WAL');
-    database.pragma('busy_timeout = 2000');
-    return sqliteStorage({ database: database as never });
-  },
+  create: () => sqliteStorage({ database: hostDatabase() }),
+  capabilities: { parkedLimit: (parkedLimit) => sqliteStorage({ database: hostDatabase(), parkedLimit }) },
 });

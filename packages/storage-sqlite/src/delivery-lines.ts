@@ -47,20 +47,43 @@ export const RELEASE_NEXT_IN_LINE = `
   AND ${lineIdle('@endpoint', '@key')}`;
 
 /**
- * A pending message of the endpoint that its end takes: every one but those in flight (a live lease at @at). An attempt in
- * flight is left to finish, so no message of a line is sent again, or after the next one, while it still runs; its next
- * attempt, if any, finds the endpoint disabled or gone and ends it then.
+ * The SET of a message (the table alias `row`) joining the back of its line, due at `due` when the line is empty, else held
+ * behind it; one of no line is due at `due`. The expressions read the row as it was before the UPDATE.
  */
-const ENDED_BY_ENDPOINT = `endpoint_id = @endpoint AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= @at)`;
+export const joiningBackOfLine = (row: string, due: string) => `
+    next_attempt_at = ${joinedDueAt(lineOfTarget(`${row}.endpoint_id`, `${row}.ordering_key`), due)},
+    line_seq = ${joinedPlace(`${row}.ordering_key`, lineEnd(`${row}.endpoint_id`, `${row}.ordering_key`))}`;
 
-/** Parameters: at, error, endpoint. Run before {@link END_ENDPOINT_DELIVERIES}, while the deliveries are still pending. */
-export const END_ENDPOINT_ATTEMPTS = `
+/**
+ * A pending message of the endpoint that its delete or disable takes: every one but those in flight (a live lease at @at). An
+ * attempt in flight is left to finish, so no message of a line is sent again, or after the next one, while it still runs; its
+ * next attempt, if any, finds the endpoint disabled (and parks it) or gone (and ends it).
+ */
+const TAKEN_FROM_ENDPOINT = `endpoint_id = @endpoint AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= @at)`;
+
+/** Parameters: at, error, endpoint, and those of `condition`. Each delivery `condition` selects gets a last attempt saying why it ended; run before {@link endedDeliveries}. */
+export const endedAttempts = (condition: string) => `
   INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
   SELECT id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM webhook_attempts AS a WHERE a.delivery_id = d.id), @at, 0, NULL, @error, 0
-  FROM webhook_deliveries AS d WHERE ${ENDED_BY_ENDPOINT}`;
+  FROM webhook_deliveries AS d WHERE ${condition}`;
 
-/** Parameters: at, endpoint. The pending messages of the endpoint (its lines and the rest) that are not in flight end as failed. */
-export const END_ENDPOINT_DELIVERIES = `
+/** Parameters: at, endpoint, and those of `condition`. The deliveries `condition` selects end as failed (out of their line, if any). */
+export const endedDeliveries = (condition: string) => `
   UPDATE webhook_deliveries
   SET status = 'failed', attempt_count = attempt_count + 1, next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = @at
-  WHERE ${ENDED_BY_ENDPOINT}`;
+  WHERE ${condition}`;
+
+/** Parameters: at, error, endpoint. Run before {@link END_ENDPOINT_DELIVERIES}, while the deliveries are still pending. */
+export const END_ENDPOINT_ATTEMPTS = endedAttempts(TAKEN_FROM_ENDPOINT);
+
+/** Parameters: at, endpoint. The pending messages of the endpoint (its lines and the rest) that are not in flight end as failed. */
+export const END_ENDPOINT_DELIVERIES = endedDeliveries(TAKEN_FROM_ENDPOINT);
+
+/**
+ * Parameters: at, endpoint. The pending messages of the endpoint (its lines and the rest) that are not in flight are parked: out
+ * of their line (a replay puts them at its back again), never due, their ordering key and attempts kept.
+ */
+export const PARK_ENDPOINT_DELIVERIES = `
+  UPDATE webhook_deliveries
+  SET status = 'parked', next_attempt_at = NULL, line_seq = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = @at
+  WHERE ${TAKEN_FROM_ENDPOINT}`;

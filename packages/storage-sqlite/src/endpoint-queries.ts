@@ -1,7 +1,7 @@
 import { BOUND_LIMIT } from './bound-limit.js';
 
 const COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, filter, ordering, status, disabled_reason, secret, previous_secret,
-  previous_secret_expires_at, failing_since, exhausted_at, created_at, updated_at`;
+  previous_secret_expires_at, failing_since, exhausted_at, created_at, updated_at, parked_dropped`;
 
 export const INSERT_ENDPOINT = `
   INSERT INTO webhook_endpoints (id, tenant, url, event_types, description, rate_limit, headers, filter, ordering, status, secret, created_at, updated_at)
@@ -9,6 +9,9 @@ export const INSERT_ENDPOINT = `
   RETURNING ${COLUMNS}`;
 
 export const SELECT_ENDPOINT = `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = ?`;
+
+/** The status an update starts from: disabling an enabled endpoint parks, enabling a disabled one replays or discards. */
+export const SELECT_STATUS = 'SELECT status FROM webhook_endpoints WHERE id = ?';
 
 export const COUNT_TENANT_ENDPOINTS = 'SELECT count(*) FROM webhook_endpoints WHERE tenant = ?';
 

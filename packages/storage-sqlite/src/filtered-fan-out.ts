@@ -6,10 +6,10 @@ import { fanOutSql, type FanOutParameters } from './plant-queries.js';
  * (a query language SQL cannot run) and queues to the matching ones only. Endpoints without a filter take FAN_OUT.
  */
 
-/** Parameters: tenant, event type. One row: the enabled, subscribed endpoints with a filter, as a JSON array of `[id, filter]`. */
+/** Parameters: tenant, event type. One row: the subscribed endpoints with a filter (disabled ones too: they get a parked delivery), as a JSON array of `[id, filter]`. */
 export const FILTERED_TARGETS = `
   SELECT json_group_array(json_array(id, filter)) AS targets FROM webhook_endpoints
-  WHERE tenant = ? AND status = 'enabled' AND filter IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?)`;
+  WHERE tenant = ? AND filter IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?)`;
 
 /** FAN_OUT to the filtered endpoints of a JSON array of ids; parameters: see {@link matchedFanOutParameters}. */
 export const FAN_OUT_MATCHED = fanOutSql('filter IS NOT NULL AND id IN (SELECT value FROM json_each(?))');

@@ -12,6 +12,7 @@ import {
   type NewDelivery,
 } from '@plant-store/core/adapter';
 import { FAN_OUT_MATCHED, FILTERED_TARGETS, matchedEndpoints, matchedFanOutParameters } from './filtered-fan-out.js';
+import { boundParked, boundParkedAsync, parkedEndpoints } from './parked-deliveries.js';
 import { DELETE_PLANT, FAN_OUT, INSERT_PLANT } from './plant-queries.js';
 import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { fanOutParameters } from './sqlite-plant-repository.js';
@@ -22,13 +23,14 @@ import { deliveryInsert } from './sqlite-webhook-outbox.js';
 const SELECT_PLANT_EXACT = `SELECT ${PLANT_FIELD_NAMES.map((name) => (PLANT_FIELDS[name].type === 'int64' ? `CAST(${name} AS TEXT) AS ${name}` : name)).join(', ')}
   FROM plants WHERE tenant = ? AND id = ?`;
 
-/** Statements on a host's connection: each run alone (`changes`, or the first row). */
+/** Statements on a host's connection: each run alone (`changes`, the first row, or every row). */
 interface Executor<Result> {
   changes(statement: string, parameters: readonly unknown[]): Result extends 'sync' ? number : Promise<number>;
   row(
     statement: string,
     parameters: readonly unknown[],
   ): Result extends 'sync' ? Record<string, unknown> | undefined : Promise<Record<string, unknown> | undefined>;
+  rows(statement: string, parameters: readonly unknown[]): Result extends 'sync' ? Record<string, unknown>[] : Promise<Record<string, unknown>[]>;
 }
 
 /** The part of a kysely `Transaction` the store uses: raw statements on its connection. */
@@ -45,14 +47,14 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * kysely `Transaction`. `own` is the storage's connection: a kysely transaction open on it is refused, since the
  * storage's other writes (other requests, the dispatcher) would then run inside the host's transaction.
  */
-export function hostTransactionWrites(executor: unknown, own: BetterSqlite3): HostTransactionWrites {
+export function hostTransactionWrites(executor: unknown, own: BetterSqlite3, parkedLimit: number): HostTransactionWrites {
   if (isObject(executor) && typeof executor.executeQuery === 'function' && 'isTransaction' in executor) {
     const kysely = executor as unknown as KyselyExecutor;
     if (!kysely.isTransaction) throw refused('a kysely instance outside a transaction: pass the `trx` of `db.transaction().execute(async (trx) => …)`');
-    return asyncWrites(kyselyExecutor(kysely, own));
+    return asyncWrites(kyselyExecutor(kysely, own), parkedLimit);
   }
   if (isObject(executor) && typeof executor.prepare === 'function' && 'inTransaction' in executor) {
-    return syncWrites(databaseExecutor(executor as unknown as BetterSqlite3));
+    return syncWrites(databaseExecutor(executor as unknown as BetterSqlite3), parkedLimit);
   }
   throw refused('neither a better-sqlite3 Database nor a kysely Transaction');
 }
@@ -77,6 +79,7 @@ function databaseExecutor(db: BetterSqlite3): Executor<'sync'> {
   return {
     changes: (text, parameters) => statement(text).run(...parameters).changes,
     row: (text, parameters) => statement(text).get(...parameters) as Record<string, unknown> | undefined,
+    rows: (text, parameters) => statement(text).all(...parameters) as Record<string, unknown>[],
   };
 }
 
@@ -90,61 +93,69 @@ function kyselyExecutor(trx: KyselyExecutor, own: BetterSqlite3): Executor<'asyn
   return {
     changes: async (text, parameters) => Number((await execute(text, parameters)).numAffectedRows ?? 0n),
     row: async (text, parameters) => (await execute(text, parameters)).rows[0],
+    rows: async (text, parameters) => (await execute(text, parameters)).rows,
   };
 }
 
 /** The stored plant from a row of SELECT_PLANT_EXACT. */
 const storedPlant = (row: Record<string, unknown>): Plant => ({ ...copyPlant(row), id: BigInt(row.id as string) });
 
-function syncWrites(on: Executor<'sync'>): HostTransactionWrites {
+function syncWrites(on: Executor<'sync'>, parkedLimit: number): HostTransactionWrites {
   return {
     mode: 'sync',
     create: (tenant, plant, deliveries, event) =>
       guarded('create the plant', () => {
         if (on.changes(INSERT_PLANT, [tenant, ...plantColumns(plant)]) === 0) return existing(on.row(SELECT_PLANT_EXACT, [tenant, plant.id]));
         for (const delivery of deliveries) on.changes(...deliveryInsert(delivery, delivery.traceparent ?? null));
-        if (event) fanOutOn(on, tenant, plant.id, event);
+        if (event) fanOutOn(on, tenant, plant.id, event, parkedLimit);
         return { created: true, plant: copyPlant(plant) };
       }),
     delete: (tenant, id, event) =>
       guarded('delete the plant', () => {
         if (on.changes(DELETE_PLANT, [tenant, id]) === 0) return false;
-        if (event) fanOutOn(on, tenant, id, event);
+        if (event) fanOutOn(on, tenant, id, event, parkedLimit);
         return true;
       }),
   };
 }
 
-/** FAN_OUT, then FAN_OUT_MATCHED to the filtered endpoints the event matches, on the host's connection. */
-function fanOutOn(on: Executor<'sync'>, tenant: string, plantId: bigint, event: EndpointEvent): void {
+/**
+ * FAN_OUT, then FAN_OUT_MATCHED to the filtered endpoints the event matches, on the host's connection; then, only when they
+ * parked some, the bound on the parked messages of those endpoints, in the host's transaction.
+ */
+function fanOutOn(on: Executor<'sync'>, tenant: string, plantId: bigint, event: EndpointEvent, parkedLimit: number): void {
   const parameters = fanOutParameters(tenant, plantId, event);
-  on.changes(FAN_OUT, parameters);
+  const parked = on.rows(FAN_OUT, parameters);
   const matched = matchedEndpoints(on.row(FILTERED_TARGETS, [tenant, event.eventType])!['targets'] as string, tenant, event);
-  if (matched) on.changes(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, matched));
+  if (matched) parked.push(...on.rows(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, matched)));
+  const endpointIds = parkedEndpoints(parked.map((row) => row['parked']));
+  if (endpointIds) boundParked((statement, values) => on.changes(statement, values), endpointIds, parkedLimit);
 }
 
 /** fanOutOn on a connection whose statements answer promises. */
-async function fanOutOnAsync(on: Executor<'async'>, tenant: string, plantId: bigint, event: EndpointEvent): Promise<void> {
+async function fanOutOnAsync(on: Executor<'async'>, tenant: string, plantId: bigint, event: EndpointEvent, parkedLimit: number): Promise<void> {
   const parameters = fanOutParameters(tenant, plantId, event);
-  await on.changes(FAN_OUT, parameters);
+  const parked = await on.rows(FAN_OUT, parameters);
   const matched = matchedEndpoints((await on.row(FILTERED_TARGETS, [tenant, event.eventType]))!['targets'] as string, tenant, event);
-  if (matched) await on.changes(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, matched));
+  if (matched) parked.push(...(await on.rows(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, matched))));
+  const endpointIds = parkedEndpoints(parked.map((row) => row['parked']));
+  if (endpointIds) await boundParkedAsync((statement, values) => on.changes(statement, values), endpointIds, parkedLimit);
 }
 
-function asyncWrites(on: Executor<'async'>): HostTransactionWrites {
+function asyncWrites(on: Executor<'async'>, parkedLimit: number): HostTransactionWrites {
   return {
     mode: 'async',
     create: (tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent) =>
       withAsyncErrors('create the plant', async (): Promise<CreatePlantResult> => {
         if ((await on.changes(INSERT_PLANT, [tenant, ...plantColumns(plant)])) === 0) return existing(await on.row(SELECT_PLANT_EXACT, [tenant, plant.id]));
         for (const delivery of deliveries) await on.changes(...deliveryInsert(delivery, delivery.traceparent ?? null));
-        if (event) await fanOutOnAsync(on, tenant, plant.id, event);
+        if (event) await fanOutOnAsync(on, tenant, plant.id, event, parkedLimit);
         return { created: true, plant: copyPlant(plant) };
       }),
     delete: (tenant: string, id: bigint, event?: EndpointEvent) =>
       withAsyncErrors('delete the plant', async () => {
         if ((await on.changes(DELETE_PLANT, [tenant, id])) === 0) return false;
-        if (event) await fanOutOnAsync(on, tenant, id, event);
+        if (event) await fanOutOnAsync(on, tenant, id, event, parkedLimit);
         return true;
       }),
   };

@@ -1,7 +1,13 @@
-import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, ENDPOINT_ID_PREFIX, type ListDeliveriesQuery } from '@plant-store/core/adapter';
+import {
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
+  ENDPOINT_ID_PREFIX,
+  PARKED_DISCARDED_ERROR,
+  type ListDeliveriesQuery,
+} from '@plant-store/core/adapter';
 import type { CursorRow } from './delivery-rows.js';
 import { BOUND_LIMIT } from './bound-limit.js';
-import { joinedDueAt, joinedPlace, lineBefore, lineEnd, lineOfTarget } from './delivery-lines.js';
+import { joinedDueAt, joinedPlace, joiningBackOfLine, lineBefore, lineOfTarget } from './delivery-lines.js';
 
 // SQL of the webhook outbox. Statuses stay literals where a partial index should apply (SQLite uses one only
 // when the query's WHERE implies the index's).
@@ -102,6 +108,16 @@ export const APPLY_OUTCOME = `
   WHERE id = ? AND lease_owner = ? AND status = 'pending'
   RETURNING endpoint_id, ordering_key`;
 
+/**
+ * Parked by its attempt (the endpoint was found disabled): out of its line, its ordering key kept, and the attempt leaves the
+ * retry count alone. Returns its line, whose next held delivery it releases as an end does.
+ */
+export const APPLY_PARKED = `
+  UPDATE webhook_deliveries
+  SET status = 'parked', next_attempt_at = NULL, line_seq = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+  WHERE id = ? AND lease_owner = ? AND status = 'pending'
+  RETURNING endpoint_id, ordering_key`;
+
 /** Interrupted: only the lease ends. */
 export const APPLY_INTERRUPTED = `
   UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
@@ -111,9 +127,10 @@ export const INSERT_ATTEMPT = `
   INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status_code, error, interrupted, response)
   VALUES (?, (SELECT coalesce(max(attempt), 0) + 1 FROM webhook_attempts WHERE delivery_id = ?), ?, ?, ?, ?, ?, ?)`;
 
+/** Finished deliveries, parked ones included (from when they were parked), by finish time. */
 export const PRUNABLE = `
   SELECT id FROM webhook_deliveries
-  WHERE status IN ('delivered', 'failed') AND updated_at < ?
+  WHERE status IN ('delivered', 'failed', 'parked') AND updated_at < ?
   ORDER BY updated_at LIMIT ${BOUND_LIMIT}`;
 
 /** The foreign key deletes their attempts with them. */
@@ -178,9 +195,7 @@ export const RESEND_PENDING = `
  */
 export const REQUEUE_ENDED = `
   UPDATE webhook_deliveries AS d SET
-    status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL,
-    next_attempt_at = ${joinedDueAt(lineOfTarget('d.endpoint_id', 'd.ordering_key'), '@now')},
-    line_seq = ${joinedPlace('d.ordering_key', lineEnd('d.endpoint_id', 'd.ordering_key'))}
+    status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL, ${joiningBackOfLine('d', '@now')}
   WHERE id = @id AND (status = 'failed' OR (@any AND status = 'delivered'))`;
 
 /** A recovery's deliveries, in creation order: each is requeued on its own (REQUEUE_ENDED), so a line's are queued in that order. */
@@ -192,7 +207,7 @@ const ENDPOINT_ATTEMPTS = `
   SELECT a.at, coalesce(a.status_code BETWEEN 200 AND 299, 0) AS ok, a.status_code
   FROM webhook_attempts AS a JOIN webhook_deliveries AS d ON d.id = a.delivery_id
   WHERE d.endpoint_id = @endpoint AND d.attempt_count > 0 AND d.updated_at >= @earliest AND a.at >= @earliest AND a.interrupted = 0
-    AND coalesce(a.error, '') NOT IN ('${ENDPOINT_DELETED_ERROR}', '${ENDPOINT_DISABLED_ERROR}')`;
+    AND coalesce(a.error, '') NOT IN ('${ENDPOINT_DELETED_ERROR}', '${ENDPOINT_DISABLED_ERROR}', '${PARKED_DISCARDED_ERROR}')`;
 
 /** A raw row: succeeded and failed counts per window, then the last attempt's time and status (SQLite takes a bare column from the max() row). */
 export const endpointStatsSql = (windows: number) => `

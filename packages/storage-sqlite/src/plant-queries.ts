@@ -21,31 +21,35 @@ export const SELECT_PLANT = `SELECT ${COLUMNS} FROM plants WHERE tenant = ? AND 
 export const DELETE_PLANT = 'DELETE FROM plants WHERE tenant = ? AND id = ?';
 
 /**
- * One delivery of an endpoint event per enabled endpoint of the tenant subscribed to it, in endpoint id order; to an endpoint that
- * orders per plant, in the plant's line (held while another of the line is pending, see INSERT_DELIVERY_IN_LINE).
+ * One delivery of an endpoint event per endpoint of the tenant subscribed to it, in endpoint id order: pending to an enabled one
+ * (to an endpoint that orders per plant, in the plant's line: held while another of the line is pending, see INSERT_DELIVERY_IN_LINE),
+ * parked to a disabled one (no due time, no place in a line, its ordering key kept for a replay).
  * Positional parameters, see {@link FanOutParameters} (positional binding costs less than named: no object per write). Ids are `msg_` and the 32 hex
  * digits of a random version 4 UUID, as core's `newMessageId` makes them: SQLite's randomblob with the version and variant bits set. The endpoints and their
  * random bytes are materialized first, so each row's bytes are drawn once however often the id reads them.
  * The plant write runs it inside its transaction: one statement queues the deliveries to every endpoint `endpoints` (an SQL condition) selects.
+ * Returns a row per delivery: the endpoint's id when it parked one (the write then applies the bound, see parked-deliveries.ts), else NULL.
  */
 export const fanOutSql = (endpoints: string) => `
   WITH targets AS MATERIALIZED (
-    SELECT id, lower(hex(randomblob(16))) AS r, CASE WHEN ordering = 'plant' THEN ? END AS line FROM webhook_endpoints
-    WHERE tenant = ? AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?) AND ${endpoints}
+    SELECT id, lower(hex(randomblob(16))) AS r, CASE WHEN ordering = 'plant' THEN ? END AS line, status = 'enabled' AS open FROM webhook_endpoints
+    WHERE tenant = ? AND EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?) AND ${endpoints}
   )
   INSERT INTO webhook_deliveries
     (id, tenant, endpoint_id, event_type, payload, traceparent, status, attempt_count, next_attempt_at, created_at, updated_at, ordering_key, line_seq)
   SELECT 'msg_' || substr(r, 1, 12) || '4' || substr(r, 14, 3)
       || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
-    ?, id, ?, ?, ?, 'pending', 0, ${joinedDueAt('last', '?')}, ?, ?, line, ${joinedPlace('line', 'last')}
-  FROM (SELECT targets.*, ${lineOfTarget('targets.id', 'targets.line')} AS last FROM targets) ORDER BY id`;
+    ?, id, ?, ?, ?, CASE WHEN open THEN 'pending' ELSE 'parked' END, 0, CASE WHEN open THEN ${joinedDueAt('last', '?')} END, ?, ?,
+    line, CASE WHEN open THEN ${joinedPlace('line', 'last')} END
+  FROM (SELECT targets.*, CASE WHEN targets.open THEN ${lineOfTarget('targets.id', 'targets.line')} END AS last FROM targets) ORDER BY id
+  RETURNING CASE WHEN status = 'parked' THEN endpoint_id END AS parked`;
 
 /** The fan-out to endpoints without a filter; those with one are matched in JavaScript first (see filtered-fan-out.ts). */
 export const FAN_OUT = fanOutSql('filter IS NULL');
 
 /**
  * The parameters of {@link FAN_OUT}, in order: the plant id (the line of endpoints that order per plant), tenant and event type (twice: the endpoints,
- * then the rows), payload, traceparent, at (first due time, created at, updated at).
+ * then the rows), payload, traceparent, at (first due time, created at, updated at: a parked delivery's too).
  */
 export type FanOutParameters = [
   plantId: string,

@@ -27,6 +27,7 @@ import {
   type QueryShape,
 } from './plant-queries.js';
 import { FAN_OUT_MATCHED, FILTERED_TARGETS, matchedEndpoints, matchedFanOutParameters } from './filtered-fan-out.js';
+import { parkedEndpoints } from './parked-deliveries.js';
 import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { GroupCommit } from './group-commit.js';
 import { isRowError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
@@ -45,10 +46,12 @@ interface PlantStatements {
   readonly select: Statement<[tenant: string, id: bigint], PlantRow>;
   readonly selectJson: Statement<[tenant: string, id: bigint], string>;
   readonly delete: Statement<[tenant: string, id: bigint]>;
-  readonly fanOut: Statement<FanOutParameters>;
+  /** The endpoint ids it parked for, NULL for the others (plucked): see fanOutSql. */
+  readonly fanOut: Statement<FanOutParameters, string | null>;
   /** One JSON text (plucked): see FILTERED_TARGETS. */
   readonly filteredTargets: Statement<[tenant: string, eventType: string], string>;
-  readonly fanOutMatched: Statement<unknown[]>;
+  /** As fanOut. */
+  readonly fanOutMatched: Statement<unknown[], string | null>;
   /** By shape (`shapeKey`), prepared on first use: raw rows; parameters from `queryParameters`. */
   readonly lists: ShapedStatements<Statement<unknown[], PlantRow>>;
   /** By shape (`shapeKey`), prepared on first use: one raw row [JSON array, last id, count, next id]; parameters from `queryParameters` twice (see listPlantsJsonSql). */
@@ -88,23 +91,27 @@ function prepareStatements(db: BetterSqlite3): PlantStatements {
     select: db.prepare<[string, bigint], PlantRow>(SELECT_PLANT).raw(true),
     selectJson: db.prepare<[string, bigint], string>(SELECT_PLANT_JSON).pluck(true),
     delete: db.prepare(DELETE_PLANT),
-    fanOut: db.prepare<FanOutParameters>(FAN_OUT),
+    fanOut: db.prepare<FanOutParameters, string | null>(FAN_OUT).pluck(true),
     filteredTargets: db.prepare<[string, string], string>(FILTERED_TARGETS).pluck(true),
-    fanOutMatched: db.prepare(FAN_OUT_MATCHED),
+    fanOutMatched: db.prepare<unknown[], string | null>(FAN_OUT_MATCHED).pluck(true),
     lists: new Map(),
     jsonLists: new Map(),
     offsets: new Map(),
   };
 }
 
-/** Queues the deliveries of an endpoint event to every endpoint of the tenant subscribed to it (see FAN_OUT), and to those with a filter it matches. */
-function eventQueuer(s: PlantStatements): (tenant: string, plantId: bigint, event: EndpointEvent | undefined) => void {
+/**
+ * Queues the deliveries of an endpoint event to every endpoint of the tenant subscribed to it (see FAN_OUT), and to those with a filter
+ * it matches; then, only when it parked some, the bound on the parked messages of those endpoints, in the same transaction.
+ */
+function eventQueuer(s: PlantStatements, outbox: SqliteWebhookOutbox): (tenant: string, plantId: bigint, event: EndpointEvent | undefined) => void {
   return (tenant, plantId, event) => {
     if (!event) return;
     const parameters = fanOutParameters(tenant, plantId, event);
-    s.fanOut.run(...parameters);
+    const parked = parkedEndpoints(s.fanOut.all(...parameters));
     const matched = matchedEndpoints(s.filteredTargets.get(tenant, event.eventType)!, tenant, event);
-    if (matched) s.fanOutMatched.run(...matchedFanOutParameters(parameters, matched));
+    const parkedMatched = matched && parkedEndpoints(s.fanOutMatched.all(...matchedFanOutParameters(parameters, matched)));
+    if (parked || parkedMatched) outbox.boundParked([...(parked ?? []), ...(parkedMatched ?? [])]);
   };
 }
 
@@ -177,7 +184,7 @@ export class SqlitePlantRepository implements PlantRepository {
   constructor(db: BetterSqlite3, outbox: SqliteWebhookOutbox, file: GuardedWrites) {
     this.#db = db;
     const s = (this.#statements = prepareStatements(db));
-    const queueEvent = eventQueuer(s);
+    const queueEvent = eventQueuer(s, outbox);
     this.#creates = committedInGroups(file, 'create the plant', plantCreate(s, outbox, queueEvent));
     this.#deletes = committedInGroups(file, 'delete the plant', plantDelete(s, queueEvent));
   }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { ConfigurationError, StorageError } from '@plant-store/core';
-import type { Storage } from '@plant-store/core/adapter';
+import { parkedLimitOption, type Storage } from '@plant-store/core/adapter';
 import { BackgroundCheckpoints } from './background-checkpoints.js';
 import { refusingAfterClose } from './refusing-after-close.js';
 import { databaseFileGuard, isPlainFilePath } from './database-file-guard.js';
@@ -41,7 +41,8 @@ export interface SqliteStorageOptions {
  */
 export async function sqliteStorage(options: SqliteStorageOptions): Promise<Storage> {
   const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
-  if (options.database !== undefined) return onHostDatabase(options);
+  const parkedLimit = parkedLimitOption(options.parkedLimit);
+  if (options.database !== undefined) return onHostDatabase(options, parkedLimit);
   const path = options.path;
   if (typeof path !== 'string') throw new ConfigurationError('path', 'is required (or give an open better-sqlite3 Database as database)');
   let db: BetterSqlite3.Database;
@@ -52,7 +53,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
   }
   try {
     await retryWhileBusy(busyTimeoutMs, () => prepare(db, options.migrate !== false));
-    return assemble(db, path, { busyTimeoutMs, owned: true });
+    return assemble(db, path, { busyTimeoutMs, owned: true, parkedLimit });
   } catch (error) {
     if (db.open) db.close();
     throw openError(path, error);
@@ -60,7 +61,7 @@ export async function sqliteStorage(options: SqliteStorageOptions): Promise<Stor
 }
 
 /** The storage on the host's connection: checked, migrated (unless `migrate: false`), never closed or reconfigured. */
-async function onHostDatabase(options: SqliteStorageOptions): Promise<Storage> {
+async function onHostDatabase(options: SqliteStorageOptions, parkedLimit: number): Promise<Storage> {
   const host = options.database!;
   if (options.path !== undefined) throw new ConfigurationError('database', 'give either a database or a path, not both');
   checkHostDatabase(host);
@@ -71,7 +72,7 @@ async function onHostDatabase(options: SqliteStorageOptions): Promise<Storage> {
       else await migrate(db, MIGRATIONS);
       db.prepare('DELETE FROM plants WHERE 0').run();
     });
-    return assemble(db, host.name, { busyTimeoutMs: 0, owned: false });
+    return assemble(db, host.name, { busyTimeoutMs: 0, owned: false, parkedLimit });
   } catch (error) {
     throw openError(host.name, error);
   }
@@ -111,8 +112,15 @@ function readingBigInts(db: BetterSqlite3.Database): BetterSqlite3.Database {
   });
 }
 
-/** `owned`: the storage opened the connection, so it checkpoints it and closes it; a host's it does neither. */
-function assemble(db: BetterSqlite3.Database, path: string, { busyTimeoutMs, owned }: { busyTimeoutMs: number; owned: boolean }): Storage {
+interface Assembly {
+  readonly busyTimeoutMs: number;
+  /** The storage opened the connection, so it checkpoints it and closes it; a host's it does neither. */
+  readonly owned: boolean;
+  /** Parked messages kept per endpoint, checked. */
+  readonly parkedLimit: number;
+}
+
+function assemble(db: BetterSqlite3.Database, path: string, { busyTimeoutMs, owned, parkedLimit }: Assembly): Storage {
   const file = databaseFileGuard(path, () => rescueLog(db));
   // Checkpoints off the event loop; none in memory (no log) or for `file:` URIs (the worker opens plain paths).
   const checkpoints = owned && isPlainFilePath(path) ? new BackgroundCheckpoints(db, { path, busyTimeoutMs }) : undefined;
@@ -120,7 +128,7 @@ function assemble(db: BetterSqlite3.Database, path: string, { busyTimeoutMs, own
     file.assertSameFile(action);
     checkpoints?.noteWrite();
   });
-  const outbox = new SqliteWebhookOutbox(db, writes);
+  const outbox = new SqliteWebhookOutbox(db, writes, parkedLimit);
   const endpoints = new SqliteWebhookEndpoints(db, writes, outbox);
   const plants = new SqlitePlantRepository(db, outbox, writes);
   const ping = db.prepare('SELECT 1').pluck(true);
@@ -131,7 +139,7 @@ function assemble(db: BetterSqlite3.Database, path: string, { busyTimeoutMs, own
     endpoints,
     portalLinks: new SqlitePortalLinks(db, writes),
     dbSystem: 'sqlite',
-    joinTransaction: (executor) => hostTransactionWrites(executor, db),
+    joinTransaction: (executor) => hostTransactionWrites(executor, db, parkedLimit),
     async ping() {
       withSqliteErrors('answer a ping', () => ping.get());
       const problem = file.problem();

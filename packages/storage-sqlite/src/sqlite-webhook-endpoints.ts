@@ -2,7 +2,6 @@ import type { Database as BetterSqlite3 } from 'better-sqlite3';
 import type { EndpointOrdering, WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
-  ENDPOINT_DISABLED_ERROR,
   filterText,
   parseFilter,
   type EndpointAttemptNote,
@@ -11,6 +10,7 @@ import {
   type EndpointWithSecrets,
   type ListEndpointsQuery,
   type NewWebhookEndpoint,
+  type ParkedChoice,
   type WebhookEndpointChanges,
   type WebhookEndpointRepository,
 } from '@plant-store/core/adapter';
@@ -42,6 +42,8 @@ interface EndpointRow {
   exhausted_at: bigint | null;
   created_at: bigint;
   updated_at: bigint;
+  /** Parked messages the bound dropped since it was last disabled. */
+  parked_dropped: bigint;
 }
 
 function toEndpoint(row: EndpointRow): WebhookEndpoint {
@@ -57,6 +59,7 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
     ordering: row.ordering,
     status: row.status,
     ...(row.disabled_reason !== null && row.status === 'disabled' ? { disabledReason: row.disabled_reason } : {}),
+    ...(row.parked_dropped > 0n && { parkedDropped: Number(row.parked_dropped) }),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
@@ -70,13 +73,19 @@ function toSecrets(row: EndpointRow): EndpointSecrets {
 /** `undefined` → keep the column (NULL parameter + flag 0); `null` → clear it; a value → set it. */
 const change = (value: unknown): [number, unknown] => (value === undefined ? [0, null] : [1, value]);
 
-/** Tenants' webhook endpoints in SQLite. A disable or delete ends the endpoint's deliveries through the outbox, in the same transaction. */
+/** Enabling without a choice replays every parked message. */
+const REPLAY_ALL: ParkedChoice = { action: 'replay' };
+
+/**
+ * Tenants' webhook endpoints in SQLite. Through the outbox, in the same transaction: a disable parks the endpoint's deliveries, an
+ * enable replays or discards them, a delete ends them.
+ */
 export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   readonly #prepared: PreparedStatements;
   readonly #file: GuardedWrites;
-  readonly #outbox: Pick<SqliteWebhookOutbox, 'endLines'>;
+  readonly #outbox: Pick<SqliteWebhookOutbox, 'endLines' | 'parkLines' | 'unpark'>;
 
-  constructor(db: BetterSqlite3, file: GuardedWrites, outbox: Pick<SqliteWebhookOutbox, 'endLines'>) {
+  constructor(db: BetterSqlite3, file: GuardedWrites, outbox: Pick<SqliteWebhookOutbox, 'endLines' | 'parkLines' | 'unpark'>) {
     this.#file = file;
     this.#prepared = preparedStatements(db);
     this.#outbox = outbox;
@@ -139,9 +148,15 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     return this.#list(sql.LIST_ENDPOINTS, [], query);
   }
 
-  async setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined> {
+  async setStatus(
+    id: string,
+    status: WebhookEndpointStatus,
+    reason: string | undefined,
+    at: number,
+    parked?: ParkedChoice,
+  ): Promise<WebhookEndpoint | undefined> {
     return withSqliteWrite(this.#file, 'update the endpoint', () =>
-      this.#update(undefined, id, { status, disabledReason: reason ?? null, updatedAt: Math.round(at) }),
+      this.#update(undefined, id, { status, disabledReason: reason ?? null, updatedAt: Math.round(at), ...(parked && { parked }) }),
     );
   }
 
@@ -172,12 +187,22 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
     return row?.tenant === tenant ? row : undefined;
   }
 
+  /**
+   * The update, then what its status means for the endpoint's deliveries. Disabled: what is pending is parked (also on an update
+   * of an endpoint already disabled, for one whose attempt's lease ran out without an outcome), a new time off counting its
+   * drops afresh. Enabled from disabled: the parked ones are replayed or discarded.
+   */
   #update(tenant: string | undefined, id: string, changes: WebhookEndpointChanges): WebhookEndpoint | undefined {
+    const before = this.#prepared<WebhookEndpointStatus>(sql.SELECT_STATUS).pluck(true).get(id);
     const row = this.#prepared<EndpointRow>(sql.UPDATE_ENDPOINT).get(...updateParameters(changes), id, tenant ?? null, tenant ?? null);
     if (!row) return undefined;
-    const updated = toEndpoint(row);
-    if (updated.status === 'disabled') this.#outbox.endLines(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
-    return updated;
+    if (row.status === 'enabled') {
+      if (before === 'disabled') this.#outbox.unpark(id, changes.parked ?? REPLAY_ALL, changes.updatedAt);
+      return toEndpoint(row);
+    }
+    const newPeriod = before === 'enabled';
+    const dropped = this.#outbox.parkLines(id, changes.updatedAt, newPeriod);
+    return toEndpoint({ ...row, parked_dropped: (newPeriod ? 0n : row.parked_dropped) + BigInt(dropped) });
   }
 }
 

@@ -1,6 +1,8 @@
 import type { Database as BetterSqlite3 } from 'better-sqlite3';
 import type { Delivery, DeliveryAttempt, PendingStats } from '@plant-store/core';
 import {
+  DEFAULT_PARKED_LIMIT,
+  PARKED_DISCARDED_ERROR,
   storableText,
   type AttemptOutcome,
   type ClaimDueOptions,
@@ -8,6 +10,7 @@ import {
   type EndpointAttemptStats,
   type ListDeliveriesQuery,
   type NewDelivery,
+  type ParkedChoice,
   type PruneDeliveriesOptions,
   type ReclaimSpaceOptions,
   type RequeueSelector,
@@ -30,6 +33,7 @@ import {
 import * as lines from './delivery-lines.js';
 import { SqliteLineCheck } from './line-check.js';
 import * as sql from './outbox-queries.js';
+import * as parked from './parked-deliveries.js';
 import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
 
@@ -41,10 +45,13 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
   /** Runs reads in one transaction, so a delivery and its attempts come from one snapshot even with other processes writing. */
   readonly #snapshot: <T>(read: () => T) => T;
   readonly #lineCheck: SqliteLineCheck;
+  /** Parked messages kept per endpoint (the storage's `parkedLimit`). */
+  readonly #parkedLimit: number;
 
-  constructor(db: BetterSqlite3, file: GuardedWrites) {
+  constructor(db: BetterSqlite3, file: GuardedWrites, parkedLimit = DEFAULT_PARKED_LIMIT) {
     this.#db = db;
     this.#file = file;
+    this.#parkedLimit = parkedLimit;
     this.#prepared = preparedStatements(db);
     this.#lineCheck = new SqliteLineCheck(this.#prepared, file);
     // Built once: db.transaction makes a new wrapper on every call.
@@ -102,27 +109,73 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     const dueAt = outcome.status === 'pending' ? Math.round(outcome.nextAttemptAt) : null;
     return withSqliteWrite(this.#file, 'record the delivery attempt', () => {
       const finishedAt = at + durationMs;
+      let parkedFor: string | undefined;
       if (interrupted) {
         if (this.#prepared(sql.APPLY_INTERRUPTED).run(finishedAt, id, owner).changes === 0) return false;
       } else {
-        const line = this.#prepared<{ endpoint_id: string; ordering_key: string | null }>(sql.APPLY_OUTCOME).get(outcome.status, dueAt, finishedAt, id, owner);
+        type Line = { endpoint_id: string; ordering_key: string | null };
+        const line =
+          outcome.status === 'parked'
+            ? this.#prepared<Line>(sql.APPLY_PARKED).get(finishedAt, id, owner)
+            : this.#prepared<Line>(sql.APPLY_OUTCOME).get(outcome.status, dueAt, finishedAt, id, owner);
         if (!line) return false;
         if (line.ordering_key !== null && outcome.status !== 'pending') {
           this.#prepared(lines.RELEASE_NEXT_IN_LINE).run({ at: finishedAt, endpoint: line.endpoint_id, key: line.ordering_key });
         }
+        if (outcome.status === 'parked') parkedFor = line.endpoint_id;
       }
       const { statusCode = null, error, response } = attempt;
       const text = (value: string | undefined) => (value === undefined ? null : storableText(value));
       this.#prepared(sql.INSERT_ATTEMPT).run(id, id, at, durationMs, statusCode, text(error), interrupted ? 1 : 0, text(response));
+      // One more parked message of its endpoint: the bound holds for it too.
+      if (parkedFor !== undefined) this.boundParked([parkedFor]);
       return true;
     });
   }
 
-  /** Ends every pending delivery to the endpoint (its lines and the rest) but those in flight as failed, with a last attempt saying why. Inside the caller's transaction (its delete or disable). */
+  /** Ends every pending delivery to the endpoint (its lines and the rest) but those in flight, and every parked one, as failed, with a last attempt saying why. Inside the caller's transaction (its delete). */
   endLines(endpointId: string, at: number, error: string): void {
     const ended = { at: Math.round(at), endpoint: endpointId };
     this.#prepared(lines.END_ENDPOINT_ATTEMPTS).run({ ...ended, error });
     this.#prepared(lines.END_ENDPOINT_DELIVERIES).run(ended);
+    this.#endParked(endpointId, ended.at, error, Number.MAX_SAFE_INTEGER);
+  }
+
+  /**
+   * Parks every pending delivery to the endpoint (its lines and the rest) but those in flight, then applies the bound; `newPeriod`
+   * (it was enabled until now) starts the count of dropped ones again first. Inside the caller's transaction (its disable). Answers
+   * how many the bound dropped.
+   */
+  parkLines(endpointId: string, at: number, newPeriod: boolean): number {
+    if (newPeriod) this.#prepared(parked.RESET_PARKED_DROPPED).run(endpointId);
+    this.#prepared(lines.PARK_ENDPOINT_DELIVERIES).run({ at: Math.round(at), endpoint: endpointId });
+    return this.boundParked([endpointId]);
+  }
+
+  /**
+   * What enabling the endpoint does with its parked deliveries: a replay makes those created at or after `since` pending, due at
+   * `at`, in creation order, each joining the back of its line; the others, and all of them on a discard, end failed, saying so.
+   * Inside the caller's transaction (its enable).
+   */
+  unpark(endpointId: string, choice: ParkedChoice, at: number): void {
+    const now = Math.round(at);
+    const replayFrom = choice.action === 'discard' ? Number.MAX_SAFE_INTEGER : Math.ceil(choice.since ?? Number.MIN_SAFE_INTEGER);
+    this.#endParked(endpointId, now, PARKED_DISCARDED_ERROR, replayFrom);
+    if (choice.action === 'discard') return;
+    const replay = this.#prepared(parked.REPLAY_PARKED);
+    for (const id of this.#prepared<string>(parked.PARKED_OF).pluck(true).all(endpointId)) replay.run({ id, now });
+  }
+
+  /** The bound on the parked messages of each endpoint (see DROP_PARKED_BEYOND_LIMIT); how many it dropped. Inside the caller's transaction. */
+  boundParked(endpointIds: readonly string[]): number {
+    return parked.boundParked((statement, parameters) => this.#prepared(statement).run(...parameters).changes, endpointIds, this.#parkedLimit);
+  }
+
+  /** The endpoint's parked deliveries created before `before` end failed with a last attempt saying why. */
+  #endParked(endpointId: string, at: number, error: string, before: number): void {
+    const ended = { at, endpoint: endpointId, before };
+    this.#prepared(parked.END_PARKED_ATTEMPTS).run({ ...ended, error });
+    this.#prepared(parked.END_PARKED).run(ended);
   }
 
   async nextDueAt(): Promise<number | undefined> {

@@ -13,4 +13,5 @@ export const MIGRATIONS: Readonly<Record<string, () => Promise<Migration>>> = {
   '009-endpoint-headers': async () => (await import('./009-endpoint-headers.js')).endpointHeaders,
   '010-delivery-lines': async () => (await import('./010-delivery-lines.js')).deliveryLines,
   '011-endpoint-filters': async () => (await import('./011-endpoint-filters.js')).endpointFilters,
+  '012-parked-deliveries': async () => (await import('./012-parked-deliveries.js')).parkedDeliveries,
 };

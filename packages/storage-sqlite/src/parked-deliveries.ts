@@ -1,0 +1,76 @@
+import { BOUND_LIMIT } from './bound-limit.js';
+import { endedAttempts, endedDeliveries, joiningBackOfLine } from './delivery-lines.js';
+
+// SQL of parked deliveries: kept for a disabled endpoint (never due, in no line, their ordering key kept), replayed or
+// discarded when it is enabled again. Their index (webhook_deliveries_parked) holds them per endpoint in creation order,
+// the rowid breaking ties; the statements name it, so an operator's ANALYZE never turns them to the history's indexes.
+
+/**
+ * Parameters: endpoint, limit. The bound: deletes (their attempts with them) the endpoint's parked messages past the newest
+ * `limit`; its changes are how many the bound dropped. Reads the index from the newest end, `limit` entries at most.
+ */
+export const DROP_PARKED_BEYOND_LIMIT = `
+  DELETE FROM webhook_deliveries WHERE rowid IN (
+    SELECT rowid FROM webhook_deliveries INDEXED BY webhook_deliveries_parked
+    WHERE status = 'parked' AND endpoint_id = ?
+    ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ${BOUND_LIMIT})`;
+
+/** Parameters: how many the bound dropped, endpoint. */
+export const COUNT_PARKED_DROPPED = 'UPDATE webhook_endpoints SET parked_dropped = parked_dropped + ? WHERE id = ?';
+
+/** Parameters: endpoint. A new time off counts its drops afresh. */
+export const RESET_PARKED_DROPPED = 'UPDATE webhook_endpoints SET parked_dropped = 0 WHERE id = ?';
+
+/** The endpoint's parked messages created before @before. */
+const PARKED_BEFORE = `status = 'parked' AND endpoint_id = @endpoint AND created_at < @before`;
+
+/** Parameters: at, error, endpoint, before. Run before {@link END_PARKED}, while they are still parked. */
+export const END_PARKED_ATTEMPTS = endedAttempts(PARKED_BEFORE);
+
+/** Parameters: at, endpoint, before. The parked messages created before @before end failed (a discard, or the endpoint's delete). */
+export const END_PARKED = endedDeliveries(PARKED_BEFORE);
+
+/** Parameters: endpoint. Its parked messages in creation order: a replay requeues each on its own, so a line's are queued in that order. */
+export const PARKED_OF = `
+  SELECT id FROM webhook_deliveries INDEXED BY webhook_deliveries_parked
+  WHERE status = 'parked' AND endpoint_id = ? ORDER BY created_at, rowid`;
+
+/** A parked message back to pending, due at @now, at the back of its line as a recovery's requeue puts it (see joiningBackOfLine). */
+export const REPLAY_PARKED = `
+  UPDATE webhook_deliveries AS d SET status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL, ${joiningBackOfLine('d', '@now')}
+  WHERE id = @id AND status = 'parked'`;
+
+/** The ids of the endpoints a fan-out parked for (its RETURNING column: NULL for a pending row), each once; `undefined` when none. */
+export function parkedEndpoints(returned: readonly unknown[]): string[] | undefined {
+  let parked: string[] | undefined;
+  for (const id of returned) {
+    if (typeof id === 'string' && !parked?.includes(id)) (parked ??= []).push(id);
+  }
+  return parked;
+}
+
+/** Runs a statement with positional parameters and answers its changes. */
+export type Changes = (statement: string, parameters: readonly unknown[]) => number;
+
+/** The bound on each endpoint (see DROP_PARKED_BEYOND_LIMIT), counting the dropped on it; how many it dropped in all. Inside the caller's transaction. */
+export function boundParked(changes: Changes, endpointIds: readonly string[], limit: number): number {
+  let dropped = 0;
+  for (const endpointId of endpointIds) {
+    const count = changes(DROP_PARKED_BEYOND_LIMIT, [endpointId, limit]);
+    if (count > 0) changes(COUNT_PARKED_DROPPED, [count, endpointId]);
+    dropped += count;
+  }
+  return dropped;
+}
+
+/** {@link boundParked} on a connection whose statements answer promises (a host's kysely transaction). */
+export async function boundParkedAsync(
+  changes: (statement: string, parameters: readonly unknown[]) => Promise<number>,
+  endpointIds: readonly string[],
+  limit: number,
+): Promise<void> {
+  for (const endpointId of endpointIds) {
+    const count = await changes(DROP_PARKED_BEYOND_LIMIT, [endpointId, limit]);
+    if (count > 0) await changes(COUNT_PARKED_DROPPED, [count, endpointId]);
+  }
+}
