@@ -109,3 +109,11 @@ export interface ParkedChoice {
 
 /** `disabledReason` when the tenant disables its endpoint. */
 export const DISABLED_BY_TENANT = 'disabled by the tenant';
+
+/** What a disabled endpoint's notice tells the tenant to do once its receiver works again. */
+export function howToEnable(endpointId: string): string {
+  return (
+    `its events are kept (parked) while it is disabled; PATCH /webhooks/endpoints/${endpointId} with {"status":"enabled"} replays them in order, ` +
+    'add "parkedSince" (a time) to replay only the later ones, or "parked":"discard" to drop them'
+  );
+}
