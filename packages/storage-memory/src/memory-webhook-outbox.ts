@@ -378,6 +378,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
         if (record.nextAttemptAt !== undefined) record.nextAttemptAt = now;
         continue;
       }
+      if (record.status === 'parked') this.#unlistParked(record);
       record.status = 'pending';
       this.#join(record, now);
     }

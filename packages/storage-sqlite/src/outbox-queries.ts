@@ -190,13 +190,13 @@ export const RESEND_PENDING = `
   WHERE id = @id AND status = 'pending'`;
 
 /**
- * A delivered (only when @any is 1) or failed delivery back to pending, due at @now, at the back of its line: held when another
- * of the line is pending. The SET expressions read the row as it was.
+ * A delivered or parked (only when @any is 1) or failed delivery back to pending, due at @now, at the back of its line: held when
+ * another of the line is pending. The SET expressions read the row as it was.
  */
 export const REQUEUE_ENDED = `
   UPDATE webhook_deliveries AS d SET
     status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL, ${joiningBackOfLine('d', '@now')}
-  WHERE id = @id AND (status = 'failed' OR (@any AND status = 'delivered'))`;
+  WHERE id = @id AND (status = 'failed' OR (@any AND status IN ('delivered', 'parked')))`;
 
 /** A recovery's deliveries, in creation order: each is requeued on its own (REQUEUE_ENDED), so a line's are queued in that order. */
 export const FAILED_SINCE = `

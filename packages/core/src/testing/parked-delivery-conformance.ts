@@ -176,6 +176,21 @@ export function describeParkedDeliveryConformance(storage: () => Storage, withPa
       expect((await to('ep_plain'))[0]).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 2 });
     });
 
+    it('resends a parked message: pending at the back of its line, parked again by its attempt while the endpoint is disabled', async () => {
+      await ordered();
+      await disable('ep_ordered', T0);
+      await create(1n, T0 + 1);
+      const [parked] = await to('ep_ordered');
+      expect(await outbox().requeue({ id: parked!.id, from: 'failed' }, T0 + 5)).toBe(0);
+      expect(await outbox().requeue({ id: parked!.id, from: 'any' }, T0 + 5)).toBe(1);
+      expect(await outbox().get(parked!.id)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 5 });
+      const [claimed] = await claim('a', T0 + 5);
+      expect(await end(claimed!.id, 'a', T0 + 6, { status: 'parked' })).toBe(true);
+      // Parked once: the enable replays it once.
+      await endpoints().setStatus('ep_ordered', 'enabled', undefined, T0 + 10);
+      expect(await drain(T0 + 10)).toEqual(['plant.created {"id":1}']);
+    });
+
     it("ends an endpoint's parked messages failed when it is deleted", async () => {
       await plain();
       await disable('ep_plain', T0);
