@@ -34,6 +34,8 @@ export interface TestServer {
 export interface TestServerOptions extends PlantServerOptions {
   /** Plants per storage batch when streaming (small values make streaming observable with few plants). */
   readonly batchSize?: number;
+  /** How many parked messages (kept for a disabled endpoint) the storage keeps per endpoint. @default the storage's */
+  readonly parkedLimit?: number;
   /** Lets a test put a spy or a fault in front of the storage. */
   readonly wrapStorage?: (storage: Storage) => Storage;
   /** Lets a test put another authenticator beside (or instead of) the `TOKENS` ones. */
@@ -58,11 +60,12 @@ export interface TestServerOptions extends PlantServerOptions {
 export async function startTestServer(kind: AnyStorageKind, options: TestServerOptions = {}): Promise<TestServer> {
   const folder = kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'plant-store-http-')) : undefined;
   const schemas = kind === 'postgres' ? testSchemas() : undefined;
+  const bound = options.parkedLimit === undefined ? {} : { parkedLimit: options.parkedLimit };
   const raw = folder
-    ? await sqliteStorage({ path: join(folder, 'plants.db') })
+    ? await sqliteStorage({ path: join(folder, 'plants.db'), ...bound })
     : schemas
-      ? await postgresStorage({ connectionString: TEST_DATABASE_URL, schema: schemas.next() })
-      : memoryStorage();
+      ? await postgresStorage({ connectionString: TEST_DATABASE_URL, schema: schemas.next(), ...bound })
+      : memoryStorage(bound);
   const storage = options.wrapStorage ? options.wrapStorage(raw) : raw;
   const logs: LogEntry[] = [];
   const record =
@@ -82,6 +85,7 @@ export async function startTestServer(kind: AnyStorageKind, options: TestServerO
   });
   const {
     batchSize: _batchSize,
+    parkedLimit: _parkedLimit,
     wrapStorage: _wrapStorage,
     wrapAuthenticator: _wrapAuthenticator,
     webhooks: _webhooks,
