@@ -1,4 +1,4 @@
-import type { Storage } from '@plant-store/core/adapter';
+import { parkedLimitOption, type Storage } from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import { MemoryPlantRepository } from './memory-plant-repository.js';
 import { MemoryPortalLinks } from './memory-portal-links.js';
@@ -15,9 +15,9 @@ export interface MemoryStorageOptions {
  * Storage in process memory, for tests, testers and embedding: the semantics of the durable adapters (the same
  * conformance suite), but everything is lost with the process. Each call returns a new, empty, isolated store.
  */
-export function memoryStorage(_options: MemoryStorageOptions = {}): Storage {
+export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
   const lifecycle: MemoryLifecycle = { closed: false };
-  const outbox = new MemoryWebhookOutbox(lifecycle);
+  const outbox = new MemoryWebhookOutbox(lifecycle, parkedLimitOption(options.parkedLimit));
   const endpoints = new MemoryWebhookEndpoints(outbox, lifecycle);
   const plants = new MemoryPlantRepository(outbox, endpoints, lifecycle);
   return {
