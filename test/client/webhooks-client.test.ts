@@ -386,8 +386,8 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     await client.webhooks.endpoints.delete(id);
   });
 
-  it('lists the parked deliveries of a disabled endpoint by status, and reads them back pending after enabling', async () => {
-    const { id } = await client.webhooks.endpoints.create({ url: 'https://example.com/parked-list' });
+  it('lists the parked deliveries of a disabled endpoint by status; enabling it sends them', async () => {
+    const { id } = await client.webhooks.endpoints.create({ url: receiver.url('/parked-list') });
     await client.webhooks.endpoints.update(id, { status: 'disabled' });
     await client.plants.create({ id: 9223372036854775806n, name: 'Kept' });
     const parked = await collect(client.webhooks.deliveries.list({ endpoint: id, status: 'parked' }));
@@ -395,7 +395,7 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(parked).toEqual([expect.objectContaining({ status: 'parked', attempts: [], payload: { id: 9223372036854775806n, name: 'Kept' } })]);
     expect(parked[0]).not.toHaveProperty('nextAttemptAt');
     await client.webhooks.endpoints.update(id, { status: 'enabled' });
-    expect((await client.webhooks.deliveries.get(parked[0]!.id)).status).toBe('pending');
+    await eventually(async () => (await client.webhooks.deliveries.get(parked[0]!.id)).status === 'delivered', 'the parked message sent');
     await client.webhooks.endpoints.delete(id);
   });
 

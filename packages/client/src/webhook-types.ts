@@ -19,6 +19,8 @@ export interface EndpointDisabledPayload {
   readonly endpointId: string;
   readonly reason: string;
   readonly at: Date;
+  /** How to enable it again, replaying or discarding the events kept (parked) for it meanwhile; absent from older services' events. */
+  readonly enable?: string;
 }
 
 /** Body of a `webhook.delivery.failed` event: a delivery to another endpoint of the tenant ran out of retries. */

@@ -304,9 +304,12 @@ const schemas = {
       endpointId: { type: 'string', description: 'The endpoint that was disabled.', examples: ['ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'] },
       reason: { type: 'string', description: 'Its `disabledReason`.' },
       at: time('When it was disabled'),
-      parked: {
+      enable: {
         type: 'string',
-        description: "That the endpoint's events are kept (parked) while it is disabled, up to a bound, and how enabling it replays or discards them.",
+        description: [
+          'How to enable it again, replaying or discarding the events kept (parked) for it while it is disabled. Absent from events',
+          'queued by an older version.',
+        ].join(' '),
       },
     },
   },
