@@ -119,12 +119,17 @@ function build(kind: Exclude<WebhooksCommand['kind'], 'help'>, values: Values, r
       noArguments(rest);
       return { kind, repair: values.repair ?? false, limit: limit(values.limit), json: values.json ?? false };
     case 'endpoints disable':
-      return { kind, id: oneId(kind, rest), reason: values.reason === '' ? undefined : values.reason };
     case 'endpoints enable':
-      return { kind, id: oneId(kind, rest), parked: parkedChoice(values, now) };
+      return endpointStatusCommand(kind, values, rest, now);
     default:
       return { kind, id: oneId(kind, rest) };
   }
+}
+
+function endpointStatusCommand(kind: 'endpoints disable' | 'endpoints enable', values: Values, rest: string[], now: number): WebhooksCommand {
+  const id = oneId(kind, rest);
+  if (kind === 'endpoints disable') return { kind, id, reason: values.reason === '' ? undefined : values.reason };
+  return { kind, id, parked: parkedChoice(values, now) };
 }
 
 /** `--discard`, `--replay-since <time>` or neither (replay all); both together would contradict each other. */
