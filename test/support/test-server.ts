@@ -34,8 +34,6 @@ export interface TestServer {
 export interface TestServerOptions extends PlantServerOptions {
   /** Plants per storage batch when streaming (small values make streaming observable with few plants). */
   readonly batchSize?: number;
-  /** How many parked messages (kept for a disabled endpoint) the storage keeps per endpoint. @default the storage's */
-  readonly parkedLimit?: number;
   /** Lets a test put a spy or a fault in front of the storage. */
   readonly wrapStorage?: (storage: Storage) => Storage;
   /** Lets a test put another authenticator beside (or instead of) the `TOKENS` ones. */
@@ -54,18 +52,20 @@ export interface TestServerOptions extends PlantServerOptions {
   readonly clock?: Clock;
   /** Which front answers: the node listener, or the fetch handler behind a node:http bridge. @default 'listener' */
   readonly front?: HttpFront;
+  /** The storage's bound on parked messages per endpoint (its `parkedLimit` option). @default the storage's */
+  readonly parkedLimit?: number;
 }
 
 /** A real Plant Store server on 127.0.0.1, port 0, over a fresh storage of the given kind. */
 export async function startTestServer(kind: AnyStorageKind, options: TestServerOptions = {}): Promise<TestServer> {
   const folder = kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'plant-store-http-')) : undefined;
   const schemas = kind === 'postgres' ? testSchemas() : undefined;
-  const bound = options.parkedLimit === undefined ? {} : { parkedLimit: options.parkedLimit };
+  const parked = options.parkedLimit === undefined ? {} : { parkedLimit: options.parkedLimit };
   const raw = folder
-    ? await sqliteStorage({ path: join(folder, 'plants.db'), ...bound })
+    ? await sqliteStorage({ path: join(folder, 'plants.db'), ...parked })
     : schemas
-      ? await postgresStorage({ connectionString: TEST_DATABASE_URL, schema: schemas.next(), ...bound })
-      : memoryStorage(bound);
+      ? await postgresStorage({ connectionString: TEST_DATABASE_URL, schema: schemas.next(), ...parked })
+      : memoryStorage(parked);
   const storage = options.wrapStorage ? options.wrapStorage(raw) : raw;
   const logs: LogEntry[] = [];
   const record =
@@ -85,13 +85,13 @@ export async function startTestServer(kind: AnyStorageKind, options: TestServerO
   });
   const {
     batchSize: _batchSize,
-    parkedLimit: _parkedLimit,
     wrapStorage: _wrapStorage,
     wrapAuthenticator: _wrapAuthenticator,
     webhooks: _webhooks,
     allowPrivateDestinations: _allowPrivateDestinations,
     deliver: _deliver,
     clock: _clock,
+    parkedLimit: _parkedLimit,
     front = 'listener',
     ...serverOptions
   } = options;
