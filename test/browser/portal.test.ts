@@ -345,8 +345,12 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
     await press(card.getByRole('button', { name: 'Disable' }));
     await expectText(card.getByTestId('endpoint-status'), 'Disabled');
     expect((await server.store.webhooks.endpoints.get(tenantPrincipal(tenant), endpoint.id)).status).toBe('disabled');
+    // Enabling asks what to do with the messages kept meanwhile; Enter takes the default, sending them all.
     await press(card.getByRole('button', { name: 'Enable' }));
+    await expectFocus(page, 'textContent', 'Enable endpoint');
+    await page.keyboard.press('Enter');
     await expectText(card.getByTestId('endpoint-status'), 'Enabled');
+    await expectText(page.getByRole('status'), `Enabled ${hookUrl}: the messages kept while it was disabled are being sent, in order.`);
     await press(card.getByRole('button', { name: 'Delete' }));
     // Focus moves to the confirmation, which says what deleting does.
     await expectFocus(page, 'textContent', 'Delete endpoint');
@@ -522,6 +526,73 @@ describe.skipIf(skip)(`the webhook portal in a browser${skip ? ` (${SKIP_REASON}
       }
     } finally {
       await quiet.close();
+    }
+  });
+
+  it('enabling a disabled endpoint asks what to do with the messages kept meanwhile: discard them, or send those since a time', async () => {
+    // A service of its own on the memory storage, keeping 2 messages per disabled endpoint, so that one more is dropped.
+    const keeping = await startTestServer('memory', { portal: portal.assets, deliver: true, allowPrivateDestinations: true, parkedLimit: 2 });
+    const hookUrl = receiver.url('/portal-parked');
+    try {
+      const owner = tenantPrincipal('parking');
+      const { endpoint } = await keeping.store.webhooks.endpoints.create(owner, { url: hookUrl });
+      await keeping.store.webhooks.endpoints.update(owner, endpoint.id, { status: 'disabled' });
+      for (const id of [1, 2, 3]) await keeping.store.plants.create(owner, { id, name: `Kept ${id}` });
+      const link = await keeping.store.allTenants.portalLinks.mint({ tenant: 'parking' });
+      const tab = await openTab(browser, `${keeping.url}/portal#token=${link.token}`);
+      try {
+        const { page } = tab;
+        const patches: string[] = [];
+        page.on('request', (request) => void (request.method() === 'PATCH' && patches.push(request.postData() ?? '')));
+        const card = page.getByRole('article', { name: hookUrl });
+        await expectText(card.getByTestId('parked-dropped'), '1 message, the oldest first: more were kept than the service allows');
+
+        // The kept messages in the delivery log.
+        await card.getByRole('button', { name: 'Show its deliveries' }).click();
+        await page.getByLabel('Status').selectOption('parked');
+        const kept = page.locator('[data-delivery-id]');
+        await refreshUntil(page, async () => (await kept.count()) === 2);
+        expect(await kept.getByTestId('delivery-status').allTextContents()).toEqual(['parked', 'parked']);
+        await expectText(kept.first().getByTestId('parked-note'), 'Kept while its endpoint is disabled');
+        expect(await seriousViolations(page)).toEqual([]);
+
+        // Discard them all.
+        await page.getByRole('button', { name: 'Endpoints' }).click();
+        await press(card.getByRole('button', { name: 'Enable', exact: true }));
+        const choice = card.getByRole('form', { name: `Enable ${hookUrl}` });
+        await expectFocus(page, 'textContent', 'Enable endpoint');
+        expect(await choice.getByRole('radio', { name: 'Send them all, in order' }).isChecked()).toBe(true);
+        expect(await seriousViolations(page)).toEqual([]);
+        await choice.getByRole('radio', { name: 'Discard them all' }).check();
+        await choice.getByRole('button', { name: 'Enable endpoint' }).click();
+        await expectText(page.getByRole('status'), `Enabled ${hookUrl}: the messages kept while it was disabled were discarded.`);
+        await expectText(card.getByTestId('endpoint-status'), 'Enabled');
+        const discarded = (await keeping.store.webhooks.deliveries.list(owner, { endpoint: endpoint.id })).deliveries;
+        expect(discarded.map((delivery) => [delivery.status, delivery.attempts.at(-1)?.error])).toEqual([
+          ['failed', 'parked message discarded'],
+          ['failed', 'parked message discarded'],
+        ]);
+
+        // Disabled again, one more plant is kept; sending those since a time (by default the endpoint's last change) sends it.
+        await press(card.getByRole('button', { name: 'Disable' }));
+        await expectText(card.getByTestId('endpoint-status'), 'Disabled');
+        await keeping.store.plants.create(owner, { id: 4, name: 'Kept 4' });
+        await press(card.getByRole('button', { name: 'Enable', exact: true }));
+        await choice.getByRole('radio', { name: 'Send those created since a time; discard the older ones' }).check();
+        const sinceField = choice.getByLabel('Kept messages created from');
+        expect(await sinceField.inputValue()).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
+        await choice.getByRole('button', { name: 'Enable endpoint' }).click();
+        await expectText(page.getByRole('status'), 'older ones were discarded.');
+        const [request] = await receiver.waitFor(1, { path: '/portal-parked' });
+        expect(request!.body).toBe('{"id":4,"name":"Kept 4"}');
+        expect(patches.map((body) => Object.keys(JSON.parse(body) as object))).toEqual([['status', 'parked'], ['status'], ['status', 'parked', 'parkedSince']]);
+        expect(receiver.at('/portal-parked')).toHaveLength(1);
+        expect(tab.errors()).toEqual([]);
+      } finally {
+        await tab.close();
+      }
+    } finally {
+      await keeping.close();
     }
   });
 

@@ -86,12 +86,12 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
     expect(listed.stderr).toBe('');
     expect(listed.status).toBe(0);
     const lines = listed.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+KIND\s+EVENTS\s+ORDERING\s+SIGNATURE\s+HEADERS\s+FILTER\s+URL\s+DISABLED REASON$/);
+    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+KIND\s+EVENTS\s+ORDERING\s+SIGNATURE\s+HEADERS\s+FILTER\s+URL\s+DROPPED\s+DISABLED REASON$/);
     expect(lines.find((line) => line.startsWith(acmeEndpoint))).toMatch(
-      /\sacme\s+enabled\s+http\s+plant\.created,plant\.deleted\s+none\s+hmac\s+-\s+-\s+https:\/\/example\.com\/acme\s+-$/,
+      /\sacme\s+enabled\s+http\s+plant\.created,plant\.deleted\s+none\s+hmac\s+-\s+-\s+https:\/\/example\.com\/acme\s+-\s+-$/,
     );
     expect(lines.find((line) => line.startsWith(globexEndpoint))).toMatch(
-      /\sglobex\s+enabled\s+http\s+plant\.created\s+none\s+hmac\s+-\s+-\s+https:\/\/example\.com\/globex\s+-$/,
+      /\sglobex\s+enabled\s+http\s+plant\.created\s+none\s+hmac\s+-\s+-\s+https:\/\/example\.com\/globex\s+-\s+-$/,
     );
     const [firstId, secondId] = [acmeEndpoint, globexEndpoint].sort();
     const page = await run(['endpoints', 'list', '--limit', '1', ...target.flags]);
@@ -102,18 +102,55 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
     expect((JSON.parse(json.stdout) as { id: string; tenant: string }[]).map((endpoint) => endpoint.id)).toEqual([secondId]);
   });
 
-  it.skipIf(skip)('disables an endpoint (its pending deliveries end as failed) and enables it again; recover queues them again', async () => {
+  it.skipIf(skip)('disables an endpoint (its pending deliveries are parked) and enables it again, replaying them or discarding them', async () => {
+    const byStatus = async (status: 'pending' | 'parked' | 'failed') =>
+      (await store.webhooks.deliveries.list(acme, { endpoint: acmeEndpoint, status })).deliveries;
     const disabled = await run(['endpoints', 'disable', acmeEndpoint, '--reason', 'receiver migrating', ...target.flags]);
     expect(disabled).toEqual({ status: 0, stdout: `disabled ${acmeEndpoint} (receiver migrating)\n`, stderr: '' });
     expect(await store.webhooks.endpoints.get(acme, acmeEndpoint)).toMatchObject({ status: 'disabled', disabledReason: 'receiver migrating' });
-    const failed = (await store.webhooks.deliveries.list(acme, { endpoint: acmeEndpoint, status: 'failed' })).deliveries;
-    expect(failed).toHaveLength(2);
+    expect(await byStatus('parked')).toHaveLength(2);
+    const listed = await run(['list', '--status', 'parked', '--endpoint', acmeEndpoint, ...target.flags]);
+    expect(listed.stdout.trimEnd().split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^msg_\S+\s+acme\s+plant\.created\s+parked\s+0\s+\S+\s+when its endpoint is enabled\s+-\s+ep_/),
+      expect.stringMatching(/^msg_\S+\s+acme\s+plant\.created\s+parked\s+0\s/),
+    ]);
 
     const enabled = await run(['endpoints', 'enable', acmeEndpoint], target.env);
-    expect(enabled).toEqual({ status: 0, stdout: `enabled ${acmeEndpoint}\n`, stderr: '' });
+    expect(enabled).toEqual({
+      status: 0,
+      stdout: `enabled ${acmeEndpoint}: queued again, in order, the messages kept for it while it was disabled\n`,
+      stderr: '',
+    });
     const endpoint = await store.webhooks.endpoints.get(acme, acmeEndpoint);
     expect(endpoint.status).toBe('enabled');
     expect(endpoint.disabledReason).toBeUndefined();
+    expect(await byStatus('pending')).toHaveLength(2);
+    expect(await run(['endpoints', 'enable', acmeEndpoint, '--discard'], target.env)).toEqual({
+      status: 0,
+      stdout: `${acmeEndpoint} was already enabled: its deliveries are unchanged\n`,
+      stderr: '',
+    });
+    expect(await byStatus('pending')).toHaveLength(2);
+
+    await run(['endpoints', 'disable', acmeEndpoint, ...target.flags]);
+    const replayed = await run(['endpoints', 'enable', acmeEndpoint, '--replay-since', '2000-01-02T03:04:05Z', ...target.flags]);
+    expect(replayed.stdout).toBe(
+      `enabled ${acmeEndpoint}: queued again, in order, the messages kept for it while it was disabled created since 2000-01-02T03:04:05.000Z, ` +
+        `and discarded the older ones (they failed; plant-store webhooks recover --endpoint ${acmeEndpoint} --since <time> queues them again)\n`,
+    );
+    expect(await byStatus('pending')).toHaveLength(2);
+
+    await run(['endpoints', 'disable', acmeEndpoint, ...target.flags]);
+    const discarded = await run(['endpoints', 'enable', acmeEndpoint, '--discard', ...target.flags]);
+    expect(discarded).toEqual({
+      status: 0,
+      stdout:
+        `enabled ${acmeEndpoint}: discarded the messages kept for it while it was disabled ` +
+        `(they failed; plant-store webhooks recover --endpoint ${acmeEndpoint} --since <time> queues them again)\n`,
+      stderr: '',
+    });
+    const failed = await byStatus('failed');
+    expect(failed.map((delivery) => delivery.attempts.at(-1)?.error)).toEqual(['parked message discarded', 'parked message discarded']);
 
     const recovered = await run(['recover', '--endpoint', acmeEndpoint, '--since', '1h', ...target.flags]);
     expect(recovered.status).toBe(0);
@@ -123,10 +160,31 @@ describe.each(targets)('plant-store webhooks endpoints|resend|recover on $name',
     expect(none.stdout).toBe(`queued again 0 failed deliveries to ${acmeEndpoint} created since 2000-01-01T00:00:00.000Z\n`);
   });
 
+  it.skipIf(skip)('keeps at most PLANT_STORE_WEBHOOK_PARKED_LIMIT parked messages when it disables an endpoint, and says how many were dropped', async () => {
+    const initech = { ...acme, tenant: 'initech' };
+    const { id } = (await store.webhooks.endpoints.create(initech, { url: 'https://example.com/initech' })).endpoint;
+    await store.plants.create(initech, { id: 1, name: 'Moss' });
+    await store.plants.create(initech, { id: 2, name: 'Fig' });
+    const disabled = await run(['endpoints', 'disable', id, ...target.flags], { PLANT_STORE_WEBHOOK_PARKED_LIMIT: '1' });
+    expect(disabled.status).toBe(0);
+    expect((await store.webhooks.deliveries.list(initech, { endpoint: id, status: 'parked' })).deliveries.map((delivery) => delivery.payload)).toEqual([
+      '{"id":2,"name":"Fig"}',
+    ]);
+    const listed = await run(['endpoints', 'list', ...target.flags]);
+    expect(listed.stdout.split('\n').find((line) => line.startsWith(id))).toMatch(/\shttps:\/\/example\.com\/initech\s+1\s+disabled by an operator$/);
+    const enabled = await run(['endpoints', 'enable', id, ...target.flags]);
+    expect(enabled.stdout).toBe(
+      `enabled ${id}: queued again, in order, the messages kept for it while it was disabled; ` +
+        '1 older message was dropped while it was disabled (more than PLANT_STORE_WEBHOOK_PARKED_LIMIT allows)\n',
+    );
+    expect(await run(['endpoints', 'enable', id, ...target.flags], { PLANT_STORE_WEBHOOK_PARKED_LIMIT: '-1' })).toMatchObject({ status: 2 });
+    await store.webhooks.endpoints.delete(initech, id);
+  });
+
   it.skipIf(skip)('resends a delivery in any state, keeping its id', async () => {
-    // Disabling its endpoint logged one attempt ("endpoint disabled"); recover made it pending again.
+    // Discarding it when its endpoint was enabled logged one attempt; recover made it pending again.
     const before = await store.webhooks.deliveries.get(acme, firstDelivery);
-    expect(before.attempts.map((attempt) => attempt.error)).toEqual(['endpoint disabled']);
+    expect(before.attempts.map((attempt) => attempt.error)).toEqual(['parked message discarded']);
     const resent = await run(['resend', firstDelivery, ...target.flags]);
     expect(resent.status).toBe(0);
     expect(resent.stdout).toBe(`queued ${firstDelivery} again (was ${before.status}, 1 attempt so far)\n`);
@@ -210,6 +268,11 @@ describe('plant-store webhooks: arguments and settings', () => {
       ['endpoints', 'list', '--limit', '0'],
       ['endpoints', 'list', '--status', 'failed'],
       ['endpoints', 'enable', 'ep_x', '--reason', 'x'],
+      ['endpoints', 'enable', 'ep_x', '--discard', '--replay-since', '1h'],
+      ['endpoints', 'enable', 'ep_x', '--replay-since', 'yesterday'],
+      ['endpoints', 'enable', 'ep_x', '--replay-since', ''],
+      ['endpoints', 'disable', 'ep_x', '--discard'],
+      ['list', '--status', 'lost'],
       ['resend'],
       ['resend', 'msg_x', '--json'],
       ['recover', '--since', '1h'],
@@ -226,6 +289,10 @@ describe('plant-store webhooks: arguments and settings', () => {
       expect(stderr).toMatch(/^error: [^\n]+\(see plant-store webhooks --help\)\n$/);
     }
     expect((await run(['list', '--storage', 'postgres'])).stderr).toContain('PLANT_STORE_DATABASE_URL (--database-url): is required');
+    expect((await run(['endpoints', 'enable', 'ep_x', '--discard', '--replay-since', '1h'])).stderr).toBe(
+      'error: --discard and --replay-since cannot go together: --replay-since already discards the messages created before it (see plant-store webhooks --help)\n',
+    );
+    expect((await run(['list', '--status', 'lost'])).stderr).toContain('--status must be one of pending, delivered, failed, parked');
   });
 
   it('documents every command and the storage settings in --help', async () => {
@@ -234,7 +301,8 @@ describe('plant-store webhooks: arguments and settings', () => {
     for (const text of [
       'plant-store webhooks endpoints list',
       'plant-store webhooks endpoints disable <endpoint-id>',
-      'plant-store webhooks endpoints enable <endpoint-id>',
+      'plant-store webhooks endpoints enable <endpoint-id> [--discard | --replay-since <time>]',
+      'PLANT_STORE_WEBHOOK_PARKED_LIMIT',
       'plant-store webhooks resend <delivery-id>',
       'plant-store webhooks recover --endpoint <endpoint-id> --since <time>',
       'plant-store webhooks retry <delivery-id>',

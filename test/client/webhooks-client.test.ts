@@ -360,6 +360,45 @@ describe.each(STORAGE_KINDS)('client.webhooks against the real service (%s stora
     expect(refused).toMatchObject({ status: 422, code: 'limit_exceeded', message: 'a tenant may have at most 50 webhook endpoints' });
   });
 
+  it('enables a disabled endpoint with a choice for its parked messages (parkedSince sent as RFC 3339) and reads parkedDropped', async () => {
+    const { id } = await client.webhooks.endpoints.create({ url: 'https://example.com/parked-choice' });
+    await client.webhooks.endpoints.update(id, { status: 'disabled' });
+    const enabled = await client.webhooks.endpoints.update(id, { status: 'enabled', parkedSince: new Date('2026-01-02T03:04:05Z') });
+    expect(lastRequest()).toMatchObject({ method: 'PATCH', body: '{"status":"enabled","parkedSince":"2026-01-02T03:04:05.000Z"}' });
+    expect(enabled).toMatchObject({ id, status: 'enabled' });
+    await client.webhooks.endpoints.update(id, { status: 'enabled', parked: 'replay', parkedSince: '2026-01-02T03:04:05Z' });
+    expect(lastRequest().body).toBe('{"status":"enabled","parked":"replay","parkedSince":"2026-01-02T03:04:05Z"}');
+    await client.webhooks.endpoints.update(id, { status: 'enabled', parked: 'discard' });
+    expect(lastRequest().body).toBe('{"status":"enabled","parked":"discard"}');
+    const refused = await rejection(client.webhooks.endpoints.update(id, { parked: 'discard' }));
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused).toMatchObject({ message: 'parked applies when enabling: send it with "status": "enabled"' });
+    canned = {
+      status: 200,
+      body: `{"id":"${id}","url":"https://example.com/parked-choice","kind":"http","eventTypes":["plant.created"],"ordering":"none","status":"disabled","disabledReason":"disabled by the tenant","parkedDropped":3,"createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}`,
+    };
+    expect(await client.webhooks.endpoints.get(id)).toMatchObject({ status: 'disabled', parkedDropped: 3 });
+    canned = {
+      status: 200,
+      body: `{"id":"${id}","url":"https://example.com/x","status":"enabled","eventTypes":[],"parkedDropped":"3","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}`,
+    };
+    expect(await rejection(client.webhooks.endpoints.get(id))).toBeInstanceOf(RequestFailedError);
+    await client.webhooks.endpoints.delete(id);
+  });
+
+  it('lists the parked deliveries of a disabled endpoint by status; enabling it sends them', async () => {
+    const { id } = await client.webhooks.endpoints.create({ url: receiver.url('/parked-list') });
+    await client.webhooks.endpoints.update(id, { status: 'disabled' });
+    await client.plants.create({ id: 9223372036854775806n, name: 'Kept' });
+    const parked = await collect(client.webhooks.deliveries.list({ endpoint: id, status: 'parked' }));
+    expect(lastRequest().url).toBe(`/webhooks/deliveries?endpoint=${id}&status=parked`);
+    expect(parked).toEqual([expect.objectContaining({ status: 'parked', attempts: [], payload: { id: 9223372036854775806n, name: 'Kept' } })]);
+    expect(parked[0]).not.toHaveProperty('nextAttemptAt');
+    await client.webhooks.endpoints.update(id, { status: 'enabled' });
+    await eventually(async () => (await client.webhooks.deliveries.get(parked[0]!.id)).status === 'delivered', 'the parked message sent');
+    await client.webhooks.endpoints.delete(id);
+  });
+
   it("reads an older service's endpoint, which sends neither kind nor ordering, as an HTTP endpoint that keeps no order", async () => {
     canned = {
       status: 200,

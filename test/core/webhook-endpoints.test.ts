@@ -140,7 +140,25 @@ describe('store.webhooks.endpoints: scopes, validation, tenant isolation', () =>
       [e.list(acme, { limit: 0 }), 'limit', 'limit must be an integer between 1 and 1000'],
       [e.list(acme, { limit: 1001 }), 'limit', 'limit must be an integer between 1 and 1000'],
       [e.list(acme, { after: 'msg_1' }), 'after', 'after must be an id starting with "ep_"'],
-      [s.webhooks.deliveries.list(acme, { status: 'lost' }), 'status', 'status must be "pending", "delivered" or "failed"'],
+      [s.webhooks.deliveries.list(acme, { status: 'lost' }), 'status', 'status must be "pending", "delivered", "failed" or "parked"'],
+      [e.update(acme, endpoint.id, { parked: 'keep', status: 'enabled' }), 'parked', 'parked must be "replay" or "discard"'],
+      [e.update(acme, endpoint.id, { parked: 'replay' }), 'parked', 'parked applies when enabling: send it with "status": "enabled"'],
+      [e.update(acme, endpoint.id, { parked: 'discard', status: 'disabled' }), 'parked', 'parked applies when enabling: send it with "status": "enabled"'],
+      [
+        e.update(acme, endpoint.id, { parkedSince: '2026-01-02T03:04:05Z' }),
+        'parkedSince',
+        'parkedSince applies when enabling: send it with "status": "enabled"',
+      ],
+      [
+        e.update(acme, endpoint.id, { status: 'enabled', parked: 'discard', parkedSince: '2026-01-02T03:04:05Z' }),
+        'parkedSince',
+        'parkedSince applies to a replay: it cannot go with "parked": "discard"',
+      ],
+      [
+        e.update(acme, endpoint.id, { status: 'enabled', parkedSince: 'yesterday' }),
+        'parkedSince',
+        'parkedSince must be an RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z',
+      ],
       [s.webhooks.deliveries.list(acme, { endpoint: 'sub_1' }), 'endpoint', 'endpoint must be an id starting with "ep_"'],
       [s.webhooks.deliveries.list(acme, { after: 'msg_unknown' }), 'after', 'after must be the id of a delivery from a previous page'],
     ];
@@ -162,6 +180,53 @@ describe('store.webhooks.endpoints: scopes, validation, tenant isolation', () =>
     expect(enabled).toMatchObject({ status: 'enabled', eventTypes: ['plant.deleted'] });
     expect(enabled).not.toHaveProperty('disabledReason');
     expect(enabled).not.toHaveProperty('rateLimit');
+  });
+
+  it('hands the storage the choice for parked messages when enabling: replay by default, since a time, or discard', async () => {
+    const storage = memoryStorage();
+    const choices: unknown[] = [];
+    const update = storage.endpoints.update.bind(storage.endpoints);
+    const setStatus = storage.endpoints.setStatus.bind(storage.endpoints);
+    // A storage's setStatus may go through its own update: only the outer call counts.
+    let inSetStatus = false;
+    storage.endpoints.update = (tenant, id, changes) => (inSetStatus || choices.push(changes.parked), update(tenant, id, changes));
+    storage.endpoints.setStatus = async (id, status, reason, at, parked) => {
+      choices.push(parked);
+      inSetStatus = true;
+      try {
+        return await setStatus(id, status, reason, at, parked);
+      } finally {
+        inSetStatus = false;
+      }
+    };
+    const s = createPlantStore({ storage, webhooks: { pollIntervalMs: 20, jitter: 0 } });
+    stores.push(s);
+    const { endpoint } = await s.webhooks.endpoints.create(acme, { url: URL_OK });
+    const since = '2026-01-02T03:04:05.250+01:00';
+    for (const patch of [
+      { status: 'enabled' },
+      { status: 'enabled', parked: 'replay' },
+      { status: 'enabled', parkedSince: since },
+      { status: 'enabled', parked: 'replay', parkedSince: since },
+      { status: 'enabled', parked: 'discard' },
+    ]) {
+      await s.webhooks.endpoints.update(acme, endpoint.id, patch);
+    }
+    await s.allTenants.webhooks.setEndpointStatus(endpoint.id, 'enabled');
+    await s.allTenants.webhooks.setEndpointStatus(endpoint.id, 'enabled', undefined, { action: 'discard' });
+    const at = Date.parse(since);
+    expect(choices).toEqual([
+      undefined,
+      { action: 'replay' },
+      { action: 'replay', since: at },
+      { action: 'replay', since: at },
+      { action: 'discard' },
+      undefined,
+      { action: 'discard' },
+    ]);
+    const refused = await rejection(s.allTenants.webhooks.setEndpointStatus(endpoint.id, 'enabled', undefined, { action: 'discard', since: at }));
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).field).toBe('parked.since');
   });
 
   it("answers another tenant's ids exactly like missing ones (NotFoundError), for endpoints and deliveries", async () => {

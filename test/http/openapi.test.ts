@@ -122,7 +122,8 @@ describe('the OpenAPI document', () => {
   let server: TestServer;
   let problems: ReturnType<typeof openapiResponseChecker>;
   beforeAll(async () => {
-    server = await startTestServer('memory', { wrapStorage: (storage) => faultyStorage(storage, fault) });
+    // Keeps one parked message per endpoint, so that a second one drops the first and the endpoint shows parkedDropped.
+    server = await startTestServer('memory', { parkedLimit: 1, wrapStorage: (storage) => faultyStorage(storage, fault) });
     problems = openapiResponseChecker((await api(server.url, 'GET', '/openapi.json')).json as Record<string, unknown>);
   });
   afterAll(() => server.close());

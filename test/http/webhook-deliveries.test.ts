@@ -116,6 +116,32 @@ describe.each(STORAGE_KINDS)('deliveries to tenant endpoints (%s storage)', (kin
     await t.call('DELETE', `/webhooks/endpoints/${id}`, t.owner());
   });
 
+  it('keeps the messages of a disabled endpoint (parked, never sent) and on enable replays those since parkedSince in order, discarding the older', async () => {
+    const { id } = await t.endpoint({ url: receiver.url('/parked'), eventTypes: ['plant.created', 'plant.deleted'], ordering: 'plant' });
+    expect((await t.call('PATCH', `/webhooks/endpoints/${id}`, t.owner({ status: 'disabled' }))).status).toBe(200);
+    // Three messages about one plant, a few ms apart (parkedSince cuts between creation times).
+    await t.plant(7001);
+    await sleep(5);
+    expect((await t.call('DELETE', '/plants/7001', t.owner())).status).toBe(204);
+    await sleep(5);
+    await t.plant(7001);
+    const parked = await t.deliveries(`?endpoint=${id}&status=parked`);
+    expect(parked.map((delivery) => delivery.eventType)).toEqual(['plant.created', 'plant.deleted', 'plant.created']);
+    for (const delivery of parked) {
+      expect(delivery).toMatchObject({ status: 'parked', attempts: [] });
+      expect(delivery).not.toHaveProperty('nextAttemptAt');
+    }
+    await sleep(100);
+    expect(receiver.at('/parked')).toEqual([]);
+    const [newest, middle, oldest] = parked;
+    const enabled = await t.call('PATCH', `/webhooks/endpoints/${id}`, t.owner({ status: 'enabled', parkedSince: middle!.createdAt }));
+    expect(enabled.json).toMatchObject({ status: 'enabled' });
+    const requests = await receiver.waitFor(2, { path: '/parked' });
+    expect(requests.map((request) => request.headers['webhook-id'])).toEqual([middle!.id, newest!.id]);
+    expect(await t.delivery(oldest!.id)).toMatchObject({ status: 'failed', attempts: [{ durationMs: 0, error: 'parked message discarded' }] });
+    await t.call('DELETE', `/webhooks/endpoints/${id}`, t.owner());
+  });
+
   it('sends plant.deleted ({"id"}) only to endpoints subscribed to it', async () => {
     const deleted = await t.endpoint({ url: receiver.url('/deleted'), eventTypes: ['plant.deleted'] });
     await t.plant(-42);
@@ -331,7 +357,7 @@ describe.each(STORAGE_KINDS)('queued deliveries (nothing sends them; %s storage)
     }
   });
 
-  it('deleting an endpoint ends its pending deliveries as failed (endpoint deleted); disabling one ends them too', async () => {
+  it('deleting an endpoint ends its pending deliveries as failed (endpoint deleted); disabling one parks them, enabling it replays them', async () => {
     const deleted = await t.endpoint({ url: 'https://example.com/deleted' });
     const disabled = await t.endpoint({ url: 'https://example.com/disabled' });
     await t.plant(2001);
@@ -343,9 +369,16 @@ describe.each(STORAGE_KINDS)('queued deliveries (nothing sends them; %s storage)
     expect(ended.attempts.at(-1)).toMatchObject({ error: 'endpoint deleted' });
     expect(ended).not.toHaveProperty('nextAttemptAt');
     await t.call('PATCH', `/webhooks/endpoints/${disabled.id}`, t.owner({ status: 'disabled' }));
-    expect(await t.delivery(toDisabled!.id)).toMatchObject({ status: 'failed' });
-    // Enabled again, recover queues it again.
+    const parked = await t.delivery(toDisabled!.id);
+    expect(parked).toMatchObject({ status: 'parked', attempts: [] });
+    expect(parked).not.toHaveProperty('nextAttemptAt');
+    // Enabled again, it is queued again (replayed) by default.
     await t.call('PATCH', `/webhooks/endpoints/${disabled.id}`, t.owner({ status: 'enabled' }));
+    expect(await t.delivery(toDisabled!.id)).toMatchObject({ status: 'pending', attempts: [], nextAttemptAt: expect.any(String) });
+    // Disabled and enabled with discard, it fails; recover queues it again.
+    await t.call('PATCH', `/webhooks/endpoints/${disabled.id}`, t.owner({ status: 'disabled' }));
+    await t.call('PATCH', `/webhooks/endpoints/${disabled.id}`, t.owner({ status: 'enabled', parked: 'discard' }));
+    expect(await t.delivery(toDisabled!.id)).toMatchObject({ status: 'failed', attempts: [{ durationMs: 0, error: 'parked message discarded' }] });
     const recovered = await t.call('POST', `/webhooks/endpoints/${disabled.id}/recover`, t.owner({ since: '2000-01-01T00:00:00Z' }));
     expect(recovered.json).toEqual({ requeued: 1 });
     expect(await t.delivery(toDisabled!.id)).toMatchObject({ status: 'pending' });
@@ -357,13 +390,43 @@ describe.each(STORAGE_KINDS)('queued deliveries (nothing sends them; %s storage)
     const [pending] = await t.deliveries(`?endpoint=${id}`);
     expect((await t.call('POST', `/webhooks/deliveries/${pending!.id}/resend`, t.owner())).status).toBe(202);
     await t.call('PATCH', `/webhooks/endpoints/${id}`, t.owner({ status: 'disabled' }));
+    await t.call('PATCH', `/webhooks/endpoints/${id}`, t.owner({ status: 'enabled', parked: 'discard' }));
     expect((await t.delivery(pending!.id)).status).toBe('failed');
-    await t.call('PATCH', `/webhooks/endpoints/${id}`, t.owner({ status: 'enabled' }));
     expect((await t.call('POST', `/webhooks/deliveries/${pending!.id}/resend`, t.owner())).status).toBe(202);
     expect((await t.delivery(pending!.id)).status).toBe('pending');
     expectError(await t.call('POST', '/webhooks/deliveries/msg_nope/resend', t.owner()), 404, /msg_nope/);
   });
 });
+
+describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['postgres'] as const) : [])])(
+  'parked messages past the bound (a storage keeping 2 per endpoint; %s storage)',
+  (kind) => {
+    let t: DeliveringServer;
+    beforeAll(async () => {
+      t = await withServer(kind, { parkedLimit: 2 });
+    });
+    afterAll(() => t.server.close());
+
+    it('drops the oldest, counts them in parkedDropped until the next disable, and lists the rest as parked', async () => {
+      const { id } = await t.endpoint({ url: 'https://example.com/bounded' });
+      const endpointPath = `/webhooks/endpoints/${id}`;
+      await t.call('PATCH', endpointPath, t.owner({ status: 'disabled' }));
+      for (const plant of [8001, 8002, 8003]) await t.plant(plant);
+      const parked = await t.deliveries(`?endpoint=${id}&status=parked`);
+      expect(parked.map((delivery) => (delivery.payload as { id: number }).id)).toEqual([8003, 8002]);
+      expect((await t.call('GET', endpointPath, t.owner())).json).toMatchObject({ status: 'disabled', parkedDropped: 1 });
+      const enabled = await t.call('PATCH', endpointPath, t.owner({ status: 'enabled', parked: 'discard' }));
+      expect(enabled.status).toBe(200);
+      expect(await t.deliveries(`?endpoint=${id}&status=parked`)).toEqual([]);
+      expect((await t.deliveries(`?endpoint=${id}&status=failed`)).map((delivery) => delivery.attempts.at(-1)?.error)).toEqual([
+        'parked message discarded',
+        'parked message discarded',
+      ]);
+      // A new parking period counts afresh.
+      expect((await t.call('PATCH', endpointPath, t.owner({ status: 'disabled' }))).json).not.toHaveProperty('parkedDropped');
+    });
+  },
+);
 
 describe.each<AnyStorageKind>([...STORAGE_KINDS, ...(postgresAvailable ? (['postgres'] as const) : [])])(
   "messages held in a plant's line (nothing sends them; %s storage)",
@@ -451,7 +514,7 @@ describe('auto-disable (a compressed clock)', () => {
     await receiver.close();
   });
 
-  it('disables an endpoint whose attempts all failed for 5 days, ends its pending deliveries, and logs it', async () => {
+  it('disables an endpoint whose attempts all failed for 5 days, parks its pending deliveries, and logs it', async () => {
     const { id } = await t.endpoint({ url: receiver.url('/down') });
     let plant = 0;
     const deadline = Date.now() + 20_000;
@@ -470,5 +533,7 @@ describe('auto-disable (a compressed clock)', () => {
     await t.plant(++plant);
     await sleep(200);
     expect(receiver.received.length).toBe(count);
+    // Kept for it instead.
+    expect((await t.deliveries(`?endpoint=${id}&status=parked`)).length).toBeGreaterThanOrEqual(1);
   });
 });

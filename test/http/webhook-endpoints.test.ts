@@ -313,6 +313,24 @@ describe.each(STORAGE_KINDS)('webhook endpoints API over HTTP (%s storage)', (ki
     expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ secret: SECRET })), 400, /secret/);
     expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ headers: { Host: 'evil' } })), 400, /^headers\.Host is set by the service/);
     expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ signature: 'ed25519' })), 400, /signature/);
+    const onlyWhenEnabling = /^(parked|parkedSince) applies when enabling: send it with "status": "enabled"$/;
+    expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ parked: 'replay' })), 400, onlyWhenEnabling);
+    expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ status: 'disabled', parked: 'discard' })), 400, /^parked applies/);
+    expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ parkedSince: '2026-01-02T03:04:05Z' })), 400, /^parkedSince applies when/);
+    expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ status: 'enabled', parked: 'later' })), 400, /^parked must be "replay" or "discard"/);
+    expectError(await call('PATCH', `/webhooks/endpoints/${id}`, owner({ status: 'enabled', parkedSince: 'today' })), 400, /^parkedSince must be an RFC 3339/);
+    expectError(
+      await call('PATCH', `/webhooks/endpoints/${id}`, owner({ status: 'enabled', parked: 'discard', parkedSince: '2026-01-02T03:04:05Z' })),
+      400,
+      /^parkedSince applies to a replay/,
+    );
+    for (const body of [
+      { status: 'enabled', parked: 'replay' },
+      { status: 'enabled', parkedSince: '2026-01-02T03:04:05Z' },
+      { status: 'enabled', parked: 'discard' },
+    ]) {
+      expect((await call('PATCH', `/webhooks/endpoints/${id}`, owner(body))).json).toMatchObject({ id, status: 'enabled' });
+    }
     expectError(
       await call('PATCH', `/webhooks/endpoints/${id}`, { token: TOKENS.owner, body: '{}', headers: { 'content-type': 'application/merge-patch+json' } }),
       415,

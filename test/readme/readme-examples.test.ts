@@ -8,7 +8,7 @@ import { verifyWebhook } from '@plant-store/client';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
 import { startServe, TSX } from '../support/cli-process.js';
-import { reservePort, startReceiver } from '../support/webhook-receiver.js';
+import { reservePort, startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -31,6 +31,7 @@ const EXAMPLES = [
   { file: 'README.md', heading: 'Running the service', language: 'console' },
   { file: 'docs/http-api.md', heading: 'Walk-through with curl', language: 'console' },
   { file: 'docs/webhook-endpoints.md', heading: 'Walk-through with curl', language: 'console' },
+  { file: 'docs/webhook-endpoints.md', heading: 'While an endpoint is disabled', language: 'console' },
   { file: 'docs/authentication.md', heading: 'Tokens', language: 'json' },
   { file: 'docs/webhooks.md', heading: 'Subscribing', language: 'json' },
   { file: 'docs/webhooks.md', heading: 'A receiver', language: 'js' },
@@ -154,18 +155,17 @@ describe('webhook endpoints walk-through', () => {
       .replace(/"durationMs":\d+/g, '"durationMs":<n>')
       .replace(/whpk_[A-Za-z0-9+/]{43}=/g, 'whpk_<key>');
 
-  it.skipIf(!hasCurl)('prints what docs/webhook-endpoints.md shows, line by line, in one shell, to a real receiver', async () => {
-    const [session] = await codeBlocks('docs/webhook-endpoints.md', 'Walk-through with curl', 'console');
-    const steps = consoleSteps(session!);
-    expect(steps.length).toBeGreaterThan(10);
-    const receiver = await startReceiver();
+  /** Runs a section's console session in one shell (EP and MSG carry over) against a fresh service and `receiver`; resolves with its whole output. */
+  async function runSession(session: string, receiver: WebhookReceiver, minSteps: number): Promise<string> {
+    const steps = consoleSteps(session);
+    expect(steps.length).toBeGreaterThanOrEqual(minSteps);
     const service = await startServe(['--storage', 'memory', '--port', '0', '--tokens', 's3cret=acme'], {
       env: { PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true' },
     });
     try {
       const address = new URL(service.url).host;
       const receiverAddress = `127.0.0.1:${receiver.port}`;
-      // One shell for the whole session (EP and MSG carry over); a marker line before each step splits the output.
+      // A marker line before each step splits the output.
       const script = steps
         .map(({ command }, index) => `echo '@@step ${index}'\n${command.replaceAll('127.0.0.1:8080', address).replaceAll('127.0.0.1:3000', receiverAddress)}`)
         .join('\n');
@@ -176,6 +176,17 @@ describe('webhook endpoints walk-through', () => {
         const actual = normalise(outputs[index]!.trimEnd()).replaceAll(receiverAddress, '127.0.0.1:3000');
         expect({ command, output: actual }).toEqual({ command, output: normalise(output) });
       });
+      return stdout;
+    } finally {
+      await service.stop();
+    }
+  }
+
+  it.skipIf(!hasCurl)('prints what docs/webhook-endpoints.md shows, line by line, in one shell, to a real receiver', async () => {
+    const [session] = await codeBlocks('docs/webhook-endpoints.md', 'Walk-through with curl', 'console');
+    const receiver = await startReceiver();
+    try {
+      const stdout = await runSession(session!, receiver, 11);
       expect(receiver.at('/hooks').length).toBeGreaterThanOrEqual(2);
       // Both kinds verify: the HMAC endpoint with its (rotated) secret, the Ed25519 one with its public key alone.
       // The secret the page creates the endpoint with (it still signs after the rotation, for the overlap).
@@ -187,7 +198,17 @@ describe('webhook endpoints walk-through', () => {
       expect(signed!.headers['webhook-signature']).toMatch(/^v1a,/);
       await expect(verifyWebhook(signed!.body, signed!.headers, publicKey)).resolves.toEqual({ id: 1n, name: 'Monstera' });
     } finally {
-      await service.stop();
+      await receiver.close();
+    }
+  });
+
+  it.skipIf(!hasCurl)('prints what its "While an endpoint is disabled" shows: the message kept while it was off is sent once it is enabled', async () => {
+    const [session] = await codeBlocks('docs/webhook-endpoints.md', 'While an endpoint is disabled', 'console');
+    const receiver = await startReceiver();
+    try {
+      await runSession(session!, receiver, 6);
+      expect(receiver.at('/kept').map((request) => request.body)).toEqual(['{"id":21,"name":"Aloe"}']);
+    } finally {
       await receiver.close();
     }
   });

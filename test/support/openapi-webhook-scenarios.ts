@@ -17,6 +17,12 @@ export interface Scenario {
 const UNKNOWN_PORTAL_LINK = `psl_${'A'.repeat(16)}_${'B'.repeat(43)}`;
 
 const state = { endpoint: 'ep_unset', delivery: 'msg_unset' };
+
+/** Makes sure a response carries `field` as `holds` wants it, so that the document is checked against it (an absent optional field checks nothing). */
+const expectField = (field: string, holds: (value: unknown) => boolean) => (response: Pick<ApiResponse, 'json'>) => {
+  const actual = (response.json as Record<string, unknown> | undefined)?.[field];
+  if (!holds(actual)) throw new Error(`unexpected ${field}: ${JSON.stringify(actual)}`);
+};
 const owner = { token: TOKENS.owner };
 const json = (value: unknown): ApiRequest => ({ ...owner, body: JSON.stringify(value) });
 const huge = { ...owner, body: JSON.stringify({ description: 'x'.repeat(70_000) }) };
@@ -112,7 +118,28 @@ export const webhookScenarios: Scenario[] = [
   ...bodyErrors('POST', () => `${currentEndpoint()}/test`),
   { method: 'PATCH', path: currentEndpoint, request: json({ status: 'disabled' }), status: 200 },
   { method: 'POST', path: () => `${currentEndpoint()}/test`, request: json({ eventType: 'plant.created' }), status: 409 },
-  { method: 'PATCH', path: currentEndpoint, request: json({ status: 'enabled' }), status: 200 },
+  // Plants while it is disabled: their messages are parked for it, the older past the bound (the suite's server keeps 1) dropped.
+  { method: 'POST', path: '/plants', request: { ...owner, body: '{"id":4998,"name":"parked"}' }, status: 200 },
+  { method: 'POST', path: '/plants', request: { ...owner, body: '{"id":4999,"name":"parked"}' }, status: 200 },
+  {
+    method: 'GET',
+    path: currentEndpoint,
+    request: owner,
+    status: 200,
+    after: expectField('parkedDropped', (count) => typeof count === 'number' && count >= 1),
+  },
+  {
+    method: 'GET',
+    path: () => `/webhooks/deliveries?status=parked&endpoint=${state.endpoint}`,
+    request: owner,
+    status: 200,
+    after: (response) => expectField('status', (status) => status === 'parked')({ json: (response.json as unknown[])[0] }),
+  },
+  { method: 'PATCH', path: currentEndpoint, request: json({ parked: 'replay' }), status: 400 },
+  { method: 'PATCH', path: currentEndpoint, request: json({ status: 'enabled', parked: 'discard', parkedSince: '2020-01-01T00:00:00Z' }), status: 400 },
+  { method: 'PATCH', path: currentEndpoint, request: json({ status: 'enabled', parked: 'replay', parkedSince: '2020-01-01T00:00:00Z' }), status: 200 },
+  { method: 'PATCH', path: currentEndpoint, request: json({ status: 'disabled' }), status: 200 },
+  { method: 'PATCH', path: currentEndpoint, request: json({ status: 'enabled', parked: 'discard' }), status: 200 },
 
   // A plant, so that the endpoint has a delivery.
   { method: 'POST', path: '/plants', request: { ...owner, body: '{"id":5000,"name":"hook"}' }, status: 200 },

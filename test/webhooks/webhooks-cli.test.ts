@@ -166,12 +166,12 @@ describe('plant-store webhooks (in process)', () => {
     const { status, stdout } = await run(['endpoints', 'list', '--db', db]);
     expect(status).toBe(0);
     const lines = stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+KIND\s+EVENTS\s+ORDERING\s+SIGNATURE\s+HEADERS\s+FILTER\s+URL\s+DISABLED REASON$/);
+    expect(lines[0]).toMatch(/^ID\s+TENANT\s+STATUS\s+KIND\s+EVENTS\s+ORDERING\s+SIGNATURE\s+HEADERS\s+FILTER\s+URL\s+DROPPED\s+DISABLED REASON$/);
     expect(lines.find((line) => line.startsWith(endpoint.id))).toMatch(
-      /\sacme\s+enabled\s+http\s+plant\.created\s+plant\s+hmac\s+X-Team,Authorization\s+-\s+https:\/\/example\.com\/ordered\s+-$/,
+      /\sacme\s+enabled\s+http\s+plant\.created\s+plant\s+hmac\s+X-Team,Authorization\s+-\s+https:\/\/example\.com\/ordered\s+-\s+-$/,
     );
     expect(lines.find((line) => line.startsWith(signed.id))).toMatch(
-      /\sacme\s+enabled\s+http\s+plant\.created\s+none\s+ed25519\s+-\s+\{"data\.tag":\{"\$in":\["indoor","rare"\]\}\}\s+https:\/\/example\.com\/signed\s+-$/,
+      /\sacme\s+enabled\s+http\s+plant\.created\s+none\s+ed25519\s+-\s+\{"data\.tag":\{"\$in":\["indoor","rare"\]\}\}\s+https:\/\/example\.com\/signed\s+-\s+-$/,
     );
     const json = await run(['endpoints', 'list', '--db', db, '--json']);
     expect(JSON.parse(json.stdout).find((listed: { id: string }) => listed.id === signed.id)).toMatchObject({

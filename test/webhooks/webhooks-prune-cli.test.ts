@@ -59,13 +59,13 @@ describe('plant-store webhooks prune', () => {
   it('keeps what finished within the retention (30 days by default), then prunes delivered and failed ones, never pending ones', async () => {
     const kept = await run(['prune', '--db', db]);
     expect(kept).toMatchObject({ status: 0, stderr: '' });
-    expect(kept.stdout).toMatch(/^pruned 0 delivered or failed deliveries \(with their attempts\) finished before \d{4}-/);
+    expect(kept.stdout).toMatch(/^pruned 0 delivered, failed or parked deliveries \(with their attempts\) finished before \d{4}-/);
     expect((await run(['list', '--db', db, '--json'])).stdout).toContain('"delivered"');
 
     await sleep(5);
     const pruned = await run(['prune', '--db', db], { PLANT_STORE_WEBHOOK_RETENTION: '1ms' });
     expect(pruned).toMatchObject({ status: 0, stderr: '' });
-    expect(pruned.stdout).toMatch(/^pruned 2 delivered or failed deliveries/);
+    expect(pruned.stdout).toMatch(/^pruned 2 delivered, failed or parked deliveries/);
     const left = JSON.parse((await run(['list', '--db', db, '--json'])).stdout) as { status: string }[];
     expect(left.map((delivery) => delivery.status)).toEqual(['pending', 'pending']);
     expect((await run(['prune', '--db', db, '--older-than', '0s'])).stdout).toMatch(/^pruned 0 /);
@@ -80,7 +80,7 @@ describe('plant-store webhooks prune', () => {
     // Retention off keeps everything; --older-than 1ms prunes what finished, and only that.
     const pruned = await run(['prune', '--db', own, '--older-than', '1ms'], { PLANT_STORE_WEBHOOK_RETENTION: 'off' });
     expect(pruned).toMatchObject({ status: 0, stderr: '' });
-    expect(pruned.stdout).toMatch(/^pruned 2 delivered or failed deliveries/);
+    expect(pruned.stdout).toMatch(/^pruned 2 delivered, failed or parked deliveries/);
     const left = JSON.parse((await run(['list', '--db', own, '--json'])).stdout) as { status: string }[];
     expect(left.map((delivery) => delivery.status)).toEqual(['pending', 'pending']);
   });

@@ -19,6 +19,8 @@ export interface EndpointDisabledPayload {
   readonly endpointId: string;
   readonly reason: string;
   readonly at: Date;
+  /** How to enable it again, replaying or discarding the events kept (parked) for it meanwhile; absent from older services' events. */
+  readonly enable?: string;
 }
 
 /** Body of a `webhook.delivery.failed` event: a delivery to another endpoint of the tenant ran out of retries. */
@@ -82,6 +84,11 @@ export interface WebhookEndpoint {
   readonly status: WebhookEndpointStatus;
   /** Why the service disabled it (e.g. every attempt failed for days). */
   readonly disabledReason?: string;
+  /**
+   * How many messages kept for it while disabled (`parked`) were dropped, the oldest first, because more were kept than the
+   * service's bound allows, since it was last disabled; absent when none.
+   */
+  readonly parkedDropped?: number;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -126,13 +133,24 @@ export interface WebhookEndpointUpdate {
   readonly headers?: Readonly<Record<string, string>> | null;
   /** Messages already queued keep the line they joined. */
   readonly ordering?: WebhookEndpointOrdering;
-  /** `'enabled'` turns a disabled endpoint back on (then `recover` resends what failed). */
+  /**
+   * `'disabled'` keeps (parks) its messages until it is enabled again; `'enabled'` turns a disabled endpoint back on and replays them
+   * (then `recover` resends what failed).
+   */
   readonly status?: WebhookEndpointStatus;
   /** Replaces the filter; `null` removes it. */
   readonly filter?: WebhookEndpointFilter | null;
+  /**
+   * Only with `status: 'enabled'`: what enabling a disabled endpoint does with the messages parked for it: `'replay'` queues them again,
+   * in order; `'discard'` ends them failed (`recover` can still resend them). @default 'replay'
+   */
+  readonly parked?: 'replay' | 'discard';
+  /** Only with `status: 'enabled'`, not with `parked: 'discard'`: replay only the parked messages created at or after this time (a `Date`, or RFC 3339 text); the older are discarded. */
+  readonly parkedSince?: Date | string;
 }
 
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+/** `parked`: kept for its endpoint while that is disabled; never attempted until the endpoint is enabled (which replays or discards it). */
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'parked';
 
 /** One attempt to deliver a message. */
 export interface WebhookAttempt {
@@ -140,7 +158,7 @@ export interface WebhookAttempt {
   readonly durationMs: number;
   /** The receiver's status, when it answered. */
   readonly statusCode?: number;
-  /** What went wrong without a status (timeout, connection refused, `destination not allowed`, …). */
+  /** What went wrong without a status (timeout, connection refused, `destination not allowed`, `parked message discarded`, …). */
   readonly error?: string;
   /** The start of the receiver's answer body (its first 1 KiB), when it sent one. */
   readonly response?: string;
@@ -353,6 +371,7 @@ const ENDPOINT_FIELDS = {
   ordering: (value: unknown) => (value === undefined ? 'none' : string(value)),
   // Older services send none: they deliver over HTTP only.
   kind: (value: unknown) => (value === undefined ? 'http' : string(value)),
+  'parkedDropped?': number,
 };
 const attemptFromJson = shaped<WebhookAttempt>({ at: date, durationMs: number });
 const hourFromJson = shaped<WebhookHourStats>({ start: date, succeeded: number, failed: number });

@@ -37,7 +37,10 @@ function endpointsClient(transport: HttpTransport): WebhookEndpointsClient {
     list: (query = {}) => followPages(transport, listUrl(query), endpointFromJson, query.signal),
     listPage: (query = {}) => fetchPage(transport, listUrl(query), 'endpoints', endpointFromJson, nextQuery<ListWebhookEndpointsQuery>, query.signal),
     get: (id, options) => transport.sendForJson('GET', url(id), endpointFromJson, options),
-    update: (id, changes, options) => transport.sendForJson('PATCH', url(id), endpointFromJson, { ...options, body: changes }),
+    update: (id, changes, options) => {
+      const body = changes.parkedSince === undefined ? changes : { ...changes, parkedSince: timeParam(changes.parkedSince) };
+      return transport.sendForJson('PATCH', url(id), endpointFromJson, { ...options, body });
+    },
     delete: (id, options) => transport.sendAndDiscard('DELETE', url(id), options),
     getSecret: (id, options) => transport.sendForJson('GET', url(id, '/secret'), secretFromJson, options),
     rotateSecret: (id, body = {}, options) => transport.sendForJson('POST', url(id, '/rotate-secret'), secretFromJson, { ...options, body }),

@@ -58,12 +58,14 @@ export { plantNotFoundMessage } from './service/plant-writes.js';
 export { StaticTokenEntrySchema } from './auth/static-tokens.js';
 export { tokenDigest } from './auth/token-digest.js';
 export {
+  DELIVERY_STATUSES,
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
   ENDPOINT_HEADER_NAME,
   ENDPOINT_HEADER_VALUE,
   ENDPOINT_HEADER_VALUE_MAX_LENGTH,
   ENDPOINT_HEADERS_MAX,
   ENDPOINT_RATE_LIMIT_MAX,
+  PARKED_ACTIONS,
   WEBHOOK_LIST_LIMIT_MAX,
 } from './webhooks/endpoints/endpoint-schemas.js';
 // Endpoint filters: their limits and operators (documentation), and the match storages run when a write fans out.

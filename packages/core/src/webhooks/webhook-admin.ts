@@ -6,7 +6,7 @@ import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-reposi
 import type { Delivery, ListDeliveriesQuery, PendingStats, RequeueSelector, StuckLine, StuckLineKey, WebhookOutbox } from '../ports/webhook-outbox.js';
 import { ListEndpointsOptionsSchema } from './endpoints/endpoint-schemas.js';
 import { DEFAULT_PAGE, endpointId, endpointPage, found } from './endpoints/tenant-webhook-endpoints.js';
-import { isTenantEndpointId, type EndpointPage, type WebhookEndpoint, type WebhookEndpointStatus } from './endpoints/webhook-endpoint.js';
+import { isTenantEndpointId, type EndpointPage, type ParkedChoice, type WebhookEndpoint, type WebhookEndpointStatus } from './endpoints/webhook-endpoint.js';
 import { requeueNow } from './requeue-now.js';
 import { pruneInBatches, reclaimPrunedSpace } from './webhook-pruner.js';
 
@@ -147,9 +147,26 @@ export class WebhookAdmin {
     return new Map(entries.flatMap(([id, entry]) => (entry ? [[id, entry.secrets.current.startsWith('whsk_') ? 'ed25519' : 'hmac'] as const] : [])));
   }
 
-  /** Enables or disables any tenant's endpoint (disabling ends its pending deliveries as failed). */
-  async setEndpointStatus(id: string, status: WebhookEndpointStatus, reason?: string): Promise<WebhookEndpoint> {
-    const disabledReason = status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined;
-    return found(id, await this.#options.endpoints.setStatus(endpointId(id), status, disabledReason, this.#options.clock.now()));
+  /** Any tenant's endpoint; `NotFoundError` when unknown. */
+  async getEndpoint(id: string): Promise<WebhookEndpoint> {
+    return found(id, (await this.#options.endpoints.find(endpointId(id)))?.endpoint);
   }
+
+  /**
+   * Enables or disables any tenant's endpoint. Disabling parks its pending deliveries (kept for it, up to the storage's bound);
+   * enabling a disabled one does with them what `parked` says (default: replays them all, in order).
+   */
+  async setEndpointStatus(id: string, status: WebhookEndpointStatus, reason?: string, parked?: ParkedChoice): Promise<WebhookEndpoint> {
+    const disabledReason = status === 'disabled' ? (reason ?? 'disabled by an operator') : undefined;
+    if (parked !== undefined) checkParkedChoice(parked);
+    return found(id, await this.#options.endpoints.setStatus(endpointId(id), status, disabledReason, this.#options.clock.now(), parked));
+  }
+}
+
+/** A `ParkedChoice` from a caller without types: a known action, and `since` only on a replay, as an epoch-ms time. */
+function checkParkedChoice({ action, since }: ParkedChoice): void {
+  if (action !== 'replay' && action !== 'discard') throw ValidationError.of('parked.action', `must be "replay" or "discard", got ${String(action)}`);
+  if (since === undefined) return;
+  if (action === 'discard') throw ValidationError.of('parked.since', 'applies to a replay only');
+  if (!Number.isFinite(since)) throw ValidationError.of('parked.since', `must be a time in epoch ms, got ${String(since)}`);
 }

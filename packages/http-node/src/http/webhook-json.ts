@@ -34,6 +34,8 @@ function endpointObject(endpoint: WebhookEndpoint): Record<string, unknown> {
   json.ordering = endpoint.ordering;
   json.status = endpoint.status;
   if (endpoint.disabledReason !== undefined) json.disabledReason = endpoint.disabledReason;
+  // Absent when none, as the storages give it; a 0 from one that does not would tell nothing either.
+  if (endpoint.parkedDropped !== undefined && endpoint.parkedDropped > 0) json.parkedDropped = endpoint.parkedDropped;
   json.createdAt = time(endpoint.createdAt);
   json.updatedAt = time(endpoint.updatedAt);
   return json;

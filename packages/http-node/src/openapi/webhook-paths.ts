@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_ENDPOINTS_PER_TENANT } from '@plant-store/core';
-import { WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core/adapter';
+import { DELIVERY_STATUSES, WEBHOOK_LIST_LIMIT_MAX } from '@plant-store/core/adapter';
 import { authErrors, bodyErrors, errorResponse, json, jsonResponse, ref, requestIdHeader } from './openapi-helpers.js';
 
 // Every operation is tenant-scoped: an id of another tenant is a 404, as is one that never existed.
@@ -106,7 +106,11 @@ const endpointItem = {
   patch: operation(
     'updateWebhookEndpoint',
     'Update a webhook endpoint',
-    'Changes the given properties. `status: "enabled"` turns a disabled endpoint back on (then `recover` resends what failed). Requires `webhooks:write`.',
+    [
+      'Changes the given properties. `status: "disabled"` stops deliveries and keeps (parks) the messages for the endpoint;',
+      '`status: "enabled"` turns a disabled endpoint back on and replays them, or with `parked: "discard"` ends them failed, or with',
+      '`parkedSince` replays only those created since then (then `recover` resends what failed). Requires `webhooks:write`.',
+    ].join(' '),
     'write',
     bodyResponses({ '200': jsonResponse('The endpoint as updated.', ref('schemas', 'Endpoint')) }),
     { requestBody: jsonBody('EndpointPatch', 'The changes (`content-type: application/json`).') },
@@ -114,7 +118,7 @@ const endpointItem = {
   delete: operation(
     'deleteWebhookEndpoint',
     'Delete a webhook endpoint',
-    'Its pending deliveries end as failed (`endpoint deleted`). Requires `webhooks:write`.',
+    'Its pending and parked deliveries end as failed (`endpoint deleted`). Requires `webhooks:write`.',
     'write',
     idResponses({ '204': { description: 'Deleted; no body.', headers: requestIdHeader } }),
   ),
@@ -198,7 +202,7 @@ const testItem = idOperation(
 
 const deliveryFilters = [
   query('endpoint', 'Only deliveries to this endpoint.', { type: 'string', minLength: 1 }),
-  query('status', 'Only deliveries in this state.', { type: 'string', enum: ['pending', 'delivered', 'failed'] }),
+  query('status', 'Only deliveries in this state (`parked`: kept for a disabled endpoint).', { type: 'string', enum: [...DELIVERY_STATUSES] }),
   query('eventType', 'Only deliveries of this event type.', ref('schemas', 'WebhookEventType')),
   query('since', 'Only deliveries created at or after this time (RFC 3339).', { type: 'string', format: 'date-time', examples: ['2026-01-31T12:00:00Z'] }),
   query('until', 'Only deliveries created before this time (RFC 3339).', { type: 'string', format: 'date-time', examples: ['2026-02-01T12:00:00Z'] }),

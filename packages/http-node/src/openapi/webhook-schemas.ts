@@ -1,6 +1,7 @@
 import { ALL_SCOPES, DESTINATION_KINDS, ENDPOINT_ORDERINGS, WEBHOOK_EVENT_TYPES } from '@plant-store/core';
 import {
   CONNECTION_HEADER_NAMES,
+  DELIVERY_STATUSES,
   ENDPOINT_DESCRIPTION_MAX_LENGTH,
   ENDPOINT_FILTER_MAX_BYTES,
   ENDPOINT_FILTER_MAX_DEPTH,
@@ -11,6 +12,8 @@ import {
   ENDPOINT_RATE_LIMIT_MAX,
   ENDPOINT_URL_MAX_LENGTH,
   MIN_SECRET_BYTES,
+  PARKED_ACTIONS,
+  PARKED_DISCARDED_ERROR,
   RESERVED_HEADER_NAMES,
   STATS_HOURS,
 } from '@plant-store/core/adapter';
@@ -107,6 +110,36 @@ const filter = {
   examples: [{ 'data.tag': { $in: ['indoor', 'rare'] } }],
 };
 const status = { type: 'string', enum: ['enabled', 'disabled'] };
+/** Only with `status: "enabled"`: what enabling a disabled endpoint does with the messages kept for it while it was off. */
+const parked = {
+  type: 'string',
+  enum: [...PARKED_ACTIONS],
+  description: [
+    'Only with `"status": "enabled"` (else a 400): what enabling a disabled endpoint does with the messages kept (parked) for it',
+    'while it was disabled. `replay`: they are queued again, due now, in the order they were created (each behind the',
+    'pending messages of its plant on an endpoint with `ordering: "plant"`). `discard`: they end `failed` with the error',
+    `\`${PARKED_DISCARDED_ERROR}\` (\`recover\` can still resend them). Default: \`replay\`. Enabling an endpoint that is already`,
+    'enabled changes nothing of its deliveries.',
+  ].join(' '),
+};
+const parkedSince = {
+  type: 'string',
+  format: 'date-time',
+  description: [
+    'Only with `"status": "enabled"`, and not with `"parked": "discard"` (else a 400): replay only the parked messages created at',
+    'or after this time (RFC 3339); the older ones are discarded as by `"parked": "discard"`.',
+  ].join(' '),
+  examples: ['2026-01-31T12:00:00Z'],
+};
+const deliveryStatus = {
+  type: 'string',
+  enum: [...DELIVERY_STATUSES],
+  description: [
+    '`pending`: queued or waiting for a retry. `delivered`: the receiver took it (2xx). `failed`: its retries ran out, the receiver',
+    'answered 410, or it ended with its endpoint (deleted, or its parked messages discarded). `parked`: kept for its endpoint while',
+    'that is disabled: never attempted until the endpoint is enabled, which replays it (or discards it, as chosen).',
+  ].join(' '),
+};
 const secret = ref('schemas', 'WebhookSecret');
 const verificationKey = ref('schemas', 'VerificationKey');
 
@@ -138,6 +171,14 @@ function endpointSchema(extra: Record<string, unknown> = {}) {
       filter,
       status,
       disabledReason: { type: 'string', description: 'Why it is disabled; only while disabled.' },
+      parkedDropped: {
+        type: 'integer',
+        minimum: 1,
+        description: [
+          'How many messages kept for it while disabled (parked) were dropped, the oldest first, because more were kept than the',
+          "service's bound allows, since it was last disabled. Absent when none.",
+        ].join(' '),
+      },
       createdAt: time('When it was created'),
       updatedAt: time('When it last changed'),
       ...extra,
@@ -182,8 +223,17 @@ const schemas = {
       rateLimit,
       headers: { ...headers, type: ['object', 'null'], description: `${headers.description} \`null\` or \`{}\` removes them; an object replaces them all.` },
       ordering: { ...ordering, description: `${ordering.description} Messages already queued keep the line they joined.` },
-      status: { ...status, description: '`disabled` stops deliveries (reason "disabled by the tenant"); `enabled` resumes them.' },
+      status: {
+        ...status,
+        description: [
+          '`disabled` stops deliveries (reason "disabled by the tenant"): its pending messages, and the events it gets while disabled,',
+          'are kept for it (parked, up to a bound the operator sets). `enabled` resumes them, replaying the parked messages unless',
+          '`parked` says otherwise.',
+        ].join(' '),
+      },
       filter: { ...filter, type: ['object', 'null'], description: `${filter.description} \`null\` removes it; events queued before the change keep it.` },
+      parked,
+      parkedSince,
     },
   },
   FilterCheck: { ...closed('filter'), properties: { filter } },
@@ -210,7 +260,7 @@ const schemas = {
       statusCode: { type: 'integer', description: "The receiver's status, when it answered." },
       error: {
         type: 'string',
-        description: 'Why it failed without a usable answer (timeout, connection refused, `destination not allowed`, `endpoint deleted`, …).',
+        description: `Why it failed without a usable answer (timeout, connection refused, \`destination not allowed\`, \`endpoint deleted\`, \`${PARKED_DISCARDED_ERROR}\`, …).`,
       },
       response: {
         type: 'string',
@@ -229,7 +279,7 @@ const schemas = {
         description: 'The exact body sent: the plant for `plant.created`, `{"id": <int64>}` for `plant.deleted`, the event for the operational types.',
         oneOf: eventBodies(),
       },
-      status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+      status: deliveryStatus,
       attempts: { type: 'array', items: ref('schemas', 'Attempt'), description: 'Oldest first.' },
       nextAttemptAt: time(
         'When the next attempt is due; only while pending, and not while it waits behind an earlier message about the same plant (an endpoint with `ordering: "plant"`)',
@@ -254,6 +304,13 @@ const schemas = {
       endpointId: { type: 'string', description: 'The endpoint that was disabled.', examples: ['ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'] },
       reason: { type: 'string', description: 'Its `disabledReason`.' },
       at: time('When it was disabled'),
+      enable: {
+        type: 'string',
+        description: [
+          'How to enable it again, replaying or discarding the events kept (parked) for it while it is disabled. Absent from events',
+          'queued by an older version.',
+        ].join(' '),
+      },
     },
   },
   DeliveryFailedEvent: {

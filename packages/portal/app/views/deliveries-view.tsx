@@ -6,7 +6,7 @@ import { DeliveryItem } from './delivery-item.js';
 import { RecoverForm } from './recover-form.js';
 
 const PAGE_SIZE = 20;
-const STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'delivered', 'failed'];
+const STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'delivered', 'failed', 'parked'];
 
 /** The delivery log, newest first (filtered to `initialEndpoint` when given): filters, each delivery's attempts, resend; recovering failed ones. */
 export function DeliveriesView({ initialEndpoint }: { readonly initialEndpoint: string | undefined }) {

@@ -55,8 +55,11 @@ export function DeliveryItem({ delivery, endpointUrl, onResent }: DeliveryItemPr
           {prettyJson(delivery.payload)}
         </pre>
       </details>
+      {delivery.status === 'parked' ? (
+        <p data-testid="parked-note">Kept while its endpoint is disabled: enabling the endpoint sends it, or discards it if so chosen.</p>
+      ) : null}
       {delivery.attempts.length === 0 ? (
-        delivery.waitingBehind === undefined ? (
+        delivery.status === 'parked' ? null : delivery.waitingBehind === undefined ? (
           <p>No attempt yet.</p>
         ) : (
           <p>

@@ -2,6 +2,7 @@ import type { WebhookEndpoint, WebhookEndpointStats, WebhookEventType } from '@p
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { DESTINATION_LABELS } from '../ui/destination-kind.js';
 import { Fact, formatRate, Options, prettyJson, Time, useAction, usePortal, verificationKeyLabel } from '../ui/parts.js';
+import { droppedText, EnableChoice } from './enable-choice.js';
 import { EndpointForm } from './endpoint-form.js';
 import { HealthChart } from './health-chart.js';
 
@@ -19,10 +20,13 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
   const [editing, setEditing] = useState(false);
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
+  // Enabling a disabled endpoint first asks what to do with the messages kept for it.
+  const [choosingEnable, setChoosingEnable] = useState(false);
   const [testType, setTestType] = useState<WebhookEventType>(endpoint.eventTypes[0] ?? eventTypes[0]?.type ?? 'plant.created');
   const [busy, act] = useAction();
   const confirmButton = useRef<HTMLButtonElement>(null);
   const editButton = useRef<HTMLButtonElement>(null);
+  const statusButton = useRef<HTMLButtonElement>(null);
   const headingId = `endpoint-${endpoint.id}`;
   const day = stats?.windows['24h'];
 
@@ -30,11 +34,14 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
     if (confirmingDelete) confirmButton.current?.focus();
   }, [confirmingDelete]);
 
-  const toggleStatus = act(async () => {
-    const status = endpoint.status === 'enabled' ? 'disabled' : 'enabled';
-    onChanged(await api.endpoints.update(endpoint.id, { status }));
-    announce(status === 'enabled' ? `Enabled ${endpoint.url}.` : `Disabled ${endpoint.url}: nothing is delivered to it until it is enabled.`, 'success');
+  const disable = act(async () => {
+    onChanged(await api.endpoints.update(endpoint.id, { status: 'disabled' }));
+    announce(`Disabled ${endpoint.url}: nothing is delivered to it until it is enabled; its messages are kept until then.`, 'success');
   });
+  const closeEnableChoice = () => {
+    setChoosingEnable(false);
+    queueMicrotask(() => statusButton.current?.focus());
+  };
   const revealSecret = act(async () => {
     const shown = await api.endpoints.getSecret(endpoint.id);
     setSecret(shown);
@@ -78,6 +85,11 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
           {endpoint.disabledReason === undefined ? null : (
             <Fact label="Disabled because" testid="disabled-reason">
               {endpoint.disabledReason}
+            </Fact>
+          )}
+          {endpoint.parkedDropped === undefined ? null : (
+            <Fact label="Dropped while disabled" testid="parked-dropped">
+              {droppedText(endpoint.parkedDropped)}, the oldest first: more were kept than the service allows
             </Fact>
           )}
           <Fact label="Success rate (24 h)" testid="success-rate">
@@ -131,7 +143,12 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
             <button type="button" ref={editButton} disabled={busy} onClick={() => setEditing(true)}>
               Edit
             </button>
-            <button type="button" disabled={busy} onClick={toggleStatus}>
+            <button
+              type="button"
+              ref={statusButton}
+              disabled={busy || choosingEnable}
+              onClick={endpoint.status === 'enabled' ? disable : () => setChoosingEnable(true)}
+            >
               {endpoint.status === 'enabled' ? 'Disable' : 'Enable'}
             </button>
             {secret === undefined ? (
@@ -152,6 +169,16 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
           </>
         ) : null}
       </div>
+      {canWrite && choosingEnable && endpoint.status === 'disabled' ? (
+        <EnableChoice
+          endpoint={endpoint}
+          onCancel={closeEnableChoice}
+          onEnabled={(enabled) => {
+            onChanged(enabled);
+            closeEnableChoice();
+          }}
+        />
+      ) : null}
       {canWrite && !editing ? (
         <form
           class="inline-form"
@@ -175,7 +202,7 @@ export function EndpointCard({ endpoint, stats, onChanged, onDeleted }: Endpoint
       ) : null}
       {confirmingDelete ? (
         <div class="confirm" role="group" aria-labelledby={`${headingId}-confirm`}>
-          <p id={`${headingId}-confirm`}>Delete {endpoint.url}? Its pending deliveries end as failed. This cannot be undone.</p>
+          <p id={`${headingId}-confirm`}>Delete {endpoint.url}? Its pending and kept deliveries end as failed. This cannot be undone.</p>
           <button type="button" class="danger" ref={confirmButton} disabled={busy} onClick={remove}>
             Delete endpoint
           </button>

@@ -33,6 +33,8 @@ export interface ServeConfig {
   readonly webhookTimeoutMs: number;
   readonly webhookSecretOverlapMs: number;
   readonly webhookDisableAfterMs: number;
+  /** Most parked messages the storage keeps per disabled endpoint. */
+  readonly webhookParkedLimit: number;
   /** `null` (`off`) keeps them. */
   readonly webhookRetentionMs: number | null;
   readonly webhookAllowPrivate: boolean;
@@ -124,7 +126,7 @@ function listenSettings(read: SettingReader): Pick<ServeConfig, 'port' | 'host'>
   return { port, host };
 }
 
-function storageSettings(read: SettingReader): Pick<ServeConfig, 'storage' | 'db' | 'databaseUrl' | 'dbPool' | 'dbSchema'> {
+function storageSettings(read: SettingReader): Pick<ServeConfig, 'storage' | 'db' | 'databaseUrl' | 'dbPool' | 'dbSchema' | 'webhookParkedLimit'> {
   const storage = read.choice('storage', ['sqlite', 'postgres', 'memory'] as const);
   const db = read.text('db').trim();
   if (db === '') throw read.fail('db', 'must be a file path');
@@ -135,6 +137,8 @@ function storageSettings(read: SettingReader): Pick<ServeConfig, 'storage' | 'db
     ...optional('databaseUrl', databaseUrl),
     dbPool: read.integer('dbPool', 1, 1000, 'must be an integer from 1 to 1000'),
     dbSchema: read.identifier('dbSchema'),
+    // The storage keeps parked messages and enforces their bound, so this is a storage option.
+    webhookParkedLimit: read.integer('webhookParkedLimit', 0, Number.MAX_SAFE_INTEGER, 'must be an integer of 0 or more'),
   };
 }
 

@@ -1,4 +1,10 @@
-import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_MAX_ENDPOINTS_PER_TENANT, DEFAULT_RETRY_SCHEDULE, DEFAULT_SECRET_OVERLAP_MS } from '@plant-store/core';
+import {
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_MAX_ENDPOINTS_PER_TENANT,
+  DEFAULT_PARKED_LIMIT,
+  DEFAULT_RETRY_SCHEDULE,
+  DEFAULT_SECRET_OVERLAP_MS,
+} from '@plant-store/core';
 import { DEFAULT_MAX_BODY_BYTES } from '@plant-store/http-node';
 import { formatDuration } from './parse-duration.js';
 
@@ -28,6 +34,10 @@ const DEFINITIONS = {
     help: "after a tenant rotates an endpoint's secret, how long the previous one still signs",
   },
   webhookDisableAfter: { default: '5d', help: 'disable a tenant endpoint whose attempts have all failed this long (with a message exhausted)' },
+  webhookParkedLimit: {
+    default: String(DEFAULT_PARKED_LIMIT),
+    help: 'most messages kept (parked) for one disabled webhook endpoint, replayed or discarded when it is enabled; past it the oldest are dropped and counted (0 keeps none)',
+  },
   webhookRetention: {
     default: '30d',
     help: 'delete delivered and failed webhook deliveries (with their attempts) once finished this long ago; "off" keeps them',

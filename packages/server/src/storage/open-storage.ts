@@ -7,14 +7,14 @@ import type { ServeConfig } from '../config/load-config.js';
 import { settingName } from '../config/settings.js';
 import { errorText } from './error-text.js';
 
-export type StorageSettings = Pick<ServeConfig, 'storage' | 'db' | 'databaseUrl' | 'dbPool' | 'dbSchema'>;
+export type StorageSettings = Pick<ServeConfig, 'storage' | 'db' | 'databaseUrl' | 'dbPool' | 'dbSchema' | 'webhookParkedLimit'>;
 
 // Each adapter is loaded only when chosen. Only `serve` migrates: operator commands pass
 // `migrate: false`, so a mistyped PostgreSQL schema is refused instead of created empty.
 export async function openStorage(config: StorageSettings, migrate = true): Promise<{ storage: Storage; description: string }> {
   if (config.storage === 'memory') {
     const { memoryStorage } = await import('@plant-store/storage-memory');
-    return { storage: memoryStorage(), description: 'memory' };
+    return { storage: memoryStorage({ parkedLimit: config.webhookParkedLimit }), description: 'memory' };
   }
   if (config.storage === 'postgres') return openPostgres(config, migrate);
   const { sqliteStorage } = await import('@plant-store/storage-sqlite');
@@ -25,7 +25,7 @@ export async function openStorage(config: StorageSettings, migrate = true): Prom
     throw new ConfigurationError(settingName('db'), `cannot create the folder of ${config.db}: ${describeFsError(error)}`);
   }
   try {
-    return { storage: await sqliteStorage({ path }), description: `sqlite ${config.db}` };
+    return { storage: await sqliteStorage({ path, parkedLimit: config.webhookParkedLimit }), description: `sqlite ${config.db}` };
   } catch (error) {
     throw new ConfigurationError(settingName('db'), `cannot open ${config.db}: ${errorText(error)}`);
   }
@@ -36,7 +36,13 @@ async function openPostgres(config: StorageSettings, migrate: boolean): Promise<
   const { postgresStorage } = await import('@plant-store/storage-postgres');
   const where = redactedUrl(config.databaseUrl!);
   try {
-    const storage = await postgresStorage({ connectionString: config.databaseUrl!, poolSize: config.dbPool, schema: config.dbSchema, migrate });
+    const storage = await postgresStorage({
+      connectionString: config.databaseUrl!,
+      poolSize: config.dbPool,
+      schema: config.dbSchema,
+      migrate,
+      parkedLimit: config.webhookParkedLimit,
+    });
     return { storage, description: `postgres ${where}${config.dbSchema === 'public' ? '' : ` schema ${config.dbSchema}`}` };
   } catch (error) {
     const reason = driverReason(error);

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { isJsonObject } from '../../domain/plant.js';
+import type { DeliveryStatus } from '../../ports/webhook-outbox.js';
 import { objectMessage } from '../../domain/validate.js';
 import { codePoints, endpointUrlSchema, type EndpointUrlOptions } from '../endpoint-url.js';
 import { eventTypesSchema, webhookSecretSchema } from '../webhook-subscription.js';
@@ -104,20 +105,58 @@ export function newEndpointSchema(options: EndpointUrlOptions) {
 /** Why an ed25519 endpoint takes no `secret`: its secret key must never have been outside the service. */
 export const ED25519_SECRET_MESSAGE = 'secret cannot be given for an ed25519 endpoint: the service makes its key pair';
 
-/** Body of an update: any of `{url, eventTypes, description, rateLimit, headers, ordering, status, filter}`; `null` removes `description`, `rateLimit`, `headers` or `filter`. */
+/** An RFC 3339 date-time with a time zone, as epoch ms, the message naming `field`. */
+const timeSchema = (field: string) => {
+  const message = `${field} must be an RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z`;
+  return v.pipe(
+    v.string(message),
+    v.regex(/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/, message),
+    v.transform((text) => Date.parse(text)),
+    v.check((ms) => Number.isFinite(ms), message),
+  );
+};
+
+/** What enabling does with the messages kept while the endpoint was disabled. */
+export const PARKED_ACTIONS = ['replay', 'discard'] as const;
+
+/** Why `field` (`parked` or `parkedSince`) was refused without `"status": "enabled"`: only enabling acts on parked messages. */
+const onlyWhenEnabling = (field: string) => `${field} applies when enabling: send it with "status": "enabled"`;
+/** Why `parkedSince` was refused beside a discard. */
+export const PARKED_SINCE_DISCARD_MESSAGE = 'parkedSince applies to a replay: it cannot go with "parked": "discard"';
+
+/**
+ * Body of an update: any of `{url, eventTypes, description, rateLimit, headers, ordering, status, filter, parked, parkedSince}`;
+ * `null` removes `description`, `rateLimit`, `headers` or `filter`. `parked` and `parkedSince` (epoch ms out) only with `status: "enabled"`.
+ */
 export function endpointPatchSchema(options: EndpointUrlOptions) {
-  return jsonObject(
-    {
-      url: v.exactOptional(endpointUrlSchema(options)),
-      eventTypes: v.exactOptional(eventTypesSchema(WEBHOOK_EVENT_TYPES)),
-      description: v.exactOptional(v.nullable(descriptionSchema)),
-      rateLimit: v.exactOptional(v.nullable(rateLimitSchema)),
-      headers: v.exactOptional(v.nullable(headersSchema)),
-      ordering: v.exactOptional(orderingSchema),
-      status: v.exactOptional(v.picklist(['enabled', 'disabled'], 'status must be "enabled" or "disabled"')),
-      filter: v.exactOptional(v.nullable(endpointFilterSchema)),
-    },
-    'an endpoint update must be a JSON object {url?, eventTypes?, description?, rateLimit?, headers?, ordering?, status?, filter?}',
+  return v.pipe(
+    jsonObject(
+      {
+        url: v.exactOptional(endpointUrlSchema(options)),
+        eventTypes: v.exactOptional(eventTypesSchema(WEBHOOK_EVENT_TYPES)),
+        description: v.exactOptional(v.nullable(descriptionSchema)),
+        rateLimit: v.exactOptional(v.nullable(rateLimitSchema)),
+        headers: v.exactOptional(v.nullable(headersSchema)),
+        ordering: v.exactOptional(orderingSchema),
+        status: v.exactOptional(v.picklist(['enabled', 'disabled'], 'status must be "enabled" or "disabled"')),
+        filter: v.exactOptional(v.nullable(endpointFilterSchema)),
+        parked: v.exactOptional(v.picklist(PARKED_ACTIONS, 'parked must be "replay" or "discard"')),
+        parkedSince: v.exactOptional(timeSchema('parkedSince')),
+      },
+      'an endpoint update must be a JSON object {url?, eventTypes?, description?, rateLimit?, headers?, ordering?, status?, filter?, parked?, parkedSince?}',
+    ),
+    v.forward(
+      v.check(({ status, parked }) => parked === undefined || status === 'enabled', onlyWhenEnabling('parked')),
+      ['parked'],
+    ),
+    v.forward(
+      v.check(({ status, parkedSince }) => parkedSince === undefined || status === 'enabled', onlyWhenEnabling('parkedSince')),
+      ['parkedSince'],
+    ),
+    v.forward(
+      v.check(({ parked, parkedSince }) => parkedSince === undefined || parked !== 'discard', PARKED_SINCE_DISCARD_MESSAGE),
+      ['parkedSince'],
+    ),
   );
 }
 
@@ -130,19 +169,13 @@ export const FilterCheckSchema = jsonObject({ filter: endpointFilterSchema }, 'a
 
 export const RotateSecretSchema = jsonObject({ secret: v.exactOptional(webhookSecretSchema()) }, 'a rotation must be a JSON object {secret?}');
 
-/** An RFC 3339 date-time with a time zone, as epoch ms, the message naming `field`. */
-const timeSchema = (field: string) => {
-  const message = `${field} must be an RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z`;
-  return v.pipe(
-    v.string(message),
-    v.regex(/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/, message),
-    v.transform((text) => Date.parse(text)),
-    v.check((ms) => Number.isFinite(ms), message),
-  );
-};
-
 /** Body of a recover: `{since}` (RFC 3339), output as epoch ms. */
 export const RecoverSchema = jsonObject({ since: timeSchema('since') }, 'a recover must be a JSON object {since}');
+
+/** One key per status, so a status added to `DeliveryStatus` and not here fails to compile. */
+const EVERY_DELIVERY_STATUS: Record<DeliveryStatus, true> = { pending: true, delivered: true, failed: true, parked: true };
+/** Every delivery status, in documentation order (a listing's `status` filter takes each). */
+export const DELIVERY_STATUSES = Object.freeze(Object.keys(EVERY_DELIVERY_STATUS) as DeliveryStatus[]);
 
 const LIMIT_MESSAGE = `limit must be an integer between 1 and ${WEBHOOK_LIST_LIMIT_MAX}`;
 const limitSchema = v.pipe(v.number(LIMIT_MESSAGE), v.integer(LIMIT_MESSAGE), v.minValue(1, LIMIT_MESSAGE), v.maxValue(WEBHOOK_LIST_LIMIT_MAX, LIMIT_MESSAGE));
@@ -161,7 +194,7 @@ export const ListEndpointsOptionsSchema = v.strictObject(
 export const ListDeliveriesOptionsSchema = v.strictObject(
   {
     endpoint: v.exactOptional(idSchema('endpoint', ENDPOINT_ID_PREFIX)),
-    status: v.exactOptional(v.picklist(['pending', 'delivered', 'failed'], 'status must be "pending", "delivered" or "failed"')),
+    status: v.exactOptional(v.picklist(DELIVERY_STATUSES, 'status must be "pending", "delivered", "failed" or "parked"')),
     eventType: v.exactOptional(v.picklist(WEBHOOK_EVENT_TYPES, EVENT_TYPE_MESSAGE)),
     since: v.exactOptional(timeSchema('since')),
     until: v.exactOptional(timeSchema('until')),

@@ -26,6 +26,7 @@ import {
   newEndpointId,
   newEndpointSecret,
   type EndpointPage,
+  type ParkedChoice,
   type WebhookEndpoint,
   type WebhookEventType,
 } from './webhook-endpoint.js';
@@ -146,10 +147,13 @@ export class TenantWebhookEndpoints {
     return this.#own(principal, id);
   }
 
-  /** Applies the patch (`status: 'disabled'` ends its pending deliveries as failed); an empty patch returns the endpoint. */
+  /**
+   * Applies the patch; an empty patch returns the endpoint. `status: 'disabled'` parks its pending deliveries; `status: 'enabled'`
+   * of a disabled one replays what was parked (`parked: 'discard'` ends it failed; `parkedSince` replays only what was created since).
+   */
   async update(principal: Principal, id: string, patch: unknown): Promise<WebhookEndpoint> {
     requireScope(principal, 'webhooks:write');
-    const { status, headers, url, ...rest } = validate(this.#patchSchema, patch);
+    const { status, headers, url, parked, parkedSince, ...rest } = validate(this.#patchSchema, patch);
     const newUrl = await this.#unmasked(principal, id, url);
     const given = newUrl === undefined ? rest : { ...rest, url: newUrl };
     // `{}` and `null` both leave the endpoint without headers.
@@ -159,6 +163,7 @@ export class TenantWebhookEndpoints {
     const changes: WebhookEndpointChanges = {
       ...fields,
       ...(status !== undefined ? { status, disabledReason: status === 'disabled' ? DISABLED_BY_TENANT : null } : {}),
+      ...parkedChange(parked, parkedSince),
       updatedAt: this.#options.clock.now(),
     };
     return found(id, await this.#options.endpoints.update(principal.tenant, endpointId(id), changes));
@@ -288,6 +293,13 @@ export class TenantWebhookEndpoints {
   async #own(principal: Principal, id: string): Promise<WebhookEndpoint> {
     return found(id, await this.#options.endpoints.get(principal.tenant, endpointId(id)));
   }
+}
+
+/** The `parked` change of a patch: none when neither field was given (the storage then replays all). */
+function parkedChange(action: ParkedChoice['action'] | undefined, since: number | undefined): { parked?: ParkedChoice } {
+  if (action === undefined && since === undefined) return {};
+  if (action === 'discard') return { parked: { action } };
+  return { parked: since === undefined ? { action: 'replay' } : { action: 'replay', since } };
 }
 
 /** The id to look up: anything that cannot be an endpoint id finds nothing (a `NotFoundError`, as for a missing one). */

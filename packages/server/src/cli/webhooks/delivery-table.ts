@@ -3,9 +3,11 @@ import { textTable } from './text-table.js';
 
 const time = (ms: number | undefined): string => (ms === undefined ? '-' : new Date(ms).toISOString());
 
-/** When the next attempt is due; a held delivery has none until the one it waits for ends. */
-const nextAttempt = (delivery: Delivery): string =>
-  delivery.waitingBehind === undefined ? time(delivery.nextAttemptAt) : `waiting behind ${delivery.waitingBehind}`;
+/** When the next attempt is due; a held delivery has none until the one it waits for ends, a parked one until its endpoint is enabled. */
+const nextAttempt = (delivery: Delivery): string => {
+  if (delivery.waitingBehind !== undefined) return `waiting behind ${delivery.waitingBehind}`;
+  return delivery.status === 'parked' ? 'when its endpoint is enabled' : time(delivery.nextAttemptAt);
+};
 
 export function deliveryTable(deliveries: readonly Delivery[]): string {
   if (deliveries.length === 0) return 'no deliveries\n';
@@ -40,6 +42,7 @@ export function deliveryDetails(delivery: Delivery): string {
   ];
   const head = fields.map(([name, value]) => `${`${name}:`.padEnd(14)}${value}\n`).join('');
   if (delivery.attempts.length === 0) {
+    if (delivery.status === 'parked') return `${head}\nno attempts yet: kept while its endpoint is disabled, replayed or discarded when it is enabled\n`;
     if (delivery.waitingBehind === undefined) return `${head}\nno attempts yet\n`;
     return `${head}\nwaiting behind ${delivery.waitingBehind} (an earlier message about the same plant): no attempt before that one ends\n`;
   }

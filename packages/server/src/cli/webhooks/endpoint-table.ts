@@ -18,7 +18,9 @@ export function endpointTable(endpoints: readonly WebhookEndpoint[], signatures:
     Object.keys(endpoint.headers ?? {}).join(',') || '-',
     endpoint.filter ? filterText(endpoint.filter) : '-',
     maskUrlCredentials(endpoint.url),
+    // Parked messages the storage's bound dropped since it was last disabled.
+    endpoint.parkedDropped ? String(endpoint.parkedDropped) : '-',
     endpoint.disabledReason ?? '-',
   ]);
-  return textTable(['ID', 'TENANT', 'STATUS', 'KIND', 'EVENTS', 'ORDERING', 'SIGNATURE', 'HEADERS', 'FILTER', 'URL', 'DISABLED REASON'], rows);
+  return textTable(['ID', 'TENANT', 'STATUS', 'KIND', 'EVENTS', 'ORDERING', 'SIGNATURE', 'HEADERS', 'FILTER', 'URL', 'DROPPED', 'DISABLED REASON'], rows);
 }

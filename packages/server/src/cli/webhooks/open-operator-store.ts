@@ -7,17 +7,21 @@ import { SETTINGS, settingName } from '../../config/settings.js';
 import { openStorage, type StorageSettings } from '../../storage/open-storage.js';
 import { STORAGE_FLAGS, UsageError, type StorageFlags } from '../command-args.js';
 
+/** Storage settings taken from variables only: an operator command keeps the service's bound of parked messages when it disables an endpoint. */
+const STORAGE_VARIABLES = [...(Object.keys(STORAGE_FLAGS) as (keyof typeof STORAGE_FLAGS)[]), 'webhookParkedLimit'] as const;
+
 /** The storage settings as `serve` reads them, from the storage flags and variables only (another bad setting does not matter here). */
 export function storageSettings(flags: StorageFlags, env: NodeJS.ProcessEnv): StorageSettings {
   const storageEnv: NodeJS.ProcessEnv = {};
-  for (const key of Object.keys(STORAGE_FLAGS) as (keyof typeof STORAGE_FLAGS)[]) {
+  for (const key of STORAGE_VARIABLES) {
     const name = SETTINGS[key].env;
     if (env[name] !== undefined) storageEnv[name] = env[name];
   }
-  const { storage, db, databaseUrl, dbPool, dbSchema } = loadConfig({ help: false, values: flags }, storageEnv);
+  const { storage, db, databaseUrl, dbPool, dbSchema, webhookParkedLimit } = loadConfig({ help: false, values: flags }, storageEnv);
   // A memory service's data lives in its own process: a new, empty memory here would answer falsely.
   if (storage === 'memory') throw new UsageError(`${settingName('storage')} is memory: only the service's own process can see its data`);
-  return databaseUrl === undefined ? { storage, db, dbPool, dbSchema } : { storage, db, databaseUrl, dbPool, dbSchema };
+  const settings = { storage, db, dbPool, dbSchema, webhookParkedLimit };
+  return databaseUrl === undefined ? settings : { ...settings, databaseUrl };
 }
 
 /** The service's retention as `serve` reads it, in ms; `null` when it is off. */

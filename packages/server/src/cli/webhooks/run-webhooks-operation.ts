@@ -1,4 +1,5 @@
-import { NotFoundError, type PlantStore } from '@plant-store/core';
+import { NotFoundError, type ParkedChoice, type PlantStore, type WebhookEndpoint } from '@plant-store/core';
+import { SETTINGS } from '../../config/settings.js';
 import type { CliIo } from '../cli-io.js';
 import { deliveryJson, endpointJson, jsonArray } from '@plant-store/http-node/webhook-json';
 import { checkLines } from './check-lines.js';
@@ -41,11 +42,31 @@ export async function runWebhooksOperation(store: PlantStore, command: WebhooksO
       return 0;
     }
     case 'endpoints enable': {
-      const endpoint = await store.allTenants.webhooks.setEndpointStatus(command.id, 'enabled');
-      io.stdout.write(`enabled ${endpoint.id}\n`);
+      // Read first: only enabling a disabled endpoint acts on parked messages, and the output says which happened.
+      const before = await store.allTenants.webhooks.getEndpoint(command.id);
+      const endpoint = await store.allTenants.webhooks.setEndpointStatus(command.id, 'enabled', undefined, command.parked);
+      io.stdout.write(enableReport(before, endpoint.id, command.parked));
       return 0;
     }
   }
+}
+
+/** What `endpoints enable` did: with the messages parked while the endpoint was disabled, and how many the bound dropped. */
+function enableReport(before: WebhookEndpoint, id: string, parked: ParkedChoice): string {
+  if (before.status === 'enabled') return `${id} was already enabled: its deliveries are unchanged\n`;
+  const recover = `plant-store webhooks recover --endpoint ${id} --since <time> queues them again`;
+  const done =
+    parked.action === 'discard'
+      ? `discarded the messages kept for it while it was disabled (they failed; ${recover})`
+      : parked.since === undefined
+        ? 'queued again, in order, the messages kept for it while it was disabled'
+        : `queued again, in order, the messages kept for it while it was disabled created since ${new Date(parked.since).toISOString()}, and discarded the older ones (they failed; ${recover})`;
+  const dropped = before.parkedDropped ?? 0;
+  const lost =
+    dropped === 0
+      ? ''
+      : `; ${dropped} older ${dropped === 1 ? 'message was' : 'messages were'} dropped while it was disabled (more than ${SETTINGS.webhookParkedLimit.env} allows)`;
+  return `enabled ${id}: ${done}${lost}\n`;
 }
 
 async function show(store: PlantStore, command: Extract<WebhooksOperation, { kind: 'list' | 'get' }>, io: CliIo): Promise<number> {
@@ -63,7 +84,7 @@ async function show(store: PlantStore, command: Extract<WebhooksOperation, { kin
 async function prune(store: PlantStore, olderThan: number, io: CliIo): Promise<number> {
   const cutoff = new Date(Date.now() - olderThan).toISOString();
   const pruned = await store.allTenants.webhooks.prune({ olderThan });
-  io.stdout.write(`pruned ${pruned} delivered or failed ${pruned === 1 ? 'delivery' : 'deliveries'} (with their attempts) finished before ${cutoff}\n`);
+  io.stdout.write(`pruned ${pruned} delivered, failed or parked ${pruned === 1 ? 'delivery' : 'deliveries'} (with their attempts) finished before ${cutoff}\n`);
   return 0;
 }
 

@@ -1,4 +1,5 @@
-import type { DeliveryStatus } from '@plant-store/core';
+import type { DeliveryStatus, ParkedChoice } from '@plant-store/core';
+import { DELIVERY_STATUSES } from '@plant-store/core/adapter';
 import { parseDuration } from '../../config/parse-duration.js';
 import { STORAGE_OPTIONS, UsageError, nonEmpty, parseStrict, refuseOtherOptions, storageFlags, type StorageFlags } from '../command-args.js';
 
@@ -19,13 +20,13 @@ export type WebhooksCommand =
   | { readonly kind: 'prune'; readonly olderThan?: number }
   | { readonly kind: 'endpoints list'; readonly limit?: number; readonly after?: string; readonly json: boolean }
   | { readonly kind: 'endpoints disable'; readonly id: string; readonly reason?: string }
-  | { readonly kind: 'endpoints enable'; readonly id: string }
+  /** `parked`: what enabling a disabled endpoint does with the messages kept for it (replay all unless a flag says otherwise). */
+  | { readonly kind: 'endpoints enable'; readonly id: string; readonly parked: ParkedChoice }
   | { readonly kind: 'check'; readonly repair: boolean; readonly limit?: number; readonly json: boolean };
 
 /** A command ready to run: `prune` knows its age limit (from `--older-than` or the configured retention). */
 export type WebhooksOperation = Exclude<WebhooksCommand, { kind: 'help' | 'prune' }> | { readonly kind: 'prune'; readonly olderThan: number };
 
-const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 const OPTIONS = {
   ...STORAGE_OPTIONS,
   status: { type: 'string' },
@@ -38,6 +39,8 @@ const OPTIONS = {
   'older-than': { type: 'string' },
   json: { type: 'boolean' },
   repair: { type: 'boolean' },
+  discard: { type: 'boolean' },
+  'replay-since': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
@@ -53,7 +56,7 @@ const ALLOWED: Record<Exclude<WebhooksCommand['kind'], 'help'>, readonly (keyof 
   check: ['repair', 'limit', 'json'],
   'endpoints list': ['limit', 'after', 'json'],
   'endpoints disable': ['reason'],
-  'endpoints enable': [],
+  'endpoints enable': ['discard', 'replay-since'],
 };
 
 /** Parses `plant-store webhooks …` strictly; mistakes are a `UsageError` with one line. `now` dates `--since 24h`. */
@@ -103,7 +106,7 @@ function build(kind: Exclude<WebhooksCommand['kind'], 'help'>, values: Values, r
       noArguments(rest);
       if (values.endpoint === undefined || values.endpoint === '') throw new UsageError('recover needs --endpoint <endpoint-id>');
       if (values.since === undefined) throw new UsageError('recover needs --since <time>');
-      return { kind, endpoint: values.endpoint, since: since(values.since, now) };
+      return { kind, endpoint: values.endpoint, since: time('--since', values.since, now) };
     case 'prune': {
       noArguments(rest);
       const value = values['older-than'];
@@ -116,10 +119,27 @@ function build(kind: Exclude<WebhooksCommand['kind'], 'help'>, values: Values, r
       noArguments(rest);
       return { kind, repair: values.repair ?? false, limit: limit(values.limit), json: values.json ?? false };
     case 'endpoints disable':
-      return { kind, id: oneId(kind, rest), reason: values.reason === '' ? undefined : values.reason };
+    case 'endpoints enable':
+      return endpointStatusCommand(kind, values, rest, now);
     default:
       return { kind, id: oneId(kind, rest) };
   }
+}
+
+function endpointStatusCommand(kind: 'endpoints disable' | 'endpoints enable', values: Values, rest: string[], now: number): WebhooksCommand {
+  const id = oneId(kind, rest);
+  if (kind === 'endpoints disable') return { kind, id, reason: values.reason === '' ? undefined : values.reason };
+  return { kind, id, parked: parkedChoice(values, now) };
+}
+
+/** `--discard`, `--replay-since <time>` or neither (replay all); both together would contradict each other. */
+function parkedChoice(values: Values, now: number): ParkedChoice {
+  const replaySince = values['replay-since'];
+  if (values.discard && replaySince !== undefined) {
+    throw new UsageError('--discard and --replay-since cannot go together: --replay-since already discards the messages created before it');
+  }
+  if (values.discard) return { action: 'discard' };
+  return replaySince === undefined ? { action: 'replay' } : { action: 'replay', since: time('--replay-since', replaySince, now) };
 }
 
 function noArguments(rest: readonly string[]): void {
@@ -133,7 +153,9 @@ function oneId(kind: string, rest: readonly string[]): string {
 }
 
 function status(value: string | undefined): DeliveryStatus | undefined {
-  if (value !== undefined && !STATUSES.includes(value as DeliveryStatus)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
+  if (value !== undefined && !DELIVERY_STATUSES.includes(value as DeliveryStatus)) {
+    throw new UsageError(`--status must be one of ${DELIVERY_STATUSES.join(', ')}`);
+  }
   return value as DeliveryStatus | undefined;
 }
 
@@ -145,11 +167,11 @@ function limit(value: string | undefined): number | undefined {
 
 const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/;
 
-/** `--since`: an RFC 3339 time, or a duration before `now`. */
-function since(value: string, now: number): number {
+/** `--since`, `--replay-since`: an RFC 3339 time, or a duration before `now`. */
+function time(flag: string, value: string, now: number): number {
   const ago = parseDuration(value);
   if (ago !== undefined) return now - ago;
   const at = RFC3339.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(at)) throw new UsageError('--since must be an RFC 3339 time such as 2026-01-02T03:04:05Z or a duration such as 24h');
+  if (Number.isNaN(at)) throw new UsageError(`${flag} must be an RFC 3339 time such as 2026-01-02T03:04:05Z or a duration such as 24h`);
   return at;
 }
