@@ -37,17 +37,16 @@ describe.each(KINDS)('parked messages through the service (%s storage)', (kind) 
     return id;
   }
 
-  /** Creates plants `from`…`to` and, when asked, deletes each again: two events per plant, in that order. */
-  async function write(from: number, to: number, deleteToo: boolean): Promise<void> {
+  /** Creates plants `from`…`to` and, when asked, deletes each again: two events per plant, in that order, by `writers` at once. */
+  async function write(from: number, to: number, deleteToo: boolean, writers = 8): Promise<void> {
     const ids = Array.from({ length: to - from + 1 }, (_, index) => from + index);
-    // A few writers at once, each plant's own events in order.
-    const writers = Array.from({ length: 8 }, async (_, writer) => {
-      for (const id of ids.filter((_, index) => index % 8 === writer)) {
+    const writing = Array.from({ length: writers }, async (_, writer) => {
+      for (const id of ids.filter((_, index) => index % writers === writer)) {
         expect((await call('POST', '/plants', { id, name: `plant ${id}` })).status).toBe(200);
         if (deleteToo) expect((await call('DELETE', `/plants/${id}`)).status).toBe(204);
       }
     });
-    await Promise.all(writers);
+    await Promise.all(writing);
   }
 
   /** `<event type> <plant id>` of every request the receiver got, in arrival order. */
@@ -59,7 +58,7 @@ describe.each(KINDS)('parked messages through the service (%s storage)', (kind) 
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(receiver!.received).toEqual([]);
     const parked = await call('GET', `/webhooks/deliveries?endpoint=${id}&status=parked&limit=1000`);
-    expect((parked.json as { deliveries: unknown[] }).deliveries).toHaveLength(2 * PLANTS);
+    expect(parked.json).toHaveLength(2 * PLANTS);
 
     expect((await call('PATCH', `/webhooks/endpoints/${id}`, { status: 'enabled' })).json).toMatchObject({ status: 'enabled' });
     await receiver!.waitForMessages(2 * PLANTS, { timeoutMs: 60_000 });
@@ -83,14 +82,15 @@ describe.each(KINDS)('parked messages through the service (%s storage)', (kind) 
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(arrivals()).toEqual(['plant.created 51']);
     const failed = await call('GET', `/webhooks/deliveries?endpoint=${id}&status=failed&limit=100`);
-    const discarded = (failed.json as { deliveries: { attempts: { error?: string }[] }[] }).deliveries;
+    const discarded = failed.json as { attempts: { error?: string }[] }[];
     expect(discarded).toHaveLength(50);
     expect(discarded.every((delivery) => delivery.attempts.at(-1)?.error === 'parked message discarded')).toBe(true);
   });
 
   it('keeps at most the bound, dropping the oldest and counting them on the endpoint', async () => {
     const id = await start(20);
-    await write(1, 50, false);
+    // One writer: creation order is id order, so the newest are known.
+    await write(1, 50, false, 1);
     const endpoint = await call('GET', `/webhooks/endpoints/${id}`);
     expect(endpoint.json).toMatchObject({ status: 'disabled', parkedDropped: 30 });
     await call('PATCH', `/webhooks/endpoints/${id}`, { status: 'enabled' });
