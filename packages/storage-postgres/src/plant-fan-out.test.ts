@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '@plant-store/core/adapter';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../../../test/support/postgres.js';
 import { connectionConfig, createPool } from './postgres-connection.js';
+import { parkedBound } from './parked-deliveries.js';
 import { PostgresPlantRepository } from './postgres-plant-repository.js';
 import { postgresStorage } from './postgres-storage.js';
 import { QueryRunner, type PreparedStatement } from './query-runner.js';
@@ -53,7 +54,7 @@ describe.skipIf(!postgresAvailable)('postgres plant write fan-out', () => {
       await storage!.endpoints.create(endpoint, 50);
     }
     let announced = 0;
-    const plants = new PostgresPlantRepository(runner!, tablesIn(schema), () => announced++);
+    const plants = new PostgresPlantRepository(runner!, tablesIn(schema), () => announced++, parkedBound(tablesIn(schema), 10_000));
     const event = { eventType: 'plant.created' as const, payload: '{"id":"1","name":"fern"}', createdAt: T0 };
     await expect(plants.create('acme', { id: 1n, name: 'fern' }, [], event)).resolves.toMatchObject({ created: true });
     expect(runner!.statements).toHaveLength(1);

@@ -16,31 +16,39 @@ import type { Tables } from './tables.js';
 
 /**
  * One delivery of an endpoint event (parameters $ev type, $ev+1 payload, $ev+2 created-at; a NULL type means
- * none; $tp its traceparent or NULL) per enabled endpoint of tenant $1 subscribed to it, inserted only when `gate`
- * (a CTE) has a row. Ids are `msg_` and a random UUID's 32 hex digits, as core's `newMessageId` makes them. To an
- * endpoint that orders per plant, the delivery joins the line of plant $plant (see lineEnd). Each endpoint row is
- * share-locked (see shareEndpointSql) before any message of its lines, as ending its lines locks them in that order (no
- * deadlock): a disable or delete waits for this write, or this write sees it done. Endpoint by endpoint, in id order.
- * An endpoint with a filter only when the event matched it ($k…$k+2, see filtered-fan-out.ts).
- * The line's end is read only for an endpoint that orders (CASE evaluates its subquery lazily), and once per endpoint:
- * `OFFSET 0` keeps the planner from inlining `line.last` into each expression that reads it, which would read it once each.
+ * none; $tp its traceparent or NULL) per endpoint of tenant $1 subscribed to it, inserted only when `gate`
+ * (a CTE) has a row: pending to an enabled endpoint, parked to a disabled one (no due time, in no line, keeping its ordering
+ * key). Ids are `msg_` and a random UUID's 32 hex digits, as core's `newMessageId` makes them. To an endpoint that orders per
+ * plant, a pending delivery joins the line of plant $plant (see lineEnd). Each endpoint row is share-locked (see
+ * shareEndpointSql) before any message of its lines, as ending its lines locks them in that order (no deadlock): a disable,
+ * enable or delete waits for this write, or this write sees it done. Parked or pending is decided from the row as locked, not as
+ * the statement's snapshot had it: a write that waited for an enable's lock queues to it, since the enable's replay read the
+ * parked ones before. Endpoint by endpoint, in id order. An endpoint with a filter only when the event matched it ($k…$k+2,
+ * see filtered-fan-out.ts). The line's end is read only for a pending delivery to an endpoint that orders (CASE evaluates its
+ * subquery lazily), and once per endpoint: `OFFSET 0` keeps the planner from inlining `line.last` into each expression that
+ * reads it, which would read it once each. Answers each delivery's endpoint and whether it was parked.
  */
 const fanOut = (t: Tables, gate: string, ev: number, tp: number, plant: number, k: number) => `
   WITH targets AS MATERIALIZED (
-    SELECT e.id, e.tenant, CASE WHEN e.ordering = 'plant' THEN $${plant}::bigint::text END AS key FROM ${t.endpoints} AS e
+    SELECT e.id, e.tenant, e.status = 'disabled' AS parked, CASE WHEN e.ordering = 'plant' THEN $${plant}::bigint::text END AS key
+    FROM ${t.endpoints} AS e
     WHERE $${ev}::text IS NOT NULL AND EXISTS (SELECT FROM ${gate})
-      AND e.tenant = $1 AND e.status = 'enabled' AND $${ev}::text = ANY (e.event_types)
+      AND e.tenant = $1 AND $${ev}::text = ANY (e.event_types)
       AND ${unfilteredOrMatched('e', k)}
     ORDER BY e.id
     FOR KEY SHARE
   )
   INSERT INTO ${t.deliveries}
     (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent, ordering_key, line_seq)
-  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.tenant, e.id, $${ev}, $${ev + 1}, 'pending', 0,
-    ${joinedDueAt('line.last', `$${ev + 2}::bigint`)}, $${ev + 2}, $${ev + 2}, $${tp}::text, e.key, ${joinedPlace('e.key', 'line.last')}
+  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.tenant, e.id, $${ev}, $${ev + 1}, CASE WHEN e.parked THEN 'parked' ELSE 'pending' END, 0,
+    CASE WHEN NOT e.parked THEN ${joinedDueAt('line.last', `$${ev + 2}::bigint`)} END, $${ev + 2}, $${ev + 2}, $${tp}::text, e.key,
+    CASE WHEN NOT e.parked THEN ${joinedPlace('e.key', 'line.last')} END
   FROM targets AS e
-  CROSS JOIN LATERAL (SELECT CASE WHEN e.key IS NOT NULL THEN ${lineEnd(t, 'e.id', 'e.key')} END AS last OFFSET 0) AS line
-  RETURNING 1`;
+  CROSS JOIN LATERAL (SELECT CASE WHEN e.key IS NOT NULL AND NOT e.parked THEN ${lineEnd(t, 'e.id', 'e.key')} END AS last OFFSET 0) AS line
+  RETURNING endpoint_id, status = 'parked' AS parked`;
+
+/** The endpoints `fanned` (the fan-out's CTE) parked a delivery for, as text[] (NULL: none): the bound applies to them next. */
+const PARKED_ENDPOINTS = '(SELECT array_agg(endpoint_id) FROM fanned WHERE parked) AS parked';
 
 /** The plant's columns (one per field, of its name), in field order. */
 const COLUMNS = PLANT_FIELD_NAMES.join(', ');
@@ -55,7 +63,8 @@ const CREATE_FILTERS_PARAMETER = FIRST_COLUMN_PARAMETER + PLANT_FIELD_NAMES.leng
  * Parameters: tenant, then the deliveries column by column (ids, tenants, endpoints, event types, payloads,
  * created-at times), then the endpoint event (type or NULL, payload, created-at), then the deliveries' traceparents
  * (text[], NULL items for none) and the event's (or NULL), then the plant's columns (see `plantColumns`), then the
- * filters evaluated (ids, texts, matched). Writes nothing and answers `stale` when the filters evaluated are not current.
+ * filters evaluated (ids, texts, matched). Writes nothing and answers `stale` when the filters evaluated are not current;
+ * answers the endpoints it parked a delivery for in `parked`.
  */
 export const createPlantSql = (t: Tables) => `
   WITH filters AS (
@@ -76,12 +85,13 @@ export const createPlantSql = (t: Tables) => `
     ORDER BY d.ord
     RETURNING 1
   ), fanned AS (${fanOut(t, 'inserted', 8, 12, FIRST_COLUMN_PARAMETER + PLANT_FIELD_NAMES.indexOf('id'), CREATE_FILTERS_PARAMETER)})
-  SELECT EXISTS (SELECT FROM inserted) AS created, EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned) AS queued,
-    NOT (SELECT current FROM filters) AS stale`;
+  SELECT EXISTS (SELECT FROM inserted) AS created, EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned WHERE NOT parked) AS queued,
+    NOT (SELECT current FROM filters) AS stale, ${PARKED_ENDPOINTS}`;
 
 /**
  * Parameters: tenant, id, then the endpoint event (type or NULL, payload, created-at), then the event's traceparent (or NULL), then
- * the filters evaluated (ids, texts, matched). Deletes nothing and answers `stale` when the filters evaluated are not current.
+ * the filters evaluated (ids, texts, matched). Deletes nothing and answers `stale` when the filters evaluated are not current;
+ * answers the endpoints it parked a delivery for in `parked`.
  */
 export const deletePlantSql = (t: Tables) => `
   WITH filters AS (
@@ -90,7 +100,8 @@ export const deletePlantSql = (t: Tables) => `
     DELETE FROM ${t.plants} WHERE tenant = $1 AND id = $2 AND (SELECT current FROM filters)
     RETURNING id
   ), fanned AS (${fanOut(t, 'deleted', 3, 6, 2, 7)})
-  SELECT EXISTS (SELECT FROM deleted) AS deleted, EXISTS (SELECT FROM fanned) AS queued, NOT (SELECT current FROM filters) AS stale`;
+  SELECT EXISTS (SELECT FROM deleted) AS deleted, EXISTS (SELECT FROM fanned WHERE NOT parked) AS queued, NOT (SELECT current FROM filters) AS stale,
+    ${PARKED_ENDPOINTS}`;
 
 /** Parameters: tenant, id. */
 export const selectPlantSql = (t: Tables) => `SELECT ${COLUMNS} FROM ${t.plants} WHERE tenant = $1 AND id = $2`;
