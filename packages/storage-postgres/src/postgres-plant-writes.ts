@@ -85,12 +85,16 @@ export class PostgresPlantWrites {
     if (row?.queued) await this.#announce();
   }
 
-  /** Runs a write with the filters evaluated appended to its parameters; while it answers `stale`, reads the tenant's filters and runs it again. */
+  /**
+   * Runs a write with the filters evaluated appended to its parameters; while it answers `stale` (the filters changed, or an enable's
+   * replay raced it: see fanTargets), reads the tenant's filters and runs it again, with a snapshot of its own.
+   */
   async #filtered<Row>(action: string, statement: PreparedStatement, tenant: string, event: EndpointEvent | undefined, parameters: unknown[]) {
     for (let refreshes = 0; ; refreshes++) {
       const [row] = await this.#rows<Row & { stale: boolean }>(action, statement, [...parameters, ...this.#filters.parameters(tenant, event)]);
       if (!row?.stale) return row;
-      if (refreshes >= FILTER_REFRESHES) throw new StorageError(`postgres storage could not ${action}: the tenant's endpoint filters kept changing`);
+      if (refreshes >= FILTER_REFRESHES)
+        throw new StorageError(`postgres storage could not ${action}: the tenant's endpoint filters or statuses kept changing`);
       this.#filters.set(tenant, await this.#rows<{ id: string; filter: string }>('read the endpoint filters', this.#sql.tenantFilters, [tenant]));
     }
   }
