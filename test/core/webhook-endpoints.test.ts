@@ -293,7 +293,7 @@ describe('tenant endpoints: what gets delivered', () => {
     expect((await s.webhooks.deliveries.list(acme, { endpoint: free.id, status: 'delivered' })).deliveries).toHaveLength(5);
   });
 
-  it('auto-disables an endpoint whose attempts all failed for disableAfterMs with a message exhausted, ending its pending deliveries', async () => {
+  it('auto-disables an endpoint whose attempts all failed for disableAfterMs with a message exhausted, parking its pending deliveries', async () => {
     const { clock, advance } = movableClock();
     const { logger, lines } = recordingLogger();
     const { sent, transport } = fakeTransport(() => ({ kind: 'retry', statusCode: 500, reason: 'receiver answered 500' }));
@@ -309,9 +309,10 @@ describe('tenant endpoints: what gets delivered', () => {
     await eventually(async () => (await s.webhooks.endpoints.get(acme, endpoint.id)).status === 'disabled', 'the endpoint disabled');
     const disabled = await s.webhooks.endpoints.get(acme, endpoint.id);
     expect(disabled.disabledReason).toMatch(/^every attempt failed for 1h or more \(since /);
+    // Waiting for its retry when its failure disabled the endpoint: parked, its attempts kept.
     const second = (await s.webhooks.deliveries.list(acme)).deliveries.find((d) => d.payload.includes('Pending'))!;
-    expect(second.status).toBe('failed');
-    expect(second.attempts.at(-1)).toMatchObject({ durationMs: 0, error: 'endpoint disabled' });
+    expect(second.status).toBe('parked');
+    expect(second.attempts.at(-1)).toMatchObject({ statusCode: 500, error: 'receiver answered 500' });
     expect(lines).toContainEqual(
       expect.objectContaining({
         level: 'warn',
@@ -320,12 +321,13 @@ describe('tenant endpoints: what gets delivered', () => {
       }),
     );
 
-    // Disabled: nothing new is queued or attempted for it.
+    // Disabled: nothing is attempted for it; what it subscribes to is parked.
     const attempts = sent.length;
-    await s.plants.create(acme, { id: 3, name: 'Ignored' });
+    await s.plants.create(acme, { id: 3, name: 'Kept' });
     await settle();
     expect(sent).toHaveLength(attempts);
-    expect((await s.webhooks.deliveries.list(acme)).deliveries).toHaveLength(2);
+    const parked = (await s.webhooks.deliveries.list(acme)).deliveries.filter((d) => d.status === 'parked');
+    expect(parked.map((d) => JSON.parse(d.payload).name)).toEqual(['Kept', 'Pending']);
   });
 
   it('deleting an endpoint ends its pending deliveries as failed ("endpoint deleted")', async () => {
@@ -343,7 +345,7 @@ describe('tenant endpoints: what gets delivered', () => {
     expect(await rejection(s.webhooks.endpoints.delete(acme, endpoint.id))).toBeInstanceOf(NotFoundError);
   });
 
-  it('resends (same webhook-id), recovers failed deliveries after re-enabling, and never attempts a disabled endpoint', async () => {
+  it('resends (same webhook-id), parks a resend to a disabled endpoint and replays it on enable, never attempting a disabled endpoint', async () => {
     const { sent, transport } = fakeTransport();
     const s = store({ transport });
     const { endpoint } = await s.webhooks.endpoints.create(acme, { url: URL_OK });
@@ -356,18 +358,19 @@ describe('tenant endpoints: what gets delivered', () => {
     await eventually(() => sent.length === 2, 'the resend');
     expect(sent[1]!.headers['webhook-id']).toBe(sent[0]!.headers['webhook-id']);
 
-    // Disabled: a resend is not attempted, it fails.
+    // Disabled: a resend is not attempted, it is parked for the endpoint.
     await s.allTenants.webhooks.setEndpointStatus(endpoint.id, 'disabled', 'maintenance');
     expect((await s.webhooks.endpoints.get(acme, endpoint.id)).disabledReason).toBe('maintenance');
     await s.allTenants.webhooks.resend(delivery!.id);
-    await eventually(async () => (await s.allTenants.webhooks.get(delivery!.id)).status === 'failed', 'the resend to a disabled endpoint ending failed');
+    await eventually(async () => (await s.allTenants.webhooks.get(delivery!.id)).status === 'parked', 'the resend to a disabled endpoint parked');
     expect(sent).toHaveLength(2);
     expect((await s.allTenants.webhooks.get(delivery!.id)).attempts.at(-1)).toMatchObject({ error: 'endpoint disabled' });
 
+    // Enabled again: what was parked is replayed, under its webhook-id; nothing failed, so nothing is left to recover.
     await s.allTenants.webhooks.setEndpointStatus(endpoint.id, 'enabled');
-    expect(await s.webhooks.endpoints.recover(acme, endpoint.id, { since: new Date(Date.now() + 60_000).toISOString() })).toEqual({ requeued: 0 });
-    expect(await s.webhooks.endpoints.recover(acme, endpoint.id, { since: '2000-01-01T00:00:00+01:00' })).toEqual({ requeued: 1 });
-    await eventually(() => sent.length === 3, 'the recovered delivery');
+    await eventually(() => sent.length === 3, 'the replayed delivery');
+    expect(sent[2]!.headers['webhook-id']).toBe(sent[0]!.headers['webhook-id']);
+    expect(await s.webhooks.endpoints.recover(acme, endpoint.id, { since: '2000-01-01T00:00:00+01:00' })).toEqual({ requeued: 0 });
     expect((await s.allTenants.webhooks.listEndpoints({ limit: 10 })).endpoints.map((e) => e.id)).toEqual([endpoint.id]);
   });
 });
@@ -455,7 +458,8 @@ describe('operational events', () => {
       'the notices',
     );
     const { disabledReason } = await s.webhooks.endpoints.get(acme, bad.id);
-    const notice = { endpointId: bad.id, reason: disabledReason, at: expect.stringMatching(/Z$/) };
+    const enable = expect.stringContaining(`PATCH /webhooks/endpoints/${bad.id} with {"status":"enabled"} replays them`);
+    const notice = { endpointId: bad.id, reason: disabledReason, at: expect.stringMatching(/Z$/), enable };
     expect(bodies(sent, 'webhook.endpoint.disabled', URL_OK)).toEqual([notice]);
     expect(bodies(sent, 'webhook.endpoint.disabled', URL_OPERATOR)).toEqual([{ tenant: 'acme', ...notice }]);
     expect(bodies(sent, 'webhook.endpoint.disabled', URL_BAD)).toEqual([]);

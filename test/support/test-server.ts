@@ -52,17 +52,20 @@ export interface TestServerOptions extends PlantServerOptions {
   readonly clock?: Clock;
   /** Which front answers: the node listener, or the fetch handler behind a node:http bridge. @default 'listener' */
   readonly front?: HttpFront;
+  /** The storage's bound on parked messages per endpoint (its `parkedLimit` option). @default the storage's */
+  readonly parkedLimit?: number;
 }
 
 /** A real Plant Store server on 127.0.0.1, port 0, over a fresh storage of the given kind. */
 export async function startTestServer(kind: AnyStorageKind, options: TestServerOptions = {}): Promise<TestServer> {
   const folder = kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'plant-store-http-')) : undefined;
   const schemas = kind === 'postgres' ? testSchemas() : undefined;
+  const parked = options.parkedLimit === undefined ? {} : { parkedLimit: options.parkedLimit };
   const raw = folder
-    ? await sqliteStorage({ path: join(folder, 'plants.db') })
+    ? await sqliteStorage({ path: join(folder, 'plants.db'), ...parked })
     : schemas
-      ? await postgresStorage({ connectionString: TEST_DATABASE_URL, schema: schemas.next() })
-      : memoryStorage();
+      ? await postgresStorage({ connectionString: TEST_DATABASE_URL, schema: schemas.next(), ...parked })
+      : memoryStorage(parked);
   const storage = options.wrapStorage ? options.wrapStorage(raw) : raw;
   const logs: LogEntry[] = [];
   const record =
@@ -88,6 +91,7 @@ export async function startTestServer(kind: AnyStorageKind, options: TestServerO
     allowPrivateDestinations: _allowPrivateDestinations,
     deliver: _deliver,
     clock: _clock,
+    parkedLimit: _parkedLimit,
     front = 'listener',
     ...serverOptions
   } = options;

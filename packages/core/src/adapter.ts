@@ -92,6 +92,7 @@ export {
   ENDPOINT_ID_PREFIX,
   isTenantEndpointId,
   PARKED_DISCARDED_ERROR,
+  parkedLimitOption,
   type ParkedChoice,
 } from './webhooks/endpoints/webhook-endpoint.js';
 export { hasNonPublicLiteralHost, isPublicAddress, literalHostAddress } from './webhooks/destination-policy.js';

@@ -37,13 +37,14 @@ export class MemoryPlantRepository implements PlantRepository {
     let plants = this.#tenants.get(tenant);
     const existing = plants?.get(plant.id);
     if (existing) return { created: false, plant: { ...existing } };
-    const deliveries = [...given, ...this.#eventDeliveries(tenant, plant.id, event)];
+    const { queued, parked } = this.#eventDeliveries(tenant, plant.id, event);
+    const deliveries = [...given, ...queued];
     // Check every delivery before writing anything: all or nothing, like a transaction.
-    this.#outbox.assertInsertable(deliveries);
+    this.#outbox.assertInsertable([...deliveries, ...parked]);
     if (!plants) this.#tenants.set(tenant, (plants = new SortedPlants()));
     const stored = copyPlant(plant);
     plants.insert(stored);
-    this.#outbox.insert(deliveries);
+    this.#queue(deliveries, parked);
     return { created: true, plant: { ...stored } };
   }
 
@@ -88,28 +89,40 @@ export class MemoryPlantRepository implements PlantRepository {
     assertOpen(this.#lifecycle);
     const plants = this.#tenants.get(tenant);
     if (!plants?.get(id)) return false;
-    const deliveries = this.#eventDeliveries(tenant, id, event);
-    this.#outbox.assertInsertable(deliveries);
+    const { queued, parked } = this.#eventDeliveries(tenant, id, event);
+    this.#outbox.assertInsertable([...queued, ...parked]);
     plants.remove(id);
     if (plants.size === 0) this.#tenants.delete(tenant);
-    this.#outbox.insert(deliveries);
+    this.#queue(queued, parked);
     return true;
   }
 
-  /** One delivery of the event per matching endpoint of the tenant; those ordering per plant get the plant's id as their line. */
-  #eventDeliveries(tenant: string, plantId: bigint, event: EndpointEvent | undefined): NewDelivery[] {
-    if (!event) return [];
+  #queue(queued: readonly NewDelivery[], parked: readonly NewDelivery[]): void {
+    this.#outbox.insert(queued);
+    if (parked.length === 0) return;
+    for (const [endpointId, dropped] of this.#outbox.park(parked)) this.#endpoints.addDropped(endpointId, dropped);
+  }
+
+  /** One delivery of the event per matching endpoint of the tenant (parked for a disabled one); those ordering per plant get the plant's id as their line. */
+  #eventDeliveries(tenant: string, plantId: bigint, event: EndpointEvent | undefined): { queued: NewDelivery[]; parked: NewDelivery[] } {
+    const queued: NewDelivery[] = [];
+    const parked: NewDelivery[] = [];
+    if (!event) return { queued, parked };
     const { eventType, payload, createdAt, traceparent } = event;
     const traced = traceparent === undefined ? {} : { traceparent };
-    return this.#endpoints.matching(tenant, eventType, payload).map(({ id: endpointId, ordering }) => ({
-      id: newMessageId(),
-      tenant,
-      endpointId,
-      eventType,
-      payload,
-      createdAt,
-      ...(ordering === 'plant' && { orderingKey: String(plantId) }),
-      ...traced,
-    }));
+    for (const { id: endpointId, ordering, status } of this.#endpoints.matching(tenant, eventType, payload)) {
+      const delivery = {
+        id: newMessageId(),
+        tenant,
+        endpointId,
+        eventType,
+        payload,
+        createdAt,
+        ...(ordering === 'plant' && { orderingKey: String(plantId) }),
+        ...traced,
+      };
+      (status === 'enabled' ? queued : parked).push(delivery);
+    }
+    return { queued, parked };
   }
 }

@@ -1,11 +1,11 @@
-import type { Storage } from '@plant-store/core/adapter';
+import { parkedLimitOption, type Storage } from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
 import { MemoryPlantRepository } from './memory-plant-repository.js';
 import { MemoryPortalLinks } from './memory-portal-links.js';
 import { MemoryWebhookEndpoints } from './memory-webhook-endpoints.js';
 import { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 
-/** Options of {@link memoryStorage}: none yet, so that every storage factory takes options the same way. */
+/** Options of {@link memoryStorage}. */
 export interface MemoryStorageOptions {
   /** Parked messages kept per disabled endpoint; past it the oldest are dropped and counted on the endpoint (`parkedDropped`). 0 keeps none. @default DEFAULT_PARKED_LIMIT (10,000) */
   readonly parkedLimit?: number;
@@ -15,9 +15,9 @@ export interface MemoryStorageOptions {
  * Storage in process memory, for tests, testers and embedding: the semantics of the durable adapters (the same
  * conformance suite), but everything is lost with the process. Each call returns a new, empty, isolated store.
  */
-export function memoryStorage(_options: MemoryStorageOptions = {}): Storage {
+export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
   const lifecycle: MemoryLifecycle = { closed: false };
-  const outbox = new MemoryWebhookOutbox(lifecycle);
+  const outbox = new MemoryWebhookOutbox(lifecycle, parkedLimitOption(options.parkedLimit));
   const endpoints = new MemoryWebhookEndpoints(outbox, lifecycle);
   const plants = new MemoryPlantRepository(outbox, endpoints, lifecycle);
   return {

@@ -1,7 +1,6 @@
 import { StorageError, type WebhookEndpoint, type WebhookEndpointStatus, type WebhookEventType } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
-  ENDPOINT_DISABLED_ERROR,
   filterEvent,
   filterText,
   matchesFilter,
@@ -13,6 +12,7 @@ import {
   type EndpointWithSecrets,
   type ListEndpointsQuery,
   type NewWebhookEndpoint,
+  type ParkedChoice,
   type WebhookEndpointChanges,
   type WebhookEndpointRepository,
 } from '@plant-store/core/adapter';
@@ -28,7 +28,7 @@ interface EndpointRecord {
 
 /** A fresh copy without absent optional fields, as durable adapters return endpoints. */
 function copyEndpoint(endpoint: WebhookEndpoint): WebhookEndpoint {
-  const { description, rateLimit, headers, filter, disabledReason, eventTypes, ...rest } = endpoint;
+  const { description, rateLimit, headers, filter, disabledReason, parkedDropped, eventTypes, ...rest } = endpoint;
   return {
     ...rest,
     eventTypes: [...eventTypes],
@@ -37,6 +37,7 @@ function copyEndpoint(endpoint: WebhookEndpoint): WebhookEndpoint {
     ...(headers !== undefined ? { headers: { ...headers } } : {}),
     ...(filter !== undefined ? { filter: parseFilter(filterText(filter)) } : {}),
     ...(disabledReason !== undefined && rest.status === 'disabled' ? { disabledReason } : {}),
+    ...(parkedDropped ? { parkedDropped } : {}),
   };
 }
 
@@ -52,6 +53,8 @@ function applyChanges(endpoint: WebhookEndpoint, changes: WebhookEndpointChanges
   return copyEndpoint(next as unknown as WebhookEndpoint);
 }
 
+const REPLAY_ALL: ParkedChoice = { action: 'replay' };
+
 /** Tenants' webhook endpoints in process memory. */
 export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
   readonly #records = new Map<string, EndpointRecord>();
@@ -63,12 +66,12 @@ export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
     this.#lifecycle = lifecycle;
   }
 
-  /** The tenant's enabled endpoints subscribed to `eventType` whose filter, if any, matches the event (the plant write queues one delivery each). */
+  /** The tenant's endpoints subscribed to `eventType` whose filter, if any, matches the event (the plant write queues one delivery each, parked for a disabled one). */
   matching(tenant: string, eventType: WebhookEventType, payload: string): WebhookEndpoint[] {
     const matching: WebhookEndpoint[] = [];
     let event: FilterEvent | undefined;
     for (const { endpoint } of this.#records.values()) {
-      if (endpoint.tenant !== tenant || endpoint.status !== 'enabled' || !endpoint.eventTypes.includes(eventType)) continue;
+      if (endpoint.tenant !== tenant || !endpoint.eventTypes.includes(eventType)) continue;
       if (endpoint.filter && !matchesFilter(endpoint.filter, (event ??= filterEvent(eventType, tenant, payload)))) continue;
       matching.push(endpoint);
     }
@@ -97,9 +100,21 @@ export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
   async update(tenant: string, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {
     const record = this.#owned(tenant, id);
     if (!record) return undefined;
+    const wasEnabled = record.endpoint.status === 'enabled';
     record.endpoint = applyChanges(record.endpoint, changes);
-    if (record.endpoint.status === 'disabled') this.#outbox.endLines(id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
+    const at = changes.updatedAt;
+    if (record.endpoint.status === 'disabled') {
+      // A new time off counts its drops afresh.
+      if (wasEnabled) record.endpoint = { ...record.endpoint, parkedDropped: 0 };
+      this.addDropped(id, this.#outbox.parkPending(id, at));
+    } else if (!wasEnabled) this.#outbox.unpark(id, changes.parked ?? REPLAY_ALL, at);
     return copyEndpoint(record.endpoint);
+  }
+
+  /** Counts parked messages of the endpoint that the bound dropped. */
+  addDropped(id: string, count: number): void {
+    const record = this.#records.get(id);
+    if (record && count > 0) record.endpoint = { ...record.endpoint, parkedDropped: (record.endpoint.parkedDropped ?? 0) + count };
   }
 
   async delete(tenant: string, id: string, at: number): Promise<boolean> {
@@ -132,11 +147,17 @@ export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
     return this.#page(query, () => true);
   }
 
-  async setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined> {
+  async setStatus(
+    id: string,
+    status: WebhookEndpointStatus,
+    reason: string | undefined,
+    at: number,
+    parked?: ParkedChoice,
+  ): Promise<WebhookEndpoint | undefined> {
     assertOpen(this.#lifecycle);
     const record = this.#records.get(id);
     if (!record) return undefined;
-    return this.update(record.endpoint.tenant, id, { status, disabledReason: reason ?? null, updatedAt: at });
+    return this.update(record.endpoint.tenant, id, { status, disabledReason: reason ?? null, updatedAt: at, ...(parked && { parked }) });
   }
 
   async noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined> {

@@ -11,9 +11,11 @@ import {
   type StuckLine,
   type StuckLineKey,
   type WebhookOutbox,
+  type ParkedChoice,
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
   isTenantEndpointId,
+  PARKED_DISCARDED_ERROR,
   storableText,
 } from '@plant-store/core/adapter';
 import { assertOpen, type MemoryLifecycle } from './memory-lifecycle.js';
@@ -32,7 +34,7 @@ interface DeliveryRecord {
   readonly attempts: DeliveryAttempt[];
   /** Attempts that count toward the retry schedule (interrupted ones do not). */
   countedAttempts: number;
-  /** When it was delivered or failed (the end of its last attempt). */
+  /** When it was delivered, failed (the end of its last attempt) or parked. */
   finishedAt: number;
 }
 
@@ -82,6 +84,12 @@ function matches({ message, status }: DeliveryRecord, query: ListDeliveriesQuery
 /** Newest first, then last inserted. */
 const listOrder = (a: DeliveryRecord, b: DeliveryRecord) => b.message.createdAt - a.message.createdAt || b.sequence - a.sequence;
 
+/** Attempt-log errors of attempts a delete, disable or discard wrote (not the receiver's doing): left out of the stats. */
+const ENDED_BY_US: ReadonlySet<string> = new Set([ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, PARKED_DISCARDED_ERROR]);
+
+/** Creation order: oldest first, then first inserted. */
+const creationOrder = (a: DeliveryRecord, b: DeliveryRecord) => a.message.createdAt - b.message.createdAt || a.sequence - b.sequence;
+
 /** Among due records only (both have a due time). */
 const claimOrder = (a: DeliveryRecord, b: DeliveryRecord) => a.nextAttemptAt! - b.nextAttemptAt! || a.sequence - b.sequence;
 
@@ -110,11 +118,15 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   readonly #pending = new Set<DeliveryRecord>();
   /** The pending deliveries of each line, in queue order: its first is due or in flight, the others held behind it. */
   readonly #lines = new Map<string, DeliveryRecord[]>();
+  /** The parked deliveries of each endpoint in creation order: a bound drops from the front, a replay sends from it. */
+  readonly #parked = new Map<string, DeliveryRecord[]>();
   readonly #lifecycle: MemoryLifecycle;
+  readonly #parkedLimit: number;
   #sequence = 0;
 
-  constructor(lifecycle: MemoryLifecycle) {
+  constructor(lifecycle: MemoryLifecycle, parkedLimit: number) {
     this.#lifecycle = lifecycle;
+    this.#parkedLimit = parkedLimit;
   }
 
   /** Throws (writing nothing) when a delivery id is already stored or repeated: the memory twin of a primary-key violation. */
@@ -128,22 +140,105 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
 
   /** Queues deliveries, each due at its `createdAt`. Call {@link assertInsertable} first. */
   insert(deliveries: readonly NewDelivery[]): void {
-    for (const delivery of deliveries) {
-      const sequence = this.#sequence++;
-      const record: DeliveryRecord = {
-        message: copyMessage(delivery),
-        sequence,
-        status: 'pending',
-        nextAttemptAt: undefined,
-        leaseOwner: undefined,
-        leaseExpiresAt: -Infinity,
-        attempts: [],
-        countedAttempts: 0,
-        finishedAt: 0,
-      };
-      this.#records.set(delivery.id, record);
-      this.#join(record, delivery.createdAt);
+    for (const delivery of deliveries) this.#join(this.#newRecord(delivery), delivery.createdAt);
+  }
+
+  /**
+   * Parks deliveries for disabled endpoints, then drops the oldest parked ones of each beyond the bound. Call
+   * {@link assertInsertable} first. Returns how many were dropped, by endpoint (none: an empty map).
+   */
+  park(deliveries: readonly NewDelivery[]): Map<string, number> {
+    for (const delivery of deliveries) this.#park(this.#newRecord(delivery), delivery.createdAt);
+    return this.#bound(new Set(deliveries.map((delivery) => delivery.endpointId)));
+  }
+
+  /**
+   * Parks every pending delivery to the endpoint but those in flight (its lines' held ones too), as its disable does, then applies
+   * the bound. Returns how many were dropped.
+   */
+  parkPending(endpointId: string, at: number): number {
+    const waiting = [...this.#pending].filter(({ message, leaseExpiresAt }) => message.endpointId === endpointId && leaseExpiresAt <= at);
+    for (const record of waiting.sort(creationOrder)) {
+      this.#pending.delete(record);
+      this.#leave(record, at);
+      this.#park(record, at);
     }
+    return this.#bound(new Set([endpointId])).get(endpointId) ?? 0;
+  }
+
+  /**
+   * What enabling the endpoint does with its parked deliveries: a replay makes those created at or after `since` pending, due at `at`,
+   * in creation order (each joining the back of its line); the others, and all of them on a discard, end failed, saying so.
+   */
+  unpark(endpointId: string, choice: ParkedChoice, at: number): void {
+    const since = choice.action === 'replay' ? (choice.since ?? Number.NEGATIVE_INFINITY) : Number.POSITIVE_INFINITY;
+    for (const record of this.#takeParked(endpointId)) {
+      if (record.message.createdAt < since) this.#endParked(record, at, PARKED_DISCARDED_ERROR);
+      else {
+        record.status = 'pending';
+        this.#join(record, at);
+      }
+    }
+  }
+
+  /** The endpoint's parked deliveries, in creation order, no longer listed as parked. */
+  #takeParked(endpointId: string): DeliveryRecord[] {
+    const parked = this.#parked.get(endpointId) ?? [];
+    this.#parked.delete(endpointId);
+    return parked;
+  }
+
+  /** Failed at `at`, with a last attempt saying why (what ended it, not the receiver). */
+  #endParked(record: DeliveryRecord, at: number, error: string): void {
+    record.attempts.push({ at, durationMs: 0, error });
+    record.countedAttempts++;
+    record.status = 'failed';
+    record.finishedAt = at;
+  }
+
+  #newRecord(delivery: NewDelivery): DeliveryRecord {
+    const record: DeliveryRecord = {
+      message: copyMessage(delivery),
+      sequence: this.#sequence++,
+      status: 'pending',
+      nextAttemptAt: undefined,
+      leaseOwner: undefined,
+      leaseExpiresAt: -Infinity,
+      attempts: [],
+      countedAttempts: 0,
+      finishedAt: 0,
+    };
+    this.#records.set(delivery.id, record);
+    return record;
+  }
+
+  /** Parked from `at` (out of the pending set and its line already), in its endpoint's creation order. */
+  #park(record: DeliveryRecord, at: number): void {
+    record.status = 'parked';
+    record.nextAttemptAt = undefined;
+    record.finishedAt = at;
+    const endpointId = record.message.endpointId;
+    const parked = this.#parked.get(endpointId);
+    if (!parked) this.#parked.set(endpointId, [record]);
+    else {
+      parked.push(record);
+      // Nearly always the newest; one parked by its attempt was created earlier than those parked while it ran.
+      if (parked.length > 1 && creationOrder(parked.at(-2)!, record) > 0) parked.sort(creationOrder);
+    }
+  }
+
+  /** Drops the oldest parked deliveries of these endpoints beyond the bound; how many, by endpoint. */
+  #bound(endpointIds: ReadonlySet<string>): Map<string, number> {
+    const dropped = new Map<string, number>();
+    for (const endpointId of endpointIds) {
+      const parked = this.#parked.get(endpointId) ?? [];
+      const over = parked.length - this.#parkedLimit;
+      if (over <= 0) continue;
+      for (const record of parked.splice(0, over)) this.#records.delete(record.message.id);
+      if (parked.length === 0) this.#parked.delete(endpointId);
+      dropped.set(endpointId, over);
+    }
+    return dropped;
   }
 
   async enqueue(delivery: NewDelivery): Promise<void> {
@@ -180,7 +275,10 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     if (outcome.status === 'interrupted') return true;
     // Parked: the endpoint is off, which says nothing of the receiver; no retry is used up.
     if (outcome.status === 'parked') {
-      this.#finish(record, 'parked', Math.round(attempt.at + attempt.durationMs));
+      const at = Math.round(attempt.at + attempt.durationMs);
+      this.#pending.delete(record);
+      this.#leave(record, at);
+      this.#park(record, at);
       return true;
     }
     record.countedAttempts++;
@@ -254,7 +352,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
       if (record.message.endpointId !== endpointId) continue;
       for (const attempt of record.attempts) {
         // Left out: interrupted attempts, and those a delete or disable of the endpoint wrote.
-        if (attempt.interrupted || attempt.error === ENDPOINT_DELETED_ERROR || attempt.error === ENDPOINT_DISABLED_ERROR || attempt.at < earliest) continue;
+        if (attempt.interrupted || ENDED_BY_US.has(attempt.error ?? '') || attempt.at < earliest) continue;
         const succeeded = attempt.statusCode !== undefined && attempt.statusCode >= 200 && attempt.statusCode < 300;
         since.forEach((start, index) => {
           if (attempt.at >= start) windows[index]![succeeded ? 'succeeded' : 'failed']++;
@@ -286,8 +384,9 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     return selected.length;
   }
 
-  /** Ends every pending delivery to the endpoint (its lines and the rest) but those in flight as failed, with a last attempt saying why: its delete or disable. */
+  /** Ends every pending or parked delivery to the endpoint (its lines and the rest) but those in flight as failed, with a last attempt saying why: its delete. */
   endLines(endpointId: string, at: number, error: string): void {
+    for (const record of this.#takeParked(endpointId)) this.#endParked(record, at, error);
     // One in flight (a live lease) is left to finish: its next attempt, if any, finds the endpoint disabled or gone.
     const ended = [...this.#pending].filter(({ message, leaseExpiresAt }) => message.endpointId === endpointId && leaseExpiresAt <= at);
     for (const record of ended) {
@@ -321,11 +420,20 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     assertOpen(this.#lifecycle);
     const old = [...this.#records.values()].filter((record) => record.status !== 'pending' && record.finishedAt < options.olderThan);
     const doomed = old.sort((a, b) => a.finishedAt - b.finishedAt).slice(0, Math.max(0, options.limit));
-    for (const record of doomed) this.#records.delete(record.message.id);
+    for (const record of doomed) {
+      this.#records.delete(record.message.id);
+      if (record.status === 'parked') this.#unlistParked(record);
+    }
     return doomed.length;
   }
 
-  #finish(record: DeliveryRecord, status: 'delivered' | 'failed' | 'parked', at: number): void {
+  #unlistParked(record: DeliveryRecord): void {
+    const parked = this.#parked.get(record.message.endpointId) ?? [];
+    parked.splice(parked.indexOf(record), 1);
+    if (parked.length === 0) this.#parked.delete(record.message.endpointId);
+  }
+
+  #finish(record: DeliveryRecord, status: 'delivered' | 'failed', at: number): void {
     record.status = status;
     record.finishedAt = at;
     this.#pending.delete(record);

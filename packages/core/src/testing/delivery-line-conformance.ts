@@ -165,8 +165,8 @@ export function describeDeliveryLineConformance(storage: () => Storage): void {
       await remove(1n, T0 + 1);
       await create(1n, T0 + 2);
       await storage().endpoints.setStatus('ep_ordered', 'disabled', 'x', T0 + 10);
+      await storage().endpoints.setStatus('ep_ordered', 'enabled', undefined, T0 + 20, { action: 'discard' });
       expect((await to('ep_ordered')).map((d) => d.status)).toEqual(['failed', 'failed', 'failed']);
-      await storage().endpoints.setStatus('ep_ordered', 'enabled', undefined, T0 + 20);
       expect(await outbox().requeue({ endpointId: 'ep_ordered', since: T0 }, T0 + 30)).toBe(3);
       const events: string[] = [];
       for (let now = T0 + 30; events.length < 3 && now < T0 + 100; now += 10) {
@@ -214,7 +214,7 @@ export function describeDeliveryLineConformance(storage: () => Storage): void {
       expect(await outbox().get(ended[1]!.id)).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 30 });
     });
 
-    it('queues an enqueued message with an ordering key behind its line; disabling the endpoint ends the held ones too', async () => {
+    it('queues an enqueued message with an ordering key behind its line; disabling the endpoint parks the held ones too', async () => {
       await ordered();
       await create(7n, T0);
       await outbox().enqueue(delivery('msg_enqueued', { tenant: 'acme', endpointId: 'ep_ordered', orderingKey: '7', createdAt: T0 + 1 }));
@@ -223,7 +223,7 @@ export function describeDeliveryLineConformance(storage: () => Storage): void {
       await outbox().enqueue(delivery('msg_other', { tenant: 'acme', endpointId: 'ep_ordered', orderingKey: '8', createdAt: T0 + 2 }));
       expect(await outbox().get('msg_other')).toMatchObject({ nextAttemptAt: T0 + 2 });
       await storage().endpoints.setStatus('ep_ordered', 'disabled', 'x', T0 + 10);
-      expect((await to('ep_ordered')).map((d) => d.status)).toEqual(['failed', 'failed', 'failed']);
+      expect((await to('ep_ordered')).map((d) => d.status)).toEqual(['parked', 'parked', 'parked']);
       expect(await outbox().pendingStats()).toEqual({ count: 0 });
     });
   });

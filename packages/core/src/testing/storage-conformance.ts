@@ -3,6 +3,7 @@ import { StorageError } from '../errors.js';
 import type { Storage } from '../ports/storage.js';
 import { describeDeliveryLineConformance } from './delivery-line-conformance.js';
 import { describeLineCheckConformance, type DropDueTime } from './line-check-conformance.js';
+import { describeParkedDeliveryConformance, type OpenWithParkedLimit } from './parked-delivery-conformance.js';
 import { describePlantRepositoryConformance } from './plant-repository-conformance.js';
 import { describePortalLinkConformance, newPortalLink } from './portal-link-conformance.js';
 import { describeWebhookEndpointConformance, newEndpoint } from './webhook-endpoint-conformance.js';
@@ -15,6 +16,8 @@ export interface StorageCapabilities {
   readonly persistent?: { reopen(): Promise<Storage> };
   /** Takes the due time from a pending delivery behind the port's back, so the line check has a broken line to find. */
   readonly dropDueTime?: DropDueTime;
+  /** Opens a new, empty storage with the `parkedLimit` option, so the bound on parked messages can be tested at a few messages. */
+  readonly parkedLimit?: OpenWithParkedLimit;
 }
 
 export interface StorageConformanceOptions {
@@ -49,6 +52,8 @@ export function describeStorageConformance(name: string, options: StorageConform
     describeWebhookEndpointConformance(storage);
     describeDeliveryLineConformance(storage);
     describeLineCheckConformance(storage, options.capabilities?.dropDueTime);
+    const withParkedLimit = options.capabilities?.parkedLimit;
+    describeParkedDeliveryConformance(storage, withParkedLimit && ((limit) => open(() => withParkedLimit(limit))));
     describePortalLinkConformance(storage);
 
     describe('life cycle', () => {

@@ -138,7 +138,7 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       expect(await endpoints().find('ep_missing')).toBeUndefined();
     });
 
-    it('queues one delivery per enabled, subscribed endpoint of the tenant with the plant, in its transaction', async () => {
+    it('queues one delivery per subscribed endpoint of the tenant with the plant (parked for a disabled one), in its transaction', async () => {
       await create('ep_created');
       await create('ep_both', { eventTypes: ['plant.deleted', 'plant.created'] });
       await create('ep_deleted', { eventTypes: ['plant.deleted'] });
@@ -148,16 +148,18 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       const event = { eventType: 'plant.created', payload: '{"id":1,"name":"Fern"}', createdAt: T0 + 7 } as const;
       const result = await storage().plants.create('acme', plant(1n, 'Fern'), [delivery('msg_sub', { tenant: 'acme', endpointId: 'sub_x' })], event);
       expect(result.created).toBe(true);
-      const queued = await deliveriesOf();
+      const all = await deliveriesOf();
+      expect(all.filter((d) => d.status === 'parked').map((d) => d.endpointId)).toEqual(['ep_off']);
+      const queued = all.filter((d) => d.status === 'pending');
       expect(queued.map((d) => d.endpointId).sort()).toEqual(['ep_both', 'ep_created']);
       for (const d of queued) {
         expect(d).toMatchObject({ tenant: 'acme', eventType: 'plant.created', payload: '{"id":1,"name":"Fern"}', createdAt: T0 + 7, status: 'pending' });
         expect(d.id).toMatch(/^msg_[0-9a-f]{32}$/);
       }
-      expect(new Set(queued.map((d) => d.id)).size).toBe(2);
+      expect(new Set(all.map((d) => d.id)).size).toBe(3);
       // A replay writes nothing.
       expect((await created(1n)).created).toBe(false);
-      expect(await deliveriesOf()).toHaveLength(2);
+      expect(await deliveriesOf()).toHaveLength(3);
       expect(await outbox().get('msg_sub')).toMatchObject({ endpointId: 'sub_x' });
     });
 
@@ -189,7 +191,8 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
           .map((d) => d.endpointId)
           .sort();
       await write(1n, '{"id":1,"name":"p","tag":"indoor"}');
-      expect(await queuedFor(1n)).toEqual(['ep_all', 'ep_indoor']);
+      // The disabled one's filter decides what is parked for it.
+      expect(await queuedFor(1n)).toEqual(['ep_all', 'ep_indoor', 'ep_off']);
       await write(2n, '{"id":2,"name":"p","tag":"outdoor"}');
       expect(await queuedFor(2n)).toEqual(['ep_all']);
       await write(3n, '{"id":9223372036854775807,"name":"p","tags":["indoor","rare"]}');
@@ -255,7 +258,7 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       ]);
     });
 
-    it('ends pending deliveries as failed when the endpoint is disabled or deleted, leaving others alone', async () => {
+    it('parks pending deliveries when the endpoint is disabled, ends them failed when it is deleted, leaving others alone', async () => {
       await create('ep_a');
       await create('ep_b');
       await created(1n);
@@ -271,14 +274,14 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       expect(disabled).toMatchObject({ status: 'disabled', disabledReason: 'all attempts failed', updatedAt: T0 + 20 });
       const byEndpoint = (id: string) => deliveriesOf().then((all) => all.filter((d) => d.endpointId === id));
       const a = await byEndpoint('ep_a');
-      // The one in flight (leased) is left to its attempt, so it is never sent twice at once; the attempt ends it.
+      // The one in flight (leased) is left to its attempt, so it is never sent twice at once; the attempt parks it.
       expect(a.map((d) => d.status).sort()).toEqual(['delivered', 'pending']);
       const inFlight = a.find((d) => d.status === 'pending')!;
       const ending = { at: T0 + 25, durationMs: 0, error: 'endpoint disabled' };
-      expect(await outbox().recordAttempt(inFlight.id, 'o', ending, { status: 'failed' })).toBe(true);
-      const failedA = await outbox().get(inFlight.id);
-      expect(failedA).toMatchObject({ status: 'failed', attempts: [ending] });
-      expect(failedA).not.toHaveProperty('nextAttemptAt');
+      expect(await outbox().recordAttempt(inFlight.id, 'o', ending, { status: 'parked' })).toBe(true);
+      const parkedA = await outbox().get(inFlight.id);
+      expect(parkedA).toMatchObject({ status: 'parked', attempts: [ending] });
+      expect(parkedA).not.toHaveProperty('nextAttemptAt');
       expect((await byEndpoint('ep_b')).map((d) => d.status)).toEqual(['pending', 'pending']);
 
       expect(await endpoints().delete('acme', 'ep_b', T0 + 30)).toBe(true);
@@ -347,10 +350,10 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       for (let id = 1n; id <= 3n; id++) await created(id, 'acme', T0 + Number(id) * 10);
       await endpoints().setStatus('ep_a', 'disabled', 'x', T0 + 100);
       await endpoints().setStatus('ep_b', 'disabled', 'x', T0 + 100);
-      await endpoints().setStatus('ep_a', 'enabled', undefined, T0 + 200);
+      await endpoints().setStatus('ep_a', 'enabled', undefined, T0 + 200, { action: 'discard' });
       expect(await outbox().requeue({ endpointId: 'ep_a', since: T0 + 20 }, T0 + 300)).toBe(2);
       const statuses = (await deliveriesOf()).map((d) => `${d.endpointId}@${d.createdAt - T0}:${d.status}`).sort();
-      expect(statuses).toEqual(['ep_a@10:failed', 'ep_a@20:pending', 'ep_a@30:pending', 'ep_b@10:failed', 'ep_b@20:failed', 'ep_b@30:failed']);
+      expect(statuses).toEqual(['ep_a@10:failed', 'ep_a@20:pending', 'ep_a@30:pending', 'ep_b@10:parked', 'ep_b@20:parked', 'ep_b@30:parked']);
       expect(await outbox().requeue({ endpointId: 'ep_a', since: T0 + 20 }, T0 + 300)).toBe(0);
       expect(await outbox().nextDueAt()).toBe(T0 + 300);
     });

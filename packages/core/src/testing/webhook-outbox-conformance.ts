@@ -562,11 +562,11 @@ export function describeWebhookOutboxConformance(storage: () => Storage): void {
       expect(await outbox().get('late-finish')).toMatchObject({ status: 'failed' });
     });
 
-    it('dates a delivery failed by disabling its endpoint from that moment', async () => {
+    it('dates a delivery parked by disabling its endpoint from that moment', async () => {
       await storage().endpoints.create(newEndpoint('ep_gone'), 50);
       await queue(delivery('d1', { tenant: 'acme', endpointId: 'ep_gone', createdAt: T0 }));
       await storage().endpoints.setStatus('ep_gone', 'disabled', 'by hand', T0 + 500);
-      expect(await outbox().get('d1')).toMatchObject({ status: 'failed' });
+      expect(await outbox().get('d1')).toMatchObject({ status: 'parked' });
       expect(await outbox().prune({ olderThan: T0 + 500, limit: 10 })).toBe(0);
       expect(await outbox().prune({ olderThan: T0 + 501, limit: 10 })).toBe(1);
       expect(await outbox().get('d1')).toBeUndefined();

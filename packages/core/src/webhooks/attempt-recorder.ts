@@ -1,6 +1,7 @@
 import type { Logger } from '../ports/logger.js';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryAttempt, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { AttemptResult } from './delivery-attempt.js';
+import { ENDPOINT_DISABLED_ERROR } from './endpoints/webhook-endpoint.js';
 import type { RetryPolicy } from './retry-policy.js';
 
 export interface AttemptRecorderOptions {
@@ -23,10 +24,12 @@ export class AttemptRecorder {
 
   /** Records the attempt; resolves with the outcome applied, or `undefined` when the lease was lost (another dispatcher's attempt counts). Rejects when storage fails. */
   async record(delivery: ClaimedDelivery, result: AttemptResult): Promise<AttemptOutcome | undefined> {
-    // An interrupted attempt is not the receiver's fault: due again at once, and no retry is used up.
-    const { outcome, error } = result.interrupted
-      ? { outcome: { status: 'interrupted' } as const, error: INTERRUPTED_ERROR }
-      : this.#options.policy.decide(delivery.attemptCount + 1, result.outcome, result.finishedAt);
+    // Neither an interrupted attempt nor a disabled endpoint is the receiver's doing: no retry is used up.
+    const { outcome, error } = result.parked
+      ? { outcome: { status: 'parked' } as const, error: ENDPOINT_DISABLED_ERROR }
+      : result.interrupted
+        ? { outcome: { status: 'interrupted' } as const, error: INTERRUPTED_ERROR }
+        : this.#options.policy.decide(delivery.attemptCount + 1, result.outcome, result.finishedAt);
     const { statusCode, response } = result.outcome;
     const attempt: DeliveryAttempt = {
       at: result.startedAt,
@@ -55,6 +58,7 @@ export class AttemptRecorder {
     // The endpoint id, never its URL: URLs may carry credentials in their path or query.
     const fields = { deliveryId: delivery.id, endpointId: delivery.endpointId, attempt, error, ...(egressFailed ? { cause: 'egress' } : {}) };
     if (outcome.status === 'interrupted') logger.info('webhook attempt interrupted by shutdown; due again at once', fields);
+    else if (outcome.status === 'parked') logger.info('webhook message parked: its endpoint is disabled (enabling it replays it)', fields);
     // The operator's to fix (the receiver never saw it): a warning even while retries remain.
     else if (egressFailed && outcome.status === 'pending') logger.warn('webhook attempt failed in egress (not the receiver), will retry', fields);
     else if (outcome.status === 'pending') logger.info('webhook attempt failed, will retry', fields);

@@ -4,7 +4,7 @@ import { addTraceHeaders, endAttemptSpan, inAttemptSpan, startAttemptSpan } from
 import type { DeliveryTarget } from './delivery-targets.js';
 import type { EndpointThrottle } from './endpoint-throttle.js';
 import { unsendableHeaders } from './endpoints/refused-header-names.js';
-import { ENDPOINT_DELETED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
+import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, isTenantEndpointId } from './endpoints/webhook-endpoint.js';
 import type { WebhookDispatcherOptions } from './dispatcher-options.js';
 import { signWebhook } from './webhook-signature.js';
 
@@ -21,12 +21,14 @@ export interface AttemptResult {
   readonly outcome: WebhookSendOutcome;
   /** The signal aborted and the receiver did not take the message. */
   readonly interrupted: boolean;
+  /** Nothing was sent: the endpoint is disabled, so the delivery is parked for it. */
+  readonly parked?: true;
 }
 
 /** No attempt was made: the endpoint's rate limit is reached for now (the delivery is released, not dropped). */
 export const THROTTLED = 'throttled';
 
-/** One attempt: resolve the endpoint, check its rate limit, sign, send. Never rejects: no or a disabled endpoint is `failed`; headers that cannot be sent, a secret that cannot sign or a transport that throws, a `retry`. */
+/** One attempt: resolve the endpoint, check its rate limit, sign, send. Never rejects: a disabled endpoint parks the delivery, none is `failed`; headers that cannot be sent, a secret that cannot sign or a transport that throws, a `retry`. */
 export async function attemptDelivery(delivery: ClaimedDelivery, context: AttemptContext, signal: AbortSignal): Promise<AttemptResult | typeof THROTTLED> {
   const startedAt = context.clock.now();
   let target: DeliveryTarget | undefined;
@@ -36,7 +38,9 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
   } catch (error) {
     lookupFailed = { kind: 'retry', reason: `endpoint lookup failed: ${describeError(error)}` };
   }
-  if (target && !target.unavailable && !(await context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now()))) return THROTTLED;
+  if (target?.disabled)
+    return { startedAt, finishedAt: startedAt, outcome: { kind: 'failed', reason: ENDPOINT_DISABLED_ERROR }, interrupted: false, parked: true };
+  if (target && !(await context.throttle.admit(delivery.endpointId, target.rateLimit, context.clock.now()))) return THROTTLED;
   const span = startAttemptSpan(delivery, target?.url);
   const send = () => sendTo(target, { delivery, context, signal, startedAt, span });
   const outcome = lookupFailed ?? (await inAttemptSpan(span, send));
@@ -57,7 +61,6 @@ async function sendTo(
   }: { delivery: ClaimedDelivery; context: AttemptContext; signal: AbortSignal; startedAt: number; span: ReturnType<typeof startAttemptSpan> },
 ): Promise<WebhookSendOutcome> {
   if (!target) return { kind: 'failed', reason: isTenantEndpointId(delivery.endpointId) ? ENDPOINT_DELETED_ERROR : 'no subscription for this endpoint' };
-  if (target.unavailable) return { kind: 'failed', reason: target.unavailable };
   // Retried: once the tenant replaces the headers, queued messages go out.
   const unsendable = unsendableHeaders(target.headers);
   if (unsendable !== undefined) return { kind: 'retry', reason: unsendable };

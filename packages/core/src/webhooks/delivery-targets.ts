@@ -1,7 +1,6 @@
 import type { Clock } from '../ports/clock.js';
 import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 import type { NewDelivery } from '../ports/webhook-outbox.js';
-import { ENDPOINT_DISABLED_ERROR } from './endpoints/webhook-endpoint.js';
 import { MalformedSecretError, signingKey, type SigningKey } from './webhook-signature.js';
 import { secretKey, type WebhookSubscription } from './webhook-subscription.js';
 
@@ -16,8 +15,8 @@ export interface DeliveryTarget {
   readonly restrictDestination?: boolean;
   /** Attempts per second to this endpoint. @default unlimited */
   readonly rateLimit?: number;
-  /** Set when no attempt may be made (e.g. the endpoint is disabled): the delivery fails with this reason. */
-  readonly unavailable?: string;
+  /** The endpoint is disabled: no attempt is made, and the delivery is parked for it until it is enabled again. */
+  readonly disabled?: true;
   /** Set when a live secret cannot sign (malformed): the attempt fails with this reason and is retried, never sent short of a signature. */
   readonly signingError?: string;
 }
@@ -61,7 +60,7 @@ export function endpointTargets(endpoints: Pick<WebhookEndpointRepository, 'find
         ...(allowPrivateDestinations ? {} : { restrictDestination: true }),
         ...(endpoint.rateLimit !== undefined ? { rateLimit: endpoint.rateLimit } : {}),
         ...(endpoint.headers !== undefined ? { headers: endpoint.headers } : {}),
-        ...(endpoint.status === 'disabled' ? { unavailable: ENDPOINT_DISABLED_ERROR } : {}),
+        ...(endpoint.status === 'disabled' ? { disabled: true } : {}),
       };
     },
   };

@@ -22,9 +22,9 @@ export class EndpointHealth {
     this.#options = options;
   }
 
-  /** Notes the outcome of an attempt that started at `at` (an interrupted one says nothing about the receiver); rejects when storage fails. */
+  /** Notes the outcome of an attempt that started at `at` (an interrupted or parked one says nothing about the receiver); rejects when storage fails. */
   async observe(delivery: NewDelivery, outcome: AttemptOutcome, at: number): Promise<void> {
-    if (!isTenantEndpointId(delivery.endpointId) || outcome.status === 'interrupted') return;
+    if (!isTenantEndpointId(delivery.endpointId) || outcome.status === 'interrupted' || outcome.status === 'parked') return;
     const { endpoints, disableAfterMs } = this.#options;
     const note = { at, succeeded: outcome.status === 'delivered', exhausted: outcome.status === 'failed' };
     const health = await endpoints.noteAttempt(delivery.endpointId, note);

@@ -6,6 +6,7 @@ import { filterEvent, matchesFilter } from './endpoints/endpoint-filter.js';
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
+  howToEnable,
   isTenantEndpointId,
   type OperationalEventType,
   type WebhookEndpoint,
@@ -36,7 +37,12 @@ export class OperationalEvents {
 
   /** An endpoint was disabled automatically at `at` (epoch ms); resolves with how many deliveries were queued. */
   endpointDisabled(tenant: string, endpointId: string, reason: string, at: number): Promise<number> {
-    return this.#queue(tenant, endpointId, 'webhook.endpoint.disabled', { endpointId, reason, at: new Date(at).toISOString() });
+    return this.#queue(tenant, endpointId, 'webhook.endpoint.disabled', {
+      endpointId,
+      reason,
+      at: new Date(at).toISOString(),
+      enable: howToEnable(endpointId),
+    });
   }
 
   /** A delivery ended failed at `at` after an attempt came to `outcome`; resolves with how many deliveries were queued about it. */

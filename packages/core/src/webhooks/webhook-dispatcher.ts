@@ -199,7 +199,7 @@ export class WebhookDispatcher {
         await this.#options.outbox.release([delivery.id], this.owner);
         return this.#timer.scheduleAt(this.#throttle.windowEnd(delivery.endpointId) ?? this.#options.clock.now());
       }
-      if (!result.interrupted) this.#slots.observe(delivery.endpointId, result.finishedAt - result.startedAt);
+      if (!result.interrupted && !result.parked) this.#slots.observe(delivery.endpointId, result.finishedAt - result.startedAt);
       // The endpoint is done with this one: the next may go to it while this outcome is recorded.
       answered();
       const outcome = await this.#recorder.record(delivery, result);

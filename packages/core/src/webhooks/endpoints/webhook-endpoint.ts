@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ConfigurationError } from '../../errors.js';
 import type { Delivery } from '../../ports/webhook-outbox.js';
 import type { EndpointFilter } from './endpoint-filter.js';
 
@@ -91,6 +92,13 @@ export const PARKED_DISCARDED_ERROR = 'parked message discarded';
 /** How many parked messages a storage keeps per endpoint unless told otherwise (its `parkedLimit` option). */
 export const DEFAULT_PARKED_LIMIT = 10_000;
 
+/** A storage's `parkedLimit` option, checked: a whole number ≥ 0, `DEFAULT_PARKED_LIMIT` when absent. */
+export function parkedLimitOption(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_PARKED_LIMIT;
+  if (!Number.isSafeInteger(value) || value < 0) throw new ConfigurationError('parkedLimit', `must be a whole number of at least 0, not ${value}`);
+  return value;
+}
+
 /** What enabling a disabled endpoint does with the messages parked for it while it was off. */
 export interface ParkedChoice {
   /** `replay`: send them again, in order; `discard`: end them failed (they can still be recovered). */
@@ -101,3 +109,11 @@ export interface ParkedChoice {
 
 /** `disabledReason` when the tenant disables its endpoint. */
 export const DISABLED_BY_TENANT = 'disabled by the tenant';
+
+/** What a disabled endpoint's notice tells the tenant to do once its receiver works again. */
+export function howToEnable(endpointId: string): string {
+  return (
+    `its events are kept (parked) while it is disabled; PATCH /webhooks/endpoints/${endpointId} with {"status":"enabled"} replays them in order, ` +
+    'add "parkedSince" (a time) to replay only the later ones, or "parked":"discard" to drop them'
+  );
+}

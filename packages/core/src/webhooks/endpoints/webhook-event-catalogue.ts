@@ -1,4 +1,4 @@
-import type { WebhookEventType } from './webhook-endpoint.js';
+import { howToEnable, type WebhookEventType } from './webhook-endpoint.js';
 
 /** What a tenant can subscribe to: each event type, what it means, and an example body. */
 export interface WebhookEventDescription {
@@ -24,9 +24,10 @@ export const WEBHOOK_EVENT_CATALOGUE: readonly WebhookEventDescription[] = Objec
   {
     type: 'webhook.endpoint.disabled',
     description:
-      "Another of the tenant's endpoints was disabled automatically because every attempt to it failed for days. Never sent to the endpoint it is about. `at` is when it was disabled.",
+      "Another of the tenant's endpoints was disabled automatically because every attempt to it failed for days. Never sent to the endpoint it is about. `at` is when it was disabled; `enable` says how to enable it again, replaying or discarding the events kept for it meanwhile.",
     example:
-      '{"endpointId":"ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8","reason":"every attempt failed for 5d or more (since 2026-05-01T09:30:00.000Z)","at":"2026-05-06T09:30:00.000Z"}',
+      '{"endpointId":"ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8","reason":"every attempt failed for 5d or more (since 2026-05-01T09:30:00.000Z)","at":"2026-05-06T09:30:00.000Z",' +
+      `"enable":${JSON.stringify(howToEnable('ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8'))}}`,
   },
   {
     type: 'webhook.delivery.failed',
