@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EndpointOrdering } from '@plant-store/core';
+import { ConfigurationError, type EndpointOrdering } from '@plant-store/core';
 import type { Storage } from '@plant-store/core/adapter';
 import { samplePlant as plant } from '@plant-store/core/testing';
 import { eventually } from '../../../test/support/eventually.js';
@@ -72,6 +72,12 @@ describe.skipIf(!postgresAvailable)('postgres parked deliveries under concurrent
     await Promise.all(opened.splice(0).map((storage) => storage.close()));
   });
   afterAll(() => schemas.dropAll());
+
+  it('refuses a parkedLimit that is not a whole number of at least 0', async () => {
+    for (const parkedLimit of [-1, 1.5, Number.NaN]) {
+      await expect(postgresStorage({ connectionString: TEST_DATABASE_URL, schema, parkedLimit })).rejects.toBeInstanceOf(ConfigurationError);
+    }
+  });
 
   it('leaves no message parked on an endpoint enabled (with replay) on one instance while another writes, and replays none twice', async () => {
     const [writer, other] = [await open(), await open()];

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ConfigurationError } from '@plant-store/core';
-import { DEFAULT_PARKED_LIMIT, type Storage } from '@plant-store/core/adapter';
+import { parkedLimitOption, type Storage } from '@plant-store/core/adapter';
 import { checkMigrated, migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { NotificationListener } from './notification-listener.js';
@@ -50,7 +50,7 @@ export interface PostgresStorageOptions {
 export async function postgresStorage(options: PostgresStorageOptions): Promise<Storage> {
   const schema = options.schema ?? 'public';
   const poolSize = positiveInteger('poolSize', options.poolSize ?? 10);
-  const parkedLimit = nonNegativeInteger('parkedLimit', options.parkedLimit ?? DEFAULT_PARKED_LIMIT);
+  const parkedLimit = parkedLimitOption(options.parkedLimit);
   const host = hostPool(options);
   const settings = {
     connectionString: options.connectionString ?? '',
@@ -152,11 +152,6 @@ function assemble(config: pg.ClientConfig, { runner, dispatch }: { runner: Query
 /** A runner on a pool of its own. It keeps the answer deadline itself (see AnswerDeadlines), so its clients run without pg's `query_timeout`. */
 function queryRunner(config: pg.ClientConfig, deadlineMs: number, size: number): QueryRunner {
   return new QueryRunner(createPool({ ...config, query_timeout: undefined }, size), deadlineMs);
-}
-
-function nonNegativeInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 0) throw new ConfigurationError(name, `must be an integer of 0 or more, got ${value}`);
-  return value;
 }
 
 function positiveInteger(name: string, value: number): number {
