@@ -27,6 +27,7 @@ describe.skipIf(!postgresAvailable)('postgres', () => {
     create: () => postgresStorage(options({ schema: (schema = schemas.next()) })),
     capabilities: {
       persistent: { reopen: () => postgresStorage(options()) },
+      parkedLimit: (parkedLimit) => postgresStorage({ connectionString: TEST_DATABASE_URL, schema: schemas.next(), parkedLimit }),
       dropDueTime: (_storage, id) =>
         withClient(async (client) => {
           await client.query(`UPDATE ${pg.escapeIdentifier(schema)}.webhook_deliveries SET next_attempt_at = NULL WHERE id = $1`, [id]);

@@ -4,8 +4,9 @@ import type { Storage } from '@plant-store/core/adapter';
 import { sampleDelivery as delivery, samplePlant as plant } from '@plant-store/core/testing';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../../../test/support/postgres.js';
 import { eventually } from '../../../test/support/eventually.js';
-import { endEndpointSql, lockEndpointSql, releaseNextSql } from './delivery-lines.js';
+import { lockEndpointSql, releaseNextSql } from './delivery-lines.js';
 import { enqueueSql } from './outbox-queries.js';
+import { parkEndpointSql } from './parked-deliveries.js';
 import { deletePlantSql } from './plant-queries.js';
 import { postgresStorage } from './postgres-storage.js';
 import { tablesIn, type Tables } from './tables.js';
@@ -70,7 +71,7 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
   });
   afterAll(() => schemas.dropAll());
 
-  it('ends every message of a line when the endpoint is disabled while a plant write queues one behind its head', async () => {
+  it('parks every message of a line when the endpoint is disabled while a plant write queues one behind its head', async () => {
     const storage = await open();
     await ordered(storage);
     await storage.plants.create('acme', plant(1n, 'fern'), [], { eventType: 'plant.created', payload: '{"id":1}', createdAt: T0 });
@@ -83,8 +84,8 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
     await disabling;
     const deliveries = (await storage.outbox.list({ endpointId: 'ep_ordered' }))!;
     expect(deliveries.map((d) => [d.eventType, d.status])).toEqual([
-      ['plant.deleted', 'failed'],
-      ['plant.created', 'failed'],
+      ['plant.deleted', 'parked'],
+      ['plant.created', 'parked'],
     ]);
     expect(await storage.outbox.pendingStats()).toEqual({ count: 0 });
   });
@@ -102,25 +103,29 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
     expect(await storage.outbox.pendingStats()).toEqual({ count: 0 });
   });
 
-  it('lets a plant write wait for an endpoint whose lines are being ended without holding any of them (no deadlock)', async () => {
+  it('lets a plant write wait for an endpoint whose lines are being parked without holding any of them (no deadlock)', async () => {
     const storage = await open();
     await ordered(storage);
     await storage.plants.create('acme', plant(1n, 'fern'), [], { eventType: 'plant.created', payload: '{"id":1}', createdAt: T0 });
-    // A disable caught between locking the endpoint and ending its lines, as endLines runs them.
+    // A disable caught between locking the endpoint and parking its lines, as an update runs them.
     const disable = await hold();
     await disable.query(lockEndpointSql(tables), ['ep_ordered']);
     await disable.query(`UPDATE ${tables.endpoints} SET status = 'disabled' WHERE id = 'ep_ordered'`);
     const deleting = storage.plants.delete('acme', 1n, { eventType: 'plant.deleted', payload: '{"id":1}', createdAt: T0 + 1 });
     await someoneWaits();
-    await disable.query(endEndpointSql(tables), ['ep_ordered', T0 + 10, 'endpoint disabled']);
+    await disable.query(parkEndpointSql(tables), ['ep_ordered', T0 + 10]);
     await disable.query('COMMIT');
     expect(await deleting).toBe(true);
-    // The write saw the endpoint disabled: it queued nothing, and the line was ended whole.
+    // The write saw the endpoint disabled, as its lock found the row: it parked its message, and the line was parked whole.
     const deliveries = (await storage.outbox.list({ endpointId: 'ep_ordered' }))!;
-    expect(deliveries.map((d) => [d.eventType, d.status])).toEqual([['plant.created', 'failed']]);
+    expect(deliveries.map((d) => [d.eventType, d.status])).toEqual([
+      ['plant.deleted', 'parked'],
+      ['plant.created', 'parked'],
+    ]);
+    expect(deliveries.map((d) => d.orderingKey)).toEqual(['1', '1']);
   });
 
-  it('ends the lines of an endpoint while a recorder ends a message of one and releases the next (no deadlock)', async () => {
+  it('parks the lines of an endpoint while a recorder ends a message of one and releases the next (no deadlock)', async () => {
     const storage = await open();
     await ordered(storage);
     // The held one first on disk, so a scan of the endpoint's pending rows meets it before the head.
@@ -139,7 +144,7 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
     await recorder.query('COMMIT');
     await disabling;
     expect((await storage.outbox.get('head'))?.status).toBe('delivered');
-    expect((await storage.outbox.get('held'))?.status).toBe('failed');
+    expect((await storage.outbox.get('held'))?.status).toBe('parked');
   });
 
   it('keeps one message of a line in flight when two writes each found it empty, and tells when a claim can next succeed', async () => {
@@ -174,7 +179,7 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
     const [next] = await claimer.outbox.claimDue({ owner: 'a', now: T0 + 30, leaseMs: LEASE_MS, limit: 10 });
     expect(next).toMatchObject({ eventType: 'plant.deleted' });
   });
-  it('releases a stuck line only once a disable ending its messages has committed, and then releases none of them', async () => {
+  it('releases a stuck line only once a disable parking its messages has committed, and then releases none of them', async () => {
     const storage = await open();
     await ordered(storage);
     await storage.plants.create('acme', plant(1n, 'fern'), [], { eventType: 'plant.created', payload: '{"id":1}', createdAt: T0 });
@@ -182,19 +187,19 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
     const [head] = (await storage.outbox.list({ endpointId: 'ep_ordered' }))!.reverse();
     // The head loses its due time: the line is stuck.
     await withClient((client) => client.query(`UPDATE ${tables.deliveries} SET next_attempt_at = NULL WHERE id = $1`, [head!.id]));
-    // A disable has ended the line's messages and not committed yet.
+    // A disable has parked the line's messages and not committed yet.
     const disable = await hold();
     await disable.query(lockEndpointSql(tables), ['ep_ordered']);
-    await disable.query(endEndpointSql(tables), ['ep_ordered', T0 + 10, 'endpoint disabled']);
+    await disable.query(parkEndpointSql(tables), ['ep_ordered', T0 + 10]);
     const releasing = storage.outbox.releaseStuckLine({ endpointId: 'ep_ordered', orderingKey: '1' }, T0 + 20);
     await someoneWaits();
     await disable.query('COMMIT');
     expect(await releasing).toBe(0);
-    // A failed message never gets a due time back.
+    // A parked message never gets a due time back from it.
     const { rows } = await withClient((client) => client.query(`SELECT status, next_attempt_at FROM ${tables.deliveries} ORDER BY id`));
     expect(rows).toEqual([
-      { status: 'failed', next_attempt_at: null },
-      { status: 'failed', next_attempt_at: null },
+      { status: 'parked', next_attempt_at: null },
+      { status: 'parked', next_attempt_at: null },
     ]);
   });
 });

@@ -84,20 +84,11 @@ export const shareEndpointSql = (t: Tables) => `SELECT FROM ${t.endpoints} WHERE
 export const lockEndpointSql = (t: Tables) => `SELECT FROM ${t.endpoints} WHERE id = $1 FOR UPDATE`;
 
 /**
- * Parameters: endpoint id, at, error. Ends every pending message of the endpoint (all its lines, and those in none) as failed, each
- * with a last attempt saying why, but those in flight (a live lease at `at`): an attempt in flight is left to finish, so no message
- * of a line is sent again, or after the next one, while it still runs; its next attempt, if any, finds the endpoint disabled or gone
- * and ends it then. Run after `lockEndpointSql` (or the endpoint's DELETE) in the same transaction, as a statement of
- * its own: its snapshot then holds every message a writer queued before the lock was granted. Rows are locked line by line in
- * queue order, the order a recorder ending a message and releasing the next takes them in, so the two never deadlock.
+ * Parameters: endpoint id, at, error, then any of `doomed`'s own. The messages `doomed` selects (a query of their ids, locking them in
+ * queue order) end failed, each with a last attempt at `at` saying why (`error`), counted like any other.
  */
-export const endEndpointSql = (t: Tables) => `
-  WITH doomed AS (
-    SELECT id FROM ${t.deliveries}
-    WHERE endpoint_id = $1 AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
-    ORDER BY ordering_key, line_seq, seq
-    FOR UPDATE
-  ), ended AS (
+export const endWithAttemptSql = (t: Tables, doomed: string) => `
+  WITH doomed AS (${doomed}), ended AS (
     UPDATE ${t.deliveries} AS d
     SET status = 'failed', attempt_count = d.attempt_count + 1, next_attempt_at = NULL,
         lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
@@ -107,3 +98,28 @@ export const endEndpointSql = (t: Tables) => `
   INSERT INTO ${t.attempts} (delivery_id, attempt, at, duration_ms, status_code, error, interrupted)
   SELECT e.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM ${t.attempts} AS a WHERE a.delivery_id = e.id), $2, 0, NULL, $3, false
   FROM ended AS e`;
+
+/** The pending messages of endpoint $1 not in flight at $2 (no live lease), locked line by line in queue order (see endEndpointSql). */
+export const pendingNotInFlight = (t: Tables) => `
+    SELECT id FROM ${t.deliveries}
+    WHERE endpoint_id = $1 AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
+    ORDER BY ordering_key, line_seq, seq
+    FOR UPDATE`;
+
+/**
+ * Parameters: endpoint id, at, error. Ends every pending message of the endpoint (all its lines, and those in none) and every parked
+ * one as failed, each with a last attempt saying why, but those in flight (a live lease at `at`): an attempt in flight is left to
+ * finish, so no message of a line is sent again, or after the next one, while it still runs; its next attempt, if any, finds the
+ * endpoint gone and ends it then. Run after the endpoint's DELETE in the same transaction, as a statement of its own: its snapshot
+ * then holds every message a writer queued or parked before the endpoint's row was free. Rows are locked line by line in queue
+ * order, the order a recorder ending a message and releasing the next takes them in, so the two never deadlock.
+ */
+export const endEndpointSql = (t: Tables) =>
+  endWithAttemptSql(
+    t,
+    `
+    SELECT id FROM ${t.deliveries}
+    WHERE endpoint_id = $1 AND (status = 'parked' OR (status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)))
+    ORDER BY ordering_key, line_seq, seq
+    FOR UPDATE`,
+  );

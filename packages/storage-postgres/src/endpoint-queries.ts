@@ -1,10 +1,10 @@
 import type { Tables } from './tables.js';
 
-// SQL of the endpoint repository. A disable or delete ends the endpoint's pending deliveries through the outbox's own
-// operation (PostgresWebhookOutbox.endLines), in the same transaction.
+// SQL of the endpoint repository. A disable parks the endpoint's pending deliveries, an enable replays or discards its parked
+// ones, and a delete ends them all, through the outbox's own operations (PostgresWebhookOutbox), in the same transaction.
 
 const ENDPOINT_COLUMNS = `id, tenant, url, event_types, description, rate_limit, headers, filter, ordering, status, disabled_reason,
-  secret, previous_secret, previous_secret_expires_at, created_at, updated_at`;
+  secret, previous_secret, previous_secret_expires_at, created_at, updated_at, parked_dropped`;
 
 /**
  * Parameters: id, tenant, url, event types, description, rate limit, secret, created at, most per tenant, headers, ordering, filter. Run
@@ -15,6 +15,13 @@ export const insertEndpointSql = (t: Tables) => `
   SELECT $1, $2, $3, $4::text[], $5, $6::integer, $10::jsonb, $11, $12::text, 'enabled', $7, $8, $8
   WHERE (SELECT count(*) FROM ${t.endpoints} WHERE tenant = $2) < $9::integer
   RETURNING ${ENDPOINT_COLUMNS}`;
+
+/**
+ * Parameters: id, tenant (NULL: any). The endpoint's status, its row locked FOR UPDATE until the transaction ends: taken before a
+ * change of status, so the plant writes in flight (which share-lock it) commit first and the later ones wait (see shareEndpointSql).
+ */
+export const lockEndpointStatusSql = (t: Tables) => `
+  SELECT status FROM ${t.endpoints} WHERE id = $1 AND ($2::text IS NULL OR tenant = $2) FOR UPDATE`;
 
 export const selectEndpointSql = (t: Tables) => `
   SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE id = $1 AND ($2::text IS NULL OR tenant = $2)`;

@@ -4,18 +4,19 @@ import type { Tables } from './tables.js';
 /*
  * The fan-out to endpoints with a filter. SQL cannot run their query language, so the write matches the event in
  * JavaScript against the tenant's filters as this process last read them, and its statement passes, for each filter it
- * evaluated, the endpoint id, the filter's text and whether it matched. The statement queues to the matched ones whose
- * filter is still that text, and writes nothing at all (answering `stale`) when an enabled, subscribed endpoint has a
- * filter it did not evaluate: the writer then reads the tenant's filters again and retries. A write stays one statement.
+ * evaluated, the endpoint id, the filter's text and whether it matched. The statement queues (or parks, to a disabled endpoint)
+ * to the matched ones whose filter is still that text, and writes nothing at all (answering `stale`) when a subscribed endpoint,
+ * enabled or disabled, has a filter it did not evaluate: the writer then reads the tenant's filters again and retries. A write
+ * stays one statement.
  */
 
 /**
- * No enabled endpoint of tenant $1 subscribed to the event (type $ev, NULL: none) has a filter other than the ones the writer
- * evaluated (parameters $k ids, $k+1 filter texts).
+ * No endpoint of tenant $1 subscribed to the event (type $ev, NULL: none) has a filter other than the ones the writer evaluated
+ * (parameters $k ids, $k+1 filter texts).
  */
 export const filtersCurrent = (t: Tables, ev: number, k: number) => `NOT EXISTS (
     SELECT FROM ${t.endpoints} AS f
-    WHERE $${ev}::text IS NOT NULL AND f.tenant = $1 AND f.status = 'enabled' AND f.filter IS NOT NULL AND $${ev}::text = ANY (f.event_types)
+    WHERE $${ev}::text IS NOT NULL AND f.tenant = $1 AND f.filter IS NOT NULL AND $${ev}::text = ANY (f.event_types)
       AND NOT EXISTS (SELECT FROM unnest($${k}::text[], $${k + 1}::text[]) AS k (id, filter) WHERE k.id = f.id AND k.filter = f.filter))`;
 
 /** Endpoint `e` has no filter, or one the event matched (parameters $k ids, $k+1 filter texts, $k+2 whether each matched). */

@@ -62,7 +62,8 @@ export const claimDuePassingOverSql = (t: Tables) => `${pendingEndpointsCte(t)},
 /**
  * A batch of attempts to distinct deliveries, as parameter arrays (see `i`'s columns), each applied only under its
  * owner's lease; returns each delivery recorded with its line and whether it ended (its end releases the next of its
- * line: see releaseNextSql). An interrupted attempt only ends the lease.
+ * line: see releaseNextSql). An interrupted attempt only ends the lease. A parked one (the endpoint was found disabled)
+ * leaves the line, keeping its ordering key, and is not counted toward the retry schedule.
  */
 export const recordAttemptsSql = (t: Tables) => `
   WITH input AS (
@@ -71,8 +72,9 @@ export const recordAttemptsSql = (t: Tables) => `
   ), applied AS (
     UPDATE ${t.deliveries} AS d
     SET status = CASE WHEN i.interrupted THEN d.status ELSE i.status END,
-        attempt_count = d.attempt_count + CASE WHEN i.interrupted THEN 0 ELSE 1 END,
+        attempt_count = d.attempt_count + CASE WHEN i.interrupted OR i.status = 'parked' THEN 0 ELSE 1 END,
         next_attempt_at = CASE WHEN i.interrupted THEN d.next_attempt_at ELSE i.next_attempt_at END,
+        line_seq = CASE WHEN i.status = 'parked' THEN NULL ELSE d.line_seq END,
         lease_owner = NULL, lease_expires_at = NULL, updated_at = i.updated_at
     FROM input AS i
     WHERE d.id = i.id AND d.lease_owner = i.owner AND d.status = 'pending'
@@ -141,29 +143,32 @@ const deliveryColumns = (t: Tables) => `
 
 export const getDeliverySql = (t: Tables) => `SELECT ${deliveryColumns(t)} FROM ${t.deliveries} AS d WHERE d.id = $1`;
 
-/** Parameters: endpoint id, now, since. Back to pending without a lease: the failed deliveries of the endpoint that are in no line. */
-export const requeueFailedSinceSql = (t: Tables) => `
+/** What a recovery brings back to pending: the failed deliveries of an endpoint (a requeue), or its parked ones (an enable's replay). */
+export type Rejoining = 'failed' | 'parked';
+
+/** Parameters: endpoint id, now, since. Back to pending without a lease, due now: the endpoint's deliveries of that status in no line. */
+export const rejoinUnlinedSinceSql = (t: Tables, status: Rejoining) => `
   UPDATE ${t.deliveries} SET status = 'pending', next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
-  WHERE endpoint_id = $1 AND created_at >= $3 AND status = 'failed' AND ordering_key IS NULL
+  WHERE endpoint_id = $1 AND created_at >= $3 AND status = '${status}' AND ordering_key IS NULL
   RETURNING id`;
 
 /** Parameters: id. The endpoint of a delivery, whose share lock a requeue takes before it joins a line. */
 export const deliveryEndpointSql = (t: Tables) => `SELECT endpoint_id FROM ${t.deliveries} WHERE id = $1`;
 
-/** Parameters: endpoint id, since. The failed deliveries of the endpoint in a line, in creation order, each to be requeued on its own. */
-export const failedInLineSinceSql = (t: Tables) => `
+/** Parameters: endpoint id, since. The endpoint's deliveries of that status in a line, in creation order, each to rejoin its line on its own. */
+export const inLineSinceSql = (t: Tables, status: Rejoining) => `
   SELECT id FROM ${t.deliveries}
-  WHERE endpoint_id = $1 AND created_at >= $2 AND status = 'failed' AND ordering_key IS NOT NULL
+  WHERE endpoint_id = $1 AND created_at >= $2 AND status = '${status}' AND ordering_key IS NOT NULL
   ORDER BY created_at, seq`;
 
 /**
- * Parameters: id, now, whether a delivered one may be requeued too. A failed (or delivered) delivery back to pending without a
- * lease, due at once, at the back of its line: held when another of the line is pending.
+ * Parameters: id, now, whether a delivered one may be requeued too. A delivery of that status (or delivered) back to pending without
+ * a lease, due at once, at the back of its line: held when another of the line is pending.
  */
-export const requeueEndedSql = (t: Tables) => `
+export const rejoinSql = (t: Tables, status: Rejoining) => `
   WITH target AS (
     SELECT id, endpoint_id, ordering_key FROM ${t.deliveries}
-    WHERE id = $1 AND (status = 'failed' OR ($3::boolean AND status = 'delivered'))
+    WHERE id = $1 AND (status = '${status}' OR ($3::boolean AND status = 'delivered'))
     FOR UPDATE
   ), line AS (
     SELECT ${lineEnd(t, 'target.endpoint_id', 'target.ordering_key')} AS last FROM target
@@ -204,14 +209,15 @@ export const resendPendingSql = (t: Tables) => `
 export const pruneLockKey = (t: Tables) => advisoryLockKey(`plant-store prune of ${t.deliveries}`).toString();
 
 /**
- * Parameters: cutoff, limit, lock key. Deletes nothing while another instance prunes. `created_at` before the cutoff
- * is implied and bounds the scan on the (status, created_at) index, so no index on `updated_at` is needed.
+ * Parameters: cutoff, limit, lock key. Deletes nothing while another instance prunes. Finished: delivered, failed, or parked (then
+ * `updated_at` is when it was parked). `created_at` before the cutoff is implied and bounds the scan on the (status, created_at)
+ * index, so no index on `updated_at` is needed.
  */
 export const pruneSql = (t: Tables) => `
   WITH lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($3::bigint) AS held),
   doomed AS (
     SELECT id FROM ${t.deliveries}
-    WHERE (SELECT held FROM lock) AND status IN ('delivered', 'failed') AND created_at < $1 AND updated_at < $1
+    WHERE (SELECT held FROM lock) AND status IN ('delivered', 'failed', 'parked') AND created_at < $1 AND updated_at < $1
     LIMIT $2
     FOR UPDATE SKIP LOCKED
   )

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '@plant-store/core/adapter';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas } from '../../../test/support/postgres.js';
 import { connectionConfig, createPool } from './postgres-connection.js';
+import { parkedBound } from './parked-deliveries.js';
 import { PostgresPlantRepository } from './postgres-plant-repository.js';
 import { postgresStorage } from './postgres-storage.js';
 import { QueryRunner, type PreparedStatement } from './query-runner.js';
@@ -53,11 +54,23 @@ describe.skipIf(!postgresAvailable)('postgres plant write fan-out', () => {
       await storage!.endpoints.create(endpoint, 50);
     }
     let announced = 0;
-    const plants = new PostgresPlantRepository(runner!, tablesIn(schema), () => announced++);
+    const plants = new PostgresPlantRepository(runner!, tablesIn(schema), () => announced++, parkedBound(tablesIn(schema), 10_000));
     const event = { eventType: 'plant.created' as const, payload: '{"id":"1","name":"fern"}', createdAt: T0 };
     await expect(plants.create('acme', { id: 1n, name: 'fern' }, [], event)).resolves.toMatchObject({ created: true });
     expect(runner!.statements).toHaveLength(1);
     expect(announced).toBe(1);
     expect((await storage!.outbox.list())!.map((delivery) => delivery.endpointId).sort()).toEqual(['ep_a', 'ep_b', 'ep_c']);
+  });
+
+  it('parks for a disabled endpoint in the same statement, then bounds its parked messages in one more', async () => {
+    await storage!.endpoints.setStatus('ep_b', 'disabled', 'off', T0);
+    runner!.statements.length = 0;
+    const plants = new PostgresPlantRepository(runner!, tablesIn(schema), () => {}, parkedBound(tablesIn(schema), 10_000));
+    const event = { eventType: 'plant.created' as const, payload: '{"id":"2","name":"ivy"}', createdAt: T0 + 1 };
+    await expect(plants.create('acme', { id: 2n, name: 'ivy' }, [], event)).resolves.toMatchObject({ created: true });
+    expect(runner!.statements).toHaveLength(2);
+    expect(runner!.statements[1]).toContain('parked_dropped');
+    const fanned = (await storage!.outbox.list())!.filter((delivery) => delivery.payload === event.payload);
+    expect(fanned.map((delivery) => `${delivery.endpointId} ${delivery.status}`).sort()).toEqual(['ep_a pending', 'ep_b parked', 'ep_c pending']);
   });
 });

@@ -15,32 +15,50 @@ import type { Tables } from './tables.js';
  */
 
 /**
- * One delivery of an endpoint event (parameters $ev type, $ev+1 payload, $ev+2 created-at; a NULL type means
- * none; $tp its traceparent or NULL) per enabled endpoint of tenant $1 subscribed to it, inserted only when `gate`
- * (a CTE) has a row. Ids are `msg_` and a random UUID's 32 hex digits, as core's `newMessageId` makes them. To an
- * endpoint that orders per plant, the delivery joins the line of plant $plant (see lineEnd). Each endpoint row is
- * share-locked (see shareEndpointSql) before any message of its lines, as ending its lines locks them in that order (no
- * deadlock): a disable or delete waits for this write, or this write sees it done. Endpoint by endpoint, in id order.
- * An endpoint with a filter only when the event matched it ($k…$k+2, see filtered-fan-out.ts).
- * The line's end is read only for an endpoint that orders (CASE evaluates its subquery lazily), and once per endpoint:
- * `OFFSET 0` keeps the planner from inlining `line.last` into each expression that reads it, which would read it once each.
+ * The endpoints of tenant $1 subscribed to the endpoint event (parameter $ev its type; NULL: none), each share-locked (see
+ * shareEndpointSql) before any message of its lines, as ending its lines locks them in that order (no deadlock): a disable,
+ * enable or delete waits for this write, or this write sees it done. Endpoint by endpoint, in id order. An endpoint with a filter
+ * only when the event matched it ($k…$k+2, see filtered-fan-out.ts). Parked (the endpoint disabled) or not is read from the row
+ * as locked, not as the statement's snapshot had it: a write that waited for an enable's lock queues to it, since the enable's
+ * replay read the parked messages before. Such a write to an endpoint that orders per plant is `raced`: its snapshot, older than
+ * the replay, cannot see the line's end the replay made, so the statement writes nothing and answers `stale`, and the writer runs
+ * it again (see PostgresPlantWrites). The snapshot's status is read only for an enabled endpoint that orders.
  */
-const fanOut = (t: Tables, gate: string, ev: number, tp: number, plant: number, k: number) => `
-  WITH targets AS MATERIALIZED (
-    SELECT e.id, e.tenant, CASE WHEN e.ordering = 'plant' THEN $${plant}::bigint::text END AS key FROM ${t.endpoints} AS e
-    WHERE $${ev}::text IS NOT NULL AND EXISTS (SELECT FROM ${gate})
-      AND e.tenant = $1 AND e.status = 'enabled' AND $${ev}::text = ANY (e.event_types)
+const fanTargets = (t: Tables, ev: number, plant: number, k: number) => `
+    SELECT e.id, e.tenant, e.status = 'disabled' AS parked, CASE WHEN e.ordering = 'plant' THEN $${plant}::bigint::text END AS key,
+      CASE WHEN e.ordering = 'plant' AND e.status = 'enabled' THEN (SELECT s.status FROM ${t.endpoints} AS s WHERE s.id = e.id) = 'disabled'
+           ELSE false END AS raced
+    FROM ${t.endpoints} AS e
+    WHERE $${ev}::text IS NOT NULL AND e.tenant = $1 AND $${ev}::text = ANY (e.event_types)
       AND ${unfilteredOrMatched('e', k)}
     ORDER BY e.id
-    FOR KEY SHARE
-  )
+    FOR KEY SHARE`;
+
+/**
+ * One delivery of an endpoint event (parameters $ev type, $ev+1 payload, $ev+2 created-at; $tp its traceparent or NULL) per
+ * endpoint of `targets` (a CTE of fanTargets), inserted only when `gate` (a CTE) has a row: pending to an enabled endpoint, parked
+ * to a disabled one (no due time, in no line, keeping its ordering key). Ids are `msg_` and a random UUID's 32 hex digits, as
+ * core's `newMessageId` makes them. To an endpoint that orders per plant, a pending delivery joins the line of its plant (see
+ * lineEnd). The line's end is read only for a pending delivery to an endpoint that orders (CASE evaluates its subquery lazily),
+ * and once per endpoint: `OFFSET 0` keeps the planner from inlining `line.last` into each expression that reads it, which would
+ * read it once each. Answers each delivery's endpoint and whether it was parked.
+ */
+const fanOut = (t: Tables, gate: string, ev: number, tp: number) => `
   INSERT INTO ${t.deliveries}
     (id, tenant, endpoint_id, event_type, payload, status, attempt_count, next_attempt_at, created_at, updated_at, traceparent, ordering_key, line_seq)
-  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.tenant, e.id, $${ev}, $${ev + 1}, 'pending', 0,
-    ${joinedDueAt('line.last', `$${ev + 2}::bigint`)}, $${ev + 2}, $${ev + 2}, $${tp}::text, e.key, ${joinedPlace('e.key', 'line.last')}
+  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.tenant, e.id, $${ev}, $${ev + 1}, CASE WHEN e.parked THEN 'parked' ELSE 'pending' END, 0,
+    CASE WHEN NOT e.parked THEN ${joinedDueAt('line.last', `$${ev + 2}::bigint`)} END, $${ev + 2}, $${ev + 2}, $${tp}::text, e.key,
+    CASE WHEN NOT e.parked THEN ${joinedPlace('e.key', 'line.last')} END
   FROM targets AS e
-  CROSS JOIN LATERAL (SELECT CASE WHEN e.key IS NOT NULL THEN ${lineEnd(t, 'e.id', 'e.key')} END AS last OFFSET 0) AS line
-  RETURNING 1`;
+  CROSS JOIN LATERAL (SELECT CASE WHEN e.key IS NOT NULL AND NOT e.parked THEN ${lineEnd(t, 'e.id', 'e.key')} END AS last OFFSET 0) AS line
+  WHERE EXISTS (SELECT FROM ${gate})
+  RETURNING endpoint_id, status = 'parked' AS parked`;
+
+/** Whether the statement may write: the filters evaluated are current, and no target raced an enable (see fanTargets). */
+const WRITABLE = '(SELECT current FROM filters) AND NOT EXISTS (SELECT FROM targets WHERE raced)';
+
+/** The endpoints `fanned` (the fan-out's CTE) parked a delivery for, as text[] (NULL: none): the bound applies to them next. */
+const PARKED_ENDPOINTS = '(SELECT array_agg(endpoint_id) FROM fanned WHERE parked) AS parked';
 
 /** The plant's columns (one per field, of its name), in field order. */
 const COLUMNS = PLANT_FIELD_NAMES.join(', ');
@@ -55,15 +73,17 @@ const CREATE_FILTERS_PARAMETER = FIRST_COLUMN_PARAMETER + PLANT_FIELD_NAMES.leng
  * Parameters: tenant, then the deliveries column by column (ids, tenants, endpoints, event types, payloads,
  * created-at times), then the endpoint event (type or NULL, payload, created-at), then the deliveries' traceparents
  * (text[], NULL items for none) and the event's (or NULL), then the plant's columns (see `plantColumns`), then the
- * filters evaluated (ids, texts, matched). Writes nothing and answers `stale` when the filters evaluated are not current.
+ * filters evaluated (ids, texts, matched). Writes nothing and answers `stale` when the filters evaluated are not current or
+ * a target raced an enable (see fanTargets); answers the endpoints it parked a delivery for in `parked`.
  */
 export const createPlantSql = (t: Tables) => `
   WITH filters AS (
     SELECT ${filtersCurrent(t, 8, CREATE_FILTERS_PARAMETER)} AS current
+  ), targets AS MATERIALIZED (${fanTargets(t, 8, FIRST_COLUMN_PARAMETER + PLANT_FIELD_NAMES.indexOf('id'), CREATE_FILTERS_PARAMETER)}
   ), inserted AS (
     INSERT INTO ${t.plants} (tenant, ${COLUMNS})
     SELECT $1, ${PLANT_FIELD_NAMES.map((_, index) => `$${FIRST_COLUMN_PARAMETER + index}`).join(', ')}
-    WHERE (SELECT current FROM filters)
+    WHERE ${WRITABLE}
     ON CONFLICT DO NOTHING
     RETURNING id
   ), queued AS (
@@ -75,22 +95,25 @@ export const createPlantSql = (t: Tables) => `
     WHERE EXISTS (SELECT FROM inserted)
     ORDER BY d.ord
     RETURNING 1
-  ), fanned AS (${fanOut(t, 'inserted', 8, 12, FIRST_COLUMN_PARAMETER + PLANT_FIELD_NAMES.indexOf('id'), CREATE_FILTERS_PARAMETER)})
-  SELECT EXISTS (SELECT FROM inserted) AS created, EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned) AS queued,
-    NOT (SELECT current FROM filters) AS stale`;
+  ), fanned AS (${fanOut(t, 'inserted', 8, 12)})
+  SELECT EXISTS (SELECT FROM inserted) AS created, EXISTS (SELECT FROM queued) OR EXISTS (SELECT FROM fanned WHERE NOT parked) AS queued,
+    NOT (${WRITABLE}) AS stale, ${PARKED_ENDPOINTS}`;
 
 /**
  * Parameters: tenant, id, then the endpoint event (type or NULL, payload, created-at), then the event's traceparent (or NULL), then
- * the filters evaluated (ids, texts, matched). Deletes nothing and answers `stale` when the filters evaluated are not current.
+ * the filters evaluated (ids, texts, matched). Deletes nothing and answers `stale` when the filters evaluated are not current
+ * or a target raced an enable (see fanTargets); answers the endpoints it parked a delivery for in `parked`.
  */
 export const deletePlantSql = (t: Tables) => `
   WITH filters AS (
     SELECT ${filtersCurrent(t, 3, 7)} AS current
+  ), targets AS MATERIALIZED (${fanTargets(t, 3, 2, 7)}
   ), deleted AS (
-    DELETE FROM ${t.plants} WHERE tenant = $1 AND id = $2 AND (SELECT current FROM filters)
+    DELETE FROM ${t.plants} WHERE tenant = $1 AND id = $2 AND ${WRITABLE}
     RETURNING id
-  ), fanned AS (${fanOut(t, 'deleted', 3, 6, 2, 7)})
-  SELECT EXISTS (SELECT FROM deleted) AS deleted, EXISTS (SELECT FROM fanned) AS queued, NOT (SELECT current FROM filters) AS stale`;
+  ), fanned AS (${fanOut(t, 'deleted', 3, 6)})
+  SELECT EXISTS (SELECT FROM deleted) AS deleted, EXISTS (SELECT FROM fanned WHERE NOT parked) AS queued, NOT (${WRITABLE}) AS stale,
+    ${PARKED_ENDPOINTS}`;
 
 /** Parameters: tenant, id. */
 export const selectPlantSql = (t: Tables) => `SELECT ${COLUMNS} FROM ${t.plants} WHERE tenant = $1 AND id = $2`;

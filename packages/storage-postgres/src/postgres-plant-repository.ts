@@ -15,6 +15,7 @@ import { FilterCache, tenantFiltersSql } from './filtered-fan-out.js';
 import { prepared, type PreparedStatement, type QueryRunner } from './query-runner.js';
 import type { Tables } from './tables.js';
 import { PostgresPlantWrites, type StatementRows } from './postgres-plant-writes.js';
+import type { ParkedBound } from './parked-deliveries.js';
 
 /** A plants row: the plant's columns, NULL for an absent field (see `copyPlant`). */
 type PlantRow = Record<string, unknown>;
@@ -51,8 +52,11 @@ export class PostgresPlantRepository implements PlantRepository {
     readonly [K in 'create' | 'select' | 'delete' | 'tenantFilters']: PreparedStatement;
   } & { readonly [K in 'list' | 'listTagged' | 'idAtOffset' | 'idAtTaggedOffset']: string };
 
-  constructor(runner: QueryRunner, tables: Tables, announce: () => void) {
+  readonly #bound: ParkedBound;
+
+  constructor(runner: QueryRunner, tables: Tables, announce: () => void, bound: ParkedBound) {
     this.#runner = runner;
+    this.#bound = bound;
     // A request's single-row statements are parsed and planned once per connection; listings keep a plan per
     // call, as their ranges and limits vary.
     this.#sql = {
@@ -65,7 +69,8 @@ export class PostgresPlantRepository implements PlantRepository {
       idAtOffset: idAtOffsetSql(tables),
       idAtTaggedOffset: idAtTaggedOffsetSql(tables),
     };
-    this.#writes = new PostgresPlantWrites((action, statement, parameters) => runner.rows(action, statement, parameters), this.#sql, announce, this.#filters);
+    const rows: StatementRows = (action, statement, parameters) => runner.rows(action, statement, parameters);
+    this.#writes = new PostgresPlantWrites(rows, this.#sql, announce, this.#filters, bound);
   }
 
   create(tenant: string, plant: Plant, deliveries: readonly NewDelivery[], event?: EndpointEvent): Promise<CreatePlantResult> {
@@ -78,7 +83,7 @@ export class PostgresPlantRepository implements PlantRepository {
 
   /** The same writes on the host's transaction (`rows` runs there); `announce` is sent in it, so it reaches dispatchers at its commit. */
   writesOn(rows: StatementRows, announce: () => Promise<unknown>): PostgresPlantWrites {
-    return new PostgresPlantWrites(rows, this.#sql, announce, this.#filters);
+    return new PostgresPlantWrites(rows, this.#sql, announce, this.#filters, this.#bound);
   }
 
   async list(tenant: string, query: ListPlantsQuery): Promise<Plant[]> {

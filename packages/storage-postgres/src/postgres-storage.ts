@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ConfigurationError } from '@plant-store/core';
-import type { Storage } from '@plant-store/core/adapter';
+import { parkedLimitOption, type Storage } from '@plant-store/core/adapter';
 import { checkMigrated, migrate } from './migrations/migrate.js';
 import { MIGRATIONS } from './migrations/migrations.js';
 import { NotificationListener } from './notification-listener.js';
@@ -15,6 +15,7 @@ import { PostgresWebhookEndpoints } from './postgres-webhook-endpoints.js';
 import { PostgresWebhookOutbox } from './postgres-webhook-outbox.js';
 import { prepared, QueryRunner } from './query-runner.js';
 import { hostStatementRows } from './host-executor.js';
+import { parkedBound } from './parked-deliveries.js';
 import { tablesIn } from './tables.js';
 
 export interface PostgresStorageOptions {
@@ -49,6 +50,7 @@ export interface PostgresStorageOptions {
 export async function postgresStorage(options: PostgresStorageOptions): Promise<Storage> {
   const schema = options.schema ?? 'public';
   const poolSize = positiveInteger('poolSize', options.poolSize ?? 10);
+  const parkedLimit = parkedLimitOption(options.parkedLimit);
   const host = hostPool(options);
   const settings = {
     connectionString: options.connectionString ?? '',
@@ -69,7 +71,7 @@ export async function postgresStorage(options: PostgresStorageOptions): Promise<
   const runners = host
     ? { runner: new QueryRunner(host, deadlineMs, false), dispatch: new QueryRunner(host, deadlineMs, false) }
     : ownRunners(config, deadlineMs, poolSize);
-  return assemble(config, runners, schema);
+  return assemble(config, runners, schema, parkedLimit);
 }
 
 /** The host's pool, when given instead of a connection string (exactly one of them). */
@@ -106,17 +108,19 @@ function ownRunners(config: pg.ClientConfig, deadlineMs: number, poolSize: numbe
 }
 
 /** The storage over a migrated schema. */
-function assemble(config: pg.ClientConfig, { runner, dispatch }: { runner: QueryRunner; dispatch: QueryRunner }, schema: string): Storage {
+function assemble(config: pg.ClientConfig, { runner, dispatch }: { runner: QueryRunner; dispatch: QueryRunner }, schema: string, parkedLimit: number): Storage {
   const tables = tablesIn(schema);
+  const bound = parkedBound(tables, parkedLimit);
   const listener = new NotificationListener({ client: () => new pg.Client(config), channel: OUTBOX_CHANNEL });
   const vacuum = new Vacuum(config, vacuumSql(tables));
   // New deliveries in this schema (and a reconnect, which may have missed some) wake the watcher.
   const newDeliveries = (wake: () => void) => listener.subscribe((payload) => (payload === undefined || payload === schema ? wake() : undefined));
-  const outbox = new PostgresWebhookOutbox({ runner, dispatch, vacuum }, tables, newDeliveries);
+  const outbox = new PostgresWebhookOutbox({ runner, dispatch, vacuum }, tables, bound, newDeliveries);
   const plants = new PostgresPlantRepository(
     runner,
     tables,
     announcer(() => runner.rows('announce new deliveries', 'SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, schema])),
+    bound,
   );
   return {
     plants,

@@ -1,7 +1,6 @@
 import type { EndpointOrdering, WebhookEndpoint, WebhookEndpointStatus, WebhookEventType } from '@plant-store/core';
 import {
   ENDPOINT_DELETED_ERROR,
-  ENDPOINT_DISABLED_ERROR,
   filterText,
   parseFilter,
   type EndpointAttemptNote,
@@ -10,6 +9,7 @@ import {
   type EndpointWithSecrets,
   type ListEndpointsQuery,
   type NewWebhookEndpoint,
+  type ParkedChoice,
   type WebhookEndpointChanges,
   type WebhookEndpointRepository,
 } from '@plant-store/core/adapter';
@@ -41,6 +41,7 @@ interface EndpointRow {
   readonly previous_secret_expires_at: bigint | null;
   readonly created_at: bigint;
   readonly updated_at: bigint;
+  readonly parked_dropped: bigint;
 }
 
 function toEndpoint(row: EndpointRow): WebhookEndpoint {
@@ -56,6 +57,7 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
     ordering: row.ordering,
     status: row.status,
     ...(row.disabled_reason !== null && row.status === 'disabled' ? { disabledReason: row.disabled_reason } : {}),
+    ...(row.parked_dropped > 0n && { parkedDropped: Number(row.parked_dropped) }),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
@@ -69,6 +71,9 @@ function toSecrets(row: EndpointRow): EndpointSecrets {
 /** The advisory lock key of a tenant's endpoints in `endpoints` (a schema's table), for taking turns at creating them. */
 const tenantLockKey = (endpoints: string, tenant: string) => advisoryLockKey(`plant-store endpoints of tenant ${JSON.stringify(tenant)} in ${endpoints}`);
 
+/** What enabling a disabled endpoint does with its parked messages unless told otherwise. */
+const REPLAY_ALL: ParkedChoice = { action: 'replay' };
+
 /** `undefined` → keep the column; `null` → clear it; a value → set it: a flag and a value per column. */
 const change = (value: unknown): [boolean, unknown] => (value === undefined ? [false, null] : [true, value]);
 
@@ -79,16 +84,17 @@ interface EndpointNotices {
 }
 
 /**
- * Tenants' webhook endpoints in PostgreSQL. A disable or delete ends the endpoint's deliveries through the outbox, in the same transaction.
+ * Tenants' webhook endpoints in PostgreSQL. A disable parks the endpoint's deliveries, an enable replays or discards them, and a delete
+ * ends them, through the outbox, in the same transaction.
  * Every change a delivery depends on is announced by a NOTIFY in its transaction, so PostgreSQL delivers it at the commit and drops it on a rollback.
  */
 export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   readonly #runner: QueryRunner;
   readonly #tables: Tables;
-  readonly #outbox: Pick<PostgresWebhookOutbox, 'endLines'>;
+  readonly #outbox: Pick<PostgresWebhookOutbox, 'endLines' | 'parkLines' | 'unpark'>;
   readonly #notices: EndpointNotices;
 
-  constructor(runner: QueryRunner, tables: Tables, outbox: Pick<PostgresWebhookOutbox, 'endLines'>, notices: EndpointNotices) {
+  constructor(runner: QueryRunner, tables: Tables, outbox: Pick<PostgresWebhookOutbox, 'endLines' | 'parkLines' | 'unpark'>, notices: EndpointNotices) {
     this.#runner = runner;
     this.#tables = tables;
     this.#outbox = outbox;
@@ -173,8 +179,14 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
     return this.list(null, query);
   }
 
-  async setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number): Promise<WebhookEndpoint | undefined> {
-    return this.update(null, id, { status, disabledReason: reason ?? null, updatedAt: at });
+  async setStatus(
+    id: string,
+    status: WebhookEndpointStatus,
+    reason: string | undefined,
+    at: number,
+    parked?: ParkedChoice,
+  ): Promise<WebhookEndpoint | undefined> {
+    return this.update(null, id, { status, disabledReason: reason ?? null, updatedAt: at, ...(parked && { parked }) });
   }
 
   async noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined> {
@@ -209,12 +221,31 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
       ...change(changes.ordering),
       ...change(changes.filter && filterText(changes.filter)),
     ];
-    const [row] = await this.#runner.transaction('update the endpoint', async (rows) => {
-      const updated = await rows<EndpointRow>(sql.updateEndpointSql(this.#tables), parameters);
-      if (updated[0]?.status === 'disabled') await this.#outbox.endLines(rows, id, changes.updatedAt, ENDPOINT_DISABLED_ERROR);
-      if (updated.length > 0) await this.#announce(rows, id);
-      return updated;
+    const row = await this.#runner.transaction('update the endpoint', async (rows) => {
+      // A change of status locks the row first (see lockEndpointStatusSql), so it knows the status it changes from.
+      const [before] = changes.status === undefined ? [] : await rows<{ status: WebhookEndpointStatus }>(sql.lockEndpointStatusSql(this.#tables), [id, tenant]);
+      if (changes.status !== undefined && !before) return undefined;
+      const [updated] = await rows<EndpointRow>(sql.updateEndpointSql(this.#tables), parameters);
+      if (!updated) return undefined;
+      const changed = await this.#statusChanged(rows, updated, before?.status, changes);
+      await this.#announce(rows, id);
+      return changed;
     });
     return row && toEndpoint(row);
+  }
+
+  /** What a change of status does to the endpoint's deliveries (see `setStatus`), in its transaction; answers the endpoint as it is after it. */
+  async #statusChanged(rows: TransactionRows, updated: EndpointRow, before: WebhookEndpointStatus | undefined, changes: WebhookEndpointChanges) {
+    if (before === 'enabled' && updated.status === 'disabled') {
+      await this.#outbox.parkLines(rows, updated.id, changes.updatedAt);
+      // Parking started the count of dropped messages again, and the bound may have dropped some.
+      return (await rows<EndpointRow>(sql.selectEndpointSql(this.#tables), [updated.id, null]))[0];
+    }
+    if (before === 'disabled' && updated.status === 'enabled') {
+      const replayed = await this.#outbox.unpark(rows, updated.id, changes.updatedAt, changes.parked ?? REPLAY_ALL);
+      // Due at once: every instance's dispatcher is woken at the commit.
+      if (replayed > 0) await rows('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, this.#notices.schema]);
+    }
+    return updated;
   }
 }

@@ -3,12 +3,14 @@ import { StorageError, type Delivery, type DeliveryAttempt, type PendingStats } 
 import {
   ENDPOINT_DELETED_ERROR,
   ENDPOINT_DISABLED_ERROR,
+  PARKED_DISCARDED_ERROR,
   type AttemptOutcome,
   type ClaimDueOptions,
   type ClaimedDelivery,
   type EndpointAttemptStats,
   type ListDeliveriesQuery,
   type NewDelivery,
+  type ParkedChoice,
   type PruneDeliveriesOptions,
   type RateBudgetAnswer,
   type ReclaimSpaceOptions,
@@ -23,6 +25,7 @@ import { PostgresLineCheck } from './line-check.js';
 import type { Vacuum } from './vacuum.js';
 import * as lines from './delivery-lines.js';
 import * as sql from './outbox-queries.js';
+import * as parked from './parked-deliveries.js';
 import { CoalescingBatch } from './coalescing-batch.js';
 import { prepared, type PreparedStatement, type QueryRunner, type TransactionRows } from './query-runner.js';
 import type { Tables } from './tables.js';
@@ -51,10 +54,13 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   readonly #pruneLockKey: string;
   readonly #vacuum: Vacuum;
   readonly #lineCheck: PostgresLineCheck;
+  readonly #bound: parked.ParkedBound;
 
   constructor(
     runners: { readonly runner: QueryRunner; readonly dispatch: QueryRunner; readonly vacuum: Vacuum },
     tables: Tables,
+    /** The bound of parked messages, applied after a disable parks them. */
+    bound: parked.ParkedBound,
     /** Subscribes to notices of deliveries queued elsewhere (see `watch`). */
     watch: (listener: () => void) => () => void,
   ) {
@@ -76,6 +82,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       isolate: (error) => error instanceof StorageError && error.cause instanceof pg.DatabaseError,
     });
     this.#tables = tables;
+    this.#bound = bound;
     this.#pruneLockKey = sql.pruneLockKey(tables);
     this.#lineCheck = new PostgresLineCheck(runners.runner, tables);
   }
@@ -125,12 +132,50 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   }
 
   /**
-   * Ends every pending message of the endpoint (its lines and the rest) but those in flight as failed, with a last attempt saying `error`: a disable or
-   * delete of it, inside that write's transaction (`rows`), after the endpoint's row is locked or deleted there (see shareEndpointSql).
+   * Ends every pending message of the endpoint (its lines and the rest) but those in flight, and every parked one, as failed, with a last
+   * attempt saying `error`: a delete of it, inside that write's transaction (`rows`), after the endpoint's row is deleted there (see
+   * shareEndpointSql).
    */
   async endLines(rows: TransactionRows, endpointId: string, at: number, error: string): Promise<void> {
     await rows(lines.lockEndpointSql(this.#tables), [endpointId]);
     await rows(lines.endEndpointSql(this.#tables), [endpointId, Math.round(at), error]);
+  }
+
+  /**
+   * Parks every pending message of the endpoint but those in flight, starts its count of dropped ones again and applies the bound: a
+   * disable of it, inside that write's transaction (`rows`), after the endpoint's row is locked FOR UPDATE there (see lockEndpointSql).
+   */
+  async parkLines(rows: TransactionRows, endpointId: string, at: number): Promise<void> {
+    await rows(parked.parkEndpointSql(this.#tables), [endpointId, Math.round(at)]);
+    await rows(this.#bound.statement, this.#bound.parameters([endpointId]));
+  }
+
+  /**
+   * Replays or discards the endpoint's parked messages (see ParkedChoice), due at `at`: an enable of it, inside that write's
+   * transaction (`rows`), after the endpoint's row is locked FOR UPDATE there, so no plant write parks one after this reads them
+   * (a write waits, then finds it enabled). Resolves with how many were replayed.
+   */
+  async unpark(rows: TransactionRows, endpointId: string, at: number, choice: ParkedChoice): Promise<number> {
+    const now = Math.round(at);
+    const replayedSince = choice.action === 'discard' ? undefined : choice.since === undefined ? Number.MIN_SAFE_INTEGER : Math.ceil(choice.since);
+    if (replayedSince !== Number.MIN_SAFE_INTEGER) {
+      const before = replayedSince ?? Number.MAX_SAFE_INTEGER;
+      await rows(parked.discardParkedSql(this.#tables), [endpointId, now, PARKED_DISCARDED_ERROR, before]);
+    }
+    return replayedSince === undefined ? 0 : this.#rejoin(rows, 'parked', endpointId, now, replayedSince);
+  }
+
+  /**
+   * The endpoint's deliveries of that status created at or after `since` back to pending, due at `now`: those in no line at once, then
+   * those in a line one by one, in creation order, so each joins the back of its line behind the one before it. Resolves with how many.
+   */
+  async #rejoin(rows: TransactionRows, status: sql.Rejoining, endpointId: string, now: number, since: number): Promise<number> {
+    let count = (await rows(sql.rejoinUnlinedSinceSql(this.#tables, status), [endpointId, now, since])).length;
+    const rejoin = sql.rejoinSql(this.#tables, status);
+    for (const { id } of await rows<{ id: string }>(sql.inLineSinceSql(this.#tables, status), [endpointId, since])) {
+      count += (await rows(rejoin, [id, now, false])).length;
+    }
+    return count;
   }
 
   async pendingStats(): Promise<PendingStats> {
@@ -169,19 +214,14 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
     const at = Math.round(now);
-    const requeueEnded = sql.requeueEndedSql(this.#tables);
+    const requeueEnded = sql.rejoinSql(this.#tables, 'failed');
     const share = lines.shareEndpointSql(this.#tables);
     if (!('id' in selector)) {
       const { endpointId } = selector;
       const since = Math.ceil(selector.since);
-      // Those in a line one by one, in creation order, so each joins its line behind the one queued before it.
       return this.#runner.transaction("recover the endpoint's deliveries", async (rows) => {
         await rows(share, [endpointId]);
-        let count = (await rows(sql.requeueFailedSinceSql(this.#tables), [endpointId, at, since])).length;
-        for (const { id } of await rows<{ id: string }>(sql.failedInLineSinceSql(this.#tables), [endpointId, since])) {
-          count += (await rows(requeueEnded, [id, at, false])).length;
-        }
-        return count;
+        return this.#rejoin(rows, 'failed', endpointId, at, since);
       });
     }
     const { id, from } = selector;
@@ -212,7 +252,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async endpointAttemptStats(endpointId: string, since: readonly number[]): Promise<EndpointAttemptStats> {
     const starts = since.map((start) => Math.ceil(start));
-    const parameters = [endpointId, Math.min(...starts), starts, [ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR]];
+    const parameters = [endpointId, Math.min(...starts), starts, [ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, PARKED_DISCARDED_ERROR]];
     type Row = { windows: [number, number][] | null; last_at: bigint | null; last_status: number | null };
     const [row] = await this.#runner.rows<Row>("count the endpoint's attempts", sql.endpointStatsSql(this.#tables), parameters);
     const windows = (row?.windows ?? []).map(([succeeded, failed]) => ({ succeeded, failed }));

@@ -9,6 +9,7 @@ import { endpointDue } from './007-endpoint-due.js';
 import { endpointHeaders } from './008-endpoint-headers.js';
 import { deliveryLines } from './009-delivery-lines.js';
 import { endpointFilters } from './010-endpoint-filters.js';
+import { parkedDeliveries } from './011-parked-deliveries.js';
 
 /** Every schema version, applied in name order (listed in code, so a bundle never loses one). Never edit or rename an applied migration: add the next number. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -22,4 +23,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '008-endpoint-headers': endpointHeaders,
   '009-delivery-lines': deliveryLines,
   '010-endpoint-filters': endpointFilters,
+  '011-parked-deliveries': parkedDeliveries,
 };
