@@ -81,6 +81,7 @@ describe.each(storages)('operational events on %s', (_, open) => {
       endpointId: bad.id,
       reason: expect.stringMatching(/^every attempt failed for 1ms or more/),
       at: expect.stringMatching(/Z$/),
+      enable: expect.stringContaining(`PATCH /webhooks/endpoints/${bad.id} with {"status":"enabled"}`),
     });
     // Signed like any delivery, with the watcher's own secret.
     const verified = await verifyWebhook(disabled.request.body, disabled.request.headers, watcher.secret);

@@ -162,13 +162,13 @@ export const inLineSinceSql = (t: Tables, status: Rejoining) => `
   ORDER BY created_at, seq`;
 
 /**
- * Parameters: id, now, whether a delivered one may be requeued too. A delivery of that status (or delivered) back to pending without
+ * Parameters: id, now, whether a delivered or parked one may be requeued too (a resend). A delivery of that status back to pending without
  * a lease, due at once, at the back of its line: held when another of the line is pending.
  */
 export const rejoinSql = (t: Tables, status: Rejoining) => `
   WITH target AS (
     SELECT id, endpoint_id, ordering_key FROM ${t.deliveries}
-    WHERE id = $1 AND (status = '${status}' OR ($3::boolean AND status = 'delivered'))
+    WHERE id = $1 AND (status = '${status}' OR ($3::boolean AND status IN ('delivered', 'parked')))
     FOR UPDATE
   ), line AS (
     SELECT ${lineEnd(t, 'target.endpoint_id', 'target.ordering_key')} AS last FROM target
