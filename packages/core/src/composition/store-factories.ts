@@ -65,7 +65,7 @@ export function endpoints(c: DependencyContainer): WebhookEndpointRepository {
 /** Where deliveries go: tenants' endpoints (`ep_`, through the cache), and the operator's subscriptions as they are at each attempt (`ids`: theirs). */
 export function deliveryTargets(c: DependencyContainer): DeliveryTargets {
   const current = subscriptions(c);
-  const endpoints = endpointTargets(cache(c), clock(c), settings(c).allowPrivateDestinations);
+  const endpoints = endpointTargets(cache(c), clock(c), settings(c).allowPrivateDestinations, storage(c).endpoints);
   return {
     resolve: (delivery) => (isTenantEndpointId(delivery.endpointId) ? endpoints : current.targets).resolve(delivery),
     get ids() {

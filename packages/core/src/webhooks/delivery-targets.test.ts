@@ -47,3 +47,28 @@ describe('endpointTargets with a malformed stored secret', () => {
     expect(target?.keys).toHaveLength(1);
   });
 });
+
+describe('endpointTargets with a kept copy of the endpoint', () => {
+  const delivery = { id: 'msg_1', endpointId: 'ep_a', eventType: 'plant.created', payload: '{}' } as never;
+  const secrets = { current: GOOD };
+  const finding = (status: 'enabled' | 'disabled') => {
+    const reads: string[] = [];
+    const find = async (id: string) => (reads.push(id), { endpoint: { ...endpoint, status }, secrets });
+    return { repository: { find } as unknown as WebhookEndpointRepository, reads };
+  };
+
+  it('reads a disabled one again from storage before its delivery is parked: an enable made elsewhere is not missed', async () => {
+    const kept = finding('disabled');
+    const stored = finding('enabled');
+    const target = await endpointTargets(kept.repository, clock, false, stored.repository).resolve(delivery);
+    expect(target?.disabled).toBeUndefined();
+    expect(stored.reads).toEqual(['ep_a']);
+  });
+
+  it('parks when storage says disabled too, and reads storage only for disabled ones', async () => {
+    expect((await endpointTargets(finding('disabled').repository, clock, false, finding('disabled').repository).resolve(delivery))?.disabled).toBe(true);
+    const stored = finding('enabled');
+    await endpointTargets(finding('enabled').repository, clock, false, stored.repository).resolve(delivery);
+    expect(stored.reads).toEqual([]);
+  });
+});

@@ -41,11 +41,21 @@ export function subscriptionTargets(subscriptions: readonly WebhookSubscription[
   return { resolve: (delivery) => byId.get(delivery.endpointId), ids };
 }
 
-/** The targets of tenants' endpoints (read through `endpoints`, the store's cache): restricted (unless private ones are allowed), rate-limited, signed with every live secret. */
-export function endpointTargets(endpoints: Pick<WebhookEndpointRepository, 'find'>, clock: Clock, allowPrivateDestinations = false): DeliveryTargets {
+/**
+ * The targets of tenants' endpoints (read through `endpoints`, the store's cache): restricted (unless private ones are allowed),
+ * rate-limited, signed with every live secret. One the cache says is disabled is read again from `stored` before its delivery is
+ * parked: a kept copy may predate an enable made elsewhere, and a message parked after the enable's replay would wait for the next one.
+ */
+export function endpointTargets(
+  endpoints: Pick<WebhookEndpointRepository, 'find'>,
+  clock: Clock,
+  allowPrivateDestinations = false,
+  stored: Pick<WebhookEndpointRepository, 'find'> = endpoints,
+): DeliveryTargets {
   return {
     async resolve(delivery) {
-      const found = await endpoints.find(delivery.endpointId);
+      let found = await endpoints.find(delivery.endpointId);
+      if (found?.endpoint.status === 'disabled' && stored !== endpoints) found = await stored.find(delivery.endpointId);
       if (!found) return undefined;
       const { endpoint, secrets } = found;
       const live = secrets.previous !== undefined && clock.now() < (secrets.previousExpiresAt ?? 0) ? [secrets.current, secrets.previous] : [secrets.current];
