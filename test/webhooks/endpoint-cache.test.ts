@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { verifyWebhook } from '@plant-store/client';
 import { createPlantStore, type PlantStore } from '@plant-store/core';
-import type { Storage } from '@plant-store/core/adapter';
+import type { EndpointAttemptNote, Storage } from '@plant-store/core/adapter';
 import { webhookHttpTransport } from '@plant-store/http-node/webhook-transport';
 import { postgresStorage } from '@plant-store/storage-postgres';
 import { acme } from '../support/principals.js';
@@ -75,6 +75,26 @@ async function walkThroughChanges(changer: PlantStore, receiver: WebhookReceiver
 
 const KINDS: AnyStorageKind[] = postgresAvailable ? ['memory', 'sqlite', 'postgres'] : ['memory', 'sqlite'];
 
+/** The storage, with every attempt note that reaches it recorded in `notes`. */
+function notingInto(notes: EndpointAttemptNote[]) {
+  return (storage: Storage): Storage => {
+    const endpoints = new Proxy(storage.endpoints, {
+      get(target, member) {
+        if (member === 'noteAttempt') return (id: string, note: EndpointAttemptNote) => (notes.push(note), target.noteAttempt(id, note));
+        const value = Reflect.get(target, member, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return new Proxy(storage, {
+      get(target, member) {
+        if (member === 'endpoints') return endpoints;
+        const value = Reflect.get(target, member, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  };
+}
+
 describe.each(KINDS)('the endpoint cache on one instance (%s storage)', (kind) => {
   let server: TestServer | undefined;
   let receiver: WebhookReceiver | undefined;
@@ -88,6 +108,16 @@ describe.each(KINDS)('the endpoint cache on one instance (%s storage)', (kind) =
     server = await startTestServer(kind, { deliver: true, allowPrivateDestinations: true, webhooks: { endpointCacheMs: AN_HOUR } });
     const { store } = server;
     await walkThroughChanges(store, receiver, async () => {});
+  });
+
+  it('writes no attempt note while the endpoint it sends to succeeds and has no failing streak', async () => {
+    receiver = await startReceiver();
+    const notes: EndpointAttemptNote[] = [];
+    server = await startTestServer(kind, { deliver: true, allowPrivateDestinations: true, wrapStorage: notingInto(notes) });
+    const { store } = server;
+    await store.webhooks.endpoints.create(acme, { url: receiver.url('/one'), eventTypes: ['plant.created'] });
+    for (let id = 1; id <= 3; id++) await deliveredPlant(store, receiver, id);
+    expect(notes).toEqual([]);
   });
 });
 
@@ -136,5 +166,41 @@ describe.skipIf(!postgresAvailable)('the endpoint cache across two PostgreSQL in
       notices++;
       await vi.waitFor(() => expect(heard.filter((heardId) => heardId === id).length).toBeGreaterThanOrEqual(notices), waitLong);
     });
+  });
+
+  it('clears with its next success a failing streak another instance started, and writes no success note otherwise', async () => {
+    const receiver = await startReceiver();
+    opened.push(receiver);
+    const schema = schemas.next();
+    const open = async () => postgresStorage({ connectionString: TEST_DATABASE_URL, schema });
+    const notes: EndpointAttemptNote[] = [];
+    const sending = notingInto(notes)(await open());
+    const sender = createPlantStore({
+      storage: sending,
+      webhooks: {
+        transport: webhookHttpTransport({ userAgent: 'plant-store-test' }),
+        allowPrivateDestinations: true,
+        endpointCacheMs: AN_HOUR,
+        pollIntervalMs: 20,
+      },
+    });
+    opened.push(sender);
+    const other: Storage = await open();
+    opened.push(other);
+    const heard: (string | undefined)[] = [];
+    const unwatch = sending.endpoints.watch!((id) => heard.push(id));
+    opened.push({ close: async () => unwatch() });
+
+    const { endpoint } = await sender.webhooks.endpoints.create(acme, { url: receiver.url('/one'), eventTypes: ['plant.created'] });
+    // The first attempt reads the endpoint, healthy, and the sender keeps it an hour.
+    await deliveredPlant(sender, receiver, 1);
+    expect(notes).toEqual([]);
+    // The other instance's attempt failed: a streak starts, and its notice reaches the sender.
+    expect(await other.endpoints.noteAttempt(endpoint.id, { at: Date.now(), succeeded: false, exhausted: false })).toHaveProperty('failingSince');
+    await vi.waitFor(() => expect(heard).toContain(endpoint.id), waitLong);
+    await deliveredPlant(sender, receiver, 2);
+    await vi.waitFor(async () => expect((await other.endpoints.find(endpoint.id))?.health).toEqual({}), waitLong);
+    await deliveredPlant(sender, receiver, 3);
+    expect(notes.map((note) => note.succeeded)).toEqual([true]);
   });
 });

@@ -140,7 +140,7 @@ export class MemoryWebhookEndpoints implements WebhookEndpointRepository {
   async find(id: string): Promise<EndpointWithSecrets | undefined> {
     assertOpen(this.#lifecycle);
     const record = this.#records.get(id);
-    return record && { endpoint: copyEndpoint(record.endpoint), secrets: { ...record.secrets } };
+    return record && { endpoint: copyEndpoint(record.endpoint), secrets: { ...record.secrets }, health: { ...record.health } };
   }
 
   async listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {

@@ -23,8 +23,9 @@ export const insertEndpointSql = (t: Tables) => `
 export const lockEndpointStatusSql = (t: Tables) => `
   SELECT status FROM ${t.endpoints} WHERE id = $1 AND ($2::text IS NULL OR tenant = $2) FOR UPDATE`;
 
+/** Parameters: id, tenant (NULL: any). The endpoint's columns and its health. */
 export const selectEndpointSql = (t: Tables) => `
-  SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints} WHERE id = $1 AND ($2::text IS NULL OR tenant = $2)`;
+  SELECT ${ENDPOINT_COLUMNS}, failing_since, exhausted_at FROM ${t.endpoints} WHERE id = $1 AND ($2::text IS NULL OR tenant = $2)`;
 
 export const listEndpointsSql = (t: Tables) => `
   SELECT ${ENDPOINT_COLUMNS} FROM ${t.endpoints}
@@ -59,9 +60,17 @@ export const rotateSecretSql = (t: Tables) => `
   )
   SELECT pg_notify($6, $7) FROM rotated`;
 
+/**
+ * Parameters: id, succeeded, at, exhausted at (NULL: not exhausted), then the NOTIFY channel and payload that announce a failing streak
+ * this attempt starts (other instances skip noting successes while they know of no streak). One row when the endpoint exists.
+ */
 export const noteAttemptSql = (t: Tables) => `
-  UPDATE ${t.endpoints} SET
-    failing_since = CASE WHEN $2::boolean THEN NULL ELSE coalesce(failing_since, $3::bigint) END,
-    exhausted_at = CASE WHEN $2::boolean THEN NULL ELSE coalesce(exhausted_at, $4::bigint) END
-  WHERE id = $1
-  RETURNING failing_since, exhausted_at`;
+  WITH noted AS (
+    UPDATE ${t.endpoints} SET
+      failing_since = CASE WHEN $2::boolean THEN NULL ELSE coalesce(failing_since, $3::bigint) END,
+      exhausted_at = CASE WHEN $2::boolean THEN NULL ELSE coalesce(exhausted_at, $4::bigint) END
+    WHERE id = $1
+    RETURNING failing_since, exhausted_at
+  )
+  SELECT failing_since, exhausted_at, CASE WHEN NOT $2::boolean AND failing_since = $3::bigint THEN pg_notify($5, $6) END AS announced
+  FROM noted`;

@@ -44,6 +44,12 @@ interface EndpointRow {
   readonly parked_dropped: bigint;
 }
 
+/** How the endpoint has been doing (what auto-disable decides on), int8 as bigint. */
+interface HealthRow {
+  readonly failing_since: bigint | null;
+  readonly exhausted_at: bigint | null;
+}
+
 function toEndpoint(row: EndpointRow): WebhookEndpoint {
   return {
     id: row.id,
@@ -60,6 +66,13 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
     ...(row.parked_dropped > 0n && { parkedDropped: Number(row.parked_dropped) }),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
+  };
+}
+
+function toHealth(row: HealthRow): EndpointHealth {
+  return {
+    ...(row.failing_since !== null && { failingSince: Number(row.failing_since) }),
+    ...(row.exhausted_at !== null && { exhaustedAt: Number(row.exhausted_at) }),
   };
 }
 
@@ -87,6 +100,7 @@ interface EndpointNotices {
  * Tenants' webhook endpoints in PostgreSQL. A disable parks the endpoint's deliveries, an enable replays or discards them, and a delete
  * ends them, through the outbox, in the same transaction.
  * Every change a delivery depends on is announced by a NOTIFY in its transaction, so PostgreSQL delivers it at the commit and drops it on a rollback.
+ * So is an attempt note that starts a failing streak: `find` reports the endpoint's health, and other instances note no success while they know of no streak.
  */
 export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
   readonly #runner: QueryRunner;
@@ -172,7 +186,7 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
 
   async find(id: string): Promise<EndpointWithSecrets | undefined> {
     const row = await this.#select(id, null);
-    return row && { endpoint: toEndpoint(row), secrets: toSecrets(row) };
+    return row && { endpoint: toEndpoint(row), secrets: toSecrets(row), health: toHealth(row) };
   }
 
   async listAll(query: ListEndpointsQuery): Promise<WebhookEndpoint[]> {
@@ -191,18 +205,13 @@ export class PostgresWebhookEndpoints implements WebhookEndpointRepository {
 
   async noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined> {
     const at = Math.round(note.at);
-    const parameters = [id, note.succeeded, at, note.exhausted ? at : null];
-    type HealthRow = { failing_since: bigint | null; exhausted_at: bigint | null };
+    const parameters = [id, note.succeeded, at, note.exhausted ? at : null, OUTBOX_CHANNEL, endpointChangePayload(this.#notices.schema, id)];
     const [row] = await this.#runner.rows<HealthRow>('note an endpoint attempt', sql.noteAttemptSql(this.#tables), parameters);
-    if (!row) return undefined;
-    return {
-      ...(row.failing_since !== null && { failingSince: Number(row.failing_since) }),
-      ...(row.exhausted_at !== null && { exhaustedAt: Number(row.exhausted_at) }),
-    };
+    return row && toHealth(row);
   }
 
-  async #select(id: string, tenant: string | null): Promise<EndpointRow | undefined> {
-    return (await this.#runner.rows<EndpointRow>('read the endpoint', sql.selectEndpointSql(this.#tables), [id, tenant]))[0];
+  async #select(id: string, tenant: string | null): Promise<(EndpointRow & HealthRow) | undefined> {
+    return (await this.#runner.rows<EndpointRow & HealthRow>('read the endpoint', sql.selectEndpointSql(this.#tables), [id, tenant]))[0];
   }
 
   async update(tenant: string | null, id: string, changes: WebhookEndpointChanges): Promise<WebhookEndpoint | undefined> {

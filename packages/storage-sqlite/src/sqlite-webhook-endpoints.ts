@@ -70,6 +70,13 @@ function toSecrets(row: EndpointRow): EndpointSecrets {
   return { current: row.secret, previous: row.previous_secret, previousExpiresAt: Number(row.previous_secret_expires_at) };
 }
 
+function toHealth(row: Pick<EndpointRow, 'failing_since' | 'exhausted_at'>): EndpointHealth {
+  return {
+    ...(row.failing_since !== null && { failingSince: Number(row.failing_since) }),
+    ...(row.exhausted_at !== null && { exhaustedAt: Number(row.exhausted_at) }),
+  };
+}
+
 /** `undefined` → keep the column (NULL parameter + flag 0); `null` → clear it; a value → set it. */
 const change = (value: unknown): [number, unknown] => (value === undefined ? [0, null] : [1, value]);
 
@@ -140,7 +147,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
   async find(id: string): Promise<EndpointWithSecrets | undefined> {
     return withSqliteErrors('read the endpoint', () => {
       const row = this.#prepared<EndpointRow>(sql.SELECT_ENDPOINT).get(id);
-      return row && { endpoint: toEndpoint(row), secrets: toSecrets(row) };
+      return row && { endpoint: toEndpoint(row), secrets: toSecrets(row), health: toHealth(row) };
     });
   }
 
@@ -166,11 +173,7 @@ export class SqliteWebhookEndpoints implements WebhookEndpointRepository {
       const row = note.succeeded
         ? this.#prepared<EndpointRow>(sql.NOTE_SUCCESS).get(id)
         : this.#prepared<EndpointRow>(sql.NOTE_FAILURE).get(at, note.exhausted ? at : null, id);
-      if (row === undefined) return undefined;
-      return {
-        ...(row.failing_since !== null && { failingSince: Number(row.failing_since) }),
-        ...(row.exhausted_at !== null && { exhaustedAt: Number(row.exhausted_at) }),
-      };
+      return row && toHealth(row);
     });
   }
 

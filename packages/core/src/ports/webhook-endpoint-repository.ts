@@ -52,6 +52,12 @@ export interface EndpointSecrets {
 export interface EndpointWithSecrets {
   readonly endpoint: WebhookEndpoint;
   readonly secrets: EndpointSecrets;
+  /**
+   * The endpoint's health as of this read (what `noteAttempt` last left). A dispatcher that keeps the endpoint skips noting a
+   * success while the health it knows has no failing streak, so a storage that reports it must also announce, through `watch`
+   * when it has one, every `noteAttempt` that starts a streak. @default not reported: every attempt is noted
+   */
+  readonly health?: EndpointHealth;
 }
 
 export interface ListEndpointsQuery {
@@ -122,12 +128,17 @@ export interface WebhookEndpointRepository {
    *   recovery); the others, and all of them on a discard, end failed with a last attempt `{at, durationMs: 0, error: 'parked message discarded'}`.
    */
   setStatus(id: string, status: WebhookEndpointStatus, reason: string | undefined, at: number, parked?: ParkedChoice): Promise<WebhookEndpoint | undefined>;
-  /** Operator: records what an attempt to the endpoint came to (a success clears its failing streak) and returns its health after it, or `undefined` when the endpoint is gone. Atomic. */
+  /**
+   * Operator: records what an attempt to the endpoint came to (a success clears its failing streak) and returns its health after it, or
+   * `undefined` when the endpoint is gone. Atomic. A failure that starts a streak is announced through `watch` (see `EndpointWithSecrets.health`).
+   */
   noteAttempt(id: string, note: EndpointAttemptNote): Promise<EndpointHealth | undefined>;
   /**
    * Optional: calls `listener` with an endpoint's id soon after another process or store on this storage changed or deleted it
-   * (`update`, `setStatus`, `rotateSecret`, `delete`; not `noteAttempt`), and without one when changes may have been missed (after
-   * a reconnect, say); what it throws is ignored. Returns an idempotent unsubscribe. Adapters without a cross-process signal leave it out.
+   * (`update`, `setStatus`, `rotateSecret`, `delete`, and a `noteAttempt` that started a failing streak), and without one when changes
+   * may have been missed (after a reconnect, say); what it throws is ignored. Returns an idempotent unsubscribe. Adapters without a
+   * cross-process signal leave it out: a dispatcher then learns of another process's changes, and of its streaks, once it reads the
+   * endpoint again.
    */
   watch?(listener: (id?: string) => void): () => void;
 }

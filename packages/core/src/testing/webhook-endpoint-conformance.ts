@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Storage } from '../ports/storage.js';
-import type { NewWebhookEndpoint } from '../ports/webhook-endpoint-repository.js';
+import type { EndpointAttemptNote, EndpointHealth, NewWebhookEndpoint } from '../ports/webhook-endpoint-repository.js';
 import type { WebhookEndpoint } from '../webhooks/endpoints/webhook-endpoint.js';
 import { delivery, plant } from './storage-fixtures.js';
 
@@ -131,10 +131,13 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       expect(await endpoints().rotateSecret('acme', 'ep_a', NEXT_SECRET, T0 + 86_400_000, T0 + 1)).toBe(true);
       expect(await endpoints().secrets('acme', 'ep_a')).toEqual({ current: NEXT_SECRET, previous: SECRET, previousExpiresAt: T0 + 86_400_000 });
       expect((await endpoints().get('acme', 'ep_a'))!.updatedAt).toBe(T0 + 1);
-      expect(await endpoints().find('ep_a')).toEqual({
+      // Health is optional: a storage that reports it reports a new endpoint's as healthy.
+      const { health, ...found } = (await endpoints().find('ep_a'))!;
+      expect(found).toEqual({
         endpoint: { ...stored(newEndpoint('ep_a')), updatedAt: T0 + 1 },
         secrets: { current: NEXT_SECRET, previous: SECRET, previousExpiresAt: T0 + 86_400_000 },
       });
+      expect(health ?? {}).toEqual({});
       expect(await endpoints().find('ep_missing')).toBeUndefined();
     });
 
@@ -293,13 +296,21 @@ export function describeWebhookEndpointConformance(storage: () => Storage): void
       expect(await endpoints().setStatus('ep_b', 'enabled', undefined, T0)).toBeUndefined();
     });
 
-    it('keeps a failing streak per endpoint: its start, the first exhausted message, cleared by a success', async () => {
+    it('keeps a failing streak per endpoint: its start, the first exhausted message, cleared by a success; find reports it, if at all, as last noted', async () => {
       await create('ep_a');
-      expect(await endpoints().noteAttempt('ep_a', { at: T0 + 1, succeeded: false, exhausted: false })).toEqual({ failingSince: T0 + 1 });
-      expect(await endpoints().noteAttempt('ep_a', { at: T0 + 2, succeeded: false, exhausted: true })).toEqual({ failingSince: T0 + 1, exhaustedAt: T0 + 2 });
-      expect(await endpoints().noteAttempt('ep_a', { at: T0 + 3, succeeded: false, exhausted: true })).toEqual({ failingSince: T0 + 1, exhaustedAt: T0 + 2 });
-      expect(await endpoints().noteAttempt('ep_a', { at: T0 + 4, succeeded: true, exhausted: false })).toEqual({});
-      expect(await endpoints().noteAttempt('ep_a', { at: T0 + 5, succeeded: false, exhausted: false })).toEqual({ failingSince: T0 + 5 });
+      /** What `find` reports after the note returned `health` (the health it reports is optional). */
+      const found = async (health: EndpointHealth | undefined) => (await endpoints().find('ep_a'))!.health ?? health;
+      const note = async (attempt: EndpointAttemptNote) => {
+        const health = await endpoints().noteAttempt('ep_a', attempt);
+        expect(await found(health)).toEqual(health);
+        return health;
+      };
+      expect(await found({})).toEqual({});
+      expect(await note({ at: T0 + 1, succeeded: false, exhausted: false })).toEqual({ failingSince: T0 + 1 });
+      expect(await note({ at: T0 + 2, succeeded: false, exhausted: true })).toEqual({ failingSince: T0 + 1, exhaustedAt: T0 + 2 });
+      expect(await note({ at: T0 + 3, succeeded: false, exhausted: true })).toEqual({ failingSince: T0 + 1, exhaustedAt: T0 + 2 });
+      expect(await note({ at: T0 + 4, succeeded: true, exhausted: false })).toEqual({});
+      expect(await note({ at: T0 + 5, succeeded: false, exhausted: false })).toEqual({ failingSince: T0 + 5 });
       expect(await endpoints().noteAttempt('ep_missing', { at: T0, succeeded: true, exhausted: false })).toBeUndefined();
     });
   });

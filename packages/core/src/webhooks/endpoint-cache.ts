@@ -1,5 +1,5 @@
 import type { Clock } from '../ports/clock.js';
-import type { EndpointWithSecrets, WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
+import type { EndpointHealth, EndpointWithSecrets, WebhookEndpointRepository } from '../ports/webhook-endpoint-repository.js';
 
 /** Most endpoints kept at once; past it, the oldest go first (a store serving more of them at once reads the rest from storage). */
 const MAX_ENTRIES = 10_000;
@@ -15,7 +15,8 @@ interface Entry {
  * read. Whoever changes an endpoint calls `forget` before the change is acknowledged (see `forgettingChanges`), and other
  * processes' changes arrive through the storage's `watch`; the time limit bounds a change whose notice was lost. A read
  * that was in flight when something was forgotten is used for its own attempt but not kept, so it cannot put back what
- * a change replaced.
+ * a change replaced. It also knows each kept endpoint's health (as read, then as this process's attempt notes left it), so that a
+ * success on an endpoint without a failing streak needs no write (see `forgettingChanges`).
  */
 export class EndpointCache {
   readonly #endpoints: WebhookEndpointRepository;
@@ -51,6 +52,24 @@ export class EndpointCache {
     return read;
   }
 
+  /** The kept endpoint's health, as read or as this process's latest note of it left it; `undefined` when not kept or its storage does not report it. */
+  health(id: string): EndpointHealth | undefined {
+    const entry = this.#entries.get(id);
+    return entry !== undefined && entry.until > this.#clock.now() ? entry.found.health : undefined;
+  }
+
+  /**
+   * Keeps the health a note of the endpoint's attempt returned (`undefined`: the endpoint is gone), if its read reported one. A read
+   * in flight may predate the note: it is used for its own attempt but not kept.
+   */
+  noteHealth(id: string, health: EndpointHealth | undefined): void {
+    if (this.#reads.delete(id)) this.#generation++;
+    const entry = this.#entries.get(id);
+    if (entry?.found.health === undefined) return;
+    if (health === undefined) this.#entries.delete(id);
+    else this.#entries.set(id, { ...entry, found: { ...entry.found, health } });
+  }
+
   /** Drops what is kept of the endpoint (of every endpoint when no id is given), and whatever reads in flight would keep. */
   forget(id?: string): void {
     this.#generation++;
@@ -77,7 +96,13 @@ export class EndpointCache {
 /**
  * The repository, with `cache` told of every change an endpoint's deliveries depend on (URL, headers, rate limit, status,
  * secrets, deletion) once storage answered and before the caller hears of it, whether the change succeeded or failed (a
- * failed one may still have committed). Attempt notes and creates change nothing it keeps.
+ * failed one may still have committed). Creates change nothing it keeps.
+ *
+ * Attempt notes go through the cache too: a success on an endpoint whose known health has no failing streak would change
+ * nothing, so it is answered without a write, which spares the common attempt a storage round trip. A streak another process
+ * started is announced by the storage's `watch` (the cache forgets the endpoint, and the next read shows the streak, so the next
+ * success here clears it); without `watch`, or with its notice lost, the cache's time limit bounds how long successes here leave
+ * that streak standing. Failures are always written.
  */
 export function forgettingChanges(endpoints: WebhookEndpointRepository, cache: EndpointCache): WebhookEndpointRepository {
   const forgetting =
@@ -100,7 +125,13 @@ export function forgettingChanges(endpoints: WebhookEndpointRepository, cache: E
     find: (id) => endpoints.find(id),
     listAll: (query) => endpoints.listAll(query),
     setStatus: forgetting(endpoints.setStatus.bind(endpoints), (id) => id),
-    noteAttempt: (id, note) => endpoints.noteAttempt(id, note),
+    noteAttempt: async (id, note) => {
+      const known = cache.health(id);
+      if (note.succeeded && known !== undefined && known.failingSince === undefined && known.exhaustedAt === undefined) return known;
+      const health = await endpoints.noteAttempt(id, note);
+      cache.noteHealth(id, health);
+      return health;
+    },
     ...(endpoints.watch ? { watch: endpoints.watch.bind(endpoints) } : {}),
   };
 }

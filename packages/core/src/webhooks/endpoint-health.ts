@@ -27,6 +27,7 @@ export class EndpointHealth {
     if (!isTenantEndpointId(delivery.endpointId) || outcome.status === 'interrupted' || outcome.status === 'parked') return;
     const { endpoints, disableAfterMs } = this.#options;
     const note = { at, succeeded: outcome.status === 'delivered', exhausted: outcome.status === 'failed' };
+    // Through a store's repository, a success on an endpoint known to have no failing streak costs no write (see forgettingChanges).
     const health = await endpoints.noteAttempt(delivery.endpointId, note);
     if (health?.failingSince === undefined || health.exhaustedAt === undefined || at - health.failingSince < disableAfterMs) return;
     await this.#disable(delivery.endpointId, health.failingSince);
