@@ -11,8 +11,8 @@ import {
   type HostTransactionWrites,
   type NewDelivery,
 } from '@plant-store/core/adapter';
-import { FAN_OUT_MATCHED, FILTERED_TARGETS, matchedEndpoints, matchedFanOutParameters } from './filtered-fan-out.js';
-import { boundParked, boundParkedAsync, parkedEndpoints } from './parked-deliveries.js';
+import { FAN_OUT_MATCHED, FAN_OUT_TARGETS, fanOutPlan, matchedFanOutParameters, type FanOutPlan } from './filtered-fan-out.js';
+import { boundParked, boundParkedAsync } from './parked-deliveries.js';
 import { DELETE_PLANT, FAN_OUT, INSERT_PLANT } from './plant-queries.js';
 import { preparedStatements, type PreparedStatements } from './prepared-statements.js';
 import { fanOutParameters } from './sqlite-plant-repository.js';
@@ -125,21 +125,23 @@ function syncWrites(on: Executor<'sync'>, parkedLimit: number): HostTransactionW
  */
 function fanOutOn(on: Executor<'sync'>, tenant: string, plantId: bigint, event: EndpointEvent, parkedLimit: number): void {
   const parameters = fanOutParameters(tenant, plantId, event);
-  const parked = on.rows(FAN_OUT, parameters);
-  const matched = matchedEndpoints(on.row(FILTERED_TARGETS, [tenant, event.eventType])!['targets'] as string, tenant, event);
-  if (matched) parked.push(...on.rows(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, matched)));
-  const endpointIds = parkedEndpoints(parked.map((row) => row['parked']));
-  if (endpointIds) boundParked((statement, values) => on.changes(statement, values), endpointIds, parkedLimit);
+  const plan = planOf(on.row(FAN_OUT_TARGETS, [tenant, event.eventType]), tenant, event);
+  on.changes(FAN_OUT, parameters);
+  if (plan.matched) on.changes(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, plan.matched));
+  if (plan.parking.length > 0) boundParked((statement, values) => on.changes(statement, values), plan.parking, parkedLimit);
 }
+
+/** The fan-out plan from FAN_OUT_TARGETS' row as the host's executor answers it (columns by name). */
+const planOf = (row: Record<string, unknown> | undefined, tenant: string, event: EndpointEvent): FanOutPlan =>
+  fanOutPlan(row!['filtered'] as string, row!['parking'] as string, tenant, event);
 
 /** fanOutOn on a connection whose statements answer promises. */
 async function fanOutOnAsync(on: Executor<'async'>, tenant: string, plantId: bigint, event: EndpointEvent, parkedLimit: number): Promise<void> {
   const parameters = fanOutParameters(tenant, plantId, event);
-  const parked = await on.rows(FAN_OUT, parameters);
-  const matched = matchedEndpoints((await on.row(FILTERED_TARGETS, [tenant, event.eventType]))!['targets'] as string, tenant, event);
-  if (matched) parked.push(...(await on.rows(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, matched))));
-  const endpointIds = parkedEndpoints(parked.map((row) => row['parked']));
-  if (endpointIds) await boundParkedAsync((statement, values) => on.changes(statement, values), endpointIds, parkedLimit);
+  const plan = planOf(await on.row(FAN_OUT_TARGETS, [tenant, event.eventType]), tenant, event);
+  await on.changes(FAN_OUT, parameters);
+  if (plan.matched) await on.changes(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, plan.matched));
+  if (plan.parking.length > 0) await boundParkedAsync((statement, values) => on.changes(statement, values), plan.parking, parkedLimit);
 }
 
 function asyncWrites(on: Executor<'async'>, parkedLimit: number): HostTransactionWrites {

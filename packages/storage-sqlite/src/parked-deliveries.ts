@@ -40,15 +40,6 @@ export const REPLAY_PARKED = `
   UPDATE webhook_deliveries AS d SET status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL, ${joiningBackOfLine('d', '@now')}
   WHERE id = @id AND status = 'parked'`;
 
-/** The ids of the endpoints a fan-out parked for (its RETURNING column: NULL for a pending row), each once; `undefined` when none. */
-export function parkedEndpoints(returned: readonly unknown[]): string[] | undefined {
-  let parked: string[] | undefined;
-  for (const id of returned) {
-    if (typeof id === 'string' && !parked?.includes(id)) (parked ??= []).push(id);
-  }
-  return parked;
-}
-
 /** Runs a statement with positional parameters and answers its changes. */
 export type Changes = (statement: string, parameters: readonly unknown[]) => number;
 

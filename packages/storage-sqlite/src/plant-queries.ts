@@ -28,7 +28,7 @@ export const DELETE_PLANT = 'DELETE FROM plants WHERE tenant = ? AND id = ?';
  * digits of a random version 4 UUID, as core's `newMessageId` makes them: SQLite's randomblob with the version and variant bits set. The endpoints and their
  * random bytes are materialized first, so each row's bytes are drawn once however often the id reads them.
  * The plant write runs it inside its transaction: one statement queues the deliveries to every endpoint `endpoints` (an SQL condition) selects.
- * Returns a row per delivery: the endpoint's id when it parked one (the write then applies the bound, see parked-deliveries.ts), else NULL.
+ * Which disabled endpoints it parks for, the write learns from FAN_OUT_TARGETS (filtered-fan-out.ts), and then applies the bound to them.
  */
 export const fanOutSql = (endpoints: string) => `
   WITH targets AS MATERIALIZED (
@@ -41,8 +41,7 @@ export const fanOutSql = (endpoints: string) => `
       || substr('89ab', (instr('0123456789abcdef', substr(r, 17, 1)) - 1) % 4 + 1, 1) || substr(r, 18, 15),
     ?, id, ?, ?, ?, CASE WHEN open THEN 'pending' ELSE 'parked' END, 0, CASE WHEN open THEN ${joinedDueAt('last', '?')} END, ?, ?,
     line, CASE WHEN open THEN ${joinedPlace('line', 'last')} END
-  FROM (SELECT targets.*, CASE WHEN targets.open THEN ${lineOfTarget('targets.id', 'targets.line')} END AS last FROM targets) ORDER BY id
-  RETURNING CASE WHEN status = 'parked' THEN endpoint_id END AS parked`;
+  FROM (SELECT targets.*, CASE WHEN targets.open THEN ${lineOfTarget('targets.id', 'targets.line')} END AS last FROM targets) ORDER BY id`;
 
 /** The fan-out to endpoints without a filter; those with one are matched in JavaScript first (see filtered-fan-out.ts). */
 export const FAN_OUT = fanOutSql('filter IS NULL');

@@ -26,8 +26,7 @@ import {
   type FanOutParameters,
   type QueryShape,
 } from './plant-queries.js';
-import { FAN_OUT_MATCHED, FILTERED_TARGETS, matchedEndpoints, matchedFanOutParameters } from './filtered-fan-out.js';
-import { parkedEndpoints } from './parked-deliveries.js';
+import { FAN_OUT_MATCHED, FAN_OUT_TARGETS, fanOutPlan, matchedFanOutParameters } from './filtered-fan-out.js';
 import { shapedStatement, type ShapedStatements } from './shaped-statements.js';
 import { GroupCommit } from './group-commit.js';
 import { isRowError, withSqliteErrors, withSqliteWrite, type GuardedWrites } from './sqlite-error.js';
@@ -46,12 +45,10 @@ interface PlantStatements {
   readonly select: Statement<[tenant: string, id: bigint], PlantRow>;
   readonly selectJson: Statement<[tenant: string, id: bigint], string>;
   readonly delete: Statement<[tenant: string, id: bigint]>;
-  /** The endpoint ids it parked for, NULL for the others (plucked): see fanOutSql. */
-  readonly fanOut: Statement<FanOutParameters, string | null>;
-  /** One JSON text (plucked): see FILTERED_TARGETS. */
-  readonly filteredTargets: Statement<[tenant: string, eventType: string], string>;
-  /** As fanOut. */
-  readonly fanOutMatched: Statement<unknown[], string | null>;
+  readonly fanOut: Statement<FanOutParameters>;
+  /** One raw row of two JSON texts: see FAN_OUT_TARGETS. */
+  readonly fanOutTargets: Statement<[tenant: string, eventType: string], [filtered: string, parking: string]>;
+  readonly fanOutMatched: Statement<unknown[]>;
   /** By shape (`shapeKey`), prepared on first use: raw rows; parameters from `queryParameters`. */
   readonly lists: ShapedStatements<Statement<unknown[], PlantRow>>;
   /** By shape (`shapeKey`), prepared on first use: one raw row [JSON array, last id, count, next id]; parameters from `queryParameters` twice (see listPlantsJsonSql). */
@@ -91,9 +88,9 @@ function prepareStatements(db: BetterSqlite3): PlantStatements {
     select: db.prepare<[string, bigint], PlantRow>(SELECT_PLANT).raw(true),
     selectJson: db.prepare<[string, bigint], string>(SELECT_PLANT_JSON).pluck(true),
     delete: db.prepare(DELETE_PLANT),
-    fanOut: db.prepare<FanOutParameters, string | null>(FAN_OUT).pluck(true),
-    filteredTargets: db.prepare<[string, string], string>(FILTERED_TARGETS).pluck(true),
-    fanOutMatched: db.prepare<unknown[], string | null>(FAN_OUT_MATCHED).pluck(true),
+    fanOut: db.prepare<FanOutParameters>(FAN_OUT),
+    fanOutTargets: db.prepare<[string, string], [string, string]>(FAN_OUT_TARGETS).raw(true),
+    fanOutMatched: db.prepare(FAN_OUT_MATCHED),
     lists: new Map(),
     jsonLists: new Map(),
     offsets: new Map(),
@@ -108,10 +105,11 @@ function eventQueuer(s: PlantStatements, outbox: SqliteWebhookOutbox): (tenant: 
   return (tenant, plantId, event) => {
     if (!event) return;
     const parameters = fanOutParameters(tenant, plantId, event);
-    const parked = parkedEndpoints(s.fanOut.all(...parameters));
-    const matched = matchedEndpoints(s.filteredTargets.get(tenant, event.eventType)!, tenant, event);
-    const parkedMatched = matched && parkedEndpoints(s.fanOutMatched.all(...matchedFanOutParameters(parameters, matched)));
-    if (parked || parkedMatched) outbox.boundParked([...(parked ?? []), ...(parkedMatched ?? [])]);
+    const [filtered, parking] = s.fanOutTargets.get(tenant, event.eventType)!;
+    const plan = fanOutPlan(filtered, parking, tenant, event);
+    s.fanOut.run(...parameters);
+    if (plan.matched) s.fanOutMatched.run(...matchedFanOutParameters(parameters, plan.matched));
+    if (plan.parking.length > 0) outbox.boundParked(plan.parking);
   };
 }
 
