@@ -209,19 +209,20 @@ describe.skipIf(!postgresAvailable)('parked deliveries SQL on an endpoint with a
         await client.query('ROLLBACK');
       }
     });
-  const indexesOf = (text: string, parameters: unknown[]) =>
-    withClient(async (client) =>
-      (await explainedPlan(client, 'FORMAT JSON', text, parameters)).filter((node) => node['Index Name'] !== undefined).map((node) => node['Index Name']!),
-    );
+  // Rows read, not index names: the parked index and the (status, created_at) one both read only the parked rows, and which
+  // the planner takes depends on the statistics ANALYZE sampled. A statement that deletes or rewrites them reads each again
+  // (and the endpoint's row): a few times the parked rows at most, never the 100,000 finished ones.
+  const PARKED_ROWS = 200;
+  const A_FEW_PASSES = 3 * PARKED_ROWS;
 
-  it('bounds an endpoint on the parked index', async () => {
-    expect(await indexesOf(boundParkedSql(tables), [['ep_off'], 100, 'ns'])).toContain('webhook_deliveries_parked');
+  it('bounds an endpoint reading its parked messages only', async () => {
+    expect(await rowsRead(boundParkedSql(tables), [['ep_off'], 100, 'ns'])).toBeLessThanOrEqual(A_FEW_PASSES);
   });
 
-  it('replays and discards on the parked index', async () => {
-    expect(await indexesOf(inLineSinceSql(tables, 'parked'), ['ep_off', T0])).toEqual(['webhook_deliveries_parked']);
-    expect(await indexesOf(discardParkedSql(tables), ['ep_off', T0, 'x', T0 + 100])).toContain('webhook_deliveries_parked');
-    // Those in no line, by endpoint and status (the parked index or the endpoint's): the 200 parked, not its 100,000 finished.
-    expect(await rowsRead(rejoinUnlinedSinceSql(tables, 'parked'), ['ep_off', T0, T0])).toBeLessThanOrEqual(200);
+  it('replays and discards reading its parked messages only', async () => {
+    expect(await rowsRead(inLineSinceSql(tables, 'parked'), ['ep_off', T0])).toBeLessThanOrEqual(PARKED_ROWS);
+    expect(await rowsRead(discardParkedSql(tables), ['ep_off', T0, 'x', T0 + 100])).toBeLessThanOrEqual(A_FEW_PASSES);
+    // Those in no line: the 200 parked, not its 100,000 finished.
+    expect(await rowsRead(rejoinUnlinedSinceSql(tables, 'parked'), ['ep_off', T0, T0])).toBeLessThanOrEqual(PARKED_ROWS);
   });
 });
