@@ -22,15 +22,21 @@ describe.skipIf(!postgresAvailable)('the store’s migrations run the host’s w
     await schemas.dropAll();
   });
 
-  it('runs in the host’s own kysely Migrator, whose search_path it leaves alone; the storage then opens with migrate: false', async () => {
-    const schema = schemas.next();
-    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: hostPool }) });
-    const migrator = new Migrator({
-      db,
+  /**
+   * The host's own kysely Migrator running the store's migrations, with tables of its own: kysely takes a lock table of its
+   * name in any schema for its own, so the default one would be another schema's whenever one exists.
+   */
+  const hostMigrator = (schema: string) =>
+    new Migrator({
+      db: new Kysely<unknown>({ dialect: new PostgresDialect({ pool: hostPool }) }),
       provider: postgresMigrations({ schema }),
       migrationTableName: `${schema}_log`,
       migrationLockTableName: `${schema}_log_lock`,
     });
+
+  it('runs in the host’s own kysely Migrator, whose search_path it leaves alone; the storage then opens with migrate: false', async () => {
+    const schema = schemas.next();
+    const migrator = hostMigrator(schema);
     const { error, results } = await migrator.migrateToLatest();
     expect(error).toBeUndefined();
     expect(results!.every((result) => result.status === 'Success' && result.migrationName.startsWith(`plant-store-${schema}-`))).toBe(true);
@@ -63,13 +69,7 @@ describe.skipIf(!postgresAvailable)('the store’s migrations run the host’s w
 
   it('refuses, with migrate: false, a schema missing a migration, and says how to migrate it', async () => {
     const schema = schemas.next();
-    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: hostPool }) });
-    await new Migrator({
-      db,
-      provider: postgresMigrations({ schema }),
-      migrationTableName: `${schema}_log`,
-      migrationLockTableName: `${schema}_log_lock`,
-    }).migrateToLatest();
+    await hostMigrator(schema).migrateToLatest();
     await hostPool.query(
       `DELETE FROM ${pg.escapeIdentifier(schema)}.plant_store_migrations WHERE name = (SELECT max(name) FROM ${pg.escapeIdentifier(schema)}.plant_store_migrations)`,
     );
@@ -83,13 +83,7 @@ describe.skipIf(!postgresAvailable)('the store’s migrations run the host’s w
 
   it('refuses, with migrate: false, a schema a newer plant-store migrated, and asks for that version', async () => {
     const schema = schemas.next();
-    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: hostPool }) });
-    await new Migrator({
-      db,
-      provider: postgresMigrations({ schema }),
-      migrationTableName: `${schema}_log`,
-      migrationLockTableName: `${schema}_log_lock`,
-    }).migrateToLatest();
+    await hostMigrator(schema).migrateToLatest();
     await hostPool.query(`INSERT INTO ${pg.escapeIdentifier(schema)}.plant_store_migrations (name) VALUES ('999-from-the-future')`);
     const failure = await postgresStorage({ pool: hostPool, schema, migrate: false }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StorageError);
