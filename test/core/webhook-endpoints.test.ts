@@ -358,6 +358,31 @@ describe('tenant endpoints: what gets delivered', () => {
     expect((await s.webhooks.deliveries.list(acme, { endpoint: free.id, status: 'delivered' })).deliveries).toHaveLength(5);
   });
 
+  it('replays what was parked under the rate limit like any delivery: rateLimit per second, nothing dropped', async () => {
+    const { clock, advance } = movableClock();
+    let frozenAt = clock.now();
+    const frozen: Clock = { now: () => frozenAt };
+    const { sent, transport } = fakeTransport();
+    const s = store({ transport }, { clock: frozen });
+    const { endpoint } = await s.webhooks.endpoints.create(acme, { url: URL_OK, rateLimit: 2 });
+    await s.webhooks.endpoints.update(acme, endpoint.id, { status: 'disabled' });
+    for (let id = 1; id <= 5; id++) await s.plants.create(acme, { id, name: `P${id}` });
+    await settle();
+    expect(sent).toHaveLength(0);
+    await s.webhooks.endpoints.update(acme, endpoint.id, { status: 'enabled' });
+    await eventually(() => sent.length === 2, 'the first window of the replay');
+    await settle();
+    expect(sent).toHaveLength(2);
+    for (const step of [4, 5]) {
+      advance(1_000);
+      frozenAt = clock.now();
+      await eventually(() => sent.length === step, `${step} replayed after the window`);
+      await settle();
+      expect(sent).toHaveLength(step);
+    }
+    expect(sent.map((request) => JSON.parse(request.body).id).sort()).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('auto-disables an endpoint whose attempts all failed for disableAfterMs with a message exhausted, parking its pending deliveries', async () => {
     const { clock, advance } = movableClock();
     const { logger, lines } = recordingLogger();
