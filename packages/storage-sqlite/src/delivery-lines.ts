@@ -80,10 +80,13 @@ export const END_ENDPOINT_ATTEMPTS = endedAttempts(TAKEN_FROM_ENDPOINT);
 export const END_ENDPOINT_DELIVERIES = endedDeliveries(TAKEN_FROM_ENDPOINT);
 
 /**
- * Parameters: at, endpoint. The pending messages of the endpoint (its lines and the rest) that are not in flight are parked: out
- * of their line (a replay puts them at its back again), never due, their ordering key and attempts kept.
+ * The SET of a message being parked (but its `updated_at`): out of its line (a replay puts it at the back again), never due, no
+ * lease, its ordering key and attempts kept. The disable's park and an attempt's park both take it.
  */
+export const PARKED_OUT_OF_LINE = `status = 'parked', next_attempt_at = NULL, line_seq = NULL, lease_owner = NULL, lease_expires_at = NULL`;
+
+/** Parameters: at, endpoint. The pending messages of the endpoint (its lines and the rest) that are not in flight are parked (see PARKED_OUT_OF_LINE). */
 export const PARK_ENDPOINT_DELIVERIES = `
   UPDATE webhook_deliveries
-  SET status = 'parked', next_attempt_at = NULL, line_seq = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = @at
+  SET ${PARKED_OUT_OF_LINE}, updated_at = @at
   WHERE ${TAKEN_FROM_ENDPOINT}`;

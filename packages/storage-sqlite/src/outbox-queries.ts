@@ -7,7 +7,7 @@ import {
 } from '@plant-store/core/adapter';
 import type { CursorRow } from './delivery-rows.js';
 import { BOUND_LIMIT } from './bound-limit.js';
-import { joinedDueAt, joinedPlace, joiningBackOfLine, lineBefore, lineOfTarget } from './delivery-lines.js';
+import { joinedDueAt, joinedPlace, joiningBackOfLine, lineBefore, lineOfTarget, PARKED_OUT_OF_LINE } from './delivery-lines.js';
 
 // SQL of the webhook outbox. Statuses stay literals where a partial index should apply (SQLite uses one only
 // when the query's WHERE implies the index's).
@@ -114,7 +114,7 @@ export const APPLY_OUTCOME = `
  */
 export const APPLY_PARKED = `
   UPDATE webhook_deliveries
-  SET status = 'parked', next_attempt_at = NULL, line_seq = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+  SET ${PARKED_OUT_OF_LINE}, updated_at = ?
   WHERE id = ? AND lease_owner = ? AND status = 'pending'
   RETURNING endpoint_id, ordering_key`;
 
