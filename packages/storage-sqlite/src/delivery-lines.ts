@@ -47,12 +47,16 @@ export const RELEASE_NEXT_IN_LINE = `
   AND ${lineIdle('@endpoint', '@key')}`;
 
 /**
- * The SET of a message (the table alias `row`) joining the back of its line, due at `due` when the line is empty, else held
- * behind it; one of no line is due at `due`. The expressions read the row as it was before the UPDATE.
+ * Parameters: id, now, and those of `condition`. The message @id, when `condition` holds for it, back to pending at the back of its
+ * line: due at @now when the line is empty, else held behind it; one of no line is due at @now. The SET expressions read the row
+ * as it was. A recovery's requeue, a resend and an enable's replay all take it, one message at a time in creation order.
  */
-export const joiningBackOfLine = (row: string, due: string) => `
-    next_attempt_at = ${joinedDueAt(lineOfTarget(`${row}.endpoint_id`, `${row}.ordering_key`), due)},
-    line_seq = ${joinedPlace(`${row}.ordering_key`, lineEnd(`${row}.endpoint_id`, `${row}.ordering_key`))}`;
+export const requeuedToBackOfLine = (condition: string) => `
+  UPDATE webhook_deliveries AS d SET
+    status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL,
+    next_attempt_at = ${joinedDueAt(lineOfTarget('d.endpoint_id', 'd.ordering_key'), '@now')},
+    line_seq = ${joinedPlace('d.ordering_key', lineEnd('d.endpoint_id', 'd.ordering_key'))}
+  WHERE id = @id AND (${condition})`;
 
 /**
  * A pending message of the endpoint that its delete or disable takes: every one but those in flight (a live lease at @at). An

@@ -1,5 +1,5 @@
 import { BOUND_LIMIT } from './bound-limit.js';
-import { endedAttempts, endedDeliveries, joiningBackOfLine } from './delivery-lines.js';
+import { endedAttempts, endedDeliveries, requeuedToBackOfLine } from './delivery-lines.js';
 
 // SQL of parked deliveries: kept for a disabled endpoint (never due, in no line, their ordering key kept), replayed or
 // discarded when it is enabled again. Their index (webhook_deliveries_parked) holds them per endpoint in creation order,
@@ -35,10 +35,8 @@ export const PARKED_OF = `
   SELECT id FROM webhook_deliveries INDEXED BY webhook_deliveries_parked
   WHERE status = 'parked' AND endpoint_id = ? ORDER BY created_at, rowid`;
 
-/** A parked message back to pending, due at @now, at the back of its line as a recovery's requeue puts it (see joiningBackOfLine). */
-export const REPLAY_PARKED = `
-  UPDATE webhook_deliveries AS d SET status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL, ${joiningBackOfLine('d', '@now')}
-  WHERE id = @id AND status = 'parked'`;
+/** Parameters: id, now. A parked message back to pending, due at @now, at the back of its line as a recovery's requeue puts it. */
+export const REPLAY_PARKED = requeuedToBackOfLine(`status = 'parked'`);
 
 /** Runs a statement with positional parameters and answers its changes. */
 export type Changes = (statement: string, parameters: readonly unknown[]) => number;
