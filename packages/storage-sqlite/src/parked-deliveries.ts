@@ -41,15 +41,29 @@ export const REPLAY_PARKED = requeuedToBackOfLine(`status = 'parked'`);
 /** Runs a statement with positional parameters and answers its changes. */
 export type Changes = (statement: string, parameters: readonly unknown[]) => number;
 
-/** The bound on each endpoint (see DROP_PARKED_BEYOND_LIMIT), counting the dropped on it; how many it dropped in all. Inside the caller's transaction. */
-export function boundParked(changes: Changes, endpointIds: readonly string[], limit: number): number {
+type Step = [statement: string, parameters: readonly unknown[]];
+
+/**
+ * The bound's statements on each endpoint in turn (see DROP_PARKED_BEYOND_LIMIT), counting the dropped on it: each step is given
+ * the changes of the one before; returns how many it dropped in all. Written once for a connection that answers at once and one
+ * that answers promises.
+ */
+function* boundSteps(endpointIds: readonly string[], limit: number): Generator<Step, number, number> {
   let dropped = 0;
   for (const endpointId of endpointIds) {
-    const count = changes(DROP_PARKED_BEYOND_LIMIT, [endpointId, limit]);
-    if (count > 0) changes(COUNT_PARKED_DROPPED, [count, endpointId]);
+    const count = yield [DROP_PARKED_BEYOND_LIMIT, [endpointId, limit]];
+    if (count > 0) yield [COUNT_PARKED_DROPPED, [count, endpointId]];
     dropped += count;
   }
   return dropped;
+}
+
+/** The bound on each endpoint (see boundSteps); how many it dropped in all. Inside the caller's transaction. */
+export function boundParked(changes: Changes, endpointIds: readonly string[], limit: number): number {
+  const steps = boundSteps(endpointIds, limit);
+  let step = steps.next();
+  while (!step.done) step = steps.next(changes(...step.value));
+  return step.value;
 }
 
 /** {@link boundParked} on a connection whose statements answer promises (a host's kysely transaction). */
@@ -57,9 +71,9 @@ export async function boundParkedAsync(
   changes: (statement: string, parameters: readonly unknown[]) => Promise<number>,
   endpointIds: readonly string[],
   limit: number,
-): Promise<void> {
-  for (const endpointId of endpointIds) {
-    const count = await changes(DROP_PARKED_BEYOND_LIMIT, [endpointId, limit]);
-    if (count > 0) await changes(COUNT_PARKED_DROPPED, [count, endpointId]);
-  }
+): Promise<number> {
+  const steps = boundSteps(endpointIds, limit);
+  let step = steps.next();
+  while (!step.done) step = steps.next(await changes(...step.value));
+  return step.value;
 }
