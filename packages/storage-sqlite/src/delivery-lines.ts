@@ -47,12 +47,16 @@ export const RELEASE_NEXT_IN_LINE = `
   AND ${lineIdle('@endpoint', '@key')}`;
 
 /**
- * The SET of a message (the table alias `row`) joining the back of its line, due at `due` when the line is empty, else held
- * behind it; one of no line is due at `due`. The expressions read the row as it was before the UPDATE.
+ * Parameters: id, now, and those of `condition`. The message @id, when `condition` holds for it, back to pending at the back of its
+ * line: due at @now when the line is empty, else held behind it; one of no line is due at @now. The SET expressions read the row
+ * as it was. A recovery's requeue, a resend and an enable's replay all take it, one message at a time in creation order.
  */
-export const joiningBackOfLine = (row: string, due: string) => `
-    next_attempt_at = ${joinedDueAt(lineOfTarget(`${row}.endpoint_id`, `${row}.ordering_key`), due)},
-    line_seq = ${joinedPlace(`${row}.ordering_key`, lineEnd(`${row}.endpoint_id`, `${row}.ordering_key`))}`;
+export const requeuedToBackOfLine = (condition: string) => `
+  UPDATE webhook_deliveries AS d SET
+    status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL,
+    next_attempt_at = ${joinedDueAt(lineOfTarget('d.endpoint_id', 'd.ordering_key'), '@now')},
+    line_seq = ${joinedPlace('d.ordering_key', lineEnd('d.endpoint_id', 'd.ordering_key'))}
+  WHERE id = @id AND (${condition})`;
 
 /**
  * A pending message of the endpoint that its delete or disable takes: every one but those in flight (a live lease at @at). An
@@ -80,10 +84,13 @@ export const END_ENDPOINT_ATTEMPTS = endedAttempts(TAKEN_FROM_ENDPOINT);
 export const END_ENDPOINT_DELIVERIES = endedDeliveries(TAKEN_FROM_ENDPOINT);
 
 /**
- * Parameters: at, endpoint. The pending messages of the endpoint (its lines and the rest) that are not in flight are parked: out
- * of their line (a replay puts them at its back again), never due, their ordering key and attempts kept.
+ * The SET of a message being parked (but its `updated_at`): out of its line (a replay puts it at the back again), never due, no
+ * lease, its ordering key and attempts kept. The disable's park and an attempt's park both take it.
  */
+export const PARKED_OUT_OF_LINE = `status = 'parked', next_attempt_at = NULL, line_seq = NULL, lease_owner = NULL, lease_expires_at = NULL`;
+
+/** Parameters: at, endpoint. The pending messages of the endpoint (its lines and the rest) that are not in flight are parked (see PARKED_OUT_OF_LINE). */
 export const PARK_ENDPOINT_DELIVERIES = `
   UPDATE webhook_deliveries
-  SET status = 'parked', next_attempt_at = NULL, line_seq = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = @at
+  SET ${PARKED_OUT_OF_LINE}, updated_at = @at
   WHERE ${TAKEN_FROM_ENDPOINT}`;

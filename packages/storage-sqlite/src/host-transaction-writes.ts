@@ -128,7 +128,7 @@ function fanOutOn(on: Executor<'sync'>, tenant: string, plantId: bigint, event: 
   const plan = planOf(on.row(FAN_OUT_TARGETS, [tenant, event.eventType]), tenant, event);
   on.changes(FAN_OUT, parameters);
   if (plan.matched) on.changes(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, plan.matched));
-  if (plan.parking.length > 0) boundParked((statement, values) => on.changes(statement, values), plan.parking, parkedLimit);
+  if (plan.parking.length > 0) boundParked(on.changes, plan.parking, parkedLimit);
 }
 
 /** The fan-out plan from FAN_OUT_TARGETS' row as the host's executor answers it (columns by name). */
@@ -141,7 +141,7 @@ async function fanOutOnAsync(on: Executor<'async'>, tenant: string, plantId: big
   const plan = planOf(await on.row(FAN_OUT_TARGETS, [tenant, event.eventType]), tenant, event);
   await on.changes(FAN_OUT, parameters);
   if (plan.matched) await on.changes(FAN_OUT_MATCHED, matchedFanOutParameters(parameters, plan.matched));
-  if (plan.parking.length > 0) await boundParkedAsync((statement, values) => on.changes(statement, values), plan.parking, parkedLimit);
+  if (plan.parking.length > 0) await boundParkedAsync(on.changes, plan.parking, parkedLimit);
 }
 
 function asyncWrites(on: Executor<'async'>, parkedLimit: number): HostTransactionWrites {

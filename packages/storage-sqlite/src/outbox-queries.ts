@@ -7,7 +7,7 @@ import {
 } from '@plant-store/core/adapter';
 import type { CursorRow } from './delivery-rows.js';
 import { BOUND_LIMIT } from './bound-limit.js';
-import { joinedDueAt, joinedPlace, joiningBackOfLine, lineBefore, lineOfTarget } from './delivery-lines.js';
+import { joinedDueAt, joinedPlace, lineBefore, lineOfTarget, PARKED_OUT_OF_LINE, requeuedToBackOfLine } from './delivery-lines.js';
 
 // SQL of the webhook outbox. Statuses stay literals where a partial index should apply (SQLite uses one only
 // when the query's WHERE implies the index's).
@@ -114,7 +114,7 @@ export const APPLY_OUTCOME = `
  */
 export const APPLY_PARKED = `
   UPDATE webhook_deliveries
-  SET status = 'parked', next_attempt_at = NULL, line_seq = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+  SET ${PARKED_OUT_OF_LINE}, updated_at = ?
   WHERE id = ? AND lease_owner = ? AND status = 'pending'
   RETURNING endpoint_id, ordering_key`;
 
@@ -191,12 +191,9 @@ export const RESEND_PENDING = `
 
 /**
  * A delivered or parked (only when @any is 1) or failed delivery back to pending, due at @now, at the back of its line: held when
- * another of the line is pending. The SET expressions read the row as it was.
+ * another of the line is pending (see requeuedToBackOfLine).
  */
-export const REQUEUE_ENDED = `
-  UPDATE webhook_deliveries AS d SET
-    status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL, ${joiningBackOfLine('d', '@now')}
-  WHERE id = @id AND (status = 'failed' OR (@any AND status IN ('delivered', 'parked')))`;
+export const REQUEUE_ENDED = requeuedToBackOfLine(`status = 'failed' OR (@any AND status IN ('delivered', 'parked'))`);
 
 /** A recovery's deliveries, in creation order: each is requeued on its own (REQUEUE_ENDED), so a line's are queued in that order. */
 export const FAILED_SINCE = `

@@ -112,6 +112,21 @@ describe('parked deliveries on SQLite', () => {
     expect(await payloads(storage, 'ep_on')).toEqual(['{"id":1}:pending', '{"id":2}:pending']);
   });
 
+  it('bounds what an attempt parks (one in flight at the disable), counting the drop on the endpoint', async () => {
+    const { storage } = await withDisabledEndpoint(1);
+    await storage.plants.create('acme', { id: 1n, name: 'p' }, [], event(1));
+    const [inFlight] = await storage.outbox.claimDue({ owner: 'o', now: T0 + 5, leaseMs: 60_000, limit: 10 });
+    expect(inFlight).toMatchObject({ endpointId: 'ep_on', payload: '{"id":1}' });
+    await storage.plants.create('acme', { id: 2n, name: 'p' }, [], event(2));
+    // Parks ep_on's second message (the first is in flight), within the bound of 1.
+    expect(await storage.endpoints.update('acme', 'ep_on', { status: 'disabled', updatedAt: T0 + 10 })).not.toHaveProperty('parkedDropped');
+    const ending = { at: T0 + 20, durationMs: 0, error: 'endpoint disabled' };
+    expect(await storage.outbox.recordAttempt(inFlight!.id, 'o', ending, { status: 'parked' })).toBe(true);
+    // Two parked now, past the bound: the older (the one the attempt parked) is dropped and counted.
+    expect(await payloads(storage, 'ep_on')).toEqual(['{"id":2}:parked']);
+    expect(await storage.endpoints.get('acme', 'ep_on')).toMatchObject({ parkedDropped: 1 });
+  });
+
   it('bounds what a disable parks, and counts afresh from it', async () => {
     const { storage } = await withDisabledEndpoint(2);
     for (let id = 1; id <= 3; id++) await storage.plants.create('acme', { id: BigInt(id), name: 'p' }, [], event(id));

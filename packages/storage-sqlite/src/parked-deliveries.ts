@@ -1,5 +1,5 @@
 import { BOUND_LIMIT } from './bound-limit.js';
-import { endedAttempts, endedDeliveries, joiningBackOfLine } from './delivery-lines.js';
+import { endedAttempts, endedDeliveries, requeuedToBackOfLine } from './delivery-lines.js';
 
 // SQL of parked deliveries: kept for a disabled endpoint (never due, in no line, their ordering key kept), replayed or
 // discarded when it is enabled again. Their index (webhook_deliveries_parked) holds them per endpoint in creation order,
@@ -35,23 +35,35 @@ export const PARKED_OF = `
   SELECT id FROM webhook_deliveries INDEXED BY webhook_deliveries_parked
   WHERE status = 'parked' AND endpoint_id = ? ORDER BY created_at, rowid`;
 
-/** A parked message back to pending, due at @now, at the back of its line as a recovery's requeue puts it (see joiningBackOfLine). */
-export const REPLAY_PARKED = `
-  UPDATE webhook_deliveries AS d SET status = 'pending', updated_at = @now, lease_owner = NULL, lease_expires_at = NULL, ${joiningBackOfLine('d', '@now')}
-  WHERE id = @id AND status = 'parked'`;
+/** Parameters: id, now. A parked message back to pending, due at @now, at the back of its line as a recovery's requeue puts it. */
+export const REPLAY_PARKED = requeuedToBackOfLine(`status = 'parked'`);
 
 /** Runs a statement with positional parameters and answers its changes. */
 export type Changes = (statement: string, parameters: readonly unknown[]) => number;
 
-/** The bound on each endpoint (see DROP_PARKED_BEYOND_LIMIT), counting the dropped on it; how many it dropped in all. Inside the caller's transaction. */
-export function boundParked(changes: Changes, endpointIds: readonly string[], limit: number): number {
+type Step = [statement: string, parameters: readonly unknown[]];
+
+/**
+ * The bound's statements on each endpoint in turn (see DROP_PARKED_BEYOND_LIMIT), counting the dropped on it: each step is given
+ * the changes of the one before; returns how many it dropped in all. Written once for a connection that answers at once and one
+ * that answers promises.
+ */
+function* boundSteps(endpointIds: readonly string[], limit: number): Generator<Step, number, number> {
   let dropped = 0;
   for (const endpointId of endpointIds) {
-    const count = changes(DROP_PARKED_BEYOND_LIMIT, [endpointId, limit]);
-    if (count > 0) changes(COUNT_PARKED_DROPPED, [count, endpointId]);
+    const count = yield [DROP_PARKED_BEYOND_LIMIT, [endpointId, limit]];
+    if (count > 0) yield [COUNT_PARKED_DROPPED, [count, endpointId]];
     dropped += count;
   }
   return dropped;
+}
+
+/** The bound on each endpoint (see boundSteps); how many it dropped in all. Inside the caller's transaction. */
+export function boundParked(changes: Changes, endpointIds: readonly string[], limit: number): number {
+  const steps = boundSteps(endpointIds, limit);
+  let step = steps.next();
+  while (!step.done) step = steps.next(changes(...step.value));
+  return step.value;
 }
 
 /** {@link boundParked} on a connection whose statements answer promises (a host's kysely transaction). */
@@ -59,9 +71,9 @@ export async function boundParkedAsync(
   changes: (statement: string, parameters: readonly unknown[]) => Promise<number>,
   endpointIds: readonly string[],
   limit: number,
-): Promise<void> {
-  for (const endpointId of endpointIds) {
-    const count = await changes(DROP_PARKED_BEYOND_LIMIT, [endpointId, limit]);
-    if (count > 0) await changes(COUNT_PARKED_DROPPED, [count, endpointId]);
-  }
+): Promise<number> {
+  const steps = boundSteps(endpointIds, limit);
+  let step = steps.next();
+  while (!step.done) step = steps.next(await changes(...step.value));
+  return step.value;
 }
