@@ -76,12 +76,11 @@ export const lineIdle = (t: Tables, endpoint: string, key: string) => `NOT EXIST
 
 /**
  * Parameters: endpoint id. A statement that puts messages in an endpoint's lines takes the endpoint row's KEY SHARE lock (writes
- * do not wait on each other); ending the endpoint's lines takes its FOR UPDATE lock, so the two never overlap: either the end
- * sees the messages queued, or the writer sees the endpoint disabled or gone. Operator subscriptions have no row: nothing to lock.
+ * do not wait on each other); parking, replaying or ending the endpoint's lines runs with its row locked FOR UPDATE (a change of
+ * status: see lockEndpointStatusSql) or deleted, so the two never overlap: either that sees the messages queued, or the writer
+ * sees the endpoint disabled, enabled or gone. Operator subscriptions have no row: nothing to lock.
  */
 export const shareEndpointSql = (t: Tables) => `SELECT FROM ${t.endpoints} WHERE id = $1 FOR KEY SHARE`;
-
-export const lockEndpointSql = (t: Tables) => `SELECT FROM ${t.endpoints} WHERE id = $1 FOR UPDATE`;
 
 /**
  * Parameters: endpoint id, at, error, then any of `doomed`'s own. The messages `doomed` selects (a query of their ids, locking them in

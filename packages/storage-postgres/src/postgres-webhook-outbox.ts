@@ -137,13 +137,12 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
    * shareEndpointSql).
    */
   async endLines(rows: TransactionRows, endpointId: string, at: number, error: string): Promise<void> {
-    await rows(lines.lockEndpointSql(this.#tables), [endpointId]);
     await rows(lines.endEndpointSql(this.#tables), [endpointId, Math.round(at), error]);
   }
 
   /**
    * Parks every pending message of the endpoint but those in flight, starts its count of dropped ones again and applies the bound: a
-   * disable of it, inside that write's transaction (`rows`), after the endpoint's row is locked FOR UPDATE there (see lockEndpointSql).
+   * disable of it, inside that write's transaction (`rows`), after the endpoint's row is locked FOR UPDATE there (see lockEndpointStatusSql).
    */
   async parkLines(rows: TransactionRows, endpointId: string, at: number): Promise<void> {
     await rows(parked.parkEndpointSql(this.#tables), [endpointId, Math.round(at)]);
