@@ -98,10 +98,13 @@ export const endWithAttemptSql = (t: Tables, doomed: string) => `
   SELECT e.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM ${t.attempts} AS a WHERE a.delivery_id = e.id), $2, 0, NULL, $3, false
   FROM ended AS e`;
 
-/** The pending messages of endpoint $1 not in flight at $2 (no live lease), locked line by line in queue order (see endEndpointSql). */
-export const pendingNotInFlight = (t: Tables) => `
+/**
+ * The pending messages of endpoint $1 not in flight at $2 (no live lease), and its parked ones too with `andParked`, locked line by
+ * line in queue order (see endEndpointSql).
+ */
+export const pendingNotInFlight = (t: Tables, { andParked = false } = {}) => `
     SELECT id FROM ${t.deliveries}
-    WHERE endpoint_id = $1 AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
+    WHERE endpoint_id = $1 AND (${andParked ? "status = 'parked' OR " : ''}(status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)))
     ORDER BY ordering_key, line_seq, seq
     FOR UPDATE`;
 
@@ -113,12 +116,4 @@ export const pendingNotInFlight = (t: Tables) => `
  * then holds every message a writer queued or parked before the endpoint's row was free. Rows are locked line by line in queue
  * order, the order a recorder ending a message and releasing the next takes them in, so the two never deadlock.
  */
-export const endEndpointSql = (t: Tables) =>
-  endWithAttemptSql(
-    t,
-    `
-    SELECT id FROM ${t.deliveries}
-    WHERE endpoint_id = $1 AND (status = 'parked' OR (status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)))
-    ORDER BY ordering_key, line_seq, seq
-    FOR UPDATE`,
-  );
+export const endEndpointSql = (t: Tables) => endWithAttemptSql(t, pendingNotInFlight(t, { andParked: true }));
