@@ -156,12 +156,10 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
    */
   async unpark(rows: TransactionRows, endpointId: string, at: number, choice: ParkedChoice): Promise<number> {
     const now = Math.round(at);
-    const replayedSince = choice.action === 'discard' ? undefined : choice.since === undefined ? Number.MIN_SAFE_INTEGER : Math.ceil(choice.since);
-    if (replayedSince !== Number.MIN_SAFE_INTEGER) {
-      const before = replayedSince ?? Number.MAX_SAFE_INTEGER;
-      await rows(parked.discardParkedSql(this.#tables), [endpointId, now, PARKED_DISCARDED_ERROR, before]);
-    }
-    return replayedSince === undefined ? 0 : this.#rejoin(rows, 'parked', endpointId, now, replayedSince);
+    // Those created before `replayFrom` are discarded, the others replayed.
+    const replayFrom = choice.action === 'discard' ? Number.MAX_SAFE_INTEGER : Math.ceil(choice.since ?? Number.MIN_SAFE_INTEGER);
+    if (replayFrom > Number.MIN_SAFE_INTEGER) await rows(parked.discardParkedSql(this.#tables), [endpointId, now, PARKED_DISCARDED_ERROR, replayFrom]);
+    return choice.action === 'discard' ? 0 : this.#rejoin(rows, 'parked', endpointId, now, replayFrom);
   }
 
   /**
