@@ -51,6 +51,8 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
   readonly #records: CoalescingBatch<AttemptRecord, boolean>;
   readonly #releaseNext: PreparedStatement;
+  /** One delivery back into its line (see rejoinSql), by status: run once per message of a recovery or replay, so planned once per connection. */
+  readonly #rejoinOne: Readonly<Record<sql.Rejoining, PreparedStatement>>;
   readonly #pruneLockKey: string;
   readonly #vacuum: Vacuum;
   readonly #lineCheck: PostgresLineCheck;
@@ -73,6 +75,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#record = prepared(sql.recordAttemptsSql(tables));
     this.#takeRateBudget = prepared(sql.takeRateBudgetSql(tables));
     this.#releaseNext = prepared(lines.releaseNextSql(tables));
+    this.#rejoinOne = { failed: prepared(sql.rejoinSql(tables, 'failed')), parked: prepared(sql.rejoinSql(tables, 'parked')) };
     this.#records = new CoalescingBatch({
       run: (records) => this.#recordBatch(records),
       keyOf: ([id]) => id,
@@ -168,7 +171,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
    */
   async #rejoin(rows: TransactionRows, status: sql.Rejoining, endpointId: string, now: number, since: number): Promise<number> {
     let count = (await rows(sql.rejoinUnlinedSinceSql(this.#tables, status), [endpointId, now, since])).length;
-    const rejoin = sql.rejoinSql(this.#tables, status);
+    const rejoin = this.#rejoinOne[status];
     for (const { id } of await rows<{ id: string }>(sql.inLineSinceSql(this.#tables, status), [endpointId, since])) {
       count += (await rows(rejoin, [id, now, false])).length;
     }
@@ -211,7 +214,6 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
     const at = Math.round(now);
-    const requeueEnded = sql.rejoinSql(this.#tables, 'failed');
     const share = lines.shareEndpointSql(this.#tables);
     if (!('id' in selector)) {
       const { endpointId } = selector;
@@ -230,7 +232,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       const [target] = await rows<{ endpoint_id: string }>(sql.deliveryEndpointSql(this.#tables), [id]);
       if (!target) return 0;
       await rows(share, [target.endpoint_id]);
-      return (await rows(requeueEnded, [id, at, from === 'any'])).length;
+      return (await rows(this.#rejoinOne.failed, [id, at, from === 'any'])).length;
     });
   }
 
