@@ -4,7 +4,8 @@ import type { Storage } from '@plant-store/core/adapter';
 import { sampleDelivery as delivery, samplePlant as plant } from '@plant-store/core/testing';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../../../test/support/postgres.js';
 import { eventually } from '../../../test/support/eventually.js';
-import { lockEndpointSql, releaseNextSql } from './delivery-lines.js';
+import { releaseNextSql } from './delivery-lines.js';
+import { lockEndpointStatusSql } from './endpoint-queries.js';
 import { enqueueSql } from './outbox-queries.js';
 import { parkEndpointSql } from './parked-deliveries.js';
 import { deletePlantSql } from './plant-queries.js';
@@ -109,7 +110,7 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
     await storage.plants.create('acme', plant(1n, 'fern'), [], { eventType: 'plant.created', payload: '{"id":1}', createdAt: T0 });
     // A disable caught between locking the endpoint and parking its lines, as an update runs them.
     const disable = await hold();
-    await disable.query(lockEndpointSql(tables), ['ep_ordered']);
+    await disable.query(lockEndpointStatusSql(tables), ['ep_ordered', null]);
     await disable.query(`UPDATE ${tables.endpoints} SET status = 'disabled' WHERE id = 'ep_ordered'`);
     const deleting = storage.plants.delete('acme', 1n, { eventType: 'plant.deleted', payload: '{"id":1}', createdAt: T0 + 1 });
     await someoneWaits();
@@ -189,7 +190,7 @@ describe.skipIf(!postgresAvailable)('postgres delivery lines under concurrent wr
     await withClient((client) => client.query(`UPDATE ${tables.deliveries} SET next_attempt_at = NULL WHERE id = $1`, [head!.id]));
     // A disable has parked the line's messages and not committed yet.
     const disable = await hold();
-    await disable.query(lockEndpointSql(tables), ['ep_ordered']);
+    await disable.query(lockEndpointStatusSql(tables), ['ep_ordered', null]);
     await disable.query(parkEndpointSql(tables), ['ep_ordered', T0 + 10]);
     const releasing = storage.outbox.releaseStuckLine({ endpointId: 'ep_ordered', orderingKey: '1' }, T0 + 20);
     await someoneWaits();

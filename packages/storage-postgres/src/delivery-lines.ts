@@ -76,12 +76,11 @@ export const lineIdle = (t: Tables, endpoint: string, key: string) => `NOT EXIST
 
 /**
  * Parameters: endpoint id. A statement that puts messages in an endpoint's lines takes the endpoint row's KEY SHARE lock (writes
- * do not wait on each other); ending the endpoint's lines takes its FOR UPDATE lock, so the two never overlap: either the end
- * sees the messages queued, or the writer sees the endpoint disabled or gone. Operator subscriptions have no row: nothing to lock.
+ * do not wait on each other); parking, replaying or ending the endpoint's lines runs with its row locked FOR UPDATE (a change of
+ * status: see lockEndpointStatusSql) or deleted, so the two never overlap: either that sees the messages queued, or the writer
+ * sees the endpoint disabled, enabled or gone. Operator subscriptions have no row: nothing to lock.
  */
 export const shareEndpointSql = (t: Tables) => `SELECT FROM ${t.endpoints} WHERE id = $1 FOR KEY SHARE`;
-
-export const lockEndpointSql = (t: Tables) => `SELECT FROM ${t.endpoints} WHERE id = $1 FOR UPDATE`;
 
 /**
  * Parameters: endpoint id, at, error, then any of `doomed`'s own. The messages `doomed` selects (a query of their ids, locking them in
@@ -99,10 +98,13 @@ export const endWithAttemptSql = (t: Tables, doomed: string) => `
   SELECT e.id, (SELECT coalesce(max(a.attempt), 0) + 1 FROM ${t.attempts} AS a WHERE a.delivery_id = e.id), $2, 0, NULL, $3, false
   FROM ended AS e`;
 
-/** The pending messages of endpoint $1 not in flight at $2 (no live lease), locked line by line in queue order (see endEndpointSql). */
-export const pendingNotInFlight = (t: Tables) => `
+/**
+ * The pending messages of endpoint $1 not in flight at $2 (no live lease), and its parked ones too with `andParked`, locked line by
+ * line in queue order (see endEndpointSql).
+ */
+export const pendingNotInFlight = (t: Tables, { andParked = false } = {}) => `
     SELECT id FROM ${t.deliveries}
-    WHERE endpoint_id = $1 AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
+    WHERE endpoint_id = $1 AND (${andParked ? "status = 'parked' OR " : ''}(status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)))
     ORDER BY ordering_key, line_seq, seq
     FOR UPDATE`;
 
@@ -114,12 +116,4 @@ export const pendingNotInFlight = (t: Tables) => `
  * then holds every message a writer queued or parked before the endpoint's row was free. Rows are locked line by line in queue
  * order, the order a recorder ending a message and releasing the next takes them in, so the two never deadlock.
  */
-export const endEndpointSql = (t: Tables) =>
-  endWithAttemptSql(
-    t,
-    `
-    SELECT id FROM ${t.deliveries}
-    WHERE endpoint_id = $1 AND (status = 'parked' OR (status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)))
-    ORDER BY ordering_key, line_seq, seq
-    FOR UPDATE`,
-  );
+export const endEndpointSql = (t: Tables) => endWithAttemptSql(t, pendingNotInFlight(t, { andParked: true }));

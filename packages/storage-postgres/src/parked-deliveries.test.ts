@@ -7,7 +7,8 @@ import { eventually } from '../../../test/support/eventually.js';
 import { postgresAvailable, TEST_DATABASE_URL, testSchemas, withClient } from '../../../test/support/postgres.js';
 import { explainedPlan, seededSchema } from '../../../test/support/postgres-plan.js';
 import { shareEndpointSql } from './delivery-lines.js';
-import { inLineSinceSql, rejoinUnlinedSinceSql } from './outbox-queries.js';
+import { lockEndpointStatusSql } from './endpoint-queries.js';
+import { inLineSinceSql, rejoinSql, rejoinUnlinedSinceSql } from './outbox-queries.js';
 import { boundParkedSql, discardParkedSql } from './parked-deliveries.js';
 import { postgresStorage } from './postgres-storage.js';
 import { tablesIn, type Tables } from './tables.js';
@@ -123,6 +124,36 @@ describe.skipIf(!postgresAvailable)('postgres parked deliveries under concurrent
     );
     expect(due.map((row) => row.n)).toEqual(Array(PLANTS).fill(1));
     expect(await writer.outbox.stuckLines(10)).toEqual([]);
+  });
+
+  it('runs again a plant write that waited for an enable replaying its line, so it joins behind the replayed messages', async () => {
+    const storage = await open();
+    await endpoint(storage, 'ep_ordered', 'plant');
+    await storage.endpoints.setStatus('ep_ordered', 'disabled', 'off', T0);
+    // Two parked messages in the line of plant 1: the replay makes the first due and holds the second.
+    await storage.plants.create('acme', plant(1n, 'fern'), [], created(1n, T0 + 1));
+    await storage.plants.delete('acme', 1n, deleted(1n, T0 + 2));
+    // An enable caught after its replay, not committed yet, as an update runs it: the row locked, enabled, the line rejoined.
+    const enable = await hostTransaction();
+    await enable.query(lockEndpointStatusSql(tables), ['ep_ordered', null]);
+    await enable.query(`UPDATE ${tables.endpoints} SET status = 'enabled', disabled_reason = NULL WHERE id = 'ep_ordered'`);
+    for (const { id } of (await enable.query<{ id: string }>(inLineSinceSql(tables, 'parked'), ['ep_ordered', T0])).rows) {
+      await enable.query(rejoinSql(tables, 'parked'), [id, T0 + 10, false]);
+    }
+    // A write whose snapshot still has the line parked waits for the enable's lock.
+    const creating = storage.plants.create('acme', plant(1n, 'fern again'), [], created(1n, T0 + 3));
+    await someoneWaits();
+    await enable.query('COMMIT');
+    await expect(creating).resolves.toMatchObject({ created: true });
+    const line = await query<{ payload: string; event_type: string; due: boolean }>(
+      `SELECT event_type, payload, next_attempt_at IS NOT NULL AS due FROM ${tables.deliveries}
+       WHERE endpoint_id = 'ep_ordered' AND status = 'pending' ORDER BY line_seq, seq`,
+    );
+    expect(line.map((row) => [row.event_type, row.due])).toEqual([
+      ['plant.created', true],
+      ['plant.deleted', false],
+      ['plant.created', false],
+    ]);
   });
 
   it('counts exactly the parked messages dropped by concurrent writes of two instances past the bound, and keeps the newest', async () => {

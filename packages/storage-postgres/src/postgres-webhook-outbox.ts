@@ -51,6 +51,8 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
   /** Attempts finished at about the same time (on any delivery) are recorded in one statement. */
   readonly #records: CoalescingBatch<AttemptRecord, boolean>;
   readonly #releaseNext: PreparedStatement;
+  /** One delivery back into its line (see rejoinSql), by status: run once per message of a recovery or replay, so planned once per connection. */
+  readonly #rejoinOne: Readonly<Record<sql.Rejoining, PreparedStatement>>;
   readonly #pruneLockKey: string;
   readonly #vacuum: Vacuum;
   readonly #lineCheck: PostgresLineCheck;
@@ -73,6 +75,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
     this.#record = prepared(sql.recordAttemptsSql(tables));
     this.#takeRateBudget = prepared(sql.takeRateBudgetSql(tables));
     this.#releaseNext = prepared(lines.releaseNextSql(tables));
+    this.#rejoinOne = { failed: prepared(sql.rejoinSql(tables, 'failed')), parked: prepared(sql.rejoinSql(tables, 'parked')) };
     this.#records = new CoalescingBatch({
       run: (records) => this.#recordBatch(records),
       keyOf: ([id]) => id,
@@ -137,13 +140,12 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
    * shareEndpointSql).
    */
   async endLines(rows: TransactionRows, endpointId: string, at: number, error: string): Promise<void> {
-    await rows(lines.lockEndpointSql(this.#tables), [endpointId]);
     await rows(lines.endEndpointSql(this.#tables), [endpointId, Math.round(at), error]);
   }
 
   /**
    * Parks every pending message of the endpoint but those in flight, starts its count of dropped ones again and applies the bound: a
-   * disable of it, inside that write's transaction (`rows`), after the endpoint's row is locked FOR UPDATE there (see lockEndpointSql).
+   * disable of it, inside that write's transaction (`rows`), after the endpoint's row is locked FOR UPDATE there (see lockEndpointStatusSql).
    */
   async parkLines(rows: TransactionRows, endpointId: string, at: number): Promise<void> {
     await rows(parked.parkEndpointSql(this.#tables), [endpointId, Math.round(at)]);
@@ -157,12 +159,10 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
    */
   async unpark(rows: TransactionRows, endpointId: string, at: number, choice: ParkedChoice): Promise<number> {
     const now = Math.round(at);
-    const replayedSince = choice.action === 'discard' ? undefined : choice.since === undefined ? Number.MIN_SAFE_INTEGER : Math.ceil(choice.since);
-    if (replayedSince !== Number.MIN_SAFE_INTEGER) {
-      const before = replayedSince ?? Number.MAX_SAFE_INTEGER;
-      await rows(parked.discardParkedSql(this.#tables), [endpointId, now, PARKED_DISCARDED_ERROR, before]);
-    }
-    return replayedSince === undefined ? 0 : this.#rejoin(rows, 'parked', endpointId, now, replayedSince);
+    // Those created before `replayFrom` are discarded, the others replayed.
+    const replayFrom = choice.action === 'discard' ? Number.MAX_SAFE_INTEGER : Math.ceil(choice.since ?? Number.MIN_SAFE_INTEGER);
+    if (replayFrom > Number.MIN_SAFE_INTEGER) await rows(parked.discardParkedSql(this.#tables), [endpointId, now, PARKED_DISCARDED_ERROR, replayFrom]);
+    return choice.action === 'discard' ? 0 : this.#rejoin(rows, 'parked', endpointId, now, replayFrom);
   }
 
   /**
@@ -171,7 +171,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
    */
   async #rejoin(rows: TransactionRows, status: sql.Rejoining, endpointId: string, now: number, since: number): Promise<number> {
     let count = (await rows(sql.rejoinUnlinedSinceSql(this.#tables, status), [endpointId, now, since])).length;
-    const rejoin = sql.rejoinSql(this.#tables, status);
+    const rejoin = this.#rejoinOne[status];
     for (const { id } of await rows<{ id: string }>(sql.inLineSinceSql(this.#tables, status), [endpointId, since])) {
       count += (await rows(rejoin, [id, now, false])).length;
     }
@@ -214,7 +214,6 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
 
   async requeue(selector: RequeueSelector, now: number): Promise<number> {
     const at = Math.round(now);
-    const requeueEnded = sql.rejoinSql(this.#tables, 'failed');
     const share = lines.shareEndpointSql(this.#tables);
     if (!('id' in selector)) {
       const { endpointId } = selector;
@@ -233,7 +232,7 @@ export class PostgresWebhookOutbox implements WebhookOutbox {
       const [target] = await rows<{ endpoint_id: string }>(sql.deliveryEndpointSql(this.#tables), [id]);
       if (!target) return 0;
       await rows(share, [target.endpoint_id]);
-      return (await rows(requeueEnded, [id, at, from === 'any'])).length;
+      return (await rows(this.#rejoinOne.failed, [id, at, from === 'any'])).length;
     });
   }
 
