@@ -99,10 +99,13 @@ export function parkedLimitOption(value: number | undefined): number {
   return value;
 }
 
+/** What enabling does with the messages kept while the endpoint was disabled (`ParkedChoice.action`). */
+export const PARKED_ACTIONS = ['replay', 'discard'] as const;
+
 /** What enabling a disabled endpoint does with the messages parked for it while it was off. */
 export interface ParkedChoice {
   /** `replay`: send them again, in order; `discard`: end them failed (they can still be recovered). */
-  readonly action: 'replay' | 'discard';
+  readonly action: (typeof PARKED_ACTIONS)[number];
   /** Replay only: those created before this time (epoch ms) are discarded. @default all replayed */
   readonly since?: number;
 }
