@@ -373,7 +373,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     );
     // In creation order, so a recovery queues each line's messages as they were first queued. A lease it holds stays
     // (only a pending delivery has one), and a pending one keeps its place in its line, as in the durable storages.
-    for (const record of selected.sort((a, b) => a.message.createdAt - b.message.createdAt || a.sequence - b.sequence)) {
+    for (const record of selected.sort(creationOrder)) {
       if (record.status === 'pending') {
         if (record.nextAttemptAt !== undefined) record.nextAttemptAt = now;
         continue;
