@@ -85,7 +85,7 @@ export function newEndpointSecret(): string {
 
 /** Attempt-log error of the deliveries a delete ended. */
 export const ENDPOINT_DELETED_ERROR = 'endpoint deleted';
-/** Attempt-log error of the deliveries a disable (by hand or automatic) ended. */
+/** Attempt-log error of an attempt that found its endpoint disabled (the delivery was parked, not sent); before parking, of the deliveries a disable ended. */
 export const ENDPOINT_DISABLED_ERROR = 'endpoint disabled';
 /** Attempt-log error of the parked deliveries an enable discarded. */
 export const PARKED_DISCARDED_ERROR = 'parked message discarded';
