@@ -229,6 +229,21 @@ describe('store.webhooks.endpoints: scopes, validation, tenant isolation', () =>
     expect((refused as ValidationError).field).toBe('parked.since');
   });
 
+  it('refuses an operator choice for parked messages that an untyped caller got wrong, before the storage is touched', async () => {
+    const s = store();
+    const { endpoint } = await s.webhooks.endpoints.create(acme, { url: URL_OK });
+    await s.allTenants.webhooks.setEndpointStatus(endpoint.id, 'disabled');
+    for (const [choice, field] of [
+      [{ action: 'keep' }, 'parked.action'],
+      [{ action: 'replay', since: Number.NaN }, 'parked.since'],
+    ] as const) {
+      const refused = await rejection(s.allTenants.webhooks.setEndpointStatus(endpoint.id, 'enabled', undefined, choice as never));
+      expect(refused).toBeInstanceOf(ValidationError);
+      expect((refused as ValidationError).field).toBe(field);
+    }
+    expect(await s.webhooks.endpoints.get(acme, endpoint.id)).toMatchObject({ status: 'disabled' });
+  });
+
   it("answers another tenant's ids exactly like missing ones (NotFoundError), for endpoints and deliveries", async () => {
     const s = store();
     const { endpoint } = await s.webhooks.endpoints.create(acme, { url: URL_OK });

@@ -65,7 +65,6 @@ export {
   ENDPOINT_HEADER_VALUE_MAX_LENGTH,
   ENDPOINT_HEADERS_MAX,
   ENDPOINT_RATE_LIMIT_MAX,
-  PARKED_ACTIONS,
   WEBHOOK_LIST_LIMIT_MAX,
 } from './webhooks/endpoints/endpoint-schemas.js';
 // Endpoint filters: their limits and operators (documentation), and the match storages run when a write fans out.
@@ -93,6 +92,7 @@ export {
   ENDPOINT_DISABLED_ERROR,
   ENDPOINT_ID_PREFIX,
   isTenantEndpointId,
+  PARKED_ACTIONS,
   PARKED_DISCARDED_ERROR,
   parkedLimitOption,
   type ParkedChoice,

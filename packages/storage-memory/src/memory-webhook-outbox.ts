@@ -158,11 +158,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
    */
   parkPending(endpointId: string, at: number): number {
     const waiting = [...this.#pending].filter(({ message, leaseExpiresAt }) => message.endpointId === endpointId && leaseExpiresAt <= at);
-    for (const record of waiting.sort(creationOrder)) {
-      this.#pending.delete(record);
-      this.#leave(record, at);
-      this.#park(record, at);
-    }
+    for (const record of waiting.sort(creationOrder)) this.#parkFromPending(record, at);
     return this.#bound(new Set([endpointId])).get(endpointId) ?? 0;
   }
 
@@ -210,6 +206,13 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     };
     this.#records.set(delivery.id, record);
     return record;
+  }
+
+  /** A pending delivery parked from `at`: out of the pending set and its line (the next of which is released), then parked. */
+  #parkFromPending(record: DeliveryRecord, at: number): void {
+    this.#pending.delete(record);
+    this.#leave(record, at);
+    this.#park(record, at);
   }
 
   /** Parked from `at` (out of the pending set and its line already), in its endpoint's creation order. */
@@ -275,10 +278,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     if (outcome.status === 'interrupted') return true;
     // Parked: the endpoint is off, which says nothing of the receiver; no retry is used up.
     if (outcome.status === 'parked') {
-      const at = Math.round(attempt.at + attempt.durationMs);
-      this.#pending.delete(record);
-      this.#leave(record, at);
-      this.#park(record, at);
+      this.#parkFromPending(record, Math.round(attempt.at + attempt.durationMs));
       return true;
     }
     record.countedAttempts++;
@@ -373,7 +373,7 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     );
     // In creation order, so a recovery queues each line's messages as they were first queued. A lease it holds stays
     // (only a pending delivery has one), and a pending one keeps its place in its line, as in the durable storages.
-    for (const record of selected.sort((a, b) => a.message.createdAt - b.message.createdAt || a.sequence - b.sequence)) {
+    for (const record of selected.sort(creationOrder)) {
       if (record.status === 'pending') {
         if (record.nextAttemptAt !== undefined) record.nextAttemptAt = now;
         continue;

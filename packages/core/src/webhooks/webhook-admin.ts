@@ -6,7 +6,14 @@ import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-reposi
 import type { Delivery, ListDeliveriesQuery, PendingStats, RequeueSelector, StuckLine, StuckLineKey, WebhookOutbox } from '../ports/webhook-outbox.js';
 import { ListEndpointsOptionsSchema } from './endpoints/endpoint-schemas.js';
 import { DEFAULT_PAGE, endpointId, endpointPage, found } from './endpoints/tenant-webhook-endpoints.js';
-import { isTenantEndpointId, type EndpointPage, type ParkedChoice, type WebhookEndpoint, type WebhookEndpointStatus } from './endpoints/webhook-endpoint.js';
+import {
+  isTenantEndpointId,
+  PARKED_ACTIONS,
+  type EndpointPage,
+  type ParkedChoice,
+  type WebhookEndpoint,
+  type WebhookEndpointStatus,
+} from './endpoints/webhook-endpoint.js';
 import { requeueNow } from './requeue-now.js';
 import { pruneInBatches, reclaimPrunedSpace } from './webhook-pruner.js';
 
@@ -165,7 +172,7 @@ export class WebhookAdmin {
 
 /** A `ParkedChoice` from a caller without types: a known action, and `since` only on a replay, as an epoch-ms time. */
 function checkParkedChoice({ action, since }: ParkedChoice): void {
-  if (action !== 'replay' && action !== 'discard') throw ValidationError.of('parked.action', `must be "replay" or "discard", got ${String(action)}`);
+  if (!PARKED_ACTIONS.includes(action)) throw ValidationError.of('parked.action', `must be "replay" or "discard", got ${String(action)}`);
   if (since === undefined) return;
   if (action === 'discard') throw ValidationError.of('parked.since', 'applies to a replay only');
   if (!Number.isFinite(since)) throw ValidationError.of('parked.since', `must be a time in epoch ms, got ${String(since)}`);

@@ -48,24 +48,15 @@ export function EnableChoice({ endpoint, onEnabled, onCancel }: EnableChoiceProp
     <form class="confirm enable-choice" aria-label={`Enable ${endpoint.url}`} onSubmit={submit}>
       <fieldset class="field">
         <legend>Messages kept while it was disabled</legend>
-        <div class="check">
-          <input id={`${prefix}-replay`} type="radio" name={prefix} checked={choice === 'replay'} onChange={() => setChoice('replay')} />
-          <label for={`${prefix}-replay`}>Send them all, in order</label>
-        </div>
-        <div class="check">
-          <input id={`${prefix}-since`} type="radio" name={prefix} checked={choice === 'since'} onChange={() => setChoice('since')} />
-          <label for={`${prefix}-since`}>Send those created since a time; discard the older ones</label>
-        </div>
+        <ChoiceRadio group={prefix} value="replay" chosen={choice} onChoose={setChoice} label="Send them all, in order" />
+        <ChoiceRadio group={prefix} value="since" chosen={choice} onChoose={setChoice} label="Send those created since a time; discard the older ones" />
         {choice === 'since' ? (
           <div class="field">
             <label for={`${prefix}-since-time`}>Kept messages created from</label>
             <input id={`${prefix}-since-time`} type="datetime-local" required value={since} onInput={(event) => setSince(event.currentTarget.value)} />
           </div>
         ) : null}
-        <div class="check">
-          <input id={`${prefix}-discard`} type="radio" name={prefix} checked={choice === 'discard'} onChange={() => setChoice('discard')} />
-          <label for={`${prefix}-discard`}>Discard them all</label>
-        </div>
+        <ChoiceRadio group={prefix} value="discard" chosen={choice} onChoose={setChoice} label="Discard them all" />
         <p class="help">
           Discarded messages end as failed: Recover failed deliveries (in the delivery log) can still send them.
           {endpoint.parkedDropped === undefined ? null : (
@@ -80,6 +71,23 @@ export function EnableChoice({ endpoint, onEnabled, onCancel }: EnableChoiceProp
         Cancel
       </button>
     </form>
+  );
+}
+
+/** One choice of the group: a radio (id `<group>-<value>`) and its label. */
+function ChoiceRadio({
+  group,
+  value,
+  chosen,
+  onChoose,
+  label,
+}: Readonly<{ group: string; value: Choice; chosen: Choice; onChoose: (value: Choice) => void; label: string }>) {
+  const id = `${group}-${value}`;
+  return (
+    <div class="check">
+      <input id={id} type="radio" name={group} checked={chosen === value} onChange={() => onChoose(value)} />
+      <label for={id}>{label}</label>
+    </div>
   );
 }
 

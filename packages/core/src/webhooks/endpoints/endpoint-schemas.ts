@@ -6,7 +6,7 @@ import { codePoints, endpointUrlSchema, type EndpointUrlOptions } from '../endpo
 import { eventTypesSchema, webhookSecretSchema } from '../webhook-subscription.js';
 import { endpointFilterSchema } from './endpoint-filter.js';
 import { refusedHeaderReason } from './refused-header-names.js';
-import { ENDPOINT_ID_PREFIX, ENDPOINT_ORDERINGS, WEBHOOK_EVENT_TYPES } from './webhook-endpoint.js';
+import { ENDPOINT_ID_PREFIX, ENDPOINT_ORDERINGS, PARKED_ACTIONS, WEBHOOK_EVENT_TYPES } from './webhook-endpoint.js';
 
 /** Longest endpoint description, in characters (code points). */
 export const ENDPOINT_DESCRIPTION_MAX_LENGTH = 512;
@@ -115,9 +115,6 @@ const timeSchema = (field: string) => {
     v.check((ms) => Number.isFinite(ms), message),
   );
 };
-
-/** What enabling does with the messages kept while the endpoint was disabled. */
-export const PARKED_ACTIONS = ['replay', 'discard'] as const;
 
 /** Why `field` (`parked` or `parkedSince`) was refused without `"status": "enabled"`: only enabling acts on parked messages. */
 const onlyWhenEnabling = (field: string) => `${field} applies when enabling: send it with "status": "enabled"`;

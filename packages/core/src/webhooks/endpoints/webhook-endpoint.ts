@@ -85,7 +85,7 @@ export function newEndpointSecret(): string {
 
 /** Attempt-log error of the deliveries a delete ended. */
 export const ENDPOINT_DELETED_ERROR = 'endpoint deleted';
-/** Attempt-log error of the deliveries a disable (by hand or automatic) ended. */
+/** Attempt-log error of an attempt that found its endpoint disabled (the delivery was parked, not sent); before parking, of the deliveries a disable ended. */
 export const ENDPOINT_DISABLED_ERROR = 'endpoint disabled';
 /** Attempt-log error of the parked deliveries an enable discarded. */
 export const PARKED_DISCARDED_ERROR = 'parked message discarded';
@@ -99,10 +99,13 @@ export function parkedLimitOption(value: number | undefined): number {
   return value;
 }
 
+/** What enabling does with the messages kept while the endpoint was disabled (`ParkedChoice.action`). */
+export const PARKED_ACTIONS = ['replay', 'discard'] as const;
+
 /** What enabling a disabled endpoint does with the messages parked for it while it was off. */
 export interface ParkedChoice {
   /** `replay`: send them again, in order; `discard`: end them failed (they can still be recovered). */
-  readonly action: 'replay' | 'discard';
+  readonly action: (typeof PARKED_ACTIONS)[number];
   /** Replay only: those created before this time (epoch ms) are discarded. @default all replayed */
   readonly since?: number;
 }
