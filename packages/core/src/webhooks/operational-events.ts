@@ -3,14 +3,7 @@ import type { WebhookEndpointRepository } from '../ports/webhook-endpoint-reposi
 import type { ClaimedDelivery, NewDelivery, WebhookOutbox } from '../ports/webhook-outbox.js';
 import type { WebhookSendOutcome } from '../ports/webhook-transport.js';
 import { filterEvent, matchesFilter } from './endpoints/endpoint-filter.js';
-import {
-  ENDPOINT_DELETED_ERROR,
-  ENDPOINT_DISABLED_ERROR,
-  howToEnable,
-  isTenantEndpointId,
-  type OperationalEventType,
-  type WebhookEndpoint,
-} from './endpoints/webhook-endpoint.js';
+import { ENDPOINT_DELETED_ERROR, howToEnable, isTenantEndpointId, type OperationalEventType, type WebhookEndpoint } from './endpoints/webhook-endpoint.js';
 import { newMessageId } from './message-id.js';
 import { subscriptionMatches, type WebhookSubscription } from './webhook-subscription.js';
 
@@ -96,5 +89,5 @@ export class OperationalEvents {
 function reportsFailure(delivery: NewDelivery, outcome: WebhookSendOutcome): boolean {
   if (!isTenantEndpointId(delivery.endpointId) || delivery.test || delivery.eventType === 'webhook.delivery.failed') return false;
   if (outcome.kind === 'delivered' || outcome.kind === 'gone') return false;
-  return outcome.reason !== ENDPOINT_DELETED_ERROR && outcome.reason !== ENDPOINT_DISABLED_ERROR;
+  return outcome.reason !== ENDPOINT_DELETED_ERROR;
 }

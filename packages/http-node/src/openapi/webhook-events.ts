@@ -96,7 +96,7 @@ export function webhookEvents(): Record<string, Record<string, unknown>> {
       'Delivery failed',
       [
         'when a delivery to an endpoint runs out of retries (not for a 410 answer, a test event, a delivery ended by deleting',
-        'or disabling its endpoint, nor a `webhook.delivery.failed` message, so that failures never feed each other)',
+        'its endpoint or discarded when it was enabled again, nor a `webhook.delivery.failed` message, so that failures never feed each other)',
       ].join(' '),
       'DeliveryFailedEvent',
     ),

@@ -40,7 +40,7 @@ const DEFINITIONS = {
   },
   webhookRetention: {
     default: '30d',
-    help: 'delete delivered and failed webhook deliveries (with their attempts) once finished this long ago; "off" keeps them',
+    help: 'delete delivered, failed and parked webhook deliveries (with their attempts) once finished (or parked) this long ago; "off" keeps them',
   },
   webhookAllowPrivate: { default: 'false', help: 'true lets tenant endpoints reach loopback, private and link-local addresses (tests, internal deployments)' },
   webhookProxy: {

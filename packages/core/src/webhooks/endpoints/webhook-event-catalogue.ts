@@ -32,7 +32,7 @@ export const WEBHOOK_EVENT_CATALOGUE: readonly WebhookEventDescription[] = Objec
   {
     type: 'webhook.delivery.failed',
     description:
-      "A delivery to another of the tenant's endpoints ran out of retries (not sent for a 410 answer, for a test event, for a delivery ended by deleting or disabling its endpoint, nor about a `webhook.delivery.failed` message). Never sent to the endpoint it is about. `at` is when its last attempt ended.",
+      "A delivery to another of the tenant's endpoints ran out of retries (not sent for a 410 answer, for a test event, for a delivery ended by deleting its endpoint or discarded when it was enabled again, nor about a `webhook.delivery.failed` message). Never sent to the endpoint it is about. `at` is when its last attempt ended.",
     example:
       '{"deliveryId":"msg_5f0c8e2a9b7d4c1e8f3a6b2d9c0e7f14","endpointId":"ep_Jx1b6s0Qf2m9Zk3LwR7tYv4uPa8","eventType":"plant.created","attempts":8,"lastError":"receiver answered 500","at":"2026-05-02T16:30:00.000Z"}',
   },
